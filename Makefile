@@ -1,0 +1,23 @@
+# The two commands: `make demo` (main job) and `make test` (the test suite).
+# Each creates .venv from pyproject.toml on first use.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test fuzz clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python models/demo.py
+
+test: $(STAMP)
+	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -q -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV)

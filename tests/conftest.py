@@ -1,0 +1,90 @@
+"""Differential-test helpers: run a program eagerly with NumPy and compiled
+with tpucc on copies of the same arguments; compare values, dtypes, shapes and
+the arguments' final contents (in-place updates must be written back)."""
+from __future__ import annotations
+
+import copy
+import os
+import re
+
+import numpy as np
+import pytest
+
+import tpucc
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def _leaves(x, path="out"):
+    if isinstance(x, (tuple, list)):
+        for i, v in enumerate(x):
+            yield from _leaves(v, f"{path}[{i}]")
+    elif isinstance(x, dict):
+        for k in sorted(x, key=repr):
+            yield from _leaves(x[k], f"{path}[{k!r}]")
+    else:
+        yield path, x
+
+
+def assert_same(expected, actual, rtol=1e-6, atol=1e-6):
+    """Same structure, same Python/NumPy kinds, same dtypes and shapes, close values."""
+    assert type(expected) is type(actual) or not isinstance(expected, (tuple, list, dict)), (
+        f"container type: expected {type(expected).__name__}, got {type(actual).__name__}")
+    el, al = list(_leaves(expected)), list(_leaves(actual))
+    assert [p for p, _ in el] == [p for p, _ in al], f"structure: {el} vs {al}"
+    for (path, e), (_, a) in zip(el, al):
+        if isinstance(e, (np.ndarray, np.generic)) or isinstance(a, (np.ndarray, np.generic)):
+            ea, aa = np.asarray(e), np.asarray(a)
+            assert ea.dtype == aa.dtype, f"{path}: dtype {ea.dtype} expected, got {aa.dtype}"
+            assert ea.shape == aa.shape, f"{path}: shape {ea.shape} expected, got {aa.shape}"
+            if ea.dtype.kind in "fc":
+                np.testing.assert_allclose(aa, ea, rtol=rtol, atol=atol, err_msg=path)
+            else:
+                np.testing.assert_array_equal(aa, ea, err_msg=path)
+        elif isinstance(e, float):
+            assert isinstance(a, float), f"{path}: expected float, got {type(a).__name__}"
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=path)
+        else:
+            assert type(e) is type(a) and e == a, f"{path}: expected {e!r}, got {a!r}"
+
+
+def check(fn, *args, rtol=1e-6, atol=1e-6, compile_kwargs=None, **kwargs):
+    """Compiles `fn`, runs it and eager `fn` on deep copies of the arguments,
+    and asserts equal results and equal final argument contents.  Returns the
+    compiled function for further checks (e.g. on its HLO)."""
+    eager_args, eager_kwargs = copy.deepcopy((args, kwargs))
+    comp_args, comp_kwargs = copy.deepcopy((args, kwargs))
+    expected = fn(*eager_args, **eager_kwargs)
+    compiled = tpucc.compile(fn, **(compile_kwargs or {}))
+    actual = compiled(*comp_args, **comp_kwargs)
+    assert_same(expected, actual, rtol, atol)
+    assert_same(eager_args, comp_args, rtol, atol)     # in-place updates written back
+    return compiled
+
+
+def hlo(compiled, *args, **kwargs) -> str:
+    """HLO text (before optimization) of the module for these arguments."""
+    return compiled.lower(*args, **kwargs).as_text()
+
+
+def count_hlo(text: str, kind: str) -> int:
+    """Number of `while` or `conditional` instructions in HLO text."""
+    return len(re.findall(rf"\b{kind}\(", text))
+
+
+def raises_at(fn, args, error=tpucc.TpuccError, match=None, line_of=None, **compile_kwargs):
+    """Asserts compiling+calling fn raises `error` whose location is the line of
+    `fn`'s source that contains `line_of`, and whose message matches `match`."""
+    with pytest.raises(error) as info:
+        tpucc.compile(fn, **compile_kwargs)(*args)
+    err = info.value
+    if match is not None:
+        assert re.search(match, str(err)), str(err)
+    if line_of is not None:
+        import inspect
+        lines, start = inspect.getsourcelines(fn)
+        wanted = [start + i for i, l in enumerate(lines) if line_of in l]
+        assert err.loc is not None, f"no location in {err}"
+        assert err.loc.line in wanted, f"error at line {err.loc.line}, expected {wanted}: {err}"
+        assert err.loc.file.endswith(".py")
+    return err

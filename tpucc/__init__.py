@@ -1,0 +1,11 @@
+"""tpucc: a whole-program ahead-of-time compiler for Python + NumPy to XLA."""
+from . import ops  # noqa: F401  (registers every op)
+from .api import compile, CompiledFunction, Lowered
+from .errors import (TpuccError, UnsupportedError, ShapeError, DTypeError, MergeError,
+                     StaticValueError, SideEffectError, LimitError, UserCodeError, InternalError)
+
+__version__ = "0.1.0"
+
+__all__ = ["compile", "CompiledFunction", "Lowered", "TpuccError", "UnsupportedError",
+           "ShapeError", "DTypeError", "MergeError", "StaticValueError", "SideEffectError",
+           "LimitError", "UserCodeError", "InternalError", "__version__"]

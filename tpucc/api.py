@@ -1,0 +1,92 @@
+"""The user-facing API: @tpucc.compile and its staged forms."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from . import driver
+from .errors import TpuccError
+from .ir import print_region
+
+DEFAULT_OPTIONS = {
+    "runtime_args": (),          # names of Python-scalar arguments traced as runtime values
+    "unroll": 32,                # static loops longer than this become a While
+    "matmul_precision": "highest",
+}
+
+
+def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile naming
+    """Compiles `fn` (with everything it calls) into one XLA executable per
+    signature.  Options: runtime_args=("lr",) traces those Python scalar
+    arguments as runtime values; unroll=N sets the static-loop unroll budget;
+    matmul_precision="highest"|"default"."""
+    unknown = set(options) - set(DEFAULT_OPTIONS) - {"verify"}
+    if unknown:
+        raise TypeError(f"tpucc.compile: unknown options {sorted(unknown)}")
+    if fn is None:
+        return lambda f: CompiledFunction(f, options)
+    return CompiledFunction(fn, options)
+
+
+class CompiledFunction:
+    def __init__(self, fn, options):
+        self.fn = fn
+        self.options = {**DEFAULT_OPTIONS, **options}
+        self._runtime = frozenset(self.options["runtime_args"])
+        try:
+            self._names = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            self._names = []
+        self._cache: dict = {}
+        functools.update_wrapper(self, fn)
+
+    def _names_for(self, n):
+        return (self._names + [None] * n)[:n]
+
+    def __call__(self, *args, **kwargs):
+        key, leaves = driver.signature_key(args, kwargs, self._runtime, self._names_for(len(args)))
+        entry = self._cache.get(key)
+        if entry is not None and entry.guards_hold():
+            out = driver.execute(entry, leaves)
+            if out is not None:
+                return out
+        entry = self._build(args, kwargs)
+        self._cache[key] = entry
+        out = driver.execute(entry, leaves)
+        if out is None:
+            raise TpuccError("a captured array changed its shape while compiling")
+        return out
+
+    def _build(self, args, kwargs, compile_xla=True):
+        try:
+            return driver.build_entry(self.fn, args, kwargs, self.options, compile_xla)
+        except TpuccError as e:
+            raise e.with_traceback(None) from None
+
+    def lower(self, *args, **kwargs) -> "Lowered":
+        return Lowered(self._build(args, kwargs, compile_xla=False))
+
+    def __repr__(self):
+        return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
+
+
+class Lowered:
+    """A traced and lowered program, before XLA compilation."""
+    def __init__(self, entry):
+        self._entry = entry
+
+    def as_text(self, dialect: str = "hlo") -> str:
+        """The HLO module text (or 'stablehlo'), before XLA optimization."""
+        return self._entry.lowered.as_text(dialect=dialect)
+
+    def ir(self) -> str:
+        """tpucc's typed IR with source lines and why each region exists."""
+        return print_region(self._entry.traced.program)
+
+    def compile(self):
+        self._entry.executable = driver.run_xla(self._entry.lowered)
+        return self._entry.executable
+
+    @property
+    def times(self):
+        return self._entry.times

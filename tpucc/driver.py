@@ -1,0 +1,184 @@
+"""driver: from a Python function and arguments to a cached XLA executable.
+
+The pipeline is one visible list of named stages (PIPELINE).  A compiled
+function keeps one Entry per signature (argument pytree structure, array
+dtypes/shapes, static values); an entry is reused while the guards on the
+static globals it read still hold and the captured arrays keep their types.
+`TPUCC_DUMP=stage[,stage]` prints a stage's output (ir, hlo) to stderr.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+import jax
+import numpy as np
+
+from . import infer, lower
+from .errors import InternalError, ShapeError, TpuccError
+from .ir import print_region, verify
+
+_MISSING = object()
+
+
+@dataclass
+class StageTimes:
+    infer: float = 0.0
+    lower: float = 0.0
+    xla: float = 0.0
+
+    def __str__(self):
+        return (f"infer {self.infer * 1e3:.1f} ms, lower {self.lower * 1e3:.1f} ms, "
+                f"xla {self.xla * 1e3:.1f} ms")
+
+
+@dataclass
+class Entry:
+    traced: infer.Traced
+    lowered: object                 # jax.stages.Lowered
+    executable: object = None       # jax.stages.Compiled
+    times: StageTimes = field(default_factory=StageTimes)
+
+    def guards_hold(self) -> bool:
+        for g, name, value in self.traced.guards:
+            current = g.get(name, _MISSING)
+            if current is not value:
+                return False
+        return True
+
+
+def run_infer(fn, args, kwargs, options) -> infer.Traced:
+    traced = infer.trace(fn, args, kwargs, options)
+    if options.get("verify", False):
+        verify(traced.program)
+    return traced
+
+
+def run_lower(traced: infer.Traced):
+    try:
+        return lower.lower_to_jax(traced.program, traced.in_avals)
+    except TpuccError:
+        raise
+    except Exception as e:  # noqa: BLE001 - jax rejecting our IR is our bug
+        raise InternalError(f"lowering failed: {type(e).__name__}: {e}") from None
+
+
+def run_xla(lowered):
+    with jax.enable_x64(True):
+        return lowered.compile()
+
+
+PIPELINE = [("infer", run_infer), ("lower", run_lower), ("xla", run_xla)]
+
+
+def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
+    times = StageTimes()
+    t0 = time.perf_counter()
+    traced = run_infer(fn, args, kwargs, options)
+    t1 = time.perf_counter()
+    _dump("ir", lambda: print_region(traced.program))
+    lowered = run_lower(traced)
+    t2 = time.perf_counter()
+    _dump("hlo", lambda: lowered.as_text(dialect="hlo"))
+    times.infer, times.lower = t1 - t0, t2 - t1
+    entry = Entry(traced, lowered, times=times)
+    if compile_xla:
+        entry.executable = run_xla(lowered)
+        times.xla = time.perf_counter() - t2
+    return entry
+
+
+def _dump(stage, text):
+    wanted = os.environ.get("TPUCC_DUMP", "")
+    if stage in wanted.split(","):
+        print(f"--- tpucc {stage} ---\n{text()}", file=sys.stderr)
+
+
+# --- calling -----------------------------------------------------------------------------
+
+def signature_key(args, kwargs, runtime_names, names):
+    """(hashable key, runtime leaves in trace order)."""
+    leaves: list = []
+    parts = []
+    for a, n in zip(args, names):
+        parts.append(_key(a, n in runtime_names, leaves))
+    for k in sorted(kwargs):
+        parts.append((k, _key(kwargs[k], k in runtime_names, leaves)))
+    return tuple(parts), leaves
+
+
+def _key(x, runtime_scalar, leaves):
+    if isinstance(x, np.ndarray):
+        leaves.append(x)
+        return ("A", x.dtype.str, x.shape)
+    if isinstance(x, np.generic) or infer.is_runtime_leaf(x):
+        leaves.append(x)
+        return ("A", np.dtype(x.dtype).str, tuple(x.shape))
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return ("T",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
+    if isinstance(x, list):
+        return ("L",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
+    if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
+        return ("D",) + tuple((k, _key(v, runtime_scalar, leaves)) for k, v in x.items())
+    if runtime_scalar and isinstance(x, (bool, int, float, complex)):
+        leaves.append(x)
+        return ("R", type(x))
+    try:
+        hash(x)
+        return ("S", type(x), x)
+    except TypeError:
+        return ("O", id(x))
+
+
+def execute(entry: Entry, leaves):
+    traced = entry.traced
+    inputs = list(leaves)
+    for c in traced.captured:
+        current = c.getter()
+        arr = np.asarray(current) if not hasattr(current, "dtype") else current
+        if tuple(arr.shape) != c.param.aval.shape or np.dtype(arr.dtype) != c.param.aval.dtype:
+            return None                       # captured array changed type: recompile
+        inputs.append(current)
+    with jax.enable_x64(True):
+        outs = entry.executable(*inputs)
+    n_out = sum(1 for s in traced.out_static if s is None)
+    _write_back(traced, leaves, outs[n_out:])
+    return _build_output(traced, outs[:n_out])
+
+
+def _write_back(traced, leaves, values):
+    for wb, value in zip(traced.writebacks, values):
+        if wb[0] == "arg":
+            target = leaves[wb[1]]
+            if isinstance(target, np.ndarray) and target.flags.writeable:
+                np.copyto(target, np.asarray(value))
+        elif wb[0] == "captured":
+            target = traced.captured[wb[1]].getter()
+            if isinstance(target, np.ndarray):
+                np.copyto(target, np.asarray(value))
+        else:
+            _, obj, name = wb
+            setattr(obj, name, np.array(value))
+
+
+def _build_output(traced, outs):
+    from .infer.state import unflatten
+    it = iter(zip(outs, [w for s, w in zip(traced.out_static, traced.out_weak)]))
+    leaves = []
+    runtime_i = 0
+    for s in traced.out_static:
+        if s is not None:
+            leaves.append(s)
+            continue
+        value = np.array(outs[runtime_i])
+        weak = traced.out_weak[runtime_i]
+        runtime_i += 1
+        if weak is not None:
+            leaves.append(weak(value.item()))
+        elif value.ndim == 0:
+            leaves.append(value[()])
+        else:
+            leaves.append(value)
+    return unflatten(traced.out_treedef, leaves)

@@ -1,0 +1,109 @@
+"""tpucc's errors: one base class with a code, a message, the user's source
+location and a hint.  Every error a user can cause is a TpuccError; anything
+else escaping the compiler is an internal bug and is wrapped in InternalError.
+"""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    """A source location: file, line, column (0-based), function name."""
+    file: str
+    line: int
+    col: int = 0
+    func: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def source_line(self) -> str:
+        return linecache.getline(self.file, self.line).rstrip("\n")
+
+
+class TpuccError(Exception):
+    """Base of every error tpucc raises on purpose.  `code` names the section of
+    docs/errors.md that explains it."""
+    code = "E000"
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+        super().__init__(self.render())
+
+    def with_loc(self, loc: Loc | None) -> "TpuccError":
+        """The same error placed at `loc` unless it already has a location."""
+        if self.loc is None and loc is not None:
+            self.loc = loc
+            self.args = (self.render(),)
+        return self
+
+    def render(self) -> str:
+        parts = [f"[{self.code}] {self.message}"]
+        if self.loc is not None:
+            where = f"  at {self.loc}" + (f" (in {self.loc.func})" if self.loc.func else "")
+            parts.append(where)
+            text = self.loc.source_line()
+            if text.strip():
+                stripped = text.lstrip()
+                indent = len(text) - len(stripped)
+                parts.append("    " + stripped)
+                col = max(self.loc.col - indent, 0)
+                parts.append("    " + " " * col + "^")
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+
+class UnsupportedError(TpuccError):
+    """A construct or library call tpucc does not compile."""
+    code = "E100"
+
+
+class ShapeError(TpuccError):
+    """Operand shapes that NumPy would reject (or a data-dependent shape)."""
+    code = "E200"
+
+
+class DTypeError(TpuccError):
+    """Operand dtypes an operation does not accept."""
+    code = "E210"
+
+
+class MergeError(TpuccError):
+    """Branches or loop iterations give one variable different types."""
+    code = "E300"
+
+
+class StaticValueError(TpuccError):
+    """A value that must be known at compile time depends on runtime data."""
+    code = "E400"
+
+
+class SideEffectError(TpuccError):
+    """A mutation of Python structure that a compiled program cannot replay."""
+    code = "E500"
+
+
+class LimitError(TpuccError):
+    """A compile-time budget (unrolling, inlining depth) was exceeded."""
+    code = "E600"
+
+
+class UserCodeError(TpuccError):
+    """The user's own code raised an exception while being evaluated at
+    compile time (e.g. an `assert` on shapes that fails)."""
+    code = "E700"
+
+
+class InternalError(TpuccError):
+    """A bug in tpucc itself."""
+    code = "E999"
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None):
+        hint = hint or ("this is a bug in tpucc; please report it with the program "
+                        "that triggers it")
+        super().__init__(message, loc, hint)

@@ -1,0 +1,107 @@
+"""CFG facts for the interpreter: predecessors, loop headers (targets of DFS
+back edges) and immediate post-dominators.  All walks use worklists."""
+from __future__ import annotations
+
+EXIT = -1   # virtual exit node joining every return / raise
+
+
+def analyze(fc) -> None:
+    succ = {b.index: [s for s in b.successors() if s is not None] for b in fc.blocks}
+    preds: dict[int, list[int]] = {b.index: [] for b in fc.blocks}
+    for b, ss in succ.items():
+        for s in ss:
+            preds[s].append(b)
+    fc.preds = preds
+    back_edges = _back_edges(succ)
+    fc.loop_headers = frozenset(h for _, h in back_edges)
+    fc.loop_exits = {h: _loop_exits(h, [t for t, hh in back_edges if hh == h], preds, succ)
+                     for h in fc.loop_headers}
+    fc.ipdom = _post_dominators(succ)
+
+
+def _loop_exits(header, latches, preds, succ) -> frozenset[int]:
+    """Blocks outside the natural loop of `header` that the loop jumps to."""
+    body, work = {header}, list(latches)
+    while work:
+        n = work.pop()
+        if n not in body:
+            body.add(n)
+            work.extend(preds[n])
+    return frozenset(s for n in body for s in succ[n] if s not in body)
+
+
+def _back_edges(succ) -> set[tuple[int, int]]:
+    """(latch, header) pairs: DFS edges into a node still on the DFS stack."""
+    edges, on_stack, done = set(), set(), set()
+    stack = [(0, iter(succ[0]))]
+    on_stack.add(0)
+    while stack:
+        node, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            on_stack.discard(node)
+            done.add(node)
+        elif nxt in on_stack:
+            edges.add((node, nxt))
+        elif nxt not in done:
+            on_stack.add(nxt)
+            stack.append((nxt, iter(succ[nxt])))
+    return edges
+
+
+def _post_dominators(succ) -> dict[int, int | None]:
+    """Cooper-Harvey-Kennedy on the reverse graph, rooted at the virtual exit."""
+    rsucc = {n: [] for n in succ}
+    rsucc[EXIT] = []
+    for n, ss in succ.items():
+        if not ss:
+            rsucc[EXIT].append(n)
+        for s in ss:
+            rsucc[s].append(n)
+    order = _postorder(EXIT, rsucc)
+    rank = {n: i for i, n in enumerate(order)}
+    rpreds = {n: [m for m in succ.get(n, [])] if n != EXIT else [] for n in order}
+    for n in order:
+        if not succ.get(n) and n != EXIT:
+            rpreds[n] = [EXIT]
+    idom = {EXIT: EXIT}
+    changed = True
+    while changed:
+        changed = False
+        for n in reversed(order):
+            if n == EXIT:
+                continue
+            cands = [p for p in rpreds[n] if p in idom]
+            if not cands:
+                continue
+            new = cands[0]
+            for p in cands[1:]:
+                new = _intersect(p, new, idom, rank)
+            if idom.get(n) != new:
+                idom[n] = new
+                changed = True
+    return {n: (None if idom.get(n, EXIT) == EXIT else idom[n]) for n in succ}
+
+
+def _postorder(root, graph) -> list[int]:
+    order, seen, stack = [], {root}, [(root, iter(graph[root]))]
+    while stack:
+        node, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            order.append(node)
+        elif nxt not in seen:
+            seen.add(nxt)
+            stack.append((nxt, iter(graph[nxt])))
+    return order
+
+
+def _intersect(a, b, idom, rank):
+    while a != b:
+        while rank[a] < rank[b]:
+            a = idom[a]
+        while rank[b] < rank[a]:
+            b = idom[b]
+    return a

@@ -1,0 +1,132 @@
+"""Decoding a code object into canonical blocks (see package docstring)."""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import bytecode
+
+from ..errors import Loc, UnsupportedError
+from . import cfg, pyversion
+
+TERMINATORS = frozenset({"JUMP", "BRANCH", "BRANCH_OR_POP", "FOR_ITER", "RETURN_VALUE",
+                         "RAISE_VARARGS", "RERAISE"})
+
+
+@dataclass(frozen=True, slots=True)
+class Instr:
+    op: str
+    arg: object
+    loc: Loc
+
+    def __str__(self):
+        return f"{self.op} {self.arg!r}" if self.arg is not None else self.op
+
+
+@dataclass(slots=True)
+class Block:
+    index: int
+    instrs: list[Instr]
+    next: int | None          # fall-through successor
+
+    @property
+    def terminator(self) -> Instr | None:
+        if self.instrs and self.instrs[-1].op in TERMINATORS:
+            return self.instrs[-1]
+        return None
+
+    def successors(self) -> list[int]:
+        t = self.terminator
+        if t is None:
+            return [self.next] if self.next is not None else []
+        if t.op == "JUMP":
+            return [t.arg]
+        if t.op in ("BRANCH", "BRANCH_OR_POP"):
+            return [t.arg[1], self.next]
+        if t.op == "FOR_ITER":
+            return [self.next, t.arg]
+        return []
+
+
+@dataclass(slots=True)
+class FunctionCode:
+    code: types.CodeType
+    blocks: list[Block]
+    loop_headers: frozenset[int] = frozenset()
+    loop_exits: dict[int, frozenset[int]] = field(default_factory=dict)
+    ipdom: dict[int, int | None] = field(default_factory=dict)
+    preds: dict[int, list[int]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.code.co_qualname
+
+    def dump(self) -> str:
+        lines = []
+        for b in self.blocks:
+            mark = " (loop header)" if b.index in self.loop_headers else ""
+            lines.append(f"block {b.index}{mark} -> {b.successors()}")
+            lines.extend(f"    {i}    # line {i.loc.line}" for i in b.instrs)
+        return "\n".join(lines)
+
+
+def _loc(instr, code: types.CodeType, last_line: int) -> Loc:
+    location = getattr(instr, "location", None)
+    line = getattr(location, "lineno", None) or instr.lineno or last_line
+    col = getattr(location, "col_offset", None) or 0
+    return Loc(code.co_filename, line, col, code.co_qualname)
+
+
+@lru_cache(maxsize=4096)
+def decode(code: types.CodeType) -> FunctionCode:
+    pyversion.check_version()
+    graph = bytecode.ControlFlowGraph.from_bytecode(bytecode.Bytecode.from_code(code))
+    index = {id(b): i for i, b in enumerate(graph)}
+    target = lambda blk: index[id(blk)]  # noqa: E731
+    blocks = []
+    last_line = code.co_firstlineno
+    for i, raw in enumerate(graph):
+        instrs, kwnames = [], []
+        for item in raw:
+            if isinstance(item, bytecode.TryBegin):
+                _refuse_user_try(item, graph, code, last_line)
+                continue
+            if not isinstance(item, bytecode.Instr):
+                continue        # TryEnd, SetLineno
+            loc = _loc(item, code, last_line)
+            last_line = loc.line
+            if item.name == "BEFORE_WITH":
+                raise UnsupportedError("`with` statements are not supported in compiled code",
+                                       loc, "move the `with` block outside the compiled function")
+            for op, arg in pyversion.canonicalize(item, target, kwnames):
+                instrs.append(Instr(op, arg, loc))
+        nxt = index[id(raw.next_block)] if raw.next_block is not None else None
+        blocks.append(Block(i, instrs, nxt))
+    fc = FunctionCode(code, blocks)
+    cfg.analyze(fc)
+    return fc
+
+
+def _refuse_user_try(item, graph, code, last_line):
+    handler = item.target
+    first = next((x for x in handler if isinstance(x, bytecode.Instr)), None)
+    if first is not None and pyversion.handler_is_user_try(first.name):
+        # The try statement's own line is the line before its body's first line.
+        body_line = _first_line_after(item, graph) or last_line
+        raise UnsupportedError(
+            "`try` statements are not supported in compiled code",
+            Loc(code.co_filename, max(body_line - 1, code.co_firstlineno), 0, code.co_qualname),
+            "compiled code cannot catch exceptions; check conditions with `if` instead, "
+            "or move the `try` outside the compiled function")
+
+
+def _first_line_after(item, graph):
+    for block in graph:
+        seen = False
+        for x in block:
+            if x is item:
+                seen = True
+            elif seen and isinstance(x, bytecode.Instr) and x.lineno:
+                return x.lineno
+    return None

@@ -1,0 +1,106 @@
+"""Every difference between CPython versions' bytecode lives here.
+
+`canonicalize` turns one `bytecode.Instr` into zero or more canonical
+instructions (opcode name + plain argument) that the interpreter's handler
+table understands on every supported version (3.11, 3.12).  Handlers never
+test the Python version.
+"""
+from __future__ import annotations
+
+import sys
+
+import bytecode
+
+SUPPORTED = ((3, 11), (3, 12))
+
+# Instructions with no effect on our abstract machine.
+DROPPED = frozenset({
+    "NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "MAKE_CELL",
+    "COPY_FREE_VARS",
+    # 3.12: FOR_ITER jumps past END_FOR when exhausted, so END_FOR never runs.
+    "END_FOR",
+})
+
+_BRANCH_KINDS = {"FALSE": "false", "TRUE": "true", "NONE": "none", "NOT_NONE": "not_none"}
+
+
+def branch_kind(name: str) -> str | None:
+    """'POP_JUMP_FORWARD_IF_FALSE' (3.11), 'POP_JUMP_IF_FALSE' (3.12) -> 'false'."""
+    if name.startswith("POP_JUMP_") and "_IF_" in name:
+        return _BRANCH_KINDS[name.split("_IF_", 1)[1]]
+    return None
+
+
+JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP",
+                   "JUMP_NO_INTERRUPT"})
+
+# CALL_INTRINSIC_1 (3.12) arguments that appear in user code.
+_INTRINSICS = {"INTRINSIC_LIST_TO_TUPLE": "LIST_TO_TUPLE",
+               "INTRINSIC_UNARY_POSITIVE": "UNARY_POSITIVE"}
+
+
+def _name(arg):
+    """Cell/free variable objects of `bytecode` carry their name."""
+    return getattr(arg, "name", arg)
+
+
+def canonicalize(instr: bytecode.Instr, target_index, pending_kwnames: list):
+    """Yields (opname, arg) pairs.  `target_index` maps a jump target block to
+    its index; `pending_kwnames` carries a 3.11/3.12 KW_NAMES to its CALL."""
+    name, arg = instr.name, instr.arg
+    if name in DROPPED:
+        return
+    kind = branch_kind(name)
+    if kind is not None:
+        yield "BRANCH", (kind, target_index(arg))
+    elif name in JUMPS:
+        yield "JUMP", target_index(arg)
+    elif name in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+        yield "BRANCH_OR_POP", ("false" if "FALSE" in name else "true", target_index(arg))
+    elif name == "FOR_ITER":
+        yield "FOR_ITER", target_index(arg)
+    elif name == "KW_NAMES":
+        pending_kwnames.append(tuple(arg))
+    elif name == "CALL":
+        kw = pending_kwnames.pop() if pending_kwnames else ()
+        yield "CALL", (arg, kw)
+    elif name == "LOAD_METHOD":
+        yield "LOAD_ATTR", (True, arg)
+    elif name == "LOAD_ATTR":
+        yield "LOAD_ATTR", arg if isinstance(arg, tuple) else (False, arg)
+    elif name == "LOAD_FAST_CHECK":
+        yield "LOAD_FAST", arg
+    elif name == "RETURN_CONST":
+        yield "LOAD_CONST", arg
+        yield "RETURN_VALUE", None
+    elif name == "BINARY_SLICE":
+        yield "BUILD_SLICE", 2
+        yield "BINARY_SUBSCR", None
+    elif name == "STORE_SLICE":
+        yield "BUILD_SLICE", 2
+        yield "STORE_SUBSCR", None
+    elif name == "CALL_INTRINSIC_1":
+        intrinsic = getattr(arg, "name", str(arg))
+        yield _INTRINSICS.get(intrinsic, "CALL_INTRINSIC_1:" + intrinsic), None
+    elif name == "COMPARE_OP":
+        yield "COMPARE_OP", arg.name.split("_")[0]   # 'LT', 'LT_CAST' (3.13) -> 'LT'
+    elif name == "BINARY_OP":
+        yield "BINARY_OP", arg.name
+    elif name in ("LOAD_DEREF", "STORE_DEREF", "LOAD_CLOSURE", "DELETE_DEREF"):
+        yield name, _name(arg)
+    else:
+        yield name, arg
+
+
+def check_version() -> None:
+    if sys.version_info[:2] not in SUPPORTED:
+        from ..errors import UnsupportedError
+        raise UnsupportedError(
+            f"Python {sys.version_info[0]}.{sys.version_info[1]} bytecode is not supported",
+            hint="use Python 3.11 or 3.12")
+
+
+def handler_is_user_try(first_instr_name: str) -> bool:
+    """Exception-table handlers made by `try`/`with` start with PUSH_EXC_INFO;
+    those the compiler adds for comprehensions (3.12) and generators do not."""
+    return first_instr_name == "PUSH_EXC_INFO"

@@ -1,0 +1,138 @@
+"""infer: abstract interpretation of a Python function into the typed IR.
+
+Input: a Python function and example arguments (arrays give dtype+shape;
+other values are static unless declared runtime).  Output: a `Traced`: one
+Program region whose params are the runtime inputs (argument arrays first,
+then arrays captured from globals, closures and attributes), whose results
+are the runtime outputs followed by in-place updates to write back, plus
+what the driver needs to call it: guards on the static globals read, the
+output structure and the write-back targets.
+Invariants: the region passes ir.verify; every op is a registry op, `cond`
+or `while`; static values never appear in the IR except as constants.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InternalError, TpuccError
+from ..ir import AVal, Region, Value
+from . import builder
+from .builder import Context, compiling
+from .calls import Interpreter
+from .state import flatten, unflatten
+from .values import Array
+
+RUNTIME_TYPES = (np.ndarray, np.generic)
+
+
+@dataclass
+class Traced:
+    program: Region
+    in_avals: list                  # argument leaves then captured arrays
+    n_arg_inputs: int
+    out_treedef: object
+    out_static: list                # output leaves: None where runtime
+    out_weak: list                  # per runtime output: Python scalar type or None
+    writebacks: list                # ("arg", leaf index) | ("captured", i) | ("attr", obj, name)
+    captured: list                  # Captured entries, in input order
+    guards: list
+    notes: list = field(default_factory=list)
+
+
+def is_runtime_leaf(x) -> bool:
+    return isinstance(x, RUNTIME_TYPES) or (
+        type(x).__module__.startswith("jax") and hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+def runtime_aval(x) -> AVal:
+    arr = np.asarray(x) if not hasattr(x, "dtype") else x
+    return AVal(np.dtype(arr.dtype), tuple(arr.shape), False)
+
+
+def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list):
+    if is_runtime_leaf(x):
+        p = Value(runtime_aval(x))
+    elif runtime_scalar and isinstance(x, (bool, int, float, complex)):
+        from ..ops.registry import const_aval
+        p = Value(const_aval(x))
+    else:
+        return x
+    params.append(p)
+    arr = Array(p)
+    arrays.append((arr, p))
+    return arr
+
+
+def _bind(value, runtime_scalar, params, arrays, interp):
+    """Arguments with runtime leaves replaced by Arrays, in fresh containers."""
+    td_leaves: list = []
+    td = flatten(value, "arg", td_leaves)
+    bound = [_bind_leaf(v, runtime_scalar, params, arrays) for _, v in td_leaves]
+    out = unflatten(td, bound)
+    if isinstance(out, (list, dict)):
+        interp.fresh(out)
+    return out
+
+
+def trace(fn, args, kwargs, options) -> Traced:
+    context = Context(options=dict(options))
+    runtime_names = set(options.get("runtime_args", ()))
+    with compiling(context):
+        interp = Interpreter(context)
+        params, arrays = [], []
+        names = _param_names(fn, len(args))
+        b_args = [_bind(a, n in runtime_names, params, arrays, interp) for a, n in zip(args, names)]
+        b_kwargs = {k: _bind(v, k in runtime_names, params, arrays, interp)
+                    for k, v in kwargs.items()}
+        try:
+            result = interp.call(fn, b_args, b_kwargs)
+        except RecursionError:
+            from ..errors import LimitError
+            raise LimitError("the program nests too deeply to compile (recursion?)",
+                             context.loc) from None
+        return _finish(context, interp, result, params, arrays)
+
+
+def _param_names(fn, n):
+    import inspect
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return (names + [None] * n)[:n]
+
+
+def _finish(context, interp, result, params, arrays) -> Traced:
+    out_leaves: list = []
+    out_td = flatten(result, "out", out_leaves)
+    results, out_static, out_weak = [], [], []
+    for _, v in out_leaves:
+        if isinstance(v, Array):
+            results.append(v.var)
+            out_static.append(None)
+            out_weak.append(_py_type(v.aval) if v.aval.weak else None)
+        else:
+            out_static.append(v)
+    writebacks = []
+    for i, (arr, p) in enumerate(arrays):
+        if arr.var is not p:
+            results.append(arr.var)
+            writebacks.append(("arg", i))
+    captured = list(interp.captured.values())
+    for i, c in enumerate(captured):
+        if c.array.var is not c.param:
+            results.append(c.array.var)
+            writebacks.append(("captured", i))
+    for obj, name, value in interp.attr_writes.values():
+        results.append(value.var)
+        writebacks.append(("attr", obj, name))
+    all_params = tuple(params) + tuple(c.param for c in captured)
+    program = Region(all_params, context.region.ops, tuple(results))
+    return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
+                  out_weak, writebacks, captured, context.guards)
+
+
+def _py_type(aval):
+    return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[aval.dtype.kind]

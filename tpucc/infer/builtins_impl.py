@@ -1,0 +1,272 @@
+"""Python builtins in compiled code.  Each takes the interpreter first.
+Static arguments give static results (Python itself computes them); runtime
+arrays give ops."""
+from __future__ import annotations
+
+import builtins as py
+
+import numpy as np
+
+from ..errors import StaticValueError
+from ..ir import AVal
+from .builder import emit, emit_op
+from .iterators import RangeIter, SeqIter
+from .values import Array
+
+BUILTINS: dict = {}
+REFUSED = {
+    py.open: "do file I/O outside the compiled function and pass arrays in",
+    py.input: "read input outside the compiled function",
+    py.exec: "dynamic code cannot be compiled ahead of time",
+    py.eval: "dynamic code cannot be compiled ahead of time",
+    py.compile: "dynamic code cannot be compiled ahead of time",
+    py.breakpoint: "debug the function eagerly (call it without tpucc.compile)",
+    py.globals: "refer to globals by name",
+    py.locals: "refer to local variables by name",
+    py.vars: "refer to attributes by name",
+    py.setattr: "assign the attribute with `obj.name = value`",
+    py.delattr: "compiled code cannot delete attributes",
+    py.iter: "use a for loop",
+    py.next: "use a for loop",
+}
+
+
+def builtin(*fns):
+    def deco(impl):
+        for fn in fns:
+            BUILTINS[fn] = impl
+        return impl
+    return deco
+
+
+def _runtime_int(v) -> Array:
+    """A runtime bound for range(): a weak int64 scalar."""
+    if v.size != 1 or v.dtype.kind not in "iub":
+        raise StaticValueError(f"range() needs an integer scalar, got an array {v.aval}")
+    v = emit("reshape", v, shape=()) if v.shape else v
+    (out,) = emit_op("convert", (v.var,), {"dtype": np.dtype(np.int64)},
+                     (AVal(np.dtype(np.int64), (), True),))
+    return Array(out)
+
+
+@builtin(py.range)
+def range_(interp, *args):
+    if not any(isinstance(a, Array) for a in args):
+        return range(*args)
+    from .calls import RuntimeRange
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    if isinstance(step, Array):
+        raise StaticValueError("range() with a runtime step is not supported",
+                               hint="use a static step")
+    conv = lambda v: _runtime_int(v) if isinstance(v, Array) else v  # noqa: E731
+    return RuntimeRange(conv(start), conv(stop), step)
+
+
+@builtin(py.len)
+def len_(interp, x):
+    if isinstance(x, (RangeIter, SeqIter)):
+        return len(interp.static_items(x))
+    from .calls import RuntimeRange
+    if isinstance(x, RuntimeRange):
+        raise StaticValueError("len() of a range with a runtime bound")
+    return len(x)
+
+
+@builtin(py.enumerate)
+def enumerate_(interp, x, start=0):
+    return SeqIter(tuple(enumerate(interp.static_items(x), start)))
+
+
+@builtin(py.zip)
+def zip_(interp, *xs, strict=False):
+    return SeqIter(tuple(zip(*(interp.static_items(x) for x in xs))))
+
+
+@builtin(py.reversed)
+def reversed_(interp, x):
+    return SeqIter(tuple(reversed(interp.static_items(x))))
+
+
+@builtin(py.sorted)
+def sorted_(interp, x, key=None, reverse=False):
+    items = interp.static_items(x)
+    if key is not None:
+        keys = [interp.call(key, [v], {}) for v in items]
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+        return interp.fresh([items[i] for i in order])
+    return interp.fresh(sorted(items, reverse=reverse))
+
+
+@builtin(py.list)
+def list_(interp, x=()):
+    return interp.fresh(list(interp.static_items(x)))
+
+
+@builtin(py.tuple)
+def tuple_(interp, x=()):
+    return tuple(interp.static_items(x))
+
+
+@builtin(py.map)
+def map_(interp, fn, *xs):
+    return SeqIter(tuple(interp.call(fn, list(args), {})
+                         for args in zip(*(interp.static_items(x) for x in xs))))
+
+
+@builtin(py.filter)
+def filter_(interp, fn, x):
+    items = interp.static_items(x)
+    return SeqIter(tuple(v for v in items if (interp.call(fn, [v], {}) if fn else v)))
+
+
+@builtin(py.sum)
+def sum_(interp, x, start=0):
+    total = start
+    for v in interp.static_items(x):
+        total = total + v
+    return total
+
+
+def _extreme(pick_later):
+    def impl(interp, *args, key=None, default=None):
+        items = interp.static_items(args[0]) if len(args) == 1 else args
+        if not items:
+            if default is not None:
+                return default
+            raise StaticValueError("min()/max() of an empty sequence")
+        if key is not None or not any(isinstance(v, Array) for v in items):
+            return _static_extreme(items, key, interp, pick_later)
+        best = items[0]
+        for v in items[1:]:
+            better = pick_later(v, best)
+            best = emit("select", better, v, best)
+        return best
+    return impl
+
+
+def _static_extreme(items, key, interp, pick_later):
+    keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
+    best = 0
+    for i in range(1, len(items)):
+        if bool(pick_later(keys[i], keys[best])):
+            best = i
+    return items[best]
+
+
+BUILTINS[py.max] = _extreme(lambda new, best: new > best)
+BUILTINS[py.min] = _extreme(lambda new, best: new < best)
+
+
+@builtin(py.abs)
+def abs_(interp, x):
+    return abs(x)
+
+
+@builtin(py.pow)
+def pow_(interp, a, b, mod=None):
+    return a ** b if mod is None else pow(a, b, mod)
+
+
+@builtin(py.round)
+def round_(interp, x, ndigits=None):
+    if isinstance(x, Array):
+        from ..ops.registry import NUMPY
+        out = NUMPY[np.rint](x) if not ndigits else NUMPY[np.round](x, ndigits)
+        return out if ndigits is not None else _to_weak(out, np.int64)
+    return round(x, ndigits)
+
+
+@builtin(py.isinstance)
+def isinstance_(interp, obj, cls):
+    if isinstance(obj, Array):
+        classes = cls if isinstance(cls, tuple) else (cls,)
+        return any(c is np.ndarray or (isinstance(c, type) and issubclass(np.ndarray, c))
+                   for c in classes)
+    return isinstance(obj, cls)
+
+
+@builtin(py.type)
+def type_(interp, *args):
+    if len(args) == 1 and isinstance(args[0], Array):
+        return np.ndarray
+    return type(*args)
+
+
+@builtin(py.getattr)
+def getattr_(interp, obj, name, *default):
+    try:
+        return interp.getattr(obj, name)
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
+@builtin(py.hasattr)
+def hasattr_(interp, obj, name):
+    try:
+        interp.getattr(obj, name)
+        return True
+    except Exception:  # noqa: BLE001 - hasattr semantics
+        return False
+
+
+def _to_weak(x: Array, dtype) -> Array:
+    if x.size != 1:
+        raise StaticValueError(f"only size-1 arrays can be converted to Python scalars, "
+                               f"got {x.aval}")
+    x = emit("reshape", x, shape=()) if x.shape else x
+    dt = np.dtype(dtype)
+    if dt.kind in "iu" and x.dtype.kind == "f":
+        x = emit("trunc", x)
+    if dt == np.bool_:
+        x = emit("not_equal", x, 0)
+    (out,) = emit_op("convert", (x.var,), {"dtype": dt}, (AVal(dt, (), True),))
+    return Array(out)
+
+
+def _scalar_conversion(pytype, dtype):
+    def impl(interp, x=pytype(), *rest):
+        if isinstance(x, Array):
+            return _to_weak(x, dtype)
+        return pytype(x, *rest)
+    return impl
+
+
+BUILTINS[py.int] = _scalar_conversion(int, np.int64)
+BUILTINS[py.float] = _scalar_conversion(float, np.float64)
+BUILTINS[py.bool] = _scalar_conversion(bool, np.bool_)
+BUILTINS[py.complex] = _scalar_conversion(complex, np.complex128)
+
+
+@builtin(py.any)
+def any_(interp, x):
+    items = interp.static_items(x)
+    return any(items)
+
+
+@builtin(py.all)
+def all_(interp, x):
+    return all(interp.static_items(x))
+
+
+@builtin(py.print)
+def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
+    arrays = [a for a in args if isinstance(a, Array)]
+    if not arrays:
+        print(*args, sep=sep, end=end)      # static values: printed once, at compile time
+        return None
+    parts = ["{}" if isinstance(a, Array) else str(a).replace("{", "{{").replace("}", "}}")
+             for a in args]
+    emit("print", *arrays, fmt=sep.join(parts) + (end if end != "\n" else ""))
+    return None
+
+
+@builtin(py.super)
+def super_(interp, *args):
+    if args:
+        return super(*args)
+    frame = interp.frames[-1]
+    cls = frame.cells["__class__"].cell_contents
+    first = frame.func.__code__.co_varnames[0]
+    return super(cls, frame.locals[first])

@@ -1,0 +1,345 @@
+"""The interpreter's view of the Python heap: globals, attributes, items,
+calls.  Whole-program: user functions, methods, classes, closures and
+generators are inlined (their bytecode is interpreted in a new Frame);
+NumPy functions map to registry implementations; any other call whose
+arguments are all static is evaluated at compile time.
+
+Arrays found through globals, closures or attributes become runtime inputs
+of the module (`capture`), re-read at every call.  Static values read from
+globals are guarded: a changed global recompiles.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import types
+
+import numpy as np
+
+from ..errors import LimitError, SideEffectError, StaticValueError, UnsupportedError
+from ..ops import indexing
+from ..ops.registry import METHODS, NUMPY
+from . import builder
+from .builtins_impl import BUILTINS, REFUSED
+from .iterators import RangeIter, SeqIter
+from .values import Array
+
+MAX_INLINE_DEPTH = 200
+_MISSING = object()
+_ARRAY_TYPES = (np.ndarray, np.generic)
+MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+            "update", "setdefault", "popitem", "add", "discard", "__setitem__", "__delitem__"}
+
+
+class BoundArrayMethod:
+    """`x.sum` before it is called."""
+    __slots__ = ("array", "name")
+
+    def __init__(self, array, name):
+        self.array, self.name = array, name
+
+
+class Captured:
+    """A NumPy array found outside the arguments: a runtime module input."""
+    def __init__(self, source, getter, value, param, array):
+        self.source, self.getter, self.value = source, getter, value
+        self.param, self.array = param, array
+
+
+class Interpreter:
+    def __init__(self, context):
+        self.ctx = context
+        self.depth = 0
+        self.captured: dict[int, Captured] = {}
+        self.fresh_ids: dict[int, object] = {}
+        self.shadow: dict[tuple[int, str], object] = {}
+        self.attr_writes: dict[tuple[int, str], tuple] = {}
+        self.frames: list = []
+
+    # --- containers created by compiled code ----------------------------------------------
+    def fresh(self, obj):
+        self.fresh_ids[id(obj)] = (obj, self.ctx.serial_floor[-1])
+        return obj
+
+    def check_mutation(self, obj, what):
+        entry = self.fresh_ids.get(id(obj))
+        if entry is None and not isinstance(obj, types.CellType):
+            raise SideEffectError(
+                f"mutating {what} that exists outside the compiled function is not supported",
+                hint="build a new container and return it instead")
+        if self.ctx.runtime_depth > 0 and (entry is None or entry[1] < self.ctx.serial_floor[-1]):
+            raise SideEffectError(
+                f"mutating {what} inside a runtime `if` or loop is not supported: its "
+                "structure must be known at compile time",
+                hint="keep growing data in a preallocated array and update it in place "
+                     "(x[i] = v)")
+
+    # --- reading the environment -------------------------------------------------------------
+    def read_global(self, func, name):
+        g = func.__globals__
+        if name in g:
+            value = g[name]
+            self.ctx.guards.append((g, name, value))
+        else:
+            value = getattr(builtins, name, _MISSING)
+            if value is _MISSING:
+                raise StaticValueError(f"name `{name}` is not defined")
+        return self.capture(value, ("global", func.__module__, name), lambda: g[name])
+
+    def capture(self, value, source, getter):
+        """Arrays from outside become module inputs (by identity)."""
+        if isinstance(value, (np.ndarray,)) or _is_jax_array(value):
+            entry = self.captured.get(id(value))
+            if entry is None:
+                arr = np.asarray(value)
+                from ..ir import AVal, Value
+                param = Value(AVal(arr.dtype, arr.shape, False))
+                entry = Captured(source, getter, value, param, Array(param))
+                self.captured[id(value)] = entry
+            return entry.array
+        return value
+
+    def getattr(self, obj, name):
+        if isinstance(obj, Array):
+            return self.array_attr(obj, name)
+        key = (id(obj), name)
+        if key in self.shadow:
+            return self.shadow[key]
+        static = inspect.getattr_static(obj, name, _MISSING) if not isinstance(
+            obj, types.ModuleType) else _MISSING
+        if isinstance(static, property) and static.fget is not None:
+            return self.call(static.fget, [obj], {})
+        value = getattr(obj, name)
+        return self.capture(value, ("attr", type(obj).__name__, name),
+                            lambda o=obj: getattr(o, name))
+
+    def array_attr(self, arr: Array, name):
+        if name in ("shape", "dtype", "ndim", "size"):
+            return getattr(arr, name)
+        if name == "T":
+            return METHODS["transpose"](arr)
+        if name in ("real", "imag"):
+            return NUMPY[getattr(np, name)](arr)
+        if name in METHODS:
+            return BoundArrayMethod(arr, name)
+        raise UnsupportedError(f"array attribute or method `.{name}` is not supported")
+
+    def setattr(self, obj, name, value):
+        entry = self.fresh_ids.get(id(obj))
+        if entry is not None:
+            self.check_mutation(obj, f"the attribute `{name}`")
+            object.__setattr__(obj, name, value) if not hasattr(type(obj), "__setattr__") \
+                else setattr(obj, name, value)
+            return
+        if self.ctx.runtime_depth > 0:
+            raise SideEffectError(f"assigning `.{name}` inside a runtime `if` or loop is not "
+                                  "supported", hint="assign after the loop")
+        if not isinstance(value, Array):
+            raise SideEffectError(
+                f"assigning a Python value to `.{name}` of an object that outlives the call "
+                "would only happen once, at compile time",
+                hint="store arrays (they are written back after each call), or return the value")
+        self.shadow[(id(obj), name)] = value
+        self.attr_writes[(id(obj), name)] = (obj, name, value)
+
+    def getitem(self, obj, key):
+        if isinstance(obj, Array):
+            return indexing.getitem(obj, key)
+        if isinstance(obj, (np.ndarray, np.generic)):
+            return indexing.getitem(Array(builder.const_value(obj)), key)
+        if isinstance(key, Array):
+            if isinstance(obj, (list, tuple)) and obj and all(
+                    isinstance(v, (Array, int, float, bool)) for v in obj):
+                from ..ops.shape import stack
+                return indexing.getitem(stack(list(obj)), key)
+            raise StaticValueError("indexing a Python container with a runtime value",
+                                   hint="index an array instead (np.stack the items first)")
+        return obj[key]
+
+    def setitem(self, obj, key, value):
+        if isinstance(obj, Array):
+            indexing.setitem(obj, key, value)
+            return
+        self.check_mutation(obj, "a container")
+        obj[key] = value
+
+    def static_items(self, v) -> tuple:
+        if isinstance(v, Array):
+            return tuple(v)
+        if isinstance(v, SeqIter):
+            return v.items[v.pos:]
+        if isinstance(v, RangeIter):
+            if not v.is_static():
+                raise StaticValueError("unpacking a range with a runtime length")
+            return tuple(range(v.pos, v.stop, v.step))
+        return tuple(v)
+
+    def get_iter(self, v):
+        if isinstance(v, (RangeIter, SeqIter)):
+            return v
+        if isinstance(v, range):
+            return RangeIter(v.start, v.stop, v.step)
+        if isinstance(v, RuntimeRange):
+            return RangeIter(v.start, v.stop, v.step)
+        return SeqIter(self.static_items(v))
+
+    # --- calls ------------------------------------------------------------------------------
+    def call(self, fn, args, kwargs):
+        if isinstance(fn, BoundArrayMethod):
+            return METHODS[fn.name](fn.array, *args, **kwargs)
+        if isinstance(fn, functools.partial):
+            return self.call(fn.func, list(fn.args) + list(args), {**fn.keywords, **kwargs})
+        if fn in REFUSED:
+            raise UnsupportedError(f"calling {getattr(fn, '__name__', fn)}() is not supported in "
+                                   "compiled code", hint=REFUSED[fn])
+        impl = BUILTINS.get(fn) if _hashable(fn) else None
+        if impl is not None:
+            return impl(self, *args, **kwargs)
+        impl = NUMPY.get(fn) if _hashable(fn) else None
+        if impl is not None:
+            return self._numpy_call(fn, impl, args, kwargs)
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            return self.inline(fn.__func__, [fn.__self__] + list(args), kwargs)
+        if isinstance(fn, types.FunctionType):
+            if _is_library(fn):
+                return self._library_call(fn, args, kwargs)
+            return self.inline(fn, args, kwargs)
+        if isinstance(fn, type):
+            return self.construct(fn, args, kwargs)
+        if isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS:
+            self.check_mutation(fn.__self__, "a container")
+        call = inspect.getattr_static(type(fn), "__call__", None)
+        if isinstance(call, types.FunctionType) and not _is_library(call):
+            return self.inline(call, [fn] + list(args), kwargs)
+        return self._library_call(fn, args, kwargs)
+
+    def _numpy_call(self, fn, impl, args, kwargs):
+        if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
+            return impl(*args, **kwargs)
+        return self._library_call(fn, args, kwargs)
+
+    def _library_call(self, fn, args, kwargs):
+        """A call outside the user's program: evaluated now if all static."""
+        name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+        module = getattr(fn, "__module__", "") or ""
+        if module.startswith("numpy.random"):
+            raise UnsupportedError(f"np.random.{name} would be evaluated once at compile time",
+                                   hint="draw random numbers outside and pass them in")
+        if _any_runtime(args, kwargs):
+            where = f"{module}.{name}" if module else name
+            raise UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
+                                   hint="see the README for the NumPy functions tpucc compiles")
+        result = fn(*args, **kwargs)
+        if isinstance(result, np.ndarray):
+            return Array(builder.const_value(result))
+        return result
+
+    def construct(self, cls, args, kwargs):
+        if issubclass(cls, (np.ndarray, np.generic)):
+            return self._library_call(cls, args, kwargs)
+        if not _is_user_class(cls):
+            return cls(*args, **kwargs)     # a library container (partial, namedtuple, ...)
+        obj = cls.__new__(cls)
+        self.fresh(obj)
+        init = inspect.getattr_static(cls, "__init__", None)
+        if isinstance(init, types.FunctionType):
+            self.inline(init, [obj] + list(args), kwargs)
+        return obj
+
+    def inline(self, fn: types.FunctionType, args, kwargs):
+        from . import control
+        from .interpreter import Frame
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
+                             hint="recursion must end on a static condition")
+        locals_ = bind_arguments(fn, args, kwargs)
+        cells = self._cells(fn, locals_)
+        frame = Frame(self, fn, locals_, cells)
+        self.depth += 1
+        self.frames.append(frame)
+        saved_loc = self.ctx.loc
+        try:
+            control.walk(frame, 0, frozenset())
+        finally:
+            self.frames.pop()
+            self.depth -= 1
+            self.ctx.loc = saved_loc
+        if frame.yields is not None:
+            return SeqIter(tuple(frame.yields))
+        return frame.locals.get("<return>")
+
+    def _cells(self, fn, locals_):
+        code = fn.__code__
+        cells = {}
+        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            cells[name] = cell
+        for name in code.co_cellvars:
+            cell = types.CellType()
+            if name in locals_:
+                cell.cell_contents = locals_[name]
+            cells[name] = cell
+        return cells
+
+
+def bind_arguments(fn, args, kwargs) -> dict:
+    """Parameter name -> value, as Python binds a call (defaults included)."""
+    code = fn.__code__
+    if code.co_varnames[:1] == (".0",) and not kwargs:     # a comprehension's iterator
+        return {".0": args[0]}
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise StaticValueError(f"calling {fn.__qualname__}: {e}") from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+class RuntimeRange:
+    """range() with a runtime bound (a weak int64 Array)."""
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+
+_CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+             "empty_like", "arange", "eye", "identity"}
+
+
+def _is_user_class(cls) -> bool:
+    """A class whose construction we interpret: Python-level __init__/__new__."""
+    init = inspect.getattr_static(cls, "__init__", None)
+    new = inspect.getattr_static(cls, "__new__", None)
+    return (isinstance(init, types.FunctionType) or init is object.__init__) and \
+        new in (object.__new__, None) and cls.__module__ != "builtins"
+
+
+def _hashable(fn) -> bool:
+    try:
+        hash(fn)
+        return True
+    except TypeError:
+        return False
+
+
+def _is_library(fn) -> bool:
+    module = getattr(fn, "__module__", "") or ""
+    return module.split(".")[0] in ("numpy", "jax", "jaxlib")
+
+
+def _is_jax_array(v) -> bool:
+    return type(v).__module__.startswith("jax") and hasattr(v, "shape") and hasattr(v, "dtype")
+
+
+def _any_runtime(args, kwargs) -> bool:
+    stack = list(args) + list(kwargs.values())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array):
+            return True
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return False

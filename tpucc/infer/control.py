@@ -1,0 +1,604 @@
+"""Structured control flow from the CFG, by abstract interpretation.
+
+`walk` interprets a frame from a block until control reaches one of `stops`.
+Its result is an Exit: the block where control went, or, when that depends
+on runtime values, a runtime index (`code`) into several possible targets.
+
+- A branch on a static value just follows one successor.
+- A branch on a runtime value interprets both arms up to their join (the
+  branch's immediate post-dominator), each into its own region, and merges
+  the arms' states into one Cond op (state.py decides slot types).  Arms that
+  leave early (break / continue / return) make the exit a runtime choice;
+  what follows the join then runs under a guard Cond on that choice.
+- A loop is first unrolled one iteration at a time.  When an iteration's exit
+  depends on runtime values (or a static loop is longer than the unroll
+  budget) it becomes one While op whose carried slots are found by a fixpoint:
+  static values that change are promoted to runtime, dtypes are widened.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import LimitError, MergeError, SideEffectError, StaticValueError
+from ..ir import AVal
+from . import builder
+from .builder import ctx, emit, emit_op
+from .iterators import RangeIter, SeqIter
+from .state import (describe_static, flatten, leaf_aval, rebuild_state, state_leaves,
+                    static_equal, unflatten, unify)
+from .values import Array, NeedsStatic, Undefined, journal_before, new_serial_floor
+
+RETURN = -2
+MAX_UNROLL = 10_000
+
+
+@dataclass
+class Exit:
+    targets: tuple
+    code: Array | None = None                 # runtime index into targets
+    depths: dict = field(default_factory=dict)  # stack depth per target
+
+    @property
+    def static(self) -> bool:
+        return self.code is None
+
+
+# --- regions with a journal of in-place updates ----------------------------------------
+
+@contextlib.contextmanager
+def journaled_region(params=(), runtime=True):
+    """A fresh region; in-place updates of Arrays made before it are journaled
+    (and undone on exit) so the caller can merge or discard them."""
+    c = ctx()
+    with builder.new_region(params) as rb:
+        c.runtime_depth += runtime
+        c.serial_floor.append(new_serial_floor())
+        c.journal.append({})
+        record = {"builder": rb, "journal": c.journal[-1]}
+        try:
+            yield record
+        finally:
+            c.journal.pop()
+            c.serial_floor.pop()
+            c.runtime_depth -= runtime
+
+
+def finish_journal(journal: dict) -> dict:
+    """Ends an arm: returns {array: value at the end} and restores each
+    journaled array to its value from before the region."""
+    ends = {arr: arr.var for arr in journal}
+    for arr, before in journal.items():
+        arr.restore(before)
+    return ends
+
+
+# --- walking ------------------------------------------------------------------------
+
+def walk(frame, start: int, stops: frozenset, entering: int | None = None) -> Exit:
+    block = start
+    first = True
+    while True:
+        if block == RETURN or (block in stops and not (first and block == entering)):
+            return Exit((block,), None, {block: len(frame.stack)})
+        if block in frame.fc.loop_headers and not (first and block == entering):
+            ex = run_loop(frame, block, stops)
+        else:
+            ex = frame.run_block(block, stops)
+        first = False
+        if not ex.static:
+            ex = continue_multi(frame, ex, stops)
+            if not ex.static:
+                return ex
+        block = ex.targets[0]
+
+
+def continue_multi(frame, ex: Exit, stops) -> Exit:
+    """A runtime choice of targets: each target inside the current region runs
+    under a guard Cond until only targets in `stops` remain."""
+    while not ex.static:
+        inside = sorted(t for t in ex.targets if t not in stops and t != RETURN)
+        if not inside:
+            return ex
+        target = inside[0]
+        others = frozenset(inside[1:])
+        index = ex.targets.index(target)
+        pred = emit("equal", ex.code, index)
+        taken = lambda f, t=target, d=ex.depths: _truncate(f, d[t])  # noqa: E731
+        ex = branch_regions(frame, pred, [
+            (lambda f: walk(f, target, stops | others), taken),
+            (lambda f, e=ex: Exit(e.targets, e.code, dict(e.depths)), None),
+        ], note=f"guard: code after block {target} runs only on the path that reached it")
+        if ex.static and ex.targets[0] not in stops:
+            return ex
+    return ex
+
+
+def _truncate(frame, depth):
+    del frame.stack[depth:]
+
+
+def find_join(fc, block: int, stops) -> int | None:
+    """The branch's immediate post-dominator if it lies inside the region."""
+    join = fc.ipdom.get(block)
+    if join is None or join in stops:
+        return join
+    seen, work = {block}, [block]
+    while work:                         # reachable without crossing a stop?
+        n = work.pop()
+        for s in fc.blocks[n].successors():
+            if s == join:
+                return join
+            if s is not None and s not in seen and s not in stops:
+                seen.add(s)
+                work.append(s)
+    return None
+
+
+def runtime_branch(frame, block: int, pred: Array, true_target: int, false_target: int,
+                   stops, setup_true=None, setup_false=None) -> Exit:
+    join = find_join(frame.fc, block, stops)
+    arm_stops = stops | {join} if join is not None else stops
+    return branch_regions(frame, pred, [
+        (lambda f: walk(f, true_target, arm_stops), setup_true),
+        (lambda f: walk(f, false_target, arm_stops), setup_false),
+    ], note=f"if: condition depends on a runtime value")
+
+
+def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
+    """Interprets each arm (a walk function and a setup) into its own region
+    from the same starting state, then merges them into one Cond op."""
+    pred = _scalar_bool(pred)
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    floor = new_serial_floor()
+    results = []
+    for run, setup in arms:
+        frame.locals, frame.stack = dict(locals0), list(stack0)
+        with journaled_region() as rec:
+            if setup is not None:
+                setup(frame)
+            ex = run(frame)
+            ends = finish_journal(rec["journal"])
+        results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends))
+    return merge_arms(frame, pred, results, note, floor)
+
+
+@dataclass
+class Arm:
+    builder: object
+    exit: Exit
+    locals: dict
+    stack: list
+    ends: dict
+
+
+def _scalar_bool(pred: Array) -> Array:
+    if pred.dtype != np.bool_:
+        pred = emit("not_equal", pred, 0)
+    if pred.shape != ():
+        pred = emit("reshape", pred, shape=())
+    return pred
+
+
+# --- merging ------------------------------------------------------------------------
+
+def _exit_union(arms):
+    targets, depths = [], {}
+    for arm in arms:
+        for t in arm.exit.targets:
+            if t not in targets:
+                targets.append(t)
+            depths.setdefault(t, arm.exit.depths.get(t, 0))
+    return tuple(targets), depths
+
+
+def _normalize_states(arms):
+    """Same slots in every arm: a slot an arm lacks is Undefined there, shaped
+    like the other arms' value (a dead iterator is still an iterator)."""
+    names = sorted(set().union(*(a.locals for a in arms)))
+    depth = max(len(a.stack) for a in arms)
+    for a in arms:
+        a.locals = {n: a.locals.get(n, Undefined(n)) for n in names}
+        a.stack = a.stack + [Undefined(f"<stack {i}>") for i in range(len(a.stack), depth)]
+    for n in names:
+        _shape_undefined([a.locals for a in arms], n)
+    for i in range(depth):
+        _shape_undefined([a.stack for a in arms], i)
+
+
+def _shape_undefined(slots, key):
+    model = next((s[key] for s in slots if not isinstance(s[key], Undefined)), None)
+    if model is None:
+        return
+    leaves: list = []
+    td = flatten(model, str(key), leaves)
+    if td is None:
+        return
+    for s in slots:
+        if isinstance(s[key], Undefined):
+            s[key] = unflatten(td, [Undefined(p) for p, _ in leaves])
+
+
+def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
+    targets, depths = _exit_union(arms)
+    multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
+    _normalize_states(arms)
+    flat = [state_leaves(a.locals, a.stack) for a in arms]
+    _check_same_structure(flat, "the branches of this `if`")
+    slots, merged = _classify(flat, multi, "the branches of this `if`", floor)
+    boxes = _merged_boxes(arms)
+    regions = []
+    for k, arm in enumerate(arms):
+        with _in_region(arm.builder):
+            values = [_arm_value(s.values[k], s.aval) for s in slots]
+            values += [_as(arm.ends.get(box, box.var), aval) for box, aval in boxes]
+            if len(targets) > 1:
+                values.append(_exit_code(arm, targets))
+        regions.append(_close(arm.builder, values))
+    avals = [s.aval for s in slots] + [aval for _, aval in boxes]
+    if len(targets) > 1:
+        avals.append(AVal(np.dtype(np.int32), (), False))
+    outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
+    for slot, out in zip(slots, outputs):
+        merged[slot.index] = Array(out)
+    for (box, _), out in zip(boxes, outputs[len(slots):]):
+        box.assign(out)
+    frame.locals, frame.stack = rebuild_state(flat[0][0], merged)
+    code = Array(outputs[-1]) if len(targets) > 1 else None
+    return Exit(targets, code, depths)
+
+
+@dataclass
+class Slot:
+    index: int
+    path: str
+    values: list
+    aval: AVal
+
+
+def _check_same_structure(flat, what):
+    td0 = flat[0][0]
+    for td, leaves in flat[1:]:
+        if td != td0:
+            names, tl0, ts0 = td0
+            for n, a, b in zip(names, tl0, td[1]):
+                if a != b:
+                    raise MergeError(f"{what} give `{n}` different structures "
+                                     "(e.g. a tuple of different length)")
+            raise MergeError(f"{what} leave different values on the stack")
+
+
+def _made_in_arm(v, floor) -> bool:
+    return isinstance(v, Array) and v.serial >= floor
+
+
+def _classify(flat, multi: bool, what: str, floor: int):
+    """-> runtime slots needing a region output, and the merged leaf list with
+    static (or shared) leaves filled in."""
+    leaves = [lv for _, lv in flat]
+    merged, slots = [], []
+    for i, column in enumerate(zip(*leaves)):
+        path = column[0][0]
+        values = [v for _, v in column]
+        first = values[0]
+        if all(v is first for v in values) or all(static_equal(first, v) for v in values):
+            merged.append(first)
+            continue
+        defined = [v for v in values if not isinstance(v, Undefined)]
+        if len(defined) < len(values):
+            if not (multi or path == "<return>"):
+                merged.append(Undefined(path))
+                continue
+            if not _made_in_arm(defined[0], floor) and all(
+                    d is defined[0] or static_equal(defined[0], d) for d in defined):
+                merged.append(defined[0])       # dead on the other paths, same value on these
+                continue
+        avals = [leaf_aval(v) for v in defined]
+        if any(a is None for a in avals):
+            kinds = " and ".join(describe_static(v) for v in defined)
+            raise MergeError(f"{what} give `{path}` values that cannot be merged: {kinds}",
+                             hint="only arrays and numbers can differ between runtime paths")
+        merged.append(None)
+        slots.append(Slot(i, path, values, unify(path, avals, what)))
+    return slots, merged
+
+
+def _merged_boxes(arms):
+    boxes = {}
+    for arm in arms:
+        for box, var in arm.ends.items():
+            boxes.setdefault(box, None)
+    out = []
+    for box in boxes:
+        avals = [arm.ends.get(box, box.var).aval for arm in arms]
+        out.append((box, unify("an array updated in place", avals, "the branches")))
+    return out
+
+
+def _arm_value(value, aval: AVal):
+    """An arm's value for a runtime slot; zeros where the arm leaves it
+    undefined (the value is dead on that path)."""
+    if isinstance(value, Undefined):
+        return emit("full", shape=aval.shape, dtype=aval.dtype, value=0).var
+    return _as(value, aval)
+
+
+def _as(value, aval: AVal):
+    """`value` (Array, Value or static number) as a Value of type `aval`."""
+    from ..ir import Value
+    if isinstance(value, Value):
+        value = Array(value)
+    if isinstance(value, Undefined):
+        value = 0                   # dead on this path
+    if not isinstance(value, Array):
+        value = emit("full", shape=aval.shape, dtype=aval.dtype, value=value)
+    if value.dtype != aval.dtype:
+        value = emit("convert", value, dtype=aval.dtype)
+    v = value.var
+    if v.aval.weak != aval.weak:
+        (v,) = emit_op("convert", (v,), {"dtype": aval.dtype}, (aval,))
+    return v
+
+
+def _exit_code(arm, targets):
+    if arm.exit.static:
+        return _as(targets.index(arm.exit.targets[0]), AVal(np.dtype(np.int32), ()))
+    table = np.array([targets.index(t) for t in arm.exit.targets], np.int32)
+    return emit("getitem", table, arm.exit.code, key=("array",)).var
+
+
+@contextlib.contextmanager
+def _in_region(rb):
+    c = ctx()
+    c.regions.append(rb)
+    try:
+        yield
+    finally:
+        c.regions.pop()
+
+
+def _close(rb, results):
+    from ..ir import Region
+    return Region(rb.params, rb.ops, tuple(results))
+
+
+# --- loops ---------------------------------------------------------------------------
+
+def run_loop(frame, header: int, stops) -> Exit:
+    """Unrolls while iterations are static; switches to a While op when an
+    iteration's exit depends on runtime values or the budget runs out."""
+    fc = frame.fc
+    loop_stops = stops | {header} | fc.loop_exits[header]
+    budget = ctx().options.get("unroll", 32)
+    it = _for_iterator(frame, header)
+    if isinstance(it, RangeIter) and it.is_static() and it.remaining() > budget:
+        counted = _try_counted(frame, header, stops, loop_stops, it)
+        if counted is not None:
+            return counted
+    count = 0
+    while True:
+        locals0, stack0 = dict(frame.locals), list(frame.stack)
+        with journaled_region(runtime=False) as rec:
+            ex = walk(frame, header, loop_stops, entering=header)
+            iteration_ops = rec["builder"].ops
+            keep = ex.static or _may_unroll_guarded(it, budget)
+            ends = {} if keep else finish_journal(rec["journal"])
+        if keep:
+            ctx().region.ops.extend(iteration_ops)
+            for arr, before in rec["journal"].items():
+                journal_before(arr, before)
+        if not ex.static:
+            if keep:
+                return ex
+            frame.locals, frame.stack = locals0, stack0
+            return build_while(frame, header, stops, loop_stops,
+                               "while: the loop condition depends on a runtime value")
+        if ex.targets[0] != header:
+            return ex
+        count += 1
+        it = _for_iterator(frame, header)
+        if count >= budget and it is None and count < MAX_UNROLL:
+            return build_while(frame, header, stops, loop_stops,
+                               f"while: still looping after {count} unrolled iterations; "
+                               "values that change are carried at runtime")
+        if count >= MAX_UNROLL:
+            raise LimitError(f"loop unrolled {MAX_UNROLL} times without ending",
+                             frame.fc.blocks[header].instrs[0].loc,
+                             "make the loop bound a runtime value, or shorten the loop")
+
+
+def _may_unroll_guarded(it, budget) -> bool:
+    """A static `for` whose iteration ended on a runtime condition (a runtime
+    break/continue/return) is unrolled with guards while it is short."""
+    return it is not None and it.remaining() <= budget
+
+
+def _for_iterator(frame, header):
+    instrs = frame.fc.blocks[header].instrs
+    if instrs and instrs[0].op == "FOR_ITER" and frame.stack:
+        top = frame.stack[-1]
+        if isinstance(top, (RangeIter, SeqIter)) and (not isinstance(top, RangeIter)
+                                                     or top.is_static()):
+            return top
+    return None
+
+
+def _try_counted(frame, header, stops, loop_stops, it: RangeIter):
+    """A long static range loop becomes a While over a runtime counter, unless
+    its body needs the counter as a static value; then it is unrolled."""
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
+    pos = Array(_weak(pos))
+    frame.stack[-1] = RangeIter(pos, it.stop, it.step)
+    try:
+        return build_while(frame, header, stops, loop_stops,
+                           f"counted loop: {it.remaining()} iterations exceed the unroll "
+                           f"budget ({ctx().options.get('unroll', 32)})")
+    except (StaticValueError, NeedsStatic):
+        frame.locals, frame.stack = locals0, stack0
+        return None
+
+
+def _weak(arr: Array):
+    (v,) = emit_op("convert", (arr.var,), {"dtype": arr.dtype},
+                   (AVal(arr.dtype, arr.shape, True),))
+    return v
+
+
+def build_while(frame, header, stops, loop_stops, note) -> Exit:
+    """One While op for the loop at `header`, found by a fixpoint on the
+    loop-carried slots (see module docstring)."""
+    loc = frame.fc.blocks[header].instrs[0].loc
+    promote: dict[str, AVal] = {}
+    boxes: list = []
+    for _attempt in range(6):
+        locals0, stack0 = dict(frame.locals), list(frame.stack)
+        with builder.at(loc):
+            _apply_promotions(frame, promote)
+        td, leaves = state_leaves(frame.locals, frame.stack)
+        carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
+        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes)
+        frame.locals, frame.stack = locals0, stack0
+        if _add_loop_defined(frame, trial):
+            continue                # variables first bound inside the loop join the state
+        _check_loop_structure(td, trial, loc)
+        new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
+        if new_promote == promote and new_boxes == boxes:
+            return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc)
+        promote, boxes = new_promote, new_boxes
+    raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
+
+
+def _apply_promotions(frame, promote):
+    td, leaves = state_leaves(frame.locals, frame.stack)
+    out = []
+    for path, v in leaves:
+        aval = promote.get(path)
+        if aval is None:
+            out.append(v)
+        elif isinstance(v, Undefined):
+            out.append(Array(_as(0, aval)))
+        else:
+            out.append(Array(_as(v, aval)))
+    frame.locals, frame.stack = rebuild_state(td, out)
+
+
+@dataclass
+class Trial:
+    builder: object
+    params: tuple
+    exit: Exit
+    leaves: list
+    ends: dict
+    td: object
+    locals: dict
+
+
+def _run_body(frame, header, loop_stops, td, leaves, carried, boxes) -> Trial:
+    from ..ir import Value
+    params = [Value(leaves[i][1].aval) for i in carried]
+    box_params = [Value(b.aval) for b in boxes]
+    code_param = Value(AVal(np.dtype(np.int32), ()))
+    body_leaves = [v for _, v in leaves]
+    for i, p in zip(carried, params):
+        body_leaves[i] = Array(p)
+    frame.locals, frame.stack = rebuild_state(td, body_leaves)
+    all_params = (code_param, *params, *box_params)
+    with journaled_region(all_params) as rec:
+        for box, p in zip(boxes, box_params):
+            box.assign(p)
+        ex = walk(frame, header, loop_stops, entering=header)
+        ends = finish_journal(rec["journal"])
+    out_td, out_leaves = state_leaves(frame.locals, frame.stack)
+    return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals))
+
+
+def _add_loop_defined(frame, trial) -> bool:
+    """Variables bound by the body but not before the loop are added to the
+    entry state as Undefined (zeros once promoted).  True if any were added."""
+    new = [n for n in trial.locals if n not in frame.locals]
+    for n in new:
+        frame.locals[n] = Undefined(n)
+        _shape_undefined([frame.locals, trial.locals], n)
+    return bool(new)
+
+
+def _check_loop_structure(td, trial, loc):
+    if trial.td != td:
+        raise MergeError("an iteration of this loop changes the structure of a variable "
+                         "(e.g. a tuple's length, or a list it appends to)", loc,
+                         "keep the same structure on every iteration; use arrays for data "
+                         "that grows")
+
+
+def _widen(leaves, trial: Trial, promote, boxes, loc):
+    promote = dict(promote)
+    for (path, before), (_, after) in zip(leaves, trial.leaves):
+        if isinstance(before, Array):
+            if isinstance(after, Undefined):
+                continue
+            a_aval = leaf_aval(after)
+            if a_aval is None:
+                raise MergeError(f"this loop turns `{path}` from an array into "
+                                 f"{describe_static(after)}", loc)
+            u = unify(path, [before.aval, a_aval], "iterations of this loop")
+            if u != before.aval:
+                promote[path] = u
+        elif not (after is before or static_equal(before, after)):
+            if isinstance(after, Undefined):
+                continue
+            avals = [leaf_aval(v) for v in (before, after) if not isinstance(v, Undefined)]
+            if any(a is None for a in avals):
+                raise SideEffectError(
+                    f"this runtime loop changes the static value `{path}` "
+                    f"({describe_static(before)} -> {describe_static(after)})", loc,
+                    "only arrays and numbers can change inside a loop on runtime values")
+            promote[path] = unify(path, avals, "iterations of this loop")
+    new_boxes = list(boxes) + [b for b in trial.ends if b not in boxes]
+    return promote, new_boxes
+
+
+def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc) -> Exit:
+    targets = trial.exit.targets
+    if header not in targets:
+        raise LimitError("internal: loop body never returns to its header", loc)
+    # Body results: exit code, carried slots, boxes (all with their entry types).
+    with _in_region(trial.builder):
+        code = (_as(targets.index(trial.exit.targets[0]), AVal(np.dtype(np.int32), ()))
+                if trial.exit.static else trial.exit.code.var)
+        results = [code]
+        for i in carried:
+            results.append(_as(trial.leaves[i][1], leaves[i][1].aval))
+        for box in boxes:
+            results.append(_as(trial.ends.get(box, box.var), box.aval))
+    body = _close(trial.builder, results)
+    cond = _cond_region(trial.params, targets.index(header))
+    init = [_as(targets.index(header), AVal(np.dtype(np.int32), ()))]
+    init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
+    with builder.at(loc):
+        outs = emit_op("while", tuple(init), {}, [v.aval for v in init],
+                       regions=(cond, body), note=note)
+    new_leaves = [v for _, v in leaves]
+    for i, out in zip(carried, outs[1:]):
+        new_leaves[i] = Array(out)
+    for box, out in zip(boxes, outs[1 + len(carried):]):
+        box.assign(out)
+    frame.locals, frame.stack = rebuild_state(td, new_leaves)
+    rest = tuple(t for t in targets if t != header)
+    depths = dict(trial.exit.depths)
+    if len(rest) == 1:
+        return Exit(rest, None, depths)
+    with builder.at(loc):
+        table = np.array([rest.index(t) if t != header else 0 for t in targets], np.int32)
+        code = emit("getitem", table, Array(outs[0]), key=("array",))
+    return Exit(rest, code, depths)
+
+
+def _cond_region(body_params, header_index):
+    from ..ir import Region, Value
+    params = tuple(Value(p.aval) for p in body_params)
+    with builder.new_region(params) as rb:
+        pred = emit("equal", Array(params[0]), np.int32(header_index))
+    return Region(rb.params, rb.ops, (pred.var,))

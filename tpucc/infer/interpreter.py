@@ -1,0 +1,578 @@
+"""The abstract interpreter's frame and its table of opcode handlers.
+
+Handlers are named like the canonical opcodes of frontend/pyversion.py and
+take (frame, arg).  Families (binary operators, builds) are table rows.
+Terminators (jumps, branches, FOR_ITER, return, raise) return an Exit for
+control.walk.
+"""
+from __future__ import annotations
+
+import operator
+import types
+
+import numpy as np
+
+from ..errors import (InternalError, MergeError, StaticValueError, TpuccError, UnsupportedError,
+                      UserCodeError)
+from ..frontend import decode
+from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
+from . import builder, control
+from .control import RETURN, Exit
+from .iterators import RangeIter, SeqIter
+from .values import Array, NeedsStatic, Undefined
+
+NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
+HANDLERS: dict = {}
+TERMINATORS: dict = {}
+
+
+def handler(fn):
+    HANDLERS[fn.__name__] = fn
+    return fn
+
+
+def terminator(fn):
+    TERMINATORS[fn.__name__] = fn
+    return fn
+
+
+class Frame:
+    def __init__(self, interp, func: types.FunctionType, locals_: dict, cells: dict):
+        self.interp = interp
+        self.func = func
+        self.fc = decode(func.__code__)
+        self.globals = func.__globals__
+        self.locals = locals_
+        self.cells = cells
+        self.stack: list = []
+        self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
+        self.entry_depth = builder.ctx().runtime_depth
+
+    def push(self, v):
+        self.stack.append(v)
+
+    def pop(self):
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list:
+        if n == 0:
+            return []
+        out = self.stack[-n:]
+        del self.stack[-n:]
+        return out
+
+    def run_block(self, index: int, stops) -> Exit:
+        block = self.fc.blocks[index]
+        term = block.terminator
+        c = builder.ctx()
+        for ins in (block.instrs[:-1] if term is not None else block.instrs):
+            c.loc = ins.loc
+            self.execute(HANDLERS.get(ins.op), ins)
+        if term is None:
+            return Exit((block.next,))
+        c.loc = term.loc
+        return self.execute(TERMINATORS[term.op], term, block, stops)
+
+    def execute(self, fn, ins, *extra):
+        if fn is None:
+            raise UnsupportedError(f"the Python construct compiled to {ins.op} is not supported "
+                                   "in compiled code", ins.loc)
+        try:
+            return fn(self, ins.arg, *extra)
+        except TpuccError as e:
+            raise e.with_loc(ins.loc)
+        except NeedsStatic as e:
+            raise StaticValueError(
+                f"{e.what} is needed at compile time, but it depends on runtime values",
+                ins.loc, "compute it from shapes or Python values, or keep the data in arrays "
+                         "(e.g. np.where instead of indexing by a computed position)") from None
+        except RecursionError:
+            raise
+        except Exception as e:  # noqa: BLE001 - classify user vs internal errors
+            raise classify_exception(e, ins.loc) from None
+
+
+def classify_exception(e: Exception, loc):
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    if last and "/tpucc/" in last.replace("\\", "/") and not isinstance(
+            e, (ValueError, TypeError, IndexError, KeyError, AttributeError, ZeroDivisionError)):
+        return InternalError(f"{type(e).__name__}: {e}", loc)
+    return UserCodeError(f"{type(e).__name__}: {e}", loc)
+
+
+# --- loads and stores ----------------------------------------------------------------------
+
+@handler
+def LOAD_CONST(f, arg):
+    f.push(arg)
+
+
+@handler
+def LOAD_FAST(f, name):
+    v = f.locals.get(name, Undefined(name))
+    if isinstance(v, Undefined):
+        raise MergeError(f"variable `{name}` is not defined on every path that reaches here",
+                         hint="assign it before the `if`/loop, on every path")
+    f.push(v)
+
+
+@handler
+def LOAD_FAST_AND_CLEAR(f, name):
+    f.push(f.locals.pop(name, NULL))
+
+
+@handler
+def STORE_FAST(f, name):
+    v = f.pop()
+    if v is NULL:
+        f.locals.pop(name, None)
+    else:
+        f.locals[name] = v
+
+
+@handler
+def DELETE_FAST(f, name):
+    f.locals.pop(name, None)
+
+
+@handler
+def LOAD_GLOBAL(f, arg):
+    push_null, name = arg
+    if push_null:
+        f.push(NULL)
+    f.push(f.interp.read_global(f.func, name))
+
+
+@handler
+def STORE_GLOBAL(f, name):
+    raise UnsupportedError(f"assigning the global `{name}` inside compiled code is not supported",
+                           hint="return the new value instead")
+
+
+@handler
+def LOAD_DEREF(f, name):
+    cell = f.cells[name]
+    try:
+        value = cell.cell_contents
+    except ValueError:
+        raise MergeError(f"free variable `{name}` is not defined yet") from None
+    f.push(f.interp.capture(value, ("closure", f.func.__qualname__, name), lambda: cell.cell_contents))
+
+
+@handler
+def LOAD_CLOSURE(f, name):
+    f.push(f.cells[name])
+
+
+@handler
+def STORE_DEREF(f, name):
+    f.interp.check_mutation(f.cells[name], "a closure variable")
+    f.cells[name].cell_contents = f.pop()
+
+
+@handler
+def LOAD_ATTR(f, arg):
+    method, name = arg
+    obj = f.pop()
+    value = f.interp.getattr(obj, name)
+    if method:
+        f.push(NULL)
+    f.push(value)
+
+
+@handler
+def STORE_ATTR(f, name):
+    obj = f.pop()
+    f.interp.setattr(obj, name, f.pop())
+
+
+@handler
+def LOAD_ASSERTION_ERROR(f, arg):
+    f.push(AssertionError)
+
+
+# --- stack shuffling -----------------------------------------------------------------------
+
+@handler
+def POP_TOP(f, arg):
+    f.pop()
+
+
+@handler
+def PUSH_NULL(f, arg):
+    f.push(NULL)
+
+
+@handler
+def COPY(f, n):
+    f.push(f.stack[-n])
+
+
+@handler
+def SWAP(f, n):
+    f.stack[-1], f.stack[-n] = f.stack[-n], f.stack[-1]
+
+
+# --- operators ---------------------------------------------------------------------------
+
+@handler
+def BINARY_OP(f, name):
+    b, a = f.pop(), f.pop()
+    op = PY_INPLACE.get(name) or PY_BINARY[name]
+    f.push(op(a, b))
+
+
+@handler
+def COMPARE_OP(f, name):
+    b, a = f.pop(), f.pop()
+    f.push(PY_COMPARE[name](a, b))
+
+
+@handler
+def IS_OP(f, invert):
+    b, a = f.pop(), f.pop()
+    f.push((a is b) != bool(invert))
+
+
+@handler
+def CONTAINS_OP(f, invert):
+    b, a = f.pop(), f.pop()
+    if isinstance(b, Array) or isinstance(a, Array):
+        raise UnsupportedError("`in` on arrays is not supported", hint="use np.any(x == v)")
+    f.push((a in b) != bool(invert))
+
+
+def _unary(fn):
+    def run(f, arg):
+        f.push(fn(f.pop()))
+    return run
+
+
+for _name, _fn in [("UNARY_NEGATIVE", operator.neg), ("UNARY_POSITIVE", operator.pos),
+                   ("UNARY_INVERT", operator.invert)]:
+    HANDLERS[_name] = _unary(_fn)
+
+
+@handler
+def UNARY_NOT(f, arg):
+    v = f.pop()
+    if isinstance(v, Array):
+        from .builder import emit
+        f.push(emit("logical_not", control._scalar_bool(v)))
+    else:
+        f.push(not v)
+
+
+@handler
+def BINARY_SUBSCR(f, arg):
+    key = f.pop()
+    f.push(f.interp.getitem(f.pop(), key))
+
+
+@handler
+def STORE_SUBSCR(f, arg):
+    key, obj, value = f.pop(), f.pop(), f.pop()
+    f.interp.setitem(obj, key, value)
+
+
+@handler
+def DELETE_SUBSCR(f, arg):
+    key, obj = f.pop(), f.pop()
+    f.interp.check_mutation(obj, "a container")
+    del obj[key]
+
+
+# --- building containers -----------------------------------------------------------------
+
+@handler
+def BUILD_TUPLE(f, n):
+    f.push(tuple(f.popn(n)))
+
+
+@handler
+def BUILD_LIST(f, n):
+    f.push(f.interp.fresh(list(f.popn(n))))
+
+
+@handler
+def BUILD_SET(f, n):
+    f.push(f.interp.fresh(set(f.popn(n))))
+
+
+@handler
+def BUILD_MAP(f, n):
+    items = f.popn(2 * n)
+    f.push(f.interp.fresh(dict(zip(items[::2], items[1::2]))))
+
+
+@handler
+def BUILD_CONST_KEY_MAP(f, n):
+    keys = f.pop()
+    f.push(f.interp.fresh(dict(zip(keys, f.popn(n)))))
+
+
+@handler
+def BUILD_SLICE(f, n):
+    f.push(slice(*f.popn(n)))
+
+
+@handler
+def BUILD_STRING(f, n):
+    f.push("".join(f.popn(n)))
+
+
+@handler
+def FORMAT_VALUE(f, flags):
+    spec = f.pop() if flags & 0x04 else ""
+    v = f.pop()
+    if isinstance(v, Array):
+        raise StaticValueError("formatting a runtime array into a string needs its value "
+                               "at compile time", hint="use print(x) to print it at run time")
+    conv = {1: str, 2: repr, 3: ascii}.get(flags & 0x03)
+    f.push(format(conv(v) if conv else v, spec))
+
+
+@handler
+def LIST_APPEND(f, i):
+    v = f.pop()
+    f.stack[-i].append(v)
+
+
+@handler
+def SET_ADD(f, i):
+    v = f.pop()
+    f.stack[-i].add(v)
+
+
+@handler
+def MAP_ADD(f, i):
+    v, k = f.pop(), f.pop()
+    f.stack[-i][k] = v
+
+
+@handler
+def LIST_EXTEND(f, i):
+    v = f.pop()
+    f.stack[-i].extend(f.interp.static_items(v))
+
+
+@handler
+def SET_UPDATE(f, i):
+    v = f.pop()
+    f.stack[-i].update(f.interp.static_items(v))
+
+
+@handler
+def DICT_UPDATE(f, i):
+    v = f.pop()
+    f.stack[-i].update(v)
+
+
+HANDLERS["DICT_MERGE"] = DICT_UPDATE
+
+
+@handler
+def LIST_TO_TUPLE(f, arg):
+    f.push(tuple(f.pop()))
+
+
+@handler
+def UNPACK_SEQUENCE(f, n):
+    items = f.interp.static_items(f.pop())
+    if len(items) != n:
+        raise UserCodeError(f"ValueError: expected {n} values to unpack, got {len(items)}")
+    f.stack.extend(reversed(items))
+
+
+@handler
+def UNPACK_EX(f, arg):
+    before, after = arg & 0xFF, arg >> 8
+    items = f.interp.static_items(f.pop())
+    mid = items[before:len(items) - after]
+    f.stack.extend(reversed(items[len(items) - after:]))
+    f.push(f.interp.fresh(list(mid)))
+    f.stack.extend(reversed(items[:before]))
+
+
+# --- calls and functions ---------------------------------------------------------------------
+
+@handler
+def CALL(f, arg):
+    argc, kwnames = arg
+    args = f.popn(argc)
+    second, first = f.pop(), f.pop()
+    if first is NULL:
+        fn = second
+    else:
+        fn, args = first, [second] + args
+    kwargs = {}
+    if kwnames:
+        kwargs = dict(zip(kwnames, args[len(args) - len(kwnames):]))
+        args = args[:len(args) - len(kwnames)]
+    f.push(f.interp.call(fn, args, kwargs))
+
+
+@handler
+def CALL_FUNCTION_EX(f, flags):
+    kwargs = f.pop() if flags & 1 else {}
+    args = f.interp.static_items(f.pop())
+    fn = f.pop()
+    if f.stack and f.stack[-1] is NULL:
+        f.pop()
+    f.push(f.interp.call(fn, list(args), dict(kwargs)))
+
+
+@handler
+def MAKE_FUNCTION(f, flags):
+    code = f.pop()
+    closure = tuple(f.pop()) if flags & 0x08 else None
+    if flags & 0x04:
+        f.pop()
+    kwdefaults = f.pop() if flags & 0x02 else None
+    defaults = tuple(f.pop()) if flags & 0x01 else None
+    fn = types.FunctionType(code, f.globals, code.co_name, defaults, closure)
+    fn.__kwdefaults__ = kwdefaults
+    fn.__qualname__ = code.co_qualname
+    f.push(fn)
+
+
+@handler
+def IMPORT_NAME(f, name):
+    fromlist, level = f.pop(), f.pop()
+    f.push(__import__(name, f.globals, None, fromlist, level))
+
+
+@handler
+def IMPORT_FROM(f, name):
+    f.push(getattr(f.stack[-1], name))
+
+
+@handler
+def GET_ITER(f, arg):
+    f.push(f.interp.get_iter(f.pop()))
+
+
+@handler
+def RETURN_GENERATOR(f, arg):
+    f.push(None)
+
+
+@handler
+def YIELD_VALUE(f, arg):
+    if builder.ctx().runtime_depth > f.entry_depth:
+        raise UnsupportedError("`yield` under a runtime condition or loop is not supported")
+    f.yields.append(f.pop())
+    f.push(None)
+
+
+# --- terminators -------------------------------------------------------------------------
+
+@terminator
+def JUMP(f, target, block, stops):
+    return Exit((target,))
+
+
+def _truth(f, v, kind):
+    """Static truth of a branch condition, or an Array for a runtime one."""
+    if kind == "none":
+        return v is None
+    if kind == "not_none":
+        return v is not None
+    if isinstance(v, Array):
+        if v.size != 1:
+            raise UserCodeError("ValueError: The truth value of an array with more than one "
+                                "element is ambiguous. Use a.any() or a.all()")
+        return v if kind == "true" else control._scalar_bool(v)
+    if isinstance(v, (RangeIter, SeqIter)):
+        return True
+    return bool(v) if kind == "true" else bool(v)
+
+
+@terminator
+def BRANCH(f, arg, block, stops):
+    kind, target = arg
+    v = f.pop()
+    cond = _truth(f, v, kind)
+    if not isinstance(cond, Array):
+        jump = cond if kind in ("true", "none", "not_none") else not cond
+        return Exit((target if jump else block.next,))
+    pred = control._scalar_bool(cond)
+    if kind == "true":
+        return control.runtime_branch(f, block.index, pred, target, block.next, stops)
+    return control.runtime_branch(f, block.index, pred, block.next, target, stops)
+
+
+@terminator
+def BRANCH_OR_POP(f, arg, block, stops):
+    kind, target = arg
+    v = f.stack[-1]
+    cond = _truth(f, v, "true")
+    pop = lambda fr: fr.pop()  # noqa: E731
+    if not isinstance(cond, Array):
+        jump = cond if kind == "true" else not cond
+        if jump:
+            return Exit((target,))
+        f.pop()
+        return Exit((block.next,))
+    pred = control._scalar_bool(cond)
+    if kind == "true":
+        return control.runtime_branch(f, block.index, pred, target, block.next, stops,
+                                      setup_false=pop)
+    return control.runtime_branch(f, block.index, pred, block.next, target, stops,
+                                  setup_true=pop)
+
+
+@terminator
+def FOR_ITER(f, exit_target, block, stops):
+    it = f.stack[-1]
+    if isinstance(it, SeqIter):
+        if it.pos < len(it.items):
+            f.stack[-1] = SeqIter(it.items, it.pos + 1)
+            f.push(it.items[it.pos])
+            return Exit((block.next,))
+        f.pop()
+        return Exit((exit_target,))
+    if it.is_static():
+        if it.remaining() > 0:
+            f.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
+            f.push(it.pos)
+            return Exit((block.next,))
+        f.pop()
+        return Exit((exit_target,))
+    more = it.pos < it.stop if it.step > 0 else it.pos > it.stop
+
+    def advance(fr):
+        fr.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
+        fr.push(it.pos)
+    return control.runtime_branch(f, block.index, control._scalar_bool(more), block.next,
+                                  exit_target, stops, setup_true=advance,
+                                  setup_false=lambda fr: fr.pop())
+
+
+@terminator
+def RETURN_VALUE(f, arg, block, stops):
+    f.locals["<return>"] = f.pop()
+    f.stack.clear()
+    return Exit((RETURN,), None, {RETURN: 0})
+
+
+@terminator
+def RAISE_VARARGS(f, argc, block, stops):
+    args = f.popn(argc)
+    exc = args[0] if args else RuntimeError("re-raise")
+    if isinstance(exc, type):
+        exc = exc()
+    if builder.ctx().runtime_depth > 0:
+        raise UnsupportedError(
+            f"raising {type(exc).__name__} under a runtime condition is not supported",
+            hint="check the condition on static values (shapes, Python values) instead")
+    raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+
+
+@terminator
+def RERAISE(f, arg, block, stops):
+    raise InternalError("reached an exception handler")

@@ -1,0 +1,129 @@
+"""Interpreter state across runtime control flow.
+
+A frame's state is its locals and its operand stack.  `flatten` turns a state
+into leaves (static values or runtime Arrays) at named paths, so the two arms
+of a branch, or a loop's entry and the end of its body, can be compared slot
+by slot.  `unify` decides the type of a slot that is runtime in the merged
+state: equal shapes are required; dtypes follow NumPy's promotion with weak
+Python scalars; two different strong dtypes are an error.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import MergeError
+from ..ir import AVal
+from ..ops.registry import const_aval, result_type
+from .iterators import RangeIter, SeqIter
+from .values import Array, Undefined
+
+SCALARS = (bool, int, float, complex, np.generic)
+
+
+def flatten(value, path: str, out: list) -> object:
+    """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return ("tuple", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
+    if isinstance(value, list):
+        return ("list", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        keys = tuple(value)
+        return ("dict", keys, tuple(flatten(value[k], f"{path}[{k!r}]", out) for k in keys))
+    if isinstance(value, RangeIter):
+        return ("range", value.step, flatten(value.pos, f"{path}.pos", out),
+                flatten(value.stop, f"{path}.stop", out))
+    if isinstance(value, SeqIter):
+        return ("seq", value.pos, flatten(value.items, f"{path}.items", out))
+    out.append((path, value))
+    return None
+
+
+def unflatten(treedef, leaves) -> object:
+    it = iter(leaves)
+    return _build(treedef, it)
+
+
+def _build(td, it):
+    if td is None:
+        return next(it)
+    kind = td[0]
+    if kind == "tuple":
+        return tuple(_build(t, it) for t in td[1])
+    if kind == "list":
+        return [_build(t, it) for t in td[1]]
+    if kind == "dict":
+        return {k: _build(t, it) for k, t in zip(td[1], td[2])}
+    if kind == "range":
+        pos = _build(td[2], it)
+        return RangeIter(pos, _build(td[3], it), td[1])
+    if kind == "seq":
+        return SeqIter(_build(td[2], it), td[1])
+    raise AssertionError(td)
+
+
+def state_leaves(locals_: dict, stack: list):
+    """Flattens a frame state: (treedef, [(path, leaf)])."""
+    out = []
+    names = tuple(sorted(locals_))
+    td_locals = tuple(flatten(locals_[n], n, out) for n in names)
+    td_stack = tuple(flatten(v, f"<stack {i}>", out) for i, v in enumerate(stack))
+    return (names, td_locals, td_stack), out
+
+
+def rebuild_state(treedef, leaves):
+    names, td_locals, td_stack = treedef
+    it = iter(leaves)
+    locals_ = {n: _build(t, it) for n, t in zip(names, td_locals)}
+    stack = [_build(t, it) for t in td_stack]
+    return locals_, stack
+
+
+def leaf_aval(v) -> AVal | None:
+    if isinstance(v, Array):
+        return v.aval
+    if isinstance(v, SCALARS):
+        return const_aval(v)
+    return None
+
+
+def static_equal(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Array) or isinstance(b, Array):
+        return False
+    if type(a) is not type(b):
+        return False
+    try:
+        eq = a == b
+        return bool(eq) if isinstance(eq, (bool, np.bool_)) else False
+    except Exception:
+        return False
+
+
+def unify(path: str, avals: list[AVal], what: str) -> AVal:
+    """The type of a runtime slot that takes each of `avals` on some path."""
+    shapes = {a.shape for a in avals}
+    if len(shapes) > 1:
+        raise MergeError(f"{what} give `{_pretty(path)}` different shapes: "
+                         + " and ".join(str(a) for a in avals),
+                         hint="give the variable the same shape on every path "
+                              "(e.g. pad, or compute both and select with np.where)")
+    strong = {a.dtype for a in avals if not a.weak}
+    if len(strong) > 1:
+        raise MergeError(f"{what} give `{_pretty(path)}` different dtypes: "
+                         + " and ".join(str(a) for a in avals),
+                         hint="cast with .astype(...) so every path gives the same dtype")
+    dtype = result_type(*avals)
+    return AVal(dtype, avals[0].shape, all(a.weak for a in avals))
+
+
+def _pretty(path: str) -> str:
+    if path == "<return>":
+        return "the return value"
+    return path
+
+
+def describe_static(v) -> str:
+    if isinstance(v, Undefined):
+        return "undefined"
+    return f"{type(v).__name__} {v!r}"[:60]

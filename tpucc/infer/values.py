@@ -1,0 +1,178 @@
+"""Runtime values seen by the interpreter.
+
+`Array` is the compile-time stand-in for a NumPy array: it holds the SSA
+Value that currently defines it.  Its identity is a NumPy array's identity:
+`y = x` aliases, and an in-place update (`x[i] = v`, `x += 1`) replaces the
+Value of the same Array object, so every alias sees it.  A view made by basic
+indexing (`x[0]`, `x[:, 1:3]`) re-reads its base when the base has changed
+and writes through to its base, as NumPy views do.
+
+Operators on Arrays emit registry ops (see ops/); Python scalars mixed in
+are weak (NEP 50).  `bool(array)` raises NeedsRuntimeBranch, which the
+interpreter turns into a runtime branch.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import StaticValueError
+from ..ir import AVal, Value
+from . import builder
+
+_serials = itertools.count(1)
+
+
+class NeedsStatic(Exception):
+    """Raised when a runtime Array is used where a static value is needed."""
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+class Array:
+    __slots__ = ("_var", "serial", "version", "base", "index", "_base_version", "__weakref__")
+    __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
+    __array_priority__ = 1000
+
+    def __init__(self, var: Value, base: "Array | None" = None, index=None):
+        self._var = var
+        self.serial = next(_serials)
+        self.version = 0
+        self.base = base
+        self.index = index
+        self._base_version = base.version if base is not None else None
+
+    # --- the SSA value, with view re-reads -------------------------------
+    @property
+    def var(self) -> Value:
+        base = self.base
+        if base is not None and (self._base_version != base.version):
+            from ..ops import indexing
+            self._var = indexing.basic_index_value(base, self.index)
+            self._base_version = base.version
+        return self._var
+
+    def set(self, var: Value) -> None:
+        """In-place update: this Array now holds `var` (same shape/dtype)."""
+        if self.base is not None:
+            from ..ops import indexing
+            indexing.write_through(self.base, self.index, var)
+            self._base_version = self.base.version
+        _journal(self)
+        self._var = var
+        self.version += 1
+
+    def assign(self, var: Value) -> None:
+        """A merge result (after a Cond or While): journaled, never written
+        through to a base (the base gets its own merged value)."""
+        _journal(self)
+        self._var = var
+        self.version += 1
+
+    def restore(self, var: Value) -> None:
+        """Undoes a runtime region's updates; not journaled."""
+        self._var = var
+        self.version += 1
+
+    # --- static facts ------------------------------------------------------
+    @property
+    def aval(self) -> AVal:
+        return self._var.aval
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def shape(self) -> tuple:
+        return self.aval.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak(self) -> bool:
+        return self.aval.weak
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Array({self.aval}, {self._var})"
+
+    # --- conversions that need a static value ------------------------------
+    def __bool__(self):
+        raise NeedsStatic("the truth value of an array")
+
+    def __index__(self):
+        raise NeedsStatic("an integer index taken from an array")
+
+    def __int__(self):
+        raise NeedsStatic("int() of an array")
+
+    def __float__(self):
+        raise NeedsStatic("float() of an array")
+
+    def __array__(self, *a, **k):
+        raise NeedsStatic("converting a traced array to a NumPy array")
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+
+def _journal(arr: Array) -> None:
+    """Remembers the first Value an Array held before a runtime region
+    changed it, so the region's effect on outer arrays can be merged."""
+    c = builder.ctx()
+    if c.journal and arr.serial < c.serial_floor[-1]:
+        c.journal[-1].setdefault(arr, arr.var)
+
+
+def journal_before(arr: Array, before: Value) -> None:
+    """Records `before` as the value `arr` had before the current region."""
+    c = builder.ctx()
+    if c.journal and arr.serial < c.serial_floor[-1]:
+        c.journal[-1].setdefault(arr, before)
+
+
+def to_value(x) -> Value:
+    if isinstance(x, Array):
+        return x.var
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):
+        return builder.const_value(x)
+    raise StaticValueError(f"cannot use a value of type {type(x).__name__} as an array")
+
+
+def is_array(x) -> bool:
+    return isinstance(x, Array)
+
+
+def new_serial_floor() -> int:
+    return next(_serials)
+
+
+class Undefined:
+    """A variable bound on some paths of a runtime branch but not others."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"

@@ -1,0 +1,67 @@
+"""lower: typed IR -> one HLO module.
+
+Input: a Program region whose ops are registry ops plus `cond` and `while`.
+Output: a Python function of the flat runtime inputs that emits jax.lax for
+every op when traced by jax.jit; tracing it once gives the HLO module.
+Invariant: every region result is converted to its IR dtype (strong), so
+branches and loop bodies agree on types exactly.
+"""
+from __future__ import annotations
+
+import jax
+from jax import lax
+
+from ..errors import InternalError
+from ..ir import Region
+from ..ops.registry import OPS, LowerCtx
+
+
+def to_function(program: Region):
+    """The jax-traceable function computing `program`."""
+    def run(*inputs):
+        return tuple(lower_region(program, {}, inputs))
+    return run
+
+
+def lower_region(region: Region, outer: dict, args) -> list:
+    env = dict(outer)
+    for p, a in zip(region.params, args):
+        env[p] = a
+    for op in region.ops:
+        ins = [env[v] for v in op.inputs]
+        outs = _lower_op(op, env, ins)
+        for v, x in zip(op.outputs, outs):
+            env[v] = x
+    return [_strong(env[v], v.aval.dtype) for v in region.results]
+
+
+def _strong(x, dtype):
+    return lax.convert_element_type(x, dtype)
+
+
+def _lower_op(op, env, ins):
+    if op.name == "cond":
+        true_r, false_r = op.regions
+        return lax.cond(ins[0], lambda: tuple(lower_region(true_r, env, ())),
+                        lambda: tuple(lower_region(false_r, env, ())))
+    if op.name == "while":
+        cond_r, body_r = op.regions
+        init = tuple(_strong(x, v.aval.dtype) for x, v in zip(ins, op.inputs))
+        return lax.while_loop(lambda c: lower_region(cond_r, env, c)[0],
+                              lambda c: tuple(lower_region(body_r, env, c)), init)
+    opdef = OPS.get(op.name)
+    if opdef is None:
+        raise InternalError(f"no lowering for op {op.name}", op.loc)
+    attrs = {k: getattr(v, "array", v) for k, v in op.attrs}
+    lc = LowerCtx(tuple(v.aval for v in op.inputs), tuple(v.aval for v in op.outputs), attrs)
+    out = opdef.lower(lc, *ins, **attrs)
+    if len(op.outputs) == 1 and not isinstance(out, tuple):
+        out = (out,)
+    return [_strong(x, v.aval.dtype) for x, v in zip(out, op.outputs)]
+
+
+def lower_to_jax(program: Region, in_avals):
+    """jax's Lowered for the program (under 64-bit mode, as a context)."""
+    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in in_avals]
+    with jax.enable_x64(True):
+        return jax.jit(to_function(program)).lower(*structs)

@@ -1,0 +1,10 @@
+"""The op registry and the NumPy functions it implements (see registry.py).
+Importing this package registers every op family."""
+from . import registry
+from . import elementwise, reductions, shape, creation, linalg, indexing, debug  # noqa: F401
+from .registry import OPS, NUMPY, METHODS
+
+elementwise._install_operators()
+linalg.install_operators()
+
+__all__ = ["OPS", "NUMPY", "METHODS", "registry"]

@@ -1,0 +1,121 @@
+"""Array creation: full (zeros/ones/full/empty and their *_like), arange, eye.
+These become ops rather than constants, so a large zeros() costs nothing in
+the module.  linspace and array literals are computed by NumPy at compile
+time and embedded as constants."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..ir import AVal
+from .registry import implements, register
+
+
+def _emit(*a, **k):
+    from ..infer.builder import emit
+    return emit(*a, **k)
+
+
+def _shape(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+register("full", lambda avals, shape, dtype, value: AVal(dtype, shape, False),
+         lambda lc, shape, dtype, value: lax.full(shape, value, dtype),
+         numpy=lambda shape, dtype, value: np.full(shape, value, dtype))
+
+
+def _fill_dtype(value, dtype):
+    if dtype is not None:
+        return np.dtype(dtype)
+    return np.asarray(value).dtype if not isinstance(value, bool) else np.dtype(bool)
+
+
+def full_of(shape, value, dtype):
+    """An array of `shape` filled with a static or runtime scalar `value`."""
+    from ..infer.values import Array
+    if isinstance(value, Array):
+        return _emit("broadcast_to", _emit("convert", value, dtype=np.dtype(dtype)),
+                     shape=_shape(shape))
+    return _emit("full", shape=_shape(shape), dtype=np.dtype(dtype), value=value)
+
+
+@implements(np.zeros)
+def zeros(shape, dtype=float, order="C"):
+    return full_of(shape, 0, dtype if dtype is not None else float)
+
+
+@implements(np.empty)
+def empty(shape, dtype=float, order="C"):
+    return zeros(shape, dtype)
+
+
+@implements(np.ones)
+def ones(shape, dtype=None, order="C"):
+    return full_of(shape, 1, dtype if dtype is not None else float)
+
+
+@implements(np.full)
+def full(shape, fill_value, dtype=None, order="C"):
+    from ..infer.values import Array
+    dt = dtype if dtype is not None else (fill_value.dtype if isinstance(fill_value, Array)
+                                          else _fill_dtype(fill_value, None))
+    return full_of(shape, fill_value, dt)
+
+
+def _like(value):
+    def like(a, dtype=None, shape=None, **kw):
+        from ..infer.values import to_value
+        aval = to_value(a).aval
+        return full_of(aval.shape if shape is None else shape, value, dtype or aval.dtype)
+    return like
+
+
+implements(np.zeros_like)(_like(0))
+implements(np.ones_like)(_like(1))
+implements(np.empty_like)(_like(0))
+
+
+@implements(np.full_like)
+def full_like(a, fill_value, dtype=None, shape=None, **kw):
+    from ..infer.values import to_value
+    aval = to_value(a).aval
+    return full_of(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+
+
+register("arange", lambda avals, start, step, num, dtype: AVal(dtype, (num,), False),
+         lambda lc, start, step, num, dtype: (start + step * lax.iota(np.int64, num)).astype(dtype)
+         if np.dtype(dtype).kind in "iub" else
+         (start + step * lax.iota(dtype, num)).astype(dtype),
+         numpy=lambda start, step, num, dtype: np.arange(num, dtype=dtype) * step + start)
+
+
+@implements(np.arange)
+def arange(start, stop=None, step=None, dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    ref = np.arange(start, stop, step, dtype=dtype)[:0]   # NumPy's own dtype and length rule
+    num = len(range(0, int(np.ceil((stop - start) / step)))) if step else 0
+    return _emit("arange", start=start, step=step, num=max(num, 0), dtype=ref.dtype)
+
+
+register("eye", lambda avals, n, m, k, dtype: AVal(dtype, (n, m), False),
+         lambda lc, n, m, k, dtype: jnp.eye(n, m, k, dtype=dtype),
+         numpy=lambda n, m, k, dtype: np.eye(n, m, k, dtype))
+
+
+@implements(np.eye)
+def eye(N, M=None, k=0, dtype=float, order="C"):
+    return _emit("eye", n=int(N), m=int(N if M is None else M), k=int(k), dtype=np.dtype(dtype))
+
+
+@implements(np.identity)
+def identity(n, dtype=float):
+    return eye(n, dtype=dtype)
+
+
+register("const", lambda avals, value: AVal(value.array.dtype, value.array.shape, False),
+         lambda lc, value: jnp.asarray(value, lc.out_avals[0].dtype),
+         numpy=lambda value: value)

@@ -1,0 +1,183 @@
+"""Indexing: x[key] and x[key] = v.
+
+A key is normalized into a static description (ints, slices, None,
+Ellipsis, and slots for runtime integer index arrays) plus the runtime index
+arrays themselves.  Static ints are bounds-checked at compile time as NumPy
+would at run time.  Boolean masks give data-dependent shapes, so `x[mask]`
+is refused, while `x[mask] = v` becomes a select.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import ShapeError, StaticValueError
+from ..ir import AVal
+from .registry import register
+
+ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
+
+
+def _is_runtime(x) -> bool:
+    from ..infer.values import Array
+    return isinstance(x, Array)
+
+
+def normalize_key(key, shape):
+    """-> (static key tuple, runtime index arrays).  Raises for bad static keys."""
+    items = key if isinstance(key, tuple) else (key,)
+    static, arrays = [], []
+    for item in items:
+        if _is_runtime(item):
+            if item.dtype == np.bool_:
+                raise ShapeError("boolean mask indexing gives a data-dependent shape",
+                                 hint="use np.where(mask, x, fill) to keep the shape")
+            if item.dtype.kind not in "iu":
+                raise ShapeError(f"arrays used as indices must be of integer type, not {item.dtype}")
+            static.append(ARRAY)
+            arrays.append(item)
+        elif isinstance(item, slice):
+            if any(_is_runtime(v) for v in (item.start, item.stop, item.step)):
+                raise StaticValueError(
+                    "slice bounds that depend on runtime values give a data-dependent shape",
+                    hint="slice with static bounds, or use a runtime integer index per element")
+            static.append(("slice", item.start, item.stop, item.step))
+        elif item is None or item is Ellipsis:
+            static.append(item)
+        elif isinstance(item, (bool, np.bool_)):
+            raise ShapeError("boolean scalar indices are not supported")
+        elif isinstance(item, (int, np.integer)):
+            static.append(int(item))
+        elif isinstance(item, (list, np.ndarray)):
+            arr = np.asarray(item)
+            if arr.dtype == np.bool_:
+                raise ShapeError("boolean mask indexing gives a data-dependent shape",
+                                 hint="use np.where(mask, x, fill) to keep the shape")
+            static.append(ARRAY)
+            arrays.append(arr.astype(np.int64))
+        else:
+            raise ShapeError(f"invalid index of type {type(item).__name__}")
+    _check_static_ints(static, shape)
+    return tuple(static), arrays
+
+
+def _check_static_ints(static, shape):
+    dims = [x for x in static if x is not None]
+    if Ellipsis in dims:
+        at = dims.index(Ellipsis)
+        dims = dims[:at] + [None] * (len(shape) - len(dims) + 1) + dims[at + 1:]
+    if len(dims) > len(shape):
+        raise ShapeError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {len(dims)} were indexed")
+    for axis, item in enumerate(dims):
+        if isinstance(item, int) and not -shape[axis] <= item < shape[axis]:
+            raise ShapeError(f"index {item} is out of bounds for axis {axis} with size {shape[axis]}")
+
+
+def _materialize(static, arrays):
+    it = iter(arrays)
+    out = []
+    for s in static:
+        if isinstance(s, str) and s == ARRAY:
+            out.append(next(it))
+        elif isinstance(s, tuple):
+            out.append(slice(*s[1:]))
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _eval_shape(fn, avals):
+    with jax.enable_x64(True):
+        return jax.eval_shape(fn, *(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals))
+
+
+def _getitem_abstract(avals, key):
+    x = avals[0]
+    out = _eval_shape(lambda v, *idx: v[_materialize(key, idx)], avals)
+    return AVal(x.dtype, tuple(out.shape), x.weak)
+
+
+def _getitem_lower(lc, x, *idx, key):
+    return x[_materialize(key, idx)]
+
+
+register("getitem", _getitem_abstract, _getitem_lower,
+         numpy=lambda x, *idx, key: x[_materialize(key, idx)])
+
+
+def _setitem_abstract(avals, key):
+    x, v = avals[0], avals[1]
+    target = _eval_shape(lambda a, *idx: a[_materialize(key, idx)], (x,) + avals[2:])
+    try:
+        np.broadcast_shapes(v.shape, target.shape)
+        if np.broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
+            raise ValueError
+    except ValueError:
+        raise ShapeError(f"could not broadcast input array from shape {v.shape} into shape "
+                         f"{tuple(target.shape)}") from None
+    return x
+
+
+def _setitem_lower(lc, x, v, *idx, key):
+    v = lax.convert_element_type(v, lc.out_avals[0].dtype)
+    return x.at[_materialize(key, idx)].set(v)
+
+
+def _setitem_numpy(x, v, *idx, key):
+    out = x.copy()
+    out[_materialize(key, idx)] = v
+    return out
+
+
+register("setitem", _setitem_abstract, _setitem_lower, numpy=_setitem_numpy)
+
+
+# --- the Array-level entry points ---------------------------------------------------
+
+def _is_basic(static) -> bool:
+    return not any(isinstance(s, str) and s == ARRAY for s in static)
+
+
+def getitem(x, key):
+    """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
+    from ..infer.builder import emit
+    from ..infer.values import Array
+    static, arrays = normalize_key(key, x.shape)
+    out = emit("getitem", x, *arrays, key=static)
+    if _is_basic(static):
+        return Array(out.var, base=x, index=static)
+    return out
+
+
+def _mask_setitem(x, key, value):
+    from ..infer.builder import emit
+    if isinstance(key, tuple) or key.shape != x.shape:
+        raise ShapeError("x[mask] = v needs a boolean mask of x's own shape")
+    if getattr(value, "shape", ()) not in ((), (1,)):
+        raise ShapeError("x[mask] = values with an array of values has a data-dependent shape",
+                         hint="use x = np.where(mask, values, x) with values of x's shape")
+    return emit("select", key, emit("convert", value, dtype=x.dtype), x)
+
+
+def setitem(x, key, value):
+    from ..infer.builder import emit
+    if _is_runtime(key) and key.dtype == np.bool_:
+        x.set(_mask_setitem(x, key, value).var)
+        return
+    static, arrays = normalize_key(key, x.shape)
+    x.set(emit("setitem", x, value, *arrays, key=static).var)
+
+
+def basic_index_value(base, static):
+    """The current value of a view: its base's value indexed again."""
+    from ..infer.builder import emit
+    return emit("getitem", base, key=static).var
+
+
+def write_through(base, static, value):
+    """A write to a view writes into its base."""
+    from ..infer.builder import emit
+    base.set(emit("setitem", base, value, key=static).var)

@@ -1,0 +1,141 @@
+"""Products: matmul (@), dot, tensordot, einsum, inner, outer, vdot.
+
+Dtype rule: np.result_type of the operands (NEP 50).  Shape rule: jax's
+abstract evaluation of the same jax.numpy call, which follows NumPy's shape
+rules; mismatches become tpucc ShapeErrors at the user's line.  Precision is
+HIGHEST unless the compile option `matmul_precision` says otherwise, so
+float32 results match NumPy on every backend.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import ShapeError
+from ..ir import AVal
+from .registry import all_weak, implements, register, result_type
+
+PRODUCTS = {
+    "matmul": lambda a, b, precision: jnp.matmul(a, b, precision=precision),
+    "dot": lambda a, b, precision: jnp.dot(a, b, precision=precision),
+    "inner": lambda a, b, precision: jnp.inner(a, b, precision=precision),
+    "outer": lambda a, b, precision: jnp.outer(a, b),
+    "vdot": lambda a, b, precision: jnp.vdot(a, b, precision=precision),
+    "tensordot": lambda a, b, precision, axes: jnp.tensordot(a, b, axes, precision=precision),
+}
+
+
+def _product_dtype(avals):
+    dt = result_type(*avals)
+    return dt
+
+
+def _abstract(fn, name):
+    def abstract(avals, precision=None, **attrs):
+        dt = _product_dtype(avals)
+        if name == "matmul" and any(a.ndim == 0 for a in avals):
+            raise ShapeError("matmul: Input operand does not have enough dimensions")
+        try:
+            with jax.enable_x64(True):
+                out = jax.eval_shape(lambda *xs: fn(*xs, None, **attrs),
+                                     *(jax.ShapeDtypeStruct(a.shape, dt) for a in avals))
+        except (TypeError, ValueError) as e:
+            shapes = " and ".join(str(a.shape) for a in avals)
+            raise ShapeError(f"{name}: shapes {shapes} are not aligned: {_first_line(e)}") from None
+        return AVal(dt, tuple(out.shape), all_weak(avals))
+    return abstract
+
+
+def _first_line(e) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def _lower(fn):
+    def lower(lc, *xs, precision=None, **attrs):
+        dt = lc.out_avals[0].dtype
+        xs = [lax.convert_element_type(x, dt) for x in xs]
+        prec = getattr(lax.Precision, precision.upper()) if precision else None
+        return lax.convert_element_type(fn(*xs, prec, **attrs), dt)
+    return lower
+
+
+for _name, _fn in PRODUCTS.items():
+    register(_name, _abstract(_fn, _name), _lower(_fn), numpy=getattr(np, _name))
+
+
+def _precision():
+    from ..infer.builder import ctx
+    return ctx().options.get("matmul_precision", "highest")
+
+
+def _emit(name, a, b, **attrs):
+    from ..infer.builder import emit
+    return emit(name, a, b, precision=_precision(), **attrs)
+
+
+@implements(np.matmul)
+def matmul(a, b):
+    return _emit("matmul", a, b)
+
+
+@implements(np.dot, method="dot")
+def dot(a, b):
+    return _emit("dot", a, b)
+
+
+@implements(np.inner)
+def inner(a, b):
+    return _emit("inner", a, b)
+
+
+@implements(np.outer)
+def outer(a, b):
+    return _emit("outer", a, b)
+
+
+@implements(np.vdot)
+def vdot(a, b):
+    return _emit("vdot", a, b)
+
+
+@implements(np.tensordot)
+def tensordot(a, b, axes=2):
+    axes = axes if isinstance(axes, int) else tuple(
+        tuple(x) if isinstance(x, (list, tuple)) else x for x in axes)
+    return _emit("tensordot", a, b, axes=axes)
+
+
+def _einsum_abstract(avals, subscripts, precision=None):
+    dt = result_type(*avals)
+    try:
+        with jax.enable_x64(True):
+            out = jax.eval_shape(lambda *xs: jnp.einsum(subscripts, *xs),
+                                 *(jax.ShapeDtypeStruct(a.shape, dt) for a in avals))
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"einsum {subscripts!r}: {_first_line(e)}") from None
+    return AVal(dt, tuple(out.shape), all_weak(avals))
+
+
+def _einsum_lower(lc, *xs, subscripts, precision=None):
+    dt = lc.out_avals[0].dtype
+    prec = getattr(lax.Precision, precision.upper()) if precision else None
+    xs = [lax.convert_element_type(x, dt) for x in xs]
+    return lax.convert_element_type(jnp.einsum(subscripts, *xs, precision=prec), dt)
+
+
+register("einsum", _einsum_abstract, _einsum_lower,
+         numpy=lambda *xs, subscripts: np.einsum(subscripts, *xs))
+
+
+@implements(np.einsum)
+def einsum(subscripts, *operands, optimize=None):
+    from ..infer.builder import emit
+    return emit("einsum", *operands, subscripts=subscripts, precision=_precision())
+
+
+def install_operators():
+    from ..infer.values import Array
+    Array.__matmul__ = lambda a, b: matmul(a, b)
+    Array.__rmatmul__ = lambda a, b: matmul(b, a)

@@ -1,0 +1,125 @@
+"""The op registry: one entry per op carrying its name, its abstract
+evaluation (shape rule + dtype rule), its lowering to jax and its NumPy
+reference.  Families of ops are rows built from the combinators below.
+
+`NUMPY` maps NumPy functions (np.add, np.sum, ...) and `METHODS` maps array
+method names to the functions that implement them on Arrays at compile time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from ..ir import AVal
+
+_WEAK_KEY = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
+
+
+@dataclass(frozen=True)
+class LowerCtx:
+    in_avals: tuple
+    out_avals: tuple
+    attrs: dict
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    abstract: Callable      # (avals, **attrs) -> AVal | tuple[AVal, ...]
+    lower: Callable         # (LowerCtx, *jax values) -> jax value | tuple
+    numpy: Callable | None = None   # (*ndarrays, **attrs) -> ndarray, the reference
+
+
+OPS: dict[str, OpDef] = {}
+NUMPY: dict[object, Callable] = {}
+METHODS: dict[str, Callable] = {}
+
+
+def register(name, abstract, lower, numpy=None) -> OpDef:
+    assert name not in OPS, f"op {name} registered twice"
+    OPS[name] = OpDef(name, abstract, lower, numpy)
+    return OPS[name]
+
+
+def implements(*targets, method: str | tuple | None = None):
+    """Decorator: the function implements these NumPy functions (and array
+    methods) when an argument is a runtime Array."""
+    def deco(fn):
+        for t in targets:
+            NUMPY[t] = fn
+        for m in ((method,) if isinstance(method, str) else method or ()):
+            METHODS[m] = fn
+        return fn
+    return deco
+
+
+# --- dtype helpers -----------------------------------------------------------
+
+def weak_key(aval: AVal):
+    """What NumPy's dtype resolution should see for this operand: a dtype, or
+    the Python type of a weak scalar (NEP 50)."""
+    return _WEAK_KEY[aval.dtype.kind] if aval.weak else aval.dtype
+
+
+def loop_keys(avals) -> tuple:
+    """Operands as NumPy's dtype resolution should see them.  When every
+    operand is a weak Python scalar, Python semantics apply, which for our
+    purposes are the default dtypes (NumPy would pick object loops)."""
+    if all_weak(avals):
+        return tuple(a.dtype for a in avals)
+    return tuple(weak_key(a) for a in avals)
+
+
+@lru_cache(maxsize=None)
+def ufunc_loop(ufunc: np.ufunc, keys: tuple) -> tuple:
+    """The (inputs..., output) dtypes NumPy 2 would use for this call."""
+    return ufunc.resolve_dtypes(keys + (None,) * ufunc.nout)
+
+
+def result_type(*avals: AVal) -> np.dtype:
+    """np.result_type with weak Python scalars, as NumPy 2 promotes them."""
+    strong = [a.dtype for a in avals if not a.weak]
+    weak = [_WEAK_SAMPLE[a.dtype.kind] for a in avals if a.weak]
+    return np.result_type(*strong, *weak)
+
+
+_WEAK_SAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def all_weak(avals) -> bool:
+    return bool(avals) and all(a.weak for a in avals)
+
+
+def const_aval(x) -> AVal:
+    """The abstract value of a static scalar or ndarray used as an operand."""
+    if isinstance(x, bool):
+        return AVal(np.dtype(bool), (), True)
+    if isinstance(x, int):
+        return AVal(np.dtype(np.int64), (), True)
+    if isinstance(x, float):
+        return AVal(np.dtype(np.float64), (), True)
+    if isinstance(x, complex):
+        return AVal(np.dtype(np.complex128), (), True)
+    arr = np.asarray(x)
+    return AVal(arr.dtype, arr.shape, False)
+
+
+def broadcast(*avals: AVal) -> tuple:
+    return np.broadcast_shapes(*(a.shape for a in avals))
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        from ..errors import ShapeError
+        raise ShapeError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim
+
+
+def normalize_axes(axis, ndim: int) -> tuple | None:
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(sorted(normalize_axis(int(a), ndim) for a in axes))

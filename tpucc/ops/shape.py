@@ -1,0 +1,324 @@
+"""Shape and layout ops: reshape, transpose, broadcast_to, concatenate, flip,
+roll, select (np.where), and the NumPy functions built from them (stack,
+squeeze, expand_dims, ravel, swapaxes, moveaxis, clip, ...)."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import ShapeError, UnsupportedError
+from ..ir import AVal
+from .registry import (METHODS, NUMPY, all_weak, broadcast, implements, normalize_axes,
+                       normalize_axis, register, result_type)
+
+
+def _emit(*a, **k):
+    from ..infer.builder import emit
+    return emit(*a, **k)
+
+
+def _same_dtype(a: AVal, shape) -> AVal:
+    return AVal(a.dtype, tuple(shape), a.weak)
+
+
+# --- reshape -------------------------------------------------------------------
+
+def resolve_shape(newshape, size: int) -> tuple:
+    newshape = tuple(int(d) for d in newshape)
+    if newshape.count(-1) > 1:
+        raise ShapeError("can only specify one unknown dimension")
+    known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
+    if -1 in newshape:
+        if known == 0 or size % known:
+            raise ShapeError(f"cannot reshape array of size {size} into shape {newshape}")
+        newshape = tuple(size // known if d == -1 else d for d in newshape)
+    elif known != size:
+        raise ShapeError(f"cannot reshape array of size {size} into shape {newshape}")
+    return newshape
+
+
+register("reshape", lambda avals, shape: _same_dtype(avals[0], shape),
+         lambda lc, x, shape: lax.reshape(x, shape), numpy=lambda x, shape: x.reshape(shape))
+
+
+@implements(np.reshape, method="reshape")
+def reshape(a, *shape, order="C", newshape=None, **kw):
+    if order != "C":
+        raise UnsupportedError("reshape(order='F') is not supported")
+    shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return _emit("reshape", a, shape=resolve_shape(shape, _aval(a).size))
+
+
+def _aval(a) -> AVal:
+    from ..infer.values import to_value
+    return to_value(a).aval
+
+
+@implements(np.ravel, method=("ravel", "flatten"))
+def ravel(a, order="C"):
+    return reshape(a, -1, order=order)
+
+
+@implements(np.expand_dims)
+def expand_dims(a, axis):
+    shape = list(_aval(a).shape)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    nd = len(shape) + len(axes)
+    for ax in sorted(normalize_axis(x, nd) for x in axes):
+        shape.insert(ax, 1)
+    return _emit("reshape", a, shape=tuple(shape))
+
+
+@implements(np.squeeze, method="squeeze")
+def squeeze(a, axis=None):
+    shape = _aval(a).shape
+    axes = normalize_axes(axis, len(shape))
+    if axes is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    for ax in axes:
+        if shape[ax] != 1:
+            raise ShapeError("cannot select an axis to squeeze out which has size not equal to one")
+    return _emit("reshape", a, shape=tuple(d for i, d in enumerate(shape) if i not in axes))
+
+
+# --- transpose -----------------------------------------------------------------
+
+def _transpose_abstract(avals, perm):
+    a = avals[0]
+    if sorted(perm) != list(range(a.ndim)):
+        raise ShapeError(f"axes {perm} don't match array of dimension {a.ndim}")
+    return _same_dtype(a, [a.shape[p] for p in perm])
+
+
+register("transpose", _transpose_abstract, lambda lc, x, perm: lax.transpose(x, perm),
+         numpy=lambda x, perm: np.transpose(x, perm))
+
+
+@implements(np.transpose, method="transpose")
+def transpose(a, *axes):
+    nd = _aval(a).ndim
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    perm = tuple(reversed(range(nd))) if not axes else tuple(normalize_axis(x, nd) for x in axes)
+    return _emit("transpose", a, perm=perm)
+
+
+@implements(np.swapaxes, method="swapaxes")
+def swapaxes(a, axis1, axis2):
+    nd = _aval(a).ndim
+    perm = list(range(nd))
+    i, j = normalize_axis(axis1, nd), normalize_axis(axis2, nd)
+    perm[i], perm[j] = perm[j], perm[i]
+    return _emit("transpose", a, perm=tuple(perm))
+
+
+@implements(np.moveaxis)
+def moveaxis(a, source, destination):
+    nd = _aval(a).ndim
+    src = [normalize_axis(s, nd) for s in np.atleast_1d(source)]
+    dst = [normalize_axis(d, nd) for d in np.atleast_1d(destination)]
+    order = [n for n in range(nd) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _emit("transpose", a, perm=tuple(order))
+
+
+# --- broadcast_to ----------------------------------------------------------------
+
+def _broadcast_abstract(avals, shape):
+    a = avals[0]
+    if np.broadcast_shapes(a.shape, shape) != tuple(shape):
+        raise ShapeError(f"cannot broadcast shape {a.shape} to {shape}")
+    return _same_dtype(a, shape)
+
+
+register("broadcast_to", _broadcast_abstract,
+         lambda lc, x, shape: jnp.broadcast_to(x, shape),
+         numpy=lambda x, shape: np.broadcast_to(x, shape))
+
+
+@implements(np.broadcast_to)
+def broadcast_to(a, shape):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _emit("broadcast_to", a, shape=shape)
+
+
+# --- concatenate / stack -------------------------------------------------------------
+
+def _concat_abstract(avals, axis):
+    first = avals[0]
+    if first.ndim == 0:
+        raise ShapeError("zero-dimensional arrays cannot be concatenated")
+    for a in avals[1:]:
+        if a.ndim != first.ndim or any(x != y for i, (x, y) in enumerate(zip(a.shape, first.shape))
+                                       if i != axis):
+            raise ShapeError("all the input array dimensions except for the concatenation axis "
+                             f"must match exactly, but got {first} and {a}")
+    shape = list(first.shape)
+    shape[axis] = sum(a.shape[axis] for a in avals)
+    return AVal(result_type(*avals), tuple(shape), all_weak(avals))
+
+
+def _concat_lower(lc, *xs, axis):
+    dt = lc.out_avals[0].dtype
+    return lax.concatenate([lax.convert_element_type(x, dt) for x in xs], axis)
+
+
+register("concatenate", _concat_abstract, _concat_lower,
+         numpy=lambda *xs, axis: np.concatenate(xs, axis))
+
+
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, dtype=None):
+    arrays = list(arrays)
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    nd = _aval(arrays[0]).ndim
+    out = _emit("concatenate", *arrays, axis=normalize_axis(axis, nd) if nd else 0)
+    return out if dtype is None else METHODS["astype"](out, dtype)
+
+
+@implements(np.stack)
+def stack(arrays, axis=0):
+    arrays = list(arrays)
+    shapes = {_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ShapeError("all input arrays must have the same shape")
+    nd = len(shapes.pop()) + 1
+    axis = normalize_axis(axis, nd)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+@implements(np.vstack)
+def vstack(arrays):
+    return concatenate([a if _aval(a).ndim >= 2 else reshape(a, 1, -1) for a in arrays], 0)
+
+
+@implements(np.hstack)
+def hstack(arrays):
+    arrays = [a if _aval(a).ndim >= 1 else reshape(a, 1) for a in arrays]
+    return concatenate(arrays, 0 if _aval(arrays[0]).ndim == 1 else 1)
+
+
+# --- flip / roll --------------------------------------------------------------------
+
+register("flip", lambda avals, axes: avals[0], lambda lc, x, axes: jnp.flip(x, axes),
+         numpy=lambda x, axes: np.flip(x, axes))
+
+
+@implements(np.flip)
+def flip(m, axis=None):
+    nd = _aval(m).ndim
+    axes = tuple(range(nd)) if axis is None else normalize_axes(axis, nd)
+    return _emit("flip", m, axes=axes)
+
+
+@implements(np.fliplr)
+def fliplr(m):
+    return flip(m, 1)
+
+
+@implements(np.flipud)
+def flipud(m):
+    return flip(m, 0)
+
+
+register("roll", lambda avals, shift, axis: avals[0],
+         lambda lc, x, shift, axis: jnp.roll(x, shift, axis),
+         numpy=lambda x, shift, axis: np.roll(x, shift, axis))
+
+
+@implements(np.roll)
+def roll(a, shift, axis=None):
+    nd = _aval(a).ndim
+    if axis is None:
+        return reshape(_emit("roll", ravel(a), shift=int(shift), axis=0), _aval(a).shape)
+    axes = normalize_axes(axis, nd) if isinstance(axis, int) else tuple(
+        normalize_axis(x, nd) for x in axis)
+    shift = (int(shift),) * len(axes) if isinstance(shift, int) else tuple(shift)
+    return _emit("roll", a, shift=shift, axis=axes)
+
+
+# --- where / clip ----------------------------------------------------------------------
+
+def _select_abstract(avals):
+    c, x, y = avals
+    return AVal(result_type(x, y), broadcast(c, x, y), all_weak((x, y)))
+
+
+def _select_lower(lc, c, x, y):
+    out = lc.out_avals[0]
+    x, y = (lax.convert_element_type(v, out.dtype) for v in (x, y))
+    return jnp.where(lax.convert_element_type(c, bool), x, y)
+
+
+register("select", _select_abstract, _select_lower, numpy=np.where)
+
+
+@implements(np.where)
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        raise ShapeError("np.where(condition) returns data-dependent shapes and cannot be compiled",
+                         hint="use np.where(condition, x, y) with both branches")
+    return _emit("select", condition, x, y)
+
+
+@implements(np.clip, method="clip")
+def clip(a, a_min=None, a_max=None, **kw):
+    a_min = kw.pop("min", a_min)
+    a_max = kw.pop("max", a_max)
+    out = a
+    if a_min is not None:
+        out = _emit("maximum", out, a_min)
+    if a_max is not None:
+        out = _emit("minimum", out, a_max)
+    return out
+
+
+# --- pad / tile / repeat -------------------------------------------------------------
+
+register("pad", lambda avals, widths, value: _same_dtype(
+            avals[0], [d + lo + hi for d, (lo, hi) in zip(avals[0].shape, widths)]),
+         lambda lc, x, widths, value: jnp.pad(x, widths, constant_values=value),
+         numpy=lambda x, widths, value: np.pad(x, widths, constant_values=value))
+
+
+@implements(np.pad)
+def pad(array, pad_width, mode="constant", constant_values=0):
+    if mode != "constant":
+        raise UnsupportedError(f"np.pad(mode={mode!r}) is not supported", hint="use mode='constant'")
+    nd = _aval(array).ndim
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2)
+                             if np.ndim(pad_width) else np.full((1, 2), pad_width), (nd, 2))
+    return _emit("pad", array, widths=tuple(map(tuple, widths.tolist())),
+                 value=constant_values)
+
+
+@implements(np.tile)
+def tile(a, reps):
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    shape = _aval(a).shape
+    nd = max(len(shape), len(reps))
+    shape = (1,) * (nd - len(shape)) + shape
+    reps = (1,) * (nd - len(reps)) + reps
+    x = reshape(a, shape)
+    expanded = reshape(x, tuple(v for d in shape for v in (1, d)))
+    big = broadcast_to(expanded, tuple(v for r, d in zip(reps, shape) for v in (r, d)))
+    return reshape(big, tuple(r * d for r, d in zip(reps, shape)))
+
+
+@implements(np.repeat, method="repeat")
+def repeat(a, repeats, axis=None):
+    if not isinstance(repeats, int):
+        raise UnsupportedError("np.repeat with an array of repeats is not supported")
+    if axis is None:
+        a, axis = ravel(a), 0
+    shape = _aval(a).shape
+    axis = normalize_axis(axis, len(shape))
+    x = expand_dims(a, axis + 1)
+    target = shape[:axis + 1] + (repeats,) + shape[axis + 1:]
+    x = broadcast_to(x, target)
+    return reshape(x, shape[:axis] + (shape[axis] * repeats,) + shape[axis + 1:])
