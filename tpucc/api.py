@@ -48,13 +48,14 @@ class CompiledFunction:
         entry = self._cache.get(key)
         if entry is not None and entry.guards_hold():
             out = driver.execute(entry, leaves)
-            if out is not None:
+            if out is not driver.RECOMPILE:
                 return out
         entry = self._build(args, kwargs)
         self._cache[key] = entry
         out = driver.execute(entry, leaves)
-        if out is None:
-            raise TpuccError("a captured array changed its shape while compiling")
+        if out is driver.RECOMPILE:
+            raise TpuccError("an array read from a global or attribute changed its shape "
+                             "or dtype while the function was being compiled")
         return out
 
     def _build(self, args, kwargs, compile_xla=True):

@@ -21,6 +21,7 @@ from .errors import InternalError, ShapeError, TpuccError
 from .ir import print_region, verify
 
 _MISSING = object()
+RECOMPILE = object()     # execute(): the entry no longer fits the arguments
 
 
 @dataclass
@@ -139,11 +140,11 @@ def execute(entry: Entry, leaves):
         current = c.getter()
         arr = np.asarray(current) if not hasattr(current, "dtype") else current
         if tuple(arr.shape) != c.param.aval.shape or np.dtype(arr.dtype) != c.param.aval.dtype:
-            return None                       # captured array changed type: recompile
+            return RECOMPILE                  # a captured array changed type
         inputs.append(current)
     with jax.enable_x64(True):
         outs = entry.executable(*inputs)
-    n_out = sum(1 for s in traced.out_static if s is None)
+    n_out = sum(1 for s in traced.out_static if s is infer.RUNTIME)
     _write_back(traced, leaves, outs[n_out:])
     return _build_output(traced, outs[:n_out])
 
@@ -165,17 +166,16 @@ def _write_back(traced, leaves, values):
 
 def _build_output(traced, outs):
     from .infer.state import unflatten
-    it = iter(zip(outs, [w for s, w in zip(traced.out_static, traced.out_weak)]))
     leaves = []
     runtime_i = 0
     for s in traced.out_static:
-        if s is not None:
+        if s is not infer.RUNTIME:
             leaves.append(s)
             continue
         value = np.array(outs[runtime_i])
         weak = traced.out_weak[runtime_i]
         runtime_i += 1
-        if weak is not None:
+        if weak is not None and value.ndim == 0:
             leaves.append(weak(value.item()))
         elif value.ndim == 0:
             leaves.append(value[()])

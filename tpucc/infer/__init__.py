@@ -25,6 +25,7 @@ from .state import flatten, unflatten
 from .values import Array
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
+RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
 
 
 @dataclass
@@ -33,7 +34,7 @@ class Traced:
     in_avals: list                  # argument leaves then captured arrays
     n_arg_inputs: int
     out_treedef: object
-    out_static: list                # output leaves: None where runtime
+    out_static: list                # output leaves: RUNTIME where runtime
     out_weak: list                  # per runtime output: Python scalar type or None
     writebacks: list                # ("arg", leaf index) | ("captured", i) | ("attr", obj, name)
     captured: list                  # Captured entries, in input order
@@ -111,7 +112,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for _, v in out_leaves:
         if isinstance(v, Array):
             results.append(v.var)
-            out_static.append(None)
+            out_static.append(RUNTIME)
             out_weak.append(_py_type(v.aval) if v.aval.weak else None)
         else:
             out_static.append(v)

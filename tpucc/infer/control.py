@@ -93,6 +93,9 @@ def walk(frame, start: int, stops: frozenset, entering: int | None = None) -> Ex
             if not ex.static:
                 return ex
         block = ex.targets[0]
+        depth = ex.depths.get(block)
+        if depth is not None:       # slots padded for deeper paths are dead here
+            del frame.stack[depth:]
 
 
 def continue_multi(frame, ex: Exit, stops) -> Exit:
@@ -109,11 +112,21 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
         taken = lambda f, t=target, d=ex.depths: _truncate(f, d[t])  # noqa: E731
         ex = branch_regions(frame, pred, [
             (lambda f: walk(f, target, stops | others), taken),
-            (lambda f, e=ex: Exit(e.targets, e.code, dict(e.depths)), None),
+            (lambda f, e=ex, t=target: _without(e, t), None),
         ], note=f"guard: code after block {target} runs only on the path that reached it")
         if ex.static and ex.targets[0] not in stops:
             return ex
     return ex
+
+
+def _without(ex: Exit, target) -> Exit:
+    """The exit on paths known not to go to `target`."""
+    rest = tuple(t for t in ex.targets if t != target)
+    depths = {t: d for t, d in ex.depths.items() if t != target}
+    if len(rest) == 1:
+        return Exit(rest, None, depths)
+    table = np.array([rest.index(t) if t != target else 0 for t in ex.targets], np.int32)
+    return Exit(rest, emit("getitem", table, ex.code, key=("array",)), depths)
 
 
 def _truncate(frame, depth):
@@ -465,7 +478,7 @@ def build_while(frame, header, stops, loop_stops, note) -> Exit:
             continue                # variables first bound inside the loop join the state
         _check_loop_structure(td, trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
-        if new_promote == promote and new_boxes == boxes:
+        if new_promote == promote and len(new_boxes) == len(boxes):
             return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc)
         promote, boxes = new_promote, new_boxes
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
@@ -494,25 +507,32 @@ class Trial:
     ends: dict
     td: object
     locals: dict
+    kept: set          # carried slots whose Array object the body never rebinds
 
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes) -> Trial:
+    """One abstract iteration on parameters for the carried slots and boxes.
+    The slots' Arrays are made inside the region, so in-place updates to them
+    are the body's own and not journaled as outer effects."""
     from ..ir import Value
     params = [Value(leaves[i][1].aval) for i in carried]
     box_params = [Value(b.aval) for b in boxes]
     code_param = Value(AVal(np.dtype(np.int32), ()))
-    body_leaves = [v for _, v in leaves]
-    for i, p in zip(carried, params):
-        body_leaves[i] = Array(p)
-    frame.locals, frame.stack = rebuild_state(td, body_leaves)
     all_params = (code_param, *params, *box_params)
     with journaled_region(all_params) as rec:
+        body_leaves = [v for _, v in leaves]
+        slot_arrays = {}
+        for i, p in zip(carried, params):
+            body_leaves[i] = slot_arrays[i] = Array(p)
+        frame.locals, frame.stack = rebuild_state(td, body_leaves)
         for box, p in zip(boxes, box_params):
             box.assign(p)
         ex = walk(frame, header, loop_stops, entering=header)
         ends = finish_journal(rec["journal"])
     out_td, out_leaves = state_leaves(frame.locals, frame.stack)
-    return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals))
+    kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
+    return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
+                 kept)
 
 
 def _add_loop_defined(frame, trial) -> bool:
@@ -556,7 +576,7 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
                     f"({describe_static(before)} -> {describe_static(after)})", loc,
                     "only arrays and numbers can change inside a loop on runtime values")
             promote[path] = unify(path, avals, "iterations of this loop")
-    new_boxes = list(boxes) + [b for b in trial.ends if b not in boxes]
+    new_boxes = list(boxes) + [b for b in trial.ends if all(b is not x for x in boxes)]
     return promote, new_boxes
 
 
@@ -582,7 +602,10 @@ def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, l
                        regions=(cond, body), note=note)
     new_leaves = [v for _, v in leaves]
     for i, out in zip(carried, outs[1:]):
-        new_leaves[i] = Array(out)
+        if i in trial.kept:     # updated in place only: the same array object, as in NumPy
+            new_leaves[i].assign(out)
+        else:
+            new_leaves[i] = Array(out)
     for box, out in zip(boxes, outs[1 + len(carried):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(td, new_leaves)

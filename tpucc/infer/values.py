@@ -128,6 +128,14 @@ class Array:
     def __hash__(self):
         return id(self)
 
+    def __getitem__(self, key):
+        from ..ops import indexing
+        return indexing.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ..ops import indexing
+        indexing.setitem(self, key, value)
+
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")

@@ -18,6 +18,12 @@ def _emit(*a, **k):
 
 
 def _shape(shape) -> tuple:
+    from ..errors import ShapeError
+    from ..infer.values import Array
+    if isinstance(shape, Array) or (isinstance(shape, (tuple, list)) and any(
+            isinstance(d, Array) for d in shape)):
+        raise ShapeError("an array's shape depends on runtime values (data-dependent shape)",
+                         hint="shapes must come from other shapes or Python values")
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
 
 

@@ -64,6 +64,8 @@ def _ufunc_impl(name):
     def impl(*args, out=None, dtype=None, where=True, **kw):
         _no_extra(name, out, where, kw)
         result = emit(name, *args)
+        if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
+            result = astype(result, result.dtype)
         return result if dtype is None else astype(result, dtype)
     return impl
 

@@ -94,7 +94,10 @@ def all_weak(avals) -> bool:
 
 
 def const_aval(x) -> AVal:
-    """The abstract value of a static scalar or ndarray used as an operand."""
+    """The abstract value of a static scalar or ndarray used as an operand.
+    NumPy scalars (np.float64 subclasses float!) are strong; Python's are weak."""
+    if isinstance(x, (np.generic, np.ndarray)):
+        return AVal(x.dtype, np.shape(x), False)
     if isinstance(x, bool):
         return AVal(np.dtype(bool), (), True)
     if isinstance(x, int):

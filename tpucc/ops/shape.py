@@ -246,7 +246,7 @@ def roll(a, shift, axis=None):
 
 def _select_abstract(avals):
     c, x, y = avals
-    return AVal(result_type(x, y), broadcast(c, x, y), all_weak((x, y)))
+    return AVal(result_type(x, y), broadcast(c, x, y), all_weak((c, x, y)))
 
 
 def _select_lower(lc, c, x, y):
