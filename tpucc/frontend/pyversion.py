@@ -68,6 +68,9 @@ def canonicalize(instr: bytecode.Instr, target_index, pending_kwnames: list):
         yield "LOAD_ATTR", (True, arg)
     elif name == "LOAD_ATTR":
         yield "LOAD_ATTR", arg if isinstance(arg, tuple) else (False, arg)
+    elif name == "LOAD_SUPER_ATTR":          # 3.12: super().name in one instruction
+        method, _two_args, attr = arg
+        yield "LOAD_SUPER_ATTR", (method, attr)
     elif name == "LOAD_FAST_CHECK":
         yield "LOAD_FAST", arg
     elif name == "RETURN_CONST":

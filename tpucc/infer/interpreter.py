@@ -185,6 +185,17 @@ def LOAD_ATTR(f, arg):
 
 
 @handler
+def LOAD_SUPER_ATTR(f, arg):
+    method, name = arg
+    self_, cls = f.pop(), f.pop()
+    f.pop()                                 # the global `super`
+    value = f.interp.getattr(super(cls, self_), name)
+    if method:
+        f.push(NULL)
+    f.push(value)
+
+
+@handler
 def STORE_ATTR(f, name):
     obj = f.pop()
     f.interp.setattr(obj, name, f.pop())
