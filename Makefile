@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/python models/demo.py
 
 test: $(STAMP)
-	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -q -p no:cacheprovider --timeout 600
+	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -p no:cacheprovider --timeout 600
 
 clean:
 	rm -rf $(VENV)

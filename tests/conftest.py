@@ -13,6 +13,7 @@ import pytest
 import tpucc
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("TPUCC_VERIFY", "1")     # check the IR between infer and lower
 
 
 def _leaves(x, path="out"):

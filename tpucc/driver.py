@@ -18,6 +18,7 @@ import numpy as np
 
 from . import infer, lower
 from .errors import InternalError, ShapeError, TpuccError
+from .infer.state import unflatten
 from .ir import print_region, verify
 
 _MISSING = object()
@@ -38,9 +39,11 @@ class StageTimes:
 @dataclass
 class Entry:
     traced: infer.Traced
+    jitted: object                  # the jax.jit function: its C++ dispatch runs calls
     lowered: object                 # jax.stages.Lowered
     executable: object = None       # jax.stages.Compiled
     times: StageTimes = field(default_factory=StageTimes)
+    plan: object = None             # precomputed per-call work (see execute)
 
     def guards_hold(self) -> bool:
         for g, name, value in self.traced.guards:
@@ -52,8 +55,8 @@ class Entry:
 
 def run_infer(fn, args, kwargs, options) -> infer.Traced:
     traced = infer.trace(fn, args, kwargs, options)
-    if options.get("verify", False):
-        verify(traced.program)
+    if options.get("verify") or os.environ.get("TPUCC_VERIFY"):
+        verify(traced.program)      # SSA and scoping of the IR handed to lower/
     return traced
 
 
@@ -80,11 +83,11 @@ def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
     traced = run_infer(fn, args, kwargs, options)
     t1 = time.perf_counter()
     _dump("ir", lambda: print_region(traced.program))
-    lowered = run_lower(traced)
+    jitted, lowered = run_lower(traced)
     t2 = time.perf_counter()
     _dump("hlo", lambda: lowered.as_text(dialect="hlo"))
     times.infer, times.lower = t1 - t0, t2 - t1
-    entry = Entry(traced, lowered, times=times)
+    entry = Entry(traced, jitted, lowered, times=times)
     if compile_xla:
         entry.executable = run_xla(lowered)
         times.xla = time.perf_counter() - t2
@@ -134,19 +137,60 @@ def _key(x, runtime_scalar, leaves):
 
 
 def execute(entry: Entry, leaves):
-    traced = entry.traced
-    inputs = list(leaves)
-    for c in traced.captured:
-        current = c.getter()
-        arr = np.asarray(current) if not hasattr(current, "dtype") else current
-        if tuple(arr.shape) != c.param.aval.shape or np.dtype(arr.dtype) != c.param.aval.dtype:
-            return RECOMPILE                  # a captured array changed type
-        inputs.append(current)
+    """Runs the executable on the runtime leaves of the arguments (plus the
+    captured arrays, re-read now), writes in-place updates back, and builds
+    the output.  This is the per-call path: everything derivable from the
+    trace is precomputed in `entry.plan`."""
+    plan = entry.plan or _make_plan(entry)
+    inputs = leaves
+    if plan.captured:
+        inputs = list(leaves)
+        for c in plan.captured:
+            current = c.getter()
+            if tuple(np.shape(current)) != c.param.aval.shape or \
+                    np.dtype(current.dtype) != c.param.aval.dtype:
+                return RECOMPILE                  # a captured array changed type
+            inputs.append(current)
     with jax.enable_x64(True):
-        outs = entry.executable(*inputs)
-    n_out = sum(1 for s in traced.out_static if s is infer.RUNTIME)
-    _write_back(traced, leaves, outs[n_out:])
-    return _build_output(traced, outs[:n_out])
+        outs = entry.jitted(*inputs)
+    if plan.writebacks:
+        _write_back(entry.traced, leaves, outs[plan.n_out:])
+    leaves_out = [conv(outs[i]) if i >= 0 else conv for i, conv in plan.outputs]
+    return leaves_out[0] if plan.single else unflatten(entry.traced.out_treedef, leaves_out)
+
+
+@dataclass
+class Plan:
+    n_out: int
+    outputs: list           # (runtime output index, converter) or (-1, static value)
+    captured: list
+    writebacks: bool
+    single: bool            # the output is one leaf, not a container
+
+
+def _make_plan(entry) -> Plan:
+    traced = entry.traced
+    outputs, k = [], 0
+    for s in traced.out_static:
+        if s is infer.RUNTIME:
+            outputs.append((k, _converter(traced.out_weak[k])))
+            k += 1
+        else:
+            outputs.append((-1, s))
+    entry.plan = Plan(k, outputs, list(traced.captured), bool(traced.writebacks),
+                      traced.out_treedef is None)
+    return entry.plan
+
+
+def _converter(weak):
+    """Runtime output -> what eager NumPy returns: an ndarray, a NumPy scalar
+    for 0-d results, a Python scalar for promoted Python scalars."""
+    def convert(x):
+        value = np.array(x)
+        if value.ndim == 0:
+            return weak(value.item()) if weak is not None else value[()]
+        return value
+    return convert
 
 
 def _write_back(traced, leaves, values):
@@ -162,23 +206,3 @@ def _write_back(traced, leaves, values):
         else:
             _, obj, name = wb
             setattr(obj, name, np.array(value))
-
-
-def _build_output(traced, outs):
-    from .infer.state import unflatten
-    leaves = []
-    runtime_i = 0
-    for s in traced.out_static:
-        if s is not infer.RUNTIME:
-            leaves.append(s)
-            continue
-        value = np.array(outs[runtime_i])
-        weak = traced.out_weak[runtime_i]
-        runtime_i += 1
-        if weak is not None and value.ndim == 0:
-            leaves.append(weak(value.item()))
-        elif value.ndim == 0:
-            leaves.append(value[()])
-        else:
-            leaves.append(value)
-    return unflatten(traced.out_treedef, leaves)

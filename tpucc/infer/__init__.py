@@ -132,7 +132,17 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
-                  out_weak, writebacks, captured, context.guards)
+                  out_weak, writebacks, captured, _unique_guards(context.guards))
+
+
+def _unique_guards(guards):
+    """One guard per (namespace, name): the first value read."""
+    seen, out = set(), []
+    for g, name, value in guards:
+        if (id(g), name) not in seen:
+            seen.add((id(g), name))
+            out.append((g, name, value))
+    return out
 
 
 def _py_type(aval):

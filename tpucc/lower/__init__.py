@@ -61,7 +61,10 @@ def _lower_op(op, env, ins):
 
 
 def lower_to_jax(program: Region, in_avals):
-    """jax's Lowered for the program (under 64-bit mode, as a context)."""
+    """(the jitted function, its Lowered for these input types), traced under
+    64-bit mode as a context.  Calling the jitted function after
+    `Lowered.compile()` reuses that compilation through jax's C++ dispatch."""
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in in_avals]
     with jax.enable_x64(True):
-        return jax.jit(to_function(program)).lower(*structs)
+        jitted = jax.jit(to_function(program))
+        return jitted, jitted.lower(*structs)
