@@ -1,5 +1,6 @@
 """tpucc: a whole-program ahead-of-time compiler for Python + NumPy to XLA."""
 from . import ops  # noqa: F401  (registers every op)
+from . import nn  # noqa: F401  (tpucc.nn: conv2d, pooling, softmax, ...)
 from .api import compile, CompiledFunction, Lowered
 from .errors import (TpuccError, UnsupportedError, ShapeError, DTypeError, MergeError,
                      StaticValueError, SideEffectError, LimitError, UserCodeError, InternalError)

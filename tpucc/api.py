@@ -81,8 +81,12 @@ class Lowered:
         return self._entry.lowered.as_text(dialect=dialect)
 
     def ir(self) -> str:
-        """tpucc's typed IR with source lines and why each region exists."""
-        return print_region(self._entry.traced.program)
+        """tpucc's typed IR with source lines, why each input is a runtime
+        value, and why each loop or branch became a While or a Cond."""
+        traced = self._entry.traced
+        header = [f"# input {p}: {p.aval} <- {src}"
+                  for p, src in zip(traced.program.params, traced.input_sources)]
+        return "\n".join(header + [print_region(traced.program)])
 
     def compile(self):
         self._entry.executable = driver.run_xla(self._entry.lowered)

@@ -39,7 +39,7 @@ class Traced:
     writebacks: list                # ("arg", leaf index) | ("captured", i) | ("attr", obj, name)
     captured: list                  # Captured entries, in input order
     guards: list
-    notes: list = field(default_factory=list)
+    input_sources: list = field(default_factory=list)   # why each input is runtime
 
 
 def is_runtime_leaf(x) -> bool:
@@ -52,7 +52,7 @@ def runtime_aval(x) -> AVal:
     return AVal(np.dtype(arr.dtype), tuple(arr.shape), False)
 
 
-def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list):
+def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: list, path: str):
     if is_runtime_leaf(x):
         p = Value(runtime_aval(x))
     elif runtime_scalar and isinstance(x, (bool, int, float, complex)):
@@ -61,16 +61,19 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list):
     else:
         return x
     params.append(p)
+    kind = "array" if is_runtime_leaf(x) else "Python scalar named in runtime_args"
+    sources.append(f"argument {path} ({kind})")
     arr = Array(p)
     arrays.append((arr, p))
     return arr
 
 
-def _bind(value, runtime_scalar, params, arrays, interp):
+def _bind(value, name, runtime_scalar, params, arrays, sources, interp):
     """Arguments with runtime leaves replaced by Arrays, in fresh containers."""
     td_leaves: list = []
-    td = flatten(value, "arg", td_leaves)
-    bound = [_bind_leaf(v, runtime_scalar, params, arrays) for _, v in td_leaves]
+    td = flatten(value, name or "arg", td_leaves)
+    bound = [_bind_leaf(v, runtime_scalar, params, arrays, sources, path)
+             for path, v in td_leaves]
     out = unflatten(td, bound)
     if isinstance(out, (list, dict)):
         interp.fresh(out)
@@ -82,10 +85,11 @@ def trace(fn, args, kwargs, options) -> Traced:
     runtime_names = set(options.get("runtime_args", ()))
     with compiling(context):
         interp = Interpreter(context)
-        params, arrays = [], []
+        params, arrays, sources = [], [], []
         names = _param_names(fn, len(args))
-        b_args = [_bind(a, n in runtime_names, params, arrays, interp) for a, n in zip(args, names)]
-        b_kwargs = {k: _bind(v, k in runtime_names, params, arrays, interp)
+        b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp)
+                  for a, n in zip(args, names)]
+        b_kwargs = {k: _bind(v, k, k in runtime_names, params, arrays, sources, interp)
                     for k, v in kwargs.items()}
         try:
             result = interp.call(fn, b_args, b_kwargs)
@@ -93,7 +97,17 @@ def trace(fn, args, kwargs, options) -> Traced:
             from ..errors import LimitError
             raise LimitError("the program nests too deeply to compile (recursion?)",
                              context.loc) from None
-        return _finish(context, interp, result, params, arrays)
+        traced = _finish(context, interp, result, params, arrays)
+        traced.input_sources = sources + [_describe_capture(c) for c in traced.captured]
+        return traced
+
+
+def _describe_capture(c) -> str:
+    kind, owner, name = c.source
+    where = {"global": f"global `{name}` of module {owner}",
+             "attr": f"attribute `.{name}` of a {owner} object",
+             "closure": f"variable `{name}` closed over by {owner}"}[kind]
+    return f"{where} (an array found outside the arguments: a runtime input, not a constant)"
 
 
 def _param_names(fn, n):

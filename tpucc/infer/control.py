@@ -464,6 +464,7 @@ def build_while(frame, header, stops, loop_stops, note) -> Exit:
     """One While op for the loop at `header`, found by a fixpoint on the
     loop-carried slots (see module docstring)."""
     loc = frame.fc.blocks[header].instrs[0].loc
+    counted = _runtime_range_header(frame, header)
     promote: dict[str, AVal] = {}
     boxes: list = []
     for _attempt in range(6):
@@ -472,14 +473,15 @@ def build_while(frame, header, stops, loop_stops, note) -> Exit:
             _apply_promotions(frame, promote)
         td, leaves = state_leaves(frame.locals, frame.stack)
         carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
-        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes)
+        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted)
         frame.locals, frame.stack = locals0, stack0
         if _add_loop_defined(frame, trial):
             continue                # variables first bound inside the loop join the state
         _check_loop_structure(td, trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         if new_promote == promote and len(new_boxes) == len(boxes):
-            return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc)
+            return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
+                               counted)
         promote, boxes = new_promote, new_boxes
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
 
@@ -510,7 +512,21 @@ class Trial:
     kept: set          # carried slots whose Array object the body never rebinds
 
 
-def _run_body(frame, header, loop_stops, td, leaves, carried, boxes) -> Trial:
+def _runtime_range_header(frame, header) -> bool:
+    """`for i in range(n)` with a runtime counter: the range test goes into
+    the While's condition and the body needs no guard."""
+    instrs = frame.fc.blocks[header].instrs
+    return (bool(instrs) and instrs[0].op == "FOR_ITER" and bool(frame.stack)
+            and isinstance(frame.stack[-1], RangeIter) and not frame.stack[-1].is_static())
+
+
+def _advance(frame):
+    it = frame.stack[-1]
+    frame.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
+    frame.push(it.pos)
+
+
+def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes.
     The slots' Arrays are made inside the region, so in-place updates to them
     are the body's own and not journaled as outer effects."""
@@ -527,7 +543,11 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes) -> Trial:
         frame.locals, frame.stack = rebuild_state(td, body_leaves)
         for box, p in zip(boxes, box_params):
             box.assign(p)
-        ex = walk(frame, header, loop_stops, entering=header)
+        if counted:
+            _advance(frame)
+            ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
+        else:
+            ex = walk(frame, header, loop_stops, entering=header)
         ends = finish_journal(rec["journal"])
     out_td, out_leaves = state_leaves(frame.locals, frame.stack)
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
@@ -580,7 +600,8 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
     return promote, new_boxes
 
 
-def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc) -> Exit:
+def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
+                counted) -> Exit:
     targets = trial.exit.targets
     if header not in targets:
         raise LimitError("internal: loop body never returns to its header", loc)
@@ -594,7 +615,8 @@ def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, l
         for box in boxes:
             results.append(_as(trial.ends.get(box, box.var), box.aval))
     body = _close(trial.builder, results)
-    cond = _cond_region(trial.params, targets.index(header))
+    range_slots = _range_slots(leaves, carried, len(frame.stack)) if counted else None
+    cond = _cond_region(trial.params, targets.index(header), range_slots)
     init = [_as(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     with builder.at(loc):
@@ -609,19 +631,43 @@ def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, l
     for box, out in zip(boxes, outs[1 + len(carried):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(td, new_leaves)
-    rest = tuple(t for t in targets if t != header)
     depths = dict(trial.exit.depths)
+    if counted:     # leaving with the header's code means the range ran out
+        done = frame.fc.blocks[header].instrs[0].arg
+        depths[done] = len(frame.stack) - 1
+        after = [done if t == header else t for t in targets]
+    else:
+        after = [t for t in targets if t != header]
+    rest = tuple(dict.fromkeys(after))
     if len(rest) == 1:
         return Exit(rest, None, depths)
     with builder.at(loc):
-        table = np.array([rest.index(t) if t != header else 0 for t in targets], np.int32)
+        table = np.array([rest.index(done if t == header else t) if counted or t != header
+                          else 0 for t in targets], np.int32)
         code = emit("getitem", table, Array(outs[0]), key=("array",))
     return Exit(rest, code, depths)
 
 
-def _cond_region(body_params, header_index):
+def _range_slots(leaves, carried, depth):
+    """(pos, stop, step) of the range iterator on top of the stack, each a
+    carried-slot number (int) or a static value wrapped in a 1-tuple."""
+    prefix = f"<stack {depth - 1}>"
+    found = {}
+    for i, (path, v) in enumerate(leaves):
+        if path in (prefix + ".pos", prefix + ".stop"):
+            found[path.rsplit(".", 1)[1]] = carried.index(i) if i in carried else (v,)
+    return found["pos"], found["stop"]
+
+
+def _cond_region(body_params, header_index, range_slots=None):
+    """Keep looping while the body's exit code says 'back to the header'
+    (and, for a counted loop, while the range has items left)."""
     from ..ir import Region, Value
     params = tuple(Value(p.aval) for p in body_params)
     with builder.new_region(params) as rb:
         pred = emit("equal", Array(params[0]), np.int32(header_index))
+        if range_slots is not None:
+            pos, stop = (Array(params[1 + s]) if isinstance(s, int) else s[0]
+                         for s in range_slots)
+            pred = emit("logical_and", pred, emit("less", pos, stop))
     return Region(rb.params, rb.ops, (pred.var,))

@@ -1,7 +1,7 @@
 """The op registry and the NumPy functions it implements (see registry.py).
 Importing this package registers every op family."""
 from . import registry
-from . import elementwise, reductions, shape, creation, linalg, indexing, debug  # noqa: F401
+from . import elementwise, reductions, shape, creation, linalg, indexing, debug, nn  # noqa: F401
 from .registry import OPS, NUMPY, METHODS
 
 elementwise._install_operators()

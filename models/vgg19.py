@@ -1,0 +1,169 @@
+"""VGG19 (configuration E of Simonyan & Zisserman, 2014) in plain Python + NumPy.
+
+Runs eagerly as is; `tpucc.compile(model.forward)` turns the whole forward
+pass into one XLA module (the weights, found through object attributes,
+become the module's runtime inputs: nothing is baked in).
+
+Layout is PyTorch's: images NCHW, conv weights OIHW.  Linear weights are
+stored (in, out) so a linear layer is `x @ w + b`.  The classifier has no
+dropout (this model is for inference and loss evaluation).
+
+    model = VGG19(image_size=224, seed=0)
+    logits = model.forward(images)            # (N, 3, 224, 224) -> (N, 1000)
+    model.save("vgg19.npz"); model.load("vgg19.npz")
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tpucc import nn
+
+# Configuration E: 3x3 convolutions (output channels) and 2x2 max pools ("M").
+CONFIG_E = [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M",
+            512, 512, 512, 512, "M", 512, 512, 512, 512, "M"]
+
+
+class Conv2d:
+    """3x3 (or any k x k) convolution with bias, He-initialized."""
+
+    def __init__(self, in_channels, out_channels, rng, kernel_size=3, padding=1,
+                 dtype=np.float32):
+        fan_in = in_channels * kernel_size * kernel_size
+        shape = (out_channels, in_channels, kernel_size, kernel_size)
+        self.weight = _he_normal(rng, shape, fan_in, dtype)
+        self.bias = np.zeros(out_channels, dtype)
+        self.padding = padding
+
+    def __call__(self, x):
+        return nn.conv2d(x, self.weight, self.bias, padding=self.padding)
+
+
+class Linear:
+    """Fully connected layer; weight stored (in_features, out_features)."""
+
+    def __init__(self, in_features, out_features, rng, dtype=np.float32):
+        self.weight = _he_normal(rng, (in_features, out_features), in_features, dtype)
+        self.bias = np.zeros(out_features, dtype)
+
+    def __call__(self, x):
+        return nn.linear(x, self.weight, self.bias)
+
+
+class ReLU:
+    def __call__(self, x):
+        return nn.relu(x)
+
+
+class MaxPool2d:
+    def __init__(self, kernel_size=2, stride=2):
+        self.kernel_size, self.stride = kernel_size, stride
+
+    def __call__(self, x):
+        return nn.max_pool2d(x, self.kernel_size, self.stride)
+
+
+class Flatten:
+    def __call__(self, x):
+        return nn.flatten(x, 1)
+
+
+def _he_normal(rng, shape, fan_in, dtype):
+    """He (Kaiming) normal initialization: N(0, 2 / fan_in)."""
+    std = np.sqrt(2.0 / fan_in)
+    return (rng.standard_normal(shape, dtype=np.float32) * np.float32(std)).astype(dtype)
+
+
+class VGG19:
+    """VGG19 for `image_size` x `image_size` RGB images.  Five 2x2 max pools
+    (which floor odd sizes) leave a 512 x (image_size // 32)^2 classifier input.
+
+    `layers` is the list of layers applied in order; layers with parameters
+    hold them as NumPy arrays in `.weight` and `.bias`.  Initialization is
+    deterministic given `seed`."""
+
+    def __init__(self, num_classes=1000, image_size=224, seed=0, hidden=4096,
+                 dtype=np.float32):
+        if image_size < 32:
+            raise ValueError(f"image_size must be at least 32, got {image_size}")
+        self.num_classes, self.image_size, self.hidden = num_classes, image_size, hidden
+        rng = np.random.default_rng(seed)
+        self.layers = []
+        channels = 3
+        for v in CONFIG_E:
+            if v == "M":
+                self.layers.append(MaxPool2d(2, 2))
+            else:
+                self.layers += [Conv2d(channels, v, rng, dtype=dtype), ReLU()]
+                channels = v
+        side = image_size // 32
+        self.layers += [Flatten(),
+                        Linear(channels * side * side, hidden, rng, dtype), ReLU(),
+                        Linear(hidden, hidden, rng, dtype), ReLU(),
+                        Linear(hidden, num_classes, rng, dtype)]
+
+    def forward(self, x):
+        """(N, 3, S, S) images -> (N, num_classes) logits."""
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    __call__ = forward
+
+    def loss(self, x, labels):
+        """Mean cross-entropy of the logits against integer labels (N,)."""
+        return nn.cross_entropy(self.forward(x), labels)
+
+    # --- parameters ---------------------------------------------------------------------
+
+    def parameters(self) -> dict:
+        """{"layers.<i>.weight" | "layers.<i>.bias": array}, in layer order."""
+        params = {}
+        for i, layer in enumerate(self.layers):
+            for name in ("weight", "bias"):
+                if hasattr(layer, name):
+                    params[f"layers.{i}.{name}"] = getattr(layer, name)
+        return params
+
+    def num_parameters(self) -> int:
+        return sum(p.size for p in self.parameters().values())
+
+    def save(self, path):
+        """Writes every parameter to an uncompressed .npz file."""
+        np.savez(path, **self.parameters())
+
+    def load(self, path):
+        """Reads parameters written by `save` into this model (shapes must match)."""
+        with np.load(path) as data:
+            expected = self.parameters()
+            missing = sorted(set(expected) - set(data.files))
+            extra = sorted(set(data.files) - set(expected))
+            if missing or extra:
+                raise ValueError(f"{path}: missing {missing}, unexpected {extra}")
+            for key, old in expected.items():
+                new = data[key]
+                if new.shape != old.shape:
+                    raise ValueError(f"{path}: {key} has shape {new.shape}, expected {old.shape}")
+                _, i, name = key.split(".")
+                setattr(self.layers[int(i)], name, new.astype(old.dtype, copy=False))
+        return self
+
+    # --- cost ---------------------------------------------------------------------------
+
+    def flops(self, batch=1) -> int:
+        """Floating-point operations of one forward pass (see `forward_flops`)."""
+        return forward_flops(self.image_size, self.num_classes, self.hidden) * batch
+
+
+def forward_flops(image_size=224, num_classes=1000, hidden=4096) -> int:
+    """2 x multiply-adds of the convolutions and linear layers of one image
+    (the usual count: 39.3 GFLOP at 224x224); ReLU and pooling are not counted."""
+    total, side, channels = 0, image_size, 3
+    for v in CONFIG_E:
+        if v == "M":
+            side //= 2
+        else:
+            total += 2 * v * channels * 9 * side * side
+            channels = v
+    features = channels * side * side
+    total += 2 * (features * hidden + hidden * hidden + hidden * num_classes)
+    return total

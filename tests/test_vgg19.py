@@ -1,0 +1,94 @@
+"""models/vgg19.py: the compiled forward pass equals eager NumPy, is one
+XLA module, and the weights round-trip through save/load."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tpucc
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "models"))
+from vgg19 import VGG19, forward_flops  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model():
+    m = VGG19(image_size=32, num_classes=10, hidden=64, seed=0)
+    rng = np.random.default_rng(7)
+    for layer in m.layers:           # non-zero biases, so that they are checked too
+        if hasattr(layer, "bias"):
+            layer.bias = (rng.standard_normal(layer.bias.shape) * 0.1).astype(np.float32)
+    return m
+
+
+@pytest.fixture(scope="module")
+def x():
+    return np.random.default_rng(1).standard_normal((1, 3, 32, 32), dtype=np.float32)
+
+
+@pytest.fixture(scope="module")
+def compiled(model):
+    return tpucc.compile(model.forward)
+
+
+def test_forward_matches_numpy(model, x, compiled):
+    expected = model.forward(x)
+    actual = compiled(x)
+    assert actual.shape == expected.shape == (1, 10)
+    assert actual.dtype == expected.dtype == np.float32
+    np.testing.assert_allclose(actual, expected, rtol=1e-4,
+                               atol=1e-5 * float(np.max(np.abs(expected))))
+
+
+def test_one_module(model, x, compiled):
+    text = compiled.lower(x).as_text()
+    assert text.count("ENTRY") == 1
+    assert "while" not in text and "conditional" not in text
+    assert text.count("convolution(") == 16
+    # the weights are module inputs, not constants baked in: 16 convs + 3 linears, w and b
+    entry = text[text.index("ENTRY"):]
+    assert entry.count(" parameter(") == 1 + 2 * 19
+
+
+def test_weights_are_reread(model, x, compiled):
+    """Weights are module inputs, re-read at every call: changing one changes the result."""
+    before = compiled(x)
+    last = model.layers[-1]
+    saved = last.bias
+    try:
+        last.bias = saved + np.float32(1)
+        np.testing.assert_allclose(compiled(x), before + 1, rtol=1e-5, atol=1e-5)
+    finally:
+        last.bias = saved
+
+
+def test_loss_matches_numpy(model, x):
+    labels = np.array([3])
+    expected = model.loss(x, labels)
+    actual = tpucc.compile(model.loss)(x, labels)
+    np.testing.assert_allclose(actual, expected, rtol=1e-4)
+
+
+def test_save_load_roundtrip(model, tmp_path):
+    path = tmp_path / "vgg19.npz"
+    model.save(path)
+    other = VGG19(image_size=32, num_classes=10, hidden=64, seed=1)
+    assert not np.array_equal(other.layers[0].weight, model.layers[0].weight)
+    other.load(path)
+    for (k, a), (k2, b) in zip(model.parameters().items(), other.parameters().items()):
+        assert k == k2 and a.dtype == b.dtype == np.float32
+        np.testing.assert_array_equal(a, b)
+    wrong = VGG19(image_size=64, num_classes=10, hidden=64)
+    with pytest.raises(ValueError, match="shape"):
+        wrong.load(path)
+
+
+def test_seeded_init_and_flops():
+    a, b = VGG19(image_size=32, num_classes=10, hidden=16, seed=3), \
+        VGG19(image_size=32, num_classes=10, hidden=16, seed=3)
+    for p, q in zip(a.parameters().values(), b.parameters().values()):
+        np.testing.assert_array_equal(p, q)
+    assert len([k for k in a.parameters() if k.endswith("weight")]) == 19
+    assert forward_flops(224) == pytest.approx(39.26e9, rel=1e-3)
+    assert a.flops(batch=2) == 2 * forward_flops(32, 10, 16)
