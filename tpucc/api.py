@@ -89,7 +89,10 @@ class Lowered:
         return "\n".join(header + [print_region(traced.program)])
 
     def compile(self):
+        import time
+        t0 = time.perf_counter()
         self._entry.executable = driver.run_xla(self._entry.lowered)
+        self._entry.times.xla = time.perf_counter() - t0
         return self._entry.executable
 
     @property

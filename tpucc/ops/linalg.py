@@ -15,7 +15,7 @@ from jax import lax
 
 from ..errors import ShapeError
 from ..ir import AVal
-from .registry import all_weak, implements, register, result_type
+from .registry import all_weak, implements, matmul_precision, register, result_type
 
 PRODUCTS = {
     "matmul": lambda a, b, precision: jnp.matmul(a, b, precision=precision),
@@ -65,14 +65,9 @@ for _name, _fn in PRODUCTS.items():
     register(_name, _abstract(_fn, _name), _lower(_fn), numpy=getattr(np, _name))
 
 
-def _precision():
-    from ..infer.builder import ctx
-    return ctx().options.get("matmul_precision", "highest")
-
-
 def _emit(name, a, b, **attrs):
     from ..infer.builder import emit
-    return emit(name, a, b, precision=_precision(), **attrs)
+    return emit(name, a, b, precision=matmul_precision(), **attrs)
 
 
 @implements(np.matmul)
@@ -132,7 +127,7 @@ register("einsum", _einsum_abstract, _einsum_lower,
 @implements(np.einsum)
 def einsum(subscripts, *operands, optimize=None):
     from ..infer.builder import emit
-    return emit("einsum", *operands, subscripts=subscripts, precision=_precision())
+    return emit("einsum", *operands, subscripts=subscripts, precision=matmul_precision())
 
 
 def install_operators():

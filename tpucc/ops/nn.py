@@ -17,7 +17,7 @@ from jax import lax
 from .. import nn
 from ..errors import DTypeError, ShapeError
 from ..ir import AVal
-from .registry import all_weak, implements, register, result_type
+from .registry import all_weak, implements, matmul_precision, register, result_type
 
 
 def _config(name, fn, *args):
@@ -61,12 +61,11 @@ register("conv2d", _conv_abstract, _conv_lower, numpy=_conv_numpy)
 @implements(nn.conv2d)
 def conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     from ..infer.builder import emit
-    from .linalg import _precision
     groups = int(groups)
     cfg = _config("conv2d", nn.conv2d_config, _shape(x), _shape(w), stride, padding, dilation,
                   groups)
     y = emit("conv2d", x, w, stride=cfg["stride"], padding=cfg["padding"],
-             dilation=cfg["dilation"], groups=groups, precision=_precision())
+             dilation=cfg["dilation"], groups=groups, precision=matmul_precision())
     if b is not None:
         from .shape import reshape
         y = y + reshape(b, (1, -1, 1, 1))

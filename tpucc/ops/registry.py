@@ -126,3 +126,10 @@ def normalize_axes(axis, ndim: int) -> tuple | None:
         return None
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     return tuple(sorted(normalize_axis(int(a), ndim) for a in axes))
+
+
+def matmul_precision() -> str:
+    """The compile option for products and convolutions ("highest" matches
+    NumPy's float32 results on every backend)."""
+    from ..infer.builder import ctx
+    return ctx().options.get("matmul_precision", "highest")
