@@ -166,6 +166,7 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     pred = _scalar_bool(pred)
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     floor = new_serial_floor()
+    loc = ctx().loc                 # the branch's line: where the Cond is reported
     results = []
     for run, setup in arms:
         frame.locals, frame.stack = dict(locals0), list(stack0)
@@ -175,7 +176,8 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
             ex = run(frame)
             ends = finish_journal(rec["journal"])
         results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends))
-    return merge_arms(frame, pred, results, note, floor)
+    with builder.at(loc):
+        return merge_arms(frame, pred, results, note, floor)
 
 
 @dataclass
@@ -602,6 +604,13 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
 
 def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
                 counted) -> Exit:
+    with builder.at(loc):
+        return _emit_while_at(frame, header, td, leaves, carried, boxes, trial, note, loc,
+                              counted)
+
+
+def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
+                   counted) -> Exit:
     targets = trial.exit.targets
     if header not in targets:
         raise LimitError("internal: loop body never returns to its header", loc)
