@@ -12,6 +12,8 @@ or `while`; static values never appear in the IR except as constants.
 """
 from __future__ import annotations
 
+import contextlib
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,7 +56,12 @@ def runtime_aval(x) -> AVal:
 
 def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: list, path: str):
     if is_runtime_leaf(x):
-        p = Value(runtime_aval(x))
+        aval = runtime_aval(x)
+        if aval.dtype.kind not in "biufc":
+            from ..errors import DTypeError
+            raise DTypeError(f"argument {path} has dtype {aval.dtype}, which compiled code "
+                             "cannot hold", hint="pass numeric or boolean arrays")
+        p = Value(aval)
     elif runtime_scalar and isinstance(x, (bool, int, float, complex)):
         from ..ops.registry import const_aval
         p = Value(const_aval(x))
@@ -92,7 +99,8 @@ def trace(fn, args, kwargs, options) -> Traced:
         b_kwargs = {k: _bind(v, k, k in runtime_names, params, arrays, sources, interp)
                     for k, v in kwargs.items()}
         try:
-            result = interp.call(fn, b_args, b_kwargs)
+            with _deep_python_stack():
+                result = interp.call(fn, b_args, b_kwargs)
         except RecursionError:
             from ..errors import LimitError
             raise LimitError("the program nests too deeply to compile (recursion?)",
@@ -100,6 +108,18 @@ def trace(fn, args, kwargs, options) -> Traced:
         traced = _finish(context, interp, result, params, arrays)
         traced.input_sources = sources + [_describe_capture(c) for c in traced.captured]
         return traced
+
+
+@contextlib.contextmanager
+def _deep_python_stack():
+    """Each inlined call costs about ten Python frames of the interpreter;
+    make room for MAX_INLINE_DEPTH of them."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def _describe_capture(c) -> str:

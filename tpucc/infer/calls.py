@@ -25,7 +25,7 @@ from .builtins_impl import BUILTINS, REFUSED
 from .iterators import RangeIter, SeqIter
 from .values import Array
 
-MAX_INLINE_DEPTH = 200
+MAX_INLINE_DEPTH = 100
 _MISSING = object()
 _ARRAY_TYPES = (np.ndarray, np.generic)
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",

@@ -285,6 +285,10 @@ def _check_same_structure(flat, what):
             raise MergeError(f"{what} leave different values on the stack")
 
 
+def _pretty(path: str) -> str:
+    return "the return value" if path == "<return>" else f"`{path}`"
+
+
 def _made_in_arm(v, floor) -> bool:
     return isinstance(v, Array) and v.serial >= floor
 
@@ -312,8 +316,8 @@ def _classify(flat, multi: bool, what: str, floor: int):
                 continue
         avals = [leaf_aval(v) for v in defined]
         if any(a is None for a in avals):
-            kinds = " and ".join(describe_static(v) for v in defined)
-            raise MergeError(f"{what} give `{path}` values that cannot be merged: {kinds}",
+            kinds = " and ".join(describe_static(v) for v in values)
+            raise MergeError(f"{what} give {_pretty(path)} incompatible values: {kinds}",
                              hint="only arrays and numbers can differ between runtime paths")
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what)))

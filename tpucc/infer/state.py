@@ -126,4 +126,6 @@ def _pretty(path: str) -> str:
 def describe_static(v) -> str:
     if isinstance(v, Undefined):
         return "undefined"
+    if isinstance(v, Array):
+        return f"an array {v.aval}"
     return f"{type(v).__name__} {v!r}"[:60]

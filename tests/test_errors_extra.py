@@ -1,0 +1,62 @@
+"""More refusals: each is a tpucc error naming the user's line (or the
+offending argument), never a raw traceback."""
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import raises_at
+
+
+def returns_none_on_one_path(x):
+    if x.sum() > 0:
+        return x
+
+
+def test_return_none_on_one_runtime_path():
+    raises_at(returns_none_on_one_path, (np.ones(2),), tpucc.MergeError,
+              match="return value incompatible values: an array f64\\[2\\] and NoneType",
+              line_of="if x.sum() > 0")
+
+
+def recurse_forever(x, n):
+    return recurse_forever(x, n)
+
+
+def test_unbounded_recursion_stops_with_its_line():
+    raises_at(recurse_forever, (np.ones(2), 3), tpucc.LimitError, match="nested more than",
+              line_of="return recurse_forever")
+
+
+def adds_one(x):
+    return x + 1
+
+
+def test_object_array_argument_is_named():
+    with pytest.raises(tpucc.DTypeError, match="argument x has dtype object"):
+        tpucc.compile(adds_one)(np.array([1, "a"], dtype=object))
+
+
+def bad_keyword(x):
+    return np.sum(x, axes=0)
+
+
+def test_unknown_numpy_keyword():
+    raises_at(bad_keyword, (np.ones(2),), tpucc.UnsupportedError, match="axes",
+              line_of="np.sum(x, axes=0)")
+
+
+def changes_dtype_in_branch(x):
+    y = x
+    if x.sum() > 0:
+        y = x.astype(np.int32)
+    return y
+
+
+def test_branch_changes_dtype():
+    raises_at(changes_dtype_in_branch, (np.ones(2),), tpucc.MergeError,
+              match="different dtypes: i32\\[2\\] and f64\\[2\\]", line_of="if x.sum() > 0")
+
+
+def test_unknown_compile_option():
+    with pytest.raises(TypeError, match="unknown options"):
+        tpucc.compile(adds_one, unrol=3)
