@@ -98,3 +98,19 @@ class Lowered:
     @property
     def times(self):
         return self._entry.times
+
+    @property
+    def jitted(self):
+        """The jax.jit function of the whole program (flat runtime inputs ->
+        flat outputs); for ahead-of-time export."""
+        return self._entry.jitted
+
+    @property
+    def traced(self):
+        """infer.Traced: the program, its input types and sources, output
+        structure and write-backs."""
+        return self._entry.traced
+
+    @property
+    def jax_lowered(self):
+        return self._entry.lowered
