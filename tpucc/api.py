@@ -12,6 +12,7 @@ DEFAULT_OPTIONS = {
     "runtime_args": (),          # names of Python-scalar arguments traced as runtime values
     "unroll": 32,                # static loops longer than this become a While
     "matmul_precision": "highest",
+    "device_cache": False,       # keep captured arrays (weights) on the device between calls
 }
 
 
@@ -19,7 +20,10 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     """Compiles `fn` (with everything it calls) into one XLA executable per
     signature.  Options: runtime_args=("lr",) traces those Python scalar
     arguments as runtime values; unroll=N sets the static-loop unroll budget;
-    matmul_precision="highest"|"default"."""
+    matmul_precision="highest"|"default"; device_cache=True uploads arrays
+    read from globals, closures and attributes once and reuses them while the
+    same array object is found there (rebinding is seen, in-place changes to
+    such an array are not)."""
     unknown = set(options) - set(DEFAULT_OPTIONS) - {"verify"}
     if unknown:
         raise TypeError(f"tpucc.compile: unknown options {sorted(unknown)}")

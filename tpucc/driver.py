@@ -44,6 +44,7 @@ class Entry:
     executable: object = None       # jax.stages.Compiled
     times: StageTimes = field(default_factory=StageTimes)
     plan: object = None             # precomputed per-call work (see execute)
+    options: dict = field(default_factory=dict)
 
     def guards_hold(self) -> bool:
         for g, name, value in self.traced.guards:
@@ -87,7 +88,7 @@ def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
     t2 = time.perf_counter()
     _dump("hlo", lambda: lowered.as_text(dialect="hlo"))
     times.infer, times.lower = t1 - t0, t2 - t1
-    entry = Entry(traced, jitted, lowered, times=times)
+    entry = Entry(traced, jitted, lowered, times=times, options=options)
     if compile_xla:
         entry.executable = run_xla(lowered)
         times.xla = time.perf_counter() - t2
@@ -150,7 +151,7 @@ def execute(entry: Entry, leaves):
             if tuple(np.shape(current)) != c.param.aval.shape or \
                     np.dtype(current.dtype) != c.param.aval.dtype:
                 return RECOMPILE                  # a captured array changed type
-            inputs.append(current)
+            inputs.append(plan.device.get(current) if plan.device is not None else current)
     with jax.enable_x64(True):
         outs = entry.jitted(*inputs)
     if plan.writebacks:
@@ -166,6 +167,23 @@ class Plan:
     captured: list
     writebacks: bool
     single: bool            # the output is one leaf, not a container
+    device: "DeviceCache | None" = None
+
+
+class DeviceCache:
+    """Device copies of captured arrays, by array identity (option
+    device_cache=True).  The cache holds the array itself, so an id is never
+    reused for another array while its entry lives."""
+    def __init__(self):
+        self._entries: dict[int, tuple] = {}
+
+    def get(self, array):
+        entry = self._entries.get(id(array))
+        if entry is None or entry[0] is not array:
+            with jax.enable_x64(True):
+                entry = (array, jax.device_put(array))
+            self._entries[id(array)] = entry
+        return entry[1]
 
 
 def _make_plan(entry) -> Plan:
@@ -177,8 +195,9 @@ def _make_plan(entry) -> Plan:
             k += 1
         else:
             outputs.append((-1, s))
+    cache = DeviceCache() if entry.options.get("device_cache") else None
     entry.plan = Plan(k, outputs, list(traced.captured), bool(traced.writebacks),
-                      traced.out_treedef is None)
+                      traced.out_treedef is None, cache)
     return entry.plan
 
 
