@@ -96,8 +96,9 @@ def trace(fn, args, kwargs, options) -> Traced:
         names = _param_names(fn, len(args))
         b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp)
                   for a, n in zip(args, names)]
-        b_kwargs = {k: _bind(v, k, k in runtime_names, params, arrays, sources, interp)
-                    for k, v in kwargs.items()}
+        # Sorted, as driver.signature_key collects keyword leaves at call time.
+        b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources, interp)
+                    for k in sorted(kwargs)}
         try:
             with _deep_python_stack():
                 result = interp.call(fn, b_args, b_kwargs)

@@ -516,6 +516,7 @@ class Trial:
     td: object
     locals: dict
     kept: set          # carried slots whose Array object the body never rebinds
+    unchanged: set     # ... and never updates in place: loop-invariant
 
 
 def _runtime_range_header(frame, header) -> bool:
@@ -557,8 +558,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted) ->
         ends = finish_journal(rec["journal"])
     out_td, out_leaves = state_leaves(frame.locals, frame.stack)
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
+    unchanged = {i for i in kept if slot_arrays[i].var is params[carried.index(i)]}
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
-                 kept)
+                 kept, unchanged)
 
 
 def _add_loop_defined(frame, trial) -> bool:
@@ -637,6 +639,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                        regions=(cond, body), note=note)
     new_leaves = [v for _, v in leaves]
     for i, out in zip(carried, outs[1:]):
+        if i in trial.unchanged:
+            continue            # loop-invariant: the array keeps its value and identity
         if i in trial.kept:     # updated in place only: the same array object, as in NumPy
             new_leaves[i].assign(out)
         else:

@@ -1,0 +1,116 @@
+"""`@entry(...)`: declares a function of a model file as an entry point that
+`tpucc build` compiles into an artifact.  The function itself is returned
+unchanged (the model file still runs eagerly); the declaration is attached to
+it and found by `find_entries(module)`."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from ..errors import Loc
+from . import spec as specs
+from .errors import BuildError
+
+ATTR = "__tpucc_entry__"
+
+
+@dataclass
+class EntryPoint:
+    name: str
+    fn: object
+    specs: tuple                      # one spec per positional argument
+    kwspecs: dict                     # keyword argument -> spec
+    loc: Loc | None
+    options: dict = field(default_factory=dict)
+
+    def examples(self):
+        """(args, kwargs) of example values; kwargs sorted by name, the order
+        in which their runtime leaves become inputs."""
+        names = _param_names(self.fn)
+        args = tuple(specs.example(s, names[i] if i < len(names) else f"argument {i}",
+                                   self.name, self.loc)
+                     for i, s in enumerate(self.specs))
+        kwargs = {k: specs.example(self.kwspecs[k], k, self.name, self.loc)
+                  for k in sorted(self.kwspecs)}
+        return args, kwargs
+
+
+def entry(*arg_specs, name: str | None = None, **kwspecs):
+    """Declares the decorated function an ahead-of-time entry point.
+
+        @entry("f32[8,3,224,224]")
+        def forward(images): ...
+
+        @entry(init_params, "f32[8,4]", name="predict_batch8")
+        def predict(params, x): ...
+
+    Each positional spec describes one positional argument, each keyword spec
+    one keyword argument (see tpucc.aot.spec for the grammar).  Malformed
+    specs are reported here, at the decorator's line."""
+    frame = sys._getframe(1)
+    loc = Loc(frame.f_code.co_filename, frame.f_lineno, 0, frame.f_code.co_name)
+    if len(arg_specs) == 1 and callable(arg_specs[0]) and _looks_decorated(arg_specs[0]):
+        raise BuildError("@entry needs parentheses and the argument specs: "
+                         "@entry(\"f32[8,4]\", ...)", loc)
+
+    def declare(fn):
+        ep = EntryPoint(name or fn.__name__, fn, arg_specs, dict(kwspecs), loc)
+        _check_specs(ep)
+        setattr(fn, ATTR, ep)
+        return fn
+    return declare
+
+
+def _looks_decorated(x) -> bool:
+    """`@entry` without parentheses passes the function itself as a spec."""
+    import inspect
+    try:
+        params = inspect.signature(x).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in params)
+
+
+def _check_specs(ep: EntryPoint):
+    """Parses every spec string now, so a typo fails at the decorator."""
+    def walk(s, path):
+        if isinstance(s, str):
+            try:
+                specs.parse(s)
+            except ValueError as e:
+                raise BuildError(f"entry {ep.name!r}: the spec {s!r} of {path} is "
+                                 f"malformed: {e}", ep.loc, hint=specs.GRAMMAR) from None
+        elif isinstance(s, (tuple, list)):
+            for i, v in enumerate(s):
+                walk(v, f"{path}[{i}]")
+        elif isinstance(s, dict):
+            for k, v in s.items():
+                walk(v, f"{path}[{k!r}]")
+    names = _param_names(ep.fn)
+    for i, s in enumerate(ep.specs):
+        walk(s, names[i] if i < len(names) else f"argument {i}")
+    for k, s in ep.kwspecs.items():
+        walk(s, k)
+
+
+def _param_names(fn):
+    import inspect
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def find_entries(module) -> list[EntryPoint]:
+    """The entry points declared in a module, in definition order."""
+    found, seen = [], {}
+    for value in list(vars(module).values()):
+        ep = getattr(value, ATTR, None) if callable(value) else None
+        if isinstance(ep, EntryPoint) and id(ep) not in {id(e) for e in found}:
+            if ep.name in seen:
+                raise BuildError(f"two entries are named {ep.name!r}", ep.loc,
+                                 hint=f"the other is at {seen[ep.name]}; pass name=...")
+            seen[ep.name] = ep.loc
+            found.append(ep)
+    return found

@@ -1,0 +1,112 @@
+"""Input specs of an entry point: what `@entry(...)` says about each argument.
+
+Grammar of a spec string (whitespace is ignored):
+
+    spec  := dtype "[" dims "]"
+    dims  := ""  |  int ("," int)*           -- "" is a 0-d array (a scalar)
+    dtype := bool | i8 | i16 | i32 | i64 | u8 | u16 | u32 | u64
+           | bf16 | f16 | f32 | f64 | c64 | c128
+           | any NumPy dtype name (float32, int64, ...)
+
+    "f32[8,3,224,224]"   a float32 array of that shape
+    "i64[]"              a 0-d int64 array (np.int64 scalars are accepted too)
+
+An argument's spec is a spec string, a pytree (tuple, list, dict with str or
+int keys) of specs, a NumPy array or jax.ShapeDtypeStruct (only its dtype and
+shape matter), a Python scalar / None (a static value, fixed at build time),
+or a zero-argument callable returning the example argument (e.g. a model's
+`init_params`: its arrays give dtypes and shapes; its values are not kept).
+Strings inside a callable's result are static values, not specs.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import Loc
+from .errors import BuildError
+
+SHORT_DTYPES = {"bool": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
+                "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+                "u64": "uint64", "bf16": "bfloat16", "f16": "float16", "f32": "float32",
+                "f64": "float64", "c64": "complex64", "c128": "complex128"}
+_SHORT_OF = {v: k for k, v in SHORT_DTYPES.items()}
+_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]$")
+GRAMMAR = ('a spec is DTYPE[DIMS], e.g. "f32[8,3,224,224]" or "i64[]" (a scalar); '
+           "DTYPE is one of " + " ".join(SHORT_DTYPES) + " or a NumPy dtype name")
+
+
+def dtype_of(name: str) -> np.dtype:
+    """The NumPy dtype named `name` (short or NumPy name; bfloat16 included)."""
+    name = SHORT_DTYPES.get(name, name)
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    dt = np.dtype(name)
+    if dt.kind not in "biufc":
+        raise TypeError(name)
+    return dt
+
+
+def short_name(dtype) -> str:
+    name = np.dtype(dtype).name
+    return _SHORT_OF.get(name, name)
+
+
+def aval_text(dtype, shape) -> str:
+    return f"{short_name(dtype)}[{','.join(map(str, shape))}]"
+
+
+def parse(text: str) -> tuple[np.dtype, tuple[int, ...]]:
+    """(dtype, shape) of a spec string; ValueError saying what is wrong."""
+    m = _SPEC.match(re.sub(r"\s+", "", text))
+    if m is None:
+        raise ValueError("expected DTYPE[DIMS]")
+    try:
+        dtype = dtype_of(m.group(1))
+    except TypeError:
+        raise ValueError(f"unknown dtype {m.group(1)!r}") from None
+    dims = m.group(2)
+    shape = []
+    for d in (dims.split(",") if dims else []):
+        if not d.isdigit():
+            raise ValueError(f"dimension {d!r} is not a non-negative integer")
+        shape.append(int(d))
+    return dtype, tuple(shape)
+
+
+def example(spec, path: str, entry_name: str, loc: Loc | None):
+    """The example argument described by `spec` (arrays are zeros: only their
+    dtype and shape are used by tracing)."""
+    if callable(spec) and not isinstance(spec, type):
+        try:
+            return spec()
+        except Exception as e:  # noqa: BLE001 - the user's init function failed
+            raise BuildError(f"entry {entry_name!r}: the example function for {path} "
+                             f"raised {type(e).__name__}: {e}", loc) from None
+    if isinstance(spec, str):
+        try:
+            dtype, shape = parse(spec)
+        except ValueError as e:
+            raise BuildError(f"entry {entry_name!r}: the spec {spec!r} of {path} is "
+                             f"malformed: {e}", loc, hint=GRAMMAR) from None
+        return np.zeros(shape, dtype)
+    if isinstance(spec, tuple) and not hasattr(spec, "_fields"):
+        return tuple(example(s, f"{path}[{i}]", entry_name, loc) for i, s in enumerate(spec))
+    if isinstance(spec, list):
+        return [example(s, f"{path}[{i}]", entry_name, loc) for i, s in enumerate(spec)]
+    if isinstance(spec, dict):
+        return {k: example(s, f"{path}[{k!r}]", entry_name, loc) for k, s in spec.items()}
+    if isinstance(spec, (np.ndarray, np.generic)) or _is_shape_struct(spec):
+        return np.zeros(tuple(spec.shape), np.dtype(spec.dtype))
+    if spec is None or isinstance(spec, (bool, int, float, complex)):
+        return spec
+    raise BuildError(f"entry {entry_name!r}: {path} has a spec of type "
+                     f"{type(spec).__name__}", loc, hint=GRAMMAR +
+                     "; pytrees (tuple, list, dict) of specs, arrays, Python scalars "
+                     "and zero-argument callables are accepted too")
+
+
+def _is_shape_struct(x) -> bool:
+    return type(x).__name__ == "ShapeDtypeStruct" and hasattr(x, "shape")

@@ -1,0 +1,115 @@
+"""JSON form of argument and output structures, for the manifest.
+
+A node is {"tuple": [nodes]}, {"list": [nodes]}, {"dict": [[key, node], ...]}
+(keys keep their str/int type) or a leaf, a dict with a "leaf" key:
+
+    {"leaf": "array", "input": i, "dtype": "float32", "shape": [8, 4], "path": "x"}
+    {"leaf": "runtime", "output": k, "weak": "float" | null, "path": "out[1]"}
+    {"leaf": "static", "value": V, "path": ...}
+
+where V encodes a static Python/NumPy value without pickle: null, true, 3,
+"text", {"float": "0.5"}, {"complex": ["1.0", "2.0"]},
+{"numpy": "float32", "value": V}.  The structure is the one tpucc's
+infer.state.flatten gives, so leaves are in the order of the flat inputs
+and outputs of the compiled module.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .spec import dtype_of
+
+WEAK_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
+
+
+class NotStorable(Exception):
+    pass
+
+
+def encode_static(v):
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    if isinstance(v, complex):
+        return {"complex": [repr(v.real), repr(v.imag)]}
+    if isinstance(v, np.generic) and v.dtype.kind in "biufc":
+        return {"numpy": v.dtype.name, "value": encode_static(v.item())}
+    raise NotStorable(type(v).__name__)
+
+
+def decode_static(j):
+    if j is None or isinstance(j, (bool, int, str)):
+        return j
+    if "float" in j:
+        return float(j["float"])
+    if "complex" in j:
+        return complex(float(j["complex"][0]), float(j["complex"][1]))
+    if "numpy" in j:
+        return dtype_of(j["numpy"]).type(decode_static(j["value"]))
+    raise ValueError(f"unknown static value {j!r}")
+
+
+def encode(treedef, leaves: list) -> dict:
+    """JSON node for tpucc's (treedef, leaf nodes in flatten order)."""
+    it = iter(leaves)
+    node = _encode(treedef, it)
+    return node
+
+
+def _encode(td, it):
+    if td is None:
+        return next(it)
+    kind = td[0]
+    if kind in ("tuple", "list"):
+        return {kind: [_encode(t, it) for t in td[1]]}
+    if kind == "dict":
+        return {"dict": [[k, _encode(t, it)] for k, t in zip(td[1], td[2])]}
+    raise NotStorable(f"a {kind} iterator")
+
+
+def leaves(node) -> list:
+    """The leaf nodes in order (iteratively)."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if "leaf" in n:
+            out.append(n)
+        elif "dict" in n:
+            stack.extend(v for _, v in reversed(n["dict"]))
+        else:
+            stack.extend(reversed(next(iter(n.values()))))
+    return out
+
+
+def build(node, leaf_value):
+    """The Python structure described by `node`, each leaf replaced by
+    leaf_value(leaf node).  Structures are as deep as the user's pytrees."""
+    if "leaf" in node:
+        return leaf_value(node)
+    if "tuple" in node:
+        return tuple(build(n, leaf_value) for n in node["tuple"])
+    if "list" in node:
+        return [build(n, leaf_value) for n in node["list"]]
+    return {k: build(n, leaf_value) for k, n in node["dict"]}
+
+
+def describe(node) -> str:
+    """A one-line text form: (x: f32[8,4], params: {'w1': f32[4,16], ...})."""
+    if "leaf" in node:
+        if node["leaf"] == "array":
+            from .spec import aval_text
+            return aval_text(dtype_of(node["dtype"]), node["shape"])
+        if node["leaf"] == "runtime":
+            from .spec import aval_text
+            text = aval_text(dtype_of(node["dtype"]), node["shape"])
+            return f"{node['weak']}~{text}" if node.get("weak") else text
+        return f"static {decode_static(node['value'])!r}"
+    if "tuple" in node:
+        items = [describe(n) for n in node["tuple"]]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if "list" in node:
+        return "[" + ", ".join(describe(n) for n in node["list"]) + "]"
+    return "{" + ", ".join(f"{k!r}: {describe(n)}" for k, n in node["dict"]) + "}"
