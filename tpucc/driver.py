@@ -201,15 +201,18 @@ def _make_plan(entry) -> Plan:
     return entry.plan
 
 
+def to_user_value(x, weak=None):
+    """A runtime output as eager NumPy would return it: a (writeable) ndarray,
+    a NumPy scalar for 0-d results, or the Python scalar type `weak` for
+    values that were promoted Python scalars."""
+    value = np.array(x)
+    if value.ndim == 0:
+        return weak(value.item()) if weak is not None else value[()]
+    return value
+
+
 def _converter(weak):
-    """Runtime output -> what eager NumPy returns: an ndarray, a NumPy scalar
-    for 0-d results, a Python scalar for promoted Python scalars."""
-    def convert(x):
-        value = np.array(x)
-        if value.ndim == 0:
-            return weak(value.item()) if weak is not None else value[()]
-        return value
-    return convert
+    return lambda x: to_user_value(x, weak)
 
 
 def _write_back(traced, leaves, values):

@@ -19,6 +19,8 @@ import sys
 import jax
 import numpy as np
 
+from ..driver import to_user_value
+
 from . import tree
 from .build import FORMAT, FORMAT_VERSION, backend_info, versions
 from .errors import ArgumentError, ArtifactError
@@ -208,11 +210,8 @@ class LoadedEntry:
         def leaf(node):
             if node["leaf"] == "static":
                 return tree.decode_static(node["value"])
-            value = np.asarray(outs[node["output"]])
-            if value.ndim == 0:
-                weak = node.get("weak")
-                return tree.WEAK_TYPES[weak](value.item()) if weak else value[()]
-            return value
+            weak = node.get("weak")
+            return to_user_value(outs[node["output"]], tree.WEAK_TYPES[weak] if weak else None)
         return tree.build(self.manifest["outputs"]["tree"], leaf)
 
     def _write_back(self, leaves, values):
