@@ -71,6 +71,7 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
     kind = "array" if is_runtime_leaf(x) else "Python scalar named in runtime_args"
     sources.append(f"argument {path} ({kind})")
     arr = Array(p)
+    arr.immutable = isinstance(x, np.generic)
     arrays.append((arr, p))
     return arr
 

@@ -107,7 +107,15 @@ def emit(name: str, *operands, **attrs):
     multi = isinstance(out, tuple)
     outs = emit_op(name, values, attrs, out if multi else (out,))
     arrays = tuple(Array(v) for v in outs)
+    if not multi and out.shape == () and name not in ARRAY_MAKERS:
+        arrays[0].immutable = True      # NumPy gives a scalar here, not a 0-d array
     return arrays if multi else arrays[0]
+
+
+# Ops whose 0-d results are 0-d arrays in NumPy (np.zeros(()), x[...], astype, ...);
+# every other op on 0-d inputs returns a NumPy scalar, which `+=` rebinds.
+ARRAY_MAKERS = frozenset({"full", "const", "getitem", "setitem", "reshape", "convert",
+                          "broadcast_to", "transpose", "arange", "eye"})
 
 
 def _shapes(avals) -> str:

@@ -306,6 +306,9 @@ def _classify(flat, multi: bool, what: str, floor: int):
             merged.append(first)
             continue
         defined = [v for v in values if not isinstance(v, Undefined)]
+        if not defined:
+            merged.append(Undefined(path))
+            continue
         if len(defined) < len(values):
             if not (multi or path == "<return>"):
                 merged.append(Undefined(path))
@@ -618,12 +621,15 @@ def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, l
 def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
                    counted) -> Exit:
     targets = trial.exit.targets
-    if header not in targets:
-        raise LimitError("internal: loop body never returns to its header", loc)
+    shift = 0
+    if header not in targets:       # the body always leaves: it runs at most once
+        targets, shift = (header,) + targets, 1
     # Body results: exit code, carried slots, boxes (all with their entry types).
     with _in_region(trial.builder):
         code = (_as(targets.index(trial.exit.targets[0]), AVal(np.dtype(np.int32), ()))
-                if trial.exit.static else trial.exit.code.var)
+                if trial.exit.static else
+                emit("add", trial.exit.code, np.int32(shift)).var if shift else
+                trial.exit.code.var)
         results = [code]
         for i in carried:
             results.append(_as(trial.leaves[i][1], leaves[i][1].aval))

@@ -8,6 +8,7 @@ control.walk.
 from __future__ import annotations
 
 import operator
+import os
 import types
 
 import numpy as np
@@ -89,6 +90,8 @@ class Frame:
         except RecursionError:
             raise
         except Exception as e:  # noqa: BLE001 - classify user vs internal errors
+            if os.environ.get("TPUCC_DEBUG"):
+                raise                       # developers: keep the original traceback
             raise classify_exception(e, ins.loc) from None
 
 

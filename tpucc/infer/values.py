@@ -32,7 +32,8 @@ class NeedsStatic(Exception):
 
 
 class Array:
-    __slots__ = ("_var", "serial", "version", "base", "index", "_base_version", "__weakref__")
+    __slots__ = ("_var", "serial", "version", "base", "index", "_base_version", "immutable",
+                 "alias_note", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -43,6 +44,8 @@ class Array:
         self.base = base
         self.index = index
         self._base_version = base.version if base is not None else None
+        self.immutable = False      # a NumPy scalar: `x += 1` rebinds instead
+        self.alias_note = None      # set when this may or may not alias another array
 
     # --- the SSA value, with view re-reads -------------------------------
     @property

@@ -153,6 +153,8 @@ def _inplace(ufname):
         from ..errors import DTypeError
         from ..infer.builder import emit
         result = emit(ufname, a, b)
+        if a.weak or a.immutable:
+            return result       # Python and NumPy scalars are immutable: `x += 1` rebinds
         if result.dtype != a.dtype:
             if not np.can_cast(result.dtype, a.dtype, casting="same_kind"):
                 raise DTypeError(
@@ -161,8 +163,10 @@ def _inplace(ufname):
                     hint=f"write `a = a {_SYMBOL.get(ufname, ufname)} b` to get a new "
                          f"{result.dtype} array, or cast b first")
             result = emit("convert", result, dtype=a.dtype)
-        if a.weak or result.shape != a.shape:
-            return result       # a promoted Python scalar: `i += 1` rebinds
+        if result.shape != a.shape:
+            from ..errors import ShapeError
+            raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
+                             f"match the broadcast shape {result.shape} (in-place operation)")
         a.set(result.var)
         return a
     return iop

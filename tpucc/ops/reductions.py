@@ -36,7 +36,9 @@ def _reduced_shape(shape, axes, keepdims):
 def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs=()):
     def abstract(avals, axes, keepdims, dtype=None, **extra):
         (a,) = avals
-        if not empty_ok and a.size == 0:
+        reduced = range(a.ndim) if axes is None else axes
+        if not empty_ok and any(a.shape[i] == 0 for i in reduced) or (
+                not empty_ok and a.ndim == 0 and a.size == 0):
             raise ShapeError(f"zero-size array to reduction operation {name} which has no identity")
         out = _np_dtype(np_fn, a.dtype, dtype if takes_dtype else None, tuple(sorted(extra.items())))
         return AVal(out, _reduced_shape(a.shape, axes, keepdims), False)
@@ -87,7 +89,7 @@ NUMPY[np.amin] = METHODS["min"]
 
 def _arg_abstract(avals, axis, keepdims):
     (a,) = avals
-    if a.size == 0:
+    if (a.size == 0 and axis is None) or (axis is not None and a.shape[axis] == 0):
         raise ShapeError("attempt to get argmax/argmin of an empty sequence")
     axes = None if axis is None else (axis,)
     return AVal(np.dtype(np.int64), _reduced_shape(a.shape, axes, keepdims), False)
