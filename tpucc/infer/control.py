@@ -247,7 +247,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     regions = []
     for k, arm in enumerate(arms):
         with _in_region(arm.builder):
-            values = [_arm_value(s.values[k], s.aval) for s in slots]
+            values = [_arm_value(s.values[k], s.aval, arm.ends) for s in slots]
             values += [_as(arm.ends.get(box, box.var), aval) for box, aval in boxes]
             if len(targets) > 1:
                 values.append(_exit_code(arm, targets))
@@ -258,6 +258,11 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
+        outer = [v for v in slot.values if isinstance(v, Array) and v.serial < floor]
+        if outer:
+            merged[slot.index].alias_note = (
+                f"`{slot.path}` is the same array as one from before the `if` on some "
+                "runtime paths and a different one on others")
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged)
@@ -339,11 +344,14 @@ def _merged_boxes(arms):
     return out
 
 
-def _arm_value(value, aval: AVal):
-    """An arm's value for a runtime slot; zeros where the arm leaves it
-    undefined (the value is dead on that path)."""
+def _arm_value(value, aval: AVal, ends: dict):
+    """An arm's value for a runtime slot: an outer array the arm updated in
+    place has its end-of-arm value (the array itself was restored); zeros
+    where the arm leaves the slot undefined (dead on that path)."""
     if isinstance(value, Undefined):
         return emit("full", shape=aval.shape, dtype=aval.dtype, value=0).var
+    if isinstance(value, Array) and value in ends:
+        return _as(ends[value], aval)
     return _as(value, aval)
 
 
@@ -561,6 +569,14 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted) ->
         ends = finish_journal(rec["journal"])
     out_td, out_leaves = state_leaves(frame.locals, frame.stack)
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
+    for i, a in slot_arrays.items():
+        if i not in kept and a.version:
+            raise SideEffectError(
+                f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
+                "the first iteration the update goes into the array it named before the loop",
+                frame.fc.blocks[header].instrs[0].loc,
+                f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy()) or use a "
+                "new name for the rebound value")
     unchanged = {i for i in kept if slot_arrays[i].var is params[carried.index(i)]}
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged)

@@ -59,6 +59,12 @@ class Array:
 
     def set(self, var: Value) -> None:
         """In-place update: this Array now holds `var` (same shape/dtype)."""
+        if self.alias_note is not None:
+            from ..errors import SideEffectError
+            raise SideEffectError(
+                f"in-place update of an array whose identity depends on a runtime condition: "
+                f"{self.alias_note}", hint="make a copy first (x = x.copy()) so the update has "
+                "one target, or assign the new value instead of updating in place")
         if self.base is not None:
             from ..ops import indexing
             indexing.write_through(self.base, self.index, var)
