@@ -570,7 +570,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted) ->
     out_td, out_leaves = state_leaves(frame.locals, frame.stack)
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
     for i, a in slot_arrays.items():
-        if i not in kept and a.version:
+        if out_td == td and i not in kept and a.version:   # (slots align only then)
             raise SideEffectError(
                 f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
                 "the first iteration the update goes into the array it named before the loop",
