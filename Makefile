@@ -4,6 +4,7 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+N ?= 1000
 
 .PHONY: demo test fuzz clean
 
@@ -18,6 +19,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -p no:cacheprovider --timeout 600
+
+fuzz: $(STAMP)
+	JAX_PLATFORMS=cpu $(BIN)/python -m tests.fuzz.run --count $(N)
 
 clean:
 	rm -rf $(VENV)
