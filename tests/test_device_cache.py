@@ -4,9 +4,20 @@ import numpy as np
 import tpucc
 
 
+def aligned_arange(shape):
+    """A 64-byte-aligned array: the case where the CPU's device_put could
+    alias NumPy memory (in-place edits would then leak into the cache)."""
+    n = int(np.prod(shape))
+    buf = np.empty(n + 16)
+    start = (-buf.ctypes.data % 64) // 8
+    a = buf[start:start + n].reshape(shape)
+    a[...] = np.arange(n).reshape(shape)
+    return a
+
+
 class Layer:
     def __init__(self):
-        self.w = np.arange(6.0).reshape(2, 3)
+        self.w = aligned_arange((2, 3))
 
     def __call__(self, x):
         return x @ self.w

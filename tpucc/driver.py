@@ -180,8 +180,10 @@ class DeviceCache:
     def get(self, array):
         entry = self._entries.get(id(array))
         if entry is None or entry[0] is not array:
+            # A private copy: on the CPU device_put may alias an aligned NumPy
+            # buffer, which would make in-place edits visible only sometimes.
             with jax.enable_x64(True):
-                entry = (array, jax.device_put(array))
+                entry = (array, jax.device_put(np.array(array, copy=True)))
             self._entries[id(array)] = entry
         return entry[1]
 
