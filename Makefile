@@ -4,6 +4,7 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-tpu
 N ?= 1000
 
 .PHONY: demo test fuzz clean
@@ -14,10 +15,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $(STAMP)
 
+# The tests also build TPU executables on this CPU machine (libtpu's
+# compile-only topologies): the `tpu` extra, installed for `make test` only.
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[test,tpu]"
+	touch $(TEST_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/python models/demo.py
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -p no:cacheprovider --timeout 600
 
 fuzz: $(STAMP)

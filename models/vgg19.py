@@ -6,16 +6,20 @@ become the module's runtime inputs: nothing is baked in).
 
 Layout is PyTorch's: images NCHW, conv weights OIHW.  Linear weights are
 stored (in, out) so a linear layer is `x @ w + b`.  The classifier has no
-dropout (this model is for inference and loss evaluation).
+dropout.  `train_step` is forward + backward (tpucc.value_and_grad) + SGD;
+`numpy_loss_and_grads` is the same gradient by hand in NumPy.
 
     model = VGG19(image_size=224, seed=0)
     logits = model.forward(images)            # (N, 3, 224, 224) -> (N, 1000)
+    step = tpucc.compile(model.train_step)    # forward + backward + SGD: one executable
+    loss = step(images, labels, 0.01)
     model.save("vgg19.npz"); model.load("vgg19.npz")
 """
 from __future__ import annotations
 
 import numpy as np
 
+import tpucc
 from tpucc import nn
 
 # Configuration E: 3x3 convolutions (output channels) and 2x2 max pools ("M").
@@ -37,6 +41,11 @@ class Conv2d:
     def __call__(self, x):
         return nn.conv2d(x, self.weight, self.bias, padding=self.padding)
 
+    def backward(self, x, g):
+        """(d input, {"weight": d weight, "bias": d bias}) in NumPy."""
+        dx, dw, db = nn.conv2d_vjp(x, self.weight, self.bias, g, padding=self.padding)
+        return dx, {"weight": dw, "bias": db}
+
 
 class Linear:
     """Fully connected layer; weight stored (in_features, out_features)."""
@@ -48,10 +57,17 @@ class Linear:
     def __call__(self, x):
         return nn.linear(x, self.weight, self.bias)
 
+    def backward(self, x, g):
+        dx, dw, db = nn.linear_vjp(x, self.weight, self.bias, g)
+        return dx, {"weight": dw, "bias": db}
+
 
 class ReLU:
     def __call__(self, x):
         return nn.relu(x)
+
+    def backward(self, x, g):
+        return nn.relu_vjp(x, g), None
 
 
 class MaxPool2d:
@@ -61,10 +77,16 @@ class MaxPool2d:
     def __call__(self, x):
         return nn.max_pool2d(x, self.kernel_size, self.stride)
 
+    def backward(self, x, g):
+        return nn.max_pool2d_vjp(x, g, self.kernel_size, self.stride), None
+
 
 class Flatten:
     def __call__(self, x):
         return nn.flatten(x, 1)
+
+    def backward(self, x, g):
+        return nn.flatten_vjp(x, g, 1), None
 
 
 def _he_normal(rng, shape, fan_in, dtype):
@@ -112,6 +134,34 @@ class VGG19:
     def loss(self, x, labels):
         """Mean cross-entropy of the logits against integer labels (N,)."""
         return nn.cross_entropy(self.forward(x), labels)
+
+    def train_step(self, x, labels, lr):
+        """Forward, backward (tpucc.value_and_grad) and an SGD update of every
+        parameter in place; returns the loss.  `tpucc.compile(model.train_step)`
+        makes the whole step one executable."""
+        loss, grads = tpucc.value_and_grad(VGG19.loss)(self, x, labels)
+        for layer, g in zip(self.layers, grads.layers):
+            if g is not None:               # layers without parameters get None
+                layer.weight -= lr * g.weight
+                layer.bias -= lr * g.bias
+        return loss
+
+    def numpy_loss_and_grads(self, x, labels):
+        """(loss, {"layers.<i>.weight": gradient, ...}) by backpropagation in
+        eager NumPy (each layer's `backward`): the reference for tpucc's AD
+        and the NumPy side of the training-step benchmark."""
+        inputs = []
+        for layer in self.layers:
+            inputs.append(x)
+            x = layer(x)
+        loss = nn.cross_entropy(x, labels)
+        g = nn.cross_entropy_vjp(x, labels)
+        grads = {}
+        for i in range(len(self.layers) - 1, -1, -1):
+            g, param_grads = self.layers[i].backward(inputs[i], g)
+            for name, value in (param_grads or {}).items():
+                grads[f"layers.{i}.{name}"] = value
+        return loss, grads
 
     # --- parameters ---------------------------------------------------------------------
 

@@ -3,9 +3,12 @@ with tpucc on copies of the same arguments; compare values, dtypes, shapes and
 the arguments' final contents (in-place updates must be written back)."""
 from __future__ import annotations
 
+import atexit
 import copy
 import os
 import re
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -14,6 +17,11 @@ import tpucc
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("TPUCC_VERIFY", "1")     # check the IR between infer and lower
+# The suite never touches the user's persistent cache (~/.cache/tpucc): it
+# gets a private one, removed at exit.
+if "TPUCC_CACHE_DIR" not in os.environ:
+    os.environ["TPUCC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tpucc-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["TPUCC_CACHE_DIR"], True)
 
 
 def _leaves(x, path="out"):

@@ -1,10 +1,14 @@
-"""Ahead-of-time builds: `tpucc build` -> artifact -> `tpucc.aot.load` in a
-fresh process gives what the in-process `tpucc.compile` gives; every bad
-input is one clear tpucc message and exit code 1."""
+"""Ahead-of-time builds: `tpucc build` -> artifact -> `tpucc.load` in a fresh
+process gives what the in-process `tpucc.compile` gives, with no XLA compile
+and without the model's source; an artifact for another jax falls back to its
+StableHLO module with a warning; every bad input is one clear tpucc message
+and exit code 1."""
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -38,9 +42,29 @@ def collatz_steps(x):
     return x, steps
 '''
 
+# A fresh process: loads artifacts, counts XLA compiles (jax reports each
+# backend compile as a monitoring event) and says whether it imported the model.
+FRESH = '''
+import sys, numpy as np, jax
+compiles = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, secs, **kw: compiles.append(name) if "backend_compile" in name else None)
+import tpucc
+'''
+
 
 def _env():
     return {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": ROOT}
+
+
+def _python(script, timeout=180):
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)],
+                          capture_output=True, text=True, env=_env(), timeout=timeout)
+
+
+def _cli(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "tpucc.cli", *args], capture_output=True,
+                          text=True, env=_env(), timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +74,8 @@ def built(tmp_path_factory):
     model.write_text(COLLATZ)
     result = CliRunner().invoke(main, ["build", TINY, "--out", str(out), "--emit", "ir"])
     assert result.exit_code == 0, result.output
-    assert "built" in result.output
+    assert f"built {out}/predict.tpucc" in result.output
+    assert "executables: cpu" in result.output
     aot.build_file(str(model), str(out))
     return out
 
@@ -61,27 +86,27 @@ def _inputs():
     return params, x, labels
 
 
-def test_fresh_process_equals_compile(built, tmp_path):
+def test_fresh_process_equals_compile_without_compiling(built, tmp_path):
     params, x, labels = _inputs()
     collatz_x = np.array([6, 7, 27])
-    np.savez(tmp_path / "in.npz", params=np.zeros(0), x=x, labels=labels, cx=collatz_x,
+    np.savez(tmp_path / "in.npz", x=x, labels=labels, cx=collatz_x,
              **{f"p_{k}": v for k, v in params.items()})
-    script = textwrap.dedent(f"""
-        import sys, numpy as np
-        from tpucc import aot
-        d = np.load({str(tmp_path / 'in.npz')!r})
-        params = {{k: d['p_' + k] for k in ('w1', 'b1', 'w2', 'b2')}}
-        base = {str(built)!r}
-        probs = aot.load(base + '/predict.tpucc')(params, d['x'])
-        new, loss, steps = aot.load(base + '/fit.tpucc')(params, d['x'], d['labels'])
-        cx, csteps = aot.load(base + '/collatz_steps.tpucc')(d['cx'])
-        np.savez({str(tmp_path / 'out.npz')!r}, probs=probs, loss=loss, cx=cx, **new)
-        print(type(loss).__name__, repr(steps), repr(csteps), "modules" ,
-              "tiny_mlp" in sys.modules)
-    """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=_env(), timeout=120)
+    proc = _python(FRESH + f"""
+d = np.load({str(tmp_path / 'in.npz')!r})
+params = {{k: d['p_' + k] for k in ('w1', 'b1', 'w2', 'b2')}}
+base = {str(built)!r}
+predict, fit = tpucc.load(base + '/predict.tpucc'), tpucc.load(base + '/fit.tpucc')
+probs = predict(params, d['x'])
+new, loss, steps = fit(params, d['x'], d['labels'])
+cx, csteps = tpucc.load(base + '/collatz_steps.tpucc')(d['cx'])
+np.savez({str(tmp_path / 'out.npz')!r}, probs=probs, loss=loss, cx=cx, **new)
+print(type(loss).__name__, repr(steps), repr(csteps), predict.using, len(compiles),
+      "tiny_mlp" in sys.modules)
+tpucc.load(base + '/predict.tpucc', prefer="stablehlo")(params, d['x'])
+print("the StableHLO path compiles:", len(compiles) > 0)    # the count above can fail
+""")
     assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
     got = np.load(tmp_path / "out.npz")
     probs = tpucc.compile(tiny_mlp.predict)(params, x)
     new, loss, steps = tpucc.compile(tiny_mlp.fit)(params, x, labels)
@@ -93,8 +118,16 @@ def test_fresh_process_equals_compile(built, tmp_path):
     assert_same(cx, got["cx"])
     for k in new:
         assert_same(new[k], got[k])
-    assert proc.stdout.split() == ["float32", repr(steps), repr(csteps), "modules", "False"]
+    # float32 loss, Python int steps, the cpu executable, no XLA compile, no model import
+    first, second = proc.stdout.splitlines()
+    assert first.split() == ["float32", repr(steps), repr(csteps), "executable", "cpu", "0",
+                             "False"]
+    assert second == "the StableHLO path compiles: True"
     assert isinstance(steps, int) and csteps == 111
+
+
+def test_tpucc_load_is_the_aot_loader():
+    assert tpucc.load is aot.load
 
 
 def test_cli_run_and_inspect(built, tmp_path):
@@ -102,31 +135,117 @@ def test_cli_run_and_inspect(built, tmp_path):
     inputs = {f"params['{k}']": v for k, v in params.items()}
     np.savez(tmp_path / "in.npz", arg4=x, **inputs)       # paths and flat positions mix
     art = str(built / "predict.tpucc")
-    proc = subprocess.run([sys.executable, "-m", "tpucc.cli", "run", art, "--input",
-                           str(tmp_path / "in.npz"), "--output", str(tmp_path / "o.npz")],
-                          capture_output=True, text=True, env=_env(), timeout=120)
+    proc = _cli("run", art, "--input", str(tmp_path / "in.npz"),
+                "--output", str(tmp_path / "o.npz"))
     assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "" and proc.stdout.startswith(f"wrote {tmp_path / 'o.npz'}: out")
     assert_same(tpucc.compile(tiny_mlp.predict)(params, x), np.load(tmp_path / "o.npz")["out"])
     text = CliRunner().invoke(main, ["inspect", art]).output
-    assert "entry     predict" in text and "params['w1']" in text and "f32[8,4]" in text
+    for expected in ("entry     predict", "params['w1']", "f32[8,4]", "targets   cpu",
+                     "executable.cpu.bin (1 x cpu)", "jax 0.", "global `MEAN`"):
+        assert expected in text, text
     assert os.path.isfile(built / "fit.tpucc" / "ir.txt")
 
 
-def test_stablehlo_fallback_and_argument_errors(built, tmp_path, capfd):
-    import shutil
-    art = tmp_path / "fit.tpucc"
-    shutil.copytree(built / "fit.tpucc", art)
+def test_manifest_is_plain_json_with_signature_versions_and_source_hash(built):
+    import hashlib
+    m = json.loads((built / "fit.tpucc" / "manifest.json").read_text())
+    assert m["format"] == "tpucc-artifact" and m["entry"] == "fit"
+    with open(TINY, "rb") as f:
+        assert m["model"]["sha256"] == hashlib.sha256(f.read()).hexdigest()
+    assert set(m["versions"]) >= {"tpucc", "jax", "jaxlib", "libtpu", "python"}
+    assert m["platform"]["targets"] == ["cpu"] and m["module"]["platforms"] == ["cpu"]
+    [exe] = m["executables"]
+    assert exe["target"] == "cpu" and exe["file"] == "executable.cpu.bin"
+    assert exe["n_devices"] == 1 and exe["machine"] and exe["cpu_features"]
+    # the argument pytree: (params dict, x, labels), with dtypes and shapes
+    params_node, x_node, labels_node = m["inputs"]["args"]["tuple"]
+    assert [k for k, _ in params_node["dict"]] == ["w1", "b1", "w2", "b2"]
+    assert (x_node["dtype"], x_node["shape"]) == ("float32", [8, 4])
+    assert (labels_node["dtype"], labels_node["shape"]) == ("int64", [8])
+    # the result pytree: (dict, f32 loss, Python-int steps)
+    new_node, loss_node, steps_node = m["outputs"]["tree"]["tuple"]
+    assert loss_node["dtype"] == "float32" and steps_node["weak"] == "int"
+
+
+def test_stablehlo_fallback_for_another_jax(built, tmp_path):
+    art = _copy(built, tmp_path, "fit.tpucc")
     m = json.loads((art / "manifest.json").read_text())
     m["versions"]["jaxlib"] = "0.0.1"
     (art / "manifest.json").write_text(json.dumps(m))
-    f = aot.load(str(art))
-    assert f.using == "stablehlo" and "jaxlib 0.0.1" in capfd.readouterr().err
+    with pytest.warns(aot.FallbackWarning, match="built with jaxlib 0.0.1, this is jaxlib"):
+        f = aot.load(str(art))
+    assert f.using == "stablehlo"
     params, x, labels = _inputs()
     assert_same(tpucc.compile(tiny_mlp.fit)(params, x, labels), f(params, x, labels))
     with pytest.raises(aot.ArgumentError, match=r"argument x expects f32\[8,4\], got f64"):
         f(params, x.astype(np.float64), labels)
     with pytest.raises(aot.ArgumentError, match=r"argument params\['w2'\] expects f32\[16,3\]"):
         f({**params, "w2": params["w2"][:2]}, x, labels)
+
+
+def test_stablehlo_fallback_for_another_cpu(built, tmp_path):
+    art = _copy(built, tmp_path)
+    m = json.loads((art / "manifest.json").read_text())
+    m["executables"][0]["cpu_features"] = "0123456789abcdef"
+    (art / "manifest.json").write_text(json.dumps(m))
+    with pytest.warns(aot.FallbackWarning, match="built for cpu_features '0123456789abcdef'"):
+        f = aot.load(str(art))
+    params, x, _ = _inputs()
+    assert f.using == "stablehlo"
+    assert_same(tpucc.compile(tiny_mlp.predict)(params, x), f(params, x))
+
+
+def test_fallback_in_a_fresh_process_warns_once(built, tmp_path):
+    art = _copy(built, tmp_path)
+    m = json.loads((art / "manifest.json").read_text())
+    m["versions"]["jax"] = "0.0.1"
+    (art / "manifest.json").write_text(json.dumps(m))
+    params, x, _ = _inputs()
+    np.savez(tmp_path / "in.npz", x=x, **{f"params['{k}']": v for k, v in params.items()})
+    proc = _cli("run", str(art), "--input", str(tmp_path / "in.npz"),
+                "--output", str(tmp_path / "o.npz"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == (f"tpucc: warning: {art}: it was built with jax 0.0.1, this "
+                                   f"is jax {tpucc.aot.build.versions()['jax']}; compiling its "
+                                   "StableHLO module instead")
+    assert_same(tpucc.compile(tiny_mlp.predict)(params, x), np.load(tmp_path / "o.npz")["out"])
+
+
+def test_runtime_args_entry(tmp_path):
+    model = tmp_path / "sgd.py"
+    model.write_text(textwrap.dedent('''
+        import numpy as np
+        from tpucc.aot import entry
+
+        @entry("f32[4]", 0.5, steps=3, runtime_args=("lr", "steps"))
+        def descend(x, lr, steps):
+            for _ in range(steps):
+                x = x - lr * 2 * x
+            return x, lr * 2
+    '''))
+    [b] = aot.build_file(str(model), str(tmp_path))
+    f = tpucc.load(b.path)
+    ns: dict = {}
+    exec(compile(model.read_text(), str(model), "exec"), ns)
+    compiled = tpucc.compile(ns["descend"], runtime_args=("lr", "steps"))
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    for lr, steps in ((0.5, 3), (0.125, 7), (-1.0, 0)):       # other values, no recompile
+        assert_same(compiled(x, lr, steps=steps), f(x, lr, steps=steps))
+    with pytest.raises(aot.ArgumentError, match="argument lr was built as a runtime float, "
+                                                "got int 1"):
+        f(x, 1, steps=2)
+    text = CliRunner().invoke(main, ["inspect", b.path]).output
+    assert re.search(r"arg1 +lr +float \(runtime Python scalar\)", text), text
+    assert "runtime_args=['lr', 'steps']" in text
+    np.savez(tmp_path / "in.npz", x=x, lr=np.float64(0.125), steps=np.int64(7))
+    result = CliRunner().invoke(main, ["run", b.path, "--input", str(tmp_path / "in.npz"),
+                                       "--output", str(tmp_path / "out.npz")])
+    assert result.exit_code == 0, result.output
+    got = np.load(tmp_path / "out.npz")
+    expected = compiled(x, 0.125, steps=7)
+    assert_same(expected[0], got["out[0]"])
+    assert got["out[1]"][()] == expected[1] == 0.25
 
 
 def test_spec_grammar():
@@ -136,6 +255,65 @@ def test_spec_grammar():
     for bad in ("f32", "f32[8,x]", "f33[2]", "f32[-1]", "str[2]"):
         with pytest.raises(ValueError):
             spec.parse(bad)
+
+
+# --- LAPACK: a deserialized CPU executable with LAPACK calls segfaults in a fresh process
+# unless LAPACK was initialized first (jax issue 28908).  tpucc has no np.linalg op yet,
+# so the artifact is a jax program given the manifest tpucc would write.
+
+def _lapack_artifact(out):
+    import jax
+    import jax.numpy as jnp
+    from tpucc.aot import build, targets
+    structs = [jax.ShapeDtypeStruct((3, 3), np.float32), jax.ShapeDtypeStruct((3,), np.float32)]
+    jitted = jax.jit(lambda a, b: (jnp.linalg.solve(a, b),))
+    compiled = jitted.lower(*structs).compile()
+    blob, info = build._serialize_executable(compiled, 2)
+    assert info["uses_lapack"], "the test needs an executable with LAPACK calls"
+    exported = jax.export.export(jitted, platforms=["cpu"])(*structs)
+    files = {"module.stablehlo": bytes(exported.serialize()), "executable.cpu.bin": blob}
+    cpu = targets.parse("cpu")
+    record = {"target": "cpu", "file": "executable.cpu.bin", **info,
+              **targets.describe_devices(cpu, jax.devices("cpu")[:1])}
+    leaf = {"leaf": "array", "dtype": "float32"}
+    manifest = {
+        "format": build.FORMAT, "format_version": build.FORMAT_VERSION, "entry": "solve",
+        "versions": build.versions(), "platform": {"targets": ["cpu"]},
+        "inputs": {"n_args": 2, "args": {"tuple": [{**leaf, "input": 0, "shape": [3, 3],
+                                                    "path": "a"},
+                                                   {**leaf, "input": 1, "shape": [3],
+                                                    "path": "b"}]},
+                   "kwargs": {"dict": []},
+                   "flat": [{"index": 0, "kind": "argument"}, {"index": 1, "kind": "argument"}]},
+        "outputs": {"tree": {"leaf": "runtime", "output": 0, "weak": None, "path": "out"},
+                    "n_runtime": 1},
+        "module": {"file": "module.stablehlo", "platforms": ["cpu"],
+                   "uses_lapack": "lapack" in exported.mlir_module()},
+        "executables": [record],
+        "files": {n: {"size": len(b), "sha256": __import__("hashlib").sha256(b).hexdigest()}
+                  for n, b in files.items()},
+    }
+    return build._write(str(out), "solve", manifest, files, {})
+
+
+def test_lapack_round_trip_in_a_fresh_process(tmp_path):
+    path = _lapack_artifact(tmp_path)
+    a = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]], np.float32)
+    b = np.array([1, 2, 3], np.float32)
+    # the executable first: the StableHLO path would initialize LAPACK itself
+    proc = _python(f"""
+        import numpy as np, tpucc
+        a = np.array({a.tolist()!r}, np.float32); b = np.array({b.tolist()!r}, np.float32)
+        for prefer in ("executable", "stablehlo"):
+            f = tpucc.load({path!r}, prefer=prefer)
+            print(f.using.split()[0], repr(f(a, b).tolist()), flush=True)
+    """)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr}"
+    lines = proc.stdout.splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == ["executable", "stablehlo"]
+    for line in lines:
+        np.testing.assert_allclose(eval(line.split(" ", 1)[1]), np.linalg.solve(a, b),
+                                   rtol=1e-5)
 
 
 # --- one clear message and exit code 1 per bad input --------------------------------------
@@ -175,8 +353,25 @@ def test_malformed_spec(tmp_path):
            f"{model}:3", "DTYPE[DIMS]")
 
 
+def test_bad_entry_options(tmp_path):
+    model = tmp_path / "badopt.py"
+    model.write_text('from tpucc.aot import entry\n\n@entry("f32[8]", 0.5, runtime_args=("rate",))\n'
+                     "def f(x, lr):\n    return x * lr\n")
+    _fails(["build", str(model), "--out", str(tmp_path)], "runtime_args names 'rate'",
+           f"{model}:3", "x, lr")
+
+
+def test_malformed_target(tmp_path):
+    _fails(["build", TINY, "--target", "gpu", "--out", str(tmp_path)], "malformed target 'gpu'",
+           "tpu-v5e:2x2")
+    _fails(["build", TINY, "--target", "tpu-v5e", "--out", str(tmp_path)], "no topology",
+           "tpu-v5e:2x2")
+    _fails(["build", TINY, "--target", "tpu-v5e:2xx", "--out", str(tmp_path)],
+           "malformed target 'tpu-v5e:2xx'")
+    assert not any(p.name.endswith(".tpucc") for p in tmp_path.iterdir())
+
+
 def _copy(built, tmp_path, name="predict.tpucc"):
-    import shutil
     art = tmp_path / name
     shutil.copytree(built / name, art)
     return art
@@ -184,13 +379,47 @@ def _copy(built, tmp_path, name="predict.tpucc"):
 
 def test_truncated_artifact(built, tmp_path):
     art = _copy(built, tmp_path)
-    for name in ("executable.bin", "module.stablehlo"):
+    for name in ("executable.cpu.bin", "module.stablehlo"):
         data = (art / name).read_bytes()
         (art / name).write_bytes(data[: len(data) // 2])
-    _fails(["run", str(art), "--input", "x.npz", "--output", "y.npz"],
-           "executable.bin is truncated")
+    params, x, _ = _inputs()
+    np.savez(tmp_path / "in.npz", x=x, **{f"params['{k}']": v for k, v in params.items()})
+    _fails(["run", str(art), "--input", str(tmp_path / "in.npz"), "--output", "y.npz"],
+           "executable.cpu.bin is truncated")
     with pytest.raises(aot.ArtifactError, match="module.stablehlo is truncated"):
         aot.load(str(art), prefer="stablehlo")
+
+
+def test_corrupted_artifact(built, tmp_path):
+    art = _copy(built, tmp_path)
+    data = bytearray((art / "executable.cpu.bin").read_bytes())
+    data[len(data) // 2] ^= 0xFF                  # same size, one byte flipped
+    (art / "executable.cpu.bin").write_bytes(bytes(data))
+    with pytest.raises(aot.ArtifactError, match="executable.cpu.bin is corrupted: its sha256"):
+        aot.load(str(art))
+    os.remove(art / "executable.cpu.bin")
+    with pytest.raises(aot.ArtifactError, match="is missing executable.cpu.bin"):
+        aot.load(str(art))
+
+
+def test_weights_are_mapped_and_verified_on_request(built, tmp_path):
+    art = _copy(built, tmp_path)
+    m = json.loads((art / "manifest.json").read_text())
+    [mean] = [r for r in m["inputs"]["flat"] if r["kind"] == "captured"]
+    assert (mean["offset"], mean["nbytes"], mean["dtype"]) == (0, 16, "float32")
+    assert (art / "weights.bin").read_bytes() == tiny_mlp.MEAN.tobytes()
+    data = bytearray((art / "weights.bin").read_bytes())
+    data[0] ^= 0xFF                               # same size, one byte flipped
+    (art / "weights.bin").write_bytes(bytes(data))
+    aot.load(str(art))                            # sizes only: the weights are not read
+    with pytest.raises(aot.ArtifactError, match="weights.bin is corrupted: its sha256"):
+        aot.load(str(art), verify=True)
+    _fails(["inspect", "--verify", str(art)], "weights.bin is corrupted")
+    text = CliRunner().invoke(main, ["inspect", "--verify", str(built / "predict.tpucc")]).output
+    assert "verified: the 3 files match the manifest's sizes and sha256" in text
+    (art / "weights.bin").write_bytes(bytes(data[:-4]))
+    with pytest.raises(aot.ArtifactError, match="weights.bin is truncated: 12 bytes"):
+        aot.load(str(art))
 
 
 def test_corrupted_manifest(built, tmp_path):
@@ -198,6 +427,70 @@ def test_corrupted_manifest(built, tmp_path):
     text = (art / "manifest.json").read_text()
     (art / "manifest.json").write_text(text[: len(text) // 3])
     _fails(["inspect", str(art)], "manifest", "corrupted or truncated")
-    (art / "manifest.json").write_text(text.replace('"format_version": 1', '"format_version": 9'))
+    (art / "manifest.json").write_text(text.replace('"format_version": 2', '"format_version": 9'))
     _fails(["inspect", str(art)], "format version 9")
+    m = json.loads(text)
+    del m["module"]["platforms"]
+    (art / "manifest.json").write_text(json.dumps(m))
+    _fails(["inspect", str(art)], "manifest of", "is corrupted: KeyError: 'platforms'")
+    with pytest.raises(aot.ArtifactError, match="is corrupted: KeyError: 'platforms'"):
+        aot.load(str(art))
     _fails(["inspect", str(tmp_path / "missing.tpucc")], "does not exist")
+
+
+def test_artifact_for_another_backend_is_refused(tmp_path):
+    result = CliRunner().invoke(main, ["build", TINY, "--entry", "predict", "--target", "cuda",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "executables: none" in result.output
+    assert "the cuda executable needs a CUDA machine" in result.output
+    m = json.loads((tmp_path / "predict.tpucc" / "manifest.json").read_text())
+    assert m["module"]["platforms"] == ["cuda"] and m["executables"][0]["file"] is None
+    params, x, _ = _inputs()
+    np.savez(tmp_path / "in.npz", x=x, **{f"params['{k}']": v for k, v in params.items()})
+    _fails(["run", str(tmp_path / "predict.tpucc"), "--input", str(tmp_path / "in.npz"),
+            "--output", str(tmp_path / "o.npz")],
+           "was built for cuda; this process runs on cpu", "rebuild it with --target cpu")
+
+
+def test_module_for_another_jax_is_refused_in_a_real_process(built, tmp_path):
+    """What a StableHLO module from a jax too new for this one does: jax cannot
+    deserialize it.  One message, exit status 1, no traceback."""
+    import hashlib
+    art = _copy(built, tmp_path)
+    m = json.loads((art / "manifest.json").read_text())
+    m["versions"]["jax"] = "9.9.9"
+    blob = b"\x00" * 64
+    (art / "module.stablehlo").write_bytes(blob)
+    m["files"]["module.stablehlo"] = {"size": 64, "sha256": hashlib.sha256(blob).hexdigest()}
+    (art / "manifest.json").write_text(json.dumps(m))
+    np.savez(tmp_path / "in.npz", x=np.zeros((8, 4), np.float32))
+    proc = _cli("run", str(art), "--input", str(tmp_path / "in.npz"), "--output", "o.npz")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("tpucc: error: [E810]")
+    assert "module.stablehlo does not load with jax" in proc.stderr
+    assert "(the artifact was built with jax 9.9.9)" in proc.stderr
+    assert proc.stderr.count("\n") <= 2, proc.stderr          # the message and its hint
+
+
+def test_bad_run_inputs(built, tmp_path):
+    art = str(built / "predict.tpucc")
+    _fails(["run", art, "--input", str(tmp_path / "none.npz"), "--output", "o.npz"],
+           "none.npz does not exist")
+    np.savez(tmp_path / "in.npz", x=np.zeros((8, 4), np.float32))
+    _fails(["run", art, "--input", str(tmp_path / "in.npz"), "--output", "o.npz"],
+           "has no array for argument params['w1']")
+    params, x, _ = _inputs()
+    np.savez(tmp_path / "in.npz", x=x.astype(np.float64),
+             **{f"params['{k}']": v for k, v in params.items()})
+    _fails(["run", art, "--input", str(tmp_path / "in.npz"), "--output", "o.npz"],
+           "argument x expects f32[8,4], got f64[8,4]")
+
+
+def test_unwritable_out_dir(tmp_path):
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(main, ["build", TINY, "--out", str(tmp_path / "file")])
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("tpucc: error: [E800] the output directory") and \
+        str(tmp_path / "file") in result.stderr

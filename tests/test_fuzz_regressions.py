@@ -1,7 +1,7 @@
 """Compiler bugs found by the differential fuzzer (tests/fuzz), each as its
 minimal reproducer (shrunk by tests/fuzz/run.py, then tidied by hand).
 
-They are still present: each is `xfail(strict=True)`, so fixing one makes its
+A bug still present is pinned as `xfail(strict=True)`, so fixing it makes its
 test XPASS and fail the suite: then drop the marker (and the seed from
 KNOWN_FAILING in tests/test_fuzz.py)."""
 import numpy as np
@@ -141,8 +141,6 @@ def break_in_static_loop_in_while(x, n):
     return x
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz bug: false [E300] MergeError for a loop-local "
-                   "variable + runtime break in a static loop inside a runtime while")
 def test_break_in_static_loop_in_while():
     check(break_in_static_loop_in_while, np.ones(3), n_(2))
 
@@ -169,11 +167,9 @@ def inplace_view_of_temporary_in_while(x, n):
     while k < n:
         k += 1
         v -= v
-    return x
+    return x, v
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz bug: IR verifier 'result %N not defined' for an "
-                   "in-place update of a view of a temporary in a runtime while")
 def test_inplace_view_of_temporary_in_while():
     check(inplace_view_of_temporary_in_while, np.ones((2, 3)), n_(3))
 
@@ -187,3 +183,287 @@ def argmax_of_empty_rows(x):
 
 def test_argmax_of_empty_rows():
     check(argmax_of_empty_rows, np.ones((1, 3)))
+
+
+# --- a `return` from a runtime inner loop inside a runtime outer loop: the
+#     return path still holds the inner loop's iterator on the stack, deeper
+#     than the outer loop's header: false [E300] "an iteration of this loop
+#     changes the structure of a variable" (seed 408)
+
+def return_from_nested_runtime_loops(x, n):
+    for i in range(n):
+        for j in range(n):
+            if x[0] > i + j:
+                return x * i + j
+        x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_return_from_nested_runtime_loops(n):
+    check(return_from_nested_runtime_loops, np.array([2.5, 0.0, 1.0]), n_(n))
+
+
+def every_path_returns_in_loop(x, n):
+    for i in range(n):
+        return x * 2
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_every_path_returns_in_loop(n):
+    check(every_path_returns_in_loop, np.ones(3), n_(n))
+
+
+# --- a name a runtime loop may or may not rebind, then updated in place:
+#     when the loop runs zero times NumPy writes into the argument; tpucc
+#     dropped the write (seeds 228, 307, 536).  Refused like the `if` case.
+
+def rebind_in_runtime_loop_then_inplace(x, n):
+    for i in range(n):
+        x = x + 1
+    x[0] = 7.0
+    return x
+
+
+def test_rebind_in_runtime_loop_then_inplace():
+    raises_at(rebind_in_runtime_loop_then_inplace, (np.ones(3), n_(0)), tpucc.SideEffectError,
+              match="after this loop `x` is the array it named before", line_of="x[0] = 7.0")
+
+
+def rebind_to_view_in_loop_then_inplace(x, y, n):
+    for i in range(n):
+        x = y[1:]
+    x[0] = 7.0
+    return x
+
+
+def test_rebind_to_view_in_loop_then_inplace():
+    # after the loop `x` is a view of `y` (NumPy writes 7 into y): refused too
+    raises_at(rebind_to_view_in_loop_then_inplace, (np.ones(2), np.zeros(3), n_(1)),
+              tpucc.SideEffectError, line_of="x[0] = 7.0")
+
+
+def long_static_loop_rebinds(x):
+    for i in range(40):         # a counted While that runs 40 times: always a new array
+        x = x + 1
+    x[0] = 7.0
+    return x
+
+
+def test_long_static_loop_rebinds():
+    check(long_static_loop_rebinds, np.ones(3))
+
+
+# --- a view of a temporary re-read inside one arm of a runtime `if` and
+#     reused in the other arm: "result %N not defined" (variant of seed 1530)
+
+def view_reread_in_both_arms(x, n):
+    v = (x + 1)[..., 0]
+    if n > 1:
+        k = 0
+        while k < n:
+            k += 1
+            v -= 1
+    else:
+        v += 2
+    return v
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_view_reread_in_both_arms(n):
+    check(view_reread_in_both_arms, np.ones((2, 3)), n_(n))
+
+
+# --- NumPy identity through runtime loops and branches (found while fixing
+#     the two above; the fuzzer's programs hit the same paths)
+
+def alias_seen_in_loop(x, n):
+    y = x                       # one array, two names: the loop body must keep that
+    k = 0
+    s = 0.0
+    while k < n:
+        k += 1
+        x += 1
+        s = s + y.sum()
+    return s
+
+
+def view_base_seen_in_loop(x, n):
+    t = x + 1
+    v = t[..., 0]               # a view of t: updating v updates t
+    k = 0
+    s = 0.0
+    while k < n:
+        k += 1
+        v -= 1
+        s = s + t.sum()
+    return s, t
+
+
+def view_and_base_updated_in_loop(x, n):
+    t = x + 1
+    v = t[1:]
+    for i in range(n):
+        t[1] += 1
+        v[0] *= 2
+    return t, v
+
+
+@pytest.mark.parametrize("fn", [alias_seen_in_loop, view_base_seen_in_loop,
+                                view_and_base_updated_in_loop])
+def test_identity_in_runtime_loops(fn):
+    check(fn, np.ones((2, 3)), n_(3))
+
+
+def view_of_view_sees_root(x):
+    a = x[1:]
+    b = a[1:]
+    x[2] = 5.0                  # b views x through a
+    return b
+
+
+def test_view_of_view_sees_root():
+    check(view_of_view_sees_root, np.ones(3))
+
+
+def view_made_in_arm(x, c):
+    t = x + 1
+    if c > 0:
+        w = t[0:2]
+        t[0] = 5.0              # w is read at the merge, after t is restored
+    else:
+        w = t[1:3]
+    return w
+
+
+@pytest.mark.parametrize("c", [0, 1])
+def test_view_made_in_arm(c):
+    check(view_made_in_arm, np.ones(3), n_(c))
+
+
+def same_view_in_both_arms(x, c):
+    t = x + 1
+    if c > 0:
+        w = t[0:2]
+    else:
+        w = t[0:2] * 1
+        w = t[0:2]
+    t[0] = 7.0                  # w is a view of t on every path: it sees this
+    return w
+
+
+@pytest.mark.parametrize("c", [0, 1])
+def test_same_view_in_both_arms(c):
+    check(same_view_in_both_arms, np.ones(3), n_(c))
+
+
+def view_on_some_paths(x, c):
+    w = x[0:2]
+    if c > 0:
+        w = w * 2
+    x += 1                      # NumPy: w sees this only if c <= 0
+    return w
+
+
+def test_view_on_some_paths():
+    raises_at(view_on_some_paths, (np.ones(3), n_(0)), tpucc.SideEffectError,
+              match="`w` is this array", line_of="x += 1")
+
+
+def discarded_unroll_leaves_no_refusal(x, n):
+    y = x.copy()
+    for i in range(n):          # first unrolled, then rebuilt as a While
+        if x.sum() > i:
+            y = y + 1
+    x += 1                      # x never changed identity: allowed
+    return x, y
+
+
+def test_discarded_unroll_leaves_no_refusal():
+    check(discarded_unroll_leaves_no_refusal, np.ones(3), n_(2))
+
+
+# --- a loop's may-alias result merged by an enclosing `if`: the merged name
+#     keeps the refusal (seed 1473: `x0 -= ...` in a helper after the `if`
+#     wrote the argument only when the loop ran zero times)
+
+def loop_result_merged_then_inplace(x, n):
+    if x.min() <= -5:
+        x = x * 2
+    else:
+        for i in range(n, 4):
+            x = x + 1
+    x -= 1
+    return x
+
+
+def test_loop_result_merged_then_inplace():
+    raises_at(loop_result_merged_then_inplace, (np.ones(3), n_(4)), tpucc.SideEffectError,
+              match="after this loop `x` is the array", line_of="x -= 1")
+
+
+# --- two names for one array on entry to a runtime loop whose body rebinds
+#     one of them: sharing one body Array made the other follow the rebound
+#     one from the second iteration on (seed 1351)
+
+def alias_broken_by_loop(x, n):
+    v = x
+    for i in range(1, n):
+        v = np.where(v > 0, v < x, x)
+    return x, v
+
+
+def test_alias_broken_by_loop():
+    check(alias_broken_by_loop, np.array([False, False, True]), n_(3))
+
+
+def alias_broken_after_inplace(x, n):
+    y = x
+    for i in range(n):
+        x += 1              # on the first iteration y sees this, later not
+        y = y * 2
+    return x, y
+
+
+def test_alias_broken_after_inplace():
+    raises_at(alias_broken_after_inplace, (np.ones(3), n_(3)), tpucc.SideEffectError,
+              match="shares its array with another name", line_of="for i in range(n)")
+
+
+def view_of_rebound_base(x, n):
+    t = x + 1
+    v = t[1:]                   # keeps viewing the first t
+    for i in range(n):
+        t = t * 2
+        s = v.sum()
+    return t, v, s
+
+
+def test_view_of_rebound_base():
+    check(view_of_rebound_base, np.ones(3), n_(3))
+
+
+# --- `x[i]` with an integer per axis is a NumPy scalar, not a 0-d view:
+#     `v += ...` rebinds v and leaves x alone (seed 2076)
+
+def integer_index_is_a_scalar(x):
+    v = x[-1]
+    v += 2.0
+    w = x[..., 0]               # this one is a 0-d view: the update reaches x
+    w += 1.0
+    return x, v
+
+
+def test_integer_index_is_a_scalar():
+    check(integer_index_is_a_scalar, np.array([-0.5, -1.75, 1.0]))
+
+
+def scalar_item_promotes_like_numpy(x, i):
+    v = x[i]                    # a float32 scalar: `+= float64 scalar` gives float64
+    v += np.float64(0.5)
+    return v
+
+
+def test_scalar_item_promotes_like_numpy():
+    check(scalar_item_promotes_like_numpy, np.ones(3, np.float32), n_(1))

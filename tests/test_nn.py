@@ -199,3 +199,91 @@ def test_registry_reference(name):
     ref = op.numpy(*args, **attrs)
     assert ref.shape == out.shape == got.shape
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+# --- batch_norm ---------------------------------------------------------------------------
+
+def batch_norm_reference(x, weight, bias, mean, var, eps=1e-5):
+    """Channel by channel, in float64, from given statistics."""
+    y = np.empty(x.shape)
+    for c in range(x.shape[1]):
+        y[:, c] = (x[:, c] - mean[c]) / np.sqrt(var[c] + eps) * weight[c] + bias[c]
+    return y
+
+
+def _bn_args(xs, dtype=np.float32, stats_dtype=np.float32):
+    c = xs[1]
+    return (_r(xs, 1, dtype) * 2 + 1, _r(c, 2, dtype), _r(c, 3, dtype), _r(c, 4, stats_dtype),
+            np.abs(_r(c, 5, stats_dtype)) + 0.5)
+
+
+@pytest.mark.parametrize("xs", [(4, 3, 5, 5), (6, 3), (3, 2, 7)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_training(xs, dtype):
+    """Batch statistics; running stats updated in place with the unbiased variance."""
+    x, w, b, rm, rv = _bn_args(xs, dtype)
+
+    def f(x, w, b, rm, rv):
+        return nn.batch_norm(x, w, b, rm, rv, training=True, momentum=0.3, eps=1e-3)
+    check(f, x, w, b, rm, rv, rtol=1e-5, atol=1e-5)
+    axes = (0,) + tuple(range(2, x.ndim))
+    mean, var = x.mean(axis=axes, dtype=np.float64), x.var(axis=axes, dtype=np.float64)
+    rm2, rv2 = rm.copy(), rv.copy()
+    y = f(x, w, b, rm2, rv2)
+    assert y.dtype == dtype and rm2.dtype == rv2.dtype == np.float32
+    np.testing.assert_allclose(y, batch_norm_reference(x, w, b, mean, var, 1e-3),
+                               rtol=1e-5, atol=1e-5)
+    unbiased = x.var(axis=axes, ddof=1, dtype=np.float64)
+    np.testing.assert_allclose(rm2, 0.7 * rm + 0.3 * mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rv2, 0.7 * rv + 0.3 * unbiased, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("xs", [(4, 3, 5, 5), (6, 3)])
+def test_batch_norm_inference(xs):
+    x, w, b, rm, rv = _bn_args(xs)
+    f = check(lambda *a: nn.batch_norm(*a), x, w, b, rm, rv, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(f(x, w, b, rm, rv), batch_norm_reference(x, w, b, rm, rv),
+                               rtol=1e-5, atol=1e-5)
+    x64 = x.astype(np.float64)             # float64 input, float32 statistics -> float64
+    check(lambda *a: nn.batch_norm(*a), x64, w, b, rm, rv)
+
+
+def test_batch_norm_options():
+    x, w, b, rm, rv = _bn_args((4, 3, 2, 2), np.float64)
+    # no affine transform, no running statistics to update
+    check(lambda x: nn.batch_norm(x, None, None, None, None, training=True), x)
+    check(lambda x, rm, rv: nn.batch_norm(x, None, None, rm, rv), x, rm, rv)
+    # float64 batch statistics written into float32 running statistics
+    check(lambda x, rm, rv: nn.batch_norm(x, w, b, rm, rv, training=True), x, rm, rv)
+
+
+def test_batch_norm_running_stats_as_attributes():
+    """A layer object's running statistics are updated by every compiled call."""
+    class BatchNorm:
+        def __init__(self, c):
+            self.weight, self.bias = np.ones(c, np.float32), np.zeros(c, np.float32)
+            self.running_mean, self.running_var = np.zeros(c, np.float32), np.ones(c, np.float32)
+
+        def __call__(self, x, training):
+            return nn.batch_norm(x, self.weight, self.bias, self.running_mean,
+                                 self.running_var, training=training)
+
+    compiled_layer, eager_layer = BatchNorm(3), BatchNorm(3)
+    step = tpucc.compile(lambda x, training: compiled_layer(x, training))
+    for seed, training in [(1, True), (2, True), (3, False)]:
+        x = _r((4, 3, 3, 3), seed) + seed
+        np.testing.assert_allclose(step(x, training), eager_layer(x, training), rtol=1e-5,
+                                   atol=1e-5)
+        np.testing.assert_allclose(compiled_layer.running_mean, eager_layer.running_mean,
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(compiled_layer.running_var, eager_layer.running_var,
+                                   rtol=1e-5, atol=1e-6)
+    assert eager_layer.running_mean[0] != 0
+
+
+def test_batch_norm_one_value_per_channel():
+    x = _r((1, 3))
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        nn.batch_norm(x, None, None, None, None, training=True)
+    with pytest.raises(tpucc.UserCodeError, match="more than 1 value per channel"):
+        tpucc.compile(lambda x: nn.batch_norm(x, None, None, None, None, training=True))(x)

@@ -29,3 +29,103 @@ def test_loop_invariant_arguments_are_not_written_back():
     f = check(loop_reads_arguments, np.eye(2), np.ones((1, 2)), np.int64(3))
     traced = f.lower(np.eye(2), np.ones((1, 2)), np.int64(3)).traced
     assert traced.writebacks == []
+
+
+class HoldsContainers:
+    def __init__(self):
+        self.params = {"w": np.ones(3)}
+        self.layers = [np.ones(3), (np.full(3, 2.0), 1)]
+
+
+HELD = HoldsContainers()
+
+
+def reads_container_items(x):
+    total = x * HELD.params["w"] + HELD.layers[0]
+    for w in HELD.params.values():
+        total = total + w
+    for k, w in HELD.params.items():
+        total = total + w
+    arr, _ = HELD.layers[1]
+    return total + arr
+
+
+def test_arrays_in_outside_containers_are_runtime_inputs():
+    # They were once baked in as constants: later changes went unseen.
+    f = tpucc.compile(reads_container_items)
+    np.testing.assert_array_equal(f(np.ones(3)), reads_container_items(np.ones(3)))
+    HELD.params["w"][:] = 5.0                   # in place
+    HELD.layers[0] = np.full(3, 7.0)            # rebound
+    np.testing.assert_array_equal(f(np.ones(3)), reads_container_items(np.ones(3)))
+    assert "const" not in f.lower(np.ones(3)).ir().split("params", 1)[1].split("(")[0]
+    assert len(f.lower(np.ones(3)).traced.captured) == 3
+
+
+class Switch:
+    scale = 2.0
+
+    def __init__(self):
+        self.training = True
+
+    def apply(self, x):
+        return x * self.scale if self.training else x - 1
+
+
+SWITCH = Switch()
+
+
+def test_changed_static_attributes_recompile():
+    # Static attributes were not guarded: the first executable kept running.
+    f = tpucc.compile(lambda x: SWITCH.apply(x))
+    x = np.ones(2)
+    np.testing.assert_array_equal(f(x), [2.0, 2.0])
+    SWITCH.training = False                     # an instance attribute
+    np.testing.assert_array_equal(f(x), [0.0, 0.0])
+    SWITCH.training, Switch.scale = True, 3.0   # a class attribute
+    np.testing.assert_array_equal(f(x), [3.0, 3.0])
+    g = tpucc.compile(lambda s, x: s.apply(x))  # the object as an argument
+    np.testing.assert_array_equal(g(SWITCH, x), [3.0, 3.0])
+    SWITCH.training = False
+    np.testing.assert_array_equal(g(SWITCH, x), [0.0, 0.0])
+    SWITCH.training, Switch.scale = True, 2.0
+
+
+def halve_until_small(x0, n):
+    x, steps = x0, 0                # `x` starts as the argument itself
+    while steps < n and np.abs(x).max() > 0.1:
+        x = x * 0.5                 # ... and is rebound, never updated in place
+        steps += 1
+    return x, steps
+
+
+def test_rebound_alias_of_an_argument_is_not_written_back():
+    f = check(halve_until_small, np.ones(2), 10)
+    assert f.lower(np.ones(2), 10).traced.writebacks == []
+
+
+CONFIG = {"k": 3}
+SCALES = [2, 5]
+
+
+def scaled(x):
+    return x * CONFIG["k"] + SCALES[1]
+
+
+def test_changed_static_items_of_outside_containers_recompile():
+    f = tpucc.compile(scaled)
+    x = np.ones(2)
+    np.testing.assert_array_equal(f(x), scaled(x))
+    CONFIG["k"], SCALES[1] = 7, 9
+    np.testing.assert_array_equal(f(x), scaled(x))
+    CONFIG["k"], SCALES[1] = 3, 5
+
+
+def test_lower_then_compile_serves_the_next_call():
+    # The staged API used to leave the executable out of the function's cache:
+    # f.lower(x).compile() and then f(x) ran XLA twice.
+    f = tpucc.compile(lambda x: x * 2)
+    f.lower(np.ones(3)).compile()
+    (entry,) = f._cache.values()
+    np.testing.assert_array_equal(f(np.ones(3)), [2.0, 2.0, 2.0])
+    (after,) = f._cache.values()
+    assert after is entry

@@ -92,3 +92,29 @@ def test_seeded_init_and_flops():
     assert len([k for k in a.parameters() if k.endswith("weight")]) == 19
     assert forward_flops(224) == pytest.approx(39.26e9, rel=1e-3)
     assert a.flops(batch=2) == 2 * forward_flops(32, 10, 16)
+
+
+def small_vgg(seed=0):
+    return VGG19(image_size=32, num_classes=10, hidden=32, seed=seed)
+
+
+def test_training_step_is_one_executable_and_matches_numpy_backprop():
+    """One compiled step (forward, backward, SGD) against the same step with
+    the gradients of hand-written NumPy backpropagation.  The inputs are
+    random normals, so max-pool windows have no near-ties."""
+    compiled_model, ref = small_vgg(), small_vgg()
+    x = np.random.default_rng(2).standard_normal((2, 3, 32, 32), dtype=np.float32)
+    labels = np.array([3, 8])
+    step = tpucc.compile(compiled_model.train_step, runtime_args=("lr",))
+    loss = step(x, labels, 0.01)
+    ref_loss, grads = ref.numpy_loss_and_grads(x, labels)
+    assert loss.dtype == np.float32 and loss == pytest.approx(ref_loss, rel=1e-5)
+    params = compiled_model.parameters()
+    for key, before in ref.parameters().items():
+        expected = before - np.float32(0.01) * grads[key]
+        np.testing.assert_allclose(params[key], expected, rtol=1e-4, atol=1e-6,
+                                   err_msg=key)
+    assert step(x, labels, 0.002) != loss       # the weights moved; lr is a runtime value
+    assert len(step._cache) == 1
+    text = step.lower(x, labels, 0.01).as_text()
+    assert text.count("ENTRY") == 1 and "convolution" in text

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 
 from . import driver
 from .errors import TpuccError
@@ -13,6 +14,7 @@ DEFAULT_OPTIONS = {
     "unroll": 32,                # static loops longer than this become a While
     "matmul_precision": "highest",
     "device_cache": False,       # keep captured arrays (weights) on the device between calls
+    "cache": None,               # persistent executable cache: None (default place), False, a path
 }
 
 
@@ -23,10 +25,16 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     matmul_precision="highest"|"default"; device_cache=True uploads arrays
     read from globals, closures and attributes once and reuses them while the
     same array object is found there (rebinding is seen, in-place changes to
-    such an array are not)."""
+    such an array are not); cache=False disables the persistent cache of
+    executables and cache="dir" moves it (default: TPUCC_CACHE_DIR, else
+    ~/.cache/tpucc; TPUCC_CACHE=0 disables it; see tpucc.cache)."""
     unknown = set(options) - set(DEFAULT_OPTIONS) - {"verify"}
     if unknown:
         raise TypeError(f"tpucc.compile: unknown options {sorted(unknown)}")
+    cache_option = options.get("cache")
+    if not (cache_option is None or isinstance(cache_option, (bool, str, os.PathLike))):
+        raise TypeError("tpucc.compile: cache must be True, False or a directory path, "
+                        f"not {type(cache_option).__name__}")
     if fn is None:
         return lambda f: CompiledFunction(f, options)
     return CompiledFunction(fn, options)
@@ -48,15 +56,18 @@ class CompiledFunction:
         return (self._names + [None] * n)[:n]
 
     def __call__(self, *args, **kwargs):
-        key, leaves = driver.signature_key(args, kwargs, self._runtime, self._names_for(len(args)))
+        # The per-call path: keep it short (see driver.runner).
+        names = self._names_for(len(args)) if self._runtime else ()
+        key, leaves = driver.signature_key(args, kwargs, self._runtime, names)
         entry = self._cache.get(key)
-        if entry is not None and entry.guards_hold():
-            out = driver.execute(entry, leaves)
+        if entry is not None:
+            out = entry.run(leaves)         # RECOMPILE: a guard or captured type changed
             if out is not driver.RECOMPILE:
                 return out
         entry = self._build(args, kwargs)
+        run = driver.runner(entry)
         self._cache[key] = entry
-        out = driver.execute(entry, leaves)
+        out = run(leaves)
         if out is driver.RECOMPILE:
             raise TpuccError("an array read from a global or attribute changed its shape "
                              "or dtype while the function was being compiled")
@@ -69,7 +80,9 @@ class CompiledFunction:
             raise e.with_traceback(None) from None
 
     def lower(self, *args, **kwargs) -> "Lowered":
-        return Lowered(self._build(args, kwargs, compile_xla=False))
+        names = self._names_for(len(args)) if self._runtime else ()
+        key, _ = driver.signature_key(args, kwargs, self._runtime, names)
+        return Lowered(self._build(args, kwargs, compile_xla=False), self, key)
 
     def __repr__(self):
         return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
@@ -77,8 +90,9 @@ class CompiledFunction:
 
 class Lowered:
     """A traced and lowered program, before XLA compilation."""
-    def __init__(self, entry):
+    def __init__(self, entry, owner=None, key=None):
         self._entry = entry
+        self._owner, self._key = owner, key     # compile() serves later calls of owner
 
     def as_text(self, dialect: str = "hlo") -> str:
         """The HLO module text (or 'stablehlo'), before XLA optimization."""
@@ -97,6 +111,9 @@ class Lowered:
         t0 = time.perf_counter()
         self._entry.executable = driver.run_xla(self._entry.lowered)
         self._entry.times.xla = time.perf_counter() - t0
+        if self._owner is not None:         # f.lower(x).compile(); f(x) compiles once
+            driver.runner(self._entry)
+            self._owner._cache[self._key] = self._entry
         return self._entry.executable
 
     @property

@@ -1,6 +1,6 @@
 """The `tpucc` command: build, inspect and run ahead-of-time artifacts.
 
-    tpucc build MODEL.py [--entry NAME ...] [--out DIR] [--target cpu]
+    tpucc build MODEL.py [--entry NAME ...] [--out DIR] [--target cpu|cuda|tpu-v5e:2x2 ...]
                          [--emit ir|stablehlo|hlo|optimized-hlo ...] [--quiet]
     tpucc inspect ARTIFACT
     tpucc run ARTIFACT --input in.npz --output out.npz
@@ -21,14 +21,25 @@ from .errors import TpuccError
 
 
 def _errors(fn):
+    """One message and exit status 1 for every error a user can cause: tpucc's
+    own, and the file system's (an unwritable --out, a full disk).
+    TPUCC_DEBUG=1 lets the traceback through."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except TpuccError as e:
-            click.echo(f"tpucc: error: {e}", err=True)
+        except (TpuccError, OSError) as e:
+            if os.environ.get("TPUCC_DEBUG"):
+                raise
+            text = str(e) if isinstance(e, TpuccError) else _os_error(e)
+            click.echo(f"tpucc: error: {text}", err=True)
             sys.exit(1)
     return wrapper
+
+
+def _os_error(e: OSError) -> str:
+    where = f": {e.filename}" if e.filename else ""
+    return f"{e.strerror or type(e).__name__}{where}"
 
 
 @click.group()
@@ -43,25 +54,36 @@ def main():
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(),
               help="Directory that receives NAME.tpucc/.")
 @click.option("--target", "targets", multiple=True, default=("cpu",), show_default=True,
-              type=click.Choice(["cpu", "cuda", "rocm", "tpu"]),
-              help="Platforms of the StableHLO module (repeatable); the executable is "
-                   "compiled for the local backend when it is a target.")
+              metavar="TARGET",
+              help="cpu, cuda, rocm, tpu (this machine's TPU) or tpu-GEN:TOPOLOGY (a TPU "
+                   "slice compiled here through libtpu, e.g. tpu-v5e:2x2); repeatable. "
+                   "Each adds its platform to the portable module and, where it can be "
+                   "compiled here, an executable.")
 @click.option("--emit", multiple=True,
               type=click.Choice(["ir", "stablehlo", "hlo", "optimized-hlo"]),
               help="Also write readable texts into the artifact (repeatable).")
+@click.option("--progress/--no-progress", default=None,
+              help="Show each stage and its time on stderr (default: when stderr is a "
+                   "terminal).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 @_errors
-def build(model, entries, out_dir, targets, emit, quiet):
+def build(model, entries, out_dir, targets, emit, progress, quiet):
     """Compile the @entry functions of MODEL into artifact directories."""
     from .aot import build_file
+    from .aot.build import Progress
     t0 = time.perf_counter()
-    progress = not quiet and sys.stderr.isatty()
-    paths = build_file(model, out_dir, entries, tuple(targets), tuple(emit), progress)
-    if not quiet:
-        for p in paths:
-            click.echo(f"built {p} ({_size(p) / 1024:.1f} KiB)")
-        if progress:
-            click.echo(f"total {time.perf_counter() - t0:.2f} s", err=True)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    shown = Progress(progress and not quiet)
+    built = build_file(model, out_dir, entries, tuple(targets), tuple(emit), shown)
+    if quiet:
+        return
+    for b in built:
+        exes = ", ".join(b.executables) or "none"
+        click.echo(f"built {b.path} ({_size(b.path) / 1024:.1f} KiB; executables: {exes})")
+        for note in b.notes:
+            click.echo(f"  note: {note}")
+    shown.say(f"total {time.perf_counter() - t0:.2f} s")
 
 
 def _size(path) -> int:
@@ -70,11 +92,14 @@ def _size(path) -> int:
 
 @main.command()
 @click.argument("artifact", type=click.Path())
+@click.option("--verify", is_flag=True,
+              help="Also check every file's sha256 (loading checks sizes, and the "
+                   "sha256 of all but the weights).")
 @_errors
-def inspect(artifact):
+def inspect(artifact, verify):
     """Print an artifact's manifest readably."""
     from .aot.inspect import describe
-    click.echo(describe(artifact))
+    click.echo(describe(artifact, verify))
 
 
 @main.command()
@@ -90,9 +115,16 @@ def inspect(artifact):
 @_errors
 def run(artifact, input_path, output_path, quiet):
     """Run ARTIFACT on the arrays of an .npz file."""
+    import warnings
     from .aot.inspect import run_npz
+    from .aot.load import FallbackWarning
     t0 = time.perf_counter()
-    names = run_npz(artifact, input_path, output_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FallbackWarning)
+        names = run_npz(artifact, input_path, output_path)
+    for w in caught:
+        if not quiet and issubclass(w.category, FallbackWarning):
+            click.echo(f"tpucc: warning: {str(w.message).removeprefix('tpucc: ')}", err=True)
     if not quiet:
         click.echo(f"wrote {output_path}: {', '.join(names)} "
                    f"({time.perf_counter() - t0:.2f} s)")

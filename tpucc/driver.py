@@ -4,20 +4,23 @@ The pipeline is one visible list of named stages (PIPELINE).  A compiled
 function keeps one Entry per signature (argument pytree structure, array
 dtypes/shapes, static values); an entry is reused while the guards on the
 static globals it read still hold and the captured arrays keep their types.
+The persistent cache (tpucc.cache) may supply an entry's executable: infer
+always runs, lower and XLA are skipped on a hit.
 `TPUCC_DUMP=stage[,stage]` prints a stage's output (ir, hlo) to stderr.
 """
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import jax
 import numpy as np
 
-from . import infer, lower
-from .errors import InternalError, ShapeError, TpuccError
+from . import cache, infer, lower
+from .errors import InternalError, TpuccError
 from .infer.state import unflatten
 from .ir import print_region, verify
 
@@ -30,26 +33,45 @@ class StageTimes:
     infer: float = 0.0
     lower: float = 0.0
     xla: float = 0.0
+    cache: str = ""     # disk cache: "hit", "miss", "off", or "" when not consulted
 
     def __str__(self):
-        return (f"infer {self.infer * 1e3:.1f} ms, lower {self.lower * 1e3:.1f} ms, "
+        text = (f"infer {self.infer * 1e3:.1f} ms, lower {self.lower * 1e3:.1f} ms, "
                 f"xla {self.xla * 1e3:.1f} ms")
+        return text + (f" (disk cache {self.cache})" if self.cache else "")
 
 
-@dataclass
 class Entry:
-    traced: infer.Traced
-    jitted: object                  # the jax.jit function: its C++ dispatch runs calls
-    lowered: object                 # jax.stages.Lowered
-    executable: object = None       # jax.stages.Compiled
-    times: StageTimes = field(default_factory=StageTimes)
-    plan: object = None             # precomputed per-call work (see execute)
-    options: dict = field(default_factory=dict)
+    """One compiled signature: the trace, the executable and the per-call
+    function.  After a disk-cache hit nothing was lowered; `lowered` and
+    `jitted` lower on first use (for inspection: calls never need them)."""
+
+    def __init__(self, traced: infer.Traced, jitted=None, lowered=None, executable=None,
+                 times: StageTimes | None = None, options: dict | None = None):
+        self.traced = traced
+        self._jitted, self._lowered = jitted, lowered
+        self.executable = executable        # jax.stages.Compiled
+        self.times = times or StageTimes()
+        self.run = None                     # the per-call function (see execute)
+        self.options = options or {}
+
+    @property
+    def lowered(self):
+        """jax.stages.Lowered of the program."""
+        if self._lowered is None:
+            self._jitted, self._lowered = run_lower(self.traced)
+        return self._lowered
+
+    @property
+    def jitted(self):
+        """The jax.jit function of the program (flat inputs -> flat outputs)."""
+        if self._jitted is None:
+            self._jitted, self._lowered = run_lower(self.traced)
+        return self._jitted
 
     def guards_hold(self) -> bool:
         for g, name, value in self.traced.guards:
-            current = g.get(name, _MISSING)
-            if current is not value:
+            if g.get(name, _MISSING) is not value:
                 return False
         return True
 
@@ -79,48 +101,139 @@ PIPELINE = [("infer", run_infer), ("lower", run_lower), ("xla", run_xla)]
 
 
 def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
+    """Runs the pipeline.  With compile_xla, the persistent cache (tpucc.cache)
+    may supply the executable: infer always runs (it re-derives everything
+    the program depends on); lower and XLA are skipped on a hit."""
     times = StageTimes()
     t0 = time.perf_counter()
     traced = run_infer(fn, args, kwargs, options)
-    t1 = time.perf_counter()
+    times.infer = time.perf_counter() - t0
     _dump("ir", lambda: print_region(traced.program))
-    jitted, lowered = run_lower(traced)
-    t2 = time.perf_counter()
-    _dump("hlo", lambda: lowered.as_text(dialect="hlo"))
-    times.infer, times.lower = t1 - t0, t2 - t1
-    entry = Entry(traced, jitted, lowered, times=times, options=options)
+    disk = cache.Store.open(options.get("cache")) if compile_xla else None
+    if disk is not None:
+        return _build_cached(disk, traced, times, options)
+    entry = _lowered_entry(traced, times, options)
     if compile_xla:
-        entry.executable = run_xla(lowered)
-        times.xla = time.perf_counter() - t2
+        _compile(entry)
+        times.cache = "off"
     return entry
 
 
+def _build_cached(disk, traced, times, options) -> Entry:
+    """lower and XLA, unless the disk has the executable: looked up by the
+    IR's fingerprint before lowering, or by the module's text when the IR
+    cannot be fingerprinted."""
+    key, material = _program_key(traced, options)
+    executable = _load(disk, key, material, times)
+    if executable is not None and not _dumping("hlo"):
+        return Entry(traced, None, None, executable, times=times, options=options)
+    entry = _lowered_entry(traced, times, options)
+    if executable is None and key is None:
+        key, material = _module_key(entry.lowered, options)
+        executable = _load(disk, key, material, times)
+    if executable is not None:
+        entry.executable = executable
+        return entry
+    _compile(entry)
+    times.cache = "miss"
+    disk.save(key, material, entry.executable, len(traced.in_avals), times.xla,
+              callbacks=lambda: cache.has_host_callbacks(traced.program, entry.lowered))
+    return entry
+
+
+def _lowered_entry(traced, times, options) -> Entry:
+    t0 = time.perf_counter()
+    jitted, lowered = run_lower(traced)
+    times.lower = time.perf_counter() - t0
+    _dump("hlo", lambda: lowered.as_text(dialect="hlo"))
+    return Entry(traced, jitted, lowered, times=times, options=options)
+
+
+def _compile(entry: Entry):
+    t0 = time.perf_counter()
+    entry.executable = run_xla(entry.lowered)
+    entry.times.xla = time.perf_counter() - t0
+
+
+def _program_key(traced, options):
+    try:
+        fingerprint = cache.program_fingerprint(traced.program)
+    except cache.Unfingerprintable:
+        return None, None
+    material = cache.key_material("ir", fingerprint, options)
+    return cache.key_of(material), material
+
+
+def _module_key(lowered, options):
+    text = lowered.as_text(dialect="stablehlo")
+    material = cache.key_material("stablehlo", cache.hashlib.sha256(text.encode()).hexdigest(),
+                                  options)
+    return cache.key_of(material), material
+
+
+def _load(disk, key, material, times):
+    if key is None:
+        return None
+    t0 = time.perf_counter()
+    executable = disk.load(key, material)
+    if executable is not None:
+        times.xla, times.cache = time.perf_counter() - t0, "hit"
+    return executable
+
+
+def _dumping(stage) -> bool:
+    return stage in os.environ.get("TPUCC_DUMP", "").split(",")
+
+
 def _dump(stage, text):
-    wanted = os.environ.get("TPUCC_DUMP", "")
-    if stage in wanted.split(","):
+    if _dumping(stage):
         print(f"--- tpucc {stage} ---\n{text()}", file=sys.stderr)
 
 
 # --- calling -----------------------------------------------------------------------------
+#
+# The per-call path is: signature_key -> dict lookup -> entry.run (guards,
+# captured arrays, the executable, write-backs, outputs).  Everything
+# derivable from the trace is decided once, when entry.run is made (see
+# runner), so a call does only what must be re-checked or re-read.
 
-def signature_key(args, kwargs, runtime_names, names):
-    """(hashable key, runtime leaves in trace order)."""
+def signature_key(args, kwargs, runtime_names=frozenset(), names=()):
+    """(hashable key, runtime leaves in trace order).  `names` (the parameter
+    names, padded to len(args)) are only needed with `runtime_names`."""
+    if not kwargs and not runtime_names:
+        # The common call: NumPy arrays only.  Same key as the general path;
+        # the argument tuple is the leaves.
+        parts = []
+        for a in args:
+            if type(a) is not np.ndarray:
+                break
+            parts.append((a.dtype, a.shape))
+        else:
+            return tuple(parts), args
     leaves: list = []
-    parts = []
-    for a, n in zip(args, names):
-        parts.append(_key(a, n in runtime_names, leaves))
-    for k in sorted(kwargs):
-        parts.append((k, _key(kwargs[k], k in runtime_names, leaves)))
+    if runtime_names:
+        parts = [_key(a, n in runtime_names, leaves) for a, n in zip(args, names)]
+    else:
+        parts = [_key(a, False, leaves) for a in args]
+    if kwargs:
+        # Sorted, as infer.trace binds keyword leaves; tagged apart from positionals.
+        parts.extend(("K", k, _key(kwargs[k], k in runtime_names, leaves))
+                     for k in sorted(kwargs))
     return tuple(parts), leaves
 
 
 def _key(x, runtime_scalar, leaves):
-    if isinstance(x, np.ndarray):
+    if type(x) is np.ndarray:
         leaves.append(x)
-        return ("A", x.dtype.str, x.shape)
-    if isinstance(x, np.generic) or infer.is_runtime_leaf(x):
+        return (x.dtype, x.shape)         # np.dtype hashes fast; .str builds a string
+    if isinstance(x, np.generic):
+        # A NumPy scalar is immutable (`+=` rebinds), a 0-d array is updated in
+        # place and written back: different programs for the same dtype and shape.
         leaves.append(x)
-        return ("A", np.dtype(x.dtype).str, tuple(x.shape))
+        return ("G", x.dtype)
+    if isinstance(x, np.ndarray) or infer.is_runtime_leaf(x):
+        leaves.append(x)
+        return ("A", np.dtype(x.dtype), tuple(x.shape))
     if isinstance(x, tuple) and not hasattr(x, "_fields"):
         return ("T",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
     if isinstance(x, list):
@@ -130,6 +243,10 @@ def _key(x, runtime_scalar, leaves):
     if runtime_scalar and isinstance(x, (bool, int, float, complex)):
         leaves.append(x)
         return ("R", type(x))
+    if type(x) is float:
+        return ("F", x.hex())             # 0.0 == -0.0, but they fold differently
+    if type(x) is complex:
+        return ("C", x.real.hex(), x.imag.hex())
     try:
         hash(x)
         return ("S", type(x), x)
@@ -140,34 +257,143 @@ def _key(x, runtime_scalar, leaves):
 def execute(entry: Entry, leaves):
     """Runs the executable on the runtime leaves of the arguments (plus the
     captured arrays, re-read now), writes in-place updates back, and builds
-    the output.  This is the per-call path: everything derivable from the
-    trace is precomputed in `entry.plan`."""
-    plan = entry.plan or _make_plan(entry)
-    inputs = leaves
-    if plan.captured:
+    the output; RECOMPILE if a guarded global was rebound or a captured array
+    changed its type."""
+    return runner(entry)(leaves)
+
+
+def runner(entry: Entry):
+    """The per-call function of an entry (made once), specialized on what
+    the trace says: the guards, whether 64-bit mode is needed, the captured
+    arrays, the write-backs, and one converter per output."""
+    if entry.run is not None:
+        return entry.run
+    traced = entry.traced
+    guards = tuple(traced.guards)
+    call = _caller(entry.executable, _needs_x64(traced))
+    captured = _capture_reader(traced, entry.options.get("device_cache"))
+    n_out, build, single = _output_builder(traced)
+    writebacks = traced.writebacks
+    if captured is None and not writebacks and single is not None:
+        def run(leaves):                        # the common case, in one frame
+            for g, name, value in guards:
+                if g.get(name, _MISSING) is not value:
+                    return RECOMPILE
+            return single(call(*leaves)[0])
+    elif not writebacks and single is not None:
+        def run(leaves):                        # a model reading its weights
+            for g, name, value in guards:
+                if g.get(name, _MISSING) is not value:
+                    return RECOMPILE
+            inputs = captured(leaves)
+            return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
+    else:
+        def run(leaves):
+            for g, name, value in guards:
+                if g.get(name, _MISSING) is not value:
+                    return RECOMPILE
+            inputs = leaves
+            if captured is not None:
+                inputs = captured(leaves)
+                if inputs is RECOMPILE:
+                    return RECOMPILE
+            outs = call(*inputs)
+            if writebacks:
+                _write_back(traced, leaves, outs[n_out:])
+            return build(outs)
+    entry.run = run
+    return run
+
+
+def _needs_x64(traced) -> bool:
+    """jax canonicalizes 64-bit NumPy inputs (and Python scalars) to 32 bits
+    outside 64-bit mode, which the executable would refuse.  Entering the
+    mode costs about 2 us a call, so programs whose inputs are all 32-bit or
+    narrower skip it (their 64-bit outputs come back as they are)."""
+    return any(a.weak or _is_64bit(a.dtype) for a in traced.in_avals)
+
+
+def _is_64bit(dtype) -> bool:
+    return dtype.itemsize == 8 and dtype.kind in "iuf" or dtype == np.complex128
+
+
+def _caller(executable, x64: bool):
+    """A function running the executable on flat inputs."""
+    call = _direct_call(executable)
+    if not x64:
+        return call
+    enable_x64 = jax.enable_x64
+
+    def call_x64(*inputs):
+        with enable_x64(True):
+            return call(*inputs)
+    return call_x64
+
+
+def _direct_call(executable):
+    """jax.stages.Compiled.__call__ only forwards to a C++ callable that it
+    makes on its first call; calling that directly saves a Python frame
+    (about 1 us).  Falls back to the public call if jax changes this."""
+    call = getattr(executable, "_call", _MISSING)
+    if call is None:                                        # not made yet
+        make = getattr(getattr(executable, "_executable", None), "create_cpp_call", None)
+        params = getattr(executable, "_params", None)
+        try:
+            call = make(params) if make is not None and params is not None else None
+        except Exception:  # noqa: BLE001 - a private path: use the public one
+            call = None
+    return call if callable(call) else executable
+
+
+def _capture_reader(traced, device_cache: bool):
+    """None without captured arrays; else a function appending their current
+    values to the argument leaves (RECOMPILE if one changed its type)."""
+    if not traced.captured:
+        return None
+    specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype) for c in traced.captured]
+    device = DeviceCache() if device_cache else None
+
+    def read(leaves):
         inputs = list(leaves)
-        for c in plan.captured:
-            current = c.getter()
-            if tuple(np.shape(current)) != c.param.aval.shape or \
-                    np.dtype(current.dtype) != c.param.aval.dtype:
-                return RECOMPILE                  # a captured array changed type
-            inputs.append(plan.device.get(current) if plan.device is not None else current)
-    with jax.enable_x64(True):
-        outs = entry.jitted(*inputs)
-    if plan.writebacks:
-        _write_back(entry.traced, leaves, outs[plan.n_out:])
-    leaves_out = [conv(outs[i]) if i >= 0 else conv for i, conv in plan.outputs]
-    return leaves_out[0] if plan.single else unflatten(entry.traced.out_treedef, leaves_out)
+        for getter, shape, dtype in specs:
+            current = getter()
+            if type(current) is np.ndarray:
+                if current.shape != shape or current.dtype != dtype:
+                    return RECOMPILE
+            elif tuple(np.shape(current)) != shape or np.dtype(current.dtype) != dtype:
+                return RECOMPILE
+            inputs.append(device.get(current) if device is not None else current)
+        return inputs
+    return read
 
 
-@dataclass
-class Plan:
-    n_out: int
-    outputs: list           # (runtime output index, converter) or (-1, static value)
-    captured: list
-    writebacks: bool
-    single: bool            # the output is one leaf, not a container
-    device: "DeviceCache | None" = None
+def _output_builder(traced):
+    """(number of runtime outputs, function from the executable's outputs to
+    the value the user gets, and for a program returning exactly one
+    runtime leaf its converter, else None)."""
+    converters, k = [], 0
+    avals = [v.aval for v in traced.program.results]
+    for s in traced.out_static:
+        if s is infer.RUNTIME:
+            converters.append((k, _converter(avals[k], traced.out_weak[k])))
+            k += 1
+        else:
+            converters.append((-1, s))
+    treedef = traced.out_treedef
+    if treedef is None and converters[0][0] == 0:
+        convert = converters[0][1]
+        return k, lambda outs: convert(outs[0]), convert
+    if treedef is None:
+        static = converters[0][1]
+        return k, lambda outs: static, None
+    if treedef == ("tuple", (None,) * len(converters)) and k == len(converters):
+        convs = [conv for _, conv in converters]        # `return a, b`: no tree to walk
+        return k, lambda outs: tuple(map(operator.call, convs, outs)), None
+
+    def build(outs):
+        return unflatten(treedef, [conv(outs[i]) if i >= 0 else conv
+                                   for i, conv in converters])
+    return k, build, None
 
 
 class DeviceCache:
@@ -188,21 +414,6 @@ class DeviceCache:
         return entry[1]
 
 
-def _make_plan(entry) -> Plan:
-    traced = entry.traced
-    outputs, k = [], 0
-    for s in traced.out_static:
-        if s is infer.RUNTIME:
-            outputs.append((k, _converter(traced.out_weak[k])))
-            k += 1
-        else:
-            outputs.append((-1, s))
-    cache = DeviceCache() if entry.options.get("device_cache") else None
-    entry.plan = Plan(k, outputs, list(traced.captured), bool(traced.writebacks),
-                      traced.out_treedef is None, cache)
-    return entry.plan
-
-
 def to_user_value(x, weak=None):
     """A runtime output as eager NumPy would return it: a (writeable) ndarray,
     a NumPy scalar for 0-d results, or the Python scalar type `weak` for
@@ -213,8 +424,13 @@ def to_user_value(x, weak=None):
     return value
 
 
-def _converter(weak):
-    return lambda x: to_user_value(x, weak)
+def _converter(aval, weak):
+    """to_user_value for one output, specialized on its (known) rank."""
+    if aval.shape:
+        return np.array                   # a writeable copy, as NumPy returns
+    if weak is not None:
+        return lambda x: weak(np.asarray(x).item())
+    return lambda x: np.asarray(x)[()]
 
 
 def _write_back(traced, leaves, values):

@@ -78,6 +78,12 @@ class MergeError(TpuccError):
     code = "E300"
 
 
+class GradError(TpuccError):
+    """tpucc.grad cannot differentiate this program (a loop whose trip count
+    is known only at run time, a non-scalar or integer loss, integer inputs)."""
+    code = "E350"
+
+
 class StaticValueError(TpuccError):
     """A value that must be known at compile time depends on runtime data."""
     code = "E400"

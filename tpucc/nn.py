@@ -8,6 +8,10 @@ stores the transpose, (out, in)).
 Inside a function compiled by tpucc, `conv2d`, `max_pool2d` and `avg_pool2d`
 become single XLA ops (see tpucc/ops/nn.py); the others are ordinary NumPy
 that the compiler inlines.
+
+Each function `f` has a NumPy reference backward `f_vjp` (tpucc/nn_grad.py,
+re-exported here): the gradient with respect to `f`'s array inputs given the
+gradient `g` of its output.
 """
 from __future__ import annotations
 
@@ -15,7 +19,11 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "relu", "softmax", "log_softmax",
-           "cross_entropy", "linear", "flatten"]
+           "cross_entropy", "linear", "flatten", "batch_norm",
+           # backward (tpucc/nn_grad.py): reference vector-Jacobian products
+           "conv2d_vjp", "max_pool2d_vjp", "avg_pool2d_vjp", "relu_vjp", "softmax_vjp",
+           "log_softmax_vjp", "cross_entropy_vjp", "linear_vjp", "flatten_vjp",
+           "batch_norm_vjp"]
 
 
 # --- argument normalization (shared with the compiled ops) ----------------------------
@@ -251,3 +259,55 @@ def linear(x, w, b=None):
 def flatten(x, start_dim=1):
     """Collapses the dimensions from start_dim on into one."""
     return np.reshape(x, tuple(x.shape[:start_dim]) + (-1,))
+
+
+def channel_shape(ndim):
+    """(1, C, 1, ...): how a per-channel (C,) vector broadcasts against (N, C, ...)."""
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def batch_moments(x):
+    """Per-channel mean, x - mean and biased variance, over every axis but 1 (keepdims)."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    mean = np.mean(x, axis=axes, keepdims=True)
+    centered = x - mean
+    return mean, centered, np.mean(centered * centered, axis=axes, keepdims=True)
+
+
+def batch_norm(x, weight, bias, running_mean, running_var, training=False, momentum=0.1,
+               eps=1e-5):
+    """Per-channel batch normalization of an (N, C, ...) array, as PyTorch's F.batch_norm.
+
+    training=True normalizes with the batch statistics (mean and biased variance
+    over every axis but the channel axis 1) and, when running_mean and running_var
+    are given, updates them IN PLACE with
+    `running = (1 - momentum) * running + momentum * batch_statistic`, where the
+    variance is the unbiased one (as PyTorch).  training=False normalizes with the
+    running statistics.  weight and bias, (C,), may be None (no affine transform)."""
+    shape = channel_shape(x.ndim)
+    if training:
+        count = x.size // x.shape[1]
+        if count < 2:
+            raise ValueError(f"batch_norm: training needs more than 1 value per channel, "
+                             f"got input of shape {tuple(x.shape)}")
+        mean, centered, var = batch_moments(x)
+        if running_mean is not None:
+            running_mean[...] = (1 - momentum) * running_mean + momentum * np.reshape(mean, -1)
+        if running_var is not None:
+            unbiased = np.reshape(var, -1) * (count / (count - 1))
+            running_var[...] = (1 - momentum) * running_var + momentum * unbiased
+    else:
+        mean, var = np.reshape(running_mean, shape), np.reshape(running_var, shape)
+        centered = x - mean
+    y = centered * (1 / np.sqrt(var + eps))
+    if weight is not None:
+        y = y * np.reshape(weight, shape)
+    if bias is not None:
+        y = y + np.reshape(bias, shape)
+    return y
+
+
+# The backward functions import the helpers above, so they come last.
+from .nn_grad import (conv2d_vjp, max_pool2d_vjp, avg_pool2d_vjp, relu_vjp,  # noqa: E402
+                      softmax_vjp, log_softmax_vjp, cross_entropy_vjp, linear_vjp,
+                      flatten_vjp, batch_norm_vjp)

@@ -5,7 +5,9 @@ text: arithmetic across bool/int32/int64/float32/float64 arrays and Python
 scalars with broadcasting, reductions, static and runtime `if`/`elif`/`else`,
 runtime `while` loops and `for` over static and runtime ranges with
 `break`/`continue`/early `return`, in-place updates, helper functions, tuples
-and lists, `np.where`, `np.maximum`, `.astype`.
+and lists, `np.where`, `np.maximum`, `.astype`, NumPy scalar literals
+(`np.float32(1.5)`), `**`, `@`, `np.dot`/`np.outer`/`np.concatenate`/`np.stack`,
+cumulative sums, rounding and more reductions (argmin, std, var).
 
 Types are tracked by evaluating every generated expression with NumPy itself
 on "dummy" values (arrays of ones of the right shape and dtype), so the dtype
@@ -190,16 +192,6 @@ class Gen:
         """Variables a statement may assign to (not the loop bound `n`)."""
         return [k for k in self.vars_of(env, pred) if k != "n"]
 
-    def atom(self, env):
-        r = self.rng
-        arrs = self.vars_of(env, lambda v: _is_arr(v))
-        if arrs and r.random() < 0.8:
-            return r.choice(arrs)
-        scal = self.vars_of(env, lambda v: not _is_arr(v) and not isinstance(v, (list, tuple)))
-        if scal and r.random() < 0.5:
-            return r.choice(scal)
-        return _lit(r)
-
     def expr(self, env, depth=2):
         """Random expression: returns (src, dummy), typed bottom-up."""
         return self._expr(env, depth)
@@ -226,6 +218,8 @@ class Gen:
             a = r.choice(scal)
             return a, env[a]
         lit = _lit(r)
+        if r.random() < 0.15:           # a NumPy scalar: strong dtype, NEP 50 promotion
+            lit = f"np.{r.choice(['float32', 'float64', 'int32', 'int64'])}({lit})"
         return lit, eval(lit)
 
     def _expr(self, env, depth):
@@ -244,9 +238,11 @@ class Gen:
         r = self.rng
         sub = lambda: self._expr(env, depth - 1)
         k = r.random()
-        if k < 0.30:
+        if k < 0.27:
             op = r.choice(["+", "-", "*", "+", "*", "<", ">", "==", "<=", "&", "|", "^"])
             return f"({sub()[0]} {op} {sub()[0]})"
+        if k < 0.30:
+            return self._combine(sub)
         if k < 0.38:
             op = r.choice(["/", "//", "%"])
             return f"({sub()[0]} {op} (np.abs({sub()[0]}) + 1))"
@@ -256,7 +252,9 @@ class Gen:
             f = r.choice(["np.abs({})", "np.clip({}, -2, 2)", "np.square({})"]
                          + (["-{}"] if kind != "b" else ["(~{})"])
                          + (["np.tanh({})", "np.sqrt(np.abs({}) + 1)", "np.exp(np.tanh({}))",
-                             "np.log(np.abs({}) + 1)"] if kind in "fi" else []))
+                             "np.log(np.abs({}) + 1)", "np.sign({})", "np.cumsum({}, axis=0)",
+                             "np.sin({})", "np.floor({})", "np.ceil({})", "np.round({})"]
+                            if kind in "fi" else []))
             return f.format(a)
         if k < 0.58:
             return f"np.where({sub()[0]} > {_lit(r, 'int')}, {sub()[0]}, {sub()[0]})"
@@ -283,21 +281,35 @@ class Gen:
         a, d = sub()
         return self._index(a) if isinstance(d, np.ndarray) and d.ndim >= 1 else None
 
+    def _combine(self, sub):
+        """Two operands combined beyond elementwise operators (shapes are
+        checked by evaluating on dummies, so invalid pairs are retried)."""
+        r = self.rng
+        a, b = sub()[0], sub()[0]
+        return r.choice([f"({a}) ** {r.choice([2, 3])}", f"np.power(np.clip({a}, -2, 2), 2)",
+                         f"({a} @ {b})", f"np.concatenate([{a}, {b}], axis=0)",
+                         f"np.stack([{a}, {b}])", f"np.dot({a}, {b})",
+                         f"np.outer({a}, {b})"])
+
     def _reduction(self, a, d):
         r = self.rng
-        red = r.choice(["sum", "max", "min", "mean", "prod", "any", "all", "argmax"])
+        red = r.choice(["sum", "max", "min", "mean", "prod", "any", "all", "argmax", "argmin",
+                        "std", "var"])
         if red == "prod":
             a = f"np.clip({a}, -2, 2)"
         if np.ndim(d) >= 1 and r.random() < 0.6:
             axis = r.choice([0, -1] + ([1] if np.ndim(d) == 2 else []))
-            kd = r.choice(["", ", keepdims=True"]) if red != "argmax" else ""
+            kd = r.choice(["", ", keepdims=True"]) if not red.startswith("arg") else ""
             return f"np.{red}({a}, axis={axis}{kd})"
         return f"({a}).{red}()"
 
     def _index(self, a):
         r = self.rng
+        # `.T`, reshape and np.flip are copied: tpucc makes them copies, not
+        # views (README, known gaps), so in-place updates would not show
         return r.choice([f"{a}[0]", f"{a}[-1]", f"{a}[1:]", f"{a}[::2]",
-                         f"{a}[..., 0]", f"{a}[None]", f"{a}.T", f"{a}[0:2]"])
+                         f"{a}[..., 0]", f"{a}[None]", f"{a}.T.copy()", f"{a}[0:2]",
+                         f"{a}[::-1]", f"{a}.reshape(-1).copy()", f"np.flip({a}, axis=0).copy()"])
 
     def _call(self, env):
         name, params, _ = self.rng.choice(self.helper_sigs)
@@ -422,8 +434,16 @@ class Gen:
         t = self.rng.choice(targets)
         src, d = self.expr(env, self.rng.randint(1, 3))
         src = self.coerce(self.bound(src, d), d, env[t])
-        if _typeof(src, env, self.ns) is None:
+        new = _typeof(src, env, self.ns)
+        if new is None:
             return None
+        # keep NumPy's scalar/0-d array distinction too: `x += v` rebinds a
+        # NumPy scalar (with promotion) but updates a 0-d array in place, so
+        # a variable that is one or the other by path changes dtype by path
+        if isinstance(env[t], np.ndarray) and not isinstance(new, np.ndarray):
+            src = f"np.asarray({src})"
+        elif isinstance(env[t], np.generic) and isinstance(new, np.ndarray):
+            src = f"({src})[()]"
         return Stmt(f"{t} = {src}")
 
     def s_aug(self, env, ctx):

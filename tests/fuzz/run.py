@@ -3,6 +3,7 @@ eagerly with NumPy and compiled with tpucc, compare results and the final
 contents of the arguments, shrink every failure to a minimal reproducer.
 
     python -m tests.fuzz.run --count N [--seed S] [--time-limit SEC] [--no-shrink]
+    python -m tests.fuzz.run --seeds 228,307      # re-run given seeds
 
 Programs whose EAGER run raises or emits a NumPy warning (overflow, invalid)
 are skipped: those are generator bugs, not compiler bugs.  Programs of the
@@ -286,7 +287,9 @@ def fuzz(count: int, seed: int = 0, time_limit: float | None = None, shrink_bugs
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0, help="first seed")
+    ap.add_argument("--seed", "--start", type=int, default=0, help="first seed")
+    ap.add_argument("--seeds", type=str, default=None,
+                    help="comma-separated seeds to run instead of a range (re-checking failures)")
     ap.add_argument("--time-limit", type=float, default=None, help="stop starting programs after SEC")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--show", type=int, default=None, help="print the program of one seed and exit")
@@ -300,7 +303,8 @@ def main(argv=None):
         print(p.source(), f"# args: {p.args!r}\n# category: {p.category}", sep="\n")
         print(check_program(p))
         return 0
-    stats, bugs = fuzz(a.count, a.seed, a.time_limit, not a.no_shrink, a.verbose)
+    seeds = [int(s) for s in a.seeds.split(",") if s.strip()] if a.seeds else None
+    stats, bugs = fuzz(a.count, a.seed, a.time_limit, not a.no_shrink, a.verbose, seeds=seeds)
     return 1 if bugs else 0
 
 

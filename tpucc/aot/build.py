@@ -1,18 +1,23 @@
 """`tpucc build`: a model file's entry points -> artifact directories.
 
 An artifact `NAME.tpucc/` holds
-    manifest.json      what the entry takes and returns, versions, checksums (JSON)
-    module.stablehlo   jax.export serialization of the whole program (portable)
-    executable.bin     the XLA executable for this jax/jaxlib/backend (optional;
-                       jax.experimental.serialize_executable, a pickle)
-    captured.npz       arrays the program read from globals, closures or
-                       attributes at build time (model weights), if any
+    manifest.json        what the entry takes and returns, versions, targets,
+                         checksums: JSON, readable without running any code
+    module.stablehlo     jax.export serialization of the whole program, for the
+                         platforms of every target (portable)
+    executable.TAG.bin   the XLA executable for one target (cpu, tpu-v5e-2x2, ...)
+                         where it could be compiled here;
+                         jax.experimental.serialize_executable, a pickle
+    weights.bin          arrays the program read from globals, closures or
+                         attributes at build time (model weights), if any: raw
+                         and aligned, memory-mapped at load (weights.py)
 and, with --emit, readable texts (ir.txt, module.mlir, module.hlo.txt,
-module.optimized.hlo.txt).  The directory is written beside its final place
-and renamed into it, so a failed build never leaves half an artifact.
+module.optimized.TAG.hlo.txt).  The directory is written beside its final
+place and renamed into it, so a failed build never leaves half an artifact.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import importlib.util
@@ -24,19 +29,20 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass, field
 
 import jax
 import numpy as np
 
 from ..errors import Loc, TpuccError
-from . import tree
+from . import targets as tg
+from . import tree, weights
 from .entry import EntryPoint, find_entries
 from .errors import BuildError
 
 FORMAT = "tpucc-artifact"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 EMITS = ("ir", "stablehlo", "hlo", "optimized-hlo")
-TARGETS = ("cpu", "cuda", "rocm", "tpu")
 
 
 def load_model(path: str):
@@ -85,113 +91,236 @@ def select(entries: list[EntryPoint], names, path) -> list[EntryPoint]:
 
 
 class Progress:
-    """Stage names and times, on stderr when it is a terminal."""
-    def __init__(self, enabled: bool):
+    """Build stages on stderr, when enabled (the CLI enables it on a
+    terminal): a stage's name shows while it runs and its time when it ends,
+    so a long XLA compile is visibly the stage being waited for."""
+
+    def __init__(self, enabled: bool = False, stream=None):
         self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.live = enabled and _isatty(self.stream)   # rewrite the line when done
         self.times: dict[str, float] = {}
 
-    def stage(self, name, seconds):
-        self.times[name] = round(seconds, 6)
+    def say(self, text: str):
         if self.enabled:
-            print(f"  {name:<14} {seconds * 1e3:9.1f} ms", file=sys.stderr, flush=True)
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+    @contextlib.contextmanager
+    def stage(self, name: str, record: bool = True):
+        """Times the body (kept in `times` if `record`); `detail` of the
+        yielded dict is shown after the time."""
+        shown = {"detail": ""}
+        if self.live:
+            self.stream.write(f"  {name:<24} ...")
+            self.stream.flush()
+        t0 = time.perf_counter()
+        try:
+            yield shown
+        except BaseException:
+            if self.live:
+                self.stream.write(" failed\n")
+                self.stream.flush()
+            raise
+        seconds = time.perf_counter() - t0
+        if record:
+            self.times[name] = round(seconds, 6)
+        if self.enabled:
+            detail = f"  ({shown['detail']})" if shown["detail"] else ""
+            start = "\r" if self.live else ""
+            self.stream.write(f"{start}  {name:<24} {seconds * 1e3:9.1f} ms{detail}\n")
+            self.stream.flush()
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@dataclass
+class Built:
+    """One artifact written by a build."""
+    path: str
+    executables: list[str]          # targets with an executable
+    notes: list[str] = field(default_factory=list)
 
 
 def build_file(model_path, out_dir=".", names=(), targets=("cpu",), emit=(),
-               progress=False) -> list[str]:
-    """Builds the chosen entries of a model file; returns the artifact paths."""
-    t0 = time.perf_counter()
-    module = load_model(model_path)
-    import_s = time.perf_counter() - t0
+               progress: Progress | bool = False) -> list[Built]:
+    """Builds the chosen entries of a model file into `out_dir`."""
+    p = progress if isinstance(progress, Progress) else Progress(bool(progress))
+    chosen_targets = tg.parse_all(targets)
+    _check_emit(emit)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise BuildError(f"the output directory {out_dir} is a file")
+    p.say(f"tpucc build {model_path} (targets {', '.join(t.text for t in chosen_targets)})")
+    with p.stage("import model"):
+        module = load_model(model_path)
     chosen = select(find_entries(module), list(names), model_path)
     with open(model_path, "rb") as f:
         source_sha = hashlib.sha256(f.read()).hexdigest()
     model = {"path": os.path.abspath(model_path), "sha256": source_sha}
-    paths = []
+    shared = dict(p.times)
+    built = []
     for ep in chosen:
-        p = Progress(progress)
-        if progress:
-            print(f"tpucc build: {ep.name}", file=sys.stderr, flush=True)
-        p.stage("import", import_s)
-        paths.append(build_entry(ep, out_dir, model, targets, emit, p))
-    return paths
+        p.say(f"entry {ep.name}")
+        p.times = dict(shared)          # each manifest gets its own entry's times
+        built.append(build_entry(ep, out_dir, model, chosen_targets, emit, p))
+    return built
+
+
+def _check_emit(emit):
+    bad = [e for e in emit if e not in EMITS]
+    if bad:
+        raise BuildError(f"unknown --emit {bad[0]!r}", hint="emits: " + ", ".join(EMITS))
 
 
 def build_entry(ep: EntryPoint, out_dir, model: dict, targets=("cpu",), emit=(),
-                progress: Progress | None = None) -> str:
-    import tpucc
+                progress: Progress | None = None) -> Built:
+    """Builds one entry into OUT_DIR/NAME.tpucc for `targets` (texts or Targets)."""
     p = progress or Progress(False)
-    bad = [t for t in targets if t not in TARGETS]
-    if bad:
-        raise BuildError(f"unknown target {bad[0]!r}", hint="targets: " + ", ".join(TARGETS))
-    t = time.perf_counter()
-    args, kwargs = ep.examples()
-    lowered = tpucc.compile(ep.fn, **ep.options).lower(*args, **kwargs)
+    chosen = [t if isinstance(t, tg.Target) else tg.parse(t) for t in targets]
+    _check_emit(emit)
+    lowered, args, kwargs = _trace(ep, p)
     traced = lowered.traced
-    p.stage("infer", lowered.times.infer)
-    p.stage("lower", lowered.times.lower)
-    t = time.perf_counter()
-    inputs = _inputs(ep, args, kwargs, traced)
-    outputs = _outputs(ep, traced)
-    writebacks = _writebacks(ep, traced)
-    files: dict[str, bytes] = {}
-    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in traced.in_avals]
-    with jax.enable_x64(True):
-        exported = jax.export.export(lowered.jitted, platforms=list(targets))(*structs)
+    signature = {"inputs": _inputs(ep, args, kwargs, traced), "outputs": _outputs(ep, traced),
+                 "writebacks": _writebacks(ep, traced)}
+    files: dict = {}
+    with p.stage("export stablehlo"):
+        exported = _export(ep, lowered, chosen)
         files["module.stablehlo"] = bytes(exported.serialize())
-    p.stage("export", time.perf_counter() - t)
-    executable, compiled = {"file": None,
-                                   "reason": f"{jax.default_backend()} is not a target"}, None
-    local = jax.default_backend()
-    if local in targets or "optimized-hlo" in emit:
-        t = time.perf_counter()
-        compiled = lowered.compile()
-        p.stage("xla", time.perf_counter() - t)
-    if local in targets:
-        t = time.perf_counter()
-        executable = _serialize_executable(compiled, len(traced.in_avals), files)
-        p.stage("serialize", time.perf_counter() - t)
-    t = time.perf_counter()
-    if traced.captured:
-        files["captured.npz"] = _captured_npz(traced)
-    texts = _emit_texts(lowered, compiled, emit)
-    manifest = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        "entry": ep.name, "function": getattr(ep.fn, "__qualname__", ep.name),
-        "declared_at": str(ep.loc) if ep.loc else None,
-        "model": model,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "versions": versions(),
-        "platform": {"targets": list(targets), **backend_info()},
-        "inputs": inputs, "outputs": outputs, "writebacks": writebacks,
-        "executable": executable,
-        "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-                  for n, b in files.items()},
-        "build_times_s": p.times,
-    }
-    path = _write(out_dir, ep.name, manifest, files, texts)
-    p.stage("write", time.perf_counter() - t)
-    return path
+    executables, compiled, notes = [], {}, []
+    for target in chosen:
+        with p.stage(f"xla {target.text}") as shown:
+            record, compiled[target.tag] = _executable(ep, lowered, target, files)
+            shown["detail"] = "executable" if record["file"] else "no executable"
+        executables.append(record)
+        if not record["file"]:
+            notes.append(f"{target.text}: {record['reason']}")
+    with p.stage("write"):
+        if traced.captured:
+            files[weights.NAME] = _weights(traced, signature["inputs"])
+        module_text = exported.mlir_module()
+        texts = _emit_texts(lowered, module_text, compiled, emit, notes)
+        manifest = {
+            "format": FORMAT, "format_version": FORMAT_VERSION,
+            **_identity(ep, model), **signature,
+            "platform": {"targets": [t.text for t in chosen], "built_on": backend_info()},
+            "module": {"file": "module.stablehlo", "platforms": list(exported.platforms),
+                       "uses_lapack": "lapack" in module_text,
+                       "calling_convention_version": exported.calling_convention_version},
+            "executables": executables,
+            "files": {},                # filled in by _write as it writes them
+            "texts": sorted(texts), "notes": notes, "build_times_s": p.times,
+        }
+        path = _write(out_dir, ep.name, manifest, files, texts)
+    return Built(path, [r["target"] for r in executables if r["file"]], notes)
+
+
+def _trace(ep, p: Progress):
+    """tpucc's infer and lower of the entry on its example arguments."""
+    import tpucc
+    with p.stage("infer + lower", record=False) as shown:
+        args, kwargs = ep.examples()
+        lowered = tpucc.compile(ep.fn, **ep.options).lower(*args, **kwargs)
+        shown["detail"] = (f"infer {lowered.times.infer * 1e3:.1f} ms, "
+                           f"lower {lowered.times.lower * 1e3:.1f} ms")
+    p.times["infer"], p.times["lower"] = lowered.times.infer, lowered.times.lower
+    return lowered, args, kwargs
+
+
+def _identity(ep, model) -> dict:
+    """What was built, from which source, when, with which versions and options."""
+    return {"entry": ep.name, "function": getattr(ep.fn, "__qualname__", ep.name),
+            "declared_at": str(ep.loc) if ep.loc else None, "model": model,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds"),
+            "options": _options(ep), "versions": versions()}
 
 
 def versions() -> dict:
     import jaxlib
     import tpucc
     return {"tpucc": tpucc.__version__, "jax": jax.__version__,
-            "jaxlib": jaxlib.__version__, "numpy": np.__version__,
-            "python": platform.python_version()}
+            "jaxlib": jaxlib.__version__, "libtpu": tg.package_version("libtpu"),
+            "numpy": np.__version__, "python": platform.python_version()}
 
 
 def backend_info() -> dict:
     dev = jax.devices()[0]
-    return {"backend": dev.platform, "platform_version": dev.client.platform_version,
-            "device_kind": dev.device_kind, "machine": platform.machine(),
-            "system": platform.system()}
+    return {"backend": tg.local_platform(), "device_kind": dev.device_kind,
+            "machine": platform.machine(), "system": platform.system()}
+
+
+def _options(ep) -> dict:
+    return {k: (list(v) if isinstance(v, (tuple, list)) else v)
+            for k, v in sorted(ep.options.items())}
+
+
+def _export(ep, lowered, chosen):
+    platforms = list(dict.fromkeys(t.platform for t in chosen))
+    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in lowered.traced.in_avals]
+    try:
+        with jax.enable_x64(True):
+            return jax.export.export(lowered.jitted, platforms=platforms)(*structs)
+    except TpuccError:
+        raise
+    except Exception as e:  # noqa: BLE001 - an op jax cannot lower for a platform
+        raise BuildError(f"entry {ep.name!r} cannot be exported for "
+                         f"{', '.join(platforms)}: {tg.first_line(e)}", ep.loc) from None
+
+
+def _executable(ep, lowered, target, files) -> tuple[dict, object]:
+    """(manifest record, jax Compiled or None) for one target; the
+    serialized executable goes into `files`."""
+    record = {"target": target.text, "platform": target.platform, "file": None}
+    try:
+        devices = tg.devices_for(target)
+    except tg.NotHere as e:
+        record["reason"] = str(e)
+        return record, None
+    try:
+        if target.platform == tg.local_platform() and devices == jax.devices()[:1]:
+            compiled = lowered.compile()        # tpucc's own compile path (and caches)
+        else:
+            compiled = tg.compile_for(target, lowered.jitted, lowered.traced.in_avals,
+                                      devices)
+    except TpuccError:
+        raise
+    except Exception as e:  # noqa: BLE001 - XLA rejects the program for this target
+        raise BuildError(f"XLA cannot compile entry {ep.name!r} for {target.text}: "
+                         f"{tg.first_line(e)}", ep.loc) from None
+    record.update(tg.describe_devices(target, devices))
+    fname = f"executable.{target.tag}.bin"
+    blob, info = _serialize_executable(compiled, len(lowered.traced.in_avals))
+    record.update(info)
+    if blob is not None:
+        files[fname] = blob
+        record["file"] = fname
+    return record, compiled
+
+
+def _serialize_executable(compiled, n_inputs) -> tuple[bytes | None, dict]:
+    from jax.experimental import serialize_executable as se
+    try:
+        blob, in_tree, out_tree = se.serialize(compiled)
+    except Exception as e:  # noqa: BLE001 - optional: the StableHLO module suffices
+        return None, {"reason": f"the executable cannot be serialized: "
+                                f"{type(e).__name__}: {e}"}
+    expected = jax.tree_util.tree_structure((tuple(range(n_inputs)), {}))
+    if in_tree != expected:
+        return None, {"reason": f"unexpected input tree {in_tree}"}
+    text = compiled.as_text() or ""
+    return blob, {"n_outputs": out_tree.num_leaves, "uses_lapack": "lapack" in text}
 
 
 def _inputs(ep, args, kwargs, traced) -> dict:
     """Argument structure (JSON tree), and one record per flat module input."""
     from ..infer import is_runtime_leaf
     from ..infer.state import flatten
+    runtime_names = set(ep.options.get("runtime_args", ()))
     flat, n = [], 0
 
     def node_of(value, root):
@@ -200,12 +329,19 @@ def _inputs(ep, args, kwargs, traced) -> dict:
         td = flatten(value, root, pairs)
         nodes = []
         for path, leaf in pairs:
-            if is_runtime_leaf(leaf):
+            scalar = None if is_runtime_leaf(leaf) or root not in runtime_names \
+                else tree.scalar_kind(leaf)
+            if is_runtime_leaf(leaf) or scalar:
                 aval = traced.in_avals[n]
-                nodes.append({"leaf": "array", "input": n, "dtype": aval.dtype.name,
-                              "shape": list(aval.shape), "path": path})
-                flat.append({"index": n, "kind": "argument", "path": path,
-                             "dtype": aval.dtype.name, "shape": list(aval.shape)})
+                node = {"leaf": "array", "input": n, "dtype": aval.dtype.name,
+                        "shape": list(aval.shape), "path": path}
+                record = {"index": n, "kind": "argument", "path": path,
+                          "dtype": aval.dtype.name, "shape": list(aval.shape)}
+                if scalar:          # a Python scalar traced as a runtime value
+                    node["leaf"] = "scalar"
+                    node["type"] = record["scalar"] = scalar
+                nodes.append(node)
+                flat.append(record)
                 n += 1
             else:
                 nodes.append({"leaf": "static", "value": _static(ep, leaf, path),
@@ -300,50 +436,50 @@ def _writebacks(ep, traced) -> list:
     return out
 
 
-def _serialize_executable(compiled, n_inputs, files) -> dict:
-    from jax.experimental import serialize_executable as se
-    try:
-        blob, in_tree, out_tree = se.serialize(compiled)
-    except Exception as e:  # noqa: BLE001 - optional: the StableHLO module suffices
-        return {"file": None, "reason": f"{type(e).__name__}: {e}"}
-    expected = jax.tree_util.tree_structure((tuple(range(n_inputs)), {}))
-    if in_tree != expected:
-        return {"file": None, "reason": f"unexpected input tree {in_tree}"}
-    files["executable.bin"] = blob
-    text = compiled.as_text() or ""
-    return {"file": "executable.bin", "n_outputs": out_tree.num_leaves,
-            "out_tree": "tuple", "uses_lapack": "lapack" in text}
+def _weights(traced, inputs) -> weights.ArrayFile:
+    """The captured arrays' file; their records get its offsets."""
+    arrays = weights.ArrayFile(np.asarray(c.getter()) for c in traced.captured)
+    records = inputs["flat"][inputs["n_args"]:]
+    for r, (offset, nbytes) in zip(records, arrays.layout):
+        r["offset"], r["nbytes"] = offset, nbytes
+    return arrays
 
 
-def _captured_npz(traced) -> bytes:
-    import io
-    arrays = {f"c{j}": np.asarray(c.getter()) for j, c in enumerate(traced.captured)}
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    return buf.getvalue()
-
-
-def _emit_texts(lowered, compiled, emit) -> dict:
+def _emit_texts(lowered, module_text, compiled, emit, notes) -> dict:
+    """The --emit texts; `compiled` maps target tags to a Compiled or None."""
+    compiled_by_tag = {tag: c for tag, c in compiled.items() if c is not None}
     texts = {}
     if "ir" in emit:
         texts["ir.txt"] = lowered.ir()
     if "stablehlo" in emit:
-        texts["module.mlir"] = lowered.as_text("stablehlo")
+        texts["module.mlir"] = module_text          # the exported, portable module
     if "hlo" in emit:
         texts["module.hlo.txt"] = lowered.as_text("hlo")
-    if "optimized-hlo" in emit and compiled is not None:
-        texts["module.optimized.hlo.txt"] = compiled.as_text()
+    if "optimized-hlo" in emit:
+        for tag, executable in compiled_by_tag.items():
+            texts[f"module.optimized.{tag}.hlo.txt"] = executable.as_text()
+        if not compiled_by_tag:
+            notes.append("optimized-hlo: no target was compiled here, so there is no "
+                         "optimized HLO")
     return texts
 
 
 def _write(out_dir, name, manifest, files, texts) -> str:
+    """Writes the artifact directory; `files` (bytes or a weights.ArrayFile)
+    are listed in the manifest with their size and sha256."""
     os.makedirs(out_dir, exist_ok=True)
     final = os.path.join(out_dir, f"{name}.tpucc")
     tmp = tempfile.mkdtemp(prefix=f".{name}.tpucc.", dir=out_dir)
+    listed = manifest.setdefault("files", {})
     try:
         for fname, data in files.items():
             with open(os.path.join(tmp, fname), "wb") as f:
-                f.write(data)
+                if isinstance(data, weights.ArrayFile):
+                    listed[fname] = {"size": data.size, "sha256": data.write_to(f)}
+                else:
+                    f.write(data)
+                    listed[fname] = {"size": len(data),
+                                     "sha256": hashlib.sha256(data).hexdigest()}
         for fname, text in texts.items():
             with open(os.path.join(tmp, fname), "w") as f:
                 f.write(text)

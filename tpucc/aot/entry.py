@@ -35,7 +35,8 @@ class EntryPoint:
         return args, kwargs
 
 
-def entry(*arg_specs, name: str | None = None, **kwspecs):
+def entry(*arg_specs, name: str | None = None, runtime_args=(), unroll: int | None = None,
+          matmul_precision: str | None = None, **kwspecs):
     """Declares the decorated function an ahead-of-time entry point.
 
         @entry("f32[8,3,224,224]")
@@ -44,21 +45,62 @@ def entry(*arg_specs, name: str | None = None, **kwspecs):
         @entry(init_params, "f32[8,4]", name="predict_batch8")
         def predict(params, x): ...
 
+        @entry(init_params, "f32[8,4]", 0.5, runtime_args=("lr",))
+        def step(params, x, lr): ...      # lr: any float at run time
+
     Each positional spec describes one positional argument, each keyword spec
-    one keyword argument (see tpucc.aot.spec for the grammar).  Malformed
-    specs are reported here, at the decorator's line."""
+    one keyword argument (see tpucc.aot.spec for the grammar).  runtime_args,
+    unroll and matmul_precision are tpucc.compile's options: a Python scalar
+    spec of an argument named in runtime_args is an example value, and the
+    loaded artifact takes any scalar of its type there.  Malformed specs and
+    options are reported here, at the decorator's line."""
     frame = sys._getframe(1)
     loc = Loc(frame.f_code.co_filename, frame.f_lineno, 0, frame.f_code.co_name)
     if len(arg_specs) == 1 and callable(arg_specs[0]) and _looks_decorated(arg_specs[0]):
         raise BuildError("@entry needs parentheses and the argument specs: "
                          "@entry(\"f32[8,4]\", ...)", loc)
+    options = _options(runtime_args, unroll, matmul_precision, loc)
 
     def declare(fn):
-        ep = EntryPoint(name or fn.__name__, fn, arg_specs, dict(kwspecs), loc)
+        ep = EntryPoint(name or fn.__name__, fn, arg_specs, dict(kwspecs), loc, options)
         _check_specs(ep)
+        _check_runtime_args(ep)
         setattr(fn, ATTR, ep)
         return fn
     return declare
+
+
+def _options(runtime_args, unroll, matmul_precision, loc) -> dict:
+    """tpucc.compile options of an entry, checked at the decorator."""
+    if isinstance(runtime_args, str):
+        runtime_args = (runtime_args,)
+    if not all(isinstance(n, str) for n in runtime_args):
+        raise BuildError("runtime_args must be argument names (strings), got "
+                         f"{runtime_args!r}", loc, hint='e.g. runtime_args=("lr",)')
+    options: dict = {}
+    if runtime_args:
+        options["runtime_args"] = tuple(runtime_args)
+    if unroll is not None:
+        if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
+            raise BuildError(f"unroll must be a non-negative int, got {unroll!r}", loc)
+        options["unroll"] = unroll
+    if matmul_precision is not None:
+        if matmul_precision not in ("highest", "default"):
+            raise BuildError(f"matmul_precision must be 'highest' or 'default', got "
+                             f"{matmul_precision!r}", loc)
+        options["matmul_precision"] = matmul_precision
+    return options
+
+
+def _check_runtime_args(ep: EntryPoint):
+    """A name in runtime_args must be an argument the entry has a spec for."""
+    given = _param_names(ep.fn)[:len(ep.specs)] + list(ep.kwspecs)
+    for n in ep.options.get("runtime_args", ()):
+        if n not in given:
+            raise BuildError(f"entry {ep.name!r}: runtime_args names {n!r}, which is not "
+                             "an argument with a spec", ep.loc,
+                             hint="the arguments with specs are: " +
+                                  (", ".join(given) or "none"))
 
 
 def _looks_decorated(x) -> bool:

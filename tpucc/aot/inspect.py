@@ -7,29 +7,53 @@ import numpy as np
 
 from . import tree
 from .errors import ArgumentError, ArtifactError
-from .load import load, read_manifest
+from .load import checked_path, load, read_manifest
 from .spec import aval_text, dtype_of
 
 
-def describe(path: str) -> str:
+def describe(path: str, verify: bool = False) -> str:
+    """The manifest, readably; with `verify`, after checking every file's
+    size and sha256 (ArtifactError naming the first that differs)."""
     m = read_manifest(path)
+    try:
+        lines = _describe(path, m)
+        if verify:
+            for name in m["files"]:
+                checked_path(path, m, name, verify=True)
+            lines.append(f"verified: the {len(m['files'])} files match the manifest's "
+                         "sizes and sha256")
+        return "\n".join(lines)
+    except (KeyError, TypeError) as e:      # a manifest edited into another shape
+        raise ArtifactError(f"the manifest of {path} is corrupted: "
+                            f"{type(e).__name__}: {e}",
+                            hint="rebuild the artifact with `tpucc build`") from None
+
+
+def _describe(path, m) -> list[str]:
     v, p = m["versions"], m["platform"]
-    exe = m.get("executable") or {}
+    built_on = p.get("built_on") or {}
+    options = m.get("options") or {}
     lines = [f"artifact  {path}",
              f"entry     {m['entry']} (function {m.get('function')}, declared at "
              f"{m.get('declared_at')})",
              f"model     {m['model']['path']}",
              f"          sha256 {m['model']['sha256']}",
-             f"created   {m.get('created')}",
-             "versions  " + ", ".join(f"{k} {v[k]}" for k in v),
-             f"platform  targets {', '.join(p['targets'])}; built on {p['backend']} "
-             f"({p.get('device_kind')}, {p.get('system')} {p.get('machine')})",
-             "executable " + (exe["file"] if exe.get("file") else
-                              f"none ({exe.get('reason', 'not built')})"),
-             "", "inputs (name them in `tpucc run --input` by path or argN):"]
+             f"created   {m.get('created')} on {built_on.get('backend')} "
+             f"({built_on.get('system')} {built_on.get('machine')})",
+             "versions  " + ", ".join(f"{k} {v[k]}" for k in v if v[k] is not None)]
+    if options:
+        lines.append("options   " + ", ".join(f"{k}={val!r}" for k, val in options.items()))
+    lines += ["", f"targets   {', '.join(p['targets'])}",
+              f"module    {m['module']['file']} (StableHLO for "
+              f"{', '.join(m['module']['platforms'])})"]
+    for r in m["executables"]:
+        lines.append(f"  {r['target']:<18} " + _executable_line(r))
+    lines += ["", "inputs (name them in `tpucc run --input` by path or argN):"]
     for r in m["inputs"]["flat"]:
         text = aval_text(dtype_of(r["dtype"]), r["shape"])
         if r["kind"] == "argument":
+            if r.get("scalar"):
+                text = f"{r['scalar']} (runtime Python scalar)"
             lines.append(f"  arg{r['index']:<3} {r['path']:<24} {text}")
         else:
             lines.append(f"  (stored) {text:<14} {r['path']}")
@@ -44,18 +68,32 @@ def describe(path: str) -> str:
         lines.append(f"  (+ {len(m['writebacks'])} in-place updates written back)")
     lines += ["", "files:"]
     for name, info in m["files"].items():
-        lines.append(f"  {name:<20} {info['size']:>12,d} bytes  sha256 {info['sha256'][:16]}")
+        lines.append(f"  {name:<28} {info['size']:>12,d} bytes  sha256 {info['sha256'][:16]}")
+    for name in m.get("texts") or []:
+        lines.append(f"  {name:<28} (text)")
     times = m.get("build_times_s") or {}
     if times:
         lines += ["", "build: " + ", ".join(f"{k} {s * 1e3:.1f} ms" for k, s in times.items())]
-    return "\n".join(lines)
+    for note in m.get("notes") or []:
+        lines.append(f"note: {note}")
+    return lines
+
+
+def _executable_line(r) -> str:
+    if not r.get("file"):
+        return f"no executable: {r.get('reason', 'not built')}"
+    where = f"{r.get('n_devices', 1)} x {r.get('device_kind')}"
+    if r.get("topology"):
+        where += f", topology {r['topology']}"
+    if r.get("libtpu"):
+        where += f", libtpu {r['libtpu']}"
+    return f"{r['file']} ({where})"
 
 
 def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
     """Runs an artifact on an .npz; writes each runtime (or numeric static)
     result leaf under its path.  Returns the names written."""
-    fn = load(path)
-    m = fn.manifest
+    m = read_manifest(path)
     if not os.path.isfile(input_path):
         raise ArgumentError(f"input file {input_path} does not exist")
     try:
@@ -63,6 +101,7 @@ def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
             given = {k: npz[k] for k in npz.files}
     except Exception as e:  # noqa: BLE001 - not an npz
         raise ArgumentError(f"{input_path} is not a readable .npz file: {e}") from None
+    fn = load(path)
     values, used = {}, set()
     for r in m["inputs"]["flat"][:m["inputs"]["n_args"]]:
         keys = [k for k in (r["path"], f"arg{r['index']}") if k in given]
@@ -82,6 +121,8 @@ def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
     def leaf(node):
         if node["leaf"] == "static":
             return tree.decode_static(node["value"])
+        if node["leaf"] == "scalar":
+            return _scalar_from_npz(values[node["input"]], node, input_path)
         return values[node["input"]]
     args = tree.build(m["inputs"]["args"], leaf)
     kwargs = tree.build(m["inputs"]["kwargs"], leaf)
@@ -90,6 +131,15 @@ def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
     _collect(m["outputs"]["tree"], result, out)
     np.savez(output_path, **out)
     return list(out)
+
+
+def _scalar_from_npz(array, node, input_path):
+    """A runtime Python-scalar argument, stored in the .npz as a 0-d array."""
+    if np.ndim(array) != 0:
+        raise ArgumentError(f"{input_path}: argument {node['path']} is a runtime "
+                            f"{node['type']}, give a 0-d array, not shape "
+                            f"{np.shape(array)}")
+    return tree.WEAK_TYPES[node["type"]](np.asarray(array).item())
 
 
 def _collect(node, value, out):

@@ -4,29 +4,27 @@ The callable takes the entry's arguments (same structure as at build time),
 checks their dtypes and shapes, runs the program and returns what the
 in-process `tpucc.compile` function returns (0-d results as NumPy scalars,
 promoted Python scalars as Python scalars, static results as built).  It
-never needs the model's source.  It runs the serialized XLA executable when
-this process has the jax, jaxlib and backend it was built with, and otherwise
-compiles the portable StableHLO module (saying so once on stderr).
+never needs the model's source.  It runs the serialized XLA executable for
+this process's backend when the jax, jaxlib (libtpu) versions and the devices
+are the ones it was built for, and otherwise compiles the portable StableHLO
+module (saying so in a FallbackWarning).
 """
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
-import sys
+import warnings
 
 import jax
 import numpy as np
 
 from ..driver import to_user_value
 
-from . import tree
-from .build import FORMAT, FORMAT_VERSION, backend_info, versions
+from . import targets, tree, weights
+from .build import FORMAT, FORMAT_VERSION, versions
 from .errors import ArgumentError, ArtifactError
 from .spec import aval_text, dtype_of
-
-_told: set = set()          # artifacts whose fallback was already reported
 
 
 def read_manifest(path: str) -> dict:
@@ -51,8 +49,8 @@ def read_manifest(path: str) -> dict:
         raise ArtifactError(f"artifact {path} has format version {version}; this tpucc "
                             f"({versions()['tpucc']}) reads version {FORMAT_VERSION}",
                             hint="rebuild the artifact with this tpucc")
-    missing = [k for k in ("entry", "inputs", "outputs", "files", "versions", "platform")
-               if k not in manifest]
+    missing = [k for k in ("entry", "inputs", "outputs", "files", "versions", "platform",
+                           "module", "executables") if k not in manifest]
     if missing:
         raise ArtifactError(f"the manifest {mpath} is corrupted: no {missing[0]!r}",
                             hint="rebuild the artifact with `tpucc build`")
@@ -61,6 +59,16 @@ def read_manifest(path: str) -> dict:
 
 def read_file(path: str, manifest: dict, name: str) -> bytes:
     """A file of the artifact, checked against the manifest's size and sha256."""
+    fpath = checked_path(path, manifest, name)
+    with open(fpath, "rb") as f:
+        data = f.read()
+    _check_sha256(fpath, manifest["files"][name], hashlib.sha256(data).hexdigest())
+    return data
+
+
+def checked_path(path: str, manifest: dict, name: str, verify: bool = False) -> str:
+    """The path of a file of the artifact that has the manifest's size (and,
+    with `verify`, its sha256: a full read)."""
     info = manifest["files"].get(name)
     fpath = os.path.join(path, name)
     if info is None:
@@ -68,34 +76,59 @@ def read_file(path: str, manifest: dict, name: str) -> bytes:
     if not os.path.isfile(fpath):
         raise ArtifactError(f"artifact {path} is missing {name}",
                             hint="copy the whole directory, or rebuild it")
-    with open(fpath, "rb") as f:
-        data = f.read()
-    if len(data) != info["size"]:
-        raise ArtifactError(f"{fpath} is truncated: {len(data)} bytes, the manifest "
+    size = os.path.getsize(fpath)
+    if size != info["size"]:
+        raise ArtifactError(f"{fpath} is truncated: {size} bytes, the manifest "
                             f"says {info['size']}", hint="copy it again, or rebuild it")
-    if hashlib.sha256(data).hexdigest() != info["sha256"]:
+    if verify:
+        with open(fpath, "rb") as f:
+            _check_sha256(fpath, info, hashlib.file_digest(f, "sha256").hexdigest())
+    return fpath
+
+
+def _check_sha256(fpath, info, digest):
+    if digest != info["sha256"]:
         raise ArtifactError(f"{fpath} is corrupted: its sha256 differs from the manifest's",
                             hint="copy it again, or rebuild it")
-    return data
 
 
-def load(path: str, prefer: str = "executable") -> "LoadedEntry":
-    """Loads an artifact directory (NAME.tpucc).  prefer="stablehlo" skips the
-    serialized executable and always compiles the portable module."""
+class FallbackWarning(UserWarning):
+    """A loaded artifact compiles its portable module: its executable is
+    missing or was built for another machine or jax."""
+
+
+def load(path: str, prefer: str = "executable", verify: bool = False) -> "LoadedEntry":
+    """Loads an artifact directory (NAME.tpucc).  Runs its executable for this
+    process's backend when the jax/jaxlib (and libtpu) versions and devices
+    match the build's, with no XLA compile and without the model's source;
+    otherwise compiles its StableHLO module and says why in a FallbackWarning.
+    prefer="stablehlo" always compiles the module (no warning).
+
+    Every file's size is checked, and the sha256 of the module and the
+    executable; the weights' sha256 only with verify=True, as it reads them
+    all (weights.bin is memory-mapped: unread pages cost nothing at load)."""
+    if prefer not in ("executable", "stablehlo"):
+        raise ValueError(f"prefer must be 'executable' or 'stablehlo', not {prefer!r}")
     path = os.fspath(path)
     manifest = read_manifest(path)
-    return LoadedEntry(path, manifest, prefer)
+    try:
+        return LoadedEntry(path, manifest, prefer, verify)
+    except (KeyError, TypeError) as e:      # a manifest edited into another shape
+        raise ArtifactError(f"the manifest of {path} is corrupted: "
+                            f"{type(e).__name__}: {e}",
+                            hint="rebuild the artifact with `tpucc build`") from None
 
 
 class LoadedEntry:
-    def __init__(self, path, manifest, prefer="executable"):
-        self.path, self.manifest = path, manifest
+    def __init__(self, path, manifest, prefer="executable", verify=False):
+        self.path, self.manifest, self.verify = path, manifest, verify
         self.name = manifest["entry"]
         inputs = manifest["inputs"]
         self._n_args = inputs["n_args"]
+        self.backend = targets.local_platform()
+        self._check_platform()
         self._captured = self._load_captured(inputs["flat"][self._n_args:])
         out = manifest["outputs"]
-        self._out_leaves = tree.leaves(out["tree"])
         self._n_out = out["n_runtime"]
         self._writebacks = manifest.get("writebacks", [])
         self.using, self._run = self._runner(prefer)
@@ -105,76 +138,84 @@ class LoadedEntry:
 
     # --- loading -----------------------------------------------------------------------
 
+    def _check_platform(self):
+        """Refuses, before reading any binary, an artifact with nothing for
+        this process's backend."""
+        platforms = self.manifest["module"]["platforms"]
+        if self.backend not in platforms:
+            built = ", ".join(self.manifest["platform"]["targets"])
+            raise ArtifactError(f"artifact {self.path} was built for {built}; this "
+                                f"process runs on {self.backend}",
+                                hint=f"rebuild it with --target {self.backend} (--target "
+                                     "can be repeated)")
+
     def _load_captured(self, records):
         if not records:
             return []
-        data = read_file(self.path, self.manifest, "captured.npz")
+        fpath = checked_path(self.path, self.manifest, weights.NAME, self.verify)
         try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = [npz[r["key"]] for r in records]
-        except Exception as e:  # noqa: BLE001 - a damaged zip
-            raise ArtifactError(f"{self.path}/captured.npz is unreadable: {e}") from None
-        return [jax.device_put(a) for a in arrays]
+            arrays = weights.map_arrays(fpath, records)
+        except (ValueError, TypeError, OSError) as e:   # offsets past the end, bad dtypes
+            raise ArtifactError(f"{fpath} does not match its manifest: {e}",
+                                hint="rebuild the artifact") from None
+        with jax.enable_x64(True):
+            return [jax.device_put(a) for a in arrays]
 
     def _runner(self, prefer):
-        reason = self._executable_mismatch() if prefer == "executable" else "asked for"
-        if reason is None:
+        if prefer == "stablehlo":
+            return "stablehlo", self._load_exported()
+        record, reason = self._choose_executable()
+        if record is not None:
             try:
-                return "executable", self._load_executable()
+                return f"executable {record['target']}", self._load_executable(record)
             except ArtifactError:
                 raise
             except Exception as e:  # noqa: BLE001 - fall back to the portable module
                 reason = f"its executable did not load ({type(e).__name__}: {e})"
         run = self._load_exported()
-        if reason != "asked for" and self.path not in _told:
-            _told.add(self.path)
-            print(f"tpucc: {self.path}: {reason}; compiling its StableHLO module instead",
-                  file=sys.stderr)
+        warnings.warn(f"tpucc: {self.path}: {reason}; compiling its StableHLO module "
+                      "instead", FallbackWarning, stacklevel=4)
         return "stablehlo", run
 
-    def _executable_mismatch(self) -> str | None:
-        m = self.manifest
-        exe = m.get("executable") or {}
-        if not exe.get("file"):
-            return "it has no serialized executable" + (
-                f" ({exe['reason']})" if exe.get("reason") else "")
-        built, here = m["versions"], versions()
-        for k in ("jax", "jaxlib"):
-            if built.get(k) != here[k]:
-                return f"it was built with {k} {built.get(k)}, this is {k} {here[k]}"
-        bi, hi = m["platform"], backend_info()
-        for k in ("backend", "platform_version", "machine", "system"):
-            if bi.get(k) != hi[k]:
-                return f"it was built for {k} {bi.get(k)!r}, this is {hi[k]!r}"
-        return None
+    def _choose_executable(self):
+        """(the executable record to load, None) or (None, why there is none)."""
+        records = [r for r in self.manifest["executables"]
+                   if r.get("platform") == self.backend]
+        usable = [r for r in records if r.get("file")]
+        if not usable:
+            why = records[0].get("reason") if records else None
+            return None, f"it has no executable for {self.backend}" + (
+                f" ({why})" if why else "")
+        reasons = [_mismatch(self.manifest["versions"], r) for r in usable]
+        for r, why in zip(usable, reasons):
+            if why is None:
+                return r, None
+        return None, reasons[0]
 
-    def _load_executable(self):
+    def _load_executable(self, record):
         from jax.experimental import serialize_executable as se
-        exe = self.manifest["executable"]
-        blob = read_file(self.path, self.manifest, exe["file"])
-        if exe.get("uses_lapack"):
-            _init_lapack()
+        blob = read_file(self.path, self.manifest, record["file"])
+        if record.get("uses_lapack"):
+            init_lapack()
         n_in = len(self.manifest["inputs"]["flat"])
         in_tree = jax.tree_util.tree_structure((tuple(range(n_in)), {}))
-        out_tree = jax.tree_util.tree_structure(tuple(range(exe["n_outputs"])))
-        device = jax.devices()[0]
+        out_tree = jax.tree_util.tree_structure(tuple(range(record["n_outputs"])))
+        devices = jax.devices(record["platform"])[:record["n_devices"]]
         with jax.enable_x64(True):
-            return se.deserialize_and_load(blob, in_tree, out_tree, backend=device.client,
-                                           execution_devices=[device])
+            return se.deserialize_and_load(blob, in_tree, out_tree,
+                                           backend=devices[0].client,
+                                           execution_devices=devices)
 
     def _load_exported(self):
-        blob = read_file(self.path, self.manifest, "module.stablehlo")
+        blob = read_file(self.path, self.manifest, self.manifest["module"]["file"])
         try:
             exported = jax.export.deserialize(bytearray(blob))
         except Exception as e:  # noqa: BLE001 - an incompatible serialization version
             raise ArtifactError(f"{self.path}/module.stablehlo does not load with jax "
-                                f"{jax.__version__}: {type(e).__name__}: {e}",
+                                f"{jax.__version__} (the artifact was built with jax "
+                                f"{self.manifest['versions'].get('jax')}): "
+                                f"{type(e).__name__}: {e}",
                                 hint="rebuild the artifact with this jax") from None
-        backend = jax.default_backend()
-        if backend not in exported.platforms:
-            raise ArtifactError(f"artifact {self.path} was built for "
-                                f"{', '.join(exported.platforms)}, not {backend}",
-                                hint=f"rebuild it with --target {backend}")
         return jax.jit(exported.call)
 
     # --- calling -----------------------------------------------------------------------
@@ -227,6 +268,9 @@ class LoadedEntry:
 def _match(node, value, out, path):
     """Checks `value` against a manifest node; stores its array leaves in `out`."""
     if "leaf" in node:
+        if node["leaf"] == "scalar":
+            out[node["input"]] = _runtime_scalar(node, value, path)
+            return
         if node["leaf"] == "static":
             expected = tree.decode_static(node["value"])
             if type(value) is not type(expected) or value != expected:
@@ -268,10 +312,57 @@ def _match(node, value, out, path):
         _match(n, v, out, f"{path}[{i}]")
 
 
-def _init_lapack():
+def _runtime_scalar(node, value, path):
+    """A Python scalar named in runtime_args, as the 0-d input the module takes."""
+    kind = node["type"]
+    if tree.scalar_kind(value) != kind or isinstance(value, np.generic):
+        raise ArgumentError(f"argument {path} was built as a runtime {kind}, got "
+                            f"{type(value).__name__} {value!r:.40}",
+                            hint=f"pass a Python {kind}; a loaded artifact cannot "
+                                 "recompile for another type")
+    try:
+        return np.asarray(value, dtype_of(node["dtype"]))
+    except OverflowError:
+        raise ArgumentError(f"argument {path} = {value!r} does not fit "
+                            f"{node['dtype']}") from None
+
+
+def _mismatch(built_versions: dict, record: dict) -> str | None:
+    """Why this process cannot run the executable `record` describes, or None."""
+    here = versions()
+    keys = ("jax", "jaxlib") + (("libtpu",) if record["platform"] == "tpu" else ())
+    for k in keys:
+        built = record.get(k, built_versions.get(k))
+        if built != here[k]:
+            return f"it was built with {k} {built}, this is {k} {here[k]}"
+    devices = jax.devices(record["platform"])
+    if devices[0].device_kind != record.get("device_kind"):
+        return (f"its executable is for {record.get('device_kind')} devices, this "
+                f"machine has {devices[0].device_kind}")
+    if len(devices) < record.get("n_devices", 1):
+        return (f"its executable runs on {record['n_devices']} devices, this process "
+                f"has {len(devices)}")
+    if record["platform"] in ("cpu", "cuda", "rocm"):
+        info = targets.describe_devices(targets.parse(record["platform"]), devices[:1])
+        for k in ("machine", "system", "cpu_features", "platform_version"):
+            if record.get(k) != info.get(k):
+                return (f"it was built for {k} {record.get(k)!r}, this is "
+                        f"{info.get(k)!r}")
+    return None
+
+
+def init_lapack():
     """A deserialized CPU executable with LAPACK custom calls segfaults unless
-    jax has registered its LAPACK kernels in this process (jax issue 28908)."""
-    import jax.numpy as jnp
+    jax has initialized its LAPACK kernels in this process (jax issue 28908);
+    jax does so only when it lowers or compiles a linalg op itself (as it
+    does for the StableHLO module)."""
+    try:
+        from jaxlib import lapack
+        lapack._lapack.initialize()
+        return
+    except (ImportError, AttributeError):
+        pass
+    import jax.numpy as jnp         # a later jaxlib: have jax lower one of each kind
     with jax.enable_x64(True):
         for dt in (jnp.float32, jnp.float64, jnp.complex64, jnp.complex128):
             jnp.linalg.inv(jnp.eye(2, dtype=dt)).block_until_ready()

@@ -4,6 +4,8 @@ A node is {"tuple": [nodes]}, {"list": [nodes]}, {"dict": [[key, node], ...]}
 (keys keep their str/int type) or a leaf, a dict with a "leaf" key:
 
     {"leaf": "array", "input": i, "dtype": "float32", "shape": [8, 4], "path": "x"}
+    {"leaf": "scalar", "type": "float", "input": i, "dtype": "float64", "shape": [],
+     "path": "lr"}                 (a Python scalar named in runtime_args)
     {"leaf": "runtime", "output": k, "weak": "float" | null, "path": "out[1]"}
     {"leaf": "static", "value": V, "path": ...}
 
@@ -20,6 +22,15 @@ import numpy as np
 from .spec import dtype_of
 
 WEAK_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
+
+
+def scalar_kind(x) -> str | None:
+    """"bool", "int", "float" or "complex" for a Python scalar (what a name
+    in runtime_args traces as a runtime value), else None."""
+    for name, t in WEAK_TYPES.items():      # bool before int: bool is an int
+        if isinstance(x, t):
+            return name
+    return None
 
 
 class NotStorable(Exception):
@@ -102,6 +113,8 @@ def describe(node) -> str:
         if node["leaf"] == "array":
             from .spec import aval_text
             return aval_text(dtype_of(node["dtype"]), node["shape"])
+        if node["leaf"] == "scalar":
+            return f"{node['type']} (runtime)"
         if node["leaf"] == "runtime":
             from .spec import aval_text
             text = aval_text(dtype_of(node["dtype"]), node["shape"])

@@ -17,6 +17,22 @@ def analyze(fc) -> None:
     fc.loop_exits = {h: _loop_exits(h, [t for t, hh in back_edges if hh == h], preds, succ)
                      for h in fc.loop_headers}
     fc.ipdom = _post_dominators(succ)
+    fc.loop_locs = {h: _loop_loc(fc, h, [t for t, hh in back_edges if hh == h])
+                    for h in fc.loop_headers}
+
+
+def _loop_loc(fc, header, latches):
+    """The `for`/`while` statement of a loop, for messages.  A `for` header
+    starts with FOR_ITER at that line; a `while` is compiled with its test
+    at the bottom, so its line is on the latch's conditional jump."""
+    first = fc.blocks[header].instrs[0] if fc.blocks[header].instrs else None
+    if first is not None and first.op == "FOR_ITER":
+        return first.loc
+    for latch in sorted(latches, reverse=True):
+        instrs = fc.blocks[latch].instrs
+        if instrs and instrs[-1].op in ("BRANCH", "BRANCH_OR_POP"):
+            return instrs[-1].loc
+    return first.loc if first is not None else None
 
 
 def _loop_exits(header, latches, preds, succ) -> frozenset[int]:

@@ -57,6 +57,7 @@ class FunctionCode:
     loop_exits: dict[int, frozenset[int]] = field(default_factory=dict)
     ipdom: dict[int, int | None] = field(default_factory=dict)
     preds: dict[int, list[int]] = field(default_factory=dict)
+    loop_locs: dict[int, object] = field(default_factory=dict)   # header -> loop statement
 
     @property
     def name(self) -> str:

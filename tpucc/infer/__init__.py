@@ -23,7 +23,7 @@ from ..ir import AVal, Region, Value
 from . import builder
 from .builder import Context, compiling
 from .calls import Interpreter
-from .state import flatten, unflatten
+from .state import ObjectNode, flatten, unflatten
 from .values import Array
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
@@ -107,6 +107,7 @@ def trace(fn, args, kwargs, options) -> Traced:
             from ..errors import LimitError
             raise LimitError("the program nests too deeply to compile (recursion?)",
                              context.loc) from None
+        _refuse_iterators(result, fn)
         traced = _finish(context, interp, result, params, arrays)
         traced.input_sources = sources + [_describe_capture(c) for c in traced.captured]
         return traced
@@ -128,7 +129,8 @@ def _describe_capture(c) -> str:
     kind, owner, name = c.source
     where = {"global": f"global `{name}` of module {owner}",
              "attr": f"attribute `.{name}` of a {owner} object",
-             "closure": f"variable `{name}` closed over by {owner}"}[kind]
+             "closure": f"variable `{name}` closed over by {owner}",
+             "item": f"item [{name}] of a {owner} from outside"}[kind]
     return f"{where} (an array found outside the arguments: a runtime input, not a constant)"
 
 
@@ -143,7 +145,7 @@ def _param_names(fn, n):
 
 def _finish(context, interp, result, params, arrays) -> Traced:
     out_leaves: list = []
-    out_td = flatten(result, "out", out_leaves)
+    out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
     results, out_static, out_weak = [], [], []
     for _, v in out_leaves:
         if isinstance(v, Array):
@@ -169,6 +171,68 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     program = Region(all_params, context.region.ops, tuple(results))
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
                   out_weak, writebacks, captured, _unique_guards(context.guards))
+
+
+def _refuse_iterators(result, fn):
+    """A generator or iterator made by compiled code (a generator function's
+    yields, a generator expression, zip/map/enumerate) exists only at compile
+    time: it cannot be returned."""
+    from ..errors import UnsupportedError
+    from .calls import RuntimeRange
+    from .iterators import RangeIter, SeqIter
+    stack, seen = [result], set()
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, (SeqIter, RangeIter, RuntimeRange)):
+            what = "a range with a runtime bound" if isinstance(v, RuntimeRange) else \
+                "a generator or iterator"
+            raise UnsupportedError(f"{getattr(fn, '__qualname__', 'the function')} returns "
+                                   f"{what}, which exists only while compiling",
+                                   builder.def_loc(fn),
+                                   "return a list or tuple (e.g. `return list(gen)`)")
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+
+
+def _returned_objects(interp, value):
+    """Objects made by the compiled code that hold arrays (e.g. gradients of
+    an object) are returned as new objects built from their attributes."""
+    if isinstance(value, tuple) and hasattr(value, "_fields") and _holds_array(value):
+        return ObjectNode(type(value), {k: _returned_objects(interp, v)
+                                        for k, v in zip(value._fields, value)})
+    if isinstance(value, tuple):
+        return tuple(_returned_objects(interp, v) for v in value)
+    if isinstance(value, list):
+        return [_returned_objects(interp, v) for v in value]
+    if isinstance(value, dict):
+        return {k: _returned_objects(interp, v) for k, v in value.items()}
+    if id(value) in interp.fresh_ids and hasattr(value, "__dict__") and _holds_array(value):
+        return ObjectNode(type(value), {k: _returned_objects(interp, v)
+                                        for k, v in vars(value).items()})
+    return value
+
+
+def _holds_array(obj) -> bool:
+    stack, seen = [obj], set()
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array):
+            return True
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif hasattr(v, "__dict__") and not isinstance(v, type):
+            stack.extend(vars(v).values())
+    return False
 
 
 def _unique_guards(guards):

@@ -5,11 +5,13 @@ and appends the op to the current region."""
 from __future__ import annotations
 
 import contextlib
+import linecache
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InternalError, Loc, ShapeError, TpuccError
+from ..errors import DTypeError, InternalError, Loc, ShapeError, TpuccError
 from ..ir import AVal, Op, Region, Value
 
 
@@ -25,6 +27,7 @@ class Context:
     regions: list = field(default_factory=lambda: [RegionBuilder()])
     loc: Loc | None = None
     runtime_depth: int = 0        # > 0 inside a runtime branch or loop body
+    grad_depth: int = 0           # > 0 inside a function differentiated by tpucc.grad
     serial_floor: list = field(default_factory=lambda: [0])  # first Array serial of each runtime region
     journal: list = field(default_factory=list)  # stack of {Array: var before} per runtime region
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
@@ -82,6 +85,22 @@ def current_loc() -> Loc | None:
     return _current[-1].loc if _current else None
 
 
+def def_loc(fn) -> Loc | None:
+    """The `def` line of a function (below its decorators), for errors about
+    the function as a whole, e.g. the compiled entry itself."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    if linecache.getline(code.co_filename, line).lstrip().startswith("@"):
+        for n in range(line + 1, line + 50):
+            if linecache.getline(code.co_filename, n).lstrip().startswith(("def ", "async def ")):
+                line = n
+                break
+    text = linecache.getline(code.co_filename, line)
+    return Loc(code.co_filename, line, len(text) - len(text.lstrip()), code.co_qualname)
+
+
 def emit_op(name: str, inputs: tuple[Value, ...], attrs: dict, out_avals, regions=(), note=""):
     c = ctx()
     outs = tuple(Value(a) for a in out_avals)
@@ -103,8 +122,11 @@ def emit(name: str, *operands, **attrs):
     except TpuccError as e:
         raise e.with_loc(current_loc()) from None
     except (ValueError, TypeError, IndexError) as e:
-        raise ShapeError(f"{name}: {_shapes(avals)}: {e}", current_loc()) from None
+        error = DTypeError if _is_dtype_refusal(e) else ShapeError
+        raise error(f"{name}: {_shapes(avals)}: {e}", current_loc()) from None
     multi = isinstance(out, tuple)
+    for aval in (out if multi else (out,)):
+        _check_result(name, aval)
     outs = emit_op(name, values, attrs, out if multi else (out,))
     arrays = tuple(Array(v) for v in outs)
     if not multi and out.shape == () and name not in ARRAY_MAKERS:
@@ -120,6 +142,47 @@ ARRAY_MAKERS = frozenset({"full", "const", "getitem", "setitem", "reshape", "con
 
 def _shapes(avals) -> str:
     return ", ".join(str(a) for a in avals)
+
+
+def _is_dtype_refusal(e: Exception) -> bool:
+    """NumPy's refusals of dtypes (no ufunc loop for them, a cast the casting
+    rule forbids, no common dtype) as opposed to its shape errors."""
+    if isinstance(e, np.exceptions.DTypePromotionError):
+        return True
+    names = {cls.__name__ for cls in type(e).__mro__}
+    text = str(e)
+    return "UFuncTypeError" in names or "not supported for the input types" in text or (
+        "Cannot cast" in text) or "No loop matching the specified signature" in text
+
+
+# No device holds an array this large; XLA would fail with an out-of-memory
+# error when the program runs, so it is refused while compiling.
+MAX_ARRAY_BYTES = 2 ** 40
+
+_NON_NUMERIC = {"U": "strings", "S": "bytes", "O": "Python objects", "M": "datetimes",
+                "m": "timedeltas", "V": "raw bytes or records"}
+
+
+def _check_result(name: str, aval: AVal):
+    dtype = aval.dtype
+    if dtype.kind in _NON_NUMERIC and not dtype.type.__module__.startswith("ml_dtypes"):
+        raise DTypeError(f"{name} would give an array of dtype {dtype} "
+                         f"({_NON_NUMERIC[dtype.kind]}): compiled code holds only boolean and "
+                         "numeric arrays", current_loc(),
+                         "keep strings and objects outside the compiled function")
+    nbytes = math.prod(aval.shape) * dtype.itemsize
+    if nbytes > MAX_ARRAY_BYTES:
+        raise ShapeError(f"Unable to allocate {_human_bytes(nbytes)} for an array with shape "
+                         f"{aval.shape} and data type {dtype} ({name}): tpucc refuses arrays "
+                         f"over {_human_bytes(MAX_ARRAY_BYTES)}", current_loc(),
+                         "check the shape (NumPy raises MemoryError for it)")
+
+
+def _human_bytes(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}" if unit != "bytes" else f"{n} bytes"
+        n /= 1024
 
 
 def const_value(x) -> Value:

@@ -42,7 +42,9 @@ def builtin(*fns):
 def _runtime_int(v) -> Array:
     """A runtime bound for range(): a weak int64 scalar."""
     if v.size != 1 or v.dtype.kind not in "iub":
-        raise StaticValueError(f"range() needs an integer scalar, got an array {v.aval}")
+        raise StaticValueError(f"range() needs an integer scalar, got an array {v.aval}",
+                               hint="pass one integer value, e.g. range(int(n.sum())) or "
+                                    "range(x.shape[0])")
     v = emit("reshape", v, shape=()) if v.shape else v
     (out,) = emit_op("convert", (v.var,), {"dtype": np.dtype(np.int64)},
                      (AVal(np.dtype(np.int64), (), True),))
@@ -68,7 +70,8 @@ def len_(interp, x):
         return len(interp.static_items(x))
     from .calls import RuntimeRange
     if isinstance(x, RuntimeRange):
-        raise StaticValueError("len() of a range with a runtime bound")
+        raise StaticValueError("len() of a range with a runtime bound",
+                               hint="use the bound itself (stop - start) as a runtime value")
     return len(x)
 
 
@@ -127,13 +130,16 @@ def sum_(interp, x, start=0):
     return total
 
 
-def _extreme(pick_later):
-    def impl(interp, *args, key=None, default=None):
+_NO_DEFAULT = object()
+
+
+def _extreme(builtin_fn, pick_later):
+    def impl(interp, *args, key=None, default=_NO_DEFAULT):
         items = interp.static_items(args[0]) if len(args) == 1 else args
         if not items:
-            if default is not None:
+            if default is not _NO_DEFAULT:
                 return default
-            raise StaticValueError("min()/max() of an empty sequence")
+            return builtin_fn(())       # raises Python's own ValueError: the user's error
         if key is not None or not any(isinstance(v, Array) for v in items):
             return _static_extreme(items, key, interp, pick_later)
         best = items[0]
@@ -153,8 +159,8 @@ def _static_extreme(items, key, interp, pick_later):
     return items[best]
 
 
-BUILTINS[py.max] = _extreme(lambda new, best: new > best)
-BUILTINS[py.min] = _extreme(lambda new, best: new < best)
+BUILTINS[py.max] = _extreme(py.max, lambda new, best: new > best)
+BUILTINS[py.min] = _extreme(py.min, lambda new, best: new < best)
 
 
 @builtin(py.abs)
@@ -179,17 +185,90 @@ def round_(interp, x, ndigits=None):
 @builtin(py.isinstance)
 def isinstance_(interp, obj, cls):
     if isinstance(obj, Array):
-        classes = cls if isinstance(cls, tuple) else (cls,)
-        return any(c is np.ndarray or (isinstance(c, type) and issubclass(np.ndarray, c))
-                   for c in classes)
+        obj = _python_sample(obj)   # Python checks `cls` (and raises) as it would eagerly
     return isinstance(obj, cls)
+
+
+def _python_sample(x: Array):
+    """A static value of the Python type `x` has when the program runs eagerly:
+    a Python scalar (weak), a NumPy scalar, or an ndarray."""
+    if x.weak:
+        return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[x.dtype.kind]
+    if x.immutable:
+        return np.zeros((), x.dtype)[()]
+    return np.empty((0,), x.dtype)
 
 
 @builtin(py.type)
 def type_(interp, *args):
     if len(args) == 1 and isinstance(args[0], Array):
-        return np.ndarray
+        return type(_python_sample(args[0]))
     return type(*args)
+
+
+def holds_array(value) -> bool:
+    """Whether a static container (list, tuple, dict, set) holds a runtime array."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array):
+            return True
+        if isinstance(v, (list, tuple, set, frozenset)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+    return False
+
+
+def refuse_runtime_hash(values, what: str):
+    """Sets and dict keys hash their items: a runtime array would be hashed by
+    its compile-time identity, not its value."""
+    if any(holds_array(v) for v in values):
+        raise StaticValueError(f"a runtime value as {what} needs its value at compile time "
+                               "(sets and dicts hash their items)",
+                               hint="keep runtime values in arrays; use static keys")
+
+
+def refuse_runtime_text(values):
+    if any(holds_array(v) for v in values):
+        raise StaticValueError("formatting a runtime array into a string needs its value at "
+                               "compile time", hint="use print(x) to print it at run time")
+
+
+def _text(pytype):
+    def impl(interp, *args, **kwargs):
+        refuse_runtime_text(args[:1])
+        return pytype(*args, **kwargs)
+    return impl
+
+
+BUILTINS[py.str] = _text(str)
+BUILTINS[py.repr] = _text(repr)
+BUILTINS[py.ascii] = _text(ascii)
+BUILTINS[py.format] = _text(format)
+
+
+def _hashed_collection(pytype):
+    def impl(interp, *args):
+        items = interp.static_items(args[0]) if args else ()
+        refuse_runtime_hash(items, "a set item")
+        return interp.fresh(pytype(items)) if pytype is set else pytype(items)
+    return impl
+
+
+BUILTINS[py.set] = _hashed_collection(set)
+BUILTINS[py.frozenset] = _hashed_collection(frozenset)
+
+
+@builtin(py.dict)
+def dict_(interp, *args, **kwargs):
+    source = args[0] if args else ()
+    if not hasattr(source, "keys"):     # pairs, possibly from zip()
+        source = interp.static_items(source)
+    out = dict(source, **kwargs)
+    refuse_runtime_hash(out, "a dict key")
+    return interp.fresh(out)
 
 
 @builtin(py.getattr)
@@ -214,7 +293,9 @@ def hasattr_(interp, obj, name):
 def _to_weak(x: Array, dtype) -> Array:
     if x.size != 1:
         raise StaticValueError(f"only size-1 arrays can be converted to Python scalars, "
-                               f"got {x.aval}")
+                               f"got {x.aval}",
+                               hint="reduce the array first (x.sum(), x[0]); for a truth "
+                                    "value use x.any() or x.all()")
     x = emit("reshape", x, shape=()) if x.shape else x
     dt = np.dtype(dtype)
     if dt.kind in "iu" and x.dtype.kind == "f":

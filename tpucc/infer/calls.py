@@ -17,11 +17,14 @@ import types
 
 import numpy as np
 
-from ..errors import LimitError, SideEffectError, StaticValueError, UnsupportedError
+from .. import autodiff
+from ..autodiff import GradFunction
+from ..errors import (LimitError, SideEffectError, StaticValueError, UnsupportedError,
+                      UserCodeError)
 from ..ops import indexing
 from ..ops.registry import METHODS, NUMPY
 from . import builder
-from .builtins_impl import BUILTINS, REFUSED
+from .builtins_impl import BUILTINS, REFUSED, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
 from .values import Array
 
@@ -40,6 +43,18 @@ class BoundArrayMethod:
         self.array, self.name = array, name
 
 
+class ListGuardView:
+    """A list seen through `.get(index, default)`, the one method guards use
+    (globals and attribute guards check a dict)."""
+    __slots__ = ("items",)
+
+    def __init__(self, items: list):
+        self.items = items
+
+    def get(self, index, default=None):
+        return self.items[index] if -len(self.items) <= index < len(self.items) else default
+
+
 class Captured:
     """A NumPy array found outside the arguments: a runtime module input."""
     def __init__(self, source, getter, value, param, array):
@@ -56,6 +71,8 @@ class Interpreter:
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         self.frames: list = []
+        self.last_return_loc = None
+        self.list_views: dict[int, ListGuardView] = {}
 
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):
@@ -68,12 +85,21 @@ class Interpreter:
             raise SideEffectError(
                 f"mutating {what} that exists outside the compiled function is not supported",
                 hint="build a new container and return it instead")
-        if self.ctx.runtime_depth > 0 and (entry is None or entry[1] < self.ctx.serial_floor[-1]):
+        if self.in_region() and (entry is None or entry[1] < self.ctx.serial_floor[-1]):
             raise SideEffectError(
-                f"mutating {what} inside a runtime `if` or loop is not supported: its "
+                f"mutating {what} {self.region_name()} is not supported: its "
                 "structure must be known at compile time",
                 hint="keep growing data in a preallocated array and update it in place "
                      "(x[i] = v)")
+
+    def in_region(self) -> bool:
+        """Inside a runtime branch or loop, or a differentiated function:
+        effects on outer Python structure cannot be replayed there."""
+        return self.ctx.runtime_depth > 0 or self.ctx.grad_depth > 0
+
+    def region_name(self) -> str:
+        return ("inside a runtime `if` or loop" if self.ctx.runtime_depth > 0
+                else "inside a function differentiated by tpucc.grad")
 
     # --- reading the environment -------------------------------------------------------------
     def read_global(self, func, name):
@@ -84,7 +110,7 @@ class Interpreter:
         else:
             value = getattr(builtins, name, _MISSING)
             if value is _MISSING:
-                raise StaticValueError(f"name `{name}` is not defined")
+                raise UserCodeError(f"NameError: name '{name}' is not defined")
         return self.capture(value, ("global", func.__module__, name), lambda: g[name])
 
     def capture(self, value, source, getter):
@@ -111,8 +137,29 @@ class Interpreter:
         if isinstance(static, property) and static.fget is not None:
             return self.call(static.fget, [obj], {})
         value = getattr(obj, name)
+        self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name))
+
+    def _guard_attr(self, obj, name, value):
+        """A static attribute of an object from outside the call is folded
+        into the program: guard it, so that `model.training = False` or a
+        changed class attribute recompiles instead of running stale code."""
+        if id(obj) in self.fresh_ids or isinstance(value, _ARRAY_TYPES) or _is_jax_array(value):
+            return
+        if isinstance(obj, types.ModuleType):
+            if (obj.__name__ or "").split(".")[0] in _LIBRARY_MODULES:
+                return
+            namespaces = [vars(obj)]
+        else:
+            own = [vars(obj)] if hasattr(obj, "__dict__") else []
+            mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+            namespaces = own + [vars(k) for k in mro]
+        for ns in namespaces:
+            if name in ns:
+                if not isinstance(ns[name], types.MemberDescriptorType):   # __slots__
+                    self.ctx.guards.append((ns, name, ns[name]))
+                return
 
     def array_attr(self, arr: Array, name):
         if name in ("shape", "dtype", "ndim", "size"):
@@ -132,9 +179,11 @@ class Interpreter:
             object.__setattr__(obj, name, value) if not hasattr(type(obj), "__setattr__") \
                 else setattr(obj, name, value)
             return
-        if self.ctx.runtime_depth > 0:
-            raise SideEffectError(f"assigning `.{name}` inside a runtime `if` or loop is not "
-                                  "supported", hint="assign after the loop")
+        if isinstance(value, Array) and self._current_attr(obj, name) is value:
+            return      # `obj.w -= d`: the array was updated in place; the store is a no-op
+        if self.in_region():
+            raise SideEffectError(f"assigning `.{name}` {self.region_name()} is not "
+                                  "supported", hint="assign after the loop (or after tpucc.grad)")
         if not isinstance(value, Array):
             raise SideEffectError(
                 f"assigning a Python value to `.{name}` of an object that outlives the call "
@@ -143,25 +192,64 @@ class Interpreter:
         self.shadow[(id(obj), name)] = value
         self.attr_writes[(id(obj), name)] = (obj, name, value)
 
+    def _current_attr(self, obj, name):
+        key = (id(obj), name)
+        if key in self.shadow:
+            return self.shadow[key]
+        entry = self.captured.get(id(getattr(obj, name, None)))
+        return entry.array if entry is not None else None
+
     def getitem(self, obj, key):
         if isinstance(obj, Array):
             return indexing.getitem(obj, key)
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
         if isinstance(key, Array):
+            if isinstance(obj, (list, tuple)):
+                obj = self.static_items(obj)
+            table = indexing.static_number_table(obj)   # one constant, not N stacked items
+            if table is not None:
+                return indexing.getitem(table, key)
             if isinstance(obj, (list, tuple)) and obj and all(
                     isinstance(v, (Array, int, float, bool)) for v in obj):
                 from ..ops.shape import stack
                 return indexing.getitem(stack(list(obj)), key)
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
-        return obj[key]
+        value = obj[key]
+        self._guard_item(obj, key, value)
+        return self._item(obj, key, value)
+
+    def _guard_item(self, obj, key, value):
+        """A static item of a dict or list from outside the call is folded into
+        the program, like a static attribute: guard it (CONFIG["k"] = 7
+        recompiles).  Arrays are runtime inputs instead; tuples cannot change."""
+        if id(obj) in self.fresh_ids or isinstance(value, (Array, *_ARRAY_TYPES)):
+            return
+        if isinstance(obj, dict):
+            self.ctx.guards.append((obj, key, value))
+        elif isinstance(obj, list) and isinstance(key, int):
+            view = self.list_views.setdefault(id(obj), ListGuardView(obj))
+            self.ctx.guards.append((view, key, value))
+
+    def _item(self, container, key, value):
+        """An array held by a container from outside is a runtime input,
+        re-read from the container at every call (as attributes are)."""
+        if isinstance(value, _ARRAY_TYPES) and hasattr(container, "__getitem__"):
+            return self.capture(value, ("item", type(container).__name__, repr(key)),
+                                lambda: container[key])
+        return value
 
     def setitem(self, obj, key, value):
         if isinstance(obj, Array):
             indexing.setitem(obj, key, value)
             return
+        if not hasattr(type(obj), "__setitem__"):
+            raise UserCodeError(f"TypeError: '{type(obj).__name__}' object does not support "
+                                "item assignment")
         self.check_mutation(obj, "a container")
+        if isinstance(obj, dict):
+            refuse_runtime_hash((key,), "a dict key")
         obj[key] = value
 
     def static_items(self, v) -> tuple:
@@ -169,11 +257,27 @@ class Interpreter:
             return tuple(v)
         if isinstance(v, SeqIter):
             return v.items[v.pos:]
+        if isinstance(v, RuntimeRange):
+            raise StaticValueError(
+                "the items of a range with a runtime length are needed at compile time (to "
+                "unpack it, or to make a list or tuple of it)",
+                hint="loop over it (`for i in range(n)` becomes a runtime loop), or use "
+                     "np.arange with a static length")
         if isinstance(v, RangeIter):
             if not v.is_static():
                 raise StaticValueError("unpacking a range with a runtime length")
             return tuple(range(v.pos, v.stop, v.step))
+        if isinstance(v, (list, tuple)):
+            return tuple(self._item(v, i, x) for i, x in enumerate(v))
+        if type(v).__name__ in ("dict_values", "dict_items"):
+            return self._dict_view_items(v)
         return tuple(v)
+
+    def _dict_view_items(self, view) -> tuple:
+        mapping = view.mapping
+        if type(view).__name__ == "dict_values":
+            return tuple(self._item(mapping, k, mapping[k]) for k in mapping)
+        return tuple((k, self._item(mapping, k, mapping[k])) for k in mapping)
 
     def get_iter(self, v):
         if isinstance(v, (RangeIter, SeqIter)):
@@ -188,6 +292,13 @@ class Interpreter:
     def call(self, fn, args, kwargs):
         if isinstance(fn, BoundArrayMethod):
             return METHODS[fn.name](fn.array, *args, **kwargs)
+        if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
+            raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
+        if isinstance(fn, GradFunction):
+            from .ad import trace_grad
+            return trace_grad(self, fn, args, kwargs)
+        if fn in _MAKE_GRAD:       # tpucc.grad(f) in compiled code: a static value
+            return fn(*args, **kwargs)
         if isinstance(fn, functools.partial):
             return self.call(fn.func, list(fn.args) + list(args), {**fn.keywords, **kwargs})
         if fn in REFUSED:
@@ -209,6 +320,9 @@ class Interpreter:
             return self.construct(fn, args, kwargs)
         if isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS:
             self.check_mutation(fn.__self__, "a container")
+            if isinstance(fn.__self__, (set, frozenset)):
+                refuse_runtime_hash(args, "a set item")
+            return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays
         call = inspect.getattr_static(type(fn), "__call__", None)
         if isinstance(call, types.FunctionType) and not _is_library(call):
             return self.inline(call, [fn] + list(args), kwargs)
@@ -250,6 +364,11 @@ class Interpreter:
     def inline(self, fn: types.FunctionType, args, kwargs):
         from . import control
         from .interpreter import Frame
+        if fn.__code__.co_flags & _ASYNC_FLAGS:
+            # Eagerly the call returns a coroutine, not the function's result.
+            raise UnsupportedError("async code (`async def`) is not supported in compiled code",
+                                   None if self.frames else builder.def_loc(fn),
+                                   "compile a plain function; call it from your async code")
         if self.depth >= MAX_INLINE_DEPTH:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
@@ -290,9 +409,15 @@ def bind_arguments(fn, args, kwargs) -> dict:
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as e:
-        raise StaticValueError(f"calling {fn.__qualname__}: {e}") from None
+        raise UserCodeError(f"TypeError: calling {fn.__qualname__}(): {e}") from None
     bound.apply_defaults()
     return dict(bound.arguments)
+
+
+# Modules whose attributes are library constants, never guarded.
+_LIBRARY_MODULES = frozenset({"numpy", "jax", "jaxlib", "tpucc", "math", "builtins",
+                              "functools", "itertools", "operator", "collections", "typing"})
+_MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
 
 
 class RuntimeRange:
@@ -303,6 +428,7 @@ class RuntimeRange:
         self.start, self.stop, self.step = start, stop, step
 
 
+_ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 _CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
              "empty_like", "arange", "eye", "identity"}
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import LimitError, MergeError, SideEffectError, StaticValueError
+from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
+                      StaticValueError, TpuccError)
 from ..ir import AVal
 from . import builder
 from .builder import ctx, emit, emit_op
@@ -114,6 +115,7 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
             (lambda f: walk(f, target, stops | others), taken),
             (lambda f, e=ex, t=target: _without(e, t), None),
         ], note=f"guard: code after block {target} runs only on the path that reached it")
+        _trim_dead_stack(frame, ex)
         if ex.static and ex.targets[0] not in stops:
             return ex
     return ex
@@ -131,6 +133,17 @@ def _without(ex: Exit, target) -> Exit:
 
 def _truncate(frame, depth):
     del frame.stack[depth:]
+
+
+def _trim_dead_stack(frame, ex: Exit):
+    """Drops stack slots no remaining target uses.  A merge pads every arm's
+    stack to the deepest one (e.g. a `break` path that still holds an inner
+    loop's iterator); once that path has run, the padding is dead, and
+    keeping it would change the state's structure (a loop body's end would
+    no longer match its entry)."""
+    depths = [ex.depths.get(t) for t in ex.targets]
+    if depths and None not in depths:
+        del frame.stack[max(depths):]
 
 
 def find_join(fc, block: int, stops) -> int | None:
@@ -174,8 +187,9 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
             if setup is not None:
                 setup(frame)
             ex = run(frame)
+            end_vars = _state_vars(frame)
             ends = finish_journal(rec["journal"])
-        results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends))
+        results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars))
     with builder.at(loc):
         return merge_arms(frame, pred, results, note, floor)
 
@@ -187,6 +201,15 @@ class Arm:
     locals: dict
     stack: list
     ends: dict
+    vars: dict = field(default_factory=dict)    # id(Array) -> its Value at the arm's end
+
+
+def _state_vars(frame) -> dict:
+    """The Values of the state's Arrays at the end of a region, read before
+    the journal restores outer arrays (a view made in the region re-reads
+    its base, which is about to be restored)."""
+    _, leaves = state_leaves(frame.locals, frame.stack)
+    return {id(v): v.var for _, v in leaves if isinstance(v, Array)}
 
 
 def _scalar_bool(pred: Array) -> Array:
@@ -247,7 +270,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     regions = []
     for k, arm in enumerate(arms):
         with _in_region(arm.builder):
-            values = [_arm_value(s.values[k], s.aval, arm.ends) for s in slots]
+            values = [_arm_value(s.values[k], s.aval, arm.ends, arm.vars) for s in slots]
             values += [_as(arm.ends.get(box, box.var), aval) for box, aval in boxes]
             if len(targets) > 1:
                 values.append(_exit_code(arm, targets))
@@ -258,11 +281,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
-        outer = [v for v in slot.values if isinstance(v, Array) and v.serial < floor]
-        if outer:
-            merged[slot.index].alias_note = (
-                f"`{slot.path}` is the same array as one from before the `if` on some "
-                "runtime paths and a different one on others")
+    _relate_merged(slots, merged, floor)
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged)
@@ -344,7 +363,7 @@ def _merged_boxes(arms):
     return out
 
 
-def _arm_value(value, aval: AVal, ends: dict):
+def _arm_value(value, aval: AVal, ends: dict, end_vars: dict):
     """An arm's value for a runtime slot: an outer array the arm updated in
     place has its end-of-arm value (the array itself was restored); zeros
     where the arm leaves the slot undefined (dead on that path)."""
@@ -352,7 +371,137 @@ def _arm_value(value, aval: AVal, ends: dict):
         return emit("full", shape=aval.shape, dtype=aval.dtype, value=0).var
     if isinstance(value, Array) and value in ends:
         return _as(ends[value], aval)
+    if isinstance(value, Array) and id(value) in end_vars:
+        return _as(end_vars[id(value)], aval)
     return _as(value, aval)
+
+
+# --- array identity across a merge ------------------------------------------------------
+
+def _relate_merged(slots, merged, floor):
+    """NumPy identity after a Cond.  Merged slots that hold the same array on
+    every path are one Array; a slot that is on every path the same view
+    (same index) of the same array stays a view of it.  Otherwise a slot that
+    shares memory on some path with another array that outlives the `if` (an
+    array from before it, another slot's array, a view's base) cannot follow
+    in-place updates: updates of either are refused (alias_note)."""
+    holders: dict = {}              # (arm, id(value)) -> slots holding it there
+    for s in slots:
+        for k, v in enumerate(s.values):
+            if isinstance(v, Array):
+                holders.setdefault((k, id(v)), []).append(s)
+    for s in slots:
+        same = _same_as_slot(s, holders)
+        if same is not None:
+            merged[s.index] = merged[same.index]
+            continue
+        base = _common_view_base(s, holders, merged, floor)
+        if base is not None:
+            arr = merged[s.index]
+            arr.base, arr.index, arr._base_var = base, s.values[0].index, base._var
+            arr.alias_note = next((v.alias_note for v in s.values if v.alias_note), None)
+            continue
+        shared = _shared_arrays(s, holders, merged, floor)
+        noted = [v.alias_note for v in s.values if isinstance(v, Array) and v.alias_note]
+        if noted and not shared:
+            merged[s.index].alias_note = noted[0]   # it may be what that arm's array may be
+        if shared:
+            merged[s.index].alias_note = (
+                f"`{s.path}` is the same array as one from before the `if` (or a view of one) "
+                "on some runtime paths and a different one on others")
+            for a in shared:
+                _watch(a, f"after a runtime `if`, `{s.path}` is this array (or a view of it) "
+                          "on some paths only")
+
+
+def _same_as_slot(s, holders):
+    """An earlier slot holding, on every path, the very array `s` holds."""
+    if not all(isinstance(v, Array) for v in s.values):
+        return None
+    common = None
+    for k, v in enumerate(s.values):
+        others = {id(o) for o in holders[(k, id(v))] if o is not s}
+        common = others if common is None else common & others
+    for o in holders[(0, id(s.values[0]))]:
+        if id(o) in common and o.index < s.index:
+            return o
+    return None
+
+
+def _resolve(k, arr, holders, merged, floor):
+    """What `arr` (arm k's array) is after the merge: a merged slot's Array,
+    itself if it is from before the `if`, or None (a temporary of the arm)."""
+    held = holders.get((k, id(arr)))
+    if held:
+        return merged[held[0].index]
+    return arr if arr.serial < floor else None
+
+
+def _common_view_base(s, holders, merged, floor):
+    values = s.values
+    if not all(isinstance(v, Array) and v.base is not None for v in values):
+        return None
+    try:
+        if any(v.index != values[0].index for v in values):
+            return None
+    except Exception:                # noqa: BLE001  (uncomparable keys)
+        return None
+    bases = [_resolve(k, v.base, holders, merged, floor) for k, v in enumerate(values)]
+    if bases[0] is None or any(b is not bases[0] for b in bases):
+        return None
+    return bases[0]
+
+
+def _shared_arrays(s, holders, merged, floor) -> list:
+    out = []
+    for k, v in enumerate(s.values):
+        if not isinstance(v, Array):
+            continue
+        if v.serial < floor:
+            out.append(v)
+        out += [merged[o.index] for o in holders[(k, id(v))] if o is not s]
+        b = v.base
+        while b is not None:
+            r = _resolve(k, b, holders, merged, floor)
+            if r is not None:
+                out.append(r)
+            b = b.base
+    return out
+
+
+def _watch(arr: Array, note: str):
+    """Refuses later in-place updates of `arr` and of the arrays it views."""
+    while arr is not None:
+        if arr.alias_note is None:
+            arr.alias_note = note
+            if _watch_logs:
+                _watch_logs[-1].append((arr, note))
+        arr = arr.base
+
+
+# Interpretations that may be thrown away (an unrolled iteration that turns
+# into a While, each fixpoint trial of a While body) log the notes they set,
+# so that a discarded one leaves no refusals behind.
+_watch_logs: list = []
+
+
+@contextlib.contextmanager
+def _watch_scope():
+    log: list = []
+    _watch_logs.append(log)
+    try:
+        yield log
+    finally:
+        _watch_logs.pop()
+
+
+def _end_watch_scope(log, keep: bool):
+    if keep:
+        if _watch_logs:
+            _watch_logs[-1].extend(log)
+        return
+    for arr, _ in log:
+        arr.alias_note = None
 
 
 def _as(value, aval: AVal):
@@ -403,18 +552,21 @@ def run_loop(frame, header: int, stops) -> Exit:
     loop_stops = stops | {header} | fc.loop_exits[header]
     budget = ctx().options.get("unroll", 32)
     it = _for_iterator(frame, header)
+    unrolled_because = None         # why a loop longer than the budget is unrolled
     if isinstance(it, RangeIter) and it.is_static() and it.remaining() > budget:
         counted = _try_counted(frame, header, stops, loop_stops, it)
-        if counted is not None:
+        if isinstance(counted, Exit):
             return counted
+        unrolled_because = counted
     count = 0
     while True:
         locals0, stack0 = dict(frame.locals), list(frame.stack)
-        with journaled_region(runtime=False) as rec:
+        with journaled_region(runtime=False) as rec, _watch_scope() as marks:
             ex = walk(frame, header, loop_stops, entering=header)
             iteration_ops = rec["builder"].ops
             keep = ex.static or _may_unroll_guarded(it, budget)
             ends = {} if keep else finish_journal(rec["journal"])
+        _end_watch_scope(marks, keep)
         if keep:
             ctx().region.ops.extend(iteration_ops)
             for arr, before in rec["journal"].items():
@@ -434,9 +586,22 @@ def run_loop(frame, header: int, stops) -> Exit:
                                f"while: still looping after {count} unrolled iterations; "
                                "values that change are carried at runtime")
         if count >= MAX_UNROLL:
-            raise LimitError(f"loop unrolled {MAX_UNROLL} times without ending",
-                             frame.fc.blocks[header].instrs[0].loc,
-                             "make the loop bound a runtime value, or shorten the loop")
+            raise _unroll_limit(frame.fc.blocks[header].instrs[0].loc, it, unrolled_because)
+
+
+def _unroll_limit(loc, it, unrolled_because) -> LimitError:
+    """The unrolling budget ran out: say how much of the loop was left and
+    why it was being unrolled rather than run as one While."""
+    if it is None:
+        return LimitError(f"loop unrolled {MAX_UNROLL} times without ending", loc,
+                          "make the loop bound a runtime value, or shorten the loop")
+    why = unrolled_because or "its items are a static sequence (a list, tuple or dict)"
+    return LimitError(
+        f"loop unrolled {MAX_UNROLL} times, the most tpucc unrolls, with {it.remaining()} "
+        f"iterations left; it is unrolled because {why}", loc,
+        "a long loop compiles to one runtime `while` when its body works on runtime values: "
+        "index arrays instead of Python lists, fill a preallocated array (out[i] = v) instead "
+        "of growing a list; or shorten the loop")
 
 
 def _may_unroll_guarded(it, budget) -> bool:
@@ -457,7 +622,11 @@ def _for_iterator(frame, header):
 
 def _try_counted(frame, header, stops, loop_stops, it: RangeIter):
     """A long static range loop becomes a While over a runtime counter, unless
-    its body needs the counter as a static value; then it is unrolled."""
+    its body needs the counter as a static value, or changes something a While
+    cannot carry (a list it appends to, a variable whose shape or dtype
+    settles only after the first iteration).  Unrolling such a loop is exact,
+    only slower, so it is unrolled: returns the Exit, or why it must unroll
+    (errors that do not come from the While recur while unrolling)."""
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
@@ -465,10 +634,17 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter):
     try:
         return build_while(frame, header, stops, loop_stops,
                            f"counted loop: {it.remaining()} iterations exceed the unroll "
-                           f"budget ({ctx().options.get('unroll', 32)})")
-    except (StaticValueError, NeedsStatic):
+                           f"budget ({ctx().options.get('unroll', 32)})",
+                           trip_count=it.remaining())
+    except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
-        return None
+        what = e.message if isinstance(e, StaticValueError) else e.what
+        return f"its body needs a static value ({what})"
+    except TpuccError as e:     # e.g. a list that grows, a `raise` under `if i > n:`
+        if isinstance(e, InternalError):
+            raise
+        frame.locals, frame.stack = locals0, stack0
+        return f"it cannot run as one runtime loop ({e.message})"
 
 
 def _weak(arr: Array):
@@ -477,28 +653,34 @@ def _weak(arr: Array):
     return v
 
 
-def build_while(frame, header, stops, loop_stops, note) -> Exit:
+def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit:
     """One While op for the loop at `header`, found by a fixpoint on the
-    loop-carried slots (see module docstring)."""
-    loc = frame.fc.blocks[header].instrs[0].loc
+    loop-carried slots (see module docstring).  `trip_count`: the static
+    number of iterations of a counted range loop, if known."""
+    loc = frame.fc.loop_locs.get(header) or frame.fc.blocks[header].instrs[0].loc
     counted = _runtime_range_header(frame, header)
     promote: dict[str, AVal] = {}
     boxes: list = []
-    for _attempt in range(6):
+    unshared: set = set()           # entry arrays whose aliasing the body breaks
+    for _attempt in range(8):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with builder.at(loc):
             _apply_promotions(frame, promote)
         td, leaves = state_leaves(frame.locals, frame.stack)
         carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
-        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted)
+        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
+                          unshared)
         frame.locals, frame.stack = locals0, stack0
+        if trial.diverged - unshared:
+            unshared |= trial.diverged      # again, without sharing those arrays
+            continue
         if _add_loop_defined(frame, trial):
             continue                # variables first bound inside the loop join the state
         _check_loop_structure(td, trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         if new_promote == promote and len(new_boxes) == len(boxes):
             return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                               counted)
+                               counted, trip_count)
         promote, boxes = new_promote, new_boxes
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
 
@@ -528,6 +710,12 @@ class Trial:
     locals: dict
     kept: set          # carried slots whose Array object the body never rebinds
     unchanged: set     # ... and never updates in place: loop-invariant
+    fresh: set = field(default_factory=set)   # slots the body rebinds to a new array
+    end_vars: dict = field(default_factory=dict)  # id(Array) -> Value at the body's end
+    shares: dict = field(default_factory=dict)    # slot -> outer arrays its end value may be
+    watched: list = field(default_factory=list)   # entry arrays whose body Array got a note
+    marks: list = field(default_factory=list)     # (array, note) the body's merges watched
+    diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
 
 
 def _runtime_range_header(frame, header) -> bool:
@@ -544,7 +732,8 @@ def _advance(frame):
     frame.push(it.pos)
 
 
-def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted) -> Trial:
+def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
+              unshared=frozenset()) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes.
     The slots' Arrays are made inside the region, so in-place updates to them
     are the body's own and not journaled as outer effects."""
@@ -554,32 +743,165 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted) ->
     code_param = Value(AVal(np.dtype(np.int32), ()))
     all_params = (code_param, *params, *box_params)
     with journaled_region(all_params) as rec:
-        body_leaves = [v for _, v in leaves]
-        slot_arrays = {}
-        for i, p in zip(carried, params):
-            body_leaves[i] = slot_arrays[i] = Array(p)
-        frame.locals, frame.stack = rebuild_state(td, body_leaves)
         for box, p in zip(boxes, box_params):
             box.assign(p)
-        if counted:
-            _advance(frame)
-            ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
-        else:
-            ex = walk(frame, header, loop_stops, entering=header)
+        body_leaves = [v for _, v in leaves]
+        slot_arrays = _slot_arrays(leaves, carried, params, unshared)
+        for i, arr in slot_arrays.items():
+            body_leaves[i] = arr
+        fresh_floor = new_serial_floor()
+        frame.locals, frame.stack = rebuild_state(td, body_leaves)
+        entry_stack = list(frame.stack)
+        with _watch_scope() as marks:
+            if counted:
+                _advance(frame)
+                ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
+            else:
+                ex = walk(frame, header, loop_stops, entering=header)
+        watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
+        _end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
+        _park_exit_stack(frame, entry_stack)
+        end_vars = _state_vars(frame)
+        slot_vars = {i: a.var for i, a in slot_arrays.items()}
         ends = finish_journal(rec["journal"])
     out_td, out_leaves = state_leaves(frame.locals, frame.stack)
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
+    shared = {id(a) for a in slot_arrays.values()
+              if sum(b is a for b in slot_arrays.values()) > 1}
     for i, a in slot_arrays.items():
-        if out_td == td and i not in kept and a.version:   # (slots align only then)
+        if out_td == td and i not in kept and a.version and id(a) not in shared:
+            # (slots align only then; shared arrays: _diverged, then _check_unshared)
             raise SideEffectError(
                 f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
                 "the first iteration the update goes into the array it named before the loop",
                 frame.fc.blocks[header].instrs[0].loc,
                 f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy()) or use a "
                 "new name for the rebound value")
-    unchanged = {i for i in kept if slot_arrays[i].var is params[carried.index(i)]}
+    if unshared and out_td == td:
+        _check_unshared(slot_arrays, leaves, unshared, frame.fc.blocks[header].instrs[0].loc)
+    unchanged = {i for i in kept if slot_vars[i] is params[carried.index(i)]}
+    fresh = {i for i in slot_arrays if i < len(out_leaves)
+             and _is_fresh(out_leaves[i][1], fresh_floor)}
+    shares = {i: _loop_shared(out_leaves[i][1], slot_arrays, leaves, fresh_floor)
+              for i in slot_arrays if i < len(out_leaves) and i not in kept | fresh}
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
-                 kept, unchanged)
+                 kept, unchanged, fresh, end_vars, shares, watched, marks,
+                 _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set())
+
+
+def _loop_shared(end, slot_arrays, leaves, floor) -> list:
+    """Arrays from before the loop that a slot's end value `end` may be (or
+    view): the entry arrays of the slots whose body Arrays it is or views,
+    and outer arrays."""
+    body_slot = {id(a): i for i, a in slot_arrays.items()}
+    out = []
+    while isinstance(end, Array):
+        j = body_slot.get(id(end))
+        if j is not None:
+            out.append(leaves[j][1])
+        elif end.serial < floor:
+            out.append(end)
+        end = end.base
+    return out
+
+
+def _slot_arrays(leaves, carried, params, unshared) -> dict:
+    """{slot: its Array in the body}, on the slots' parameters.  Aliasing is
+    kept as in NumPy: slots naming the same array share one body Array, and
+    a view's body Array is a view of its base's body Array (or of the outer
+    base itself, which becomes a box once the body writes through to it), so
+    an in-place update through one name is seen through the others.
+
+    That holds for every iteration only if the body keeps the aliasing (both
+    names still name one array at its end).  For arrays in `unshared` it does
+    not: their names get separate body Arrays (views: of the outer base),
+    which is exact as long as none of them is updated in place (checked by
+    _check_unshared)."""
+    inside: dict = {}               # id(entry Array) -> body Array
+    out = {}
+    order = sorted(zip(carried, params), key=lambda ip: leaves[ip[0]][1].serial)
+    for i, p in order:              # bases before their views (a base is older)
+        entry = leaves[i][1]
+        body = inside.get(id(entry)) if id(entry) not in unshared else None
+        if body is None:
+            if entry.base is not None:
+                base = (entry.base if id(entry.base) in unshared
+                        else inside.get(id(entry.base), entry.base))
+                body = Array(p, base=base, index=entry.index)
+            else:
+                body = Array(p)
+            body.immutable, body.alias_note = entry.immutable, entry.alias_note
+            inside.setdefault(id(entry), body)
+        out[i] = body
+    return out
+
+
+def _diverged(slot_arrays, out_leaves, leaves, kept) -> set:
+    """Entry arrays whose sharing in the body holds for the first iteration
+    only: names sharing one body Array end it naming different arrays, or a
+    view's base slot is rebound (the view still views the old array)."""
+    out = set()
+    groups: dict = {}
+    for i, a in slot_arrays.items():
+        groups.setdefault(id(a), []).append(i)
+    slot_of = {id(a): i for i, a in slot_arrays.items()}
+    for members in groups.values():
+        ends = [out_leaves[i][1] if i < len(out_leaves) else None for i in members]
+        if len(members) > 1 and any(e is not ends[0] for e in ends):
+            out.add(id(leaves[members[0]][1]))
+        base = slot_arrays[members[0]].base
+        j = slot_of.get(id(base)) if base is not None else None
+        if j is not None and j not in kept:
+            out.add(id(leaves[j][1]))
+    return out
+
+
+def _check_unshared(slot_arrays, leaves, unshared, loc):
+    """Names that share an array on entry but not after the body's first
+    iteration: an in-place update through one of them would be seen through
+    the others on the first iteration only, which one While cannot say."""
+    for i, a in slot_arrays.items():
+        entry = leaves[i][1]
+        member = id(entry) in unshared or (entry.base is not None and id(entry.base) in unshared)
+        if member and a.version:
+            raise SideEffectError(
+                f"`{leaves[i][0]}` shares its array with another name when this loop starts, "
+                "but the loop rebinds one of them, and `" + leaves[i][0] + "` is updated in "
+                "place: the update reaches the other name on the first iteration only", loc,
+                f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy())")
+
+
+def _is_fresh(v, floor) -> bool:
+    """A new array the body made, certainly not another name's array (nor a
+    view of one): after the loop the slot's array is a new one."""
+    return (isinstance(v, Array) and v.serial >= floor and v.base is None
+            and v.alias_note is None)
+
+
+EXIT_STACK = "<exit stack {}>"
+
+
+def _park_exit_stack(frame, entry_stack):
+    """Makes the body's end state line up with the header's stack.  Slots
+    deeper than the header's belong to exits only (e.g. an inner loop's
+    iterator on the way to a `return` from that inner loop): they move into
+    named locals, carried like variables first bound in the loop, and go back
+    onto the stack after the While (_unpark_exit_stack).  A stack shorter
+    than the header's (every path returns) is padded with dead slots."""
+    depth = len(entry_stack)
+    for i in range(depth, len(frame.stack)):
+        frame.locals[EXIT_STACK.format(i)] = frame.stack[i]
+    del frame.stack[depth:]
+    for i in range(len(frame.stack), depth):
+        frame.stack.append(Undefined(f"<stack {i}>"))
+        _shape_undefined([frame.stack, entry_stack], i)
+
+
+def _unpark_exit_stack(frame):
+    i = len(frame.stack)
+    while EXIT_STACK.format(i) in frame.locals:
+        frame.stack.append(frame.locals.pop(EXIT_STACK.format(i)))
+        i += 1
 
 
 def _add_loop_defined(frame, trial) -> bool:
@@ -628,14 +950,14 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
 
 
 def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                counted) -> Exit:
+                counted, trip_count=None) -> Exit:
     with builder.at(loc):
         return _emit_while_at(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                              counted)
+                              counted, trip_count)
 
 
 def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                   counted) -> Exit:
+                   counted, trip_count=None) -> Exit:
     targets = trial.exit.targets
     shift = 0
     if header not in targets:       # the body always leaves: it runs at most once
@@ -648,7 +970,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                 trial.exit.code.var)
         results = [code]
         for i in carried:
-            results.append(_as(trial.leaves[i][1], leaves[i][1].aval))
+            end = trial.leaves[i][1]
+            results.append(_as(trial.end_vars.get(id(end), end), leaves[i][1].aval))
         for box in boxes:
             results.append(_as(trial.ends.get(box, box.var), box.aval))
     body = _close(trial.builder, results)
@@ -656,8 +979,12 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     cond = _cond_region(trial.params, targets.index(header), range_slots)
     init = [_as(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
+    # A counted loop whose body always goes back to the header runs exactly
+    # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
+    attrs = {"trip_count": trip_count} if (
+        trip_count is not None and trial.exit.static and targets == (header,)) else {}
     with builder.at(loc):
-        outs = emit_op("while", tuple(init), {}, [v.aval for v in init],
+        outs = emit_op("while", tuple(init), attrs, [v.aval for v in init],
                        regions=(cond, body), note=note)
     new_leaves = [v for _, v in leaves]
     for i, out in zip(carried, outs[1:]):
@@ -667,6 +994,18 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i].assign(out)
         else:
             new_leaves[i] = Array(out)
+            if i not in trial.fresh or (counted and not trip_count):
+                note = (f"after this loop `{leaves[i][0]}` is the array it named before the "
+                        "loop (or another name's array) on some runtime paths and a new one "
+                        "on others")
+                new_leaves[i].alias_note = note
+                for a in [leaves[i][1], *trial.shares.get(i, ())]:
+                    _watch(a, note)
+    for a, note in trial.marks:
+        _watch(a, note)
+    for a in trial.watched:
+        _watch(a, "a runtime `if` in the loop body makes another name this array (or a view "
+                  "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(td, new_leaves)
@@ -677,6 +1016,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         after = [done if t == header else t for t in targets]
     else:
         after = [t for t in targets if t != header]
+    _unpark_exit_stack(frame)
     rest = tuple(dict.fromkeys(after))
     if len(rest) == 1:
         return Exit(rest, None, depths)

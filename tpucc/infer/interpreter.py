@@ -18,9 +18,10 @@ from ..errors import (InternalError, MergeError, StaticValueError, TpuccError, U
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from . import builder, control
+from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
 from .iterators import RangeIter, SeqIter
-from .values import Array, NeedsStatic, Undefined
+from .values import Array, NeedsStatic, Undefined, scalar_if_numpy_would
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
 HANDLERS: dict = {}
@@ -76,8 +77,7 @@ class Frame:
 
     def execute(self, fn, ins, *extra):
         if fn is None:
-            raise UnsupportedError(f"the Python construct compiled to {ins.op} is not supported "
-                                   "in compiled code", ins.loc)
+            raise unsupported_construct(ins)
         try:
             return fn(self, ins.arg, *extra)
         except TpuccError as e:
@@ -95,7 +95,37 @@ class Frame:
             raise classify_exception(e, ins.loc) from None
 
 
+# The statement a user wrote, for the opcodes no handler accepts: (what, hint).
+_CONSTRUCTS = {
+    "LOAD_BUILD_CLASS": ("a `class` statement",
+                         "define the class at module level; creating its instances inside "
+                         "compiled code is fine"),
+    "DELETE_ATTR": ("`del obj.attr`", "compiled code cannot delete attributes; assign a new "
+                                      "value instead"),
+    "DELETE_GLOBAL": ("`del` of a global variable", "delete it outside the compiled function"),
+    "DELETE_DEREF": ("`del` of a variable an inner function uses",
+                     "rebind it to a new value instead"),
+    "GET_YIELD_FROM_ITER": ("`yield from`", "write `for v in it: yield v`"),
+}
+for _op in ("MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS", "MATCH_KEYS", "GET_LEN"):
+    _CONSTRUCTS[_op] = ("this `match` statement pattern", "use if/elif on the value")
+for _op in ("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "SEND",
+            "END_ASYNC_FOR"):
+    _CONSTRUCTS[_op] = ("async code (`await`, `async for`, `async with`)",
+                        "compile a plain function; call it from your async code")
+
+
+def unsupported_construct(ins) -> UnsupportedError:
+    what, hint = _CONSTRUCTS.get(ins.op, (f"the Python construct compiled to {ins.op}", None))
+    return UnsupportedError(f"{what} is not supported in compiled code", ins.loc, hint)
+
+
 def classify_exception(e: Exception, loc):
+    if _op_iterated_runtime_scalar(e):
+        return StaticValueError(
+            "a runtime value is given where NumPy needs a static one (an axis, a shape, a "
+            "count of repetitions): it must be known at compile time", loc,
+            "compute it from shapes or Python values")
     tb = e.__traceback__
     last = None
     while tb is not None:
@@ -105,6 +135,24 @@ def classify_exception(e: Exception, loc):
             e, (ValueError, TypeError, IndexError, KeyError, AttributeError, ZeroDivisionError)):
         return InternalError(f"{type(e).__name__}: {e}", loc)
     return UserCodeError(f"{type(e).__name__}: {e}", loc)
+
+
+def _op_iterated_runtime_scalar(e: Exception) -> bool:
+    """True for the TypeError of a 0-d Array iterated (or measured) by an op's
+    implementation in tpucc/ops: an axis or reps argument that NumPy reads as
+    an int or a tuple of ints was a runtime value.  (The same TypeError from
+    the user's own `for v in scalar_array` stays the user's error.)"""
+    if not isinstance(e, TypeError):
+        return False
+    frames, tb = [], e.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    probes = (Array.__iter__.__code__, Array.__len__.__code__)
+    for caller, frame in zip(frames, frames[1:]):
+        if frame.f_code in probes:
+            return "/tpucc/ops/" in caller.f_code.co_filename.replace("\\", "/")
+    return False
 
 
 # --- loads and stores ----------------------------------------------------------------------
@@ -284,7 +332,8 @@ def UNARY_NOT(f, arg):
 @handler
 def BINARY_SUBSCR(f, arg):
     key = f.pop()
-    f.push(f.interp.getitem(f.pop(), key))
+    obj = f.pop()
+    f.push(scalar_if_numpy_would(obj, key, f.interp.getitem(obj, key)))
 
 
 @handler
@@ -296,6 +345,8 @@ def STORE_SUBSCR(f, arg):
 @handler
 def DELETE_SUBSCR(f, arg):
     key, obj = f.pop(), f.pop()
+    if not hasattr(type(obj), "__delitem__"):
+        del obj[key]        # a tuple or string: Python's own TypeError, the user's error
     f.interp.check_mutation(obj, "a container")
     del obj[key]
 
@@ -314,12 +365,15 @@ def BUILD_LIST(f, n):
 
 @handler
 def BUILD_SET(f, n):
-    f.push(f.interp.fresh(set(f.popn(n))))
+    items = f.popn(n)
+    refuse_runtime_hash(items, "a set item")
+    f.push(f.interp.fresh(set(items)))
 
 
 @handler
 def BUILD_MAP(f, n):
     items = f.popn(2 * n)
+    refuse_runtime_hash(items[::2], "a dict key")
     f.push(f.interp.fresh(dict(zip(items[::2], items[1::2]))))
 
 
@@ -359,12 +413,14 @@ def LIST_APPEND(f, i):
 @handler
 def SET_ADD(f, i):
     v = f.pop()
+    refuse_runtime_hash((v,), "a set item")
     f.stack[-i].add(v)
 
 
 @handler
 def MAP_ADD(f, i):
     v, k = f.pop(), f.pop()
+    refuse_runtime_hash((k,), "a dict key")
     f.stack[-i][k] = v
 
 
@@ -376,8 +432,9 @@ def LIST_EXTEND(f, i):
 
 @handler
 def SET_UPDATE(f, i):
-    v = f.pop()
-    f.stack[-i].update(f.interp.static_items(v))
+    items = f.interp.static_items(f.pop())
+    refuse_runtime_hash(items, "a set item")
+    f.stack[-i].update(items)
 
 
 @handler
@@ -569,6 +626,7 @@ def FOR_ITER(f, exit_target, block, stops):
 
 @terminator
 def RETURN_VALUE(f, arg, block, stops):
+    f.interp.last_return_loc = builder.current_loc()    # for messages about returned values
     f.locals["<return>"] = f.pop()
     f.stack.clear()
     return Exit((RETURN,), None, {RETURN: 0})

@@ -34,8 +34,21 @@ def flatten(value, path: str, out: list) -> object:
                 flatten(value.stop, f"{path}.stop", out))
     if isinstance(value, SeqIter):
         return ("seq", value.pos, flatten(value.items, f"{path}.items", out))
+    if isinstance(value, ObjectNode):
+        keys = tuple(value.attrs)
+        return ("object", value.cls, keys,
+                tuple(flatten(value.attrs[k], f"{path}.{k}", out) for k in keys))
     out.append((path, value))
     return None
+
+
+class ObjectNode:
+    """An object made by compiled code and returned from it (e.g. a gradient
+    object): rebuilt after each call from its class and attributes."""
+    __slots__ = ("cls", "attrs")
+
+    def __init__(self, cls, attrs: dict):
+        self.cls, self.attrs = cls, attrs
 
 
 def unflatten(treedef, leaves) -> object:
@@ -58,6 +71,13 @@ def _build(td, it):
         return RangeIter(pos, _build(td[3], it), td[1])
     if kind == "seq":
         return SeqIter(_build(td[2], it), td[1])
+    if kind == "object" and issubclass(td[1], tuple):       # a namedtuple
+        return td[1](**{k: _build(t, it) for k, t in zip(td[2], td[3])})
+    if kind == "object":
+        obj = td[1].__new__(td[1])
+        for k, t in zip(td[2], td[3]):
+            object.__setattr__(obj, k, _build(t, it))
+        return obj
     raise AssertionError(td)
 
 

@@ -4,8 +4,9 @@
 Value that currently defines it.  Its identity is a NumPy array's identity:
 `y = x` aliases, and an in-place update (`x[i] = v`, `x += 1`) replaces the
 Value of the same Array object, so every alias sees it.  A view made by basic
-indexing (`x[0]`, `x[:, 1:3]`) re-reads its base when the base has changed
-and writes through to its base, as NumPy views do.
+indexing (`x[0]`, `x[:, 1:3]`) re-reads its base when the base's Value is no
+longer the one it read (also through a chain of views) and writes through to
+its base, as NumPy views do.
 
 Operators on Arrays emit registry ops (see ops/); Python scalars mixed in
 are weak (NEP 50).  `bool(array)` raises NeedsRuntimeBranch, which the
@@ -32,8 +33,8 @@ class NeedsStatic(Exception):
 
 
 class Array:
-    __slots__ = ("_var", "serial", "version", "base", "index", "_base_version", "immutable",
-                 "alias_note", "__weakref__")
+    __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
+                 "immutable", "alias_note", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -43,7 +44,8 @@ class Array:
         self.version = 0
         self.base = base
         self.index = index
-        self._base_version = base.version if base is not None else None
+        self._base_var = base._var if base is not None else None   # base's Value we read
+        self._read_in = None        # the region a view's re-read was emitted into
         self.immutable = False      # a NumPy scalar: `x += 1` rebinds instead
         self.alias_note = None      # set when this may or may not alias another array
 
@@ -51,10 +53,14 @@ class Array:
     @property
     def var(self) -> Value:
         base = self.base
-        if base is not None and (self._base_version != base.version):
+        if base is None:
+            return self._var
+        base_var = base.var         # (a view of a view: its base re-reads first)
+        if base_var is not self._base_var or not _region_live(self._read_in):
             from ..ops import indexing
             self._var = indexing.basic_index_value(base, self.index)
-            self._base_version = base.version
+            self._base_var = base_var
+            self._read_in = builder.ctx().region
         return self._var
 
     def set(self, var: Value) -> None:
@@ -65,12 +71,13 @@ class Array:
                 f"in-place update of an array whose identity depends on a runtime condition: "
                 f"{self.alias_note}", hint="make a copy first (x = x.copy()) so the update has "
                 "one target, or assign the new value instead of updating in place")
+        _journal(self)              # (first: a view's value before the write-through)
         if self.base is not None:
             from ..ops import indexing
             indexing.write_through(self.base, self.index, var)
-            self._base_version = self.base.version
-        _journal(self)
+            self._base_var = self.base.var
         self._var = var
+        self._read_in = None
         self.version += 1
 
     def assign(self, var: Value) -> None:
@@ -78,11 +85,16 @@ class Array:
         through to a base (the base gets its own merged value)."""
         _journal(self)
         self._var = var
+        self._read_in = None
         self.version += 1
 
     def restore(self, var: Value) -> None:
-        """Undoes a runtime region's updates; not journaled."""
+        """Undoes a runtime region's updates; not journaled.  A view reads its
+        base again (the base is restored too): `var` may have been read
+        inside the region being left."""
         self._var = var
+        self._read_in = None
+        self._base_var = None
         self.version += 1
 
     # --- static facts ------------------------------------------------------
@@ -139,7 +151,7 @@ class Array:
 
     def __getitem__(self, key):
         from ..ops import indexing
-        return indexing.getitem(self, key)
+        return scalar_if_numpy_would(self, key, indexing.getitem(self, key))
 
     def __setitem__(self, key, value):
         from ..ops import indexing
@@ -149,6 +161,37 @@ class Array:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
+
+
+def scalar_if_numpy_would(obj, key, out):
+    """`x[i]` / `x[i, j]` with an integer for every axis (or `x[()]` of a 0-d
+    array) gives a NumPy scalar: a copy, not a view, and immutable (`v += 1`
+    rebinds v, with NumPy-scalar promotion).  `x[..., 0]` of a 1-d array is a
+    0-d view instead."""
+    if not (isinstance(obj, Array) and isinstance(out, Array) and out.ndim == 0):
+        return out
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) != obj.ndim or not all(_integer_index(k) for k in items):
+        return out
+    scalar = Array(out.var) if out.base is not None else out
+    scalar.immutable = True
+    return scalar
+
+
+def _integer_index(k) -> bool:
+    if isinstance(k, (bool, np.bool_)):
+        return False
+    if isinstance(k, (int, np.integer)):
+        return True
+    return isinstance(k, Array) and k.ndim == 0 and k.dtype.kind in "iu"
+
+
+def _region_live(rb) -> bool:
+    """False when a view's cached re-read was emitted into a region that has
+    been closed (e.g. the other arm of a Cond): its Value is not in scope."""
+    if rb is None or not builder._current:
+        return True
+    return any(r is rb for r in builder.ctx().regions)
 
 
 def _journal(arr: Array) -> None:

@@ -1,6 +1,8 @@
 """lower: typed IR -> one HLO module.
 
-Input: a Program region whose ops are registry ops plus `cond` and `while`.
+Input: a Program region whose ops are registry ops plus `cond`, `while`
+(a scan when it has a static `trip_count`) and `grad` (jax.value_and_grad
+of its region).
 Output: a Python function of the flat runtime inputs that emits jax.lax for
 every op when traced by jax.jit; tracing it once gives the HLO module.
 Invariant: every region result is converted to its IR dtype (strong), so
@@ -14,6 +16,7 @@ from jax import lax
 from ..errors import InternalError
 from ..ir import Region
 from ..ops.registry import OPS, LowerCtx
+from . import layout
 
 
 def to_function(program: Region):
@@ -24,6 +27,8 @@ def to_function(program: Region):
 
 
 def lower_region(region: Region, outer: dict, args) -> list:
+    """Region results in their logical layout; inside, values may be kept
+    in another physical layout (layout.Phys, see layout.py)."""
     env = dict(outer)
     for p, a in zip(region.params, args):
         env[p] = a
@@ -32,7 +37,7 @@ def lower_region(region: Region, outer: dict, args) -> list:
         outs = _lower_op(op, env, ins)
         for v, x in zip(op.outputs, outs):
             env[v] = x
-    return [_strong(env[v], v.aval.dtype) for v in region.results]
+    return [_strong(layout.logical(env[v]), v.aval.dtype) for v in region.results]
 
 
 def _strong(x, dtype):
@@ -42,22 +47,55 @@ def _strong(x, dtype):
 def _lower_op(op, env, ins):
     if op.name == "cond":
         true_r, false_r = op.regions
-        return lax.cond(ins[0], lambda: tuple(lower_region(true_r, env, ())),
+        return lax.cond(layout.logical(ins[0]), lambda: tuple(lower_region(true_r, env, ())),
                         lambda: tuple(lower_region(false_r, env, ())))
     if op.name == "while":
-        cond_r, body_r = op.regions
-        init = tuple(_strong(x, v.aval.dtype) for x, v in zip(ins, op.inputs))
-        return lax.while_loop(lambda c: lower_region(cond_r, env, c)[0],
-                              lambda c: tuple(lower_region(body_r, env, c)), init)
+        return _lower_while(op, env, [layout.logical(x) for x in ins])
+    if op.name == "grad":
+        return _lower_grad(op, env, [layout.logical(x) for x in ins])
     opdef = OPS.get(op.name)
     if opdef is None:
         raise InternalError(f"no lowering for op {op.name}", op.loc)
     attrs = {k: getattr(v, "array", v) for k, v in op.attrs}
     lc = LowerCtx(tuple(v.aval for v in op.inputs), tuple(v.aval for v in op.outputs), attrs)
-    out = opdef.lower(lc, *ins, **attrs)
+    physical = layout.lower_in_layout(opdef, lc, ins, attrs)
+    if physical is not None:
+        out, perm = physical
+        return [layout.Phys(_strong(out, op.outputs[0].aval.dtype), perm)]
+    out = opdef.lower(lc, *(layout.logical(x) for x in ins), **attrs)
     if len(op.outputs) == 1 and not isinstance(out, tuple):
         out = (out,)
     return [_strong(x, v.aval.dtype) for x, v in zip(out, op.outputs)]
+
+
+def _lower_while(op, env, ins):
+    cond_r, body_r = op.regions
+    init = tuple(_strong(x, v.aval.dtype) for x, v in zip(ins, op.inputs))
+    body = lambda c: tuple(lower_region(body_r, env, c))      # noqa: E731
+    trips = op.attr("trip_count")
+    if trips is not None:
+        # Static bounds make fori_loop a scan: still an HLO while, and
+        # reverse-differentiable, which lax.while_loop is not.
+        return lax.fori_loop(0, trips, lambda _, c: body(c), init)
+    return lax.while_loop(lambda c: lower_region(cond_r, env, c)[0], body, init)
+
+
+def _lower_grad(op, env, ins):
+    """jax.value_and_grad of the differentiated region, w.r.t. its params."""
+    (fn_r,) = op.regions
+    n_aux = op.attr("n_aux")
+
+    def fn(*xs):
+        outs = lower_region(fn_r, env, xs)
+        return outs[0], tuple(outs[1:])
+
+    if not ins:
+        value, aux = fn()
+        return [value, *aux]
+    (value, aux), grads = jax.value_and_grad(fn, argnums=tuple(range(len(ins))),
+                                             has_aux=True)(*ins)
+    assert len(aux) == n_aux
+    return [value, *aux, *grads]
 
 
 def lower_to_jax(program: Region, in_avals):

@@ -9,7 +9,7 @@ import numpy as np
 from jax import lax
 
 from ..ir import AVal
-from .registry import implements, register
+from .registry import implements, register, static_index
 
 
 def _emit(*a, **k):
@@ -24,7 +24,11 @@ def _shape(shape) -> tuple:
             isinstance(d, Array) for d in shape)):
         raise ShapeError("an array's shape depends on runtime values (data-dependent shape)",
                          hint="shapes must come from other shapes or Python values")
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    dims = (static_index(shape),) if isinstance(shape, (int, np.integer)) else tuple(
+        static_index(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"negative dimensions are not allowed: {dims}")
+    return dims
 
 
 register("full", lambda avals, shape, dtype, value: AVal(dtype, shape, False),
@@ -44,7 +48,17 @@ def full_of(shape, value, dtype):
     if isinstance(value, Array):
         return _emit("broadcast_to", _emit("convert", value, dtype=np.dtype(dtype)),
                      shape=_shape(shape))
+    _check_fits(value, np.dtype(dtype))
     return _emit("full", shape=_shape(shape), dtype=np.dtype(dtype), value=value)
+
+
+def _check_fits(value, dtype):
+    """NumPy 2 refuses a Python int fill value outside an integer dtype's range
+    (np.full(2, -1, dtype=np.uint8) raises OverflowError) instead of wrapping."""
+    if type(value) is int and dtype.kind in "iu" and not (
+            np.iinfo(dtype).min <= value <= np.iinfo(dtype).max):
+        from ..errors import DTypeError
+        raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
 
 
 @implements(np.zeros)
@@ -99,6 +113,13 @@ register("arange", lambda avals, start, step, num, dtype: AVal(dtype, (num,), Fa
 
 @implements(np.arange)
 def arange(start, stop=None, step=None, dtype=None):
+    from ..errors import ShapeError
+    from ..infer.values import Array
+    if any(isinstance(v, Array) for v in (start, stop, step)):
+        raise ShapeError("np.arange with a runtime bound or step: the array's length depends on "
+                         "runtime values (data-dependent shape)",
+                         hint="use a static length and add the runtime part: "
+                              "start + step * np.arange(n)")
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
@@ -114,7 +135,8 @@ register("eye", lambda avals, n, m, k, dtype: AVal(dtype, (n, m), False),
 
 @implements(np.eye)
 def eye(N, M=None, k=0, dtype=float, order="C"):
-    return _emit("eye", n=int(N), m=int(N if M is None else M), k=int(k), dtype=np.dtype(dtype))
+    n, m = _shape((N, N if M is None else M))
+    return _emit("eye", n=n, m=m, k=static_index(k), dtype=np.dtype(dtype))
 
 
 @implements(np.identity)

@@ -15,7 +15,8 @@ import numpy as np
 from jax import lax
 
 from ..ir import AVal
-from .registry import METHODS, NUMPY, all_weak, broadcast, loop_keys, register, ufunc_loop
+from .registry import (METHODS, NUMPY, all_weak, broadcast, const_aval, loop_keys, register,
+                       static_index, ufunc_loop)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -52,22 +53,109 @@ def _lower(ufunc):
 
     def lower(lc, *args):
         loop = ufunc_loop(ufunc, loop_keys(lc.in_avals))
-        args = [lax.convert_element_type(x, dt) for x, dt in zip(args, loop)]
+        args = [lax.convert_element_type(x, _compute_dtype(dt)) for x, dt in zip(args, loop)]
         out = fn(*args)
+        if ufunc.__name__ == "floor_divide" and loop[0].kind in "biu":
+            out = jnp.where(args[1] == 0, jnp.zeros_like(out), out)   # NumPy: x // 0 == 0
         return lax.convert_element_type(out, lc.out_avals[0].dtype)
     return lower
 
 
-def _ufunc_impl(name):
-    from ..infer.builder import emit
+def _compute_dtype(dt: np.dtype) -> np.dtype:
+    """NumPy's float16 loops compute in float32 and round the result; XLA's
+    float16 transcendentals are less accurate (exp2(9) is 514), so do the same.
+    For + - * / sqrt the float32 result rounds to the correctly rounded float16."""
+    return np.dtype(np.float32) if dt == np.float16 else dt
 
+
+# NumPy 2 compares a Python int with an integer array exactly, whatever its
+# value; every other ufunc converts it to the array's dtype and raises
+# OverflowError when it does not fit.
+_EXACT_INT_UFUNCS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+
+def _check_python_ints(ufname, operands):
+    from ..errors import DTypeError
+    if ufname in _EXACT_INT_UFUNCS or not any(_is_python_int(x) for x in operands):
+        return
+    try:
+        loop = ufunc_loop(getattr(np, ufname), loop_keys([_operand_aval(x) for x in operands]))
+    except TypeError:
+        return          # no loop for these dtypes: emit reports it as a DTypeError
+    for x, dt in zip(operands, loop):
+        if _is_python_int(x) and dt.kind in "iu" and not (
+                np.iinfo(dt).min <= x <= np.iinfo(dt).max):
+            raise DTypeError(f"Python integer {x} out of bounds for {dt} (np.{ufname})",
+                             hint=f"cast the array to a wider dtype first, e.g. x.astype(np.int64)")
+
+
+def _is_python_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def emit_ufunc(ufname, *operands):
+    """Emits a ufunc op, first checking Python int operands as NumPy does."""
+    from ..infer.builder import emit
+    if ufname in _EXACT_INT_UFUNCS:
+        operands = _widen_for_exact_comparison(operands)
+    else:
+        _check_python_ints(ufname, operands)
+    return emit(ufname, *operands)
+
+
+def _widen_for_exact_comparison(operands):
+    """`uint8_array > -1` is True everywhere in NumPy 2; converting -1 to
+    uint8 (255) would make it False.  When a Python int does not fit an integer
+    array's dtype, compare in int64 (float64 if it does not fit int64 either)."""
+    from ..infer.values import Array
+    ints = [x for x in operands if _is_python_int(x)]
+    if not ints:
+        return operands
+    widened = []
+    for x in operands:
+        if isinstance(x, Array) and not x.weak and x.dtype.kind in "iu" and not all(
+                np.iinfo(x.dtype).min <= i <= np.iinfo(x.dtype).max for i in ints):
+            fits_int64 = x.dtype != np.uint64 and all(
+                np.iinfo(np.int64).min <= i <= np.iinfo(np.int64).max for i in ints)
+            x = astype(x, np.int64 if fits_int64 else np.float64)
+        widened.append(x)
+    return tuple(widened)
+
+
+def _ufunc_impl(name):
     def impl(*args, out=None, dtype=None, where=True, **kw):
         _no_extra(name, out, where, kw)
-        result = emit(name, *args)
+        if dtype is not None:
+            return _ufunc_with_dtype(name, args, np.dtype(dtype))
+        result = emit_ufunc(name, *args)
         if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
             result = astype(result, result.dtype)
-        return result if dtype is None else astype(result, dtype)
+        return result
     return impl
+
+
+def _ufunc_with_dtype(name, operands, dtype):
+    """np.add(a, b, dtype=dt): NumPy picks the loop whose output is `dt`,
+    casting the inputs to it under the 'same_kind' rule (or refuses), and
+    computes in that loop's dtype."""
+    from ..errors import DTypeError
+    ufunc = getattr(np, name)
+    keys = loop_keys([_operand_aval(x) for x in operands])
+    try:
+        loop = ufunc.resolve_dtypes(keys + (None,) * ufunc.nout,
+                                    signature=(None,) * ufunc.nin + (dtype,) * ufunc.nout,
+                                    casting="same_kind")
+    except TypeError as e:
+        raise DTypeError(f"np.{name}(..., dtype={dtype}): {e}",
+                         hint="cast the inputs with .astype(...) first") from None
+    result = emit_ufunc(name, *(astype(x, dt, copy=False) for x, dt in zip(operands, loop)))
+    return result if result.dtype == loop[-1] else astype(result, loop[-1])
+
+
+def _operand_aval(x) -> AVal:
+    """The abstract value of an operand, without emitting a constant for it."""
+    from ..infer.values import Array
+    return x.aval if isinstance(x, Array) else const_aval(x)
 
 
 def _no_extra(name, out, where, kw):
@@ -79,7 +167,7 @@ def _no_extra(name, out, where, kw):
 
 for _name in BINARY + UNARY:
     _uf = getattr(np, _name)
-    register(_name, _abstract(_uf), _lower(_uf), numpy=_uf)
+    register(_name, _abstract(_uf), _lower(_uf), numpy=_uf, layout="elementwise")
     NUMPY[_uf] = _ufunc_impl(_name)
 
 
@@ -132,7 +220,7 @@ def _install_operators():
     from ..infer.values import Array
 
     def binary(ufname):
-        return (lambda a, b: emit(ufname, a, b)), (lambda a, b: emit(ufname, b, a))
+        return (lambda a, b: emit_ufunc(ufname, a, b)), (lambda a, b: emit_ufunc(ufname, b, a))
 
     for stem, ufname in OPERATORS.items():
         if ufname is None:
@@ -150,26 +238,32 @@ def _install_operators():
 def _inplace(ufname):
     """`a += b`: NumPy computes into `a`, casting with the 'same_kind' rule."""
     def iop(a, b):
-        from ..errors import DTypeError
-        from ..infer.builder import emit
-        result = emit(ufname, a, b)
+        result = emit_ufunc(ufname, a, b)
         if a.weak or a.immutable:
             return result       # Python and NumPy scalars are immutable: `x += 1` rebinds
-        if result.dtype != a.dtype:
-            if not np.can_cast(result.dtype, a.dtype, casting="same_kind"):
-                raise DTypeError(
-                    f"Cannot cast ufunc '{ufname}' output from {result.dtype} to {a.dtype} "
-                    "with casting rule 'same_kind' (in-place operation)",
-                    hint=f"write `a = a {_SYMBOL.get(ufname, ufname)} b` to get a new "
-                         f"{result.dtype} array, or cast b first")
-            result = emit("convert", result, dtype=a.dtype)
-        if result.shape != a.shape:
-            from ..errors import ShapeError
-            raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
-                             f"match the broadcast shape {result.shape} (in-place operation)")
-        a.set(result.var)
-        return a
+        return store_inplace(a, result, ufname)
     return iop
+
+
+def store_inplace(a, result, ufname):
+    """Writes `result` into the array `a` as NumPy's in-place operators do:
+    'same_kind' casting into a's dtype, and no change of a's shape."""
+    from ..errors import DTypeError
+    from ..infer.builder import emit
+    if result.dtype != a.dtype:
+        if not np.can_cast(result.dtype, a.dtype, casting="same_kind"):
+            raise DTypeError(
+                f"Cannot cast ufunc '{ufname}' output from {result.dtype} to {a.dtype} "
+                "with casting rule 'same_kind' (in-place operation)",
+                hint=f"write `a = a {_SYMBOL.get(ufname, ufname)} b` to get a new "
+                     f"{result.dtype} array, or cast b first")
+        result = emit("convert", result, dtype=a.dtype)
+    if result.shape != a.shape:
+        from ..errors import ShapeError
+        raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
+                         f"match the broadcast shape {result.shape} (in-place operation)")
+    a.set(result.var)
+    return a
 
 
 _SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/"}
@@ -177,32 +271,66 @@ _SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/"}
 PY_BINARY = {  # BINARY_OP names -> Python operator functions
     "ADD": operator.add, "SUBTRACT": operator.sub, "MULTIPLY": operator.mul,
     "TRUE_DIVIDE": operator.truediv, "FLOOR_DIVIDE": operator.floordiv,
-    "REMAINDER": operator.mod, "POWER": operator.pow, "AND": operator.and_,
+    "REMAINDER": lambda a, b: _mod(operator.mod, a, b), "POWER": operator.pow, "AND": operator.and_,
     "OR": operator.or_, "XOR": operator.xor, "LSHIFT": operator.lshift,
     "RSHIFT": operator.rshift, "MATRIX_MULTIPLY": operator.matmul,
 }
 PY_INPLACE = {
     "INPLACE_ADD": operator.iadd, "INPLACE_SUBTRACT": operator.isub,
     "INPLACE_MULTIPLY": operator.imul, "INPLACE_TRUE_DIVIDE": operator.itruediv,
-    "INPLACE_FLOOR_DIVIDE": operator.ifloordiv, "INPLACE_REMAINDER": operator.imod,
+    "INPLACE_FLOOR_DIVIDE": operator.ifloordiv,
+    "INPLACE_REMAINDER": lambda a, b: _mod(operator.imod, a, b),
     "INPLACE_POWER": operator.ipow, "INPLACE_AND": operator.iand, "INPLACE_OR": operator.ior,
     "INPLACE_XOR": operator.ixor, "INPLACE_LSHIFT": operator.ilshift,
     "INPLACE_RSHIFT": operator.irshift, "INPLACE_MATRIX_MULTIPLY": operator.imatmul,
 }
+
+
+def _mod(op, a, b):
+    """`a % b`; for a string `a` that is printf-style formatting, which would
+    format tpucc's Array box instead of the value."""
+    if isinstance(a, (str, bytes)):
+        from ..infer.builtins_impl import refuse_runtime_text
+        refuse_runtime_text((b,))
+    return op(a, b)
+
+
 PY_COMPARE = {"LT": operator.lt, "LE": operator.le, "GT": operator.gt, "GE": operator.ge,
               "EQ": operator.eq, "NE": operator.ne}
 
 
 # --- round / copy ----------------------------------------------------------------------
 
-register("round", lambda avals, decimals: AVal(avals[0].dtype, avals[0].shape, avals[0].weak),
-         lambda lc, x, decimals: jnp.round(x, decimals),
-         numpy=lambda x, decimals: np.round(x, decimals))
+def _round_abstract(avals, decimals):
+    (a,) = avals
+    if a.dtype == np.bool_:     # NumPy rounds booleans through rint's float16 loop
+        if decimals != 0:
+            from ..errors import DTypeError
+            raise DTypeError(f"np.round of a bool array with decimals={decimals}: NumPy has "
+                             "no loop for it", hint="cast to a float dtype first")
+        return AVal(np.dtype(np.float16), a.shape, False)
+    return AVal(a.dtype, a.shape, a.weak)
+
+
+def _round_lower(lc, x, decimals):
+    out = lc.out_avals[0].dtype
+    x = lax.convert_element_type(x, out)
+    if out.kind not in "iu":
+        return jnp.round(x, decimals)
+    if decimals >= 0:
+        return x
+    # NumPy rounds integers to tens, hundreds, ... as rint(x / 10**-d) * 10**-d in float64
+    factor = np.float64(10.0 ** -decimals)
+    scaled = jnp.rint(lax.convert_element_type(x, np.float64) / factor) * factor
+    return lax.convert_element_type(scaled, out)
+
+
+register("round", _round_abstract, _round_lower, numpy=lambda x, decimals: np.round(x, decimals))
 
 
 def round_(a, decimals=0, out=None):
     from ..infer.builder import emit
-    return emit("round", a, decimals=int(decimals))
+    return emit("round", a, decimals=static_index(decimals))
 
 
 def copy(a, order="K"):
@@ -212,5 +340,108 @@ def copy(a, order="K"):
 
 NUMPY[np.round] = NUMPY[np.around] = METHODS["round"] = round_
 NUMPY[np.copy] = METHODS["copy"] = copy
-NUMPY[np.asarray] = NUMPY[np.array] = lambda a, dtype=None, copy=None: (
-    astype(a, dtype) if dtype is not None else a)
+
+
+# --- np.array / np.asarray ----------------------------------------------------------
+
+def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """np.array: a new array; nested lists and tuples of arrays and numbers are
+    stacked, with the dtype NumPy gives them."""
+    return _to_array("np.array", obj, dtype, copy, order, ndmin, like)
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """np.asarray: the array itself when no conversion is needed (no copy)."""
+    return _to_array("np.asarray", a, dtype, copy, order, 0, like)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    return _to_array("np.ascontiguousarray", a, dtype, None, "C", 1, like)
+
+
+def _to_array(name, obj, dtype, copy, order, ndmin, like):
+    from ..errors import UnsupportedError, UserCodeError
+    from ..infer.values import Array
+    if like is not None or order not in (None, "K", "A", "C"):
+        raise UnsupportedError(f"{name}: like= and order='F' are not supported")
+    dtype = None if dtype is None else np.dtype(dtype)
+    if isinstance(obj, Array):
+        # not `dtype in (None, obj.dtype)`: np.dtype("float64") == None is True
+        same_dtype = dtype is None or dtype == obj.dtype
+        if not (copy or obj.weak or obj.immutable) and same_dtype:
+            out = obj       # NumPy returns the same array: updates through it are seen
+        elif copy is False:
+            raise UserCodeError("ValueError: Unable to avoid copy while creating an array as "
+                                "requested.")
+        elif same_dtype and not obj.weak:
+            out = Array(obj.var)    # a new array holding the same values
+        else:
+            out = astype(obj, dtype or obj.dtype)
+    elif copy is False:
+        raise UserCodeError("ValueError: Unable to avoid copy while creating an array as "
+                            "requested.")
+    else:
+        out = _stack_nested(obj, dtype)
+    if out.ndim < ndmin:
+        from ..infer.builder import emit
+        out = emit("reshape", out, shape=(1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def _stack_nested(obj, dtype):
+    """Nested lists/tuples of arrays and numbers as one array, as np.array
+    makes it: NumPy itself picks the dtype from one sample per item (a Python
+    number counts as its default dtype there, not as a weak scalar)."""
+    leaves: list = []
+    _nested_shape(obj, leaves, ())          # refuses ragged nesting, as NumPy does
+    samples = [_dtype_sample(v) for v in leaves]
+    dtype = np.array(samples, dtype=dtype).dtype
+    return _build_nested(obj, dtype)
+
+
+def _nested_shape(obj, leaves, prefix) -> tuple:
+    from ..errors import ShapeError
+    from ..infer.values import Array
+    if isinstance(obj, (list, tuple)):
+        shapes = {_nested_shape(v, leaves, prefix + (len(obj),)) for v in obj}
+        if len(shapes) > 1:
+            raise ShapeError(
+                "setting an array element with a sequence. The requested array has an "
+                f"inhomogeneous shape after {len(prefix) + 1} dimensions: its items have "
+                f"the shapes {sorted(shapes)}", hint="give every item the same shape")
+        return (len(obj),) + (shapes.pop() if shapes else ())
+    if not isinstance(obj, (Array, np.ndarray, np.generic, bool, int, float, complex)):
+        from ..errors import UnsupportedError
+        raise UnsupportedError(f"np.array of a sequence holding a {type(obj).__name__} and "
+                               "runtime arrays is not supported",
+                               hint="pass nested lists or tuples of arrays and numbers")
+    leaves.append(obj)
+    return obj.shape if isinstance(obj, Array) else tuple(np.shape(obj))
+
+
+def _dtype_sample(v):
+    """What NumPy's dtype discovery sees for one item."""
+    from ..infer.values import Array
+    if isinstance(v, Array):
+        if v.weak:          # a Python scalar held at run time
+            return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[v.dtype.kind]
+        return np.zeros((), v.dtype)
+    if isinstance(v, np.ndarray):
+        return np.zeros((), v.dtype)
+    return v
+
+
+def _build_nested(obj, dtype):
+    from ..infer.builder import const_value
+    from ..infer.values import Array
+    from .shape import stack
+    if isinstance(obj, (list, tuple)) and obj:
+        return stack([_build_nested(v, dtype) for v in obj])
+    if isinstance(obj, Array):
+        return astype(obj, dtype, copy=False)
+    return Array(const_value(np.asarray(obj, dtype=dtype)))    # a number, or an empty list
+
+
+NUMPY[np.array] = array
+NUMPY[np.asarray] = NUMPY[np.asanyarray] = asarray
+NUMPY[np.ascontiguousarray] = ascontiguousarray

@@ -162,13 +162,47 @@ def _mask_setitem(x, key, value):
     return emit("select", key, emit("convert", value, dtype=x.dtype), x)
 
 
+def _check_python_int_fits(value, dtype):
+    """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping)."""
+    if type(value) is int and dtype.kind in "iu" and not (
+            np.iinfo(dtype).min <= value <= np.iinfo(dtype).max):
+        from ..errors import DTypeError
+        raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
+
+
 def setitem(x, key, value):
     from ..infer.builder import emit
+    _check_python_int_fits(value, x.dtype)
     if _is_runtime(key) and key.dtype == np.bool_:
         x.set(_mask_setitem(x, key, value).var)
         return
     static, arrays = normalize_key(key, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
+
+
+_PY_NUMBERS = (bool, int, float, complex)
+
+
+def static_number_table(items):
+    """A static list of numbers indexed by a runtime position, as one constant
+    (None if the items are not all numbers).  Its dtype is NumPy's for the list;
+    it is weak when every item is a Python number, as the item Python returns is."""
+    from ..infer import builder
+    from ..infer.values import Array
+    if not (isinstance(items, (list, tuple)) and items and
+            all(isinstance(v, _PY_NUMBERS + (np.generic,)) for v in items)):
+        return None
+    try:
+        table = np.asarray(items)
+    except (OverflowError, ValueError):
+        return None
+    if table.dtype.kind not in "biufc":
+        return None         # e.g. Python ints beyond 64 bits
+    value = builder.const_value(table)
+    if not any(isinstance(v, np.generic) for v in items):
+        aval = AVal(table.dtype, table.shape, True)
+        (value,) = builder.emit_op("convert", (value,), {"dtype": table.dtype}, (aval,))
+    return Array(value)
 
 
 def basic_index_value(base, static):

@@ -130,7 +130,20 @@ def einsum(subscripts, *operands, optimize=None):
     return emit("einsum", *operands, subscripts=subscripts, precision=matmul_precision())
 
 
+def inplace_matmul(a, b):
+    """`a @= b` writes into `a` (other names for the array see it), as NumPy,
+    which needs a at least 1-d, b at least 2-d and a result of a's shape."""
+    from .elementwise import store_inplace
+    if a.weak or a.immutable:
+        return matmul(a, b)     # a NumPy scalar: no in-place update, matmul raises on 0-d
+    if a.ndim < 1 or getattr(b, "ndim", 0) < 2:
+        raise ShapeError("inplace matrix multiplication requires the first operand to have at "
+                         "least one and the second at least two dimensions")
+    return store_inplace(a, matmul(a, b), "matmul")
+
+
 def install_operators():
     from ..infer.values import Array
     Array.__matmul__ = lambda a, b: matmul(a, b)
     Array.__rmatmul__ = lambda a, b: matmul(b, a)
+    Array.__imatmul__ = inplace_matmul

@@ -50,12 +50,29 @@ def _conv_lower(lc, x, w, stride, padding, dilation, groups, precision=None):
         precision=prec)
 
 
+def _conv_layout(lc, ins, perms, stride, padding, dilation, groups, precision=None):
+    """Any input layout in, channels-last (NHWC) out: see lower/layout.py."""
+    from ..lower.layout import NHWC
+    x, w = ins
+    if perms[1] is not None:
+        return None
+    dt = lc.out_avals[0].dtype
+    lhs = "".join("NCHW"[axis] for axis in (perms[0] or (0, 1, 2, 3)))
+    prec = getattr(lax.Precision, precision.upper()) if precision else None
+    out = lax.conv_general_dilated(
+        lax.convert_element_type(x, dt), lax.convert_element_type(w, dt),
+        window_strides=stride, padding=padding, rhs_dilation=dilation,
+        dimension_numbers=(lhs, "OIHW", "NHWC"), feature_group_count=groups,
+        precision=prec)
+    return out, NHWC
+
+
 def _conv_numpy(x, w, stride, padding, dilation, groups, precision=None):
     out_hw = nn.window_output_hw(x.shape[2:], w.shape[2:], stride, padding, dilation)
     return nn.conv2d_nchw(x, w, stride, padding, dilation, groups, out_hw)
 
 
-register("conv2d", _conv_abstract, _conv_lower, numpy=_conv_numpy)
+register("conv2d", _conv_abstract, _conv_lower, numpy=_conv_numpy, layout=_conv_layout)
 
 
 @implements(nn.conv2d)
@@ -109,13 +126,28 @@ def _avg_lower(lc, x, kernel, stride, padding, count_include_pad=True):
     return total / np.asarray(div, out.dtype)
 
 
+def _max_layout(lc, ins, perms, kernel, stride, padding):
+    """Max pooling on a channels-last (or any) physical layout; `ins` are
+    physical values, `perms` their layouts (None: logical)."""
+    from ..lower.layout import permute_window
+    (x,), (perm,) = ins, perms
+    if perm is None:
+        return None
+    window = _window(kernel, stride, padding)
+    init = np.array(nn.lowest(lc.in_avals[0].dtype), lc.in_avals[0].dtype)
+    out = lax.reduce_window(x, init, lax.max,
+                            **{k: permute_window(v, perm) for k, v in window.items()})
+    return out, perm
+
+
 def _pool_numpy(fn):
     def reference(x, kernel, stride, padding, **kw):
         return fn(x, kernel, stride, padding, **kw)
     return reference
 
 
-register("max_pool2d", _pool_abstract("max"), _max_lower, numpy=_pool_numpy(nn.max_pool2d))
+register("max_pool2d", _pool_abstract("max"), _max_lower, numpy=_pool_numpy(nn.max_pool2d),
+         layout=_max_layout)
 register("avg_pool2d", _pool_abstract("avg"), _avg_lower, numpy=_pool_numpy(nn.avg_pool2d))
 
 

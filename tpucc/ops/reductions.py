@@ -7,6 +7,8 @@ cast the input to the accumulation dtype, then jax.numpy's reduction.
 """
 from __future__ import annotations
 
+import inspect
+import warnings
 from functools import lru_cache
 
 import jax.numpy as jnp
@@ -23,7 +25,9 @@ def _np_dtype(np_fn, dtype: np.dtype, out_dtype, extra=()) -> np.dtype:
     kwargs = dict(extra)
     if out_dtype is not None:
         kwargs["dtype"] = out_dtype
-    return np.asarray(np_fn(np.ones(1, dtype), **kwargs)).dtype
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")     # var(ones(1), ddof=1) warns; the user must not see it
+        return np.asarray(np_fn(np.ones(1, dtype), **kwargs)).dtype
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -34,6 +38,11 @@ def _reduced_shape(shape, axes, keepdims):
 
 
 def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs=()):
+    """jnp_fn(x, axis, keepdims, **extra) reduces x, already cast to the result
+    dtype; a jnp_fn with an `acc` parameter gets x as it is, and the result
+    dtype as acc, to do its own casts."""
+    own_casts = "acc" in inspect.signature(jnp_fn).parameters
+
     def abstract(avals, axes, keepdims, dtype=None, **extra):
         (a,) = avals
         reduced = range(a.ndim) if axes is None else axes
@@ -45,6 +54,8 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
 
     def lower(lc, x, axes, keepdims, dtype=None, **extra):
         out = lc.out_avals[0].dtype
+        if own_casts:
+            return jnp_fn(x, axis=axes, keepdims=keepdims, acc=out, **extra)
         if takes_dtype:     # accumulating reductions compute in the result dtype
             x = lax.convert_element_type(x, out)
         r = jnp_fn(x, axis=axes, keepdims=keepdims, **extra)
@@ -59,6 +70,9 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
         extra = {k: kw.pop(k) for k in extra_attrs if k in kw}
         if kw:
             raise UnsupportedError(f"np.{name}: unsupported arguments {sorted(kw)}")
+        if name in UFUNC_REDUCTIONS and _ndim(a) == 0 and isinstance(axis, (int, np.integer)):
+            normalize_axis(axis, 1)    # ufunc.reduce takes axis 0 or -1 on 0-d arrays
+            axis = None
         axes = normalize_axes(axis, _ndim(a))
         attrs = dict(axes=axes, keepdims=bool(keepdims), **extra)
         if takes_dtype:
@@ -71,13 +85,48 @@ def _ndim(a):
     return getattr(a, "ndim", np.ndim(a))
 
 
+# The reductions NumPy implements as ufunc.reduce, which accepts an integer
+# axis 0 or -1 on a 0-d array (np.sum(np.float64(1), axis=0)); mean, var and
+# std check the axis against ndim 0 and raise.
+UFUNC_REDUCTIONS = {"sum", "prod", "max", "min", "any", "all"}
+
+
+def _var(x, axis, keepdims, acc, ddof=0):
+    """NumPy's _var step by step, with its casts to the accumulation dtype
+    `acc` (which matter for var(dtype=int)): the mean is sum(x as acc) / n
+    cast to acc; deviations are x - mean in their promoted dtype; their squares
+    are summed as acc and divided by max(n - ddof, 0), so ddof >= n gives inf
+    (or nan for 0/0) as in NumPy (jnp.var gives nan)."""
+    n = x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
+    mean = _divide_as(jnp.sum(lax.convert_element_type(x, acc), axis=axis, keepdims=True), n, acc)
+    dev_dtype = np.result_type(x.dtype, acc)
+    dev = lax.convert_element_type(x, dev_dtype) - lax.convert_element_type(mean, dev_dtype)
+    squares = jnp.sum(lax.convert_element_type(dev * dev, acc), axis=axis, keepdims=keepdims)
+    return _divide_as(squares, max(n - ddof, 0), acc)
+
+
+def _divide_as(total, n, acc):
+    """NumPy's true_divide(total, n, out=total, casting='unsafe')."""
+    if acc.kind in "iub":
+        quotient = lax.convert_element_type(total, np.float64) / np.float64(n)
+        return lax.convert_element_type(jnp.trunc(quotient), acc)
+    return total / np.asarray(n, acc)
+
+
+def _std(x, axis, keepdims, acc, ddof=0):
+    var = _var(x, axis, keepdims, acc, ddof)
+    if acc.kind in "iub":   # sqrt's float64 result cast back to the integer dtype
+        return lax.convert_element_type(jnp.trunc(jnp.sqrt(var.astype(np.float64))), acc)
+    return jnp.sqrt(var)
+
+
 for _name, _np, _jnp, _td, _empty, _extra in [
         ("sum", np.sum, jnp.sum, True, True, ()), ("prod", np.prod, jnp.prod, True, True, ()),
         ("max", np.max, jnp.max, False, False, ()), ("min", np.min, jnp.min, False, False, ()),
         ("any", np.any, jnp.any, False, True, ()), ("all", np.all, jnp.all, False, True, ()),
         ("mean", np.mean, jnp.mean, True, True, ()),
-        ("var", np.var, jnp.var, True, True, ("ddof",)),
-        ("std", np.std, jnp.std, True, True, ("ddof",))]:
+        ("var", np.var, _var, True, True, ("ddof",)),
+        ("std", np.std, _std, True, True, ("ddof",))]:
     _impl = _reduction(_name, _np, _jnp, _td, _empty, _extra)
     NUMPY[_np] = _impl
     METHODS[_name] = _impl
@@ -106,10 +155,18 @@ def _arg(name, jnp_fn, np_fn):
 
     def impl(a, axis=None, out=None, keepdims=False):
         from ..infer.builder import emit
-        ax = None if axis is None else normalize_axis(int(axis), _ndim(a))
+        ax = _axis_of_flat(axis, _ndim(a))
         return emit(name, a, axis=ax, keepdims=bool(keepdims))
     NUMPY[np_fn] = impl
     METHODS[name] = impl
+
+
+def _axis_of_flat(axis, ndim):
+    """argmax/cumsum see a 0-d array as 1-d: axis 0 or -1 is the whole array."""
+    if axis is None:
+        return None
+    ax = normalize_axis(axis, max(ndim, 1))
+    return None if ndim == 0 else ax
 
 
 _arg("argmax", jnp.argmax, np.argmax)
@@ -131,7 +188,7 @@ def _cum(name, np_fn, jnp_fn):
 
     def impl(a, axis=None, dtype=None, out=None):
         from ..infer.builder import emit
-        ax = None if axis is None else normalize_axis(int(axis), _ndim(a))
+        ax = _axis_of_flat(axis, _ndim(a))
         return emit(name, a, axis=ax, dtype=None if dtype is None else np.dtype(dtype))
     NUMPY[np_fn] = impl
     METHODS[name] = impl

@@ -7,6 +7,7 @@ method names to the functions that implement them on Arrays at compile time.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -31,6 +32,11 @@ class OpDef:
     abstract: Callable      # (avals, **attrs) -> AVal | tuple[AVal, ...]
     lower: Callable         # (LowerCtx, *jax values) -> jax value | tuple
     numpy: Callable | None = None   # (*ndarrays, **attrs) -> ndarray, the reference
+    # How the op lowers on operands kept in another physical layout (see
+    # lower/layout.py): None (it needs logical operands), "elementwise" (any
+    # layout, operands broadcast and permuted alike), or a function
+    # (LowerCtx, values, perms, **attrs) -> (value, perm) | None.
+    layout: Callable | str | None = None
 
 
 OPS: dict[str, OpDef] = {}
@@ -38,9 +44,9 @@ NUMPY: dict[object, Callable] = {}
 METHODS: dict[str, Callable] = {}
 
 
-def register(name, abstract, lower, numpy=None) -> OpDef:
+def register(name, abstract, lower, numpy=None, layout=None) -> OpDef:
     assert name not in OPS, f"op {name} registered twice"
-    OPS[name] = OpDef(name, abstract, lower, numpy)
+    OPS[name] = OpDef(name, abstract, lower, numpy, layout)
     return OPS[name]
 
 
@@ -114,7 +120,17 @@ def broadcast(*avals: AVal) -> tuple:
     return np.broadcast_shapes(*(a.shape for a in avals))
 
 
+def static_index(x) -> int:
+    """An axis, dimension or count as NumPy reads it (operator.index): a float
+    such as 1.0 or a bool raises TypeError (the interpreter reports it as the
+    user's error) instead of being truncated."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"an integer is required, got {x!r}")
+    return operator.index(x)
+
+
 def normalize_axis(axis: int, ndim: int) -> int:
+    axis = static_index(axis)
     if not -ndim <= axis < ndim:
         from ..errors import ShapeError
         raise ShapeError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
@@ -125,7 +141,11 @@ def normalize_axes(axis, ndim: int) -> tuple | None:
     if axis is None:
         return None
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    return tuple(sorted(normalize_axis(int(a), ndim) for a in axes))
+    normalized = tuple(sorted(normalize_axis(a, ndim) for a in axes))
+    if len(set(normalized)) != len(normalized):
+        from ..errors import ShapeError
+        raise ShapeError(f"duplicate value in 'axis': {axis}")
+    return normalized
 
 
 def matmul_precision() -> str:

@@ -7,10 +7,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import ShapeError, UnsupportedError
+from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, implements, normalize_axes,
-                       normalize_axis, register, result_type)
+                       normalize_axis, register, result_type, static_index)
 
 
 def _emit(*a, **k):
@@ -25,7 +25,7 @@ def _same_dtype(a: AVal, shape) -> AVal:
 # --- reshape -------------------------------------------------------------------
 
 def resolve_shape(newshape, size: int) -> tuple:
-    newshape = tuple(int(d) for d in newshape)
+    newshape = tuple(static_index(d) for d in newshape)
     if newshape.count(-1) > 1:
         raise ShapeError("can only specify one unknown dimension")
     known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
@@ -42,7 +42,20 @@ register("reshape", lambda avals, shape: _same_dtype(avals[0], shape),
          lambda lc, x, shape: lax.reshape(x, shape), numpy=lambda x, shape: x.reshape(shape))
 
 
-@implements(np.reshape, method="reshape")
+@implements(np.reshape)
+def reshape_function(a, shape=None, order="C", *, newshape=None, copy=None):
+    """np.reshape takes one shape argument: np.reshape(a, 2, 3) is an error
+    (order=3), while the method a.reshape(2, 3) is not."""
+    if not isinstance(order, str):
+        raise UserCodeError(f"TypeError: np.reshape: order must be str, not "
+                            f"{type(order).__name__}", hint="pass the shape as one tuple")
+    shape = newshape if shape is None else shape
+    if shape is None:
+        raise UserCodeError("TypeError: np.reshape() missing the required argument 'shape'")
+    return reshape(a, shape, order=order)
+
+
+@implements(method="reshape")
 def reshape(a, *shape, order="C", newshape=None, **kw):
     if order != "C":
         raise UnsupportedError("reshape(order='F') is not supported")
@@ -67,7 +80,10 @@ def expand_dims(a, axis):
     shape = list(_aval(a).shape)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     nd = len(shape) + len(axes)
-    for ax in sorted(normalize_axis(x, nd) for x in axes):
+    axes = sorted(normalize_axis(x, nd) for x in axes)
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"repeated axis in expand_dims: {axis}")
+    for ax in axes:
         shape.insert(ax, 1)
     return _emit("reshape", a, shape=tuple(shape))
 
@@ -97,7 +113,13 @@ register("transpose", _transpose_abstract, lambda lc, x, perm: lax.transpose(x, 
          numpy=lambda x, perm: np.transpose(x, perm))
 
 
-@implements(np.transpose, method="transpose")
+@implements(np.transpose)
+def transpose_function(a, axes=None):
+    """np.transpose(a, axes): one axes argument, unlike the method a.transpose(1, 0)."""
+    return transpose(a, axes)
+
+
+@implements(method="transpose")
 def transpose(a, *axes):
     nd = _aval(a).ndim
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
@@ -270,12 +292,28 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None, **kw):
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
+    a_min, a_max = _drop_unreachable_int_bounds(_aval(a).dtype, a_min, a_max)
+    if a_min is None and a_max is None:
+        return _emit("positive", a)     # a new array, as NumPy's (never `a` itself)
     out = a
     if a_min is not None:
         out = _emit("maximum", out, a_min)
     if a_max is not None:
         out = _emit("minimum", out, a_max)
     return out
+
+
+def _drop_unreachable_int_bounds(dtype, a_min, a_max):
+    """NumPy's clip ignores Python int bounds beyond an integer dtype's range
+    (np.clip(uint8_array, -1, None) leaves the array as it is) instead of
+    converting them to the dtype."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if type(a_min) is int and a_min <= info.min:
+            a_min = None
+        if type(a_max) is int and a_max >= info.max:
+            a_max = None
+    return a_min, a_max
 
 
 # --- pad / tile / repeat -------------------------------------------------------------
@@ -290,9 +328,15 @@ register("pad", lambda avals, widths, value: _same_dtype(
 def pad(array, pad_width, mode="constant", constant_values=0):
     if mode != "constant":
         raise UnsupportedError(f"np.pad(mode={mode!r}) is not supported", hint="use mode='constant'")
+    if np.asarray(pad_width).dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")     # NumPy's error, not a cast
     nd = _aval(array).ndim
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2)
                              if np.ndim(pad_width) else np.full((1, 2), pad_width), (nd, 2))
+    if (widths < 0).any():
+        raise ShapeError(f"np.pad: negative pad widths {pad_width!r}")
+    if nd == 0:     # NumPy returns a 0-d array unchanged (a copy)
+        return _emit("convert", array, dtype=_aval(array).dtype)
     return _emit("pad", array, widths=tuple(map(tuple, widths.tolist())),
                  value=constant_values)
 
@@ -312,8 +356,13 @@ def tile(a, reps):
 
 @implements(np.repeat, method="repeat")
 def repeat(a, repeats, axis=None):
-    if not isinstance(repeats, int):
+    from ..infer.values import Array
+    if isinstance(repeats, Array) and repeats.ndim == 0:
+        raise ShapeError("np.repeat: the number of repetitions depends on runtime values "
+                         "(data-dependent shape)", hint="pass a Python int")
+    if not isinstance(repeats, (int, np.integer)):
         raise UnsupportedError("np.repeat with an array of repeats is not supported")
+    repeats = int(repeats)
     if axis is None:
         a, axis = ravel(a), 0
     shape = _aval(a).shape

@@ -1,0 +1,366 @@
+"""tpucc.grad / tpucc.value_and_grad: gradients against central finite
+differences of the eager NumPy function (float64), over pytrees of
+parameters, through static loops, counted loops (a scan) and runtime
+branches; a whole training step as one executable; refusals with E350."""
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import tpucc
+import inspect
+
+from tests.conftest import count_hlo
+
+RNG = np.random.default_rng(0)
+
+
+def numeric_grad(f, x, eps=1e-6):
+    """Central differences of the scalar f at the float64 array x."""
+    x = np.array(x, dtype=np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        hi = float(f(x))
+        x[i] = old - eps
+        lo = float(f(x))
+        x[i] = old
+        g[i] = (hi - lo) / (2 * eps)
+    return g
+
+
+def assert_grad(f, x, *rest, rtol=1e-6, atol=1e-8):
+    g = tpucc.grad(f)(x, *rest)
+    expect = numeric_grad(lambda v: f(v, *rest), x)
+    assert g.dtype == x.dtype and g.shape == x.shape
+    np.testing.assert_allclose(g, expect, rtol=rtol, atol=atol)
+
+
+# --- functions of one array --------------------------------------------------------------
+
+def tanh_matmul(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
+
+
+def softplus_mean(x):
+    return np.mean(np.log1p(np.exp(x)) * x)
+
+
+def piecewise(x):
+    y = np.where(x > 0, x ** 2, -x)
+    return y.sum() + np.max(x) * 0.5
+
+
+def reductions_and_shapes(x):
+    y = x.reshape(2, 6).T @ x.reshape(2, 6)
+    return np.sum(y[1:, ::2]) + np.prod(x[:3]) + np.std(x)
+
+
+@pytest.mark.parametrize("f,shape,extra", [
+    (tanh_matmul, (3, 2), lambda: (RNG.standard_normal((4, 3)),)),
+    (softplus_mean, (5,), tuple),
+    (piecewise, (7,), tuple),
+    (reductions_and_shapes, (12,), tuple),
+])
+def test_gradient_equals_finite_differences(f, shape, extra):
+    x = RNG.standard_normal(shape) + 0.1
+    assert_grad(f, x, *extra())
+
+
+def test_float32_gradient_keeps_dtype():
+    w = RNG.standard_normal((3, 2)).astype(np.float32)
+    x = RNG.standard_normal((4, 3)).astype(np.float32)
+    g = tpucc.grad(tanh_matmul)(w, x)
+    assert g.dtype == np.float32
+    expect = numeric_grad(lambda v: tanh_matmul(v, x.astype(np.float64)), w)
+    np.testing.assert_allclose(g, expect, rtol=1e-3, atol=1e-4)
+
+
+def test_python_float_argument():
+    g = tpucc.grad(lambda x: x * x * x)(2.0)
+    assert type(g) is float and g == pytest.approx(12.0)
+
+
+def test_second_derivative():
+    def d_cube(x):
+        return tpucc.grad(lambda y: np.sum(y ** 3))(x).sum()
+    x = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(tpucc.grad(d_cube)(x), 6 * x)
+
+
+# --- parameters in containers and objects ------------------------------------------------
+
+def mlp_loss(params, x):
+    h = x
+    for layer in params["layers"]:
+        h = np.maximum(h @ layer[0] + layer[1], 0.01 * h @ layer[0])
+    return np.mean(h ** 2) * params["scale"]
+
+
+def test_dict_of_lists_of_tuples():
+    params = {"layers": [(RNG.standard_normal((3, 4)), RNG.standard_normal(4)),
+                         (RNG.standard_normal((4, 2)), RNG.standard_normal(2))],
+              "scale": 3}
+    x = RNG.standard_normal((5, 3))
+    loss, g = tpucc.value_and_grad(mlp_loss)(params, x)
+    assert loss == pytest.approx(mlp_loss(params, x))
+    assert g["scale"] is None                               # an int: a constant
+    assert isinstance(g["layers"], list) and isinstance(g["layers"][0], tuple)
+    for i in range(2):
+        for j in range(2):
+            def f(v, i=i, j=j):
+                p = {"layers": [list(t) for t in params["layers"]], "scale": 3}
+                p["layers"][i][j] = v
+                return mlp_loss(p, x)
+            np.testing.assert_allclose(g["layers"][i][j],
+                                       numeric_grad(f, params["layers"][i][j]),
+                                       rtol=1e-5, atol=1e-8)
+
+
+Pair = namedtuple("Pair", "w b")
+
+
+def test_namedtuple_and_argnums_tuple():
+    def f(p, x, c):
+        return np.sum((x @ p.w + p.b) * c)
+    p = Pair(RNG.standard_normal((3, 2)), RNG.standard_normal(2))
+    x, c = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 2))
+    gp, gc = tpucc.grad(f, argnums=(0, 2))(p, x, c)
+    assert isinstance(gp, Pair)
+    np.testing.assert_allclose(gp.w, x.T @ c)
+    np.testing.assert_allclose(gp.b, c.sum(0))
+    np.testing.assert_allclose(gc, x @ p.w + p.b)
+
+
+class Dense:
+    def __init__(self, n_in, n_out, rng):
+        self.weight = rng.standard_normal((n_in, n_out)).astype(np.float32)
+        self.bias = np.zeros(n_out, np.float32)
+        self.activation = "relu"
+
+    def __call__(self, x):
+        return np.maximum(x @ self.weight + self.bias, 0)
+
+
+class Net:
+    def __init__(self, rng):
+        self.layers = [Dense(3, 8, rng), Dense(8, 1, rng)]
+
+    def loss(self, x, y):
+        for layer in self.layers:
+            x = layer(x)
+        return np.mean((x[:, 0] - y) ** 2)
+
+
+def test_object_gradient_is_an_object_of_the_same_class():
+    net = Net(np.random.default_rng(1))
+    x = RNG.standard_normal((6, 3)).astype(np.float32)
+    y = RNG.standard_normal(6).astype(np.float32)
+    g = tpucc.grad(Net.loss)(net, x, y)
+    assert type(g) is Net and type(g.layers[1]) is Dense
+    assert g.layers[0].activation is None
+    w = net.layers[1].weight
+
+    def f(v):
+        net.layers[1].weight = v.astype(np.float32)
+        try:
+            return float(net.loss(x, y))
+        finally:
+            net.layers[1].weight = w
+    np.testing.assert_allclose(g.layers[1].weight, numeric_grad(f, w, eps=1e-3),
+                               rtol=2e-2, atol=1e-3)
+
+
+class Tied:
+    def __init__(self, w):
+        self.encode, self.decode = Pair(w, 0.0), Pair(w, 1.0)    # one array, two places
+
+
+def test_tied_weights_share_one_gradient():
+    w = RNG.standard_normal((3, 3))
+    g = tpucc.grad(lambda m: np.sum(m.encode.w @ m.decode.w))(Tied(w))
+    np.testing.assert_array_equal(g.encode.w, g.decode.w)
+    expect = numeric_grad(lambda v: np.sum(v @ v), w)
+    np.testing.assert_allclose(g.encode.w, expect, rtol=1e-6)
+
+
+def test_has_aux_with_grad_and_value_and_grad():
+    def f(x):
+        y = np.tanh(x)
+        return np.sum(y), {"y": y, "n": 2}
+    x = RNG.standard_normal(4)
+    g, aux = tpucc.grad(f, has_aux=True)(x)
+    np.testing.assert_allclose(g, 1 - np.tanh(x) ** 2)
+    np.testing.assert_allclose(aux["y"], np.tanh(x))
+    assert aux["n"] == 2
+    (v, aux2), g2 = tpucc.value_and_grad(f, has_aux=True)(x)
+    assert v == pytest.approx(np.sum(np.tanh(x)))
+    np.testing.assert_allclose(g2, g)
+
+
+# --- control flow ------------------------------------------------------------------------
+
+def static_loop(x):
+    for i in range(5):
+        x = np.sin(x) + 0.1 * i
+    return x.sum()
+
+
+def counted_loop(x):
+    for i in range(200):        # above the unroll budget: a counted While (a scan)
+        x = 0.99 * x + 0.01 * np.cos(x)
+    return x.sum()
+
+
+def runtime_branch(x):
+    if x.sum() > 0:
+        y = x ** 3
+    else:
+        y = -x * 2
+    return y.sum()
+
+
+@pytest.mark.parametrize("f", [static_loop, counted_loop, runtime_branch])
+def test_gradient_through_control_flow(f):
+    for x in (RNG.standard_normal(4) + 1, RNG.standard_normal(4) - 1):
+        assert_grad(f, x, rtol=1e-5)
+
+
+def test_counted_loop_is_a_while_in_hlo():
+    text = tpucc.grad(counted_loop).lower(np.ones(4)).as_text()
+    assert count_hlo(text, "while") >= 1
+
+
+def test_runtime_branch_is_a_conditional_in_hlo():
+    text = tpucc.grad(runtime_branch).lower(np.ones(4)).as_text()
+    assert count_hlo(text, "conditional") >= 1
+
+
+def runtime_while(x):
+    s = x.sum()
+    while s > 1:                                # <- E350
+        s = s / 2
+    return s
+
+
+def runtime_range(x, n):
+    for i in range(n):                          # <- E350
+        x = x * 0.5
+    return x.sum()
+
+
+def marked_line(fn) -> int:
+    lines, start = inspect.getsourcelines(fn)
+    return next(start + i for i, text in enumerate(lines) if "# <- E350" in text)
+
+
+def test_runtime_loop_is_refused_at_its_line():
+    with pytest.raises(tpucc.GradError, match="known only at run time") as info:
+        tpucc.grad(runtime_while)(np.ones(3))
+    assert info.value.code == "E350" and info.value.loc.line == marked_line(runtime_while)
+
+
+def test_runtime_range_is_refused_at_its_line():
+    f = tpucc.compile(lambda x, n: tpucc.grad(runtime_range)(x, n), runtime_args=("n",))
+    with pytest.raises(tpucc.GradError, match="known only at run time") as info:
+        f(np.ones(3), 4)
+    assert info.value.loc.line == marked_line(runtime_range)
+
+
+def test_runtime_loop_outside_the_differentiated_function_is_fine():
+    @tpucc.compile
+    def descend(x):
+        steps = 0
+        while np.sum(x ** 2) > 0.01:            # runtime: a While around the gradient
+            x = x - 0.25 * tpucc.grad(lambda v: np.sum(v ** 2))(x)
+            steps += 1
+        return x, steps
+    x, steps = descend(np.array([1.0, -2.0]))
+    assert steps == 5 and np.allclose(x, [1 / 32, -2 / 32])    # 5 / 4**k <= 0.01
+    assert count_hlo(descend.lower(np.ones(2)).as_text(), "while") >= 1
+
+
+# --- errors ------------------------------------------------------------------------------
+
+def test_non_scalar_loss_is_refused():
+    with pytest.raises(tpucc.GradError, match="must return a float scalar"):
+        tpucc.grad(lambda x: x * 2)(np.ones(3))
+
+
+def test_integer_argument_is_refused():
+    with pytest.raises(tpucc.GradError, match="only float arrays"):
+        tpucc.grad(lambda x: np.sum(x * 1.5))(np.arange(3))
+
+
+def test_has_aux_needs_a_pair():
+    with pytest.raises(tpucc.GradError, match="must return a pair"):
+        tpucc.grad(lambda x: np.sum(x), has_aux=True)(np.ones(3))
+
+
+def test_bad_argnums():
+    with pytest.raises(tpucc.GradError, match="argnums"):
+        tpucc.grad(lambda x: np.sum(x), argnums=3)(np.ones(3))
+
+
+OUTER = np.zeros(3)
+
+
+def updates_outer(x):
+    OUTER[0] = 1.0
+    return np.sum(x * OUTER)
+
+
+def test_in_place_updates_of_outer_arrays_happen_once_and_are_not_differentiated():
+    OUTER[:] = 0.0
+    g = tpucc.grad(updates_outer)(np.full(3, 2.0))
+    np.testing.assert_array_equal(OUTER, [1.0, 0.0, 0.0])     # written back, like eager code
+    np.testing.assert_array_equal(g, [1.0, 0.0, 0.0])
+
+
+def running_mean_loss(x, stats):
+    stats[...] = 0.9 * stats + 0.1 * x.mean()               # not differentiated
+    return np.sum(x ** 2)
+
+
+def test_updates_of_an_argument_inside_a_compiled_step():
+    @tpucc.compile
+    def step(x, stats):
+        return tpucc.grad(running_mean_loss)(x, stats)
+    stats = np.zeros(1)
+    g = step(np.array([1.0, 3.0]), stats)
+    np.testing.assert_array_equal(g, [2.0, 6.0])
+    np.testing.assert_allclose(stats, [0.2])
+
+
+# --- a training step: one executable -----------------------------------------------------
+
+def test_training_step_is_one_executable_and_matches_eager_sgd():
+    rng = np.random.default_rng(3)
+    net, ref = Net(rng), Net(np.random.default_rng(3))
+    x = rng.standard_normal((8, 3)).astype(np.float32)
+    y = rng.standard_normal(8).astype(np.float32)
+    loss_grad = tpucc.value_and_grad(Net.loss)
+
+    @tpucc.compile
+    def train_step(net, x, y, lr):
+        loss, g = loss_grad(net, x, y)
+        for layer, gl in zip(net.layers, g.layers):
+            layer.weight -= lr * gl.weight
+            layer.bias -= lr * gl.bias
+        return loss
+
+    losses = [train_step(net, x, y, 0.05) for _ in range(3)]
+    assert len(train_step._cache) == 1 and loss_grad._compiled is None
+    text = train_step.lower(net, x, y, 0.05).as_text()
+    assert text.count("ENTRY") == 1
+    # The same three steps with gradients taken one call at a time.
+    for expected in losses:
+        loss, g = loss_grad(ref, x, y)
+        assert loss == pytest.approx(expected, rel=1e-5)
+        for layer, gl in zip(ref.layers, g.layers):
+            layer.weight = layer.weight - np.float32(0.05) * gl.weight
+            layer.bias = layer.bias - np.float32(0.05) * gl.bias
+    for a, b in zip(net.layers, ref.layers):
+        np.testing.assert_allclose(a.weight, b.weight, rtol=1e-5, atol=1e-6)
+    assert losses[2] < losses[0]

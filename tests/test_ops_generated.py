@@ -1,0 +1,966 @@
+"""Per-op differential tests generated from tpucc's op registry.
+
+Every NumPy function in `tpucc.ops.NUMPY`, every array method in
+`tpucc.ops.METHODS` and every Python operator installed on Arrays (plain and
+in-place), plus indexing, is tested here with arguments generated from its
+*signature kind* (unary or binary elementwise, reduction, shape op with static
+parameters, creation op, product, ...) over 0-d, empty and ordinary shapes and
+the dtypes bool, uint8, int8, int32, int64, float16, float32 and float64.  A
+newly registered function, method or operator is picked up automatically; its
+test fails until it has an argument generator (or a line in SKIP saying why
+it is not tested here).  `test_every_registered_op_is_exercised` does the same
+for the IR ops in `tpucc.ops.OPS`.
+
+Each case runs eagerly with NumPy first.  Where NumPy returns, the compiled
+result must have the same dtype, the same shape and the same values (exact
+for integers and bools, within a few ulps for floats, NaN where NumPy has
+NaN).  Where NumPy raises, tpucc must raise a TpuccError, not an
+InternalError, located at the user's line.
+
+Speed: XLA compiles every distinct (op, dtype, shape) as its own kernel, at
+~20 ms of CPU each, and every compilation has a fixed cost.  So (1) all the
+returning cases of one registry entry are compiled as ONE program returning a
+tuple; only if it fails to compile are the culprits found case by case
+(lowering only, no XLA); error cases stop in inference and run one by one;
+(2) each op meets every dtype and every shape variant, not their product,
+with a pairing that rotates from op to op (see `rotating`).
+"""
+from __future__ import annotations
+
+import os
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import tpucc
+from tpucc.errors import InternalError, TpuccError
+from tpucc.ops import METHODS, NUMPY, OPS
+from tpucc.ops import elementwise
+
+# --- dtypes and inputs -------------------------------------------------------------------
+
+CORE = tuple(np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64"))
+EXTRA = tuple(np.dtype(d) for d in ("uint8", "int8", "float16"))
+ALL_DTYPES = CORE + EXTRA
+
+# A second dtype for each dtype, to test promotion between different dtypes
+# without the cost of every pair.
+PARTNER = {np.dtype(a): np.dtype(b) for a, b in [
+    ("bool", "int32"), ("uint8", "int64"), ("int8", "float16"), ("int32", "float32"),
+    ("int64", "float64"), ("float16", "bool"), ("float32", "uint8"), ("float64", "int8")]}
+
+# Written into the first elements of arrays marked `specials` (sarr).
+SPECIALS = [np.nan, np.inf, -np.inf, -0.0]
+
+
+def int_specials(dtype):
+    """Zero (x // 0, x % 0), -1 and the extremes (overflow, MIN // -1)."""
+    info = np.iinfo(dtype)
+    return [0, info.max] if dtype.kind == "u" else [0, -1, info.min, info.max]
+
+
+def sample(rng, dtype, shape, lo=None, hi=None):
+    """Deterministic, well-conditioned values: small integers, and floats on a
+    grid of quarters (exact in float16, so sums and products do not depend on
+    the order XLA adds them in)."""
+    return np.asarray(_sample(rng, np.dtype(dtype), shape, lo, hi))    # 0-d: an array
+
+
+def _sample(rng, dtype, shape, lo, hi):
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind == "u":
+        return rng.integers(0 if lo is None else lo, 10 if hi is None else hi, shape).astype(dtype)
+    if dtype.kind == "i":
+        return rng.integers(-8 if lo is None else lo, 9 if hi is None else hi, shape).astype(dtype)
+    lo4, hi4 = (-12 if lo is None else 4 * lo), (13 if hi is None else 4 * hi)
+    return (rng.integers(lo4, hi4, shape) / 4).astype(dtype)
+
+
+def rng_for(name: str):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+# --- cases and the programs that run them --------------------------------------------------
+
+@dataclass
+class Case:
+    """One call `fn(*args, **kwargs)`.  Array arguments are runtime inputs of
+    the compiled program; Python scalars, tuples and kwargs are static."""
+    label: str
+    fn: Callable
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    compare_values: bool = True     # False where NumPy's values are undefined (np.empty)
+    tpucc_refuses: bool = False     # a documented limitation: NumPy returns, tpucc raises
+    expected: object = None         # NumPy's result, or the exception it raised
+    numpy_raises: bool = False
+
+    def run_eagerly(self):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                self.expected = self.fn(*_copy(self.args), **self.kwargs)
+            except Exception as e:  # noqa: BLE001 - any NumPy error is an error case
+                self.expected, self.numpy_raises = e, True
+
+
+def _copy(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else
+                 tuple(_copy(a)) if isinstance(a, tuple) else a for a in args)
+
+
+def batch_program(cases):
+    """One function evaluating every case; tpucc unrolls the static loop."""
+    fns = tuple(c.fn for c in cases)
+    kwargs = tuple(c.kwargs for c in cases)
+
+    def program(groups):
+        return tuple(fn(*args, **kw) for fn, args, kw in zip(fns, groups, kwargs))
+    return program, tuple(c.args for c in cases)
+
+
+def tolerance(dtype):
+    """(rtol, atol): a few ulps, where XLA's transcendentals differ from NumPy's
+    libm and float16 reductions round intermediate results differently."""
+    return {np.dtype("float16"): (2e-3, 1e-4), np.dtype("float32"): (1e-6, 1e-7),
+            np.dtype("float64"): (1e-14, 1e-15)}.get(np.dtype(dtype), (0, 0))
+
+
+def mismatch(case, actual) -> str | None:
+    """Why `actual` differs from NumPy's result, or None."""
+    expected = case.expected
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            return f"expected a sequence of {len(expected)} results, got {type(actual).__name__}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            sub = Case(case.label, case.fn, (), expected=e, compare_values=case.compare_values)
+            why = mismatch(sub, a)
+            if why:
+                return f"[{i}] {why}"
+        return None
+    e, a = np.asarray(expected), np.asarray(actual)
+    if e.dtype != a.dtype:
+        return f"dtype {a.dtype}, expected {e.dtype}"
+    if e.shape != a.shape:
+        return f"shape {a.shape}, expected {e.shape}"
+    if not case.compare_values:
+        return None
+    rtol, atol = tolerance(e.dtype)
+    try:
+        if e.dtype.kind == "f":
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(a, e)
+    except AssertionError as err:
+        return "values differ:" + "\n".join(str(err).splitlines()[2:])
+    return None
+
+
+def run_compiled(cases):
+    """Compiles and runs the cases; a warning (NumPy's, jax's) is an error:
+    compiling must not print anything the user did not ask for."""
+    program, groups = batch_program(cases)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return tpucc.compile(program)(groups)
+
+
+def check_value_cases(entry_id, cases) -> list[str]:
+    """Compiles all cases as one program and compares; if that program fails
+    to compile, finds the failing cases by lowering each alone (no XLA) and
+    compiles the others again as one program."""
+    if not cases:
+        return []
+    try:
+        results = run_compiled(cases)
+    except Exception:  # noqa: BLE001 - located case by case below
+        refused = {id(c): why for c in cases if (why := lowering_failure(c))}
+        if not refused:     # each lowers alone: an XLA or run-time failure, run each alone
+            return [why for c in cases if (why := check_value_case_alone(entry_id, c))]
+        failures = [f"{entry_id} {c.label}: NumPy returns, tpucc raised {refused[id(c)]}"
+                    for c in cases if id(c) in refused]
+        return failures + check_value_cases(entry_id, [c for c in cases if id(c) not in refused])
+    return [f"{entry_id} {c.label}: {why}" for c, r in zip(cases, results)
+            if (why := mismatch(c, r))]
+
+
+def check_value_case_alone(entry_id, case) -> str | None:
+    try:
+        (result,) = run_compiled([case])
+    except Exception as e:  # noqa: BLE001
+        return f"{entry_id} {case.label}: NumPy returns, tpucc raised {type(e).__name__}: {e}"
+    why = mismatch(case, result)
+    return why and f"{entry_id} {case.label}: {why}"
+
+
+def lowering_failure(case) -> str | None:
+    program, groups = batch_program([case])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tpucc.compile(program).lower(groups)
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+TPUCC_DIR = os.path.dirname(os.path.abspath(tpucc.__file__)) + os.sep
+
+
+def check_error_case(entry_id, case) -> str | None:
+    """NumPy raises (or tpucc documents a refusal): tpucc must raise a
+    TpuccError that is not an InternalError and that names a line."""
+    what = "refusal" if case.tpucc_refuses else f"NumPy raises {type(case.expected).__name__}"
+    try:
+        run_compiled([case])
+    except InternalError as e:
+        return f"{entry_id} {case.label}: {what}, tpucc raised an InternalError: {e}"
+    except TpuccError as e:
+        if e.loc is None or os.path.abspath(e.loc.file).startswith(TPUCC_DIR):
+            return f"{entry_id} {case.label}: {what}, tpucc's error is not at the user's line: {e}"
+        return None
+    except Exception as e:  # noqa: BLE001
+        return f"{entry_id} {case.label}: {what}, tpucc raised raw {type(e).__name__}: {e}"
+    return f"{entry_id} {case.label}: {what} ({case.expected}), tpucc returned"
+
+
+def check_cases(entry_id, cases) -> list[str]:
+    for c in cases:
+        c.run_eagerly()
+    values = [c for c in cases if not c.numpy_raises and not c.tpucc_refuses]
+    errors = [c for c in cases if c.numpy_raises or c.tpucc_refuses]
+    failures = check_value_cases(entry_id, values)
+    failures += [why for c in errors if (why := check_error_case(entry_id, c))]
+    return failures
+
+
+def shape_label(*xs) -> str:
+    parts = []
+    for x in xs:
+        if isinstance(x, np.ndarray):
+            parts.append(f"{x.dtype}{list(x.shape)}")
+        elif isinstance(x, tuple) and any(isinstance(v, np.ndarray) for v in x):
+            parts.append(shape_label(*x))
+        else:
+            parts.append(repr(x))
+    return "(" + ", ".join(parts) + ")"
+
+
+# --- signature kinds: variants and the rows that pair them with dtypes --------------------
+#
+# A signature kind is a list of *variants*: argument lists whose arrays are
+# placeholders (`arr(3, 4)`: an array of the row's dtype with that shape).  A
+# generator pairs variants with dtypes in max(#dtypes, #variants) rows, so each
+# op meets every dtype and every variant, and an offset taken from the op's
+# name rotates the pairing, so a family of ops (all unary ufuncs, ...) meets
+# every (dtype, variant) pair.  The full product would cost ~10x more XLA time
+# (every distinct shape and dtype is a separate kernel to compile).
+
+
+class DtypeRef:
+    """A dtype argument that follows the row: ROW is its dtype, OTHER its PARTNER."""
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+ROW, OTHER = DtypeRef("ROW"), DtypeRef("OTHER")
+
+
+@dataclass(frozen=True)
+class A:
+    """An array argument: the row's dtype unless `dtype` says otherwise,
+    values in [lo, hi) (default: the op's domain), and special values in its
+    first elements if `specials` (see sarr)."""
+    shape: tuple
+    dtype: object = ROW
+    lo: int | None = None
+    hi: int | None = None
+    specials: bool = False
+    scalar: bool = False    # a NumPy scalar (np.float32(1.5)) rather than a 0-d array
+
+
+def arr(*shape, **kw) -> A:
+    return A(shape, **kw)
+
+
+def sarr(*shape, **kw) -> A:
+    """An array with special values first: NaN, inf, -inf and -0.0 if float,
+    0, -1 and the extremes if integer."""
+    return A(shape, specials=True, **kw)
+
+
+def barr(*shape) -> A:
+    return A(shape, dtype=np.dtype(bool))
+
+
+@dataclass
+class V:
+    """A variant: the arguments of one call, with placeholders."""
+    args: tuple
+    kwargs: dict
+    note: str = ""
+    fn: Callable | None = None      # the callable, where it is not the entry's
+    refused: bool = False           # a documented tpucc refusal (NumPy returns)
+    compare_values: bool = True
+
+    def uses_dtype(self) -> bool:
+        return _has_ref(self.args) or _has_ref(tuple(self.kwargs.values()))
+
+
+def v(*args, note="", fn=None, refused=False, **kwargs) -> V:
+    return V(args, kwargs, note, fn, refused)
+
+
+def _has_ref(values) -> bool:
+    return any(isinstance(x, (A, DtypeRef)) or isinstance(x, tuple) and _has_ref(x)
+               for x in values)
+
+
+class Materializer:
+    """Turns placeholders into values for one row (a dtype) of one op."""
+    def __init__(self, rng, dtype, name):
+        self.rng, self.dtype, self.name, self.position = rng, dtype, name, 0
+
+    def __call__(self, x):
+        if isinstance(x, DtypeRef):
+            return self.dtype if x is ROW else PARTNER[self.dtype]
+        if isinstance(x, A):
+            return self.array(x)
+        if isinstance(x, tuple):
+            return tuple(self(i) for i in x)
+        return x
+
+    def array(self, a: A):
+        dtype, position = np.dtype(self(a.dtype)), self.position
+        if a.lo is None and a.hi is None:
+            x, free = operand(self.rng, self.name, dtype, a.shape, position)
+        else:
+            x, free = sample(self.rng, dtype, a.shape, a.lo, a.hi), False
+        if a.specials and free and dtype.kind in "fiu" and x.size:
+            values = SPECIALS if dtype.kind == "f" else int_specials(dtype)
+            values = values if position % 2 == 0 else values[::-1]     # pairs differ
+            flat = x.reshape(-1)    # a view: writes into x
+            flat[:len(values)] = values[:flat.size]
+        return x[()] if a.scalar else x
+
+
+def build_case(fn, rng, dtype, variant: V, name) -> Case:
+    m = Materializer(rng, dtype, name)
+    args = []
+    for m.position, x in enumerate(variant.args):   # domains depend on the position
+        args.append(m(x))
+    kwargs = {k: m(x) for k, x in variant.kwargs.items()}
+    case = make_case(variant.fn or fn, *args, note=variant.note, **kwargs)
+    case.tpucc_refuses, case.compare_values = variant.refused, variant.compare_values
+    return case
+
+
+def make_case(fn, *args, note="", **kwargs) -> Case:
+    extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
+    label = shape_label(*args)[:-1] + extra + ")" + (f" {note}" if note else "")
+    return Case(label, fn, args, kwargs)
+
+
+def rotating(*variants, once=()):
+    """A generator (fn, dtypes, name) -> [Case]: the rows described above,
+    plus `once` variants (errors and dtype-independent calls) on one row."""
+    def gen(fn, dtypes, name):
+        rng, offset = rng_for(name), zlib.crc32(name.encode())
+        n = max(len(dtypes), len(variants))
+        rows = [(dtypes[i % len(dtypes)], variants[(i + offset) % len(variants)])
+                for i in range(n)]
+        rows += [(dtypes[offset % len(dtypes)], var) for var in once]
+        seen, cases = set(), []
+        for dtype, var in rows:
+            if not var.uses_dtype():    # the same call on every row: once is enough
+                if id(var) in seen:
+                    continue
+                seen.add(id(var))
+            cases.append(build_case(fn, rng, dtype, var, name))
+        return cases
+    return gen
+
+
+def operand(rng, name, dtype, shape, position):
+    """Inputs in the domain where NumPy's result is defined without runtime
+    errors and without C undefined behaviour: integer powers need non-negative
+    exponents (NumPy raises on negative ones at run time, which a compiler
+    cannot reproduce); NumPy's integer reciprocal of 0 casts inf to an
+    integer (INT_MIN on x86), so integers there are non-zero.  Returns the
+    values and whether the domain is free (special values may be added)."""
+    kind = np.dtype(dtype).kind
+    if name in ("power", "pow", "ipow") and position == 1 and kind in "iu":
+        return sample(rng, dtype, shape, 0, 5), False
+    if name == "reciprocal" and kind in "biu":
+        return (sample(rng, dtype, shape, 1, 9) if kind != "b" else np.ones(shape, bool)), False
+    return sample(rng, dtype, shape), True
+
+
+# --- elementwise ----------------------------------------------------------------------------
+
+gen_unary = rotating(v(sarr(3, 4)), v(sarr(5)), v(arr()), v(arr(2, 0)), v(sarr(2, 1, 3)))
+
+BINARY_VARIANTS = [
+    v(sarr(3, 4), sarr(3, 4)), v(sarr(3, 1), sarr(1, 4)), v(arr(), arr(2, 3)), v(arr(), arr()),
+    v(arr(0, 3), arr(3)), v(arr(2, 3), arr(2, 3, dtype=OTHER), note="promotion"),
+    v(arr(2, 3, dtype=OTHER), arr(2, 3), note="promotion"),
+    # NEP 50: Python scalars are weak; out-of-range ints raise in NumPy 2 (except comparisons)
+    v(arr(2, 3), 3, note="weak int"), v(2.5, arr(2, 3), note="weak float"),
+    v(arr(2, 3), A((), dtype=OTHER, scalar=True), note="numpy scalar")]   # bools: operators
+BINARY_ONCE = [v(arr(2, dtype=np.dtype("int8")), 300, note="weak int out of range"),
+               v(-1, arr(2, dtype=np.dtype("uint8")), note="weak int out of range")]
+gen_binary = rotating(*BINARY_VARIANTS, once=BINARY_ONCE)
+# Operators share the ufuncs' ops; what is theirs is the dispatch: reflected
+# operands, Python and NumPy scalars on either side.
+gen_binary_operator = rotating(
+    v(sarr(3, 4), sarr(3, 4)), v(arr(), arr(2, 3)), v(arr(2, 3), arr(2, 3, dtype=OTHER)),
+    v(arr(2, 3), 3, note="weak int"), v(2.5, arr(2, 3), note="weak float, reflected"),
+    v(True, arr(2, 3), note="weak bool, reflected"),
+    v(A((), dtype=OTHER, scalar=True), arr(2, 3), note="numpy scalar, reflected"),
+    once=BINARY_ONCE)
+
+
+def gen_astype(fn, dtypes, name):
+    """Every dtype to every dtype (convert is behind every cast tpucc makes),
+    on values where NumPy defines the conversion: float -> integer of NaN, inf
+    or out-of-range values is C undefined behaviour, so those get finite
+    non-negative values; NaN/inf/-0 go to bool and float."""
+    rng = rng_for(name)
+    cases = []
+    for dt in dtypes:
+        for to in ALL_DTYPES:
+            x = sample(rng, dt, (3, 4), 0) if dt.kind == "f" and to.kind in "iu" else sample(
+                rng, dt, (3, 4))
+            if dt.kind == "f" and to.kind in "fb":
+                x.reshape(-1)[:4] = SPECIALS
+            cases.append(make_case(fn, x, to))
+    return cases + [make_case(fn, sample(rng, dtypes[0], ()), np.float32),
+                    make_case(fn, sample(rng, dtypes[-1], (0, 2)), np.int8)]
+
+
+gen_round = rotating(
+    v(sarr(3, 4)), v(sarr(3, 4), 1), v(arr(3, 4, lo=-60, hi=60), -1), v(arr()), v(arr(0, 2)),
+    v(arr(5), 2), once=[v(arr(3, 4), 1.0)])
+gen_copy = rotating(v(arr()), v(arr(0, 3)), v(arr(2, 3)))
+gen_asarray = rotating(     # non-negative: float -> unsigned of negatives is C UB
+    v(arr(2, 3, lo=0)), v(arr(2, 3, lo=0), dtype=OTHER), v(arr(2, 3), dtype=ROW),
+    v(arr(), dtype=np.float32))
+
+# --- reductions ----------------------------------------------------------------------------
+
+REDUCTION_VARIANTS = [
+    v(arr(3, 4)), v(arr(3, 4), axis=0), v(arr(3, 4), axis=-1), v(arr(2, 3, 4), axis=(0, 2)),
+    v(arr(2, 3, 4), axis=-2, keepdims=True), v(arr(3, 4), keepdims=True), v(arr()),
+    v(arr(), axis=0), v(arr(0)), v(arr(2, 0, 3), axis=1),
+    v(arr(2, 0, 3), axis=(0, 2), keepdims=True), v(sarr(8), note="nan/inf/-0")]
+# NumPy takes axes, dimensions and counts through operator.index: 1.0 and True are errors
+REDUCTION_ONCE = [v(arr(3, 4), axis=2), v(arr(3, 4), axis=(0, 0)), v(arr(3, 4), axis=(1, -1)),
+                  v(arr(), axis=1), v(arr(), axis=(0,)), v(arr(3, 4), axis=1.0),
+                  v(arr(3, 4), axis=True)]
+gen_reduction = rotating(*REDUCTION_VARIANTS, once=REDUCTION_ONCE)
+# sum, prod, mean, var, std also take dtype=; var and std take ddof=
+ACCUMULATING = [v(arr(3, 4), axis=0, dtype=np.dtype("float64")),
+                v(arr(3, 4), dtype=np.dtype("int32"))]
+gen_accumulating = rotating(*REDUCTION_VARIANTS, *ACCUMULATING, once=REDUCTION_ONCE)
+# var and std share sum's handling of axes: fewer axis variants, plus ddof
+gen_variance = rotating(
+    v(arr(3, 4)), v(arr(2, 3, 4), axis=(0, 2), keepdims=True), v(arr(3, 4), axis=-1), v(arr()),
+    v(arr(2, 0, 3), axis=1), v(sarr(8), note="nan/inf/-0"), *ACCUMULATING,
+    v(arr(3, 4), axis=1, ddof=1), v(arr(3, 4), ddof=20), once=REDUCTION_ONCE)
+gen_arg_reduction = rotating(
+    v(arr()), v(arr(3, 4)), v(arr(3, 4), axis=0), v(arr(2, 3, 4), axis=-1),
+    v(arr(2, 3, 4), axis=1, keepdims=True), v(arr(3, 4), keepdims=True), v(sarr(8)),
+    v(arr(), axis=0), v(arr(0, 3), axis=1),
+    once=[v(arr(0)), v(arr(0, 3), axis=0), v(arr(3, 4), axis=2), v(arr(3, 4), axis=(0, 1)),
+          v(arr(3, 4), axis=1.0)])
+gen_cumulative = rotating(
+    v(arr()), v(arr(0, 2), axis=1), v(arr(3, 4)), v(arr(3, 4), axis=0), v(arr(3, 4), axis=-1),
+    v(arr(3, 4), axis=1, dtype=np.dtype("float64")), v(sarr(8)), v(arr(), axis=0),
+    once=[v(arr(3, 4), axis=2), v(arr(), axis=1), v(arr(3, 4), axis=1.0)])
+
+# --- shape ops -------------------------------------------------------------------------------
+
+gen_reshape = rotating(
+    v(arr(2, 3), (3, 2)), v(arr(2, 3), (-1,)), v(arr(2, 3), (1, -1, 1)), v(arr(), (1, 1)),
+    v(arr(1, 1), ()), v(arr(0, 3), (3, 0)), v(arr(0, 3), (-1, 3)), v(arr(2, 3), 6),
+    v(arr(2, 3), 3, 2),     # np.reshape(a, 3, 2) is an error; a.reshape(3, 2) is not
+    once=[v(arr(2, 3), (4, 2)), v(arr(2, 3), (-1, -1)), v(arr(0, 3), (-1, 0)),
+          v(arr(2, 3), (3.0, 2))])
+gen_ravel = rotating(v(arr()), v(arr(0, 2)), v(arr(2, 3, 2)))
+gen_expand_dims = rotating(
+    v(arr(), 0), v(arr(2, 3), -1), v(arr(2, 3), (0, 3)), v(arr(0), 1),
+    once=[v(arr(2, 3), 3), v(arr(2, 3), (0, 0)), v(arr(2, 3), 1.0)])
+gen_squeeze = rotating(
+    v(arr()), v(arr(1, 3, 1)), v(arr(1, 3, 1), axis=-1), v(arr(1, 0, 1), axis=(0, 2)),
+    once=[v(arr(1, 3), axis=1), v(arr(1, 3), axis=2), v(arr(1, 3), axis=0.0)])
+gen_transpose = rotating(
+    v(arr()), v(arr(2, 3)), v(arr(2, 0, 4), (2, 0, 1)), v(arr(2, 3, 4), (-1, 0, 1)),
+    v(arr(2, 3), 1, 0),     # np.transpose(a, 1, 0) is an error; a.transpose(1, 0) is not
+    once=[v(arr(2, 3), (0,)), v(arr(2, 3), (0, 0)), v(arr(2, 3), (1.0, 0))])
+gen_swapaxes = rotating(v(arr(2, 3), 0, 1), v(arr(2, 0, 4), -1, 0), v(arr(2, 3), 1, 1),
+                        once=[v(arr(2, 3), 0, 2), v(arr(2, 3), 0, 1.0)])
+gen_moveaxis = rotating(v(arr(2, 3, 4), 0, -1), v(arr(2, 0, 4), (0, 1), (2, 0)),
+                        once=[v(arr(2, 3), 2, 0), v(arr(2, 3, 4), (0, 0), (1, 2)),
+                              v(arr(2, 3), 0.0, 1)])
+gen_broadcast_to = rotating(
+    v(arr(), (2, 3)), v(arr(3), (2, 3)), v(arr(1, 3), (0, 3)), v(arr(3), 3),
+    once=[v(arr(3), (4,)), v(arr(2, 3), (3,)), v(arr(3), (2.0, 3))])
+gen_concatenate = rotating(
+    v((arr(2, 3), arr(1, 3))), v((arr(2, 3), arr(2, 2, dtype=OTHER)), axis=1),
+    v((arr(2, 0), arr(2, 3)), axis=-1), v((arr(2, 3), arr(3)), axis=None), v((arr(3),)),
+    v((arr(2, 3), arr(1, 3)), dtype=np.dtype("float32")),
+    once=[v((arr(), arr())), v((arr(2, 3), arr(2, 2))), v((arr(2, 3), arr(3))),
+          v((arr(2, 3),), axis=2), v((arr(2, 3), arr(2, 3)), axis=1.0)])
+gen_stack = rotating(
+    v((arr(2, 3), arr(2, 3, dtype=OTHER))), v((arr(2, 3), arr(2, 3)), axis=-1),
+    v((arr(), arr())), v((arr(0, 2),), axis=1),
+    once=[v((arr(2, 3), arr(3, 2))), v((arr(2),), axis=2), v((arr(2), arr(2)), axis=1.0)])
+gen_vhstack = rotating(
+    v((arr(3), arr(3, dtype=OTHER))), v((arr(2, 3), arr(2, 3))), v((arr(), arr())),
+    v((arr(2, 3, 1), arr(2, 3, 1))), v((arr(0, 3), arr(0, 3))),
+    once=[v((arr(2, 3), arr(3, 2)))])
+gen_flip = rotating(v(arr()), v(arr(2, 3)), v(arr(2, 3), 1), v(arr(2, 0, 3), (0, -1)),
+                    once=[v(arr(2, 3), 2), v(arr(2, 3), 1.0)])
+gen_flip_2d = rotating(v(arr(2, 3)), v(arr(3, 2, 2)), v(arr(0, 3)), once=[v(arr()), v(arr(3))])
+gen_roll = rotating(
+    v(arr(2, 3), 2), v(arr(2, 3), -1, axis=1), v(arr(2, 3), 7, axis=0),
+    v(arr(2, 3), (1, -2), axis=(0, 1)), v(arr(2, 3), 1, axis=(0, 1)), v(arr(), 3),
+    v(arr(0, 3), 1, axis=1), v(arr(2, 3), 1.0), once=[v(arr(2, 3), 1, axis=2)])
+gen_where = rotating(
+    v(barr(2, 3), arr(2, 3), arr(2, 3)), v(barr(3, 1), arr(4), arr(dtype=OTHER)),
+    v(barr(2, 3), arr(2, 3), 0, note="weak"), v(barr(2, 3), 1.5, arr(3), note="weak"),
+    v(arr(2, 3), arr(2, 3), arr(2, 3), note="non-bool condition"), v(barr(), arr(), arr()),
+    v(barr(0), arr(0), arr(1)), v(barr(2, 3), arr(2, 3), 300, note="weak, out of range"),
+    once=[v(barr(2, 3), arr(2, 3), arr(2)),
+          v(barr(3), note="one argument: data-dependent shape", refused=True)])
+gen_clip = rotating(
+    v(arr(3, 4), 0, 3), v(arr(3, 4), None, 1), v(arr(3, 4), -1, None), v(arr(3, 4), 0.5, 2.5),
+    v(arr(3, 4), arr(4), arr(3, 1)), v(arr(), arr(dtype=OTHER), 2), v(arr(0, 2), 0, 1),
+    v(arr(3, 4), 3, 0), v(arr(3, 4), None, None), v(arr(3, 4), -300, 300),
+    v(sarr(8), -1, 2, note="nan/inf/-0"), v(arr(3, 4), np.nan, 1.0),
+    once=[v(arr(3, 4), arr(5), 1)])
+gen_pad = rotating(
+    v(arr(2, 3), 1), v(arr(2, 3), (1, 2)), v(arr(2, 3), ((0, 1), (2, 0)), constant_values=5),
+    v(arr(3), 2, constant_values=2.5), v(arr(0, 2), 1), v(arr(), 1),
+    once=[v(arr(2, 3), ((1, 1), (1, 1), (1, 1))), v(arr(3), -1), v(arr(3), 1.0)])
+gen_tile = rotating(v(arr(2, 3), 2), v(arr(2, 3), (2, 1, 2)), v(arr(3), (2, 2)), v(arr(), 3),
+                    v(arr(2, 3), 0), v(arr(0, 3), (2, 2)), once=[v(arr(2, 3), 2.0)])
+gen_repeat = rotating(
+    v(arr(2, 3), 2), v(arr(2, 3), 3, axis=0), v(arr(2, 3), 2, axis=-1), v(arr(), 3),
+    v(arr(2, 3), 0, axis=1), v(arr(0, 3), 2, axis=0),
+    once=[v(arr(2, 3), 2, axis=2), v(arr(2, 3), -1),
+          v(arr(2, 3), np.int64(2), refused=True, note="a NumPy scalar count is a runtime value")])
+
+# --- creation ---------------------------------------------------------------------------------
+
+FILL_ONCE = [v(()), v(0), v((2, 3)), v((2, -1)), v((2.0, 3)), v(2.0)]
+gen_fill = rotating(v((2, 3), dtype=ROW), v((), dtype=ROW), v(3, dtype=ROW),
+                    v((2, 0), dtype=ROW), once=FILL_ONCE)
+gen_empty = rotating(*(V(x.args, x.kwargs, compare_values=False) for x in (
+    v((2, 3), dtype=ROW), v((), dtype=ROW), v(3, dtype=ROW), *FILL_ONCE)))
+gen_full = rotating(
+    v((2, 3), 3, dtype=ROW), v((), 2.5, dtype=ROW), v(3, arr(), note="runtime fill"),
+    v((2, 3), arr(), dtype=np.dtype("float32"), note="runtime fill"),
+    once=[v((2, 3), 7), v((), 2.5), v(0, True), v((2,), -1, dtype=np.dtype("uint8")),
+          v((2,), 300, dtype=np.dtype("int8")), v((2.0,), 1)])
+LIKE_VARIANTS = [v(arr(2, 3)), v(arr()), v(arr(0, 3), dtype=OTHER), v(arr(2), shape=(3, 1))]
+gen_like = rotating(*LIKE_VARIANTS)
+gen_empty_like = rotating(*(V(x.args, x.kwargs, compare_values=False) for x in LIKE_VARIANTS))
+gen_full_like = rotating(
+    v(arr(2, 3), 3), v(arr(), 1.5), v(arr(0, 3), 1, dtype=OTHER),
+    v(arr(2), arr(dtype=OTHER), shape=(3, 1)),
+    once=[v(arr(2, dtype=np.dtype("int8")), 300, note="out of range")])
+gen_arange = rotating(
+    v(2, dtype=ROW), v(1, 7, 2, dtype=ROW),     # bool: NumPy refuses more than 2 values
+    once=[v(5), v(2, 10, 3), v(10, 2, -2), v(0.5, 3.0, 0.5), v(3, 3), v(5, 2), v(-3),
+          v(1.0, -1.0, -0.3), v(1, 2, 0)])
+gen_eye = rotating(v(3, dtype=ROW), v(2, 4, 1, dtype=ROW),
+                   once=[v(3), v(2, 4), v(3, 3, 1), v(3, 4, -1), v(0), v(2, k=5), v(-1),
+                         v(2.0), v(2, k=1.0)])
+gen_identity = rotating(v(2, dtype=ROW), once=[v(3), v(0), v(-1)])
+
+# --- products ---------------------------------------------------------------------------------
+
+
+def product_kind(good, bad):
+    return rotating(*(v(arr(*a), arr(*b)) for a, b in good),
+                    v(arr(2, 3), arr(3, 2, dtype=OTHER), note="promotion"),
+                    once=[v(arr(*a), arr(*b)) for a, b in bad])
+
+
+gen_matmul = product_kind(
+    [((2, 3), (3, 4)), ((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 2, 3), (3, 4)),
+     ((2, 1, 2, 3), (3, 3, 1)), ((0, 3), (3, 2)), ((2, 0), (0, 3))],
+    [((2, 3), (4, 2)), ((), (3,)), ((2, 2, 3), (3, 3, 1))])
+gen_dot = product_kind(
+    [((2, 3), (3, 4)), ((3,), (3,)), ((), (2, 3)), ((2, 3), ()), ((2, 3, 4), (4,)),
+     ((2, 3, 4), (5, 4, 2)), ((0, 3), (3, 2))],
+    [((2, 3), (2, 3))])
+gen_inner = product_kind([((3,), (3,)), ((2, 3), (4, 3)), ((), (2, 3)), ((2, 0), (3, 0))],
+                         [((2, 3), (3, 2))])
+gen_outer = product_kind([((3,), (4,)), ((2, 2), (3,)), ((), (2,)), ((0,), (3,))], [])
+gen_vdot = product_kind([((3,), (3,)), ((2, 3), (3, 2)), ((0,), (0,))], [((3,), (4,))])
+gen_tensordot = rotating(
+    v(arr(2, 3, 4), arr(3, 4, 5)), v(arr(2, 3, 4), arr(3, 4, 5), axes=([1, 2], [0, 1])),
+    v(arr(2, 3), arr(3, 2, dtype=OTHER), axes=1), v(arr(2), arr(3), axes=0),
+    once=[v(arr(2, 3, 4), arr(3, 4, 5), axes=([0], [0]))])
+gen_einsum = rotating(
+    v("ij,jk->ik", arr(2, 3), arr(3, 4)), v("ii->i", arr(3, 3)), v("ij->", arr(2, 3)),
+    v("bij,bjk->bik", arr(2, 2, 3), arr(2, 3, 2, dtype=OTHER)), v("i,j->ij", arr(0), arr(2)),
+    once=[v("ij,jk->ik", arr(2, 3), arr(4, 4))])
+
+# --- tpucc.nn ops (NCHW images, OIHW weights) ---------------------------------------------------
+
+gen_conv2d = rotating(
+    v(arr(2, 3, 5, 5), arr(4, 3, 3, 3)),
+    v(arr(2, 3, 5, 5), arr(4, 3, 3, 3), arr(4), stride=2, padding=1),
+    v(arr(2, 3, 5, 5), arr(6, 1, 3, 3), groups=3, padding="SAME"),
+    v(arr(2, 3, 5, 5), arr(4, 3, 3, 3), dilation=2),
+    once=[v(arr(2, 3, 5, 5), arr(4, 2, 3, 3))])
+gen_pool = rotating(v(arr(2, 3, 6, 5), 2), v(arr(2, 3, 6, 5), 3, stride=2, padding=1),
+                    v(arr(2, 3, 6, 5), (2, 3), stride=1), once=[v(arr(2, 3, 6, 5), 7)])
+
+# --- indexing: x[key] and x[key] = v ------------------------------------------------------------
+
+
+def getter(key):
+    def getitem(a):
+        return a[key]
+    return getitem
+
+
+def setter(key):
+    def setitem(a, v):
+        a = a.copy()
+        a[key] = v
+        return a
+    return setitem
+
+
+def index_getitem(a, i):
+    return a[i]
+
+
+def index_getitem_mixed(a, i, j):
+    return a[i, 1:, j]
+
+
+def index_setitem(a, i, v):
+    a = a.copy()
+    a[i] = v
+    return a
+
+
+def get(x, key, **kw):
+    return v(x, note=f"key={key!r}", fn=getter(key), **kw)
+
+
+def put(x, key, value, note=""):
+    return v(x, value, note=f"key={key!r} {note}".rstrip(), fn=setter(key))
+
+
+gen_getitem = rotating(
+    *(get(arr(3, 4, 5), k) for k in [
+        1, -1, (0, 2), slice(1, None), slice(None, None, -1), slice(None, None, 2),
+        (Ellipsis, 1), (None, 1), (slice(1, 3), None, -2), (), Ellipsis,
+        (slice(-1, None, -2), Ellipsis, slice(5, 0))]),
+    *(get(arr(), k) for k in [(), Ellipsis, None]),
+    get(arr(0, 3), (slice(None), 1)), get(arr(0, 3), slice(1, None)),
+    v(arr(3, 4, 5), np.array([0, 2, -1]), fn=index_getitem),
+    v(arr(3, 4, 5), np.array([[0], [2]], np.int32), fn=index_getitem),
+    v(arr(3, 4, 5), np.zeros((0,), np.int64), fn=index_getitem),
+    v(arr(3, 4, 5), np.array([[0], [1]]), np.array([1, 2, 4]), fn=index_getitem_mixed),
+    once=[get(arr(3, 4, 5), k) for k in [3, -4, (0, 0, 0, 0), 1.5, (0, 4)]] + [
+        get(arr(), 0), v(arr(3, 4, 5), np.array([0.0, 1.0]), fn=index_getitem),
+        v(arr(3, 4), barr(3, 4), fn=index_getitem, refused=True, note="bool mask")])
+gen_setitem = rotating(
+    *(put(arr(3, 4), k, arr()) for k in [1, (slice(None), -1), (slice(None, None, 2),
+                                                                  slice(1, 3)), Ellipsis, (0, 0)]),
+    put(arr(3, 4), 0, arr(4, dtype=OTHER)), put(arr(3, 4), 0, 7, "weak int"),
+    put(arr(3, 4), Ellipsis, arr(4)), put(arr(), (), arr()), put(arr(3, 4), slice(0, 0), arr(1, 4)),
+    v(arr(3, 4), np.array([2, 0]), arr(2, 1), fn=index_setitem),
+    v(arr(3, 4), barr(3, 4), 1, fn=index_setitem, note="bool mask"),
+    once=[put(arr(3, 4), 0, arr(5)), put(arr(3, 4), 3, 1),
+          put(arr(3, 4, dtype=np.dtype("int8")), 0, 300, "out of range"),
+          v(arr(3, 4), barr(3, 4), arr(3, 4), fn=index_setitem, refused=True,
+            note="bool mask, array of values")])
+
+
+# --- the registry's surface: functions, methods, operators -----------------------------------
+
+NN_DTYPES = tuple(np.dtype(d) for d in ("float32", "float64"))
+
+# NumPy functions that are not ufuncs -> (generator, dtypes).  Ufuncs get
+# gen_unary / gen_binary from their `nin`.  Pure data movement (reshape,
+# flip, ...) uses the CORE dtypes; the others all eight.
+FUNCTION_KINDS = {
+    **{n: (gen_reduction, ALL_DTYPES) for n in ("max", "min", "amax", "amin", "any", "all")},
+    **{n: (gen_accumulating, ALL_DTYPES) for n in ("sum", "prod", "mean")},
+    "var": (gen_variance, ALL_DTYPES), "std": (gen_variance, ALL_DTYPES),
+    "argmax": (gen_arg_reduction, ALL_DTYPES), "argmin": (gen_arg_reduction, ALL_DTYPES),
+    "cumsum": (gen_cumulative, ALL_DTYPES), "cumprod": (gen_cumulative, ALL_DTYPES),
+    "reshape": (gen_reshape, CORE), "ravel": (gen_ravel, CORE),
+    "expand_dims": (gen_expand_dims, CORE), "squeeze": (gen_squeeze, CORE),
+    "transpose": (gen_transpose, CORE), "swapaxes": (gen_swapaxes, CORE),
+    "moveaxis": (gen_moveaxis, CORE), "broadcast_to": (gen_broadcast_to, CORE),
+    "concatenate": (gen_concatenate, ALL_DTYPES), "stack": (gen_stack, ALL_DTYPES),
+    "vstack": (gen_vhstack, CORE), "hstack": (gen_vhstack, CORE),
+    "flip": (gen_flip, CORE), "fliplr": (gen_flip_2d, CORE), "flipud": (gen_flip_2d, CORE),
+    "roll": (gen_roll, CORE), "where": (gen_where, ALL_DTYPES), "clip": (gen_clip, ALL_DTYPES),
+    "pad": (gen_pad, ALL_DTYPES), "tile": (gen_tile, CORE), "repeat": (gen_repeat, CORE),
+    "round": (gen_round, ALL_DTYPES), "around": (gen_round, CORE), "copy": (gen_copy, CORE),
+    "asarray": (gen_asarray, ALL_DTYPES), "array": (gen_asarray, CORE),
+    "asanyarray": (gen_asarray, CORE), "ascontiguousarray": (gen_asarray, CORE),
+    "zeros": (gen_fill, ALL_DTYPES), "ones": (gen_fill, ALL_DTYPES), "empty": (gen_empty, CORE),
+    "full": (gen_full, ALL_DTYPES), "zeros_like": (gen_like, ALL_DTYPES),
+    "ones_like": (gen_like, ALL_DTYPES), "empty_like": (gen_empty_like, CORE),
+    "full_like": (gen_full_like, ALL_DTYPES), "arange": (gen_arange, ALL_DTYPES),
+    "eye": (gen_eye, ALL_DTYPES), "identity": (gen_identity, CORE),
+    "matmul": (gen_matmul, ALL_DTYPES), "dot": (gen_dot, ALL_DTYPES),
+    "inner": (gen_inner, ALL_DTYPES), "outer": (gen_outer, ALL_DTYPES),
+    "vdot": (gen_vdot, ALL_DTYPES), "tensordot": (gen_tensordot, ALL_DTYPES),
+    "einsum": (gen_einsum, ALL_DTYPES),
+    "conv2d": (gen_conv2d, NN_DTYPES), "max_pool2d": (gen_pool, NN_DTYPES),
+    "avg_pool2d": (gen_pool, NN_DTYPES),
+}
+
+# Methods take the kind of the function of the same name, except these.
+METHOD_KINDS = {"astype": (gen_astype, ALL_DTYPES), "flatten": (gen_ravel, CORE)}
+
+# An entry whose implementation is another entry's (np.amax is np.max's, the
+# method a.sum is np.sum's) gets a light pass: a quarter of its cases, on two
+# dtypes, which checks the dispatch and the argument conventions.
+LIGHT_DTYPES = tuple(np.dtype(d) for d in ("int64", "float32"))
+
+
+def light(kind):
+    gen = kind[0]
+    return (lambda fn, dtypes, name: gen(fn, dtypes, name)[::4]), LIGHT_DTYPES
+
+# Registry entries deliberately not tested here, with the reason.
+SKIP = {}
+
+
+def qualname(fn) -> str:
+    name = getattr(fn, "__name__", repr(fn))
+    if (getattr(fn, "__module__", None) or "").startswith("tpucc.nn"):
+        return f"nn.{name}"
+    return f"np.{name}"
+
+
+def function_kind(fn):
+    if isinstance(fn, np.ufunc):
+        return (gen_unary if fn.nin == 1 else gen_binary), ALL_DTYPES
+    return FUNCTION_KINDS.get(getattr(fn, "__name__", None))
+
+
+def method_caller(name):
+    def call(a, *args, **kwargs):
+        return getattr(a, name)(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+def method_kind(name):
+    if name in METHOD_KINDS:
+        return METHOD_KINDS[name]
+    fn = getattr(np, name, None)
+    return function_kind(fn) if fn in NUMPY else None
+
+
+# Python operators, written as operator syntax so that tpucc compiles
+# BINARY_OP / COMPARE_OP / UNARY_*; keyed by the dunder stems that
+# tpucc.ops.elementwise installs on Arrays.
+OPERATOR_FNS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
+    "pow": lambda a, b: a ** b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b, "lshift": lambda a, b: a << b, "rshift": lambda a, b: a >> b,
+    "matmul": lambda a, b: a @ b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b, "neg": lambda a: -a, "pos": lambda a: +a, "abs": lambda a: abs(a),
+    "invert": lambda a: ~a,
+}
+
+
+# In-place operators: `a op= b` must update the array object itself, so the
+# program returns the name that still refers to it (an alias), not `a`.
+INPLACE_SYMBOLS = {
+    "add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "floordiv": "//=", "mod": "%=",
+    "pow": "**=", "and": "&=", "or": "|=", "xor": "^=", "lshift": "<<=", "rshift": ">>=",
+    "matmul": "@="}
+
+
+def inplace_fn(stem):
+    """The function `a = a.copy(); alias = a; a op= b; return alias` (written
+    with exec: augmented assignment cannot be a lambda)."""
+    if stem not in INPLACE_SYMBOLS:
+        return None
+    source = (f"def inplace_{stem}(a, b):\n    a = a.copy()\n    alias = a\n"
+              f"    a {INPLACE_SYMBOLS[stem]} b\n    return alias\n")
+    namespace = {}
+    exec(compile(source, f"<inplace {stem}>", "exec"), namespace)
+    return namespace[f"inplace_{stem}"]
+
+
+gen_inplace = rotating(
+    v(sarr(3, 4), sarr(3, 4)), v(arr(3, 4), arr(4)), v(arr(), arr()),
+    v(arr(2, 3), arr(2, 3, dtype=OTHER), note="same_kind casting"),
+    v(arr(2, 3), 3, note="weak int"), v(arr(2, 3), 2.5, note="weak float"),
+    v(arr(2, 3), True, note="weak bool"),
+    once=[v(arr(3, 1), arr(1, 4), note="output shape"),
+          v(arr(2, dtype=np.dtype("int8")), 300, note="weak int out of range")])
+gen_inplace_matmul = rotating(v(arr(3, 3), arr(3, 3)), v(arr(2, 3), arr(3, 3)),
+                              v(arr(2, 2), arr(2, 2, dtype=OTHER), note="same_kind casting"),
+                              once=[v(arr(2, 3), arr(3, 2)), v(arr(3), arr(3))])
+
+
+def inplace_kind(stem):
+    if stem not in INPLACE_SYMBOLS:
+        return None
+    return (gen_inplace_matmul if stem == "matmul" else gen_inplace), ALL_DTYPES
+
+
+def operator_kind(stem):
+    ufname = {**elementwise.OPERATORS, **elementwise.COMPARISONS,
+              **elementwise.UNARY_OPERATORS}[stem]
+    if ufname is None:      # @ is a product, not a ufunc
+        return gen_matmul, ALL_DTYPES
+    return (gen_binary_operator if getattr(np, ufname).nin == 2 else gen_unary), ALL_DTYPES
+
+
+# --- the entries: one test per function, method, operator -------------------------------------
+
+@dataclass(frozen=True)
+class Entry:
+    id: str             # np.add, method.sum, operator.add, index.getitem
+    fn: Callable        # what the generated programs call
+    kind: tuple | None  # (generator, dtypes), or None: no generator known
+    name: str           # the op's name: seeds its inputs
+
+    def cases(self):
+        gen, dtypes = self.kind
+        cases = gen(self.fn, dtypes, self.name)
+        seen = {}
+        for c in cases:     # unique labels, so that KNOWN_BUGS can name one case
+            seen[c.label] = seen.get(c.label, 0) + 1
+            if seen[c.label] > 1:
+                c.label += f" #{seen[c.label]}"
+        return cases
+
+
+def all_entries():
+    tested = set()      # ids of the implementations that already have a full pass
+
+    def unless_shared(impl, kind):
+        if kind is None or id(impl) not in tested:
+            tested.add(id(impl))
+            return kind
+        return light(kind)
+
+    entries = [Entry(qualname(fn), fn, unless_shared(impl, function_kind(fn)), qualname(fn)[3:])
+               for fn, impl in NUMPY.items()]
+    entries += [Entry(f"method.{m}", method_caller(m), unless_shared(impl, method_kind(m)), m)
+                for m, impl in METHODS.items()]
+    stems = {**elementwise.OPERATORS, **elementwise.COMPARISONS, **elementwise.UNARY_OPERATORS}
+    entries += [Entry(f"operator.{s}", OPERATOR_FNS.get(s),
+                      OPERATOR_FNS.get(s) and operator_kind(s), s) for s in stems]
+    entries += [Entry(f"operator.i{s}", inplace_fn(s), inplace_kind(s), f"i{s}")
+                for s in elementwise.OPERATORS]
+    entries += [Entry("index.getitem", None, (gen_getitem, CORE), "getitem"),
+                Entry("index.setitem", None, (gen_setitem, CORE), "setitem")]
+    return sorted(entries, key=lambda e: e.id)
+
+
+ENTRIES = all_entries()
+
+# Cases that fail because of bugs in files this test does not own, each with
+# its reproducer; they run in test_known_bug, marked xfail(strict=True), so a
+# fix makes that test fail until the line is removed here.
+KNOWN_BUGS = {}
+
+
+def test_entries_are_unique():
+    ids = [e.id for e in ENTRIES]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_op(entry):
+    if entry.id in SKIP:
+        pytest.skip(SKIP[entry.id])
+    assert entry.kind is not None, (
+        f"{entry.id} is registered but has no argument generator: add its signature kind to "
+        "FUNCTION_KINDS / METHOD_KINDS / OPERATOR_FNS / INPLACE_SYMBOLS in "
+        "tests/test_ops_generated.py, or a line to SKIP with the reason")
+    cases = [c for c in entry.cases() if (entry.id, c.label) not in KNOWN_BUGS]
+    failures = check_cases(entry.id, cases)
+    assert not failures, f"{len(failures)} of {len(cases)} cases fail:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("entry_id, label", [
+    pytest.param(eid, label, marks=pytest.mark.xfail(strict=True, reason=why), id=f"{eid} {label}")
+    for (eid, label), why in KNOWN_BUGS.items()])
+def test_known_bug(entry_id, label):
+    (entry,) = [e for e in ENTRIES if e.id == entry_id]
+    cases = [c for c in entry.cases() if c.label == label]
+    assert len(cases) == 1, f"no case {label!r} in {entry_id}"
+    assert not check_cases(entry_id, cases)
+
+
+# IR ops no generated program reaches, with the reason.
+OP_SKIP = {"print": "a side effect on stdout, not a value; see tests/test_straightline.py"}
+
+
+def test_every_registered_op_is_exercised():
+    """Every op in tpucc.ops.OPS appears in the IR of some generated program,
+    so a newly registered op cannot go untested.  Runs inference only."""
+    from tpucc.api import DEFAULT_OPTIONS
+    from tpucc.driver import run_infer
+    from tpucc.ir import walk_ops
+    reached = set()
+    for entry in ENTRIES:
+        if entry.kind is None or entry.id in SKIP:
+            continue
+        cases = entry.cases()
+        for c in cases:
+            c.run_eagerly()
+        cases = [c for c in cases if not (c.numpy_raises or c.tpucc_refuses)]
+        for batch in [cases] + [[c] for c in cases]:    # one by one if the batch fails
+            program, groups = batch_program(batch)
+            try:
+                traced = run_infer(program, (groups,), {}, dict(DEFAULT_OPTIONS))
+            except TpuccError:
+                continue    # test_op reports it
+            reached |= {op.name for op in walk_ops(traced.program)}
+            if batch is cases:
+                break
+    missing = set(OPS) - reached - set(OP_SKIP)
+    assert not missing, f"registered ops no generated case reaches: {sorted(missing)}"
+
+
+def zero_d_makers(x):
+    return (np.zeros(()), x.reshape(()), np.copy(x), x[...], np.full((), 2.5),
+            np.asarray(x, dtype=np.float32), x + x, np.sum(x))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "tpucc/driver.py to_user_value/_converter return a NumPy scalar for every 0-d result; "
+    "NumPy returns a 0-d ndarray from np.zeros(()), reshape(()), np.copy, x[...], np.full, "
+    "np.asarray(dtype=), ... (a scalar only from ufuncs and reductions)"))
+def test_zero_d_results_are_arrays_where_numpy_gives_arrays():
+    """Not compared in test_op (values, dtypes and shapes are): the kind of a
+    0-d result, ndarray or NumPy scalar, which decides e.g. whether
+    `r[...] = 1` works on it."""
+    x = np.array(1.5)
+    expected = zero_d_makers(x)
+    actual = tpucc.compile(zero_d_makers)(x)
+    assert [type(r).__name__ for r in actual] == [type(r).__name__ for r in expected]

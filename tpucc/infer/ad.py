@@ -1,0 +1,301 @@
+"""Reverse-mode AD, as the interpreter meets `tpucc.grad(f)(args)`.
+
+f is interpreted into a nested region whose parameters are the float leaves
+of the differentiated arguments (arrays in dicts, lists, tuples and object
+attributes); one `grad` op holds that region, and lower/ computes
+`jax.value_and_grad` of the region's lowering.  So AD differentiates exactly
+the program tpucc compiled: static loops unrolled or counted (a scan),
+runtime branches as conds.  XLA has no reverse mode for a While whose trip
+count is known only at run time: such a loop is refused at its line.
+
+Arrays from outside f that f updates in place (batch norm's running
+statistics) are updated as in eager code; they are not differentiated.
+Leaves that are not float arrays (integer arrays, Python ints, strings,
+functions) are constants: their place in the gradient holds None.  An object
+differentiated with respect to gets a gradient object of the same class whose
+attributes are the gradients (or None), as Equinox does.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import GradError, Loc
+from ..ir import Region, Value, walk_ops
+from . import builder
+from .state import flatten, unflatten
+from .values import Array
+
+_PLAIN = (bool, int, str, bytes, type(None), complex)
+
+
+@dataclass
+class Leaves:
+    """The differentiable leaves, each Array once (tied weights share a gradient)."""
+    arrays: list = field(default_factory=list)
+    index: dict = field(default_factory=dict)
+
+    def add(self, arr: Array) -> int:
+        i = self.index.get(id(arr))
+        if i is None:
+            i = self.index[id(arr)] = len(self.arrays)
+            self.arrays.append(arr)
+        return i
+
+
+# --- the structure of a differentiated argument ---------------------------------------
+
+def _spec(interp, value, leaves: Leaves, seen: set):
+    """A tree saying where the leaves are, how to rebuild the value with the
+    region's parameters, and how to build its gradient."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        value = Array(builder.const_value(value))      # a Python float: weak f64
+    elif isinstance(value, (np.ndarray, np.floating)):
+        value = Array(builder.const_value(value))
+    if isinstance(value, Array):
+        return ("leaf", leaves.add(value)) if value.dtype.kind == "f" else ("const", value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        spec = ("namedtuple", type(value),
+                [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
+    elif isinstance(value, (tuple, list)):
+        spec = (type(value).__name__,
+                [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
+    elif isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        spec = ("dict", list(value), [_spec(interp, interp.getitem(value, k), leaves, seen)
+                                      for k in value])
+    elif _is_plain_object(value) and id(value) not in seen:
+        seen.add(id(value))
+        names = list(vars(value))
+        spec = ("object", value, names,
+                [_spec(interp, interp.getattr(value, n), leaves, seen) for n in names])
+    else:
+        return ("const", value)
+    # A container or object with no float leaf is a constant as a whole.
+    return spec if any(s[0] != "const" for s in spec[-1]) else ("const", value)
+
+
+def _is_plain_object(value) -> bool:
+    import types
+    return (hasattr(value, "__dict__") and not isinstance(value, _PLAIN)
+            and not isinstance(value, (type, types.ModuleType, types.FunctionType,
+                                       types.MethodType, types.BuiltinFunctionType)))
+
+
+def _substitute(interp, spec, params: list, shadows: dict):
+    """The argument as f sees it inside the region: leaves are parameters.
+    Containers are rebuilt; objects keep their identity and read their
+    differentiated attributes through the interpreter's shadow table."""
+    kind = spec[0]
+    if kind == "leaf":
+        return params[spec[1]]
+    if kind == "const":
+        return spec[1]
+    if kind == "namedtuple":
+        return spec[1](*(_substitute(interp, s, params, shadows) for s in spec[2]))
+    if kind == "tuple":
+        return tuple(_substitute(interp, s, params, shadows) for s in spec[1])
+    if kind == "list":
+        return interp.fresh([_substitute(interp, s, params, shadows) for s in spec[1]])
+    if kind == "dict":
+        return interp.fresh({k: _substitute(interp, s, params, shadows)
+                             for k, s in zip(spec[1], spec[2])})
+    obj, names, subs = spec[1], spec[2], spec[3]
+    for name, sub in zip(names, subs):
+        if sub[0] != "const":
+            shadows[(id(obj), name)] = _substitute(interp, sub, params, shadows)
+    return obj
+
+
+def _gradient(interp, spec, grads: list):
+    """The gradient with the argument's structure (None for constants)."""
+    kind = spec[0]
+    if kind == "leaf":
+        return grads[spec[1]]
+    if kind == "const":
+        return None
+    if kind == "namedtuple":
+        return spec[1](*(_gradient(interp, s, grads) for s in spec[2]))
+    if kind == "tuple":
+        return tuple(_gradient(interp, s, grads) for s in spec[1])
+    if kind == "list":
+        return interp.fresh([_gradient(interp, s, grads) for s in spec[1]])
+    if kind == "dict":
+        return interp.fresh({k: _gradient(interp, s, grads) for k, s in zip(spec[1], spec[2])})
+    obj, names, subs = spec[1], spec[2], spec[3]
+    cls = type(obj)
+    out = interp.fresh(cls.__new__(cls))
+    for name, sub in zip(names, subs):
+        object.__setattr__(out, name, _gradient(interp, sub, grads))
+    return out
+
+
+@contextlib.contextmanager
+def _shadowed(interp, shadows: dict):
+    saved = {k: interp.shadow[k] for k in shadows if k in interp.shadow}
+    interp.shadow.update(shadows)
+    try:
+        yield
+    finally:
+        for k in shadows:
+            if k in saved:
+                interp.shadow[k] = saved[k]
+            else:
+                interp.shadow.pop(k, None)
+
+
+# --- the grad op ---------------------------------------------------------------------
+
+def trace_grad(interp, gf, args, kwargs):
+    """Interprets `gf.fn(*args, **kwargs)` into a `grad` op; returns what
+    jax.grad / jax.value_and_grad would: grads, (grads, aux), value and grads..."""
+    from .control import journaled_region
+    argnums = _argnums(gf, len(args))
+    leaves = Leaves()
+    specs = {i: _spec(interp, args[i], leaves, set()) for i in argnums}
+    for i, spec in specs.items():
+        if spec[0] == "const":
+            raise GradError(f"argument {i} of {gf.name} is {_describe(spec[1])}: only float "
+                            "arrays (and containers or objects holding them) can be "
+                            "differentiated", _call_loc(gf), "pass float arrays, or "
+                            "differentiate with respect to another argument (argnums=...)")
+    params = tuple(Value(a.aval) for a in leaves.arrays)
+    known_captures = set(interp.captured)
+    ctx = builder.ctx()
+    ctx.grad_depth += 1
+    try:
+        with journaled_region(params, runtime=False) as rec:
+            inner = [Array(p) for p in params]
+            shadows: dict = {}
+            call_args = list(args)
+            for i, spec in specs.items():
+                call_args[i] = _substitute(interp, spec, inner, shadows)
+            with _shadowed(interp, shadows):
+                result = interp.call(gf.fn, call_args, kwargs)
+            with builder.at(interp.last_return_loc or _def_loc(gf)):
+                loss, aux_td, aux_leaves = _split_result(gf, result)
+            effects = _outer_updates(interp, rec["journal"], known_captures)
+    finally:
+        ctx.grad_depth -= 1
+    aux_values = [v.var for v in aux_leaves if isinstance(v, Array)]
+    n_aux = len(aux_values) + len(effects)
+    region = Region(params, rec["builder"].ops,
+                    (loss.var, *aux_values, *(end for _, end in effects)))
+    _refuse_runtime_loops(region, gf)
+    out_avals = ([loss.aval.strong()] + [v.aval for v in aux_values]
+                 + [arr.aval for arr, _ in effects] + [p.aval for p in params])
+    outs = builder.emit_op("grad", tuple(a.var for a in leaves.arrays),
+                           {"n_aux": n_aux, "fn": gf.name}, out_avals,
+                           regions=(region,), note=f"reverse-mode AD of {gf.name}")
+    value = Array(outs[0])
+    value.immutable = True          # a 0-d result, like NumPy's scalars
+    aux = _rebuild_aux(aux_td, aux_leaves, outs[1:1 + len(aux_values)])
+    for (arr, _), out in zip(effects, outs[1 + len(aux_values):1 + n_aux]):
+        arr.assign(out)             # e.g. batch norm's running statistics
+    grads = [Array(v) for v in outs[1 + n_aux:]]
+    g = tuple(_gradient(interp, specs[i], grads) for i in argnums)
+    g = g[0] if isinstance(gf.argnums, int) else g
+    if gf.with_value:
+        return ((value, aux) if gf.has_aux else value), g
+    return (g, aux) if gf.has_aux else g
+
+
+def _outer_updates(interp, journal, known_captures) -> list:
+    """[(array, value at the end of f)] for arrays from outside f that f
+    updated in place.  They leave the region as outputs that are not
+    differentiated (like aux) and are restored to their value before f.
+    Arrays first read from globals or attributes inside f were made inside
+    the region, so their updates are not journaled: look at them too."""
+    from .control import finish_journal
+    effects = list(finish_journal(journal).items())
+    for key, c in interp.captured.items():
+        if key not in known_captures and c.array.var is not c.param:
+            effects.append((c.array, c.array.var))
+            c.array.restore(c.param)
+    return effects
+
+
+def _def_loc(gf) -> Loc | None:
+    """The `def` line of the differentiated function."""
+    fn = inspect.unwrap(getattr(gf.fn, "__func__", gf.fn))
+    code = getattr(fn, "__code__", None) or getattr(type(fn).__call__, "__code__", None)
+    if code is None:
+        return None
+    return Loc(code.co_filename, code.co_firstlineno, 0, code.co_name)
+
+
+def _call_loc(gf) -> Loc | None:
+    """The line that calls the gradient; the `def` line when that call is
+    tpucc's own (a gradient function called outside compiled code)."""
+    loc = builder.current_loc()
+    if loc is None or os.path.abspath(loc.file).startswith(_TPUCC_DIR + os.sep):
+        return _def_loc(gf)
+    return loc
+
+
+_TPUCC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _argnums(gf, n_args) -> tuple:
+    nums = (gf.argnums,) if isinstance(gf.argnums, int) else tuple(gf.argnums)
+    bad = [i for i in nums if not -n_args <= i < n_args]
+    if bad or not nums:
+        raise GradError(f"argnums={gf.argnums!r} for a call of {gf.name} with {n_args} "
+                        "positional arguments", _call_loc(gf),
+                        "argnums counts positional arguments from 0")
+    return tuple(i % n_args for i in nums)
+
+
+def _split_result(gf, result):
+    """(the loss as a 0-d float Array, aux treedef, aux leaves)."""
+    aux = None
+    if gf.has_aux:
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise GradError(f"{gf.name} is differentiated with has_aux=True, so it must "
+                            f"return a pair (loss, aux); it returned {_describe(result)}",
+                            builder.current_loc())
+        result, aux = result
+    if isinstance(result, (int, float, np.generic)) and not isinstance(result, bool):
+        result = Array(builder.const_value(result))
+    if not isinstance(result, Array) or result.shape != () or result.dtype.kind != "f":
+        raise GradError(f"{gf.name} must return a float scalar to be differentiated; it "
+                        f"returned {_describe(result)}", builder.current_loc(),
+                        hint="reduce to a scalar (e.g. .sum() or .mean()); return other "
+                             "values as aux with has_aux=True")
+    aux_leaves: list = []
+    aux_td = flatten(aux, "aux", aux_leaves)
+    return result, aux_td, [v for _, v in aux_leaves]
+
+
+def _rebuild_aux(td, leaves, values):
+    it = iter(values)
+    out = []
+    for v in leaves:
+        if isinstance(v, Array):
+            arr = Array(next(it))
+            arr.immutable = v.immutable
+            out.append(arr)
+        else:
+            out.append(v)
+    return unflatten(td, out)
+
+
+def _refuse_runtime_loops(region: Region, gf):
+    for op in walk_ops(region):
+        if op.name == "while" and op.attr("trip_count") is None:
+            raise GradError(
+                f"reverse-mode differentiation of {gf.name} through a loop whose number of "
+                "iterations is known only at run time is not supported (XLA's While has "
+                "no reverse mode)", op.loc,
+                hint="give the loop a static trip count (`for i in range(N)` with N known "
+                     "at compile time and no runtime `break`), or move the loop out of the "
+                     "differentiated function")
+
+
+def _describe(v) -> str:
+    if isinstance(v, Array):
+        return f"an array {v.aval}"
+    return f"{type(v).__name__} {v!r}"[:80]

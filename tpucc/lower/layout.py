@@ -1,0 +1,81 @@
+"""Physical layouts chosen while lowering: channels-last through conv nets.
+
+Users write NCHW (PyTorch's layout).  XLA on CPUs and GPUs runs convolutions
+channels-last: an NCHW program gets a transpose around every convolution,
+which made tpucc's VGG19 ~1.7x slower than the same network written NHWC.
+So a conv2d result is kept physically NHWC, and the ops that follow it
+(bias add, ReLU, pooling: ops whose registry entry has a `layout` rule) work
+on that layout directly.  Any other op, and every region result, sees the
+logical layout: one transpose where the chain ends (e.g. at `flatten`).
+
+A value lowered in another layout is a `Phys`: the physical jax value and
+`perm`, the logical axis held by each physical axis (NHWC of an NCHW value:
+perm (0, 2, 3, 1); physical = lax.transpose(logical, perm)).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jax import lax
+
+NHWC = (0, 2, 3, 1)
+
+
+@dataclass(frozen=True)
+class Phys:
+    value: object
+    perm: tuple
+
+
+def logical(x):
+    """The value in its logical layout (a transpose if it is a Phys)."""
+    if isinstance(x, Phys):
+        return lax.transpose(x.value, inverse(x.perm))
+    return x
+
+
+def inverse(perm: tuple) -> tuple:
+    inv = [0] * len(perm)
+    for physical_axis, logical_axis in enumerate(perm):
+        inv[logical_axis] = physical_axis
+    return tuple(inv)
+
+
+def to_layout(x, ndim: int, perm: tuple):
+    """A logical value of rank <= len(perm), broadcast-aligned to rank
+    len(perm) (NumPy aligns trailing axes) and permuted to `perm`."""
+    if isinstance(x, Phys):
+        return x.value if x.perm == perm else lax.transpose(logical(x), perm)
+    if ndim < len(perm):
+        x = lax.expand_dims(x, tuple(range(len(perm) - ndim)))
+    return lax.transpose(x, perm)
+
+
+def lower_in_layout(opdef, lc, ins, attrs):
+    """(physical result, perm), or None when the op should see logical
+    operands.  Elementwise ops follow their operands' layout; an op with its
+    own rule (conv2d) may also choose a layout for logical operands."""
+    perms = [x.perm if isinstance(x, Phys) else None for x in ins]
+    if opdef.layout is None:
+        return None
+    if opdef.layout == "elementwise":
+        if all(p is None for p in perms):
+            return None
+        return _elementwise(opdef, lc, ins, perms, attrs)
+    values = [x.value if isinstance(x, Phys) else x for x in ins]
+    return opdef.layout(lc, values, perms, **attrs)
+
+
+def _elementwise(opdef, lc, ins, perms, attrs):
+    """Elementwise lowerings read only dtypes from `lc`, so they run as is
+    on operands that are all in the same physical layout."""
+    perm = next(p for p in perms if p is not None)
+    if lc.out_avals[0].ndim != len(perm) or any(a.ndim > len(perm) for a in lc.in_avals):
+        return None
+    phys = [to_layout(x, a.ndim, perm) for x, a in zip(ins, lc.in_avals)]
+    return opdef.lower(lc, *phys, **attrs), perm
+
+
+def permute_window(window: tuple, perm: tuple) -> tuple:
+    """A per-axis window parameter (logical order) in physical order."""
+    return tuple(window[axis] for axis in perm)
