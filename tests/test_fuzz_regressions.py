@@ -4,6 +4,8 @@ minimal reproducer (shrunk by tests/fuzz/run.py, then tidied by hand).
 A bug still present is pinned as `xfail(strict=True)`, so fixing it makes its
 test XPASS and fail the suite: then drop the marker (and the seed from
 KNOWN_FAILING in tests/test_fuzz.py)."""
+import os
+
 import numpy as np
 
 import tpucc
@@ -467,3 +469,49 @@ def scalar_item_promotes_like_numpy(x, i):
 
 def test_scalar_item_promotes_like_numpy():
     check(scalar_item_promotes_like_numpy, np.ones(3, np.float32), n_(1))
+
+
+# --- np.stack of a NumPy float32 scalar and a Python int: NumPy converts each
+#     item with np.asarray (a Python int is int64, not weak), so the result is
+#     float64; tpucc gives float32 (seed 4841).  In tpucc/ops/shape.py (not
+#     this area); the generator passes arrays to np.stack meanwhile.
+
+def stack_python_scalar(x):
+    return np.stack([x * 2, 0]), np.hstack([x, 1])
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz bug: np.stack/np.hstack treat Python scalars as "
+                   "weak (NumPy: np.asarray, strong int64/float64)")
+def test_stack_python_scalar():
+    check(stack_python_scalar, np.float32(2.0))
+
+
+# --- an update of a whole axis (x[:2] = v on 2 rows) lowers to a scatter that
+#     covers the array; reversing the result then aborts XLA's CPU compiler
+#     ("Invalid binary instruction opcode map", a C++ check failure that kills
+#     the process) (seed 3422).  Pure JAX shows it: jnp.flip(v.at[:2].set(3.),
+#     0) of a (2, 3) array.  Fix in tpucc/ops/indexing.py _setitem_lower (not
+#     this area): static step-1 windows as lax.dynamic_update_slice.  Run in a
+#     child process, as it kills its process; the generator makes no
+#     reversals meanwhile.
+
+REVERSE_AFTER_FULL_UPDATE = """
+import numpy as np, tpucc
+def f(x):
+    v = x + 1
+    v[:2] = 3.0
+    return v[::-1], np.flip(v, axis=1)
+out = tpucc.compile(f)(np.ones((2, 3), np.float32))
+assert all((o == 3.0).all() and o.dtype == np.float32 for o in out), out
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz bug: XLA aborts on a reverse of a scatter "
+                   "covering the whole array (setitem lowering)")
+def test_reverse_after_full_update():
+    import subprocess
+    import sys
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", REVERSE_AFTER_FULL_UPDATE], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -92,8 +92,21 @@ def run_lower(traced: infer.Traced):
         raise InternalError(f"lowering failed: {type(e).__name__}: {e}") from None
 
 
+# XLA options tpucc chooses for the user, per platform.  On the CPU, XLA
+# 0.10's experimental YNNPACK fusions slow convolution nets down (VGG19 at
+# batch 8: 8985 ms with them, 1134 ms without, measured by the issue's author
+# for hand-written jax.jit; the demo measures tpucc with them off).
+XLA_OPTIONS = {"cpu": {"xla_cpu_experimental_ynn_fusion_type": ""}}
+
+
 def run_xla(lowered):
+    options = XLA_OPTIONS.get(jax.default_backend(), {})
     with jax.enable_x64(True):
+        if options:
+            try:
+                return lowered.compile(compiler_options=options)
+            except Exception:   # noqa: BLE001 - an XLA without these options: its defaults
+                pass
         return lowered.compile()
 
 

@@ -5,6 +5,8 @@ contents of the arguments, shrink every failure to a minimal reproducer.
     python -m tests.fuzz.run --count N [--seed S] [--time-limit SEC] [--no-shrink]
     python -m tests.fuzz.run --seeds 228,307      # re-run given seeds
 
+Each program runs in a child process (IsolatedChecker; --no-isolate: in this
+one), so that an abort inside XLA is reported as a failure of its seed.
 Programs whose EAGER run raises or emits a NumPy warning (overflow, invalid)
 are skipped: those are generator bugs, not compiler bugs.  Programs of the
 "merge" category must be refused with tpucc.MergeError."""
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import multiprocessing
 import os
 import re
 import signal
@@ -122,6 +125,60 @@ def _check(prog: Program, fn) -> Outcome:
     return Outcome("pass")
 
 
+class IsolatedChecker:
+    """check_program in a child process: an abort inside XLA (a C++ check
+    failure kills the process) is then one failed program, reported with
+    its seed, and not the end of the run.  The child is restarted after it."""
+
+    def __init__(self):
+        self.proc = self.conn = None
+        self._start()
+
+    def _start(self):
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def _restart(self):
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+        self._start()
+
+    def __call__(self, prog: Program) -> Outcome:
+        try:
+            self.conn.send(prog)
+            if self.conn.poll(PER_PROGRAM_TIMEOUT + 60):
+                return self.conn.recv()
+            self._restart()
+            return Outcome("timeout", "the worker process did not answer")
+        except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+            self.proc.join(10)
+            code = self.proc.exitcode
+            self._restart()
+            return Outcome("crash:process", f"the process running it died (exit code {code}; "
+                                            "a negative code is the signal, e.g. -6: an XLA "
+                                            "check failure, printed on stderr)")
+
+    def close(self):
+        self.conn.close()
+        self.proc.join(10)
+        if self.proc.is_alive():
+            self.proc.kill()
+
+
+def _worker_main(conn):
+    while True:
+        try:
+            prog = conn.recv()
+        except EOFError:
+            return
+        conn.send(check_program(prog))
+
+
 # ---------------------------------------------------------------------------
 # Shrinking: delta debugging over the statement tree
 # ---------------------------------------------------------------------------
@@ -177,8 +234,9 @@ def _size(prog: Program) -> int:
     return len(prog.source())
 
 
-def shrink(prog: Program, outcome: Outcome, budget_s: float = 120.0):
+def shrink(prog: Program, outcome: Outcome, budget_s: float = 120.0, check=None):
     """Greedy delta debugging: keep any smaller variant that fails the same way."""
+    check = check or check_program
     deadline = time.time() + budget_s
     best, best_out = prog, outcome
     improved = True
@@ -189,7 +247,7 @@ def shrink(prog: Program, outcome: Outcome, budget_s: float = 120.0):
                 break
             if _size(cand) >= _size(best):
                 continue
-            out = check_program(cand)
+            out = check(cand)
             if out.category == outcome.category:
                 best, best_out, improved = cand, out, True
                 break
@@ -217,9 +275,20 @@ def format_bug(prog: Program, out: Outcome) -> str:
 
 
 def fuzz(count: int, seed: int = 0, time_limit: float | None = None, shrink_bugs: bool = True,
-         verbose: bool = False, out=sys.stdout, seeds=None):
+         verbose: bool = False, out=sys.stdout, seeds=None, isolate: bool = False):
     """Runs programs of seeds seed..seed+count-1 (or the given `seeds`);
-    returns (stats Counter, {signature: (shrunk program, outcome, seeds)})."""
+    returns (stats Counter, {signature: (shrunk program, outcome, seeds)}).
+    `isolate`: run each program in a child process (IsolatedChecker)."""
+    checker = IsolatedChecker() if isolate else None
+    try:
+        return _fuzz(count, seed, time_limit, shrink_bugs, verbose, out, seeds,
+                     checker or check_program)
+    finally:
+        if checker is not None:
+            checker.close()
+
+
+def _fuzz(count, seed, time_limit, shrink_bugs, verbose, out, seeds, check):
     t0 = time.time()
     seeds = list(seeds) if seeds is not None else list(range(seed, seed + count))
     stats = Counter()
@@ -236,7 +305,7 @@ def fuzz(count: int, seed: int = 0, time_limit: float | None = None, shrink_bugs
             stats["skipped"] += 1
             print(f"seed {s}: generator error {type(e).__name__}: {e}", file=out)
             continue
-        o = check_program(prog)
+        o = check(prog)
         stats["run"] += 1
         if o.category == "skip":
             stats["skipped"] += 1
@@ -261,7 +330,7 @@ def fuzz(count: int, seed: int = 0, time_limit: float | None = None, shrink_bugs
         if sig in bugs:
             bugs[sig][2].append(s)
             continue
-        small, so = shrink(prog, o) if shrink_bugs else (prog, o)
+        small, so = shrink(prog, o, check=check) if shrink_bugs else (prog, o)
         bugs[sig] = (small, so, [s])
         print(format_bug(small, so), file=out, flush=True)
     elapsed = time.time() - t0
@@ -295,6 +364,8 @@ def main(argv=None):
     ap.add_argument("--show", type=int, default=None, help="print the program of one seed and exit")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--strict", action="store_true", help="count KNOWN_REFUSALS as failures")
+    ap.add_argument("--no-isolate", action="store_true",
+                    help="run programs in this process (faster start; an XLA abort ends the run)")
     a = ap.parse_args(argv)
     global STRICT
     STRICT = a.strict
@@ -304,7 +375,8 @@ def main(argv=None):
         print(check_program(p))
         return 0
     seeds = [int(s) for s in a.seeds.split(",") if s.strip()] if a.seeds else None
-    stats, bugs = fuzz(a.count, a.seed, a.time_limit, not a.no_shrink, a.verbose, seeds=seeds)
+    stats, bugs = fuzz(a.count, a.seed, a.time_limit, not a.no_shrink, a.verbose, seeds=seeds,
+                       isolate=not a.no_isolate)
     return 1 if bugs else 0
 
 

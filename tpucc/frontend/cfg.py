@@ -28,11 +28,16 @@ def _loop_loc(fc, header, latches):
     first = fc.blocks[header].instrs[0] if fc.blocks[header].instrs else None
     if first is not None and first.op == "FOR_ITER":
         return first.loc
+    if first is None:
+        return None
     for latch in sorted(latches, reverse=True):
         instrs = fc.blocks[latch].instrs
-        if instrs and instrs[-1].op in ("BRANCH", "BRANCH_OR_POP"):
+        # 3.11: the latch ends in the test's branch; 3.12: in a jump that
+        # carries the `while` line.  Either way the line comes before the body.
+        if instrs and instrs[-1].op in ("BRANCH", "BRANCH_OR_POP", "JUMP") and \
+                instrs[-1].loc.line < first.loc.line:
             return instrs[-1].loc
-    return first.loc if first is not None else None
+    return first.loc
 
 
 def _loop_exits(header, latches, preds, succ) -> frozenset[int]:

@@ -28,8 +28,8 @@ from ..ir import AVal
 from . import builder
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
-from .state import (describe_static, flatten, leaf_aval, rebuild_state, state_leaves,
-                    static_equal, unflatten, unify)
+from .state import (describe_static, flatten, leaf_aval, pretty_path, rebuild_state,
+                    state_leaves, static_equal, unflatten, unify)
 from .values import Array, NeedsStatic, Undefined, journal_before, new_serial_floor
 
 RETURN = -2
@@ -304,13 +304,9 @@ def _check_same_structure(flat, what):
             names, tl0, ts0 = td0
             for n, a, b in zip(names, tl0, td[1]):
                 if a != b:
-                    raise MergeError(f"{what} give `{n}` different structures "
+                    raise MergeError(f"{what} give {pretty_path(n)} different structures "
                                      "(e.g. a tuple of different length)")
             raise MergeError(f"{what} leave different values on the stack")
-
-
-def _pretty(path: str) -> str:
-    return "the return value" if path == "<return>" else f"`{path}`"
 
 
 def _made_in_arm(v, floor) -> bool:
@@ -344,7 +340,7 @@ def _classify(flat, multi: bool, what: str, floor: int):
         avals = [leaf_aval(v) for v in defined]
         if any(a is None for a in avals):
             kinds = " and ".join(describe_static(v) for v in values)
-            raise MergeError(f"{what} give {_pretty(path)} incompatible values: {kinds}",
+            raise MergeError(f"{what} give {pretty_path(path)} incompatible values: {kinds}",
                              hint="only arrays and numbers can differ between runtime paths")
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what)))

@@ -124,23 +124,22 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
     """The type of a runtime slot that takes each of `avals` on some path."""
     shapes = {a.shape for a in avals}
     if len(shapes) > 1:
-        raise MergeError(f"{what} give `{_pretty(path)}` different shapes: "
+        raise MergeError(f"{what} give {pretty_path(path)} different shapes: "
                          + " and ".join(str(a) for a in avals),
                          hint="give the variable the same shape on every path "
                               "(e.g. pad, or compute both and select with np.where)")
     strong = {a.dtype for a in avals if not a.weak}
     if len(strong) > 1:
-        raise MergeError(f"{what} give `{_pretty(path)}` different dtypes: "
+        raise MergeError(f"{what} give {pretty_path(path)} different dtypes: "
                          + " and ".join(str(a) for a in avals),
                          hint="cast with .astype(...) so every path gives the same dtype")
     dtype = result_type(*avals)
     return AVal(dtype, avals[0].shape, all(a.weak for a in avals))
 
 
-def _pretty(path: str) -> str:
-    if path == "<return>":
-        return "the return value"
-    return path
+def pretty_path(path: str) -> str:
+    """A state slot as messages name it."""
+    return "the return value" if path == "<return>" else f"`{path}`"
 
 
 def describe_static(v) -> str:

@@ -168,7 +168,7 @@ def scalar_if_numpy_would(obj, key, out):
     array) gives a NumPy scalar: a copy, not a view, and immutable (`v += 1`
     rebinds v, with NumPy-scalar promotion).  `x[..., 0]` of a 1-d array is a
     0-d view instead."""
-    if not (isinstance(obj, Array) and isinstance(out, Array) and out.ndim == 0):
+    if not (isinstance(obj, (Array, np.ndarray)) and isinstance(out, Array) and out.ndim == 0):
         return out
     items = key if isinstance(key, tuple) else (key,)
     if len(items) != obj.ndim or not all(_integer_index(k) for k in items):
