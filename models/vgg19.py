@@ -34,8 +34,8 @@ class Conv2d:
                  dtype=np.float32):
         fan_in = in_channels * kernel_size * kernel_size
         shape = (out_channels, in_channels, kernel_size, kernel_size)
-        self.weight = _he_normal(rng, shape, fan_in, dtype)
-        self.bias = np.zeros(out_channels, dtype)
+        self.weight = aligned(_he_normal(rng, shape, fan_in, dtype))
+        self.bias = aligned(np.zeros(out_channels, dtype))
         self.padding = padding
 
     def __call__(self, x):
@@ -51,8 +51,8 @@ class Linear:
     """Fully connected layer; weight stored (in_features, out_features)."""
 
     def __init__(self, in_features, out_features, rng, dtype=np.float32):
-        self.weight = _he_normal(rng, (in_features, out_features), in_features, dtype)
-        self.bias = np.zeros(out_features, dtype)
+        self.weight = aligned(_he_normal(rng, (in_features, out_features), in_features, dtype))
+        self.bias = aligned(np.zeros(out_features, dtype))
 
     def __call__(self, x):
         return nn.linear(x, self.weight, self.bias)
@@ -87,6 +87,17 @@ class Flatten:
 
     def backward(self, x, g):
         return nn.flatten_vjp(x, g, 1), None
+
+
+def aligned(array, alignment=64):
+    """A copy of `array` whose data starts on a 64-byte boundary.  XLA on the
+    CPU reads such NumPy buffers in place; any other it copies at every call
+    (575 MB of VGG19 weights: ~0.5 s per training step on a 2-core machine)."""
+    buffer = np.empty(array.nbytes + alignment, np.uint8)
+    start = -buffer.ctypes.data % alignment
+    out = buffer[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    out[...] = array
+    return out
 
 
 def _he_normal(rng, shape, fan_in, dtype):
@@ -194,7 +205,7 @@ class VGG19:
                 if new.shape != old.shape:
                     raise ValueError(f"{path}: {key} has shape {new.shape}, expected {old.shape}")
                 _, i, name = key.split(".")
-                setattr(self.layers[int(i)], name, new.astype(old.dtype, copy=False))
+                setattr(self.layers[int(i)], name, aligned(new.astype(old.dtype)))
         return self
 
     # --- cost ---------------------------------------------------------------------------

@@ -471,19 +471,29 @@ def test_scalar_item_promotes_like_numpy():
     check(scalar_item_promotes_like_numpy, np.ones(3, np.float32), n_(1))
 
 
-# --- np.stack of a NumPy float32 scalar and a Python int: NumPy converts each
-#     item with np.asarray (a Python int is int64, not weak), so the result is
-#     float64; tpucc gives float32 (seed 4841).  In tpucc/ops/shape.py (not
-#     this area); the generator passes arrays to np.stack meanwhile.
+# --- functions that are not ufuncs convert a Python scalar argument with
+#     np.asarray: it is int64/float64, not weak.  np.stack([f32 scalar, 0]) is
+#     float64 in NumPy, float32 in tpucc (seed 4841); likewise np.hstack,
+#     np.dot(i32, 0) (seed 8043), np.outer(2.0, f32) (seed 8961), np.inner,
+#     np.tensordot.  In tpucc/ops/shape.py and linalg.py (not this area); the
+#     generator passes arrays to them meanwhile.
 
-def stack_python_scalar(x):
-    return np.stack([x * 2, 0]), np.hstack([x, 1])
+PYTHON_SCALAR_CASES = [
+    (lambda x: np.stack([x * 2, 0]), np.float32(2.0)),
+    (lambda x: np.hstack([x, 1]), np.float32(2.0)),
+    (lambda x: np.dot(x, 0), np.array(3, np.int32)),
+    (lambda x: np.outer(2.0, x), np.ones(3, np.float32)),
+    (lambda x: np.inner(x, 2), np.ones(3, np.int32)),
+    (lambda x: np.tensordot(x, 2.0, 0), np.ones(3, np.float32)),
+]
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz bug: np.stack/np.hstack treat Python scalars as "
-                   "weak (NumPy: np.asarray, strong int64/float64)")
-def test_stack_python_scalar():
-    check(stack_python_scalar, np.float32(2.0))
+@pytest.mark.xfail(strict=True, reason="fuzz bug: non-ufunc functions treat Python scalars "
+                   "as weak (NumPy: np.asarray, strong int64/float64)")
+@pytest.mark.parametrize("case", range(len(PYTHON_SCALAR_CASES)))
+def test_python_scalar_in_array_functions(case):
+    fn, arg = PYTHON_SCALAR_CASES[case]
+    check(fn, arg)
 
 
 # --- an update of a whole axis (x[:2] = v on 2 rows) lowers to a scatter that

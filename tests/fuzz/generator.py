@@ -288,13 +288,14 @@ class Gen:
         checked by evaluating on dummies, so invalid pairs are retried)."""
         r = self.rng
         (a, da), (b, db) = sub(), sub()
-        # np.stack of a Python scalar gives float32 where NumPy gives float64
-        # (test_fuzz_regressions.py::test_stack_python_scalar): pass arrays
+        # np.stack/np.dot/np.outer treat a Python scalar as weak where NumPy
+        # makes it int64/float64 (test_fuzz_regressions.py::
+        # test_python_scalar_in_array_functions): pass arrays meanwhile
         sa, sb = (f"np.asarray({s})" if not _is_arr(d) else s for s, d in ((a, da), (b, db)))
         return r.choice([f"({a}) ** {r.choice([2, 3])}", f"np.power(np.clip({a}, -2, 2), 2)",
                          f"({a} @ {b})", f"np.concatenate([{a}, {b}], axis=0)",
-                         f"np.stack([{sa}, {sb}])", f"np.dot({a}, {b})",
-                         f"np.outer({a}, {b})"])
+                         f"np.stack([{sa}, {sb}])", f"np.dot({sa}, {sb})",
+                         f"np.outer({sa}, {sb})"])
 
     def _reduction(self, a, d):
         r = self.rng

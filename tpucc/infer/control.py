@@ -991,14 +991,14 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         else:
             new_leaves[i] = Array(out)
             if i not in trial.fresh or (counted and not trip_count):
-                note = (f"after this loop `{leaves[i][0]}` is the array it named before the "
-                        "loop (or another name's array) on some runtime paths and a new one "
-                        "on others")
-                new_leaves[i].alias_note = note
+                alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
+                         "loop (or another name's array) on some runtime paths and a new one "
+                         "on others")
+                new_leaves[i].alias_note = alias
                 for a in [leaves[i][1], *trial.shares.get(i, ())]:
-                    _watch(a, note)
-    for a, note in trial.marks:
-        _watch(a, note)
+                    _watch(a, alias)
+    for a, alias in trial.marks:
+        _watch(a, alias)
     for a in trial.watched:
         _watch(a, "a runtime `if` in the loop body makes another name this array (or a view "
                   "of it) on some paths only")
