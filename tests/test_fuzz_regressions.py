@@ -488,8 +488,6 @@ PYTHON_SCALAR_CASES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz bug: non-ufunc functions treat Python scalars "
-                   "as weak (NumPy: np.asarray, strong int64/float64)")
 @pytest.mark.parametrize("case", range(len(PYTHON_SCALAR_CASES)))
 def test_python_scalar_in_array_functions(case):
     fn, arg = PYTHON_SCALAR_CASES[case]
@@ -516,8 +514,6 @@ assert all((o == 3.0).all() and o.dtype == np.float32 for o in out), out
 """
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz bug: XLA aborts on a reverse of a scatter "
-                   "covering the whole array (setitem lowering)")
 def test_reverse_after_full_update():
     import subprocess
     import sys

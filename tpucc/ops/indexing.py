@@ -123,7 +123,42 @@ def _setitem_abstract(avals, key):
 
 def _setitem_lower(lc, x, v, *idx, key):
     v = lax.convert_element_type(v, lc.out_avals[0].dtype)
-    return x.at[_materialize(key, idx)].set(v)
+    index = _materialize(key, idx)
+    window = _static_window(index, x.shape)
+    if window is not None:
+        return _update_window(x, v, index, *window)
+    return x.at[index].set(v)
+
+
+def _static_window(index, shape):
+    """(starts, sizes) when the index is static ints and step-1 slices: the
+    update is one window, lowered as dynamic_update_slice rather than a
+    scatter (XLA:CPU has aborted compiling a reverse of a scatter that
+    covers its whole array).  None otherwise."""
+    if len(index) > len(shape):
+        return None
+    starts, sizes = [], []
+    for i, n in zip(index, shape):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            if step != 1:
+                return None
+            starts.append(start)
+            sizes.append(max(stop - start, 0))
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool) and -n <= i < n:
+            starts.append(int(i) % n)
+            sizes.append(1)
+        else:
+            return None
+    pad = len(shape) - len(index)
+    return tuple(starts) + (0,) * pad, tuple(sizes) + tuple(shape[len(index):])
+
+
+def _update_window(x, v, index, starts, sizes):
+    target_shape = tuple(n for i, n in zip(index, sizes) if isinstance(i, slice))
+    target_shape += sizes[len(index):]
+    update = jnp.broadcast_to(v, target_shape).reshape(sizes)
+    return lax.dynamic_update_slice(x, update, starts)
 
 
 def _setitem_numpy(x, v, *idx, key):

@@ -15,7 +15,8 @@ from jax import lax
 
 from ..errors import ShapeError
 from ..ir import AVal
-from .registry import all_weak, implements, matmul_precision, register, result_type
+from .registry import (all_weak, as_array_operand, implements, matmul_precision, register,
+                       result_type)
 
 PRODUCTS = {
     "matmul": lambda a, b, precision: jnp.matmul(a, b, precision=precision),
@@ -67,7 +68,8 @@ for _name, _fn in PRODUCTS.items():
 
 def _emit(name, a, b, **attrs):
     from ..infer.builder import emit
-    return emit(name, a, b, precision=matmul_precision(), **attrs)
+    return emit(name, as_array_operand(a), as_array_operand(b),
+                precision=matmul_precision(), **attrs)
 
 
 @implements(np.matmul)

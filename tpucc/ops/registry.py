@@ -99,6 +99,14 @@ def all_weak(avals) -> bool:
     return bool(avals) and all(a.weak for a in avals)
 
 
+def as_array_operand(x):
+    """NumPy functions that are not ufuncs (np.dot, np.stack, ...) convert a
+    Python scalar argument with np.asarray: int64/float64, not weak (NEP 50)."""
+    if type(x) in (bool, int, float, complex):
+        return np.asarray(x)
+    return x
+
+
 def const_aval(x) -> AVal:
     """The abstract value of a static scalar or ndarray used as an operand.
     NumPy scalars (np.float64 subclasses float!) are strong; Python's are weak."""

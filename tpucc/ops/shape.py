@@ -9,8 +9,8 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (METHODS, NUMPY, all_weak, broadcast, implements, normalize_axes,
-                       normalize_axis, register, result_type, static_index)
+from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, implements,
+                       normalize_axes, normalize_axis, register, result_type, static_index)
 
 
 def _emit(*a, **k):
@@ -195,7 +195,7 @@ register("concatenate", _concat_abstract, _concat_lower,
 
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, dtype=None):
-    arrays = list(arrays)
+    arrays = [as_array_operand(a) for a in arrays]
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
     nd = _aval(arrays[0]).ndim
@@ -205,7 +205,7 @@ def concatenate(arrays, axis=0, dtype=None):
 
 @implements(np.stack)
 def stack(arrays, axis=0):
-    arrays = list(arrays)
+    arrays = [as_array_operand(a) for a in arrays]
     shapes = {_aval(a).shape for a in arrays}
     if len(shapes) != 1:
         raise ShapeError("all input arrays must have the same shape")
@@ -216,11 +216,13 @@ def stack(arrays, axis=0):
 
 @implements(np.vstack)
 def vstack(arrays):
+    arrays = [as_array_operand(a) for a in arrays]
     return concatenate([a if _aval(a).ndim >= 2 else reshape(a, 1, -1) for a in arrays], 0)
 
 
 @implements(np.hstack)
 def hstack(arrays):
+    arrays = [as_array_operand(a) for a in arrays]
     arrays = [a if _aval(a).ndim >= 1 else reshape(a, 1) for a in arrays]
     return concatenate(arrays, 0 if _aval(arrays[0]).ndim == 1 else 1)
 
