@@ -475,8 +475,7 @@ def test_scalar_item_promotes_like_numpy():
 #     np.asarray: it is int64/float64, not weak.  np.stack([f32 scalar, 0]) is
 #     float64 in NumPy, float32 in tpucc (seed 4841); likewise np.hstack,
 #     np.dot(i32, 0) (seed 8043), np.outer(2.0, f32) (seed 8961), np.inner,
-#     np.tensordot.  In tpucc/ops/shape.py and linalg.py (not this area); the
-#     generator passes arrays to them meanwhile.
+#     np.tensordot.  Fixed in tpucc/ops (shape.py, linalg.py).
 
 PYTHON_SCALAR_CASES = [
     (lambda x: np.stack([x * 2, 0]), np.float32(2.0)),
@@ -498,10 +497,9 @@ def test_python_scalar_in_array_functions(case):
 #     covers the array; reversing the result then aborts XLA's CPU compiler
 #     ("Invalid binary instruction opcode map", a C++ check failure that kills
 #     the process) (seed 3422).  Pure JAX shows it: jnp.flip(v.at[:2].set(3.),
-#     0) of a (2, 3) array.  Fix in tpucc/ops/indexing.py _setitem_lower (not
-#     this area): static step-1 windows as lax.dynamic_update_slice.  Run in a
-#     child process, as it kills its process; the generator makes no
-#     reversals meanwhile.
+#     0) of a (2, 3) array.  Fixed in tpucc/ops/indexing.py _setitem_lower:
+#     static step-1 windows lower to lax.dynamic_update_slice.  Run in a child
+#     process, as a regression would kill its process.
 
 REVERSE_AFTER_FULL_UPDATE = """
 import numpy as np, tpucc
@@ -521,3 +519,23 @@ def test_reverse_after_full_update():
     r = subprocess.run([sys.executable, "-c", REVERSE_AFTER_FULL_UPDATE], capture_output=True,
                        text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# --- two names for one array that a runtime loop only reads: the second
+#     name's slot was taken as updated (the shared body Array holds the first
+#     name's parameter), so the enclosing loop refused "`<stack 0>.pos` is
+#     updated in place and then rebound" (seed 6027)
+
+def loop_reads_aliased_counter(x, n):
+    s = x * 0
+    for i in range(n, 4):
+        j = i
+        k = 0
+        while k < n:
+            k += 1
+            s = s + j + i
+    return s
+
+
+def test_loop_reads_aliased_counter():
+    check(loop_reads_aliased_counter, np.ones(3), n_(2))

@@ -7,9 +7,7 @@ runtime `while` loops and `for` over static and runtime ranges with
 `break`/`continue`/early `return`, in-place updates, helper functions, tuples
 and lists, `np.where`, `np.maximum`, `.astype`, NumPy scalar literals
 (`np.float32(1.5)`), `**`, `@`, `np.dot`/`np.outer`/`np.concatenate`/`np.stack`,
-cumulative sums, rounding and more reductions (argmin, std, var).  A few
-constructs are held back while a bug they hit is pinned as a strict xfail in
-tests/test_fuzz_regressions.py (see the comments where they would be made).
+cumulative sums, reversals, rounding and more reductions (argmin, std, var).
 
 Types are tracked by evaluating every generated expression with NumPy itself
 on "dummy" values (arrays of ones of the right shape and dtype), so the dtype
@@ -287,15 +285,11 @@ class Gen:
         """Two operands combined beyond elementwise operators (shapes are
         checked by evaluating on dummies, so invalid pairs are retried)."""
         r = self.rng
-        (a, da), (b, db) = sub(), sub()
-        # np.stack/np.dot/np.outer treat a Python scalar as weak where NumPy
-        # makes it int64/float64 (test_fuzz_regressions.py::
-        # test_python_scalar_in_array_functions): pass arrays meanwhile
-        sa, sb = (f"np.asarray({s})" if not _is_arr(d) else s for s, d in ((a, da), (b, db)))
+        a, b = sub()[0], sub()[0]
         return r.choice([f"({a}) ** {r.choice([2, 3])}", f"np.power(np.clip({a}, -2, 2), 2)",
                          f"({a} @ {b})", f"np.concatenate([{a}, {b}], axis=0)",
-                         f"np.stack([{sa}, {sb}])", f"np.dot({sa}, {sb})",
-                         f"np.outer({sa}, {sb})"])
+                         f"np.stack([{a}, {b}])", f"np.dot({a}, {b})",
+                         f"np.outer({a}, {b})", f"np.hstack([{a}, {b}])"])
 
     def _reduction(self, a, d):
         r = self.rng
@@ -311,13 +305,11 @@ class Gen:
 
     def _index(self, a):
         r = self.rng
-        # `.T` and reshape are copied: tpucc makes them copies, not views
-        # (README, known gaps), so in-place updates would not show.  No
-        # reversal ([::-1], np.flip) yet: after an update of a whole axis it
-        # aborts XLA (test_fuzz_regressions.py::test_reverse_after_full_update)
+        # `.T`, reshape and np.flip are copied: tpucc makes them copies, not
+        # views (README, known gaps), so in-place updates would not show
         return r.choice([f"{a}[0]", f"{a}[-1]", f"{a}[1:]", f"{a}[::2]",
                          f"{a}[..., 0]", f"{a}[None]", f"{a}.T.copy()", f"{a}[0:2]",
-                         f"{a}.reshape(-1).copy()"])
+                         f"{a}[::-1]", f"{a}.reshape(-1).copy()", f"np.flip({a}, axis=0).copy()"])
 
     def _call(self, env):
         name, params, _ = self.rng.choice(self.helper_sigs)

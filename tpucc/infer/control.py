@@ -743,6 +743,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             box.assign(p)
         body_leaves = [v for _, v in leaves]
         slot_arrays = _slot_arrays(leaves, carried, params, unshared)
+        entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
         fresh_floor = new_serial_floor()
@@ -775,7 +776,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 "new name for the rebound value")
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.blocks[header].instrs[0].loc)
-    unchanged = {i for i in kept if slot_vars[i] is params[carried.index(i)]}
+    unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
     fresh = {i for i in slot_arrays if i < len(out_leaves)
              and _is_fresh(out_leaves[i][1], fresh_floor)}
     shares = {i: _loop_shared(out_leaves[i][1], slot_arrays, leaves, fresh_floor)
