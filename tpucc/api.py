@@ -84,6 +84,11 @@ class CompiledFunction:
         key, _ = driver.signature_key(args, kwargs, self._runtime, names)
         return Lowered(self._build(args, kwargs, compile_xla=False), self, key)
 
+    def __tpucc_snapshot__(self):
+        """What tpucc.snapshot fingerprints of a compiled function called
+        from compiled code (not its cache of executables)."""
+        return self.fn, sorted(self.options.items())
+
     def __repr__(self):
         return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
 

@@ -33,6 +33,10 @@ class GradFunction:
         self._compiled = None
         functools.update_wrapper(self, fn, updated=())
 
+    def __tpucc_snapshot__(self):
+        """What tpucc.snapshot fingerprints (not the compiled cache)."""
+        return self.fn, self.argnums, self.has_aux, self.with_value
+
     def __call__(self, *args, **kwargs):
         # Reached only outside compiled code: the interpreter handles calls
         # made inside it (calls.Interpreter.call -> infer.ad.trace_grad).

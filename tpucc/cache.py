@@ -6,13 +6,12 @@ same function for the same signature loads the executable from disk instead.
 
 What a hit skips, and why that is sound:
 
-- infer always runs.  It is the only complete record of what the program
-  depended on: the code of every function inlined, static globals,
-  attributes, closure cells and container items read, results of calls
-  evaluated at compile time, captured arrays.  Re-running it in the new
-  process re-derives all of that from the live objects, so nothing read at
-  trace time can be stale.  (Skipping it needs a dependency log that infer
-  does not keep: see the note at the end.)
+- infer is the complete record of what the program depended on: the code
+  of every function inlined, static globals, attributes, closure cells and
+  container items read, results of calls evaluated at compile time,
+  captured arrays.  It is skipped only when tpucc.snapshot finds a trace
+  record whose fingerprint of that world matches this process's (see
+  there); otherwise it runs and re-derives all of it from the live objects.
 - lower and XLA are skipped.  The key is a fingerprint of the typed IR that
   infer produced (every op, attribute, constant, type and the wiring between
   them; source locations and notes excluded), plus everything else that
@@ -51,11 +50,7 @@ stored: loading them would save little, and the cache would fill with them.
 The directory is kept under TPUCC_CACHE_MAX_MB megabytes (default 2048) by
 removing the least recently used entries after a store.
 
-Skipping infer as well would need infer to log, for every read of the
-outside world, a path from a root the next process can find (a module
-global, an argument) and a fingerprint of the value read, and to describe
-captured arrays and write-back targets by such paths; the log would be
-validated instead of tracing.  infer does not record these paths today.
+Trace records live in `<dir>/trace-v1/<key>.json` (tpucc.snapshot).
 """
 from __future__ import annotations
 
@@ -83,7 +78,8 @@ _FALSE = ("0", "false", "no", "off")
 
 _lock = threading.Lock()
 _stats = {"hits": 0, "misses": 0, "stores": 0, "skipped": 0, "corrupt": 0, "evicted": 0,
-          "errors": 0}
+          "errors": 0, "trace_hits": 0, "trace_misses": 0, "trace_stores": 0,
+          "trace_unreplayable": 0}
 
 
 def stats() -> dict:
@@ -91,7 +87,9 @@ def stats() -> dict:
     that found nothing usable), stores, skipped (not stored: uncacheable or
     too quick to compile), corrupt (damaged entries found and removed),
     evicted (removed to keep the cache under TPUCC_CACHE_MAX_MB), errors
-    (I/O failures, never raised)."""
+    (I/O failures, never raised); and for trace records (tpucc.snapshot):
+    trace_hits (infer skipped), trace_misses (a record whose world changed),
+    trace_stores, trace_unreplayable (a trace or world it cannot describe)."""
     with _lock:
         return dict(_stats)
 
@@ -447,6 +445,32 @@ class Store:
             return False
         _count("stores")
         self.evict(max_bytes())
+        return True
+
+    # Trace records (tpucc.snapshot): small JSON files beside the executables.
+    def record_path(self, fmt: str, key: str) -> str:
+        return os.path.join(os.path.dirname(self.folder), fmt, key + ".json")
+
+    def load_record(self, fmt: str, key: str, material: dict):
+        """The record stored under `key` if its material matches, else None.
+        Never raises."""
+        try:
+            with open(self.record_path(fmt, key), "rb") as f:
+                data = json.loads(f.read())
+            return data["record"] if data["material"] == json.loads(
+                _canonical_json(material)) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save_record(self, fmt: str, key: str, material: dict, record: dict) -> bool:
+        try:
+            blob = json.dumps({"material": material, "record": record}).encode()
+            path = self.record_path(fmt, key)
+            _write_atomically(os.path.dirname(path), path, blob)
+        except (OSError, TypeError, ValueError):
+            _count("errors")
+            return False
+        _count("trace_stores")
         return True
 
     def evict(self, limit: int):

@@ -4,8 +4,9 @@ The pipeline is one visible list of named stages (PIPELINE).  A compiled
 function keeps one Entry per signature (argument pytree structure, array
 dtypes/shapes, static values); an entry is reused while the guards on the
 static globals it read still hold and the captured arrays keep their types.
-The persistent cache (tpucc.cache) may supply an entry's executable: infer
-always runs, lower and XLA are skipped on a hit.
+The persistent cache (tpucc.cache) may supply an entry's executable, and
+with a trace record (tpucc.snapshot) its calling convention too: then no
+stage runs.
 `TPUCC_DUMP=stage[,stage]` prints a stage's output (ir, hlo) to stderr.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from . import cache, infer, lower
+from . import cache, infer, lower, snapshot
 from .errors import InternalError, TpuccError
 from .infer.state import unflatten
 from .ir import print_region, verify
@@ -34,11 +35,13 @@ class StageTimes:
     lower: float = 0.0
     xla: float = 0.0
     cache: str = ""     # disk cache: "hit", "miss", "off", or "" when not consulted
+    replayed: bool = False  # a hit whose trace record let infer be skipped too
 
     def __str__(self):
         text = (f"infer {self.infer * 1e3:.1f} ms, lower {self.lower * 1e3:.1f} ms, "
                 f"xla {self.xla * 1e3:.1f} ms")
-        return text + (f" (disk cache {self.cache})" if self.cache else "")
+        skipped = ", infer skipped" if self.replayed else ""
+        return text + (f" (disk cache {self.cache}{skipped})" if self.cache else "")
 
 
 class Entry:
@@ -54,20 +57,29 @@ class Entry:
         self.times = times or StageTimes()
         self.run = None                     # the per-call function (see execute)
         self.options = options or {}
+        self.retrace = None                 # () -> Traced, for entries without a program
 
     @property
     def lowered(self):
         """jax.stages.Lowered of the program."""
         if self._lowered is None:
-            self._jitted, self._lowered = run_lower(self.traced)
+            self._jitted, self._lowered = run_lower(self._program())
         return self._lowered
 
     @property
     def jitted(self):
         """The jax.jit function of the program (flat inputs -> flat outputs)."""
         if self._jitted is None:
-            self._jitted, self._lowered = run_lower(self.traced)
+            self._jitted, self._lowered = run_lower(self._program())
         return self._jitted
+
+    def _program(self):
+        if self.traced.program is not None:
+            return self.traced
+        # Restored from a trace record: trace now, for inspection only.
+        if self.retrace is None:
+            raise InternalError("this entry was restored without its program")
+        return self.retrace()
 
     def guards_hold(self) -> bool:
         for g, name, value in self.traced.guards:
@@ -115,16 +127,24 @@ PIPELINE = [("infer", run_infer), ("lower", run_lower), ("xla", run_xla)]
 
 def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
     """Runs the pipeline.  With compile_xla, the persistent cache (tpucc.cache)
-    may supply the executable: infer always runs (it re-derives everything
-    the program depends on); lower and XLA are skipped on a hit."""
+    may supply the executable: lower and XLA are skipped on a hit, and infer
+    too when a trace record shows that nothing it read has changed
+    (tpucc.snapshot)."""
     times = StageTimes()
+    disk = cache.Store.open(options.get("cache")) if compile_xla else None
+    if disk is not None and not _dumping("ir") and not _dumping("hlo"):
+        entry = _replayed_entry(disk, fn, args, kwargs, times, options)
+        if entry is not None:
+            return entry
     t0 = time.perf_counter()
     traced = run_infer(fn, args, kwargs, options)
     times.infer = time.perf_counter() - t0
     _dump("ir", lambda: print_region(traced.program))
-    disk = cache.Store.open(options.get("cache")) if compile_xla else None
     if disk is not None:
-        return _build_cached(disk, traced, times, options)
+        entry, key, material = _build_cached(disk, traced, times, options)
+        if key is not None and os.path.exists(disk.path(key)):
+            snapshot.store(disk, fn, args, kwargs, options, traced, key, material)
+        return entry
     entry = _lowered_entry(traced, times, options)
     if compile_xla:
         _compile(entry)
@@ -132,26 +152,56 @@ def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
     return entry
 
 
-def _build_cached(disk, traced, times, options) -> Entry:
+def _replayed_entry(disk, fn, args, kwargs, times, options) -> Entry | None:
+    """The entry from a trace record and the cached executable, or None."""
+    t0 = time.perf_counter()
+    found = snapshot.find(disk, fn, args, kwargs, options)
+    if found is None:
+        return None
+    traced, key, material = found
+    executable = disk.load(key, material)
+    if executable is None:
+        return None
+    times.xla, times.cache, times.replayed = time.perf_counter() - t0, "hit", True
+    entry = Entry(traced, executable=executable, times=times, options=options)
+    args, kwargs = _placeholders(args), _placeholders(kwargs)
+    entry.retrace = lambda: run_infer(fn, args, kwargs, options)
+    return entry
+
+
+def _placeholders(tree):
+    """The argument structure with array leaves replaced by zero-stride
+    arrays of the same dtype and shape: enough to trace again, without
+    keeping the caller's arrays alive."""
+    if type(tree) is np.ndarray:
+        return np.broadcast_to(np.zeros((), tree.dtype), tree.shape)
+    if type(tree) in (list, tuple):
+        return type(tree)(_placeholders(v) for v in tree)
+    if type(tree) is dict:
+        return {k: _placeholders(v) for k, v in tree.items()}
+    return tree
+
+
+def _build_cached(disk, traced, times, options):
     """lower and XLA, unless the disk has the executable: looked up by the
     IR's fingerprint before lowering, or by the module's text when the IR
-    cannot be fingerprinted."""
+    cannot be fingerprinted.  (entry, its key, the key's material)."""
     key, material = _program_key(traced, options)
     executable = _load(disk, key, material, times)
     if executable is not None and not _dumping("hlo"):
-        return Entry(traced, None, None, executable, times=times, options=options)
+        return Entry(traced, None, None, executable, times=times, options=options), key, material
     entry = _lowered_entry(traced, times, options)
     if executable is None and key is None:
         key, material = _module_key(entry.lowered, options)
         executable = _load(disk, key, material, times)
     if executable is not None:
         entry.executable = executable
-        return entry
+        return entry, key, material
     _compile(entry)
     times.cache = "miss"
     disk.save(key, material, entry.executable, len(traced.in_avals), times.xla,
               callbacks=lambda: cache.has_host_callbacks(traced.program, entry.lowered))
-    return entry
+    return entry, key, material
 
 
 def _lowered_entry(traced, times, options) -> Entry:
@@ -385,7 +435,7 @@ def _output_builder(traced):
     the value the user gets, and for a program returning exactly one
     runtime leaf its converter, else None)."""
     converters, k = [], 0
-    avals = [v.aval for v in traced.program.results]
+    avals = traced.result_avals
     for s in traced.out_static:
         if s is infer.RUNTIME:
             converters.append((k, _converter(avals[k], traced.out_weak[k])))

@@ -42,6 +42,9 @@ class Traced:
     captured: list                  # Captured entries, in input order
     guards: list
     input_sources: list = field(default_factory=list)   # why each input is runtime
+    result_avals: list = field(default_factory=list)    # the program's results
+    namespaces: dict = field(default_factory=dict)      # id(guarded namespace) -> (it, owner, kind)
+    module_reads: list = field(default_factory=list)    # (module, name) the trace read
 
 
 def is_runtime_leaf(x) -> bool:
@@ -170,7 +173,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
-                  out_weak, writebacks, captured, _unique_guards(context.guards))
+                  out_weak, writebacks, captured, _unique_guards(context.guards),
+                  result_avals=[v.aval for v in results], namespaces=context.namespaces,
+                  module_reads=context.module_reads)
 
 
 def _refuse_iterators(result, fn):

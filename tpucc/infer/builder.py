@@ -32,6 +32,8 @@ class Context:
     journal: list = field(default_factory=list)  # stack of {Array: var before} per runtime region
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
     guards: list = field(default_factory=list)
+    namespaces: dict = field(default_factory=dict)  # id(guarded namespace) -> (it, owner, kind)
+    module_reads: list = field(default_factory=list)  # (module, name) read, present or not
     writebacks: list = field(default_factory=list)
 
     @property

@@ -56,10 +56,14 @@ class ListGuardView:
 
 
 class Captured:
-    """A NumPy array found outside the arguments: a runtime module input."""
-    def __init__(self, source, getter, value, param, array):
+    """A NumPy array found outside the arguments: a runtime module input.
+    `owner` and `hop` say where it was read (tpucc.snapshot names them for
+    another process): ("attr", name) of an object, ("item", key) of a
+    container, ("globals", name) of a globals dict, ("cell", None)."""
+    def __init__(self, source, getter, value, param, array, owner=None, hop=None):
         self.source, self.getter, self.value = source, getter, value
         self.param, self.array = param, array
+        self.owner, self.hop = owner, hop
 
 
 class Interpreter:
@@ -104,16 +108,25 @@ class Interpreter:
     # --- reading the environment -------------------------------------------------------------
     def read_global(self, func, name):
         g = func.__globals__
+        self.ctx.module_reads.append((g.get("__name__"), name))
         if name in g:
             value = g[name]
-            self.ctx.guards.append((g, name, value))
+            self._guard(g, name, value, g, "globals")
         else:
             value = getattr(builtins, name, _MISSING)
             if value is _MISSING:
                 raise UserCodeError(f"NameError: name '{name}' is not defined")
-        return self.capture(value, ("global", func.__module__, name), lambda: g[name])
+        return self.capture(value, ("global", func.__module__, name), lambda: g[name],
+                            g, ("globals", name))
 
-    def capture(self, value, source, getter):
+    def _guard(self, namespace, key, value, owner, kind):
+        """Recompile when `namespace[key]` is no longer `value`.  The owner
+        and kind let tpucc.snapshot find the namespace in another process:
+        "globals" (a module's dict), "vars" (vars(owner)), "dict", "list"."""
+        self.ctx.guards.append((namespace, key, value))
+        self.ctx.namespaces[id(namespace)] = (namespace, owner, kind)
+
+    def capture(self, value, source, getter, owner=None, hop=None):
         """Arrays from outside become module inputs (by identity)."""
         if isinstance(value, (np.ndarray,)) or _is_jax_array(value):
             entry = self.captured.get(id(value))
@@ -121,10 +134,15 @@ class Interpreter:
                 arr = np.asarray(value)
                 from ..ir import AVal, Value
                 param = Value(AVal(arr.dtype, arr.shape, False))
-                entry = Captured(source, getter, value, param, Array(param))
+                entry = Captured(source, getter, value, param, Array(param), owner, hop)
                 self.captured[id(value)] = entry
             return entry.array
         return value
+
+    def note_module_read(self, module, name):
+        """A user module's attribute: part of the world a trace depends on."""
+        if not _is_library_module(module):
+            self.ctx.module_reads.append((module.__name__, name))
 
     def getattr(self, obj, name):
         if isinstance(obj, Array):
@@ -136,10 +154,12 @@ class Interpreter:
             obj, types.ModuleType) else _MISSING
         if isinstance(static, property) and static.fget is not None:
             return self.call(static.fget, [obj], {})
+        if isinstance(obj, types.ModuleType):
+            self.note_module_read(obj, name)
         value = getattr(obj, name)
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
-                            lambda o=obj: getattr(o, name))
+                            lambda o=obj: getattr(o, name), obj, ("attr", name))
 
     def _guard_attr(self, obj, name, value):
         """A static attribute of an object from outside the call is folded
@@ -148,17 +168,18 @@ class Interpreter:
         if id(obj) in self.fresh_ids or isinstance(value, _ARRAY_TYPES) or _is_jax_array(value):
             return
         if isinstance(obj, types.ModuleType):
-            if (obj.__name__ or "").split(".")[0] in _LIBRARY_MODULES:
+            if _is_library_module(obj):
                 return
-            namespaces = [vars(obj)]
+            owners = [obj]
         else:
-            own = [vars(obj)] if hasattr(obj, "__dict__") else []
+            own = [obj] if hasattr(obj, "__dict__") else []
             mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
-            namespaces = own + [vars(k) for k in mro]
-        for ns in namespaces:
+            owners = own + list(mro)
+        for owner in owners:
+            ns = vars(owner)
             if name in ns:
                 if not isinstance(ns[name], types.MemberDescriptorType):   # __slots__
-                    self.ctx.guards.append((ns, name, ns[name]))
+                    self._guard(ns, name, ns[name], owner, "vars")
                 return
 
     def array_attr(self, arr: Array, name):
@@ -227,17 +248,17 @@ class Interpreter:
         if id(obj) in self.fresh_ids or isinstance(value, (Array, *_ARRAY_TYPES)):
             return
         if isinstance(obj, dict):
-            self.ctx.guards.append((obj, key, value))
+            self._guard(obj, key, value, obj, "dict")
         elif isinstance(obj, list) and isinstance(key, int):
             view = self.list_views.setdefault(id(obj), ListGuardView(obj))
-            self.ctx.guards.append((view, key, value))
+            self._guard(view, key, value, obj, "list")
 
     def _item(self, container, key, value):
         """An array held by a container from outside is a runtime input,
         re-read from the container at every call (as attributes are)."""
         if isinstance(value, _ARRAY_TYPES) and hasattr(container, "__getitem__"):
             return self.capture(value, ("item", type(container).__name__, repr(key)),
-                                lambda: container[key])
+                                lambda: container[key], container, ("item", key))
         return value
 
     def setitem(self, obj, key, value):
@@ -417,6 +438,12 @@ def bind_arguments(fn, args, kwargs) -> dict:
 # Modules whose attributes are library constants, never guarded.
 _LIBRARY_MODULES = frozenset({"numpy", "jax", "jaxlib", "tpucc", "math", "builtins",
                               "functools", "itertools", "operator", "collections", "typing"})
+
+
+def _is_library_module(module) -> bool:
+    return (module.__name__ or "").split(".")[0] in _LIBRARY_MODULES
+
+
 _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
 
 

@@ -211,7 +211,8 @@ def LOAD_DEREF(f, name):
         value = cell.cell_contents
     except ValueError:
         raise MergeError(f"free variable `{name}` is not defined yet") from None
-    f.push(f.interp.capture(value, ("closure", f.func.__qualname__, name), lambda: cell.cell_contents))
+    f.push(f.interp.capture(value, ("closure", f.func.__qualname__, name),
+                            lambda: cell.cell_contents, cell, ("cell", None)))
 
 
 @handler
@@ -519,7 +520,10 @@ def IMPORT_NAME(f, name):
 
 @handler
 def IMPORT_FROM(f, name):
-    f.push(getattr(f.stack[-1], name))
+    module = f.stack[-1]
+    if isinstance(module, types.ModuleType):
+        f.interp.note_module_read(module, name)
+    f.push(getattr(module, name))
 
 
 @handler
