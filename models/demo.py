@@ -7,10 +7,12 @@ CPU, all starting from the same weights and the same input.
 
     .venv/bin/python models/demo.py [--what both|fwd|train] [--batch 2] [--image-size 64]
 
-Timings are steady-state medians, measured round-robin so that every
-implementation sees the same machine load.  The first call of each (tracing,
-compiling and first touch of freshly allocated memory) is timed separately
-and serves as the warm-up.  tpucc's persistent executable cache is off here,
+Timings are steady-state medians: each implementation is called once more,
+untimed, and then timed over consecutive calls, as a loop calling it would
+run.  (Not round-robin: on this kind of VM, memory freed for a second goes
+back to the host and costs ~1.8 s/GiB to touch again, so every call would
+pay for the memory the others freed.)  The first call of each (tracing,
+compiling and first touch of freshly allocated memory) is timed separately.  tpucc's persistent executable cache is off here,
 so its compile times are real.  Every implementation hands back NumPy, as
 tpucc does.  Writes a JSON file and a PNG chart (models/pngchart.py).
 """
@@ -252,12 +254,13 @@ def timed(fn):
     return time.perf_counter() - t0, out
 
 
-def round_robin(impls: dict, reps: int) -> dict:
-    """Median seconds per call of each implementation, timed in turns."""
-    samples = {name: [] for name in impls}
-    for _ in range(reps):
-        for name, fn in impls.items():
-            samples[name].append(timed(fn)[0])
+def steady_state(impls: dict, reps: int) -> dict:
+    """Median seconds per call of each implementation: one untimed call,
+    then `reps` timed consecutive calls (see the module's docstring)."""
+    samples = {}
+    for name, fn in impls.items():
+        fn()
+        samples[name] = [timed(fn)[0] for _ in range(reps)]
     return {name: dict(median=statistics.median(s), min=min(s), samples=s)
             for name, s in samples.items()}
 
@@ -279,21 +282,27 @@ def first_calls(impls: dict, optional=()) -> tuple:
     return firsts, outs, skipped
 
 
-def matmul_peak(n=2048, reps=3) -> dict:
-    """float32 matmul throughput (GFLOP/s) of NumPy's BLAS and of XLA: the
-    machine's practical peak, measured in this run."""
+def matmul_peak(n=2048, reps=5, torch=None) -> dict:
+    """float32 matmul throughput (GFLOP/s) of NumPy's BLAS, of XLA and of
+    PyTorch when present: the machine's practical peak, measured in this
+    run.  Each is warmed up for a second first (clocks ramp up, and the
+    first products pay for fresh memory), then the best of `reps` counts."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n), dtype=np.float32)
     b = rng.standard_normal((n, n), dtype=np.float32)
-    flop = 2 * n ** 3
-    a @ b
-    t_np = min(timed(lambda: a @ b)[0] for _ in range(reps))
     mm = jax.jit(jnp.matmul)
     ja, jb = jax.device_put(a), jax.device_put(b)
-    mm(ja, jb).block_until_ready()
-    t_jx = min(timed(lambda: mm(ja, jb).block_until_ready())[0] for _ in range(reps))
-    res = dict(numpy=flop / t_np / 1e9, jax=flop / t_jx / 1e9, n=n)
-    res["peak"] = max(res["numpy"], res["jax"])
+    products = {"numpy": lambda: a @ b, "jax": lambda: mm(ja, jb).block_until_ready()}
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        products["torch"] = lambda: ta @ tb
+    res = dict(n=n, torch=None)
+    for name, product in products.items():
+        t_end = time.perf_counter() + 1.0
+        while time.perf_counter() < t_end:
+            product()
+        res[name] = 2 * n ** 3 / min(timed(product)[0] for _ in range(reps)) / 1e9
+    res["peak"] = max(v for k, v in res.items() if k in products)
     return res
 
 
@@ -491,7 +500,7 @@ def forward_section(args, model, x, flops, peak, torch) -> dict:
         print(f"check: tpucc vs PyTorch, max |diff| / max |logit| = {err:.2e} ({verdict(ok)})")
 
     print(f"timing: {args.reps} calls each after the first, round-robin ...", flush=True)
-    timing = round_robin(impls, args.reps)
+    timing = steady_state(impls, args.reps)
     rows = table_rows(impls, firsts, timing, errors)
     print_table(rows, flops, peak["peak"])
     ratios = print_ratios(timing, (TPUCC, TPUCC_CACHED))
@@ -560,7 +569,7 @@ def train_section(args, model, x, labels, flops, peak, torch) -> dict:
     impls[EAGER] = lambda: numpy_train_step(model, params, x, labels, TIMING_LR)
     print(f"timing: {args.reps} calls each after the first (lr {TIMING_LR}), round-robin ...",
           flush=True)
-    timing = round_robin(impls, args.reps)
+    timing = steady_state(impls, args.reps)
     rows = table_rows(impls, firsts, timing, {k: c["update_err"] for k, c in check.items()})
     print(f"\n(GFLOP/s count a training step as {TRAIN_FLOP_FACTOR}x the forward FLOPs; "
           f"the error column is the update's error vs NumPy, see the check lines)")
@@ -636,6 +645,23 @@ def write_results(args, result):
     print(f"chart: {chart}")
 
 
+def cpu_description() -> str:
+    """The CPU's model name and widest vector instructions (Linux; else the
+    platform's processor string): timings differ by 2-3x between AVX2 and
+    AVX-512 machines of the same nominal kind."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read()
+    except OSError:
+        return platform.processor() or "unknown"
+    model = next((line.split(":", 1)[1].strip() for line in info.splitlines()
+                  if line.startswith("model name")), "unknown")
+    flags = next((line.split(":", 1)[1].split() for line in info.splitlines()
+                  if line.startswith("flags")), [])
+    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{model}, {isa}"
+
+
 def main(argv=None):
     args = parse_args(argv)
     n, s = args.batch, args.image_size
@@ -645,6 +671,7 @@ def main(argv=None):
           f"({device.device_kind}) | numpy {np.__version__} | "
           f"torch {torch.__version__ if torch else 'not used'} | Python "
           f"{platform.python_version()} | {os.cpu_count()} CPUs")
+    print(f"CPU: {cpu_description()}")
     if torch is None:
         print("PyTorch: not importable (or --no-torch); skipped")
     t_init, model = timed(lambda: VGG19(num_classes=args.classes, image_size=s, seed=args.seed,
@@ -657,13 +684,15 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed + 1)
     x = rng.standard_normal((n, 3, s, s), dtype=np.float32)
     labels = rng.integers(0, args.classes, n).astype(np.int32)
-    peak = matmul_peak(args.peak_size)
+    peak = matmul_peak(args.peak_size, torch=torch)
+    with_torch = f", PyTorch {peak['torch']:.1f}" if peak["torch"] else ""
     print(f"float32 matmul peak ({args.peak_size}^3): NumPy {peak['numpy']:.1f} GFLOP/s, "
-          f"XLA {peak['jax']:.1f} GFLOP/s -> peak {peak['peak']:.1f} GFLOP/s")
+          f"XLA {peak['jax']:.1f}{with_torch} -> peak {peak['peak']:.1f} GFLOP/s")
 
     result = dict(what=args.what, batch=n, image_size=s, hidden=args.hidden,
                   classes=args.classes, reps=args.reps, seed=args.seed,
                   platform=device.platform, device=device.device_kind, cpus=os.cpu_count(),
+                  cpu=cpu_description(),
                   versions=dict(tpucc=tpucc.__version__, jax=jax.__version__,
                                 numpy=np.__version__, python=platform.python_version(),
                                 torch=torch.__version__ if torch else None),

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import os
 import struct
+import subprocess
 import sys
 import zlib
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "models"))
+MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
+sys.path.insert(0, MODELS)
 
 import demo        # noqa: E402
 import pngchart    # noqa: E402
@@ -184,3 +185,18 @@ def test_train_check_catches_a_wrong_step(small_vgg, monkeypatch, capsys):
     assert not section["ok"] and not check["ok"]
     assert check["classifier_update_err"] == pytest.approx(0.01, rel=0.05)
     assert "MISMATCH" in capsys.readouterr().out
+
+
+def test_bench_aot_runs_at_a_small_size(tmp_path):
+    """models/bench_aot.py end to end (build, fresh-process load, the
+    persistent cache's second process skipping every stage) at 32x32."""
+    out = tmp_path / "aot.json"
+    r = subprocess.run([sys.executable, os.path.join(MODELS, "bench_aot.py"), "--image-size", "32",
+                        "--json", str(out)], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "load -> first result" in r.stdout
+    result = json.loads(out.read_text())
+    second = result["compile_runs"][1]
+    assert second["replayed"] and second["cache"] == "hit" and second["infer_s"] == 0
+    assert result["loaded"]["first_s"] > 0 and result["artifact_bytes"] > 0

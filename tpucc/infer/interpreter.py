@@ -325,7 +325,7 @@ def UNARY_NOT(f, arg):
     v = f.pop()
     if isinstance(v, Array):
         from .builder import emit
-        f.push(emit("logical_not", control._scalar_bool(v)))
+        f.push(emit("logical_not", control.scalar_bool(v)))
     else:
         f.push(not v)
 
@@ -561,7 +561,7 @@ def _truth(f, v, kind):
         if v.size != 1:
             raise UserCodeError("ValueError: The truth value of an array with more than one "
                                 "element is ambiguous. Use a.any() or a.all()")
-        return v if kind == "true" else control._scalar_bool(v)
+        return v if kind == "true" else control.scalar_bool(v)
     if isinstance(v, (RangeIter, SeqIter)):
         return True
     return bool(v) if kind == "true" else bool(v)
@@ -575,7 +575,7 @@ def BRANCH(f, arg, block, stops):
     if not isinstance(cond, Array):
         jump = cond if kind in ("true", "none", "not_none") else not cond
         return Exit((target if jump else block.next,))
-    pred = control._scalar_bool(cond)
+    pred = control.scalar_bool(cond)
     if kind == "true":
         return control.runtime_branch(f, block.index, pred, target, block.next, stops)
     return control.runtime_branch(f, block.index, pred, block.next, target, stops)
@@ -593,7 +593,7 @@ def BRANCH_OR_POP(f, arg, block, stops):
             return Exit((target,))
         f.pop()
         return Exit((block.next,))
-    pred = control._scalar_bool(cond)
+    pred = control.scalar_bool(cond)
     if kind == "true":
         return control.runtime_branch(f, block.index, pred, target, block.next, stops,
                                       setup_false=pop)
@@ -623,7 +623,7 @@ def FOR_ITER(f, exit_target, block, stops):
     def advance(fr):
         fr.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
         fr.push(it.pos)
-    return control.runtime_branch(f, block.index, control._scalar_bool(more), block.next,
+    return control.runtime_branch(f, block.index, control.scalar_bool(more), block.next,
                                   exit_target, stops, setup_true=advance,
                                   setup_false=lambda fr: fr.pop())
 

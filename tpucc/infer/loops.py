@@ -1,0 +1,535 @@
+"""Loops, by abstract interpretation (the loop half of control.py's walk).
+
+A loop is first unrolled one iteration at a time.  When an iteration's exit
+depends on runtime values (or a static loop is longer than the unroll
+budget) it becomes one While op whose carried slots are found by a fixpoint:
+static values that change are promoted to runtime, dtypes are widened.
+Static `range` loops past the budget become counted Whiles (trip_count), which
+reverse-mode AD can differentiate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
+                      StaticValueError, TpuccError)
+from ..ir import AVal
+from . import builder
+from .builder import ctx, emit, emit_op
+from .iterators import RangeIter, SeqIter
+from .state import (describe_static, leaf_aval, rebuild_state, state_leaves, static_equal,
+                    unify)
+from .values import Array, NeedsStatic, Undefined, journal_before, new_serial_floor
+from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
+                      finish_journal, in_open_region, journaled_region, shape_undefined,
+                      state_vars, walk, watch, watch_scope)
+
+def run_loop(frame, header: int, stops) -> Exit:
+    """Unrolls while iterations are static; switches to a While op when an
+    iteration's exit depends on runtime values or the budget runs out."""
+    fc = frame.fc
+    loop_stops = stops | {header} | fc.loop_exits[header]
+    budget = ctx().options.get("unroll", 32)
+    it = _for_iterator(frame, header)
+    unrolled_because = None         # why a loop longer than the budget is unrolled
+    if isinstance(it, RangeIter) and it.is_static() and it.remaining() > budget:
+        counted = _try_counted(frame, header, stops, loop_stops, it)
+        if isinstance(counted, Exit):
+            return counted
+        unrolled_because = counted
+    count = 0
+    while True:
+        locals0, stack0 = dict(frame.locals), list(frame.stack)
+        with journaled_region(runtime=False) as rec, watch_scope() as marks:
+            ex = walk(frame, header, loop_stops, entering=header)
+            iteration_ops = rec["builder"].ops
+            keep = ex.static or _may_unroll_guarded(it, budget)
+            if not keep:
+                finish_journal(rec["journal"])
+        end_watch_scope(marks, keep)
+        if keep:
+            ctx().region.ops.extend(iteration_ops)
+            for arr, before in rec["journal"].items():
+                journal_before(arr, before)
+        if not ex.static:
+            if keep:
+                return ex
+            frame.locals, frame.stack = locals0, stack0
+            return build_while(frame, header, stops, loop_stops,
+                               "while: the loop condition depends on a runtime value")
+        if ex.targets[0] != header:
+            return ex
+        count += 1
+        it = _for_iterator(frame, header)
+        if count >= budget and it is None and count < MAX_UNROLL:
+            return build_while(frame, header, stops, loop_stops,
+                               f"while: still looping after {count} unrolled iterations; "
+                               "values that change are carried at runtime")
+        if count >= MAX_UNROLL:
+            raise _unroll_limit(frame.fc.blocks[header].instrs[0].loc, it, unrolled_because)
+
+
+def _unroll_limit(loc, it, unrolled_because) -> LimitError:
+    """The unrolling budget ran out: say how much of the loop was left and
+    why it was being unrolled rather than run as one While."""
+    if it is None:
+        return LimitError(f"loop unrolled {MAX_UNROLL} times without ending", loc,
+                          "make the loop bound a runtime value, or shorten the loop")
+    why = unrolled_because or "its items are a static sequence (a list, tuple or dict)"
+    return LimitError(
+        f"loop unrolled {MAX_UNROLL} times, the most tpucc unrolls, with {it.remaining()} "
+        f"iterations left; it is unrolled because {why}", loc,
+        "a long loop compiles to one runtime `while` when its body works on runtime values: "
+        "index arrays instead of Python lists, fill a preallocated array (out[i] = v) instead "
+        "of growing a list; or shorten the loop")
+
+
+def _may_unroll_guarded(it, budget) -> bool:
+    """A static `for` whose iteration ended on a runtime condition (a runtime
+    break/continue/return) is unrolled with guards while it is short."""
+    return it is not None and it.remaining() <= budget
+
+
+def _for_iterator(frame, header):
+    instrs = frame.fc.blocks[header].instrs
+    if instrs and instrs[0].op == "FOR_ITER" and frame.stack:
+        top = frame.stack[-1]
+        if isinstance(top, (RangeIter, SeqIter)) and (not isinstance(top, RangeIter)
+                                                     or top.is_static()):
+            return top
+    return None
+
+
+def _try_counted(frame, header, stops, loop_stops, it: RangeIter):
+    """A long static range loop becomes a While over a runtime counter, unless
+    its body needs the counter as a static value, or changes something a While
+    cannot carry (a list it appends to, a variable whose shape or dtype
+    settles only after the first iteration).  Unrolling such a loop is exact,
+    only slower, so it is unrolled: returns the Exit, or why it must unroll
+    (errors that do not come from the While recur while unrolling)."""
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
+    pos = Array(_weak(pos))
+    frame.stack[-1] = RangeIter(pos, it.stop, it.step)
+    try:
+        return build_while(frame, header, stops, loop_stops,
+                           f"counted loop: {it.remaining()} iterations exceed the unroll "
+                           f"budget ({ctx().options.get('unroll', 32)})",
+                           trip_count=it.remaining())
+    except (StaticValueError, NeedsStatic) as e:
+        frame.locals, frame.stack = locals0, stack0
+        what = e.message if isinstance(e, StaticValueError) else e.what
+        return f"its body needs a static value ({what})"
+    except TpuccError as e:     # e.g. a list that grows, a `raise` under `if i > n:`
+        if isinstance(e, InternalError):
+            raise
+        frame.locals, frame.stack = locals0, stack0
+        return f"it cannot run as one runtime loop ({e.message})"
+
+
+def _weak(arr: Array):
+    (v,) = emit_op("convert", (arr.var,), {"dtype": arr.dtype},
+                   (AVal(arr.dtype, arr.shape, True),))
+    return v
+
+
+def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit:
+    """One While op for the loop at `header`, found by a fixpoint on the
+    loop-carried slots (see module docstring).  `trip_count`: the static
+    number of iterations of a counted range loop, if known."""
+    loc = frame.fc.loop_locs.get(header) or frame.fc.blocks[header].instrs[0].loc
+    counted = _runtime_range_header(frame, header)
+    promote: dict[str, AVal] = {}
+    boxes: list = []
+    unshared: set = set()           # entry arrays whose aliasing the body breaks
+    for _attempt in range(8):
+        locals0, stack0 = dict(frame.locals), list(frame.stack)
+        with builder.at(loc):
+            _apply_promotions(frame, promote)
+        td, leaves = state_leaves(frame.locals, frame.stack)
+        carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
+        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
+                          unshared)
+        frame.locals, frame.stack = locals0, stack0
+        if trial.diverged - unshared:
+            unshared |= trial.diverged      # again, without sharing those arrays
+            continue
+        if _add_loop_defined(frame, trial):
+            continue                # variables first bound inside the loop join the state
+        _check_loop_structure(td, trial, loc)
+        new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
+        if new_promote == promote and len(new_boxes) == len(boxes):
+            return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
+                               counted, trip_count)
+        promote, boxes = new_promote, new_boxes
+    raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
+
+
+def _apply_promotions(frame, promote):
+    td, leaves = state_leaves(frame.locals, frame.stack)
+    out = []
+    for path, v in leaves:
+        aval = promote.get(path)
+        if aval is None:
+            out.append(v)
+        elif isinstance(v, Undefined):
+            out.append(Array(as_aval(0, aval)))
+        else:
+            out.append(Array(as_aval(v, aval)))
+    frame.locals, frame.stack = rebuild_state(td, out)
+
+
+@dataclass
+class Trial:
+    builder: object
+    params: tuple
+    exit: Exit
+    leaves: list
+    ends: dict
+    td: object
+    locals: dict
+    kept: set          # carried slots whose Array object the body never rebinds
+    unchanged: set     # ... and never updates in place: loop-invariant
+    fresh: set = field(default_factory=set)   # slots the body rebinds to a new array
+    end_vars: dict = field(default_factory=dict)  # id(Array) -> Value at the body's end
+    shares: dict = field(default_factory=dict)    # slot -> outer arrays its end value may be
+    watched: list = field(default_factory=list)   # entry arrays whose body Array got a note
+    marks: list = field(default_factory=list)     # (array, note) the body's merges watched
+    diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
+
+
+def _runtime_range_header(frame, header) -> bool:
+    """`for i in range(n)` with a runtime counter: the range test goes into
+    the While's condition and the body needs no guard."""
+    instrs = frame.fc.blocks[header].instrs
+    return (bool(instrs) and instrs[0].op == "FOR_ITER" and bool(frame.stack)
+            and isinstance(frame.stack[-1], RangeIter) and not frame.stack[-1].is_static())
+
+
+def _advance(frame):
+    it = frame.stack[-1]
+    frame.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
+    frame.push(it.pos)
+
+
+def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
+              unshared=frozenset()) -> Trial:
+    """One abstract iteration on parameters for the carried slots and boxes.
+    The slots' Arrays are made inside the region, so in-place updates to them
+    are the body's own and not journaled as outer effects."""
+    from ..ir import Value
+    params = [Value(leaves[i][1].aval) for i in carried]
+    box_params = [Value(b.aval) for b in boxes]
+    code_param = Value(AVal(np.dtype(np.int32), ()))
+    all_params = (code_param, *params, *box_params)
+    with journaled_region(all_params) as rec:
+        for box, p in zip(boxes, box_params):
+            box.assign(p)
+        body_leaves = [v for _, v in leaves]
+        slot_arrays = _slot_arrays(leaves, carried, params, unshared)
+        entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
+        for i, arr in slot_arrays.items():
+            body_leaves[i] = arr
+        fresh_floor = new_serial_floor()
+        frame.locals, frame.stack = rebuild_state(td, body_leaves)
+        entry_stack = list(frame.stack)
+        with watch_scope() as marks:
+            if counted:
+                _advance(frame)
+                ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
+            else:
+                ex = walk(frame, header, loop_stops, entering=header)
+        watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
+        end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
+        _park_exit_stack(frame, entry_stack)
+        end_vars = state_vars(frame)
+        slot_vars = {i: a.var for i, a in slot_arrays.items()}
+        ends = finish_journal(rec["journal"])
+    out_td, out_leaves = state_leaves(frame.locals, frame.stack)
+    kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
+    shared = {id(a) for a in slot_arrays.values()
+              if sum(b is a for b in slot_arrays.values()) > 1}
+    for i, a in slot_arrays.items():
+        if out_td == td and i not in kept and a.version and id(a) not in shared:
+            # (slots align only then; shared arrays: _diverged, then _check_unshared)
+            raise SideEffectError(
+                f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
+                "the first iteration the update goes into the array it named before the loop",
+                frame.fc.blocks[header].instrs[0].loc,
+                f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy()) or use a "
+                "new name for the rebound value")
+    if unshared and out_td == td:
+        _check_unshared(slot_arrays, leaves, unshared, frame.fc.blocks[header].instrs[0].loc)
+    unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
+    fresh = {i for i in slot_arrays if i < len(out_leaves)
+             and _is_fresh(out_leaves[i][1], fresh_floor)}
+    shares = {i: _loop_shared(out_leaves[i][1], slot_arrays, leaves, fresh_floor)
+              for i in slot_arrays if i < len(out_leaves) and i not in kept | fresh}
+    return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
+                 kept, unchanged, fresh, end_vars, shares, watched, marks,
+                 _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set())
+
+
+def _loop_shared(end, slot_arrays, leaves, floor) -> list:
+    """Arrays from before the loop that a slot's end value `end` may be (or
+    view): the entry arrays of the slots whose body Arrays it is or views,
+    and outer arrays."""
+    body_slot = {id(a): i for i, a in slot_arrays.items()}
+    out = []
+    while isinstance(end, Array):
+        j = body_slot.get(id(end))
+        if j is not None:
+            out.append(leaves[j][1])
+        elif end.serial < floor:
+            out.append(end)
+        end = end.base
+    return out
+
+
+def _slot_arrays(leaves, carried, params, unshared) -> dict:
+    """{slot: its Array in the body}, on the slots' parameters.  Aliasing is
+    kept as in NumPy: slots naming the same array share one body Array, and
+    a view's body Array is a view of its base's body Array (or of the outer
+    base itself, which becomes a box once the body writes through to it), so
+    an in-place update through one name is seen through the others.
+
+    That holds for every iteration only if the body keeps the aliasing (both
+    names still name one array at its end).  For arrays in `unshared` it does
+    not: their names get separate body Arrays (views: of the outer base),
+    which is exact as long as none of them is updated in place (checked by
+    _check_unshared)."""
+    inside: dict = {}               # id(entry Array) -> body Array
+    out = {}
+    order = sorted(zip(carried, params), key=lambda ip: leaves[ip[0]][1].serial)
+    for i, p in order:              # bases before their views (a base is older)
+        entry = leaves[i][1]
+        body = inside.get(id(entry)) if id(entry) not in unshared else None
+        if body is None:
+            if entry.base is not None:
+                base = (entry.base if id(entry.base) in unshared
+                        else inside.get(id(entry.base), entry.base))
+                body = Array(p, base=base, index=entry.index)
+            else:
+                body = Array(p)
+            body.immutable, body.alias_note = entry.immutable, entry.alias_note
+            inside.setdefault(id(entry), body)
+        out[i] = body
+    return out
+
+
+def _diverged(slot_arrays, out_leaves, leaves, kept) -> set:
+    """Entry arrays whose sharing in the body holds for the first iteration
+    only: names sharing one body Array end it naming different arrays, or a
+    view's base slot is rebound (the view still views the old array)."""
+    out = set()
+    groups: dict = {}
+    for i, a in slot_arrays.items():
+        groups.setdefault(id(a), []).append(i)
+    slot_of = {id(a): i for i, a in slot_arrays.items()}
+    for members in groups.values():
+        ends = [out_leaves[i][1] if i < len(out_leaves) else None for i in members]
+        if len(members) > 1 and any(e is not ends[0] for e in ends):
+            out.add(id(leaves[members[0]][1]))
+        base = slot_arrays[members[0]].base
+        j = slot_of.get(id(base)) if base is not None else None
+        if j is not None and j not in kept:
+            out.add(id(leaves[j][1]))
+    return out
+
+
+def _check_unshared(slot_arrays, leaves, unshared, loc):
+    """Names that share an array on entry but not after the body's first
+    iteration: an in-place update through one of them would be seen through
+    the others on the first iteration only, which one While cannot say."""
+    for i, a in slot_arrays.items():
+        entry = leaves[i][1]
+        member = id(entry) in unshared or (entry.base is not None and id(entry.base) in unshared)
+        if member and a.version:
+            raise SideEffectError(
+                f"`{leaves[i][0]}` shares its array with another name when this loop starts, "
+                "but the loop rebinds one of them, and `" + leaves[i][0] + "` is updated in "
+                "place: the update reaches the other name on the first iteration only", loc,
+                f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy())")
+
+
+def _is_fresh(v, floor) -> bool:
+    """A new array the body made, certainly not another name's array (nor a
+    view of one): after the loop the slot's array is a new one."""
+    return (isinstance(v, Array) and v.serial >= floor and v.base is None
+            and v.alias_note is None)
+
+
+EXIT_STACK = "<exit stack {}>"
+
+
+def _park_exit_stack(frame, entry_stack):
+    """Makes the body's end state line up with the header's stack.  Slots
+    deeper than the header's belong to exits only (e.g. an inner loop's
+    iterator on the way to a `return` from that inner loop): they move into
+    named locals, carried like variables first bound in the loop, and go back
+    onto the stack after the While (_unpark_exit_stack).  A stack shorter
+    than the header's (every path returns) is padded with dead slots."""
+    depth = len(entry_stack)
+    for i in range(depth, len(frame.stack)):
+        frame.locals[EXIT_STACK.format(i)] = frame.stack[i]
+    del frame.stack[depth:]
+    for i in range(len(frame.stack), depth):
+        frame.stack.append(Undefined(f"<stack {i}>"))
+        shape_undefined([frame.stack, entry_stack], i)
+
+
+def _unpark_exit_stack(frame):
+    i = len(frame.stack)
+    while EXIT_STACK.format(i) in frame.locals:
+        frame.stack.append(frame.locals.pop(EXIT_STACK.format(i)))
+        i += 1
+
+
+def _add_loop_defined(frame, trial) -> bool:
+    """Variables bound by the body but not before the loop are added to the
+    entry state as Undefined (zeros once promoted).  True if any were added."""
+    new = [n for n in trial.locals if n not in frame.locals]
+    for n in new:
+        frame.locals[n] = Undefined(n)
+        shape_undefined([frame.locals, trial.locals], n)
+    return bool(new)
+
+
+def _check_loop_structure(td, trial, loc):
+    if trial.td != td:
+        raise MergeError("an iteration of this loop changes the structure of a variable "
+                         "(e.g. a tuple's length, or a list it appends to)", loc,
+                         "keep the same structure on every iteration; use arrays for data "
+                         "that grows")
+
+
+def _widen(leaves, trial: Trial, promote, boxes, loc):
+    promote = dict(promote)
+    for (path, before), (_, after) in zip(leaves, trial.leaves):
+        if isinstance(before, Array):
+            if isinstance(after, Undefined):
+                continue
+            a_aval = leaf_aval(after)
+            if a_aval is None:
+                raise MergeError(f"this loop turns `{path}` from an array into "
+                                 f"{describe_static(after)}", loc)
+            u = unify(path, [before.aval, a_aval], "iterations of this loop")
+            if u != before.aval:
+                promote[path] = u
+        elif not (after is before or static_equal(before, after)):
+            if isinstance(after, Undefined):
+                continue
+            avals = [leaf_aval(v) for v in (before, after) if not isinstance(v, Undefined)]
+            if any(a is None for a in avals):
+                raise SideEffectError(
+                    f"this runtime loop changes the static value `{path}` "
+                    f"({describe_static(before)} -> {describe_static(after)})", loc,
+                    "only arrays and numbers can change inside a loop on runtime values")
+            promote[path] = unify(path, avals, "iterations of this loop")
+    new_boxes = list(boxes) + [b for b in trial.ends if all(b is not x for x in boxes)]
+    return promote, new_boxes
+
+
+def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
+                counted, trip_count=None) -> Exit:
+    with builder.at(loc):
+        return _emit_while_at(frame, header, td, leaves, carried, boxes, trial, note, loc,
+                              counted, trip_count)
+
+
+def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
+                   counted, trip_count=None) -> Exit:
+    targets = trial.exit.targets
+    shift = 0
+    if header not in targets:       # the body always leaves: it runs at most once
+        targets, shift = (header,) + targets, 1
+    # Body results: exit code, carried slots, boxes (all with their entry types).
+    with in_open_region(trial.builder):
+        code = (as_aval(targets.index(trial.exit.targets[0]), AVal(np.dtype(np.int32), ()))
+                if trial.exit.static else
+                emit("add", trial.exit.code, np.int32(shift)).var if shift else
+                trial.exit.code.var)
+        results = [code]
+        for i in carried:
+            end = trial.leaves[i][1]
+            results.append(as_aval(trial.end_vars.get(id(end), end), leaves[i][1].aval))
+        for box in boxes:
+            results.append(as_aval(trial.ends.get(box, box.var), box.aval))
+    body = close_region(trial.builder, results)
+    range_slots = _range_slots(leaves, carried, len(frame.stack)) if counted else None
+    cond = _cond_region(trial.params, targets.index(header), range_slots)
+    init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
+    init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
+    # A counted loop whose body always goes back to the header runs exactly
+    # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
+    attrs = {"trip_count": trip_count} if (
+        trip_count is not None and trial.exit.static and targets == (header,)) else {}
+    with builder.at(loc):
+        outs = emit_op("while", tuple(init), attrs, [v.aval for v in init],
+                       regions=(cond, body), note=note)
+    new_leaves = [v for _, v in leaves]
+    for i, out in zip(carried, outs[1:]):
+        if i in trial.unchanged:
+            continue            # loop-invariant: the array keeps its value and identity
+        if i in trial.kept:     # updated in place only: the same array object, as in NumPy
+            new_leaves[i].assign(out)
+        else:
+            new_leaves[i] = Array(out)
+            if i not in trial.fresh or (counted and not trip_count):
+                alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
+                         "loop (or another name's array) on some runtime paths and a new one "
+                         "on others")
+                new_leaves[i].alias_note = alias
+                for a in [leaves[i][1], *trial.shares.get(i, ())]:
+                    watch(a, alias)
+    for a, alias in trial.marks:
+        watch(a, alias)
+    for a in trial.watched:
+        watch(a, "a runtime `if` in the loop body makes another name this array (or a view "
+                  "of it) on some paths only")
+    for box, out in zip(boxes, outs[1 + len(carried):]):
+        box.assign(out)
+    frame.locals, frame.stack = rebuild_state(td, new_leaves)
+    depths = dict(trial.exit.depths)
+    if counted:     # leaving with the header's code means the range ran out
+        done = frame.fc.blocks[header].instrs[0].arg
+        depths[done] = len(frame.stack) - 1
+        after = [done if t == header else t for t in targets]
+    else:
+        after = [t for t in targets if t != header]
+    _unpark_exit_stack(frame)
+    rest = tuple(dict.fromkeys(after))
+    if len(rest) == 1:
+        return Exit(rest, None, depths)
+    with builder.at(loc):
+        table = np.array([rest.index(done if t == header else t) if counted or t != header
+                          else 0 for t in targets], np.int32)
+        code = emit("getitem", table, Array(outs[0]), key=("array",))
+    return Exit(rest, code, depths)
+
+
+def _range_slots(leaves, carried, depth):
+    """(pos, stop, step) of the range iterator on top of the stack, each a
+    carried-slot number (int) or a static value wrapped in a 1-tuple."""
+    prefix = f"<stack {depth - 1}>"
+    found = {}
+    for i, (path, v) in enumerate(leaves):
+        if path in (prefix + ".pos", prefix + ".stop"):
+            found[path.rsplit(".", 1)[1]] = carried.index(i) if i in carried else (v,)
+    return found["pos"], found["stop"]
+
+
+def _cond_region(body_params, header_index, range_slots=None):
+    """Keep looping while the body's exit code says 'back to the header'
+    (and, for a counted loop, while the range has items left)."""
+    from ..ir import Region, Value
+    params = tuple(Value(p.aval) for p in body_params)
+    with builder.new_region(params) as rb:
+        pred = emit("equal", Array(params[0]), np.int32(header_index))
+        if range_slots is not None:
+            pos, stop = (Array(params[1 + s]) if isinstance(s, int) else s[0]
+                         for s in range_slots)
+            pred = emit("logical_and", pred, emit("less", pos, stop))
+    return Region(rb.params, rb.ops, (pred.var,))
