@@ -499,7 +499,7 @@ def forward_section(args, model, x, flops, peak, torch) -> dict:
         ok &= err < FORWARD_TOL
         print(f"check: tpucc vs PyTorch, max |diff| / max |logit| = {err:.2e} ({verdict(ok)})")
 
-    print(f"timing: {args.reps} calls each after the first, round-robin ...", flush=True)
+    print(f"timing: {args.reps} consecutive calls of each, after an untimed one ...", flush=True)
     timing = steady_state(impls, args.reps)
     rows = table_rows(impls, firsts, timing, errors)
     print_table(rows, flops, peak["peak"])
@@ -567,8 +567,8 @@ def train_section(args, model, x, labels, flops, peak, torch) -> dict:
 
     impls = {name: functools.partial(steps[name], TIMING_LR) for name in impls}
     impls[EAGER] = lambda: numpy_train_step(model, params, x, labels, TIMING_LR)
-    print(f"timing: {args.reps} calls each after the first (lr {TIMING_LR}), round-robin ...",
-          flush=True)
+    print(f"timing: {args.reps} consecutive calls of each, after an untimed one "
+          f"(lr {TIMING_LR}) ...", flush=True)
     timing = steady_state(impls, args.reps)
     rows = table_rows(impls, firsts, timing, {k: c["update_err"] for k, c in check.items()})
     print(f"\n(GFLOP/s count a training step as {TRAIN_FLOP_FACTOR}x the forward FLOPs; "

@@ -364,3 +364,24 @@ def test_training_step_is_one_executable_and_matches_eager_sgd():
     for a, b in zip(net.layers, ref.layers):
         np.testing.assert_allclose(a.weight, b.weight, rtol=1e-5, atol=1e-6)
     assert losses[2] < losses[0]
+
+
+def test_compiling_a_gradient_function_directly():
+    """tpucc.compile(tpucc.grad(f)): the compiled function is the gradient
+    (compile used to copy the GradFunction's attributes, `fn` among them,
+    over its own and compiled f instead)."""
+    f = tpucc.compile(tpucc.grad(lambda x: np.sum(x * x)))
+    np.testing.assert_array_equal(f(np.arange(3.0)), [0.0, 2.0, 4.0])
+    vg = tpucc.compile(tpucc.value_and_grad(lambda x: np.sum(x ** 3)))
+    value, grad = vg(np.array([1.0, 2.0]))
+    assert value == 9.0 and list(grad) == [3.0, 12.0]
+
+
+def test_relu_gradient_at_zero_is_zero():
+    """tpucc.nn.relu's derivative at 0 is 0, as relu_vjp and PyTorch say
+    (np.maximum(x, 0) would split it: 1/2)."""
+    from tpucc import nn
+    g = tpucc.grad(lambda x: np.sum(nn.relu(x)))(np.array([-1.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(g, [0.0, 0.0, 1.0])
+    r = tpucc.compile(nn.relu)(np.array([np.nan, -np.inf, -0.0, 3.0]))
+    np.testing.assert_array_equal(r, [np.nan, 0.0, 0.0, 3.0])

@@ -407,3 +407,69 @@ def test_training_step_updates_running_stats_through_aux():
     np.testing.assert_allclose(dbias, expected_dbias, rtol=1e-10)
     np.testing.assert_allclose(mean, eager_mean, rtol=1e-12)
     np.testing.assert_allclose(var, eager_var, rtol=1e-12)
+
+
+# --- max pooling with tiling windows (stride = kernel, no padding) lowers to a
+#     reshape + max with its own gradient (tpucc/ops/nn.py _tiled_max); others
+#     stay reduce_window / select_and_scatter.
+
+def _ties(shape, seed=0):
+    """Small integers: windows with several equal maxima everywhere."""
+    return np.random.default_rng(seed).integers(-2, 3, shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("xs,kernel", [((2, 3, 6, 8), 2), ((1, 2, 7, 9), 2), ((1, 2, 9, 8), (3, 2)),
+                                       ((1, 1, 4, 6), (1, 3))])
+def test_tiled_max_pool_gradient_routes_ties_to_the_first_maximum(xs, kernel):
+    x, g = _ties(xs), _r(nn.max_pool2d(_ties(xs), kernel).shape, 5, np.float32)
+    got = tpucc.grad(lambda x, g: np.sum(nn.max_pool2d(x, kernel) * g))(x, g)
+    np.testing.assert_array_equal(got, nn.max_pool2d_vjp(x, g, kernel))
+
+
+def test_tiled_max_pool_after_a_conv_runs_channels_last_with_the_same_ties():
+    """conv -> relu -> pool: the pool runs on the conv's channels-last
+    layout; integer data makes exact ties, routed as the NumPy VJPs do."""
+    x, w = _ties((2, 3, 8, 10), 1), _ties((4, 3, 3, 3), 2)
+    b = np.zeros(4, np.float32)
+    g = _r((2, 4, 4, 5), 3, np.float32)
+
+    def loss(x, w):
+        return np.sum(nn.max_pool2d(nn.relu(nn.conv2d(x, w, b, padding=1)), 2) * g)
+
+    dx, dw = tpucc.grad(loss, argnums=(0, 1))(x, w)
+    y = nn.conv2d(x, w, b, padding=1)
+    dy = nn.relu_vjp(y, nn.max_pool2d_vjp(nn.relu(y), g, 2))
+    ex, ew, _ = nn.conv2d_vjp(x, w, b, dy, padding=1)
+    np.testing.assert_allclose(dx, ex, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(dw, ew, rtol=1e-6, atol=1e-5)
+    hlo = tpucc.compile(tpucc.value_and_grad(loss)).lower(x, w).as_text()
+    assert "select-and-scatter" not in hlo and "reduce-window" not in hlo
+
+
+def test_overlapping_max_pool_keeps_reduce_window():
+    hlo = tpucc.compile(tpucc.value_and_grad(lambda x: np.sum(nn.max_pool2d(x, 3, 2)))).lower(
+        _ties((1, 1, 7, 7))).as_text()
+    assert "reduce-window" in hlo and "select-and-scatter" in hlo
+
+
+def test_tiled_max_pool_of_integers_and_bools():
+    f = tpucc.compile(lambda x: nn.max_pool2d(x, 2))
+    for x in (np.arange(48, dtype=np.int32).reshape(1, 3, 4, 4) % 7,
+              np.arange(48).reshape(1, 3, 4, 4) % 3 == 0):
+        np.testing.assert_array_equal(f(x), nn.max_pool2d(x, 2))
+
+
+@pytest.mark.parametrize("perm", [(0, 1, 2, 3), (0, 2, 3, 1), (0, 3, 2, 1), (3, 1, 0, 2)])
+def test_tiled_max_pool_gradient_in_any_physical_layout(perm):
+    """The lowering's max pool on a physical layout (the layout pass hands
+    it channels-last arrays; here also W before H): ties still go to the
+    first maximum in row-major (h, w) window order."""
+    import jax
+    import jax.numpy as jnp
+    from tpucc.ops.nn import _tiled_max
+    x, g = _ties((2, 3, 6, 9)), _r((2, 3, 3, 3), 1, np.float32)
+    axes = (perm.index(2), perm.index(3))
+    gp = np.transpose(g, perm)
+    dx = jax.grad(lambda v: jnp.sum(_tiled_max(v, (2, 3), axes) * gp))(np.transpose(x, perm))
+    np.testing.assert_array_equal(np.transpose(np.asarray(dx), np.argsort(perm)),
+                                  nn.max_pool2d_vjp(x, g, (2, 3)))

@@ -42,6 +42,9 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
 
 class CompiledFunction:
     def __init__(self, fn, options):
+        # Name and docstring of fn; not its __dict__, which would overwrite
+        # ours when fn is itself an object (tpucc.grad(f) has an `fn` too).
+        functools.update_wrapper(self, fn, updated=())
         self.fn = fn
         self.options = {**DEFAULT_OPTIONS, **options}
         self._runtime = frozenset(self.options["runtime_args"])
@@ -50,7 +53,6 @@ class CompiledFunction:
         except (TypeError, ValueError):
             self._names = []
         self._cache: dict = {}
-        functools.update_wrapper(self, fn)
 
     def _names_for(self, n):
         return (self._names + [None] * n)[:n]

@@ -226,7 +226,10 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
 # --- the rest: ordinary NumPy, inlined by the compiler ----------------------------------
 
 def relu(x):
-    return np.maximum(x, 0)
+    # Not np.maximum(x, 0): its derivative at a tie (x == 0, common after a
+    # max pool of zeros) is 1/2 in reverse mode; relu's is 0 (relu_vjp,
+    # PyTorch).  `x <= 0` keeps NaN as NaN and sends -inf to 0.
+    return np.where(x <= 0, 0, x)
 
 
 def softmax(x, axis=-1):

