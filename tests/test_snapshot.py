@@ -318,3 +318,14 @@ def test_runtime_args_count_by_type(tmp_path):
     assert out == np.float32(2.25) and module.W[0] == np.float32(0.75)
     run(1)                                     # another type: another program
     assert cache.stats()["trace_hits"] == 1
+
+
+def test_trace_records_can_be_turned_off(tmp_path, monkeypatch):
+    """TPUCC_CACHE_TRACES=0: executables still come from the cache, infer runs."""
+    process(tmp_path)[2](X)
+    monkeypatch.setenv("TPUCC_CACHE_TRACES", "0")
+    module, model, f = process(tmp_path)
+    assert_same(module.Model().forward(X), f(X))
+    (entry,) = f._cache.values()
+    assert entry.times.cache == "hit" and not entry.times.replayed
+    assert cache.stats()["trace_hits"] == 0

@@ -34,7 +34,7 @@ object the walk cannot describe (a C object without a `__dict__`, a lock, a
 file) makes the function unreplayable: it is traced in each new process,
 as before.  Like in-process reuse, this assumes that library calls
 evaluated at compile time are pure (`os.environ` read while compiling is
-not seen).
+not seen); TPUCC_CACHE_TRACES=0 turns records off for such programs.
 
 Each visited object gets an index (its visit number); where the digests
 agree the walks visited the same objects in the same order, so the record
@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import sys
 import types
 
@@ -442,10 +443,19 @@ def _lookup(fn, args, kwargs, options):
     return w, cache.key_of(material), material
 
 
+def enabled() -> bool:
+    """TPUCC_CACHE_TRACES=0 keeps executables cached but traces in every
+    process (for programs that read something at compile time that the
+    fingerprint cannot see, such as os.environ)."""
+    return os.environ.get("TPUCC_CACHE_TRACES", "1").strip().lower() not in cache._FALSE
+
+
 def find(disk, fn, args, kwargs, options):
     """(Traced without a program, program key, program key material) when a
     record for this function, these arguments and this world exists; else
     None.  Never raises."""
+    if not enabled():
+        return None
     try:
         w, key, material = _lookup(fn, args, kwargs, options)
         record = disk.load_record(FORMAT, key, material)
@@ -466,6 +476,8 @@ def find(disk, fn, args, kwargs, options):
 def store(disk, fn, args, kwargs, options, traced, program_key, program_material):
     """Records `traced` for later processes (after a compile whose executable
     is in the cache).  Never raises."""
+    if not enabled():
+        return False
     try:
         w, key, material = _lookup(fn, args, kwargs, options)
         reads = list(dict.fromkeys(traced.module_reads))
