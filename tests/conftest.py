@@ -44,6 +44,9 @@ def assert_same(expected, actual, rtol=1e-6, atol=1e-6):
     for (path, e), (_, a) in zip(el, al):
         if isinstance(e, (np.ndarray, np.generic)) or isinstance(a, (np.ndarray, np.generic)):
             ea, aa = np.asarray(e), np.asarray(a)
+            assert isinstance(e, np.ndarray) == isinstance(a, np.ndarray), (
+                f"{path}: expected a {type(e).__name__}, got a {type(a).__name__} "
+                "(a 0-d array and a NumPy scalar differ)")
             assert ea.dtype == aa.dtype, f"{path}: dtype {ea.dtype} expected, got {aa.dtype}"
             assert ea.shape == aa.shape, f"{path}: shape {ea.shape} expected, got {aa.shape}"
             if ea.dtype.kind in "fc":

@@ -953,10 +953,6 @@ def zero_d_makers(x):
             np.asarray(x, dtype=np.float32), x + x, np.sum(x))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tpucc/driver.py to_user_value/_converter return a NumPy scalar for every 0-d result; "
-    "NumPy returns a 0-d ndarray from np.zeros(()), reshape(()), np.copy, x[...], np.full, "
-    "np.asarray(dtype=), ... (a scalar only from ufuncs and reductions)"))
 def test_zero_d_results_are_arrays_where_numpy_gives_arrays():
     """Not compared in test_op (values, dtypes and shapes are): the kind of a
     0-d result, ndarray or NumPy scalar, which decides e.g. whether
@@ -965,3 +961,55 @@ def test_zero_d_results_are_arrays_where_numpy_gives_arrays():
     expected = zero_d_makers(x)
     actual = tpucc.compile(zero_d_makers)(x)
     assert [type(r).__name__ for r in actual] == [type(r).__name__ for r in expected]
+
+
+def zero_d_through_control_flow(x, n):
+    s = x.sum()                       # a NumPy scalar
+    a = np.zeros(())                  # a 0-d array
+    if x[0] > 0:                      # runtime branch: both arms keep the kinds
+        s = s + 1
+        a = a.reshape(())
+    else:
+        s = s * 2
+        a = np.full((), 3.0)
+    k = x.max()
+    while k < n:                      # runtime loop carrying a NumPy scalar
+        k = k + 1
+    return s, a, k
+
+
+def test_zero_d_kinds_survive_branches_and_loops():
+    for x in (np.array([1.0, 2.0]), np.array([-1.0, 2.0])):
+        expected = zero_d_through_control_flow(x, 5.0)
+        actual = tpucc.compile(zero_d_through_control_flow)(x, np.float64(5.0))
+        assert [type(r) for r in actual] == [type(r) for r in expected]
+        assert [float(r) for r in actual] == [float(r) for r in expected]
+
+
+def zero_d_kinds_of_functions(x, s):
+    return (np.where(x > 0, x, 0.0), s.astype(np.float32), x.astype(np.float32),
+            np.clip(x, 0, 1), x[()], x[...], np.squeeze(x.reshape(1)))
+
+
+def test_zero_d_kinds_of_functions():
+    x, s = np.array(1.5), np.float64(2.5)
+    expected = zero_d_kinds_of_functions(x, s)
+    actual = tpucc.compile(zero_d_kinds_of_functions)(x, s)
+    assert [type(r) for r in actual] == [type(r) for r in expected]
+
+
+def disagreeing_kinds(x):
+    if x.sum() > 0:
+        r = np.zeros(())            # a 0-d array on this path
+    else:
+        r = x.sum()                 # a NumPy scalar on this one
+    return r
+
+
+def test_disagreeing_branch_kinds_give_a_numpy_scalar():
+    """A documented gap (README, known gaps): the kind is chosen at compile
+    time, a NumPy scalar when runtime branches disagree."""
+    f = tpucc.compile(disagreeing_kinds)
+    assert type(f(np.array([-1.0]))) is np.float64
+    assert type(f(np.array([1.0]))) is np.float64            # NumPy: a 0-d ndarray
+    assert type(disagreeing_kinds(np.array([1.0]))) is np.ndarray

@@ -460,7 +460,8 @@ def _output_builder(traced):
     avals = traced.result_avals
     for s in traced.out_static:
         if s is infer.RUNTIME:
-            converters.append((k, _converter(avals[k], traced.out_weak[k])))
+            scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
+            converters.append((k, _converter(avals[k], traced.out_weak[k], scalar)))
             k += 1
         else:
             converters.append((-1, s))
@@ -499,19 +500,23 @@ class DeviceCache:
         return entry[1]
 
 
-def to_user_value(x, weak=None):
-    """A runtime output as eager NumPy would return it: a (writeable) ndarray,
-    a NumPy scalar for 0-d results, or the Python scalar type `weak` for
-    values that were promoted Python scalars."""
+def to_user_value(x, weak=None, scalar=True):
+    """A runtime output as eager NumPy would return it: a (writeable) ndarray;
+    for 0-d results a NumPy scalar (what ufuncs and reductions give) unless
+    `scalar` is False (np.zeros(()), x[...], reshape(()) give 0-d arrays);
+    or the Python scalar type `weak` for values that were promoted Python
+    scalars."""
     value = np.array(x)
     if value.ndim == 0:
-        return weak(value.item()) if weak is not None else value[()]
+        if weak is not None:
+            return weak(value.item())
+        return value[()] if scalar else value
     return value
 
 
-def _converter(aval, weak):
+def _converter(aval, weak, scalar=True):
     """to_user_value for one output, specialized on its (known) rank."""
-    if aval.shape:
+    if aval.shape or (weak is None and not scalar):
         return np.array                   # a writeable copy, as NumPy returns
     if weak is not None:
         return lambda x: weak(np.asarray(x).item())

@@ -323,6 +323,7 @@ def describe(traced, w: Walk) -> dict:
             "out_tree": _treedef(w, traced.out_treedef),
             "out_static": statics,
             "out_weak": [t.__name__ if t is not None else None for t in traced.out_weak],
+            "out_scalar": list(traced.out_scalar),
             "writebacks": writebacks, "captured": captured, "guards": guards,
             "input_sources": list(traced.input_sources)}
 
@@ -351,7 +352,7 @@ def rebind(record: dict, w: Walk):
     return Traced(None, [_decode_aval(a) for a in record["in_avals"]], record["n_arg_inputs"],
                   _decode_treedef(w, record["out_tree"]), out_static,
                   [weak[t] for t in record["out_weak"]], writebacks, captured, guards,
-                  input_sources=record["input_sources"],
+                  input_sources=record["input_sources"], out_scalar=record["out_scalar"],
                   result_avals=[_decode_aval(a) for a in record["result_avals"]])
 
 

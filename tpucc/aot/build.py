@@ -391,6 +391,8 @@ def _outputs(ep, traced) -> dict:
             weak = traced.out_weak[k]
             nodes.append({"leaf": "runtime", "output": k, "path": path,
                           "weak": weak.__name__ if weak is not None else None,
+                          "scalar": bool(traced.out_scalar[k]) if k < len(traced.out_scalar)
+                          else True,
                           "dtype": avals[k].dtype.name, "shape": list(avals[k].shape)})
             k += 1
         else:

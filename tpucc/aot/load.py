@@ -252,7 +252,8 @@ class LoadedEntry:
             if node["leaf"] == "static":
                 return tree.decode_static(node["value"])
             weak = node.get("weak")
-            return to_user_value(outs[node["output"]], tree.WEAK_TYPES[weak] if weak else None)
+            return to_user_value(outs[node["output"]], tree.WEAK_TYPES[weak] if weak else None,
+                                 node.get("scalar", True))
         return tree.build(self.manifest["outputs"]["tree"], leaf)
 
     def _write_back(self, leaves, values):

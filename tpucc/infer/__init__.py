@@ -45,6 +45,8 @@ class Traced:
     result_avals: list = field(default_factory=list)    # the program's results
     namespaces: dict = field(default_factory=dict)      # id(guarded namespace) -> (it, owner, kind)
     module_reads: list = field(default_factory=list)    # (module, name) the trace read
+    out_scalar: list = field(default_factory=list)      # per runtime output: a NumPy scalar
+                                                        # if 0-d (else a 0-d ndarray)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -149,12 +151,13 @@ def _param_names(fn, n):
 def _finish(context, interp, result, params, arrays) -> Traced:
     out_leaves: list = []
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
-    results, out_static, out_weak = [], [], []
+    results, out_static, out_weak, out_scalar = [], [], [], []
     for _, v in out_leaves:
         if isinstance(v, Array):
             results.append(v.var)
             out_static.append(RUNTIME)
             out_weak.append(_py_type(v.aval) if v.aval.weak else None)
+            out_scalar.append(v.immutable is not False)     # None (unknown): as most are
         else:
             out_static.append(v)
     writebacks = []
@@ -175,7 +178,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
                   out_weak, writebacks, captured, _unique_guards(context.guards),
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
-                  module_reads=context.module_reads)
+                  module_reads=context.module_reads, out_scalar=out_scalar)
 
 
 def _refuse_iterators(result, fn):

@@ -138,8 +138,8 @@ def emit(name: str, *operands, **attrs):
 
 # Ops whose 0-d results are 0-d arrays in NumPy (np.zeros(()), x[...], astype, ...);
 # every other op on 0-d inputs returns a NumPy scalar, which `+=` rebinds.
-ARRAY_MAKERS = frozenset({"full", "const", "getitem", "setitem", "reshape", "convert",
-                          "broadcast_to", "transpose", "arange", "eye"})
+ARRAY_MAKERS = frozenset({"full", "const", "getitem", "setitem", "reshape", "convert", "tensordot",
+                          "select", "broadcast_to", "transpose", "arange", "eye"})
 
 
 def _shapes(avals) -> str:

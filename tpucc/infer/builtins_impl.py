@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import StaticValueError
 from ..ir import AVal
 from .builder import emit, emit_op
+from .control import merged_kind
 from .iterators import RangeIter, SeqIter
 from .values import Array
 
@@ -146,6 +147,8 @@ def _extreme(builtin_fn, pick_later):
         for v in items[1:]:
             better = pick_later(v, best)
             best = emit("select", better, v, best)
+        # Python's min/max returns one of the items: a 0-d result has their kind.
+        best.immutable = merged_kind(items)
         return best
     return impl
 

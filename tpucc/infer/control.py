@@ -277,6 +277,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
+        merged[slot.index].immutable = merged_kind(slot.values)
     _relate_merged(slots, merged, floor)
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
@@ -303,6 +304,24 @@ def _check_same_structure(flat, what):
                     raise MergeError(f"{what} give {pretty_path(n)} different structures "
                                      "(e.g. a tuple of different length)")
             raise MergeError(f"{what} leave different values on the stack")
+
+
+def scalar_kind(v) -> bool | None:
+    """Whether a value is a NumPy scalar (not a 0-d array) in NumPy; None
+    when unknown (a placeholder for a name not defined yet)."""
+    if isinstance(v, Undefined):
+        return None
+    if isinstance(v, Array):
+        return v.immutable
+    return isinstance(v, (bool, int, float, complex, np.generic))
+
+
+def merged_kind(values) -> bool | None:
+    """The kind of a merged value.  Arms that disagree make it a runtime
+    fact that the output cannot carry: a NumPy scalar then, the kind NumPy
+    gives computed values."""
+    kinds = [k for k in map(scalar_kind, values) if k is not None]
+    return any(kinds) if kinds else None
 
 
 def _made_in_arm(v, floor) -> bool:

@@ -23,8 +23,8 @@ from .state import (describe_static, leaf_aval, rebuild_state, state_leaves, sta
                     unify)
 from .values import Array, NeedsStatic, Undefined, journal_before, new_serial_floor
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
-                      finish_journal, in_open_region, journaled_region, shape_undefined,
-                      state_vars, walk, watch, watch_scope)
+                      finish_journal, in_open_region, journaled_region, scalar_kind,
+                      shape_undefined, state_vars, walk, watch, watch_scope)
 
 def run_loop(frame, header: int, stops) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
@@ -176,8 +176,10 @@ def _apply_promotions(frame, promote):
             out.append(v)
         elif isinstance(v, Undefined):
             out.append(Array(as_aval(0, aval)))
+            out[-1].immutable = None        # a placeholder: its kind comes from the body
         else:
             out.append(Array(as_aval(v, aval)))
+            out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
     frame.locals, frame.stack = rebuild_state(td, out)
 
 
@@ -198,6 +200,14 @@ class Trial:
     watched: list = field(default_factory=list)   # entry arrays whose body Array got a note
     marks: list = field(default_factory=list)     # (array, note) the body's merges watched
     diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
+
+
+def _carried_kind(entry, body_end, i) -> bool | None:
+    """Whether a value a While carries is a NumPy scalar after the loop: the
+    kind the body gives it (what NumPy has after an iteration), else the
+    kind it entered with (None: unknown)."""
+    kind = scalar_kind(body_end[i][1]) if i < len(body_end) else None
+    return scalar_kind(entry) if kind is None else kind
 
 
 def _runtime_range_header(frame, header) -> bool:
@@ -477,6 +487,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i].assign(out)
         else:
             new_leaves[i] = Array(out)
+            new_leaves[i].immutable = _carried_kind(leaves[i][1], trial.leaves, i)
             if i not in trial.fresh or (counted and not trip_count):
                 alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
                          "loop (or another name's array) on some runtime paths and a new one "

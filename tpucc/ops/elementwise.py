@@ -199,7 +199,16 @@ def astype(x, dtype, copy=True, casting="unsafe"):
     return emit("convert", x, dtype=dtype)
 
 
-METHODS["astype"] = astype
+def astype_method(x, dtype, copy=True, casting="unsafe"):
+    """`x.astype(dtype)`: a NumPy scalar's astype gives a NumPy scalar, a 0-d
+    array's a 0-d array (np.asarray(x, dtype) always gives an array)."""
+    out = astype(x, dtype, copy, casting)
+    if out is not x and out.ndim == 0:
+        out.immutable = bool(getattr(x, "immutable", False))
+    return out
+
+
+METHODS["astype"] = astype_method
 
 
 # --- Python operators on Arrays ------------------------------------------------
