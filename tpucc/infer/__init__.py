@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InternalError, TpuccError
 from ..ir import AVal, Region, Value
 from . import builder
 from .builder import Context, compiling

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DTypeError, InternalError, Loc, ShapeError, TpuccError
-from ..ir import AVal, Op, Region, Value
+from ..ir import AVal, Op, Value
 
 
 @dataclass

@@ -11,8 +11,6 @@ import operator
 import os
 import types
 
-import numpy as np
-
 from ..errors import (InternalError, MergeError, StaticValueError, TpuccError, UnsupportedError,
                       UserCodeError)
 from ..frontend import decode
