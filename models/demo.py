@@ -40,8 +40,8 @@ import tpucc                                   # noqa: E402
 from pngchart import write_bar_chart           # noqa: E402
 from vgg19 import VGG19, Conv2d, Linear, MaxPool2d, forward_flops   # noqa: E402
 
-# About 2 minutes on an idle 2-vCPU machine (3.5 under heavy load), most of
-# it compiling and the NumPy backward; 112x112 costs about 3x as much.  At
+# About 40 s on an idle 2-vCPU machine (more under load), most of it
+# compiling and the NumPy backward; 112x112 costs about 3x as much.  At
 # 224x224 the 575 MB of weights make the per-call weight copy a large part of
 # tpucc's forward time (see the "weights:" line).
 DEFAULTS = dict(batch=2, image_size=64, reps=5)
