@@ -41,6 +41,9 @@ def lower_region(region: Region, outer: dict, args) -> list:
 
 
 def _strong(x, dtype):
+    aval = getattr(x, "aval", None)     # a tracer: skip the no-op convert's Python cost
+    if aval is not None and aval.dtype == dtype and not aval.weak_type:
+        return x
     return lax.convert_element_type(x, dtype)
 
 

@@ -46,6 +46,8 @@ def to_layout(x, ndim: int, perm: tuple):
     len(perm) (NumPy aligns trailing axes) and permuted to `perm`."""
     if isinstance(x, Phys):
         return x.value if x.perm == perm else lax.transpose(logical(x), perm)
+    if ndim == 0:
+        return x            # a scalar broadcasts the same in every layout
     if ndim < len(perm):
         x = lax.expand_dims(x, tuple(range(len(perm) - ndim)))
     return lax.transpose(x, perm)

@@ -145,5 +145,8 @@ def identity(n, dtype=float):
 
 
 register("const", lambda avals, value: AVal(value.array.dtype, value.array.shape, False),
-         lambda lc, value: jnp.asarray(value, lc.out_avals[0].dtype),
+         # Converted inside the trace, a NumPy constant is a literal (a scalar)
+         # or a constant of the module: no device transfer while lowering.
+         lambda lc, value: lax.convert_element_type(np.asarray(value, lc.out_avals[0].dtype),
+                                                    lc.out_avals[0].dtype),
          numpy=lambda value: value)

@@ -158,7 +158,7 @@ def _broadcast_abstract(avals, shape):
 
 
 register("broadcast_to", _broadcast_abstract,
-         lambda lc, x, shape: jnp.broadcast_to(x, shape),
+         lambda lc, x, shape: _broadcast_to(x, tuple(shape)),
          numpy=lambda x, shape: np.broadcast_to(x, shape))
 
 
@@ -274,9 +274,20 @@ def _select_abstract(avals):
 
 
 def _select_lower(lc, c, x, y):
-    out = lc.out_avals[0]
-    x, y = (lax.convert_element_type(v, out.dtype) for v in (x, y))
-    return jnp.where(lax.convert_element_type(c, bool), x, y)
+    # lax.select_n rather than jnp.where: no nested jit to trace and lower.
+    # Shapes come from the operands, which may be in a physical layout.
+    dtype = lc.out_avals[0].dtype
+    operands = [lax.convert_element_type(c, bool)] + [lax.convert_element_type(v, dtype)
+                                                      for v in (x, y)]
+    shape = np.broadcast_shapes(*(np.shape(v) for v in operands))
+    c, x, y = (_broadcast_to(v, shape) for v in operands)
+    return lax.select_n(c, y, x)
+
+
+def _broadcast_to(x, shape):
+    if np.shape(x) == shape:
+        return x
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - np.ndim(x), len(shape))))
 
 
 # Elementwise in layout: np.where(x <= 0, 0, x) (tpucc.nn.relu) keeps a conv's
