@@ -494,3 +494,28 @@ def test_unwritable_out_dir(tmp_path):
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("tpucc: error: [E800] the output directory") and \
         str(tmp_path / "file") in result.stderr
+
+
+def test_runtime_kind_of_a_0d_result(tmp_path):
+    """Runtime branches that disagree on a 0-d result's kind (NumPy scalar or
+    0-d array): the artifact's manifest names the output that decides it."""
+    model = tmp_path / "kinds.py"
+    model.write_text(textwrap.dedent('''
+        import numpy as np
+        from tpucc.aot import entry
+
+        @entry("f64[2]")
+        def pick(x):
+            if x.sum() > 0:
+                r = np.zeros(())
+            else:
+                r = x.sum()
+            return r
+    '''))
+    [b] = aot.build_file(str(model), str(tmp_path))
+    f = tpucc.load(b.path)
+    ns: dict = {}
+    exec(compile(model.read_text(), str(model), "exec"), ns)
+    for x in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):
+        assert_same(ns["pick"](x), f(x))
+    assert type(f(np.array([1.0, 2.0]))) is np.ndarray

@@ -41,6 +41,8 @@ from tpucc.errors import InternalError, TpuccError
 from tpucc.ops import METHODS, NUMPY, OPS
 from tpucc.ops import elementwise
 
+from conftest import assert_same, check
+
 # --- dtypes and inputs -------------------------------------------------------------------
 
 CORE = tuple(np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64"))
@@ -1006,10 +1008,47 @@ def disagreeing_kinds(x):
     return r
 
 
-def test_disagreeing_branch_kinds_give_a_numpy_scalar():
-    """A documented gap (README, known gaps): the kind is chosen at compile
-    time, a NumPy scalar when runtime branches disagree."""
+def nested_disagreeing_kinds(x, y):
+    if x.sum() > 0:
+        if y.sum() > 0:
+            r = x[0, ...]           # a 0-d view
+        else:
+            r = y.sum()
+    else:
+        r = np.float32(3) * x[0]
+    return r, [r, 2 * r], {"r": r}
+
+
+@pytest.mark.parametrize("x", [[-1.0], [1.0]])
+def test_runtime_branches_that_disagree_on_the_kind_follow_the_path_taken(x):
+    """The kind is a runtime output (one bool) when runtime branches disagree."""
     f = tpucc.compile(disagreeing_kinds)
-    assert type(f(np.array([-1.0]))) is np.float64
-    assert type(f(np.array([1.0]))) is np.float64            # NumPy: a 0-d ndarray
-    assert type(disagreeing_kinds(np.array([1.0]))) is np.ndarray
+    expected = disagreeing_kinds(np.array(x))
+    assert type(f(np.array(x))) is type(expected)
+    assert_same(expected, f(np.array(x)))
+
+
+@pytest.mark.parametrize("x,y", [([1.0], [2.0]), ([1.0], [-2.0]), ([-1.0], [2.0])])
+def test_nested_branches_that_disagree_on_the_kind(x, y):
+    check(nested_disagreeing_kinds, np.array(x), np.array(y))
+
+
+def disagreeing_kinds_in_a_loop(x, n):
+    r = x.sum()
+    for _ in range(n):              # a runtime bound: a While
+        if r > 0:
+            r = np.zeros(())
+        else:
+            r = x.sum()
+    return r
+
+
+def test_disagreeing_kinds_leaving_a_runtime_loop_give_a_numpy_scalar():
+    """A documented gap (README, known gaps): a While carries no kind, so a
+    value whose kind differs between iterations is a NumPy scalar after it."""
+    f = tpucc.compile(disagreeing_kinds_in_a_loop, runtime_args=("n",))
+    x = np.array([1.0])
+    assert type(disagreeing_kinds_in_a_loop(x, 1)) is np.ndarray
+    assert type(f(x, 1)) is np.float64
+    assert_same(disagreeing_kinds_in_a_loop(x, 2), f(x, 2))
+

@@ -329,3 +329,27 @@ def test_trace_records_can_be_turned_off(tmp_path, monkeypatch):
     (entry,) = f._cache.values()
     assert entry.times.cache == "hit" and not entry.times.replayed
     assert cache.stats()["trace_hits"] == 0
+
+
+KINDS = '''
+import numpy as np
+
+class Model:
+    def forward(self, x):
+        if x.sum() > 0:
+            r = np.zeros((), x.dtype)
+        else:
+            r = x.sum()
+        return r
+'''
+
+
+def test_runtime_kind_after_a_replay(tmp_path, monkeypatch):
+    """The output that decides a 0-d result's kind is named in the record."""
+    process(tmp_path, KINDS)[2](X)
+    module, model, f = process(tmp_path, KINDS)
+    with monkeypatch.context() as m:
+        no_infer(m)
+        for x in (X + 1, X - 1):
+            assert_same(model.forward(x), f(x))
+    assert cache.stats()["trace_hits"] == 1

@@ -458,13 +458,18 @@ def _output_builder(traced):
     runtime leaf its converter, else None)."""
     converters, k = [], 0
     avals = traced.result_avals
+    runtime_kinds = {}
     for s in traced.out_static:
         if s is infer.RUNTIME:
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
+            if is_runtime_kind(scalar):
+                runtime_kinds[k] = scalar
             converters.append((k, _converter(avals[k], traced.out_weak[k], scalar)))
             k += 1
         else:
             converters.append((-1, s))
+    if runtime_kinds:
+        return k, _kind_reading_builder(traced, runtime_kinds), None
     treedef = traced.out_treedef
     if treedef is None and converters[0][0] == 0:
         convert = converters[0][1]
@@ -480,6 +485,33 @@ def _output_builder(traced):
         return unflatten(treedef, [conv(outs[i]) if i >= 0 else conv
                                    for i, conv in converters])
     return k, build, None
+
+
+def is_runtime_kind(scalar) -> bool:
+    """An output's `scalar` entry that is the index of the executable output
+    saying whether it is a NumPy scalar (runtime branches disagreed: see
+    infer.values.RuntimeKind), rather than True or False."""
+    return type(scalar) is int
+
+
+def _kind_reading_builder(traced, runtime_kinds: dict):
+    """The output builder of a program with outputs whose kind (NumPy
+    scalar or 0-d array) the executable computes."""
+    weak = traced.out_weak
+
+    def build(outs):
+        leaves, k = [], 0
+        for s in traced.out_static:
+            if s is not infer.RUNTIME:
+                leaves.append(s)
+                continue
+            scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
+            if k in runtime_kinds:
+                scalar = bool(np.asarray(outs[scalar]))
+            leaves.append(to_user_value(outs[k], weak[k], scalar))
+            k += 1
+        return leaves[0] if traced.out_treedef is None else unflatten(traced.out_treedef, leaves)
+    return build
 
 
 class DeviceCache:

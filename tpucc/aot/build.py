@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import jax
 import numpy as np
 
+from ..driver import is_runtime_kind
 from ..errors import Loc, TpuccError
 from . import targets as tg
 from . import tree, weights
@@ -389,11 +390,14 @@ def _outputs(ep, traced) -> dict:
     for s, path in zip(traced.out_static, paths):
         if s is RUNTIME:
             weak = traced.out_weak[k]
-            nodes.append({"leaf": "runtime", "output": k, "path": path,
-                          "weak": weak.__name__ if weak is not None else None,
-                          "scalar": bool(traced.out_scalar[k]) if k < len(traced.out_scalar)
-                          else True,
-                          "dtype": avals[k].dtype.name, "shape": list(avals[k].shape)})
+            scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
+            node = {"leaf": "runtime", "output": k, "path": path,
+                    "weak": weak.__name__ if weak is not None else None,
+                    "scalar": bool(scalar),
+                    "dtype": avals[k].dtype.name, "shape": list(avals[k].shape)}
+            if is_runtime_kind(scalar):
+                node["scalar_output"] = scalar     # the output saying whether it is one
+            nodes.append(node)
             k += 1
         else:
             try:

@@ -252,8 +252,11 @@ class LoadedEntry:
             if node["leaf"] == "static":
                 return tree.decode_static(node["value"])
             weak = node.get("weak")
+            scalar = node.get("scalar", True)
+            if "scalar_output" in node:         # runtime branches disagreed on the kind
+                scalar = bool(np.asarray(outs[node["scalar_output"]]))
             return to_user_value(outs[node["output"]], tree.WEAK_TYPES[weak] if weak else None,
-                                 node.get("scalar", True))
+                                 scalar)
         return tree.build(self.manifest["outputs"]["tree"], leaf)
 
     def _write_back(self, leaves, values):

@@ -23,7 +23,7 @@ from . import builder
 from .builder import Context, compiling
 from .calls import Interpreter
 from .state import ObjectNode, flatten, unflatten
-from .values import Array
+from .values import Array, RuntimeKind
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
@@ -151,12 +151,17 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     out_leaves: list = []
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
     results, out_static, out_weak, out_scalar = [], [], [], []
+    runtime_kinds = []
     for _, v in out_leaves:
         if isinstance(v, Array):
             results.append(v.var)
             out_static.append(RUNTIME)
             out_weak.append(_py_type(v.aval) if v.aval.weak else None)
-            out_scalar.append(v.immutable is not False)     # None (unknown): as most are
+            if isinstance(v.immutable, RuntimeKind):
+                out_scalar.append(None)                     # an output's index, below
+                runtime_kinds.append((len(out_scalar) - 1, v.immutable.var))
+            else:
+                out_scalar.append(v.immutable is not False)     # None (unknown): as most are
         else:
             out_static.append(v)
     writebacks = []
@@ -172,6 +177,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for obj, name, value in interp.attr_writes.values():
         results.append(value.var)
         writebacks.append(("attr", obj, name))
+    for k, var in runtime_kinds:            # after the write-backs, which the driver zips
+        out_scalar[k] = len(results)
+        results.append(var)
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,

@@ -28,7 +28,7 @@ from ..errors import GradError, Loc
 from ..ir import Region, Value, walk_ops
 from . import builder
 from .state import flatten, unflatten
-from .values import Array
+from .values import Array, compile_time_kind
 
 _PLAIN = (bool, int, str, bytes, type(None), complex)
 
@@ -276,7 +276,7 @@ def _rebuild_aux(td, leaves, values):
     for v in leaves:
         if isinstance(v, Array):
             arr = Array(next(it))
-            arr.immutable = v.immutable
+            arr.immutable = compile_time_kind(v.immutable)     # leaves the region
             out.append(arr)
         else:
             out.append(v)

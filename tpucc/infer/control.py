@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import MergeError
-from ..ir import AVal
+from ..ir import AVal, Value
 from . import builder
 from .builder import ctx, emit, emit_op
 from .state import (describe_static, flatten, leaf_aval, pretty_path, rebuild_state,
                     state_leaves, static_equal, unflatten, unify)
-from .values import Array, Undefined, new_serial_floor
+from .values import Array, RuntimeKind, Undefined, new_serial_floor
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -263,21 +263,27 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     _check_same_structure(flat, "the branches of this `if`")
     slots, merged = _classify(flat, multi, "the branches of this `if`", floor)
     boxes = _merged_boxes(arms)
+    kind_slots = [s for s in slots if not s.aval.shape and _kind_is_runtime(s.values)]
     regions = []
     for k, arm in enumerate(arms):
         with in_open_region(arm.builder):
             values = [_arm_value(s.values[k], s.aval, arm.ends, arm.vars) for s in slots]
             values += [as_aval(arm.ends.get(box, box.var), aval) for box, aval in boxes]
+            values += [_kind_value(s.values[k]) for s in kind_slots]
             if len(targets) > 1:
                 values.append(_exit_code(arm, targets))
         regions.append(close_region(arm.builder, values))
     avals = [s.aval for s in slots] + [aval for _, aval in boxes]
+    avals += [AVal(np.dtype(bool), (), False)] * len(kind_slots)
     if len(targets) > 1:
         avals.append(AVal(np.dtype(np.int32), (), False))
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
         merged[slot.index].immutable = merged_kind(slot.values)
+    kinds = outputs[len(slots) + len(boxes):]
+    for slot, kind in zip(kind_slots, kinds):
+        merged[slot.index].immutable = RuntimeKind(kind)
     _relate_merged(slots, merged, floor)
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
@@ -317,11 +323,27 @@ def scalar_kind(v) -> bool | None:
 
 
 def merged_kind(values) -> bool | None:
-    """The kind of a merged value.  Arms that disagree make it a runtime
-    fact that the output cannot carry: a NumPy scalar then, the kind NumPy
-    gives computed values."""
+    """The kind of a merged value where it must be known at compile time
+    (loops, Python's min/max): a NumPy scalar when the paths disagree, the
+    kind NumPy gives computed values.  A runtime `if` instead carries a
+    disagreement as a RuntimeKind (see merge_arms)."""
     kinds = [k for k in map(scalar_kind, values) if k is not None]
     return any(kinds) if kinds else None
+
+
+def _kind_is_runtime(values) -> bool:
+    kinds = [k for k in map(scalar_kind, values) if k is not None]
+    return (any(isinstance(k, RuntimeKind) for k in kinds)
+            or (True in kinds and False in kinds))
+
+
+def _kind_value(value) -> Value:
+    """An arm's kind of a merged 0-d slot, as a runtime bool (True: a NumPy
+    scalar).  Read inside the arm's region."""
+    kind = scalar_kind(value)
+    if isinstance(kind, RuntimeKind):
+        return kind.var
+    return builder.const_value(np.bool_(kind is not False))
 
 
 def _made_in_arm(v, floor) -> bool:

@@ -21,7 +21,8 @@ from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (describe_static, leaf_aval, rebuild_state, state_leaves, static_equal,
                     unify)
-from .values import Array, NeedsStatic, Undefined, journal_before, new_serial_floor
+from .values import (Array, NeedsStatic, Undefined, compile_time_kind, journal_before,
+                     new_serial_floor)
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
                       finish_journal, in_open_region, journaled_region, scalar_kind,
                       shape_undefined, state_vars, walk, watch, watch_scope)
@@ -207,7 +208,9 @@ def _carried_kind(entry, body_end, i) -> bool | None:
     kind the body gives it (what NumPy has after an iteration), else the
     kind it entered with (None: unknown)."""
     kind = scalar_kind(body_end[i][1]) if i < len(body_end) else None
-    return scalar_kind(entry) if kind is None else kind
+    if kind is None or kind is scalar_kind(entry):
+        return scalar_kind(entry)       # (a RuntimeKind from before the loop stays valid)
+    return compile_time_kind(kind)
 
 
 def _runtime_range_header(frame, header) -> bool:

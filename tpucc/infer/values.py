@@ -32,6 +32,24 @@ class NeedsStatic(Exception):
         self.what = what
 
 
+class RuntimeKind:
+    """The kind of a 0-d value whose runtime branches disagreed (one made a
+    NumPy scalar, another a 0-d array): `var` is a bool[] runtime value, True
+    when the path taken made a NumPy scalar.  It is truthy, so compile-time
+    rules treat the value as a scalar (`+=` rebinds); the conversion of a
+    returned value reads `var` to give the user the kind NumPy gives."""
+    __slots__ = ("var",)
+
+    def __init__(self, var: Value):
+        self.var = var
+
+
+def compile_time_kind(kind):
+    """A kind for a value leaving the region where a RuntimeKind's `var` is
+    defined (a loop body, a differentiated function): a NumPy scalar."""
+    return True if isinstance(kind, RuntimeKind) else kind
+
+
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "alias_note", "__weakref__")
