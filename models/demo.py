@@ -19,7 +19,6 @@ tpucc does.  Writes a JSON file and a PNG chart (models/pngchart.py).
 from __future__ import annotations
 
 import argparse
-import copy
 import functools
 import json
 import os
@@ -334,7 +333,8 @@ def dispatch_overhead(calls=2000) -> dict:
 def weight_transfer(model) -> dict:
     """What passing the weights as NumPy arrays costs per call: tpucc re-reads
     them at every call (they may have changed) and hands them to XLA, which on
-    CPU reads 64-byte-aligned arrays in place and copies the others."""
+    CPU reads 64-byte-aligned arrays in place; tpucc copies the others into
+    aligned buffers it keeps (tpucc/staging.py)."""
     params = list(model.parameters().values())
     put = lambda: jax.block_until_ready(jax.device_put(params))     # noqa: E731
     put()
@@ -446,7 +446,8 @@ def print_ratios(timing, tpucc_names) -> dict:
 def print_side_notes(model) -> tuple:
     wt = weight_transfer(model)
     print(f"\nweights: {wt['mb']:.0f} MB in {wt['arrays']} NumPy arrays, passed at every tpucc "
-          f"call ({wt['misaligned']} not 64-byte aligned, which XLA:CPU copies); one "
+          f"call ({wt['misaligned']} not 64-byte aligned, which tpucc copies into aligned "
+          f"buffers); one "
           f"jax.device_put of all of them takes {wt['device_put_s'] * 1e3:.0f} ms")
     disp = dispatch_overhead()
     print("\ncached-call dispatch overhead, tiny function (median of 2000 calls):")
@@ -542,7 +543,7 @@ def train_impls(args, model, x, labels, torch) -> tuple:
     {name: () -> that implementation's weights by name}, the tpucc compiled
     step).  Each trains its own copy of `model`'s weights; NumPy eager is set
     up by the caller, which trains `model` itself."""
-    tpucc_model = copy.deepcopy(model)
+    tpucc_model = model.copy()
     step = tpucc.compile(tpucc_model.train_step, runtime_args=("lr",), cache=False)
     impls = {TPUCC: lambda lr: step(x, labels, lr)}
     weights = {TPUCC: tpucc_model.parameters}

@@ -17,6 +17,8 @@ dropout.  `train_step` is forward + backward (tpucc.value_and_grad) + SGD;
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 import tpucc
@@ -184,6 +186,16 @@ class VGG19:
                 if hasattr(layer, name):
                     params[f"layers.{i}.{name}"] = getattr(layer, name)
         return params
+
+    def copy(self) -> "VGG19":
+        """A deep copy with 64-byte-aligned parameters (copy.deepcopy's
+        arrays are only 16-byte aligned, which XLA:CPU cannot read in place)."""
+        clone = copy.deepcopy(self)
+        for layer in clone.layers:
+            for name in ("weight", "bias"):
+                if hasattr(layer, name):
+                    setattr(layer, name, aligned(getattr(layer, name)))
+        return clone
 
     def num_parameters(self) -> int:
         return sum(p.size for p in self.parameters().values())

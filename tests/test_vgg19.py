@@ -84,6 +84,15 @@ def test_save_load_roundtrip(model, tmp_path):
         wrong.load(path)
 
 
+def test_copy_is_independent_and_aligned(model):
+    clone = model.copy()
+    for (k, a), b in zip(model.parameters().items(), clone.parameters().values()):
+        np.testing.assert_array_equal(a, b)
+        assert b.ctypes.data % 64 == 0 and not np.shares_memory(a, b), k
+    clone.layers[0].weight[...] = 0
+    assert np.any(model.layers[0].weight != 0)
+
+
 def test_seeded_init_and_flops():
     a, b = VGG19(image_size=32, num_classes=10, hidden=16, seed=3), \
         VGG19(image_size=32, num_classes=10, hidden=16, seed=3)

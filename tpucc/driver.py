@@ -26,6 +26,7 @@ from . import cache, infer, lower, snapshot
 from .errors import InternalError, TpuccError
 from .infer.state import unflatten
 from .ir import print_region, verify
+from .staging import staged_caller
 
 _MISSING = object()
 RECOMPILE = object()     # execute(): the entry no longer fits the arguments
@@ -355,7 +356,7 @@ def runner(entry: Entry):
         return entry.run
     traced = entry.traced
     guards = tuple(traced.guards)
-    call = _caller(entry.executable, _needs_x64(traced))
+    call = staged_caller(_caller(entry.executable, _needs_x64(traced)), traced.in_avals)
     captured = _capture_reader(traced, entry.options.get("device_cache"))
     n_out, build, single = _output_builder(traced)
     writebacks = traced.writebacks
