@@ -1,4 +1,6 @@
 """Bugs found by review, the fuzzer or the AOT work, each pinned by a test."""
+import functools
+
 import numpy as np
 
 import tpucc
@@ -129,3 +131,38 @@ def test_lower_then_compile_serves_the_next_call():
     np.testing.assert_array_equal(f(np.ones(3)), [2.0, 2.0, 2.0])
     (after,) = f._cache.values()
     assert after is entry
+
+
+def counted(fn):
+    """A decorator in the usual style: functools.wraps makes inspect.signature
+    report `fn`'s parameters, but the wrapper's code binds (*args, **kwargs)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) + 1
+    return wrapper
+
+
+@counted
+def scaled_by(x, y=2.0, *, shift=0.0):
+    return x * y + shift
+
+
+def calls_wrapped(x):
+    return scaled_by(x), scaled_by(x, 3.0), scaled_by(x, y=4.0, shift=1.0)
+
+
+def test_functools_wraps_decorated_calls():
+    # Binding once followed __wrapped__ and named the wrapper's locals after
+    # the wrapped parameters: `args` was then undefined (E300).
+    check(calls_wrapped, np.arange(3.0))
+
+
+def defaults_and_positionals(x, a=1.0, b=None, *rest):
+    return x * a + (0 if b is None else b) + sum(rest)
+
+
+def test_positional_binding_with_defaults_and_varargs():
+    def prog(x):
+        return (defaults_and_positionals(x), defaults_and_positionals(x, 2.0),
+                defaults_and_positionals(x, 2.0, x, 5.0, 6.0))
+    check(prog, np.arange(4.0))
