@@ -1,4 +1,5 @@
 """Bugs found by review, the fuzzer or the AOT work, each pinned by a test."""
+import dataclasses
 import functools
 
 import numpy as np
@@ -166,3 +167,51 @@ def test_positional_binding_with_defaults_and_varargs():
         return (defaults_and_positionals(x), defaults_and_positionals(x, 2.0),
                 defaults_and_positionals(x, 2.0, x, 5.0, 6.0))
     check(prog, np.arange(4.0))
+
+
+@dataclasses.dataclass
+class DenseLayer:
+    """A dataclass with eq=True: unhashable, which once made every call of
+    it fail with "unhashable type" (E700) while tpucc looked it up."""
+    w: np.ndarray
+    b: np.ndarray
+    relu: bool = True
+
+    def __call__(self, x):
+        y = x @ self.w + self.b
+        return np.maximum(y, 0) if self.relu else y
+
+
+@dataclasses.dataclass
+class Stack:
+    layers: list = dataclasses.field(default_factory=list)
+
+    def step(self, x, lr):
+        def loss(layers):
+            h = x
+            for layer in layers:
+                h = layer(h)
+            return (h ** 2).sum()
+        grads = tpucc.grad(loss)(self.layers)
+        for layer, g in zip(self.layers, grads):
+            layer.w -= lr * g.w
+        return loss(self.layers)
+
+
+def dataclass_stack(seed=0):
+    rng = np.random.default_rng(seed)
+    return Stack([DenseLayer(rng.standard_normal((4, 8)), rng.standard_normal(8)),
+                  DenseLayer(rng.standard_normal((8, 2)), np.zeros(2), relu=False)])
+
+
+def test_dataclass_layers_called_and_differentiated():
+    x = np.random.default_rng(1).standard_normal((3, 4))
+    check(lambda w, b, x: DenseLayer(w, b)(x), np.ones((4, 2)), np.arange(2.0), x)
+    eager, model = dataclass_stack(), dataclass_stack()
+    forward = tpucc.compile(lambda x: model.layers[1](model.layers[0](x)))
+    np.testing.assert_allclose(forward(x), eager.layers[1](eager.layers[0](x)), rtol=1e-12)
+    step = tpucc.compile(model.step)
+    for _ in range(2):
+        np.testing.assert_allclose(step(x, 0.01), eager.step(x, 0.01), rtol=1e-12)
+        for mine, theirs in zip(model.layers, eager.layers):
+            np.testing.assert_allclose(mine.w, theirs.w, rtol=1e-12)

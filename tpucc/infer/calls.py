@@ -318,17 +318,19 @@ class Interpreter:
         if isinstance(fn, GradFunction):
             from .ad import trace_grad
             return trace_grad(self, fn, args, kwargs)
-        if fn in _MAKE_GRAD:       # tpucc.grad(f) in compiled code: a static value
+        if any(fn is make for make in _MAKE_GRAD):  # tpucc.grad(f) in compiled code: static
             return fn(*args, **kwargs)
         if isinstance(fn, functools.partial):
             return self.call(fn.func, list(fn.args) + list(args), {**fn.keywords, **kwargs})
-        if fn in REFUSED:
+        # A callable object need not be hashable (a dataclass with eq=True is not).
+        hashable = _hashable(fn)
+        if hashable and fn in REFUSED:
             raise UnsupportedError(f"calling {getattr(fn, '__name__', fn)}() is not supported in "
                                    "compiled code", hint=REFUSED[fn])
-        impl = BUILTINS.get(fn) if _hashable(fn) else None
+        impl = BUILTINS.get(fn) if hashable else None
         if impl is not None:
             return impl(self, *args, **kwargs)
-        impl = NUMPY.get(fn) if _hashable(fn) else None
+        impl = NUMPY.get(fn) if hashable else None
         if impl is not None:
             return self._numpy_call(fn, impl, args, kwargs)
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
