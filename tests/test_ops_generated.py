@@ -41,7 +41,7 @@ from tpucc.errors import InternalError, TpuccError
 from tpucc.ops import METHODS, NUMPY, OPS
 from tpucc.ops import elementwise
 
-from conftest import assert_same, check
+from conftest import assert_same, check, count_hlo
 
 # --- dtypes and inputs -------------------------------------------------------------------
 
@@ -1043,12 +1043,44 @@ def disagreeing_kinds_in_a_loop(x, n):
     return r
 
 
-def test_disagreeing_kinds_leaving_a_runtime_loop_give_a_numpy_scalar():
-    """A documented gap (README, known gaps): a While carries no kind, so a
-    value whose kind differs between iterations is a NumPy scalar after it."""
-    f = tpucc.compile(disagreeing_kinds_in_a_loop, runtime_args=("n",))
-    x = np.array([1.0])
-    assert type(disagreeing_kinds_in_a_loop(x, 1)) is np.ndarray
-    assert type(f(x, 1)) is np.float64
-    assert_same(disagreeing_kinds_in_a_loop(x, 2), f(x, 2))
+def kind_set_by_the_first_iteration(x, n):
+    r = np.zeros(())                # a 0-d array if the loop never runs
+    i = 0
+    while i < n:
+        r = r + x.sum()             # a NumPy scalar after any iteration
+        i += 1
+    return r
+
+
+def kind_of_the_last_iteration(x, n):
+    r = x.sum()
+    k = 0
+    while k < n:
+        if (x * k).sum() > 1:       # which kind depends on the iteration
+            r = x[0, ...] * 1.0     # a 0-d array
+        else:
+            r = r + 1.0             # a NumPy scalar (from a scalar or a 0-d array)
+        k += 1
+    return r, r * 2
+
+
+def kind_kept_on_some_paths(x, n):
+    r = np.ones(())
+    for k in range(n):
+        if (x * k).sum() > 2:
+            r = r * 2               # scalar from here on
+    return r
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("fn", [disagreeing_kinds_in_a_loop, kind_set_by_the_first_iteration,
+                                kind_of_the_last_iteration, kind_kept_on_some_paths])
+def test_runtime_loops_carry_the_kind_of_0d_values(fn, n):
+    """A While carries a 0-d value's kind (one bool) when an iteration can
+    change it: after the loop the value has the kind the iterations that ran
+    gave it, as in NumPy (conftest's comparison checks every 0-d kind)."""
+    f = tpucc.compile(fn, runtime_args=("n",))
+    assert count_hlo(f.lower(np.array([1.0]), n).as_text(), "while") == 1
+    for x in ([1.0], [-1.0], [0.75]):
+        assert_same(fn(np.array(x), n), f(np.array(x), n))
 

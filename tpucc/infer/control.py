@@ -269,7 +269,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
         with in_open_region(arm.builder):
             values = [_arm_value(s.values[k], s.aval, arm.ends, arm.vars) for s in slots]
             values += [as_aval(arm.ends.get(box, box.var), aval) for box, aval in boxes]
-            values += [_kind_value(s.values[k]) for s in kind_slots]
+            values += [kind_value(s.values[k]) for s in kind_slots]
             if len(targets) > 1:
                 values.append(_exit_code(arm, targets))
         regions.append(close_region(arm.builder, values))
@@ -337,7 +337,7 @@ def _kind_is_runtime(values) -> bool:
             or (True in kinds and False in kinds))
 
 
-def _kind_value(value) -> Value:
+def kind_value(value) -> Value:
     """An arm's kind of a merged 0-d slot, as a runtime bool (True: a NumPy
     scalar).  Read inside the arm's region."""
     kind = scalar_kind(value)

@@ -21,11 +21,11 @@ from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (describe_static, leaf_aval, rebuild_state, state_leaves, static_equal,
                     unify)
-from .values import (Array, NeedsStatic, Undefined, compile_time_kind, journal_before,
-                     new_serial_floor)
+from .values import (Array, NeedsStatic, RuntimeKind, Undefined, compile_time_kind,
+                     journal_before, new_serial_floor)
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
-                      finish_journal, in_open_region, journaled_region, scalar_kind,
-                      shape_undefined, state_vars, walk, watch, watch_scope)
+                      finish_journal, in_open_region, journaled_region, kind_value,
+                      scalar_kind, shape_undefined, state_vars, walk, watch, watch_scope)
 
 def run_loop(frame, header: int, stops) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
@@ -145,6 +145,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     promote: dict[str, AVal] = {}
     boxes: list = []
     unshared: set = set()           # entry arrays whose aliasing the body breaks
+    kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
     for _attempt in range(8):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with builder.at(loc):
@@ -152,7 +153,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
         td, leaves = state_leaves(frame.locals, frame.stack)
         carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
         trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                          unshared)
+                          unshared, kind_paths)
         frame.locals, frame.stack = locals0, stack0
         if trial.diverged - unshared:
             unshared |= trial.diverged      # again, without sharing those arrays
@@ -161,10 +162,11 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
             continue                # variables first bound inside the loop join the state
         _check_loop_structure(td, trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
-        if new_promote == promote and len(new_boxes) == len(boxes):
+        new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
+        if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
             return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
                                counted, trip_count)
-        promote, boxes = new_promote, new_boxes
+        promote, boxes, kind_paths = new_promote, new_boxes, new_kinds
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
 
 
@@ -201,6 +203,23 @@ class Trial:
     watched: list = field(default_factory=list)   # entry arrays whose body Array got a note
     marks: list = field(default_factory=list)     # (array, note) the body's merges watched
     diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
+    kind_slots: list = field(default_factory=list)  # slots whose kind is a parameter
+
+
+def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
+    """Paths of the carried 0-d slots an iteration may leave with another
+    kind than it found (`s = np.zeros(()); while c: s = s + 1` makes a NumPy
+    scalar of a 0-d array): after the loop their kind depends on whether and
+    how the body ran, so the While carries it as a bool."""
+    out = set()
+    for i in carried:
+        entry = leaves[i][1]
+        if entry.aval.shape or i in trial.kept or i >= len(trial.leaves):
+            continue
+        before, after = scalar_kind(entry), scalar_kind(trial.leaves[i][1])
+        if before is not None and after is not None and after is not before:
+            out.add(leaves[i][0])
+    return frozenset(out)
 
 
 def _carried_kind(entry, body_end, i) -> bool | None:
@@ -228,21 +247,26 @@ def _advance(frame):
 
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-              unshared=frozenset()) -> Trial:
-    """One abstract iteration on parameters for the carried slots and boxes.
-    The slots' Arrays are made inside the region, so in-place updates to them
-    are the body's own and not journaled as outer effects."""
+              unshared=frozenset(), kind_paths=frozenset()) -> Trial:
+    """One abstract iteration on parameters for the carried slots and boxes
+    (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
+    made inside the region, so in-place updates to them are the body's own
+    and not journaled as outer effects."""
     from ..ir import Value
     params = [Value(leaves[i][1].aval) for i in carried]
     box_params = [Value(b.aval) for b in boxes]
     code_param = Value(AVal(np.dtype(np.int32), ()))
-    all_params = (code_param, *params, *box_params)
+    kind_slots = [i for i in carried if leaves[i][0] in kind_paths]
+    kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
+    all_params = (code_param, *params, *box_params, *kind_params)
     with journaled_region(all_params) as rec:
         for box, p in zip(boxes, box_params):
             box.assign(p)
         body_leaves = [v for _, v in leaves]
         slot_arrays = _slot_arrays(leaves, carried, params, unshared)
         entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
+        for i, p in zip(kind_slots, kind_params):
+            slot_arrays[i].immutable = RuntimeKind(p)
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
         fresh_floor = new_serial_floor()
@@ -282,7 +306,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
               for i in slot_arrays if i < len(out_leaves) and i not in kept | fresh}
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
-                 _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set())
+                 _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
+                 kind_slots)
 
 
 def _loop_shared(end, slot_arrays, leaves, floor) -> list:
@@ -470,11 +495,13 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             results.append(as_aval(trial.end_vars.get(id(end), end), leaves[i][1].aval))
         for box in boxes:
             results.append(as_aval(trial.ends.get(box, box.var), box.aval))
+        results += [kind_value(trial.leaves[i][1]) for i in trial.kind_slots]
     body = close_region(trial.builder, results)
     range_slots = _range_slots(leaves, carried, len(frame.stack)) if counted else None
     cond = _cond_region(trial.params, targets.index(header), range_slots)
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
+    init += [kind_value(leaves[i][1]) for i in trial.kind_slots]
     # A counted loop whose body always goes back to the header runs exactly
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
     attrs = {"trip_count": trip_count} if (
@@ -483,6 +510,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         outs = emit_op("while", tuple(init), attrs, [v.aval for v in init],
                        regions=(cond, body), note=note)
     new_leaves = [v for _, v in leaves]
+    kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
     for i, out in zip(carried, outs[1:]):
         if i in trial.unchanged:
             continue            # loop-invariant: the array keeps its value and identity
@@ -490,7 +518,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i].assign(out)
         else:
             new_leaves[i] = Array(out)
-            new_leaves[i].immutable = _carried_kind(leaves[i][1], trial.leaves, i)
+            new_leaves[i].immutable = (RuntimeKind(kinds[i]) if i in kinds else
+                                       _carried_kind(leaves[i][1], trial.leaves, i))
             if i not in trial.fresh or (counted and not trip_count):
                 alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
                          "loop (or another name's array) on some runtime paths and a new one "
@@ -503,7 +532,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     for a in trial.watched:
         watch(a, "a runtime `if` in the loop body makes another name this array (or a view "
                   "of it) on some paths only")
-    for box, out in zip(boxes, outs[1 + len(carried):]):
+    for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(td, new_leaves)
     depths = dict(trial.exit.depths)
