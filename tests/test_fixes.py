@@ -6,7 +6,9 @@ refused name their error class, a piece of the message and the line.
 """
 from __future__ import annotations
 
+import functools
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -215,11 +217,37 @@ def printf_of_static_values(x):
     return x + len("%d-%s" % (3, "a"))
 
 
+def any_all_of_runtime_truth_values(x):
+    checks = [x.sum() > 0, x.max() > 10, x[0] < x[1]]
+    flags = (any(checks), all(checks), any([False, x.min() < 0]), all([1, x[0] > 0]),
+             any([True, x.sum() > 0]), all([x.max() > 10, 0]), any([]), all([]))
+    y = x * 2 if any(v > 1 for v in x) else x - 1        # a runtime `if` on any()
+    return flags, y
+
+
+def reduce_over_layers(x):
+    weights = [np.eye(x.shape[0]) * k for k in (1.0, 2.0, 0.5)]
+    product = functools.reduce(lambda acc, w: acc @ w, weights, x)
+    total = functools.reduce(operator.add, [x, x * 2, x * 3])
+    scaled = list(map(operator.mul, [x, x], [2, 3]))
+    signs = operator.neg(x), operator.lt(x, 2.0), operator.mod(x, 2.0), operator.mod("%d", 3)
+    return product, total, functools.reduce(max, [3, 1, 2]), scaled, signs
+
+
 @pytest.mark.parametrize("fn", [isinstance_and_type_of_runtime_values,
                                 containers_made_by_calls, min_max_with_default,
-                                printf_of_static_values])
+                                printf_of_static_values, any_all_of_runtime_truth_values])
 def test_builtins(fn):
     check(fn, _v())
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25], [0.0, 0.0, -3.0]])
+def test_any_all_follow_the_runtime_values(x):
+    check(any_all_of_runtime_truth_values, np.array(x))
+
+
+def test_functools_reduce_and_operator_functions_on_runtime_arrays():
+    check(reduce_over_layers, np.arange(9.0).reshape(3, 3))
 
 
 # --------------------------------------------------------------------------

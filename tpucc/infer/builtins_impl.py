@@ -4,11 +4,14 @@ arrays give ops."""
 from __future__ import annotations
 
 import builtins as py
+import functools
+import operator
 
 import numpy as np
 
-from ..errors import StaticValueError
+from ..errors import StaticValueError, UserCodeError
 from ..ir import AVal
+from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from .builder import emit, emit_op
 from .control import merged_kind
 from .iterators import RangeIter, SeqIter
@@ -325,13 +328,54 @@ BUILTINS[py.complex] = _scalar_conversion(complex, np.complex128)
 
 @builtin(py.any)
 def any_(interp, x):
-    items = interp.static_items(x)
-    return any(items)
+    return _truth_fold(interp.static_items(x), stop_on=True, combine="logical_or")
 
 
 @builtin(py.all)
 def all_(interp, x):
-    return all(interp.static_items(x))
+    return _truth_fold(interp.static_items(x), stop_on=False, combine="logical_and")
+
+
+def _truth_fold(items, stop_on: bool, combine: str):
+    """any()/all(): static items decide at compile time as Python does (the
+    first truth value equal to `stop_on` ends the scan); the runtime truth
+    values up to there (size-1 arrays, as bool() needs) are folded with
+    `combine` into a runtime Python bool."""
+    runtime = []
+    for v in items:
+        if isinstance(v, Array):
+            runtime.append(_to_weak(v, np.bool_))
+        elif bool(v) is stop_on:
+            return stop_on
+    if not runtime:
+        return not stop_on
+    return functools.reduce(lambda a, b: emit(combine, a, b), runtime)
+
+
+def _operator_call(fn):
+    return lambda interp, *args: fn(*args)
+
+
+# `a + b`, `a < b` and `-a` run these same functions on tpucc's Arrays (whose
+# operators ops/elementwise.py installs), so calling them (functools.reduce(
+# operator.add, xs), map(operator.mul, a, b)) compiles alike.
+for _stem in (*OPERATORS, *COMPARISONS, *UNARY_OPERATORS):
+    _fn = getattr(operator, _stem, None) or getattr(operator, _stem + "_")
+    BUILTINS[_fn] = _operator_call(PY_BINARY["REMAINDER"] if _fn is operator.mod else _fn)
+
+
+@builtin(functools.reduce)
+def reduce_(interp, fn, iterable, *initial):
+    items = list(interp.static_items(iterable))
+    if len(initial) > 1:
+        raise UserCodeError(f"TypeError: reduce expected at most 3 arguments, got "
+                            f"{2 + len(initial)}")
+    if not initial and not items:
+        raise UserCodeError("TypeError: reduce() of empty iterable with no initial value")
+    acc = initial[0] if initial else items.pop(0)
+    for v in items:
+        acc = interp.call(fn, [acc, v], {})
+    return acc
 
 
 @builtin(py.print)

@@ -341,7 +341,8 @@ class Interpreter:
             return self.inline(fn, args, kwargs)
         if isinstance(fn, type):
             return self.construct(fn, args, kwargs)
-        if isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS:
+        if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
+                and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
             self.check_mutation(fn.__self__, "a container")
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
@@ -365,8 +366,11 @@ class Interpreter:
                                    hint="draw random numbers outside and pass them in")
         if _any_runtime(args, kwargs):
             where = f"{module}.{name}" if module else name
+            hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
+                    f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
+                    "see the README for the NumPy functions tpucc compiles")
             raise UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
-                                   hint="see the README for the NumPy functions tpucc compiles")
+                                   hint=hint)
         result = fn(*args, **kwargs)
         if isinstance(result, np.ndarray):
             return Array(builder.const_value(result))
