@@ -5,7 +5,7 @@ import functools
 import numpy as np
 
 import tpucc
-from conftest import check
+from conftest import check, raises_at
 
 
 def two_keywords(x, a=None, b=None):
@@ -215,3 +215,38 @@ def test_dataclass_layers_called_and_differentiated():
         np.testing.assert_allclose(step(x, 0.01), eager.step(x, 0.01), rtol=1e-12)
         for mine, theirs in zip(model.layers, eager.layers):
             np.testing.assert_allclose(mine.w, theirs.w, rtol=1e-12)
+
+
+def heads(x, n):
+    rows, cols = x.shape                    # cell variables: the generator reads them
+    return sum(x[:, k * (cols // n):(k + 1) * (cols // n)].reshape(rows, -1).sum() * k
+               for k in range(n))
+
+
+def loss_through_a_helper_with_cells(w, x):
+    return heads(np.tanh(x @ w), 2)
+
+
+def test_cells_of_a_frame_inside_grad_and_runtime_branches():
+    # Stores to a frame's own cell variables (names its comprehensions read)
+    # were refused inside tpucc.grad and runtime branches as "mutating a
+    # closure variable", although the cells are made by that very call.
+    def step(w, x):
+        value, grad = tpucc.value_and_grad(loss_through_a_helper_with_cells)(w, x)
+        extra = heads(x, 2) if x.sum() > 0 else heads(-x, 2)
+        return value, grad, extra
+    rng = np.random.default_rng(0)
+    check(step, rng.standard_normal((4, 4)), rng.standard_normal((3, 4)))
+
+
+def assigns_an_outer_cell_in_a_runtime_branch(x):
+    y = x
+    read = lambda: y                        # noqa: E731 - y lives in a cell of this frame
+    if x.sum() > 0:
+        y = x * 2
+    return read()
+
+
+def test_an_outer_cell_assigned_under_a_runtime_branch_is_still_refused():
+    raises_at(assigns_an_outer_cell_in_a_runtime_branch, (np.ones(3),),
+              tpucc.errors.SideEffectError, line_of="y = x * 2")

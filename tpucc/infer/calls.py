@@ -421,7 +421,10 @@ class Interpreter:
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             cells[name] = cell
         for name in code.co_cellvars:
-            cell = types.CellType()
+            # The frame's own cell (a name its closures read), made now: stores
+            # to it are this frame's, even inside a runtime region or a
+            # differentiated function that this call is in.
+            cell = self.fresh(types.CellType())
             if name in locals_:
                 cell.cell_contents = locals_[name]
             cells[name] = cell
