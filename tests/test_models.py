@@ -1,6 +1,7 @@
 """The small models of models/: an MLP trained until a runtime loss threshold
-(a While around forward + backward + update) and an RNN over a runtime-length
-sequence; compiled results against the same Python run eagerly."""
+(a While around forward + backward + update), an RNN over a runtime-length
+sequence and a GPT trained with Adam; compiled results against the same
+Python run eagerly."""
 import os
 import sys
 
@@ -11,6 +12,7 @@ import tpucc
 from tests.conftest import count_hlo
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "models"))
+import gpt                      # noqa: E402
 import mlp                      # noqa: E402
 from rnn import RNN, train_step as rnn_train_step   # noqa: E402
 
@@ -113,3 +115,45 @@ def test_gradient_through_the_runtime_length_loop_is_refused(rnn):
     with pytest.raises(tpucc.GradError, match="known only at run time") as info:
         tpucc.grad(lambda m, xs, n: np.sum(m.forward(xs, n)))(rnn, XS, np.int64(4))
     assert info.value.loc.file.endswith("rnn.py")
+
+
+# --- GPT ---------------------------------------------------------------------------------
+
+GPT_CFG = gpt.GPTConfig(vocab=16, context=8, width=16, heads=2, layers=2)
+
+
+def test_gpt_adam_steps_match_eager_and_are_one_executable():
+    tokens, targets = gpt.copy_task(GPT_CFG, batch=4)
+    params, eager_params = gpt.init_params(GPT_CFG, 0), gpt.init_params(GPT_CFG, 0)
+    state, eager_state = gpt.adam_state(params), gpt.adam_state(eager_params)
+    step = tpucc.compile(gpt.adam_step)
+    for _ in range(3):
+        loss, norm = step(params, state, tokens, targets, 1e-2, GPT_CFG.heads)
+        ref_loss, ref_norm = gpt.adam_step(eager_params, eager_state, tokens, targets, 1e-2,
+                                           GPT_CFG.heads)
+        assert loss == pytest.approx(ref_loss, rel=1e-5)
+        assert norm == pytest.approx(ref_norm, rel=1e-4)
+    assert state["step"] == eager_state["step"] == 3
+    for a, b in zip(gpt.leaves(params) + state["m"], gpt.leaves(eager_params) + eager_state["m"]):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-6)
+    text = step.lower(params, state, tokens, targets, 1e-2, GPT_CFG.heads).as_text()
+    assert text.count("ENTRY") == 1 and len(step._cache) == 1
+
+
+def test_gpt_gradient_equals_finite_differences():
+    """tpucc's gradient of the loss (float64) at a few entries of every kind
+    of parameter against central differences."""
+    tokens, targets = gpt.copy_task(GPT_CFG, batch=2, seed=1)
+    params = gpt.init_params(GPT_CFG, seed=2, dtype=np.float64)
+    grads = gpt.leaves(tpucc.grad(gpt.loss)(params, tokens, targets, GPT_CFG.heads))
+    rng = np.random.default_rng(3)
+    for p, g in zip(gpt.leaves(params), grads):
+        for flat in rng.choice(p.size, 2, replace=False):
+            index = np.unravel_index(flat, p.shape)
+            saved, h = p[index], 1e-6
+            p[index] = saved + h
+            up = gpt.loss(params, tokens, targets, GPT_CFG.heads)
+            p[index] = saved - h
+            down = gpt.loss(params, tokens, targets, GPT_CFG.heads)
+            p[index] = saved
+            assert g[index] == pytest.approx((up - down) / (2 * h), rel=1e-4, abs=1e-8)

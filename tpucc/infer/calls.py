@@ -203,8 +203,11 @@ class Interpreter:
         if isinstance(value, Array) and self._current_attr(obj, name) is value:
             return      # `obj.w -= d`: the array was updated in place; the store is a no-op
         if self.in_region():
+            hint = ("assign after the `if` or loop" if self.ctx.runtime_depth > 0 else
+                    "differentiate a function of the parameters (pass them as arguments) "
+                    "and assign the results after tpucc.grad")
             raise SideEffectError(f"assigning `.{name}` {self.region_name()} is not "
-                                  "supported", hint="assign after the loop (or after tpucc.grad)")
+                                  "supported", hint=hint)
         if not isinstance(value, Array):
             raise SideEffectError(
                 f"assigning a Python value to `.{name}` of an object that outlives the call "
