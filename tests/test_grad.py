@@ -185,6 +185,69 @@ def test_tied_weights_share_one_gradient():
     np.testing.assert_allclose(g.encode.w, expect, rtol=1e-6)
 
 
+class Module:
+    """PyTorch-style: __setattr__ registers arrays and submodules in dicts,
+    so every parameter and child is reachable twice."""
+    def __init__(self):
+        object.__setattr__(self, "_params", {})
+        object.__setattr__(self, "_children", {})
+
+    def __setattr__(self, name, value):
+        if isinstance(value, np.ndarray):
+            self._params[name] = value
+        elif isinstance(value, Module):
+            self._children[name] = value
+        object.__setattr__(self, name, value)
+
+    def parameters(self):
+        out = list(self._params.values())
+        for child in self._children.values():
+            out += child.parameters()
+        return out
+
+
+class Affine(Module):
+    def __init__(self, w):
+        super().__init__()
+        self.w, self.b = w, np.zeros(w.shape[1])
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+
+class TwoLayers(Module):
+    def __init__(self, rng):
+        super().__init__()
+        self.first = Affine(rng.standard_normal((3, 4)))
+        self.second = Affine(rng.standard_normal((4, 2)))
+
+    def loss(self, x):
+        return np.sum(self.second(np.tanh(self.first(x))) ** 2)
+
+
+def test_registry_module_gradient_keeps_its_structure():
+    """A child met twice (registry and attribute) gets its gradient at both
+    places (it was None at the second), and a constant container (the
+    parent's empty `_params`) stays a container, so the gradient's own
+    parameters() works."""
+    net, x = TwoLayers(np.random.default_rng(4)), RNG.standard_normal((5, 3))
+    for g in (tpucc.grad(TwoLayers.loss)(net, x),
+              tpucc.compile(lambda n, v: tpucc.grad(TwoLayers.loss)(n, v))(net, x)):
+        assert g._params == {} and type(g._children["first"]) is Affine
+        np.testing.assert_array_equal(g._children["first"].w, g.first.w)
+        np.testing.assert_array_equal(g.first._params["w"], g.first.w)
+        for p, gp in zip(net.parameters(), g.parameters()):
+            saved = p.copy()
+
+            def f(v, p=p, saved=saved):
+                p[...] = v
+                try:
+                    return net.loss(x)
+                finally:
+                    p[...] = saved
+            np.testing.assert_allclose(gp, numeric_grad(f, saved), rtol=1e-5, atol=1e-7)
+
+
 def test_has_aux_with_grad_and_value_and_grad():
     def f(x):
         y = np.tanh(x)

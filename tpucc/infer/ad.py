@@ -67,7 +67,10 @@ def _spec(interp, value, leaves: Leaves, seen: set):
     elif isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
         spec = ("dict", list(value), [_spec(interp, interp.getitem(value, k), leaves, seen)
                                       for k in value])
-    elif _is_plain_object(value) and id(value) not in seen:
+    elif _is_plain_object(value) and id(value) in seen:
+        # Met again (a module registry, a parent link): one object, one gradient.
+        return ("same", value)
+    elif _is_plain_object(value):
         seen.add(id(value))
         names = list(vars(value))
         spec = ("object", value, names,
@@ -92,7 +95,7 @@ def _substitute(interp, spec, params: list, shadows: dict):
     kind = spec[0]
     if kind == "leaf":
         return params[spec[1]]
-    if kind == "const":
+    if kind in ("const", "same"):     # objects keep their identity (see below)
         return spec[1]
     if kind == "namedtuple":
         return spec[1](*(_substitute(interp, s, params, shadows) for s in spec[2]))
@@ -105,32 +108,50 @@ def _substitute(interp, spec, params: list, shadows: dict):
                              for k, s in zip(spec[1], spec[2])})
     obj, names, subs = spec[1], spec[2], spec[3]
     for name, sub in zip(names, subs):
-        if sub[0] != "const":
+        if sub[0] not in ("const", "same"):
             shadows[(id(obj), name)] = _substitute(interp, sub, params, shadows)
     return obj
 
 
-def _gradient(interp, spec, grads: list):
-    """The gradient with the argument's structure (None for constants)."""
+def _gradient(interp, spec, grads: list, made=None):
+    """The gradient with the argument's structure: None for a constant
+    leaf or object, the same container shape for a constant container, and
+    one gradient object per differentiated object however often it is met."""
+    made = {} if made is None else made        # id(object) -> its gradient object
     kind = spec[0]
     if kind == "leaf":
         return grads[spec[1]]
     if kind == "const":
-        return None
+        return _none_like(interp, spec[1])
+    if kind == "same":
+        return made.get(id(spec[1]))
     if kind == "namedtuple":
-        return spec[1](*(_gradient(interp, s, grads) for s in spec[2]))
+        return spec[1](*(_gradient(interp, s, grads, made) for s in spec[2]))
     if kind == "tuple":
-        return tuple(_gradient(interp, s, grads) for s in spec[1])
+        return tuple(_gradient(interp, s, grads, made) for s in spec[1])
     if kind == "list":
-        return interp.fresh([_gradient(interp, s, grads) for s in spec[1]])
+        return interp.fresh([_gradient(interp, s, grads, made) for s in spec[1]])
     if kind == "dict":
-        return interp.fresh({k: _gradient(interp, s, grads) for k, s in zip(spec[1], spec[2])})
+        return interp.fresh({k: _gradient(interp, s, grads, made)
+                             for k, s in zip(spec[1], spec[2])})
     obj, names, subs = spec[1], spec[2], spec[3]
     cls = type(obj)
-    out = interp.fresh(cls.__new__(cls))
+    out = made[id(obj)] = interp.fresh(cls.__new__(cls))
     for name, sub in zip(names, subs):
-        object.__setattr__(out, name, _gradient(interp, sub, grads))
+        object.__setattr__(out, name, _gradient(interp, sub, grads, made))
     return out
+
+
+def _none_like(interp, value):
+    """A constant's gradient: None, in the shape of the dicts, lists and
+    tuples it is made of (so `grads.registry.values()` still works)."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_none_like(interp, v) for v in value)
+    if isinstance(value, list):
+        return interp.fresh([_none_like(interp, v) for v in value])
+    if isinstance(value, dict):
+        return interp.fresh({k: _none_like(interp, v) for k, v in value.items()})
+    return None
 
 
 @contextlib.contextmanager
