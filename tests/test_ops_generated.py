@@ -696,6 +696,179 @@ gen_setitem = rotating(
             note="bool mask, array of values")])
 
 
+
+# --- manipulation, matrices, sorting, NaN reductions, in-place writes, solvers -------------------
+
+gen_split = rotating(
+    v(arr(6), 2), v(arr(6), [1, 4]), v(arr(4, 6), 3, axis=1), v(arr(4, 6), [2, 10, 1], axis=-1),
+    v(arr(0, 3), 1), v(arr(2, 3), [], axis=1),
+    once=[v(arr(6), 4), v(arr(), 1), v(arr(6), 2, axis=1), v(arr(6), 0)])
+gen_array_split = rotating(
+    v(arr(7), 3), v(arr(2, 7), 4, axis=1), v(arr(6), [2, 100, 1, -1]), v(arr(0), 2),
+    once=[v(arr(6), 0), v(arr(6), -1), v(arr(), 2)])
+gen_hsplit = rotating(v(arr(6), 3), v(arr(2, 4), [1, 3]), v(arr(2, 4, 2), 2),
+                      once=[v(arr(), 1), v(arr(5), 2)])
+gen_vsplit = rotating(v(arr(4, 2), 2), v(arr(4, 2, 3), [1]), once=[v(arr(4), 2)])
+gen_dsplit = rotating(v(arr(2, 2, 4), 2), v(arr(1, 2, 4), [1, 3]), once=[v(arr(2, 4), 2)])
+gen_atleast = rotating(v(arr()), v(arr(3)), v(arr(2, 3)), v(arr(2, 1, 3)), v(arr(0)),
+                       v(arr(3), arr(2, 2)))
+gen_broadcast_arrays = rotating(
+    v(arr(3), arr(2, 1, dtype=OTHER)), v(arr(2, 3), arr(2, 3)), v(arr(), arr(0, 2)),
+    once=[v(arr(3), arr(4))])
+gen_column_stack = rotating(
+    v((arr(3), arr(3, dtype=OTHER))), v((arr(3, 2), arr(3))), v((arr(), arr())),
+    v((arr(0), arr(0, 2))), once=[v((arr(3), arr(4)))])
+gen_dstack = rotating(v((arr(3), arr(3, dtype=OTHER))), v((arr(2, 3), arr(2, 3, 2))),
+                      v((arr(), arr())), once=[v((arr(2), arr(3)))])
+gen_meshgrid = rotating(
+    v(arr(3), arr(2, dtype=OTHER)), v(arr(3), arr(2), indexing="ij"),
+    v(arr(2), arr(3), arr(0), sparse=True), v(arr(2, 2), arr(3)), v(arr(3)),
+    once=[v(arr(3), indexing="yx")])
+gen_kron = rotating(v(arr(2, 3), arr(2, 2)), v(arr(3), arr(2, 2, dtype=OTHER)), v(arr(), arr(2)),
+                    v(arr(2, 0), arr(3)))
+gen_rot90 = rotating(
+    v(arr(2, 3)), v(arr(2, 3), 2), v(arr(2, 3), -1), v(arr(2, 3, 4), 1, (2, 0)), v(arr(0, 3), 3),
+    v(arr(2, 3), 4), once=[v(arr(2, 3), 1, (0, 0)), v(arr(3), 1), v(arr(2, 3), 1, (0, 1, 2))])
+gen_diff = rotating(
+    v(sarr(8)), v(arr(3, 4), 2), v(arr(3, 4), axis=0), v(arr(3, 4), 6), v(arr(0, 3)),
+    v(arr(3, 4), prepend=0, append=arr(3, 1)), once=[v(arr()), v(arr(3), -1), v(arr(3), axis=1)])
+gen_triangle = rotating(v(arr(3, 4)), v(arr(4, 4), 1), v(arr(2, 3, 3), -1), v(arr(3), 2),
+                        v(arr(0, 2)), v(arr(3, 3), 10), once=[v(arr())])
+gen_diagonal = rotating(
+    v(arr(3, 4)), v(arr(3, 4), 1), v(arr(2, 3, 4), -1, 2, 0), v(arr(3, 4), 10), v(arr(0, 3)),
+    once=[v(arr(3)), v(arr(3, 3), 0, 1, 1)])
+gen_diag = rotating(v(arr(3)), v(arr(3), 2), v(arr(3), -1), v(arr(3, 4)), v(arr(3, 4), -2),
+                    v(arr(0)), once=[v(arr()), v(arr(2, 2, 2))])
+gen_trace = rotating(v(arr(3, 4)), v(arr(3, 4), 1), v(arr(2, 3, 4), 0, 1, 2),
+                     v(arr(3, 3), dtype=np.dtype("float32")), v(arr(0, 2)), once=[v(arr(3))])
+gen_norm = rotating(
+    v(sarr(6)), v(arr(6), 1), v(arr(6), np.inf), v(arr(6), -np.inf), v(arr(6), 0), v(arr(6), 3),
+    v(arr(3, 4)), v(arr(3, 4), "fro"), v(arr(3, 4), 1), v(arr(3, 4), -np.inf),
+    v(arr(2, 3, 4), axis=1), v(arr(2, 3, 4), 1, axis=(2, 0), keepdims=True),
+    v(arr(0, 3), np.inf, axis=(0, 1)), v(arr()),
+    once=[v(arr(3, 3), 2, refused=True, note="needs an SVD"),
+          v(arr(3, 3), "nuc", refused=True, note="needs an SVD"), v(arr(2, 2, 2), 1),
+          v(arr(3, 3), 3, axis=(0, 1)), v(arr(3, 3), axis=(1, 1))])
+gen_sort = rotating(
+    v(arr(3, 4)), v(sarr(9)), v(arr(3, 4), axis=0), v(arr(2, 3, 4), axis=None), v(arr(0, 3)),
+    v(arr(), axis=None), v(arr(3, 4), kind="stable"),
+    once=[v(arr()), v(arr(3, 4), axis=2), v(arr(3), kind="bogus"), v(arr(3), order="x")])
+# NumPy's default argsort orders ties as it likes; kind="stable" is what tpucc's always is
+gen_argsort = rotating(
+    v(arr(3, 4), kind="stable"), v(sarr(9), kind="stable"), v(arr(3, 4), axis=0, kind="stable"),
+    v(arr(2, 3, 4), axis=None, kind="stable"), v(arr(0, 3), kind="stable"),
+    v(arr(), kind="stable"), v(arr(3, 4), stable=True),
+    once=[v(arr(3, 4), axis=2), v(arr(3), kind="bogus")])
+
+
+def sorted_copy(a, *args, **kwargs):
+    a = a.copy()
+    a.sort(*args, **kwargs)
+    return a
+
+
+gen_sort_method = rotating(
+    v(arr(3, 4), fn=sorted_copy), v(sarr(9), fn=sorted_copy),
+    v(arr(3, 4), axis=0, fn=sorted_copy), v(arr(0, 3), fn=sorted_copy),
+    once=[v(arr(3, 4), axis=None, fn=sorted_copy), v(arr(), fn=sorted_copy)])
+gen_take = rotating(
+    v(arr(3, 4), 5), v(arr(3, 4), [0, -1]), v(arr(3, 4), np.array([[1, 2]]), axis=1),
+    v(arr(3, 4), 1, axis=0), v(arr(3, 4), [5, -7], axis=1, mode="wrap"),
+    v(arr(3, 4), [5, -7], axis=0, mode="clip"), v(arr(), 0), v(arr(0, 3), [], axis=0),
+    v(arr(3, 4), np.array([2, 0]), axis=1, mode="wrap"),
+    once=[v(arr(3, 4), [4], axis=1), v(arr(3, 4), 1, axis=2), v(arr(0), [1], mode="wrap")])
+gen_take_along_axis = rotating(
+    v(arr(3, 4), np.array([[0], [3], [1]]), 1), v(arr(3, 4), np.array([[2, 0, 1, 1]]), 0),
+    v(arr(3, 4), np.array([5, 0]), None), v(arr(2, 3, 2), np.zeros((2, 1, 2), np.int64), 1),
+    once=[v(arr(3, 4), np.array([0]), 0), v(arr(3, 4), np.array([[0.0]]), 0),
+          v(arr(3, 4), np.array([[0, 1]]), 0)])
+gen_isclose = rotating(
+    v(sarr(3, 4), sarr(3, 4)), v(arr(3, 4), arr(4, dtype=OTHER)), v(arr(2, 3), 1),
+    v(2.5, arr(2, 3)), v(arr(), arr()), v(sarr(8), sarr(8), equal_nan=True),
+    v(arr(2, 3), arr(2, 3), rtol=0.1, atol=0.0), v(arr(0), arr(0)))
+gen_allclose = rotating(v(arr(3, 4), arr(3, 4)), v(sarr(5), sarr(5), equal_nan=True),
+                        v(arr(2, 3), arr(3)), v(arr(), 1.5), once=[v(arr(3), arr(4))])
+gen_count_nonzero = rotating(
+    v(sarr(3, 4)), v(arr(3, 4), axis=0), v(arr(2, 3, 4), axis=(0, 2)),
+    v(arr(3, 4), axis=-1, keepdims=True), v(arr()), v(arr(0, 3), axis=1),
+    once=[v(arr(3, 4), axis=2)])
+NAN_REDUCTION_VARIANTS = [
+    v(sarr(3, 4)), v(sarr(3, 4), axis=0), v(sarr(2, 3, 4), axis=(0, 2), keepdims=True), v(arr()),
+    v(arr(0, 3), axis=0), v(sarr(8), keepdims=True)]
+gen_nan_extreme = rotating(
+    *NAN_REDUCTION_VARIANTS,
+    once=[v(arr(0)), v(arr(3, 4), axis=2), v(arr(3), out=arr(), refused=True)])
+gen_nan_accumulating = rotating(
+    *NAN_REDUCTION_VARIANTS, v(sarr(3, 4), axis=1, dtype=np.dtype("float64")),
+    once=[v(arr(3, 4), axis=2), v(arr(3), where=barr(3), refused=True)])
+gen_nan_to_num = rotating(v(sarr(3, 4)), v(sarr(5), nan=1.5, posinf=2), v(arr()),
+                          v(sarr(4), copy=False), v(arr(0, 2)))
+
+
+def copied_into(dst, src, **kwargs):
+    dst = dst.copy()
+    np.copyto(dst, src, **kwargs)
+    return dst
+
+
+def filled(a, value):
+    a = a.copy()
+    a.fill(value)
+    return a
+
+
+gen_copyto = rotating(
+    v(arr(3, 4), arr(4, dtype=OTHER), fn=copied_into), v(arr(3, 4), 1.5, fn=copied_into),
+    v(arr(2, 3), arr(2, 3), where=barr(2, 3), fn=copied_into), v(arr(), arr(), fn=copied_into),
+    v(arr(3), True, fn=copied_into),
+    once=[v(arr(3), arr(2), fn=copied_into),
+          v(arr(3, dtype=np.dtype("int8")), 300, fn=copied_into)])
+gen_fill_method = rotating(
+    v(arr(3, 4), 2.5, fn=filled), v(arr(3, 4), arr(dtype=OTHER), fn=filled),
+    v(arr(), True, fn=filled), v(arr(0, 2), 1, fn=filled),
+    once=[v(arr(3, dtype=np.dtype("int8")), 300, fn=filled), v(arr(3), arr(2), fn=filled)])
+gen_item_method = rotating(
+    v(arr(3, 4), 5), v(arr(3, 4), 1, 2), v(arr(1, 1)), v(arr()), v(arr(3, 4), (2, 3)),
+    once=[v(arr(3, 4)), v(arr(3, 4), 12)])
+
+
+def _dominant(a):
+    """A diagonally dominant matrix (values in [0, 2)): far from singular."""
+    return a + 8 * np.eye(a.shape[-1], dtype=a.dtype)
+
+
+def inv_dominant(a):
+    return np.linalg.inv(_dominant(a))
+
+
+def det_dominant(a):
+    return np.linalg.det(_dominant(a))
+
+
+def solve_dominant(a, b):
+    return np.linalg.solve(_dominant(a), b)
+
+
+def cholesky_spd(a, **kwargs):
+    return np.linalg.cholesky(_dominant(a @ np.swapaxes(a, -1, -2)), **kwargs)
+
+
+def square_variants(fn):
+    return [v(arr(3, 3, lo=0, hi=2), fn=fn), v(arr(2, 3, 3, lo=0, hi=2), fn=fn),
+            v(arr(0, 0), fn=fn)]
+
+
+gen_inv = rotating(*square_variants(inv_dominant), once=[v(arr(3)), v(arr(2, 3))])
+gen_det = rotating(*square_variants(det_dominant), once=[v(arr(3)), v(arr(2, 3))])
+gen_cholesky = rotating(*square_variants(cholesky_spd),
+                        v(arr(3, 3, lo=0, hi=2), upper=True, fn=cholesky_spd),
+                        once=[v(arr(2, 3))])
+gen_solve = rotating(
+    v(arr(3, 3, lo=0, hi=2), arr(3), fn=solve_dominant),
+    v(arr(2, 3, 3, lo=0, hi=2), arr(3, 2, dtype=OTHER), fn=solve_dominant),
+    v(arr(3, 3, lo=0, hi=2), arr(2, 3, 4), fn=solve_dominant),
+    once=[v(arr(3, 3), arr(4)), v(arr(2, 3, 3), arr(2, 3))])
+
 # --- the registry's surface: functions, methods, operators -----------------------------------
 
 NN_DTYPES = tuple(np.dtype(d) for d in ("float32", "float64"))
@@ -732,10 +905,29 @@ FUNCTION_KINDS = {
     "einsum": (gen_einsum, ALL_DTYPES),
     "conv2d": (gen_conv2d, NN_DTYPES), "max_pool2d": (gen_pool, NN_DTYPES),
     "avg_pool2d": (gen_pool, NN_DTYPES),
+    "split": (gen_split, CORE), "array_split": (gen_array_split, CORE),
+    "hsplit": (gen_hsplit, CORE), "vsplit": (gen_vsplit, CORE), "dsplit": (gen_dsplit, CORE),
+    **{n: (gen_atleast, CORE) for n in ("atleast_1d", "atleast_2d", "atleast_3d")},
+    "broadcast_arrays": (gen_broadcast_arrays, CORE), "column_stack": (gen_column_stack, CORE),
+    "dstack": (gen_dstack, CORE), "meshgrid": (gen_meshgrid, CORE), "kron": (gen_kron, ALL_DTYPES),
+    "rot90": (gen_rot90, CORE), "diff": (gen_diff, ALL_DTYPES), "tril": (gen_triangle, CORE),
+    "triu": (gen_triangle, CORE), "diagonal": (gen_diagonal, CORE), "diag": (gen_diag, CORE),
+    "trace": (gen_trace, ALL_DTYPES), "norm": (gen_norm, ALL_DTYPES),
+    "sort": (gen_sort, ALL_DTYPES), "argsort": (gen_argsort, ALL_DTYPES),
+    "take": (gen_take, CORE), "take_along_axis": (gen_take_along_axis, CORE),
+    "isclose": (gen_isclose, ALL_DTYPES), "allclose": (gen_allclose, ALL_DTYPES),
+    "count_nonzero": (gen_count_nonzero, ALL_DTYPES),
+    **{n: (gen_nan_extreme, ALL_DTYPES) for n in ("nanmax", "nanmin")},
+    **{n: (gen_nan_accumulating, ALL_DTYPES) for n in ("nansum", "nanprod", "nanmean")},
+    "nan_to_num": (gen_nan_to_num, ALL_DTYPES), "copyto": (gen_copyto, ALL_DTYPES),
+    "inv": (gen_inv, ALL_DTYPES), "det": (gen_det, ALL_DTYPES),
+    "cholesky": (gen_cholesky, ALL_DTYPES), "solve": (gen_solve, ALL_DTYPES),
 }
 
 # Methods take the kind of the function of the same name, except these.
-METHOD_KINDS = {"astype": (gen_astype, ALL_DTYPES), "flatten": (gen_ravel, CORE)}
+METHOD_KINDS = {"astype": (gen_astype, ALL_DTYPES), "flatten": (gen_ravel, CORE),
+                "sort": (gen_sort_method, CORE), "fill": (gen_fill_method, ALL_DTYPES),
+                "item": (gen_item_method, ALL_DTYPES)}
 
 # An entry whose implementation is another entry's (np.amax is np.max's, the
 # method a.sum is np.sum's) gets a light pass: a quarter of its cases, on two

@@ -201,20 +201,20 @@ def linalg_svd(x):
     return s
 
 
-def linalg_inv(x):
-    return np.linalg.inv(x)  # <- here
+def linalg_eig(x):
+    return np.linalg.eig(x)  # <- here
 
 
-def linalg_norm(x):
-    return np.linalg.norm(x)  # <- here
+def linalg_norm_spectral(x):
+    return np.linalg.norm(x, 2)  # <- here
 
 
 def fft(x):
     return np.fft.fft(x)  # <- here
 
 
-def sorts(x):
-    return np.sort(x)  # <- here
+def partitions(x):
+    return np.partition(x, 1)  # <- here
 
 
 def unique(x):
@@ -245,8 +245,8 @@ def tolist(x):
     return x.tolist()  # <- here
 
 
-def item(x):
-    return x[0].item()  # <- here
+def searchsorted_method(x):
+    return x.searchsorted(1.5)  # <- here
 
 
 def pad_reflect(x):
@@ -650,10 +650,10 @@ REFUSALS = [
     R(random_rand, E.UnsupportedError, "would be evaluated once at compile time"),
     R(random_generator, E.UnsupportedError, "np.random.default_rng would be evaluated once"),
     R(linalg_svd, E.UnsupportedError, "numpy.linalg.svd() is not supported", _matrix),
-    R(linalg_inv, E.UnsupportedError, "numpy.linalg.inv() is not supported", _matrix),
-    R(linalg_norm, E.UnsupportedError, "numpy.linalg.norm() is not supported"),
+    R(linalg_eig, E.UnsupportedError, "numpy.linalg.eig() is not supported", _matrix),
+    R(linalg_norm_spectral, E.UnsupportedError, "needs its singular values", _matrix),
     R(fft, E.UnsupportedError, "numpy.fft.fft() is not supported"),
-    R(sorts, E.UnsupportedError, "numpy.sort() is not supported"),
+    R(partitions, E.UnsupportedError, "numpy.partition() is not supported"),
     R(unique, E.UnsupportedError, "numpy.unique() is not supported"),
     R(nonzero, E.UnsupportedError, "numpy.nonzero() is not supported"),
     R(median, E.UnsupportedError, "numpy.median() is not supported"),
@@ -661,7 +661,7 @@ REFUSALS = [
     R(out_keyword, E.UnsupportedError, "the out=/where=/casting= arguments are not supported"),
     R(misspelled_keyword, E.UnsupportedError, "np.sum: unsupported arguments ['axes']"),
     R(tolist, E.UnsupportedError, "`.tolist` is not supported"),
-    R(item, E.UnsupportedError, "`.item` is not supported"),
+    R(searchsorted_method, E.UnsupportedError, "`.searchsorted` is not supported"),
     R(pad_reflect, E.UnsupportedError, "np.pad(mode='reflect') is not supported"),
     R(reshape_fortran, E.UnsupportedError, "reshape(order='F') is not supported"),
     # E200

@@ -184,7 +184,7 @@ def round_(interp, x, ndigits=None):
     if isinstance(x, Array):
         from ..ops.registry import NUMPY
         out = NUMPY[np.rint](x) if not ndigits else NUMPY[np.round](x, ndigits)
-        return out if ndigits is not None else _to_weak(out, np.int64)
+        return out if ndigits is not None else to_python_scalar(out, np.int64)
     return round(x, ndigits)
 
 
@@ -296,7 +296,9 @@ def hasattr_(interp, obj, name):
         return False
 
 
-def _to_weak(x: Array, dtype) -> Array:
+def to_python_scalar(x: Array, dtype) -> Array:
+    """bool(x)/int(x)/float(x) of a size-1 runtime array: a weak 0-d value
+    of `dtype`, returned to the user as that Python type."""
     if x.size != 1:
         raise StaticValueError(f"only size-1 arrays can be converted to Python scalars, "
                                f"got {x.aval}",
@@ -315,7 +317,7 @@ def _to_weak(x: Array, dtype) -> Array:
 def _scalar_conversion(pytype, dtype):
     def impl(interp, x=pytype(), *rest):
         if isinstance(x, Array):
-            return _to_weak(x, dtype)
+            return to_python_scalar(x, dtype)
         return pytype(x, *rest)
     return impl
 
@@ -344,7 +346,7 @@ def _truth_fold(items, stop_on: bool, combine: str):
     runtime = []
     for v in items:
         if isinstance(v, Array):
-            runtime.append(_to_weak(v, np.bool_))
+            runtime.append(to_python_scalar(v, np.bool_))
         elif bool(v) is stop_on:
             return stop_on
     if not runtime:

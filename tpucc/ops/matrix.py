@@ -1,0 +1,217 @@
+"""Matrix structure composed of other ops: tril, triu, diag, diagonal, trace,
+kron and np.linalg.norm.
+
+Triangles and diagonal matrices are selects with a mask made of iotas
+(np.arange), not constants: a large mask costs nothing in the module.  A
+diagonal is a strided slice of the flattened matrix (no gather), so it stays
+cheap and differentiable.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError, UnsupportedError, UserCodeError
+from .creation import arange, eye, zeros
+from .linalg import dot
+from .manipulation import as_array
+from .registry import METHODS, implements, normalize_axis, static_index
+from .shape import expand_dims, moveaxis, pad, reshape, where
+
+
+def _zero(dtype):
+    return zeros((), dtype)
+
+
+# --- tril / triu ------------------------------------------------------------------------
+
+def _tri_mask(n: int, m: int, k: int):
+    """np.tri(n, m, k, dtype=bool): True where column - row <= k."""
+    return reshape(arange(m), 1, m) - reshape(arange(n), n, 1) <= k
+
+
+def _triangle_dims(m):
+    if m.ndim == 0:
+        raise ShapeError("tril/triu need an array of at least one dimension (NumPy's tri() "
+                         "gets no size)")
+    return m.shape[-2:] if m.ndim >= 2 else (m.shape[0], m.shape[0])
+
+
+@implements(np.tril)
+def tril(m, k=0):
+    m = as_array(m)
+    return where(_tri_mask(*_triangle_dims(m), static_index(k)), m, _zero(m.dtype))
+
+
+@implements(np.triu)
+def triu(m, k=0):
+    m = as_array(m)
+    return where(_tri_mask(*_triangle_dims(m), static_index(k) - 1), _zero(m.dtype), m)
+
+
+# --- diagonal / diag / trace --------------------------------------------------------------
+
+@implements(np.diagonal, method="diagonal")
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal as the last axis (NumPy's layout), taken from the matrix
+    flattened to (..., n*m) with a stride of m + 1."""
+    a = as_array(a)
+    if a.ndim < 2:
+        raise ShapeError("diag requires an array of at least two dimensions")
+    axis1, axis2 = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
+    k = static_index(offset)
+    if axis1 == axis2:
+        raise ShapeError("axis1 and axis2 cannot be the same")
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = a.shape[-2:]
+    start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
+    flat = reshape(a, a.shape[:-2] + (n * m,))
+    if length <= 0:
+        return flat[..., 0:0]
+    return flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1]
+
+
+@implements(np.diag)
+def diag(v, k=0):
+    v = as_array(v)
+    k = static_index(k)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ShapeError("Input must be 1- or 2-d.")
+    size = v.shape[0] + abs(k)
+    # Above the main diagonal a row holds v[row]; below it a column holds v[column].
+    values = pad(v, (0, abs(k)))
+    values = reshape(values, (size, 1) if k >= 0 else (1, size))
+    return where(eye(size, size, k, dtype=bool), values, _zero(v.dtype))
+
+
+@implements(np.trace, method="trace")
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if out is not None:
+        raise UnsupportedError("np.trace(out=...) is not supported", hint="assign the result")
+    return METHODS["sum"](diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+# --- kron ---------------------------------------------------------------------------------
+
+@implements(np.kron)
+def kron(a, b):
+    """Every a[i] * b[j] laid out as NumPy does: a's axes interleaved with
+    b's in the product, then merged pairwise."""
+    a, b = as_array(a), as_array(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    nd = max(a.ndim, b.ndim)
+    a = reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    spread_a = expand_dims(a, tuple(range(1, 2 * nd, 2)))     # a's axis i at 2i
+    spread_b = expand_dims(b, tuple(range(0, 2 * nd, 2)))     # b's axis i at 2i + 1
+    return reshape(spread_a * spread_b, tuple(x * y for x, y in zip(a.shape, b.shape)))
+
+
+# --- np.linalg.norm -------------------------------------------------------------------------
+
+def _norm_operand(x):
+    x = as_array(x)
+    if x.dtype.kind == "c":
+        raise UnsupportedError("np.linalg.norm of complex arrays is not supported")
+    if x.dtype.kind != "f":     # NumPy computes integer and bool norms in float64
+        x = METHODS["astype"](x, np.float64)
+    return x
+
+
+def _norm_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        return axis
+    try:
+        return (int(axis),)
+    except TypeError:
+        raise UserCodeError("TypeError: 'axis' must be None, an integer or a tuple of "
+                            "integers") from None
+
+
+@implements(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    x = _norm_operand(x)
+    keepdims = bool(keepdims)
+    if axis is None and (ord is None or (_is_fro(ord) and x.ndim == 2)
+                         or (ord == 2 and x.ndim == 1)):
+        flat = reshape(x, -1)       # NumPy's fast path: sqrt(x.dot(x)) of the flat array
+        result = _ufunc("sqrt", dot(flat, flat))
+        # (a scalar's reshape to () is still a scalar)
+        return reshape(result, (1,) * x.ndim) if keepdims and x.ndim else result
+    axes = _norm_axes(axis, x.ndim)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, normalize_axis(axes[0], x.ndim), keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ShapeError("Improper number of dimensions to norm.")
+
+
+def _is_fro(ord) -> bool:
+    return isinstance(ord, str) and ord in ("f", "fro")
+
+
+def _ufunc(name, *operands):
+    from .elementwise import emit_ufunc
+    return emit_ufunc(name, *operands)
+
+
+def _sum(x, axis, keepdims=False):
+    return METHODS["sum"](x, axis=axis, keepdims=keepdims)
+
+
+def _extreme(name, values, axis, keepdims=False):
+    """max or min over one axis.  NumPy's max here has initial=0, so an empty
+    axis gives 0: a sum of nothing, with the same dtype and shape."""
+    if name == "max" and values.shape[axis] == 0:
+        return _sum(values, axis, keepdims)
+    return METHODS[name](values, axis=axis, keepdims=keepdims)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    if ord == np.inf or ord == -np.inf:
+        return _extreme("max" if ord > 0 else "min", _ufunc("absolute", x), axis, keepdims)
+    if ord is None or ord == 2:
+        return _ufunc("sqrt", _sum(x * x, axis, keepdims))
+    if isinstance(ord, str):
+        raise UserCodeError(f"ValueError: Invalid norm order '{ord}' for vectors")
+    if ord == 0:
+        return _sum(METHODS["astype"](x != 0, x.dtype), axis, keepdims)
+    absx = _ufunc("absolute", x)
+    if ord == 1:
+        return _sum(absx, axis, keepdims)
+    # NumPy's in-place steps: |x| **= ord, then total **= 1/ord computed in the total's dtype
+    powered = METHODS["astype"](_ufunc("power", absx, ord), x.dtype)
+    total = _sum(powered, axis, keepdims)
+    exponent = np.reciprocal(np.asarray(ord), dtype=total.dtype)
+    return METHODS["astype"](_ufunc("power", total, exponent), total.dtype)
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    row, col = (normalize_axis(a, x.ndim) for a in axes)
+    if row == col:
+        raise ShapeError("Duplicate axes given.")
+    if ord == 2 or ord == -2 or ord == "nuc":
+        raise UnsupportedError(f"np.linalg.norm(ord={ord!r}) of a matrix needs its singular "
+                               "values (an SVD), which tpucc does not compile",
+                               hint="use ord='fro', 1, -1, np.inf or -np.inf")
+    if ord is None or _is_fro(ord):
+        result = _ufunc("sqrt", _sum(x * x, (row, col)))
+    elif ord == 1 or ord == -1:         # the largest (smallest) column sum
+        result = _extreme("max" if ord > 0 else "min", _abs_sums(x, row), col - (col > row))
+    elif ord == np.inf or ord == -np.inf:   # the largest (smallest) row sum
+        result = _extreme("max" if ord > 0 else "min", _abs_sums(x, col), row - (row > col))
+    else:
+        raise UserCodeError("ValueError: Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[row] = shape[col] = 1
+        result = reshape(result, tuple(shape))
+    return result
+
+
+def _abs_sums(x, axis):
+    return _sum(_ufunc("absolute", x), axis)

@@ -1,0 +1,172 @@
+"""Sorting and selection by index: sort, argsort (functions and methods,
+`a.sort()` in place), take, take_along_axis.
+
+Sorting is the one thing here that needs an op of its own (lax.sort).  NaN
+sorts last and -0.0 equals 0.0, as in NumPy (lax.sort canonicalizes floats
+before comparing).  Ties keep their input order: argsort is always stable,
+as NumPy's kind='stable'.  NumPy's default kind='quicksort' makes no promise
+about ties (on x86 with SIMD sorting it reorders them even in short arrays),
+so no ordering of ties could match it; a stable one is the deterministic one.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jax import lax
+
+from ..errors import ShapeError, UnsupportedError, UserCodeError
+from ..ir import AVal
+from .creation import arange
+from .manipulation import along, as_array
+from .registry import implements, normalize_axis, register
+from .shape import clip, ravel, reshape
+
+
+def _emit(*a, **k):
+    from ..infer.builder import emit
+    return emit(*a, **k)
+
+
+# --- the sort ops ---------------------------------------------------------------------------
+
+def _sorted_lower(lc, x, axis):
+    return lax.sort(x, dimension=axis, is_stable=True)
+
+
+def _order_lower(lc, x, axis):
+    positions = lax.broadcasted_iota(np.int64, x.shape, axis)
+    return lax.sort((x, positions), dimension=axis, is_stable=True, num_keys=1)[1]
+
+
+register("sort", lambda avals, axis: AVal(avals[0].dtype, avals[0].shape, False), _sorted_lower,
+         numpy=lambda x, axis: np.sort(x, axis))
+register("argsort", lambda avals, axis: AVal(np.dtype(np.int64), avals[0].shape, False),
+         _order_lower, numpy=lambda x, axis: np.argsort(x, axis, kind="stable"))
+
+
+def _check_kind(kind, order, stable):
+    """NumPy's validation of kind=, order=, stable= (every kind sorts alike here)."""
+    if order is not None:
+        raise UnsupportedError("sorting with order= (structured arrays) is not supported")
+    if kind is None:
+        return
+    if stable is not None:
+        raise UserCodeError("ValueError: `kind` and keyword parameters can't be provided at "
+                            "the same time. Use only one of them.")
+    if not isinstance(kind, str):
+        raise UserCodeError(f"TypeError: sort kind must be str, not {type(kind).__name__}")
+    if kind[:1].lower() not in ("q", "h", "m", "s"):
+        raise UserCodeError("ValueError: sort kind must be one of 'quick', 'heap', or 'stable' "
+                            f"(got '{kind}')")
+
+
+def _sort_operand(a, axis, flat_0d):
+    """The array to sort and the axis: axis=None sorts the flattened array;
+    argsort (flat_0d) sees a 0-d array as 1-d, np.sort does not."""
+    a = as_array(a)
+    if axis is None or (flat_0d and a.ndim == 0):
+        a = ravel(a)
+    return a, normalize_axis(0 if axis is None else axis, a.ndim)
+
+
+@implements(np.sort)
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _check_kind(kind, order, stable)
+    a, axis = _sort_operand(a, axis, flat_0d=False)
+    return _emit("sort", a, axis=axis)
+
+
+@implements(np.argsort, method="argsort")
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _check_kind(kind, order, stable)
+    a, axis = _sort_operand(a, axis, flat_0d=True)
+    return _emit("argsort", a, axis=axis)
+
+
+@implements(method="sort")
+def sort_in_place(a, axis=-1, kind=None, order=None, *, stable=None):
+    """`a.sort()`: NumPy sorts the array itself and returns None."""
+    from .elementwise import store_inplace
+    if axis is None:
+        raise UserCodeError("TypeError: 'NoneType' object cannot be interpreted as an integer")
+    store_inplace(a, sort(a, axis, kind, order, stable=stable), "sort")
+
+
+# --- take / take_along_axis ------------------------------------------------------------------
+
+@implements(np.take, method="take")
+def take(a, indices, axis=None, out=None, mode="raise"):
+    from .elementwise import copy
+    from ..infer.values import Array
+    if out is not None:
+        raise UnsupportedError("np.take(out=...) is not supported", hint="assign the result")
+    if mode not in ("raise", "wrap", "clip"):
+        raise UserCodeError(f"ValueError: mode must be one of 'raise', 'wrap' or 'clip' "
+                            f"(got {mode!r})")
+    a = as_array(a)
+    if axis is None or a.ndim == 0:     # NumPy takes from a 0-d array as from a 1-d one
+        a = ravel(a)
+    axis = normalize_axis(0 if axis is None else axis, a.ndim)
+    size = a.shape[axis]
+    if isinstance(indices, Array):
+        index = _runtime_take_index(indices, size, mode)
+    else:
+        index = _static_take_index(indices, size, axis, mode)
+    out = a[along(axis, index)]
+    return copy(out) if out.base is not None else out     # a copy, never a view
+
+
+def _integer_indices(dtype):
+    if dtype.kind not in "biu":
+        raise ShapeError(f"np.take: indices must be integers, not {dtype}")
+
+
+def _runtime_take_index(indices, size, mode):
+    """mode='raise' cannot raise at run time: an index out of bounds is
+    handled as x[indices] handles it."""
+    from .elementwise import astype
+    _integer_indices(indices.dtype)
+    if indices.dtype == np.bool_:
+        indices = astype(indices, np.int64)
+    if mode != "raise" and size == 0:
+        raise ShapeError("cannot do a non-empty take from an empty axes.")
+    if mode == "wrap":
+        return indices % size
+    if mode == "clip":
+        return clip(indices, 0, size - 1)
+    return indices
+
+
+def _static_take_index(indices, size, axis, mode):
+    index = np.asarray(indices)
+    if index.size:      # np.take(x, []) takes nothing, whatever [] converts to
+        _integer_indices(index.dtype)
+    index = index.astype(np.int64)
+    if mode != "raise" and size == 0 and index.size:
+        raise ShapeError("cannot do a non-empty take from an empty axes.")
+    if mode == "wrap":
+        index = index % max(size, 1)
+    elif mode == "clip":
+        index = np.clip(index, 0, max(size - 1, 0))
+    bad = index[(index < -size) | (index >= size)]
+    if bad.size:
+        raise ShapeError(f"index {bad.flat[0]} is out of bounds for axis {axis} with size {size}")
+    return int(index) if index.ndim == 0 else index
+
+
+@implements(np.take_along_axis)
+def take_along_axis(arr, indices, axis=-1):
+    arr, indices = as_array(arr), as_array(indices)
+    if indices.dtype.kind not in "iu":
+        raise ShapeError("`indices` must be an integer array")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ShapeError("when axis=None, `indices` must have a single dimension.")
+        arr, axis = ravel(arr), 0
+    if indices.ndim != arr.ndim:
+        raise ShapeError("`indices` and `arr` must have the same number of dimensions")
+    axis = normalize_axis(axis, arr.ndim)
+    # Every other axis is indexed by its own positions, broadcast against `indices`.
+    key = tuple(indices if d == axis else
+                reshape(arange(n), tuple(n if i == d else 1 for i in range(arr.ndim)))
+                for d, n in enumerate(arr.shape))
+    return arr[key]
