@@ -3,6 +3,7 @@ import dataclasses
 import functools
 
 import numpy as np
+import pytest
 
 import tpucc
 from conftest import check, raises_at
@@ -250,3 +251,81 @@ def assigns_an_outer_cell_in_a_runtime_branch(x):
 def test_an_outer_cell_assigned_under_a_runtime_branch_is_still_refused():
     raises_at(assigns_an_outer_cell_in_a_runtime_branch, (np.ones(3),),
               tpucc.errors.SideEffectError, line_of="y = x * 2")
+
+
+def row_view_updated(y, i):
+    row = y[i]                  # a runtime integer scalar: basic indexing, a view
+    row += 1
+    part = y[i, 1:]             # mixed with a slice
+    part *= 2
+    return y, row
+
+
+def rows_doubled_in_a_runtime_loop(y, n):
+    for i in range(n):
+        row = y[i]
+        row *= 2
+        y[i][0] -= 1            # a view of the view, updated in place
+    return y
+
+
+def view_made_before_a_runtime_loop(y, i, n):
+    row = y[i]
+    k = 0
+    while k < n:
+        row += k
+        k += 1
+    if y.sum() > 0:
+        row[0] = -1.0
+    return y
+
+
+def zero_d_array_index_copies(y):
+    i = np.array(1)             # a 0-d array index is advanced indexing: a copy
+    row = y[i]
+    row += 100
+    return y, row
+
+
+@pytest.mark.parametrize("fn,args", [
+    (row_view_updated, (np.int64(1),)),
+    (rows_doubled_in_a_runtime_loop, (2,)),
+    (view_made_before_a_runtime_loop, (np.int64(2), 3)),
+    (zero_d_array_index_copies, ()),
+])
+def test_views_made_with_runtime_integer_scalars_write_through(fn, args):
+    # `row = y[i]` with a runtime i was a copy: updates through it were lost.
+    y = np.arange(12.0).reshape(4, 3)
+    check(fn, y, *args, compile_kwargs={"runtime_args": ("n",)})
+
+
+def index_kind_from_a_branch(y):
+    if y.sum() > 0:
+        i = np.int64(1)             # a NumPy scalar: y[i] is a view
+    else:
+        i = np.array(2)             # a 0-d array: y[i] is a copy
+    row = y[i]
+    row += 1
+    return y
+
+
+def test_view_or_copy_decided_at_runtime_refuses_in_place_updates():
+    raises_at(index_kind_from_a_branch, (np.ones((3, 2)),), tpucc.errors.SideEffectError,
+              line_of="row += 1")
+
+
+def reads_past_the_end_with_a_list(x):
+    return x[[0, 5]]
+
+
+def writes_past_the_end_with_a_list(x):
+    x[[1, -4]] = 0.0
+    return x
+
+
+@pytest.mark.parametrize("fn,line,index", [(reads_past_the_end_with_a_list, "x[[0, 5]]", 5),
+                                           (writes_past_the_end_with_a_list, "x[[1, -4]]", -4)])
+def test_static_index_lists_are_bounds_checked(fn, line, index):
+    # They were clamped silently; NumPy raises IndexError.
+    err = raises_at(fn, (np.arange(3.0),), tpucc.errors.ShapeError, line_of=line)
+    assert f"index {index} is out of bounds for axis 0 with size 3" in err.message

@@ -5,6 +5,11 @@ Ellipsis, and slots for runtime integer index arrays) plus the runtime index
 arrays themselves.  Static ints are bounds-checked at compile time as NumPy
 would at run time.  Boolean masks give data-dependent shapes, so `x[mask]`
 is refused, while `x[mask] = v` becomes a select.
+
+Basic indexing gives views, as in NumPy: with static keys, and with runtime
+integer *scalars* (a loop counter, an argmax), which NumPy also reads as
+basic indices (`row = x[i]; row += 1` writes into x).  A view's index keeps
+such a scalar as the SSA Value it had when the view was made.
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ import numpy as np
 from jax import lax
 
 from ..errors import ShapeError, StaticValueError
-from ..ir import AVal
+from ..ir import AVal, Value
 from .registry import register
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
@@ -29,6 +34,7 @@ def normalize_key(key, shape):
     """-> (static key tuple, runtime index arrays).  Raises for bad static keys."""
     items = key if isinstance(key, tuple) else (key,)
     static, arrays = [], []
+    known = {}                      # position in `static` -> a static index array
     for item in items:
         if _is_runtime(item):
             if item.dtype == np.bool_:
@@ -55,23 +61,29 @@ def normalize_key(key, shape):
             if arr.dtype == np.bool_:
                 raise ShapeError("boolean mask indexing gives a data-dependent shape",
                                  hint="use np.where(mask, x, fill) to keep the shape")
+            known[len(static)] = arr
             static.append(ARRAY)
             arrays.append(arr.astype(np.int64))
         else:
             raise ShapeError(f"invalid index of type {type(item).__name__}")
-    _check_static_ints(static, shape)
+    _check_static_indices(static, shape, known)
     return tuple(static), arrays
 
 
-def _check_static_ints(static, shape):
-    dims = [x for x in static if x is not None]
-    if Ellipsis in dims:
-        at = dims.index(Ellipsis)
+def _check_static_indices(static, shape, known):
+    """Static ints and static index lists are bounds-checked now, as NumPy
+    would at run time (the lowering would clamp them)."""
+    dims = [known.get(i, x) for i, x in enumerate(static) if x is not None]
+    if any(x is Ellipsis for x in dims):
+        at = next(i for i, x in enumerate(dims) if x is Ellipsis)
         dims = dims[:at] + [None] * (len(shape) - len(dims) + 1) + dims[at + 1:]
     if len(dims) > len(shape):
         raise ShapeError(f"too many indices for array: array is {len(shape)}-dimensional, "
                          f"but {len(dims)} were indexed")
     for axis, item in enumerate(dims):
+        if isinstance(item, np.ndarray) and item.size:
+            item = next((int(v) for v in item.ravel()
+                         if not -shape[axis] <= v < shape[axis]), None)
         if isinstance(item, int) and not -shape[axis] <= item < shape[axis]:
             raise ShapeError(f"index {item} is out of bounds for axis {axis} with size {shape[axis]}")
 
@@ -179,12 +191,30 @@ def _is_basic(static) -> bool:
 def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
     from ..infer.builder import emit
-    from ..infer.values import Array
+    from ..infer.values import Array, RuntimeKind
     static, arrays = normalize_key(key, x.shape)
     out = emit("getitem", x, *arrays, key=static)
     if _is_basic(static):
         return Array(out.var, base=x, index=static)
+    kinds = [a.immutable if a.ndim == 0 else False for a in arrays]
+    if all(k is True for k in kinds):       # NumPy scalars: basic indexing, a view
+        values = iter([a.var for a in arrays])
+        return Array(out.var, base=x,
+                     index=tuple(next(values) if s is ARRAY else s for s in static))
+    if any(isinstance(k, RuntimeKind) for k in kinds):
+        # A NumPy scalar on some paths, a 0-d array (advanced indexing: a copy)
+        # on others: whether `out` is a view of x is decided at runtime.
+        out.alias_note = ("it is a view of the indexed array when the index is a NumPy "
+                          "scalar, and a copy when it is a 0-d array, which runtime branches "
+                          "decided")
     return out
+
+
+def _view_key(index):
+    """A view's index -> (normalized key, runtime index arrays)."""
+    from ..infer.values import Array
+    static = tuple(ARRAY if isinstance(s, Value) else s for s in index)
+    return static, [Array(s) for s in index if isinstance(s, Value)]
 
 
 def _mask_setitem(x, key, value):
@@ -240,13 +270,15 @@ def static_number_table(items):
     return Array(value)
 
 
-def basic_index_value(base, static):
+def basic_index_value(base, index):
     """The current value of a view: its base's value indexed again."""
     from ..infer.builder import emit
-    return emit("getitem", base, key=static).var
+    static, arrays = _view_key(index)
+    return emit("getitem", base, *arrays, key=static).var
 
 
-def write_through(base, static, value):
+def write_through(base, index, value):
     """A write to a view writes into its base."""
     from ..infer.builder import emit
-    base.set(emit("setitem", base, value, key=static).var)
+    static, arrays = _view_key(index)
+    base.set(emit("setitem", base, value, *arrays, key=static).var)
