@@ -329,3 +329,20 @@ def test_static_index_lists_are_bounds_checked(fn, line, index):
     # They were clamped silently; NumPy raises IndexError.
     err = raises_at(fn, (np.arange(3.0),), tpucc.errors.ShapeError, line_of=line)
     assert f"index {index} is out of bounds for axis 0 with size 3" in err.message
+
+
+def non_ufuncs_of_a_runtime_python_int(x, n):
+    k = 0
+    acc = np.zeros(3)
+    while k < n + 1:                # k: a runtime Python int after promotion
+        k += 1
+        acc = acc + np.outer(x, k)[:, 0] + np.dot(x, k) + np.stack([x[0], k])[1]
+    return acc
+
+
+def test_non_ufuncs_treat_a_runtime_python_int_as_int64():
+    # np.outer/dot/stack convert a Python int with np.asarray (int64, not
+    # weak): float32 x int gives float64.  With k a runtime value tpucc kept
+    # it weak, and the loop's iterations disagreed on the dtype (fuzz 43397).
+    check(non_ufuncs_of_a_runtime_python_int, np.array([-0.25, -0.25, 0.75], np.float32),
+          np.array(2))

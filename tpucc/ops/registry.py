@@ -101,9 +101,14 @@ def all_weak(avals) -> bool:
 
 def as_array_operand(x):
     """NumPy functions that are not ufuncs (np.dot, np.stack, ...) convert a
-    Python scalar argument with np.asarray: int64/float64, not weak (NEP 50)."""
+    Python scalar argument with np.asarray: int64/float64, not weak (NEP 50),
+    also when the scalar is a runtime value (a loop counter)."""
     if type(x) in (bool, int, float, complex):
         return np.asarray(x)
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, AVal) and aval.weak:
+        from ..infer.builder import emit
+        return emit("convert", x, dtype=aval.dtype)
     return x
 
 
