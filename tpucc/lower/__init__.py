@@ -15,7 +15,7 @@ from jax import lax
 
 from ..errors import InternalError
 from ..ir import Region
-from ..ops.registry import OPS, LowerCtx
+from ..ops.registry import OPS, LowerCtx, cast
 from . import layout
 
 
@@ -37,14 +37,7 @@ def lower_region(region: Region, outer: dict, args) -> list:
         outs = _lower_op(op, env, ins)
         for v, x in zip(op.outputs, outs):
             env[v] = x
-    return [_strong(layout.logical(env[v]), v.aval.dtype) for v in region.results]
-
-
-def _strong(x, dtype):
-    aval = getattr(x, "aval", None)     # a tracer: skip the no-op convert's Python cost
-    if aval is not None and aval.dtype == dtype and not aval.weak_type:
-        return x
-    return lax.convert_element_type(x, dtype)
+    return [cast(layout.logical(env[v]), v.aval.dtype) for v in region.results]
 
 
 def _lower_op(op, env, ins):
@@ -64,16 +57,16 @@ def _lower_op(op, env, ins):
     physical = layout.lower_in_layout(opdef, lc, ins, attrs)
     if physical is not None:
         out, perm = physical
-        return [layout.Phys(_strong(out, op.outputs[0].aval.dtype), perm)]
+        return [layout.Phys(cast(out, op.outputs[0].aval.dtype), perm)]
     out = opdef.lower(lc, *(layout.logical(x) for x in ins), **attrs)
     if len(op.outputs) == 1 and not isinstance(out, tuple):
         out = (out,)
-    return [_strong(x, v.aval.dtype) for x, v in zip(out, op.outputs)]
+    return [cast(x, v.aval.dtype) for x, v in zip(out, op.outputs)]
 
 
 def _lower_while(op, env, ins):
     cond_r, body_r = op.regions
-    init = tuple(_strong(x, v.aval.dtype) for x, v in zip(ins, op.inputs))
+    init = tuple(cast(x, v.aval.dtype) for x, v in zip(ins, op.inputs))
     body = lambda c: tuple(lower_region(body_r, env, c))      # noqa: E731
     trips = op.attr("trip_count")
     if trips is not None:

@@ -145,8 +145,14 @@ def identity(n, dtype=float):
 
 
 register("const", lambda avals, value: AVal(value.array.dtype, value.array.shape, False),
-         # Converted inside the trace, a NumPy constant is a literal (a scalar)
-         # or a constant of the module: no device transfer while lowering.
-         lambda lc, value: lax.convert_element_type(np.asarray(value, lc.out_avals[0].dtype),
-                                                    lc.out_avals[0].dtype),
+         lambda lc, value: _const_lower(value, lc.out_avals[0].dtype),
          numpy=lambda value: value)
+
+
+def _const_lower(value, dtype):
+    """A scalar stays a NumPy scalar array: jax makes it a literal where it
+    is used, for less than a bind costs (0-d constants are most of them:
+    `x <= 0`, `lr * g`).  An array converted inside the trace is one
+    constant of the module, however often it is used."""
+    value = np.asarray(value, dtype)
+    return value if value.ndim == 0 else lax.convert_element_type(value, dtype)

@@ -139,7 +139,7 @@ def _setitem_lower(lc, x, v, *idx, key):
     window = _static_window(index, x.shape)
     if window is not None:
         return _update_window(x, v, index, *window)
-    return x.at[index].set(v)
+    return jnp.asarray(x).at[index].set(v)      # x may be a NumPy constant
 
 
 def _static_window(index, shape):

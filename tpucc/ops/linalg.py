@@ -15,7 +15,7 @@ from jax import lax
 
 from ..errors import ShapeError
 from ..ir import AVal
-from .registry import (all_weak, as_array_operand, implements, matmul_precision, register,
+from .registry import (all_weak, as_array_operand, cast, implements, matmul_precision, register,
                        result_type)
 
 PRODUCTS = {
@@ -38,6 +38,9 @@ def _abstract(fn, name):
         dt = _product_dtype(avals)
         if name == "matmul" and any(a.ndim == 0 for a in avals):
             raise ShapeError("matmul: Input operand does not have enough dimensions")
+        shape = _plain_product_shape(name, avals)
+        if shape is not None:
+            return AVal(dt, shape, all_weak(avals))
         try:
             with jax.enable_x64(True):
                 out = jax.eval_shape(lambda *xs: fn(*xs, None, **attrs),
@@ -49,6 +52,18 @@ def _abstract(fn, name):
     return abstract
 
 
+def _plain_product_shape(name, avals):
+    """The result shape of matmul or dot of matrices and vectors whose inner
+    dimensions agree (nearly every product in a model), else None: the
+    general rule is jax's abstract evaluation, slow for every new shape."""
+    a, b = avals
+    if name not in ("matmul", "dot") or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        return None
+    if a.shape[-1] != b.shape[0]:
+        return None             # jax's evaluation reports the mismatch
+    return a.shape[:-1] + b.shape[1:]
+
+
 def _first_line(e) -> str:
     return str(e).splitlines()[0] if str(e) else type(e).__name__
 
@@ -56,11 +71,16 @@ def _first_line(e) -> str:
 def _lower(fn):
     def lower(lc, *xs, precision=None, **attrs):
         dt = lc.out_avals[0].dtype
-        xs = [lax.convert_element_type(x, dt) for x in xs]
+        xs = [cast(x, dt) for x in xs]
         prec = getattr(lax.Precision, precision.upper()) if precision else None
-        return lax.convert_element_type(fn(*xs, prec, **attrs), dt)
+        if fn in _MATRIX_PRODUCTS and dt.kind in "fc" and all(np.ndim(x) == 2 for x in xs):
+            # One dot_general, without jax.numpy's nested jit to trace.
+            return lax.dot_general(*xs, (((1,), (0,)), ((), ())), precision=prec)
+        return cast(fn(*xs, prec, **attrs), dt)
     return lower
 
+
+_MATRIX_PRODUCTS = (PRODUCTS["matmul"], PRODUCTS["dot"])
 
 for _name, _fn in PRODUCTS.items():
     register(_name, _abstract(_fn, _name), _lower(_fn), numpy=getattr(np, _name))

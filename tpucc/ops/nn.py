@@ -14,14 +14,13 @@ from __future__ import annotations
 import functools
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from .. import nn
 from ..errors import DTypeError, ShapeError
 from ..ir import AVal
-from .registry import all_weak, implements, matmul_precision, register, result_type
+from .registry import all_weak, cast, implements, matmul_precision, register, result_type
 
 
 def _config(name, fn, *args):
@@ -48,7 +47,7 @@ def _conv_lower(lc, x, w, stride, padding, dilation, groups, precision=None):
     dt = lc.out_avals[0].dtype
     prec = getattr(lax.Precision, precision.upper()) if precision else None
     return lax.conv_general_dilated(
-        lax.convert_element_type(x, dt), lax.convert_element_type(w, dt),
+        cast(x, dt), cast(w, dt),
         window_strides=stride, padding=padding, rhs_dilation=dilation,
         dimension_numbers=("NCHW", "OIHW", "NCHW"), feature_group_count=groups,
         precision=prec)
@@ -64,7 +63,7 @@ def _conv_layout(lc, ins, perms, stride, padding, dilation, groups, precision=No
     lhs = "".join("NCHW"[axis] for axis in (perms[0] or (0, 1, 2, 3)))
     prec = getattr(lax.Precision, precision.upper()) if precision else None
     out = lax.conv_general_dilated(
-        lax.convert_element_type(x, dt), lax.convert_element_type(w, dt),
+        cast(x, dt), cast(w, dt),
         window_strides=stride, padding=padding, rhs_dilation=dilation,
         dimension_numbers=(lhs, "OIHW", "NHWC"), feature_group_count=groups,
         precision=prec)
@@ -151,14 +150,15 @@ def _tiles(x, kernel, axes):
             offset_of[a] = len(shape) - 1
         else:
             shape.append(d)
-    tiles = lax.slice(x, (0,) * x.ndim, cropped).reshape(shape)
-    return tiles, tuple(offset_of[a] for a in axes), cropped
+    if cropped != tuple(x.shape):
+        x = lax.slice(x, (0,) * x.ndim, cropped)
+    return lax.reshape(x, tuple(shape)), tuple(offset_of[a] for a in axes), cropped
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2))
 def _tiled_max(x, kernel, axes):
     tiles, offsets, _ = _tiles(x, kernel, axes)
-    return tiles.max(axis=offsets)
+    return lax.reduce_max(tiles, offsets)
 
 
 def _tiled_max_fwd(x, kernel, axes):
@@ -172,21 +172,27 @@ def _tiled_max_bwd(kernel, axes, residuals, g):
     (jax's own max gradient would split it among ties)."""
     x, y = residuals
     tiles, offsets, cropped = _tiles(x, kernel, axes)
-    hit = tiles == jnp.expand_dims(y, offsets)
+    hit = lax.eq(tiles, lax.expand_dims(y, offsets))
     # The first hit has the highest priority kh*kw - (row-major position):
     # a max over the window finds it (cheaper than an argmax or a cumsum,
-    # and no transposes).
+    # and no transposes).  Written in lax: jax.numpy's nested jits cost
+    # more to trace than the primitives.
     priority = np.arange(kernel[0] * kernel[1], 0, -1, dtype=np.int32).reshape(kernel)
     if offsets[0] > offsets[1]:             # w's offsets come first in this layout
         priority = priority.T
     shape = [1] * tiles.ndim
     shape[offsets[0]], shape[offsets[1]] = kernel
-    priority = priority.reshape(shape)
-    ranked = jnp.where(hit, priority, 0)
-    first = hit & (ranked == ranked.max(axis=offsets, keepdims=True))
-    dx = jnp.where(first, jnp.expand_dims(g, offsets), jnp.zeros((), g.dtype)).reshape(cropped)
+    priority = lax.broadcast_in_dim(priority.reshape(shape), tiles.shape, tuple(range(tiles.ndim)))
+    ranked = lax.select_n(hit, lax.full_like(priority, 0), priority)
+    best = lax.expand_dims(lax.reduce_max(ranked, offsets), offsets)
+    first = lax.bitwise_and(hit, lax.eq(ranked, best))
+    spread = lax.broadcast_in_dim(lax.expand_dims(g, offsets), tiles.shape,
+                                  tuple(range(tiles.ndim)))
+    dx = lax.reshape(lax.select_n(first, lax.full_like(spread, 0), spread), cropped)
     tail = [(0, full - kept, 0) for kept, full in zip(cropped, x.shape)]
-    return (lax.pad(dx, jnp.zeros((), dx.dtype), tail),)
+    if all(t == (0, 0, 0) for t in tail):
+        return (dx,)
+    return (lax.pad(dx, np.zeros((), dx.dtype), tail),)
 
 
 _tiled_max.defvjp(_tiled_max_fwd, _tiled_max_bwd)

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
+from jax import lax
 
 from ..ir import AVal
 
@@ -159,6 +160,27 @@ def normalize_axes(axis, ndim: int) -> tuple | None:
         from ..errors import ShapeError
         raise ShapeError(f"duplicate value in 'axis': {axis}")
     return normalized
+
+
+def cast(x, dtype):
+    """lax.convert_element_type(x, dtype), skipping the no-op: lowering casts
+    nearly every operand to its loop dtype, and even a no-op convert costs
+    jax a bind.  A NumPy constant of the right dtype stays NumPy (jax makes
+    it a literal where it is used)."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        if aval.dtype == dtype and not aval.weak_type:
+            return x
+    elif type(x) is np.ndarray and x.dtype == dtype:
+        return x
+    return lax.convert_element_type(x, dtype)
+
+
+def broadcast_value(x, shape: tuple):
+    """x (a jax value or NumPy constant) broadcast to `shape`, NumPy-aligned."""
+    if np.shape(x) == shape:
+        return x
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - np.ndim(x), len(shape))))
 
 
 def matmul_precision() -> str:

@@ -9,8 +9,9 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, implements,
-                       normalize_axes, normalize_axis, register, result_type, static_index)
+from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, broadcast_value,
+                       cast, implements, normalize_axes, normalize_axis, register, result_type,
+                       static_index)
 
 
 def _emit(*a, **k):
@@ -158,7 +159,7 @@ def _broadcast_abstract(avals, shape):
 
 
 register("broadcast_to", _broadcast_abstract,
-         lambda lc, x, shape: _broadcast_to(x, tuple(shape)),
+         lambda lc, x, shape: broadcast_value(x, tuple(shape)),
          numpy=lambda x, shape: np.broadcast_to(x, shape))
 
 
@@ -277,17 +278,10 @@ def _select_lower(lc, c, x, y):
     # lax.select_n rather than jnp.where: no nested jit to trace and lower.
     # Shapes come from the operands, which may be in a physical layout.
     dtype = lc.out_avals[0].dtype
-    operands = [lax.convert_element_type(c, bool)] + [lax.convert_element_type(v, dtype)
-                                                      for v in (x, y)]
+    operands = [cast(c, np.dtype(bool))] + [cast(v, dtype) for v in (x, y)]
     shape = np.broadcast_shapes(*(np.shape(v) for v in operands))
-    c, x, y = (_broadcast_to(v, shape) for v in operands)
+    c, x, y = (broadcast_value(v, shape) for v in operands)
     return lax.select_n(c, y, x)
-
-
-def _broadcast_to(x, shape):
-    if np.shape(x) == shape:
-        return x
-    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - np.ndim(x), len(shape))))
 
 
 # Elementwise in layout: np.where(x <= 0, 0, x) (tpucc.nn.relu) keeps a conv's
