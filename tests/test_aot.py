@@ -519,3 +519,22 @@ def test_runtime_kind_of_a_0d_result(tmp_path):
     for x in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):
         assert_same(ns["pick"](x), f(x))
     assert type(f(np.array([1.0, 2.0]))) is np.ndarray
+
+
+def test_entry_with_prints_builds_without_them(tmp_path, capfd):
+    # An exported module cannot hold print's host callback: the build drops
+    # print() (static text and runtime values alike) instead of failing.
+    model = tmp_path / "noisy.py"
+    model.write_text(textwrap.dedent('''
+        from tpucc.aot import entry
+
+        @entry("f32[2]")
+        def step(x):
+            print("step", x.sum())
+            return x * 2
+    '''))
+    [b] = aot.build_file(str(model), str(tmp_path))
+    capfd.readouterr()
+    out = tpucc.load(b.path)(np.ones(2, np.float32))
+    np.testing.assert_array_equal(out, [2.0, 2.0])
+    assert capfd.readouterr().out == ""

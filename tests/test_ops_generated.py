@@ -801,6 +801,19 @@ gen_nan_extreme = rotating(
 gen_nan_accumulating = rotating(
     *NAN_REDUCTION_VARIANTS, v(sarr(3, 4), axis=1, dtype=np.dtype("float64")),
     once=[v(arr(3, 4), axis=2), v(arr(3), where=barr(3), refused=True)])
+def complex_part(part):
+    """np.real / np.imag / np.angle of a complex array the program makes (the
+    generated arguments are real), and of the real arguments themselves."""
+    def of_complex(a, b, **kwargs):
+        return part(a + 1j * b, **kwargs)
+    return of_complex
+
+
+def gen_complex_part(fn, dtypes, name):
+    return rotating(v(arr(3, 4), arr(3, 4), fn=complex_part(fn)), v(arr(2, 3)), v(arr()),
+                    v(arr(5), arr(5, dtype=OTHER), fn=complex_part(fn)))(fn, dtypes, name)
+
+
 gen_nan_to_num = rotating(v(sarr(3, 4)), v(sarr(5), nan=1.5, posinf=2), v(arr()),
                           v(sarr(4), copy=False), v(arr(0, 2)))
 
@@ -920,6 +933,8 @@ FUNCTION_KINDS = {
     **{n: (gen_nan_extreme, ALL_DTYPES) for n in ("nanmax", "nanmin")},
     **{n: (gen_nan_accumulating, ALL_DTYPES) for n in ("nansum", "nanprod", "nanmean")},
     "nan_to_num": (gen_nan_to_num, ALL_DTYPES), "copyto": (gen_copyto, ALL_DTYPES),
+    "real": (gen_complex_part, CORE), "imag": (gen_complex_part, CORE),
+    "angle": (gen_complex_part, CORE),
     "inv": (gen_inv, ALL_DTYPES), "det": (gen_det, ALL_DTYPES),
     "cholesky": (gen_cholesky, ALL_DTYPES), "solve": (gen_solve, ALL_DTYPES),
 }

@@ -15,6 +15,7 @@ DEFAULT_OPTIONS = {
     "matmul_precision": "highest",
     "device_cache": False,       # keep captured arrays (weights) on the device between calls
     "cache": None,               # persistent executable cache: None (default place), False, a path
+    "prints": True,              # print() runs in the compiled program; False drops it
 }
 
 
@@ -27,7 +28,9 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     same array object is found there (rebinding is seen, in-place changes to
     such an array are not); cache=False disables the persistent cache of
     executables and cache="dir" moves it (default: TPUCC_CACHE_DIR, else
-    ~/.cache/tpucc; TPUCC_CACHE=0 disables it; see tpucc.cache)."""
+    ~/.cache/tpucc; TPUCC_CACHE=0 disables it; see tpucc.cache);
+    prints=False drops print() calls (tpucc build does: an artifact cannot
+    hold the host callback that prints)."""
     unknown = set(options) - set(DEFAULT_OPTIONS) - {"verify"}
     if unknown:
         raise TypeError(f"tpucc.compile: unknown options {sorted(unknown)}")

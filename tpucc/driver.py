@@ -23,7 +23,7 @@ import jax
 import numpy as np
 
 from . import cache, infer, lower, snapshot
-from .errors import InternalError, TpuccError
+from .errors import InternalError, SideEffectError, TpuccError
 from .infer.state import unflatten
 from .ir import print_region, verify
 from .staging import staged_caller
@@ -374,10 +374,15 @@ def runner(entry: Entry):
             inputs = captured(leaves)
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
     else:
+        updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]
+
         def run(leaves):
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
+            if updated_args:
+                refuse_aliased_updates(updated_args, leaves,
+                                       lambda i: _source_name(traced.input_sources, i))
             inputs = leaves
             if captured is not None:
                 inputs = captured(leaves)
@@ -554,6 +559,25 @@ def _converter(aval, weak, scalar=True):
     if weak is not None:
         return lambda x: weak(np.asarray(x).item())
     return lambda x: np.asarray(x)[()]
+
+
+def refuse_aliased_updates(updated, leaves, name_of):
+    """The program reads each argument as a value of its own: an argument it
+    updates in place must not share memory with another one (`f(v, v)`,
+    overlapping slices), or the other would not see the update as in NumPy.
+    `updated`: leaf indices written back; `name_of(i)` names leaf i."""
+    for i in updated:
+        target = leaves[i]
+        for j, other in enumerate(leaves):
+            if j != i and isinstance(other, np.ndarray) and np.may_share_memory(target, other):
+                raise SideEffectError(
+                    f"{name_of(i)} is updated in place and shares memory with {name_of(j)}: "
+                    "compiled code reads them as separate arrays",
+                    hint="pass a copy of one of them (np.copy(x))")
+
+
+def _source_name(sources, i) -> str:
+    return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
 
 
 def _write_back(traced, leaves, values):

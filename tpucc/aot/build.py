@@ -225,7 +225,8 @@ def _trace(ep, p: Progress):
     import tpucc
     with p.stage("infer + lower", record=False) as shown:
         args, kwargs = ep.examples()
-        lowered = tpucc.compile(ep.fn, **ep.options).lower(*args, **kwargs)
+        # Without print(): an exported module cannot hold its host callback.
+        lowered = tpucc.compile(ep.fn, **ep.options, prints=False).lower(*args, **kwargs)
         shown["detail"] = (f"infer {lowered.times.infer * 1e3:.1f} ms, "
                            f"lower {lowered.times.lower * 1e3:.1f} ms")
     p.times["infer"], p.times["lower"] = lowered.times.infer, lowered.times.lower

@@ -19,7 +19,7 @@ import warnings
 import jax
 import numpy as np
 
-from ..driver import to_user_value
+from ..driver import refuse_aliased_updates, to_user_value
 
 from . import targets, tree, weights
 from .build import FORMAT, FORMAT_VERSION, versions
@@ -131,6 +131,8 @@ class LoadedEntry:
         out = manifest["outputs"]
         self._n_out = out["n_runtime"]
         self._writebacks = manifest.get("writebacks", [])
+        self._updated_args = [wb["index"] for wb in self._writebacks
+                              if wb["kind"] == "argument"]
         self.using, self._run = self._runner(prefer)
 
     def __repr__(self):
@@ -222,6 +224,8 @@ class LoadedEntry:
 
     def __call__(self, *args, **kwargs):
         leaves = self.flatten_args(args, kwargs)
+        if self._updated_args:
+            refuse_aliased_updates(self._updated_args, leaves, lambda i: f"input {i}")
         with jax.enable_x64(True):
             outs = self._run(*leaves, *self._captured)
         if self._writebacks:

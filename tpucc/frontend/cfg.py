@@ -25,11 +25,12 @@ def _loop_loc(fc, header, latches):
     """The `for`/`while` statement of a loop, for messages.  A `for` header
     starts with FOR_ITER at that line; a `while` is compiled with its test
     at the bottom, so its line is on the latch's conditional jump."""
-    first = fc.blocks[header].instrs[0] if fc.blocks[header].instrs else None
-    if first is not None and first.op == "FOR_ITER":
-        return first.loc
+    # An empty header (`while True:` with a `continue`): the body's first line.
+    first = next((b.instrs[0] for b in fc.blocks[header:] if b.instrs), None)
     if first is None:
         return None
+    if first.op == "FOR_ITER":
+        return first.loc
     for latch in sorted(latches, reverse=True):
         instrs = fc.blocks[latch].instrs
         # 3.11: the latch ends in the test's branch; 3.12: in a jump that

@@ -58,13 +58,24 @@ def runtime_aval(x) -> AVal:
     return AVal(np.dtype(arr.dtype), tuple(arr.shape), False)
 
 
+def check_runtime_dtype(dtype: np.dtype, what: str):
+    """Refuses arrays whose dtype XLA cannot hold as they are."""
+    from ..errors import DTypeError
+    if dtype.kind not in "biufc" or dtype in (np.longdouble, np.clongdouble) and \
+            dtype.itemsize > 8 + 8 * (dtype.kind == "c"):
+        raise DTypeError(f"{what} has dtype {dtype}, which compiled code cannot hold",
+                         hint="pass numeric or boolean arrays of at most 64-bit numbers "
+                              "(e.g. x.astype(np.float64))")
+    if not dtype.isnative:
+        raise DTypeError(f"{what} has non-native byte order ({dtype.str})",
+                         hint="pass x.astype(x.dtype.newbyteorder('=')): compiled code "
+                              "reads native-order numbers")
+
+
 def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: list, path: str):
     if is_runtime_leaf(x):
         aval = runtime_aval(x)
-        if aval.dtype.kind not in "biufc":
-            from ..errors import DTypeError
-            raise DTypeError(f"argument {path} has dtype {aval.dtype}, which compiled code "
-                             "cannot hold", hint="pass numeric or boolean arrays")
+        check_runtime_dtype(aval.dtype, f"argument {path}")
         p = Value(aval)
     elif runtime_scalar and isinstance(x, (bool, int, float, complex)):
         from ..ops.registry import const_aval
@@ -81,14 +92,14 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
 
 
 def _bind(value, name, runtime_scalar, params, arrays, sources, interp):
-    """Arguments with runtime leaves replaced by Arrays, in fresh containers."""
+    """Arguments with runtime leaves replaced by Arrays, in new containers."""
     td_leaves: list = []
     td = flatten(value, name or "arg", td_leaves)
     bound = [_bind_leaf(v, runtime_scalar, params, arrays, sources, path)
              for path, v in td_leaves]
     out = unflatten(td, bound)
     if isinstance(out, (list, dict)):
-        interp.fresh(out)
+        interp.argument_containers[id(out)] = out     # a copy: changes would be lost
     return out
 
 

@@ -188,7 +188,7 @@ def trace_grad(interp, gf, args, kwargs):
     ctx = builder.ctx()
     ctx.grad_depth += 1
     try:
-        with journaled_region(params, runtime=False) as rec:
+        with journaled_region(params, runtime=False, effects_barrier=True) as rec:
             inner = [Array(p) for p in params]
             shadows: dict = {}
             call_args = list(args)

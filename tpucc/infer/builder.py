@@ -29,6 +29,10 @@ class Context:
     runtime_depth: int = 0        # > 0 inside a runtime branch or loop body
     grad_depth: int = 0           # > 0 inside a function differentiated by tpucc.grad
     serial_floor: list = field(default_factory=lambda: [0])  # first Array serial of each runtime region
+    # The serial floors of the regions that cannot replay effects on Python
+    # containers made before them: runtime branches and loop bodies, and
+    # differentiated functions (not the iterations of an unrolled loop).
+    effect_floor: list = field(default_factory=lambda: [0])
     journal: list = field(default_factory=list)  # stack of {Array: var before} per runtime region
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
     guards: list = field(default_factory=list)

@@ -382,10 +382,11 @@ def reduce_(interp, fn, iterable, *initial):
 
 @builtin(py.print)
 def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
-    arrays = [a for a in args if isinstance(a, Array)]
-    if not arrays:
-        print(*args, sep=sep, end=end)      # static values: printed once, at compile time
+    # Printed by the compiled program each time it runs, static text too
+    # (progress messages would otherwise appear once, while compiling).
+    if not interp.ctx.options.get("prints", True):
         return None
+    arrays = [a for a in args if isinstance(a, Array)]
     parts = ["{}" if isinstance(a, Array) else str(a).replace("{", "{{").replace("}", "}}")
              for a in args]
     emit("print", *arrays, fmt=sep.join(parts) + (end if end != "\n" else ""))

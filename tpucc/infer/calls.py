@@ -66,12 +66,42 @@ class Captured:
         self.owner, self.hop = owner, hop
 
 
+def _numpy_scalar_of(cls, x: Array):
+    """np.float32(x) of a runtime value: a NumPy scalar of that dtype for a
+    0-d value, an array of it otherwise (as NumPy does)."""
+    from ..ops.elementwise import astype
+    dtype = np.dtype(cls)
+    if dtype.kind not in "biufc":
+        raise UnsupportedError(f"np.{cls.__name__}() of a runtime value is not supported")
+    out = astype(x, dtype)
+    if out.ndim == 0:
+        out.immutable = True
+    return out
+
+
+def _describe_source(source) -> str:
+    kind, owner, name = source
+    return {"global": f"global `{name}`", "attr": f"attribute `.{name}`",
+            "closure": f"closure variable `{name}`"}.get(kind, f"item [{name}]")
+
+
+def _holds(container, key, value) -> bool:
+    """Whether container[key] is already `value` (a static key)."""
+    try:
+        return (isinstance(container, (list, dict)) and not isinstance(key, (Array, slice))
+                and container[key] is value)
+    except (KeyError, IndexError, TypeError):
+        return False
+
+
 class Interpreter:
     def __init__(self, context):
         self.ctx = context
         self.depth = 0
         self.captured: dict[int, Captured] = {}
         self.fresh_ids: dict[int, object] = {}
+        # Copies of the list and dict arguments (their arrays bound to params).
+        self.argument_containers: dict[int, object] = {}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         self.frames: list = []
@@ -85,11 +115,17 @@ class Interpreter:
 
     def check_mutation(self, obj, what):
         entry = self.fresh_ids.get(id(obj))
+        if id(obj) in self.argument_containers:
+            raise SideEffectError(
+                f"changing a {type(obj).__name__} passed as an argument is not supported: "
+                "the compiled call would not change the caller's one",
+                hint="update its arrays in place (p['w'] -= lr * g, or p['w'][...] = new), "
+                     "or return a new container")
         if entry is None and not isinstance(obj, types.CellType):
             raise SideEffectError(
                 f"mutating {what} that exists outside the compiled function is not supported",
                 hint="build a new container and return it instead")
-        if self.in_region() and (entry is None or entry[1] < self.ctx.serial_floor[-1]):
+        if self.in_region() and (entry is None or entry[1] < self.ctx.effect_floor[-1]):
             raise SideEffectError(
                 f"mutating {what} {self.region_name()} is not supported: its "
                 "structure must be known at compile time",
@@ -133,8 +169,14 @@ class Interpreter:
             if entry is None:
                 arr = np.asarray(value)
                 from ..ir import AVal, Value
+                from . import check_runtime_dtype
+                check_runtime_dtype(arr.dtype, _describe_source(source))
                 param = Value(AVal(arr.dtype, arr.shape, False))
-                entry = Captured(source, getter, value, param, Array(param), owner, hop)
+                array = Array(param)
+                # It exists before every region: updates in a runtime branch or
+                # loop that first reads it are that region's outer effects.
+                array.serial = 0
+                entry = Captured(source, getter, value, param, array, owner, hop)
                 self.captured[id(value)] = entry
             return entry.array
         return value
@@ -248,8 +290,9 @@ class Interpreter:
         """A static item of a dict or list from outside the call is folded into
         the program, like a static attribute: guard it (CONFIG["k"] = 7
         recompiles).  Arrays are runtime inputs instead; tuples cannot change."""
-        if id(obj) in self.fresh_ids or isinstance(value, (Array, *_ARRAY_TYPES)):
-            return
+        if (id(obj) in self.fresh_ids or id(obj) in self.argument_containers
+                or isinstance(value, (Array, *_ARRAY_TYPES))):
+            return      # (an argument's static items are in the signature)
         if isinstance(obj, dict):
             self._guard(obj, key, value, obj, "dict")
         elif isinstance(obj, list) and isinstance(key, int):
@@ -271,6 +314,8 @@ class Interpreter:
         if not hasattr(type(obj), "__setitem__"):
             raise UserCodeError(f"TypeError: '{type(obj).__name__}' object does not support "
                                 "item assignment")
+        if isinstance(value, Array) and _holds(obj, key, value):
+            return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
         self.check_mutation(obj, "a container")
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
@@ -374,13 +419,23 @@ class Interpreter:
                     "see the README for the NumPy functions tpucc compiles")
             raise UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
                                    hint=hint)
+        # Iterators made by compiled code (a generator expression, map, zip)
+        # exist only here: hand the library a real one over the same items.
+        args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter)) else a
+                for a in args]
         result = fn(*args, **kwargs)
         if isinstance(result, np.ndarray):
             return Array(builder.const_value(result))
         return result
 
     def construct(self, cls, args, kwargs):
+        if (issubclass(cls, np.generic) and len(args) == 1 and not kwargs
+                and isinstance(args[0], Array) and cls is not np.generic):
+            return _numpy_scalar_of(cls, args[0])
         if issubclass(cls, (np.ndarray, np.generic)):
+            return self._library_call(cls, args, kwargs)
+        if issubclass(cls, (np.iinfo, np.finfo)) and not _any_runtime(args, kwargs):
+            # np.iinfo(np.int8), np.finfo(x.dtype): static facts about a dtype.
             return self._library_call(cls, args, kwargs)
         if not _is_user_class(cls):
             return cls(*args, **kwargs)     # a library container (partial, namedtuple, ...)

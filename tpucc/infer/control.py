@@ -46,19 +46,26 @@ class Exit:
 # --- regions with a journal of in-place updates ----------------------------------------
 
 @contextlib.contextmanager
-def journaled_region(params=(), runtime=True):
+def journaled_region(params=(), runtime=True, effects_barrier=None):
     """A fresh region; in-place updates of Arrays made before it are journaled
-    (and undone on exit) so the caller can merge or discard them."""
+    (and undone on exit) so the caller can merge or discard them.  Python
+    containers made before it may not change inside it when it is an
+    effects barrier (by default: when it is a runtime region)."""
     c = ctx()
+    barrier = runtime if effects_barrier is None else effects_barrier
     with builder.new_region(params) as rb:
         c.runtime_depth += runtime
         c.serial_floor.append(new_serial_floor())
+        if barrier:
+            c.effect_floor.append(c.serial_floor[-1])
         c.journal.append({})
         record = {"builder": rb, "journal": c.journal[-1]}
         try:
             yield record
         finally:
             c.journal.pop()
+            if barrier:
+                c.effect_floor.pop()
             c.serial_floor.pop()
             c.runtime_depth -= runtime
 

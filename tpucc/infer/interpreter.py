@@ -11,8 +11,8 @@ import operator
 import os
 import types
 
-from ..errors import (InternalError, MergeError, StaticValueError, TpuccError, UnsupportedError,
-                      UserCodeError)
+from ..errors import (InternalError, MergeError, SideEffectError, StaticValueError, TpuccError,
+                      UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from . import builder, control
@@ -406,6 +406,7 @@ def FORMAT_VALUE(f, flags):
 @handler
 def LIST_APPEND(f, i):
     v = f.pop()
+    _check_comprehension_add(f, f.stack[-i])
     f.stack[-i].append(v)
 
 
@@ -413,6 +414,7 @@ def LIST_APPEND(f, i):
 def SET_ADD(f, i):
     v = f.pop()
     refuse_runtime_hash((v,), "a set item")
+    _check_comprehension_add(f, f.stack[-i])
     f.stack[-i].add(v)
 
 
@@ -420,7 +422,21 @@ def SET_ADD(f, i):
 def MAP_ADD(f, i):
     v, k = f.pop(), f.pop()
     refuse_runtime_hash((k,), "a dict key")
+    _check_comprehension_add(f, f.stack[-i])
     f.stack[-i][k] = v
+
+
+def _check_comprehension_add(f, container):
+    """A comprehension adds its items from inside a runtime branch when its
+    `if` tests a runtime value: how many items there are would be data."""
+    try:
+        f.interp.check_mutation(container, "a comprehension's result")
+    except SideEffectError:
+        raise SideEffectError(
+            f"this comprehension's `if` tests a runtime value, so the length of the "
+            f"{type(container).__name__} it makes would depend on the data",
+            hint="compute with masks instead: np.where(x > 0, x, 0), np.sum(x > 0), "
+                 "np.count_nonzero(x > 0)") from None
 
 
 @handler

@@ -69,7 +69,7 @@ def run_loop(frame, header: int, stops) -> Exit:
                                f"while: still looping after {count} unrolled iterations; "
                                "values that change are carried at runtime")
         if count >= MAX_UNROLL:
-            raise _unroll_limit(frame.fc.blocks[header].instrs[0].loc, it, unrolled_because)
+            raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
 
 
 def _unroll_limit(loc, it, unrolled_because) -> LimitError:
@@ -140,7 +140,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     """One While op for the loop at `header`, found by a fixpoint on the
     loop-carried slots (see module docstring).  `trip_count`: the static
     number of iterations of a counted range loop, if known."""
-    loc = frame.fc.loop_locs.get(header) or frame.fc.blocks[header].instrs[0].loc
+    loc = frame.fc.loop_locs[header]
     counted = _runtime_range_header(frame, header)
     promote: dict[str, AVal] = {}
     boxes: list = []
@@ -294,11 +294,11 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             raise SideEffectError(
                 f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
                 "the first iteration the update goes into the array it named before the loop",
-                frame.fc.blocks[header].instrs[0].loc,
+                frame.fc.loop_locs[header],
                 f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy()) or use a "
                 "new name for the rebound value")
     if unshared and out_td == td:
-        _check_unshared(slot_arrays, leaves, unshared, frame.fc.blocks[header].instrs[0].loc)
+        _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
     fresh = {i for i in slot_arrays if i < len(out_leaves)
              and _is_fresh(out_leaves[i][1], fresh_floor)}
@@ -497,7 +497,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             results.append(as_aval(trial.ends.get(box, box.var), box.aval))
         results += [kind_value(trial.leaves[i][1]) for i in trial.kind_slots]
     body = close_region(trial.builder, results)
-    range_slots = _range_slots(leaves, carried, len(frame.stack)) if counted else None
+    range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
     cond = _cond_region(trial.params, targets.index(header), range_slots)
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
@@ -553,15 +553,16 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     return Exit(rest, code, depths)
 
 
-def _range_slots(leaves, carried, depth):
-    """(pos, stop, step) of the range iterator on top of the stack, each a
-    carried-slot number (int) or a static value wrapped in a 1-tuple."""
-    prefix = f"<stack {depth - 1}>"
+def _range_slots(leaves, carried, stack):
+    """(pos, stop, step) of the range iterator on top of the stack: pos and
+    stop each a carried-slot number (int) or a static value wrapped in a
+    1-tuple, the step a static int."""
+    prefix = f"<stack {len(stack) - 1}>"
     found = {}
     for i, (path, v) in enumerate(leaves):
         if path in (prefix + ".pos", prefix + ".stop"):
             found[path.rsplit(".", 1)[1]] = carried.index(i) if i in carried else (v,)
-    return found["pos"], found["stop"]
+    return found["pos"], found["stop"], stack[-1].step
 
 
 def _cond_region(body_params, header_index, range_slots=None):
@@ -573,6 +574,7 @@ def _cond_region(body_params, header_index, range_slots=None):
         pred = emit("equal", Array(params[0]), np.int32(header_index))
         if range_slots is not None:
             pos, stop = (Array(params[1 + s]) if isinstance(s, int) else s[0]
-                         for s in range_slots)
-            pred = emit("logical_and", pred, emit("less", pos, stop))
+                         for s in range_slots[:2])
+            more = emit("less" if range_slots[2] > 0 else "greater", pos, stop)
+            pred = emit("logical_and", pred, more)
     return Region(rb.params, rb.ops, (pred.var,))

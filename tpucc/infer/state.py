@@ -33,7 +33,10 @@ def flatten(value, path: str, out: list) -> object:
         return ("range", value.step, flatten(value.pos, f"{path}.pos", out),
                 flatten(value.stop, f"{path}.stop", out))
     if isinstance(value, SeqIter):
-        return ("seq", value.pos, flatten(value.items, f"{path}.items", out))
+        # pos is a leaf, as a range's: arms that leave a loop after different
+        # iterations (a runtime `break`) merge it; the iterator is dead there.
+        return ("seq", flatten(value.pos, f"{path}.pos", out),
+                flatten(value.items, f"{path}.items", out))
     if isinstance(value, ObjectNode):
         keys = tuple(value.attrs)
         return ("object", value.cls, keys,
@@ -70,7 +73,8 @@ def _build(td, it):
         pos = _build(td[2], it)
         return RangeIter(pos, _build(td[3], it), td[1])
     if kind == "seq":
-        return SeqIter(_build(td[2], it), td[1])
+        pos = _build(td[1], it)
+        return SeqIter(_build(td[2], it), pos)
     if kind == "object" and issubclass(td[1], tuple):       # a namedtuple
         return td[1](**{k: _build(t, it) for k, t in zip(td[2], td[3])})
     if kind == "object":

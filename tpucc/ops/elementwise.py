@@ -367,6 +367,46 @@ def round_(a, decimals=0, out=None):
     return emit("round", a, decimals=static_index(decimals))
 
 
+# --- complex parts --------------------------------------------------------------
+
+def _part_abstract(avals):
+    (x,) = avals
+    return AVal(np.empty(0, x.dtype).real.dtype, x.shape, x.weak)
+
+
+register("real", _part_abstract, lambda lc, x: lax.real(x), numpy=np.real)
+register("imag", _part_abstract, lambda lc, x: lax.imag(x), numpy=np.imag)
+
+
+def real(val):
+    """The real part: the array itself for a real one (NumPy's view of it)."""
+    from ..infer.builder import emit
+    from ..infer.values import Array, to_value
+    x = val if isinstance(val, Array) else Array(to_value(val))
+    return emit("real", x) if x.dtype.kind == "c" else x
+
+
+def imag(val):
+    """The imaginary part: zeros of the dtype for a real array."""
+    from ..infer.builder import emit
+    from ..infer.values import Array, to_value
+    x = val if isinstance(val, Array) else Array(to_value(val))
+    if x.dtype.kind == "c":
+        return emit("imag", x)
+    return emit("full", shape=x.shape, dtype=x.dtype, value=0)     # +0, never -0
+
+
+def angle(z, deg=False):
+    from ..infer.values import Array, to_value
+    z = z if isinstance(z, Array) else Array(to_value(z))
+    # NumPy's own: arctan2 of a Python 0 for a real z (bool z gives float64).
+    out = emit_ufunc("arctan2", imag(z) if z.dtype.kind == "c" else 0, real(z))
+    return emit_ufunc("multiply", out, 180 / np.pi) if deg else out
+
+
+NUMPY.update({np.real: real, np.imag: imag, np.angle: angle})
+
+
 def copy(a, order="K"):
     from ..infer.values import Array, to_value
     return Array(to_value(a))
