@@ -274,3 +274,30 @@ def test_prints_false_drops_print_calls(capfd):
     lambda x: np.bool_(x[0] > 0), lambda x: np.float32(x[0]) * 2.0, lambda x: np.int8(x[1])])
 def test_numpy_scalar_type_of_a_runtime_value(fn):
     check(fn, np.array([1.5, -2.0]))
+
+
+def test_updating_a_read_only_argument_is_refused():
+    # NumPy raises; the compiled call returned a result and skipped the write.
+    a = np.ones(3)
+    a.flags.writeable = False
+    with pytest.raises(tpucc.errors.SideEffectError, match="read-only"):
+        tpucc.compile(axpy)(a, np.ones(3))
+    np.testing.assert_array_equal(a, np.ones(3))
+
+
+SCALE = np.ones(3)
+
+
+def scaled(x, w=SCALE, *, b=SCALE):
+    return x * w + b
+
+
+def test_array_defaults_are_read_at_every_call():
+    # They were folded in as constants: an in-place change was not seen.
+    f = tpucc.compile(scaled)
+    try:
+        np.testing.assert_array_equal(f(np.ones(3)), scaled(np.ones(3)))
+        SCALE[0] = 5.0
+        np.testing.assert_array_equal(f(np.ones(3)), scaled(np.ones(3)))
+    finally:
+        SCALE[0] = 1.0

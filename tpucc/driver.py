@@ -381,7 +381,7 @@ def runner(entry: Entry):
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
             if updated_args:
-                refuse_aliased_updates(updated_args, leaves,
+                check_updated_arguments(updated_args, leaves,
                                        lambda i: _source_name(traced.input_sources, i))
             inputs = leaves
             if captured is not None:
@@ -561,13 +561,19 @@ def _converter(aval, weak, scalar=True):
     return lambda x: np.asarray(x)[()]
 
 
-def refuse_aliased_updates(updated, leaves, name_of):
-    """The program reads each argument as a value of its own: an argument it
-    updates in place must not share memory with another one (`f(v, v)`,
-    overlapping slices), or the other would not see the update as in NumPy.
-    `updated`: leaf indices written back; `name_of(i)` names leaf i."""
+def check_updated_arguments(updated, leaves, name_of):
+    """Before a call: an argument the program updates in place must be
+    writable (NumPy raises for a read-only one), and must not share memory
+    with another argument (`f(v, v)`, overlapping slices): the program reads
+    each argument as a value of its own, so the other would not see the
+    update as in NumPy.  `updated`: leaf indices written back; `name_of(i)`
+    names leaf i."""
     for i in updated:
         target = leaves[i]
+        if isinstance(target, np.ndarray) and not target.flags.writeable:
+            raise SideEffectError(f"{name_of(i)} is read-only, and the function updates it "
+                                  "in place (NumPy: 'output array is read-only')",
+                                  hint="pass a writable copy (np.copy(x))")
         for j, other in enumerate(leaves):
             if j != i and isinstance(other, np.ndarray) and np.may_share_memory(target, other):
                 raise SideEffectError(

@@ -19,7 +19,7 @@ import warnings
 import jax
 import numpy as np
 
-from ..driver import refuse_aliased_updates, to_user_value
+from ..driver import check_updated_arguments, to_user_value
 
 from . import targets, tree, weights
 from .build import FORMAT, FORMAT_VERSION, versions
@@ -225,7 +225,7 @@ class LoadedEntry:
     def __call__(self, *args, **kwargs):
         leaves = self.flatten_args(args, kwargs)
         if self._updated_args:
-            refuse_aliased_updates(self._updated_args, leaves, lambda i: f"input {i}")
+            check_updated_arguments(self._updated_args, leaves, lambda i: f"input {i}")
         with jax.enable_x64(True):
             outs = self._run(*leaves, *self._captured)
         if self._writebacks:

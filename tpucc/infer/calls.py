@@ -428,6 +428,24 @@ class Interpreter:
             return Array(builder.const_value(result))
         return result
 
+    def _capture_default_arrays(self, fn, locals_: dict) -> dict:
+        """An array default (`def f(x, w=W)`) is read at every call, as a
+        global is: updating W in place between calls is seen."""
+        defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
+        if not any(isinstance(d, np.ndarray) for d in (*defaults, *kwdefaults.values())):
+            return locals_
+        for name, value in locals_.items():
+            if not isinstance(value, np.ndarray):
+                continue
+            for k, d in enumerate(defaults):
+                if d is value:
+                    locals_[name] = self._item(defaults, k, value)
+                    break
+            else:
+                if kwdefaults.get(name) is value:
+                    locals_[name] = self._item(kwdefaults, name, value)
+        return locals_
+
     def construct(self, cls, args, kwargs):
         if (issubclass(cls, np.generic) and len(args) == 1 and not kwargs
                 and isinstance(args[0], Array) and cls is not np.generic):
@@ -457,7 +475,7 @@ class Interpreter:
         if self.depth >= MAX_INLINE_DEPTH:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
-        locals_ = bind_arguments(fn, args, kwargs)
+        locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
         cells = self._cells(fn, locals_)
         frame = Frame(self, fn, locals_, cells)
         self.depth += 1
