@@ -301,3 +301,32 @@ def test_array_defaults_are_read_at_every_call():
         np.testing.assert_array_equal(f(np.ones(3)), scaled(np.ones(3)))
     finally:
         SCALE[0] = 1.0
+
+
+def reversed_count(n):
+    r = 0
+    for i in reversed(range(n)):
+        r = r * 10 + i
+    return r
+
+
+def reversed_stepped(n):
+    r = 0
+    for i in reversed(range(2, n, 3)):
+        r = r * 100 + i
+    return r
+
+
+def reversed_down(n):
+    r = 0
+    for i in reversed(range(n, -4, -2)):
+        r = r * 100 + i + 50
+    return r
+
+
+@pytest.mark.parametrize("fn", [reversed_count, reversed_stepped, reversed_down])
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 9])
+def test_reversed_range_with_a_runtime_bound(fn, n):
+    f = tpucc.compile(fn)
+    assert fn(n) == f(np.int64(n))
+    assert count_hlo(hlo(f, np.int64(n)), "while") == 1

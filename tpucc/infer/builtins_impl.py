@@ -91,7 +91,25 @@ def zip_(interp, *xs, strict=False):
 
 @builtin(py.reversed)
 def reversed_(interp, x):
+    from .calls import RuntimeRange
+    if isinstance(x, RuntimeRange):
+        return _reversed_range(x)
     return SeqIter(tuple(reversed(interp.static_items(x))))
+
+
+def _reversed_range(r):
+    """reversed(range(start, stop, step)) with runtime bounds: the range from
+    its last item back past its first, `step` negated (runtime arithmetic on
+    weak int64 scalars; an empty range stays empty)."""
+    from ..ops.elementwise import emit_ufunc
+    start, stop, step = r.start, r.stop, r.step
+    toward = 1 if step > 0 else -1
+    count = emit_ufunc("maximum", emit_ufunc("floor_divide", emit_ufunc(
+        "add", emit_ufunc("subtract", stop, start), step - toward), step), 0)
+    last = emit_ufunc("add", start, emit_ufunc("multiply", emit_ufunc("subtract", count, 1), step))
+    before_first = emit_ufunc("subtract", start, step)
+    from .calls import RuntimeRange
+    return RuntimeRange(last, before_first, -step)
 
 
 @builtin(py.sorted)
