@@ -22,6 +22,10 @@ from ..ir import AVal, Region, Value
 from . import builder
 from .builder import Context, compiling
 from .calls import Interpreter
+# The bytecode frontend, which calls.py reaches only through a function-level
+# import (the modules import each other): loaded with tpucc, so the first
+# compile of a process does not pay for importing it (~15 ms).
+from . import interpreter as _frames  # noqa: E402,F401
 from .state import ObjectNode, flatten, unflatten
 from .values import Array, RuntimeKind
 
