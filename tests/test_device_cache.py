@@ -2,6 +2,9 @@
 import numpy as np
 
 import tpucc
+import tpucc.nn
+
+from conftest import assert_same
 
 
 def aligned_arange(shape):
@@ -41,3 +44,77 @@ def test_default_reads_captured_arrays_every_call():
     x = np.ones((1, 2))
     layer.w[0, 0] = 100.0
     np.testing.assert_allclose(f(x), x @ layer.w)
+
+
+# --- stored layouts: conv weights kept on the device HWIO -------------------------------------
+
+class ConvNet:
+    """Two convolutions (OIHW weights, as PyTorch stores them) and a
+    weight that is also read by something other than a convolution."""
+    def __init__(self, seed=0):
+        rng = np.random.default_rng(seed)
+        self.w1 = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+        self.w2 = rng.standard_normal((5, 4, 3, 3)).astype(np.float32)
+        self.b2 = rng.standard_normal(5).astype(np.float32)
+        self.w3 = rng.standard_normal((2, 5, 1, 1)).astype(np.float32)
+
+    def __call__(self, x):
+        y = tpucc.nn.relu(tpucc.nn.conv2d(x, self.w1, padding=1))
+        y = tpucc.nn.conv2d(y, self.w2, self.b2, stride=2)
+        y = tpucc.nn.conv2d(y, self.w3)
+        return y, self.w3.sum()                 # w3 is read as a plain array too
+
+
+def _x(shape=(2, 3, 9, 9)):
+    return np.linspace(-2, 2, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def test_conv_weights_only_read_by_convolutions_are_kept_hwio():
+    net = ConvNet()
+    f = tpucc.compile(lambda x: net(x), device_cache=True)
+    x = _x()
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    lowered = f.lower(x)
+    layouts = lowered._entry.traced.input_layouts
+    assert sorted(layouts.values()) == [(2, 3, 1, 0)] * 2       # w1 and w2, not w3 nor b2
+    hlo = lowered.as_text()
+    assert "f32[3,3,3,4]" in hlo and "f32[3,3,4,5]" in hlo      # HWIO parameters
+    assert "f32[4,3,3,3]" not in hlo and "f32[2,5,1,1]" in hlo
+
+
+def test_stored_layouts_see_rebinding_and_only_apply_with_device_cache():
+    net = ConvNet()
+    f = tpucc.compile(lambda x: net(x), device_cache=True)
+    plain = tpucc.compile(lambda x: net(x))
+    x = _x()
+    f(x)
+    net.w1 = net.w1[::-1].copy()                # a new array: uploaded again, transposed
+    net.w2 = np.asfortranarray(net.w2)          # any memory order
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    assert_same(net(x), plain(x), rtol=1e-5, atol=1e-5)
+    assert plain.lower(x)._entry.traced.input_layouts == {}
+
+
+def _loss(net, w1, x):
+    y = tpucc.nn.relu(tpucc.nn.conv2d(x, w1, padding=1))
+    return (tpucc.nn.conv2d(y, net.w2, net.b2, stride=2) ** 2).sum()
+
+
+def test_weights_updated_in_place_stay_logical():
+    """A training step: w1 is differentiated and updated (logical); w2, read
+    only by a convolution inside the differentiated function, is HWIO."""
+    net = ConvNet()
+
+    def step(x, lr):
+        loss, g = tpucc.value_and_grad(_loss, argnums=1)(net, net.w1, x)
+        net.w1 -= lr * g
+        return loss
+
+    f = tpucc.compile(step, device_cache=True)
+    eager_net = ConvNet()
+    x = _x()
+    loss = f(x, 0.01)
+    expected_loss, g = tpucc.value_and_grad(_loss, argnums=1)(eager_net, eager_net.w1, x)
+    np.testing.assert_allclose(loss, expected_loss, rtol=1e-5)
+    np.testing.assert_allclose(net.w1, eager_net.w1 - 0.01 * g, rtol=1e-5, atol=1e-5)
+    assert list(f.lower(x, 0.01)._entry.traced.input_layouts.values()) == [(2, 3, 1, 0)]

@@ -353,3 +353,33 @@ def test_runtime_kind_after_a_replay(tmp_path, monkeypatch):
         for x in (X + 1, X - 1):
             assert_same(model.forward(x), f(x))
     assert cache.stats()["trace_hits"] == 1
+
+
+CONV = '''
+import numpy as np
+import tpucc.nn
+
+
+class Model:
+    def __init__(self):
+        self.w = (np.arange(4 * 2 * 9, dtype=np.float32).reshape(4, 2, 3, 3) - 30) / 40
+
+    def forward(self, x):
+        return tpucc.nn.conv2d(x, self.w, padding=1)
+'''
+
+
+def test_stored_layouts_after_a_replay(tmp_path, monkeypatch):
+    """A conv weight kept on the device HWIO (device_cache=True): the record
+    says so, or a replay would pass it OIHW."""
+    x = np.linspace(-1, 1, 2 * 2 * 5 * 5, dtype=np.float32).reshape(2, 2, 5, 5)
+    model = process(tmp_path, CONV)[1]
+    tpucc.compile(model.forward, device_cache=True)(x)
+    module, model, _ = process(tmp_path, CONV)
+    f = tpucc.compile(model.forward, device_cache=True)
+    with monkeypatch.context() as m:
+        no_infer(m)
+        assert_same(model.forward(x), f(x))
+    assert cache.stats()["trace_hits"] == 1
+    (entry,) = f._cache.values()
+    assert entry.traced.input_layouts == {1: (2, 3, 1, 0)}

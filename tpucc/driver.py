@@ -93,14 +93,24 @@ class Entry:
 
 def run_infer(fn, args, kwargs, options) -> infer.Traced:
     traced = infer.trace(fn, args, kwargs, options)
+    if options.get("device_cache"):
+        traced.input_layouts = lower.layout.stored_input_layouts(
+            traced.program, device_kept_inputs(traced))
     if options.get("verify") or os.environ.get("TPUCC_VERIFY"):
         verify(traced.program)      # SSA and scoping of the IR handed to lower/
     return traced
 
 
+def device_kept_inputs(traced) -> list:
+    """Indices of the inputs that device_cache=True keeps on the device: the
+    captured arrays the program does not write back."""
+    written = {wb[1] for wb in traced.writebacks if wb[0] == "captured"}
+    return [traced.n_arg_inputs + i for i in range(len(traced.captured)) if i not in written]
+
+
 def run_lower(traced: infer.Traced):
     try:
-        return lower.lower_to_jax(traced.program, traced.in_avals)
+        return lower.lower_to_jax(traced.program, traced.in_avals, traced.input_layouts)
     except TpuccError:
         raise
     except Exception as e:  # noqa: BLE001 - jax rejecting our IR is our bug
@@ -441,19 +451,21 @@ def _capture_reader(traced, device_cache: bool):
     values to the argument leaves (RECOMPILE if one changed its type)."""
     if not traced.captured:
         return None
-    specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype) for c in traced.captured]
+    first = traced.n_arg_inputs
+    specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype,
+              traced.input_layouts.get(first + i)) for i, c in enumerate(traced.captured)]
     device = DeviceCache() if device_cache else None
 
     def read(leaves):
         inputs = list(leaves)
-        for getter, shape, dtype in specs:
+        for getter, shape, dtype, perm in specs:
             current = getter()
             if type(current) is np.ndarray:
                 if current.shape != shape or current.dtype != dtype:
                     return RECOMPILE
             elif tuple(np.shape(current)) != shape or np.dtype(current.dtype) != dtype:
                 return RECOMPILE
-            inputs.append(device.get(current) if device is not None else current)
+            inputs.append(device.get(current, perm) if device is not None else current)
         return inputs
     return read
 
@@ -522,18 +534,21 @@ def _kind_reading_builder(traced, runtime_kinds: dict):
 
 class DeviceCache:
     """Device copies of captured arrays, by array identity (option
-    device_cache=True).  The cache holds the array itself, so an id is never
-    reused for another array while its entry lives."""
+    device_cache=True), each in the physical layout the program reads it in
+    (`perm`, see lower.layout.stored_input_layouts; None: as it is).  The
+    cache holds the array itself, so an id is never reused for another
+    array while its entry lives."""
     def __init__(self):
         self._entries: dict[int, tuple] = {}
 
-    def get(self, array):
+    def get(self, array, perm=None):
         entry = self._entries.get(id(array))
         if entry is None or entry[0] is not array:
             # A private copy: on the CPU device_put may alias an aligned NumPy
             # buffer, which would make in-place edits visible only sometimes.
+            copy = np.array(array if perm is None else np.transpose(array, perm), order="C")
             with jax.enable_x64(True):
-                entry = (array, jax.device_put(np.array(array, copy=True)))
+                entry = (array, jax.device_put(copy))
             self._entries[id(array)] = entry
         return entry[1]
 

@@ -325,7 +325,8 @@ def describe(traced, w: Walk) -> dict:
             "out_weak": [t.__name__ if t is not None else None for t in traced.out_weak],
             "out_scalar": list(traced.out_scalar),
             "writebacks": writebacks, "captured": captured, "guards": guards,
-            "input_sources": list(traced.input_sources)}
+            "input_sources": list(traced.input_sources),
+            "input_layouts": [[i, list(perm)] for i, perm in sorted(traced.input_layouts.items())]}
 
 
 def rebind(record: dict, w: Walk):
@@ -353,7 +354,8 @@ def rebind(record: dict, w: Walk):
                   _decode_treedef(w, record["out_tree"]), out_static,
                   [weak[t] for t in record["out_weak"]], writebacks, captured, guards,
                   input_sources=record["input_sources"], out_scalar=record["out_scalar"],
-                  result_avals=[_decode_aval(a) for a in record["result_avals"]])
+                  result_avals=[_decode_aval(a) for a in record["result_avals"]],
+                  input_layouts={i: tuple(perm) for i, perm in record.get("input_layouts", [])})
 
 
 def _ref(w: Walk, obj, kind):

@@ -50,6 +50,8 @@ class Traced:
     module_reads: list = field(default_factory=list)    # (module, name) the trace read
     out_scalar: list = field(default_factory=list)      # per runtime output: a NumPy scalar
                                                         # if 0-d (else a 0-d ndarray)
+    input_layouts: dict = field(default_factory=dict)   # {input index: perm} passed permuted
+                                                        # (device_cache; driver.run_infer)
 
 
 def is_runtime_leaf(x) -> bool:

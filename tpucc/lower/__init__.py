@@ -15,13 +15,19 @@ from jax import lax
 
 from ..errors import InternalError
 from ..ir import Region
-from ..ops.registry import OPS, LowerCtx, cast
+from ..ops.registry import OPS, LowerCtx, cast, differentiating
 from . import layout
 
 
-def to_function(program: Region):
-    """The jax-traceable function computing `program`."""
+def to_function(program: Region, input_layouts: dict | None = None):
+    """The jax-traceable function computing `program`; the inputs named in
+    `input_layouts` ({index: perm}) arrive in that physical layout."""
+    layouts = input_layouts or {}
+
     def run(*inputs):
+        if layouts:
+            inputs = [layout.Phys(x, layouts[i]) if i in layouts else x
+                      for i, x in enumerate(inputs)]
         return tuple(lower_region(program, {}, inputs))
     return run
 
@@ -82,7 +88,8 @@ def _lower_grad(op, env, ins):
     n_aux = op.attr("n_aux")
 
     def fn(*xs):
-        outs = lower_region(fn_r, env, xs)
+        with differentiating():
+            outs = lower_region(fn_r, env, xs)
         return outs[0], tuple(outs[1:])
 
     if not ins:
@@ -94,11 +101,14 @@ def _lower_grad(op, env, ins):
     return [value, *aux, *grads]
 
 
-def lower_to_jax(program: Region, in_avals):
+def lower_to_jax(program: Region, in_avals, input_layouts: dict | None = None):
     """(the jitted function, its Lowered for these input types), traced under
     64-bit mode as a context.  Calling the jitted function after
-    `Lowered.compile()` reuses that compilation through jax's C++ dispatch."""
-    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in in_avals]
+    `Lowered.compile()` reuses that compilation through jax's C++ dispatch.
+    Inputs in `input_layouts` are passed physically permuted (see to_function)."""
+    layouts = input_layouts or {}
+    structs = [jax.ShapeDtypeStruct(layout.physical_shape(a.shape, layouts[i]) if i in layouts
+                                    else a.shape, a.dtype) for i, a in enumerate(in_avals)]
     with jax.enable_x64(True):
-        jitted = jax.jit(to_function(program))
+        jitted = jax.jit(to_function(program, layouts))
         return jitted, jitted.lower(*structs)

@@ -81,3 +81,35 @@ def _elementwise(opdef, lc, ins, perms, attrs):
 def permute_window(window: tuple, perm: tuple) -> tuple:
     """A per-axis window parameter (logical order) in physical order."""
     return tuple(window[axis] for axis in perm)
+
+
+def stored_input_layouts(program, candidates) -> dict:
+    """{input index: perm} for the program inputs among `candidates` (arrays
+    the caller keeps on the device between calls) whose every use is an op
+    operand with a stored layout (registry `stored_layouts`), the same one
+    for all uses: the caller passes those inputs already in that physical
+    layout.  Any other use (a result, another op) keeps an input logical."""
+    from ..ops.registry import OPS
+    index = {id(program.params[i]): i for i in candidates}
+    chosen: dict = {}
+    logical_only: set = set()
+    regions = [program]
+    while regions:
+        region = regions.pop()
+        logical_only.update(index[id(v)] for v in region.results if id(v) in index)
+        for op in region.ops:
+            regions.extend(op.regions)
+            opdef = OPS.get(op.name)
+            preferred = (opdef.stored_layouts if opdef is not None else None) or {}
+            for k, v in enumerate(op.inputs):
+                i = index.get(id(v))
+                if i is None:
+                    continue
+                perm = preferred.get(k)
+                if perm is None or chosen.setdefault(i, perm) != perm:
+                    logical_only.add(i)
+    return {i: perm for i, perm in chosen.items() if i not in logical_only}
+
+
+def physical_shape(shape: tuple, perm: tuple) -> tuple:
+    return tuple(shape[axis] for axis in perm)

@@ -7,6 +7,8 @@ method names to the functions that implement them on Arrays at compile time.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import operator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,6 +40,10 @@ class OpDef:
     # layout, operands broadcast and permuted alike), or a function
     # (LowerCtx, values, perms, **attrs) -> (value, perm) | None.
     layout: Callable | str | None = None
+    # Physical layouts the op reads an operand fastest in, {operand index:
+    # perm}: an array that outlives the call (a weight kept on the device
+    # with device_cache=True) and is read only there is stored so.
+    stored_layouts: dict | None = None
 
 
 OPS: dict[str, OpDef] = {}
@@ -45,9 +51,9 @@ NUMPY: dict[object, Callable] = {}
 METHODS: dict[str, Callable] = {}
 
 
-def register(name, abstract, lower, numpy=None, layout=None) -> OpDef:
+def register(name, abstract, lower, numpy=None, layout=None, stored_layouts=None) -> OpDef:
     assert name not in OPS, f"op {name} registered twice"
-    OPS[name] = OpDef(name, abstract, lower, numpy, layout)
+    OPS[name] = OpDef(name, abstract, lower, numpy, layout, stored_layouts)
     return OPS[name]
 
 
@@ -181,6 +187,25 @@ def broadcast_value(x, shape: tuple):
     if np.shape(x) == shape:
         return x
     return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - np.ndim(x), len(shape))))
+
+
+_DIFFERENTIATED = contextvars.ContextVar("tpucc_differentiated", default=False)
+
+
+def differentiated() -> bool:
+    """Whether the op being lowered is inside a region that jax differentiates
+    (a `grad` op).  A lowering with a custom gradient (jax.custom_vjp costs a
+    nested trace) needs it only there."""
+    return _DIFFERENTIATED.get()
+
+
+@contextlib.contextmanager
+def differentiating():
+    token = _DIFFERENTIATED.set(True)
+    try:
+        yield
+    finally:
+        _DIFFERENTIATED.reset(token)
 
 
 def matmul_precision() -> str:
