@@ -674,10 +674,10 @@ REFUSALS = [
     R(float_index, E.ShapeError, "arrays used as indices must be of integer type"),
     R(concatenates_scalars, E.ShapeError, "zero-dimensional arrays cannot be concatenated"),
     R(empty_max, E.ShapeError, "zero-size array to reduction operation max"),
-    R(mask_read, E.ShapeError, "boolean mask indexing gives a data-dependent shape"),
+    R(mask_read, E.ShapeError, "returning x[mask]: x[mask] has a data-dependent shape"),
     R(where_one_argument, E.ShapeError, "np.where(condition) returns data-dependent shapes"),
     R(zeros_of_runtime_size, E.ShapeError, "shape depends on runtime values"),
-    R(mask_assign_array, E.ShapeError, "x[mask] = values with an array of values"),
+    R(mask_assign_array, E.ShapeError, "x[mask] = values: an array of shape (2,) would have"),
     R(runtime_index_into_ragged_list, E.ShapeError, "must have the same shape"),
     # E210
     R(inplace_float_into_int, E.DTypeError, "Cannot cast ufunc 'add' output from float64 to int64"),

@@ -76,6 +76,9 @@ def len_(interp, x):
     if isinstance(x, RuntimeRange):
         raise StaticValueError("len() of a range with a runtime bound",
                                hint="use the bound itself (stop - start) as a runtime value")
+    from ..ops import masked
+    if isinstance(x, masked.Selection):
+        return masked.length(x)         # the runtime number of selected rows
     return len(x)
 
 

@@ -21,7 +21,7 @@ from .. import autodiff
 from ..autodiff import GradFunction
 from ..errors import (LimitError, SideEffectError, StaticValueError, UnsupportedError,
                       UserCodeError)
-from ..ops import indexing
+from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, refuse_runtime_hash
@@ -189,6 +189,8 @@ class Interpreter:
     def getattr(self, obj, name):
         if isinstance(obj, Array):
             return self.array_attr(obj, name)
+        if isinstance(obj, masked.Selection):
+            return masked.attribute(obj, name)
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]
@@ -360,7 +362,8 @@ class Interpreter:
     # --- calls ------------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
         if isinstance(fn, BoundArrayMethod):
-            return METHODS[fn.name](fn.array, *args, **kwargs)
+            table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
+            return table[fn.name](fn.array, *args, **kwargs)
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
         if isinstance(fn, GradFunction):
@@ -401,6 +404,8 @@ class Interpreter:
         return self._library_call(fn, args, kwargs)
 
     def _numpy_call(self, fn, impl, args, kwargs):
+        if masked.holds_selection(args, kwargs):
+            return masked.numpy_call(fn, args, kwargs)
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             return impl(*args, **kwargs)
         return self._library_call(fn, args, kwargs)
@@ -489,7 +494,10 @@ class Interpreter:
             self.ctx.loc = saved_loc
         if frame.yields is not None:
             return SeqIter(tuple(frame.yields))
-        return frame.locals.get("<return>")
+        result = frame.locals.get("<return>")
+        if self.depth == 0 and masked.holds_selection((result,), {}):
+            raise masked.refusal("returning x[mask]").with_loc(self.last_return_loc)
+        return result
 
     def _cells(self, fn, locals_):
         code = fn.__code__
@@ -598,7 +606,7 @@ def _any_runtime(args, kwargs) -> bool:
     stack = list(args) + list(kwargs.values())
     while stack:
         v = stack.pop()
-        if isinstance(v, Array):
+        if isinstance(v, (Array, masked.Selection)):
             return True
         if isinstance(v, (list, tuple)):
             stack.extend(v)

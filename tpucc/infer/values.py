@@ -234,7 +234,35 @@ def to_value(x) -> Value:
         return x
     if isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):
         return builder.const_value(x)
+    if isinstance(x, (list, tuple)):
+        x = array_like(x)
+        return x.var if isinstance(x, Array) else builder.const_value(np.asarray(x))
+    from ..ops import masked
+    if isinstance(x, masked.Selection):
+        raise masked.refusal("using y[mask] as an operand here")
     raise StaticValueError(f"cannot use a value of type {type(x).__name__} as an array")
+
+
+def array_like(x):
+    """An operand as NumPy's np.asarray sees it: a (nested) list or tuple
+    holding runtime values is the array np.array makes of it (the items
+    stacked, with np.array's dtype); anything else is returned unchanged."""
+    if isinstance(x, (list, tuple)) and holds_runtime(x):
+        from ..ops.elementwise import asarray
+        return asarray(x)
+    return x
+
+
+def holds_runtime(x) -> bool:
+    """Whether a (nested) list or tuple holds a runtime Array."""
+    stack = [x]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array):
+            return True
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
 
 
 def is_array(x) -> bool:

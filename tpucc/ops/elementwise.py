@@ -121,6 +121,8 @@ def _is_python_int(x) -> bool:
 def emit_ufunc(ufname, *operands):
     """Emits a ufunc op, first checking Python int operands as NumPy does."""
     from ..infer.builder import emit
+    from ..infer.values import array_like
+    operands = tuple(array_like(x) for x in operands)    # np.add([a, b], 1)
     if ufname in _EXACT_INT_UFUNCS:
         operands = _widen_for_exact_comparison(operands)
     else:
@@ -252,9 +254,16 @@ UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "absolute", "inv
 def _install_operators():
     from ..infer.builder import emit
     from ..infer.values import Array
+    from .masked import Selection
 
     def binary(ufname):
-        return (lambda a, b: emit_ufunc(ufname, a, b)), (lambda a, b: emit_ufunc(ufname, b, a))
+        # With y[mask] on the other side, Python asks the Selection instead.
+        def fwd(a, b):
+            return NotImplemented if isinstance(b, Selection) else emit_ufunc(ufname, a, b)
+
+        def rev(a, b):
+            return NotImplemented if isinstance(b, Selection) else emit_ufunc(ufname, b, a)
+        return fwd, rev
 
     for stem, ufname in OPERATORS.items():
         if ufname is None:

@@ -3,8 +3,9 @@
 A key is normalized into a static description (ints, slices, None,
 Ellipsis, and slots for runtime integer index arrays) plus the runtime index
 arrays themselves.  Static ints are bounds-checked at compile time as NumPy
-would at run time.  Boolean masks give data-dependent shapes, so `x[mask]`
-is refused, while `x[mask] = v` becomes a select.
+would at run time.  A runtime boolean mask as the whole key gives a
+data-dependent shape: `x[mask]` is a Selection and `x[mask] = v` a select
+(see masked.py); a mask among other indices is refused.
 
 Basic indexing gives views, as in NumPy: with static keys, and with runtime
 integer *scalars* (a loop counter, an argmax), which NumPy also reads as
@@ -20,6 +21,7 @@ from jax import lax
 
 from ..errors import ShapeError, StaticValueError
 from ..ir import AVal, Value
+from . import masked
 from .registry import register
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
@@ -38,8 +40,9 @@ def normalize_key(key, shape):
     for item in items:
         if _is_runtime(item):
             if item.dtype == np.bool_:
-                raise ShapeError("boolean mask indexing gives a data-dependent shape",
-                                 hint="use np.where(mask, x, fill) to keep the shape")
+                raise ShapeError("a boolean mask among other indices gives a data-dependent "
+                                 "shape", hint="index with the mask alone (x[mask]), or use "
+                                 "np.where(mask, x, fill) to keep the shape")
             if item.dtype.kind not in "iu":
                 raise ShapeError(f"arrays used as indices must be of integer type, not {item.dtype}")
             static.append(ARRAY)
@@ -59,8 +62,9 @@ def normalize_key(key, shape):
         elif isinstance(item, (list, np.ndarray)):
             arr = np.asarray(item)
             if arr.dtype == np.bool_:
-                raise ShapeError("boolean mask indexing gives a data-dependent shape",
-                                 hint="use np.where(mask, x, fill) to keep the shape")
+                raise ShapeError("indexing with a static boolean mask is not supported",
+                                 hint="index with np.nonzero(mask) (the same elements), or "
+                                      "use np.where(mask, x, fill) to keep the shape")
             known[len(static)] = arr
             static.append(ARRAY)
             arrays.append(arr.astype(np.int64))
@@ -192,6 +196,8 @@ def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
     from ..infer.builder import emit
     from ..infer.values import Array, RuntimeKind
+    if _is_mask(key):
+        return masked.select(x, key)
     static, arrays = normalize_key(key, x.shape)
     out = emit("getitem", x, *arrays, key=static)
     if _is_basic(static):
@@ -217,14 +223,8 @@ def _view_key(index):
     return static, [Array(s) for s in index if isinstance(s, Value)]
 
 
-def _mask_setitem(x, key, value):
-    from ..infer.builder import emit
-    if isinstance(key, tuple) or key.shape != x.shape:
-        raise ShapeError("x[mask] = v needs a boolean mask of x's own shape")
-    if getattr(value, "shape", ()) not in ((), (1,)):
-        raise ShapeError("x[mask] = values with an array of values has a data-dependent shape",
-                         hint="use x = np.where(mask, values, x) with values of x's shape")
-    return emit("select", key, emit("convert", value, dtype=x.dtype), x)
+def _is_mask(key) -> bool:
+    return _is_runtime(key) and key.dtype == np.bool_
 
 
 def _check_python_int_fits(value, dtype):
@@ -238,8 +238,8 @@ def _check_python_int_fits(value, dtype):
 def setitem(x, key, value):
     from ..infer.builder import emit
     _check_python_int_fits(value, x.dtype)
-    if _is_runtime(key) and key.dtype == np.bool_:
-        x.set(_mask_setitem(x, key, value).var)
+    if _is_mask(key):
+        masked.assign(x, key, value)
         return
     static, arrays = normalize_key(key, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)

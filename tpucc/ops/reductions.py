@@ -67,6 +67,7 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
         from ..infer.builder import emit
         if out is not None:
             raise UnsupportedError(f"np.{name}(out=...) is not supported", hint="assign the result")
+        a = array_like(a)       # np.mean([a.sum(), b.sum()])
         extra = {k: kw.pop(k) for k in extra_attrs if k in kw}
         if kw:
             raise UnsupportedError(f"np.{name}: unsupported arguments {sorted(kw)}")
@@ -83,6 +84,13 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
 
 def _ndim(a):
     return getattr(a, "ndim", np.ndim(a))
+
+
+def array_like(a):
+    """The reductions' array_like argument: a list holding runtime values is
+    the array np.array makes of it (np.mean([a.sum(), b.sum()]))."""
+    from ..infer.values import array_like as convert
+    return convert(a)
 
 
 # The reductions NumPy implements as ufunc.reduce, which accepts an integer
@@ -155,6 +163,7 @@ def _arg(name, jnp_fn, np_fn):
 
     def impl(a, axis=None, out=None, keepdims=False):
         from ..infer.builder import emit
+        a = array_like(a)
         ax = _axis_of_flat(axis, _ndim(a))
         return emit(name, a, axis=ax, keepdims=bool(keepdims))
     NUMPY[np_fn] = impl
@@ -188,6 +197,7 @@ def _cum(name, np_fn, jnp_fn):
 
     def impl(a, axis=None, dtype=None, out=None):
         from ..infer.builder import emit
+        a = array_like(a)
         ax = _axis_of_flat(axis, _ndim(a))
         return emit(name, a, axis=ax, dtype=None if dtype is None else np.dtype(dtype))
     NUMPY[np_fn] = impl

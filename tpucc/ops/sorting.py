@@ -96,9 +96,10 @@ def sort_in_place(a, axis=-1, kind=None, order=None, *, stable=None):
 @implements(np.take, method="take")
 def take(a, indices, axis=None, out=None, mode="raise"):
     from .elementwise import copy
-    from ..infer.values import Array
+    from ..infer.values import Array, array_like
     if out is not None:
         raise UnsupportedError("np.take(out=...) is not supported", hint="assign the result")
+    indices = array_like(indices)       # np.take(x, [i, j]) with runtime i, j
     if mode not in ("raise", "wrap", "clip"):
         raise UserCodeError(f"ValueError: mode must be one of 'raise', 'wrap' or 'clip' "
                             f"(got {mode!r})")

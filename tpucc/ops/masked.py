@@ -1,0 +1,447 @@
+"""Boolean-mask selections: `y[mask]` with a runtime boolean mask of y's
+leading axes.
+
+NumPy's `y[mask]` has as many rows as the mask has True values: a shape
+known only at run time.  So it is not an Array here but a `Selection`: the
+full-size values (a copy of y, as advanced indexing copies) and the mask's
+Value when it was read.  A selection has shape (k,) + rest, where k is the
+runtime count and rest is y.shape[mask.ndim:].  What has a static meaning
+compiles:
+
+- `x[mask] = v` and `x[mask] OP= v` (OP= reads x[mask], updates that
+  selection, stores it back): a select of the new values where the mask holds;
+  v is a scalar, an array that broadcasts to rest, or a selection by the same
+  mask (`x[m] = y[m]`; the same mask object, or an equal expression such as
+  `x[x > 2] = y[x > 2]`);
+- elementwise operators and ufuncs between a selection, scalars, arrays of
+  its trailing shape and selections by the same mask: a selection;
+- reductions over the whole selection or its first axis (sum prod mean max
+  min any all count_nonzero), with the unselected elements replaced by the
+  reduction's identity; `len()`, `.size` and `.shape[0]` as runtime ints.
+
+Anything else (returning it, indexing it again, np.concatenate of it, ...)
+is an E200 that says so.  One difference from NumPy: max/min of an empty
+selection give the identity (-inf, or the dtype's extreme) where NumPy raises.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError, UnsupportedError
+from ..ir import Value
+from . import reductions
+from .elementwise import COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, store_inplace
+from .registry import METHODS as ARRAY_METHODS
+from .registry import NUMPY, normalize_axis
+from .shape import reshape, where
+
+_HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x[mask] and "
+         "its reductions (sum prod mean max min any all, len) compile; otherwise keep the "
+         "shape with np.where(mask, x, fill)")
+
+
+def refusal(what: str) -> ShapeError:
+    """The E200 for a use of a selection whose result shape is data-dependent."""
+    return ShapeError(f"{what}: x[mask] has a data-dependent shape (one row per True in the "
+                      "mask)", hint=_HINT)
+
+
+class Selection:
+    """y[mask]: `data` holds y's values (mask.shape + rest), `mask` the mask's
+    Value.  In-place operators update `data`, an Array of its own, so runtime
+    regions merge the update as they merge any array's."""
+    __slots__ = ("data", "mask")
+
+    def __init__(self, data, mask: Value):
+        self.data, self.mask = data, mask
+
+    @property
+    def rank(self) -> int:
+        return self.mask.aval.ndim
+
+    @property
+    def rest(self) -> tuple:
+        return self.data.shape[self.rank:]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    def __repr__(self):
+        return f"a boolean-mask selection of {self.data.aval}"
+
+    __hash__ = object.__hash__
+
+    def __getitem__(self, key):
+        raise refusal("indexing x[mask] again")
+
+    def __setitem__(self, key, value):
+        raise refusal("assigning into x[mask] (a copy)")
+
+    def __iter__(self):
+        raise refusal("iterating over x[mask]")
+
+    def __len__(self):
+        raise refusal("len() of x[mask] as a static number")
+
+    def __bool__(self):
+        raise refusal("the truth value of x[mask]")
+
+    def __array__(self, *a, **k):
+        raise refusal("using x[mask] as an array")
+
+    def __index__(self):
+        raise refusal("using x[mask] as a number")
+
+    def __format__(self, spec):
+        raise refusal("formatting x[mask] as text")
+
+    def __str__(self):
+        raise refusal("formatting x[mask] as text")
+
+    __int__ = __float__ = __complex__ = __index__
+
+
+def holds_selection(args, kwargs) -> bool:
+    stack = list(args) + list(kwargs.values())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Selection):
+            return True
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
+
+
+# --- reading and writing x[mask] -------------------------------------------------------
+
+def _checked_mask(shape: tuple, mask):
+    """NumPy's IndexErrors for a mask that does not fit the leading axes."""
+    if mask.ndim > len(shape):
+        raise ShapeError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {mask.ndim} were indexed")
+    for axis, (n, m) in enumerate(zip(shape, mask.shape)):
+        if n != m:
+            raise ShapeError(f"boolean index did not match indexed array along axis {axis}; "
+                             f"size of axis is {n} but size of corresponding boolean axis is {m}")
+    return mask.var
+
+
+def select(x, mask) -> Selection:
+    """x[mask]: a selection holding a copy of x's values."""
+    from ..infer.values import Array
+    return Selection(Array(x.var), _checked_mask(x.shape, mask))
+
+
+def assign(x, mask, value) -> None:
+    """x[mask] = value, as a select of the new values where the mask holds."""
+    mask_value = _checked_mask(x.shape, mask)
+    rest = x.shape[mask.ndim:]
+    if isinstance(value, Selection):
+        _require_same_mask(value, mask_value, "x[mask] = y[other_mask]")
+        if len(value.rest) != len(rest):
+            raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
+                          f"(k,)+{rest}")
+        new = value.data
+        value_rest = value.rest
+    else:
+        new = _as_operand(value)
+        new, value_rest = _assigned_value(new, len(rest))
+    try:
+        fits = np.broadcast_shapes(value_rest, rest) == rest
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"could not broadcast input array from shape (k,)+{value_rest} into "
+                         f"shape (k,)+{rest} (x[mask] = values)")
+    x.set(where(_expanded(mask_value, len(rest)), astype(new, x.dtype), x).var)
+
+
+def _as_operand(v):
+    """A scalar or an array operand: Arrays and static scalars stay, lists
+    become arrays (np.asarray)."""
+    from ..infer.values import array_like
+    v = array_like(v)
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v)
+    return v
+
+
+def _shape(v) -> tuple:
+    return tuple(v.shape) if hasattr(v, "shape") else ()
+
+
+def _assigned_value(v, ndim: int):
+    """The value of `x[mask] = v` with at most `ndim` (= len(rest)) axes, as
+    NumPy's assignment broadcasts it into (k,) + rest: leading axes of length
+    1 go (only a 0-d or 1-d value for a 1-d selection); a leading axis of
+    another length would have to equal the runtime count k."""
+    shape = _shape(v)
+    if ndim == 0 and len(shape) > 1:
+        raise ShapeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                         f"input, input has {len(shape)} dimensions")
+    drop = 0
+    while len(shape) - drop > ndim and shape[drop] == 1:
+        drop += 1
+    return _drop_axes(v, shape, drop, ndim, "x[mask] = values")
+
+
+def _operand(v, ndim: int, name: str):
+    """An operand of a ufunc on (k,) + rest (ndim = len(rest)) with at most
+    ndim axes; one more leading axis of length 1 broadcasts against k."""
+    shape = _shape(v)
+    drop = 1 if len(shape) == ndim + 1 and shape[0] == 1 else 0
+    return _drop_axes(v, shape, drop, ndim, f"np.{name} of x[mask] and an array")
+
+
+def _drop_axes(v, shape, drop: int, ndim: int, what: str):
+    if len(shape) - drop > ndim:
+        raise ShapeError(f"{what}: an array of shape {shape} would have to match the number "
+                         "of True values in the mask, which is data-dependent",
+                         hint="give the values the full shape and select with "
+                              "x = np.where(mask, values, x)")
+    return (reshape(v, shape[drop:]) if drop else v), shape[drop:]
+
+
+def _expanded(mask: Value, extra: int):
+    """The mask with `extra` trailing axes of length 1, to broadcast over rest."""
+    from ..infer.values import Array
+    m = Array(mask)
+    return reshape(m, m.shape + (1,) * extra) if extra else m
+
+
+# --- the same mask ----------------------------------------------------------------------
+
+def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
+    if not same_value(sel.mask, mask):
+        raise refusal(f"{what} with two different masks (or a mask changed in between)")
+
+
+def same_value(a: Value, b: Value, depth: int = 8) -> bool:
+    """Whether two Values are equal by construction: the same Value, or made
+    by the same op with the same attributes from equal inputs (SSA values
+    never change, and registry ops are pure).  `x > 2` written twice gives
+    two Values that are the same mask."""
+    if a is b:
+        return True
+    if depth == 0 or a.aval != b.aval:
+        return False
+    op_a, op_b = _producer(a), _producer(b)
+    if op_a is None or op_b is None or op_a.name != op_b.name or op_a.regions or op_b.regions:
+        return False
+    if op_a.name == "const":
+        x, y = op_a.attr("value").array, op_b.attr("value").array
+        return x.dtype == y.dtype and x.shape == y.shape and bool(np.all(
+            (x == y) | (x != x) & (y != y)))
+    if op_a.attrs != op_b.attrs or len(op_a.inputs) != len(op_b.inputs):
+        return False
+    if op_a.outputs.index(a) != op_b.outputs.index(b):
+        return False
+    return all(same_value(p, q, depth - 1) for p, q in zip(op_a.inputs, op_b.inputs))
+
+
+def _producer(value: Value):
+    """The op of an open region that defines `value` (None for a parameter).
+    A linear search, done only when two masks are different Values."""
+    from ..infer import builder
+    for region in reversed(builder.ctx().regions):
+        for op in reversed(region.ops):
+            if any(o is value for o in op.outputs):
+                return op
+    return None
+
+
+# --- elementwise ------------------------------------------------------------------------
+
+def elementwise(fn, operands: tuple, kwargs=None) -> Selection:
+    """A ufunc on selections by one mask, scalars and arrays of their trailing
+    shape: the ufunc on the full-size values, selected by the same mask."""
+    sel = next(v for v in operands if isinstance(v, Selection))
+    name = getattr(fn, "__name__", "the operation")
+    values = []
+    for v in operands:
+        if isinstance(v, Selection):
+            _require_same_mask(v, sel.mask, f"np.{name} of selections")
+            if len(v.rest) != len(sel.rest):
+                raise refusal(f"np.{name} of selections of shapes (k,)+{sel.rest} and "
+                              f"(k,)+{v.rest}")
+            values.append(v.data)
+        else:
+            values.append(_operand(_as_operand(v), len(sel.rest), name)[0])
+    return Selection(NUMPY[fn](*values, **(kwargs or {})), sel.mask)
+
+
+def install_operators():
+    """Python operators on selections; `s OP= v` updates the selection's own
+    values with NumPy's same_kind rule."""
+    import operator
+
+    def binary(uf):
+        return (lambda a, b: elementwise(uf, (a, b))), (lambda a, b: elementwise(uf, (b, a)))
+
+    def inplace(uf):
+        def iop(a, b):
+            result = elementwise(uf, (a, b))
+            store_inplace(a.data, result.data, uf.__name__)
+            return a
+        return iop
+
+    for stem, ufname in OPERATORS.items():
+        if ufname is None:
+            continue
+        uf = getattr(np, ufname)
+        fwd, rev = binary(uf)
+        setattr(Selection, f"__{stem}__", fwd)
+        setattr(Selection, f"__r{stem}__", rev)
+        setattr(Selection, f"__i{stem}__", inplace(uf))
+    for stem, ufname in COMPARISONS.items():
+        setattr(Selection, f"__{stem}__", binary(getattr(np, ufname))[0])
+    for stem, ufname in UNARY_OPERATORS.items():
+        setattr(Selection, f"__{stem}__",
+                (lambda uf: lambda a: elementwise(uf, (a,)))(getattr(np, ufname)))
+    Selection.__matmul__ = Selection.__rmatmul__ = lambda a, b: _refuse_call(operator.matmul)
+
+
+# --- reductions -------------------------------------------------------------------------
+
+def _identity(name: str, dtype: np.dtype):
+    """The value that leaves the reduction unchanged, in `dtype`."""
+    if name in ("max", "min"):
+        if dtype.kind == "c":
+            raise UnsupportedError(f"np.{name} of a complex selection x[mask] is not supported")
+        if dtype.kind == "b":
+            return np.bool_(name == "min")
+        if dtype.kind == "f":
+            return dtype.type(-np.inf if name == "max" else np.inf)
+        info = np.iinfo(dtype)
+        return dtype.type(info.min if name == "max" else info.max)
+    return dtype.type(1 if name in ("prod", "all") else 0)
+
+
+def _reduced_axes(sel: Selection, axis):
+    """None (the whole selection) or its first axis (the mask's axes)."""
+    if axis is None:
+        return None
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise refusal(f"reducing x[mask] over the axes {axis}")
+        axis = axis[0]
+    if normalize_axis(axis, 1 + len(sel.rest)) != 0:
+        raise refusal(f"reducing x[mask] over axis {axis} (the result keeps the selected rows)")
+    return tuple(range(sel.rank))
+
+
+def _filled(sel: Selection, name: str):
+    return where(_expanded(sel.mask, len(sel.rest)), sel.data, _identity(name, sel.dtype))
+
+
+def _count(sel: Selection, axes):
+    """The number of elements each result element reduces (an int64 Array)."""
+    from ..infer.values import Array
+    rows = ARRAY_METHODS["sum"](Array(sel.mask), dtype=np.int64)
+    per_row = int(np.prod(sel.rest, dtype=np.int64)) if axes is None else 1
+    return rows * per_row if per_row != 1 else rows
+
+
+def _keepdims(sel: Selection, out, axes):
+    return reshape(out, (1,) * (1 + len(sel.rest)) if axes is None else (1,) + sel.rest)
+
+
+def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdims=False,
+           **kw):
+    """np.<name>(x[mask], axis) for axis None or 0: the reduction of the
+    full-size values with the unselected ones replaced by its identity."""
+    if out is not None or kw:
+        raise UnsupportedError(f"np.{name} of x[mask]: unsupported arguments "
+                               f"{sorted(kw) + (['out'] if out is not None else [])}")
+    axes = _reduced_axes(sel, axis)
+    if name == "mean":
+        result = _mean(sel, axes, dtype)
+    elif name == "count_nonzero":
+        result = NUMPY[np.count_nonzero](_filled(sel, name), axis=axes)
+    else:
+        extra = {"dtype": dtype} if name in ("sum", "prod") else {}
+        result = ARRAY_METHODS[name](_filled(sel, name), axis=axes, **extra)
+    return _keepdims(sel, result, axes) if keepdims else result
+
+
+def _mean(sel: Selection, axes, dtype):
+    """NumPy's mean: the sum in the accumulation dtype (float32 for float16),
+    divided by the count in that dtype, cast to the result dtype."""
+    out = reductions._np_dtype(np.mean, sel.dtype, None if dtype is None else np.dtype(dtype))
+    acc = np.dtype(np.float32) if out == np.float16 else out
+    total = ARRAY_METHODS["sum"](_filled(sel, "sum"), axis=axes, dtype=acc)
+    result = astype(total / astype(_count(sel, axes), acc), out, copy=False)
+    if result.ndim == 0:
+        result.immutable = True     # a NumPy scalar, as NumPy's mean gives
+    return result
+
+
+_REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.max: "max", np.amax: "max", np.min: "min",
+               np.amin: "min", np.mean: "mean", np.any: "any", np.all: "all",
+               np.count_nonzero: "count_nonzero"}
+
+
+# --- attributes, methods and NumPy functions ----------------------------------------------
+
+def length(sel: Selection):
+    """len(x[mask]): the runtime number of True values, a Python int."""
+    from ..infer.builtins_impl import to_python_scalar
+    return to_python_scalar(_count(sel, ()), np.int64)
+
+
+def attribute(sel: Selection, name: str):
+    """x[mask].<name>: static facts, runtime counts, or a method to call."""
+    from ..infer.builtins_impl import to_python_scalar
+    from ..infer.calls import BoundArrayMethod
+    if name == "dtype":
+        return sel.dtype
+    if name == "ndim":
+        return 1 + len(sel.rest)
+    if name == "size":
+        return to_python_scalar(_count(sel, None), np.int64)
+    if name == "shape":
+        return (length(sel),) + sel.rest
+    if name in METHODS:
+        return BoundArrayMethod(sel, name)
+    raise refusal(f"x[mask].{name}")
+
+
+def _astype(sel: Selection, dtype, copy=True, casting="unsafe"):
+    return Selection(astype(sel.data, dtype), sel.mask)
+
+
+def _copy(sel: Selection, order="K"):
+    from ..infer.values import Array
+    return Selection(Array(sel.data.var), sel.mask)
+
+
+METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
+           for name in ("sum", "prod", "max", "min", "mean", "any", "all")}
+METHODS.update(astype=_astype, copy=_copy)
+
+
+def numpy_call(fn, args, kwargs):
+    """A NumPy function given a selection: ufuncs and the reductions above."""
+    if isinstance(fn, np.ufunc) and fn in NUMPY:
+        return elementwise(fn, tuple(args), kwargs)
+    name = _REDUCTIONS.get(fn) if _hashable(fn) else None
+    if name is not None and args and isinstance(args[0], Selection) and \
+            not holds_selection(args[1:], kwargs):
+        return reduce(name, *args, **kwargs)
+    if fn is np.copy and args and isinstance(args[0], Selection):
+        return _copy(*args, **kwargs)
+    return _refuse_call(fn)
+
+
+def _refuse_call(fn):
+    name = getattr(fn, "__name__", "this function")
+    raise refusal(f"np.{name} of x[mask]")
+
+
+def _hashable(fn) -> bool:
+    try:
+        hash(fn)
+        return True
+    except TypeError:
+        return False
