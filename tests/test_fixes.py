@@ -405,7 +405,7 @@ def long_unrolled_append(x):
 
 
 # --------------------------------------------------------------------------
-# Documented behaviour (docs/errors.md, E200): runtime indices are not checked
+# Documented behaviour (docs/errors.md, E900): runtime indices are checked
 # --------------------------------------------------------------------------
 
 def reads_at(x, i):
@@ -417,9 +417,15 @@ def writes_at(x, i):
     return x
 
 
-def test_runtime_out_of_bounds_index_is_clamped_or_dropped():
+def test_runtime_out_of_bounds_index_raises_and_writes_nothing_back():
     x = np.arange(3.0)
     read, write = tpucc.compile(reads_at), tpucc.compile(writes_at)
-    assert read(x, np.array(5)) == 2.0 and read(x, np.array(-5)) == 0.0
-    np.testing.assert_array_equal(write(x.copy(), np.array(5)), x)
+    assert read(x, np.array(2)) == 2.0 and read(x, np.array(-3)) == 0.0
+    for bad in (3, -4):
+        with pytest.raises(IndexError, match="E900.*out of bounds for axis 0 with size 3"):
+            read(x, np.array(bad))
+    target = x.copy()
+    with pytest.raises(tpucc.RuntimeIndexError):
+        write(target, np.array(5))
+    np.testing.assert_array_equal(target, x)            # nothing written back
     np.testing.assert_array_equal(write(x.copy(), np.array(-1)), [0.0, 1.0, 100.0])

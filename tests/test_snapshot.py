@@ -383,3 +383,29 @@ def test_stored_layouts_after_a_replay(tmp_path, monkeypatch):
     assert cache.stats()["trace_hits"] == 1
     (entry,) = f._cache.values()
     assert entry.traced.input_layouts == {1: (2, 3, 1, 0)}
+
+
+LOOKUP = '''
+import numpy as np
+
+
+class Model:
+    def __init__(self):
+        self.table = np.arange(6, dtype=np.float32)
+
+    def forward(self, i):
+        return self.table[i] * 2
+'''
+
+
+def test_runtime_checks_after_a_replay(tmp_path, monkeypatch):
+    """The record keeps the runtime index checks: a replayed executable
+    still raises for an index past the end."""
+    process(tmp_path, LOOKUP)[2](np.array(1))
+    module, model, f = process(tmp_path, LOOKUP)
+    with monkeypatch.context() as m:
+        no_infer(m)
+        assert f(np.array(5)) == 10.0
+        with pytest.raises(tpucc.RuntimeIndexError, match="size 6"):
+            f(np.array(6))
+    assert cache.stats()["trace_hits"] == 1

@@ -6,11 +6,11 @@ from .aot import load  # tpucc.load: an ahead-of-time artifact -> a callable
 from .autodiff import grad, value_and_grad
 from .errors import (TpuccError, UnsupportedError, ShapeError, DTypeError, MergeError,
                      StaticValueError, SideEffectError, LimitError, UserCodeError, InternalError,
-                     GradError)
+                     GradError, RuntimeIndexError)
 
 __version__ = "0.1.0"
 
 __all__ = ["compile", "grad", "value_and_grad", "load", "CompiledFunction", "Lowered",
            "TpuccError", "UnsupportedError", "ShapeError", "DTypeError", "MergeError",
            "StaticValueError", "SideEffectError", "LimitError", "UserCodeError",
-           "InternalError", "GradError", "__version__"]
+           "InternalError", "GradError", "RuntimeIndexError", "__version__"]

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import cache, infer, lower, snapshot
 from .errors import InternalError, SideEffectError, TpuccError
+from .infer import checks
 from .infer.state import unflatten
 from .ir import print_region, verify
 from .staging import staged_caller
@@ -367,6 +368,8 @@ def runner(entry: Entry):
     traced = entry.traced
     guards = tuple(traced.guards)
     call = staged_caller(_caller(entry.executable, _needs_x64(traced)), traced.in_avals)
+    if traced.checks:
+        call = checked_caller(call, traced.checks)
     captured = _capture_reader(traced, entry.options.get("device_cache"))
     n_out, build, single = _output_builder(traced)
     writebacks = traced.writebacks
@@ -404,6 +407,19 @@ def runner(entry: Entry):
             return build(outs)
     entry.run = run
     return run
+
+
+def checked_caller(call, check_records):
+    """`call`, raising the failed runtime check's error (the program's last
+    output is the checks' code, see infer/checks.py) before anything is
+    written back or returned."""
+    def run_checked(*inputs):
+        outs = call(*inputs)
+        failed = checks.error(check_records, outs[-1])
+        if failed is not None:
+            raise failed
+        return outs
+    return run_checked
 
 
 def _needs_x64(traced) -> bool:

@@ -105,6 +105,13 @@ class UserCodeError(TpuccError):
     code = "E700"
 
 
+class RuntimeIndexError(TpuccError, IndexError):
+    """Compiled code indexed past an array's end with a runtime index; NumPy
+    raises IndexError there.  Raised when the call returns, before anything
+    is written back: no argument or attribute is changed by the failed call."""
+    code = "E900"
+
+
 class InternalError(TpuccError):
     """A bug in tpucc itself."""
     code = "E999"

@@ -326,7 +326,8 @@ def describe(traced, w: Walk) -> dict:
             "out_scalar": list(traced.out_scalar),
             "writebacks": writebacks, "captured": captured, "guards": guards,
             "input_sources": list(traced.input_sources),
-            "input_layouts": [[i, list(perm)] for i, perm in sorted(traced.input_layouts.items())]}
+            "input_layouts": [[i, list(perm)] for i, perm in sorted(traced.input_layouts.items())],
+            "checks": traced.checks}
 
 
 def rebind(record: dict, w: Walk):
@@ -355,7 +356,8 @@ def rebind(record: dict, w: Walk):
                   [weak[t] for t in record["out_weak"]], writebacks, captured, guards,
                   input_sources=record["input_sources"], out_scalar=record["out_scalar"],
                   result_avals=[_decode_aval(a) for a in record["result_avals"]],
-                  input_layouts={i: tuple(perm) for i, perm in record.get("input_layouts", [])})
+                  input_layouts={i: tuple(perm) for i, perm in record.get("input_layouts", [])},
+                  checks=record.get("checks", []))
 
 
 def _ref(w: Walk, obj, kind):

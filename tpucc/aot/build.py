@@ -187,7 +187,8 @@ def build_entry(ep: EntryPoint, out_dir, model: dict, targets=("cpu",), emit=(),
     lowered, args, kwargs = _trace(ep, p)
     traced = lowered.traced
     signature = {"inputs": _inputs(ep, args, kwargs, traced), "outputs": _outputs(ep, traced),
-                 "writebacks": _writebacks(ep, traced)}
+                 "writebacks": _writebacks(ep, traced),
+                 "checks": traced.checks}       # runtime index checks: the last output
     files: dict = {}
     with p.stage("export stablehlo"):
         exported = _export(ep, lowered, chosen)

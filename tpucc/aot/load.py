@@ -20,6 +20,7 @@ import jax
 import numpy as np
 
 from ..driver import check_updated_arguments, to_user_value
+from ..infer import checks
 
 from . import targets, tree, weights
 from .build import FORMAT, FORMAT_VERSION, versions
@@ -131,6 +132,7 @@ class LoadedEntry:
         out = manifest["outputs"]
         self._n_out = out["n_runtime"]
         self._writebacks = manifest.get("writebacks", [])
+        self._checks = manifest.get("checks", [])
         self._updated_args = [wb["index"] for wb in self._writebacks
                               if wb["kind"] == "argument"]
         self.using, self._run = self._runner(prefer)
@@ -228,6 +230,9 @@ class LoadedEntry:
             check_updated_arguments(self._updated_args, leaves, lambda i: f"input {i}")
         with jax.enable_x64(True):
             outs = self._run(*leaves, *self._captured)
+        failed = checks.error(self._checks, outs[-1]) if self._checks else None
+        if failed is not None:
+            raise failed
         if self._writebacks:
             self._write_back(leaves, outs[self._n_out:])
         return self._rebuild(outs)

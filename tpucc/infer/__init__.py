@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import AVal, Region, Value
-from . import builder
+from . import builder, checks
 from .builder import Context, compiling
 from .calls import Interpreter
 # The bytecode frontend, which calls.py reaches only through a function-level
@@ -52,6 +52,8 @@ class Traced:
                                                         # if 0-d (else a 0-d ndarray)
     input_layouts: dict = field(default_factory=dict)   # {input index: perm} passed permuted
                                                         # (device_cache; driver.run_infer)
+    checks: list = field(default_factory=list)          # runtime checks (checks.record); when
+                                                        # any, the last result is their code
 
 
 def is_runtime_leaf(x) -> bool:
@@ -113,6 +115,7 @@ def trace(fn, args, kwargs, options) -> Traced:
     context = Context(options=dict(options))
     runtime_names = set(options.get("runtime_args", ()))
     with compiling(context):
+        checks.start(context)
         interp = Interpreter(context)
         params, arrays, sources = [], [], []
         names = _param_names(fn, len(args))
@@ -197,12 +200,14 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for k, var in runtime_kinds:            # after the write-backs, which the driver zips
         out_scalar[k] = len(results)
         results.append(var)
+    check_records = checks.finish(context, results)     # the error code comes last
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
                   out_weak, writebacks, captured, _unique_guards(context.guards),
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
-                  module_reads=context.module_reads, out_scalar=out_scalar)
+                  module_reads=context.module_reads, out_scalar=out_scalar,
+                  checks=check_records)
 
 
 def _refuse_iterators(result, fn):

@@ -39,6 +39,9 @@ class Context:
     namespaces: dict = field(default_factory=dict)  # id(guarded namespace) -> (it, owner, kind)
     module_reads: list = field(default_factory=list)  # (module, name) read, present or not
     writebacks: list = field(default_factory=list)
+    checks: list = field(default_factory=list)   # (message, loc, hint) per runtime check
+    error_code: object = None                     # the checks' Array (see checks.py)
+    error_code_origin: object = None
 
     @property
     def region(self) -> RegionBuilder:

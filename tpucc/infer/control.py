@@ -62,6 +62,11 @@ def journaled_region(params=(), runtime=True, effects_barrier=None):
         record = {"builder": rb, "journal": c.journal[-1]}
         try:
             yield record
+        except BaseException:
+            # An attempt that fails (a While retried as an unrolled loop)
+            # leaves the outer arrays it changed as they were before it.
+            finish_journal(record["journal"])
+            raise
         finally:
             c.journal.pop()
             if barrier:

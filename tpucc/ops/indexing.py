@@ -92,6 +92,37 @@ def _check_static_indices(static, shape, known):
             raise ShapeError(f"index {item} is out of bounds for axis {axis} with size {shape[axis]}")
 
 
+def require_in_bounds(static, arrays, shape):
+    """Runtime integer indices must lie in [-n, n) for an axis of size n, or
+    NumPy raises IndexError; XLA would clamp them.  A runtime check each
+    (infer/checks.py).  Static ones were checked by normalize_key."""
+    from ..infer import checks
+    from ..infer.builder import emit
+    from ..infer.values import Array
+    for index, axis in zip(arrays, _indexed_axes(static, len(shape))):
+        if not isinstance(index, Array):
+            continue
+        n = shape[axis]
+        checks.require(emit("in_bounds", index, n=n),
+                       f"an index is out of bounds for axis {axis} with size {n}",
+                       hint="NumPy raises IndexError here; compiled code checks every "
+                            "runtime index and raises when the call returns")
+
+
+def _indexed_axes(static, ndim) -> list:
+    """The axis of x that each runtime index array (ARRAY in `static`) indexes."""
+    consumed = sum(1 for s in static if s is not None and s is not Ellipsis)
+    axes, axis = [], 0
+    for s in static:
+        if s is Ellipsis:
+            axis += ndim - consumed
+        elif s is not None:
+            if isinstance(s, str) and s == ARRAY:
+                axes.append(axis)
+            axis += 1
+    return axes
+
+
 def _materialize(static, arrays):
     it = iter(arrays)
     out = []
@@ -199,6 +230,7 @@ def getitem(x, key):
     if _is_mask(key):
         return masked.select(x, key)
     static, arrays = normalize_key(key, x.shape)
+    require_in_bounds(static, arrays, x.shape)
     out = emit("getitem", x, *arrays, key=static)
     if _is_basic(static):
         return Array(out.var, base=x, index=static)
@@ -242,6 +274,7 @@ def setitem(x, key, value):
         masked.assign(x, key, value)
         return
     static, arrays = normalize_key(key, x.shape)
+    require_in_bounds(static, arrays, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
 
 

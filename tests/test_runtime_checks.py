@@ -1,0 +1,145 @@
+"""Runtime index checks (infer/checks.py, docs/errors.md E900): an index
+known only at run time that is out of bounds raises IndexError as NumPy's
+does, naming the user's line, and nothing is written back; in-bounds
+programs compute as before.  Checks are carried through runtime loops,
+branches, differentiated functions, trace records and artifacts."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import tpucc
+import tpucc.nn
+from tpucc import aot
+
+from conftest import check
+
+
+def _raises_e900(line_text: str):
+    return pytest.raises(tpucc.RuntimeIndexError, match=r"\[E900\][\s\S]*" + line_text)
+
+
+def gather_rows(x, idx):
+    return x[idx] * 2
+
+
+def scatter_add(x, idx, v):
+    x[idx] += v
+    return x.sum()
+
+
+def sum_first_n(x, n):
+    s = 0.0
+    for k in range(n):
+        s += x[k]
+    return s
+
+
+def pick_if_positive(x, i):
+    if x.sum() > 0:
+        return x[i]
+    return x[0]
+
+
+def two_indices(x, i, j):
+    return x[i] + x[j]
+
+
+def view_update(y, i):
+    row = y[i]
+    row += 1.0
+    return y
+
+
+def test_in_bounds_programs_compute_as_numpy():
+    x = np.arange(12.0).reshape(4, 3)
+    check(gather_rows, x, np.array([3, -4, 0]))
+    check(scatter_add, x, np.array([1, -1]), 5.0)
+    check(sum_first_n, np.arange(5.0), np.int64(5))
+    check(view_update, x, np.int64(-1))
+
+
+def test_gather_and_scatter_out_of_bounds_raise_index_error():
+    x = np.arange(12.0).reshape(4, 3)
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 4"):
+        tpucc.compile(gather_rows)(x, np.array([0, 4]))
+    target = x.copy()
+    with _raises_e900(r"x\[idx\] \+= v"):
+        tpucc.compile(scatter_add)(target, np.array([0, -5]), 1.0)
+    np.testing.assert_array_equal(target, x)        # nothing written back
+
+
+def test_a_loop_counter_past_the_end_raises_at_its_line():
+    f = tpucc.compile(sum_first_n, runtime_args=("n",))
+    assert f(np.arange(5.0), 5) == 10.0
+    with _raises_e900(r"s \+= x\[k\]"):
+        f(np.arange(5.0), 6)
+    hlo = f.lower(np.arange(5.0), 6).as_text()
+    assert "while" in hlo                           # still one runtime loop
+
+
+def test_an_untaken_branch_does_not_raise():
+    f = tpucc.compile(pick_if_positive)
+    assert f(-np.ones(3), np.int64(7)) == -1.0      # x[7] is never read
+    with _raises_e900(r"return x\[i\]"):
+        f(np.ones(3), np.int64(7))
+
+
+def test_the_first_failing_check_is_reported():
+    f = tpucc.compile(two_indices)
+    with pytest.raises(tpucc.RuntimeIndexError) as info:
+        f(np.ones(3), np.int64(5), np.int64(9))
+    assert info.value.loc.line == two_indices.__code__.co_firstlineno + 1
+    assert "size 3" in str(info.value)
+
+
+def test_a_view_made_with_an_index_past_the_end_raises():
+    y = np.zeros((2, 3))
+    with _raises_e900(r"row = y\[i\]"):
+        tpucc.compile(view_update)(y, np.int64(2))
+    assert not y.any()
+
+
+def test_labels_out_of_range_in_a_training_step():
+    w = np.linspace(-1, 1, 12).reshape(4, 3)
+    x = np.ones((2, 4))
+
+    def step(w, x, labels):
+        loss, g = tpucc.value_and_grad(lambda w: tpucc.nn.cross_entropy(x @ w, labels))(w)
+        w -= 0.1 * g
+        return loss
+
+    f = tpucc.compile(step)
+    expected = tpucc.nn.cross_entropy(x @ w, np.array([0, 2]))
+    np.testing.assert_allclose(f(w.copy(), x, np.array([0, 2])), expected)
+    before = w.copy()
+    with pytest.raises(tpucc.RuntimeIndexError, match="axis 1 with size 3"):
+        f(w, x, np.array([0, 3]))
+    np.testing.assert_array_equal(w, before)
+
+
+def test_programs_without_runtime_indices_have_no_check():
+    ir = tpucc.compile(lambda x: x[1:] * 2).lower(np.ones(3)).ir()
+    assert "check(" not in ir and "i32[] = const()" not in ir
+    ir = tpucc.compile(gather_rows).lower(np.ones(3), np.array([1])).ir()
+    assert ir.count("in_bounds(") == 1 and ir.count("check(") == 1
+
+
+def test_checks_in_an_artifact(tmp_path):
+    model = tmp_path / "lookup.py"
+    model.write_text(textwrap.dedent('''
+        import numpy as np
+        from tpucc.aot import entry
+
+        @entry("f32[5]", "i64[]")
+        def lookup(table, i):
+            return table[i] + 1
+    '''))
+    [built] = aot.build_file(str(model), str(tmp_path))
+    f = tpucc.load(built.path)
+    table = np.arange(5, dtype=np.float32)
+    assert f(table, np.int64(4)) == 5.0
+    with pytest.raises(tpucc.RuntimeIndexError, match="axis 0 with size 5"):
+        f(table, np.int64(5))
