@@ -401,11 +401,11 @@ class Model:
 def test_runtime_checks_after_a_replay(tmp_path, monkeypatch):
     """The record keeps the runtime index checks: a replayed executable
     still raises for an index past the end."""
-    process(tmp_path, LOOKUP)[2](np.array(1))
+    process(tmp_path, LOOKUP)[2](np.int64(1))
     module, model, f = process(tmp_path, LOOKUP)
     with monkeypatch.context() as m:
         no_infer(m)
-        assert f(np.array(5)) == 10.0
+        assert f(np.int64(5)) == 10.0
         with pytest.raises(tpucc.RuntimeIndexError, match="size 6"):
-            f(np.array(6))
+            f(np.int64(6))
     assert cache.stats()["trace_hits"] == 1
