@@ -801,6 +801,12 @@ gen_nan_extreme = rotating(
 gen_nan_accumulating = rotating(
     *NAN_REDUCTION_VARIANTS, v(sarr(3, 4), axis=1, dtype=np.dtype("float64")),
     once=[v(arr(3, 4), axis=2), v(arr(3), where=barr(3), refused=True)])
+gen_median = rotating(
+    v(sarr(3, 4)), v(arr(3, 4), axis=0), v(sarr(2, 3, 4), axis=(0, 2), keepdims=True), v(arr()),
+    v(arr(5), axis=-1), v(sarr(8), keepdims=True),
+    once=[v(arr(3, 4), axis=2), v(arr(3), out=arr(), refused=True)])
+
+
 def complex_part(part):
     """np.real / np.imag / np.angle of a complex array the program makes (the
     generated arguments are real), and of the real arguments themselves."""
@@ -933,6 +939,7 @@ FUNCTION_KINDS = {
     **{n: (gen_nan_extreme, ALL_DTYPES) for n in ("nanmax", "nanmin")},
     **{n: (gen_nan_accumulating, ALL_DTYPES) for n in ("nansum", "nanprod", "nanmean")},
     "nan_to_num": (gen_nan_to_num, ALL_DTYPES), "copyto": (gen_copyto, ALL_DTYPES),
+    "median": (gen_median, ALL_DTYPES),
     "real": (gen_complex_part, CORE), "imag": (gen_complex_part, CORE),
     "angle": (gen_complex_part, CORE),
     "inv": (gen_inv, ALL_DTYPES), "det": (gen_det, ALL_DTYPES),
