@@ -429,3 +429,25 @@ def test_runtime_out_of_bounds_index_raises_and_writes_nothing_back():
         write(target, np.array(5))
     np.testing.assert_array_equal(target, x)            # nothing written back
     np.testing.assert_array_equal(write(x.copy(), np.array(-1)), [0.0, 1.0, 100.0])
+
+
+# --------------------------------------------------------------------------
+# A ufunc of Python numbers held at run time gives a NumPy scalar (fuzz seed
+# 51661: np.square(cnt) of a counter promoted by a runtime `if` was a 0-d array)
+# --------------------------------------------------------------------------
+
+def ufunc_of_promoted_counter(x):
+    cnt = 0
+    if x.max() < 4:
+        cnt += 1
+    return np.square(cnt), np.add(cnt, 1).astype(np.float32)
+
+
+def ufunc_of_runtime_arg(x, n):
+    return np.square(n) + x.sum(), np.multiply(n, 2)
+
+
+def test_ufunc_of_runtime_python_numbers_is_a_numpy_scalar():
+    for x in (np.ones(3), np.full(3, 9.0)):
+        check(ufunc_of_promoted_counter, x)
+    check(ufunc_of_runtime_arg, np.ones(2), 3, compile_kwargs=dict(runtime_args=("n",)))

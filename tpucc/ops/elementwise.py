@@ -157,6 +157,7 @@ def _ufunc_impl(name):
         result = emit_ufunc(name, *args)
         if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
             result = astype(result, result.dtype)
+            result.immutable = True     # and a NumPy scalar, not a 0-d array
         return result
     return impl
 
