@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import glob
+import importlib.util
 import json
 import os
 import platform
@@ -30,6 +32,23 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def _skip_libtpu_without_a_tpu():
+    """`make test` installs libtpu (tpucc[tpu]) into the same venv; jax then
+    tries it first and, on a machine with no TPU, prints start-up errors
+    before falling back.  With no TPU device, no GPU plugin and no choice of
+    the user's, the demo runs on the CPU directly."""
+    if "JAX_PLATFORMS" in os.environ or importlib.util.find_spec("libtpu") is None:
+        return
+    if glob.glob("/dev/accel*") or glob.glob("/dev/vfio/[0-9]*"):
+        return
+    if any(importlib.util.find_spec(f"jax_cuda{v}_plugin") for v in (12, 13)):
+        return
+    os.environ["JAX_PLATFORMS"] = "cpu"
+
+
+_skip_libtpu_without_a_tpu()
 
 import jax                                     # noqa: E402
 import jax.numpy as jnp                        # noqa: E402
