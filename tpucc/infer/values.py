@@ -255,10 +255,15 @@ def array_like(x):
 
 def holds_runtime(x) -> bool:
     """Whether a (nested) list or tuple holds a runtime Array."""
+    return holds(x, Array)
+
+
+def holds(x, kind) -> bool:
+    """Whether x, or an item of x's (nested) lists and tuples, is a `kind`."""
     stack = [x]
     while stack:
         v = stack.pop()
-        if isinstance(v, Array):
+        if isinstance(v, kind):
             return True
         if isinstance(v, (list, tuple)):
             stack.extend(v)

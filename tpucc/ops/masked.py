@@ -103,14 +103,9 @@ class Selection:
 
 
 def holds_selection(args, kwargs) -> bool:
-    stack = list(args) + list(kwargs.values())
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Selection):
-            return True
-        if isinstance(v, (list, tuple)):
-            stack.extend(v)
-    return False
+    """Whether a call's arguments (or their nested lists and tuples) hold a y[mask]."""
+    from ..infer.values import holds
+    return holds([*args, *kwargs.values()], Selection)
 
 
 # --- reading and writing x[mask] -------------------------------------------------------
