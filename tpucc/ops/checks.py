@@ -20,11 +20,20 @@ _CODE = AVal(np.dtype(np.int32), (), False)
 
 
 def _in_bounds_numpy(index, n):
+    index = _widened(index)
     return np.all((index >= -n) & (index < n)) if index.dtype.kind == "i" else np.all(index < n)
+
+
+def _widened(index):
+    """A narrow index (int8, uint16) compared with an axis size it cannot hold
+    (300) would overflow the constant: compare in int64, which holds both."""
+    return index.astype(np.int64) if index.dtype.itemsize < 8 else index
 
 
 def _in_bounds_lower(lc, index, n):
     dtype = lc.in_avals[0].dtype
+    if dtype.itemsize < 8:
+        index, dtype = lax.convert_element_type(index, np.int64), np.dtype(np.int64)
     ok = lax.lt(index, np.array(n, dtype))
     if dtype.kind == "i":
         ok = lax.bitwise_and(ok, lax.ge(index, np.array(-n, dtype)))

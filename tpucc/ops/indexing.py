@@ -123,12 +123,20 @@ def _indexed_axes(static, ndim) -> list:
     return axes
 
 
+def _wide_index(i):
+    """An int8/int16/int32/uint8... index array as int64, the intp NumPy
+    indexes with: jax wraps a negative index by adding the axis size in the
+    index's own dtype, which overflows (int8 -128 into 300 rows read row 0)."""
+    dtype = np.dtype(i.dtype)
+    return i.astype(np.int64) if dtype.kind in "iu" and dtype.itemsize < 8 else i
+
+
 def _materialize(static, arrays):
     it = iter(arrays)
     out = []
     for s in static:
         if isinstance(s, str) and s == ARRAY:
-            out.append(next(it))
+            out.append(_wide_index(next(it)))
         elif isinstance(s, tuple):
             out.append(slice(*s[1:]))
         else:
