@@ -41,3 +41,27 @@ def test_narrow_index_array_in_take():
 def test_narrow_index_out_of_bounds_still_raises():
     with pytest.raises(tpucc.errors.RuntimeIndexError):
         tpucc.compile(read_at)(np.arange(5.0), np.int8(-6))
+
+
+# --- integer ** negative integer --------------------------------------------------------
+
+def inverse_power(a):
+    return a ** -1
+
+
+def inverse_power_in_place(a):
+    a **= -2
+    return a
+
+
+@pytest.mark.parametrize("fn", [inverse_power, inverse_power_in_place])
+def test_integer_to_negative_power_is_refused_like_numpy(fn):
+    # It failed in lowering with E999 (jax's integer_pow of a negative exponent).
+    with pytest.raises(ValueError):
+        fn(np.array([1, 2, 3]))
+    raises_at(fn, (np.array([1, 2, 3]),), tpucc.errors.UserCodeError,
+              match="Integers to negative integer powers", line_of="**")
+
+
+def test_float_to_negative_integer_power_compiles():
+    check(inverse_power, np.array([1.0, 2.0, 4.0], np.float32))

@@ -127,7 +127,25 @@ def emit_ufunc(ufname, *operands):
         operands = _widen_for_exact_comparison(operands)
     else:
         _check_python_ints(ufname, operands)
+    if ufname == "power":
+        _check_negative_integer_power(operands)
     return emit(ufname, *operands)
+
+
+def _check_negative_integer_power(operands):
+    """`int_array ** -1` raises ValueError in NumPy; jax cannot lower it."""
+    from ..errors import UserCodeError
+    base, exponent = operands
+    if not (isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
+            and exponent < 0):
+        return
+    try:
+        loop = ufunc_loop(np.power, loop_keys([_operand_aval(x) for x in operands]))
+    except TypeError:
+        return
+    if loop[0].kind in "iu":
+        raise UserCodeError("ValueError: Integers to negative integer powers are not allowed.",
+                            hint="use a float base or exponent (x ** -1.0, 1 / x)")
 
 
 def _widen_for_exact_comparison(operands):
