@@ -65,3 +65,103 @@ def test_integer_to_negative_power_is_refused_like_numpy(fn):
 
 def test_float_to_negative_integer_power_compiles():
     check(inverse_power, np.array([1.0, 2.0, 4.0], np.float32))
+
+
+# --- arrays captured from attributes, globals and lists -----------------------------------
+
+import tpucc.nn  # noqa: E402
+
+from conftest import assert_same  # noqa: E402
+
+
+class Holder:
+    pass
+
+
+def _conv_weights(seed, shape=(4, 3, 3, 3)):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+_X = np.linspace(-1, 1, 2 * 3 * 6 * 6, dtype=np.float32).reshape(2, 3, 6, 6)
+
+
+@pytest.mark.parametrize("device_cache", [False, True])
+def test_one_array_at_two_places_then_rebound_at_one(device_cache):
+    # The trace read net.w and net.alias as one input (the same object); after
+    # `net.w = new` the call still fed net.w's new array to both reads.
+    net = Holder()
+    net.w = _conv_weights(0)
+    net.alias = net.w
+
+    def f(x):
+        return tpucc.nn.conv2d(x, net.w, padding=1), net.alias.sum()
+
+    compiled = tpucc.compile(f, device_cache=device_cache)
+    assert_same(f(_X), compiled(_X), 1e-5, 1e-5)
+    net.w = _conv_weights(1)
+    assert_same(f(_X), compiled(_X), 1e-5, 1e-5)
+    net.alias = net.w
+    assert_same(f(_X), compiled(_X), 1e-5, 1e-5)
+
+
+def test_device_cache_sees_the_programs_own_in_place_updates():
+    # The write-back changed the weight in place, and the cache (by identity)
+    # kept feeding the first call's weight to every later call.
+    net, eager = Holder(), Holder()
+    net.w = _conv_weights(0)
+    eager.w = net.w.copy()
+
+    def step(m, x):
+        y = tpucc.nn.conv2d(x, m.w)
+        m.w *= 0.5
+        return y
+
+    compiled = tpucc.compile(lambda x: step(net, x), device_cache=True)
+    for _ in range(3):
+        assert_same(step(eager, _X), compiled(_X), 1e-5, 1e-5)
+        np.testing.assert_allclose(net.w, eager.w)
+
+
+def test_device_cache_one_array_in_two_layouts():
+    # `layers[1] = layers[0]`: one array read by a convolution only (kept HWIO)
+    # and, at another slot, as a plain array; the cache (by identity) gave the
+    # HWIO copy to both slots and the call failed with a raw TypeError.
+    layers = [_conv_weights(0, (3, 3, 3, 3)), _conv_weights(1, (3, 3, 3, 3))]
+
+    def f(x):
+        return tpucc.nn.conv2d(x, layers[0], padding=1), layers[1].sum(axis=(2, 3))
+
+    compiled = tpucc.compile(f, device_cache=True)
+    assert_same(f(_X), compiled(_X), 1e-5, 1e-5)
+    layers[1] = layers[0]
+    assert_same(f(_X), compiled(_X), 1e-5, 1e-5)
+
+
+def test_updated_captured_array_then_found_at_the_read_place():
+    m = Holder()
+    m.w, m.a = np.arange(3.0), np.zeros(3)
+
+    def f():
+        m.w += 1
+        return m.a.sum()
+
+    compiled = tpucc.compile(f)
+    assert compiled() == 0.0
+    m.a = m.w                   # now one array: the read sees the update, as in NumPy
+    assert compiled() == m.w.sum() == 9.0
+
+
+def test_updated_captured_array_viewed_by_another_is_refused():
+    # m.part is a view of m.big; the compiled code read it as a separate
+    # array and missed the update (5.0 where NumPy gives 7.0).
+    m = Holder()
+    m.big = np.arange(6.0)
+    m.part = m.big[2:4]
+
+    def f(x):
+        m.big += x
+        return m.part.sum()
+
+    with pytest.raises(tpucc.errors.SideEffectError, match="shares memory with attribute `.part`"):
+        tpucc.compile(f)(1.0)
+    np.testing.assert_array_equal(m.big, np.arange(6.0))    # nothing written back

@@ -468,22 +468,57 @@ def _capture_reader(traced, device_cache: bool):
     if not traced.captured:
         return None
     first = traced.n_arg_inputs
+    # An array the program writes back is re-read at every call even with
+    # device_cache: the write-back changes it in place, which the cache
+    # (by identity) would not see.
+    kept = set(device_kept_inputs(traced)) if device_cache else set()
     specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype,
-              traced.input_layouts.get(first + i)) for i, c in enumerate(traced.captured)]
+              traced.input_layouts.get(first + i), first + i in kept,
+              tuple(g for g, _, _ in c.aliases)) for i, c in enumerate(traced.captured)]
+    written = [wb[1] for wb in traced.writebacks if wb[0] == "captured"]
     device = DeviceCache() if device_cache else None
 
     def read(leaves):
         inputs = list(leaves)
-        for getter, shape, dtype, perm in specs:
+        for slot, (getter, shape, dtype, perm, cached, aliases) in enumerate(specs):
             current = getter()
             if type(current) is np.ndarray:
                 if current.shape != shape or current.dtype != dtype:
                     return RECOMPILE
             elif tuple(np.shape(current)) != shape or np.dtype(current.dtype) != dtype:
                 return RECOMPILE
-            inputs.append(device.get(current, perm) if device is not None else current)
+            for alias in aliases:               # one array at several places when traced
+                if alias() is not current:
+                    return RECOMPILE
+            inputs.append(device.get(slot, current, perm) if cached else current)
+        if written and _written_array_shared(inputs, first, written, traced.input_sources):
+            return RECOMPILE
         return inputs
     return read
+
+
+def _written_array_shared(inputs, first, written, sources) -> bool:
+    """Whether an array the program updates in place is now also found at
+    another captured place (traced as separate arrays, the other would not
+    see the update): True (recompile, the trace then sees one array); an
+    overlapping view of it (`m.part = m.big[2:4]`), also as an argument,
+    raises E500 as overlapping arguments do."""
+    for i in written:
+        target = inputs[first + i]
+        if not isinstance(target, np.ndarray):
+            continue
+        for j, other in enumerate(inputs):
+            if j == first + i or not isinstance(other, np.ndarray):
+                continue
+            if other is target and j >= first:
+                return True
+            if np.may_share_memory(target, other):
+                raise SideEffectError(
+                    f"{_source_name(sources, first + i)} is updated in place and shares "
+                    f"memory with {_source_name(sources, j)}: compiled code reads them as "
+                    "separate arrays", hint="make one of them a copy (np.copy(x)), or index "
+                    "the updated array itself instead of keeping a view of it")
+    return False
 
 
 def _output_builder(traced):
@@ -549,23 +584,24 @@ def _kind_reading_builder(traced, runtime_kinds: dict):
 
 
 class DeviceCache:
-    """Device copies of captured arrays, by array identity (option
-    device_cache=True), each in the physical layout the program reads it in
-    (`perm`, see lower.layout.stored_input_layouts; None: as it is).  The
-    cache holds the array itself, so an id is never reused for another
-    array while its entry lives."""
+    """Device copies of captured arrays (option device_cache=True), one per
+    input slot, each in the physical layout that slot reads it in (`perm`,
+    see lower.layout.stored_input_layouts; None: as it is).  A slot whose
+    place now holds another array object uploads that one and drops the old
+    copy (rebinding `model.w = new` at every call keeps one copy, not all);
+    the entry holds the array itself, so identity is never confused."""
     def __init__(self):
         self._entries: dict[int, tuple] = {}
 
-    def get(self, array, perm=None):
-        entry = self._entries.get(id(array))
+    def get(self, slot, array, perm=None):
+        entry = self._entries.get(slot)
         if entry is None or entry[0] is not array:
             # A private copy: on the CPU device_put may alias an aligned NumPy
             # buffer, which would make in-place edits visible only sometimes.
             copy = np.array(array if perm is None else np.transpose(array, perm), order="C")
             with jax.enable_x64(True):
                 entry = (array, jax.device_put(copy))
-            self._entries[id(array)] = entry
+            self._entries[slot] = entry
         return entry[1]
 
 

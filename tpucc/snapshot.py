@@ -313,7 +313,9 @@ def describe(traced, w: Walk) -> dict:
         owner, kind = traced.namespaces[id(ns)][1:]
         guards.append({"owner": _ref(w, owner, kind), "kind": kind, "key": _static(key)})
     captured = [{"owner": _ref(w, c.owner, c.hop[0]), "hop": [c.hop[0], _static(c.hop[1])],
-                 "aval": _aval(c.param.aval), "source": list(c.source)}
+                 "aval": _aval(c.param.aval), "source": list(c.source),
+                 "aliases": [{"owner": _ref(w, o, h[0]), "hop": [h[0], _static(h[1])]}
+                             for _, o, h in c.aliases]}
                 for c in traced.captured]
     writebacks = [list(wb) if wb[0] != "attr" else
                   ["attr", _ref(w, wb[1], "object"), wb[2]] for wb in traced.writebacks]
@@ -350,7 +352,10 @@ def rebind(record: dict, w: Walk):
         key = tree.decode_static(g["key"])
         guards.append((ns, key, ns.get(key)))
     captured = [Captured(tuple(c["source"]), _getter(_resolve(w, c["owner"]), c["hop"]), None,
-                         Value(_decode_aval(c["aval"])), None) for c in record["captured"]]
+                         Value(_decode_aval(c["aval"])), None,
+                         aliases=[(_getter(_resolve(w, a["owner"]), a["hop"]), None, None)
+                                  for a in c.get("aliases", [])])
+                for c in record["captured"]]
     writebacks = [tuple(wb) if wb[0] != "attr" else ("attr", _resolve(w, wb[1]), wb[2])
                   for wb in record["writebacks"]]
     out_static = [RUNTIME if "runtime" in s else tree.decode_static(s["value"])

@@ -59,11 +59,22 @@ class Captured:
     """A NumPy array found outside the arguments: a runtime module input.
     `owner` and `hop` say where it was read (tpucc.snapshot names them for
     another process): ("attr", name) of an object, ("item", key) of a
-    container, ("globals", name) of a globals dict, ("cell", None)."""
-    def __init__(self, source, getter, value, param, array, owner=None, hop=None):
+    container, ("globals", name) of a globals dict, ("cell", None).
+    `aliases`: (getter, owner, hop) of the other places the trace found the
+    same array object (`net.alias = net.w`): the program reads it once, so
+    a call where one of them holds another array must recompile."""
+    def __init__(self, source, getter, value, param, array, owner=None, hop=None, aliases=()):
         self.source, self.getter, self.value = source, getter, value
         self.param, self.array = param, array
         self.owner, self.hop = owner, hop
+        self.aliases = list(aliases)
+
+    def note_place(self, getter, owner, hop):
+        """The same array found again, maybe through another place."""
+        places = [(self.owner, self.hop)] + [(o, h) for _, o, h in self.aliases]
+        if owner is None or any(o is owner and h == hop for o, h in places):
+            return
+        self.aliases.append((getter, owner, hop))
 
 
 def _numpy_scalar_of(cls, x: Array):
@@ -178,6 +189,8 @@ class Interpreter:
                 array.serial = 0
                 entry = Captured(source, getter, value, param, array, owner, hop)
                 self.captured[id(value)] = entry
+            else:
+                entry.note_place(getter, owner, hop)
             return entry.array
         return value
 
