@@ -165,3 +165,57 @@ def test_updated_captured_array_viewed_by_another_is_refused():
     with pytest.raises(tpucc.errors.SideEffectError, match="shares memory with attribute `.part`"):
         tpucc.compile(f)(1.0)
     np.testing.assert_array_equal(m.big, np.arange(6.0))    # nothing written back
+
+
+# --- containers across runtime branches and loops ------------------------------------------
+
+def append_runtime_choice(x, n):
+    acc = []
+    acc.append(x[0] if n > 0 else -x[0])    # `acc.append` is on the stack during the `if`
+    return acc
+
+
+def append_in_static_loop(x, n):
+    acc = []
+    for i in range(3):
+        acc.append(x[i] if n > 0 else -x[i])
+    return acc
+
+
+def append_after_runtime_if(x, n):
+    acc = []
+    v = x[0] if n > 0 else -x[0]
+    acc.append(v)
+    return acc
+
+
+def store_after_runtime_if(x, n):
+    d = {"a": 1}
+    alias = d
+    if n > 0:
+        x = x + 1
+    alias["x"] = x
+    return d
+
+
+def append_after_runtime_loop(x, n):
+    acc = [x]
+    alias = acc
+    i = 0
+    while i < n:
+        x = x * 2
+        i += 1
+    alias.append(x)
+    return acc
+
+
+@pytest.mark.parametrize("fn", [append_runtime_choice, append_in_static_loop,
+                                append_after_runtime_if, store_after_runtime_if,
+                                append_after_runtime_loop])
+@pytest.mark.parametrize("n", [np.int64(2), np.int64(-1)])
+def test_container_keeps_its_identity_across_runtime_control_flow(fn, n):
+    # A runtime `if` or loop rebuilt every list and dict of the frame as a
+    # copy: `acc.append(...)` then went to the old list and `return acc`
+    # returned [] (append_runtime_choice), or the copy counted as made
+    # outside the function and its mutation was refused.
+    check(fn, np.arange(4.0), n)

@@ -299,7 +299,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     _relate_merged(slots, merged, floor)
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
-    frame.locals, frame.stack = rebuild_state(flat[0][0], merged)
+    frame.locals, frame.stack = rebuild_state(flat[0][0], merged,
+                                              like=[(a.locals, a.stack) for a in arms])
     code = Array(outputs[-1]) if len(targets) > 1 else None
     return Exit(targets, code, depths)
 

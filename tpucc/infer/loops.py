@@ -183,7 +183,7 @@ def _apply_promotions(frame, promote):
         else:
             out.append(Array(as_aval(v, aval)))
             out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
-    frame.locals, frame.stack = rebuild_state(td, out)
+    frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)])
 
 
 @dataclass
@@ -534,7 +534,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
-    frame.locals, frame.stack = rebuild_state(td, new_leaves)
+    frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)])
     depths = dict(trial.exit.depths)
     if counted:     # leaving with the header's code means the range ran out
         done = frame.fc.blocks[header].instrs[0].arg

@@ -94,12 +94,44 @@ def state_leaves(locals_: dict, stack: list):
     return (names, td_locals, td_stack), out
 
 
-def rebuild_state(treedef, leaves):
+def rebuild_state(treedef, leaves, like=()):
+    """The state of `treedef` holding `leaves`.  `like`: the (locals, stack)
+    states it was flattened from (a branch's arms, a loop's entry): a list,
+    dict or tuple that is one object in all of them and gets back the very
+    same items is that object again, not a copy, so names, bound methods
+    (`acc.append` on the stack) and callers sharing it still share it."""
     names, td_locals, td_stack = treedef
     it = iter(leaves)
     locals_ = {n: _build(t, it) for n, t in zip(names, td_locals)}
     stack = [_build(t, it) for t in td_stack]
+    if like:
+        locals_ = {n: same_object(v, [loc.get(n, _NONE) for loc, _ in like])
+                   for n, v in locals_.items()}
+        stack = [same_object(v, [st[i] if i < len(st) else _NONE for _, st in like])
+                 for i, v in enumerate(stack)]
     return locals_, stack
+
+
+_NONE = object()
+
+
+def same_object(new, olds: list):
+    """`new`, or the container every one of `olds` is when it holds the
+    same items as `new` (recursively)."""
+    first = olds[0] if olds else _NONE
+    if type(first) is not type(new) or any(o is not first for o in olds):
+        return new
+    if type(new) in (list, tuple):
+        if len(new) != len(first):
+            return new
+        kids = [same_object(n, [o]) for n, o in zip(new, first)]
+        return first if all(k is o for k, o in zip(kids, first)) else type(new)(kids)
+    if type(new) is dict:
+        if list(new) != list(first):
+            return new
+        kids = {k: same_object(v, [first[k]]) for k, v in new.items()}
+        return first if all(kids[k] is first[k] for k in kids) else kids
+    return new
 
 
 def leaf_aval(v) -> AVal | None:
