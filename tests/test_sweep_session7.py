@@ -219,3 +219,48 @@ def test_container_keeps_its_identity_across_runtime_control_flow(fn, n):
     # returned [] (append_runtime_choice), or the copy counted as made
     # outside the function and its mutation was refused.
     check(fn, np.arange(4.0), n)
+
+
+# --- an object made in the function, its array attribute updated in place -------------------
+
+class Model:
+    def __init__(self):
+        self.w = np.ones(3)
+
+    def forward(self, x):
+        return x * self.w
+
+
+def scale_in_runtime_loop(x, n):
+    m = Model()
+    for _ in range(n):
+        m.w *= 2
+    return m.forward(x), m.w
+
+
+def scale_in_runtime_if(x, c):
+    m = Model()
+    if c > 0:
+        m.w += 1
+    return m.forward(x)
+
+
+@pytest.mark.parametrize("n", [np.int64(3), np.int64(0)])
+def test_in_place_update_of_a_new_objects_attribute_under_runtime_control(n):
+    # `m.w *= 2` stores the same array back into `m.w`; that store was
+    # refused inside a runtime loop or `if` (E500) as if it rebound `.w`.
+    check(scale_in_runtime_loop, np.arange(3.0), n)
+    check(scale_in_runtime_if, np.arange(3.0), n)
+
+
+def rebind_in_runtime_loop(x, n):
+    m = Model()
+    for _ in range(n):
+        m.w = m.w * 2
+    return m.forward(x)
+
+
+def test_rebinding_a_new_objects_attribute_in_a_runtime_loop_stays_refused():
+    raises_at(rebind_in_runtime_loop, (np.arange(3.0), np.int64(2)),
+              tpucc.errors.SideEffectError, match="mutating the attribute `w`",
+              line_of="m.w = m.w * 2")

@@ -253,6 +253,8 @@ class Interpreter:
     def setattr(self, obj, name, value):
         entry = self.fresh_ids.get(id(obj))
         if entry is not None:
+            if isinstance(value, Array) and getattr(obj, "__dict__", {}).get(name) is value:
+                return      # `m.w *= 2`: updated in place; the store is a no-op, also in a loop
             self.check_mutation(obj, f"the attribute `{name}`")
             object.__setattr__(obj, name, value) if not hasattr(type(obj), "__setattr__") \
                 else setattr(obj, name, value)
