@@ -264,3 +264,67 @@ def test_rebinding_a_new_objects_attribute_in_a_runtime_loop_stays_refused():
     raises_at(rebind_in_runtime_loop, (np.arange(3.0), np.int64(2)),
               tpucc.errors.SideEffectError, match="mutating the attribute `w`",
               line_of="m.w = m.w * 2")
+
+
+# --- transposed views write through -----------------------------------------------------------
+
+def write_row_of_transpose(x):
+    x.T[0] = 1.0
+    return x
+
+
+def update_transposed_name(x):
+    y = x.T
+    y[0, 1] = 5.0
+    y += 1.0
+    return x, y
+
+
+def mask_into_transpose(x):
+    x.T[x.T > 4] += 1.0
+    return x
+
+
+def swap_then_write(x):
+    y = np.swapaxes(x, 0, 1)
+    y[0] += 10.0
+    return x, y
+
+
+def moveaxis_then_write(x):
+    y = np.moveaxis(x, 0, -1)
+    y[..., 0] = -1.0
+    return x
+
+
+def write_transpose_in_runtime_loop(x, n):
+    y = x.T
+    for i in range(n):
+        y[i] = i
+    return x
+
+
+def transpose_sees_later_writes(x):
+    y = x.T
+    x[0, 1] = 7.0
+    return y
+
+
+def slice_of_transpose(x):
+    y = x[1:].T[1:]
+    y[:] = 3.0
+    return x
+
+
+@pytest.mark.parametrize("fn", [write_row_of_transpose, update_transposed_name,
+                                mask_into_transpose, swap_then_write, transpose_sees_later_writes,
+                                slice_of_transpose])
+def test_transpose_is_a_view(fn):
+    # x.T, np.transpose, swapaxes and moveaxis were copies: writes into them
+    # never reached x, and x's later changes never reached them.
+    check(fn, np.arange(6.0).reshape(2, 3))
+
+
+def test_moveaxis_and_runtime_loop_views():
+    check(moveaxis_then_write, np.arange(24.0).reshape(2, 3, 4))
+    check(write_transpose_in_runtime_loop, np.zeros((2, 3)), np.int64(3))

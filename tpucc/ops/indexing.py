@@ -311,9 +311,27 @@ def static_number_table(items):
     return Array(value)
 
 
+class Permuted(tuple):
+    """The `index` of a transposed view (x.T, np.transpose, swapaxes,
+    moveaxis): its axes permutation.  NumPy returns a view, so writes into
+    it go through to the base."""
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is Permuted and tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((Permuted, tuple(self)))
+
+
 def basic_index_value(base, index):
     """The current value of a view: its base's value indexed again."""
     from ..infer.builder import emit
+    if type(index) is Permuted:
+        return emit("transpose", base, perm=tuple(index)).var
     static, arrays = _view_key(index)
     return emit("getitem", base, *arrays, key=static).var
 
@@ -321,5 +339,10 @@ def basic_index_value(base, index):
 def write_through(base, index, value):
     """A write to a view writes into its base."""
     from ..infer.builder import emit
+    from ..infer.values import Array
+    if type(index) is Permuted:
+        inverse = tuple(int(i) for i in np.argsort(index))
+        base.set(emit("transpose", Array(value), perm=inverse).var)
+        return
     static, arrays = _view_key(index)
     base.set(emit("setitem", base, value, *arrays, key=static).var)

@@ -126,7 +126,18 @@ def transpose(a, *axes):
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
         axes = axes[0]
     perm = tuple(reversed(range(nd))) if not axes else tuple(normalize_axis(x, nd) for x in axes)
-    return _emit("transpose", a, perm=perm)
+    return _transposed(a, perm)
+
+
+def _transposed(a, perm):
+    """A transposed view of a runtime array (NumPy's transpose is always a
+    view: `x.T[0] = 1` writes into x), a new array for a constant."""
+    from ..infer.values import Array
+    from .indexing import Permuted
+    out = _emit("transpose", a, perm=perm)
+    if isinstance(a, Array) and a.ndim and not a.immutable:
+        return Array(out.var, base=a, index=Permuted(perm))
+    return out
 
 
 @implements(np.swapaxes, method="swapaxes")
@@ -135,7 +146,7 @@ def swapaxes(a, axis1, axis2):
     perm = list(range(nd))
     i, j = normalize_axis(axis1, nd), normalize_axis(axis2, nd)
     perm[i], perm[j] = perm[j], perm[i]
-    return _emit("transpose", a, perm=tuple(perm))
+    return _transposed(a, tuple(perm))
 
 
 @implements(np.moveaxis)
@@ -146,7 +157,7 @@ def moveaxis(a, source, destination):
     order = [n for n in range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return _emit("transpose", a, perm=tuple(order))
+    return _transposed(a, tuple(order))
 
 
 # --- broadcast_to ----------------------------------------------------------------
