@@ -328,3 +328,20 @@ def test_transpose_is_a_view(fn):
 def test_moveaxis_and_runtime_loop_views():
     check(moveaxis_then_write, np.arange(24.0).reshape(2, 3, 4))
     check(write_transpose_in_runtime_loop, np.zeros((2, 3)), np.int64(3))
+
+
+# --- a container that differs between runtime paths ---------------------------------------
+
+def append_to_list_chosen_at_runtime(x, n):
+    acc = [x, 1]
+    if n > 0:
+        acc = [x * 2, 2]
+    acc.append(3)
+    return acc
+
+
+def test_mutating_a_container_chosen_at_runtime_says_why():
+    # It was refused as "a container that exists outside the compiled function".
+    raises_at(append_to_list_chosen_at_runtime, (np.arange(3.0), np.int64(1)),
+              tpucc.errors.SideEffectError,
+              match="different object .* on different paths", line_of="acc.append(3)")

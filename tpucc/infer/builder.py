@@ -42,6 +42,9 @@ class Context:
     checks: list = field(default_factory=list)   # (message, loc, hint) per runtime check
     error_code: object = None                     # the checks' Array (see checks.py)
     error_code_origin: object = None
+    # Lists and dicts rebuilt after a runtime `if` or loop because they are
+    # other objects (or hold other items) on different paths: id -> object.
+    merged_containers: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:

@@ -132,6 +132,12 @@ class Interpreter:
                 "the compiled call would not change the caller's one",
                 hint="update its arrays in place (p['w'] -= lr * g, or p['w'][...] = new), "
                      "or return a new container")
+        if entry is None and self.ctx.merged_containers.get(id(obj)) is obj:
+            raise SideEffectError(
+                f"mutating {what} after a runtime `if` or loop that made it a different "
+                "object (or gave it different items) on different paths is not supported",
+                hint="build the container after the `if` or loop from the values it "
+                     "computed, or create it once before and assign only arrays inside")
         if entry is None and not isinstance(obj, types.CellType):
             raise SideEffectError(
                 f"mutating {what} that exists outside the compiled function is not supported",

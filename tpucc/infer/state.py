@@ -109,7 +109,22 @@ def rebuild_state(treedef, leaves, like=()):
                    for n, v in locals_.items()}
         stack = [same_object(v, [st[i] if i < len(st) else _NONE for _, st in like])
                  for i, v in enumerate(stack)]
+        _note_rebuilt(list(locals_.values()) + stack, like)
     return locals_, stack
+
+
+def _note_rebuilt(values, like):
+    """Records the lists and dicts that are new objects after the merge, so
+    that mutating one is refused saying why (not as made outside)."""
+    from .builder import ctx
+    olds = {id(v) for loc, st in like for v in list(loc.values()) + list(st)}
+    work = list(values)
+    while work:
+        v = work.pop()
+        if type(v) in (list, dict, tuple):
+            if type(v) is not tuple and id(v) not in olds:
+                ctx().merged_containers[id(v)] = v
+            work.extend(v.values() if type(v) is dict else v)
 
 
 _NONE = object()
