@@ -345,3 +345,49 @@ def test_mutating_a_container_chosen_at_runtime_says_why():
     raises_at(append_to_list_chosen_at_runtime, (np.arange(3.0), np.int64(1)),
               tpucc.errors.SideEffectError,
               match="different object .* on different paths", line_of="acc.append(3)")
+
+
+# --- uint64 against int64 and Python ints past int64 ---------------------------------------
+
+_U64 = np.array([0, 1, 2**63, 2**64 - 1], np.uint64)
+_I64 = np.array([-1, 1, 5, -2**63], np.int64)
+
+
+@pytest.mark.parametrize("name", ["greater", "greater_equal", "less", "less_equal", "equal",
+                                  "not_equal"])
+def test_uint64_compared_with_int64(name):
+    # NumPy 2 compares them exactly; lowering failed with E999 (lax needs one dtype).
+    op = getattr(np, name)
+
+    def compare(a, b):
+        return op(a, b), op(b, a), op(a, b[0]), op(a[1], b)
+
+    check(compare, _U64, _I64)
+
+
+def uint64_with_big_ints(x):
+    return x < 2**63, x + 2**63, x == 2**64 - 1, x * (2**63)
+
+
+def int64_with_big_ints(x):
+    return x < 2**63, x > -2**70, x < 2**70
+
+
+def test_python_ints_past_int64():
+    # 2**63 was made an int64 constant: E999 (OverflowError) in every case.
+    check(uint64_with_big_ints, _U64)
+    check(int64_with_big_ints, _I64)
+    check(int64_with_big_ints, np.array([1, 200], np.uint8))
+
+
+def times_two_to_the_64(x):
+    return x * 2**64
+
+
+def test_python_int_past_uint64_with_arrays():
+    with pytest.raises(OverflowError):
+        times_two_to_the_64(np.array([1, 2]))
+    raises_at(times_two_to_the_64, (np.array([1, 2]),), tpucc.errors.DTypeError,
+              match="out of bounds for int64", line_of="2**64")
+    raises_at(times_two_to_the_64, (np.array([1.0, 2.0]),), tpucc.errors.UnsupportedError,
+              match="no 64-bit integer holds", line_of="2**64")

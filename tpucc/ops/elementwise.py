@@ -68,6 +68,8 @@ def _lower(ufunc):
     def lower(lc, *args):
         loop = ufunc_loop(ufunc, loop_keys(lc.in_avals))
         args = [cast(x, _compute_dtype(dt)) for x, dt in zip(args, loop)]
+        if len(args) == 2 and loop[0] != loop[1]:       # uint64 vs int64 comparisons
+            return _mixed_sign_compare(ufunc, direct, args, loop)
         kind = loop[0].kind
         prim = direct if kind in "iuf" else None
         if kind == "f" and direct_float is not None:
@@ -84,6 +86,17 @@ def _lower(ufunc):
             out = jnp.where(args[1] == 0, jnp.zeros_like(out), out)   # NumPy: x // 0 == 0
         return cast(out, lc.out_avals[0].dtype)
     return lower
+
+
+def _mixed_sign_compare(ufunc, compare, args, loop):
+    """NumPy 2 compares uint64 with int64 exactly (its loop takes both as
+    they are; lax needs one dtype): where the signed operand is negative the
+    answer is the one for (-1 vs 0), elsewhere both compare as uint64."""
+    signed = 0 if loop[0].kind == "i" else 1
+    negative = lax.lt(args[signed], np.array(0, loop[signed]))
+    positive = jnp.asarray(compare(*(jnp.asarray(x).astype(np.uint64) for x in args)))
+    when_negative = bool(ufunc(*(-1 if i == signed else 0 for i in range(2))))
+    return jnp.where(negative, when_negative, positive)
 
 
 def _compute_dtype(dt: np.dtype) -> np.dtype:
@@ -104,7 +117,12 @@ def _check_python_ints(ufname, operands):
     if ufname in _EXACT_INT_UFUNCS or not any(_is_python_int(x) for x in operands):
         return
     try:
-        loop = ufunc_loop(getattr(np, ufname), loop_keys([_operand_aval(x) for x in operands]))
+        # A Python int is an `int` to NumPy's resolution, also one only a
+        # float holds (2**64): int64_array * 2**64 raises, int64_array / 2**64 not.
+        keys = loop_keys([_operand_aval(x) for x in operands])
+        if not all_weak([_operand_aval(x) for x in operands]):
+            keys = tuple(int if _is_python_int(x) else k for x, k in zip(operands, keys))
+        loop = ufunc_loop(getattr(np, ufname), keys)
     except TypeError:
         return          # no loop for these dtypes: emit reports it as a DTypeError
     for x, dt in zip(operands, loop):
@@ -112,6 +130,15 @@ def _check_python_ints(ufname, operands):
                 np.iinfo(dt).min <= x <= np.iinfo(dt).max):
             raise DTypeError(f"Python integer {x} out of bounds for {dt} (np.{ufname})",
                              hint=f"cast the array to a wider dtype first, e.g. x.astype(np.int64)")
+        if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
+            from ..errors import UnsupportedError
+            raise UnsupportedError(f"np.{ufname} of an array and the Python integer {x}, "
+                                   "which no 64-bit integer holds, is not supported",
+                                   hint="write it as a float (e.g. 2.0**64)")
+
+
+_INT64_MIN = int(np.iinfo(np.int64).min)
+_UINT64_MAX = int(np.iinfo(np.uint64).max)
 
 
 def _is_python_int(x) -> bool:
@@ -163,6 +190,8 @@ def _widen_for_exact_comparison(operands):
             fits_int64 = x.dtype != np.uint64 and all(
                 np.iinfo(np.int64).min <= i <= np.iinfo(np.int64).max for i in ints)
             x = astype(x, np.int64 if fits_int64 else np.float64)
+        elif _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
+            x = float(x)        # (the arrays are float64 now) no 64-bit integer holds it
         widened.append(x)
     return tuple(widened)
 

@@ -19,6 +19,7 @@ from jax import lax
 
 from ..ir import AVal
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
 _WEAK_KEY = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
 
 
@@ -127,7 +128,8 @@ def const_aval(x) -> AVal:
     if isinstance(x, bool):
         return AVal(np.dtype(bool), (), True)
     if isinstance(x, int):
-        return AVal(np.dtype(np.int64), (), True)
+        # 2**63 <= x < 2**64 fits only uint64 (`uint64_array < 2**63`); weak either way.
+        return AVal(np.dtype(np.uint64 if x > _INT64_MAX else np.int64), (), True)
     if isinstance(x, float):
         return AVal(np.dtype(np.float64), (), True)
     if isinstance(x, complex):
