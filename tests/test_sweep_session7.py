@@ -391,3 +391,23 @@ def test_python_int_past_uint64_with_arrays():
               match="out of bounds for int64", line_of="2**64")
     raises_at(times_two_to_the_64, (np.array([1.0, 2.0]),), tpucc.errors.UnsupportedError,
               match="no 64-bit integer holds", line_of="2**64")
+
+
+# --- a list of runtime integers as an index -------------------------------------------------
+
+def index_with_runtime_list(x, i):
+    return x[[i, 0]], x[[i, -1], 0]
+
+
+def update_with_runtime_list(x, i):
+    x[[i, 0]] = 9.0
+    x[[i]] += 1.0
+    return x
+
+
+def test_list_of_runtime_ints_is_an_index_array():
+    # It was refused with E400 ("converting a traced array to a NumPy array").
+    check(index_with_runtime_list, np.arange(12.0).reshape(4, 3), np.int64(-2))
+    check(update_with_runtime_list, np.arange(5.0), np.int64(3))
+    with pytest.raises(tpucc.errors.RuntimeIndexError):
+        tpucc.compile(index_with_runtime_list)(np.arange(12.0).reshape(4, 3), np.int64(4))

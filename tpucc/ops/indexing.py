@@ -37,7 +37,10 @@ def normalize_key(key, shape):
     items = key if isinstance(key, tuple) else (key,)
     static, arrays = [], []
     known = {}                      # position in `static` -> a static index array
+    from ..infer.values import array_like
     for item in items:
+        if isinstance(item, list):
+            item = array_like(item)     # x[[i, 0]] with a runtime i: an index array
         if _is_runtime(item):
             if item.dtype == np.bool_:
                 raise ShapeError("a boolean mask among other indices gives a data-dependent "
