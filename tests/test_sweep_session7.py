@@ -411,3 +411,25 @@ def test_list_of_runtime_ints_is_an_index_array():
     check(update_with_runtime_list, np.arange(5.0), np.int64(3))
     with pytest.raises(tpucc.errors.RuntimeIndexError):
         tpucc.compile(index_with_runtime_list)(np.arange(12.0).reshape(4, 3), np.int64(4))
+
+
+# --- a non-finite float stored into an integer array -----------------------------------------
+
+def store_inf(x):
+    x[0] = np.inf
+    return x
+
+
+def store_nan_by_mask(x):
+    x[x > 1] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("fn, error", [(store_inf, OverflowError), (store_nan_by_mask, ValueError)])
+def test_non_finite_into_integer_array_is_refused_like_numpy(fn, error):
+    # It stored INT64_MIN (or 0) silently.
+    with pytest.raises(error):
+        fn(np.arange(3))
+    raises_at(fn, (np.arange(3),), tpucc.errors.DTypeError, match="cannot convert float",
+              line_of="= np.")
+    check(fn, np.arange(3.0))

@@ -271,11 +271,16 @@ def _is_mask(key) -> bool:
 
 
 def _check_python_int_fits(value, dtype):
-    """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping)."""
+    """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping);
+    x[i] = np.inf or np.nan with x an integer array raises too."""
+    from ..errors import DTypeError
     if type(value) is int and dtype.kind in "iu" and not (
             np.iinfo(dtype).min <= value <= np.iinfo(dtype).max):
-        from ..errors import DTypeError
         raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
+    if isinstance(value, float) and dtype.kind in "iu" and not np.isfinite(value):
+        what = "NaN" if np.isnan(value) else "infinity"
+        raise DTypeError(f"cannot convert float {what} to integer (an element of a {dtype} "
+                         "array)", hint="use a float array, or a sentinel integer")
 
 
 def setitem(x, key, value):
