@@ -433,3 +433,33 @@ def test_non_finite_into_integer_array_is_refused_like_numpy(fn, error):
     raises_at(fn, (np.arange(3),), tpucc.errors.DTypeError, match="cannot convert float",
               line_of="= np.")
     check(fn, np.arange(3.0))
+
+
+# --- the message of an object that differs between loop iterations --------------------------
+
+from dataclasses import dataclass  # noqa: E402
+
+
+@dataclass
+class State:
+    x: np.ndarray
+
+    def step(self):
+        return State(self.x * 0.5)
+
+
+def carry_state_in_runtime_loop(x, n):
+    s = State(x)
+    for _ in range(n):
+        s = s.step()
+    return s.x
+
+
+def test_object_carried_by_a_runtime_loop_message():
+    # It said "the branches of this `if`" at the `for` line and printed the
+    # interpreter's arrays: "State State(x=Array(f64[4], %44)) and ...".
+    err = raises_at(carry_state_in_runtime_loop, (np.arange(4.0), np.int64(2)),
+                    tpucc.errors.MergeError, line_of="for _ in range(n)",
+                    match="the iterations of this loop give `s` incompatible values: "
+                          "a State object and a State object")
+    assert "Array(" not in str(err)

@@ -172,13 +172,14 @@ def find_join(fc, block: int, stops) -> int | None:
 
 
 def runtime_branch(frame, block: int, pred: Array, true_target: int, false_target: int,
-                   stops, setup_true=None, setup_false=None) -> Exit:
+                   stops, setup_true=None, setup_false=None,
+                   note="if: condition depends on a runtime value") -> Exit:
     join = find_join(frame.fc, block, stops)
     arm_stops = stops | {join} if join is not None else stops
     return branch_regions(frame, pred, [
         (lambda f: walk(f, true_target, arm_stops), setup_true),
         (lambda f: walk(f, false_target, arm_stops), setup_false),
-    ], note="if: condition depends on a runtime value")
+    ], note=note)
 
 
 def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
@@ -272,8 +273,12 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     _normalize_states(arms)
     flat = [state_leaves(a.locals, a.stack) for a in arms]
-    _check_same_structure(flat, "the branches of this `if`")
-    slots, merged = _classify(flat, multi, "the branches of this `if`", floor)
+    # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
+    what = ("the branches of this `if`" if note.startswith("if") else
+            "the iterations of this loop" if note.startswith("loop") else
+            "the runtime paths that meet here (an `if`, or a loop left early or not)")
+    _check_same_structure(flat, what)
+    slots, merged = _classify(flat, multi, what, floor)
     boxes = _merged_boxes(arms)
     kind_slots = [s for s in slots if not s.aval.shape and _kind_is_runtime(s.values)]
     regions = []

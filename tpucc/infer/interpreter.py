@@ -639,7 +639,9 @@ def FOR_ITER(f, exit_target, block, stops):
         fr.push(it.pos)
     return control.runtime_branch(f, block.index, control.scalar_bool(more), block.next,
                                   exit_target, stops, setup_true=advance,
-                                  setup_false=lambda fr: fr.pop())
+                                  setup_false=lambda fr: fr.pop(),
+                                  note="loop: whether a range with a runtime bound has "
+                                       "another item")
 
 
 @terminator
