@@ -420,7 +420,7 @@ def numpy_call(fn, args, kwargs):
     """A NumPy function given a selection: ufuncs and the reductions above."""
     if isinstance(fn, np.ufunc) and fn in NUMPY:
         return elementwise(fn, tuple(args), kwargs)
-    name = _REDUCTIONS.get(fn) if _hashable(fn) else None
+    name = next((n for f, n in _REDUCTIONS.items() if f is fn), None)    # fn may be unhashable
     if name is not None and args and isinstance(args[0], Selection) and \
             not holds_selection(args[1:], kwargs):
         return reduce(name, *args, **kwargs)
@@ -433,10 +433,3 @@ def _refuse_call(fn):
     name = getattr(fn, "__name__", "this function")
     raise refusal(f"np.{name} of x[mask]")
 
-
-def _hashable(fn) -> bool:
-    try:
-        hash(fn)
-        return True
-    except TypeError:
-        return False
