@@ -503,12 +503,19 @@ def _written_array_shared(inputs, first, written, sources) -> bool:
     see the update): True (recompile, the trace then sees one array); an
     overlapping view of it (`m.part = m.big[2:4]`), also as an argument,
     raises E500 as overlapping arguments do."""
+    # Only arrays over the same memory owner can share memory: compare
+    # within those groups (a model's weights each own theirs), not all pairs.
+    by_owner: dict = {}
+    for j, x in enumerate(inputs):
+        if isinstance(x, np.ndarray):
+            by_owner.setdefault(id(_memory_owner(x)), []).append(j)
     for i in written:
         target = inputs[first + i]
         if not isinstance(target, np.ndarray):
             continue
-        for j, other in enumerate(inputs):
-            if j == first + i or not isinstance(other, np.ndarray):
+        for j in by_owner[id(_memory_owner(target))]:
+            other = inputs[j]
+            if j == first + i:
                 continue
             if other is target and j >= first:
                 return True
@@ -519,6 +526,15 @@ def _written_array_shared(inputs, first, written, sources) -> bool:
                     "separate arrays", hint="make one of them a copy (np.copy(x)), or index "
                     "the updated array itself instead of keeping a view of it")
     return False
+
+
+def _memory_owner(x):
+    """The object at the end of x's chain of bases (ndarray views, memoryviews)."""
+    while True:
+        base = x.base if isinstance(x, np.ndarray) else getattr(x, "obj", None)
+        if base is None:
+            return x
+        x = base
 
 
 def _output_builder(traced):
