@@ -451,3 +451,18 @@ def test_ufunc_of_runtime_python_numbers_is_a_numpy_scalar():
     for x in (np.ones(3), np.full(3, 9.0)):
         check(ufunc_of_promoted_counter, x)
     check(ufunc_of_runtime_arg, np.ones(2), 3, compile_kwargs=dict(runtime_args=("n",)))
+
+
+def clip_of_promoted_counter(x, n):
+    k = 0
+    v = np.zeros(3)
+    while k < n:
+        k += 1
+        v = np.clip(k, -2, 2) % (x + 1)     # np.int64 % float32 array: float64
+    return np.clip(k, -2, 2), v, np.clip(x, 0, k)
+
+
+def test_clip_of_a_runtime_python_number_is_strong():
+    """Fuzz seeds 52089, 52324: np.clip of a counter promoted by a runtime
+    loop stayed a weak Python int, so iterations disagreed on v's dtype (E300)."""
+    check(clip_of_promoted_counter, np.ones(3, np.float32), np.int64(3))

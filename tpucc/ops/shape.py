@@ -312,6 +312,7 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None, **kw):
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
+    a = as_array_operand(a)     # np.clip(1, 0, 2) is np.int64(1): a Python number turns strong
     a_min, a_max = _drop_unreachable_int_bounds(_aval(a).dtype, a_min, a_max)
     if a_min is None and a_max is None:
         return _emit("positive", a)     # a new array, as NumPy's (never `a` itself)
