@@ -2,10 +2,11 @@
 
 f is interpreted into a nested region whose parameters are the float leaves
 of the differentiated arguments (arrays in dicts, lists, tuples and object
-attributes); one `grad` op holds that region, and lower/ computes
-`jax.value_and_grad` of the region's lowering.  So AD differentiates exactly
-the program tpucc compiled: static loops unrolled or counted (a scan),
-runtime branches as conds.  XLA has no reverse mode for a While whose trip
+attributes); one `grad` op holds that region, and lower/ emits its gradient:
+op by op from the registry's vjp rules (lower/reverse.py), or, for a region
+with nested regions, as `jax.value_and_grad` of the region's lowering.  So
+AD differentiates exactly the program tpucc compiled: static loops unrolled
+or counted (a scan), runtime branches as conds.  XLA has no reverse mode for a While whose trip
 count is known only at run time: such a loop is refused at its line.
 
 Arrays from outside f that f updates in place (batch norm's running

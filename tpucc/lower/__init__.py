@@ -16,7 +16,7 @@ from jax import lax
 from ..errors import InternalError
 from ..ir import Region
 from ..ops.registry import OPS, LowerCtx, cast, differentiating
-from . import layout
+from . import layout, reverse
 
 
 def to_function(program: Region, input_layouts: dict | None = None):
@@ -55,6 +55,12 @@ def _lower_op(op, env, ins):
         return _lower_while(op, env, [layout.logical(x) for x in ins])
     if op.name == "grad":
         return _lower_grad(op, env, [layout.logical(x) for x in ins])
+    return lower_registry_op(op, ins).outs
+
+
+def lower_registry_op(op, ins) -> layout.Lowered:
+    """A registry op's results, with the operands its lowering was given
+    (reverse mode differentiates the op on those: see reverse.py)."""
     opdef = OPS.get(op.name)
     if opdef is None:
         raise InternalError(f"no lowering for op {op.name}", op.loc)
@@ -62,12 +68,15 @@ def _lower_op(op, env, ins):
     lc = LowerCtx(tuple(v.aval for v in op.inputs), tuple(v.aval for v in op.outputs), attrs)
     physical = layout.lower_in_layout(opdef, lc, ins, attrs)
     if physical is not None:
-        out, perm = physical
-        return [layout.Phys(cast(out, op.outputs[0].aval.dtype), perm)]
-    out = opdef.lower(lc, *(layout.logical(x) for x in ins), **attrs)
+        out, perm, operands, perms = physical
+        outs = [layout.Phys(cast(out, op.outputs[0].aval.dtype), perm)]
+        return layout.Lowered(outs, lc, attrs, operands, perms)
+    operands = [layout.logical(x) for x in ins]
+    out = opdef.lower(lc, *operands, **attrs)
     if len(op.outputs) == 1 and not isinstance(out, tuple):
         out = (out,)
-    return [cast(x, v.aval.dtype) for x, v in zip(out, op.outputs)]
+    outs = [cast(x, v.aval.dtype) for x, v in zip(out, op.outputs)]
+    return layout.Lowered(outs, lc, attrs, operands, (None,) * len(operands))
 
 
 def _lower_while(op, env, ins):
@@ -95,6 +104,9 @@ def _lower_grad(op, env, ins):
     if not ins:
         value, aux = fn()
         return [value, *aux]
+    by_rules = reverse.value_and_grad(fn_r, env, ins)
+    if by_rules is not None:
+        return by_rules
     (value, aux), grads = jax.value_and_grad(fn, argnums=tuple(range(len(ins))),
                                              has_aux=True)(*ins)
     assert len(aux) == n_aux

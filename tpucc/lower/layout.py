@@ -53,10 +53,23 @@ def to_layout(x, ndim: int, perm: tuple):
     return lax.transpose(x, perm)
 
 
+@dataclass
+class Lowered:
+    """One op lowered: its results (Phys where physical), and the operands
+    its lowering function was called with, each with its layout (`perms`:
+    a perm, or None for a logical operand)."""
+    outs: list
+    lc: object
+    attrs: dict
+    operands: list
+    perms: tuple
+
+
 def lower_in_layout(opdef, lc, ins, attrs):
-    """(physical result, perm), or None when the op should see logical
-    operands.  Elementwise ops follow their operands' layout; an op with its
-    own rule (conv2d) may also choose a layout for logical operands."""
+    """(physical result, perm, operands, their perms), or None when the op
+    should see logical operands.  Elementwise ops follow their operands'
+    layout; an op with its own rule (conv2d) may also choose a layout for
+    logical operands."""
     perms = [x.perm if isinstance(x, Phys) else None for x in ins]
     if opdef.layout is None:
         return None
@@ -65,7 +78,8 @@ def lower_in_layout(opdef, lc, ins, attrs):
             return None
         return _elementwise(opdef, lc, ins, perms, attrs)
     values = [x.value if isinstance(x, Phys) else x for x in ins]
-    return opdef.layout(lc, values, perms, **attrs)
+    physical = opdef.layout(lc, values, perms, **attrs)
+    return None if physical is None else (*physical, values, tuple(perms))
 
 
 def _elementwise(opdef, lc, ins, perms, attrs):
@@ -75,7 +89,22 @@ def _elementwise(opdef, lc, ins, perms, attrs):
     if lc.out_avals[0].ndim != len(perm) or any(a.ndim > len(perm) for a in lc.in_avals):
         return None
     phys = [to_layout(x, a.ndim, perm) for x, a in zip(ins, lc.in_avals)]
-    return opdef.lower(lc, *phys, **attrs), perm
+    operand_perms = tuple(None if a.ndim == 0 else perm for a in lc.in_avals)
+    return opdef.lower(lc, *phys, **attrs), perm, phys, operand_perms
+
+
+def from_operand(ct, operand_perm, x, aval):
+    """The cotangent of an op input `x` (an environment value: Phys or
+    logical, of IR type `aval`) from the cotangent of the operand the op's
+    lowering saw, which was `x` put in layout `operand_perm` (to_layout)."""
+    target = x.perm if isinstance(x, Phys) else None
+    if operand_perm == target:
+        return ct
+    if operand_perm is not None:
+        ct = lax.transpose(ct, inverse(operand_perm))
+        if ct.ndim != aval.ndim:        # to_layout aligned a lower rank to the left
+            ct = lax.reshape(ct, aval.shape)
+    return ct if target is None else lax.transpose(ct, target)
 
 
 def permute_window(window: tuple, perm: tuple) -> tuple:

@@ -16,7 +16,7 @@ from jax import lax
 
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_value, cast, const_aval,
-                       loop_keys, register, static_index, ufunc_loop)
+                       define_vjp, loop_keys, register, static_index, ufunc_loop)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -246,6 +246,42 @@ for _name in BINARY + UNARY:
     NUMPY[_uf] = _ufunc_impl(_name)
 
 
+# --- reverse mode (lower/reverse.py) --------------------------------------------
+# Partial derivatives times the cotangent, in the float dtype the ufunc
+# computed in; operands as the lowering got them (maybe a physical layout,
+# maybe broadcast): each cotangent is summed back to its operand's shape.
+_CHAIN = {
+    "add": lambda ct, out, x, y: (ct, ct),
+    "subtract": lambda ct, out, x, y: (ct, lax.neg(ct)),
+    "multiply": lambda ct, out, x, y: (lax.mul(ct, y), lax.mul(ct, x)),
+    "true_divide": lambda ct, out, x, y: (lax.div(ct, y), lax.neg(lax.div(lax.mul(ct, out), y))),
+    "negative": lambda ct, out, x: (lax.neg(ct),),
+    "exp": lambda ct, out, x: (lax.mul(ct, out),),
+    "log": lambda ct, out, x: (lax.div(ct, x),),
+    "tanh": lambda ct, out, x: (lax.mul(ct, lax.sub(np.ones((), out.dtype), lax.mul(out, out))),),
+    "sqrt": lambda ct, out, x: (lax.div(lax.mul(ct, np.full((), 0.5, out.dtype)), out),),
+}
+
+
+def _ufunc_vjp(name):
+    chain = _CHAIN[name]
+
+    def vjp(lc, operands, perms, out, ct):
+        dt = lc.out_avals[0].dtype
+        if dt.kind != "f":
+            return NotImplemented
+        from ..lower.reverse import unbroadcast
+        shape = tuple(ct.shape)      # lax broadcasts scalars and size-1 axes, not ranks
+        cts = chain(ct, out, *(cast(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape),
+                                    dt) for x in operands))
+        return tuple(unbroadcast(g, np.shape(x)) for g, x in zip(cts, operands))
+    return vjp
+
+
+for _name in _CHAIN:
+    define_vjp(_name, _ufunc_vjp(_name))
+
+
 # --- astype -------------------------------------------------------------------
 
 def _astype_abstract(avals, dtype):
@@ -263,6 +299,9 @@ def _astype_lower(lc, x, dtype):
 
 register("convert", _astype_abstract, _astype_lower,
          numpy=lambda x, dtype: x.astype(dtype))
+# A float-to-float cast passes the cotangent through (cast back by reverse.py).
+define_vjp("convert", lambda lc, operands, perms, out, ct, dtype:
+           (ct if lc.in_avals[0].dtype.kind == "f" and out.dtype.kind == "f" else None,))
 
 
 def astype(x, dtype, copy=True, casting="unsafe"):

@@ -15,8 +15,8 @@ from jax import lax
 
 from ..errors import ShapeError
 from ..ir import AVal
-from .registry import (all_weak, as_array_operand, cast, implements, matmul_precision, register,
-                       result_type)
+from .registry import (all_weak, as_array_operand, cast, define_vjp, implements, matmul_precision,
+                       register, result_type)
 
 PRODUCTS = {
     "matmul": lambda a, b, precision: jnp.matmul(a, b, precision=precision),
@@ -84,6 +84,21 @@ _MATRIX_PRODUCTS = (PRODUCTS["matmul"], PRODUCTS["dot"])
 
 for _name, _fn in PRODUCTS.items():
     register(_name, _abstract(_fn, _name), _lower(_fn), numpy=getattr(np, _name))
+
+
+def _matrix_product_vjp(lc, operands, perms, out, ct, precision=None):
+    """Of a product of two matrices (the lowering's one dot_general)."""
+    dt = out.dtype
+    if dt.kind != "f" or any(np.ndim(x) != 2 for x in operands):
+        return NotImplemented
+    a, b = (cast(x, dt) for x in operands)
+    prec = getattr(lax.Precision, precision.upper()) if precision else None
+    return (lax.dot_general(ct, b, (((1,), (1,)), ((), ())), precision=prec),
+            lax.dot_general(a, ct, (((0,), (0,)), ((), ())), precision=prec))
+
+
+define_vjp("matmul", _matrix_product_vjp)
+define_vjp("dot", _matrix_product_vjp)
 
 
 def _emit(name, a, b, **attrs):

@@ -19,8 +19,8 @@ from jax import lax
 from .. import nn
 from ..errors import DTypeError, ShapeError
 from ..ir import AVal
-from .registry import (all_weak, cast, differentiated, implements, matmul_precision, register,
-                       result_type)
+from .registry import (all_weak, cast, define_vjp, differentiated, implements, matmul_precision,
+                       register, result_type)
 
 
 def _config(name, fn, *args):
@@ -80,6 +80,37 @@ def _conv_numpy(x, w, stride, padding, dilation, groups, precision=None):
 HWIO = (2, 3, 1, 0)
 register("conv2d", _conv_abstract, _conv_lower, numpy=_conv_numpy, layout=_conv_layout,
          stored_layouts={1: HWIO})
+
+
+def _conv_vjp(lc, operands, perms, out, ct, stride, padding, dilation, groups, precision=None):
+    """Both gradients of a stride-1, undilated, ungrouped convolution as
+    convolutions, in the layouts the forward read (x, w) and wrote (ct).
+    dx correlates ct with the spatially flipped kernel, its in- and out-
+    features swapped; dw correlates x with ct, the batch as the contracted
+    feature.  Other convolutions: jax.vjp of the lowering."""
+    if tuple(stride) != (1, 1) or tuple(dilation) != (1, 1) or groups != 1:
+        return NotImplemented
+    x, w = (cast(v, out.dtype) for v in operands)
+    lhs = "".join("NCHW"[axis] for axis in (perms[0] or (0, 1, 2, 3)))
+    rhs = "".join("OIHW"[axis] for axis in (perms[1] or (0, 1, 2, 3)))
+    prec = getattr(lax.Precision, precision.upper()) if precision else None
+    kernel = (w.shape[rhs.index("H")], w.shape[rhs.index("W")])
+    flipped = lax.rev(w, (rhs.index("H"), rhs.index("W")))
+    dx = lax.conv_general_dilated(
+        ct, flipped, (1, 1), [(k - 1 - lo, k - 1 - hi) for k, (lo, hi) in zip(kernel, padding)],
+        dimension_numbers=("NHWC", _swap(rhs, "O", "I"), lhs), precision=prec)
+    dw = lax.conv_general_dilated(
+        x, ct, (1, 1), padding,
+        dimension_numbers=(_swap(lhs, "N", "C"), "IHWO", _swap(_swap(rhs, "O", "C"), "I", "N")),
+        precision=prec)
+    return dx, dw
+
+
+def _swap(spec: str, a: str, b: str) -> str:
+    return spec.translate(str.maketrans({a: b, b: a}))
+
+
+define_vjp("conv2d", _conv_vjp)
 
 
 @implements(nn.conv2d)
@@ -234,6 +265,19 @@ def _pool_numpy(fn):
 
 register("max_pool2d", _pool_abstract("max"), _max_lower, numpy=_pool_numpy(nn.max_pool2d),
          layout=_max_layout)
+
+
+def _max_pool_vjp(lc, operands, perms, out, ct, kernel, stride, padding):
+    """Windows that tile the image: each window's cotangent to its first
+    maximum (_tiled_max_bwd).  Other poolings: jax.vjp of the lowering."""
+    if tuple(stride) != tuple(kernel) or any(p != (0, 0) for p in padding):
+        return NotImplemented
+    (x,), (perm,) = operands, perms
+    axes = (2, 3) if perm is None else (perm.index(2), perm.index(3))
+    return _tiled_max_bwd(tuple(kernel), axes, (x, out), ct)
+
+
+define_vjp("max_pool2d", _max_pool_vjp)
 register("avg_pool2d", _pool_abstract("avg"), _avg_lower, numpy=_pool_numpy(nn.avg_pool2d))
 
 

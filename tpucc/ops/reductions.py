@@ -17,7 +17,7 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError
 from ..ir import AVal
-from .registry import NUMPY, METHODS, normalize_axes, normalize_axis, register
+from .registry import NUMPY, METHODS, define_vjp, normalize_axes, normalize_axis, register
 
 
 @lru_cache(maxsize=None)
@@ -140,6 +140,51 @@ for _name, _np, _jnp, _td, _empty, _extra in [
     METHODS[_name] = _impl
 NUMPY[np.amax] = METHODS["max"]
 NUMPY[np.amin] = METHODS["min"]
+
+
+# --- reverse mode (lower/reverse.py) ---------------------------------------------
+
+def _spread(ct, shape, axes, keepdims):
+    """A reduction's cotangent broadcast back over the reduced axes."""
+    axes = tuple(range(len(shape))) if axes is None else tuple(axes)
+    if not keepdims:
+        ct = lax.expand_dims(ct, axes)
+    return lax.broadcast_in_dim(ct, shape, tuple(range(len(shape))))
+
+
+def _sum_vjp(lc, operands, perms, out, ct, axes, keepdims, dtype=None):
+    if out.dtype.kind != "f":
+        return NotImplemented
+    return (_spread(ct, lc.in_avals[0].shape, axes, keepdims),)
+
+
+def _mean_vjp(lc, operands, perms, out, ct, axes, keepdims, dtype=None):
+    if out.dtype.kind != "f":
+        return NotImplemented
+    shape = lc.in_avals[0].shape
+    count = int(np.prod([shape[a] for a in (range(len(shape)) if axes is None else axes)]))
+    return (lax.div(_spread(ct, shape, axes, keepdims), np.full((), count, ct.dtype)),)
+
+
+def _extreme_vjp(lc, operands, perms, out, ct, axes, keepdims):
+    """As jax differentiates max/min: the cotangent is shared equally by the
+    elements equal to the result."""
+    (x,) = operands
+    if out.dtype.kind != "f":
+        return NotImplemented
+    shape = lc.in_avals[0].shape
+    hit = lax.convert_element_type(lax.eq(x, _spread(out, shape, axes, keepdims)), ct.dtype)
+    count = lax.reduce_sum(hit, tuple(range(len(shape))) if axes is None else tuple(axes))
+    if keepdims:
+        count = lax.reshape(count, ct.shape)
+    share = lax.div(ct, count)
+    return (lax.mul(hit, _spread(share, shape, axes, keepdims)),)
+
+
+define_vjp("sum", _sum_vjp)
+define_vjp("mean", _mean_vjp)
+define_vjp("max", _extreme_vjp)
+define_vjp("min", _extreme_vjp)
 
 
 # --- argmax / argmin -----------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import operator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,6 +46,10 @@ class OpDef:
     # perm}: an array that outlives the call (a weight kept on the device
     # with device_cache=True) and is read only there is stored so.
     stored_layouts: dict | None = None
+    # Reverse mode (lower/reverse.py): (LowerCtx, operands, perms, result,
+    # cotangent, **attrs) -> one cotangent per operand (None: zero), or
+    # NotImplemented; None: jax.vjp of the lowering.
+    vjp: Callable | None = None
 
 
 OPS: dict[str, OpDef] = {}
@@ -56,6 +61,11 @@ def register(name, abstract, lower, numpy=None, layout=None, stored_layouts=None
     assert name not in OPS, f"op {name} registered twice"
     OPS[name] = OpDef(name, abstract, lower, numpy, layout, stored_layouts)
     return OPS[name]
+
+
+def define_vjp(name: str, rule: Callable):
+    """Give op `name` its reverse-mode rule (see OpDef.vjp)."""
+    OPS[name] = dataclasses.replace(OPS[name], vjp=rule)
 
 
 def implements(*targets, method: str | tuple | None = None):

@@ -10,7 +10,7 @@ from jax import lax
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, broadcast_value,
-                       cast, implements, normalize_axes, normalize_axis, register, result_type,
+                       cast, define_vjp, implements, normalize_axes, normalize_axis, register, result_type,
                        static_index)
 
 
@@ -41,6 +41,8 @@ def resolve_shape(newshape, size: int) -> tuple:
 
 register("reshape", lambda avals, shape: _same_dtype(avals[0], shape),
          lambda lc, x, shape: lax.reshape(x, shape), numpy=lambda x, shape: x.reshape(shape))
+define_vjp("reshape", lambda lc, operands, perms, out, ct, shape:
+           (lax.reshape(ct, lc.in_avals[0].shape),))
 
 
 @implements(np.reshape)
@@ -112,6 +114,8 @@ def _transpose_abstract(avals, perm):
 
 register("transpose", _transpose_abstract, lambda lc, x, perm: lax.transpose(x, perm),
          numpy=lambda x, perm: np.transpose(x, perm))
+define_vjp("transpose", lambda lc, operands, perms, out, ct, perm:
+           (lax.transpose(ct, tuple(np.argsort(perm))),))
 
 
 @implements(np.transpose)
@@ -298,6 +302,19 @@ def _select_lower(lc, c, x, y):
 # Elementwise in layout: np.where(x <= 0, 0, x) (tpucc.nn.relu) keeps a conv's
 # channels-last result channels-last.
 register("select", _select_abstract, _select_lower, numpy=np.where, layout="elementwise")
+
+
+def _select_vjp(lc, operands, perms, out, ct):
+    """The cotangent goes to the branch each element was taken from."""
+    from ..lower.reverse import unbroadcast
+    c, x, y = operands
+    c = broadcast_value(cast(c, np.dtype(bool)), tuple(ct.shape))
+    zeros = lax.full(ct.shape, 0, ct.dtype)
+    return (None, unbroadcast(lax.select_n(c, zeros, ct), np.shape(x)),
+            unbroadcast(lax.select_n(c, ct, zeros), np.shape(y)))
+
+
+define_vjp("select", _select_vjp)
 
 
 @implements(np.where)

@@ -1,0 +1,159 @@
+"""Reverse mode on the IR (tpucc/lower/reverse.py) against jax's reverse
+mode of the same lowered region, which the rest of the suite checks against
+NumPy.  Each program's gradients are computed both ways; the registry's vjp
+rules must give the same values and dtypes, in every layout the lowering
+chooses (conv nets run channels-last), with broadcasting, mixed dtypes and
+ties, and must hand the cases they do not cover (strided convolutions,
+overlapping pools, batched products, indexing) to jax.vjp of the op."""
+import numpy as np
+import pytest
+
+import tpucc
+from tpucc import nn
+from tpucc.lower import reverse
+
+
+def _r(shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+@pytest.fixture
+def both_ways(monkeypatch):
+    """grads(loss, *args) -> (value, grads) by the rules and by jax; asserts
+    that the rules handled the region."""
+    calls = []
+    by_rules = reverse.value_and_grad
+
+    def spy(*a):
+        out = by_rules(*a)
+        calls.append(out is not None)
+        return out
+
+    def run(loss, *args, argnums=0):
+        monkeypatch.setattr(reverse, "value_and_grad", spy)
+        ours = tpucc.compile(lambda *a: tpucc.value_and_grad(loss, argnums=argnums)(*a),
+                             cache=False)(*args)
+        assert calls == [True], "the region went to jax's reverse mode"
+        monkeypatch.setattr(reverse, "value_and_grad", lambda *a: None)
+        theirs = tpucc.compile(lambda *a: tpucc.value_and_grad(loss, argnums=argnums)(*a),
+                               cache=False)(*args)
+        return ours, theirs
+    return run
+
+
+def _assert_same(ours, theirs, rtol=1e-12, atol=1e-12):
+    (v1, g1), (v2, g2) = ours, theirs
+    np.testing.assert_allclose(v1, v2, rtol=rtol, atol=atol)
+    g1 = g1 if isinstance(g1, tuple) else (g1,)
+    g2 = g2 if isinstance(g2, tuple) else (g2,)
+    for a, b in zip(g1, g2):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+ELEMENTWISE = {
+    "broadcast arithmetic": lambda a, b: np.sum((a * b[0] + a / (b[1] + 3.0) - b) ** 1 * 2.0),
+    "lower-rank operand": lambda a, b: np.sum(a[0] * b[0, 0] - b[0, 0, 1]),
+    "unary chain": lambda a, b: np.sum(np.tanh(a) * np.exp(b * 0.1) + np.sqrt(a * a + 1.0)
+                                       - np.log(b * b + 2.0) + (-a)),
+    "scalar operand": lambda a, b: np.sum(a * 3.0 - 1.5) + np.sum(2.0 / (b * b + 1.0)),
+    "size-1 axes": lambda a, b: np.sum(a[:, :1] * b[:1, :]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_rules(both_ways, name):
+    a, b = _r((2, 3, 4), 1), _r((2, 3, 4), 2)
+    _assert_same(*both_ways(ELEMENTWISE[name], a, b, argnums=(0, 1)))
+
+
+def test_select_reductions_and_reshapes(both_ways):
+    def loss(x, w):
+        y = np.where(x > 0, x, 0.1 * x)                   # leaky relu: both branches
+        z = np.where(y <= 0, 0, y)                         # relu: a constant branch
+        s = z.sum(axis=1, keepdims=True) + y.mean(axis=(0, 2), keepdims=True).reshape(1, 3, 1)
+        t = np.transpose(s * w, (2, 0, 1)).reshape(-1)
+        return t.mean() + z.max() - np.min(y, axis=0).sum() + x.T.sum()
+    x, w = _r((2, 3, 4), 3), _r((1, 3, 4), 4)
+    _assert_same(*both_ways(loss, x, w, argnums=(0, 1)))
+
+
+def test_max_and_min_share_ties_as_jax_does(both_ways):
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]])
+    _assert_same(*both_ways(lambda x: np.max(x, axis=1).sum() + np.min(x) * 2.0 + x.max(), x))
+
+
+def test_mixed_dtypes_cast_cotangents_back(both_ways):
+    def loss(a, b):
+        return (a.astype(np.float64) * b).sum() + np.sum(a * np.float32(2.0))
+    a, b = _r((3, 4), 5, np.float32), _r((3, 4), 6)
+    ours, theirs = both_ways(loss, a, b, argnums=(0, 1))
+    assert ours[1][0].dtype == np.float32
+    _assert_same(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+def test_products(both_ways):
+    def loss(a, b, v, t):
+        return (np.sum((a @ b) ** 2) + np.dot(a, b).sum() + (a @ v).sum()    # 2-D and 1-D
+                + np.sum(t @ t.transpose(0, 2, 1)))                           # batched
+    a, b, v, t = _r((3, 4), 7), _r((4, 5), 8), _r((4,), 9), _r((2, 3, 4), 10)
+    _assert_same(*both_ways(loss, a, b, v, t, argnums=(0, 1, 2, 3)))
+
+
+CONVS = [dict(padding=1), dict(padding=0), dict(padding=2), dict(padding="SAME"),
+         dict(padding=((0, 1), (2, 0))),
+         dict(stride=2, padding=1), dict(dilation=2, padding=2), dict(groups=2, padding=1)]
+
+
+@pytest.mark.parametrize("cfg", CONVS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_conv_net_in_channels_last(both_ways, cfg):
+    """conv -> bias -> relu -> pool -> conv ..., kept NHWC by the lowering:
+    the rules see physical operands; strided, dilated and grouped convs and
+    overlapping pools fall back to jax.vjp of the op."""
+    def loss(w1, b1, w2, x):
+        y = nn.relu(nn.conv2d(x, w1, b1, **cfg))
+        y = nn.max_pool2d(y, 2)
+        y = nn.relu(nn.conv2d(y, w2, padding=1))
+        y = nn.max_pool2d(y, 3, stride=1) + nn.avg_pool2d(y, 3, stride=1)
+        return np.mean(nn.flatten(y) ** 2)
+    x = _r((2, 4, 12, 12), 11)
+    w1, b1, w2 = _r((4, 4 // cfg.get("groups", 1), 3, 3), 12), _r((4,), 13), _r((3, 4, 3, 3), 14)
+    _assert_same(*both_ways(loss, w1, b1, w2, x, argnums=(0, 1, 2, 3)), rtol=1e-10, atol=1e-10)
+
+
+def test_conv_with_an_even_kernel_and_weights_in_float32(both_ways):
+    def loss(w, x):
+        return np.sum(nn.conv2d(x, w, padding="SAME") ** 2)
+    w, x = _r((5, 3, 2, 4), 15, np.float32), _r((2, 3, 7, 6), 16, np.float32)
+    _assert_same(*both_ways(loss, w, x, argnums=(0, 1)), rtol=2e-5, atol=1e-5)
+
+
+def test_classifier_with_indexing_falls_back_per_op(both_ways):
+    """cross_entropy's label lookup (getitem) has no rule: jax.vjp of that op
+    alone, inside a region the rules otherwise handle."""
+    def loss(params, x, labels):
+        h = nn.relu(nn.linear(x, params["w1"], params["b1"]))
+        return nn.cross_entropy(nn.linear(h, params["w2"], params["b2"]), labels)
+    params = {"w1": _r((6, 8), 17), "b1": _r((8,), 18), "w2": _r((8, 5), 19), "b2": _r((5,), 20)}
+    ours, theirs = both_ways(loss, params, _r((4, 6), 21), np.array([0, 4, 2, 2]))
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    for k in params:
+        np.testing.assert_allclose(ours[1][k], theirs[1][k], rtol=1e-12, atol=1e-12)
+
+
+def test_regions_with_control_flow_use_jax(monkeypatch):
+    """A static loop longer than the unroll budget is a scan in the region:
+    not the rules' case."""
+    taken = []
+    by_rules = reverse.value_and_grad
+    monkeypatch.setattr(reverse, "value_and_grad",
+                        lambda *a: taken.append(by_rules(*a)) or taken[-1])
+
+    def loss(w, x):
+        for _ in range(40):
+            x = np.tanh(x @ w)
+        return x.sum()
+    w, x = _r((3, 3), 22), _r((2, 3), 23)
+    value, grad = tpucc.compile(lambda w, x: tpucc.value_and_grad(loss)(w, x), cache=False)(w, x)
+    assert grad.shape == (3, 3)
+    assert taken in ([], [None])
