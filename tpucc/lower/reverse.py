@@ -11,13 +11,16 @@ A rule is `vjp(lc, operands, perms, out, ct, **attrs)`: the operands the
 op's lowering was given (physical when the op ran in a physical layout, see
 layout.py; `perms` says which), its result and the result's cotangent in
 the same layout.  It returns one cotangent per operand, shaped like it (None:
-zero), or NotImplemented for a case it does not cover.  An op without a rule,
+zero; `lc.wants(k)` says whether operand k needs one), or NotImplemented for
+a case it does not cover.  An op without a rule,
 or a rule that declines, is differentiated by jax.vjp of its own lowering.
 
 Regions this does not handle (nested regions, complex values, a non-float
 parameter) return None: the caller uses jax.value_and_grad of the region.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import jax
 import numpy as np
@@ -92,8 +95,8 @@ def _input_cotangents(op, lowered, out_cts, values, active) -> list:
     if opdef.vjp is not None and len(op.outputs) == 1:
         (out,), (ct,) = lowered.outs, out_cts
         out_value = out.value if isinstance(out, layout.Phys) else out
-        operand_cts = opdef.vjp(lowered.lc, lowered.operands, lowered.perms, out_value, ct,
-                                **lowered.attrs)
+        lc = dataclasses.replace(lowered.lc, active=tuple(v in active for v in op.inputs))
+        operand_cts = opdef.vjp(lc, lowered.operands, lowered.perms, out_value, ct, **lowered.attrs)
     if operand_cts is NotImplemented:
         return _by_jax_vjp(op, lowered, out_cts, values, active)
     cts = []

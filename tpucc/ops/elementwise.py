@@ -251,20 +251,21 @@ for _name in BINARY + UNARY:
 # computed in; operands as the lowering got them (maybe a physical layout,
 # maybe broadcast): each cotangent is summed back to its operand's shape.
 _CHAIN = {
-    "add": lambda ct, out, x, y: (ct, ct),
-    "subtract": lambda ct, out, x, y: (ct, lax.neg(ct)),
-    "multiply": lambda ct, out, x, y: (lax.mul(ct, y), lax.mul(ct, x)),
-    "true_divide": lambda ct, out, x, y: (lax.div(ct, y), lax.neg(lax.div(lax.mul(ct, out), y))),
-    "negative": lambda ct, out, x: (lax.neg(ct),),
-    "exp": lambda ct, out, x: (lax.mul(ct, out),),
-    "log": lambda ct, out, x: (lax.div(ct, x),),
-    "tanh": lambda ct, out, x: (lax.mul(ct, lax.sub(np.ones((), out.dtype), lax.mul(out, out))),),
-    "sqrt": lambda ct, out, x: (lax.div(lax.mul(ct, np.full((), 0.5, out.dtype)), out),),
+    "add": (lambda ct, out, x, y: ct, lambda ct, out, x, y: ct),
+    "subtract": (lambda ct, out, x, y: ct, lambda ct, out, x, y: lax.neg(ct)),
+    "multiply": (lambda ct, out, x, y: lax.mul(ct, y), lambda ct, out, x, y: lax.mul(ct, x)),
+    "true_divide": (lambda ct, out, x, y: lax.div(ct, y),
+                    lambda ct, out, x, y: lax.neg(lax.div(lax.mul(ct, out), y))),
+    "negative": (lambda ct, out, x: lax.neg(ct),),
+    "exp": (lambda ct, out, x: lax.mul(ct, out),),
+    "log": (lambda ct, out, x: lax.div(ct, x),),
+    "tanh": (lambda ct, out, x: lax.mul(ct, lax.sub(np.ones((), out.dtype), lax.mul(out, out))),),
+    "sqrt": (lambda ct, out, x: lax.div(lax.mul(ct, np.full((), 0.5, out.dtype)), out),),
 }
 
 
 def _ufunc_vjp(name):
-    chain = _CHAIN[name]
+    partials = _CHAIN[name]
 
     def vjp(lc, operands, perms, out, ct):
         dt = lc.out_avals[0].dtype
@@ -272,9 +273,10 @@ def _ufunc_vjp(name):
             return NotImplemented
         from ..lower.reverse import unbroadcast
         shape = tuple(ct.shape)      # lax broadcasts scalars and size-1 axes, not ranks
-        cts = chain(ct, out, *(cast(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape),
-                                    dt) for x in operands))
-        return tuple(unbroadcast(g, np.shape(x)) for g, x in zip(cts, operands))
+        args = [cast(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape), dt)
+                for x in operands]
+        return tuple(unbroadcast(partial(ct, out, *args), np.shape(x)) if lc.wants(k) else None
+                     for k, (partial, x) in enumerate(zip(partials, operands)))
     return vjp
 
 

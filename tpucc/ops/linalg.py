@@ -93,8 +93,8 @@ def _matrix_product_vjp(lc, operands, perms, out, ct, precision=None):
         return NotImplemented
     a, b = (cast(x, dt) for x in operands)
     prec = getattr(lax.Precision, precision.upper()) if precision else None
-    return (lax.dot_general(ct, b, (((1,), (1,)), ((), ())), precision=prec),
-            lax.dot_general(a, ct, (((0,), (0,)), ((), ())), precision=prec))
+    return (lax.dot_general(ct, b, (((1,), (1,)), ((), ())), precision=prec) if lc.wants(0) else None,
+            lax.dot_general(a, ct, (((0,), (0,)), ((), ())), precision=prec) if lc.wants(1) else None)
 
 
 define_vjp("matmul", _matrix_product_vjp)

@@ -95,14 +95,17 @@ def _conv_vjp(lc, operands, perms, out, ct, stride, padding, dilation, groups, p
     rhs = "".join("OIHW"[axis] for axis in (perms[1] or (0, 1, 2, 3)))
     prec = getattr(lax.Precision, precision.upper()) if precision else None
     kernel = (w.shape[rhs.index("H")], w.shape[rhs.index("W")])
-    flipped = lax.rev(w, (rhs.index("H"), rhs.index("W")))
-    dx = lax.conv_general_dilated(
-        ct, flipped, (1, 1), [(k - 1 - lo, k - 1 - hi) for k, (lo, hi) in zip(kernel, padding)],
-        dimension_numbers=("NHWC", _swap(rhs, "O", "I"), lhs), precision=prec)
-    dw = lax.conv_general_dilated(
-        x, ct, (1, 1), padding,
-        dimension_numbers=(_swap(lhs, "N", "C"), "IHWO", _swap(_swap(rhs, "O", "C"), "I", "N")),
-        precision=prec)
+    dx = dw = None
+    if lc.wants(0):
+        flipped = lax.rev(w, (rhs.index("H"), rhs.index("W")))
+        dx = lax.conv_general_dilated(
+            ct, flipped, (1, 1), [(k - 1 - lo, k - 1 - hi) for k, (lo, hi) in zip(kernel, padding)],
+            dimension_numbers=("NHWC", _swap(rhs, "O", "I"), lhs), precision=prec)
+    if lc.wants(1):
+        dw = lax.conv_general_dilated(
+            x, ct, (1, 1), padding,
+            dimension_numbers=(_swap(lhs, "N", "C"), "IHWO", _swap(_swap(rhs, "O", "C"), "I", "N")),
+            precision=prec)
     return dx, dw
 
 

@@ -29,6 +29,11 @@ class LowerCtx:
     in_avals: tuple
     out_avals: tuple
     attrs: dict
+    # In a vjp rule: which operands need a cotangent (the others get None).
+    active: tuple | None = None
+
+    def wants(self, k: int) -> bool:
+        return self.active is None or self.active[k]
 
 
 @dataclass(frozen=True)

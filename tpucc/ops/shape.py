@@ -310,8 +310,9 @@ def _select_vjp(lc, operands, perms, out, ct):
     c, x, y = operands
     c = broadcast_value(cast(c, np.dtype(bool)), tuple(ct.shape))
     zeros = lax.full(ct.shape, 0, ct.dtype)
-    return (None, unbroadcast(lax.select_n(c, zeros, ct), np.shape(x)),
-            unbroadcast(lax.select_n(c, ct, zeros), np.shape(y)))
+    return (None,
+            unbroadcast(lax.select_n(c, zeros, ct), np.shape(x)) if lc.wants(1) else None,
+            unbroadcast(lax.select_n(c, ct, zeros), np.shape(y)) if lc.wants(2) else None)
 
 
 define_vjp("select", _select_vjp)
