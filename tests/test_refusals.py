@@ -144,14 +144,18 @@ def deletes_closure_variable(x):
     return x
 
 
-def raises_under_runtime_if(x):
+class ModelError(Exception):
+    pass
+
+
+def raises_own_exception_under_runtime_if(x):
     if x.sum() > 0:
-        raise ValueError("positive")  # <- here
+        raise ModelError("positive")  # <- here
     return x
 
 
-def asserts_runtime_condition(x):
-    assert x.sum() < 0  # <- here
+def asserts_with_a_computed_message(x):
+    assert x.sum() < 0, "sum " + str(x.shape)  # <- here
     return x
 
 
@@ -636,9 +640,9 @@ REFUSALS = [
     R(deletes_attribute, E.UnsupportedError, "`del obj.attr` is not supported"),
     R(deletes_global, E.UnsupportedError, "`del` of a global variable"),
     R(deletes_closure_variable, E.UnsupportedError, "`del` of a variable an inner function uses"),
-    R(raises_under_runtime_if, E.UnsupportedError,
-      "raising ValueError under a runtime condition"),
-    R(asserts_runtime_condition, E.UnsupportedError,
+    R(raises_own_exception_under_runtime_if, E.UnsupportedError,
+      "raising ModelError under a runtime condition"),
+    R(asserts_with_a_computed_message, E.UnsupportedError,
       "raising AssertionError under a runtime condition"),
     R(in_on_array, E.UnsupportedError, "`in` on arrays is not supported"),
     # E100: builtins and libraries

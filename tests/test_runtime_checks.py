@@ -15,6 +15,7 @@ import tpucc.nn
 from tpucc import aot
 
 from conftest import check
+from runtime_raise_programs import checked_scale, finite_loss, first_negative_prefix
 
 
 def _raises_e900(line_text: str):
@@ -143,3 +144,67 @@ def test_checks_in_an_artifact(tmp_path):
     assert f(table, np.int64(4)) == 5.0
     with pytest.raises(tpucc.RuntimeIndexError, match="axis 0 with size 5"):
         f(table, np.int64(5))
+
+
+# --- the program's own assert / raise under a runtime condition (E910) ----------------
+# The programs live in a module pytest does not rewrite (it rewrites the
+# asserts of test modules).
+
+def _raises_e910(kind, text: str):
+    return pytest.raises(kind, match=r"\[E910\][\s\S]*" + text)
+
+
+def test_assert_and_raise_on_runtime_values_raise_at_call_time():
+    f = tpucc.compile(checked_scale)
+    x = np.ones(3)
+    np.testing.assert_array_equal(f(x, np.int64(2)), [10.0, 2.0, 2.0])
+    assert x[0] == 5.0                                   # written back when the checks hold
+    for args, kind, text in [((-np.ones(3), 1), AssertionError, "x must have a positive sum"),
+                             ((np.ones(3), 7), AssertionError, r"assert k < 3"),
+                             ((np.full(3, 200.0), 1), ValueError, "too big")]:
+        x = args[0].copy()
+        with _raises_e910(kind, text) as info:
+            f(x, np.int64(args[1]))
+        assert isinstance(info.value, tpucc.errors.RuntimeRaiseError)
+        np.testing.assert_array_equal(x, args[0])         # nothing written back
+    with pytest.raises(AssertionError):                   # the eager program agrees
+        checked_scale(-np.ones(3), 1)
+
+
+def test_checks_in_a_runtime_loop_report_the_first_failure():
+    f = tpucc.compile(first_negative_prefix)
+    assert f(np.array([1.0, 2.0, -1.0]), np.int64(3)) == 2.0
+    with _raises_e910(AssertionError, "prefix sum went negative"):
+        f(np.array([1.0, -2.0, 5e6]), np.int64(3))
+    with _raises_e910(OverflowError, "prefix sum too large"):
+        f(np.array([1.0, 2e6, -5e6]), np.int64(3))
+    ir = f.lower(np.ones(3), np.int64(3)).ir()
+    assert "while" in ir and ir.count("check(") == 3    # x[i], the assert, the raise
+
+
+def test_a_runtime_raise_in_a_differentiated_function():
+    step = tpucc.compile(lambda w, x: tpucc.grad(finite_loss)(w, x))
+    w = np.ones((3, 2))
+    np.testing.assert_allclose(step(w, np.ones((4, 3))), 2 * np.ones((3, 4)) @ (np.ones((4, 3)) @ w))
+    with _raises_e910(AssertionError, "non-finite activations"):
+        step(w, np.full((4, 3), np.inf))
+
+
+def test_runtime_raises_in_trace_records_and_artifacts(tmp_path):
+    model = tmp_path / "guarded.py"
+    model.write_text(textwrap.dedent('''
+        import numpy as np
+        from tpucc.aot import entry
+
+        @entry("f32[4]")
+        def normalize(v):
+            s = v.sum()
+            if s == 0:
+                raise ZeroDivisionError("v sums to zero")
+            return v / s
+    '''))
+    [built] = aot.build_file(str(model), str(tmp_path))
+    f = tpucc.load(built.path)
+    np.testing.assert_allclose(f(np.ones(4, np.float32)), np.full(4, 0.25))
+    with _raises_e910(ZeroDivisionError, "v sums to zero"):
+        f(np.zeros(4, np.float32))

@@ -112,6 +112,31 @@ class RuntimeIndexError(TpuccError, IndexError):
     code = "E900"
 
 
+class RuntimeRaiseError(TpuccError):
+    """The program's own `assert` or `raise` under a runtime condition fired.
+    Each error is also an instance of the exception the program raises
+    (`runtime_raise_class`), so `except AssertionError` catches it.  Raised
+    when the call returns, before anything is written back."""
+    code = "E910"
+
+
+# The built-in exceptions a program may raise under a runtime condition: a
+# trace record or artifact names the class, and another process rebuilds it.
+RAISABLE_AT_RUN_TIME = {e.__name__: e for e in (
+    AssertionError, ValueError, RuntimeError, ArithmeticError, FloatingPointError, OverflowError,
+    ZeroDivisionError, IndexError, KeyError, TypeError, NotImplementedError)}
+_RUNTIME_RAISE_CLASSES: dict = {}
+
+
+def runtime_raise_class(name: str) -> type:
+    """RuntimeRaiseError that is also the built-in exception `name`."""
+    if name not in _RUNTIME_RAISE_CLASSES:
+        base = RAISABLE_AT_RUN_TIME[name]
+        _RUNTIME_RAISE_CLASSES[name] = type(f"Runtime{name}", (RuntimeRaiseError, base),
+                                            {"__module__": __name__})
+    return _RUNTIME_RAISE_CLASSES[name]
+
+
 class InternalError(TpuccError):
     """A bug in tpucc itself."""
     code = "E999"

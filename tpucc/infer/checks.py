@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import Loc, RuntimeIndexError
+from ..errors import Loc, RuntimeIndexError, TpuccError, runtime_raise_class
 from . import builder
 from .values import Array
 
@@ -23,10 +23,14 @@ def start(context) -> None:
     context.error_code_origin = context.error_code.var
 
 
-def require(ok: Array, message: str, hint: str | None = None) -> None:
-    """The runtime bool `ok` must hold here, else the call raises `message`."""
+def require(ok: Array, message: str, hint: str | None = None, raises: str | None = None,
+            loc: Loc | None = None) -> None:
+    """The runtime bool `ok` must hold here, else the call raises `message`
+    at `loc` (default: the current line): a RuntimeIndexError, or, with
+    `raises` (a built-in exception's name, the program's own `assert` /
+    `raise`), a RuntimeRaiseError of that class."""
     c = builder.ctx()
-    c.checks.append((message, c.loc, hint))
+    c.checks.append((message, loc or c.loc, hint, raises))
     c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
 
 
@@ -38,20 +42,25 @@ def finish(context, results: list) -> list:
         first[:] = [op for op in first if op.outputs[:1] != (context.error_code_origin,)]
         return []
     results.append(context.error_code.var)
-    return [record(message, loc, hint) for message, loc, hint in context.checks]
+    return [record(*check) for check in context.checks]
 
 
-def record(message: str, loc: Loc | None, hint: str | None) -> dict:
+def record(message: str, loc: Loc | None, hint: str | None, raises: str | None = None) -> dict:
     """A check as plain data (trace records and artifacts store it as JSON)."""
     where = None if loc is None else [loc.file, loc.line, loc.col, loc.func]
-    return {"message": message, "loc": where, "hint": hint}
+    out = {"message": message, "loc": where, "hint": hint}
+    if raises is not None:
+        out["raises"] = raises
+    return out
 
 
-def error(checks: list, code) -> RuntimeIndexError | None:
+def error(checks: list, code) -> TpuccError | None:
     """The error of failed check `code` (the program's last result), or None."""
     code = int(np.asarray(code))
     if code == 0:
         return None
     check = checks[code - 1]
     loc = Loc(*check["loc"]) if check["loc"] else None
-    return RuntimeIndexError(check["message"], loc, check["hint"])
+    raises = check.get("raises")
+    kind = RuntimeIndexError if raises is None else runtime_raise_class(raises)
+    return kind(check["message"], loc, check["hint"])

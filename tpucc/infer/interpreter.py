@@ -11,11 +11,12 @@ import operator
 import os
 import types
 
-from ..errors import (InternalError, MergeError, SideEffectError, StaticValueError, TpuccError,
-                      UnsupportedError, UserCodeError)
+from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffectError,
+                      StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, control
+from . import builder, checks, control
+from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
 from .iterators import RangeIter, SeqIter
@@ -590,9 +591,47 @@ def BRANCH(f, arg, block, stops):
         jump = cond if kind in ("true", "none", "not_none") else not cond
         return Exit((target if jump else block.next,))
     pred = control.scalar_bool(cond)
-    if kind == "true":
-        return control.runtime_branch(f, block.index, pred, target, block.next, stops)
-    return control.runtime_branch(f, block.index, pred, block.next, target, stops)
+    if_true, if_false = (target, block.next) if kind == "true" else (block.next, target)
+    for raising, other, holds in ((if_true, if_false, lambda: emit("logical_not", pred)),
+                                  (if_false, if_true, lambda: pred)):
+        raised = _raised_by(f, raising)
+        if raised is not None:
+            name, message = raised
+            checks.require(holds(), message, raises=name, loc=f.fc.blocks[raising].instrs[-1].loc,
+                           hint=_RUNTIME_RAISE_HINT)
+            return Exit((other,))
+    return control.runtime_branch(f, block.index, pred, if_true, if_false, stops)
+
+
+_RUNTIME_RAISE_HINT = ("the condition depends on runtime values: compiled code checks it and "
+                       "raises when the call returns")
+# What a block that only raises may do: load the exception class and a
+# constant message, call the class, raise.
+_RAISE_BLOCK_OPS = {"LOAD_ASSERTION_ERROR", "LOAD_GLOBAL", "LOAD_CONST", "PUSH_NULL", "PRECALL",
+                    "CALL", "RAISE_VARARGS"}
+
+
+def _raised_by(f, index: int) -> tuple | None:
+    """(exception class name, message) when block `index` is an `assert`'s
+    failure or `raise SomeError("constant")`, of a built-in exception the
+    error can be rebuilt from (errors.RAISABLE_AT_RUN_TIME); else None."""
+    instrs = f.fc.blocks[index].instrs
+    if not instrs or instrs[-1].op != "RAISE_VARARGS" or instrs[-1].arg != 1 or \
+            any(i.op not in _RAISE_BLOCK_OPS for i in instrs):
+        return None
+    first = instrs[0]
+    if first.op == "LOAD_ASSERTION_ERROR":
+        exc = AssertionError
+    elif first.op == "LOAD_GLOBAL":
+        exc = f.interp.read_global(f.func, first.arg[1])
+    else:
+        return None
+    if not (isinstance(exc, type) and RAISABLE_AT_RUN_TIME.get(exc.__name__) is exc):
+        return None
+    consts = [i.arg for i in instrs if i.op == "LOAD_CONST"]
+    if len(consts) > 1 or consts and not isinstance(consts[0], (str, int, float)):
+        return None
+    return exc.__name__, str(consts[0]) if consts else exc.__name__
 
 
 @terminator
@@ -661,7 +700,9 @@ def RAISE_VARARGS(f, argc, block, stops):
     if builder.ctx().runtime_depth > 0:
         raise UnsupportedError(
             f"raising {type(exc).__name__} under a runtime condition is not supported",
-            hint="check the condition on static values (shapes, Python values) instead")
+            hint="`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
+                 "exception, a constant message) compile to a check made when the call "
+                 "returns (E910); or test static values (shapes, Python values)")
     raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
 
 

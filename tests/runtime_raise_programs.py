@@ -1,0 +1,29 @@
+"""Programs with `assert` and `raise` on runtime values, for
+test_runtime_checks.py: kept out of test modules, whose asserts pytest
+rewrites into code of its own."""
+import numpy as np
+
+
+def checked_scale(x, k):
+    assert x.sum() > 0, "x must have a positive sum"
+    assert k < 3
+    if x.max() > 100:
+        raise ValueError("too big")
+    x[0] = 5.0
+    return x * k
+
+
+def first_negative_prefix(x, n):
+    total = 0.0
+    for i in range(n):
+        total += x[i]
+        assert total >= 0, "prefix sum went negative"
+        if total > 1e6:
+            raise OverflowError("prefix sum too large")
+    return total
+
+
+def finite_loss(w, x):
+    y = x @ w
+    assert np.all(np.isfinite(y)), "non-finite activations"
+    return np.sum(y ** 2)
