@@ -261,7 +261,39 @@ _CHAIN = {
     "log": (lambda ct, out, x: lax.div(ct, x),),
     "tanh": (lambda ct, out, x: lax.mul(ct, lax.sub(np.ones((), out.dtype), lax.mul(out, out))),),
     "sqrt": (lambda ct, out, x: lax.div(lax.mul(ct, np.full((), 0.5, out.dtype)), out),),
+    "power": (lambda ct, out, x, y: lax.mul(ct, _power_base_partial(out, x, y)),
+              lambda ct, out, x, y: lax.mul(ct, _power_exponent_partial(out, x, y))),
+    "absolute": (lambda ct, out, x: lax.mul(ct, lax.sign(x)),),
+    "maximum": (lambda ct, out, x, y: lax.mul(ct, _chosen(x, out, y)),
+                lambda ct, out, x, y: lax.mul(ct, _chosen(y, out, x))),
+    "minimum": (lambda ct, out, x, y: lax.mul(ct, _chosen(x, out, y)),
+                lambda ct, out, x, y: lax.mul(ct, _chosen(y, out, x))),
 }
+
+
+def _chosen(x, out, other):
+    """1 where max/min chose x, 1/2 where x and `other` tie, else 0 (jax's
+    rule, so both reverse modes agree)."""
+    shape = tuple(out.shape)
+    x, other = (broadcast_value(v, shape) for v in (x, other))
+    one, half, zero = (np.full(shape, v, out.dtype) for v in (1.0, 0.5, 0.0))
+    picked = lax.eq(x, out)
+    return lax.select_n(picked, zero, lax.select_n(lax.eq(other, out), one, half))
+
+
+def _power_base_partial(out, x, y):
+    """y * x**(y - 1), and 0 where y == 0 (as jax: no 0 * inf at x == 0)."""
+    x, y = (broadcast_value(v, tuple(out.shape)) for v in (x, y))
+    one, zero = np.ones((), out.dtype), np.zeros((), out.dtype)
+    partial = lax.mul(y, lax.pow(x, lax.sub(y, one)))
+    return lax.select_n(lax.eq(y, zero), partial, lax.full_like(partial, 0))
+
+
+def _power_exponent_partial(out, x, y):
+    """x**y * log(x), with log(1) where x == 0 (as jax: 0, not 0 * -inf)."""
+    x = broadcast_value(x, tuple(out.shape))
+    safe = lax.select_n(lax.eq(x, np.zeros((), out.dtype)), x, lax.full_like(x, 1))
+    return lax.mul(out, lax.log(safe))
 
 
 def _ufunc_vjp(name):
@@ -458,6 +490,7 @@ def _round_lower(lc, x, decimals):
 
 
 register("round", _round_abstract, _round_lower, numpy=lambda x, decimals: np.round(x, decimals))
+define_vjp("round", lambda lc, operands, perms, out, ct, decimals: (None,))   # flat: zero
 
 
 def round_(a, decimals=0, out=None):

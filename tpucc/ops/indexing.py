@@ -22,7 +22,7 @@ from jax import lax
 from ..errors import ShapeError, StaticValueError
 from ..ir import AVal, Value
 from . import masked
-from .registry import register
+from .registry import define_vjp, register
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 
@@ -164,6 +164,25 @@ def _getitem_lower(lc, x, *idx, key):
 
 register("getitem", _getitem_abstract, _getitem_lower,
          numpy=lambda x, *idx, key: x[_materialize(key, idx)])
+
+
+def _getitem_vjp(lc, operands, perms, out, ct, key):
+    """The cotangent scattered back to the indexed elements: a pad for a
+    static window (as jax transposes a slice), else a scatter-add."""
+    x, *idx = operands
+    none = (None,) * len(idx)
+    if not lc.wants(0):
+        return (None, *none)
+    index = _materialize(key, idx)
+    window = _static_window(index, x.shape)
+    if window is None:
+        return (jnp.zeros(x.shape, ct.dtype).at[index].add(ct), *none)
+    starts, sizes = window
+    widths = [(lo, n - lo - size, 0) for lo, size, n in zip(starts, sizes, x.shape)]
+    return (lax.pad(lax.reshape(ct, sizes), np.zeros((), ct.dtype), widths), *none)
+
+
+define_vjp("getitem", _getitem_vjp)
 
 
 def _setitem_abstract(avals, key):

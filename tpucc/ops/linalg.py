@@ -8,6 +8,8 @@ float32 results match NumPy on every backend.
 """
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -86,19 +88,42 @@ for _name, _fn in PRODUCTS.items():
     register(_name, _abstract(_fn, _name), _lower(_fn), numpy=getattr(np, _name))
 
 
-def _matrix_product_vjp(lc, operands, perms, out, ct, precision=None):
-    """Of a product of two matrices (the lowering's one dot_general)."""
+def _product_vjp(lc, operands, perms, out, ct, precision=None, stacks=False):
+    """Of a product of two matrices (the lowering's one dot_general); with
+    `stacks` (matmul), also of stacks of matrices (broadcast batch axes) and
+    vectors."""
     dt = out.dtype
-    if dt.kind != "f" or any(np.ndim(x) != 2 for x in operands):
+    ndims = [np.ndim(x) for x in operands]
+    if dt.kind != "f" or (ndims != [2, 2] and (not stacks or 0 in ndims)):
         return NotImplemented
     a, b = (cast(x, dt) for x in operands)
     prec = getattr(lax.Precision, precision.upper()) if precision else None
-    return (lax.dot_general(ct, b, (((1,), (1,)), ((), ())), precision=prec) if lc.wants(0) else None,
-            lax.dot_general(a, ct, (((0,), (0,)), ((), ())), precision=prec) if lc.wants(1) else None)
+    if ndims == [2, 2]:
+        return (lax.dot_general(ct, b, (((1,), (1,)), ((), ())), precision=prec)
+                if lc.wants(0) else None,
+                lax.dot_general(a, ct, (((0,), (0,)), ((), ())), precision=prec)
+                if lc.wants(1) else None)
+    from ..lower.reverse import unbroadcast
+    # Vectors as matrices: a (k,) is (1, k), b (k,) is (k, 1), as matmul reads them.
+    a2 = a[None, :] if ndims[0] == 1 else a
+    b2 = b[:, None] if ndims[1] == 1 else b
+    ct2 = ct
+    if ndims[0] == 1:
+        ct2 = jnp.expand_dims(ct2, -2 if ndims[1] > 1 else 0)
+    if ndims[1] == 1:
+        ct2 = jnp.expand_dims(ct2, -1)
+    da = db = None
+    if lc.wants(0):
+        da = unbroadcast(jnp.matmul(ct2, jnp.swapaxes(b2, -1, -2), precision=prec), a2.shape)
+        da = lax.reshape(da, a.shape)
+    if lc.wants(1):
+        db = unbroadcast(jnp.matmul(jnp.swapaxes(a2, -1, -2), ct2, precision=prec), b2.shape)
+        db = lax.reshape(db, b.shape)
+    return da, db
 
 
-define_vjp("matmul", _matrix_product_vjp)
-define_vjp("dot", _matrix_product_vjp)
+define_vjp("matmul", functools.partial(_product_vjp, stacks=True))
+define_vjp("dot", _product_vjp)
 
 
 def _emit(name, a, b, **attrs):
