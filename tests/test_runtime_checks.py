@@ -208,3 +208,57 @@ def test_runtime_raises_in_trace_records_and_artifacts(tmp_path):
     np.testing.assert_allclose(f(np.ones(4, np.float32)), np.full(4, 0.25))
     with _raises_e910(ZeroDivisionError, "v sums to zero"):
         f(np.zeros(4, np.float32))
+
+
+# --- NumPy's errors on Python ints known only at run time --------------------------------
+
+def counter_ops(x, n):
+    k = 0
+    for _ in range(n):          # k is a Python int that changes at run time
+        k = k + 100
+    return x + k, x < k, x - k
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16])
+def test_a_runtime_python_int_that_does_not_fit_raises_overflow_error(dtype):
+    f = tpucc.compile(counter_ops)
+    x = np.array([1, 2, 3], dtype)
+    for n in range(4):
+        try:
+            counter_ops(x, n)
+        except OverflowError:
+            with _raises_e910(OverflowError, f"out of bounds for {np.dtype(dtype).name}"):
+                f(x, np.int64(n))
+            continue
+        check(counter_ops, x, np.int64(n))
+
+
+def test_comparisons_with_a_runtime_python_int_are_exact():
+    def below(x, n):
+        k = 0
+        for _ in range(n):
+            k = k + 200
+        return x < k, x == k - 456
+    x = np.array([-100, 0, 100], np.int8)
+    for n in (0, 1, 2):
+        check(below, x, np.int64(n))
+
+
+def test_integer_powers_with_runtime_negative_exponents_raise_value_error():
+    def powers(x, e, n):
+        k = 2
+        for _ in range(n):
+            k = k - 1
+        return x ** k, x ** e
+    x = np.array([1, 2, 3])
+    check(powers, x, np.array([0, 1, 2]), np.int64(2))
+    f = tpucc.compile(powers)
+    with _raises_e910(ValueError, "Integers to negative integer powers"):
+        f(x, np.array([0, 1, 2]), np.int64(3))
+    with _raises_e910(ValueError, "Integers to negative integer powers"):
+        f(x, np.array([0, -1, 2]), np.int64(1))
+
+
+def test_float_arrays_with_runtime_python_ints_need_no_check():
+    ir = tpucc.compile(counter_ops).lower(np.ones(3), np.int64(2)).ir()
+    assert "check(" not in ir

@@ -154,25 +154,72 @@ def emit_ufunc(ufname, *operands):
         operands = _widen_for_exact_comparison(operands)
     else:
         _check_python_ints(ufname, operands)
+        _check_runtime_python_ints(ufname, operands)
     if ufname == "power":
         _check_negative_integer_power(operands)
     return emit(ufname, *operands)
 
 
+def _is_runtime_python_int(x) -> bool:
+    """A Python int that became a runtime value (a counter updated in a
+    runtime loop): weak, so NumPy's rules are those of the int it holds."""
+    from ..infer.values import Array
+    return isinstance(x, Array) and x.weak and x.dtype.kind in "iu"
+
+
+def _check_runtime_python_ints(ufname, operands):
+    """NumPy converts a Python int operand to an integer array's dtype and
+    raises OverflowError when it does not fit (`int8_array + 300`).  For an
+    int known only at run time that is a runtime check (infer/checks.py)."""
+    if not any(_is_runtime_python_int(x) for x in operands):
+        return
+    avals = [_operand_aval(x) for x in operands]
+    if all_weak(avals):
+        return
+    try:
+        loop = ufunc_loop(getattr(np, ufname), loop_keys(avals))
+    except TypeError:
+        return
+    from ..infer import checks
+    from ..infer.builder import emit
+    for x, dt in zip(operands, loop):
+        if not _is_runtime_python_int(x) or dt.kind not in "iu" or dt == np.int64:
+            continue
+        ok = emit("greater_equal", x, int(np.iinfo(dt).min))
+        if dt != np.uint64:
+            ok = emit("logical_and", ok, emit("less_equal", x, int(np.iinfo(dt).max)))
+        checks.require(ok, f"a Python integer out of bounds for {dt} (np.{ufname})",
+                       raises="OverflowError",
+                       hint="NumPy raises OverflowError here; cast the array to a wider dtype "
+                            "first, e.g. x.astype(np.int64)")
+
+
 def _check_negative_integer_power(operands):
-    """`int_array ** -1` raises ValueError in NumPy; jax cannot lower it."""
+    """`int_array ** -1` raises ValueError in NumPy; jax cannot lower it.  A
+    runtime exponent is checked at run time (infer/checks.py)."""
     from ..errors import UserCodeError
+    from ..infer.values import Array
     base, exponent = operands
-    if not (isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
-            and exponent < 0):
+    static = isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
+    if not (static and exponent < 0 or isinstance(exponent, Array)
+            and exponent.dtype.kind == "i"):
         return
     try:
         loop = ufunc_loop(np.power, loop_keys([_operand_aval(x) for x in operands]))
     except TypeError:
         return
-    if loop[0].kind in "iu":
-        raise UserCodeError("ValueError: Integers to negative integer powers are not allowed.",
-                            hint="use a float base or exponent (x ** -1.0, 1 / x)")
+    if loop[0].kind not in "iu":
+        return
+    message, hint = ("Integers to negative integer powers are not allowed.",
+                     "use a float base or exponent (x ** -1.0, 1 / x)")
+    if static:
+        raise UserCodeError(f"ValueError: {message}", hint=hint)
+    from ..infer import checks
+    from ..infer.builder import emit
+    ok = emit("greater_equal", exponent, 0)
+    if exponent.ndim:
+        ok = emit("all", ok, axes=None, keepdims=False)
+    checks.require(ok, message, raises="ValueError", hint=hint)
 
 
 def _widen_for_exact_comparison(operands):
@@ -180,6 +227,11 @@ def _widen_for_exact_comparison(operands):
     uint8 (255) would make it False.  When a Python int does not fit an integer
     array's dtype, compare in int64 (float64 if it does not fit int64 either)."""
     from ..infer.values import Array
+    if any(_is_runtime_python_int(x) for x in operands):
+        # An int known only at run time may not fit: compare in int64.
+        operands = tuple(astype(x, np.int64) if isinstance(x, Array) and not x.weak
+                         and x.dtype.kind in "iu" and x.dtype.itemsize < 8 else x
+                         for x in operands)
     ints = [x for x in operands if _is_python_int(x)]
     if not ints:
         return operands
