@@ -338,20 +338,68 @@ def static_number_table(items):
     return Array(value)
 
 
-class Permuted(tuple):
-    """The `index` of a transposed view (x.T, np.transpose, swapaxes,
-    moveaxis): its axes permutation.  NumPy returns a view, so writes into
-    it go through to the base."""
+class _ViewIndex(tuple):
+    """The `index` of a view that is not basic indexing: equal only to an
+    index of the same kind and contents."""
     __slots__ = ()
 
     def __eq__(self, other):
-        return type(other) is Permuted and tuple.__eq__(self, other)
+        return type(other) is type(self) and tuple.__eq__(self, other)
 
     def __ne__(self, other):
         return not self == other
 
     def __hash__(self):
-        return hash((Permuted, tuple(self)))
+        return hash((type(self), tuple(self)))
+
+
+class Permuted(_ViewIndex):
+    """The `index` of a transposed view (x.T, np.transpose, swapaxes,
+    moveaxis): its axes permutation.  NumPy returns a view, so writes into
+    it go through to the base."""
+    __slots__ = ()
+
+
+class Reshaped(_ViewIndex):
+    """The `index` of a reshaped view (reshape or ravel of a C-contiguous
+    array, expand_dims, squeeze): the view's shape.  Writes go through."""
+    __slots__ = ()
+
+
+def is_c_contiguous(a) -> bool:
+    """Whether NumPy's array for Array `a` is C-contiguous, so that reshape
+    and ravel give a view.  Arrays the program makes are; so are its inputs
+    (tpucc assumes it: see docs); a view decides by its index, conservatively
+    (False may be a NumPy view that tpucc copies)."""
+    if a.base is None:
+        return True
+    if not is_c_contiguous(a.base):
+        return False
+    index, shape = a.index, a.base.shape
+    if type(index) is Reshaped:
+        return True
+    if type(index) is Permuted:
+        moved = [axis for axis in index if shape[axis] != 1]
+        return moved == sorted(moved)
+    # Basic indexing: fixed leading axes, then at most one partial step-1
+    # range, then whole axes.
+    kept = False
+    axis = 0
+    for k in index:
+        if k is None or k is Ellipsis or axis >= len(shape):
+            return False
+        n = shape[axis]
+        axis += 1
+        if not isinstance(k, slice):            # an int, static or runtime
+            if kept and n != 1:
+                return False
+            continue
+        start, stop, step = k.indices(n)
+        length = len(range(start, stop, step))
+        if length > 1 and step != 1 or kept and length != n:
+            return False
+        kept = kept or length > 1
+    return True
 
 
 def basic_index_value(base, index):
@@ -359,6 +407,8 @@ def basic_index_value(base, index):
     from ..infer.builder import emit
     if type(index) is Permuted:
         return emit("transpose", base, perm=tuple(index)).var
+    if type(index) is Reshaped:
+        return emit("reshape", base, shape=tuple(index)).var
     static, arrays = _view_key(index)
     return emit("getitem", base, *arrays, key=static).var
 
@@ -370,6 +420,9 @@ def write_through(base, index, value):
     if type(index) is Permuted:
         inverse = tuple(int(i) for i in np.argsort(index))
         base.set(emit("transpose", Array(value), perm=inverse).var)
+        return
+    if type(index) is Reshaped:
+        base.set(emit("reshape", Array(value), shape=base.shape).var)
         return
     static, arrays = _view_key(index)
     base.set(emit("setitem", base, value, *arrays, key=static).var)

@@ -65,7 +65,21 @@ def reshape(a, *shape, order="C", newshape=None, **kw):
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return _emit("reshape", a, shape=resolve_shape(shape, _aval(a).size))
+    from .indexing import is_c_contiguous
+    from ..infer.values import Array
+    view = isinstance(a, Array) and is_c_contiguous(a)
+    return _reshaped(a, resolve_shape(shape, _aval(a).size), view)
+
+
+def _reshaped(a, shape: tuple, view: bool):
+    """a reshaped: a view of a runtime array when `view` (NumPy gives one
+    when no copy is needed: writes through it change `a`), else a new array."""
+    from ..infer.values import Array
+    from .indexing import Reshaped
+    out = _emit("reshape", a, shape=shape)
+    if view and isinstance(a, Array) and not a.immutable and (a.ndim or len(shape)):
+        return Array(out.var, base=a, index=Reshaped(shape))
+    return out
 
 
 def _aval(a) -> AVal:
@@ -73,9 +87,17 @@ def _aval(a) -> AVal:
     return to_value(a).aval
 
 
-@implements(np.ravel, method=("ravel", "flatten"))
+@implements(np.ravel, method="ravel")
 def ravel(a, order="C"):
     return reshape(a, -1, order=order)
+
+
+@implements(method="flatten")
+def flatten(a, order="C"):
+    """Always a copy, unlike ravel."""
+    if order != "C":
+        raise UnsupportedError("flatten(order='F') is not supported")
+    return _reshaped(a, (_aval(a).size,), view=False)
 
 
 @implements(np.expand_dims)
@@ -88,7 +110,7 @@ def expand_dims(a, axis):
         raise ShapeError(f"repeated axis in expand_dims: {axis}")
     for ax in axes:
         shape.insert(ax, 1)
-    return _emit("reshape", a, shape=tuple(shape))
+    return _reshaped(a, tuple(shape), view=True)
 
 
 @implements(np.squeeze, method="squeeze")
@@ -100,7 +122,7 @@ def squeeze(a, axis=None):
     for ax in axes:
         if shape[ax] != 1:
             raise ShapeError("cannot select an axis to squeeze out which has size not equal to one")
-    return _emit("reshape", a, shape=tuple(d for i, d in enumerate(shape) if i not in axes))
+    return _reshaped(a, tuple(d for i, d in enumerate(shape) if i not in axes), view=True)
 
 
 # --- transpose -----------------------------------------------------------------
