@@ -806,6 +806,16 @@ gen_median = rotating(
     v(arr(5), axis=-1), v(sarr(8), keepdims=True),
     once=[v(arr(3, 4), axis=2), v(arr(3), out=arr(), refused=True)])
 
+gen_percentile = rotating(
+    v(sarr(3, 4), q=50), v(arr(3, 4), q=[10, 90], axis=0), v(sarr(2, 3, 4), q=37.5, axis=(0, 2),
+                                                              keepdims=True),
+    v(arr(5), q=[0, 100.0], axis=-1), v(sarr(8), q=25, keepdims=True),
+    once=[v(arr(3), q=101), v(arr(3), q=50, out=arr(), refused=True)])
+gen_quantile = rotating(
+    v(sarr(3, 4), q=0.5), v(arr(3, 4), q=[0.1, 0.9], axis=0), v(sarr(2, 3, 4), q=1, axis=(0, 2)),
+    v(arr(5), q=[0, 1], axis=-1), v(sarr(8), q=0.25, keepdims=True),
+    once=[v(arr(3), q=-0.5), v(arr(3), q=0.5, method="nearest", refused=True)])
+
 
 def complex_part(part):
     """np.real / np.imag / np.angle of a complex array the program makes (the
@@ -940,6 +950,7 @@ FUNCTION_KINDS = {
     **{n: (gen_nan_accumulating, ALL_DTYPES) for n in ("nansum", "nanprod", "nanmean")},
     "nan_to_num": (gen_nan_to_num, ALL_DTYPES), "copyto": (gen_copyto, ALL_DTYPES),
     "median": (gen_median, ALL_DTYPES),
+    "percentile": (gen_percentile, ALL_DTYPES), "quantile": (gen_quantile, ALL_DTYPES),
     "real": (gen_complex_part, CORE), "imag": (gen_complex_part, CORE),
     "angle": (gen_complex_part, CORE),
     "inv": (gen_inv, ALL_DTYPES), "det": (gen_det, ALL_DTYPES),

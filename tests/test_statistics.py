@@ -1,5 +1,6 @@
-"""np.median (tpucc/ops/statistics.py) against eager NumPy: values, dtypes,
-NumPy-scalar vs 0-d array results, NaN slices, every axis form, keepdims."""
+"""np.median, np.percentile and np.quantile (tpucc/ops/statistics.py)
+against eager NumPy: values, dtypes, NumPy-scalar vs 0-d array results, NaN
+slices, every axis form, keepdims."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,3 +51,53 @@ def test_median_refusals_name_the_line():
     with pytest.raises(tpucc.UnsupportedError, match="out=") as info:
         tpucc.compile(lambda v, o: np.median(v, out=o))(np.ones(3), np.zeros(()))
     assert info.value.loc is not None and info.value.loc.file == __file__
+
+
+# --- np.percentile / np.quantile ----------------------------------------------------------
+
+QS = {"percentile": [50, 37.5, 100.0, [10, 90], [0.0, 33.3, 100]],
+      "quantile": [0.25, 1, [0.1, 0.9], [0, 1]]}
+
+
+def _reference_or_error(fn):
+    try:
+        return fn(), None
+    except (TypeError, ValueError) as e:
+        return None, e
+
+
+@pytest.mark.parametrize("name", sorted(set(ARRAYS) - {"bool", "0-d"}))
+@pytest.mark.parametrize("func", ["percentile", "quantile"])
+def test_percentile_and_quantile_match_numpy(name, func):
+    """Values, dtypes (a Python-number q keeps a float array's dtype, a list
+    gives float64, integer q of quantile keeps integers), scalar kinds, NaN
+    slices, every axis form, keepdims."""
+    x = ARRAYS[name]
+    fn = getattr(np, func)
+    for q in QS[func]:
+        for axis in _axes(x):
+            for keepdims in (False, True):
+                check(lambda v, q=q, a=axis, k=keepdims: fn(v, q, axis=a, keepdims=k), x)
+
+
+def test_percentile_errors_are_numpys_and_runtime_q_is_refused():
+    x = np.arange(5.0)
+    with pytest.raises(tpucc.errors.UserCodeError, match="Percentiles must be in the range"):
+        tpucc.compile(lambda v: np.percentile(v, 101))(x)
+    with pytest.raises(tpucc.errors.UserCodeError, match="Quantiles must be in the range"):
+        tpucc.compile(lambda v: np.quantile(v, [0.5, -0.1]))(x)
+    with pytest.raises(tpucc.errors.UnsupportedError, match="known only at run time"):
+        tpucc.compile(lambda v, q: np.percentile(v, q))(x, np.array([50.0]))
+    with pytest.raises(tpucc.errors.UnsupportedError, match="method"):
+        tpucc.compile(lambda v: np.percentile(v, 50, method="nearest"))(x)
+
+
+def test_percentiles_of_runtime_slices_in_a_loop():
+    def spread(x, n):
+        total = 0.0
+        for k in range(n):
+            lo, hi = np.percentile(x * k - x[k], [25, 75])
+            total += hi - lo
+        return total
+    for n in (1, 3, 4):
+        check(spread, np.array([3.0, 1.0, 4.0, 1.5, 9.0]), np.int64(n))

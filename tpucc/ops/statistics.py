@@ -1,4 +1,5 @@
-"""Order statistics composed of other ops: np.median.
+"""Order statistics composed of other ops: np.median, np.percentile,
+np.quantile.
 
 NumPy's own recipe: sort along the axis (NaN sorts last), take the middle
 element or the two middle ones, and np.mean them, so the dtype rule is
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, UnsupportedError
+from ..errors import DTypeError, UnsupportedError, UserCodeError
+from .elementwise import astype
 from .manipulation import along, as_array
 from .registry import NUMPY, implements, normalize_axis
 from .shape import moveaxis, ravel, reshape, where
@@ -50,3 +52,114 @@ def _reduced_to_last_axis(a, axis):
     x = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
     rest = tuple(d for i, d in enumerate(a.shape) if i not in axes)
     return reshape(x, rest + (-1,)), kept_shape
+
+
+# --- percentile / quantile ---------------------------------------------------------------
+# NumPy's "linear" method (Hyndman & Fan's 7th), step by step with its dtype
+# rules: the quantiles are static, so the positions in the sorted slice and
+# the interpolation weights are computed here with NumPy's own expressions;
+# the runtime part is a sort, two static gathers and NumPy's _lerp.  A q that
+# is a Python number is weak (the result keeps a float array's dtype); a q
+# array gives float64.  A slice holding a NaN gives NaN.
+
+@implements(np.percentile)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None, interpolation=None):
+    weak = type(q) in (int, float)
+    qs = np.true_divide(_static_quantiles(q, "percentile"), 100)
+    if not _in_unit_range(qs):
+        raise UserCodeError("ValueError: Percentiles must be in the range [0, 100]")
+    return _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation)
+
+
+@implements(np.quantile)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None, interpolation=None):
+    weak = type(q) in (int, float)
+    qs = np.asanyarray(_static_quantiles(q, "quantile"))
+    if not _in_unit_range(qs):
+        raise UserCodeError("ValueError: Quantiles must be in the range [0, 1]")
+    return _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation)
+
+
+def _static_quantiles(q, name):
+    from ..infer.values import Array
+    if isinstance(q, Array) or isinstance(q, (list, tuple)) and any(
+            isinstance(v, Array) for v in q):
+        raise UnsupportedError(f"np.{name} with quantiles known only at run time is not "
+                               "supported", hint="pass q as Python numbers or a list of them (a NumPy "
+                               "array the function reads is a runtime input)")
+    return np.asanyarray(q)
+
+
+def _in_unit_range(qs) -> bool:
+    return bool(np.all((qs >= 0) & (qs <= 1))) if qs.size else True
+
+
+def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation):
+    for name, value, default in (("out", out, None), ("weights", weights, None),
+                                 ("interpolation", interpolation, None),
+                                 ("method", method, "linear")):
+        if value != default if isinstance(value, str) else value is not default:
+            raise UnsupportedError(f"np.percentile/np.quantile({name}=...) is not supported",
+                                   hint="the default method, 'linear', compiles")
+    if qs.ndim > 1:
+        raise UserCodeError("ValueError: q must be a scalar or 1d")
+    a = as_array(a)
+    if a.dtype.kind == "c":
+        raise UserCodeError("TypeError: a must be an array of real numbers")
+    x, kept_shape = _reduced_to_last_axis(a, axis)
+    n = x.shape[-1]
+    ordered = sort(x, axis=-1)
+    last = x.ndim - 1
+    virtual = n * qs + (1 + qs * (1 - 1 - 1)) - 1        # NumPy's _compute_virtual_index
+    if np.issubdtype(virtual.dtype, np.integer):
+        result = _taken(ordered, virtual, last)
+    else:
+        below, above = _neighbours(virtual, n)
+        gamma = np.asanyarray(virtual - below, dtype=virtual.dtype)
+        t = float(gamma) if weak else gamma.reshape(qs.shape + (1,) * last)
+        result = _lerp(_taken(ordered, below, last), _taken(ordered, above, last), t)
+    if a.dtype.kind == "f" and n:
+        nan_last = ordered[along(last, n - 1)]
+        with_nan = where(NUMPY[np.isnan](nan_last), astype(nan_last, result.dtype), result)
+        with_nan.immutable = result.immutable
+        result = with_nan
+    if keepdims:
+        result = reshape(result, qs.shape + kept_shape)
+    return result
+
+
+def _neighbours(virtual, n):
+    """NumPy's _get_indexes: the sorted positions each side of a virtual
+    index, clamped to the slice."""
+    below = np.array(np.floor(virtual))     # (0-d arrays: assignable)
+    above = np.array(below + 1)
+    below[virtual >= n - 1] = -1
+    above[virtual >= n - 1] = -1
+    below[virtual < 0] = 0
+    above[virtual < 0] = 0
+    return below.astype(np.intp), above.astype(np.intp)
+
+
+def _taken(ordered, positions, last):
+    """ordered[..., positions], with the quantile axes first (NumPy's layout)."""
+    picked = ordered[along(last, positions if positions.ndim else int(positions))]
+    if positions.ndim:
+        picked = moveaxis(picked, last, 0)
+    return picked
+
+
+def _lerp(a, b, t):
+    """NumPy's _lerp: a + (b - a) t, and b - (b - a)(1 - t) where t >= 0.5,
+    computed in the first one's dtype."""
+    diff = b - a
+    lerp = a + diff * t
+    high = np.asarray(t) >= 0.5
+    if not high.any():
+        return lerp
+    upper = astype(b - diff * (1 - t), lerp.dtype)
+    if high.all():
+        upper.immutable = lerp.immutable
+        return upper
+    return where(high, upper, lerp)
