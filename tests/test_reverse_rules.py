@@ -64,6 +64,14 @@ ELEMENTWISE = {
                                        - np.log(b * b + 2.0) + (-a)),
     "scalar operand": lambda a, b: np.sum(a * 3.0 - 1.5) + np.sum(2.0 / (b * b + 1.0)),
     "size-1 axes": lambda a, b: np.sum(a[:, :1] * b[:1, :]),
+    "trigonometric and friends": lambda a, b: np.sum(
+        np.sin(a) * np.cos(b) + np.tan(a * 0.3) + np.sinh(b * 0.5) - np.cosh(a * 0.2)
+        + np.arctan(a) + np.arcsin(np.tanh(b) * 0.9) - np.arccos(np.tanh(a) * 0.8)
+        + np.arcsinh(b) + np.arctanh(np.tanh(a) * 0.7) + np.deg2rad(a) - np.rad2deg(b)),
+    "logs, powers and steps": lambda a, b: np.sum(
+        np.log1p(a * a) + np.expm1(b * 0.1) + np.exp2(a * 0.5) + np.log2(b * b + 1)
+        - np.log10(a * a + 2) + np.square(b) + np.reciprocal(a * a + 1) + np.cbrt(b * b + 1)
+        + np.fabs(a) * np.floor(b) + np.ceil(a) + np.sign(b) * a + +b + np.trunc(a) * np.rint(b)),
     "max, min and their ties": lambda a, b: np.sum(np.maximum(a, b) * 3.0 + np.minimum(a, 0.5)
                                                    + np.maximum(np.round(a), np.round(b))),
 }

@@ -316,11 +316,40 @@ _CHAIN = {
     "power": (lambda ct, out, x, y: lax.mul(ct, _power_base_partial(out, x, y)),
               lambda ct, out, x, y: lax.mul(ct, _power_exponent_partial(out, x, y))),
     "absolute": (lambda ct, out, x: lax.mul(ct, lax.sign(x)),),
+    "fabs": (lambda ct, out, x: lax.mul(ct, lax.sign(x)),),
+    "positive": (lambda ct, out, x: ct,),
+    "square": (lambda ct, out, x: lax.mul(ct, lax.mul(_const(2, out), x)),),
+    "reciprocal": (lambda ct, out, x: lax.neg(lax.mul(ct, lax.mul(out, out))),),
+    "cbrt": (lambda ct, out, x: lax.div(ct, lax.mul(_const(3, out), lax.mul(out, out))),),
+    "expm1": (lambda ct, out, x: lax.mul(ct, lax.add(out, _const(1, out))),),
+    "exp2": (lambda ct, out, x: lax.mul(ct, lax.mul(out, _const(np.log(2), out))),),
+    "log1p": (lambda ct, out, x: lax.div(ct, lax.add(x, _const(1, out))),),
+    "log2": (lambda ct, out, x: lax.div(ct, lax.mul(x, _const(np.log(2), out))),),
+    "log10": (lambda ct, out, x: lax.div(ct, lax.mul(x, _const(np.log(10), out))),),
+    "sin": (lambda ct, out, x: lax.mul(ct, lax.cos(x)),),
+    "cos": (lambda ct, out, x: lax.neg(lax.mul(ct, lax.sin(x))),),
+    "tan": (lambda ct, out, x: lax.mul(ct, lax.add(_const(1, out), lax.mul(out, out))),),
+    "sinh": (lambda ct, out, x: lax.mul(ct, lax.cosh(x)),),
+    "cosh": (lambda ct, out, x: lax.mul(ct, lax.sinh(x)),),
+    "arctan": (lambda ct, out, x: lax.div(ct, lax.add(_const(1, out), lax.mul(x, x))),),
+    "arcsin": (lambda ct, out, x: lax.mul(ct, lax.rsqrt(lax.sub(_const(1, out), lax.mul(x, x)))),),
+    "arccos": (lambda ct, out, x: lax.neg(lax.mul(ct, lax.rsqrt(lax.sub(_const(1, out),
+                                                                        lax.mul(x, x))))),),
+    "arcsinh": (lambda ct, out, x: lax.mul(ct, lax.rsqrt(lax.add(lax.mul(x, x), _const(1, out)))),),
+    "arctanh": (lambda ct, out, x: lax.div(ct, lax.sub(_const(1, out), lax.mul(x, x))),),
+    "deg2rad": (lambda ct, out, x: lax.mul(ct, _const(np.pi / 180, out)),),
+    "rad2deg": (lambda ct, out, x: lax.mul(ct, _const(180 / np.pi, out)),),
+    # Piecewise constant: no gradient (as jax).
+    **{name: (lambda ct, out, x: None,) for name in ("floor", "ceil", "trunc", "rint", "sign")},
     "maximum": (lambda ct, out, x, y: lax.mul(ct, _chosen(x, out, y)),
                 lambda ct, out, x, y: lax.mul(ct, _chosen(y, out, x))),
     "minimum": (lambda ct, out, x, y: lax.mul(ct, _chosen(x, out, y)),
                 lambda ct, out, x, y: lax.mul(ct, _chosen(y, out, x))),
 }
+
+
+def _const(value, like):
+    return np.asarray(value, like.dtype)
 
 
 def _chosen(x, out, other):
@@ -359,8 +388,10 @@ def _ufunc_vjp(name):
         shape = tuple(ct.shape)      # lax broadcasts scalars and size-1 axes, not ranks
         args = [cast(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape), dt)
                 for x in operands]
-        return tuple(unbroadcast(partial(ct, out, *args), np.shape(x)) if lc.wants(k) else None
-                     for k, (partial, x) in enumerate(zip(partials, operands)))
+        cts = [partial(ct, out, *args) if lc.wants(k) else None
+               for k, partial in enumerate(partials)]
+        return tuple(None if g is None else unbroadcast(g, np.shape(x))
+                     for g, x in zip(cts, operands))
     return vjp
 
 
