@@ -135,7 +135,7 @@ def test_conv_net_in_channels_last(both_ways, cfg):
     x = _r((2, 4, 12, 12), 11)
     w1, b1, w2 = _r((4, 4 // cfg.get("groups", 1), 3, 3), 12), _r((4,), 13), _r((3, 4, 3, 3), 14)
     plain = set(cfg) == {"padding"}
-    fallback = {"max_pool2d", "avg_pool2d"} | (set() if plain else {"conv2d"})
+    fallback = {"max_pool2d"} | (set() if plain else {"conv2d"})
     _assert_same(*both_ways(loss, w1, b1, w2, x, argnums=(0, 1, 2, 3), fallback=fallback),
                  rtol=1e-10, atol=1e-10)
 
@@ -192,3 +192,14 @@ def test_power_and_indexing(both_ways):
         return y.sum() + z.sum() + x[-1].sum() + 0.0 ** e[0]
     x, e = _r((3, 4), 30), np.array([2.0, 0.0, 1.5, 3.0])
     _assert_same(*both_ways(loss, x, e, np.array([2, 0, 2]), argnums=(0, 1)))
+
+
+@pytest.mark.parametrize("cfg", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                 dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+                                 dict(kernel_size=(2, 3), stride=(1, 2)),
+                                 dict(kernel_size=3, stride=3)],
+                         ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_average_pooling(both_ways, cfg):
+    def loss(x):
+        return np.sum(nn.avg_pool2d(x * x, **cfg) * np.arange(1.0, 3.0)[:, None, None])
+    _assert_same(*both_ways(loss, _r((3, 2, 8, 7), 31)))

@@ -284,6 +284,26 @@ define_vjp("max_pool2d", _max_pool_vjp)
 register("avg_pool2d", _pool_abstract("avg"), _avg_lower, numpy=_pool_numpy(nn.avg_pool2d))
 
 
+def _avg_pool_vjp(lc, operands, perms, out, ct, kernel, stride, padding, count_include_pad=True):
+    """Each window's share of the cotangent (ct / divisor) summed back over
+    the windows that read each input: the cotangent dilated by the stride,
+    padded, and summed over a stride-1 window of the same size."""
+    (x_aval,) = lc.in_avals
+    cfg = dict(kernel=kernel, stride=stride, padding=padding, shape=out.shape)
+    div = nn.pool_divisor(x_aval.shape[2:], cfg, count_include_pad)
+    div = np.asarray(div, ct.dtype)             # a scalar, or (oh, ow) counts
+    share = lax.div(ct, div.reshape((1,) * (ct.ndim - div.ndim) + div.shape))
+    widths = [(0, 0, 0), (0, 0, 0)]
+    for n, o, k, s, (lo, hi) in zip(x_aval.shape[2:], out.shape[2:], kernel, stride, padding):
+        widths.append((k - 1 - lo, n + lo - (o - 1) * s - 1, s - 1))
+    spread = lax.pad(share, np.zeros((), ct.dtype), widths)
+    return (lax.reduce_window(spread, np.zeros((), ct.dtype), lax.add, (1, 1) + tuple(kernel),
+                              (1, 1, 1, 1), "VALID"),)
+
+
+define_vjp("avg_pool2d", _avg_pool_vjp)
+
+
 def _pool_cfg(name, x, kernel_size, stride, padding):
     cfg = _config(name, nn.pool_config, _shape(x), kernel_size, stride, padding)
     return dict(kernel=cfg["kernel"], stride=cfg["stride"], padding=cfg["padding"])
