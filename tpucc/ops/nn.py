@@ -83,27 +83,37 @@ register("conv2d", _conv_abstract, _conv_lower, numpy=_conv_numpy, layout=_conv_
 
 
 def _conv_vjp(lc, operands, perms, out, ct, stride, padding, dilation, groups, precision=None):
-    """Both gradients of a stride-1, undilated, ungrouped convolution as
-    convolutions, in the layouts the forward read (x, w) and wrote (ct).
-    dx correlates ct with the spatially flipped kernel, its in- and out-
-    features swapped; dw correlates x with ct, the batch as the contracted
-    feature.  Other convolutions: jax.vjp of the lowering."""
-    if tuple(stride) != (1, 1) or tuple(dilation) != (1, 1) or groups != 1:
+    """Both gradients of an ungrouped convolution as convolutions, in the
+    layouts the forward read (x, w) and wrote (ct).  dx correlates ct,
+    dilated by the stride, with the spatially flipped kernel (its in- and
+    out-features swapped); dw correlates x with ct, dilated by the stride,
+    the batch as the contracted feature, stepping by the kernel's dilation.
+    Grouped convolutions: jax.vjp of the lowering."""
+    if groups != 1:
         return NotImplemented
     x, w = (cast(v, out.dtype) for v in operands)
     lhs = "".join("NCHW"[axis] for axis in (perms[0] or (0, 1, 2, 3)))
     rhs = "".join("OIHW"[axis] for axis in (perms[1] or (0, 1, 2, 3)))
     prec = getattr(lax.Precision, precision.upper()) if precision else None
-    kernel = (w.shape[rhs.index("H")], w.shape[rhs.index("W")])
+    spatial = "HW"
+    size_in = [x.shape[lhs.index(a)] for a in spatial]
+    size_out = [ct.shape[1 + k] for k in range(2)]              # ct is NHWC
+    kernel = [w.shape[rhs.index(a)] for a in spatial]
     dx = dw = None
     if lc.wants(0):
-        flipped = lax.rev(w, (rhs.index("H"), rhs.index("W")))
+        span = [(k - 1) * d for k, d in zip(kernel, dilation)]
+        pads = [(sp - lo, n + lo - (o - 1) * s - 1)
+                for sp, (lo, _), n, o, s in zip(span, padding, size_in, size_out, stride)]
         dx = lax.conv_general_dilated(
-            ct, flipped, (1, 1), [(k - 1 - lo, k - 1 - hi) for k, (lo, hi) in zip(kernel, padding)],
+            ct, lax.rev(w, (rhs.index("H"), rhs.index("W"))), (1, 1), pads,
+            lhs_dilation=tuple(stride), rhs_dilation=tuple(dilation),
             dimension_numbers=("NHWC", _swap(rhs, "O", "I"), lhs), precision=prec)
     if lc.wants(1):
+        pads = [(lo, (k - 1) * d + (o - 1) * s + 1 - n - lo)
+                for (lo, _), k, d, o, s, n in zip(padding, kernel, dilation, size_out, stride,
+                                                  size_in)]
         dw = lax.conv_general_dilated(
-            x, ct, (1, 1), padding,
+            x, ct, tuple(dilation), pads, rhs_dilation=tuple(stride),
             dimension_numbers=(_swap(lhs, "N", "C"), "IHWO", _swap(_swap(rhs, "O", "C"), "I", "N")),
             precision=prec)
     return dx, dw
