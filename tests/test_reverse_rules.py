@@ -5,12 +5,15 @@ rules must give the same values and dtypes, in every layout the lowering
 chooses (conv nets run channels-last), with broadcasting, mixed dtypes and
 ties, and must hand the cases they do not cover (strided convolutions,
 overlapping pools, batched products, indexing) to jax.vjp of the op."""
+import re
+
 import numpy as np
 import pytest
 
 import tpucc
 from tpucc import nn
 from tpucc.lower import reverse
+from tpucc.ops import registry
 
 
 def _r(shape, seed=0, dtype=np.float64):
@@ -114,6 +117,31 @@ def test_products(both_ways):
                 + np.sum(t @ t.transpose(0, 2, 1)))                           # batched
     a, b, v, t = _r((3, 4), 7), _r((4, 5), 8), _r((4,), 9), _r((2, 3, 4), 10)
     _assert_same(*both_ways(loss, a, b, v, t, argnums=(0, 1, 2, 3)))
+
+
+@pytest.mark.parametrize("rows", [1, 2, 8, 9])
+def test_classifier_input_gradient_row_by_row_on_the_cpu(rows):
+    """ct @ W.T with a few rows is one matrix-vector product per row on the
+    CPU (XLA:CPU's dot is slow there), one dot_general for other targets;
+    the gradient is NumPy's either way."""
+    x, w, ct = _r((rows, 6), 1, np.float32), _r((6, 5), 2, np.float32), _r((rows, 5), 3, np.float32)
+
+    def loss(x, w):
+        return np.sum((x @ w) * ct)
+    step = tpucc.compile(lambda x, w: tpucc.value_and_grad(loss)(x, w), cache=False)
+    value, grad = step(x, w)
+    np.testing.assert_allclose(value, np.sum((x @ w) * ct), rtol=1e-5)
+    np.testing.assert_allclose(grad, ct @ w.T, rtol=1e-6)
+    assert grad.dtype == np.float32
+
+    def products(platforms):
+        with registry.lowering_for(platforms):
+            text = tpucc.compile(lambda x, w: tpucc.value_and_grad(loss)(x, w),
+                                 cache=False).lower(x, w).as_text()
+        return len(re.findall(r"\bdot\(", text))
+    forward = 1
+    assert products(("cpu",)) == forward + (rows if 1 < rows <= 8 else 1)
+    assert products(("cuda",)) == forward + 1
 
 
 CONVS = [dict(padding=1), dict(padding=0), dict(padding=2), dict(padding="SAME"),

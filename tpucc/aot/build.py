@@ -34,7 +34,9 @@ from dataclasses import dataclass, field
 import jax
 import numpy as np
 
+from .. import lower
 from ..driver import is_runtime_kind
+from ..ops.registry import lowering_for
 from ..errors import Loc, TpuccError
 from . import targets as tg
 from . import tree, weights
@@ -266,8 +268,10 @@ def _export(ep, lowered, chosen):
     platforms = list(dict.fromkeys(t.platform for t in chosen))
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in lowered.traced.in_avals]
     try:
-        with jax.enable_x64(True):
-            return jax.export.export(lowered.jitted, platforms=platforms)(*structs)
+        # Traced afresh for the targets: lowerings may choose per platform.
+        with jax.enable_x64(True), lowering_for(platforms):
+            jitted = jax.jit(lower.to_function(lowered.traced.program, {}))
+            return jax.export.export(jitted, platforms=platforms)(*structs)
     except TpuccError:
         raise
     except Exception as e:  # noqa: BLE001 - an op jax cannot lower for a platform

@@ -225,6 +225,26 @@ def differentiating():
         _DIFFERENTIATED.reset(token)
 
 
+_TARGET_PLATFORMS = contextvars.ContextVar("tpucc_target_platforms", default=None)
+
+
+def target_platforms() -> tuple:
+    """The platforms the program being lowered will run on: jax's default
+    backend, or the targets of an export (`lowering_for`).  Lowerings may
+    pick the formulation each platform's XLA runs fastest; results agree."""
+    import jax
+    return _TARGET_PLATFORMS.get() or (jax.default_backend(),)
+
+
+@contextlib.contextmanager
+def lowering_for(platforms):
+    token = _TARGET_PLATFORMS.set(tuple(platforms))
+    try:
+        yield
+    finally:
+        _TARGET_PLATFORMS.reset(token)
+
+
 def matmul_precision() -> str:
     """The compile option for products and convolutions ("highest" matches
     NumPy's float32 results on every backend)."""
