@@ -27,3 +27,9 @@ def finite_loss(w, x):
     y = x @ w
     assert np.all(np.isfinite(y)), "non-finite activations"
     return np.sum(y ** 2)
+
+
+def positive_sqrt_in_place(x):
+    if np.any(x < 0):
+        raise ValueError("negative entries")
+    x[...] = np.sqrt(x)

@@ -70,6 +70,29 @@ def test_second_compile_loads_the_executable(cache_dir):
     assert len(entries(cache_dir)) == 1
 
 
+SCALE_IN_PLACE = """
+def f(x, y):
+    x *= 2.0
+    y[0] = x.sum()
+    return x.max()
+"""
+
+
+def test_a_hit_keeps_writing_back_in_place(cache_dir):
+    """The stored executable takes the recycled write-back buffers as extra
+    inputs (driver.OutputPool): a hit calls it the same way, call after call."""
+    for expected_cache in ("miss", "hit"):
+        fn, compiled = make(SCALE_IN_PLACE)
+        x, y = np.arange(4.0), np.zeros(3)
+        xe, ye = x.copy(), y.copy()
+        for _ in range(3):
+            assert compiled(x, y) == fn(xe, ye)
+            np.testing.assert_array_equal(x, xe)
+            np.testing.assert_array_equal(y, ye)
+        (entry,) = compiled._cache.values()
+        assert entry.times.cache == expected_cache
+
+
 def test_a_hit_still_lowers_when_asked_to():
     run_once(AXPY, X, Y)
     _, compiled = make(AXPY)

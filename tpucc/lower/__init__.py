@@ -113,14 +113,25 @@ def _lower_grad(op, env, ins):
     return [value, *aux, *grads]
 
 
-def lower_to_jax(program: Region, in_avals, input_layouts: dict | None = None):
+def lower_to_jax(program: Region, in_avals, input_layouts: dict | None = None,
+                 recycled=()):
     """(the jitted function, its Lowered for these input types), traced under
-    64-bit mode as a context.  Calling the jitted function after
-    `Lowered.compile()` reuses that compilation through jax's C++ dispatch.
-    Inputs in `input_layouts` are passed physically permuted (see to_function)."""
+    64-bit mode as a context.  Inputs in `input_layouts` are passed
+    physically permuted (see to_function).  `recycled`: the types of extra
+    inputs the Lowered takes after the program's, unused and donated, so
+    that XLA may write results of the same types into their buffers (the
+    caller passes its last call's write-back results: driver.OutputPool).
+    The jitted function takes the program's inputs only."""
     layouts = input_layouts or {}
     structs = [jax.ShapeDtypeStruct(layout.physical_shape(a.shape, layouts[i]) if i in layouts
                                     else a.shape, a.dtype) for i, a in enumerate(in_avals)]
     with jax.enable_x64(True):
-        jitted = jax.jit(to_function(program, layouts))
-        return jitted, jitted.lower(*structs)
+        fn = to_function(program, layouts)
+        jitted = jax.jit(fn)
+        if not recycled:
+            return jitted, jitted.lower(*structs)
+        n = len(structs)
+        donating = jax.jit(lambda *xs: fn(*xs[:n]), keep_unused=True,
+                           donate_argnums=tuple(range(n, n + len(recycled))))
+        return jitted, donating.lower(*structs, *(jax.ShapeDtypeStruct(a.shape, a.dtype)
+                                                  for a in recycled))

@@ -1,0 +1,121 @@
+"""Write-back results reuse the buffers of the previous call's (driver.OutputPool):
+the executable takes them as donated extra inputs, XLA writes the new results
+into them, and the user's arrays still get every update."""
+import numpy as np
+import pytest
+
+import tpucc
+from tpucc import driver
+from tests.runtime_raise_programs import positive_sqrt_in_place
+
+
+class Model:
+    def __init__(self):
+        self.w = np.arange(12, dtype=np.float32).reshape(3, 4)
+        self.b = np.ones(4, np.float32)
+
+    def step(self, x, lr):
+        g = x.T @ (x @ self.w + self.b)
+        self.w -= lr * g
+        self.b *= 0.5
+        return np.sum(self.w)
+
+
+@pytest.fixture
+def pools(monkeypatch):
+    """The OutputPools made while compiling, recording what each call passed
+    and got back."""
+    made = []
+
+    class Recording(driver.OutputPool):
+        def __init__(self, *a):
+            super().__init__(*a)
+            self.passed, self.returned = [], []
+            made.append(self)
+
+        def call(self, call, inputs):
+            """Buffer addresses: donated buffers cannot be asked afterwards."""
+            self.passed.append([_pointer(a) for a in self._free[-1]] if self._free else None)
+            outs = super().call(call, inputs)
+            self.returned.append([_pointer(a) for a in
+                                  outs[self.first:self.first + len(self.avals)]])
+            return outs
+    monkeypatch.setattr(driver, "OutputPool", Recording)
+    return made
+
+
+def _pointer(a) -> int:
+    return a.unsafe_buffer_pointer()
+
+
+def test_updates_are_written_into_the_last_calls_buffers(pools):
+    m, ref = Model(), Model()
+    step = tpucc.compile(m.step, runtime_args=("lr",), cache=False)
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    for lr in (0.1, 0.01, 0.001, 0.02):
+        assert np.isclose(step(x, lr), ref.step(x, lr), rtol=1e-6)
+        np.testing.assert_allclose(m.w, ref.w, rtol=1e-6)
+        np.testing.assert_array_equal(m.b, ref.b)
+    (pool,) = pools
+    assert [tuple(a.shape) for a in pool.avals] == [(3, 4), (4,)]
+    assert pool.passed[0] is None                 # the first call: NumPy placeholders
+    assert pool.passed[1:] == pool.returned[:-1]       # each call donates the last one's
+    for passed, returned in zip(pool.passed[1:], pool.returned[1:]):
+        # XLA wrote this call's results where the donated buffers were.
+        assert sorted(returned) == sorted(passed)
+
+
+def test_the_module_donates_one_extra_input_per_write_back():
+    m = Model()
+    step = tpucc.compile(m.step, runtime_args=("lr",), cache=False)
+    x = np.ones((2, 3), np.float32)
+    text = step.lower(x, 0.1).as_text("stablehlo")
+    main = text[text.index("func.func public @main"):].split("\n")[0]
+    assert main.count("tf.aliasing_output") == 2
+    assert main.count("%arg") == 2 + 2 + 2         # x, lr, w, b, then the two recycled
+
+
+def test_programs_without_write_backs_take_no_extra_inputs():
+    f = tpucc.compile(lambda x: x * 2, cache=False)
+    text = f.lower(np.ones(3)).as_text("stablehlo")
+    assert "tf.aliasing_output" not in text
+
+
+def test_a_write_back_that_forwards_an_input_is_not_recycled(pools):
+    """`m.w[...] = m.b` makes w's new value b itself: jax may return the
+    input array for it, which must not be donated at the next call (with
+    device_cache, b is the cached copy)."""
+    class Copy:
+        def __init__(self):
+            self.w = np.zeros(4, np.float32)
+            self.b = np.arange(4, dtype=np.float32)
+
+        def step(self):
+            self.w[...] = self.b
+            return np.sum(self.w)
+    for options in ({}, {"device_cache": True}):
+        c = Copy()
+        step = tpucc.compile(c.step, cache=False, **options)
+        for k in range(4):
+            c.b += 1                 # device_cache would not see this: b is read-only here
+            total = step()
+            expected = np.arange(4) + (1 + k if not options else 1)
+            np.testing.assert_array_equal(c.w, expected)
+            assert total == expected.sum()
+
+
+def test_a_call_that_raises_loses_its_buffers_and_the_next_starts_afresh(pools):
+    x = np.array([4.0, 9.0])
+    f = tpucc.compile(positive_sqrt_in_place, cache=False)
+    f(x)
+    np.testing.assert_array_equal(x, [2.0, 3.0])
+    bad = np.array([4.0, -1.0])
+    with pytest.raises(tpucc.TpuccError):
+        f(bad)
+    np.testing.assert_array_equal(bad, [4.0, -1.0])          # nothing written back
+    y = np.array([16.0, 25.0])
+    f(y)
+    np.testing.assert_array_equal(y, [4.0, 5.0])
+    (pool,) = pools
+    assert pool.passed[1] == pool.returned[0]       # the raising call got the first's
+    assert pool.passed[2] is None                   # and lost them
