@@ -8,6 +8,7 @@ arguments' final contents)."""
 import numpy as np
 import pytest
 
+import tpucc
 from conftest import check
 
 
@@ -96,3 +97,65 @@ def test_views_under_runtime_control_flow():
         check(updates_in_a_runtime_loop, np.arange(6.0).reshape(2, 3), np.int64(n))
     for flag in (-1, 1):
         check(reshape_under_a_runtime_branch, np.arange(6.0).reshape(2, 3), np.int64(flag))
+
+
+# Arguments that are not C-contiguous: NumPy's reshape copies a transposed
+# array, and copies or views a strided one depending on its strides; tpucc
+# asks NumPy about the array passed, and re-checks the layout at each call
+# (a different layout recompiles).  Each argument is made twice, as copying
+# a strided view would make it contiguous.
+LAYOUTS = {
+    "C-contiguous": lambda: np.arange(12.0).reshape(2, 6)[:, :3].copy(),
+    "transposed (copies)": lambda: np.arange(6.0).reshape(3, 2).T,
+    "every other column (a view)": lambda: np.arange(12.0).reshape(2, 6)[:, ::2],
+    "a column slice (copies)": lambda: np.arange(8.0).reshape(2, 4)[:, 1:],
+}
+
+
+def _check_fresh(fn, make, compiled=None):
+    eager, passed = make(), make()
+    expected = fn(eager)
+    compiled = compiled or tpucc.compile(fn, cache=False)
+    actual = compiled(passed)
+    np.testing.assert_array_equal(actual, expected)
+    np.testing.assert_array_equal(passed, eager)            # written back as NumPy did
+    return compiled
+
+
+def reshape_written_then_read(x):
+    flat = x.reshape(-1)
+    flat[0] = 100.0
+    x[1, 2] = -1.0
+    return flat * 1.0
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("fn", [write_through_reshape, update_through_ravel,
+                                reshape_written_then_read], ids=lambda f: f.__name__)
+def test_arguments_in_any_memory_layout(fn, layout):
+    _check_fresh(fn, LAYOUTS[layout])
+
+
+def test_a_new_layout_recompiles():
+    compiled = tpucc.compile(reshape_written_then_read, cache=False)
+    for name in sorted(LAYOUTS) * 2:
+        _check_fresh(reshape_written_then_read, LAYOUTS[name], compiled)
+    assert len(compiled._cache) == 1
+
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+    def bump(self):
+        self.w.reshape(-1)[1] += 10.0
+        return self.w.sum()
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_captured_arrays_in_any_memory_layout(layout):
+    eager, compiled = Holder(LAYOUTS[layout]()), Holder(LAYOUTS[layout]())
+    step = tpucc.compile(compiled.bump, cache=False)
+    for _ in range(2):
+        assert step() == eager.bump()
+        np.testing.assert_array_equal(compiled.w, eager.w)

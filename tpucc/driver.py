@@ -375,13 +375,16 @@ def runner(entry: Entry):
     captured = _capture_reader(traced, entry.options.get("device_cache"))
     n_out, build, single = _output_builder(traced)
     writebacks = traced.writebacks
-    if captured is None and not writebacks and single is not None:
+    # An input's memory layout decided whether reshapes of it are views
+    # (written through, or not: NumPy's semantics either way).
+    layouts = tuple(traced.input_strides)
+    if captured is None and not writebacks and single is not None and not layouts:
         def run(leaves):                        # the common case, in one frame
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
             return single(call(*leaves)[0])
-    elif not writebacks and single is not None:
+    elif not writebacks and single is not None and not layouts:
         def run(leaves):                        # a model reading its weights
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
@@ -404,6 +407,9 @@ def runner(entry: Entry):
                 inputs = captured(leaves)
                 if inputs is RECOMPILE:
                     return RECOMPILE
+            for i, strides in layouts:
+                if _strides_unless_contiguous(inputs[i]) != strides:
+                    return RECOMPILE
             outs = pool.call(call, inputs)
             if writebacks:
                 _write_back(traced, leaves, outs[n_out:])
@@ -411,6 +417,11 @@ def runner(entry: Entry):
             return build(outs)
     entry.run = run
     return run
+
+
+def _strides_unless_contiguous(x):
+    """None for a C-contiguous array (jax arrays are), else its strides."""
+    return x.strides if isinstance(x, np.ndarray) and not x.flags.c_contiguous else None
 
 
 def recycled_avals(traced) -> list:

@@ -334,7 +334,9 @@ def describe(traced, w: Walk) -> dict:
             "writebacks": writebacks, "captured": captured, "guards": guards,
             "input_sources": list(traced.input_sources),
             "input_layouts": [[i, list(perm)] for i, perm in sorted(traced.input_layouts.items())],
-            "checks": traced.checks}
+            "checks": traced.checks,
+            "input_strides": [[i, None if st is None else list(st)]
+                              for i, st in traced.input_strides]}
 
 
 def rebind(record: dict, w: Walk):
@@ -367,7 +369,9 @@ def rebind(record: dict, w: Walk):
                   input_sources=record["input_sources"], out_scalar=record["out_scalar"],
                   result_avals=[_decode_aval(a) for a in record["result_avals"]],
                   input_layouts={i: tuple(perm) for i, perm in record.get("input_layouts", [])},
-                  checks=record.get("checks", []))
+                  checks=record.get("checks", []),
+                  input_strides=[(i, None if st is None else tuple(st))
+                                 for i, st in record.get("input_strides", [])])
 
 
 def _ref(w: Walk, obj, kind):

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..ir import AVal, Region, Value
 from . import builder, checks
-from .builder import Context, compiling
+from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter
 # The bytecode frontend, which calls.py reaches only through a function-level
 # import (the modules import each other): loaded with tpucc, so the first
@@ -54,6 +54,8 @@ class Traced:
                                                         # (device_cache; driver.run_infer)
     checks: list = field(default_factory=list)          # runtime checks (checks.record); when
                                                         # any, the last result is their code
+    input_strides: list = field(default_factory=list)   # (input index, strides, None if
+                                                        # C-contiguous) reshapes relied on
 
 
 def is_runtime_leaf(x) -> bool:
@@ -95,6 +97,7 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
     sources.append(f"argument {path} ({kind})")
     arr = Array(p)
     arr.immutable = isinstance(x, np.generic)
+    note_input_layout(arr, p, x)
     arrays.append((arr, p))
     return arr
 
@@ -203,11 +206,13 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     check_records = checks.finish(context, results)     # the error code comes last
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))
+    index = {id(p): i for i, p in enumerate(all_params)}
+    input_strides = sorted((index[id(p)], st) for p, st in context.layouts_read.items())
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
                   out_weak, writebacks, captured, _unique_guards(context.guards),
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
                   module_reads=context.module_reads, out_scalar=out_scalar,
-                  checks=check_records)
+                  checks=check_records, input_strides=input_strides)
 
 
 def _refuse_iterators(result, fn):

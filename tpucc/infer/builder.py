@@ -45,6 +45,12 @@ class Context:
     # Lists and dicts rebuilt after a runtime `if` or loop because they are
     # other objects (or hold other items) on different paths: id -> object.
     merged_containers: dict = field(default_factory=dict)
+    # Input arrays (arguments, captured): id(Array) -> (param, the NumPy
+    # array if it is not C-contiguous, else None); and the params whose
+    # layout a reshape consulted -> their strides, None if C-contiguous:
+    # calls re-check those (driver).
+    input_layouts: dict = field(default_factory=dict)
+    layouts_read: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:
@@ -111,6 +117,49 @@ def def_loc(fn) -> Loc | None:
                 break
     text = linecache.getline(code.co_filename, line)
     return Loc(code.co_filename, line, len(text) - len(text.lstrip()), code.co_qualname)
+
+
+def note_input_layout(array, param, value) -> None:
+    """Input `array` (module parameter `param`) holds `value`: a NumPy array
+    may not be C-contiguous (a transposed or strided view); jax arrays are."""
+    strided = isinstance(value, np.ndarray) and not value.flags.c_contiguous
+    ctx().input_layouts[id(array)] = (param, value if strided else None)
+
+
+def is_c_contiguous_root(array) -> bool:
+    """Whether Array `array`, one without a base, is C-contiguous: arrays
+    the program makes are; an input is if the NumPy array passed now is,
+    which is then a fact the executable depends on (recorded)."""
+    found = ctx().input_layouts.get(id(array))
+    if found is None:
+        return True
+    param, strided = found
+    _relied_on(param, strided)
+    return strided is None
+
+
+def reshape_of_input_is_view(array, shape) -> bool | None:
+    """Whether NumPy reshapes the input behind Array `array` (one without a
+    base) to `shape` without a copy, as it does C-contiguous arrays and
+    some strided ones (x[:, ::2] merged into one axis); None if `array` is
+    not an input."""
+    found = ctx().input_layouts.get(id(array))
+    if found is None:
+        return None
+    param, strided = found
+    _relied_on(param, strided)
+    if strided is None:
+        return True
+    try:
+        strided.reshape(shape, copy=False)      # a view, or ValueError: never copies
+        return True
+    except (ValueError, TypeError):             # (TypeError: NumPy 2.0, no copy=)
+        return False
+
+
+def _relied_on(param, strided) -> None:
+    """The trace depends on the input's memory layout: calls re-check it."""
+    ctx().layouts_read[param] = None if strided is None else strided.strides
 
 
 def emit_op(name: str, inputs: tuple[Value, ...], attrs: dict, out_avals, regions=(), note=""):

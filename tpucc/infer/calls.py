@@ -190,6 +190,7 @@ class Interpreter:
                 check_runtime_dtype(arr.dtype, _describe_source(source))
                 param = Value(AVal(arr.dtype, arr.shape, False))
                 array = Array(param)
+                builder.note_input_layout(array, param, value)
                 # It exists before every region: updates in a runtime branch or
                 # loop that first reads it are that region's outer effects.
                 array.serial = 0

@@ -366,13 +366,27 @@ class Reshaped(_ViewIndex):
     __slots__ = ()
 
 
+def reshape_is_view(a, shape) -> bool:
+    """Whether NumPy's reshape of Array `a` to `shape` is a view: of an
+    input, as NumPy decides for the array passed; else if `a` is
+    C-contiguous."""
+    if a.base is None:
+        from ..infer.builder import reshape_of_input_is_view
+        view = reshape_of_input_is_view(a, shape)
+        if view is not None:
+            return view
+    return is_c_contiguous(a)
+
+
 def is_c_contiguous(a) -> bool:
     """Whether NumPy's array for Array `a` is C-contiguous, so that reshape
-    and ravel give a view.  Arrays the program makes are; so are its inputs
-    (tpucc assumes it: see docs); a view decides by its index, conservatively
-    (False may be a NumPy view that tpucc copies)."""
+    and ravel give a view.  Arrays the program makes are; an input is if the
+    array passed is (the call re-checks it: builder.is_c_contiguous_root);
+    a view decides by its index, conservatively (False may be a NumPy view
+    that tpucc copies)."""
     if a.base is None:
-        return True
+        from ..infer.builder import is_c_contiguous_root
+        return is_c_contiguous_root(a)
     if not is_c_contiguous(a.base):
         return False
     index, shape = a.index, a.base.shape

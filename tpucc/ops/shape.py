@@ -65,10 +65,10 @@ def reshape(a, *shape, order="C", newshape=None, **kw):
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    from .indexing import is_c_contiguous
+    from .indexing import reshape_is_view
     from ..infer.values import Array
-    view = isinstance(a, Array) and is_c_contiguous(a)
-    return _reshaped(a, resolve_shape(shape, _aval(a).size), view)
+    shape = resolve_shape(shape, _aval(a).size)
+    return _reshaped(a, shape, isinstance(a, Array) and reshape_is_view(a, shape))
 
 
 def _reshaped(a, shape: tuple, view: bool):
@@ -89,7 +89,13 @@ def _aval(a) -> AVal:
 
 @implements(np.ravel, method="ravel")
 def ravel(a, order="C"):
-    return reshape(a, -1, order=order)
+    """A view only of a C-contiguous array: NumPy's ravel copies any other,
+    even one that reshape(-1) would view (x[:, ::2])."""
+    if order != "C":
+        raise UnsupportedError(f"ravel(order={order!r}) is not supported")
+    from .indexing import is_c_contiguous
+    from ..infer.values import Array
+    return _reshaped(a, (_aval(a).size,), isinstance(a, Array) and is_c_contiguous(a))
 
 
 @implements(method="flatten")
