@@ -144,6 +144,33 @@ def test_classifier_input_gradient_row_by_row_on_the_cpu(rows):
     assert products(("cuda",)) == forward + 1
 
 
+@pytest.mark.parametrize("rows", [1, 3, 9])
+def test_forward_product_with_a_transposed_weight_row_by_row_on_the_cpu(rows):
+    """x @ w.T (PyTorch's linear layer, w stored (out, in)) reads through the
+    transpose: one product per row of x on the CPU, as for ct @ W.T."""
+    x, w = _r((rows, 6), 4, np.float32), _r((5, 6), 5, np.float32)
+
+    def linear(x, w):
+        return np.maximum(x @ w.T, 0.0) + w.T.sum()
+    compiled = tpucc.compile(linear, cache=False)
+    np.testing.assert_allclose(compiled(x, w), linear(x, w), rtol=1e-5)
+    text = compiled.lower(x, w).as_text()
+    assert len(re.findall(r"\bdot\(", text)) == (rows if 1 < rows <= 8 else 1)
+
+    def loss(x, w):
+        return np.sum(linear(x, w) ** 2)
+    grads = tpucc.compile(lambda x, w: tpucc.grad(loss, argnums=(0, 1))(x, w), cache=False)(x, w)
+    for a, b in zip(grads, _numpy_linear_grads(x, w)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def _numpy_linear_grads(x, w):
+    y = x @ w.T
+    out = np.maximum(y, 0.0) + w.T.sum()
+    g = 2 * out * (y > 0)
+    return g @ w, g.T @ x + 2 * out.sum()
+
+
 CONVS = [dict(padding=1), dict(padding=0), dict(padding=2), dict(padding="SAME"),
          dict(padding=((0, 1), (2, 0))),
          dict(stride=2, padding=1), dict(stride=3, padding=0), dict(stride=(2, 3), padding=(1, 2)),

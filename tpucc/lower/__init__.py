@@ -38,15 +38,16 @@ def lower_region(region: Region, outer: dict, args) -> list:
     env = dict(outer)
     for p, a in zip(region.params, args):
         env[p] = a
+    made_by: dict = {}
     for op in region.ops:
         ins = [env[v] for v in op.inputs]
-        outs = _lower_op(op, env, ins)
+        outs = _lower_op(op, env, ins, made_by)
         for v, x in zip(op.outputs, outs):
             env[v] = x
     return [cast(layout.logical(env[v]), v.aval.dtype) for v in region.results]
 
 
-def _lower_op(op, env, ins):
+def _lower_op(op, env, ins, made_by):
     if op.name == "cond":
         true_r, false_r = op.regions
         return lax.cond(layout.logical(ins[0]), lambda: tuple(lower_region(true_r, env, ())),
@@ -55,17 +56,25 @@ def _lower_op(op, env, ins):
         return _lower_while(op, env, [layout.logical(x) for x in ins])
     if op.name == "grad":
         return _lower_grad(op, env, [layout.logical(x) for x in ins])
-    return lower_registry_op(op, ins).outs
+    return lower_registry_op(op, ins, made_by).outs
 
 
-def lower_registry_op(op, ins) -> layout.Lowered:
+def lower_registry_op(op, ins, made_by: dict | None = None) -> layout.Lowered:
     """A registry op's results, with the operands its lowering was given
-    (reverse mode differentiates the op on those: see reverse.py)."""
+    (reverse mode differentiates the op on those: see reverse.py).
+    `made_by`, the region's record of registry ops by their result (the
+    op's operands' producers, for LowerCtx.producer), gains this op."""
     opdef = OPS.get(op.name)
     if opdef is None:
         raise InternalError(f"no lowering for op {op.name}", op.loc)
     attrs = {k: getattr(v, "array", v) for k, v in op.attrs}
-    lc = LowerCtx(tuple(v.aval for v in op.inputs), tuple(v.aval for v in op.outputs), attrs)
+    sources = None
+    if made_by is not None:
+        if len(op.outputs) == 1:
+            made_by[op.outputs[0]] = (op.name, attrs, ins)
+        sources = tuple(made_by.get(v) for v in op.inputs)
+    lc = LowerCtx(tuple(v.aval for v in op.inputs), tuple(v.aval for v in op.outputs), attrs,
+                  made_by=sources)
     physical = layout.lower_in_layout(opdef, lc, ins, attrs)
     if physical is not None:
         out, perm, operands, perms = physical

@@ -76,6 +76,9 @@ def _lower(fn):
         xs = [cast(x, dt) for x in xs]
         prec = getattr(lax.Precision, precision.upper()) if precision else None
         if fn in _MATRIX_PRODUCTS and dt.kind in "fc" and all(np.ndim(x) == 2 for x in xs):
+            transposed = _transposed_from(lc, 1)
+            if transposed is not None:                  # x @ w.T (PyTorch's linear layer)
+                return product_with_transposed(xs[0], cast(transposed, dt), prec)
             # One dot_general, without jax.numpy's nested jit to trace.
             return lax.dot_general(*xs, (((1,), (0,)), ((), ())), precision=prec)
         return cast(fn(*xs, prec, **attrs), dt)
@@ -83,6 +86,16 @@ def _lower(fn):
 
 
 _MATRIX_PRODUCTS = (PRODUCTS["matmul"], PRODUCTS["dot"])
+
+
+def _transposed_from(lc, k):
+    """The matrix whose transpose operand k is, when a transpose op of the
+    same region made it; else None."""
+    made = lc.producer(k)
+    if made is None or made[0] != "transpose" or tuple(made[1]["perm"]) != (1, 0):
+        return None
+    from ..lower.layout import logical
+    return logical(made[2][0])
 
 for _name, _fn in PRODUCTS.items():
     register(_name, _abstract(_fn, _name), _lower(_fn), numpy=getattr(np, _name))

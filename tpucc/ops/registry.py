@@ -31,9 +31,16 @@ class LowerCtx:
     attrs: dict
     # In a vjp rule: which operands need a cotangent (the others get None).
     active: tuple | None = None
+    # Per operand: (op name, attrs, the op's own operands) of the registry op
+    # of the same region that made it, else None.  A lowering may read
+    # through its producer (a product with a transposed matrix).
+    made_by: tuple | None = None
 
     def wants(self, k: int) -> bool:
         return self.active is None or self.active[k]
+
+    def producer(self, k: int):
+        return self.made_by[k] if self.made_by is not None else None
 
 
 @dataclass(frozen=True)
