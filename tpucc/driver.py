@@ -17,6 +17,7 @@ import operator
 import os
 import sys
 import time
+import weakref
 from dataclasses import dataclass
 
 import jax
@@ -393,7 +394,9 @@ def runner(entry: Entry):
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
     else:
         updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]
-        pool = OutputPool(recycled_avals(traced), n_out)
+        recycled = recycled_avals(traced)
+        pool = output_pool(recycled)
+        written = slice(n_out, n_out + len(recycled))
 
         def run(leaves):
             for g, name, value in guards:
@@ -413,7 +416,7 @@ def runner(entry: Entry):
             outs = pool.call(call, inputs)
             if writebacks:
                 _write_back(traced, leaves, outs[n_out:])
-                pool.give_back(outs, inputs)
+                pool.give_back(outs[written], inputs)
             return build(outs)
     entry.run = run
     return run
@@ -433,18 +436,20 @@ def recycled_avals(traced) -> list:
 
 
 class OutputPool:
-    """The buffers of the last call's write-back results, handed to the
-    executable as donated extra inputs (lower.lower_to_jax's `recycled`) so
-    that XLA writes this call's results into them.  Freshly allocated, they
-    would be new memory at every call, which the OS maps in page by page
-    when first written: 240 MB of page faults per VGG19 training step at
-    batch 2, 64x64, 18% of the step.  The price: those buffers stay
-    allocated between calls.  The first call passes uninitialized NumPy
+    """Buffers of earlier calls' write-back results, handed to an executable
+    as donated extra inputs (lower.lower_to_jax's `recycled`) so that XLA
+    writes this call's results into them.  Freshly allocated, they would be
+    new memory at every call, which the OS maps in page by page when first
+    written: 240 MB of page faults per VGG19 training step at batch 2,
+    64x64, 18% of the step.  The price: one set of those buffers stays
+    allocated between calls, shared by every signature with the same
+    write-back types (a training step at two batch sizes keeps one copy of
+    its weights, not two).  The first call passes uninitialized NumPy
     arrays (jax does not reuse memory it does not own, so XLA allocates).
     A call that raises loses its buffers; the next starts afresh."""
 
-    def __init__(self, avals, first: int):
-        self.avals, self.first = avals, first
+    def __init__(self, avals):
+        self.avals = avals
         self._free: list = []           # list.pop/append: safe between threads
 
     def call(self, call, inputs):
@@ -454,16 +459,28 @@ class OutputPool:
                                                         for a in self.avals]
         return call(*inputs, *buffers)
 
-    def give_back(self, outs, inputs):
+    def give_back(self, written, inputs):
         """Keeps the write-back results for the next call, unless one of them
         is an input forwarded as is (donating it would delete the caller's
         array, e.g. one device_cache keeps)."""
         if not self.avals:
             return
-        written = outs[self.first:self.first + len(self.avals)]
         passed = {id(x) for x in inputs}
         if not any(id(x) in passed for x in written):
             self._free.append(list(written))
+            del self._free[:-1]         # one set is enough: calls return theirs
+
+
+_POOLS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+
+def output_pool(avals) -> OutputPool:
+    """The pool for these write-back types, shared while an entry holds it."""
+    key = tuple((a.dtype, a.shape) for a in avals)
+    pool = _POOLS.get(key)
+    if pool is None:
+        pool = _POOLS[key] = OutputPool(list(avals))
+    return pool
 
 
 def checked_caller(call, check_records):
