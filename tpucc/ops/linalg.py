@@ -115,6 +115,8 @@ def _product_vjp(lc, operands, perms, out, ct, precision=None, stacks=False):
         return (product_with_transposed(ct, b, prec) if lc.wants(0) else None,
                 lax.dot_general(a, ct, (((0,), (0,)), ((), ())), precision=prec)
                 if lc.wants(1) else None)
+    if ndims[1] == 2 and ndims[0] > 2:
+        return _stack_by_matrix_vjp(lc, a, b, ct, prec)
     from ..lower.reverse import unbroadcast
     # Vectors as matrices: a (k,) is (1, k), b (k,) is (k, 1), as matmul reads them.
     a2 = a[None, :] if ndims[0] == 1 else a
@@ -134,23 +136,46 @@ def _product_vjp(lc, operands, perms, out, ct, precision=None, stacks=False):
     return da, db
 
 
-# XLA:CPU multiplies a matrix of a few rows by a transposed matrix (b
-# contracted along its last axis) far below memory speed: VGG19's classifier
-# gradient ct @ W.T (8 x 4096 by 4096 x 25088) takes 167 ms, 430 ms with 2
-# rows, where the forward x @ W takes 27 ms.  One row is a matrix-vector
-# product, which it runs at memory speed (13 ms), so on the CPU up to this
-# many rows are multiplied one by one (b is read once per row).  GPUs and
-# TPUs get the one dot_general.
+def _stack_by_matrix_vjp(lc, a, b, ct, prec):
+    """Of a (..., m, k) @ b (k, n), a dense layer over a batch of sequences:
+    as one product of matrices, a's leading axes folded into its rows (not
+    a batched product whose weight gradients are summed afterwards)."""
+    k, n = b.shape
+    m = int(np.prod(a.shape[:-1]))
+    rows_a, rows_ct = lax.reshape(a, (m, k)), lax.reshape(ct, (m, n))
+    da = (lax.reshape(product_with_transposed(rows_ct, b, prec), a.shape)
+          if lc.wants(0) else None)
+    db = (lax.dot_general(rows_a, rows_ct, (((0,), (0,)), ((), ())), precision=prec)
+          if lc.wants(1) else None)
+    return da, db
+
+
+# XLA:CPU folds a transpose into the dot that reads it, and its dot with the
+# right operand contracted along its last axis (a @ b.T) runs 3-4x slower
+# than a @ b at any number of rows (4096x4096 at 128 rows: 115 ms against
+# 28), and far below memory speed at a few rows (VGG19's classifier gradient
+# ct @ W.T, 8 x 4096 by 4096 x 25088: 167 ms; 430 ms with 2 rows, where the
+# forward x @ W takes 27 ms).  So on the CPU: up to ROW_PRODUCT_MAX_M rows,
+# one matrix-vector product per row (at memory speed: b read once per row);
+# from TRANSPOSE_FIRST_MIN_M rows, b transposed into memory first (behind an
+# optimization barrier, which XLA does not fold through), then a plain dot
+# (115 -> 70 ms above).  Between them the transpose would cost about what
+# it saves.  GPUs and TPUs get the one dot_general.
 ROW_PRODUCT_MAX_M = 8
+TRANSPOSE_FIRST_MIN_M = 64
 
 
 def product_with_transposed(a, b, prec):
     """a @ b.T for matrices a (m, k) and b (n, k)."""
     dims = (((1,), (1,)), ((), ()))
-    if not 1 < a.shape[0] <= ROW_PRODUCT_MAX_M or target_platforms() != ("cpu",):
+    m = a.shape[0]
+    if target_platforms() != ("cpu",) or ROW_PRODUCT_MAX_M < m < TRANSPOSE_FIRST_MIN_M or m < 2:
         return lax.dot_general(a, b, dims, precision=prec)
+    if m >= TRANSPOSE_FIRST_MIN_M:
+        b_t = lax.optimization_barrier(lax.transpose(b, (1, 0)))
+        return lax.dot_general(a, b_t, (((1,), (0,)), ((), ())), precision=prec)
     return lax.concatenate([lax.dot_general(lax.slice_in_dim(a, i, i + 1), b, dims, precision=prec)
-                            for i in range(a.shape[0])], 0)
+                            for i in range(m)], 0)
 
 
 define_vjp("matmul", functools.partial(_product_vjp, stacks=True))
