@@ -164,7 +164,9 @@ def jax_forward(model, layout):
             out[bn] = np.asarray(b)
         return out
 
-    return forward, jax.device_put(params), to_model_layout
+    # Copied in the background otherwise, while the next implementation's
+    # first call (tpucc's compile) is being timed.
+    return forward, jax.block_until_ready(jax.device_put(params)), to_model_layout
 
 
 def jax_train_step(forward):
@@ -281,12 +283,22 @@ def steady_state(impls: dict, reps: int) -> dict:
             for name, s in samples.items()}
 
 
+def quiesce(seconds=1.0):
+    """Waits for the worker threads of the library that ran last to go
+    idle (OpenBLAS's, OpenMP's and XLA's wait busily for a while after
+    their work): on 2 cores they take the CPU from what is timed next.
+    tpucc's compile measured 45-50 ms right after the other first calls,
+    27 ms after this pause (0.3 s was not enough)."""
+    time.sleep(seconds)
+
+
 def first_calls(impls: dict, optional=()) -> tuple:
     """Seconds of each implementation's first call (tracing and compiling
     included) and its output.  An `optional` one that fails is dropped from
     `impls`, with the reason in the third result."""
     firsts, outs, skipped = {}, {}, {}
     for name in list(impls):
+        quiesce()
         try:
             firsts[name], outs[name] = timed(impls[name])
         except Exception as e:      # noqa: BLE001 - e.g. torch.compile without a compiler
@@ -385,6 +397,7 @@ def compile_share_reference(model, x, xla_s) -> dict:
     jax.jit network: its trace + lowering (bytecode-free, straight jax.lax)
     against its XLA compile with the XLA options tpucc uses.  Lowering goes
     through jax (DESIGN.md decision 1), so jax's own share is the floor."""
+    quiesce()
     lowered = tpucc.compile(model.forward, cache=False).lower(x)
     times = lowered.times
     fwd, params, _ = jax_forward(model, "NHWC")
