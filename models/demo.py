@@ -58,7 +58,7 @@ import tpucc                                   # noqa: E402
 from pngchart import write_bar_chart           # noqa: E402
 from vgg19 import VGG19, Conv2d, Linear, MaxPool2d, forward_flops   # noqa: E402
 
-# About 40 s on an idle 2-vCPU machine (more under load), most of it
+# About 45 s on an idle 2-vCPU machine (more under load), most of it
 # compiling and the NumPy backward; 112x112 costs about 3x as much.
 DEFAULTS = dict(batch=2, image_size=64, reps=5)
 # The checked first step uses a larger learning rate than the timed ones:
