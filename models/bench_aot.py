@@ -83,7 +83,9 @@ def main(argv=None):
     out = args.out or tempfile.mkdtemp(prefix="tpucc-bench-aot-")
     cache_dir = tempfile.mkdtemp(prefix="tpucc-bench-cache-")
     env = {**os.environ, "TPUCC_VGG_BATCH": str(args.batch),
-           "TPUCC_VGG_SIZE": str(args.image_size), "PYTHONPATH": ROOT}
+           "TPUCC_VGG_SIZE": str(args.image_size),
+           # this checkout first, then wherever the caller's packages are
+           "PYTHONPATH": os.pathsep.join(filter(None, (ROOT, os.environ.get("PYTHONPATH"))))}
     py = sys.executable
     fmt = dict(batch=args.batch, size=args.image_size, models=HERE)
 

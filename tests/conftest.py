@@ -24,6 +24,17 @@ if "TPUCC_CACHE_DIR" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["TPUCC_CACHE_DIR"], True)
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child_env(**extra) -> dict:
+    """The environment of a tpucc child process: this checkout first on
+    PYTHONPATH, ahead of (not instead of) the caller's, whose entries may be
+    where the dependencies are installed."""
+    path = os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": path, **extra}
+
+
 def _leaves(x, path="out"):
     if isinstance(x, (tuple, list)):
         for i, v in enumerate(x):

@@ -22,7 +22,7 @@ from tpucc import aot
 from tpucc.aot import spec
 from tpucc.cli import main
 
-from conftest import assert_same
+from conftest import assert_same, child_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = os.path.join(ROOT, "models", "tiny_mlp.py")
@@ -53,18 +53,14 @@ import tpucc
 '''
 
 
-def _env():
-    return {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": ROOT}
-
-
 def _python(script, timeout=180):
     return subprocess.run([sys.executable, "-c", textwrap.dedent(script)],
-                          capture_output=True, text=True, env=_env(), timeout=timeout)
+                          capture_output=True, text=True, env=child_env(), timeout=timeout)
 
 
 def _cli(*args, timeout=180):
     return subprocess.run([sys.executable, "-m", "tpucc.cli", *args], capture_output=True,
-                          text=True, env=_env(), timeout=timeout)
+                          text=True, env=child_env(), timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from tpucc import aot
 from tpucc.aot import targets
 from tpucc.cli import main
 
-from conftest import assert_same
+from conftest import assert_same, child_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = os.path.join(ROOT, "models", "tiny_mlp.py")
@@ -29,10 +29,6 @@ needs_libtpu = pytest.mark.skipif(
     not targets.libtpu_installed(),
     reason='libtpu is not installed (pip install "tpucc[tpu]"): TPU slices cannot be '
            "compiled on this machine")
-
-
-def _env():
-    return {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": ROOT}
 
 
 def _build(*args):
@@ -125,7 +121,7 @@ def test_tpu_slices_compile_here(tmp_path):
                            "--out", str(tmp_path), "--quiet", "--emit", "optimized-hlo",
                            "--target", "cpu", "--target", "tpu-v5e:2x2",
                            "--target", "tpu-v6e:1x1"],
-                          capture_output=True, text=True, env=_env(), timeout=300)
+                          capture_output=True, text=True, env=child_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and proc.stderr == ""
     art = tmp_path / "predict.tpucc"
@@ -164,7 +160,7 @@ def test_tpu_only_artifact_and_unknown_generation(tmp_path):
 def _run_with_terminal_stderr(args, timeout=180):
     """(exit status, stdout, what the terminal on stderr showed)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, env=_env())
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, env=child_env())
     os.close(slave)
     shown = b""
     while True:
@@ -195,7 +191,7 @@ def test_progress_on_a_terminal_and_silence_on_a_pipe(tmp_path):
         assert re.search(rf"  {re.escape(stage)} +\.\.\.\r  {re.escape(stage)} +\d+\.\d ms",
                          shown), shown
     assert "entry predict" in shown and re.search(r"total \d+\.\d\d s", shown)
-    piped = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=180)
+    piped = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=180)
     assert piped.returncode == 0 and piped.stderr == ""
     assert piped.stdout.startswith(f"built {tmp_path}/predict.tpucc")
 

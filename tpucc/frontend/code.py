@@ -9,44 +9,8 @@ import bytecode
 
 from ..errors import Loc, UnsupportedError
 from . import cfg, pyversion
-
-TERMINATORS = frozenset({"JUMP", "BRANCH", "BRANCH_OR_POP", "FOR_ITER", "RETURN_VALUE",
-                         "RAISE_VARARGS", "RERAISE"})
-
-
-@dataclass(frozen=True, slots=True)
-class Instr:
-    op: str
-    arg: object
-    loc: Loc
-
-    def __str__(self):
-        return f"{self.op} {self.arg!r}" if self.arg is not None else self.op
-
-
-@dataclass(slots=True)
-class Block:
-    index: int
-    instrs: list[Instr]
-    next: int | None          # fall-through successor
-
-    @property
-    def terminator(self) -> Instr | None:
-        if self.instrs and self.instrs[-1].op in TERMINATORS:
-            return self.instrs[-1]
-        return None
-
-    def successors(self) -> list[int]:
-        t = self.terminator
-        if t is None:
-            return [self.next] if self.next is not None else []
-        if t.op == "JUMP":
-            return [t.arg]
-        if t.op in ("BRANCH", "BRANCH_OR_POP"):
-            return [t.arg[1], self.next]
-        if t.op == "FOR_ITER":
-            return [self.next, t.arg]
-        return []
+from .blocks import Block, Instr
+from .tails import merge_duplicated_tails
 
 
 @dataclass(slots=True)
@@ -104,6 +68,7 @@ def decode(code: types.CodeType) -> FunctionCode:
                 instrs.append(Instr(op, arg, loc))
         nxt = index[id(raw.next_block)] if raw.next_block is not None else None
         blocks.append(Block(i, instrs, nxt))
+    merge_duplicated_tails(blocks)
     fc = FunctionCode(code, blocks)
     cfg.analyze(fc)
     return fc
