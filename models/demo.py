@@ -2,8 +2,9 @@
 Its forward pass and its training step (forward + backward + SGD update of
 every weight) are each compiled by tpucc into one XLA module, checked
 against the eager NumPy model (and PyTorch when installed) and timed side by
-side with a hand-written jax.jit VGG19, eager NumPy and eager PyTorch on the
-CPU, all starting from the same weights and the same input.
+side with a hand-written jax.jit VGG19, eager NumPy and eager PyTorch (on
+the GPU when jax runs on one), all starting from the same weights and the
+same input, all in full float32 unless --matmul-precision default.
 
     .venv/bin/python models/demo.py [--what both|fwd|train] [--batch 2] [--image-size 64]
 
@@ -89,12 +90,21 @@ def parse_args(argv=None):
     p.add_argument("--classes", type=int, default=1000, help="number of classes")
     p.add_argument("--jax-layouts", default="NHWC,NCHW",
                    help="layouts of the hand-written jax.jit models, comma-separated")
-    p.add_argument("--peak-size", type=int, default=2048,
-                   help="n of the n^3 matmuls that measure the machine's peak")
+    p.add_argument("--peak-size", type=int, default=None,
+                   help="n of the n^3 matmuls that measure the machine's peak "
+                        "(default 2048 on the CPU, 8192 on an accelerator)")
+    p.add_argument("--matmul-precision", choices=("highest", "default"), default="highest",
+                   help="float32 products and convolutions of every implementation: "
+                        "'highest' (default; full float32, as NumPy) or 'default' (the "
+                        "platform's fast mode, e.g. TF32 on NVIDIA GPUs; the CPU has none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="bench-out/demo.json", help="JSON results path")
     p.add_argument("--chart", default=None, help="PNG chart path (default: next to --out)")
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
+    p.add_argument("--numpy-reference-only", action="store_true",
+                   help="run eager NumPy once, as the reference the checks compare with, "
+                        "and leave it out of the timings (its calls take seconds at large "
+                        "sizes)")
     p.add_argument("--torch-compile", action="store_true",
                    help="also time torch.compile (slow to compile; skipped if it fails)")
     args = p.parse_args(argv)
@@ -113,10 +123,11 @@ def param_names(model) -> list:
             if isinstance(layer, (Conv2d, Linear))]
 
 
-def jax_forward(model, layout):
+def jax_forward(model, layout, precision="highest"):
     """VGG19 forward written directly with jax.lax, as a JAX user would: params
     are a list of (w, b) device arrays, NHWC/HWIO (the Flax convention) or
-    NCHW/OIHW (the layout tpucc's model uses).  Returns (forward(params, x),
+    NCHW/OIHW (the layout tpucc's model uses), its products and convolutions
+    at `precision` (as tpucc's matmul_precision).  Returns (forward(params, x),
     params, to_model_layout(params) -> {name: NumPy array in OIHW})."""
     nhwc = layout == "NHWC"
     dims = ("NHWC", "HWIO", "NHWC") if nhwc else ("NCHW", "OIHW", "NCHW")
@@ -140,7 +151,7 @@ def jax_forward(model, layout):
                 w, b = params[i]
                 i += 1
                 x = lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)),
-                                             dimension_numbers=dims)
+                                             dimension_numbers=dims, precision=precision)
                 x = x + (b if nhwc else b[:, None, None])
             elif kind == "ReLU":
                 x = jax.nn.relu(x)
@@ -151,7 +162,7 @@ def jax_forward(model, layout):
             else:
                 w, b = params[i]
                 i += 1
-                x = x @ w + b
+                x = jnp.matmul(x, w, precision=precision) + b
         return x
 
     names = param_names(model)
@@ -195,17 +206,37 @@ def torch_or_none(use_torch: bool):
         return None
 
 
+def torch_device(torch) -> str:
+    """Where PyTorch runs: on the GPU when jax (and so tpucc) runs on one
+    and PyTorch can reach it, else on the CPU."""
+    gpu = jax.default_backend() == "gpu" and torch.cuda.is_available()
+    return "cuda" if gpu else "cpu"
+
+
+def torch_precision(torch, precision: str):
+    """PyTorch's float32 products and convolutions at `precision`: TF32
+    only for 'default' (PyTorch allows it for convolutions by default, and
+    tpucc's default, like NumPy, is full float32)."""
+    fast = precision == "default"
+    torch.backends.cuda.matmul.allow_tf32 = fast
+    torch.backends.cudnn.allow_tf32 = fast
+
+
 def torch_forward(torch, model, trainable: bool):
-    """forward(x tensor) of eager PyTorch and its list of parameters: views
-    of the model's arrays, or copies that train."""
+    """forward(x tensor) of eager PyTorch and its list of parameters on
+    torch_device: views of the model's arrays on the CPU, or copies (that
+    train, when `trainable`)."""
     import torch.nn.functional as F
     params = []
     plan = []
+    device = torch_device(torch)
+
+    def tensor(a):
+        t = torch.from_numpy(a).to(device)
+        return t.clone().requires_grad_(True) if trainable else t
     for layer in model.layers:
         if isinstance(layer, (Conv2d, Linear)):
-            w, b = ((torch.tensor(layer.weight, requires_grad=True),
-                     torch.tensor(layer.bias, requires_grad=True)) if trainable
-                    else (torch.from_numpy(layer.weight), torch.from_numpy(layer.bias)))
+            w, b = tensor(layer.weight), tensor(layer.bias)
             params += [w, b]
             plan.append((type(layer).__name__, w, b))
         else:
@@ -232,9 +263,11 @@ def torch_inference(torch, model, x, compiled=False):
     if compiled:
         forward = torch.compile(forward)
 
-    def run():
+    device = torch_device(torch)
+
+    def run():      # NumPy in and out, as for every implementation
         with torch.inference_mode():
-            return forward(torch.from_numpy(x)).numpy()
+            return forward(torch.from_numpy(x).to(device)).cpu().numpy()
     return run
 
 
@@ -247,12 +280,13 @@ class TorchTrainer:
         self.torch = torch
         forward, self.params = torch_forward(torch, model, trainable=True)
         self.names = [n for pair in param_names(model) for n in pair]
-        self.x, self.labels = torch.from_numpy(x), torch.from_numpy(labels.astype(np.int64))
+        self.x, self.device = x, torch_device(torch)
+        self.labels = torch.from_numpy(labels.astype(np.int64)).to(self.device)
         loss_fn = lambda x, labels: F.cross_entropy(forward(x), labels)   # noqa: E731
         self.loss_fn = torch.compile(loss_fn) if compiled else loss_fn
 
     def __call__(self, lr):
-        loss = self.loss_fn(self.x, self.labels)
+        loss = self.loss_fn(self.torch.from_numpy(self.x).to(self.device), self.labels)
         loss.backward()
         with self.torch.no_grad():
             for p in self.params:
@@ -261,7 +295,7 @@ class TorchTrainer:
         return loss.item()
 
     def weights(self) -> dict:
-        return {n: p.detach().numpy() for n, p in zip(self.names, self.params)}
+        return {n: p.detach().cpu().numpy() for n, p in zip(self.names, self.params)}
 
 
 # --- measuring ------------------------------------------------------------------------------
@@ -310,20 +344,23 @@ def first_calls(impls: dict, optional=()) -> tuple:
     return firsts, outs, skipped
 
 
-def matmul_peak(n=2048, reps=5, torch=None) -> dict:
+def matmul_peak(n=2048, reps=5, torch=None, precision="highest") -> dict:
     """float32 matmul throughput (GFLOP/s) of NumPy's BLAS, of XLA and of
-    PyTorch when present: the machine's practical peak, measured in this
-    run.  Each is warmed up for a second first (clocks ramp up, and the
-    first products pay for fresh memory), then the best of `reps` counts."""
+    PyTorch when present, at the benchmark's precision: the machine's
+    practical peak, measured in this run.  Each is warmed up for a second
+    first (clocks ramp up, and the first products pay for fresh memory),
+    then the best of `reps` counts."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n), dtype=np.float32)
     b = rng.standard_normal((n, n), dtype=np.float32)
-    mm = jax.jit(jnp.matmul)
+    mm = jax.jit(functools.partial(jnp.matmul, precision=precision))
     ja, jb = jax.device_put(a), jax.device_put(b)
     products = {"numpy": lambda: a @ b, "jax": lambda: mm(ja, jb).block_until_ready()}
     if torch is not None:
-        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        products["torch"] = lambda: ta @ tb
+        device = torch_device(torch)
+        ta, tb = torch.from_numpy(a).to(device), torch.from_numpy(b).to(device)
+        sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+        products["torch"] = lambda: (ta @ tb, sync())
     res = dict(n=n, torch=None)
     for name, product in products.items():
         t_end = time.perf_counter() + 1.0
@@ -391,16 +428,16 @@ def print_stages(what, stages):
           f"HLO modules: {stages['hlo_entries']} ENTRY")
 
 
-def compile_share_reference(model, x, xla_s) -> dict:
+def compile_share_reference(model, x, xla_s, precision) -> dict:
     """tpucc's stages for the forward once jax is initialized (a second
     compile in this process), beside the same split for the hand-written
     jax.jit network: its trace + lowering (bytecode-free, straight jax.lax)
     against its XLA compile with the XLA options tpucc uses.  Lowering goes
     through jax (DESIGN.md decision 1), so jax's own share is the floor."""
     quiesce()
-    lowered = tpucc.compile(model.forward, cache=False).lower(x)
+    lowered = tpucc.compile(model.forward, cache=False, matmul_precision=precision).lower(x)
     times = lowered.times
-    fwd, params, _ = jax_forward(model, "NHWC")
+    fwd, params, _ = jax_forward(model, "NHWC", precision)
     t_lower, jax_lowered = timed(lambda: jax.jit(lambda p, v: fwd(p, v)).lower(params, x))
     options = tpucc.driver.XLA_OPTIONS.get(jax.default_backend()) or None
     t_xla, _ = timed(lambda: jax_lowered.compile(compiler_options=options))
@@ -517,15 +554,17 @@ TORCH_COMPILE = "torch.compile"
 
 
 def torch_name(torch) -> str:
-    return f"PyTorch {torch.__version__} eager"
+    device = torch_device(torch)
+    return f"PyTorch {torch.__version__} eager" + ("" if device == "cpu" else f" {device}")
 
 
 def forward_impls(args, model, x, forward, torch) -> dict:
     """{name: zero-argument callable running one forward pass to completion}."""
-    cached = tpucc.compile(model.forward, device_cache=True, cache=False)
+    cached = tpucc.compile(model.forward, device_cache=True, cache=False,
+                           matmul_precision=args.matmul_precision)
     impls = {TPUCC: lambda: forward(x), TPUCC_CACHED: lambda: cached(x)}
     for layout in args.jax_layouts:
-        fwd, params, _ = jax_forward(model, layout)
+        fwd, params, _ = jax_forward(model, layout, args.matmul_precision)
         jitted = jax.jit(fwd)
         impls[f"jax.jit hand-written {layout}"] = (
             lambda jitted=jitted, params=params: np.asarray(jitted(params, x)))
@@ -539,12 +578,12 @@ def forward_impls(args, model, x, forward, torch) -> dict:
 
 def forward_section(args, model, x, flops, peak, torch) -> dict:
     print("\n=== forward pass ===")
-    forward = tpucc.compile(model.forward, cache=False)
+    forward = tpucc.compile(model.forward, cache=False, matmul_precision=args.matmul_precision)
     impls = forward_impls(args, model, x, forward, torch)
     firsts, outs, skipped = first_calls(impls, optional=(TORCH_COMPILE,))
     stages = compiled_stages(forward)
     print_stages("forward", stages)
-    stages["again"] = compile_share_reference(model, x, stages["xla"])
+    stages["again"] = compile_share_reference(model, x, stages["xla"], args.matmul_precision)
     errors = {k: rel_error(outs[k], outs[EAGER]) for k in impls if k != EAGER}
     ok = errors[TPUCC] < FORWARD_TOL
     print(f"check: tpucc vs eager NumPy, max |diff| / max |logit| = {errors[TPUCC]:.2e} "
@@ -554,6 +593,8 @@ def forward_section(args, model, x, flops, peak, torch) -> dict:
         ok &= err < FORWARD_TOL
         print(f"check: tpucc vs PyTorch, max |diff| / max |logit| = {err:.2e} ({verdict(ok)})")
 
+    if args.numpy_reference_only:
+        del impls[EAGER]
     print(f"timing: {args.reps} consecutive calls of each, after an untimed one ...", flush=True)
     timing = steady_state(impls, args.reps)
     rows = table_rows(impls, firsts, timing, errors)
@@ -576,12 +617,13 @@ def train_impls(args, model, x, labels, torch) -> tuple:
     step).  Each trains its own copy of `model`'s weights; NumPy eager is set
     up by the caller, which trains `model` itself."""
     tpucc_model = model.copy()
-    step = tpucc.compile(tpucc_model.train_step, runtime_args=("lr",), cache=False)
+    step = tpucc.compile(tpucc_model.train_step, runtime_args=("lr",), cache=False,
+                         matmul_precision=args.matmul_precision)
     impls = {TPUCC: lambda lr: step(x, labels, lr)}
     weights = {TPUCC: tpucc_model.parameters}
     jax_labels = jnp.asarray(labels)
     for layout in args.jax_layouts:
-        fwd, params, to_model_layout = jax_forward(model, layout)
+        fwd, params, to_model_layout = jax_forward(model, layout, args.matmul_precision)
         jitted, state = jax_train_step(fwd), [params]
 
         def run(lr, jitted=jitted, state=state):
@@ -621,7 +663,8 @@ def train_section(args, model, x, labels, flops, peak, torch) -> dict:
                          behind_max_pool(model), torch)
 
     impls = {name: functools.partial(steps[name], TIMING_LR) for name in impls}
-    impls[EAGER] = lambda: numpy_train_step(model, params, x, labels, TIMING_LR)
+    if not args.numpy_reference_only:
+        impls[EAGER] = lambda: numpy_train_step(model, params, x, labels, TIMING_LR)
     print(f"timing: {args.reps} consecutive calls of each, after an untimed one "
           f"(lr {TIMING_LR}) ...", flush=True)
     timing = steady_state(impls, args.reps)
@@ -722,9 +765,14 @@ def main(argv=None):
     n, s = args.batch, args.image_size
     device = jax.devices()[0]
     torch = torch_or_none(not args.no_torch)
+    if torch is not None:
+        torch_precision(torch, args.matmul_precision)
+    if args.peak_size is None:
+        args.peak_size = 2048 if device.platform == "cpu" else 8192
     print(f"tpucc {tpucc.__version__} | jax {jax.__version__} on {device.platform} "
           f"({device.device_kind}) | numpy {np.__version__} | "
-          f"torch {torch.__version__ if torch else 'not used'} | Python "
+          f"torch {torch.__version__ + ' on ' + torch_device(torch) if torch else 'not used'} | "
+          f"float32 products at precision {args.matmul_precision!r} | Python "
           f"{platform.python_version()} | {os.cpu_count()} CPUs")
     print(f"CPU: {cpu_description()}")
     if torch is None:
@@ -745,6 +793,7 @@ def main(argv=None):
           f"XLA {peak['jax']:.1f}{with_torch} -> peak {peak['peak']:.1f} GFLOP/s")
 
     result = dict(what=args.what, batch=n, image_size=s, hidden=args.hidden,
+                  matmul_precision=args.matmul_precision,
                   classes=args.classes, reps=args.reps, seed=args.seed,
                   platform=device.platform, device=device.device_kind, cpus=os.cpu_count(),
                   cpu=cpu_description(),

@@ -165,6 +165,21 @@ def test_main_smoke(small_vgg, tmp_path, capsys):
     assert (bars > 0).sum() > 0 and (color_run(image, pngchart.OTHER) > 0).sum() > 0
 
 
+def test_numpy_as_reference_only(small_vgg, tmp_path):
+    """--numpy-reference-only: NumPy still checks tpucc, but is not timed
+    (at batch 100 each of its calls takes seconds); the precision option
+    reaches the results."""
+    result = demo.main(["--what", "fwd", "--batch", "1", "--image-size", "32", "--reps", "1",
+                        "--no-torch", "--hidden", "16", "--classes", "10", "--peak-size", "64",
+                        "--jax-layouts", "NHWC", "--numpy-reference-only",
+                        "--matmul-precision", "default", "--out", str(tmp_path / "d.json")])
+    forward = result["forward"]
+    assert result["ok"] and forward["max_rel_err"] < demo.FORWARD_TOL
+    assert demo.EAGER not in {r["name"] for r in forward["results"]}
+    assert demo.EAGER not in forward["speedup_of_tpucc"]
+    assert result["matmul_precision"] == "default" and "train" not in result
+
+
 def test_train_check_catches_a_wrong_step(small_vgg, monkeypatch, capsys):
     """The training-step check fails when tpucc's update is wrong: the
     compiled step is given a learning rate 1% too large."""

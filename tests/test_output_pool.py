@@ -135,3 +135,22 @@ def test_signatures_with_the_same_write_backs_share_one_pool(pools):
     assert len(step._cache) == 2 and len(pools) == 1
     (pool,) = pools
     assert pool.passed[1:] == pool.returned[:-1]
+
+
+def test_on_an_accelerator_every_host_copy_starts_before_the_first_is_read(monkeypatch):
+    """Off the CPU the write-back results are on the device: their copies to
+    the host are all queued first (copy_to_host_async), then read.  The CPU
+    backend stands in for the accelerator here; the values must not change."""
+    started = []
+    start = driver._start_host_copies
+    monkeypatch.setattr(driver.jax, "default_backend", lambda: "gpu")
+    monkeypatch.setattr(driver, "_start_host_copies",
+                        lambda values: (started.append(len(values)), start(values)))
+    m, ref = Model(), Model()
+    step = tpucc.compile(m.step, cache=False)
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    for _ in range(3):
+        np.testing.assert_allclose(step(x, 0.01), ref.step(x, 0.01), rtol=1e-6)
+    np.testing.assert_allclose(m.w, ref.w, rtol=1e-6)
+    np.testing.assert_array_equal(m.b, ref.b)
+    assert started == [2, 2, 2]

@@ -397,6 +397,7 @@ def runner(entry: Entry):
         recycled = recycled_avals(traced)
         pool = output_pool(recycled)
         written = slice(n_out, n_out + len(recycled))
+        fetch_early = jax.default_backend() != "cpu"
 
         def run(leaves):
             for g, name, value in guards:
@@ -415,6 +416,8 @@ def runner(entry: Entry):
                     return RECOMPILE
             outs = pool.call(call, inputs)
             if writebacks:
+                if fetch_early:
+                    _start_host_copies(outs[written])
                 _write_back(traced, leaves, outs[n_out:])
                 pool.give_back(outs[written], inputs)
             return build(outs)
@@ -741,6 +744,16 @@ def check_updated_arguments(updated, leaves, name_of):
 
 def _source_name(sources, i) -> str:
     return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
+
+
+def _start_host_copies(values):
+    """On an accelerator, queues the copy to the host of every write-back
+    result before the first one is waited for (np.asarray), so that the
+    copies follow each other without a round trip between them."""
+    for value in values:
+        start = getattr(value, "copy_to_host_async", None)
+        if start is not None:
+            start()
 
 
 def _write_back(traced, leaves, values):
