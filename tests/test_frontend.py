@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import check
+import tpucc
+from conftest import check, raises_at
 from tpucc.errors import Loc
 from tpucc.frontend import Block, Instr, decode
 from tpucc.frontend.tails import merge_duplicated_tails
@@ -114,3 +115,16 @@ def test_the_call_after_a_conditional_expression_is_decoded_once(fn, calls):
 @pytest.mark.parametrize("n", [np.int64(3), np.int64(-2), np.int64(-9)])
 def test_mutation_after_a_runtime_conditional_expression(fn, n):
     check(fn, np.arange(4.0), n)
+
+
+def sum_of_a_choice(x, n):
+    total = np.sum(x[0] if n > 0 else x[1:3])
+    return total
+
+
+def test_arms_of_different_shapes_are_named_as_the_expression():
+    """The value a conditional expression leaves for its caller has no
+    variable name: the message names the expression and its line."""
+    raises_at(sum_of_a_choice, (np.arange(5.0), np.int64(3)), tpucc.errors.MergeError,
+              match=r"arms of this `a if c else b`.* different shapes: f64\[\] and f64\[2\]",
+              line_of="np.sum(x[0] if")

@@ -175,13 +175,13 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
     """The type of a runtime slot that takes each of `avals` on some path."""
     shapes = {a.shape for a in avals}
     if len(shapes) > 1:
-        raise MergeError(f"{what} give {pretty_path(path)} different shapes: "
+        raise MergeError(f"{_merge_subject(path, what)} different shapes: "
                          + " and ".join(str(a) for a in avals),
-                         hint="give the variable the same shape on every path "
+                         hint=f"give {_slot_kind(path)} the same shape on every path "
                               "(e.g. pad, or compute both and select with np.where)")
     strong = {a.dtype for a in avals if not a.weak}
     if len(strong) > 1:
-        raise MergeError(f"{what} give {pretty_path(path)} different dtypes: "
+        raise MergeError(f"{_merge_subject(path, what)} different dtypes: "
                          + " and ".join(str(a) for a in avals),
                          hint="cast with .astype(...) so every path gives the same dtype")
     dtype = result_type(*avals)
@@ -191,6 +191,19 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
 def pretty_path(path: str) -> str:
     """A state slot as messages name it."""
     return "the return value" if path == "<return>" else f"`{path}`"
+
+
+def _merge_subject(path: str, what: str) -> str:
+    """A value on the interpreter's stack at a join is one an expression is
+    still computing: `a if c else b`, `and` or `or` on a runtime condition."""
+    if path.startswith("<stack"):
+        return ("the arms of this `a if c else b` (or `and` / `or`) on a runtime condition "
+                "give values of")
+    return f"{what} give {pretty_path(path)}"
+
+
+def _slot_kind(path: str) -> str:
+    return "both arms" if path.startswith("<stack") else "the variable"
 
 
 def describe_static(v) -> str:
