@@ -549,6 +549,7 @@ def table_rows(impls, firsts, timing, errors) -> list:
 
 TPUCC = "tpucc (NumPy source, NCHW)"
 TPUCC_CACHED = "tpucc device_cache=True"
+TPUCC_JAX_WEIGHTS = "tpucc, weights jax arrays"
 EAGER = "NumPy eager"
 TORCH_COMPILE = "torch.compile"
 
@@ -621,6 +622,14 @@ def train_impls(args, model, x, labels, torch) -> tuple:
                          matmul_precision=args.matmul_precision)
     impls = {TPUCC: lambda lr: step(x, labels, lr)}
     weights = {TPUCC: tpucc_model.parameters}
+    # The same source on a model whose weights are jax arrays: `w -= lr * g`
+    # rebinds them to the step's results, which stay on the device.
+    on_device = with_jax_weights(model.copy())
+    device_step = tpucc.compile(on_device.train_step, runtime_args=("lr",), cache=False,
+                                matmul_precision=args.matmul_precision)
+    impls[TPUCC_JAX_WEIGHTS] = lambda lr: device_step(x, labels, lr)
+    weights[TPUCC_JAX_WEIGHTS] = lambda: {k: np.asarray(v)
+                                          for k, v in on_device.parameters().items()}
     jax_labels = jnp.asarray(labels)
     for layout in args.jax_layouts:
         fwd, params, to_model_layout = jax_forward(model, layout, args.matmul_precision)
@@ -639,6 +648,14 @@ def train_impls(args, model, x, labels, torch) -> tuple:
         for name, trainer in trainers.items():
             impls[name], weights[name] = trainer, trainer.weights
     return impls, weights, step
+
+
+def with_jax_weights(model):
+    """`model` with each weight and bias moved to the device as a jax array."""
+    for name, value in model.parameters().items():
+        _, i, attr = name.split(".")
+        setattr(model.layers[int(i)], attr, jax.block_until_ready(jax.device_put(value)))
+    return model
 
 
 def train_section(args, model, x, labels, flops, peak, torch) -> dict:
@@ -672,7 +689,7 @@ def train_section(args, model, x, labels, flops, peak, torch) -> dict:
     print(f"\n(GFLOP/s count a training step as {TRAIN_FLOP_FACTOR}x the forward FLOPs; "
           f"the error column is the update's error vs NumPy, see the check lines)")
     print_table(rows, flops, peak["peak"], err_header="update err")
-    ratios = print_ratios(timing, (TPUCC,))
+    ratios = print_ratios(timing, (TPUCC, TPUCC_JAX_WEIGHTS))
     ok = check[TPUCC]["ok"] and check.get("tpucc vs PyTorch", {"ok": True})["ok"]
     return dict(gflop=flops / 1e9, flop_note=f"{TRAIN_FLOP_FACTOR}x the forward FLOPs",
                 check_lr=CHECK_LR, timing_lr=TIMING_LR, tpucc_compile=stages,

@@ -142,7 +142,8 @@ def test_main_smoke(small_vgg, tmp_path, capsys):
     assert result["ok"] and json.loads(out.read_text()) == json.loads(json.dumps(result))
     assert result["versions"]["torch"] is None and result["matmul_peak"]["peak"] > 0
     names = [demo.TPUCC, "jax.jit hand-written NHWC", demo.EAGER]
-    for section, extra in (("forward", [demo.TPUCC_CACHED]), ("train", [])):
+    extras = {"forward": [demo.TPUCC_CACHED], "train": [demo.TPUCC_JAX_WEIGHTS]}
+    for section, extra in extras.items():
         part = result[section]
         assert sorted(r["name"] for r in part["results"]) == sorted(names + extra)
         assert all(r["median"] > 0 and r["min"] <= r["median"] and r["first"] > 0
@@ -154,6 +155,7 @@ def test_main_smoke(small_vgg, tmp_path, capsys):
     assert result["train"]["gflop"] == pytest.approx(3 * result["forward"]["gflop"])
     checks = result["train"]["checks"]
     assert checks[demo.TPUCC]["ok"] and checks[demo.TPUCC]["update_err"] < demo.UPDATE_TOL
+    assert checks[demo.TPUCC_JAX_WEIGHTS]["ok"]
     assert checks["jax.jit hand-written NHWC"]["loss_rel_err"] < demo.LOSS_TOL
     assert set(result["dispatch_us"]) == {"tpucc", "jax.jit (block_until_ready)",
                                           "jax.jit (-> NumPy)"}

@@ -415,10 +415,7 @@ def runner(entry: Entry):
                 if _strides_unless_contiguous(inputs[i]) != strides:
                     return RECOMPILE
             outs = pool.call(call, inputs)
-            if writebacks:
-                if fetch_early:
-                    _start_host_copies(outs[written])
-                _write_back(traced, leaves, outs[n_out:])
+            if writebacks and not _write_back(traced, leaves, outs[written], fetch_early):
                 pool.give_back(outs[written], inputs)
             return build(outs)
     entry.run = run
@@ -746,6 +743,44 @@ def _source_name(sources, i) -> str:
     return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
 
 
+def _write_back(traced, leaves, values, fetch_early: bool) -> bool:
+    """Puts the program's updates where the user's code put them: into the
+    NumPy arrays it updated in place, or as the new value of an attribute it
+    rebound.  An attribute that held a jax array gets the result itself, a
+    jax array on the device, as `self.w -= g` gives in Python (a model kept
+    on an accelerator stays there); any other gets a NumPy array.  True if a
+    result was handed over that way (it must not be recycled)."""
+    targets = [_write_back_target(wb, traced, leaves) for wb in traced.writebacks]
+    if fetch_early:
+        _start_host_copies([v for v, t in zip(values, targets) if t is not _KEEP])
+    for wb, value, target in zip(traced.writebacks, values, targets):
+        if target is _KEEP:
+            setattr(wb[1], wb[2], value)
+        elif isinstance(target, np.ndarray):
+            np.copyto(target, np.asarray(value))
+        elif wb[0] == "attr":
+            setattr(wb[1], wb[2], np.array(value))
+    return any(t is _KEEP for t in targets)
+
+
+_KEEP = object()        # write-back target: hand the result over as it is
+
+
+def _write_back_target(wb, traced, leaves):
+    if wb[0] == "arg":
+        target = leaves[wb[1]]
+        return target if isinstance(target, np.ndarray) and target.flags.writeable else None
+    if wb[0] == "captured":
+        target = traced.captured[wb[1]].getter()
+        return target if isinstance(target, np.ndarray) else None
+    _, obj, name = wb
+    return _KEEP if _is_jax_array(getattr(obj, name, None)) else None
+
+
+def _is_jax_array(value) -> bool:
+    return isinstance(value, jax.Array)
+
+
 def _start_host_copies(values):
     """On an accelerator, queues the copy to the host of every write-back
     result before the first one is waited for (np.asarray), so that the
@@ -754,18 +789,3 @@ def _start_host_copies(values):
         start = getattr(value, "copy_to_host_async", None)
         if start is not None:
             start()
-
-
-def _write_back(traced, leaves, values):
-    for wb, value in zip(traced.writebacks, values):
-        if wb[0] == "arg":
-            target = leaves[wb[1]]
-            if isinstance(target, np.ndarray) and target.flags.writeable:
-                np.copyto(target, np.asarray(value))
-        elif wb[0] == "captured":
-            target = traced.captured[wb[1]].getter()
-            if isinstance(target, np.ndarray):
-                np.copyto(target, np.asarray(value))
-        else:
-            _, obj, name = wb
-            setattr(obj, name, np.array(value))

@@ -27,7 +27,7 @@ from .calls import Interpreter
 # compile of a process does not pay for importing it (~15 ms).
 from . import interpreter as _frames  # noqa: E402,F401
 from .state import ObjectNode, flatten, unflatten
-from .values import Array, RuntimeKind
+from .values import Array, RuntimeKind, frozen_kind
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
@@ -97,6 +97,7 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
     sources.append(f"argument {path} ({kind})")
     arr = Array(p)
     arr.immutable = isinstance(x, np.generic)
+    arr.frozen = frozen_kind(x)
     note_input_layout(arr, p, x)
     arrays.append((arr, p))
     return arr

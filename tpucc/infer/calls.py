@@ -26,7 +26,7 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
-from .values import Array
+from .values import Array, frozen_kind
 
 MAX_INLINE_DEPTH = 100
 _MISSING = object()
@@ -190,6 +190,7 @@ class Interpreter:
                 check_runtime_dtype(arr.dtype, _describe_source(source))
                 param = Value(AVal(arr.dtype, arr.shape, False))
                 array = Array(param)
+                array.frozen = frozen_kind(value)
                 builder.note_input_layout(array, param, value)
                 # It exists before every region: updates in a runtime branch or
                 # loop that first reads it are that region's outer effects.

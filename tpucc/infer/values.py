@@ -52,7 +52,7 @@ def compile_time_kind(kind):
 
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
-                 "immutable", "alias_note", "__weakref__")
+                 "immutable", "frozen", "alias_note", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -65,6 +65,8 @@ class Array:
         self._base_var = base._var if base is not None else None   # base's Value we read
         self._read_in = None        # the region a view's re-read was emitted into
         self.immutable = False      # a NumPy scalar: `x += 1` rebinds instead
+        # Never updated in place (see `frozen_kind`); a view of such an array too.
+        self.frozen = base.frozen if base is not None else None
         self.alias_note = None      # set when this may or may not alias another array
 
     # --- the SSA value, with view re-reads -------------------------------
@@ -89,6 +91,8 @@ class Array:
                 f"in-place update of an array whose identity depends on a runtime condition: "
                 f"{self.alias_note}", hint="make a copy first (x = x.copy()) so the update has "
                 "one target, or assign the new value instead of updating in place")
+        if self.frozen is not None:
+            _refuse_update(self.frozen)
         _journal(self)              # (first: a view's value before the write-through)
         if self.base is not None:
             from ..ops import indexing
@@ -179,6 +183,40 @@ class Array:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
+
+
+JAX = "jax"
+READ_ONLY = "read-only"
+
+
+def frozen_kind(value) -> str | None:
+    """How an array from the caller refuses in-place updates, as Python
+    would: a jax array is immutable (`x += 1` makes a new array, `x[0] = 1`
+    is a TypeError), a NumPy array whose writeable flag is off raises
+    ValueError for both.  None: an ordinary, writable NumPy array."""
+    if isinstance(value, np.ndarray):
+        return None if value.flags.writeable else READ_ONLY
+    if type(value).__module__.startswith("jax") and hasattr(value, "shape"):
+        return JAX
+    return None
+
+
+def rebinds_in_place(a) -> bool:
+    """Whether `a += b` makes a new value instead of writing into `a`: a
+    Python or NumPy scalar, or a jax array."""
+    return a.weak or a.immutable or a.frozen == JAX
+
+
+def _refuse_update(kind):
+    from ..errors import SideEffectError
+    if kind == JAX:
+        raise SideEffectError(
+            "jax arrays are immutable: item assignment and in-place updates of one raise "
+            "TypeError in Python too", hint="update a NumPy copy instead (x = np.array(x)), "
+            "or assign a new value (x = np.where(mask, v, x))")
+    raise SideEffectError("assignment destination is read-only: NumPy raises ValueError "
+                          "for an array whose writeable flag is off",
+                          hint="update a copy (x = x.copy())")
 
 
 def scalar_if_numpy_would(obj, key, out):

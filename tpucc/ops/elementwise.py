@@ -485,9 +485,10 @@ def _install_operators():
 def _inplace(ufname):
     """`a += b`: NumPy computes into `a`, casting with the 'same_kind' rule."""
     def iop(a, b):
+        from ..infer.values import rebinds_in_place
         result = emit_ufunc(ufname, a, b)
-        if a.weak or a.immutable:
-            return result       # Python and NumPy scalars are immutable: `x += 1` rebinds
+        if rebinds_in_place(a):
+            return result       # scalars and jax arrays are immutable: `x += 1` rebinds
         return store_inplace(a, result, ufname)
     return iop
 

@@ -252,8 +252,9 @@ def inplace_matmul(a, b):
     """`a @= b` writes into `a` (other names for the array see it), as NumPy,
     which needs a at least 1-d, b at least 2-d and a result of a's shape."""
     from .elementwise import store_inplace
-    if a.weak or a.immutable:
-        return matmul(a, b)     # a NumPy scalar: no in-place update, matmul raises on 0-d
+    from ..infer.values import rebinds_in_place
+    if rebinds_in_place(a):
+        return matmul(a, b)     # a scalar or a jax array: a new value; matmul raises on 0-d
     if a.ndim < 1 or getattr(b, "ndim", 0) < 2:
         raise ShapeError("inplace matrix multiplication requires the first operand to have at "
                          "least one and the second at least two dimensions")
