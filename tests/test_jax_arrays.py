@@ -9,6 +9,7 @@ import pytest
 
 import tpucc
 from conftest import raises_at
+from tpucc import driver
 
 
 class JaxModel:
@@ -92,3 +93,33 @@ def test_a_read_only_array_that_is_only_read_compiles():
     x = np.arange(3.0)
     x.flags.writeable = False
     np.testing.assert_array_equal(tpucc.compile(lambda a: a * 2, cache=False)(x), x * 2)
+
+
+def test_results_handed_over_are_not_recycled():
+    """Only the NumPy counter's buffer goes back to the next call as a
+    donated output buffer; the jax weight's result belongs to the user."""
+    m = JaxModel()
+    step = tpucc.compile(m.step, cache=False)
+    step(np.ones((2, 3), np.float32), 0.1)
+    (entry,) = step._cache.values()
+    assert [a.shape for a in driver.recycled_avals(entry.traced)] == [(1,)]
+    assert sorted(driver.kept_writebacks(entry.traced)) == [False, True]
+
+
+def test_a_replayed_trace_hands_jax_results_over_too(tmp_path, monkeypatch):
+    """A second compile of the same step finds it on disk and skips infer
+    (snapshot.rebind): which results are handed over must survive that."""
+    monkeypatch.setenv("TPUCC_CACHE_MIN_COMPILE_S", "0")       # store even a fast compile
+    x = np.linspace(0.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
+    first = JaxModel()
+    tpucc.compile(first.step, cache=str(tmp_path))(x, 0.1)
+    again, eager = JaxModel(), JaxModel()
+    step = tpucc.compile(again.step, cache=str(tmp_path))
+    kept = []
+    for _ in range(3):
+        np.testing.assert_allclose(step(x, 0.1), eager.step(x, 0.1), rtol=1e-6)
+        kept.append(again.w)
+    (entry,) = step._cache.values()
+    assert entry.times.replayed
+    assert isinstance(again.w, jax.Array) and again.steps[0] == 3
+    assert all(np.isfinite(np.asarray(w)).all() for w in kept)      # none donated

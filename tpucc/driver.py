@@ -27,6 +27,7 @@ from . import cache, infer, lower, snapshot
 from .errors import InternalError, SideEffectError, TpuccError
 from .infer import checks
 from .infer.state import unflatten
+from .infer.values import JAX, frozen_kind
 from .ir import print_region, verify
 from .staging import staged_caller
 
@@ -333,7 +334,9 @@ def _key(x, runtime_scalar, leaves):
         return ("G", x.dtype)
     if isinstance(x, np.ndarray) or infer.is_runtime_leaf(x):
         leaves.append(x)
-        return ("A", np.dtype(x.dtype), tuple(x.shape))
+        # A jax array is immutable (`x += 1` rebinds): another program.
+        kind = "J" if isinstance(x, jax.Array) else "A"
+        return (kind, np.dtype(x.dtype), tuple(x.shape))
     if isinstance(x, tuple) and not hasattr(x, "_fields"):
         return ("T",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
     if isinstance(x, list):
@@ -394,9 +397,10 @@ def runner(entry: Entry):
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
     else:
         updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]
-        recycled = recycled_avals(traced)
-        pool = output_pool(recycled)
-        written = slice(n_out, n_out + len(recycled))
+        pool = output_pool(recycled_avals(traced))
+        kept = kept_writebacks(traced)
+        written = slice(n_out, n_out + len(writebacks))
+        recycled = [n_out + i for i, k in enumerate(kept) if not k]
         fetch_early = jax.default_backend() != "cpu"
 
         def run(leaves):
@@ -415,8 +419,9 @@ def runner(entry: Entry):
                 if _strides_unless_contiguous(inputs[i]) != strides:
                     return RECOMPILE
             outs = pool.call(call, inputs)
-            if writebacks and not _write_back(traced, leaves, outs[written], fetch_early):
-                pool.give_back(outs[written], inputs)
+            if writebacks:
+                _write_back(traced, leaves, outs[written], kept, fetch_early)
+                pool.give_back([outs[i] for i in recycled], inputs)
             return build(outs)
     entry.run = run
     return run
@@ -429,10 +434,21 @@ def _strides_unless_contiguous(x):
 
 def recycled_avals(traced) -> list:
     """The types of the program's write-back results (after its runtime
-    outputs): copied into the user's arrays and dropped, their buffers are
-    recycled (OutputPool)."""
+    outputs) that are copied into the user's arrays and dropped: their
+    buffers are recycled (OutputPool).  Not those handed over as they are
+    (kept_writebacks)."""
     n_out = sum(s is infer.RUNTIME for s in traced.out_static)
-    return list(traced.result_avals[n_out:n_out + len(traced.writebacks)])
+    avals = traced.result_avals[n_out:n_out + len(traced.writebacks)]
+    return [a for a, kept in zip(avals, kept_writebacks(traced)) if not kept]
+
+
+def kept_writebacks(traced) -> list:
+    """For each write-back, whether its result goes to the user as it is: an
+    attribute that held a jax array when traced, rebound by the program
+    (`self.w -= lr * g`), gets the new jax array, left on the device."""
+    jax_attrs = {(id(c.owner), c.hop[1]) for c in traced.captured
+                 if c.frozen == JAX and c.hop is not None and c.hop[0] == "attr"}
+    return [wb[0] == "attr" and (id(wb[1]), wb[2]) in jax_attrs for wb in traced.writebacks]
 
 
 class OutputPool:
@@ -546,20 +562,28 @@ def _capture_reader(traced, device_cache: bool):
     # device_cache: the write-back changes it in place, which the cache
     # (by identity) would not see.
     kept = set(device_kept_inputs(traced)) if device_cache else set()
+    written = [wb[1] for wb in traced.writebacks if wb[0] == "captured"]
+    # The trace depends on how each array takes updates (infer.values.frozen_kind):
+    # one found as a jax array where a NumPy array was traced, or the other
+    # way round, or read-only where the program writes into it, recompiles.
     specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype,
               traced.input_layouts.get(first + i), first + i in kept,
-              tuple(g for g, _, _ in c.aliases)) for i, c in enumerate(traced.captured)]
-    written = [wb[1] for wb in traced.writebacks if wb[0] == "captured"]
+              tuple(g for g, _, _ in c.aliases), c.frozen, i in written)
+             for i, c in enumerate(traced.captured)]
     device = DeviceCache() if device_cache else None
 
     def read(leaves):
         inputs = list(leaves)
-        for slot, (getter, shape, dtype, perm, cached, aliases) in enumerate(specs):
+        for slot, (getter, shape, dtype, perm, cached, aliases, frozen, updated) in \
+                enumerate(specs):
             current = getter()
             if type(current) is np.ndarray:
-                if current.shape != shape or current.dtype != dtype:
+                if current.shape != shape or current.dtype != dtype or frozen == JAX:
                     return RECOMPILE
-            elif tuple(np.shape(current)) != shape or np.dtype(current.dtype) != dtype:
+                if updated and not current.flags.writeable:
+                    return RECOMPILE
+            elif tuple(np.shape(current)) != shape or np.dtype(current.dtype) != dtype or \
+                    frozen_kind(current) != frozen:
                 return RECOMPILE
             for alias in aliases:               # one array at several places when traced
                 if alias() is not current:
@@ -743,42 +767,20 @@ def _source_name(sources, i) -> str:
     return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
 
 
-def _write_back(traced, leaves, values, fetch_early: bool) -> bool:
+def _write_back(traced, leaves, values, kept, fetch_early: bool):
     """Puts the program's updates where the user's code put them: into the
     NumPy arrays it updated in place, or as the new value of an attribute it
-    rebound.  An attribute that held a jax array gets the result itself, a
-    jax array on the device, as `self.w -= g` gives in Python (a model kept
-    on an accelerator stays there); any other gets a NumPy array.  True if a
-    result was handed over that way (it must not be recycled)."""
-    targets = [_write_back_target(wb, traced, leaves) for wb in traced.writebacks]
+    rebound: the result itself where `kept` (kept_writebacks), else a NumPy
+    array.  On an accelerator, every copy to the host is queued first."""
     if fetch_early:
-        _start_host_copies([v for v, t in zip(values, targets) if t is not _KEEP])
-    for wb, value, target in zip(traced.writebacks, values, targets):
-        if target is _KEEP:
-            setattr(wb[1], wb[2], value)
-        elif isinstance(target, np.ndarray):
+        _start_host_copies([v for v, k in zip(values, kept) if not k])
+    for wb, value, keep in zip(traced.writebacks, values, kept):
+        if wb[0] == "attr":
+            setattr(wb[1], wb[2], value if keep else np.array(value))
+            continue
+        target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
+        if isinstance(target, np.ndarray) and target.flags.writeable:
             np.copyto(target, np.asarray(value))
-        elif wb[0] == "attr":
-            setattr(wb[1], wb[2], np.array(value))
-    return any(t is _KEEP for t in targets)
-
-
-_KEEP = object()        # write-back target: hand the result over as it is
-
-
-def _write_back_target(wb, traced, leaves):
-    if wb[0] == "arg":
-        target = leaves[wb[1]]
-        return target if isinstance(target, np.ndarray) and target.flags.writeable else None
-    if wb[0] == "captured":
-        target = traced.captured[wb[1]].getter()
-        return target if isinstance(target, np.ndarray) else None
-    _, obj, name = wb
-    return _KEEP if _is_jax_array(getattr(obj, name, None)) else None
-
-
-def _is_jax_array(value) -> bool:
-    return isinstance(value, jax.Array)
 
 
 def _start_host_copies(values):

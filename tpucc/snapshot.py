@@ -313,7 +313,7 @@ def describe(traced, w: Walk) -> dict:
         owner, kind = traced.namespaces[id(ns)][1:]
         guards.append({"owner": _ref(w, owner, kind), "kind": kind, "key": _static(key)})
     captured = [{"owner": _ref(w, c.owner, c.hop[0]), "hop": [c.hop[0], _static(c.hop[1])],
-                 "aval": _aval(c.param.aval), "source": list(c.source),
+                 "aval": _aval(c.param.aval), "source": list(c.source), "frozen": c.frozen,
                  "aliases": [{"owner": _ref(w, o, h[0]), "hop": [h[0], _static(h[1])]}
                              for _, o, h in c.aliases]}
                 for c in traced.captured]
@@ -354,9 +354,10 @@ def rebind(record: dict, w: Walk):
         key = tree.decode_static(g["key"])
         guards.append((ns, key, ns.get(key)))
     captured = [Captured(tuple(c["source"]), _getter(_resolve(w, c["owner"]), c["hop"]), None,
-                         Value(_decode_aval(c["aval"])), None,
+                         Value(_decode_aval(c["aval"])), None, _resolve(w, c["owner"]),
+                         (c["hop"][0], tree.decode_static(c["hop"][1])),
                          aliases=[(_getter(_resolve(w, a["owner"]), a["hop"]), None, None)
-                                  for a in c.get("aliases", [])])
+                                  for a in c.get("aliases", [])], frozen=c.get("frozen"))
                 for c in record["captured"]]
     writebacks = [tuple(wb) if wb[0] != "attr" else ("attr", _resolve(w, wb[1]), wb[2])
                   for wb in record["writebacks"]]

@@ -62,10 +62,12 @@ class Captured:
     container, ("globals", name) of a globals dict, ("cell", None).
     `aliases`: (getter, owner, hop) of the other places the trace found the
     same array object (`net.alias = net.w`): the program reads it once, so
-    a call where one of them holds another array must recompile."""
-    def __init__(self, source, getter, value, param, array, owner=None, hop=None, aliases=()):
+    a call where one of them holds another array must recompile.  `frozen`:
+    how it refused updates when traced (values.frozen_kind)."""
+    def __init__(self, source, getter, value, param, array, owner=None, hop=None, aliases=(),
+                 frozen=None):
         self.source, self.getter, self.value = source, getter, value
-        self.param, self.array = param, array
+        self.param, self.array, self.frozen = param, array, frozen
         self.owner, self.hop = owner, hop
         self.aliases = list(aliases)
 
@@ -195,7 +197,8 @@ class Interpreter:
                 # It exists before every region: updates in a runtime branch or
                 # loop that first reads it are that region's outer effects.
                 array.serial = 0
-                entry = Captured(source, getter, value, param, array, owner, hop)
+                entry = Captured(source, getter, value, param, array, owner, hop,
+                                 frozen=array.frozen)
                 self.captured[id(value)] = entry
             else:
                 entry.note_place(getter, owner, hop)
