@@ -13,7 +13,7 @@ import pytest
 import tpucc
 from tpucc import nn
 from tpucc.lower import reverse
-from tpucc.ops import registry
+from tpucc.ops import linalg, registry
 
 
 def _r(shape, seed=0, dtype=np.float64):
@@ -119,12 +119,14 @@ def test_products(both_ways):
     _assert_same(*both_ways(loss, a, b, v, t, argnums=(0, 1, 2, 3)))
 
 
-def _cpu_product_form(rows) -> tuple:
+def _cpu_product_form(rows, b_size=30) -> tuple:
     """(dot_generals, optimization barriers) of a @ b.T with `rows` rows on
-    the CPU: one per row up to 8, b transposed first from 64, else one."""
-    if 1 < rows <= 8:
+    the CPU: one per row up to 8; above, b transposed first, unless it is
+    large and the rows fewer than 64; one dot for a single row."""
+    if 1 < rows <= linalg.ROW_PRODUCT_MAX_M:
         return rows, 0
-    return 1, int(rows >= 64)
+    transposed = rows >= linalg.TRANSPOSE_FIRST_MIN_M or b_size <= linalg.SMALL_B_MAX_SIZE
+    return 1, int(rows > 1 and transposed)
 
 
 def _products(fn, args, platforms) -> tuple:
@@ -150,6 +152,19 @@ def test_classifier_input_gradient_on_the_cpu(rows):
     dots, barriers = _cpu_product_form(rows)
     assert _products(step, (x, w), ("cpu",)) == (1 + dots, barriers)     # 1: the forward
     assert _products(step, (x, w), ("cuda",)) == (2, 0)
+
+
+@pytest.mark.parametrize("rows", [9, 63, 64])
+def test_a_large_transposed_weight_is_transposed_only_for_many_rows(rows):
+    """Below 64 rows, transposing a weight of over 2048 x 2048 elements
+    costs XLA:CPU about what it saves (lowered only, not run)."""
+    x, w = np.zeros((rows, 4096), np.float32), np.zeros((1025, 4096), np.float32)
+
+    def linear(x, w):
+        return x @ w.T
+    assert w.size > linalg.SMALL_B_MAX_SIZE
+    assert _products(linear, (x, w), ("cpu",)) == _cpu_product_form(rows, w.size) == \
+        (1, int(rows >= 64))
 
 
 def test_dense_layer_over_sequences(both_ways):

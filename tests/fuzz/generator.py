@@ -250,7 +250,9 @@ class Gen:
             a, d = sub()
             kind = _dt(d).kind
             f = r.choice(["np.abs({})", "np.clip({}, -2, 2)", "np.square({})"]
-                         + (["-{}"] if kind != "b" else ["(~{})"])
+                         # `~` on a Python bool is deprecated (3.12): logical_not for those
+                         + (["-{}"] if kind != "b" else ["(~{})"] if _is_arr(d)
+                            else ["np.logical_not({})"])
                          + (["np.tanh({})", "np.sqrt(np.abs({}) + 1)", "np.exp(np.tanh({}))",
                              "np.log(np.abs({}) + 1)", "np.sign({})", "np.cumsum({}, axis=0)",
                              "np.sin({})", "np.floor({})", "np.ceil({})", "np.round({})"]

@@ -157,25 +157,35 @@ def _stack_by_matrix_vjp(lc, a, b, ct, prec):
 # ct @ W.T, 8 x 4096 by 4096 x 25088: 167 ms; 430 ms with 2 rows, where the
 # forward x @ W takes 27 ms).  So on the CPU: up to ROW_PRODUCT_MAX_M rows,
 # one matrix-vector product per row (at memory speed: b read once per row);
-# from TRANSPOSE_FIRST_MIN_M rows, b transposed into memory first (behind an
-# optimization barrier, which XLA does not fold through), then a plain dot
-# (115 -> 70 ms above).  Between them the transpose would cost about what
-# it saves.  GPUs and TPUs get the one dot_general.
+# above, b transposed into memory first (behind an optimization barrier,
+# which XLA does not fold through), then a plain dot (115 -> 70 ms above),
+# except for a large b (over SMALL_B_MAX_SIZE elements) with fewer than
+# TRANSPOSE_FIRST_MIN_M rows, where the transpose costs about what it saves.
+# Isolated products (jax 0.10.2, AVX-512, ms, one dot / transposed first):
+# 1024 x 1024 at 12 rows 3.0 / 0.8, at 32 rows 3.4 / 1.9; 2048 x 2048 at 16
+# rows 7.8 / 4.8, at 64 rows 18.5 / 9.8; 4096 x 4096 at 32 rows 33 / 51.  A
+# PyTorch-style MLP training step (784-1024-1024-10) at batch 10 to 48:
+# 5.6-9.8 -> 3.1-6.2 ms.  (Rows one by one lose from 9 rows in whole
+# programs: 6 -> 24 ms for that step at batch 10.)  GPUs and TPUs get the one
+# dot_general.
 ROW_PRODUCT_MAX_M = 8
 TRANSPOSE_FIRST_MIN_M = 64
+SMALL_B_MAX_SIZE = 2048 * 2048
 
 
 def product_with_transposed(a, b, prec):
     """a @ b.T for matrices a (m, k) and b (n, k)."""
     dims = (((1,), (1,)), ((), ()))
     m = a.shape[0]
-    if target_platforms() != ("cpu",) or ROW_PRODUCT_MAX_M < m < TRANSPOSE_FIRST_MIN_M or m < 2:
+    if target_platforms() != ("cpu",) or m < 2:
         return lax.dot_general(a, b, dims, precision=prec)
-    if m >= TRANSPOSE_FIRST_MIN_M:
+    if m <= ROW_PRODUCT_MAX_M:
+        return lax.concatenate([lax.dot_general(lax.slice_in_dim(a, i, i + 1), b, dims,
+                                                precision=prec) for i in range(m)], 0)
+    if m >= TRANSPOSE_FIRST_MIN_M or b.size <= SMALL_B_MAX_SIZE:
         b_t = lax.optimization_barrier(lax.transpose(b, (1, 0)))
         return lax.dot_general(a, b_t, (((1,), (0,)), ((), ())), precision=prec)
-    return lax.concatenate([lax.dot_general(lax.slice_in_dim(a, i, i + 1), b, dims, precision=prec)
-                            for i in range(m)], 0)
+    return lax.dot_general(a, b, dims, precision=prec)
 
 
 define_vjp("matmul", functools.partial(_product_vjp, stacks=True))
