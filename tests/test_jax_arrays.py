@@ -123,3 +123,34 @@ def test_a_replayed_trace_hands_jax_results_over_too(tmp_path, monkeypatch):
     assert entry.times.replayed
     assert isinstance(again.w, jax.Array) and again.steps[0] == 3
     assert all(np.isfinite(np.asarray(w)).all() for w in kept)      # none donated
+
+
+TOTALS = np.zeros(3)
+JAX_TOTALS = jnp.zeros(3)
+
+
+def accumulate(x):
+    global TOTALS
+    TOTALS += x                 # NumPy: in place, then stored back to the same name
+    return TOTALS.sum()
+
+
+def accumulate_jax(x):
+    global JAX_TOTALS
+    JAX_TOTALS += x             # a jax array: a new array bound to the global
+    return JAX_TOTALS.sum()
+
+
+def test_a_global_numpy_array_updated_in_place_with_a_global_statement(monkeypatch):
+    monkeypatch.setattr(__import__(__name__), "TOTALS", np.zeros(3))
+    original = TOTALS
+    step = tpucc.compile(accumulate, cache=False)
+    x = np.array([1.0, 2.0, 3.0])
+    assert step(x) == 6.0 and step(x) == 12.0
+    assert TOTALS is original
+    np.testing.assert_array_equal(TOTALS, [2.0, 4.0, 6.0])
+
+
+def test_rebinding_a_global_is_refused_at_its_line():
+    raises_at(accumulate_jax, (np.ones(3),), tpucc.errors.UnsupportedError,
+              match="assigning the global `JAX_TOTALS`", line_of="JAX_TOTALS += x")

@@ -174,6 +174,12 @@ class Interpreter:
         return self.capture(value, ("global", func.__module__, name), lambda: g[name],
                             g, ("globals", name))
 
+    def global_holds(self, func, name, value) -> bool:
+        """Whether module global `name` holds `value` already: the array the
+        trace read from it (and may have updated in place)."""
+        entry = self.captured.get(id(func.__globals__.get(name)))
+        return entry is not None and entry.array is value
+
     def _guard(self, namespace, key, value, owner, kind):
         """Recompile when `namespace[key]` is no longer `value`.  The owner
         and kind let tpucc.snapshot find the namespace in another process:
