@@ -507,16 +507,44 @@ def list_pop_in_runtime_if(x):
     return parts
 
 
-def nonlocal_in_runtime_loop(x):
+def _count_down(x, step):
+    while x.sum() > 0:
+        step()
+        x = x - 1
+    return x
+
+
+def nonlocal_in_another_functions_loop(x):
     n = 0
 
     def bump():
         nonlocal n
         n += 1  # <- here
-    while x.sum() > 0:
-        bump()
-        x = x - 1
+    _count_down(x, bump)
     return n
+
+
+def nonlocal_in_grad(x):
+    n = 0
+
+    def loss(w):
+        nonlocal n
+        n = n + 1  # <- here
+        return (w * w).sum()
+    return tpucc.grad(loss)(x), n
+
+
+def rebinds_outer_closure_int():
+    count = 0
+
+    def step(x):
+        nonlocal count
+        count += 1  # <- here
+        return x * count
+    return step
+
+
+rebinds_outer_closure_int = rebinds_outer_closure_int()
 
 
 SHARED = Box(0)
@@ -715,8 +743,13 @@ REFUSALS = [
       lambda: (_v(), np.array(4))),
     R(dict_insert_in_runtime_if, E.SideEffectError, "mutating a container inside a runtime"),
     R(list_pop_in_runtime_if, E.SideEffectError, "mutating a container inside a runtime"),
-    R(nonlocal_in_runtime_loop, E.SideEffectError, "mutating a closure variable inside a runtime",
-),
+    R(nonlocal_in_another_functions_loop, E.SideEffectError,
+      "rebinding `n`, a variable of `nonlocal_in_another_functions_loop`, inside a runtime `if` "
+      "or loop of another function"),
+    R(nonlocal_in_grad, E.SideEffectError,
+      "rebinding `n`, a variable of `nonlocal_in_grad`, inside a function differentiated"),
+    R(rebinds_outer_closure_int, E.SideEffectError,
+      "assigning a Python value to the closure variable `count` (its cell outlives the call)"),
     R(setattr_python_value_outside, E.SideEffectError,
       "assigning a Python value to `.value` of an object that outlives the call"),
     R(setattr_in_runtime_if, E.SideEffectError, "assigning `.value` inside a runtime `if`"),

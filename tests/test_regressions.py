@@ -240,19 +240,6 @@ def test_cells_of_a_frame_inside_grad_and_runtime_branches():
     check(step, rng.standard_normal((4, 4)), rng.standard_normal((3, 4)))
 
 
-def assigns_an_outer_cell_in_a_runtime_branch(x):
-    y = x
-    read = lambda: y                        # noqa: E731 - y lives in a cell of this frame
-    if x.sum() > 0:
-        y = x * 2
-    return read()
-
-
-def test_an_outer_cell_assigned_under_a_runtime_branch_is_still_refused():
-    raises_at(assigns_an_outer_cell_in_a_runtime_branch, (np.ones(3),),
-              tpucc.errors.SideEffectError, line_of="y = x * 2")
-
-
 def row_view_updated(y, i):
     row = y[i]                  # a runtime integer scalar: basic indexing, a view
     row += 1

@@ -445,9 +445,11 @@ def recycled_avals(traced) -> list:
 def kept_writebacks(traced) -> list:
     """For each write-back, whether its result goes to the user as it is: an
     attribute that held a jax array when traced, rebound by the program
-    (`self.w -= lr * g`), gets the new jax array, left on the device."""
-    jax_attrs = {(id(c.owner), c.hop[1]) for c in traced.captured
-                 if c.frozen == JAX and c.hop is not None and c.hop[0] == "attr"}
+    (`self.w -= lr * g`; a closure variable's cell likewise), gets the new
+    jax array, left on the device."""
+    slot = {"attr": lambda hop: hop[1], "cell": lambda hop: "cell_contents"}
+    jax_attrs = {(id(c.owner), slot[c.hop[0]](c.hop)) for c in traced.captured
+                 if c.frozen == JAX and c.hop is not None and c.hop[0] in slot}
     return [wb[0] == "attr" and (id(wb[1]), wb[2]) in jax_attrs for wb in traced.writebacks]
 
 

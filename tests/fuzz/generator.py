@@ -183,6 +183,7 @@ class Gen:
         self.helpers: list = []
         self.helper_sigs: list = []   # (name, [param dummies], result dummy)
         self.stmt_budget = 0
+        self.cnt_by_closure = False     # generate() decides, for main only
 
     # ------------------------------------------------------------ expressions
     def vars_of(self, env, pred=lambda v: True):
@@ -526,7 +527,10 @@ class Gen:
     def s_counter(self, env, ctx):
         if "cnt" not in env:
             return None
-        return Stmt(f"cnt += {self.rng.randint(1, 3)}")
+        step = self.rng.randint(1, 3)
+        # `bump` rebinds cnt from an inner function (nonlocal): cnt is then
+        # carried by main's runtime loops and merged by its branches all the same
+        return Stmt(f"bump({step})" if self.cnt_by_closure else f"cnt += {step}")
 
     def _scoped(self, env, ctx, n=None, **over):
         """A nested block whose new variables do not escape it."""
@@ -654,9 +658,15 @@ def generate(seed: int, merge_fraction: float = 0.05) -> Program:
     env["n"] = np.ones((), np.int64)
     main_body = []
     use_cnt = rng.random() < 0.4
+    # Drawn from a generator of its own: the main stream (and so every
+    # program seen before this option) stays as it was.
+    g.cnt_by_closure = use_cnt and random.Random(seed * 7919 + 1).random() < 0.5
     if use_cnt:
         env["cnt"] = 1
         main_body.append(Stmt("cnt = 0"))
+    if g.cnt_by_closure:
+        main_body.append(Stmt("def bump(k):", [Stmt("nonlocal cnt"), Stmt("cnt += k")],
+                              pinned=True))
     early = rng.random() < 0.3
     ret_types = None
     if early:

@@ -27,6 +27,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import types
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -440,8 +441,9 @@ def _writebacks(ep, traced) -> list:
     out = []
     for wb in traced.writebacks:
         if wb[0] == "attr":
-            raise BuildError(f"entry {ep.name!r} assigns the attribute .{wb[2]} of a "
-                             f"{type(wb[1]).__name__} object, which a loaded artifact "
+            target = ("rebinds a closure variable" if isinstance(wb[1], types.CellType) else
+                      f"assigns the attribute .{wb[2]} of a {type(wb[1]).__name__} object")
+            raise BuildError(f"entry {ep.name!r} {target}, which a loaded artifact "
                              "cannot replay", ep.loc,
                              hint="return the new value instead")
         out.append({"kind": "argument" if wb[0] == "arg" else "captured", "index": wb[1]})

@@ -33,6 +33,9 @@ class Context:
     # containers made before them: runtime branches and loop bodies, and
     # differentiated functions (not the iterations of an unrolled loop).
     effect_floor: list = field(default_factory=lambda: [0])
+    # Per effect floor, the frame whose locals the region merges or carries
+    # (a runtime branch or loop of that frame), else None.
+    effect_frames: list = field(default_factory=lambda: [None])
     journal: list = field(default_factory=list)  # stack of {Array: var before} per runtime region
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
     guards: list = field(default_factory=list)

@@ -140,7 +140,7 @@ class Interpreter:
                 "object (or gave it different items) on different paths is not supported",
                 hint="build the container after the `if` or loop from the values it "
                      "computed, or create it once before and assign only arrays inside")
-        if entry is None and not isinstance(obj, types.CellType):
+        if entry is None:
             raise SideEffectError(
                 f"mutating {what} that exists outside the compiled function is not supported",
                 hint="build a new container and return it instead")
@@ -276,18 +276,25 @@ class Interpreter:
             object.__setattr__(obj, name, value) if not hasattr(type(obj), "__setattr__") \
                 else setattr(obj, name, value)
             return
+        self._rebind_outside(obj, name, value, f"`.{name}`",
+                             f"`.{name}` of an object that outlives the call")
+
+    def _rebind_outside(self, obj, name, value, what, lasting):
+        """obj.name = value on an object from outside the compiled code: an
+        array is written back after each call (attr_writes); `what` names
+        the target in messages, `lasting` says why it matters."""
         if isinstance(value, Array) and self._current_attr(obj, name) is value:
             return      # `obj.w -= d`: the array was updated in place; the store is a no-op
         if self.in_region():
             hint = ("assign after the `if` or loop" if self.ctx.runtime_depth > 0 else
                     "differentiate a function of the parameters (pass them as arguments) "
                     "and assign the results after tpucc.grad")
-            raise SideEffectError(f"assigning `.{name}` {self.region_name()} is not "
+            raise SideEffectError(f"assigning {what} {self.region_name()} is not "
                                   "supported", hint=hint)
         if not isinstance(value, Array):
             raise SideEffectError(
-                f"assigning a Python value to `.{name}` of an object that outlives the call "
-                "would only happen once, at compile time",
+                f"assigning a Python value to {lasting} would only happen once, at "
+                "compile time",
                 hint="store arrays (they are written back after each call), or return the value")
         self.shadow[(id(obj), name)] = value
         self.attr_writes[(id(obj), name)] = (obj, name, value)
@@ -296,7 +303,11 @@ class Interpreter:
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]
-        entry = self.captured.get(id(getattr(obj, name, None)))
+        try:
+            current = getattr(obj, name, None)
+        except ValueError:          # an empty cell's cell_contents
+            return None
+        entry = self.captured.get(id(current))
         return entry.array if entry is not None else None
 
     def getitem(self, obj, key):
@@ -513,8 +524,8 @@ class Interpreter:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
         locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
-        cells = self._cells(fn, locals_)
-        frame = Frame(self, fn, locals_, cells)
+        frame = Frame(self, fn, locals_, {})
+        frame.cells = self._cells(fn, frame)
         self.depth += 1
         self.frames.append(frame)
         saved_loc = self.ctx.loc
@@ -531,20 +542,61 @@ class Interpreter:
             raise masked.refusal("returning x[mask]").with_loc(self.last_return_loc)
         return result
 
-    def _cells(self, fn, locals_):
+    def _cells(self, fn, frame):
+        """The frame's cells by name: its closure's, and one per cell variable
+        (a name its inner functions use), made now, whose value the frame
+        keeps in its locals (interpreter.OwnedCell)."""
+        from .interpreter import OwnedCell
         code = fn.__code__
-        cells = {}
-        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            cells[name] = cell
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         for name in code.co_cellvars:
-            # The frame's own cell (a name its closures read), made now: stores
-            # to it are this frame's, even inside a runtime region or a
-            # differentiated function that this call is in.
-            cell = self.fresh(types.CellType())
-            if name in locals_:
-                cell.cell_contents = locals_[name]
-            cells[name] = cell
+            cells[name] = self.fresh(types.CellType(OwnedCell(frame, name)))
         return cells
+
+    def store_cell(self, cell, name, value):
+        """`name = value` for a cell variable (STORE_DEREF): into the locals of
+        the compiled frame that owns the cell, else the rebinding of a closure
+        variable from outside, written back after each call as an attribute
+        is."""
+        from .interpreter import OwnedCell
+        owned = _cell_contents(cell)
+        if not isinstance(owned, OwnedCell):
+            self._rebind_outside(cell, "cell_contents", value, f"the closure variable `{name}`",
+                                 f"the closure variable `{name}` (its cell outlives the call)")
+            return
+        floor, region_frame = self.ctx.effect_floor[-1], self.ctx.effect_frames[-1]
+        if (self.in_region() and self.fresh_ids[id(cell)][1] < floor
+                and region_frame is not owned.frame):
+            # The region merges (or carries) the locals of another frame.
+            owner = owned.frame.func.__qualname__
+            if self.ctx.runtime_depth > 0:
+                where, hint = ("a runtime `if` or loop of another function",
+                               f"move the `if` or loop into `{owner}`, or return the new "
+                               "value from the inner function")
+            else:
+                where, hint = ("a function differentiated by tpucc.grad",
+                               "return the value from the differentiated function "
+                               "(has_aux=True)")
+            raise SideEffectError(
+                f"rebinding `{name}`, a variable of `{owner}`, inside {where} is not "
+                f"supported: that region does not carry `{owner}`'s variables", hint=hint)
+        owned.frame.locals[name] = value
+
+    def read_outer_cell(self, cell, name, qualname):
+        """A closure variable from outside the compiled code: as rebound by
+        this trace, else its value (an array becomes a module input)."""
+        rebound = self.shadow.get((id(cell), "cell_contents"))
+        if rebound is not None:
+            return rebound
+        return self.capture(cell.cell_contents, ("closure", qualname, name),
+                            lambda: cell.cell_contents, cell, ("cell", None))
+
+
+def _cell_contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:          # empty: a variable its function has not assigned yet
+        return None
 
 
 def bind_arguments(fn, args, kwargs) -> dict:

@@ -46,11 +46,13 @@ class Exit:
 # --- regions with a journal of in-place updates ----------------------------------------
 
 @contextlib.contextmanager
-def journaled_region(params=(), runtime=True, effects_barrier=None):
+def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
     """A fresh region; in-place updates of Arrays made before it are journaled
     (and undone on exit) so the caller can merge or discard them.  Python
     containers made before it may not change inside it when it is an
-    effects barrier (by default: when it is a runtime region)."""
+    effects barrier (by default: when it is a runtime region).  `frame`: the
+    frame whose branch or loop it is (its locals, cell variables included,
+    are what the region's end state merges)."""
     c = ctx()
     barrier = runtime if effects_barrier is None else effects_barrier
     with builder.new_region(params) as rb:
@@ -58,6 +60,7 @@ def journaled_region(params=(), runtime=True, effects_barrier=None):
         c.serial_floor.append(new_serial_floor())
         if barrier:
             c.effect_floor.append(c.serial_floor[-1])
+            c.effect_frames.append(frame)
         c.journal.append({})
         record = {"builder": rb, "journal": c.journal[-1]}
         try:
@@ -71,6 +74,7 @@ def journaled_region(params=(), runtime=True, effects_barrier=None):
             c.journal.pop()
             if barrier:
                 c.effect_floor.pop()
+                c.effect_frames.pop()
             c.serial_floor.pop()
             c.runtime_depth -= runtime
 
@@ -192,7 +196,7 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     results = []
     for run, setup in arms:
         frame.locals, frame.stack = dict(locals0), list(stack0)
-        with journaled_region() as rec:
+        with journaled_region(frame=frame) as rec:
             if setup is not None:
                 setup(frame)
             ex = run(frame)

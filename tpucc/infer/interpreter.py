@@ -163,11 +163,15 @@ def LOAD_CONST(f, arg):
 
 @handler
 def LOAD_FAST(f, name):
-    v = f.locals.get(name, Undefined(name))
+    f.push(_defined(f.locals, name))
+
+
+def _defined(locals_: dict, name: str):
+    v = locals_.get(name, Undefined(name))
     if isinstance(v, Undefined):
         raise MergeError(f"variable `{name}` is not defined on every path that reaches here",
                          hint="assign it before the `if`/loop, on every path")
-    f.push(v)
+    return v
 
 
 @handler
@@ -206,6 +210,17 @@ def STORE_GLOBAL(f, name):
                                "supported", hint="return the new value instead")
 
 
+class OwnedCell:
+    """What the cell of a compiled frame's cell variable holds: where the
+    value is, in that frame's locals.  There it is merged by the frame's
+    runtime branches and carried by its loops like any local, also when an
+    inner function rebinds it (`nonlocal total; total = total + v`)."""
+    __slots__ = ("frame", "name")
+
+    def __init__(self, frame: Frame, name: str):
+        self.frame, self.name = frame, name
+
+
 @handler
 def LOAD_DEREF(f, name):
     cell = f.cells[name]
@@ -213,8 +228,10 @@ def LOAD_DEREF(f, name):
         value = cell.cell_contents
     except ValueError:
         raise MergeError(f"free variable `{name}` is not defined yet") from None
-    f.push(f.interp.capture(value, ("closure", f.func.__qualname__, name),
-                            lambda: cell.cell_contents, cell, ("cell", None)))
+    if not isinstance(value, OwnedCell):
+        f.push(f.interp.read_outer_cell(cell, name, f.func.__qualname__))
+        return
+    f.push(_defined(value.frame.locals, name))
 
 
 @handler
@@ -224,8 +241,7 @@ def LOAD_CLOSURE(f, name):
 
 @handler
 def STORE_DEREF(f, name):
-    f.interp.check_mutation(f.cells[name], "a closure variable")
-    f.cells[name].cell_contents = f.pop()
+    f.interp.store_cell(f.cells[name], name, f.pop())
 
 
 @handler

@@ -259,7 +259,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     kind_slots = [i for i in carried if leaves[i][0] in kind_paths]
     kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
     all_params = (code_param, *params, *box_params, *kind_params)
-    with journaled_region(all_params) as rec:
+    with journaled_region(all_params, frame=frame) as rec:
         for box, p in zip(boxes, box_params):
             box.assign(p)
         body_leaves = [v for _, v in leaves]
