@@ -211,6 +211,11 @@ class Gen:
         arrs = self.vars_of(env, _is_arr)
         if len(arrs) > 1 and "n" in arrs and r.random() < 0.8:
             arrs.remove("n")
+        lists = self.vars_of(env, lambda v: isinstance(v, list) and v)
+        if lists and r.random() < 0.15:         # an item of a list (items may be rebound)
+            name = r.choice(lists)
+            i = r.randrange(len(env[name]))
+            return f"{name}[{i}]", env[name][i]
         if arrs and r.random() < 0.8:
             a = r.choice(arrs)
             return a, env[a]
@@ -409,7 +414,7 @@ class Gen:
         self.stmt_budget -= 1
         depth = ctx["depth"]
         choices = [("assign", 5), ("reassign", 4), ("aug", 3), ("setitem", 2),
-                   ("tuple", 1), ("counter", 1)]
+                   ("tuple", 1), ("counter", 1), ("item", 1)]
         if depth < 3:
             choices += [("if", 3), ("static_if", 1)]
             if ctx["fn"] == "main":
@@ -435,19 +440,35 @@ class Gen:
         if not targets:
             return None
         t = self.rng.choice(targets)
+        src = self._value_like(env, env[t])
+        return None if src is None else Stmt(f"{t} = {src}")
+
+    def _value_like(self, env, like):
+        """Source of a new value of the same type as the dummy `like`, or None."""
         src, d = self.expr(env, self.rng.randint(1, 3))
-        src = self.coerce(self.bound(src, d), d, env[t])
+        src = self.coerce(self.bound(src, d), d, like)
         new = _typeof(src, env, self.ns)
         if new is None:
             return None
         # keep NumPy's scalar/0-d array distinction too: `x += v` rebinds a
         # NumPy scalar (with promotion) but updates a 0-d array in place, so
         # a variable that is one or the other by path changes dtype by path
-        if isinstance(env[t], np.ndarray) and not isinstance(new, np.ndarray):
+        if isinstance(like, np.ndarray) and not isinstance(new, np.ndarray):
             src = f"np.asarray({src})"
-        elif isinstance(env[t], np.generic) and isinstance(new, np.ndarray):
+        elif isinstance(like, np.generic) and isinstance(new, np.ndarray):
             src = f"({src})[()]"
-        return Stmt(f"{t} = {src}")
+        return src
+
+    def s_item(self, env, ctx):
+        """Rebinds an item of a list (`L3[1] = ...`), also inside runtime
+        loops and branches: the list stays one object."""
+        lists = [k for k in self.vars_of(env, lambda v: isinstance(v, list))]
+        if not lists:
+            return None
+        name = self.rng.choice(lists)
+        i = self.rng.randrange(len(env[name]))
+        src = self._value_like(env, env[name][i])
+        return None if src is None else Stmt(f"{name}[{i}] = {src}")
 
     def s_aug(self, env, ctx):
         targets = self.targets(env, lambda v: _is_arr(v))
@@ -673,6 +694,12 @@ def generate(seed: int, merge_fraction: float = 0.05) -> Program:
         ret_types = [env[p] for p in rng.sample(params, rng.randint(1, nargs))]
         if rng.random() < 0.5:
             ret_types.append(np.ones((), rng.choice(["float64", "int64", "float32"])))
+    # A list of arrays whose items the body may rebind (s_item), returned at the end.
+    use_list = random.Random(seed * 7919 + 2).random() < 0.35
+    if use_list:
+        (a, da), (b, db) = g.expr(env, 1), g.expr(env, 1)
+        env["hs"] = [da, db]
+        main_body.append(Stmt(f"hs = [{a}, {b}]"))
     g.stmt_budget = rng.randint(4, 12)
     ctx = dict(depth=0, in_loop=False, ret_types=ret_types, fn="main")
     main_body += g.block(env, ctx, rng.randint(3, 7))
@@ -690,6 +717,8 @@ def generate(seed: int, merge_fraction: float = 0.05) -> Program:
             picked.append(prog._merge_var)
         if use_cnt:
             picked.append("cnt")
+        if use_list:
+            picked.append("hs")
         ret = ", ".join(picked) + ("," if len(picked) == 1 else "")
         ret = f"({ret})"
     prog.main = Function("f", params + ["n"], main_body, ret)

@@ -37,6 +37,8 @@ class Context:
     # (a runtime branch or loop of that frame), else None.
     effect_frames: list = field(default_factory=lambda: [None])
     journal: list = field(default_factory=list)  # stack of {Array: var before} per runtime region
+    # ... and of the list and dict items the region rebinds (values.set_item)
+    item_journal: list = field(default_factory=list)
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
     guards: list = field(default_factory=list)
     namespaces: dict = field(default_factory=dict)  # id(guarded namespace) -> (it, owner, kind)

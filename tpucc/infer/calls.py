@@ -26,7 +26,7 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
-from .values import Array, frozen_kind
+from .values import Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
 _MISSING = object()
@@ -361,10 +361,24 @@ class Interpreter:
                                 "item assignment")
         if isinstance(value, Array) and _holds(obj, key, value):
             return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
-        self.check_mutation(obj, "a container")
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
-        obj[key] = value
+        entry = self.fresh_ids.get(id(obj))
+        slot = _existing_slot(obj, key)
+        if not (slot is not None and entry is not None and self._may_rebind_items(obj)):
+            self.check_mutation(obj, "a container")
+            slot = key
+        set_item(obj, slot, value, entry[1])
+
+    def _may_rebind_items(self, obj) -> bool:
+        """Whether items of `obj` (a list or dict the compiled code made) may
+        be rebound here: anywhere but in a function tpucc.grad differentiates,
+        when made before it.  In a runtime `if` or loop, the region merges or
+        carries the items (control.py, loops.py); adding or removing items
+        stays refused there (check_mutation)."""
+        if id(obj) in self.argument_containers or self.ctx.merged_containers.get(id(obj)) is obj:
+            return False
+        return self.ctx.runtime_depth > 0 and self.ctx.effect_frames[-1] is not None
 
     def static_items(self, v) -> tuple:
         if isinstance(v, Array):
@@ -590,6 +604,18 @@ class Interpreter:
             return rebound
         return self.capture(cell.cell_contents, ("closure", qualname, name),
                             lambda: cell.cell_contents, cell, ("cell", None))
+
+
+def _existing_slot(container, key):
+    """The key of an item `container` already has (a list index made
+    non-negative), or None: rebinding it keeps the container's structure."""
+    if type(container) is dict:
+        return key if key in container else None
+    if type(container) is list and isinstance(key, (int, np.integer)):
+        k = int(key)
+        k = k + len(container) if k < 0 else k
+        return k if 0 <= k < len(container) else None
+    return None
 
 
 def _cell_contents(cell):

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import MergeError
+from ..errors import MergeError, SideEffectError
 from ..ir import AVal, Value
 from . import builder
 from .builder import ctx, emit, emit_op
-from .state import (describe_static, flatten, leaf_aval, pretty_path, rebuild_state,
-                    state_leaves, static_equal, unflatten, unify)
-from .values import Array, RuntimeKind, Undefined, new_serial_floor
+from .state import (container_paths, describe_static, flatten, leaf_aval, pretty_path,
+                    rebuild_state, state_leaves, static_equal, unflatten, unify)
+from .values import (ABSENT, Array, RuntimeKind, Undefined, finish_items, new_serial_floor,
+                     put_item)
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -62,16 +63,19 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
             c.effect_floor.append(c.serial_floor[-1])
             c.effect_frames.append(frame)
         c.journal.append({})
-        record = {"builder": rb, "journal": c.journal[-1]}
+        c.item_journal.append({})
+        record = {"builder": rb, "journal": c.journal[-1], "items": c.item_journal[-1]}
         try:
             yield record
         except BaseException:
             # An attempt that fails (a While retried as an unrolled loop)
-            # leaves the outer arrays it changed as they were before it.
+            # leaves the outer arrays and containers it changed as they were.
             finish_journal(record["journal"])
+            finish_items(record["items"])
             raise
         finally:
             c.journal.pop()
+            c.item_journal.pop()
             if barrier:
                 c.effect_floor.pop()
                 c.effect_frames.pop()
@@ -202,9 +206,10 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
             ex = run(frame)
             end_vars = state_vars(frame)
             ends = finish_journal(rec["journal"])
-        results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars))
+            items = finish_items(rec["items"])
+        results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars, items))
     with builder.at(loc):
-        return merge_arms(frame, pred, results, note, floor)
+        return merge_arms(frame, pred, results, note, floor, (locals0, stack0))
 
 
 @dataclass
@@ -215,6 +220,8 @@ class Arm:
     stack: list
     ends: dict
     vars: dict = field(default_factory=dict)    # id(Array) -> its Value at the arm's end
+    # List and dict items the arm rebound, undone at its end (values.finish_items)
+    items: dict = field(default_factory=dict)
 
 
 def state_vars(frame) -> dict:
@@ -272,15 +279,21 @@ def shape_undefined(slots, key):
             s[key] = unflatten(td, [Undefined(p) for p, _ in leaves])
 
 
-def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
+def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     _normalize_states(arms)
-    flat = [state_leaves(a.locals, a.stack) for a in arms]
+    flat = []
+    for a in arms:
+        with items_applied(a.items):
+            flat.append(state_leaves(a.locals, a.stack))
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
     what = ("the branches of this `if`" if note.startswith("if") else
             "the iterations of this loop" if note.startswith("loop") else
             "the runtime paths that meet here (an `if`, or a loop left early or not)")
+    writes = [(c, k, loc) for a in arms for c, k, _, loc in a.items.values()]
+    in_place = kept_containers(frame.interp, entry, [(a.locals, a.stack, a.items) for a in arms],
+                               writes, "runtime path")
     _check_same_structure(flat, what)
     slots, merged = _classify(flat, multi, what, floor)
     boxes = _merged_boxes(arms)
@@ -309,9 +322,59 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int) -> Exit:
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged,
-                                              like=[(a.locals, a.stack) for a in arms])
+                                              like=[(a.locals, a.stack) for a in arms],
+                                              in_place=in_place)
     code = Array(outputs[-1]) if len(targets) > 1 else None
     return Exit(targets, code, depths)
+
+
+@contextlib.contextmanager
+def items_applied(items: dict):
+    """The item writes of a region (values.finish_items), redone while its
+    end state is read, then undone again."""
+    before = []
+    for container, key, value, _ in items.values():
+        before.append((container, key, container.get(key, ABSENT) if type(container) is dict
+                       else container[key]))
+        container[key] = value
+    try:
+        yield
+    finally:
+        for container, key, value in reversed(before):
+            put_item(container, key, value)
+
+
+def kept_containers(interp, entry, states, writes, where: str) -> dict:
+    """{id: serial} of the lists and dicts with an item rebound (`writes`:
+    (container, key, loc) each), each checked to be where the `entry` state
+    held it in every end state ((locals, stack, item writes to redo)): then
+    the merged (or carried) items can be written into that very object.  A
+    container none of the frame's variables holds, or one that a path also
+    replaces, cannot be merged that way."""
+    written = {}
+    for container, key, loc in writes:
+        written.setdefault(id(container), (container, key, loc))
+    if not written:
+        return {}
+    at_entry = container_paths(*entry)
+    for cid, (container, key, loc) in written.items():
+        paths = at_entry.get(cid, (None, set()))[1]
+        if not paths:
+            raise SideEffectError(
+                f"rebinding an item of a {type(container).__name__} that no variable of this "
+                "function holds, inside a runtime `if` or loop, is not supported", loc,
+                "keep the list or dict in a local variable of the function with the `if` or "
+                "loop, or build a new one after it")
+        for locals_, stack, items in states:
+            with items_applied(items):
+                held = container_paths(locals_, stack).get(cid, (None, set()))[1]
+            if not paths <= held:
+                name = sorted(paths)[0]
+                raise SideEffectError(
+                    f"`{name}` has an item rebound ({name}[{key!r}] = ...) on one {where} and "
+                    f"is another {type(container).__name__} (or none) on another", loc,
+                    f"either rebind items of `{name}` or rebind `{name}` itself")
+    return {cid: interp.fresh_ids[cid][1] for cid in written}
 
 
 @dataclass

@@ -9,6 +9,7 @@ reverse-mode AD can differentiate.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,13 +20,14 @@ from ..ir import AVal
 from . import builder
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
-from .state import (describe_static, leaf_aval, rebuild_state, state_leaves, static_equal,
-                    unify)
+from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
+                    static_equal, unify)
 from .values import (Array, NeedsStatic, RuntimeKind, Undefined, compile_time_kind,
-                     journal_before, new_serial_floor)
+                     finish_items, items_before, journal_before, new_serial_floor)
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
-                      finish_journal, in_open_region, journaled_region, kind_value,
-                      scalar_kind, shape_undefined, state_vars, walk, watch, watch_scope)
+                      finish_journal, in_open_region, journaled_region, kept_containers,
+                      kind_value, scalar_kind, shape_undefined, state_vars, walk, watch,
+                      watch_scope)
 
 def run_loop(frame, header: int, stops) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
@@ -49,11 +51,13 @@ def run_loop(frame, header: int, stops) -> Exit:
             keep = ex.static or _may_unroll_guarded(it, budget)
             if not keep:
                 finish_journal(rec["journal"])
+                finish_items(rec["items"])
         end_watch_scope(marks, keep)
         if keep:
             ctx().region.ops.extend(iteration_ops)
             for arr, before in rec["journal"].items():
                 journal_before(arr, before)
+            items_before(rec["items"])
         if not ex.static:
             if keep:
                 return ex
@@ -146,15 +150,20 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     boxes: list = []
     unshared: set = set()           # entry arrays whose aliasing the body breaks
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
-    for _attempt in range(8):
+    in_place: dict = {}     # {id: serial}: lists and dicts whose items the body rebinds
+    for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
-        with builder.at(loc):
-            _apply_promotions(frame, promote)
-        td, leaves = state_leaves(frame.locals, frame.stack)
-        carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
-        trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                          unshared, kind_paths)
+        with _items_kept(frame.interp, in_place):
+            with builder.at(loc):
+                _apply_promotions(frame, promote, in_place)
+            td, leaves = state_leaves(frame.locals, frame.stack)
+            carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
+            trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
+                              unshared, kind_paths, in_place)
         frame.locals, frame.stack = locals0, stack0
+        if trial.in_place.keys() - in_place.keys():
+            in_place.update(trial.in_place)     # again, with those kept as the same objects
+            continue
         if trial.diverged - unshared:
             unshared |= trial.diverged      # again, without sharing those arrays
             continue
@@ -165,12 +174,26 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
             return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                               counted, trip_count)
+                               counted, trip_count, in_place)
         promote, boxes, kind_paths = new_promote, new_boxes, new_kinds
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
 
 
-def _apply_promotions(frame, promote):
+@contextlib.contextmanager
+def _items_kept(interp, in_place: dict):
+    """The items of the `in_place` containers, as they were before an
+    attempt (its promotions write placeholders into them)."""
+    saved = [(c, list(c.items()) if type(c) is dict else list(enumerate(c)))
+             for c in (interp.fresh_ids[cid][0] for cid in in_place)]
+    try:
+        yield
+    finally:
+        for container, items in saved:
+            for k, v in items:
+                container[k] = v
+
+
+def _apply_promotions(frame, promote, in_place):
     td, leaves = state_leaves(frame.locals, frame.stack)
     out = []
     for path, v in leaves:
@@ -183,7 +206,8 @@ def _apply_promotions(frame, promote):
         else:
             out.append(Array(as_aval(v, aval)))
             out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
-    frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)])
+    frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)],
+                                              in_place=in_place)
 
 
 @dataclass
@@ -204,6 +228,7 @@ class Trial:
     marks: list = field(default_factory=list)     # (array, note) the body's merges watched
     diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
     kind_slots: list = field(default_factory=list)  # slots whose kind is a parameter
+    in_place: dict = field(default_factory=dict)    # containers whose items it rebinds
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -247,7 +272,7 @@ def _advance(frame):
 
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-              unshared=frozenset(), kind_paths=frozenset()) -> Trial:
+              unshared=frozenset(), kind_paths=frozenset(), in_place=None) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
@@ -270,7 +295,12 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
         fresh_floor = new_serial_floor()
-        frame.locals, frame.stack = rebuild_state(td, body_leaves)
+        entry = (frame.locals, frame.stack)
+        frame.locals, frame.stack = rebuild_state(td, body_leaves, like=[entry],
+                                                  in_place=in_place)
+        copies = _note_copies(frame.interp, entry, (frame.locals, frame.stack),
+                              ctx().serial_floor[-1])
+        body_entry = (dict(frame.locals), list(frame.stack))
         entry_stack = list(frame.stack)
         with watch_scope() as marks:
             if counted:
@@ -284,7 +314,13 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         end_vars = state_vars(frame)
         slot_vars = {i: a.var for i, a in slot_arrays.items()}
         ends = finish_journal(rec["journal"])
-    out_td, out_leaves = state_leaves(frame.locals, frame.stack)
+        out_td, out_leaves = state_leaves(frame.locals, frame.stack)   # items as the body left them
+        writes = [(c, k, loc) for c, k, _, loc, _ in rec["items"].values()]
+        written = kept_containers(frame.interp, body_entry, [(frame.locals, frame.stack, {})],
+                                  writes, "iteration")
+        finish_items(rec["items"])
+    originals = [copies.get(cid, frame.interp.fresh_ids[cid][0]) for cid in written]
+    keep_in_place = {id(c): frame.interp.fresh_ids[id(c)][1] for c in originals}
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
     shared = {id(a) for a in slot_arrays.values()
               if sum(b is a for b in slot_arrays.values()) > 1}
@@ -307,7 +343,26 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
-                 kind_slots)
+                 kind_slots, keep_in_place)
+
+
+def _note_copies(interp, entry, body, floor) -> dict:
+    """{id(copy): original} for the lists and dicts the body starts with as
+    copies of the entry's (their items are the loop's parameters).  A copy
+    counts as made before the body, so that rebinding its items is
+    journaled: the next attempt keeps the original instead (in_place)."""
+    at_entry = {}           # path -> the fresh container the entry holds there
+    for container, paths in container_paths(*entry).values():
+        if id(container) in interp.fresh_ids:
+            at_entry.update(dict.fromkeys(paths, container))
+    copies = {}
+    for cid, (container, paths) in container_paths(*body).items():
+        original = next((at_entry[p] for p in sorted(paths) if p in at_entry), None)
+        if original is not None and original is not container:
+            interp.fresh_ids[cid] = (container, floor - 1)
+            copies[cid] = original
+            interp.ctx.merged_containers.pop(cid, None)     # the body's copy, not a merge
+    return copies
 
 
 def _loop_shared(end, slot_arrays, leaves, floor) -> list:
@@ -459,6 +514,11 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
         elif not (after is before or static_equal(before, after)):
             if isinstance(after, Undefined):
                 continue
+            if isinstance(before, Undefined) and leaf_aval(after) is None:
+                # First bound in the body to a string, function... (the key of an
+                # inner `for k in params`): undefined after the loop, where the
+                # loop may not have run; reading it there is refused (E300).
+                continue
             avals = [leaf_aval(v) for v in (before, after) if not isinstance(v, Undefined)]
             if any(a is None for a in avals):
                 raise SideEffectError(
@@ -471,14 +531,14 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
 
 
 def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                counted, trip_count=None) -> Exit:
+                counted, trip_count=None, in_place=None) -> Exit:
     with builder.at(loc):
         return _emit_while_at(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                              counted, trip_count)
+                              counted, trip_count, in_place)
 
 
 def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                   counted, trip_count=None) -> Exit:
+                   counted, trip_count=None, in_place=None) -> Exit:
     targets = trial.exit.targets
     shift = 0
     if header not in targets:       # the body always leaves: it runs at most once
@@ -534,7 +594,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
-    frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)])
+    frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
+                                              in_place=in_place)
     depths = dict(trial.exit.depths)
     if counted:     # leaving with the header's code means the range ran out
         done = frame.fc.blocks[header].instrs[0].arg

@@ -15,7 +15,7 @@ from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
 from .iterators import RangeIter, SeqIter
-from .values import Array, Undefined
+from .values import Array, Undefined, set_item
 
 SCALARS = (bool, int, float, complex, np.generic)
 
@@ -94,23 +94,50 @@ def state_leaves(locals_: dict, stack: list):
     return (names, td_locals, td_stack), out
 
 
-def rebuild_state(treedef, leaves, like=()):
+def rebuild_state(treedef, leaves, like=(), in_place=None):
     """The state of `treedef` holding `leaves`.  `like`: the (locals, stack)
     states it was flattened from (a branch's arms, a loop's entry): a list,
     dict or tuple that is one object in all of them and gets back the very
     same items is that object again, not a copy, so names, bound methods
-    (`acc.append` on the stack) and callers sharing it still share it."""
+    (`acc.append` on the stack) and callers sharing it still share it.
+    `in_place`: {id: serial} of the lists and dicts whose items the region
+    rebound (`h[0] = ...`): they stay the same objects and get the new
+    items, as in Python."""
     names, td_locals, td_stack = treedef
     it = iter(leaves)
     locals_ = {n: _build(t, it) for n, t in zip(names, td_locals)}
     stack = [_build(t, it) for t in td_stack]
     if like:
-        locals_ = {n: same_object(v, [loc.get(n, _NONE) for loc, _ in like])
+        in_place = in_place or {}
+        locals_ = {n: same_object(v, [loc.get(n, _NONE) for loc, _ in like], in_place)
                    for n, v in locals_.items()}
-        stack = [same_object(v, [st[i] if i < len(st) else _NONE for _, st in like])
+        stack = [same_object(v, [st[i] if i < len(st) else _NONE for _, st in like], in_place)
                  for i, v in enumerate(stack)]
         _note_rebuilt(list(locals_.values()) + stack, like)
     return locals_, stack
+
+
+def container_paths(locals_: dict, stack: list) -> dict:
+    """{id(list or dict): (it, the paths at which the state holds it)}, as
+    `flatten` names them."""
+    found: dict = {}
+    work = [(locals_[n], n) for n in sorted(locals_)]
+    work += [(v, f"<stack {i}>") for i, v in enumerate(stack)]
+    while work:
+        value, path = work.pop()
+        if isinstance(value, tuple) and not hasattr(value, "_fields"):
+            work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        elif isinstance(value, list):
+            found.setdefault(id(value), (value, set()))[1].add(path)
+            work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        elif isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+            found.setdefault(id(value), (value, set()))[1].add(path)
+            work.extend((v, f"{path}[{k!r}]") for k, v in value.items())
+        elif isinstance(value, SeqIter):
+            work.append((value.items, f"{path}.items"))
+        elif isinstance(value, ObjectNode):
+            work.extend((v, f"{path}.{k}") for k, v in value.attrs.items())
+    return found
 
 
 def _note_rebuilt(values, like):
@@ -118,6 +145,8 @@ def _note_rebuilt(values, like):
     that mutating one is refused saying why (not as made outside)."""
     from .builder import ctx
     olds = {id(v) for loc, st in like for v in list(loc.values()) + list(st)}
+    for loc, st in like:
+        olds.update(container_paths(loc, st))       # nested ones kept as they were
     work = list(values)
     while work:
         v = work.pop()
@@ -130,23 +159,42 @@ def _note_rebuilt(values, like):
 _NONE = object()
 
 
-def same_object(new, olds: list):
+def same_object(new, olds: list, in_place=None):
     """`new`, or the container every one of `olds` is when it holds the
-    same items as `new` (recursively)."""
+    same items as `new` (recursively), or is in `in_place` (then it gets
+    `new`'s items)."""
+    in_place = in_place or {}
     first = olds[0] if olds else _NONE
     if type(first) is not type(new) or any(o is not first for o in olds):
         return new
     if type(new) in (list, tuple):
         if len(new) != len(first):
             return new
-        kids = [same_object(n, [o]) for n, o in zip(new, first)]
-        return first if all(k is o for k, o in zip(kids, first)) else type(new)(kids)
+        kids = [same_object(n, [o], in_place) for n, o in zip(new, first)]
+        if all(k is o for k, o in zip(kids, first)):
+            return first
+        kept = _refill(first, enumerate(kids), in_place)
+        return kept if kept is not None else type(new)(kids)
     if type(new) is dict:
         if list(new) != list(first):
             return new
-        kids = {k: same_object(v, [first[k]]) for k, v in new.items()}
-        return first if all(kids[k] is first[k] for k in kids) else kids
+        kids = {k: same_object(v, [first[k]], in_place) for k, v in new.items()}
+        if all(kids[k] is first[k] for k in kids):
+            return first
+        kept = _refill(first, kids.items(), in_place)
+        return kept if kept is not None else kids
     return new
+
+
+def _refill(container, items, in_place: dict):
+    """`container` with `items` written into it, if it is one to keep."""
+    serial = in_place.get(id(container))
+    if serial is None:
+        return None
+    for k, v in items:
+        if container[k] is not v:
+            set_item(container, k, v, serial)
+    return container
 
 
 def leaf_aval(v) -> AVal | None:

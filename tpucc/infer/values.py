@@ -265,6 +265,50 @@ def journal_before(arr: Array, before: Value) -> None:
         c.journal[-1].setdefault(arr, before)
 
 
+def set_item(container, key, value, serial: int) -> None:
+    """container[key] = value on a list or dict the compiled code made
+    (with its fresh `serial`), journaled like an Array update when the
+    container is older than the current region: the region's end undoes the
+    write (finish_items) so that its state can be merged or carried."""
+    c = builder.ctx()
+    if c.item_journal and serial < c.serial_floor[-1]:
+        before = container[key] if type(container) is list or key in container else ABSENT
+        c.item_journal[-1].setdefault((id(container), key),
+                                      (container, key, before, c.loc, serial))
+    container[key] = value
+
+
+ABSENT = object()       # a dict key a region added: undone by deleting it
+
+
+def put_item(container, key, value) -> None:
+    """container[key] = value, or del container[key] for ABSENT: no journal."""
+    if value is ABSENT:
+        container.pop(key, None)
+    else:
+        container[key] = value
+
+
+def items_before(journal: dict) -> None:
+    """Hands the item writes of a region that is kept (an unrolled loop
+    iteration) to the enclosing region's journal, which may undo them."""
+    c = builder.ctx()
+    if c.item_journal:
+        for slot, entry in journal.items():
+            if entry[4] < c.serial_floor[-1]:
+                c.item_journal[-1].setdefault(slot, entry)
+
+
+def finish_items(journal: dict) -> dict:
+    """Ends a region's item writes: {(id(container), key): (container, key,
+    value at the end, loc of the first write)}, each write undone."""
+    ends = {}
+    for slot, (container, key, before, loc, _) in journal.items():
+        ends[slot] = (container, key, container[key], loc)
+        put_item(container, key, before)
+    return ends
+
+
 def to_value(x) -> Value:
     if isinstance(x, Array):
         return x.var

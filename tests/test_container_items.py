@@ -1,0 +1,195 @@
+"""Items of lists and dicts rebound inside runtime `if`s and loops
+(`hs[0] = f(hs[0])`, `params["w"] = params["w"] - lr * g`): the container
+stays the same object, its items are merged by a Conditional or carried by
+a While like variables."""
+import numpy as np
+
+import tpucc
+from conftest import check, count_hlo, hlo, raises_at
+
+
+def rebinds_items_in_branches(x):
+    hs = [x[0], x[1]]
+    d = {"total": x.sum(), "flag": 0}
+    alias = hs
+    if x.sum() > 10:
+        hs[0] = hs[0] * 2
+        d["flag"] = 1
+    else:
+        hs[1] = -hs[1]
+    return hs, d, alias is hs, alias[1]
+
+
+def test_items_rebound_in_the_arms_of_a_runtime_if():
+    x = np.arange(6.0).reshape(2, 3)
+    for arg in (x, -x):
+        compiled = check(rebinds_items_in_branches, arg)
+    assert count_hlo(hlo(compiled, x), "conditional") >= 1
+
+
+def decays_a_dict(x, n):
+    p = {"w": np.ones(4, np.float32), "steps": 0}
+    for i in range(n):
+        p["w"] = p["w"] * np.float32(0.5) + x[i % 3]
+        p["steps"] = p["steps"] + 1
+    return p
+
+
+def test_dict_items_carried_by_a_runtime_range():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    step = tpucc.compile(decays_a_dict, runtime_args=("n",))
+    for n in (0, 1, 5):
+        got, want = step(x, n), decays_a_dict(x, n)
+        np.testing.assert_allclose(got["w"], want["w"], rtol=1e-6)
+        assert got["steps"] == want["steps"]
+    assert count_hlo(hlo(step, x, 3), "while") == 1
+
+
+def recurrent_list(x, n):
+    hs = [np.zeros(4, np.float32), np.zeros(4, np.float32)]
+    alias = hs
+    for i in range(n):
+        hs[0] = hs[0] + x[i % 3]
+        hs[1] = np.tanh(hs[0] / 10)
+    return hs, alias is hs, alias[1]
+
+
+def test_list_items_carried_and_the_list_stays_one_object():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    step = tpucc.compile(recurrent_list, runtime_args=("n",))
+    for n in (0, 4):
+        (h0, h1), same, through_alias = step(x, n)
+        (e0, e1), eager_same, eager_alias = recurrent_list(x, n)
+        np.testing.assert_allclose(h0, e0, rtol=1e-6)
+        np.testing.assert_allclose(h1, e1, rtol=1e-6)
+        np.testing.assert_allclose(through_alias, eager_alias, rtol=1e-6)
+        assert same and eager_same
+
+
+def nested_state(x):
+    state = {"h": [x[0], x[1]], "k": 0}
+    while state["h"][0].sum() < 100:          # runtime condition
+        state["h"][0] = state["h"][0] * 2 + 1
+        state["k"] += 1
+    return state
+
+
+def test_nested_container_items_in_a_runtime_while():
+    compiled = check(nested_state, np.arange(8.0).reshape(2, 4))
+    check(nested_state, np.full((2, 4), 50.0))
+    assert count_hlo(hlo(compiled, np.ones((2, 4))), "while") == 1
+
+
+def loss(params, x, y):
+    h = np.tanh(x @ params["w1"])
+    return np.mean((h @ params["w2"] - y) ** 2)
+
+
+def trains_until_small(x, y, w1, w2, lr):
+    params = {"w1": w1, "w2": w2}
+    value, steps = loss(params, x, y), 0
+    while value > 0.05 and steps < 200:       # trained until a runtime threshold
+        grads = tpucc.grad(loss)(params, x, y)
+        for k in params:
+            params[k] = params[k] - lr * grads[k]
+        value, steps = loss(params, x, y), steps + 1
+    return params, value, steps
+
+
+def numpy_trains_until_small(x, y, w1, w2, lr):
+    """The same loop with hand-written gradients (eager NumPy has no grad)."""
+    params = {"w1": w1, "w2": w2}
+    value, steps = loss(params, x, y), 0
+    while value > 0.05 and steps < 200:
+        h = np.tanh(x @ params["w1"])
+        d_out = 2 * (h @ params["w2"] - y) / y.size
+        grads = {"w2": h.T @ d_out, "w1": x.T @ ((d_out @ params["w2"].T) * (1 - h ** 2))}
+        for k in params:
+            params[k] = params[k] - lr * grads[k]
+        value, steps = loss(params, x, y), steps + 1
+    return params, value, steps
+
+
+def test_a_params_dict_trained_in_a_runtime_loop():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((16, 3))
+    y = np.sin(x.sum(axis=1, keepdims=True))
+    w1, w2 = rng.standard_normal((3, 8)) * 0.5, rng.standard_normal((8, 1)) * 0.5
+    step = tpucc.compile(trains_until_small, runtime_args=("lr",))
+    params, value, steps = step(x, y, w1, w2, 0.1)
+    want_params, want_value, want_steps = numpy_trains_until_small(x, y, w1, w2, 0.1)
+    assert steps == want_steps and 0 < steps <= 200
+    np.testing.assert_allclose(value, want_value, rtol=1e-9)
+    for k in params:
+        np.testing.assert_allclose(params[k], want_params[k], rtol=1e-9)
+    assert count_hlo(hlo(step, x, y, w1, w2, 0.1), "while") == 1
+
+
+class Holder:
+    def __init__(self, items):
+        self.items = items
+
+
+def item_of_a_container_only_an_object_holds(x):
+    holder = Holder([x[0]])
+    while x.sum() > 0:
+        holder.items[0] = holder.items[0] + 1       # no variable holds the list itself
+        x = x - 1
+    return holder.items[0]
+
+
+def test_item_of_a_list_no_variable_holds_is_refused():
+    raises_at(item_of_a_container_only_an_object_holds, (np.ones(3),),
+              tpucc.errors.SideEffectError, match="no variable of this function holds",
+              line_of="holder.items[0] = holder.items[0] + 1")
+
+
+def rebinds_an_item_or_the_list(x):
+    hs = [x]
+    if x.sum() > 0:
+        hs[0] = x * 2
+    else:
+        hs = [x * 3]
+    return hs
+
+
+def test_an_item_rebound_on_one_path_and_the_list_on_another_is_refused():
+    raises_at(rebinds_an_item_or_the_list, (np.ones(3),), tpucc.errors.SideEffectError,
+              match="has an item rebound", line_of="hs[0] = x * 2")
+
+
+def appends_in_a_runtime_loop(x):
+    hs = [x]
+    while x.sum() > 0:
+        hs.append(x)
+        x = x - 1
+    return hs
+
+
+def adds_a_key_in_a_runtime_if(x):
+    d = {"a": x}
+    if x.sum() > 0:
+        d["b"] = x
+    return d
+
+
+def test_changing_the_structure_stays_refused():
+    raises_at(appends_in_a_runtime_loop, (np.ones(3),), tpucc.errors.SideEffectError,
+              match="mutating a container inside a runtime", line_of="hs.append(x)")
+    raises_at(adds_a_key_in_a_runtime_if, (np.ones(3),), tpucc.errors.SideEffectError,
+              match="mutating a container inside a runtime", line_of='d["b"] = x')
+
+
+def discarded_iteration(x):
+    counts = [0]
+    while True:                     # the first iteration is interpreted, then discarded
+        counts[0] = counts[0] + 1   # for a While: its write must not stay
+        x = x - 1
+        if x.sum() < 0:
+            break
+    return counts[0], x
+
+
+def test_a_discarded_unrolled_iteration_leaves_no_item_write():
+    compiled = check(discarded_iteration, np.array([2.0, 3.0]))
+    assert count_hlo(hlo(compiled, np.ones(2)), "while") == 1
