@@ -555,9 +555,15 @@ def setattr_python_value_outside(x):
     return x
 
 
-def setattr_in_runtime_if(x):
+def setattr_array_over_an_int_in_runtime_if(x):
+    if x.sum() > 0:  # <- here
+        SHARED.value = x        # an array on one path, the int 0 on the other
+    return x
+
+
+def setattr_python_value_in_runtime_if(x):
     if x.sum() > 0:
-        SHARED.value = x  # <- here
+        SHARED.value = 5  # <- here
     return x
 
 
@@ -715,6 +721,8 @@ REFUSALS = [
     R(inplace_float_into_int, E.DTypeError, "Cannot cast ufunc 'add' output from float64 to int64"),
     R(inplace_int_into_bool, E.DTypeError, "Cannot cast ufunc 'add' output from int64 to bool"),
     # E300
+    R(setattr_array_over_an_int_in_runtime_if, E.MergeError,
+      "the branches give `.value` different shapes"),
     R(branch_shapes, E.MergeError, "different shapes: f64[3] and f64[2]"),
     R(branch_strong_dtypes, E.MergeError, "different dtypes: i64[3] and i32[3]"),
     R(branch_strings, E.MergeError, "incompatible values: str 'positive' and str"),
@@ -752,7 +760,8 @@ REFUSALS = [
       "assigning a Python value to the closure variable `count` (its cell outlives the call)"),
     R(setattr_python_value_outside, E.SideEffectError,
       "assigning a Python value to `.value` of an object that outlives the call"),
-    R(setattr_in_runtime_if, E.SideEffectError, "assigning `.value` inside a runtime `if`"),
+    R(setattr_python_value_in_runtime_if, E.SideEffectError,
+      "assigning `.value` inside a runtime `if`"),
     R(mutates_global_list, E.SideEffectError, "mutating a container that exists outside"),
     R(deletes_from_global_list, E.SideEffectError, "mutating a container that exists outside"),
     R(loop_changes_string, E.SideEffectError, "this runtime loop changes the static value `s`"),

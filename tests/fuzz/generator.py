@@ -24,6 +24,7 @@ import copy
 import itertools
 import os
 import random
+import types
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -102,7 +103,7 @@ class Program:
     path: str | None = None
 
     def source(self) -> str:
-        parts = ["import numpy as np", ""]
+        parts = ["import numpy as np", "", "", "class Box:", "    pass", "", ""]
         for h in self.helpers:
             parts += [h.render(), ""]
         parts.append(self.main.render())
@@ -219,7 +220,8 @@ class Gen:
         if arrs and r.random() < 0.8:
             a = r.choice(arrs)
             return a, env[a]
-        scal = self.vars_of(env, lambda v: not _is_arr(v) and not isinstance(v, (list, tuple)))
+        scal = self.vars_of(env, lambda v: not _is_arr(v) and not isinstance(
+            v, (list, tuple, types.SimpleNamespace)))
         if scal and r.random() < 0.5:
             a = r.choice(scal)
             return a, env[a]
@@ -700,6 +702,13 @@ def generate(seed: int, merge_fraction: float = 0.05) -> Program:
         (a, da), (b, db) = g.expr(env, 1), g.expr(env, 1)
         env["hs"] = [da, db]
         main_body.append(Stmt(f"hs = [{a}, {b}]"))
+    # An object made inside whose attribute `st.v` the body reads and rebinds
+    # (a pseudo-variable to the generator), returned at the end.
+    use_obj = random.Random(seed * 7919 + 3).random() < 0.3
+    if use_obj:
+        a, da = g.expr(env, 1)
+        env["st"], env["st.v"] = types.SimpleNamespace(v=da), da
+        main_body += [Stmt("st = Box()"), Stmt(f"st.v = {a}")]
     g.stmt_budget = rng.randint(4, 12)
     ctx = dict(depth=0, in_loop=False, ret_types=ret_types, fn="main")
     main_body += g.block(env, ctx, rng.randint(3, 7))
@@ -719,6 +728,8 @@ def generate(seed: int, merge_fraction: float = 0.05) -> Program:
             picked.append("cnt")
         if use_list:
             picked.append("hs")
+        if use_obj:
+            picked.append("st.v")
         ret = ", ".join(picked) + ("," if len(picked) == 1 else "")
         ret = f"({ret})"
     prog.main = Function("f", params + ["n"], main_body, ret)

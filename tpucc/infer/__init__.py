@@ -198,8 +198,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         if c.array.var is not c.param:
             results.append(c.array.var)
             writebacks.append(("captured", i))
-    for obj, name, value in interp.attr_writes.values():
-        results.append(value.var)
+    for key, (obj, name) in interp.attr_writes.items():
+        results.append(interp.shadow[key].var)
         writebacks.append(("attr", obj, name))
     for k, var in runtime_kinds:            # after the write-backs, which the driver zips
         out_scalar[k] = len(results)

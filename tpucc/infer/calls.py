@@ -272,19 +272,39 @@ class Interpreter:
         if entry is not None:
             if isinstance(value, Array) and getattr(obj, "__dict__", {}).get(name) is value:
                 return      # `m.w *= 2`: updated in place; the store is a no-op, also in a loop
+            if (self._in_frame_region() and type(obj).__setattr__ is object.__setattr__
+                    and name in getattr(obj, "__dict__", ())):
+                # rebinding an attribute the object has: merged or carried as a slot
+                set_item(vars(obj), name, value, entry[1])
+                return
             self.check_mutation(obj, f"the attribute `{name}`")
             object.__setattr__(obj, name, value) if not hasattr(type(obj), "__setattr__") \
                 else setattr(obj, name, value)
             return
         self._rebind_outside(obj, name, value, f"`.{name}`",
-                             f"`.{name}` of an object that outlives the call")
+                             f"`.{name}` of an object that outlives the call",
+                             lambda: self.getattr(obj, name))
 
-    def _rebind_outside(self, obj, name, value, what, lasting):
+    def _in_frame_region(self) -> bool:
+        """Inside a runtime branch or loop of a frame (not tpucc.grad's), whose
+        merge (or While) also takes the slots rebound in it (values.set_item)."""
+        return self.ctx.runtime_depth > 0 and self.ctx.effect_frames[-1] is not None
+
+    def _rebind_outside(self, obj, name, value, what, lasting, current):
         """obj.name = value on an object from outside the compiled code: an
         array is written back after each call (attr_writes); `what` names
-        the target in messages, `lasting` says why it matters."""
+        the target in messages, `lasting` says why it matters, `current()`
+        reads its value now."""
         if isinstance(value, Array) and self._current_attr(obj, name) is value:
             return      # `obj.w -= d`: the array was updated in place; the store is a no-op
+        key = (id(obj), name)
+        if self._in_frame_region() and isinstance(value, Array):
+            if key not in self.shadow:
+                # its value as read now, as the slot the region merges or carries
+                self.shadow[key] = current()
+            set_item(self.shadow, key, value, 0)
+            self.attr_writes[key] = (obj, name)
+            return
         if self.in_region():
             hint = ("assign after the `if` or loop" if self.ctx.runtime_depth > 0 else
                     "differentiate a function of the parameters (pass them as arguments) "
@@ -296,8 +316,8 @@ class Interpreter:
                 f"assigning a Python value to {lasting} would only happen once, at "
                 "compile time",
                 hint="store arrays (they are written back after each call), or return the value")
-        self.shadow[(id(obj), name)] = value
-        self.attr_writes[(id(obj), name)] = (obj, name, value)
+        set_item(self.shadow, key, value, 0)
+        self.attr_writes[key] = (obj, name)
 
     def _current_attr(self, obj, name):
         key = (id(obj), name)
@@ -576,7 +596,8 @@ class Interpreter:
         owned = _cell_contents(cell)
         if not isinstance(owned, OwnedCell):
             self._rebind_outside(cell, "cell_contents", value, f"the closure variable `{name}`",
-                                 f"the closure variable `{name}` (its cell outlives the call)")
+                                 f"the closure variable `{name}` (its cell outlives the call)",
+                                 lambda: self.read_outer_cell(cell, name, name))
             return
         floor, region_frame = self.ctx.effect_floor[-1], self.ctx.effect_frames[-1]
         if (self.in_region() and self.fresh_ids[id(cell)][1] < floor

@@ -27,7 +27,7 @@ from .builder import ctx, emit, emit_op
 from .state import (container_paths, describe_static, flatten, leaf_aval, pretty_path,
                     rebuild_state, state_leaves, static_equal, unflatten, unify)
 from .values import (ABSENT, Array, RuntimeKind, Undefined, finish_items, new_serial_floor,
-                     put_item)
+                     put_item, set_item)
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -205,6 +205,8 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
                 setup(frame)
             ex = run(frame)
             end_vars = state_vars(frame)
+            end_vars.update((id(v), v.var) for c, k, *_ in rec["items"].values()
+                            if isinstance(v := c[k], Array))
             ends = finish_journal(rec["journal"])
             items = finish_items(rec["items"])
         results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars, items))
@@ -291,9 +293,12 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     what = ("the branches of this `if`" if note.startswith("if") else
             "the iterations of this loop" if note.startswith("loop") else
             "the runtime paths that meet here (an `if`, or a loop left early or not)")
-    writes = [(c, k, loc) for a in arms for c, k, _, loc in a.items.values()]
-    in_place = kept_containers(frame.interp, entry, [(a.locals, a.stack, a.items) for a in arms],
-                               writes, "runtime path")
+    writes = [(c, k, loc, serial) for a in arms for c, k, _, loc, serial in a.items.values()]
+    in_place, loose = kept_containers(frame.interp, entry,
+                                      [(a.locals, a.stack, a.items) for a in arms],
+                                      writes, "runtime path")
+    loose = _merge_loose(arms, loose)
+    loose_runtime = [x for x in loose if x[4] is not None]
     _check_same_structure(flat, what)
     slots, merged = _classify(flat, multi, what, floor)
     boxes = _merged_boxes(arms)
@@ -304,14 +309,25 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
             values = [_arm_value(s.values[k], s.aval, arm.ends, arm.vars) for s in slots]
             values += [as_aval(arm.ends.get(box, box.var), aval) for box, aval in boxes]
             values += [kind_value(s.values[k]) for s in kind_slots]
+            values += [_arm_value(vals[k], aval, arm.ends, arm.vars)
+                       for *_, vals, aval in loose_runtime]
             if len(targets) > 1:
                 values.append(_exit_code(arm, targets))
         regions.append(close_region(arm.builder, values))
     avals = [s.aval for s in slots] + [aval for _, aval in boxes]
     avals += [AVal(np.dtype(bool), (), False)] * len(kind_slots)
+    avals += [x[4] for x in loose_runtime]
     if len(targets) > 1:
         avals.append(AVal(np.dtype(np.int32), (), False))
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
+    n_loose = len(loose_runtime)
+    loose_outs = iter(outputs[len(outputs) - n_loose - (len(targets) > 1):][:n_loose])
+    for holder, key, serial, values, aval in loose:
+        merged_value = values[0] if aval is None else Array(next(loose_outs))
+        if aval is not None:
+            merged_value.immutable = merged_kind(values)
+            _watch_loose(holder, key, values, merged_value, floor)
+        set_item(holder, key, merged_value, serial)
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
         merged[slot.index].immutable = merged_kind(slot.values)
@@ -333,7 +349,7 @@ def items_applied(items: dict):
     """The item writes of a region (values.finish_items), redone while its
     end state is read, then undone again."""
     before = []
-    for container, key, value, _ in items.values():
+    for container, key, value, *_ in items.values():
         before.append((container, key, container.get(key, ABSENT) if type(container) is dict
                        else container[key]))
         container[key] = value
@@ -344,27 +360,27 @@ def items_applied(items: dict):
             put_item(container, key, value)
 
 
-def kept_containers(interp, entry, states, writes, where: str) -> dict:
-    """{id: serial} of the lists and dicts with an item rebound (`writes`:
-    (container, key, loc) each), each checked to be where the `entry` state
-    held it in every end state ((locals, stack, item writes to redo)): then
-    the merged (or carried) items can be written into that very object.  A
-    container none of the frame's variables holds, or one that a path also
-    replaces, cannot be merged that way."""
+def kept_containers(interp, entry, states, writes, where: str):
+    """The slots rebound by a region (`writes`: (holder, key, loc) each,
+    holder a list, a dict, an object's __dict__ or the interpreter's shadow
+    of outside attributes), split in two:
+    - {id: serial} of the lists and dicts the `entry` state holds: the
+      merged (or carried) state writes their items into those very objects,
+      checked to be where the entry held them in every end state ((locals,
+      stack, item writes to redo));
+    - {(id(holder), key): (holder, key)} of the others (an attribute, a list
+      only an object holds), merged or carried as slots of their own."""
     written = {}
-    for container, key, loc in writes:
-        written.setdefault(id(container), (container, key, loc))
+    for holder, key, loc, _ in writes:
+        written.setdefault(id(holder), (holder, key, loc))
+    in_place, loose = {}, {}
     if not written:
-        return {}
+        return in_place, loose
     at_entry = container_paths(*entry)
     for cid, (container, key, loc) in written.items():
         paths = at_entry.get(cid, (None, set()))[1]
         if not paths:
-            raise SideEffectError(
-                f"rebinding an item of a {type(container).__name__} that no variable of this "
-                "function holds, inside a runtime `if` or loop, is not supported", loc,
-                "keep the list or dict in a local variable of the function with the `if` or "
-                "loop, or build a new one after it")
+            continue
         for locals_, stack, items in states:
             with items_applied(items):
                 held = container_paths(locals_, stack).get(cid, (None, set()))[1]
@@ -374,7 +390,50 @@ def kept_containers(interp, entry, states, writes, where: str) -> dict:
                     f"`{name}` has an item rebound ({name}[{key!r}] = ...) on one {where} and "
                     f"is another {type(container).__name__} (or none) on another", loc,
                     f"either rebind items of `{name}` or rebind `{name}` itself")
-    return {cid: interp.fresh_ids[cid][1] for cid in written}
+        in_place[cid] = next(w[3] for w in writes if id(w[0]) == cid)
+    for holder, key, _, serial in writes:
+        if id(holder) not in in_place:
+            loose[(id(holder), key)] = (holder, key, serial)
+    return in_place, loose
+
+
+def _merge_loose(arms, loose: dict):
+    """The values of the `loose` slots (kept_containers) on each arm, their
+    merged types where they differ: [(holder, key, serial, values, aval or
+    None)]."""
+    out = []
+    for slot, (holder, key, serial) in loose.items():
+        values = [a.items[slot][2] if slot in a.items else holder[key] for a in arms]
+        first = values[0]
+        if all(v is first or static_equal(first, v) for v in values):
+            out.append((holder, key, serial, values, None))
+            continue
+        avals = [leaf_aval(v) for v in values]
+        if any(a is None for a in avals):
+            raise MergeError(f"the branches give {pretty_path(slot_name(holder, key))} incompatible "
+                             "values: " + " and ".join(describe_static(v) for v in values),
+                             hint="only arrays and numbers can differ between runtime paths")
+        out.append((holder, key, serial, values,
+                    unify(slot_name(holder, key), avals, "the branches")))
+    return out
+
+
+def _watch_loose(holder, key, values, merged, floor):
+    """A slot that is an array from before the `if` on some path and another
+    array on others: in-place updates of either are refused after it."""
+    older = [v for v in values if isinstance(v, Array) and v.serial < floor]
+    if older:
+        note = (f"after a runtime `if`, `{slot_name(holder, key)}` is an array from before "
+                "it on some paths and a new one on others")
+        for v in [merged, *older]:
+            watch(v, note)
+
+
+def slot_name(holder, key) -> str:
+    """A slot outside the frame's variables, as messages name it."""
+    if isinstance(key, tuple):              # the shadow of an outside attribute
+        return f".{key[1]}"
+    return f".{key}" if isinstance(key, str) else f"[{key!r}]"
 
 
 @dataclass

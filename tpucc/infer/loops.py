@@ -23,11 +23,11 @@ from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
                     static_equal, unify)
 from .values import (Array, NeedsStatic, RuntimeKind, Undefined, compile_time_kind,
-                     finish_items, items_before, journal_before, new_serial_floor)
+                     finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
                       finish_journal, in_open_region, journaled_region, kept_containers,
-                      kind_value, scalar_kind, shape_undefined, state_vars, walk, watch,
-                      watch_scope)
+                      kind_value, scalar_kind, shape_undefined, slot_name, state_vars, walk,
+                      watch, watch_scope)
 
 def run_loop(frame, header: int, stops) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
@@ -150,20 +150,22 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     boxes: list = []
     unshared: set = set()           # entry arrays whose aliasing the body breaks
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
-    in_place: dict = {}     # {id: serial}: lists and dicts whose items the body rebinds
+    rebound = Rebound()     # slots outside the variables that the body rebinds
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
-        with _items_kept(frame.interp, in_place):
+        with _items_kept(frame.interp, rebound.in_place):
             with builder.at(loc):
-                _apply_promotions(frame, promote, in_place)
+                _apply_promotions(frame, promote, rebound.in_place)
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                              unshared, kind_paths, in_place)
+                              unshared, kind_paths, rebound)
         frame.locals, frame.stack = locals0, stack0
-        if trial.in_place.keys() - in_place.keys():
-            in_place.update(trial.in_place)     # again, with those kept as the same objects
+        if trial.in_place.keys() - rebound.in_place.keys():
+            rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
             continue
+        if rebound.widen(trial.loose_ends, loc):
+            continue                    # again, carrying those slots (or with wider types)
         if trial.diverged - unshared:
             unshared |= trial.diverged      # again, without sharing those arrays
             continue
@@ -174,9 +176,88 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
             return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                               counted, trip_count, in_place)
+                               counted, trip_count, rebound)
         promote, boxes, kind_paths = new_promote, new_boxes, new_kinds
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
+
+
+@dataclass
+class Rebound:
+    """What a loop body rebinds besides its frame's variables: items of the
+    lists and dicts those hold (`in_place`, {id: serial}: kept the same
+    objects, their items carried as the variables' leaves), and other slots
+    (`loose`, {(id(holder), key): [holder, key, serial, aval]}: an object's
+    attribute, an item of a list only an object holds), carried by the While
+    as values of their own (holder[key] is the slot)."""
+    in_place: dict = field(default_factory=dict)
+    loose: dict = field(default_factory=dict)
+
+    def params(self) -> list:
+        from ..ir import Value
+        return [Value(aval) for *_, aval in self.loose.values()]
+
+    def enter(self, params):
+        """In the body: each carried slot holds its parameter."""
+        for (holder, key, serial, _), p in zip(self.loose.values(), params):
+            arr = Array(p)
+            arr.immutable = scalar_kind(holder[key])
+            set_item(holder, key, arr, serial)
+
+    def ends(self, written: dict, items: dict) -> dict:
+        """{slot: (holder, key, serial, value at the body's end, its Value
+        then)} for the carried slots and the ones the body rebound."""
+        out = {}
+        for slot, entry in list(self.loose.items()) + list(written.items()):
+            holder, key, serial = entry[:3]
+            value = holder[key]
+            out[slot] = (holder, key, serial, value,
+                         value.var if isinstance(value, Array) else None)
+        return out
+
+    def widen(self, ends: dict, loc) -> bool:
+        """Carries the slots the body changed, with types that hold both
+        their values before and after an iteration; whether that changed."""
+        changed = False
+        for slot, (holder, key, serial, end, _) in ends.items():
+            before = holder[key]            # (the body's writes are undone)
+            name = slot_name(holder, key)
+            carried = self.loose.get(slot)
+            if carried is None and (end is before or static_equal(before, end)):
+                continue
+            avals = [carried[3] if carried else leaf_aval(before), leaf_aval(end)]
+            if any(a is None for a in avals):
+                raise SideEffectError(
+                    f"this runtime loop changes the static value `{name}` "
+                    f"({describe_static(before)} -> {describe_static(end)})", loc,
+                    "only arrays and numbers can change inside a loop on runtime values")
+            aval = unify(name, avals, "iterations of this loop")
+            if carried is None or aval != carried[3]:
+                self.loose[slot] = [holder, key, serial, aval]
+                changed = True
+        return changed
+
+    def results(self, ends: dict) -> list:
+        return [as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
+                for slot, (*_, aval) in self.loose.items()]
+
+    def inits(self) -> list:
+        return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()]
+
+    def leave(self, outs):
+        """After the While: each carried slot holds its result.  Where it held
+        an array before the loop, it is that very array when the loop does not
+        run and another one when it does: in-place updates of either are
+        refused after the loop (as for variables)."""
+        for (holder, key, serial, _), out in zip(self.loose.values(), outs):
+            before = holder[key]
+            arr = Array(out)
+            arr.immutable = scalar_kind(before)
+            if isinstance(before, Array):
+                note = (f"after this loop `{slot_name(holder, key)}` is the array it held "
+                        "before the loop on some runtime paths and a new one on others")
+                watch(arr, note)
+                watch(before, note)
+            set_item(holder, key, arr, serial)
 
 
 @contextlib.contextmanager
@@ -229,6 +310,7 @@ class Trial:
     diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
     kind_slots: list = field(default_factory=list)  # slots whose kind is a parameter
     in_place: dict = field(default_factory=dict)    # containers whose items it rebinds
+    loose_ends: dict = field(default_factory=dict)  # other slots: Rebound.ends
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -272,7 +354,7 @@ def _advance(frame):
 
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-              unshared=frozenset(), kind_paths=frozenset(), in_place=None) -> Trial:
+              unshared=frozenset(), kind_paths=frozenset(), rebound=None) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
@@ -283,7 +365,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     code_param = Value(AVal(np.dtype(np.int32), ()))
     kind_slots = [i for i in carried if leaves[i][0] in kind_paths]
     kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
-    all_params = (code_param, *params, *box_params, *kind_params)
+    loose_params = rebound.params()
+    all_params = (code_param, *params, *box_params, *kind_params, *loose_params)
     with journaled_region(all_params, frame=frame) as rec:
         for box, p in zip(boxes, box_params):
             box.assign(p)
@@ -297,7 +380,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         fresh_floor = new_serial_floor()
         entry = (frame.locals, frame.stack)
         frame.locals, frame.stack = rebuild_state(td, body_leaves, like=[entry],
-                                                  in_place=in_place)
+                                                  in_place=rebound.in_place)
+        rebound.enter(loose_params)
         copies = _note_copies(frame.interp, entry, (frame.locals, frame.stack),
                               ctx().serial_floor[-1])
         body_entry = (dict(frame.locals), list(frame.stack))
@@ -313,11 +397,12 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         _park_exit_stack(frame, entry_stack)
         end_vars = state_vars(frame)
         slot_vars = {i: a.var for i, a in slot_arrays.items()}
+        writes = [(c, k, loc, serial) for c, k, _, loc, serial in rec["items"].values()]
+        written, loose = kept_containers(frame.interp, body_entry,
+                                         [(frame.locals, frame.stack, {})], writes, "iteration")
+        loose_ends = rebound.ends(loose, rec["items"])
         ends = finish_journal(rec["journal"])
         out_td, out_leaves = state_leaves(frame.locals, frame.stack)   # items as the body left them
-        writes = [(c, k, loc) for c, k, _, loc, _ in rec["items"].values()]
-        written = kept_containers(frame.interp, body_entry, [(frame.locals, frame.stack, {})],
-                                  writes, "iteration")
         finish_items(rec["items"])
     originals = [copies.get(cid, frame.interp.fresh_ids[cid][0]) for cid in written]
     keep_in_place = {id(c): frame.interp.fresh_ids[id(c)][1] for c in originals}
@@ -343,7 +428,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
-                 kind_slots, keep_in_place)
+                 kind_slots, keep_in_place, loose_ends)
 
 
 def _note_copies(interp, entry, body, floor) -> dict:
@@ -531,14 +616,14 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
 
 
 def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                counted, trip_count=None, in_place=None) -> Exit:
+                counted, trip_count=None, rebound=None) -> Exit:
     with builder.at(loc):
         return _emit_while_at(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                              counted, trip_count, in_place)
+                              counted, trip_count, rebound)
 
 
 def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                   counted, trip_count=None, in_place=None) -> Exit:
+                   counted, trip_count=None, rebound=None) -> Exit:
     targets = trial.exit.targets
     shift = 0
     if header not in targets:       # the body always leaves: it runs at most once
@@ -556,12 +641,14 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         for box in boxes:
             results.append(as_aval(trial.ends.get(box, box.var), box.aval))
         results += [kind_value(trial.leaves[i][1]) for i in trial.kind_slots]
+        results += rebound.results(trial.loose_ends)
     body = close_region(trial.builder, results)
     range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
     cond = _cond_region(trial.params, targets.index(header), range_slots)
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     init += [kind_value(leaves[i][1]) for i in trial.kind_slots]
+    init += rebound.inits()
     # A counted loop whose body always goes back to the header runs exactly
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
     attrs = {"trip_count": trip_count} if (
@@ -594,8 +681,9 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
+    rebound.leave(outs[len(outs) - len(rebound.loose):])
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
-                                              in_place=in_place)
+                                              in_place=rebound.in_place)
     depths = dict(trial.exit.depths)
     if counted:     # leaving with the header's code means the range ran out
         done = frame.fc.blocks[header].instrs[0].arg

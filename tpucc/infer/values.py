@@ -301,10 +301,11 @@ def items_before(journal: dict) -> None:
 
 def finish_items(journal: dict) -> dict:
     """Ends a region's item writes: {(id(container), key): (container, key,
-    value at the end, loc of the first write)}, each write undone."""
+    value at the end, loc of the first write, the container's serial)},
+    each write undone."""
     ends = {}
-    for slot, (container, key, before, loc, _) in journal.items():
-        ends[slot] = (container, key, container[key], loc)
+    for slot, (container, key, before, loc, serial) in journal.items():
+        ends[slot] = (container, key, container[key], loc, serial)
         put_item(container, key, before)
     return ends
 
