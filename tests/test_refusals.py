@@ -555,6 +555,15 @@ def setattr_python_value_outside(x):
     return x
 
 
+def list_item_at_a_runtime_position_in_a_loop(x):
+    hs = [x, x * 2]
+    i = 0
+    while i < x.sum():
+        hs[i % 2] = hs[i % 2] + 1  # <- here
+        i += 1
+    return hs
+
+
 def setattr_array_over_an_int_in_runtime_if(x):
     if x.sum() > 0:  # <- here
         SHARED.value = x        # an array on one path, the int 0 on the other
@@ -734,6 +743,8 @@ REFUSALS = [
       lambda: (_ints(),)),
     R(loop_grows_tuple, E.MergeError, "an iteration of this loop changes the structure"),
     # E400
+    R(list_item_at_a_runtime_position_in_a_loop, E.StaticValueError,
+      "an integer index taken from an array is needed at compile time"),
     R(list_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(dict_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(slice_bound_runtime, E.StaticValueError, "slice bounds that depend on runtime values"),

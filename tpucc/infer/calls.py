@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import operator
 import types
 
 import numpy as np
@@ -383,6 +384,8 @@ class Interpreter:
             return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
+        elif isinstance(obj, list) and isinstance(key, Array):
+            key = operator.index(key)       # a runtime position: refused (E400) as when reading
         entry = self.fresh_ids.get(id(obj))
         slot = _existing_slot(obj, key)
         if not (slot is not None and entry is not None and self._may_rebind_items(obj)):
