@@ -262,3 +262,19 @@ def test_an_in_place_update_of_an_attribute_whose_identity_depends_on_the_loop_i
     raises_at(updates_an_attribute_in_place_after_a_loop_rebinds_it, (np.ones(2),),
               tpucc.errors.SideEffectError, match="identity depends on a runtime condition",
               line_of="c.total += 1")
+
+
+def attribute_bound_to_an_argument_in_a_loop(x, n):
+    c = Counter(x)
+    c.total = x * 2
+    for _ in range(n):
+        c.total = x                 # after the loop: `x` itself, or not (n == 0)
+    x[::2] = 7.0                    # NumPy: c.total sees this when the loop ran
+    return c.total
+
+
+def test_an_attribute_that_may_be_an_outer_array_after_a_loop_refuses_its_updates():
+    # Fuzz seed 70206: the update of `x` was missing from `c.total`.
+    raises_at(attribute_bound_to_an_argument_in_a_loop, (np.ones(3), np.int64(2)),
+              tpucc.errors.SideEffectError, match="identity depends on a runtime condition",
+              line_of="x[::2] = 7.0")

@@ -57,13 +57,13 @@ def test_try_statement():
 
 def uses_with(x):
     y = x * 2
-    with contextlib.nullcontext():
+    with contextlib.suppress(ValueError):       # would catch exceptions: not compiled
         y = y + 1
     return y
 
 
 def test_with_statement():
-    _expect(uses_with, (_r(3),), match=r"with|context|unsupported", line_of="with contextlib")
+    _expect(uses_with, (_r(3),), match=r"`with` on a suppress", line_of="with contextlib")
 
 
 def uses_svd(x):

@@ -3,11 +3,13 @@ back (frontend/tails.py), on hand-made blocks (any Python) and on real
 code (the duplication happens on 3.12)."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
 import tpucc
-from conftest import check, raises_at
+from conftest import check, count_hlo, hlo, raises_at
 from tpucc.errors import Loc
 from tpucc.frontend import Block, Instr, decode
 from tpucc.frontend.tails import merge_duplicated_tails
@@ -128,3 +130,56 @@ def test_arms_of_different_shapes_are_named_as_the_expression():
     raises_at(sum_of_a_choice, (np.arange(5.0), np.int64(3)), tpucc.errors.MergeError,
               match=r"arms of this `a if c else b`.* different shapes: f64\[\] and f64\[2\]",
               line_of="np.sum(x[0] if")
+
+
+def divides_under_errstate(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = x / 0
+        z = np.log(np.array([0.0, -1.0]))      # folded while compiling: no warning either
+    return y, z
+
+
+def nullcontext_in_a_runtime_branch(x):
+    if x.sum() > 0:
+        with contextlib.nullcontext() as nothing:
+            x = x + 1 if nothing is None else x
+    return x
+
+
+def test_with_np_errstate_and_nullcontext_compile():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # a compile-time NumPy warning would fail
+        check(divides_under_errstate, np.ones(2))
+    for x in (np.ones(2), -np.ones(2)):
+        compiled = check(nullcontext_in_a_runtime_branch, x)
+    assert count_hlo(hlo(compiled, np.ones(2)), "conditional") >= 1
+
+
+def breaks_out_of_a_with_in_a_runtime_loop(x, n):
+    for _ in range(n):
+        with np.errstate(all="ignore"):
+            if x[0] > 3:
+                break           # leaves the `with` (its exit runs) and the loop
+            x = x + 1
+    return x
+
+
+def continues_inside_a_with_in_a_runtime_while(x):
+    while x.sum() < 10:
+        with np.errstate(all="ignore"):
+            x = x * 2
+            if x[0] > 5:
+                continue
+            x = x + 1
+    return x
+
+
+def test_with_blocks_left_early_under_runtime_control_flow():
+    step = tpucc.compile(breaks_out_of_a_with_in_a_runtime_loop, runtime_args=("n",))
+    for n in (0, 2, 6):
+        np.testing.assert_array_equal(step(np.ones(2), n),
+                                      breaks_out_of_a_with_in_a_runtime_loop(np.ones(2), n))
+    assert count_hlo(hlo(step, np.ones(2), 3), "while") == 1
+    for x in (np.ones(2), np.full(2, 4.0)):
+        check(continues_inside_a_with_in_a_runtime_while, x)

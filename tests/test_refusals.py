@@ -65,7 +65,7 @@ def try_finally(x):
 
 
 def with_statement(x):
-    with contextlib.nullcontext():  # <- here
+    with contextlib.closing(Box(x)):  # <- here
         y = x + 1
     return y
 
@@ -671,7 +671,7 @@ REFUSALS = [
     # E100: syntax
     R(try_except, E.UnsupportedError, "`try` statements are not supported"),
     R(try_finally, E.UnsupportedError, "`try` statements are not supported"),
-    R(with_statement, E.UnsupportedError, "`with` statements are not supported"),
+    R(with_statement, E.UnsupportedError, "`with` on a closing is not supported"),
     R(class_statement, E.UnsupportedError, "a `class` statement is not supported"),
     R(match_sequence, E.UnsupportedError, "`match` statement"),
     R(yield_from, E.UnsupportedError, "`yield from` is not supported",

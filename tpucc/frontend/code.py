@@ -61,9 +61,6 @@ def decode(code: types.CodeType) -> FunctionCode:
                 continue        # TryEnd, SetLineno
             loc = _loc(item, code, last_line)
             last_line = loc.line
-            if item.name == "BEFORE_WITH":
-                raise UnsupportedError("`with` statements are not supported in compiled code",
-                                       loc, "move the `with` block outside the compiled function")
             for op, arg in pyversion.canonicalize(item, target, kwnames):
                 instrs.append(Instr(op, arg, loc))
         nxt = index[id(raw.next_block)] if raw.next_block is not None else None
@@ -76,8 +73,8 @@ def decode(code: types.CodeType) -> FunctionCode:
 
 def _refuse_user_try(item, graph, code, last_line):
     handler = item.target
-    first = next((x for x in handler if isinstance(x, bytecode.Instr)), None)
-    if first is not None and pyversion.handler_is_user_try(first.name):
+    first = tuple(x.name for x in handler if isinstance(x, bytecode.Instr))[:2]
+    if pyversion.handler_is_user_try(first):
         # The try statement's own line is the line before its body's first line.
         body_line = _first_line_after(item, graph) or last_line
         raise UnsupportedError(

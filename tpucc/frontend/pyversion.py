@@ -103,7 +103,10 @@ def check_version() -> None:
             hint="use Python 3.11 or 3.12")
 
 
-def handler_is_user_try(first_instr_name: str) -> bool:
-    """Exception-table handlers made by `try`/`with` start with PUSH_EXC_INFO;
-    those the compiler adds for comprehensions (3.12) and generators do not."""
-    return first_instr_name == "PUSH_EXC_INFO"
+def handler_is_user_try(first_instr_names: tuple) -> bool:
+    """Exception-table handlers made by `try` start with PUSH_EXC_INFO; those
+    of `with` go on with WITH_EXCEPT_START (the context manager's __exit__
+    on an exception, which compiled code never raises); those the compiler
+    adds for comprehensions (3.12) and generators do not start so."""
+    return first_instr_names[:1] == ("PUSH_EXC_INFO",) and \
+        first_instr_names[1:2] != ("WITH_EXCEPT_START",)

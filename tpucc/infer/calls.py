@@ -36,6 +36,29 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "rev
             "update", "setdefault", "popitem", "add", "discard", "__setitem__", "__delitem__"}
 
 
+class WithExit:
+    """What BEFORE_WITH leaves for the end of a `with` block: calling it
+    (with None, None, None) runs the context manager's __exit__ now, once
+    (each arm of a runtime `if` inside the block calls it).  Only
+    compile-time managers get here (np.errstate, nullcontext), so all are alike: equal,
+    a runtime loop around a `with` does not see a value that changes."""
+    __slots__ = ("manager", "done")
+
+    def __init__(self, manager):
+        self.manager, self.done = manager, False
+
+    def exit(self, *args):
+        if not self.done:
+            self.done = True
+            self.manager.__exit__(*args)
+
+    def __eq__(self, other):
+        return isinstance(other, WithExit)
+
+    def __hash__(self):
+        return hash(WithExit)
+
+
 class BoundArrayMethod:
     """`x.sum` before it is called."""
     __slots__ = ("array", "name")
@@ -441,6 +464,8 @@ class Interpreter:
 
     # --- calls ------------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
+        if isinstance(fn, WithExit):        # the end of a `with` block (interpreter.BEFORE_WITH)
+            return fn.exit(*args, **kwargs)
         if isinstance(fn, BoundArrayMethod):
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
             return table[fn.name](fn.array, *args, **kwargs)

@@ -11,6 +11,8 @@ import operator
 import os
 import types
 
+import numpy as np
+
 from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
@@ -269,6 +271,28 @@ def LOAD_SUPER_ATTR(f, arg):
 def STORE_ATTR(f, name):
     obj = f.pop()
     f.interp.setattr(obj, name, f.pop())
+
+
+def _compile_time_managers() -> tuple:
+    """Context managers a `with` may use in compiled code, entered and left
+    while compiling: np.errstate changes only how NumPy itself reports
+    floating-point errors at compile time (folding constants), which the
+    compiled program never does (XLA does not warn)."""
+    import contextlib
+    return (np.errstate, contextlib.nullcontext)
+
+
+@handler
+def BEFORE_WITH(f, arg):
+    manager = f.pop()
+    if not isinstance(manager, _compile_time_managers()):
+        raise UnsupportedError(
+            f"`with` on a {type(manager).__name__} is not supported in compiled code",
+            hint="move the `with` block outside the compiled function (in compiled code, "
+                 "`with` takes np.errstate and contextlib.nullcontext)")
+    from .calls import WithExit
+    f.push(WithExit(manager))
+    f.push(manager.__enter__())
 
 
 @handler

@@ -243,20 +243,23 @@ class Rebound:
     def inits(self) -> list:
         return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()]
 
-    def leave(self, outs):
+    def leave(self, outs, shares: dict):
         """After the While: each carried slot holds its result.  Where it held
         an array before the loop, it is that very array when the loop does not
-        run and another one when it does: in-place updates of either are
-        refused after the loop (as for variables)."""
-        for (holder, key, serial, _), out in zip(self.loose.values(), outs):
+        run; where an iteration leaves an array from before the loop in it
+        (`shares`, loops._loop_shared), it may be that one: in-place updates
+        of any of them are refused after the loop (as for variables)."""
+        for (slot, (holder, key, serial, _)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
             arr.immutable = scalar_kind(before)
-            if isinstance(before, Array):
-                note = (f"after this loop `{slot_name(holder, key)}` is the array it held "
-                        "before the loop on some runtime paths and a new one on others")
-                watch(arr, note)
-                watch(before, note)
+            older = [before] if isinstance(before, Array) else []
+            older += shares.get(slot, [])
+            if older:
+                note = (f"after this loop `{slot_name(holder, key)}` is an array from before "
+                        "the loop on some runtime paths and a new one on others")
+                for a in [arr, *older]:
+                    watch(a, note)
             set_item(holder, key, arr, serial)
 
 
@@ -311,6 +314,7 @@ class Trial:
     kind_slots: list = field(default_factory=list)  # slots whose kind is a parameter
     in_place: dict = field(default_factory=dict)    # containers whose items it rebinds
     loose_ends: dict = field(default_factory=dict)  # other slots: Rebound.ends
+    loose_shares: dict = field(default_factory=dict)    # ... arrays from before they may be
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -401,6 +405,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         written, loose = kept_containers(frame.interp, body_entry,
                                          [(frame.locals, frame.stack, {})], writes, "iteration")
         loose_ends = rebound.ends(loose, rec["items"])
+        loose_shares = {slot: _loop_shared(end[3], slot_arrays, leaves, fresh_floor)
+                        for slot, end in loose_ends.items()}
         ends = finish_journal(rec["journal"])
         out_td, out_leaves = state_leaves(frame.locals, frame.stack)   # items as the body left them
         finish_items(rec["items"])
@@ -428,7 +434,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
-                 kind_slots, keep_in_place, loose_ends)
+                 kind_slots, keep_in_place, loose_ends, loose_shares)
 
 
 def _note_copies(interp, entry, body, floor) -> dict:
@@ -601,8 +607,9 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
                 continue
             if isinstance(before, Undefined) and leaf_aval(after) is None:
                 # First bound in the body to a string, function... (the key of an
-                # inner `for k in params`): undefined after the loop, where the
-                # loop may not have run; reading it there is refused (E300).
+                # inner `for k in params`, a `with`'s exit on the stack of a
+                # `break`): not carried; after the loop it holds what the body
+                # leaves there (_emit_while_at).
                 continue
             avals = [leaf_aval(v) for v in (before, after) if not isinstance(v, Undefined)]
             if any(a is None for a in avals):
@@ -657,6 +664,12 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         outs = emit_op("while", tuple(init), attrs, [v.aval for v in init],
                        regions=(cond, body), note=note)
     new_leaves = [v for _, v in leaves]
+    for i, ((_, before), (_, after)) in enumerate(zip(leaves, trial.leaves)):
+        if isinstance(before, Undefined) and leaf_aval(after) is None and not isinstance(
+                after, Undefined):
+            # a string, function... first bound in the body (see _widen): what
+            # every iteration leaves there (undefined if the loop does not run)
+            new_leaves[i] = after
     kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
     for i, out in zip(carried, outs[1:]):
         if i in trial.unchanged:
@@ -681,7 +694,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
-    rebound.leave(outs[len(outs) - len(rebound.loose):])
+    rebound.leave(outs[len(outs) - len(rebound.loose):], trial.loose_shares)
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
                                               in_place=rebound.in_place)
     depths = dict(trial.exit.depths)
