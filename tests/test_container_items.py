@@ -278,3 +278,35 @@ def test_an_attribute_that_may_be_an_outer_array_after_a_loop_refuses_its_update
     raises_at(attribute_bound_to_an_argument_in_a_loop, (np.ones(3), np.int64(2)),
               tpucc.errors.SideEffectError, match="identity depends on a runtime condition",
               line_of="x[::2] = 7.0")
+
+
+class Weights:
+    def __init__(self):
+        self.w = np.ones(3)
+
+
+def alias_updated_while_the_attribute_is_read(m, n):
+    w = m.w
+    acc = 0.0
+    for _ in range(n):
+        w *= 1.5                    # updates m.w too (one array) ...
+        acc = acc + m.w.sum()       # ... which the loop reads by the other name
+    return acc
+
+
+def alias_and_attribute_only_read(m, n):
+    w = m.w
+    acc = 0.0
+    for _ in range(n):
+        acc = acc + w.sum() + m.w.sum()
+    return acc
+
+
+def test_an_array_a_loop_changes_by_one_name_and_reads_by_another():
+    # Was a silent wrong result (9.0 instead of 21.375): the loop carried `w`
+    # while `m.w` kept reading the array as it was before the loop.
+    raises_at(alias_updated_while_the_attribute_is_read, (Weights(), np.int64(3)),
+              tpucc.errors.SideEffectError, match="whose array it also reaches by another name",
+              line_of="for _ in range(n)")
+    step = tpucc.compile(alias_and_attribute_only_read, runtime_args=("n",))
+    assert step(Weights(), 3) == alias_and_attribute_only_read(Weights(), 3) == 18.0

@@ -390,7 +390,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                               ctx().serial_floor[-1])
         body_entry = (dict(frame.locals), list(frame.stack))
         entry_stack = list(frame.stack)
-        with watch_scope() as marks:
+        with watch_scope() as marks, _fenced(leaves, slot_arrays) as entry_uses:
             if counted:
                 _advance(frame)
                 ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
@@ -427,6 +427,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
+    _check_entry_uses(entry_uses, leaves, slot_arrays, kept - unchanged,
+                      frame.fc.loop_locs[header])
     fresh = {i for i in slot_arrays if i < len(out_leaves)
              and _is_fresh(out_leaves[i][1], fresh_floor)}
     shares = {i: _loop_shared(out_leaves[i][1], slot_arrays, leaves, fresh_floor)
@@ -436,6 +438,44 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  kind_slots, keep_in_place, loose_ends, loose_shares)
 
+
+@contextlib.contextmanager
+def _fenced(leaves, slot_arrays):
+    """While the body runs on parameters for the carried variables, logs every
+    use of the arrays those variables held at the loop's entry: such a use
+    reaches one by another name (an attribute, a global, a list an object
+    holds), which the body's parameter does not follow."""
+    log, fenced = [], []
+    for i, body_array in slot_arrays.items():
+        entry = leaves[i][1]
+        if entry is not body_array and entry.fence is None:
+            entry.fence = log
+            fenced.append(entry)
+    try:
+        yield log
+    finally:
+        for entry in fenced:
+            entry.fence = None
+
+
+def _check_entry_uses(uses, leaves, slot_arrays, updated, loc):
+    """Refuses a body that reaches a carried variable's entry array by
+    another name where the two disagree: it updates that array in place by
+    the other name, or reads it while the variable updates it in place
+    (`updated`: slots whose array the body changes in place; a variable the
+    body rebinds leaves the entry array as it was, which the other name
+    rightly reads)."""
+    for entry, how in uses:
+        slots = [i for i in slot_arrays if leaves[i][1] is entry]
+        if how == "read" and not any(i in updated for i in slots):
+            continue
+        name = leaves[slots[0]][0] if slots else "a variable"
+        raise SideEffectError(
+            f"this loop changes `{name}`, whose array it also reaches by another name (an "
+            "attribute, a global, or a list or dict an object holds): the compiled loop "
+            "follows the variable only", loc,
+            "use one name for that array inside the loop (e.g. update the attribute "
+            "itself), or give the variable its own copy before the loop")
 
 def _note_copies(interp, entry, body, floor) -> dict:
     """{id(copy): original} for the lists and dicts the body starts with as

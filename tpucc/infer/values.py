@@ -52,7 +52,7 @@ def compile_time_kind(kind):
 
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
-                 "immutable", "frozen", "alias_note", "__weakref__")
+                 "immutable", "frozen", "alias_note", "fence", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -68,10 +68,16 @@ class Array:
         # Never updated in place (see `frozen_kind`); a view of such an array too.
         self.frozen = base.frozen if base is not None else None
         self.alias_note = None      # set when this may or may not alias another array
+        # While a loop body is interpreted on parameters for its variables,
+        # the arrays they held at the loop's entry: a list logging (array,
+        # "read" / "write") for each use of them (see loops._fenced).
+        self.fence = None
 
     # --- the SSA value, with view re-reads -------------------------------
     @property
     def var(self) -> Value:
+        if self.fence is not None:
+            self.fence.append((self, "read"))
         base = self.base
         if base is None:
             return self._var
@@ -93,6 +99,8 @@ class Array:
                 "one target, or assign the new value instead of updating in place")
         if self.frozen is not None:
             _refuse_update(self.frozen)
+        if self.fence is not None:
+            self.fence.append((self, "write"))
         _journal(self)              # (first: a view's value before the write-through)
         if self.base is not None:
             from ..ops import indexing
