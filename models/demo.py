@@ -76,6 +76,7 @@ CHECK_LR, TIMING_LR = 1e-3, 1e-4
 # float32 implementations (5e-3 measured at 112x112); the classifier's do not.
 FORWARD_TOL, LOSS_TOL, UPDATE_TOL, POOLED_UPDATE_TOL = 1e-4, 1e-4, 1e-3, 3e-2
 TRAIN_FLOP_FACTOR = 3        # backward ~ 2x forward: the usual convention
+NAME_WIDTH = 42              # the tables' implementation column
 
 
 def parse_args(argv=None):
@@ -90,6 +91,9 @@ def parse_args(argv=None):
     p.add_argument("--classes", type=int, default=1000, help="number of classes")
     p.add_argument("--jax-layouts", default="NHWC,NCHW",
                    help="layouts of the hand-written jax.jit models, comma-separated")
+    p.add_argument("--torch-layouts", default="NCHW,channels_last",
+                   help="memory formats of the eager PyTorch models, comma-separated "
+                        "(channels_last: PyTorch's faster format for CPU convolutions)")
     p.add_argument("--peak-size", type=int, default=None,
                    help="n of the n^3 matmuls that measure the machine's peak "
                         "(default 2048 on the CPU, 8192 on an accelerator)")
@@ -112,6 +116,10 @@ def parse_args(argv=None):
     bad = set(args.jax_layouts) - {"NHWC", "NCHW"}
     if bad:
         p.error(f"--jax-layouts: unknown layouts {sorted(bad)} (NHWC, NCHW)")
+    args.torch_layouts = [s.strip() for s in args.torch_layouts.split(",") if s.strip()]
+    bad = set(args.torch_layouts) - set(TORCH_LAYOUTS)
+    if bad or not args.torch_layouts:
+        p.error(f"--torch-layouts: unknown memory formats {sorted(bad)} ({', '.join(TORCH_LAYOUTS)})")
     return args
 
 
@@ -222,17 +230,30 @@ def torch_precision(torch, precision: str):
     torch.backends.cudnn.allow_tf32 = fast
 
 
-def torch_forward(torch, model, trainable: bool):
-    """forward(x tensor) of eager PyTorch and its list of parameters on
-    torch_device: views of the model's arrays on the CPU, or copies (that
-    train, when `trainable`)."""
+# The memory formats the PyTorch models can run in: NCHW is PyTorch's
+# default; channels_last keeps images and conv weights NHWC in memory
+# (same logical shapes), the format PyTorch recommends for CPU convolutions.
+TORCH_LAYOUTS = ("NCHW", "channels_last")
+
+
+def torch_forward(torch, model, trainable: bool, layout="NCHW"):
+    """(forward(x tensor), its list of parameters, to_input(x tensor)) of
+    eager PyTorch on torch_device, in memory format `layout` (TORCH_LAYOUTS):
+    the parameters are views of the model's arrays where they can be, or
+    copies (that train, when `trainable`); to_input puts an image batch
+    into that format."""
     import torch.nn.functional as F
     params = []
     plan = []
     device = torch_device(torch)
+    fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
+
+    def to_input(t):
+        return t.contiguous(memory_format=fmt)
 
     def tensor(a):
         t = torch.from_numpy(a).to(device)
+        t = to_input(t) if t.ndim == 4 else t
         return t.clone().requires_grad_(True) if trainable else t
     for layer in model.layers:
         if isinstance(layer, (Conv2d, Linear)):
@@ -255,11 +276,11 @@ def torch_forward(torch, model, trainable: bool):
             else:
                 t = torch.addmm(b, t, w)
         return t
-    return forward, params
+    return forward, params, to_input
 
 
-def torch_inference(torch, model, x, compiled=False):
-    forward, _ = torch_forward(torch, model, trainable=False)
+def torch_inference(torch, model, x, compiled=False, layout="NCHW"):
+    forward, _, to_input = torch_forward(torch, model, trainable=False, layout=layout)
     if compiled:
         forward = torch.compile(forward)
 
@@ -267,7 +288,7 @@ def torch_inference(torch, model, x, compiled=False):
 
     def run():      # NumPy in and out, as for every implementation
         with torch.inference_mode():
-            return forward(torch.from_numpy(x).to(device)).cpu().numpy()
+            return forward(to_input(torch.from_numpy(x).to(device))).cpu().numpy()
     return run
 
 
@@ -275,10 +296,11 @@ class TorchTrainer:
     """Eager PyTorch SGD step (autograd, then an update under no_grad) on
     its own copy of the weights; torch.compile of the loss when compiled."""
 
-    def __init__(self, torch, model, x, labels, compiled=False):
+    def __init__(self, torch, model, x, labels, compiled=False, layout="NCHW"):
         import torch.nn.functional as F
         self.torch = torch
-        forward, self.params = torch_forward(torch, model, trainable=True)
+        forward, self.params, self.to_input = torch_forward(torch, model, trainable=True,
+                                                            layout=layout)
         self.names = [n for pair in param_names(model) for n in pair]
         self.x, self.device = x, torch_device(torch)
         self.labels = torch.from_numpy(labels.astype(np.int64)).to(self.device)
@@ -286,7 +308,8 @@ class TorchTrainer:
         self.loss_fn = torch.compile(loss_fn) if compiled else loss_fn
 
     def __call__(self, lr):
-        loss = self.loss_fn(self.torch.from_numpy(self.x).to(self.device), self.labels)
+        x = self.to_input(self.torch.from_numpy(self.x).to(self.device))
+        loss = self.loss_fn(x, self.labels)
         loss.backward()
         with self.torch.no_grad():
             for p in self.params:
@@ -486,12 +509,12 @@ def verdict(ok: bool) -> str:
 # --- reporting --------------------------------------------------------------------------
 
 def print_table(rows, flops, peak, err_header="max rel err"):
-    print(f"\n{'implementation':<34}{'median ms':>11}{'min ms':>10}{'GFLOP/s':>10}"
+    print(f"\n{'implementation':<{NAME_WIDTH}}{'median ms':>11}{'min ms':>10}{'GFLOP/s':>10}"
           f"{'% peak':>8}{'first call s':>14}{err_header:>14}")
     for r in rows:
         gf = flops / r["median"] / 1e9
         err = "-" if r.get("rel_err") is None else f"{r['rel_err']:.1e}"
-        print(f"{r['name']:<34}{r['median'] * 1e3:>11.1f}{r['min'] * 1e3:>10.1f}{gf:>10.1f}"
+        print(f"{r['name']:<{NAME_WIDTH}}{r['median'] * 1e3:>11.1f}{r['min'] * 1e3:>10.1f}{gf:>10.1f}"
               f"{100 * gf / peak:>7.1f}%{r['first']:>14.2f}{err:>14}")
 
 
@@ -504,7 +527,7 @@ def print_ratios(timing, tpucc_names) -> dict:
         if name in tpucc_names:
             continue
         ratios[name] = t["median"] / timing[main_name]["median"]
-        line = f"  vs {name:<32} {ratios[name]:6.2f}x"
+        line = f"  vs {name:<{NAME_WIDTH - 2}} {ratios[name]:6.2f}x"
         for c in cached:
             ratios[f"{name} ({c})"] = t["median"] / timing[c]["median"]
             line += f"   ({c}: {ratios[f'{name} ({c})']:.2f}x)"
@@ -531,14 +554,14 @@ def print_summary(result):
                for key in ("forward", "train")}
     names = list(dict.fromkeys(list(medians["forward"]) + list(medians["train"])))
     print(f"\nsummary, median ms (x: that implementation's time / tpucc's)\n"
-          f"{'implementation':<34}{'forward':>18}{'training step':>18}")
+          f"{'implementation':<{NAME_WIDTH}}{'forward':>18}{'training step':>18}")
     for name in names:
         cells = []
         for key in ("forward", "train"):
             t = medians[key].get(name)
             ratio = "" if t is None or name == TPUCC else f" ({t / medians[key][TPUCC]:.2f}x)"
             cells.append("-" if t is None else f"{t * 1e3:.1f}{ratio}")
-        print(f"{name:<34}{cells[0]:>18}{cells[1]:>18}")
+        print(f"{name:<{NAME_WIDTH}}{cells[0]:>18}{cells[1]:>18}")
 
 
 def table_rows(impls, firsts, timing, errors) -> list:
@@ -554,9 +577,10 @@ EAGER = "NumPy eager"
 TORCH_COMPILE = "torch.compile"
 
 
-def torch_name(torch) -> str:
+def torch_name(torch, layout="NCHW") -> str:
     device = torch_device(torch)
-    return f"PyTorch {torch.__version__} eager" + ("" if device == "cpu" else f" {device}")
+    return (f"PyTorch {torch.__version__} eager" + ("" if device == "cpu" else f" {device}")
+            + ("" if layout == "NCHW" else f" {layout}"))
 
 
 def forward_impls(args, model, x, forward, torch) -> dict:
@@ -571,7 +595,8 @@ def forward_impls(args, model, x, forward, torch) -> dict:
             lambda jitted=jitted, params=params: np.asarray(jitted(params, x)))
     impls[EAGER] = lambda: model.forward(x)
     if torch is not None:
-        impls[torch_name(torch)] = torch_inference(torch, model, x)
+        for layout in args.torch_layouts:
+            impls[torch_name(torch, layout)] = torch_inference(torch, model, x, layout=layout)
         if args.torch_compile:
             impls[TORCH_COMPILE] = torch_inference(torch, model, x, compiled=True)
     return impls
@@ -590,7 +615,7 @@ def forward_section(args, model, x, flops, peak, torch) -> dict:
     print(f"check: tpucc vs eager NumPy, max |diff| / max |logit| = {errors[TPUCC]:.2e} "
           f"({verdict(ok)})")
     if torch is not None:
-        err = rel_error(outs[TPUCC], outs[torch_name(torch)])
+        err = rel_error(outs[TPUCC], outs[torch_name(torch, args.torch_layouts[0])])
         ok &= err < FORWARD_TOL
         print(f"check: tpucc vs PyTorch, max |diff| / max |logit| = {err:.2e} ({verdict(ok)})")
 
@@ -642,7 +667,8 @@ def train_impls(args, model, x, labels, torch) -> tuple:
         impls[name] = run
         weights[name] = lambda state=state, convert=to_model_layout: convert(state[0])
     if torch is not None:
-        trainers = {torch_name(torch): TorchTrainer(torch, model, x, labels)}
+        trainers = {torch_name(torch, layout): TorchTrainer(torch, model, x, labels, layout=layout)
+                    for layout in args.torch_layouts}
         if args.torch_compile:
             trainers[TORCH_COMPILE] = TorchTrainer(torch, model, x, labels, compiled=True)
         for name, trainer in trainers.items():
@@ -676,8 +702,9 @@ def train_section(args, model, x, labels, flops, peak, torch) -> dict:
                   for k, g in grads.items()}
     del grads
     firsts = {**firsts, EAGER: t_grad + t_update}
+    torch_reference = torch_name(torch, args.torch_layouts[0]) if torch is not None else None
     check = train_checks(impls, weights, losses, ref_loss, params, step_norms,
-                         behind_max_pool(model), torch)
+                         behind_max_pool(model), torch_reference)
 
     impls = {name: functools.partial(steps[name], TIMING_LR) for name in impls}
     if not args.numpy_reference_only:
@@ -710,18 +737,19 @@ def behind_max_pool(model) -> set:
 
 
 def train_checks(impls, weights, losses, ref_loss, reference, step_norms, pooled,
-                 torch) -> dict:
+                 torch_reference) -> dict:
     """Loss and updated weights of each implementation's first step against
     NumPy's (`reference`: its weights after the step; `step_norms`: the norm
-    of its update of each), and tpucc's against PyTorch's."""
+    of its update of each), and tpucc's against PyTorch's (the implementation
+    named `torch_reference`, if any)."""
     def rel(a, b):
         return abs(float(a) - float(b)) / abs(float(ref_loss))
     checks = {name: judge_step(rel(losses[name], ref_loss),
                                update_errors(weights[name](), reference, step_norms), pooled)
               for name in impls}
     show = {"tpucc vs eager NumPy": checks[TPUCC]}
-    if torch is not None:
-        other = torch_name(torch)
+    if torch_reference is not None:
+        other = torch_reference
         show["tpucc vs PyTorch"] = checks["tpucc vs PyTorch"] = judge_step(
             rel(losses[TPUCC], losses[other]),
             update_errors(weights[TPUCC](), weights[other](), step_norms), pooled)

@@ -125,7 +125,8 @@ def test_parameters_behind_max_pools(small_vgg):
     assert convs and demo.behind_max_pool(model) == convs
 
 
-@pytest.mark.parametrize("argv", [["--what", "fwdd"], ["--jax-layouts", "NCWH"]])
+@pytest.mark.parametrize("argv", [["--what", "fwdd"], ["--jax-layouts", "NCWH"],
+                                  ["--torch-layouts", "NHWC"], ["--torch-layouts", ","]])
 def test_bad_options_are_refused(argv):
     with pytest.raises(SystemExit):
         demo.parse_args(argv)
@@ -165,6 +166,26 @@ def test_main_smoke(small_vgg, tmp_path, capsys):
     assert image.shape[1] == 1000 and image.shape[0] > 200
     bars = color_run(image, pngchart.HIGHLIGHT)
     assert (bars > 0).sum() > 0 and (color_run(image, pngchart.OTHER) > 0).sum() > 0
+
+
+def test_pytorch_in_both_memory_formats(small_vgg, tmp_path):
+    """Where PyTorch is installed, it runs NCHW and channels_last (its faster
+    CPU format), both checked against NumPy; tpucc is checked against the
+    first format named."""
+    torch = pytest.importorskip("torch")
+    result = demo.main(["--batch", "2", "--image-size", "32", "--reps", "1", "--hidden", "16",
+                        "--classes", "10", "--peak-size", "128", "--jax-layouts", "NHWC",
+                        "--torch-layouts", "channels_last,NCHW", "--out",
+                        str(tmp_path / "demo.json")])
+    names = [demo.torch_name(torch, "channels_last"), demo.torch_name(torch, "NCHW")]
+    assert names[0].endswith(" channels_last") and result["ok"]
+    for section in ("forward", "train"):
+        rows = {r["name"]: r for r in result[section]["results"]}
+        assert all(rows[n]["median"] > 0 for n in names)
+    assert all(result["forward"]["results"][i]["rel_err"] < demo.FORWARD_TOL
+               for i, r in enumerate(result["forward"]["results"]) if r["name"] in names)
+    checks = result["train"]["checks"]
+    assert all(checks[n]["ok"] for n in names) and checks["tpucc vs PyTorch"]["ok"]
 
 
 def test_numpy_as_reference_only(small_vgg, tmp_path):

@@ -50,6 +50,12 @@ CONV_CASES = [
     ((1, 2, 12, 10), (3, 2, 2, 3), (3, 2), "VALID", (2, 1), 1),
     ((1, 3, 6, 6), (2, 3, 1, 1), 1, 0, 1, 1),                 # 1x1
     ((1, 2, 7, 7), (2, 2, 4, 4), 1, ((1, 2), (0, 3)), 1, 1),  # asymmetric padding
+    # Inputs smaller than the kernel window (lowered with explicit padding on
+    # the CPU, see tpucc/ops/nn.py `convolution`):
+    ((2, 3, 2, 2), (4, 3, 3, 3), 1, 1, 1, 1),                 # 2x2 under 3x3
+    ((1, 2, 1, 3), (3, 2, 3, 3), 1, 1, 1, 1),                 # one row
+    ((1, 2, 3, 3), (2, 2, 3, 3), 1, 2, 2, 1),                 # under a dilated window
+    ((1, 4, 2, 2), (4, 2, 3, 3), 1, 1, 1, 2),                 # grouped
 ]
 
 
@@ -78,6 +84,31 @@ def test_conv2d_is_one_op():
     ir = tpucc.compile(lambda x, w: nn.conv2d(x, w, padding="SAME")).lower(x, w).ir()
     assert ir.count("conv2d(") == 1
     assert "precision='highest'" in ir
+
+
+@pytest.mark.parametrize("image,kernel,padding,barriers", [
+    (2, 3, 1, 1),       # smaller than the window: padded first, behind a barrier
+    (4, 5, 2, 1),
+    (3, 3, 1, 0),       # as large as the window: XLA's own convolution padding
+    (8, 3, 1, 0),
+])
+def test_small_inputs_are_padded_before_the_convolution(image, kernel, padding, barriers):
+    """XLA:CPU runs a convolution whose input is smaller than its window as a
+    slow loop (40-80x slower than its convolution library); tpucc pads such
+    an input first, forward and in both gradients, with the same results."""
+    x, w = _r((2, 8, image, image), 1), _r((8, 8, kernel, kernel), 2)
+
+    def f(x, w):
+        return nn.conv2d(x, w, padding=padding)
+    hlo = tpucc.compile(f).lower(x, w).as_text()
+    assert hlo.count("opt-barrier(") == barriers
+    check(f, x, w, rtol=1e-5, atol=1e-5)
+    step = tpucc.compile(tpucc.grad(lambda x, w: np.sum(f(x, w) ** 2), argnums=(0, 1)))
+    assert step.lower(x, w).as_text().count("opt-barrier(") >= barriers
+    got = step(x, w)
+    expected = nn.conv2d_vjp(x, w, None, 2 * f(x, w), padding=padding)[:2]
+    for a, e in zip(got, expected):
+        np.testing.assert_allclose(a, e, rtol=1e-4, atol=1e-4 * np.abs(e).max())
 
 
 def test_conv2d_precision_option():

@@ -67,6 +67,11 @@ CONV_CASES = [
     ((1, 2, 9, 8), (2, 2, 2, 3), (3, 2), "VALID", (2, 1), 1),  # last rows/cols unused
     ((1, 2, 6, 6), (2, 2, 4, 4), 1, ((1, 2), (0, 3)), 1, 1),  # asymmetric padding
     ((1, 3, 4, 4), (2, 3, 1, 1), 1, 0, 1, 1),                 # 1x1
+    # Inputs (or strided cotangents) smaller than the kernel window: tpucc
+    # pads them before the convolution on the CPU (tpucc/ops/nn.py)
+    ((2, 3, 2, 2), (4, 3, 3, 3), 1, 1, 1, 1),
+    ((1, 2, 2, 3), (3, 2, 3, 3), 2, 1, 1, 1),                 # 1x2 cotangent, dilated by 2
+    ((1, 2, 3, 3), (2, 2, 3, 3), 1, 2, 2, 1),
 ]
 
 
