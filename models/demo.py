@@ -836,6 +836,12 @@ def main(argv=None):
     with_torch = f", PyTorch {peak['torch']:.1f}" if peak["torch"] else ""
     print(f"float32 matmul peak ({args.peak_size}^3): NumPy {peak['numpy']:.1f} GFLOP/s, "
           f"XLA {peak['jax']:.1f}{with_torch} -> peak {peak['peak']:.1f} GFLOP/s")
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    if coretype:
+        # Read when NumPy loads OpenBLAS: this process cannot undo it.  (This
+        # project's reference machine sets Haswell, which halves NumPy's GEMM.)
+        print(f"note: OPENBLAS_CORETYPE={coretype} in the environment pins NumPy's BLAS to "
+              f"those kernels: the NumPy rows may run below this CPU's best")
 
     result = dict(what=args.what, batch=n, image_size=s, hidden=args.hidden,
                   matmul_precision=args.matmul_precision,
@@ -845,6 +851,7 @@ def main(argv=None):
                   versions=dict(tpucc=tpucc.__version__, jax=jax.__version__,
                                 numpy=np.__version__, python=platform.python_version(),
                                 torch=torch.__version__ if torch else None),
+                  openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
                   parameters=model.num_parameters(), matmul_peak=peak)
     if args.what in ("both", "fwd"):
         result["forward"] = forward_section(args, model, x, flops, peak, torch)

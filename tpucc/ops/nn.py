@@ -58,7 +58,7 @@ def convolution(x, w, stride, padding, specs, lhs_dilation=(1, 1), rhs_dilation=
     spatial = [(lhs.index(a), rhs.index(a)) for a in "HW"]
     extent = [(x.shape[i] - 1) * d + 1 for (i, _), d in zip(spatial, lhs_dilation)]
     window = [(w.shape[j] - 1) * d + 1 for (_, j), d in zip(spatial, rhs_dilation)]
-    if target_platforms() == ("cpu",) and any(e < k for e, k in zip(extent, window)):
+    if any(e < k for e, k in zip(extent, window)) and target_platforms() == ("cpu",):
         config = [(0, 0, 0)] * x.ndim
         for (i, _), (lo, hi), d in zip(spatial, padding, lhs_dilation):
             config[i] = (lo, hi, d - 1)
