@@ -749,10 +749,9 @@ def train_checks(impls, weights, losses, ref_loss, reference, step_norms, pooled
               for name in impls}
     show = {"tpucc vs eager NumPy": checks[TPUCC]}
     if torch_reference is not None:
-        other = torch_reference
         show["tpucc vs PyTorch"] = checks["tpucc vs PyTorch"] = judge_step(
-            rel(losses[TPUCC], losses[other]),
-            update_errors(weights[TPUCC](), weights[other](), step_norms), pooled)
+            rel(losses[TPUCC], losses[torch_reference]),
+            update_errors(weights[TPUCC](), weights[torch_reference](), step_norms), pooled)
     for label, c in show.items():
         print(f"check: {label}, one step (lr {CHECK_LR}): loss rel err {c['loss_rel_err']:.1e} "
               f"(< {LOSS_TOL:g}); weights |diff| / |update|: classifier "
