@@ -539,3 +539,87 @@ def loop_reads_aliased_counter(x, n):
 
 def test_loop_reads_aliased_counter():
     check(loop_reads_aliased_counter, np.ones(3), n_(2))
+
+
+# --- an attribute (or a list item an object holds) updated in place and then
+#     rebound in a runtime loop: NumPy's next update goes into the array the
+#     previous iteration left there, the argument here (fuzz seed 110352: a
+#     silent wrong result, x stayed [1.5 -0.75 1.5] where NumPy made it
+#     [6 -3 6]; a variable or a dict item was already refused)
+
+class State:
+    pass
+
+
+def attribute_updated_then_rebound(x, n):
+    st = State()
+    st.v = np.minimum(-1.5, x)
+    k = 0
+    while k < n:
+        k += 1
+        st.v *= 2.0
+        st.v = x
+    return x, st.v
+
+
+def list_item_updated_then_rebound(x, n):
+    st = State()
+    st.hs = [np.minimum(-1.5, x)]
+    for _ in range(n):
+        st.hs[0] *= 2.0
+        st.hs[0] = x
+    return x, st.hs[0]
+
+
+def attribute_updated_out_of_place(x, n):
+    st = State()
+    st.v = np.minimum(-1.5, x)
+    k = 0
+    while k < n:
+        k += 1
+        st.v = st.v * 2.0
+        st.v = x
+    return x, st.v
+
+
+@pytest.mark.parametrize("fn,loop", [(attribute_updated_then_rebound, "while k < n"),
+                                     (list_item_updated_then_rebound, "for _ in range(n)")])
+def test_slot_updated_in_place_then_rebound_in_loop(fn, loop):
+    raises_at(fn, (np.array([1.5, -0.75, 1.5]), n_(3)), tpucc.SideEffectError,
+              match="updated in place and then rebound", line_of=loop)
+
+
+def test_slot_updated_out_of_place_then_rebound_in_loop():
+    check(attribute_updated_out_of_place, np.array([1.5, -0.75, 1.5]), n_(3))
+
+
+# --- np.where of Python numbers only is a strong float64 0-d array, also when
+#     the number is a loop counter a runtime loop promotes (fuzz seed 111616:
+#     "[E300] iterations of this loop give `v` different dtypes: f64 and f32",
+#     the promoted counter made the result weak); Python's min and max of
+#     Python numbers stay Python numbers
+
+def where_of_a_promoted_counter(x, n):
+    k = 0
+    v = np.zeros(x.shape)
+    while k < n:
+        k += 1
+        v = x * np.where(k > -1, k, -0.25)
+    return v
+
+
+def min_of_a_promoted_counter(x, n):
+    k = 0
+    v = x
+    while k < n:
+        k += 1
+        v = x * min(k, 2) + max(k, 0.5)
+    return v
+
+
+@pytest.mark.parametrize("fn,dtype", [(where_of_a_promoted_counter, np.float64),
+                                      (min_of_a_promoted_counter, np.float32)])
+def test_python_numbers_through_where_min_max_in_runtime_loop(fn, dtype):
+    x = np.array([2.0, -1.25, 0.25], dtype=np.float32)
+    assert fn(x, 3).dtype == dtype
+    check(fn, x, n_(3))

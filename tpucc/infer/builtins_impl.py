@@ -170,7 +170,7 @@ def _extreme(builtin_fn, pick_later):
         best = items[0]
         for v in items[1:]:
             better = pick_later(v, best)
-            best = emit("select", better, v, best)
+            best = emit("select", better, v, best, weak_result=True)
         # Python's min/max returns one of the items: a 0-d result has their kind.
         best.immutable = merged_kind(items)
         return best

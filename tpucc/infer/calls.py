@@ -172,8 +172,10 @@ class Interpreter:
             raise SideEffectError(
                 f"mutating {what} {self.region_name()} is not supported: its "
                 "structure must be known at compile time",
-                hint="keep growing data in a preallocated array and update it in place "
-                     "(x[i] = v)")
+                hint=("give the object that attribute before the `if` or loop (e.g. an array "
+                      "of the right shape), then rebind it inside" if what.startswith(
+                          "the attribute") else "keep growing data in a preallocated array "
+                      "and update it in place (x[i] = v)"))
 
     def in_region(self) -> bool:
         """Inside a runtime branch or loop, or a differentiated function:
@@ -302,8 +304,12 @@ class Interpreter:
                 set_item(vars(obj), name, value, entry[1])
                 return
             self.check_mutation(obj, f"the attribute `{name}`")
-            object.__setattr__(obj, name, value) if not hasattr(type(obj), "__setattr__") \
-                else setattr(obj, name, value)
+            if type(obj).__setattr__ is object.__setattr__ and hasattr(obj, "__dict__"):
+                # journaled: an unrolled iteration that is discarded (its loop
+                # becomes a While after all) takes the attribute away again
+                set_item(vars(obj), name, value, entry[1])
+            else:
+                setattr(obj, name, value)
             return
         self._rebind_outside(obj, name, value, f"`.{name}`",
                              f"`.{name}` of an object that outlives the call",

@@ -196,12 +196,20 @@ class Rebound:
         from ..ir import Value
         return [Value(aval) for *_, aval in self.loose.values()]
 
-    def enter(self, params):
-        """In the body: each carried slot holds its parameter."""
-        for (holder, key, serial, _), p in zip(self.loose.values(), params):
-            arr = Array(p)
+    def befores(self) -> dict:
+        """{slot: (its name, what it holds)}, before `enter`."""
+        return {slot: (slot_name(holder, key), holder[key])
+                for slot, (holder, key, *_) in self.loose.items()}
+
+    def enter(self, params) -> dict:
+        """In the body: each carried slot holds its parameter.  Returns
+        {slot: the Array it holds}."""
+        entries = {}
+        for (slot, (holder, key, serial, _)), p in zip(self.loose.items(), params):
+            arr = entries[slot] = Array(p)
             arr.immutable = scalar_kind(holder[key])
             set_item(holder, key, arr, serial)
+        return entries
 
     def ends(self, written: dict, items: dict) -> dict:
         """{slot: (holder, key, serial, value at the body's end, its Value
@@ -385,7 +393,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         entry = (frame.locals, frame.stack)
         frame.locals, frame.stack = rebuild_state(td, body_leaves, like=[entry],
                                                   in_place=rebound.in_place)
-        rebound.enter(loose_params)
+        loose_befores = rebound.befores()
+        loose_entries = rebound.enter(loose_params)
         copies = _note_copies(frame.interp, entry, (frame.locals, frame.stack),
                               ctx().serial_floor[-1])
         body_entry = (dict(frame.locals), list(frame.stack))
@@ -405,6 +414,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         written, loose = kept_containers(frame.interp, body_entry,
                                          [(frame.locals, frame.stack, {})], writes, "iteration")
         loose_ends = rebound.ends(loose, rec["items"])
+        _check_rebound_after_update(loose_entries, loose_ends, frame.fc.loop_locs[header])
+        _check_loose_aliases(loose_befores, loose_entries, leaves, slot_arrays,
+                             frame.fc.loop_locs[header])
         loose_shares = {slot: _loop_shared(end[3], slot_arrays, leaves, fresh_floor)
                         for slot, end in loose_ends.items()}
         ends = finish_journal(rec["journal"])
@@ -437,6 +449,55 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  kind_slots, keep_in_place, loose_ends, loose_shares)
+
+
+def _check_rebound_after_update(entries, ends, loc):
+    """An attribute (or an item of a list only an object holds) that the
+    body updates in place and then rebinds: as for a variable (_run_body),
+    NumPy's first update goes into the array the slot named before the loop,
+    and each later one into whatever array the previous iteration left there
+    (another name's, say), none of which the While's parameter follows."""
+    for slot, entry in entries.items():
+        holder, key, _, end, _ = ends[slot]
+        if end is not entry and entry.version:
+            name = slot_name(holder, key)
+            raise SideEffectError(
+                f"`{name}` is updated in place and then rebound inside this loop: on the "
+                "first iteration the update goes into the array it named before the loop, "
+                "later ones into the array the previous iteration left there", loc,
+                f"update it out of place ({name} = {name} * ...) or rebind it to a copy "
+                "(... = x.copy())")
+
+
+def _check_loose_aliases(befores, entries, leaves, slot_arrays, loc):
+    """A carried attribute (or list item an object holds) that names the same
+    memory as another carried name when the loop starts: the While carries
+    them as two values, so an in-place update inside the loop through either
+    name would not reach the other, as it does in NumPy (fuzz seed 111740)."""
+    others = [(leaves[i][0], leaves[i][1], a) for i, a in slot_arrays.items()]
+    others += [(name, before, entries[slot]) for slot, (name, before) in befores.items()]
+    for slot, (name, before) in befores.items():
+        for other, other_before, other_body in others:
+            if other_body is entries[slot] or not _share_memory(before, other_before):
+                continue
+            if entries[slot].version or other_body.version:
+                raise SideEffectError(
+                    f"`{name}` and `{other}` name the same array when this loop starts, and "
+                    "the loop updates it in place through one of them: the compiled loop "
+                    "carries them as two arrays", loc,
+                    f"give one of them its own copy before the loop (... = {other}.copy()), "
+                    "or update out of place")
+
+
+def _share_memory(a, b) -> bool:
+    """Whether two values are, or view, one array (compile-time aliasing)."""
+    def roots(x):
+        out = set()
+        while isinstance(x, Array):
+            out.add(id(x))
+            x = x.base
+        return out
+    return bool(roots(a) & roots(b))
 
 
 @contextlib.contextmanager

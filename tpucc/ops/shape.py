@@ -312,12 +312,17 @@ def roll(a, shift, axis=None):
 
 # --- where / clip ----------------------------------------------------------------------
 
-def _select_abstract(avals):
+def _select_abstract(avals, weak_result=False):
+    """np.where's dtype rule sees weak Python scalars (NEP 50), but its result
+    is an ndarray, strong even when every operand is a Python number:
+    f32_array * np.where(k > 0, k, 0.5) is float64 for a Python int k.  The
+    builtins min and max of Python numbers give a Python number
+    (weak_result=True)."""
     c, x, y = avals
-    return AVal(result_type(x, y), broadcast(c, x, y), all_weak((c, x, y)))
+    return AVal(result_type(x, y), broadcast(c, x, y), weak_result and all_weak((c, x, y)))
 
 
-def _select_lower(lc, c, x, y):
+def _select_lower(lc, c, x, y, weak_result=False):
     # lax.select_n rather than jnp.where: no nested jit to trace and lower.
     # Shapes come from the operands, which may be in a physical layout.
     dtype = lc.out_avals[0].dtype
@@ -329,10 +334,11 @@ def _select_lower(lc, c, x, y):
 
 # Elementwise in layout: np.where(x <= 0, 0, x) (tpucc.nn.relu) keeps a conv's
 # channels-last result channels-last.
-register("select", _select_abstract, _select_lower, numpy=np.where, layout="elementwise")
+register("select", _select_abstract, _select_lower,
+         numpy=lambda c, x, y, weak_result=False: np.where(c, x, y), layout="elementwise")
 
 
-def _select_vjp(lc, operands, perms, out, ct):
+def _select_vjp(lc, operands, perms, out, ct, weak_result=False):
     """The cotangent goes to the branch each element was taken from."""
     from ..lower.reverse import unbroadcast
     c, x, y = operands
