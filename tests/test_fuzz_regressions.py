@@ -617,9 +617,35 @@ def min_of_a_promoted_counter(x, n):
     return v
 
 
+# np.round of a Python number is a NumPy scalar too (fuzz seed 121831:
+# np.round(k) of a counter, int32 | np.int64 -> int64), while the builtin
+# round keeps a Python float a Python float
+
+def np_round_of_a_promoted_counter(x, n):
+    k = 0
+    v = x.astype(np.int64)
+    while k < n:
+        k += 1
+        v = x | np.round(k)
+    return v
+
+
+def builtin_round_of_a_promoted_float(x, n):
+    k = 0.0
+    v = x * 1
+    while k < n:
+        k += 1.25
+        v = x * round(k, 1) + x * round(k, 0) + x * round(k)
+    return v
+
+
 @pytest.mark.parametrize("fn,dtype", [(where_of_a_promoted_counter, np.float64),
-                                      (min_of_a_promoted_counter, np.float32)])
-def test_python_numbers_through_where_min_max_in_runtime_loop(fn, dtype):
+                                      (min_of_a_promoted_counter, np.float32),
+                                      (np_round_of_a_promoted_counter, np.int64),
+                                      (builtin_round_of_a_promoted_float, np.float32)])
+def test_python_numbers_through_where_round_min_max_in_runtime_loop(fn, dtype):
     x = np.array([2.0, -1.25, 0.25], dtype=np.float32)
+    if fn is np_round_of_a_promoted_counter:
+        x = np.array([2, -1, 5], dtype=np.int32)
     assert fn(x, 3).dtype == dtype
     check(fn, x, n_(3))

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import StaticValueError, UserCodeError
 from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
+from ..ops.registry import static_index
 from .builder import emit, emit_op
 from .control import merged_kind
 from .iterators import RangeIter, SeqIter
@@ -204,8 +205,10 @@ def pow_(interp, a, b, mod=None):
 def round_(interp, x, ndigits=None):
     if isinstance(x, Array):
         from ..ops.registry import NUMPY
-        out = NUMPY[np.rint](x) if not ndigits else NUMPY[np.round](x, ndigits)
-        return out if ndigits is not None else to_python_scalar(out, np.int64)
+        if ndigits is None:
+            return to_python_scalar(NUMPY[np.rint](x), np.int64)
+        # a Python float stays one (round(2.567, 2)), a NumPy scalar stays NumPy
+        return emit("round", x, decimals=static_index(ndigits), weak_result=True)
     return round(x, ndigits)
 
 

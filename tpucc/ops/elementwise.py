@@ -549,7 +549,10 @@ PY_COMPARE = {"LT": operator.lt, "LE": operator.le, "GT": operator.gt, "GE": ope
 
 # --- round / copy ----------------------------------------------------------------------
 
-def _round_abstract(avals, decimals):
+def _round_abstract(avals, decimals, weak_result=False):
+    """np.round of a Python number is a NumPy scalar (np.round(3) is
+    np.int64(3)): strong.  The builtin round keeps Python numbers Python
+    (weak_result=True)."""
     (a,) = avals
     if a.dtype == np.bool_:     # NumPy rounds booleans through rint's float16 loop
         if decimals != 0:
@@ -557,10 +560,10 @@ def _round_abstract(avals, decimals):
             raise DTypeError(f"np.round of a bool array with decimals={decimals}: NumPy has "
                              "no loop for it", hint="cast to a float dtype first")
         return AVal(np.dtype(np.float16), a.shape, False)
-    return AVal(a.dtype, a.shape, a.weak)
+    return AVal(a.dtype, a.shape, weak_result and a.weak)
 
 
-def _round_lower(lc, x, decimals):
+def _round_lower(lc, x, decimals, weak_result=False):
     out = lc.out_avals[0].dtype
     x = lax.convert_element_type(x, out)
     if out.kind not in "iu":
@@ -573,8 +576,10 @@ def _round_lower(lc, x, decimals):
     return lax.convert_element_type(scaled, out)
 
 
-register("round", _round_abstract, _round_lower, numpy=lambda x, decimals: np.round(x, decimals))
-define_vjp("round", lambda lc, operands, perms, out, ct, decimals: (None,))   # flat: zero
+register("round", _round_abstract, _round_lower,
+         numpy=lambda x, decimals, weak_result=False: np.round(x, decimals))
+define_vjp("round", lambda lc, operands, perms, out, ct, decimals, weak_result=False:
+           (None,))   # flat: zero
 
 
 def round_(a, decimals=0, out=None):
