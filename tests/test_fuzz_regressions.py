@@ -11,7 +11,7 @@ import numpy as np
 import tpucc
 import pytest
 
-from conftest import check, raises_at
+from conftest import check, count_hlo, hlo, raises_at
 
 
 def n_(k):
@@ -649,3 +649,28 @@ def test_python_numbers_through_where_round_min_max_in_runtime_loop(fn, dtype):
         x = np.array([2, -1, 5], dtype=np.int32)
     assert fn(x, 3).dtype == dtype
     check(fn, x, n_(3))
+
+
+# --- a `return` from a runtime loop nested in another, followed by a loop that
+#     becomes a While (a runtime `continue`): the inner While took back the
+#     exit-stack slots the outer loop had parked in its locals, and the outer
+#     loop saw its state change structure (fuzz seed 135324: "[E300] an
+#     iteration of this loop changes the structure of a variable")
+
+def return_from_nested_loop_then_while(x, n):
+    for i in range(n):
+        for j in range(1, n):
+            return (x[::-1],)
+        k = 0
+        while k < 3:
+            k += 1
+            if (x * k).max() < 3.0:
+                continue
+    return (x * 2,)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_return_from_nested_loop_then_while(n):
+    x = np.array([1.0, 2.0, 3.0])
+    compiled = check(return_from_nested_loop_then_while, x, n_(n))
+    assert count_hlo(hlo(compiled, x, n_(n)), "while") >= 3

@@ -407,7 +407,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 ex = walk(frame, header, loop_stops, entering=header)
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
-        _park_exit_stack(frame, entry_stack)
+        _park_exit_stack(frame, entry_stack, header)
         end_vars = state_vars(frame)
         slot_vars = {i: a.var for i, a in slot_arrays.items()}
         writes = [(c, k, loc, serial) for c, k, _, loc, serial in rec["items"].values()]
@@ -646,10 +646,12 @@ def _is_fresh(v, floor) -> bool:
             and v.alias_note is None)
 
 
-EXIT_STACK = "<exit stack {}>"
+# Named per loop (header block): a loop inside the body parks and unparks
+# its own slots only, not those its enclosing loop parked (fuzz seed 135324).
+EXIT_STACK = "<exit stack {} of loop {}>"
 
 
-def _park_exit_stack(frame, entry_stack):
+def _park_exit_stack(frame, entry_stack, header):
     """Makes the body's end state line up with the header's stack.  Slots
     deeper than the header's belong to exits only (e.g. an inner loop's
     iterator on the way to a `return` from that inner loop): they move into
@@ -658,17 +660,17 @@ def _park_exit_stack(frame, entry_stack):
     than the header's (every path returns) is padded with dead slots."""
     depth = len(entry_stack)
     for i in range(depth, len(frame.stack)):
-        frame.locals[EXIT_STACK.format(i)] = frame.stack[i]
+        frame.locals[EXIT_STACK.format(i, header)] = frame.stack[i]
     del frame.stack[depth:]
     for i in range(len(frame.stack), depth):
         frame.stack.append(Undefined(f"<stack {i}>"))
         shape_undefined([frame.stack, entry_stack], i)
 
 
-def _unpark_exit_stack(frame):
+def _unpark_exit_stack(frame, header):
     i = len(frame.stack)
-    while EXIT_STACK.format(i) in frame.locals:
-        frame.stack.append(frame.locals.pop(EXIT_STACK.format(i)))
+    while EXIT_STACK.format(i, header) in frame.locals:
+        frame.stack.append(frame.locals.pop(EXIT_STACK.format(i, header)))
         i += 1
 
 
@@ -805,7 +807,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         after = [done if t == header else t for t in targets]
     else:
         after = [t for t in targets if t != header]
-    _unpark_exit_stack(frame)
+    _unpark_exit_stack(frame, header)
     rest = tuple(dict.fromkeys(after))
     if len(rest) == 1:
         return Exit(rest, None, depths)
