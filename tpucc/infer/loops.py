@@ -149,6 +149,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     promote: dict[str, AVal] = {}
     boxes: list = []
     unshared: set = set()           # entry arrays whose aliasing the body breaks
+    detached: set = set()           # views the body rebinds: carried as values
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
     rebound = Rebound()     # slots outside the variables that the body rebinds
     for _attempt in range(12):
@@ -159,7 +160,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                              unshared, kind_paths, rebound)
+                              unshared, kind_paths, rebound, detached)
         frame.locals, frame.stack = locals0, stack0
         if trial.in_place.keys() - rebound.in_place.keys():
             rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
@@ -168,6 +169,9 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
             continue                    # again, carrying those slots (or with wider types)
         if trial.diverged - unshared:
             unshared |= trial.diverged      # again, without sharing those arrays
+            continue
+        if trial.detached - detached:
+            detached |= trial.detached      # again, those views as values of their own
             continue
         if _add_loop_defined(frame, trial):
             continue                # variables first bound inside the loop join the state
@@ -319,6 +323,7 @@ class Trial:
     watched: list = field(default_factory=list)   # entry arrays whose body Array got a note
     marks: list = field(default_factory=list)     # (array, note) the body's merges watched
     diverged: set = field(default_factory=set)    # entry arrays whose sharing broke
+    detached: set = field(default_factory=set)    # paths of views the body rebinds
     kind_slots: list = field(default_factory=list)  # slots whose kind is a parameter
     in_place: dict = field(default_factory=dict)    # containers whose items it rebinds
     loose_ends: dict = field(default_factory=dict)  # other slots: Rebound.ends
@@ -366,7 +371,8 @@ def _advance(frame):
 
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-              unshared=frozenset(), kind_paths=frozenset(), rebound=None) -> Trial:
+              unshared=frozenset(), kind_paths=frozenset(), rebound=None,
+              detached=frozenset()) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
@@ -383,7 +389,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         for box, p in zip(boxes, box_params):
             box.assign(p)
         body_leaves = [v for _, v in leaves]
-        slot_arrays = _slot_arrays(leaves, carried, params, unshared)
+        slot_arrays = _slot_arrays(leaves, carried, params, unshared, detached)
+        detached_bases = _detached_bases(leaves, slot_arrays, detached)
         entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
         for i, p in zip(kind_slots, kind_params):
             slot_arrays[i].immutable = RuntimeKind(p)
@@ -415,6 +422,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                                          [(frame.locals, frame.stack, {})], writes, "iteration")
         loose_ends = rebound.ends(loose, rec["items"])
         _check_rebound_after_update(loose_entries, loose_ends, frame.fc.loop_locs[header])
+        _check_detached(detached_bases, leaves, frame.fc.loop_locs[header])
         _check_loose_aliases(loose_befores, loose_entries, leaves, slot_arrays,
                              frame.fc.loop_locs[header])
         loose_shares = {slot: _loop_shared(end[3], slot_arrays, leaves, fresh_floor)
@@ -425,6 +433,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     originals = [copies.get(cid, frame.interp.fresh_ids[cid][0]) for cid in written]
     keep_in_place = {id(c): frame.interp.fresh_ids[id(c)][1] for c in originals}
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
+    views_rebound = {leaves[i][0] for i, a in slot_arrays.items()
+                     if a.base is not None and i not in kept} if out_td == td else set()
     shared = {id(a) for a in slot_arrays.values()
               if sum(b is a for b in slot_arrays.values()) > 1}
     for i, a in slot_arrays.items():
@@ -448,7 +458,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
-                 kind_slots, keep_in_place, loose_ends, loose_shares)
+                 views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares)
 
 
 def _check_rebound_after_update(entries, ends, loc):
@@ -573,7 +583,7 @@ def _loop_shared(end, slot_arrays, leaves, floor) -> list:
     return out
 
 
-def _slot_arrays(leaves, carried, params, unshared) -> dict:
+def _slot_arrays(leaves, carried, params, unshared, detached=frozenset()) -> dict:
     """{slot: its Array in the body}, on the slots' parameters.  Aliasing is
     kept as in NumPy: slots naming the same array share one body Array, and
     a view's body Array is a view of its base's body Array (or of the outer
@@ -584,12 +594,19 @@ def _slot_arrays(leaves, carried, params, unshared) -> dict:
     names still name one array at its end).  For arrays in `unshared` it does
     not: their names get separate body Arrays (views: of the outer base),
     which is exact as long as none of them is updated in place (checked by
-    _check_unshared)."""
+    _check_unshared).  A view the body rebinds (a path in `detached`) is a
+    value of its own: a view would read its base again on the next
+    iteration, not what the previous one left (fuzz seeds 141550, 143835);
+    exact unless the body updates the base in place (_check_detached)."""
     inside: dict = {}               # id(entry Array) -> body Array
     out = {}
     order = sorted(zip(carried, params), key=lambda ip: leaves[ip[0]][1].serial)
     for i, p in order:              # bases before their views (a base is older)
         entry = leaves[i][1]
+        if leaves[i][0] in detached:
+            out[i] = Array(p)
+            out[i].immutable, out[i].alias_note = entry.immutable, entry.alias_note
+            continue
         body = inside.get(id(entry)) if id(entry) not in unshared else None
         if body is None:
             if entry.base is not None:
@@ -602,6 +619,33 @@ def _slot_arrays(leaves, carried, params, unshared) -> dict:
             inside.setdefault(id(entry), body)
         out[i] = body
     return out
+
+
+def _detached_bases(leaves, slot_arrays, detached) -> dict:
+    """{slot: (the body Array of the array its entry views, that Array's
+    version now)} for the detached views."""
+    out = {}
+    for i in slot_arrays:
+        base = leaves[i][1].base
+        if leaves[i][0] in detached and base is not None:
+            j = next((j for j in slot_arrays if leaves[j][1] is base), None)
+            body = slot_arrays[j] if j is not None else base
+            out[i] = (body, body.version)
+    return out
+
+
+def _check_detached(bases, leaves, loc):
+    """A view the body rebinds, whose base the body also updates in place:
+    NumPy's first iteration sees the update through the view, later ones
+    do not, which one While cannot say."""
+    for i, (base, version) in bases.items():
+        if base.version != version:
+            name = leaves[i][0]
+            raise SideEffectError(
+                f"`{name}` is a view of another array when this loop starts; the loop "
+                f"rebinds `{name}` and updates that array in place: the update reaches "
+                f"`{name}` on the first iteration only", loc,
+                f"copy it before the loop ({name} = {name}.copy())")
 
 
 def _diverged(slot_arrays, out_leaves, leaves, kept) -> set:
