@@ -1,5 +1,7 @@
-"""device_cache=True: captured arrays are uploaded once, rebinding is seen."""
+"""device_cache=True: captured arrays are uploaded once, rebinding is seen;
+the default ("auto"): conv weights kept transposed while their bytes stay."""
 import numpy as np
+import pytest
 
 import tpucc
 import tpucc.nn
@@ -82,10 +84,10 @@ def test_conv_weights_only_read_by_convolutions_are_kept_hwio():
     assert "f32[4,3,3,3]" not in hlo and "f32[2,5,1,1]" in hlo
 
 
-def test_stored_layouts_see_rebinding_and_only_apply_with_device_cache():
+def test_stored_layouts_see_rebinding_and_not_with_device_cache_false():
     net = ConvNet()
     f = tpucc.compile(lambda x: net(x), device_cache=True)
-    plain = tpucc.compile(lambda x: net(x))
+    plain = tpucc.compile(lambda x: net(x), device_cache=False)
     x = _x()
     f(x)
     net.w1 = net.w1[::-1].copy()                # a new array: uploaded again, transposed
@@ -93,6 +95,88 @@ def test_stored_layouts_see_rebinding_and_only_apply_with_device_cache():
     assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
     assert_same(net(x), plain(x), rtol=1e-5, atol=1e-5)
     assert plain.lower(x)._entry.traced.input_layouts == {}
+
+
+# --- the default, device_cache="auto": the transposed copy, kept while the bytes stay -----------
+
+def test_default_keeps_conv_weights_hwio_on_the_cpu():
+    net = ConvNet()
+    f = tpucc.compile(lambda x: net(x))
+    x = _x()
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    lowered = f.lower(x)
+    assert sorted(lowered._entry.traced.input_layouts.values()) == [(2, 3, 1, 0)] * 2
+    assert "f32[3,3,3,4]" in lowered.as_text()                  # w1 arrives HWIO
+
+
+def _uploads(f, monkeypatch):
+    """Counts the copies the compiled function's DeviceCache makes."""
+    calls = []
+    real = tpucc.driver.jax.device_put
+    monkeypatch.setattr(tpucc.driver.jax, "device_put", lambda v: calls.append(v) or real(v))
+    return calls
+
+
+def test_default_sees_every_in_place_change(monkeypatch):
+    """NumPy's semantics: the kept copy is used only while the weight holds
+    the same bits; each kind of in-place change below is seen."""
+    net = ConvNet()
+    f = tpucc.compile(lambda x: net(x))
+    x = _x()
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    uploads = _uploads(f, monkeypatch)
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    assert uploads == []                                        # unchanged: the kept copy
+    changes = [
+        lambda w: w.__setitem__((3, 2, 2, 2), w[3, 2, 2, 2] + 1),  # one element, the last slice
+        lambda w: w.__setitem__(Ellipsis, w[::-1]),              # a permutation (same sum)
+        lambda w: w.__setitem__((0, 0, 0, 0), np.nan),           # NaN, then NaN again: unchanged
+        lambda w: w.__setitem__((0, 0, 0, 0), -0.0),             # 0.0 -> -0.0: other bits
+        lambda w: w.__setitem__((0, 0, 0, 0), 0.0),
+    ]
+    expected_uploads = [1, 1, 1, 1, 1]
+    for change, n in zip(changes, expected_uploads):
+        uploads.clear()
+        change(net.w1)
+        assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+        assert len(uploads) == n
+        uploads.clear()
+        assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+        assert uploads == []                                    # NaN stays NaN: still kept
+
+
+def test_default_keeps_a_copy_equal_in_content_across_new_arrays(monkeypatch):
+    net = ConvNet()
+    f = tpucc.compile(lambda x: net(x))
+    x = _x()
+    f(x)
+    uploads = _uploads(f, monkeypatch)
+    net.w2 = net.w2.copy()                      # reloaded weights, same values
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    assert uploads == []
+    net.w2 = net.w2 * 2
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    assert len(uploads) == 1
+
+
+def test_default_keeps_jax_weights_by_identity(monkeypatch):
+    import jax
+    net = ConvNet()
+    net.w1 = jax.device_put(net.w1)
+    f = tpucc.compile(lambda x: net(x))
+    x = _x()
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    uploads = _uploads(f, monkeypatch)
+    f(x)
+    assert uploads == []
+    net.w1 = net.w1 * 2                         # a new jax array
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    assert len(uploads) == 1
+
+
+def test_device_cache_option_is_checked():
+    with pytest.raises(TypeError, match="device_cache must be True, False or \"auto\""):
+        tpucc.compile(lambda x: x, device_cache="yes")
 
 
 def _loss(net, w1, x):

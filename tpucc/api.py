@@ -13,7 +13,7 @@ DEFAULT_OPTIONS = {
     "runtime_args": (),          # names of Python-scalar arguments traced as runtime values
     "unroll": 32,                # static loops longer than this become a While
     "matmul_precision": "highest",
-    "device_cache": False,       # keep captured arrays (weights) on the device between calls
+    "device_cache": "auto",      # keep captured arrays (weights) on the device between calls
     "cache": None,               # persistent executable cache: None (default place), False, a path
     "prints": True,              # print() runs in the compiled program; False drops it
 }
@@ -26,7 +26,10 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     matmul_precision="highest"|"default"; device_cache=True uploads arrays
     read from globals, closures and attributes once and reuses them while the
     same array object is found there (rebinding is seen, in-place changes to
-    such an array are not); cache=False disables the persistent cache of
+    such an array are not); the default device_cache="auto" keeps, on the
+    CPU, the transposed copy of a conv weight the function only reads, while
+    its bytes stay the same (compared at every call: exact), and
+    device_cache=False keeps nothing; cache=False disables the persistent cache of
     executables and cache="dir" moves it (default: TPUCC_CACHE_DIR, else
     ~/.cache/tpucc; TPUCC_CACHE=0 disables it; see tpucc.cache);
     prints=False drops print() calls (tpucc build does: an artifact cannot
@@ -34,6 +37,10 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     unknown = set(options) - set(DEFAULT_OPTIONS) - {"verify"}
     if unknown:
         raise TypeError(f"tpucc.compile: unknown options {sorted(unknown)}")
+    device_cache = options.get("device_cache", "auto")
+    if not (type(device_cache) is bool or device_cache == "auto"):
+        raise TypeError("tpucc.compile: device_cache must be True, False or \"auto\", "
+                        f"not {options['device_cache']!r}")
     cache_option = options.get("cache")
     if not (cache_option is None or isinstance(cache_option, (bool, str, os.PathLike))):
         raise TypeError("tpucc.compile: cache must be True, False or a directory path, "

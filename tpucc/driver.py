@@ -96,9 +96,7 @@ class Entry:
 
 def run_infer(fn, args, kwargs, options) -> infer.Traced:
     traced = infer.trace(fn, args, kwargs, options)
-    if options.get("device_cache"):
-        traced.input_layouts = lower.layout.stored_input_layouts(
-            traced.program, device_kept_inputs(traced))
+    traced.input_layouts = cached_input_layouts(traced, options.get("device_cache"))
     if options.get("verify") or os.environ.get("TPUCC_VERIFY"):
         verify(traced.program)      # SSA and scoping of the IR handed to lower/
     return traced
@@ -109,6 +107,36 @@ def device_kept_inputs(traced) -> list:
     captured arrays the program does not write back."""
     written = {wb[1] for wb in traced.writebacks if wb[0] == "captured"}
     return [traced.n_arg_inputs + i for i in range(len(traced.captured)) if i not in written]
+
+
+def cached_input_layouts(traced, mode) -> dict:
+    """{input index: perm} of the captured arrays passed to the executable
+    in a stored layout (lower.layout.stored_input_layouts: an OIHW conv
+    weight read only by convolutions goes in HWIO).  device_cache=True: any
+    array it keeps.  "auto" (the default): on the CPU only, where the
+    transpose inside every call costs what the convolutions of a small
+    batch do (VGG19: 80 MB of weights); DeviceCache keeps the transposed
+    copy while the array's bytes stay the same, which needs a bitwise view
+    (itemsize 1, 2, 4 or 8).  On accelerators the transpose is nearly free
+    and the copy to the device dominates, which a cache that compares
+    contents on the host would not save."""
+    if mode is True:
+        return lower.layout.stored_input_layouts(traced.program, device_kept_inputs(traced))
+    if mode != "auto" or jax.default_backend() != "cpu":
+        return {}
+    kept = [i for i in device_kept_inputs(traced)
+            if traced.in_avals[i].dtype.itemsize in BITWISE_VIEWS]
+    return lower.layout.stored_input_layouts(traced.program, kept)
+
+
+def cached_inputs(traced, mode) -> set:
+    """The inputs a DeviceCache supplies: with device_cache=True every
+    captured array the program only reads; with "auto" those passed in a
+    stored layout (the others are passed as they are, which on the CPU
+    copies nothing)."""
+    if mode is True:
+        return set(device_kept_inputs(traced))
+    return set(traced.input_layouts) if mode == "auto" else set()
 
 
 def run_lower(traced: infer.Traced):
@@ -554,7 +582,7 @@ def _direct_call(executable):
     return call if callable(call) else executable
 
 
-def _capture_reader(traced, device_cache: bool):
+def _capture_reader(traced, device_cache):
     """None without captured arrays; else a function appending their current
     values to the argument leaves (RECOMPILE if one changed its type)."""
     if not traced.captured:
@@ -563,7 +591,7 @@ def _capture_reader(traced, device_cache: bool):
     # An array the program writes back is re-read at every call even with
     # device_cache: the write-back changes it in place, which the cache
     # (by identity) would not see.
-    kept = set(device_kept_inputs(traced)) if device_cache else set()
+    kept = cached_inputs(traced, device_cache)
     written = [wb[1] for wb in traced.writebacks if wb[0] == "captured"]
     # The trace depends on how each array takes updates (infer.values.frozen_kind):
     # one found as a jax array where a NumPy array was traced, or the other
@@ -572,7 +600,7 @@ def _capture_reader(traced, device_cache: bool):
               traced.input_layouts.get(first + i), first + i in kept,
               tuple(g for g, _, _ in c.aliases), c.frozen, i in written)
              for i, c in enumerate(traced.captured)]
-    device = DeviceCache() if device_cache else None
+    device = DeviceCache(verified=device_cache == "auto") if kept else None
 
     def read(leaves):
         inputs = list(leaves)
@@ -700,25 +728,70 @@ def _kind_reading_builder(traced, runtime_kinds: dict):
 
 
 class DeviceCache:
-    """Device copies of captured arrays (option device_cache=True), one per
-    input slot, each in the physical layout that slot reads it in (`perm`,
-    see lower.layout.stored_input_layouts; None: as it is).  A slot whose
-    place now holds another array object uploads that one and drops the old
-    copy (rebinding `model.w = new` at every call keeps one copy, not all);
-    the entry holds the array itself, so identity is never confused."""
-    def __init__(self):
+    """Device copies of captured arrays, one per input slot, each in the
+    physical layout that slot reads it in (`perm`, see
+    lower.layout.stored_input_layouts; None: as it is).
+
+    device_cache=True trusts identity: a slot whose place now holds another
+    array object uploads that one and drops the old copy (rebinding
+    `model.w = new` at every call keeps one copy, not all); the entry holds
+    the array itself, so identity is never confused.  `verified` (the
+    default "auto") keeps NumPy's semantics: a NumPy array may have changed
+    in place, so the entry holds a snapshot of its bytes, compared at every
+    call (VGG19's conv weights: about a tenth of the transpose it saves);
+    a jax array cannot change, so identity suffices for those."""
+    def __init__(self, verified=False):
+        self.verified = verified
         self._entries: dict[int, tuple] = {}
 
     def get(self, slot, array, perm=None):
         entry = self._entries.get(slot)
-        if entry is None or entry[0] is not array:
+        if entry is None or not self._still_holds(entry[0], array):
+            key = self._snapshot(entry, array) if self._compares(array) else array
             # A private copy: on the CPU device_put may alias an aligned NumPy
             # buffer, which would make in-place edits visible only sometimes.
             copy = np.array(array if perm is None else np.transpose(array, perm), order="C")
             with jax.enable_x64(True):
-                entry = (array, jax.device_put(copy))
+                entry = (key, jax.device_put(copy))
             self._entries[slot] = entry
         return entry[1]
+
+    @staticmethod
+    def _snapshot(entry, array):
+        """A copy of the array's bytes, into the previous snapshot when it
+        fits: a weight that changes before every call would otherwise make
+        every call page in fresh memory for it."""
+        old = entry[0] if entry is not None else None
+        if type(old) is np.ndarray and old.shape == array.shape and old.dtype == array.dtype:
+            np.copyto(old, array)
+            return old
+        return np.array(array)
+
+    def _compares(self, array) -> bool:
+        return self.verified and type(array) is np.ndarray
+
+    def _still_holds(self, key, array) -> bool:
+        if not self._compares(array):
+            return key is array
+        return (type(key) is np.ndarray and key.shape == array.shape
+                and key.dtype == array.dtype and same_bits(key, array))
+
+
+# Unsigned views that compare arrays bit for bit, by itemsize.
+BITWISE_VIEWS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def same_bits(a, b) -> bool:
+    """Whether two arrays of one dtype and shape hold the same bits in every
+    element: a NaN equals itself, -0.0 differs from 0.0 (a float comparison
+    would miss the one and confuse the other)."""
+    view = BITWISE_VIEWS[a.dtype.itemsize]
+    a, b = a.view(view), b.view(view)
+    # An update (an SGD step) changes nearly every element: the first
+    # slice then tells without reading the rest.
+    if a.ndim and a.shape[0] and not np.array_equal(a[0], b[0]):
+        return False
+    return bool(np.array_equal(a, b))
 
 
 def to_user_value(x, weak=None, scalar=True):

@@ -230,7 +230,10 @@ def _trace(ep, p: Progress):
     with p.stage("infer + lower", record=False) as shown:
         args, kwargs = ep.examples()
         # Without print(): an exported module cannot hold its host callback.
-        lowered = tpucc.compile(ep.fn, **ep.options, prints=False).lower(*args, **kwargs)
+        # Without device_cache: an artifact takes every array in its logical
+        # layout (the one it stores them in).
+        lowered = tpucc.compile(ep.fn, **ep.options, prints=False,
+                                device_cache=False).lower(*args, **kwargs)
         shown["detail"] = (f"infer {lowered.times.infer * 1e3:.1f} ms, "
                            f"lower {lowered.times.lower * 1e3:.1f} ms")
     p.times["infer"], p.times["lower"] = lowered.times.infer, lowered.times.lower

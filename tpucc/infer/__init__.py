@@ -51,7 +51,7 @@ class Traced:
     out_scalar: list = field(default_factory=list)      # per runtime output: a NumPy scalar
                                                         # if 0-d (else a 0-d ndarray)
     input_layouts: dict = field(default_factory=dict)   # {input index: perm} passed permuted
-                                                        # (device_cache; driver.run_infer)
+                                                        # (driver.cached_input_layouts)
     checks: list = field(default_factory=list)          # runtime checks (checks.record); when
                                                         # any, the last result is their code
     input_strides: list = field(default_factory=list)   # (input index, strides, None if

@@ -55,8 +55,8 @@ class OpDef:
     # (LowerCtx, values, perms, **attrs) -> (value, perm) | None.
     layout: Callable | str | None = None
     # Physical layouts the op reads an operand fastest in, {operand index:
-    # perm}: an array that outlives the call (a weight kept on the device
-    # with device_cache=True) and is read only there is stored so.
+    # perm}: an array that outlives the call (a weight kept on the device,
+    # see driver.cached_input_layouts) and is read only there is stored so.
     stored_layouts: dict | None = None
     # Reverse mode (lower/reverse.py): (LowerCtx, operands, perms, result,
     # cotangent, **attrs) -> one cotangent per operand (None: zero), or
