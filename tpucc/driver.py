@@ -16,6 +16,7 @@ import gc
 import operator
 import os
 import sys
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -743,18 +744,22 @@ class DeviceCache:
     def __init__(self, verified=False):
         self.verified = verified
         self._entries: dict[int, tuple] = {}
+        # Calls from several threads: one compares a snapshot while another
+        # refreshes it in place (_snapshot), so they take turns.
+        self._lock = threading.Lock()
 
     def get(self, slot, array, perm=None):
-        entry = self._entries.get(slot)
-        if entry is None or not self._still_holds(entry[0], array):
-            key = self._snapshot(entry, array) if self._compares(array) else array
-            # A private copy: on the CPU device_put may alias an aligned NumPy
-            # buffer, which would make in-place edits visible only sometimes.
-            copy = np.array(array if perm is None else np.transpose(array, perm), order="C")
-            with jax.enable_x64(True):
-                entry = (key, jax.device_put(copy))
-            self._entries[slot] = entry
-        return entry[1]
+        with self._lock:
+            entry = self._entries.get(slot)
+            if entry is None or not self._still_holds(entry[0], array):
+                key = self._snapshot(entry, array) if self._compares(array) else array
+                # A private copy: on the CPU device_put may alias an aligned NumPy
+                # buffer, which would make in-place edits visible only sometimes.
+                copy = np.array(array if perm is None else np.transpose(array, perm), order="C")
+                with jax.enable_x64(True):
+                    entry = (key, jax.device_put(copy))
+                self._entries[slot] = entry
+            return entry[1]
 
     @staticmethod
     def _snapshot(entry, array):
