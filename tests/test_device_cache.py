@@ -1,5 +1,6 @@
 """device_cache=True: captured arrays are uploaded once, rebinding is seen;
 the default ("auto"): conv weights kept transposed while their bytes stay."""
+import jax
 import numpy as np
 import pytest
 
@@ -99,6 +100,12 @@ def test_stored_layouts_see_rebinding_and_not_with_device_cache_false():
 
 # --- the default, device_cache="auto": the transposed copy, kept while the bytes stay -----------
 
+# On accelerators "auto" keeps nothing (driver.cached_input_layouts).
+cpu_only = pytest.mark.skipif(jax.default_backend() != "cpu", reason="device_cache='auto' "
+                              "keeps transposed weights on the CPU only")
+
+
+@cpu_only
 def test_default_keeps_conv_weights_hwio_on_the_cpu():
     net = ConvNet()
     f = tpucc.compile(lambda x: net(x))
@@ -117,6 +124,7 @@ def _uploads(f, monkeypatch):
     return calls
 
 
+@cpu_only
 def test_default_sees_every_in_place_change(monkeypatch):
     """NumPy's semantics: the kept copy is used only while the weight holds
     the same bits; each kind of in-place change below is seen."""
@@ -145,6 +153,7 @@ def test_default_sees_every_in_place_change(monkeypatch):
         assert uploads == []                                    # NaN stays NaN: still kept
 
 
+@cpu_only
 def test_default_keeps_a_copy_equal_in_content_across_new_arrays(monkeypatch):
     net = ConvNet()
     f = tpucc.compile(lambda x: net(x))
@@ -159,8 +168,8 @@ def test_default_keeps_a_copy_equal_in_content_across_new_arrays(monkeypatch):
     assert len(uploads) == 1
 
 
+@cpu_only
 def test_default_keeps_jax_weights_by_identity(monkeypatch):
-    import jax
     net = ConvNet()
     net.w1 = jax.device_put(net.w1)
     f = tpucc.compile(lambda x: net(x))
