@@ -211,3 +211,24 @@ def test_weights_updated_in_place_stay_logical():
     np.testing.assert_allclose(loss, expected_loss, rtol=1e-5)
     np.testing.assert_allclose(net.w1, eager_net.w1 - 0.01 * g, rtol=1e-5, atol=1e-5)
     assert list(f.lower(x, 0.01)._entry.traced.input_layouts.values()) == [(2, 3, 1, 0)]
+
+
+class ViewOfUpdated:
+    """A conv weight that is a view of an array the function updates in place."""
+    def __init__(self):
+        self.big = np.linspace(-1, 1, 2 * 4 * 3 * 3 * 3, dtype=np.float32).reshape(2, 4, 3, 3, 3)
+        self.w = self.big[0]
+
+    def __call__(self, x):
+        self.big[0] *= 2                            # NumPy: the convolution sees this
+        return tpucc.nn.conv2d(x, self.w)
+
+
+@pytest.mark.parametrize("mode", [False, "auto", True])
+def test_a_kept_weight_sharing_memory_with_an_updated_array_is_refused(mode):
+    """The shared-memory check reads the arrays themselves, not the copies a
+    cache keeps (which hid the sharing: a silent wrong result)."""
+    net = ViewOfUpdated()
+    f = tpucc.compile(lambda x: net(x), device_cache=mode)
+    with pytest.raises(tpucc.SideEffectError, match="shares memory with attribute `.w`"):
+        f(_x((1, 3, 5, 5)))

@@ -598,15 +598,14 @@ def _capture_reader(traced, device_cache):
     # one found as a jax array where a NumPy array was traced, or the other
     # way round, or read-only where the program writes into it, recompiles.
     specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype,
-              traced.input_layouts.get(first + i), first + i in kept,
               tuple(g for g, _, _ in c.aliases), c.frozen, i in written)
              for i, c in enumerate(traced.captured)]
+    cached = [(i, traced.input_layouts.get(i)) for i in sorted(kept)]
     device = DeviceCache(verified=device_cache == "auto") if kept else None
 
     def read(leaves):
         inputs = list(leaves)
-        for slot, (getter, shape, dtype, perm, cached, aliases, frozen, updated) in \
-                enumerate(specs):
+        for getter, shape, dtype, aliases, frozen, updated in specs:
             current = getter()
             if type(current) is np.ndarray:
                 if current.shape != shape or current.dtype != dtype or frozen == JAX:
@@ -619,9 +618,13 @@ def _capture_reader(traced, device_cache):
             for alias in aliases:               # one array at several places when traced
                 if alias() is not current:
                     return RECOMPILE
-            inputs.append(device.get(slot, current, perm) if cached else current)
+            inputs.append(current)
+        # On the arrays themselves: a kept copy would hide that one shares
+        # memory with an array the program updates.
         if written and _written_array_shared(inputs, first, written, traced.input_sources):
             return RECOMPILE
+        for i, perm in cached:
+            inputs[i] = device.get(i, inputs[i], perm)
         return inputs
     return read
 
