@@ -232,3 +232,44 @@ def test_a_kept_weight_sharing_memory_with_an_updated_array_is_refused(mode):
     f = tpucc.compile(lambda x: net(x), device_cache=mode)
     with pytest.raises(tpucc.SideEffectError, match="shares memory with attribute `.w`"):
         f(_x((1, 3, 5, 5)))
+
+
+def _functional(params, x):
+    w1, w2, b2 = params
+    y = tpucc.nn.relu(tpucc.nn.conv2d(x, w1, padding=1))
+    return tpucc.nn.conv2d(y, w2, b2, stride=2)
+
+
+@cpu_only
+def test_default_keeps_weights_passed_as_arguments(monkeypatch):
+    """forward(params, x): the weights are arguments, kept and compared the same way."""
+    net = ConvNet()
+    params = [net.w1, net.w2, net.b2]
+    f = tpucc.compile(_functional)
+    x = _x()
+    assert_same(_functional(params, x), f(params, x), rtol=1e-5, atol=1e-5)
+    assert sorted(f.lower(params, x)._entry.traced.input_layouts) == [0, 1]
+    uploads = _uploads(f, monkeypatch)
+    assert_same(_functional(params, x), f(params, x), rtol=1e-5, atol=1e-5)
+    assert uploads == []
+    params[1][0, 0, 0, 0] += 1.0                        # in place: seen
+    assert_same(_functional(params, x), f(params, x), rtol=1e-5, atol=1e-5)
+    assert len(uploads) == 1
+    other = [p * 0.5 for p in params]                   # other arrays: seen
+    assert_same(_functional(other, x), f(other, x), rtol=1e-5, atol=1e-5)
+
+
+def _update_then_conv(w, x):
+    w *= 2                                              # an argument updated in place
+    return tpucc.nn.conv2d(x, w)
+
+
+@cpu_only
+def test_an_argument_updated_in_place_is_not_kept():
+    w = ConvNet().w1
+    f = tpucc.compile(_update_then_conv)
+    x = _x()
+    w_eager = w.copy()
+    assert_same(_update_then_conv(w_eager, x), f(w, x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(w, w_eager)
+    assert f.lower(w.copy(), x)._entry.traced.input_layouts == {}

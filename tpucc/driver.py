@@ -110,22 +110,31 @@ def device_kept_inputs(traced) -> list:
     return [traced.n_arg_inputs + i for i in range(len(traced.captured)) if i not in written]
 
 
+def read_only_arguments(traced) -> list:
+    """Indices of the argument inputs the program does not update in place
+    and reads as contiguous arrays (not by strides: infer.Traced.input_strides)."""
+    written = {wb[1] for wb in traced.writebacks if wb[0] == "arg"}
+    strided = {i for i, _ in traced.input_strides}
+    return [i for i in range(traced.n_arg_inputs) if i not in written and i not in strided]
+
+
 def cached_input_layouts(traced, mode) -> dict:
-    """{input index: perm} of the captured arrays passed to the executable
-    in a stored layout (lower.layout.stored_input_layouts: an OIHW conv
-    weight read only by convolutions goes in HWIO).  device_cache=True: any
-    array it keeps.  "auto" (the default): on the CPU only, where the
-    transpose inside every call costs what the convolutions of a small
+    """{input index: perm} of the arrays passed to the executable in a
+    stored layout (lower.layout.stored_input_layouts: an OIHW conv weight
+    read only by convolutions goes in HWIO).  device_cache=True: any
+    captured array it keeps.  "auto" (the default): on the CPU only, where
+    the transpose inside every call costs what the convolutions of a small
     batch do (VGG19: 80 MB of weights); DeviceCache keeps the transposed
     copy while the array's bytes stay the same, which needs a bitwise view
-    (itemsize 1, 2, 4 or 8).  On accelerators the transpose is nearly free
+    (itemsize 1, 2, 4 or 8).  That holds for arguments too (weights passed
+    as `forward(params, x)`).  On accelerators the transpose is nearly free
     and the copy to the device dominates, which a cache that compares
     contents on the host would not save."""
     if mode is True:
         return lower.layout.stored_input_layouts(traced.program, device_kept_inputs(traced))
     if mode != "auto" or jax.default_backend() != "cpu":
         return {}
-    kept = [i for i in device_kept_inputs(traced)
+    kept = [i for i in read_only_arguments(traced) + device_kept_inputs(traced)
             if traced.in_avals[i].dtype.itemsize in BITWISE_VIEWS]
     return lower.layout.stored_input_layouts(traced.program, kept)
 
@@ -584,15 +593,16 @@ def _direct_call(executable):
 
 
 def _capture_reader(traced, device_cache):
-    """None without captured arrays; else a function appending their current
-    values to the argument leaves (RECOMPILE if one changed its type)."""
-    if not traced.captured:
-        return None
-    first = traced.n_arg_inputs
+    """None without captured arrays or kept copies; else a function
+    appending the captured arrays' current values to the argument leaves
+    (RECOMPILE if one changed its type), then putting in the kept copies."""
     # An array the program writes back is re-read at every call even with
     # device_cache: the write-back changes it in place, which the cache
     # (by identity) would not see.
     kept = cached_inputs(traced, device_cache)
+    if not traced.captured and not kept:
+        return None
+    first = traced.n_arg_inputs
     written = [wb[1] for wb in traced.writebacks if wb[0] == "captured"]
     # The trace depends on how each array takes updates (infer.values.frozen_kind):
     # one found as a jax array where a NumPy array was traced, or the other
