@@ -273,3 +273,17 @@ def test_an_argument_updated_in_place_is_not_kept():
     assert_same(_update_then_conv(w_eager, x), f(w, x), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(w, w_eager)
     assert f.lower(w.copy(), x)._entry.traced.input_layouts == {}
+
+
+@cpu_only
+def test_default_sees_in_place_changes_to_a_memmap(tmp_path):
+    net = ConvNet()
+    mm = np.lib.format.open_memmap(tmp_path / "w1.npy", mode="w+", dtype=np.float32,
+                                   shape=net.w1.shape)
+    mm[...] = net.w1
+    net.w1 = mm
+    f = tpucc.compile(lambda x: net(x))
+    x = _x()
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)
+    mm[1] *= -3                                         # in place, through the memmap
+    assert_same(net(x), f(x), rtol=1e-5, atol=1e-5)

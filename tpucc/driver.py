@@ -786,7 +786,9 @@ class DeviceCache:
         return np.array(array)
 
     def _compares(self, array) -> bool:
-        return self.verified and type(array) is np.ndarray
+        # Any NumPy array, np.memmap included: everything but a jax array
+        # (immutable) may change in place.
+        return self.verified and isinstance(array, np.ndarray)
 
     def _still_holds(self, key, array) -> bool:
         if not self._compares(array):
