@@ -31,3 +31,14 @@ def test_fuzz_bounded():
 def test_generator_is_deterministic():
     assert generate(123).source() == generate(123).source()
     assert generate(123).source() != generate(124).source()
+
+
+def test_float_casts_are_not_cliffs():
+    # seed 179188: np.var of three equal float32 values cast to bool; NumPy's
+    # variance is exactly 0, XLA's (jax 0.12) 4e-14 (it divides by the count as a
+    # multiply by its reciprocal), so True against False.  The generator
+    # rounds a float to 4 decimals before casting it to int or bool
+    prog = generate(179188)
+    assert "np.round(" in prog.source()
+    stats, bugs = fuzz(0, seeds=[179188], shrink_bugs=False, out=io.StringIO())
+    assert stats["passed"] == 1 and not bugs

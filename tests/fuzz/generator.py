@@ -155,6 +155,15 @@ def _typeof(src, env, ns):
     return None
 
 
+def _snap(src):
+    """Float source rounded to 4 decimals before a cast to int or bool: the
+    cast is a cliff (truncation, zero or not) and XLA's float results may be
+    an ulp off NumPy's (it divides by a constant as a multiply by the
+    reciprocal: np.var of equal values is 4e-14, not 0, seed 179188).  The
+    generator's values are quarters, so the rounding changes nothing else."""
+    return f"np.round({src}, 4)"
+
+
 def _is_arr(v):
     return isinstance(v, (np.ndarray, np.generic))
 
@@ -345,11 +354,13 @@ class Gen:
             if not ok:
                 src = f"np.sum({src})"
             if _dt(d).kind == "f" and dt.kind in "iub":
-                src = f"np.clip({src}, -100, 100)"
+                src = f"np.clip({_snap(src)}, -100, 100)"
             return f"np.broadcast_to({src}, {shape}).astype(np.{dt})"
         if _dt(d) != dt or not _is_arr(d):
             if _dt(d).kind == "f" and dt.kind in "iu":
-                src = f"np.clip({src}, -100, 100)"
+                src = f"np.clip({_snap(src)}, -100, 100)"
+            elif _dt(d).kind == "f" and dt.kind == "b":
+                src = _snap(src)
             if not _is_arr(d):
                 return f"np.asarray({src}).astype(np.{dt})"
             return f"({src}).astype(np.{dt})"
