@@ -1,6 +1,7 @@
 """models/vgg19.py: the compiled forward pass equals eager NumPy, is one
 XLA module, and the weights round-trip through save/load."""
 import os
+import re
 import sys
 
 import numpy as np
@@ -49,6 +50,26 @@ def test_one_module(model, x, compiled):
     # the weights are module inputs, not constants baked in: 16 convs + 3 linears, w and b
     entry = text[text.index("ENTRY"):]
     assert entry.count(" parameter(") == 1 + 2 * 19
+
+
+def test_biases_are_reshaped_into_the_conv_layout(model, x, compiled):
+    """Each bias, (C,) reshaped to (1, C, 1, 1), is reshaped straight into
+    its conv's channels-last layout rather than reshaped and transposed:
+    the one transpose left is the flatten's (there were 17), so jax has
+    fewer equations to lower."""
+    ops = re.findall(r"stablehlo\.([a-z_]+)", compiled.lower(x).as_text(dialect="stablehlo"))
+    assert ops.count("convolution") == 16
+    assert ops.count("transpose") == 1
+
+
+def test_numpy_constants_are_cast_by_numpy_where_both_round_alike():
+    """Lowering casts constants with NumPy (no jax bind) where NumPy and
+    XLA agree; a float cast to an integer (NaN, overflow) stays XLA's."""
+    from tpucc.ops.registry import cast
+    zero = cast(np.array(0), np.dtype(np.float32))
+    assert type(zero) is np.ndarray and zero.dtype == np.float32
+    assert type(cast(np.array(2.5), np.dtype(np.complex64))) is np.ndarray
+    assert type(cast(np.array(np.nan), np.dtype(np.int32))) is not np.ndarray
 
 
 def test_weights_are_reread(model, x, compiled):

@@ -9,6 +9,7 @@ Regions may use Values of enclosing regions (closures), as jax allows.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +36,7 @@ class AVal:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def strong(self) -> "AVal":
         return AVal(self.dtype, self.shape, False)

@@ -250,8 +250,7 @@ class Interpreter:
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]
-        static = inspect.getattr_static(obj, name, _MISSING) if not isinstance(
-            obj, types.ModuleType) else _MISSING
+        static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fget is not None:
             return self.call(static.fget, [obj], {})
         if isinstance(obj, types.ModuleType):
@@ -524,7 +523,7 @@ class Interpreter:
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays
-        call = inspect.getattr_static(type(fn), "__call__", None)
+        call = class_attribute(type(fn), "__call__")
         if isinstance(call, types.FunctionType) and not _is_library(call):
             return self.inline(call, [fn] + list(args), kwargs)
         return self._library_call(fn, args, kwargs)
@@ -590,7 +589,7 @@ class Interpreter:
             return cls(*args, **kwargs)     # a library container (partial, namedtuple, ...)
         obj = cls.__new__(cls)
         self.fresh(obj)
-        init = inspect.getattr_static(cls, "__init__", None)
+        init = class_attribute(cls, "__init__")
         if isinstance(init, types.FunctionType):
             self.inline(init, [obj] + list(args), kwargs)
         return obj
@@ -757,10 +756,21 @@ _CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_
              "empty_like", "arange", "eye", "identity"}
 
 
+def class_attribute(cls: type, name: str, default=None):
+    """`name` as cls or a base class defines it, descriptors not run: what
+    an instance of cls finds in its class (a property, a method), at a
+    fraction of inspect.getattr_static's cost (5% of VGG19's inference)."""
+    for klass in cls.__mro__:
+        attrs = klass.__dict__
+        if name in attrs:
+            return attrs[name]
+    return default
+
+
 def _is_user_class(cls) -> bool:
     """A class whose construction we interpret: Python-level __init__/__new__."""
-    init = inspect.getattr_static(cls, "__init__", None)
-    new = inspect.getattr_static(cls, "__new__", None)
+    init = class_attribute(cls, "__init__")
+    new = class_attribute(cls, "__new__")
     return (isinstance(init, types.FunctionType) or init is object.__init__) and \
         new in (object.__new__, None) and cls.__module__ != "builtins"
 

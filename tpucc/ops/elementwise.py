@@ -15,8 +15,8 @@ import numpy as np
 from jax import lax
 
 from ..ir import AVal
-from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_value, cast, const_aval,
-                       define_vjp, divide, implements, loop_keys, register, static_index,
+from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
+                       const_aval, define_vjp, divide, implements, loop_keys, register, static_index,
                        ufunc_loop)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
@@ -79,7 +79,7 @@ def _lower(ufunc):
         if prim is not None:
             # lax broadcasts scalars (a constant one stays a literal) and
             # size-1 axes itself; only a lower rank needs a broadcast.
-            shape = np.broadcast_shapes(*(np.shape(x) for x in args))
+            shape = broadcast_shapes(*(np.shape(x) for x in args))
             out = prim(*(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape)
                          for x in args))
         else:

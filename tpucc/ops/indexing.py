@@ -22,7 +22,7 @@ from jax import lax
 from ..errors import ShapeError, StaticValueError
 from ..ir import AVal, Value
 from . import masked
-from .registry import define_vjp, register
+from .registry import broadcast_shapes, define_vjp, register
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 
@@ -189,8 +189,8 @@ def _setitem_abstract(avals, key):
     x, v = avals[0], avals[1]
     target = _eval_shape(lambda a, *idx: a[_materialize(key, idx)], (x,) + avals[2:])
     try:
-        np.broadcast_shapes(v.shape, target.shape)
-        if np.broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
+        broadcast_shapes(v.shape, target.shape)
+        if broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
             raise ValueError
     except ValueError:
         raise ShapeError(f"could not broadcast input array from shape {v.shape} into shape "

@@ -12,7 +12,7 @@ from itertools import accumulate
 import numpy as np
 
 from ..errors import ShapeError, UserCodeError
-from .registry import implements, normalize_axis, static_index
+from .registry import broadcast_shapes, implements, normalize_axis, static_index
 from .shape import broadcast_to, concatenate, flip, reshape, transpose
 
 
@@ -120,7 +120,7 @@ atleast_3d = implements(np.atleast_3d)(_atleast(3))
 @implements(np.broadcast_arrays)
 def broadcast_arrays(*args, subok=False):
     arrays = [as_array(a) for a in args]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    shape = broadcast_shapes(*(a.shape for a in arrays))
     return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
 
 

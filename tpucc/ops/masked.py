@@ -32,7 +32,7 @@ from ..ir import Value
 from . import reductions
 from .elementwise import COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, store_inplace
 from .registry import METHODS as ARRAY_METHODS
-from .registry import NUMPY, normalize_axis
+from .registry import NUMPY, broadcast_shapes, normalize_axis
 from .shape import reshape, where
 
 _HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x[mask] and "
@@ -143,7 +143,7 @@ def assign(x, mask, value) -> None:
         new = _as_operand(value)
         new, value_rest = _assigned_value(new, len(rest))
     try:
-        fits = np.broadcast_shapes(value_rest, rest) == rest
+        fits = broadcast_shapes(value_rest, rest) == rest
     except ValueError:
         fits = False
     if not fits:

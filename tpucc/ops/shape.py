@@ -3,15 +3,17 @@ roll, select (np.where), and the NumPy functions built from them (stack,
 squeeze, expand_dims, ravel, swapaxes, moveaxis, clip, ...)."""
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, broadcast_value,
-                       cast, define_vjp, implements, normalize_axes, normalize_axis, register, result_type,
-                       static_index)
+from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, broadcast_shapes,
+                       broadcast_value, cast, define_vjp, implements, normalize_axes, normalize_axis,
+                       register, result_type, static_index)
 
 
 def _emit(*a, **k):
@@ -29,7 +31,7 @@ def resolve_shape(newshape, size: int) -> tuple:
     newshape = tuple(static_index(d) for d in newshape)
     if newshape.count(-1) > 1:
         raise ShapeError("can only specify one unknown dimension")
-    known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
+    known = math.prod(d for d in newshape if d != -1)
     if -1 in newshape:
         if known == 0 or size % known:
             raise ShapeError(f"cannot reshape array of size {size} into shape {newshape}")
@@ -196,7 +198,7 @@ def moveaxis(a, source, destination):
 
 def _broadcast_abstract(avals, shape):
     a = avals[0]
-    if np.broadcast_shapes(a.shape, shape) != tuple(shape):
+    if broadcast_shapes(a.shape, shape) != tuple(shape):
         raise ShapeError(f"cannot broadcast shape {a.shape} to {shape}")
     return _same_dtype(a, shape)
 
@@ -327,7 +329,7 @@ def _select_lower(lc, c, x, y, weak_result=False):
     # Shapes come from the operands, which may be in a physical layout.
     dtype = lc.out_avals[0].dtype
     operands = [cast(c, np.dtype(bool))] + [cast(v, dtype) for v in (x, y)]
-    shape = np.broadcast_shapes(*(np.shape(v) for v in operands))
+    shape = broadcast_shapes(*(np.shape(v) for v in operands))
     c, x, y = (broadcast_value(v, shape) for v in operands)
     return lax.select_n(c, y, x)
 

@@ -21,7 +21,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError
 from ..ir import AVal
 from .manipulation import as_array
-from .registry import implements, register
+from .registry import broadcast_shapes, implements, register
 
 _SINGLE = frozenset(np.dtype(d) for d in ("float32", "complex64"))
 _DOUBLE = frozenset(np.dtype(d) for d in ("float64", "complex128"))
@@ -62,7 +62,7 @@ def _solve_shape(a: AVal, b: AVal) -> tuple:
                          "matrices of a")
     if b.ndim == 1:
         return a.shape[:-1]
-    return np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + core
+    return broadcast_shapes(a.shape[:-2], b.shape[:-2]) + core
 
 
 def _matrices_shape(a: AVal) -> tuple:

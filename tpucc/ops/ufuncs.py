@@ -17,7 +17,7 @@ from ..ir import AVal
 from .elementwise import BINARY, astype
 from .indexing import _eval_shape, _materialize, _is_mask, normalize_key, require_in_bounds
 from .reductions import cummax, cummin
-from .registry import NUMPY, const_aval, implements, register, weak_key
+from .registry import NUMPY, broadcast_shapes, const_aval, implements, register, weak_key
 from .shape import _aval, reshape
 
 _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
@@ -75,7 +75,7 @@ def _scatter_at_abstract(avals, key, how):
     x, v = avals[0], avals[1]
     target = _eval_shape(lambda a, *idx: a[_materialize(key, idx)], (x,) + avals[2:])
     try:
-        ok = np.broadcast_shapes(v.shape, target.shape) == tuple(target.shape)
+        ok = broadcast_shapes(v.shape, target.shape) == tuple(target.shape)
     except ValueError:
         ok = False
     if not ok:
