@@ -40,3 +40,16 @@ def bounded(x, lim):
     if x.max() > lim:
         raise ValueError(f"value too large (limit {lim})")
     return x * 2
+
+
+def too_big(v):
+    m = v[0]
+    if m > 10:
+        raise ValueError(f"too big: {m:.2f} (limit {10}, shape {v.shape})")
+    return v * 2
+
+
+def not_positive(v):
+    s = v.sum()
+    assert s > 0, f"sum {s} not positive"
+    return v

@@ -163,13 +163,12 @@ def dict_filled_in_long_loop(x):
 
 def math_of_loop_variable(x):
     for i in range(50):
-        x = x + math.sqrt(i)    # math.sqrt of a While's runtime counter is not compiled
+        x = x + math.sqrt(i)    # math.sqrt of the While's runtime counter compiles
     return x
 
 
 @pytest.mark.parametrize("fn", [comprehension_of_arrays, appends_arrays_in_long_loop,
-                                shape_settles_after_first_iteration, dict_filled_in_long_loop,
-                                math_of_loop_variable])
+                                shape_settles_after_first_iteration, dict_filled_in_long_loop])
 def test_long_static_loop_unrolls_when_a_while_cannot_carry_it(fn):
     compiled = check(fn, _v())
     assert count_hlo(compiled.lower(_v()).as_text(), "while") == 0
@@ -182,8 +181,9 @@ def long_loop_over_runtime_values(x):
     return acc
 
 
-def test_long_loop_that_a_while_carries_is_still_one_while():
-    compiled = check(long_loop_over_runtime_values, _v())
+@pytest.mark.parametrize("fn", [long_loop_over_runtime_values, math_of_loop_variable])
+def test_long_loop_that_a_while_carries_is_still_one_while(fn):
+    compiled = check(fn, _v())
     assert count_hlo(compiled.lower(_v()).as_text(), "while") == 1
 
 

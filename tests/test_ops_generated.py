@@ -1090,7 +1090,7 @@ FUNCTION_KINDS = {
 # Methods take the kind of the function of the same name, except these.
 METHOD_KINDS = {"astype": (gen_astype, ALL_DTYPES), "flatten": (gen_ravel, CORE),
                 "sort": (gen_sort_method, CORE), "fill": (gen_fill_method, ALL_DTYPES),
-                "item": (gen_item_method, ALL_DTYPES)}
+                "item": (gen_item_method, ALL_DTYPES), "tolist": (gen_ravel, ALL_DTYPES)}
 
 # An entry whose implementation is another entry's (np.amax is np.max's, the
 # method a.sum is np.sum's) gets a light pass: a quarter of its cases, on two

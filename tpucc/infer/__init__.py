@@ -26,6 +26,7 @@ from .calls import Interpreter
 # import (the modules import each other): loaded with tpucc, so the first
 # compile of a process does not pay for importing it (~15 ms).
 from . import interpreter as _frames  # noqa: E402,F401
+from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from .state import ObjectNode, flatten, instance_attributes, unflatten
 from .values import Array, RuntimeKind, frozen_kind
 

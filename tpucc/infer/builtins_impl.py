@@ -367,6 +367,9 @@ def to_python_scalar(x: Array, dtype) -> Array:
 def _scalar_conversion(pytype, dtype):
     def impl(interp, x=pytype(), *rest):
         if isinstance(x, Array):
+            if pytype is int and x.dtype.kind == "f":
+                from .math_impl import to_python_int     # int(nan) raises, as in Python
+                return to_python_int(x, "trunc")
             return to_python_scalar(x, dtype)
         return pytype(x, *rest)
     return impl

@@ -50,6 +50,9 @@ class Frame:
         self.stack: list = []
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
         self.entry_depth = builder.ctx().runtime_depth
+        # While a runtime `raise`'s message is computed (_static_message): the
+        # text a runtime value formatted into it shows as.
+        self.runtime_text: str | None = None
 
     def push(self, v):
         self.stack.append(v)
@@ -441,6 +444,9 @@ def FORMAT_VALUE(f, flags):
     spec = f.pop() if flags & 0x04 else ""
     v = f.pop()
     if isinstance(v, Array):
+        if f.runtime_text is not None:
+            f.push(f.runtime_text)
+            return
         raise StaticValueError("formatting a runtime array into a string needs its value "
                                "at compile time", hint="use print(x) to print it at run time")
     conv = {1: str, 2: repr, 3: ascii}.get(flags & 0x03)
@@ -640,17 +646,23 @@ def BRANCH(f, arg, block, stops):
         raised = _raised_by(f, raising)
         if raised is not None:
             name, message = raised
+            hint = _RUNTIME_RAISE_HINT
+            if RUNTIME_TEXT in message:
+                hint += f"; runtime values in its message show as {RUNTIME_TEXT}"
             checks.require(holds(), message, raises=name, loc=f.fc.blocks[raising].instrs[-1].loc,
-                           hint=_RUNTIME_RAISE_HINT)
+                           hint=hint)
             return Exit((other,))
     return control.runtime_branch(f, block.index, pred, if_true, if_false, stops)
 
 
 _RUNTIME_RAISE_HINT = ("the condition depends on runtime values: compiled code checks it and "
                        "raises when the call returns")
+# A runtime value formatted into the message (f"bad value {x.max()}") is not
+# shown: the error is raised with this in its place.
+RUNTIME_TEXT = "<runtime value>"
 # What a block that only raises may do: load the exception class and a
-# message, call the class, raise.  The message is a constant or an f-string
-# of static values (f"limit {lim}", f"{x.shape}"), computed now.
+# message, call the class, raise.  The message is a constant or an f-string,
+# computed now: static values in it are shown, runtime ones as RUNTIME_TEXT.
 _RAISE_BLOCK_OPS = {"LOAD_ASSERTION_ERROR", "LOAD_GLOBAL", "PUSH_NULL", "PRECALL", "CALL",
                     "RAISE_VARARGS"}
 _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_ATTR",
@@ -689,12 +701,14 @@ def _static_message(f, instrs):
     """The message those instructions compute, run on the frame's stack as
     usual: () for none, None if it is not one static number or string."""
     depth = len(f.stack)
+    f.runtime_text = RUNTIME_TEXT
     try:
         for i in instrs:
             HANDLERS[i.op](f, i.arg)
-    except TpuccError:      # a runtime value formatted into it
+    except TpuccError:      # a runtime value used otherwise (a runtime format spec)
         return None
     finally:
+        f.runtime_text = None
         values = f.stack[depth:]
         del f.stack[depth:]
     if not values:

@@ -121,6 +121,23 @@ def item(a, *args):
 
 _PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
+# Each element of tolist() is a value of its own in the compiled program.
+TOLIST_MAX_ELEMENTS = 4096
+
+
+@implements(method="tolist")
+def tolist(a):
+    """Nested lists of the elements as Python scalars (item()'s kinds); a
+    0-d array gives one scalar, as in NumPy."""
+    if a.size > TOLIST_MAX_ELEMENTS:
+        from ..errors import LimitError
+        raise LimitError(f"tolist() of an array of {a.size} elements: compiled code makes each "
+                         f"element a value of its own (at most {TOLIST_MAX_ELEMENTS})",
+                         hint="index the elements you need, or keep the array")
+    if a.ndim == 0:
+        return item(a)
+    return [tolist(a[i]) for i in range(a.shape[0])]
+
 
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

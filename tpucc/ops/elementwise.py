@@ -58,8 +58,72 @@ _LAX = {"add": lax.add, "subtract": lax.sub, "multiply": lax.mul, "maximum": lax
         "less_equal": lax.le, "greater": lax.gt, "greater_equal": lax.ge,
         "negative": lax.neg, "exp": lax.exp, "log": lax.log, "tanh": lax.tanh,
         "sqrt": lax.sqrt}
+
+
+# --- float formulas more accurate than XLA's ---------------------------------------------
+# XLA computes exp2(x) as exp(x * ln 2), sinh and cosh of large x as
+# exp(x + ln(1/2)) and atanh near 0.41 with a cancellation: measured against
+# NumPy's (glibc's) results, up to 67 / 85 ulps off in float32 / float64 for
+# exp2, 25 / 496 for sinh and cosh, 129 for float64 atanh.  These formulas
+# are within 5 ulps (tests/test_math_module.py).  Each branch is computed on
+# an input the branch accepts, so no overflow in a branch not taken reaches
+# a gradient (0 * inf) when jax differentiates the lowering.
+
+def _exp2(x):
+    return lax.pow(np.array(2, x.dtype), x)         # C's pow: within 1 ulp
+
+
+def _unless(cond, x, safe):
+    """x, or the constant `safe` where `cond` holds (NaN keeps x: a branch
+    gets its inputs this way, so that NaN flows through it)."""
+    return lax.select(cond, lax.full_like(x, safe), x)
+
+
+def _sinh(x):
+    a = lax.abs(x)
+    small, large = lax.lt(a, _const(1, a)), lax.ge(a, _const(20, a))
+    e = lax.exp(_unless(large, a, 0))
+    middle = lax.mul(_const(0.5, a), lax.sub(e, lax.div(_const(1, a), e)))
+    value = lax.select(small, lax.sinh(_unless(lax.bitwise_not(small), a, 0)),
+                       lax.select(large, _half_exp(a), middle))
+    return _odd(x, value)
+
+
+def _cosh(x):
+    a = lax.abs(x)
+    large = lax.ge(a, _const(20, a))
+    e = lax.exp(_unless(large, a, 0))
+    middle = lax.add(lax.mul(_const(0.5, a), e), lax.div(_const(0.5, a), e))
+    return lax.select(large, _half_exp(a), middle)
+
+
+def _half_exp(a):
+    """e^a / 2 as (e^(a/2) / 2) e^(a/2): finite wherever the result is."""
+    h = lax.exp(lax.mul(a, _const(0.5, a)))
+    return lax.mul(lax.mul(h, _const(0.5, a)), h)
+
+
+def _arctanh(x):
+    """glibc's: 1/2 log1p(2a + 2a^2 / (1 - a)) below 1/2, 1/2 log1p(2a / (1 - a)) above."""
+    a = lax.abs(x)
+    small = lax.lt(a, _const(0.5, a))
+    s, b = _unless(lax.bitwise_not(small), a, 0), _unless(small, a, 0.5)
+    t = lax.add(s, s)
+    below = lax.log1p(lax.add(t, lax.div(lax.mul(t, s), lax.sub(_const(1, a), s))))
+    above = lax.log1p(lax.div(lax.add(b, b), lax.sub(_const(1, a), b)))
+    return _odd(x, lax.mul(_const(0.5, a), lax.select(small, below, above)))
+
+
+def _odd(x, value):
+    """An odd function's value at |x| given, x's sign restored: x itself at
+    0 and -0.0 (the sign of zero, and slope 1 where jax differentiates)."""
+    return lax.select(lax.eq(x, _const(0, x)), x,
+                      lax.select(lax.lt(x, _const(0, x)), lax.neg(value), value))
+
+
 # Keyed by ufunc.__name__: np.true_divide is named "divide" in NumPy 2.
-_LAX_FLOAT = {"divide": divide}             # integer division rounds: jnp's rule
+_LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rule
+              "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh}
 
 
 def _lower(ufunc):

@@ -1,0 +1,229 @@
+"""The math module on runtime values: `math.cos(math.pi * step / total)`
+with a runtime `step`, as a learning-rate schedule writes it.
+
+A math function takes a Python number, or anything float() takes (a NumPy
+scalar, a size-1 array), and gives a Python float (an int for floor, ceil
+and trunc; a bool for isnan, isinf, isfinite and isclose).  On a runtime
+value the argument is converted as float() converts it, the NumPy ufunc of
+the same meaning computes on that weak float64 (so the result mixes with a
+float32 array as a Python float does), and where math raises (its domain
+and range errors, CPython's rules below) the call raises the same error
+when the program runs (a runtime check, infer/checks.py).  Static
+arguments are math's own business: Python computes them now.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import StaticValueError
+from ..ops.registry import NUMPY
+from . import checks
+from .builtins_impl import BUILTINS, to_python_scalar
+from .values import Array
+
+# CPython's math_1: a NaN from a non-NaN argument is a domain error
+# (ValueError); an infinity from a finite one is a range error
+# (OverflowError) for the functions that can overflow, else a domain error
+# (log(0.0) is -inf).
+_UNARY = {math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log2: np.log2,
+          math.log10: np.log10, math.log1p: np.log1p, math.sin: np.sin, math.cos: np.cos,
+          math.tan: np.tan, math.asin: np.arcsin, math.acos: np.arccos, math.atan: np.arctan,
+          math.sinh: np.sinh, math.cosh: np.cosh, math.tanh: np.tanh, math.asinh: np.arcsinh,
+          math.acosh: np.arccosh, math.atanh: np.arctanh, math.fabs: np.fabs}
+if hasattr(math, "cbrt"):                   # Python 3.11
+    _UNARY.update({math.cbrt: np.cbrt, math.exp2: np.exp2})
+_CAN_OVERFLOW = {math.exp, math.expm1, math.sinh, math.cosh, getattr(math, "exp2", math.exp)}
+_DOMAIN, _RANGE = "math domain error", "math range error"
+
+
+def _math(fn):
+    def register(impl):
+        BUILTINS[fn] = lambda interp, *args, **kwargs: (
+            impl(*args, **kwargs) if any(isinstance(a, Array) for a in (*args, *kwargs.values()))
+            else fn(*args, **kwargs))
+        return impl
+    return register
+
+
+def _ufunc(fn, *args):
+    return NUMPY[fn](*args)
+
+
+def _python(result, dtype=np.float64):
+    """A ufunc's result as the Python float (or bool) math returns, which
+    NumPy's dtype rules then treat as weak."""
+    return to_python_scalar(result, dtype) if isinstance(result, Array) else result
+
+
+def as_float(x, fn) -> Array:
+    """float(x) for a runtime x, as math converts its argument."""
+    if x.dtype.kind == "c":
+        raise StaticValueError(f"math.{fn.__name__}() must be given a real number, not complex",
+                               hint="use cmath's function, or np.abs / x.real first")
+    return to_python_scalar(x, np.float64)
+
+
+def _runtime_float(x, fn):
+    return as_float(x, fn) if isinstance(x, Array) else float(x)
+
+
+def _raise_where(failed, message: str, error: str) -> None:
+    """The call raises error(message) when the runtime bool `failed` holds."""
+    checks.require(_ufunc(np.logical_not, failed), message, raises=error)
+
+
+def _is_nan(x):
+    return _ufunc(np.isnan, x)
+
+
+def _check_unary(fn, x, result) -> None:
+    _raise_where(_is_nan(result) & ~_is_nan(x), _DOMAIN, "ValueError")
+    overflowed = _ufunc(np.isinf, result) & _ufunc(np.isfinite, x)
+    if fn in _CAN_OVERFLOW:
+        _raise_where(overflowed, _RANGE, "OverflowError")
+    else:
+        _raise_where(overflowed, _DOMAIN, "ValueError")
+
+
+def _unary(fn, np_fn):
+    @_math(fn)
+    def impl(x):
+        x = as_float(x, fn)
+        result = _ufunc(np_fn, x)
+        if fn is not math.fabs:
+            _check_unary(fn, x, result)
+        return _python(result)
+
+
+for _fn, _np_fn in _UNARY.items():
+    _unary(_fn, _np_fn)
+
+
+@_math(math.log)
+def log(x, base=None):
+    """log(x), or log(x) / log(base) as CPython computes it (a base of 1
+    divides by zero)."""
+    x = _runtime_float(x, math.log)
+    result = _ufunc(np.log, x)
+    if isinstance(x, Array):
+        _check_unary(math.log, x, result)
+    if base is None:
+        return _python(result)
+    base = _runtime_float(base, math.log)
+    denominator = _ufunc(np.log, base)
+    if isinstance(base, Array):
+        _check_unary(math.log, base, denominator)
+    if not isinstance(denominator, Array):
+        if denominator == 0:
+            from ..errors import UserCodeError
+            raise UserCodeError("ZeroDivisionError: float division by zero")
+    else:
+        _raise_where(denominator == 0, "float division by zero", "ZeroDivisionError")
+    return _python(result / denominator)
+
+
+@_math(math.pow)
+def pow_(x, y):
+    """CPython's math.pow: C's pow for non-finite arguments (pow(1, nan) is
+    1); for finite ones a NaN is a domain error and an infinity a range
+    error, or a domain error when x is 0 (0.0 ** -1.0)."""
+    x, y = _runtime_float(x, math.pow), _runtime_float(y, math.pow)
+    result = _ufunc(np.power, x, y)
+    finite = _ufunc(np.isfinite, x) & _ufunc(np.isfinite, y)
+    _raise_where(finite & _is_nan(result), _DOMAIN, "ValueError")
+    infinite = finite & _ufunc(np.isinf, result)
+    _raise_where(infinite & (x == 0), _DOMAIN, "ValueError")
+    _raise_where(infinite & (x != 0), _RANGE, "OverflowError")
+    return _python(result)
+
+
+@_math(math.fmod)
+def fmod(x, y):
+    x, y = _runtime_float(x, math.fmod), _runtime_float(y, math.fmod)
+    result = _ufunc(np.fmod, x, y)
+    _raise_where(_is_nan(result) & ~_is_nan(x) & ~_is_nan(y), _DOMAIN, "ValueError")
+    return _python(result)
+
+
+@_math(math.atan2)
+def atan2(y, x):
+    return _python(_ufunc(np.arctan2, _runtime_float(y, math.atan2),
+                          _runtime_float(x, math.atan2)))
+
+
+@_math(math.copysign)
+def copysign(x, y):
+    return _python(_ufunc(np.copysign, _runtime_float(x, math.copysign),
+                          _runtime_float(y, math.copysign)))
+
+
+@_math(math.hypot)
+def hypot(*coordinates):
+    """Two coordinates: C's hypot; more: the square root of the sum of
+    squares (CPython scales to avoid overflow; this may differ in the last
+    digit, or overflow where CPython does not)."""
+    values = [_runtime_float(c, math.hypot) for c in coordinates]
+    if len(values) == 2:
+        return _python(_ufunc(np.hypot, *values))
+    total = 0.0
+    for v in values:
+        total = total + v * v
+    return _python(_ufunc(np.sqrt, total))
+
+
+@_math(math.degrees)
+def degrees(x):
+    return as_float(x, math.degrees) * (180.0 / math.pi)      # CPython's constant
+
+
+@_math(math.radians)
+def radians(x):
+    return as_float(x, math.radians) * (math.pi / 180.0)
+
+
+def _predicate(fn, np_fn):
+    @_math(fn)
+    def impl(x):
+        return _python(_ufunc(np_fn, as_float(x, fn)), np.bool_)
+
+
+for _fn, _np_fn in ((math.isnan, np.isnan), (math.isinf, np.isinf), (math.isfinite, np.isfinite)):
+    _predicate(_fn, _np_fn)
+
+
+@_math(math.isclose)
+def isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
+    """CPython's rule: equal, or both finite and |a - b| within
+    max(rel_tol * max(|a|, |b|), abs_tol)."""
+    if rel_tol < 0 or abs_tol < 0:
+        from ..errors import UserCodeError
+        raise UserCodeError("ValueError: tolerances must be non-negative")
+    a, b = _runtime_float(a, math.isclose), _runtime_float(b, math.isclose)
+    diff = abs(a - b)
+    close = (diff <= abs(rel_tol * b)) | (diff <= abs(rel_tol * a)) | (diff <= abs_tol)
+    finite = _ufunc(np.isfinite, a) & _ufunc(np.isfinite, b)
+    return _python((a == b) | (finite & close), np.bool_)
+
+
+def to_python_int(x: Array, fn_name: str) -> Array:
+    """int of a runtime float rounded by `fn_name` (floor, ceil, trunc), as
+    Python converts it: NaN raises ValueError, an infinity OverflowError.
+    Python's ints are unbounded, compiled code's are 64-bit: a value
+    outside int64 raises OverflowError too."""
+    if x.dtype.kind in "biu":
+        return to_python_scalar(x, np.int64)
+    rounded = _ufunc({"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[fn_name],
+                     as_float(x, getattr(math, fn_name)))
+    _raise_where(_is_nan(rounded), "cannot convert float NaN to integer", "ValueError")
+    _raise_where(_ufunc(np.isinf, rounded), "cannot convert float infinity to integer",
+                 "OverflowError")
+    fits = (rounded >= -2.0 ** 63) & (rounded < 2.0 ** 63)
+    _raise_where(~fits | _is_nan(rounded),
+                 "the integer does not fit 64 bits, compiled code's Python int", "OverflowError")
+    return to_python_scalar(rounded, np.int64)
+
+
+for _name in ("floor", "ceil", "trunc"):
+    _math(getattr(math, _name))(lambda x, _name=_name: to_python_int(x, _name))
