@@ -1085,6 +1085,7 @@ FUNCTION_KINDS = {
     "cholesky": (gen_cholesky, ALL_DTYPES), "solve": (gen_solve, ALL_DTYPES),
     **{n: (gen_static_fact, CORE) for n in ("shape", "ndim", "iscomplexobj", "isrealobj")},
     "size": (gen_size, CORE), "result_type": (gen_result_type, ALL_DTYPES),
+    "sinc": (gen_unary, ALL_DTYPES), "i0": (gen_unary, ALL_DTYPES),
 }
 
 # Methods take the kind of the function of the same name, except these.

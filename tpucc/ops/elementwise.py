@@ -24,7 +24,7 @@ BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remaind
           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
           "bitwise_xor", "left_shift", "right_shift", "equal", "not_equal", "less",
           "less_equal", "greater", "greater_equal", "copysign", "logaddexp", "float_power",
-          "fmod", "heaviside"]
+          "fmod", "heaviside", "logaddexp2", "nextafter", "ldexp"]
 UNARY = ["negative", "positive", "absolute", "sign", "sqrt", "cbrt", "exp", "exp2", "expm1",
          "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
          "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc",
@@ -133,8 +133,12 @@ def _lower(ufunc):
 
     def lower(lc, *args):
         loop = ufunc_loop(ufunc, loop_keys(lc.in_avals))
-        args = [cast(x, _compute_dtype(dt)) for x, dt in zip(args, loop)]
-        if len(args) == 2 and loop[0] != loop[1]:       # uint64 vs int64 comparisons
+        # An operand of another dtype (a weak Python float: float16_x * np.pi)
+        # is rounded to the loop's dtype first, as NumPy converts it, and
+        # only then widened to the compute dtype.
+        args = [cast(x, dt) if name in _NATIVE_FLOAT16 else cast(cast(x, dt), _compute_dtype(dt))
+                for x, dt in zip(args, loop)]
+        if len(args) == 2 and loop[0] != loop[1] and name != "ldexp":       # uint64 vs int64 comparisons
             return _mixed_sign_compare(ufunc, direct, args, loop)
         kind = loop[0].kind
         prim = direct if kind in "iuf" else None
@@ -163,6 +167,11 @@ def _mixed_sign_compare(ufunc, compare, args, loop):
     positive = jnp.asarray(compare(*(jnp.asarray(x).astype(np.uint64) for x in args)))
     when_negative = bool(ufunc(*(-1 if i == signed else 0 for i in range(2))))
     return jnp.where(negative, when_negative, positive)
+
+
+# Ufuncs on the bits of the float (the neighbour of x, x * 2**n): a float16
+# computed in float32 would give float32's answer.
+_NATIVE_FLOAT16 = {"nextafter", "ldexp"}
 
 
 def _compute_dtype(dt: np.dtype) -> np.dtype:

@@ -1,0 +1,164 @@
+"""NumPy's number-theoretic and floating-point ufuncs whose jax versions
+differ from NumPy's (gcd, lcm, spacing, frexp), and the math functions
+NumPy writes in Python (sinc, i0), composed of other ops step by step with
+NumPy's own expressions so that the roundings are NumPy's.
+
+Dtype rule of the ufuncs: NumPy's loop resolution (see elementwise.py).
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+# NumPy's Chebyshev coefficients of i0 (Cephes), taken from NumPy itself so
+# that the series is NumPy's to the last bit.
+from numpy.lib import _function_base_impl as _fb
+
+from ..errors import UserCodeError
+from ..ir import AVal
+from .elementwise import _abstract, _ufunc_impl, astype, emit_ufunc
+from .manipulation import as_array
+from .registry import NUMPY, cast, implements, loop_keys, register, ufunc_loop
+from .shape import where
+
+
+# --- gcd / lcm --------------------------------------------------------------------------------
+# NumPy takes absolute values into the unsigned type of the same width (so
+# gcd(int8(-128), 0) is 128, which wraps back to -128), runs Euclid's
+# algorithm there and casts back; lcm is a / gcd * b in that unsigned type.
+# jnp.gcd loops forever on the most negative integer.
+
+def _unsigned_abs(x, dtype):
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    if dtype.kind == "u":
+        return x, unsigned
+    as_u = lax.convert_element_type(x, unsigned)     # two's complement: wraps
+    return jnp.where(x < 0, jnp.negative(as_u), as_u), unsigned
+
+
+def _euclid(a, b):
+    """gcd of unsigned arrays, elementwise; stops when every pair is done."""
+    a, b = jnp.broadcast_arrays(a, b)
+
+    def step(ab):
+        a, b = ab
+        going = a != 0
+        safe = jnp.where(going, a, 1)
+        return jnp.where(going, b % safe, 0), jnp.where(going, a, b)
+    _, g = lax.while_loop(lambda ab: jnp.any(ab[0] != 0), step, (a, b))
+    return g
+
+
+def _gcd_lcm_lower(which):
+    def lower(lc, x, y):
+        dtype = ufunc_loop(getattr(np, which), loop_keys(lc.in_avals))[0]
+        (ux, unsigned), (uy, _) = (_unsigned_abs(cast(v, dtype), dtype) for v in (x, y))
+        g = _euclid(ux, uy)
+        if which == "lcm":
+            g = jnp.where(g == 0, jnp.zeros((), unsigned), (ux // jnp.where(g == 0, 1, g)) * uy)
+        return lax.convert_element_type(g, lc.out_avals[0].dtype)
+    return lower
+
+
+# --- spacing ----------------------------------------------------------------------------------
+
+def _spacing_lower(lc, x):
+    dtype = lc.out_avals[0].dtype
+    x = cast(x, dtype)
+    if dtype == np.float16:
+        return _half_spacing(x)
+    # NumPy: the distance to the next float away from zero; +0 and -0 give
+    # the smallest positive subnormal (jnp gives a negative one for -0).
+    tiny = np.asarray(np.finfo(dtype).smallest_subnormal, dtype)
+    return jnp.where(x == 0, tiny, jnp.spacing(x))
+
+
+def _half_spacing(x):
+    """NumPy's npy_half_spacing, bit for bit: always positive, NaN for
+    inf/NaN, inf only for the largest half; a negative power of two gets the
+    spacing below it."""
+    h = lax.bitcast_convert_type(x, np.uint16)
+    u = lambda v: np.uint16(v)       # noqa: E731
+    exp, sig = h & u(0x7C00), h & u(0x03FF)
+    normal_or_sub = jnp.where(exp > u(0x2800), exp - u(0x2800),
+                              jnp.where(exp > u(0x0400),
+                                        u(1) << ((exp >> u(10)) - u(1)), u(1)))
+    boundary = jnp.where(exp > u(0x2C00), exp - u(0x2C00),
+                         jnp.where(exp > u(0x0400), u(1) << ((exp >> u(10)) - u(2)), u(1)))
+    bits = jnp.where(((h & u(0x8000)) != 0) & (sig == 0), boundary, normal_or_sub)
+    bits = jnp.where(h == u(0x7BFF), u(0x7C00), bits)             # +inf
+    bits = jnp.where(exp == u(0x7C00), u(0x7E00), bits)           # NaN
+    return lax.bitcast_convert_type(bits, np.float16)
+
+
+for _name, _lower in (("gcd", _gcd_lcm_lower("gcd")), ("lcm", _gcd_lcm_lower("lcm")),
+                      ("spacing", _spacing_lower)):
+    _uf = getattr(np, _name)
+    register(_name, _abstract(_uf), _lower, numpy=_uf, layout="elementwise")
+    NUMPY[_uf] = _ufunc_impl(_name)
+
+
+# --- frexp: the ufunc with two outputs --------------------------------------------------------
+
+def _frexp_abstract(avals):
+    (x,) = avals
+    mantissa, exponent = np.frexp.resolve_dtypes((loop_keys(avals)[0], None, None))[1:]
+    return AVal(mantissa, x.shape, False), AVal(exponent, x.shape, False)
+
+
+def _frexp_lower(lc, x):
+    m, e = jnp.frexp(cast(x, lc.out_avals[0].dtype))     # float16 computed as float16
+    return m, lax.convert_element_type(e, lc.out_avals[1].dtype)
+
+
+register("frexp", _frexp_abstract, _frexp_lower, numpy=np.frexp)
+
+
+@implements(np.frexp)
+def frexp(x, out=None, **kw):
+    from ..errors import UnsupportedError
+    from ..infer.builder import emit
+    from ..infer.values import array_like
+    if out is not None or kw:
+        raise UnsupportedError("np.frexp: the out=/where= arguments are not supported",
+                               hint="assign the results")
+    mantissa, exponent = emit("frexp", array_like(x))
+    if mantissa.ndim == 0:      # NumPy scalars, as every ufunc gives for 0-d operands
+        mantissa.immutable = exponent.immutable = True
+    return mantissa, exponent
+
+
+# --- sinc / i0 (NumPy's Python code, op for op) -------------------------------------------------
+
+@implements(np.sinc)
+def sinc(x):
+    x = as_array(x) * np.pi
+    if x.dtype.kind == "c":
+        raise UserCodeError("TypeError: np.sinc of complex values is not supported by tpucc")
+    eps = np.finfo(x.dtype).eps         # a NumPy scalar of x's dtype: strong
+    y = where(x != 0, x, eps)
+    return emit_ufunc("sin", y) / y
+
+
+@implements(np.i0)
+def i0(x):
+    x = as_array(x)
+    if x.dtype.kind == "c":
+        raise UserCodeError("TypeError: i0 not supported for complex values")
+    if x.dtype.kind != "f":
+        x = astype(x, np.float64)
+    x = abs(x)
+    small = emit_ufunc("exp", x) * _chbevl(x / 2.0 - 2, _fb._i0A)
+    large = emit_ufunc("exp", x) * _chbevl(32.0 / x - 2.0, _fb._i0B) / emit_ufunc("sqrt", x)
+    out = where(x <= 8.0, small, large)        # np.piecewise: an array, also 0-d
+    return astype(out, x.dtype, copy=False)
+
+
+def _chbevl(x, vals):
+    """NumPy's Chebyshev series evaluation, with its Python-float weak operands."""
+    b0, b1, b2 = vals[0], 0.0, 0.0
+    for v in vals[1:]:
+        b2 = b1
+        b1 = b0
+        b0 = x * b1 - b2 + v
+    return 0.5 * (b0 - b2)
