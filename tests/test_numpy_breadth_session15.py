@@ -109,3 +109,171 @@ def test_sinc_and_i0(dtype):
         check(sinc_i0, x, rtol=4e-3 if dtype is np.float16 else 2e-6 if dtype is np.float32
               else 1e-14, atol=0)
         check(sinc_i0, x[4], rtol=1e-6, atol=0)
+
+
+# --- where= and initial= of the reductions ----------------------------------------------------
+
+def masked_reductions(x, m):
+    return (np.sum(x, where=m), np.sum(x, axis=0, where=m), np.prod(x, axis=1, where=m),
+            np.max(x, axis=0, where=m, initial=-5), np.min(x, where=m, initial=100),
+            np.any(x, axis=1, where=m), np.all(x, where=m), np.mean(x, where=m),
+            np.mean(x, axis=1, where=m, keepdims=True), np.sum(x, initial=10),
+            np.prod(x, axis=0, initial=2), np.max(x, initial=3), np.min(x, axis=1, initial=-1),
+            x.sum(axis=1, where=m), x.max(where=m, initial=0))
+
+
+@pytest.mark.parametrize("dtype", REALS + [np.int8, np.float16])
+def test_reductions_with_where_and_initial(dtype):
+    rng = np.random.default_rng(0)
+    x = (rng.integers(-4, 5, (3, 4)) / (2 if np.dtype(dtype).kind == "f" else 1)).astype(dtype)
+    m = rng.random((3, 4)) < 0.6
+    m[1] = False        # an all-masked row: identity, initial, NaN mean
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")     # NumPy warns about the empty mean
+        # float16 means: NumPy's pairwise order vs XLA's tree, in float32
+        check(masked_reductions, x, m, rtol=1e-3 if dtype is np.float16 else 1e-6)
+        check(masked_reductions, x, m[0])           # a mask that broadcasts
+
+
+def masked_empty(x):
+    return np.max(x, axis=0, initial=1.5), np.sum(x, axis=1, initial=2), np.min(
+        x, initial=-1.0, where=False)
+
+
+def test_initial_of_empty_reductions():
+    check(masked_empty, np.zeros((0, 3)))
+
+
+def max_where_without_initial(x):
+    return np.max(x, where=x > 0)
+
+
+def mean_initial(x):
+    return np.mean(x, initial=1)
+
+
+def int_mask(x):
+    return np.sum(x, where=np.ones(x.shape, np.int64))
+
+
+def test_where_and_initial_errors():
+    x = np.ones(3)
+    for fn, kind, match in [(max_where_without_initial, tpucc.errors.UserCodeError, "identity"),
+                            (mean_initial, tpucc.errors.UserCodeError, "initial"),
+                            (int_mask, tpucc.errors.UserCodeError, "Cannot cast")]:
+        with pytest.raises((ValueError, TypeError)):
+            fn(x)
+        raises_at(fn, (x,), kind, match=match, line_of="return np.")
+
+
+# --- ptp / nanvar / nanstd / nancumsum / nancumprod ----------------------------------------------
+
+def ranges(x):
+    return np.ptp(x), np.ptp(x, axis=0), np.ptp(x, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.float32, np.float64])
+def test_ptp(dtype):
+    x = np.array([[100, -100, 3], [7, 8, 9]]).astype(dtype)    # int8: the range wraps
+    exact(ranges, x)
+    exact(ranges, x[0, 0])
+
+
+def bool_ptp(x):
+    return np.ptp(x)
+
+
+def test_ptp_of_bools_is_a_type_error():
+    with pytest.raises(TypeError):
+        bool_ptp(np.ones(2, bool))
+    raises_at(bool_ptp, (np.ones(2, bool),), tpucc.errors.DTypeError, line_of="np.ptp")
+
+
+def nan_moments(x):
+    return (np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True),
+            np.nanstd(x, axis=1, ddof=3), np.nanvar(x, dtype=np.float64),
+            np.nancumsum(x), np.nancumsum(x, axis=0), np.nancumprod(x, axis=1),
+            np.nanmean(x, axis=0), np.nansum(x, axis=1), np.nanmax(x), np.nanmin(x, axis=1))
+
+
+@pytest.mark.parametrize("dtype", REALS + [np.float16])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # all-NaN slices, dof <= 0
+def test_nan_moments(dtype):
+    x = np.array([[1.5, np.nan, 3.0, -2.0], [np.nan, np.nan, np.nan, np.nan],
+                  [4.0, 0.25, np.nan, 8.0]])
+    if np.dtype(dtype).kind != "f":
+        x = np.nan_to_num(x, nan=2)
+    x = x.astype(dtype)
+    tol = 2e-3 if dtype is np.float16 else 1e-6      # summation order: XLA's tree, NumPy's pairs
+    check(nan_moments, x, rtol=tol, atol=tol)
+    check(nan_moments, x + 1j * x if np.dtype(dtype).kind == "f" and dtype is not np.float16
+          else x, rtol=tol, atol=tol)
+
+
+# --- average ---------------------------------------------------------------------------------
+
+def averages(a, w):
+    return (np.average(a), np.average(a, axis=0), np.average(a, weights=w),
+            np.average(a, axis=1, weights=w[0], returned=True),
+            np.average(a, axis=(0, 1), weights=w, keepdims=True),
+            np.average(a, returned=True), np.average(a, axis=1, returned=True, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", REALS)
+@pytest.mark.parametrize("wdtype", [np.int64, np.float32])
+def test_average(dtype, wdtype):
+    a = (np.arange(12).reshape(3, 4) % 5).astype(dtype)
+    w = (np.arange(12).reshape(3, 4) % 3 + 1).astype(wdtype)
+    check(averages, a, w)
+
+
+def weights_summing_to_zero(a, w):
+    return np.average(a, weights=w)
+
+
+def weights_of_another_shape(a, w):
+    return np.average(a, weights=w)
+
+
+def test_average_errors():
+    a, w = np.ones(3), np.array([1.0, -1.0, 0.0])
+    with pytest.raises(ZeroDivisionError):
+        weights_summing_to_zero(a, w)
+    raises_at(weights_summing_to_zero, (a, w), ZeroDivisionError, match="Weights sum to zero",
+              line_of="np.average")
+    raises_at(weights_of_another_shape, (np.ones((2, 3)), np.ones(3)),
+              tpucc.errors.UserCodeError, match="Axis must be specified",
+              line_of="np.average")
+
+
+# --- select ----------------------------------------------------------------------------------
+
+def selected(x, y):
+    return (np.select([x < 0, x > 2], [x, y]), np.select([x < 0, x > 2], [x, 2 * x], 5.5),
+            np.select([x > 1], [y], default=y[0]), np.select([x < 1, x >= 1], [1, 2]),
+            np.select([x > 0], [0.5]))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.float32, np.float64])
+def test_select(dtype):
+    x = np.array([[-1, 0, 1, 2, 3, 4]]).astype(dtype)
+    y = np.arange(6).astype(np.float32)
+    check(selected, x, y)
+    check(selected, x[0, 4], y)
+
+
+def select_int_condition(x):
+    return np.select([x], [x])
+
+
+def select_mismatched(x):
+    return np.select([x > 0, x < 0], [x])
+
+
+def test_select_errors():
+    for fn, match in [(select_int_condition, "invalid entry 0"),
+                      (select_mismatched, "same length")]:
+        with pytest.raises((TypeError, ValueError)):
+            fn(np.arange(3))
+        raises_at(fn, (np.arange(3),), tpucc.errors.UserCodeError, match=match,
+                  line_of="np.select")

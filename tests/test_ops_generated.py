@@ -868,6 +868,23 @@ gen_cov = rotating(
     once=[v(arr(2, 2, 2)), v(arr(3, 4), fweights=np.ones(4, np.int64), refused=True)])
 
 
+gen_average = rotating(
+    v(arr(3, 4)), v(arr(3, 4), axis=0), v(arr(3, 4), weights=arr(3, 4, lo=1, hi=4)),
+    v(arr(3, 4), axis=1, weights=arr(4, lo=1, hi=3, dtype=OTHER), returned=True),
+    v(arr(2, 3, 4), axis=(0, 2), keepdims=True), v(arr()), v(sarr(6), returned=True),
+    once=[v(arr(3, 4), weights=arr(4)), v(arr(3, 4), axis=0, weights=arr(4))])
+
+
+def selected(c1, c2, x, y, **kwargs):
+    return np.select([c1, c2], [x, y], **kwargs)
+
+
+gen_select = rotating(
+    v(barr(3, 4), barr(3, 4), arr(3, 4), arr(3, 4), fn=selected),
+    v(barr(3, 1), barr(4), arr(4), arr(dtype=OTHER), default=2, fn=selected),
+    v(barr(3), barr(3), arr(3), 1.5, default=arr(), fn=selected),
+    v(barr(), barr(), arr(), arr(), fn=selected),
+    once=[v(arr(3, dtype=np.dtype("int64")), barr(3), arr(3), arr(3), fn=selected)])
 # Refused with the reason (see tpucc/ops/searching.py).
 gen_refused_partition = rotating(v(arr(5), 2, refused=True), once=[v(arr(3, 4), 1, refused=True)])
 gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True))
@@ -1086,6 +1103,10 @@ FUNCTION_KINDS = {
     **{n: (gen_static_fact, CORE) for n in ("shape", "ndim", "iscomplexobj", "isrealobj")},
     "size": (gen_size, CORE), "result_type": (gen_result_type, ALL_DTYPES),
     "sinc": (gen_unary, ALL_DTYPES), "i0": (gen_unary, ALL_DTYPES),
+    "ptp": (gen_reduction, ALL_DTYPES), "average": (gen_average, ALL_DTYPES),
+    "nanvar": (gen_nan_accumulating, ALL_DTYPES), "nanstd": (gen_nan_accumulating, ALL_DTYPES),
+    "nancumsum": (gen_cumulative, ALL_DTYPES), "nancumprod": (gen_cumulative, ALL_DTYPES),
+    "select": (gen_select, ALL_DTYPES),
 }
 
 # Methods take the kind of the function of the same name, except these.

@@ -218,7 +218,8 @@ def _is_dtype_refusal(e: Exception) -> bool:
     names = {cls.__name__ for cls in type(e).__mro__}
     text = str(e)
     return "UFuncTypeError" in names or "not supported for the input types" in text or (
-        "Cannot cast" in text) or "No loop matching the specified signature" in text
+        "Cannot cast" in text) or "No loop matching the specified signature" in text or (
+        "numpy boolean" in text)     # bool_a - bool_b, -bool_a: a TypeError of NumPy's
 
 
 # No device holds an array this large; XLA would fail with an out-of-memory

@@ -1,6 +1,6 @@
 """Comparisons and counts composed of other ops: isclose, allclose,
 count_nonzero, and the NaN-ignoring reductions nansum, nanprod, nanmax,
-nanmin, nanmean.
+nanmin, nanmean, nanvar, nanstd, nancumsum, nancumprod.
 
 The NaN-ignoring reductions replace NaN by a neutral value and reduce, as
 NumPy's nanfunctions do; integer and bool arrays have no NaN and reduce as
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError, UnsupportedError
-from .elementwise import astype, emit_ufunc
+from .elementwise import astype, emit_ufunc, real
 from .manipulation import as_array
-from .registry import METHODS, implements
+from .registry import METHODS, NUMPY, implements
 from .shape import where
 
 
@@ -129,3 +129,53 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, **extras):
     # NumPy divides into the total itself (casting='unsafe'): the float64
     # quotient rounded to the total's dtype
     return _kind_of(astype(total / count, total.dtype), total)
+
+
+def _divided_by_count(x, n):
+    """NumPy's _divide_by_count: x / n with n an integer array, computed in
+    float64 (complex128) and cast back to x's dtype (casting='unsafe')."""
+    wide = np.result_type(x.dtype, np.int64)
+    return astype(astype(x, wide) / astype(n, wide), x.dtype)
+
+
+@implements(np.nanvar)
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **extras):
+    """NumPy's nanvar step by step: the mean of the non-NaN elements (a
+    keepdims sum over the count), deviations cast back to a's dtype, their
+    squares summed and divided by count - ddof; NaN where that is <= 0."""
+    _no_extras("nanvar", out, extras)
+    a = as_array(a)
+    if a.dtype.kind not in "fc":
+        return METHODS["var"](a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    nan = emit_ufunc("isnan", a)
+    arr = where(nan, 0, a)
+    count = METHODS["sum"](~nan, axis=axis, dtype=np.int64, keepdims=True)
+    avg = _divided_by_count(METHODS["sum"](arr, axis=axis, dtype=dtype, keepdims=True), count)
+    dev = where(nan, 0, astype(arr - avg, arr.dtype))
+    squares = (real(dev * emit_ufunc("conjugate", dev)) if dev.dtype.kind == "c"
+               else dev * dev)
+    var = METHODS["sum"](squares, axis=axis, dtype=dtype, keepdims=keepdims)
+    dof = NUMPY[np.reshape](count, var.shape) - ddof
+    result = where(dof <= 0, np.nan, _divided_by_count(var, dof))
+    return _kind_of(astype(result, var.dtype, copy=False), var)
+
+
+@implements(np.nanstd)
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **extras):
+    var = nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **extras)
+    return _kind_of(astype(emit_ufunc("sqrt", var), var.dtype, copy=False), var)
+
+
+def _nan_cumulative(name):
+    """nancumsum/nancumprod: NaN replaced by 0 / 1, then the cumulative op."""
+    def accumulate_without_nan(a, axis=None, dtype=None, out=None):
+        _no_extras(name, out, {})
+        a = as_array(a)
+        if a.dtype.kind in "fc":
+            a = where(emit_ufunc("isnan", a), 0 if name == "nancumsum" else 1, a)
+        return METHODS[name[3:]](a, axis=axis, dtype=dtype)
+    return accumulate_without_nan
+
+
+implements(np.nancumsum)(_nan_cumulative("nancumsum"))
+implements(np.nancumprod)(_nan_cumulative("nancumprod"))

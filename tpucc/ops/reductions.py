@@ -17,8 +17,8 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError
 from ..ir import AVal
-from .registry import (NUMPY, METHODS, define_vjp, divide, normalize_axes, normalize_axis,
-                       register)
+from .registry import (NUMPY, METHODS, OPS, define_vjp, divide, implements, normalize_axes,
+                       normalize_axis, register)
 
 
 @lru_cache(maxsize=None)
@@ -70,6 +70,7 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
             raise UnsupportedError(f"np.{name}(out=...) is not supported", hint="assign the result")
         a = array_like(a)       # np.mean([a.sum(), b.sum()])
         extra = {k: kw.pop(k) for k in extra_attrs if k in kw}
+        where, initial = kw.pop("where", True), kw.pop("initial", NO_INITIAL)
         if kw:
             raise UnsupportedError(f"np.{name}: unsupported arguments {sorted(kw)}")
         if name in UFUNC_REDUCTIONS and _ndim(a) == 0 and isinstance(axis, (int, np.integer)):
@@ -79,8 +80,105 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
         attrs = dict(axes=axes, keepdims=bool(keepdims), **extra)
         if takes_dtype:
             attrs["dtype"] = None if dtype is None else np.dtype(dtype)
+        if where is not True or initial is not NO_INITIAL:
+            return _masked_reduction(name, a, where, initial, attrs)
         return emit(name, a, **attrs)
     return impl
+
+
+# --- where= and initial= ------------------------------------------------------------------
+# NumPy reduces only the elements where the mask is true, starting from
+# `initial`: here the masked-out elements are replaced by the reduction's
+# identity (max/min: by `initial`, which NumPy then requires) and the
+# initial value is combined with the result, in the result's dtype.
+
+NO_INITIAL = object()       # initial= not given (np._NoValue)
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+_COMBINE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+_UFUNC_NAME = {"max": "maximum", "min": "minimum"}
+
+
+def _masked_reduction(name, a, where, initial, attrs):
+    from ..errors import UserCodeError
+    if initial is not NO_INITIAL and name not in _COMBINE:
+        raise UserCodeError(f"TypeError: {name}() got an unexpected keyword argument 'initial'")
+    if name in ("var", "std"):
+        raise UnsupportedError(f"np.{name}(where=...) is not supported",
+                               hint="select the elements first, or compute "
+                                    "np.mean((x - m) ** 2, where=mask) yourself")
+    mask = None if where is True else _where_mask(where, a)
+    if name in ("max", "min") and initial is NO_INITIAL:
+        raise UserCodeError(f"ValueError: reduction operation '{_UFUNC_NAME[name]}' does not "
+                            "have an identity, so to use a where mask one has to specify "
+                            "'initial'")
+    if name == "mean":
+        return _masked_mean(a, mask, attrs)
+    from .shape import where as select
+    fill = _IDENTITY.get(name, initial)
+    if mask is not None:
+        a = select(mask, a, np.asarray(fill).astype(a.dtype)[()])
+    if initial is NO_INITIAL:
+        return METHODS[name](a, axis=attrs["axes"], keepdims=attrs["keepdims"],
+                             **({} if attrs.get("dtype") is None else {"dtype": attrs["dtype"]}))
+    return _with_initial(name, a, initial, attrs)
+
+
+def _where_mask(where, a):
+    from ..errors import UserCodeError
+    from .elementwise import asarray
+    from .shape import broadcast_to
+    mask = asarray(where)
+    if mask.dtype != np.bool_:
+        raise UserCodeError(f"TypeError: Cannot cast array data from dtype('{mask.dtype}') to "
+                            "dtype('bool') according to the rule 'safe' (where=)")
+    return broadcast_to(mask, a.shape)
+
+
+def _with_initial(name, a, initial, attrs):
+    """The reduction started from `initial` (cast to the result's dtype); an
+    empty reduction gives `initial` itself (max/min included)."""
+    from ..infer.builder import emit
+    from ..infer.values import Array
+    if isinstance(initial, Array):
+        raise UnsupportedError(f"np.{name}(initial=...) with a value known only at run time",
+                               hint="pass a Python number")
+    axes = range(a.ndim) if attrs["axes"] is None else attrs["axes"]
+    # (the abstract evaluation of an empty max refuses it: a stand-in of one element)
+    out = OPS[name].abstract((AVal(a.dtype, (1,), False),), axes=None, keepdims=False,
+                             **({"dtype": attrs["dtype"]} if "dtype" in attrs else {}))
+    init = np.asarray(initial).astype(out.dtype)[()]
+    if any(a.shape[i] == 0 for i in axes):
+        shape = _reduced_shape(a.shape, attrs["axes"], attrs["keepdims"])
+        result = emit("full", shape=shape, dtype=out.dtype, value=init)
+    else:
+        result = NUMPY[_COMBINE[name]](emit(name, a, **attrs), init)
+    if result.ndim == 0:
+        result.immutable = True     # a NumPy scalar, as the reduction's
+    return result
+
+
+def _masked_mean(a, mask, attrs):
+    """NumPy's _mean with where=: the masked sum divided by the per-slice
+    count, an int64 array, so the quotient is computed in float64 (complex128)
+    and cast back to the sum's dtype (float32 for a float16 mean), then to
+    the result's."""
+    from .elementwise import astype
+    from .shape import where as select
+    out = OPS["mean"].abstract((a.aval,), **attrs).dtype
+    axes, keepdims = attrs["axes"], attrs["keepdims"]
+    total_dtype = np.dtype(np.float32) if out == np.float16 else out
+    if mask is not None:
+        a = select(mask, a, np.zeros((), a.dtype)[()])
+    else:
+        mask = NUMPY[np.ones](a.shape, bool)
+    total = METHODS["sum"](a, axis=axes, keepdims=keepdims, dtype=total_dtype)
+    count = METHODS["sum"](mask, axis=axes, keepdims=keepdims, dtype=np.int64)
+    wide = np.result_type(total_dtype, np.int64)
+    quotient = astype(total, wide) / astype(count, wide)
+    result = astype(astype(quotient, total_dtype), out)
+    if result.ndim == 0:
+        result.immutable = True
+    return result
 
 
 def _ndim(a):
@@ -157,6 +255,17 @@ for _name, _np, _jnp, _td, _empty, _extra in [
     METHODS[_name] = _impl
 NUMPY[np.amax] = METHODS["max"]
 NUMPY[np.amin] = METHODS["min"]
+
+
+@implements(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=False):
+    """NumPy's: max - min in the array's dtype (an int8 range wraps; bools
+    have no subtraction and raise)."""
+    if out is not None:
+        raise UnsupportedError("np.ptp(out=...) is not supported", hint="assign the result")
+    a = array_like(a)
+    return NUMPY[np.subtract](METHODS["max"](a, axis=axis, keepdims=keepdims),
+                              METHODS["min"](a, axis=axis, keepdims=keepdims))
 
 
 # --- reverse mode (lower/reverse.py) ---------------------------------------------

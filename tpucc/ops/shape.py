@@ -1,5 +1,5 @@
 """Shape and layout ops: reshape, transpose, broadcast_to, concatenate, flip,
-roll, select (np.where), and the NumPy functions built from them (stack,
+roll, select (np.where, np.select), and the NumPy functions built from them (stack,
 squeeze, expand_dims, ravel, swapaxes, moveaxis, clip, ...)."""
 from __future__ import annotations
 
@@ -360,6 +360,43 @@ def where(condition, x=None, y=None):
         raise ShapeError("np.where(condition) returns data-dependent shapes and cannot be compiled",
                          hint="use np.where(condition, x, y) with both branches")
     return _emit("select", condition, x, y)
+
+
+@implements(np.select)
+def select(condlist, choicelist, default=0):
+    """NumPy's select: the default everywhere, then each choice where its
+    condition holds, the last first so that the first condition wins.  The
+    dtype is result_type of the choices and the default, Python numbers weak
+    (NEP 50); the shape broadcasts every condition and choice."""
+    from ..infer.values import Array
+    from .elementwise import astype
+    if len(condlist) != len(choicelist):
+        raise UserCodeError("ValueError: list of cases must be same length as list of "
+                            "conditions")
+    if len(condlist) == 0:
+        raise UserCodeError("ValueError: select with an empty condition list is not possible")
+    choices = [v if type(v) in (int, float, complex) else
+               v if isinstance(v, Array) else np.asarray(v) for v in (*choicelist, default)]
+    avals = [_aval(v) if isinstance(v, Array) else
+             AVal(np.asarray(v).dtype, (), True) if type(v) in (int, float, complex) else
+             AVal(v.dtype, v.shape, False) for v in choices]
+    try:
+        dtype = result_type(*avals)
+    except TypeError as e:
+        raise UserCodeError(f"TypeError: Choicelist and default value do not have a common "
+                            f"dtype: {e}") from None
+    conds = [c if isinstance(c, Array) else np.asarray(c) for c in condlist]
+    for i, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise UserCodeError(f"TypeError: invalid entry {i} in condlist: should be boolean "
+                                "ndarray")
+    shape = broadcast(*(AVal(v.dtype, v.shape, False) for v in conds), *avals)
+    result = _emit("full", shape=shape, dtype=dtype, value=np.asarray(choices[-1], dtype)[()]) \
+        if not isinstance(choices[-1], Array) else broadcast_to(astype(choices[-1], dtype), shape)
+    for cond, choice in zip(conds[::-1], choices[-2::-1]):
+        value = astype(choice, dtype) if isinstance(choice, Array) else np.asarray(choice, dtype)
+        result = _emit("select", cond, value, result)
+    return result
 
 
 @implements(np.clip, method="clip")

@@ -1,5 +1,5 @@
-"""Order statistics composed of other ops: np.median, np.percentile,
-np.quantile.
+"""Statistics composed of other ops: np.median, np.percentile, np.quantile,
+np.average, np.cov, np.corrcoef.
 
 NumPy's own recipe: sort along the axis (NaN sorts last), take the middle
 element or the two middle ones, and np.mean them, so the dtype rule is
@@ -235,3 +235,55 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = c / reshape(stddev, (-1, 1))
     c = c / reshape(stddev, (1, -1))
     return NUMPY[np.clip](c, -1, 1)
+
+
+# --- average --------------------------------------------------------------------------------
+# NumPy's recipe: without weights np.mean (and the static count per result
+# as the scale); with weights sum(a * w) / sum(w), both in result_type(a, w)
+# (at least float64 for integer a), w reshaped to broadcast along `axis`.
+
+@implements(np.average)
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    a = as_array(a)
+    if axis is not None:
+        axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+        axis = tuple(normalize_axis(ax, a.ndim) for ax in axes)
+        if len(set(axis)) != len(axis):
+            raise UserCodeError("ValueError: repeated axis in `axis` argument")
+    if weights is None:
+        avg = NUMPY[np.mean](a, axis=axis, keepdims=keepdims)
+        if avg.size == 0:
+            raise UserCodeError("ZeroDivisionError: division by zero (np.average of an "
+                                "empty result)")
+        scale = avg.dtype.type(a.size / avg.size)
+    else:
+        avg, scale = _weighted_average(a, axis, as_array(weights), keepdims)
+    if not returned:
+        return avg
+    if np.shape(scale) != avg.shape:
+        scale = NUMPY[np.copy](NUMPY[np.broadcast_to](scale, avg.shape))
+    return avg, scale
+
+
+def _weighted_average(a, axis, w, keepdims):
+    if a.shape != w.shape:
+        if axis is None:
+            raise UserCodeError("TypeError: Axis must be specified when shapes of a and "
+                                "weights differ.")
+        if w.shape != tuple(a.shape[ax] for ax in axis):
+            raise UserCodeError("ValueError: Shape of weights must be consistent with shape "
+                                "of a along specified axis.")
+        w = NUMPY[np.transpose](w, tuple(int(i) for i in np.argsort(axis)))
+        w = reshape(w, tuple(d if ax in axis else 1 for ax, d in enumerate(a.shape)))
+    if a.dtype.kind in "biu":
+        dtype = np.result_type(a.dtype, w.dtype, "f8")
+    else:
+        dtype = np.result_type(a.dtype, w.dtype)
+    scale = NUMPY[np.sum](w, axis=axis, dtype=dtype, keepdims=keepdims)
+    from ..infer import checks
+    checks.require(NUMPY[np.all](scale != 0.0), "Weights sum to zero, can't be normalized",
+                   raises="ZeroDivisionError",
+                   hint="NumPy raises ZeroDivisionError here; compiled code checks the weights' "
+                        "sums and raises when the call returns")
+    total = NUMPY[np.sum](NUMPY[np.multiply](a, w, dtype=dtype), axis=axis, keepdims=keepdims)
+    return total / scale, scale
