@@ -277,3 +277,212 @@ def test_select_errors():
             fn(np.arange(3))
         raises_at(fn, (np.arange(3),), tpucc.errors.UserCodeError, match=match,
                   line_of="np.select")
+
+
+# --- trapezoid / gradient / ediff1d / unwrap ----------------------------------------------------
+
+def integrals(y, x):
+    return (np.trapezoid(y), np.trapezoid(y, dx=0.5), np.trapezoid(y, x=x, axis=1),
+            np.trapezoid(y, axis=0), np.trapezoid(y, dx=2))
+
+
+@pytest.mark.parametrize("dtype", REALS + [np.float16])
+def test_trapezoid(dtype):
+    y = (np.arange(12).reshape(3, 4) % 5 - 1).astype(dtype)
+    x = np.array([0.0, 0.5, 2.0, 3.0], np.float32)
+    check(integrals, y, x, rtol=1e-3 if dtype is np.float16 else 1e-6)
+
+
+def gradients(f):
+    return (np.gradient(f), np.gradient(f, 0.5), np.gradient(f, axis=1),
+            np.gradient(f, 2.0, 1.0, edge_order=2), np.gradient(f, axis=(0,), edge_order=2),
+            np.gradient(f, np.float64(0.25), axis=-1))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.float16, np.float32,
+                                   np.float64])
+def test_gradient(dtype):
+    f = (np.arange(20).reshape(4, 5) ** 2 % 7).astype(dtype)
+    check(gradients, f, rtol=1e-3 if dtype is np.float16 else 1e-6)
+
+
+def gradient_1d(f):
+    return np.gradient(f), np.gradient(f, 3, edge_order=2)
+
+
+def test_gradient_1d_and_errors():
+    check(gradient_1d, np.array([1.0, 4.0, 9.0, 16.0]))
+    check(gradient_1d, np.array([1.0, 4.0, 9.0]))
+    with pytest.raises(ValueError):
+        gradient_1d(np.array([1.0, 2.0]))
+    raises_at(gradient_1d, (np.array([1.0, 2.0]),), tpucc.errors.UserCodeError,
+              match="too small", line_of="np.gradient(f, 3")
+    with pytest.raises(TypeError):
+        gradient_1d(np.ones(3, bool))
+    raises_at(gradient_1d, (np.ones(3, bool),), tpucc.errors.DTypeError,
+              line_of="return np.gradient")
+
+
+def differences(a):
+    return (np.ediff1d(a), np.ediff1d(a, to_begin=0), np.ediff1d(a, to_end=[7, 8], to_begin=-1),
+            np.ediff1d(a[:1]), np.ediff1d(a, to_end=np.array([[5]], np.int8)))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.float32, np.float64])
+def test_ediff1d(dtype):
+    check(differences, np.array([[1, 5, 2], [9, 0, 3]], dtype))
+
+
+def ediff_float_begin(a):
+    return np.ediff1d(a, to_begin=1.5)
+
+
+def test_ediff1d_casting_error():
+    with pytest.raises(TypeError):
+        ediff_float_begin(np.arange(3))
+    raises_at(ediff_float_begin, (np.arange(3),), tpucc.errors.UserCodeError,
+              match="same_kind", line_of="np.ediff1d")
+
+
+def unwrapped(p):
+    return (np.unwrap(p), np.unwrap(p, axis=0), np.unwrap(p, discont=4.0),
+            np.unwrap(p, period=6), np.unwrap(p, period=360.0))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_unwrap(dtype):
+    p = np.array([[0, 3, 7, 2, -5, 9], [1, -1, 4, 4, 12, 0]]).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        p = p * 0.9
+    # the corrections' running sum: XLA's scan order vs NumPy's left to right
+    check(unwrapped, p, rtol=1e-6, atol=1e-5)
+
+
+# --- interp ---------------------------------------------------------------------------------
+
+def interpolated(x, xp, fp):
+    return (np.interp(x, xp, fp), np.interp(x, xp, fp, left=-1, right=99.5),
+            np.interp(x, xp, fp, period=4), np.interp(2.5, xp, fp), np.interp(x, xp[:1], fp[:1]))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
+def test_interp(dtype):
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 2.25, 3.0, 4.0, 7.0, np.nan, np.inf, -np.inf])
+    xp = np.array([0, 1, 2, 3, 4]).astype(dtype)
+    fp = np.array([1.0, 3.0, np.inf, 2.0, -4.0]).astype(dtype if dtype is not np.int32
+                                                          else np.float64)
+    with np.errstate(all="ignore"):
+        exact(interpolated, x, xp, fp)
+        exact(interpolated, x.astype(dtype) if dtype is not np.int32 else x[:8].astype(dtype),
+              xp, fp[::-1])
+
+
+# --- cross / vander / polyval / convolve -----------------------------------------------------------
+
+def crosses(a, b):
+    return (np.cross(a, b), np.cross(a, b, axis=0), np.cross(a[:, :2], b),
+            np.cross(a, b[:, :2]), np.cross(a.T, b, axisa=0))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.float32, np.float64])
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")      # NumPy's, for 2-vectors
+def test_cross(dtype):
+    a = np.array([[1, 2, 3], [4, -5, 6], [0, 1, -1]]).astype(dtype)
+    b = np.array([[7, 8, 9], [1, 0, 2], [3, 3, 3]]).astype(dtype)
+    exact(crosses, a, b)
+
+
+def cross_2d(a, b):
+    return np.cross(a, b), np.cross(a[0], b[0])
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_cross_of_2_vectors_and_errors():
+    exact(cross_2d, np.array([[1.0, 2.0], [3.0, 4.5]]), np.array([[0.5, 2.0], [1.0, 1.0]]))
+    with pytest.raises(ValueError):
+        crosses(np.ones((3, 4)), np.ones((3, 4)))
+    raises_at(crosses, (np.ones((3, 4)), np.ones((3, 4))), tpucc.errors.UserCodeError,
+              match="incompatible dimensions", line_of="return (np.cross(a, b)")
+
+
+def vanders(x):
+    return np.vander(x), np.vander(x, 3), np.vander(x, 5, increasing=True), np.vander(x, 0)
+
+
+@pytest.mark.parametrize("dtype", REALS + [np.int8])
+def test_vander(dtype):
+    exact(vanders, np.array([1, 2, 3, 0, 5]).astype(dtype) if dtype is not np.bool_ else
+          np.array([True, False, True]))
+    if np.dtype(dtype).kind == "f":
+        exact(vanders, np.array([0.1, -1.7, 3.3], dtype))
+
+
+def polyvals(p, x):
+    return np.polyval(p, x), np.polyval(p, 2.5), np.polyval([1.5, -2, 3], x), np.polyval(p[:0], x)
+
+
+@pytest.mark.parametrize("dtype", REALS)
+def test_polyval(dtype):
+    p = np.array([3, 0, -2, 1]).astype(dtype)
+    x = np.array([[0.1, -1.7], [3.3, 2.0]], np.float32)
+    # XLA:CPU contracts y * x + p into one fused multiply-add (one rounding,
+    # NumPy's two): the last bit may differ
+    check(polyvals, p, x, rtol=1e-15 if dtype in (np.int32, np.int64, np.float64) else 2e-7,
+          atol=0)
+    exact(polyvals, p, x.astype(np.int64))
+
+
+def convolutions(a, v):
+    return (np.convolve(a, v), np.convolve(a, v, "same"), np.convolve(a, v, mode="valid"),
+            np.convolve(v, a, "same"), np.convolve(a, 2), np.convolve(a[:1], v, "valid"))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.int64, np.float16,
+                                   np.float32, np.float64])
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_convolve(dtype, m):
+    a = np.array([1, 0, 2, 3, 1, 1, 5]).astype(dtype)
+    v = np.array([1, 2, 1, 3])[:m].astype(dtype)
+    check(convolutions, a, v, rtol=1e-3 if dtype is np.float16 else 1e-6)
+
+
+def convolve_empty(a):
+    return np.convolve(a, a[:0])
+
+
+def test_convolve_errors():
+    with pytest.raises(ValueError):
+        convolve_empty(np.ones(3))
+    raises_at(convolve_empty, (np.ones(3),), tpucc.errors.UserCodeError,
+              match="v cannot be empty", line_of="np.convolve")
+
+
+# --- isin / lexsort -----------------------------------------------------------------------------
+
+def membership(e, t):
+    return (np.isin(e, t), np.isin(e, t, invert=True), np.isin(e, [1, 2]), np.isin(e[0, 0], t),
+            np.isin(e, t, kind="sort"))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int32, np.int64, np.float32,
+                                   np.float64])
+def test_isin(dtype):
+    e = np.array([[1, 2, 3], [0, 5, 2]]).astype(dtype)
+    t = np.array([2, 5, 7, 2]).astype(dtype)
+    check(membership, e, t)
+    check(membership, e, np.array([np.nan, 2.5, 1.0]))
+    check(membership, e, np.array([-1, 3], np.int64))
+
+
+def lexsorted(a, b):
+    return np.lexsort((a, b)), np.lexsort([b, a]), np.lexsort(np.stack([a, b])), np.lexsort(
+        (a.reshape(2, 3), b.reshape(2, 3)), axis=0), np.lexsort(a)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.float32, np.float64])
+def test_lexsort(dtype):
+    a = np.array([1, 0, 1, 0, 2, 1]).astype(dtype)
+    b = np.array([3, 3, 1, 1, 0, 3]).astype(dtype)
+    exact(lexsorted, a, b)
+    if np.dtype(dtype).kind == "f":
+        exact(lexsorted, np.array([np.nan, 0, 1, np.nan, -0.0, 0.0], dtype), b)

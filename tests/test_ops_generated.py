@@ -885,6 +885,50 @@ gen_select = rotating(
     v(barr(3), barr(3), arr(3), 1.5, default=arr(), fn=selected),
     v(barr(), barr(), arr(), arr(), fn=selected),
     once=[v(arr(3, dtype=np.dtype("int64")), barr(3), arr(3), arr(3), fn=selected)])
+gen_trapezoid = rotating(
+    v(arr(3, 4)), v(arr(3, 4), dx=0.5), v(arr(3, 4), x=arr(4), axis=1), v(arr(3, 4), axis=0),
+    v(arr(5), x=arr(5, dtype=OTHER)), once=[v(arr())])
+gen_gradient = rotating(
+    v(arr(3, 4)), v(arr(5), 0.5), v(arr(3, 4), axis=1, edge_order=2), v(arr(3, 4), 2.0, 1.0),
+    once=[v(arr(1)), v(arr(3), edge_order=3), v(arr(3, 4), 1.0, 2.0, 3.0)])
+gen_ediff1d = rotating(v(arr(3, 4)), v(arr(5), to_begin=arr(2)), v(arr(0)),
+                       v(arr(4), to_end=arr(), to_begin=0))
+gen_unwrap = rotating(v(arr(6)), v(arr(3, 4), axis=0), v(arr(5), period=6),
+                      v(arr(5), discont=4.0), once=[v(arr())])
+
+
+def interp_increasing(x, xp, fp, **kwargs):
+    """np.interp on strictly increasing sample points, as NumPy requires."""
+    return np.interp(x, np.cumsum(np.abs(xp) + 1), fp, **kwargs)
+
+
+gen_interp = rotating(
+    v(sarr(3, 4), arr(5), arr(5), fn=interp_increasing),
+    v(arr(6), arr(4), arr(4, dtype=OTHER), left=-1.5, right=2, fn=interp_increasing),
+    v(arr(), arr(3), arr(3), fn=interp_increasing),
+    v(arr(5), arr(4), arr(4), period=3, fn=interp_increasing),
+    once=[v(arr(3), arr(3), arr(2), fn=interp_increasing),
+          v(arr(3), arr(3), arr(3), period=0, fn=interp_increasing)])
+gen_cross = rotating(
+    v(arr(3), arr(3)), v(arr(2, 3), arr(3, dtype=OTHER)), v(arr(3, 2), arr(3, 4), axis=0),
+    v(arr(4, 2), arr(4, 3)), v(arr(2), arr(2)),
+    once=[v(arr(4), arr(4)), v(arr(), arr(3))])
+gen_vander = rotating(v(arr(4)), v(arr(3), 5), v(arr(3), 2, increasing=True), v(arr(0)),
+                      once=[v(arr(2, 2)), v(arr(3), -1)])
+gen_polyval = rotating(v(arr(4), arr(3, 2)), v(arr(3), arr()), v(arr(2), arr(4, dtype=OTHER)),
+                       v(arr(0), arr(3)))
+gen_convolve = rotating(
+    v(arr(6), arr(3)), v(arr(4), arr(5), mode="same"), v(arr(6), arr(2, dtype=OTHER), mode="valid"),
+    v(arr(), arr(3)), v(arr(7), arr(4), mode="same"),
+    once=[v(arr(3), arr(0)), v(arr(3), arr(2), mode="bogus")])
+gen_isin = rotating(
+    v(arr(3, 4), arr(5)), v(arr(4), arr(2, 2, dtype=OTHER)), v(arr(), arr(3), invert=True),
+    v(arr(0), arr(3)), v(sarr(6), sarr(3)), once=[v(arr(3), arr(3), kind="bogus")])
+gen_lexsort = rotating(
+    v((arr(6), arr(6))), v((arr(2, 3), arr(2, 3, dtype=OTHER)), axis=0), v(arr(3, 5)),
+    v(arr(4)), once=[v((arr(3), arr(4))), v(())])
+
+
 # Refused with the reason (see tpucc/ops/searching.py).
 gen_refused_partition = rotating(v(arr(5), 2, refused=True), once=[v(arr(3, 4), 1, refused=True)])
 gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True))
@@ -1107,6 +1151,12 @@ FUNCTION_KINDS = {
     "nanvar": (gen_nan_accumulating, ALL_DTYPES), "nanstd": (gen_nan_accumulating, ALL_DTYPES),
     "nancumsum": (gen_cumulative, ALL_DTYPES), "nancumprod": (gen_cumulative, ALL_DTYPES),
     "select": (gen_select, ALL_DTYPES),
+    "trapezoid": (gen_trapezoid, ALL_DTYPES), "gradient": (gen_gradient, ALL_DTYPES),
+    "ediff1d": (gen_ediff1d, ALL_DTYPES), "unwrap": (gen_unwrap, ALL_DTYPES),
+    "interp": (gen_interp, ALL_DTYPES), "cross": (gen_cross, ALL_DTYPES),
+    "vander": (gen_vander, ALL_DTYPES), "polyval": (gen_polyval, ALL_DTYPES),
+    "convolve": (gen_convolve, ALL_DTYPES), "isin": (gen_isin, ALL_DTYPES),
+    "lexsort": (gen_lexsort, ALL_DTYPES),
 }
 
 # Methods take the kind of the function of the same name, except these.

@@ -215,3 +215,45 @@ def _matrix_norm(x, ord, axes, keepdims):
 
 def _abs_sums(x, axis):
     return _sum(_ufunc("absolute", x), axis)
+
+
+# --- cross ------------------------------------------------------------------------------------
+# NumPy's np.cross step by step: the vectors moved to the last axis, both
+# cast to their promoted dtype, each component a product minus a product
+# (a missing third component of a 2-vector is zero, which NumPy leaves out
+# of the expressions: 0 - a2 * b1 is written -(a2 * b1)).
+
+@implements(np.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = as_array(a), as_array(b)
+    if a.ndim < 1 or b.ndim < 1:
+        raise UserCodeError("ValueError: At least one array has zero dimension")
+    a = moveaxis(a, normalize_axis(axisa, a.ndim), -1)
+    b = moveaxis(b, normalize_axis(axisb, b.ndim), -1)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise UserCodeError("ValueError: incompatible dimensions for cross product\n"
+                            "(dimension must be 2 or 3)")
+    from .elementwise import astype
+    dtype = np.promote_types(a.dtype, b.dtype)
+    a, b = astype(a, dtype), astype(b, dtype)
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    if na == 2 and nb == 2:
+        result = a0 * b1 - a1 * b0
+        result.immutable = False        # NumPy's `cp`: an array, also 0-d
+        return result
+    if na == 2:
+        b2 = b[..., 2]
+        parts = (a1 * b2, -(a0 * b2), a0 * b1 - a1 * b0)
+    elif nb == 2:
+        a2 = a[..., 2]
+        parts = (-(a2 * b1), a2 * b0, a0 * b1 - a1 * b0)
+    else:
+        a2, b2 = a[..., 2], b[..., 2]
+        parts = (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
+    from .shape import broadcast_to, stack
+    shape = np.broadcast_shapes(a0.shape, b0.shape)
+    cp = stack([broadcast_to(astype(p, dtype, copy=False), shape) for p in parts], axis=-1)
+    return moveaxis(cp, -1, normalize_axis(axisc, cp.ndim))

@@ -171,3 +171,56 @@ def take_along_axis(arr, indices, axis=-1):
                 reshape(arange(n), tuple(n if i == d else 1 for i in range(arr.ndim)))
                 for d, n in enumerate(arr.shape))
     return arr[key]
+
+
+# --- lexsort / isin ----------------------------------------------------------------------------
+
+@implements(np.lexsort)
+def lexsort(keys, axis=-1):
+    """Indices sorting by the last key, ties broken by the one before, ...:
+    stable argsorts from the first key to the last, each of the key
+    permuted by the order so far (NaN last, as NumPy's)."""
+    from .shape import stack
+    if isinstance(keys, (tuple, list)):
+        keys = [as_array(k) for k in keys]
+        if len({k.shape for k in keys}) > 1:
+            raise UserCodeError("ValueError: all keys need to be the same shape")
+        keys = stack(keys) if keys else None
+    else:
+        keys = as_array(keys)
+    if keys is None or keys.ndim == 0 or keys.shape[0] == 0:
+        raise UserCodeError("TypeError: need sequence of keys with len > 0 in lexsort")
+    if keys.ndim == 1:      # NumPy: a sequence of 0-d keys, whose one index is 0
+        return np.int64(0)
+    axis = normalize_axis(axis, keys.ndim - 1)
+    order = None
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        if order is None:
+            order = argsort(key, axis=axis)
+        else:
+            order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis=axis),
+                                    axis)
+    return order
+
+
+@implements(np.isin)
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Each element compared with every test element (NumPy's == with its
+    promotion: NaN is in nothing), any over the test elements; XLA fuses the
+    comparison into the reduction."""
+    from .elementwise import emit_ufunc
+    if kind not in (None, "sort", "table"):
+        raise UserCodeError(f"ValueError: Invalid kind: '{kind}'. Please use None, 'sort' or "
+                            "'table'.")
+    element = as_array(element)
+    tests = ravel(as_array(test_elements))
+    if kind == "table" and (element.dtype.kind not in "biu" or tests.dtype.kind not in "biu"):
+        raise UserCodeError("ValueError: The 'table' method is only supported for boolean or "
+                            "integer arrays. Please select 'sort' or None for kind.")
+    from .registry import NUMPY
+    found = NUMPY[np.any](emit_ufunc("equal", reshape(element, element.shape + (1,)), tests),
+                          axis=-1)
+    result = NUMPY[np.logical_not](found) if invert else found
+    result.immutable = False        # NumPy reshapes to element's shape: an array, also 0-d
+    return result

@@ -1,0 +1,110 @@
+"""Polynomials and discrete convolution: np.vander, np.polyval,
+np.convolve (and the `correlate` op it is made of).
+
+vander and polyval are NumPy's loops unrolled (the number of columns and
+of coefficients is static), so every product rounds where NumPy's does.
+convolve is one op: a correlation of the longer array, zero-padded as
+NumPy pads it for each mode, with the reversed shorter one.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import UserCodeError
+from ..ir import AVal
+from .elementwise import astype
+from .manipulation import as_array
+from .registry import NUMPY, as_array_operand, implements, register, static_index
+from .shape import reshape, stack
+
+
+# --- vander / polyval -------------------------------------------------------------------------
+
+@implements(np.vander)
+def vander(x, N=None, increasing=False):
+    x = as_array(x)
+    if x.ndim != 1:
+        raise UserCodeError("ValueError: x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else static_index(N)
+    if n < 0:
+        raise UserCodeError("ValueError: negative dimensions are not allowed")
+    dtype = np.promote_types(x.dtype, int)
+    x = astype(x, dtype, copy=False)
+    # NumPy's multiply.accumulate along the row: x, x*x, (x*x)*x, ...
+    columns, power = [], None
+    for k in range(n):
+        power = NUMPY[np.ones](x.shape, dtype) if k == 0 else x if k == 1 else power * x
+        columns.append(power)
+    if not increasing:
+        columns = columns[::-1]
+    if not columns:
+        return NUMPY[np.zeros]((x.shape[0], 0), dtype)
+    return stack(columns, axis=1)
+
+
+@implements(np.polyval)
+def polyval(p, x):
+    """Horner's scheme as NumPy's loop: y = y * x + p[i], from y = zeros_like(x);
+    each coefficient is a NumPy scalar (strong) of p's dtype."""
+    p, x = as_array(p), as_array(as_array_operand(x))
+    if p.ndim != 1:
+        raise UserCodeError("TypeError: iteration over a 0-d array" if p.ndim == 0 else
+                            "ValueError: p must be a 1-d array of coefficients (np.polyval "
+                            "of a 2-d p is not supported by tpucc)")
+    y = NUMPY[np.zeros_like](x)
+    for i in range(p.shape[0]):
+        y = y * x + p[i]
+    return y
+
+
+# --- convolve ---------------------------------------------------------------------------------
+
+def _correlate_abstract(avals, pad):
+    a, v = avals
+    dtype = np.result_type(a.dtype, v.dtype)
+    return AVal(dtype, (a.shape[0] + sum(pad) - v.shape[0] + 1,), False)
+
+
+def _correlate_lower(lc, a, v, pad):
+    """out[i] = sum_k a_padded[i + k] * v[k].  Integers compute in 64 bits
+    and wrap to the result's width as NumPy's running sum does; float16 in
+    float32 (NumPy's half dot); bools are an OR of ANDs."""
+    out = lc.out_avals[0].dtype
+    compute = {"b": np.dtype(np.int64), "i": np.dtype(np.int64), "u": np.dtype(np.uint64)}.get(
+        out.kind, np.dtype(np.float32) if out == np.float16 else out)
+    a, v = (lax.convert_element_type(x, compute) for x in (a, v))
+    a = jnp.pad(a, pad)
+    r = jnp.correlate(a, v, mode="valid", precision=lax.Precision.HIGHEST)
+    if out == np.bool_:
+        return r != 0
+    return lax.convert_element_type(r, out)
+
+
+register("correlate", _correlate_abstract, _correlate_lower,
+         numpy=lambda a, v, pad: np.correlate(np.pad(a, pad), v, "valid"))
+
+
+@implements(np.convolve)
+def convolve(a, v, mode="full"):
+    a, v = (_at_least_1d(as_array(as_array_operand(x))) for x in (a, v))
+    if v.shape[0] > a.shape[0]:
+        a, v = v, a
+    if a.shape[0] == 0:
+        raise UserCodeError("ValueError: a cannot be empty")
+    if v.shape[0] == 0:
+        raise UserCodeError("ValueError: v cannot be empty")
+    if a.ndim > 1 or v.ndim > 1:
+        raise UserCodeError("ValueError: object too deep for desired array")
+    m = v.shape[0]
+    pads = {"full": (m - 1, m - 1), "same": (m // 2, m - m // 2 - 1), "valid": (0, 0)}
+    if mode not in pads:
+        raise UserCodeError(f"ValueError: mode must be one of 'valid', 'same', or 'full' "
+                            f"(got {mode!r})")
+    from ..infer.builder import emit
+    return emit("correlate", a, v[::-1], pad=pads[mode])
+
+
+def _at_least_1d(x):
+    return reshape(x, (1,)) if x.ndim == 0 else x
