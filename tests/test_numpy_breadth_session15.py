@@ -486,3 +486,60 @@ def test_lexsort(dtype):
     exact(lexsorted, a, b)
     if np.dtype(dtype).kind == "f":
         exact(lexsorted, np.array([np.nan, 0, 1, np.nan, -0.0, 0.0], dtype), b)
+
+
+# --- histogram / histogram_bin_edges -------------------------------------------------------------
+
+def histograms(a, w):
+    return (np.histogram(a), np.histogram(a, bins=4, range=(0, 10)),
+            np.histogram(a, 3, range=(-1.5, 2.25), density=True),
+            np.histogram(a, bins=5, weights=w), np.histogram(a, 7, density=True, weights=w),
+            np.histogram_bin_edges(a, 6), np.histogram_bin_edges(a, 3, range=(2, 2)))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float16,
+                                   np.float32, np.float64])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy: bool converted to uint8
+def test_histogram(dtype):
+    rng = np.random.default_rng(15)
+    a = (rng.normal(size=(4, 25)) * 4 + 3)
+    a = (a > 3 if dtype is np.bool_ else a.astype(dtype) if np.dtype(dtype).kind == "f"
+         else np.clip(np.round(a), 0, 100).astype(dtype))
+    w = rng.random((4, 25))
+    # the weights are summed in scatter-add order; the edges are exact
+    check(histograms, a, w, rtol=1e-12, atol=1e-12)
+    check(histograms, a, w.astype(np.float32), rtol=1e-6)
+    edges = tpucc.compile(np.histogram_bin_edges)(a)
+    assert np.array_equal(edges, np.histogram_bin_edges(a))
+    grid = np.arange(40).astype(dtype) / (4 if np.dtype(dtype).kind == "f" else 1)
+    exact(histograms, grid, np.ones(40))       # values on the edges: NumPy's bins
+    check(histograms, np.full(5, 3).astype(dtype), np.ones(5, np.int64))    # min == max
+
+
+def histogram_of_nan(a):
+    return np.histogram(a)
+
+
+def test_histogram_of_a_non_finite_range_is_a_runtime_value_error():
+    with pytest.raises(ValueError):
+        histogram_of_nan(np.array([1.0, np.nan]))
+    raises_at(histogram_of_nan, (np.array([1.0, np.nan]),), ValueError, match="not finite",
+              line_of="np.histogram")
+    check(histogram_of_nan, np.array([1.0, 2.0]))       # the check passes
+
+
+def histogram_auto_bins(a):
+    return np.histogram(a, bins="auto")
+
+
+def histogram_bad_range(a):
+    return np.histogram(a, range=(3, 1))
+
+
+def test_histogram_errors():
+    raises_at(histogram_auto_bins, (np.ones(3),), tpucc.errors.UnsupportedError,
+              match="static integer number of bins", line_of="np.histogram")
+    with pytest.raises(ValueError):
+        histogram_bad_range(np.ones(3))
+    raises_at(histogram_bad_range, (np.ones(3),), tpucc.errors.UserCodeError,
+              match="max must be larger", line_of="np.histogram")

@@ -929,6 +929,16 @@ gen_lexsort = rotating(
     v(arr(4)), once=[v((arr(3), arr(4))), v(())])
 
 
+gen_histogram = rotating(
+    v(arr(20)), v(arr(4, 5), bins=4, range=(0, 3)), v(arr(12), bins=3, density=True),
+    v(arr(10), bins=5, weights=arr(10, dtype=OTHER)), v(arr(0)), v(arr(6), bins=2, range=(1, 1)),
+    once=[v(arr(5), bins=0), v(arr(5), range=(2, 1)),
+          v(arr(5), bins="auto", refused=True, note="bins from the data: a runtime count")])
+gen_histogram_bin_edges = rotating(
+    v(arr(20)), v(arr(4, 5), bins=4, range=(0, 3)), v(arr(12), 3), v(arr(0)),
+    once=[v(arr(5), bins=0), v(arr(5), range=(2, 1))])
+
+
 # Refused with the reason (see tpucc/ops/searching.py).
 gen_refused_partition = rotating(v(arr(5), 2, refused=True), once=[v(arr(3, 4), 1, refused=True)])
 gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True))
@@ -1157,6 +1167,8 @@ FUNCTION_KINDS = {
     "vander": (gen_vander, ALL_DTYPES), "polyval": (gen_polyval, ALL_DTYPES),
     "convolve": (gen_convolve, ALL_DTYPES), "isin": (gen_isin, ALL_DTYPES),
     "lexsort": (gen_lexsort, ALL_DTYPES),
+    "histogram": (gen_histogram, ALL_DTYPES),
+    "histogram_bin_edges": (gen_histogram_bin_edges, ALL_DTYPES),
 }
 
 # Methods take the kind of the function of the same name, except these.
