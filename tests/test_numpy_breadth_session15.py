@@ -543,3 +543,44 @@ def test_histogram_errors():
         histogram_bad_range(np.ones(3))
     raises_at(histogram_bad_range, (np.ones(3),), tpucc.errors.UserCodeError,
               match="max must be larger", line_of="np.histogram")
+
+
+# --- refused: results whose length depends on the values -----------------------------------------
+
+def uniques(x):
+    return np.unique(x)
+
+
+def nonzeros(x):
+    return np.nonzero(x > 0)
+
+
+def nonzero_method(x):
+    return (x > 0).nonzero()
+
+
+def argwheres(x):
+    return np.argwhere(x)
+
+
+def flatnonzeros(x):
+    return np.flatnonzero(x)
+
+
+@pytest.mark.parametrize("fn,name", [(uniques, "np.unique"), (nonzeros, "np.nonzero"),
+                                     (nonzero_method, "np.nonzero"), (argwheres, "np.argwhere"),
+                                     (flatnonzeros, "np.flatnonzero")])
+def test_data_dependent_lengths_are_refused_with_what_to_do(fn, name):
+    err = raises_at(fn, (np.array([1.0, 0.0, 2.0]),), tpucc.errors.UnsupportedError,
+                    match=f"{name} of a runtime array .* depends on the values",
+                    line_of="return ")
+    assert "known" in str(err)      # the hint: what compiles instead
+
+
+def first_positions(cond):
+    # the replacement the hints suggest: the first K positions where cond holds
+    return np.argsort(~cond, kind="stable")[:2], np.count_nonzero(cond)
+
+
+def test_the_suggested_nonzero_replacement_compiles():
+    check(first_positions, np.array([False, True, False, True, True]))

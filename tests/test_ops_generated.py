@@ -942,6 +942,7 @@ gen_histogram_bin_edges = rotating(
 # Refused with the reason (see tpucc/ops/searching.py).
 gen_refused_partition = rotating(v(arr(5), 2, refused=True), once=[v(arr(3, 4), 1, refused=True)])
 gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True))
+gen_refused_data_dependent = rotating(v(arr(5), refused=True), once=[v(arr(2, 3), refused=True)])
 
 
 def complex_part(part):
@@ -1149,6 +1150,8 @@ FUNCTION_KINDS = {
     "cov": (gen_cov, ALL_DTYPES), "corrcoef": (gen_cov, ALL_DTYPES),
     "partition": (gen_refused_partition, CORE), "argpartition": (gen_refused_partition, CORE),
     "bincount": (gen_refused_bincount, (np.dtype("int64"),)),
+    **{n: (gen_refused_data_dependent, CORE)
+       for n in ("unique", "nonzero", "argwhere", "flatnonzero")},
     "percentile": (gen_percentile, ALL_DTYPES), "quantile": (gen_quantile, ALL_DTYPES),
     "real": (gen_complex_part, CORE), "imag": (gen_complex_part, CORE),
     "angle": (gen_complex_part, CORE),

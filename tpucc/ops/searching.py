@@ -1,7 +1,8 @@
 """Index arithmetic and searches in sorted arrays: np.unravel_index,
 np.ravel_multi_index, np.searchsorted (function and method), np.digitize;
-and the NumPy functions refused here with the reason (np.partition,
-np.argpartition, np.bincount).
+and the NumPy functions refused here with the reason and what compiles
+instead (np.partition, np.argpartition, np.bincount, np.unique, np.nonzero,
+np.argwhere, np.flatnonzero).
 
 Shapes are static, index values runtime.  Where NumPy raises on a runtime
 value (an index past the array's size, a sorter entry out of range, bins
@@ -289,3 +290,32 @@ def bincount(x, weights=None, minlength=0):
         hint="with a known number of bins K: counts = np.zeros(K, np.int64); "
              "np.add.at(counts, x, 1) (or np.zeros(K) and np.add.at(counts, x, weights)); "
              "x must lie in [0, K)")
+
+
+# np.unique, np.nonzero, np.argwhere, np.flatnonzero: how many elements they
+# return depends on the values.  Each refusal says what compiles instead.
+_DATA_DEPENDENT = {
+    "np.unique": "with a known bound K on the distinct values: np.isin(np.arange(K), x) marks "
+                 "those present, and np.sort(x) with x[1:] != x[:-1] marks where new values "
+                 "start (a static shape: mask, don't select)",
+    "np.nonzero": "keep the shape: np.where(cond, x, fill) selects values, np.count_nonzero "
+                  "counts them, and np.argsort(~cond, kind='stable')[:K] gives the first K "
+                  "positions where cond holds, for a known K",
+    "np.argwhere": "np.argsort(~cond.ravel(), kind='stable')[:K] and np.unravel_index give "
+                   "the first K positions for a known K; np.where(cond, x, fill) keeps the shape",
+    "np.flatnonzero": "np.argsort(~cond.ravel(), kind='stable')[:K] gives the first K "
+                      "positions for a known K; np.count_nonzero counts them",
+}
+
+
+def _refuse_data_dependent(name):
+    def refused(*args, **kwargs):
+        raise UnsupportedError(f"{name} of a runtime array is not supported: the length of its "
+                               "result depends on the values, and compiled code needs static "
+                               "shapes", hint=_DATA_DEPENDENT[name])
+    return refused
+
+
+for _name in _DATA_DEPENDENT:
+    implements(getattr(np, _name[3:]))(_refuse_data_dependent(_name))
+implements(method="nonzero")(_refuse_data_dependent("np.nonzero"))
