@@ -230,7 +230,7 @@ def nonzero(x):
 
 
 def histogram(x):
-    return np.histogram(x)  # <- here
+    return np.histogram(x, bins="auto")  # <- here
 
 
 def math_on_runtime(x):
@@ -698,13 +698,13 @@ REFUSALS = [
     R(fft, E.UnsupportedError, "numpy.fft.fft() is not supported"),
     R(partitions, E.UnsupportedError, "np.partition is not supported on runtime arrays: the "
       "order NumPy leaves"),
-    R(unique, E.UnsupportedError, "numpy.unique() is not supported"),
-    R(nonzero, E.UnsupportedError, "numpy.nonzero() is not supported"),
-    R(histogram, E.UnsupportedError, "numpy.histogram() is not supported"),
+    R(unique, E.UnsupportedError, "np.unique of a runtime array is not supported: the length"),
+    R(nonzero, E.UnsupportedError, "np.nonzero of a runtime array is not supported: the length"),
+    R(histogram, E.UnsupportedError, "only a static integer number of bins"),
     R(math_on_runtime, E.UnsupportedError, "math.gamma() is not supported on runtime arrays"),
     R(out_keyword, E.UnsupportedError, "the out=/where=/casting= arguments are not supported"),
     R(misspelled_keyword, E.UnsupportedError, "np.sum: unsupported arguments ['axes']"),
-    R(nonzero_method, E.UnsupportedError, "`.nonzero` is not supported"),
+    R(nonzero_method, E.UnsupportedError, "np.nonzero of a runtime array is not supported"),
     R(pad_reflect, E.UnsupportedError, "np.pad(mode='reflect') is not supported"),
     R(reshape_fortran, E.UnsupportedError, "reshape(order='F') is not supported"),
     # E200
