@@ -194,11 +194,12 @@ def _matrix_norm(x, ord, axes, keepdims):
     row, col = (normalize_axis(a, x.ndim) for a in axes)
     if row == col:
         raise ShapeError("Duplicate axes given.")
-    if ord == 2 or ord == -2 or ord == "nuc":
-        raise UnsupportedError(f"np.linalg.norm(ord={ord!r}) of a matrix needs its singular "
-                               "values (an SVD), which tpucc does not compile",
-                               hint="use ord='fro', 1, -1, np.inf or -np.inf")
-    if ord is None or _is_fro(ord):
+    if ord == 2 or ord == -2 or ord == "nuc":      # NumPy's _multi_svd_norm
+        from .decompositions import singular_values
+        s = singular_values(moveaxis(x, (row, col), (-2, -1)))
+        result = (_sum(s, -1) if ord == "nuc" else
+                  METHODS["max" if ord == 2 else "min"](s, axis=-1))
+    elif ord is None or _is_fro(ord):
         result = _ufunc("sqrt", _sum(x * x, (row, col)))
     elif ord == 1 or ord == -1:         # the largest (smallest) column sum
         result = _extreme("max" if ord > 0 else "min", _abs_sums(x, row), col - (col > row))
