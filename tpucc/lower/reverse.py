@@ -108,6 +108,12 @@ def _input_cotangents(op, lowered, out_cts, values, active) -> list:
     return cts
 
 
+_NO_DERIVATIVE_HINTS = {
+    "linalg_svd": "np.linalg.svd(a, full_matrices=False) has a derivative (and the same S)",
+    "linalg_eig": "derivatives of non-symmetric eigenvectors are defined only under "
+                  "assumptions jax cannot check; np.linalg.eigvals or eigh have them"}
+
+
 def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:
     """jax.vjp of the op's own lowering with respect to its active inputs
     (environment values: Phys are pytrees, so cotangents keep their layout)."""
@@ -124,7 +130,12 @@ def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:
             outs = lower_registry_op(op, args).outs
         return [outs[k] for k in float_outs]
 
-    outs, pullback = jax.vjp(fn, *(inputs[k] for k in wrt))
+    try:
+        outs, pullback = jax.vjp(fn, *(inputs[k] for k in wrt))
+    except NotImplementedError as e:    # jax has no derivative here (svd's full U)
+        from ..errors import GradError
+        raise GradError(f"reverse-mode differentiation through {op.name} is not supported "
+                        f"here: {e}", op.loc, hint=_NO_DERIVATIVE_HINTS.get(op.name)) from None
     seeds = []
     for k, out in zip(float_outs, outs):
         ct = out_cts[k]

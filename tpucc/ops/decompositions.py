@@ -340,7 +340,8 @@ def _lstsq_abstract(avals, rcond):
 def _lstsq_lower(lc, a, b, rcond):
     """LAPACK's gelsd, as NumPy calls it: the minimum-norm solution through
     the SVD, singular values at or below rcond * s[0] taken as zero; the
-    residuals (M > N) are the squared norms of b's part outside a's range."""
+    residuals (M > N, full rank) are the squared norms of b's part outside
+    a's range, b - U U^H b."""
     dt, rdt = lc.out_avals[0].dtype, lc.out_avals[1].dtype
     a, b = lax.convert_element_type(a, dt), lax.convert_element_type(b, dt)
     (m, n), vector = a.shape, b.ndim == 1
@@ -350,14 +351,13 @@ def _lstsq_lower(lc, a, b, rcond):
         rank, s = jnp.int32(0), jnp.zeros((0,), rdt)
         outside = b2
     else:
-        u, s, vh = jnp.linalg.svd(a, full_matrices=m > n)
+        u, s, vh = jnp.linalg.svd(a, full_matrices=False)   # (the full U has no derivative)
         large = s > (np.finfo(rdt).eps * max(m, n) if rcond is None or rcond < 0 else rcond) * s[0]
         rank = jnp.sum(large, dtype=np.int32)
         inverse = jnp.where(large, 1 / jnp.where(large, s, 1), 0).astype(rdt)
-        k = min(m, n)
-        ub = jnp.matmul(jnp.conj(u[:, :k]).T, b2, precision=_HIGHEST)
+        ub = jnp.matmul(jnp.conj(u).T, b2, precision=_HIGHEST)
         x = jnp.matmul(jnp.conj(vh).T, inverse[:, None].astype(dt) * ub, precision=_HIGHEST)
-        outside = jnp.matmul(jnp.conj(u[:, n:]).T, b2, precision=_HIGHEST) if m > n else None
+        outside = b2 - jnp.matmul(u, ub, precision=_HIGHEST) if m > n else None
     if m > n:
         residuals = jnp.sum(jnp.real(outside * jnp.conj(outside)), axis=0).astype(rdt)
     else:
@@ -374,12 +374,17 @@ register("linalg_lstsq", _lstsq_abstract, _lstsq_lower, numpy=_lstsq_numpy)
 
 @implements(np.linalg.lstsq)
 def lstsq(a, b, rcond=None):
-    a, b = as_array(a), as_array(b)
+    return lstsq_arrays(as_array(a), as_array(b), rcond, residuals=True)
+
+
+def lstsq_arrays(a, b, rcond, residuals):
+    """lstsq; without `residuals` (the caller drops them: polyfit) no
+    runtime check of the rank."""
     rcond = None if rcond is None else float(rcond)
-    x, residuals, rank, s = _emit("linalg_lstsq", a, b, rcond=rcond)
-    if a.ndim == 2 and a.shape[0] > a.shape[1]:
+    x, resids, rank, s = _emit("linalg_lstsq", a, b, rcond=rcond)
+    if residuals and a.ndim == 2 and a.shape[0] > a.shape[1]:
         _require_full_rank(rank, a.shape[1])
-    return x, residuals, _scalars(rank), s
+    return x, resids, _scalars(rank), s
 
 
 def _require_full_rank(rank, n):

@@ -1,10 +1,16 @@
-"""Polynomials and discrete convolution: np.vander, np.polyval,
+"""Polynomials and discrete convolution: np.vander, np.polyval, np.polyfit,
 np.convolve (and the `correlate` op it is made of).
 
 vander and polyval are NumPy's loops unrolled (the number of columns and
 of coefficients is static), so every product rounds where NumPy's does.
 convolve is one op: a correlation of the longer array, zero-padded as
 NumPy pads it for each mode, with the reversed shorter one.
+
+polyfit is NumPy's: the Vandermonde columns scaled to unit norm, then
+np.linalg.lstsq.  Its RankWarning (a rank below deg + 1, known only at run
+time) is not given; with full=True the residuals follow lstsq's rule (see
+decompositions.py: a rank-deficient fit raises at run time where NumPy
+would return empty residuals).
 """
 from __future__ import annotations
 
@@ -12,11 +18,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import UserCodeError
+from ..errors import UnsupportedError, UserCodeError
 from ..ir import AVal
-from .elementwise import astype
+from .elementwise import astype, emit_ufunc
 from .manipulation import as_array
-from .registry import NUMPY, as_array_operand, implements, register, static_index
+from .registry import METHODS, NUMPY, as_array_operand, implements, register, static_index
 from .shape import reshape, stack
 
 
@@ -57,6 +63,53 @@ def polyval(p, x):
     for i in range(p.shape[0]):
         y = y * x + p[i]
     return y
+
+
+# --- polyfit ---------------------------------------------------------------------------------
+
+def _plus_zero(x):
+    """NumPy's `asarray(x) + 0.0`: integers become float64, floats keep their dtype."""
+    return as_array(x) + 0.0
+
+
+@implements(np.polyfit)
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    from .decompositions import lstsq_arrays
+    if cov:
+        raise UnsupportedError("np.polyfit(cov=True) is not supported",
+                               hint="np.linalg.inv of lhs.T @ lhs, scaled as NumPy's "
+                                    "polyfit does, gives it")
+    order = int(deg) + 1
+    x, y = _plus_zero(x), _plus_zero(y)
+    if deg < 0:
+        raise UserCodeError("ValueError: expected deg >= 0")
+    if x.ndim != 1:
+        raise UserCodeError("TypeError: expected 1D vector for x")
+    if x.size == 0:
+        raise UserCodeError("TypeError: expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise UserCodeError("TypeError: expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise UserCodeError("TypeError: expected x and y to have same length")
+    if rcond is None:
+        rcond = x.shape[0] * np.finfo(x.dtype).eps     # a NumPy scalar, as full=True returns it
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = _plus_zero(w)
+        if w.ndim != 1:
+            raise UserCodeError("TypeError: expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise UserCodeError("TypeError: expected w and y to have the same length")
+        # NumPy's in-place `lhs *= w[:, newaxis]` keeps lhs's dtype
+        lhs = astype(lhs * w[:, None], lhs.dtype, copy=False)
+        rhs = astype(rhs * (w[:, None] if rhs.ndim == 2 else w), rhs.dtype, copy=False)
+    scale = emit_ufunc("sqrt", METHODS["sum"](lhs * lhs, axis=0))
+    lhs = astype(lhs / scale, lhs.dtype, copy=False)
+    c, resids, rank, s = lstsq_arrays(lhs, rhs, rcond, residuals=full)
+    c = METHODS["transpose"](METHODS["transpose"](c) / scale)
+    if full:
+        return c, resids, rank, s, rcond
+    return c
 
 
 # --- convolve ---------------------------------------------------------------------------------
