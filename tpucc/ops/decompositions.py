@@ -145,7 +145,9 @@ def _eye_like(shape, dt):
 
 def _svd_abstract(avals, full_matrices, compute_uv, hermitian):
     a, = avals
-    m, n = _square(a) if hermitian else _matrix(a)
+    m, n = _matrix(a)
+    if hermitian:
+        _square(a)
     dt, k = linalg_dtype(avals), min(m, n)
     s = _aval(real_dtype(dt), a.shape[:-2] + (k,))
     if not compute_uv:
