@@ -140,12 +140,14 @@ def test_norm_empty_and_scalar():
     check(empty_and_scalar_norms, np.zeros(0), np.array(-2.5))
 
 
-def norm_matrix_2(m):
-    return np.linalg.norm(m, 2)  # <- here
+def singular_value_norms(m):
+    return np.linalg.norm(m, 2), np.linalg.norm(m, -2), np.linalg.norm(m, "nuc", axis=(1, 0))
 
 
-def norm_nuclear(m):
-    return np.linalg.norm(m, "nuc", axis=(0, 1))  # <- here
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_norm_by_singular_values(dtype):
+    """ord 2, -2 and 'nuc' of matrices (session 15: through np.linalg.svd)."""
+    check(singular_value_norms, _r((3, 5), dtype), rtol=1e-5)
 
 
 def norm_bad_matrix_ord(m):
@@ -792,8 +794,6 @@ REFUSALS = [
     (vsplit_vector, (_r((6,)),), E.ShapeError, "vsplit only works on arrays of 2 or more"),
     (split_scalar, (_r((6,)),), E.ShapeError, "0-d"),
     (split_runtime_sections, (_r((6,)),), E.StaticValueError, "depends on runtime values"),
-    (norm_matrix_2, (_r((3, 3)),), E.UnsupportedError, r"ord=2\).*singular values"),
-    (norm_nuclear, (_r((3, 3)),), E.UnsupportedError, "ord='nuc'"),
     (norm_bad_matrix_ord, (_r((3, 3)),), E.UserCodeError, "Invalid norm order for matrices"),
     (norm_fro_vector, (_r((3, 3)),), E.UserCodeError, "Invalid norm order 'fro' for vectors"),
     (norm_three_axes, (_r((2, 2, 2)),), E.ShapeError, "Improper number of dimensions"),

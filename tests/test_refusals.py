@@ -200,21 +200,21 @@ def random_generator(x):
     return x + rng.normal(size=3)
 
 
-def linalg_svd(x):
-    u, s, vt = np.linalg.svd(x)  # <- here
-    return s
+def linalg_qr_raw(x):
+    h, tau = np.linalg.qr(x, mode="raw")  # <- here
+    return tau
 
 
 def linalg_eig(x):
     return np.linalg.eig(x)  # <- here
 
 
-def linalg_norm_spectral(x):
-    return np.linalg.norm(x, 2)  # <- here
+def matrix_power_runtime_exponent(x):
+    return np.linalg.matrix_power(x, x[0, 0])  # <- here
 
 
-def fft(x):
-    return np.fft.fft(x)  # <- here
+def fftn_s_without_axes(x):
+    return np.fft.fftn(x, s=(2, 2))  # <- here
 
 
 def partitions(x):
@@ -692,10 +692,12 @@ REFUSALS = [
     R(hashes_array, E.UnsupportedError, "hash() is not supported on runtime arrays"),
     R(random_rand, E.UnsupportedError, "would be evaluated once at compile time"),
     R(random_generator, E.UnsupportedError, "np.random.default_rng would be evaluated once"),
-    R(linalg_svd, E.UnsupportedError, "numpy.linalg.svd() is not supported", _matrix),
-    R(linalg_eig, E.UnsupportedError, "numpy.linalg.eig() is not supported", _matrix),
-    R(linalg_norm_spectral, E.UnsupportedError, "needs its singular values", _matrix),
-    R(fft, E.UnsupportedError, "numpy.fft.fft() is not supported"),
+    R(linalg_qr_raw, E.UnsupportedError, "qr(mode='raw') is not supported", _matrix),
+    R(linalg_eig, E.UnsupportedError, "np.linalg.eig of a real matrix: NumPy returns real "
+      "arrays when every eigenvalue is real", _matrix),
+    R(matrix_power_runtime_exponent, E.StaticValueError, "matrix_power needs an exponent known at "
+      "compile time", _matrix),
+    R(fftn_s_without_axes, E.UnsupportedError, "`s` without `axes` is deprecated", _matrix),
     R(partitions, E.UnsupportedError, "np.partition is not supported on runtime arrays: the "
       "order NumPy leaves"),
     R(unique, E.UnsupportedError, "np.unique of a runtime array is not supported: the length"),

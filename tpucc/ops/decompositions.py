@@ -53,7 +53,7 @@ def real_dtype(dt: np.dtype) -> np.dtype:
     return np.finfo(dt).dtype
 
 
-def _matrix(a: AVal, what: str = "") -> tuple:
+def _matrix(a: AVal) -> tuple:
     if a.ndim < 2:
         raise ShapeError(f"{a.ndim}-dimensional array given. Array must be at least "
                          "two-dimensional")
@@ -72,9 +72,8 @@ def _aval(dtype, shape) -> AVal:
 
 
 def _register(name, abstract, lower, numpy=None):
-    """An op whose operands are cast to the computation dtype (the
-    abstract's `compute` attribute is not needed: the first result's dtype
-    or its complex/real partner decides)."""
+    """An op of one matrix operand: `lower(x, **attrs)` gets it in the
+    computation dtype (linalg_dtype), its results are cast to the abstract's."""
     def lowering(lc, *xs, **attrs):
         dt = linalg_dtype(lc.in_avals[:1])
         xs = [lax.convert_element_type(x, dt) for x in xs[:1]] + list(xs[1:])
