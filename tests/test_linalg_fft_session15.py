@@ -295,6 +295,21 @@ def test_norm_by_singular_values(dtype):
     check(svd_norms, matrices(2, 4, 3, dtype=dtype), **tol(dtype))
 
 
+def complex_norms(x, m):
+    return (np.linalg.norm(x), np.linalg.norm(x, 1), np.linalg.norm(x, 0), np.linalg.norm(x, 3),
+            np.linalg.norm(x, np.inf), np.linalg.norm(x, 2, keepdims=True),
+            np.linalg.norm(m), np.linalg.norm(m, "fro"), np.linalg.norm(m, 1),
+            np.linalg.norm(m, -np.inf), np.linalg.norm(m, 2), np.linalg.norm(m, "nuc"),
+            np.linalg.norm(m, axis=1), np.linalg.norm(m, "fro", axis=(1, 0), keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_norm_of_complex_arrays(dtype):
+    check(complex_norms, matrices(5, dtype=dtype), matrices(2, 3, 4, dtype=dtype)[0],
+          **tol(dtype))
+    check(lambda m: np.linalg.norm(m, axis=(0, 2)), matrices(2, 3, 4, dtype=dtype), **tol(dtype))
+
+
 # --- eig / eigvals: complex matrices compile, real ones are refused ------------------------
 
 def eig_residual(a):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from .creation import arange, eye, zeros
+from .elementwise import imag, real
 from .linalg import dot
 from .manipulation import as_array
 from .registry import METHODS, implements, normalize_axis, static_index
@@ -113,9 +114,7 @@ def kron(a, b):
 
 def _norm_operand(x):
     x = as_array(x)
-    if x.dtype.kind == "c":
-        raise UnsupportedError("np.linalg.norm of complex arrays is not supported")
-    if x.dtype.kind != "f":     # NumPy computes integer and bool norms in float64
+    if x.dtype.kind not in "fc":     # NumPy computes integer and bool norms in float64
         x = METHODS["astype"](x, np.float64)
     return x
 
@@ -139,7 +138,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if axis is None and (ord is None or (_is_fro(ord) and x.ndim == 2)
                          or (ord == 2 and x.ndim == 1)):
         flat = reshape(x, -1)       # NumPy's fast path: sqrt(x.dot(x)) of the flat array
-        result = _ufunc("sqrt", dot(flat, flat))
+        if flat.dtype.kind == "c":
+            re, im = real(flat), imag(flat)
+            result = _ufunc("sqrt", dot(re, re) + dot(im, im))
+        else:
+            result = _ufunc("sqrt", dot(flat, flat))
         # (a scalar's reshape to () is still a scalar)
         return reshape(result, (1,) * x.ndim) if keepdims and x.ndim else result
     axes = _norm_axes(axis, x.ndim)
@@ -175,16 +178,16 @@ def _vector_norm(x, ord, axis, keepdims):
     if ord == np.inf or ord == -np.inf:
         return _extreme("max" if ord > 0 else "min", _ufunc("absolute", x), axis, keepdims)
     if ord is None or ord == 2:
-        return _ufunc("sqrt", _sum(x * x, axis, keepdims))
+        return _ufunc("sqrt", _sum(_squares(x), axis, keepdims))
     if isinstance(ord, str):
         raise UserCodeError(f"ValueError: Invalid norm order '{ord}' for vectors")
     if ord == 0:
-        return _sum(METHODS["astype"](x != 0, x.dtype), axis, keepdims)
+        return _sum(METHODS["astype"](x != 0, _real_dtype(x)), axis, keepdims)
     absx = _ufunc("absolute", x)
     if ord == 1:
         return _sum(absx, axis, keepdims)
     # NumPy's in-place steps: |x| **= ord, then total **= 1/ord computed in the total's dtype
-    powered = METHODS["astype"](_ufunc("power", absx, ord), x.dtype)
+    powered = METHODS["astype"](_ufunc("power", absx, ord), absx.dtype)
     total = _sum(powered, axis, keepdims)
     exponent = np.reciprocal(np.asarray(ord), dtype=total.dtype)
     return METHODS["astype"](_ufunc("power", total, exponent), total.dtype)
@@ -200,7 +203,7 @@ def _matrix_norm(x, ord, axes, keepdims):
         result = (_sum(s, -1) if ord == "nuc" else
                   METHODS["max" if ord == 2 else "min"](s, axis=-1))
     elif ord is None or _is_fro(ord):
-        result = _ufunc("sqrt", _sum(x * x, (row, col)))
+        result = _ufunc("sqrt", _sum(_squares(x), (row, col)))
     elif ord == 1 or ord == -1:         # the largest (smallest) column sum
         result = _extreme("max" if ord > 0 else "min", _abs_sums(x, row), col - (col > row))
     elif ord == np.inf or ord == -np.inf:   # the largest (smallest) row sum
@@ -212,6 +215,17 @@ def _matrix_norm(x, ord, axes, keepdims):
         shape[row] = shape[col] = 1
         result = reshape(result, tuple(shape))
     return result
+
+
+def _real_dtype(x):
+    return np.finfo(x.dtype).dtype
+
+
+def _squares(x):
+    """|x|**2 as NumPy's norm computes it: (x.conj() * x).real for complex x."""
+    if x.dtype.kind != "c":
+        return x * x
+    return real(_ufunc("conjugate", x) * x)
 
 
 def _abs_sums(x, axis):
