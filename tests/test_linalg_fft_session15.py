@@ -412,10 +412,23 @@ def test_polyfit(dtype):
     check(lambda x, y: np.polyfit(x, y, 1), x, y.astype(np.float64), **tol(dtype))
 
 
-def test_polyfit_refusals_and_errors():
+def covariances(x, y):
+    return (np.polyfit(x, y, 1, cov=True), np.polyfit(x, y, 2, cov="unscaled"),
+            np.polyfit(x, y, 2, w=np.abs(x) + 1, cov=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_polyfit_covariance(dtype):
+    x = np.linspace(-2, 3, 11)
+    y = 0.5 * x ** 2 - x + np.sin(7 * x) / 10
+    check(covariances, x.astype(dtype), y.astype(dtype), **tol(dtype))
+    check(covariances, x.astype(dtype), np.stack([y, x * y], 1).astype(dtype), **tol(dtype))
+
+
+def test_polyfit_errors():
     x = np.linspace(0, 1, 5)
-    raises_at(lambda x: np.polyfit(x, x, 1, cov=True), (x,), tpucc.errors.UnsupportedError,
-              match="cov")
+    raises_at(lambda x: np.polyfit(x, x, 4, cov=True), (x,), tpucc.errors.UserCodeError,
+              match="must exceed order")
     raises_at(lambda x: np.polyfit(x, x, -1), (x,), tpucc.errors.UserCodeError,
               match="deg >= 0")
     raises_at(lambda x: np.polyfit(x, x[:3], 1), (x,), tpucc.errors.UserCodeError,

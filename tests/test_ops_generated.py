@@ -1176,7 +1176,8 @@ gen_polyfit = rotating(lv(arr(6), 1, fn=polyfit_on_grid), lv(arr(7), 2, fn=polyf
                        lv(arr(6), 1, w=np.arange(6) + 1.0, fn=polyfit_on_grid),
                        lv(arr(6), 1, full=True, fn=polyfit_on_grid),
                        once=[v(arr(6), -1, fn=polyfit_on_grid),
-                             v(arr(6), 1, cov=True, refused=True, fn=polyfit_on_grid),
+                             lv(arr(6), 1, cov=True, fn=polyfit_on_grid),
+                             lv(arr(6, 2), 2, cov="unscaled", fn=polyfit_on_grid),
                              v(arr(4), arr(5), 1)])
 gen_vander = rotating(v(arr(4)), v(arr(5), 3), v(arr(3), 4, increasing=True), v(arr(0)),
                       once=[v(arr(2, 2))])

@@ -8,9 +8,9 @@ NumPy pads it for each mode, with the reversed shorter one.
 
 polyfit is NumPy's: the Vandermonde columns scaled to unit norm, then
 np.linalg.lstsq.  Its RankWarning (a rank below deg + 1, known only at run
-time) is not given; with full=True the residuals follow lstsq's rule (see
-decompositions.py: a rank-deficient fit raises at run time where NumPy
-would return empty residuals).
+time) is not given; with full=True or cov=True (scaled by the residuals)
+the residuals follow lstsq's rule (see decompositions.py: a rank-deficient
+fit raises at run time where NumPy would return empty residuals).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import UnsupportedError, UserCodeError
+from ..errors import UserCodeError
 from ..ir import AVal
 from .elementwise import astype, emit_ufunc
 from .manipulation import as_array
@@ -75,10 +75,6 @@ def _plus_zero(x):
 @implements(np.polyfit)
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     from .decompositions import lstsq_arrays
-    if cov:
-        raise UnsupportedError("np.polyfit(cov=True) is not supported",
-                               hint="np.linalg.inv of lhs.T @ lhs, scaled as NumPy's "
-                                    "polyfit does, gives it")
     order = int(deg) + 1
     x, y = _plus_zero(x), _plus_zero(y)
     if deg < 0:
@@ -105,11 +101,34 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         rhs = astype(rhs * (w[:, None] if rhs.ndim == 2 else w), rhs.dtype, copy=False)
     scale = emit_ufunc("sqrt", METHODS["sum"](lhs * lhs, axis=0))
     lhs = astype(lhs / scale, lhs.dtype, copy=False)
-    c, resids, rank, s = lstsq_arrays(lhs, rhs, rcond, residuals=full)
+    scaled_cov = cov and cov != "unscaled" and not full
+    c, resids, rank, s = lstsq_arrays(lhs, rhs, rcond, residuals=full or scaled_cov)
     c = METHODS["transpose"](METHODS["transpose"](c) / scale)
     if full:
         return c, resids, rank, s, rcond
+    if cov:
+        return c, _covariance(lhs, scale, resids, x.shape[0], order, y.ndim, scaled_cov)
     return c
+
+
+def _covariance(lhs, scale, resids, points, order, y_ndim, scaled):
+    """NumPy's: inv(lhs.T @ lhs) / outer(scale, scale), times the residuals
+    per degree of freedom unless cov="unscaled"."""
+    from .linalg import dot, outer
+    from .solvers import inv
+    transpose = METHODS["transpose"]
+    base = inv(dot(transpose(lhs), lhs))
+    base = astype(base / outer(scale, scale), base.dtype, copy=False)     # NumPy's in-place /=
+    if not scaled:
+        fac = 1
+    else:
+        if points <= order:
+            raise UserCodeError("ValueError: the number of data points must exceed order to "
+                                "scale the covariance matrix")
+        fac = resids / (points - order)
+    if y_ndim == 1:
+        return base * fac
+    return base[:, :, None] * fac
 
 
 # --- convolve ---------------------------------------------------------------------------------
