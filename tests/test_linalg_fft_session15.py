@@ -613,3 +613,51 @@ def test_gradient_without_a_derivative_names_the_line():
         tpucc.grad(loss_full_svd)(matrices(4, 3))
     assert "full_matrices=False" in info.value.hint
     assert info.value.loc.line == loss_full_svd.__code__.co_firstlineno + 1
+
+
+# --- ahead of time: LAPACK custom calls in a fresh process ----------------------------------
+
+SPECTRAL = '''
+import numpy as np
+from tpucc.aot import entry
+
+@entry("f64[4,4]", "f32[8]")
+def spectral(a, x):
+    w, v = np.linalg.eigh(a + a.T)
+    s = np.linalg.svd(a, compute_uv=False)
+    sol = np.linalg.lstsq(a[:, :3], x[:4].astype(np.float64))[0]
+    return w, s, sol, np.linalg.slogdet(a)[1], np.fft.rfft(x), np.linalg.pinv(a) @ a
+'''
+
+
+def test_decompositions_run_from_an_artifact_in_a_fresh_process(tmp_path):
+    """The executable's LAPACK calls (eigh, svd, lstsq, slogdet, pinv) and its
+    FFT, loaded without compiling (LAPACK initialized first: jax issue 28908)."""
+    import subprocess
+    import sys
+    import textwrap
+    from conftest import child_env
+    from tpucc import aot
+    model = tmp_path / "spectral.py"
+    model.write_text(SPECTRAL)
+    [built] = aot.build_file(str(model), str(tmp_path))
+    a, x = matrices(4, 4), matrices(8, dtype=np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "x.npy", x)
+    script = f"""
+        import numpy as np, tpucc
+        a, x = np.load({str(tmp_path / 'a.npy')!r}), np.load({str(tmp_path / 'x.npy')!r})
+        f = tpucc.load({built.path!r}, prefer="executable")
+        assert f.using.startswith("executable"), f.using
+        np.savez({str(tmp_path / 'out.npz')!r}, *f(a, x))
+    """
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+                          text=True, env=child_env(), timeout=300)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr}"
+    got = np.load(tmp_path / "out.npz")
+    ns: dict = {}
+    exec(compile(SPECTRAL, str(model), "exec"), ns)
+    expected = ns["spectral"](a, x)
+    for k, e in enumerate(expected):
+        assert got[f"arr_{k}"].dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(got[f"arr_{k}"], e, rtol=2e-5, atol=1e-5)
