@@ -661,3 +661,18 @@ def test_decompositions_run_from_an_artifact_in_a_fresh_process(tmp_path):
     for k, e in enumerate(expected):
         assert got[f"arr_{k}"].dtype == np.asarray(e).dtype
         np.testing.assert_allclose(got[f"arr_{k}"], e, rtol=2e-5, atol=1e-5)
+
+
+def singular_values_only(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def test_svd_for_a_tpu_target_is_refused_not_a_libtpu_abort():
+    """jax 0.10.2's TPU SVD under x64 aborts libtpu's compiler (the process);
+    lowering for a TPU target refuses it (eigh, hermitian=True, compiles)."""
+    from tpucc.ops.registry import lowering_for
+    a = matrices(4, 4)
+    with lowering_for(("tpu",)):
+        with pytest.raises(tpucc.errors.UnsupportedError, match="cannot be compiled for TPU"):
+            tpucc.compile(singular_values_only).lower(a)
+        tpucc.compile(lambda a: np.linalg.svd(a + a.T, hermitian=True)).lower(a)

@@ -26,6 +26,8 @@ Data-dependent results and what is done about them:
   RuntimeRaiseError (a LinAlgError-like ValueError) when the call returns.
 - NumPy raises LinAlgError when a factorization does not converge; the
   compiled program gives the NaN that the factorization produces.
+
+TPU targets: SVDs (jax_svd) and eig are refused, see there.
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from jax import lax
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .manipulation import as_array
-from .registry import METHODS, NUMPY, implements, register
+from .registry import NUMPY, implements, register, target_platforms
 from .solvers import linalg_dtype
 
 _linalg = np.linalg._linalg      # NumPy's result types (EighResult, SVDResult, ...)
@@ -142,6 +144,19 @@ def _eye_like(shape, dt):
 
 # --- svd -----------------------------------------------------------------------------------
 
+def jax_svd(x, full_matrices=True, compute_uv=True):
+    """jnp.linalg.svd, except for TPU targets: jax 0.10.2's TPU SVD under
+    x64 (which tpucc lowers under) aborts libtpu's compiler (`Check failed:
+    buffer != nullptr` in shape.h, the whole process), so it is refused."""
+    if "tpu" in target_platforms():
+        raise UnsupportedError(
+            "singular values (np.linalg.svd, pinv, lstsq, matrix_rank, cond, norm 2/-2/'nuc', "
+            "polyfit) cannot be compiled for TPU: jax's TPU SVD aborts libtpu's compiler "
+            "with 64-bit types enabled", hint="compute them on the CPU or GPU; for a hermitian "
+            "matrix, np.linalg.eigh gives them (|eigenvalues|)")
+    return jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
 def _svd_abstract(avals, full_matrices, compute_uv, hermitian):
     a, = avals
     m, n = _matrix(a)
@@ -166,7 +181,7 @@ def _svd_lower(x, full_matrices, compute_uv, hermitian):
         return _eye_like(batch + (m, ucols), x.dtype), s, _eye_like(batch + (vrows, n), x.dtype)
     if hermitian:
         return _hermitian_svd(x, compute_uv)
-    out = jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    out = jax_svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
     return tuple(out) if compute_uv else out
 
 
@@ -283,6 +298,10 @@ def _eig_abstract(avals, vectors):
 
 
 def _eig_lower(x, vectors):
+    if "tpu" in target_platforms():
+        raise UnsupportedError("np.linalg.eig / eigvals have no TPU implementation (jax's "
+                               "nonsymmetric eigendecomposition runs on CPU and GPU)",
+                               hint="np.linalg.eigh / eigvalsh for hermitian matrices")
     if x.shape[-1] == 0:
         w = jnp.zeros(x.shape[:-1], x.dtype)
         return (w, x) if vectors else w
@@ -352,8 +371,9 @@ def _lstsq_lower(lc, a, b, rcond):
         rank, s = jnp.int32(0), jnp.zeros((0,), rdt)
         outside = b2
     else:
-        u, s, vh = jnp.linalg.svd(a, full_matrices=False)   # (the full U has no derivative)
-        large = s > (np.finfo(rdt).eps * max(m, n) if rcond is None or rcond < 0 else rcond) * s[0]
+        u, s, vh = jax_svd(a, full_matrices=False)     # (the full U has no derivative)
+        eps = np.finfo(rdt).eps     # NumPy's default rcond; LAPACK's for a negative one
+        large = s > (eps * max(m, n) if rcond is None else eps if rcond < 0 else rcond) * s[0]
         rank = jnp.sum(large, dtype=np.int32)
         inverse = jnp.where(large, 1 / jnp.where(large, s, 1), 0).astype(rdt)
         ub = jnp.matmul(jnp.conj(u).T, b2, precision=_HIGHEST)
@@ -509,9 +529,11 @@ def _cond_abstract(avals, p):
 
 def _cond_lower(x, p):
     if p in (None, 2, -2):
-        s = jnp.linalg.svd(x, compute_uv=False)
+        s = jax_svd(x, compute_uv=False)
         r = s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
     else:
+        if p == "nuc":
+            jax_svd(x, compute_uv=False)    # (the TPU check)
         norm = lambda y: jnp.linalg.norm(y, ord=p, axis=(-2, -1))    # noqa: E731
         r = norm(x) * norm(jnp.linalg.inv(x))
     # NaN (a singular matrix) is inf unless the matrix holds NaN, as NumPy
