@@ -931,7 +931,8 @@ gen_cross = rotating(
     v(arr(3), arr(3)), v(arr(2, 3), arr(3, dtype=OTHER)), v(arr(3, 2), arr(3, 4), axis=0),
     v(arr(4, 2), arr(4, 3)), v(arr(2), arr(2)),
     once=[v(arr(4), arr(4)), v(arr(), arr(3))])
-gen_vander = rotating(v(arr(4)), v(arr(3), 5), v(arr(3), 2, increasing=True), v(arr(0)),
+gen_vander = rotating(v(arr(4)), v(arr(3), 5), v(arr(5), 3), v(arr(3), 2, increasing=True),
+                      v(arr(3), 4, increasing=True), v(arr(0)),
                       once=[v(arr(2, 2)), v(arr(3), -1)])
 gen_polyval = rotating(v(arr(4), arr(3, 2)), v(arr(3), arr()), v(arr(2), arr(4, dtype=OTHER)),
                        v(arr(0), arr(3)))
@@ -1179,8 +1180,6 @@ gen_polyfit = rotating(lv(arr(6), 1, fn=polyfit_on_grid), lv(arr(7), 2, fn=polyf
                              lv(arr(6), 1, cov=True, fn=polyfit_on_grid),
                              lv(arr(6, 2), 2, cov="unscaled", fn=polyfit_on_grid),
                              v(arr(4), arr(5), 1)])
-gen_vander = rotating(v(arr(4)), v(arr(5), 3), v(arr(3), 4, increasing=True), v(arr(0)),
-                      once=[v(arr(2, 2))])
 
 # np.fft: every kind, lengths, axes and norms.
 FFT_ONCE = [v(arr(4), 0), v(arr(0)), v(arr()), v(arr(4), norm="sideways"), v(arr(4), axis=1)]
@@ -1322,7 +1321,6 @@ FUNCTION_KINDS = {
     "matrix_power": (gen_matrix_power, ALL_DTYPES), "lstsq": (gen_lstsq, ALL_DTYPES),
     "pinv": (gen_pinv, ALL_DTYPES), "matrix_rank": (gen_matrix_rank, ALL_DTYPES),
     "cond": (gen_cond, ALL_DTYPES), "polyfit": (gen_polyfit, ALL_DTYPES),
-    "vander": (gen_vander, ALL_DTYPES),
     **{n: (gen_fft_1d, ALL_DTYPES) for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")},
     **{n: (gen_fft_nd, ALL_DTYPES) for n in ("fft2", "ifft2", "rfft2", "irfft2", "fftn",
                                              "ifftn", "rfftn", "irfftn")},
