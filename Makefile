@@ -1,7 +1,7 @@
 # The two commands: `make demo` (main job) and `make test` (the test suite).
 # Each creates .venv from pyproject.toml on first use.
 PY ?= python3.11
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-tpu

@@ -59,7 +59,9 @@ MAX_OBJECTS = 200_000           # a bigger world is traced rather than walked
 MAX_TOKENS = 300_000
 _LIBRARIES = frozenset({"numpy", "jax", "jaxlib", "tpucc", "ml_dtypes", "builtins"}) | \
     frozenset(getattr(sys, "stdlib_module_names", ()))
-_SKIPPED_CLASS_KEYS = frozenset({"__dict__", "__weakref__", "_abc_impl"})   # caches, slots
+# Caches and slots; 3.13's `__firstlineno__` (where the class statement is,
+# which moves with unrelated edits above it).
+_SKIPPED_CLASS_KEYS = frozenset({"__dict__", "__weakref__", "_abc_impl", "__firstlineno__"})
 _BUILTIN_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType,
                       types.WrapperDescriptorType, types.MethodDescriptorType,
                       types.ClassMethodDescriptorType, types.GetSetDescriptorType,

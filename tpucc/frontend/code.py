@@ -51,8 +51,9 @@ def decode(code: types.CodeType) -> FunctionCode:
     target = lambda blk: index[id(blk)]  # noqa: E731
     blocks = []
     last_line = code.co_firstlineno
+    cells = frozenset(code.co_cellvars + code.co_freevars)
     for i, raw in enumerate(graph):
-        instrs, kwnames = [], []
+        instrs, state = [], pyversion.BlockState(cells)
         for item in raw:
             if isinstance(item, bytecode.TryBegin):
                 _refuse_user_try(item, graph, code, last_line)
@@ -61,7 +62,7 @@ def decode(code: types.CodeType) -> FunctionCode:
                 continue        # TryEnd, SetLineno
             loc = _loc(item, code, last_line)
             last_line = loc.line
-            for op, arg in pyversion.canonicalize(item, target, kwnames):
+            for op, arg in pyversion.canonicalize(item, target, state):
                 instrs.append(Instr(op, arg, loc))
         nxt = index[id(raw.next_block)] if raw.next_block is not None else None
         blocks.append(Block(i, instrs, nxt))

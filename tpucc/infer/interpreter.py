@@ -449,8 +449,20 @@ def FORMAT_VALUE(f, flags):
             return
         raise StaticValueError("formatting a runtime array into a string needs its value "
                                "at compile time", hint="use print(x) to print it at run time")
-    conv = {1: str, 2: repr, 3: ascii}.get(flags & 0x03)
+    conv = _CONVERSIONS.get(flags & 0x03)
     f.push(format(conv(v) if conv else v, spec))
+
+
+# f"{v!s}", f"{v!r}", f"{v!a}": FORMAT_VALUE's low flag bits, CONVERT_VALUE's argument.
+_CONVERSIONS = {1: str, 2: repr, 3: ascii}
+
+
+@handler
+def CONVERT_VALUE(f, which):
+    """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE.  A runtime array is left
+    for FORMAT_VALUE, which shows or refuses it."""
+    if not isinstance(f.stack[-1], Array):
+        f.push(_CONVERSIONS[which](f.pop()))
 
 
 @handler
@@ -553,6 +565,13 @@ def CALL(f, arg):
 
 
 @handler
+def CALL_KW(f, argc):
+    """3.13: the keyword names are a tuple on the stack, not an argument."""
+    kwnames = f.pop()
+    CALL(f, (argc, kwnames))
+
+
+@handler
 def CALL_FUNCTION_EX(f, flags):
     kwargs = f.pop() if flags & 1 else {}
     args = f.interp.static_items(f.pop())
@@ -570,10 +589,34 @@ def MAKE_FUNCTION(f, flags):
         f.pop()
     kwdefaults = f.pop() if flags & 0x02 else None
     defaults = tuple(f.pop()) if flags & 0x01 else None
-    fn = types.FunctionType(code, f.globals, code.co_name, defaults, closure)
+    f.push(_function(code, f.globals, defaults, kwdefaults, closure))
+
+
+def _function(code, globals_, defaults, kwdefaults, closure):
+    if closure is None and code.co_freevars:
+        # 3.13 sets the closure after making the function (SET_FUNCTION_ATTRIBUTE).
+        closure = tuple(types.CellType() for _ in code.co_freevars)
+    fn = types.FunctionType(code, globals_, code.co_name, defaults, closure)
     fn.__kwdefaults__ = kwdefaults
     fn.__qualname__ = code.co_qualname
-    f.push(fn)
+    return fn
+
+
+@handler
+def SET_FUNCTION_ATTRIBUTE(f, flag):
+    """3.13: MAKE_FUNCTION makes a bare function; each of its defaults,
+    keyword defaults, annotations and closure is set by one of these, with
+    MAKE_FUNCTION's flag bits.  The closure is read-only on a function
+    object, so the function is made again."""
+    fn, value = f.pop(), f.pop()
+    defaults, kwdefaults, closure = fn.__defaults__, fn.__kwdefaults__, fn.__closure__
+    if flag == 0x01:
+        defaults = tuple(value)
+    elif flag == 0x02:
+        kwdefaults = value
+    elif flag == 0x08:
+        closure = tuple(value)
+    f.push(_function(fn.__code__, fn.__globals__, defaults, kwdefaults, closure))
 
 
 @handler
@@ -666,7 +709,7 @@ RUNTIME_TEXT = "<runtime value>"
 _RAISE_BLOCK_OPS = {"LOAD_ASSERTION_ERROR", "LOAD_GLOBAL", "PUSH_NULL", "PRECALL", "CALL",
                     "RAISE_VARARGS"}
 _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_ATTR",
-                "FORMAT_VALUE", "BUILD_STRING"}
+                "FORMAT_VALUE", "CONVERT_VALUE", "BUILD_STRING"}
 
 
 def _raised_by(f, index: int) -> tuple | None:

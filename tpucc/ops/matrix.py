@@ -238,6 +238,21 @@ def _abs_sums(x, axis):
 # (a missing third component of a 2-vector is zero, which NumPy leaves out
 # of the expressions: 0 - a2 * b1 is written -(a2 * b1)).
 
+def _check_cross_sizes(na: int, nb: int) -> None:
+    """Which vector sizes np.cross takes is NumPy's to say: 2 and 3 in NumPy
+    2.0 to 2.4 (2, deprecated), 3 only since.  It raises as NumPy does, on
+    vectors of zeros of those sizes."""
+    if na == nb == 3:
+        return
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.cross(np.zeros(na), np.zeros(nb))
+        except ValueError as e:
+            raise UserCodeError(f"ValueError: {e}") from None
+
+
 @implements(np.cross)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
@@ -248,9 +263,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a = moveaxis(a, normalize_axis(axisa, a.ndim), -1)
     b = moveaxis(b, normalize_axis(axisb, b.ndim), -1)
     na, nb = a.shape[-1], b.shape[-1]
-    if na not in (2, 3) or nb not in (2, 3):
-        raise UserCodeError("ValueError: incompatible dimensions for cross product\n"
-                            "(dimension must be 2 or 3)")
+    _check_cross_sizes(na, nb)
     from .elementwise import astype
     dtype = np.promote_types(a.dtype, b.dtype)
     a, b = astype(a, dtype), astype(b, dtype)
