@@ -577,3 +577,56 @@ def test_conv_weights_are_stored_in_the_layout_the_convolution_reads(tmp_path, p
     assert_same(namespace["features"](x), f(x), rtol=1e-5, atol=1e-5)
     text = CliRunner().invoke(main, ["inspect", str(art)]).output
     assert "stored transposed: axes (2, 3, 1, 0) of the source's f32[8,3,3,3]" in text
+
+
+NAMED_RESULTS = '''
+import collections
+import numpy as np
+from tpucc.aot import entry
+
+Stats = collections.namedtuple("Stats", "mean spread")
+
+
+@entry("f64[3,3]")
+def spectrum(a):
+    return np.linalg.eigh(a @ a.T)
+
+
+@entry("f32[4]")
+def stats(x):
+    return Stats(x.mean(), (x.max() - x.min(), x.std()))
+'''
+
+
+def test_named_tuple_results(tmp_path):
+    """NumPy's result tuples (EighResult) come back as themselves; a named
+    tuple class of the model file, whose module the loader never imports, as
+    a stand-in with its name and fields."""
+    model = tmp_path / "named.py"
+    model.write_text(NAMED_RESULTS)
+    built = {os.path.basename(b.path).split(".")[0]: b.path
+             for b in aot.build_file(str(model), str(tmp_path))}
+    ns: dict = {}
+    exec(compile(NAMED_RESULTS, str(model), "exec"), ns)
+    a = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])
+    result = tpucc.load(built["spectrum"])(a)
+    assert type(result) is type(np.linalg.eigh(a))
+    np.testing.assert_allclose(result.eigenvalues, ns["spectrum"](a).eigenvalues, rtol=1e-12)
+    x = np.array([1.0, 2.0, 4.0, 8.0], np.float32)
+    script = (f"import numpy as np, tpucc\n"
+              f"s = tpucc.load({built['stats']!r})(np.array({x.tolist()}, np.float32))\n"
+              f"print(type(s).__name__, s._fields, s.mean, s.spread[1])")
+    proc = _python(script)
+    assert proc.returncode == 0, proc.stderr
+    expected = ns["stats"](x)
+    assert proc.stdout.split() == ["Stats", "('mean',", "'spread')", str(expected.mean),
+                                   str(expected.spread[1])]
+    text = CliRunner().invoke(main, ["inspect", built["stats"]]).output
+    assert re.search(r"out\.mean +f32\[\]", text) and re.search(r"out\.spread\[1\] +f32", text)
+    assert aot.tree.describe(json.loads(open(os.path.join(built["stats"], "manifest.json")).read())
+                             ["outputs"]["tree"]) == "Stats(mean=f32[], spread=(f32[], f32[]))"
+    np.savez(tmp_path / "in.npz", x=x)
+    out = tmp_path / "o.npz"
+    assert _cli("run", built["stats"], "--input", str(tmp_path / "in.npz"),
+                "--output", str(out)).returncode == 0
+    assert sorted(np.load(out)) == ["out.mean", "out.spread[0]", "out.spread[1]"]

@@ -447,6 +447,8 @@ def _out_paths(treedef) -> list[str]:
             stack.extend(reversed([(t, f"{path}[{i}]") for i, t in enumerate(td[1])]))
         elif td[0] == "dict":
             stack.extend(reversed([(t, f"{path}[{k!r}]") for k, t in zip(td[1], td[2])]))
+        elif td[0] == "object":
+            stack.extend(reversed([(t, f"{path}.{k}") for k, t in zip(td[2], td[3])]))
         else:
             out.append(path)
     return out

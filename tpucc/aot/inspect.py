@@ -166,6 +166,6 @@ def _collect(node, value, out):
         elif "dict" in n:
             stack.extend((c, v[k]) for k, c in reversed(n["dict"]))
         else:
-            stack.extend(reversed(list(zip(next(iter(n.values())), v))))
+            stack.extend(reversed(list(zip(tree.children(n), v))))
     if not out and node.get("leaf") is None and not tree.leaves(node):
         raise ArtifactError("the entry returns nothing to write")

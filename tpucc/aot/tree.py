@@ -1,7 +1,9 @@
 """JSON form of argument and output structures, for the manifest.
 
 A node is {"tuple": [nodes]}, {"list": [nodes]}, {"dict": [[key, node], ...]}
-(keys keep their str/int type) or a leaf, a dict with a "leaf" key:
+(keys keep their str/int type), {"namedtuple": {"module": M, "name": Q,
+"fields": [names], "items": [nodes]}} (e.g. NumPy's EighResult) or a leaf, a
+dict with a "leaf" key:
 
     {"leaf": "array", "input": i, "dtype": "float32", "shape": [8, 4], "path": "x"}
     {"leaf": "scalar", "type": "float", "input": i, "dtype": "float64", "shape": [],
@@ -16,6 +18,10 @@ infer.state.flatten gives, so leaves are in the order of the flat inputs
 and outputs of the compiled module.
 """
 from __future__ import annotations
+
+import collections
+import sys
+from functools import lru_cache
 
 import numpy as np
 
@@ -78,7 +84,37 @@ def _encode(td, it):
         return {kind: [_encode(t, it) for t in td[1]]}
     if kind == "dict":
         return {"dict": [[k, _encode(t, it)] for k, t in zip(td[1], td[2])]}
+    if kind == "object" and issubclass(td[1], tuple):
+        cls = td[1]
+        return {"namedtuple": {"module": cls.__module__, "name": cls.__qualname__,
+                               "fields": list(td[2]), "items": [_encode(t, it) for t in td[3]]}}
+    if kind == "object":
+        raise NotStorable(f"a {td[1].__name__} object")
     raise NotStorable(f"a {kind} iterator")
+
+
+def children(node) -> list:
+    """The child nodes of a container node, in order."""
+    if "dict" in node:
+        return [v for _, v in node["dict"]]
+    if "namedtuple" in node:
+        return node["namedtuple"]["items"]
+    return next(iter(node.values()))
+
+
+@lru_cache(maxsize=256)
+def namedtuple_class(module: str, name: str, fields: tuple) -> type:
+    """The named tuple class an artifact's result was: the class itself
+    when its module is already imported (NumPy's EighResult), else a
+    stand-in with the same name and fields.  An artifact never makes the
+    loader import a module: it is data."""
+    cls = sys.modules.get(module)
+    for part in name.split("."):
+        cls = getattr(cls, part, None)
+    if isinstance(cls, type) and issubclass(cls, tuple) and \
+            tuple(getattr(cls, "_fields", ())) == fields:
+        return cls
+    return collections.namedtuple(name.rsplit(".", 1)[-1], fields)
 
 
 def leaves(node) -> list:
@@ -88,10 +124,8 @@ def leaves(node) -> list:
         n = stack.pop()
         if "leaf" in n:
             out.append(n)
-        elif "dict" in n:
-            stack.extend(v for _, v in reversed(n["dict"]))
         else:
-            stack.extend(reversed(next(iter(n.values()))))
+            stack.extend(reversed(children(n)))
     return out
 
 
@@ -104,6 +138,10 @@ def build(node, leaf_value):
         return tuple(build(n, leaf_value) for n in node["tuple"])
     if "list" in node:
         return [build(n, leaf_value) for n in node["list"]]
+    if "namedtuple" in node:
+        spec = node["namedtuple"]
+        cls = namedtuple_class(spec["module"], spec["name"], tuple(spec["fields"]))
+        return cls(*(build(n, leaf_value) for n in spec["items"]))
     return {k: build(n, leaf_value) for k, n in node["dict"]}
 
 
@@ -125,4 +163,8 @@ def describe(node) -> str:
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if "list" in node:
         return "[" + ", ".join(describe(n) for n in node["list"]) + "]"
+    if "namedtuple" in node:
+        spec = node["namedtuple"]
+        items = ", ".join(f"{k}={describe(n)}" for k, n in zip(spec["fields"], spec["items"]))
+        return f"{spec['name'].rsplit('.', 1)[-1]}({items})"
     return "{" + ", ".join(f"{k!r}: {describe(n)}" for k, n in node["dict"]) + "}"
