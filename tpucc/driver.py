@@ -479,7 +479,7 @@ def checked_caller(call, check_records):
     written back or returned."""
     def run_checked(*inputs):
         outs = call(*inputs)
-        failed = checks.error(check_records, outs[-1])
+        failed = checks.error(check_records, outs)
         if failed is not None:
             raise failed
         return outs

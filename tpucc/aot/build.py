@@ -191,7 +191,7 @@ def build_entry(ep: EntryPoint, out_dir, model: dict, targets=("cpu",), emit=(),
     traced = lowered.traced
     signature = {"inputs": _inputs(ep, args, kwargs, traced), "outputs": _outputs(ep, traced),
                  "writebacks": _writebacks(ep, traced),
-                 "checks": traced.checks}       # runtime index checks: the last output
+                 "checks": traced.checks}       # runtime checks (infer/checks.py)
     files: dict = {}
     with p.stage("export stablehlo"):
         exported = _export(ep, lowered, chosen)

@@ -230,7 +230,7 @@ class LoadedEntry:
             check_updated_arguments(self._updated_args, leaves, lambda i: f"input {i}")
         with jax.enable_x64(True):
             outs = self._run(*leaves, *self._captured)
-        failed = checks.error(self._checks, outs[-1]) if self._checks else None
+        failed = checks.error(self._checks, outs) if self._checks else None
         if failed is not None:
             raise failed
         if self._writebacks:

@@ -44,9 +44,10 @@ class Context:
     namespaces: dict = field(default_factory=dict)  # id(guarded namespace) -> (it, owner, kind)
     module_reads: list = field(default_factory=list)  # (module, name) read, present or not
     writebacks: list = field(default_factory=list)
-    checks: list = field(default_factory=list)   # (message, loc, hint) per runtime check
+    checks: list = field(default_factory=list)   # checks.require's tuple per runtime check
     error_code: object = None                     # the checks' Array (see checks.py)
     error_code_origin: object = None
+    message_slots: dict = field(default_factory=dict)   # AVal -> [Array] (checks._slot)
     # Lists and dicts rebuilt after a runtime `if` or loop because they are
     # other objects (or hold other items) on different paths: id -> object.
     merged_containers: dict = field(default_factory=dict)

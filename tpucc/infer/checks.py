@@ -7,14 +7,31 @@ order) was the first to fail.  The code is an Array made before any region,
 so runtime branches and loops carry its updates as they carry any outer
 array's (control.journaled_region).  The driver raises the failed check's
 error when the call returns, before writing anything back.
+
+A check whose message formats runtime values (messages.py) also carries
+them: each goes into a message slot, an Array made as if before any region
+too, updated only where the check is the first to fail (a select on the
+condition that sets the code).  Checks share the slots (one per dtype and
+shape, or more when one message has several such values): only the first
+failure writes.  The slots are results of the program just before the
+code; a program without such messages has none.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import Loc, RuntimeIndexError, TpuccError, runtime_raise_class
-from . import builder
-from .values import Array
+from ..errors import (RAISABLE_AT_RUN_TIME, Loc, RuntimeIndexError, RuntimeRaiseError,
+                      TpuccError, runtime_raise_class)
+from ..ir import AVal
+from . import builder, messages
+from .control import in_open_region
+from .values import Array, compile_time_kind
+
+# The most elements a runtime value in a message may have to be carried out
+# of the executable: NumPy prints arrays up to this size in full (its print
+# threshold).  A larger one shows as messages.RUNTIME_TEXT instead of adding
+# its bytes to the outputs of every call.
+MAX_MESSAGE_VALUE_SIZE = 1000
 
 
 def start(context) -> None:
@@ -23,44 +40,118 @@ def start(context) -> None:
     context.error_code_origin = context.error_code.var
 
 
-def require(ok: Array, message: str, hint: str | None = None, raises: str | None = None,
+def require(ok: Array, message, hint: str | None = None, raises: str | None = None,
             loc: Loc | None = None) -> None:
     """The runtime bool `ok` must hold here, else the call raises `message`
     at `loc` (default: the current line): a RuntimeIndexError, or, with
     `raises` (a built-in exception's name, the program's own `assert` /
-    `raise`), a RuntimeRaiseError of that class."""
+    `raise`), a RuntimeRaiseError of that class.  `message` is a string or
+    a messages.Message whose runtime values the check carries."""
     c = builder.ctx()
-    c.checks.append((message, loc or c.loc, hint, raises))
+    parts = None
+    if isinstance(message, messages.Message):
+        parts, shown_all = _carry(c, ok, message)
+        if not shown_all:
+            hint = (hint + "; " if hint else "") + (
+                f"runtime values of more than {MAX_MESSAGE_VALUE_SIZE} elements in its "
+                f"message show as {messages.RUNTIME_TEXT}")
+        message = message.text()
+    c.checks.append((message, loc or c.loc, hint, raises, parts))
     c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
 
 
+def _carry(c, ok: Array, message) -> tuple[list, bool]:
+    """Stores the message's runtime values in slots where this check is the
+    first to fail (call before the check updates the code).  Returns the
+    message's parts, each text or (slot, weak type name, scalar, field),
+    and whether every value is carried."""
+    from . import _py_type
+    first = builder.emit("logical_and", builder.emit("equal", c.error_code, np.int32(0)),
+                         builder.emit("logical_not", ok))
+    parts, used, shown_all = [], {}, True
+    for part in message.parts:
+        if isinstance(part, str):
+            parts.append(part)
+            continue
+        v = part.value
+        if v.size > MAX_MESSAGE_VALUE_SIZE:
+            parts.append(messages.RUNTIME_TEXT)
+            shown_all = False
+            continue
+        aval = v.aval.strong()
+        slot = _slot(c, aval, used.setdefault(aval, 0))
+        used[aval] += 1
+        slot.set(builder.emit("select", first, v, slot).var)
+        weak = _py_type(v.aval).__name__ if v.weak else None
+        parts.append((slot, weak, compile_time_kind(v.immutable) is not False, part))
+    return parts, shown_all
+
+
+def _slot(c, aval: AVal, n: int) -> Array:
+    """Message slot `n` of type `aval`, made when first needed, as if before
+    any region: its zeros are emitted at the top of the program and its
+    serial is 0 (as a captured array's), so runtime branches, loops and
+    differentiated functions carry its updates as they carry the error
+    code's, wherever it is first used."""
+    slots = c.message_slots.setdefault(aval, [])
+    while len(slots) <= n:
+        with in_open_region(c.regions[0]):
+            slot = Array(builder.emit("full", shape=aval.shape, dtype=aval.dtype, value=0).var)
+        slot.serial = 0
+        slots.append(slot)
+    return slots[n]
+
+
 def finish(context, results: list) -> list:
-    """Appends the error code to the program's results when a check was
-    made (else drops its constant); returns the checks as records."""
+    """Appends the message slots and the error code to the program's
+    results when a check was made (else drops the code's constant);
+    returns the checks as records."""
     if not context.checks:
         first = context.regions[0].ops
         first[:] = [op for op in first if op.outputs[:1] != (context.error_code_origin,)]
         return []
+    outputs = {}
+    for slots in context.message_slots.values():
+        for slot in slots:
+            outputs[id(slot)] = len(results)
+            results.append(slot.var)
     results.append(context.error_code.var)
-    return [record(*check) for check in context.checks]
+    return [record(*check, outputs=outputs) for check in context.checks]
 
 
-def record(message: str, loc: Loc | None, hint: str | None, raises: str | None = None) -> dict:
-    """A check as plain data (trace records and artifacts store it as JSON)."""
+def record(message: str, loc: Loc | None, hint: str | None, raises: str | None = None,
+           parts: list | None = None, outputs: dict | None = None) -> dict:
+    """A check as plain data (trace records and artifacts store it as JSON).
+    `message` is the text to show; with `parts` (require's), also the
+    template the values are formatted into, their results' indices taken
+    from `outputs` (id(slot) -> index)."""
     where = None if loc is None else [loc.file, loc.line, loc.col, loc.func]
     out = {"message": message, "loc": where, "hint": hint}
     if raises is not None:
         out["raises"] = raises
+    if parts is not None:
+        out["template"] = [p if isinstance(p, str) else
+                           messages.template_field(outputs[id(p[0])], *p[1:]) for p in parts]
     return out
 
 
-def error(checks: list, code) -> TpuccError | None:
-    """The error of failed check `code` (the program's last result), or None."""
-    code = int(np.asarray(code))
+def error(checks: list, outs) -> TpuccError | None:
+    """The error of the failed check, if any: `outs` are the executable's
+    outputs, the last the code (0: none failed)."""
+    code = int(np.asarray(outs[-1]))
     if code == 0:
         return None
     check = checks[code - 1]
     loc = Loc(*check["loc"]) if check["loc"] else None
     raises = check.get("raises")
     kind = RuntimeIndexError if raises is None else runtime_raise_class(raises)
-    return kind(check["message"], loc, check["hint"])
+    if "template" not in check:         # (also: artifacts built before templates)
+        return kind(check["message"], loc, check["hint"])
+    try:
+        message = messages.render(check["template"], outs)
+    except Exception as e:  # noqa: BLE001 - eager code raises this formatting the message
+        name = type(e).__name__
+        failed = runtime_raise_class(name) if name in RAISABLE_AT_RUN_TIME else RuntimeRaiseError
+        return failed(str(e), loc, f"Python raises this {name} formatting the message of "
+                                   f"the {raises} at this line, as eager code would")
+    return kind(message, loc, check["hint"])

@@ -17,7 +17,7 @@ from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffec
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, checks, control
+from . import builder, checks, control, messages
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
@@ -50,9 +50,9 @@ class Frame:
         self.stack: list = []
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
         self.entry_depth = builder.ctx().runtime_depth
-        # While a runtime `raise`'s message is computed (_static_message): the
-        # text a runtime value formatted into it shows as.
-        self.runtime_text: str | None = None
+        # While a runtime `raise`'s message is computed (_static_message):
+        # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
+        self.format_runtime = None
 
     def push(self, v):
         self.stack.append(v)
@@ -444,8 +444,8 @@ def FORMAT_VALUE(f, flags):
     spec = f.pop() if flags & 0x04 else ""
     v = f.pop()
     if isinstance(v, Array):
-        if f.runtime_text is not None:
-            f.push(f.runtime_text)
+        if f.format_runtime is not None:
+            f.push(f.format_runtime(v, flags & 0x03, spec))
             return
         raise StaticValueError("formatting a runtime array into a string needs its value "
                                "at compile time", hint="use print(x) to print it at run time")
@@ -689,23 +689,18 @@ def BRANCH(f, arg, block, stops):
         raised = _raised_by(f, raising)
         if raised is not None:
             name, message = raised
-            hint = _RUNTIME_RAISE_HINT
-            if RUNTIME_TEXT in message:
-                hint += f"; runtime values in its message show as {RUNTIME_TEXT}"
             checks.require(holds(), message, raises=name, loc=f.fc.blocks[raising].instrs[-1].loc,
-                           hint=hint)
+                           hint=_RUNTIME_RAISE_HINT)
             return Exit((other,))
     return control.runtime_branch(f, block.index, pred, if_true, if_false, stops)
 
 
 _RUNTIME_RAISE_HINT = ("the condition depends on runtime values: compiled code checks it and "
                        "raises when the call returns")
-# A runtime value formatted into the message (f"bad value {x.max()}") is not
-# shown: the error is raised with this in its place.
-RUNTIME_TEXT = "<runtime value>"
 # What a block that only raises may do: load the exception class and a
 # message, call the class, raise.  The message is a constant or an f-string,
-# computed now: static values in it are shown, runtime ones as RUNTIME_TEXT.
+# computed now: static values are formatted into it, runtime ones are
+# carried to the host and formatted there (messages.py).
 _RAISE_BLOCK_OPS = {"LOAD_ASSERTION_ERROR", "LOAD_GLOBAL", "PUSH_NULL", "PRECALL", "CALL",
                     "RAISE_VARARGS"}
 _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_ATTR",
@@ -713,9 +708,10 @@ _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_AT
 
 
 def _raised_by(f, index: int) -> tuple | None:
-    """(exception class name, message) when block `index` is an `assert`'s
-    failure or `raise SomeError(message)`, of a built-in exception the
-    error can be rebuilt from (errors.RAISABLE_AT_RUN_TIME); else None."""
+    """(exception class name, message: a str or messages.Message) when block
+    `index` is an `assert`'s failure or `raise SomeError(message)`, of a
+    built-in exception the error can be rebuilt from
+    (errors.RAISABLE_AT_RUN_TIME); else None."""
     instrs = f.fc.blocks[index].instrs
     if not instrs or instrs[-1].op != "RAISE_VARARGS" or instrs[-1].arg != 1 or \
             any(i.op not in _RAISE_BLOCK_OPS | _MESSAGE_OPS for i in instrs):
@@ -742,23 +738,25 @@ def _raised_by(f, index: int) -> tuple | None:
 
 def _static_message(f, instrs):
     """The message those instructions compute, run on the frame's stack as
-    usual: () for none, None if it is not one static number or string."""
+    usual: () for none, None if it is not one static number or string; a
+    messages.Message if runtime values are formatted into it."""
     depth = len(f.stack)
-    f.runtime_text = RUNTIME_TEXT
+    fields = messages.Fields()
+    f.format_runtime = fields.format
     try:
         for i in instrs:
             HANDLERS[i.op](f, i.arg)
     except TpuccError:      # a runtime value used otherwise (a runtime format spec)
         return None
     finally:
-        f.runtime_text = None
+        f.format_runtime = None
         values = f.stack[depth:]
         del f.stack[depth:]
     if not values:
         return ()
     if len(values) > 1 or not isinstance(values[0], (str, int, float)):
         return None
-    return str(values[0])
+    return fields.message(str(values[0]))
 
 
 @terminator
@@ -828,8 +826,9 @@ def RAISE_VARARGS(f, argc, block, stops):
         raise UnsupportedError(
             f"raising {type(exc).__name__} under a runtime condition is not supported",
             hint="`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
-                 "exception; a message of constants and static values, f-strings included) compile to a check made when the call "
-                 "returns (E910); or test static values (shapes, Python values)")
+                 "exception; a message of constants, or an f-string of variables) compile to a "
+                 "check made when the call returns (E910); or test static values (shapes, "
+                 "Python values)")
     raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
 
 
