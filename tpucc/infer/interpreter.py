@@ -443,6 +443,8 @@ def BUILD_STRING(f, n):
 def FORMAT_VALUE(f, flags):
     spec = f.pop() if flags & 0x04 else ""
     v = f.pop()
+    if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
+        v, flags = v.value, flags | v.which
     if isinstance(v, Array):
         if f.format_runtime is not None:
             f.push(f.format_runtime(v, flags & 0x03, spec))
@@ -457,12 +459,21 @@ def FORMAT_VALUE(f, flags):
 _CONVERSIONS = {1: str, 2: repr, 3: ascii}
 
 
+class _Converted:
+    """A runtime value and the conversion 3.13's CONVERT_VALUE asked for,
+    handed to FORMAT_VALUE as 3.11/3.12's flags would: a runtime message
+    value is converted on the host (messages.py), with its format."""
+    __slots__ = ("value", "which")
+
+    def __init__(self, value, which: int):
+        self.value, self.which = value, which
+
+
 @handler
 def CONVERT_VALUE(f, which):
-    """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE.  A runtime array is left
-    for FORMAT_VALUE, which shows or refuses it."""
-    if not isinstance(f.stack[-1], Array):
-        f.push(_CONVERSIONS[which](f.pop()))
+    """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE."""
+    v = f.pop()
+    f.push(_Converted(v, which) if isinstance(v, Array) else _CONVERSIONS[which](v))
 
 
 @handler
