@@ -573,10 +573,16 @@ gen_pad = rotating(
     once=[v(arr(2, 3), ((1, 1), (1, 1), (1, 1))), v(arr(3), -1), v(arr(3), 1.0)])
 gen_tile = rotating(v(arr(2, 3), 2), v(arr(2, 3), (2, 1, 2)), v(arr(3), (2, 2)), v(arr(), 3),
                     v(arr(2, 3), 0), v(arr(0, 3), (2, 2)), once=[v(arr(2, 3), 2.0)])
+gen_sliding_window = rotating(
+    v(arr(6), 3), v(arr(3, 4), (2, 2)), v(arr(3, 4), 2, axis=0), v(arr(3, 4), (2, 3), axis=(1, 0)),
+    v(arr(4), 4),
+    once=[v(arr(4), 5), v(arr(3, 4), 2), v(arr(3, 4), 2, axis=2),
+          v(arr(4), 2, writeable=True, refused=True, note="a copy cannot write through")])
 gen_repeat = rotating(
     v(arr(2, 3), 2), v(arr(2, 3), 3, axis=0), v(arr(2, 3), 2, axis=-1), v(arr(), 3),
-    v(arr(2, 3), 0, axis=1), v(arr(0, 3), 2, axis=0),
-    once=[v(arr(2, 3), 2, axis=2), v(arr(2, 3), -1),
+    v(arr(2, 3), 0, axis=1), v(arr(0, 3), 2, axis=0), v(arr(2, 3), [1, 0, 2], axis=1),
+    v(arr(3), (2, 1, 0)),
+    once=[v(arr(2, 3), 2, axis=2), v(arr(2, 3), -1), v(arr(3), [1, 2]),
           v(arr(2, 3), np.int64(2), refused=True, note="a NumPy scalar count is a runtime value")])
 
 # --- creation ---------------------------------------------------------------------------------
@@ -1262,6 +1268,7 @@ FUNCTION_KINDS = {
     **{n: (gen_accumulating, ALL_DTYPES) for n in ("sum", "prod", "mean")},
     "var": (gen_variance, ALL_DTYPES), "std": (gen_variance, ALL_DTYPES),
     "argmax": (gen_arg_reduction, ALL_DTYPES), "argmin": (gen_arg_reduction, ALL_DTYPES),
+    "nanargmax": (gen_arg_reduction, ALL_DTYPES), "nanargmin": (gen_arg_reduction, ALL_DTYPES),
     "cumsum": (gen_cumulative, ALL_DTYPES), "cumprod": (gen_cumulative, ALL_DTYPES),
     "reshape": (gen_reshape, CORE), "ravel": (gen_ravel, CORE),
     "expand_dims": (gen_expand_dims, CORE), "squeeze": (gen_squeeze, CORE),
@@ -1272,6 +1279,7 @@ FUNCTION_KINDS = {
     "flip": (gen_flip, CORE), "fliplr": (gen_flip_2d, CORE), "flipud": (gen_flip_2d, CORE),
     "roll": (gen_roll, CORE), "where": (gen_where, ALL_DTYPES), "clip": (gen_clip, ALL_DTYPES),
     "pad": (gen_pad, ALL_DTYPES), "tile": (gen_tile, CORE), "repeat": (gen_repeat, CORE),
+    "sliding_window_view": (gen_sliding_window, CORE),
     "round": (gen_round, ALL_DTYPES), "around": (gen_round, CORE), "copy": (gen_copy, CORE),
     "asarray": (gen_asarray, ALL_DTYPES), "array": (gen_asarray, CORE),
     "asanyarray": (gen_asarray, CORE), "ascontiguousarray": (gen_asarray, CORE),

@@ -238,7 +238,7 @@ def math_on_runtime(x):
 
 
 def out_keyword(x):
-    return np.add(x, x, out=x)  # <- here
+    return np.add(x, x, where=x > 0)  # <- here
 
 
 def misspelled_keyword(x):
@@ -428,6 +428,10 @@ def dict_index_runtime(x):
 
 
 def slice_bound_runtime(x):
+    return x.reshape(1, -1)[:, :int(x[0])]  # <- here
+
+
+def returns_runtime_slice(x):
     return x[:int(x[0])]  # <- here
 
 
@@ -459,7 +463,7 @@ def range_of_float(x):
 
 
 def sorted_runtime(x):
-    return sorted(x)  # <- here
+    return sorted(x, key=lambda v: -v)  # <- here
 
 
 def len_of_runtime_range(x):
@@ -704,7 +708,7 @@ REFUSALS = [
     R(nonzero, E.UnsupportedError, "np.nonzero of a runtime array is not supported: the length"),
     R(histogram, E.UnsupportedError, "only a static integer number of bins"),
     R(math_on_runtime, E.UnsupportedError, "math.gamma() is not supported on runtime arrays"),
-    R(out_keyword, E.UnsupportedError, "the out=/where=/casting= arguments are not supported"),
+    R(out_keyword, E.UnsupportedError, "np.add(where=...) without out=: NumPy leaves"),
     R(misspelled_keyword, E.UnsupportedError, "np.sum: unsupported arguments ['axes']"),
     R(nonzero_method, E.UnsupportedError, "np.nonzero of a runtime array is not supported"),
     R(pad_reflect, E.UnsupportedError, "np.pad(mode='reflect') is not supported"),
@@ -746,12 +750,13 @@ REFUSALS = [
     R(list_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(dict_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(slice_bound_runtime, E.StaticValueError, "slice bounds that depend on runtime values"),
+    R(returns_runtime_slice, E.ShapeError, "returning x[i:j]: a slice with runtime bounds"),
     R(reshape_to_runtime_size, E.StaticValueError, "taken from an array is needed at compile time"),
     R(range_runtime_step, E.StaticValueError, "range() with a runtime step"),
     R(formats_runtime, E.StaticValueError, "formatting a runtime array into a string"),
     R(bool_of_array, E.StaticValueError, "only size-1 arrays can be converted to Python scalars"),
     R(range_of_float, E.StaticValueError, "range() needs an integer scalar"),
-    R(sorted_runtime, E.StaticValueError, "the truth value of an array is needed at compile time"),
+    R(sorted_runtime, E.StaticValueError, "sorted() of runtime values would compare them"),
     R(len_of_runtime_range, E.StaticValueError, "len() of a range with a runtime bound"),
     R(transpose_runtime_axes, E.StaticValueError, "is needed at compile time"),
     # E500

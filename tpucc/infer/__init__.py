@@ -111,8 +111,15 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp):
     bound = [_bind_leaf(v, runtime_scalar, params, arrays, sources, path)
              for path, v in td_leaves]
     out = unflatten(td, bound)
-    if isinstance(out, (list, dict)):
-        interp.argument_containers[id(out)] = out     # a copy: changes would be lost
+    work = [out]
+    while work:                 # the lists and dicts in it, nested ones too
+        v = work.pop()
+        if isinstance(v, (list, dict)):
+            interp.argument_containers[id(v)] = v     # a copy: changes would be lost
+        if isinstance(v, (list, tuple)):
+            work.extend(v)
+        elif isinstance(v, dict):
+            work.extend(v.values())
     return out
 
 

@@ -120,11 +120,44 @@ def _reversed_range(r):
 @builtin(py.sorted)
 def sorted_(interp, x, key=None, reverse=False):
     items = interp.static_items(x)
+    if key is None and len(items) > 1 and any(isinstance(v, Array) for v in items):
+        return interp.fresh(_sorted_runtime(items, reverse))
     if key is not None:
         keys = [interp.call(key, [v], {}) for v in items]
+        if len(keys) > 1 and any(isinstance(k, Array) for k in keys):
+            raise _sorted_refusal()
         order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
         return interp.fresh([items[i] for i in order])
     return interp.fresh(sorted(items, reverse=reverse))
+
+
+def _sorted_refusal() -> StaticValueError:
+    return StaticValueError(
+        "sorted() of runtime values would compare them at compile time; it compiles only "
+        "for runtime real scalars of one type, without key=",
+        hint="sort them as an array: np.sort(np.array(items)), or order other values by "
+             "np.argsort(np.array(keys))")
+
+
+def _sorted_runtime(items, reverse):
+    """sorted() of runtime scalars of one type: np.sort of them as one array,
+    taken apart again (NaN last, as np.sort puts it; Python's order around
+    a NaN depends on where it starts)."""
+    from ..ops.indexing import getitem
+    from ..ops.registry import NUMPY
+    first = items[0]
+    if not all(isinstance(v, Array) and v.shape == () and v.aval == first.aval
+               and v.immutable is first.immutable for v in items) or first.dtype.kind == "c":
+        raise _sorted_refusal()
+    ordered = NUMPY[np.sort](NUMPY[np.stack](list(items)))
+    if reverse:
+        ordered = NUMPY[np.flip](ordered)
+    out = []
+    for i in range(len(items)):
+        v = getitem(ordered, i)
+        v.immutable = first.immutable
+        out.append(v)
+    return out
 
 
 @builtin(py.list)
@@ -417,6 +450,19 @@ def _operator_call(fn):
 for _stem in (*OPERATORS, *COMPARISONS, *UNARY_OPERATORS):
     _fn = getattr(operator, _stem, None) or getattr(operator, _stem + "_")
     BUILTINS[_fn] = _operator_call(PY_BINARY["REMAINDER"] if _fn is operator.mod else _fn)
+
+
+def getter_call(interp, getter, obj):
+    """operator.itemgetter(...)(obj) and operator.attrgetter(...)(obj): the
+    subscripts or attribute reads they stand for (their arguments are static,
+    read back from the getter), so that arrays held in obj stay runtime."""
+    _, keys = getter.__reduce__()
+    if isinstance(getter, operator.itemgetter):
+        read = lambda key: interp.getitem(obj, key)   # noqa: E731
+    else:
+        read = lambda path: functools.reduce(interp.getattr, path.split("."), obj)  # noqa: E731
+    values = tuple(read(k) for k in keys)
+    return values[0] if len(values) == 1 else values
 
 
 @builtin(functools.reduce)

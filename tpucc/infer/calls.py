@@ -25,7 +25,7 @@ from ..errors import (LimitError, SideEffectError, StaticValueError, Unsupported
 from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY
 from . import builder
-from .builtins_impl import BUILTINS, REFUSED, refuse_runtime_hash
+from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
 from .values import Array, frozen_kind, set_item
 
@@ -498,6 +498,9 @@ class Interpreter:
             return fn(*args, **kwargs)
         if isinstance(fn, functools.partial):
             return self.call(fn.func, list(fn.args) + list(args), {**fn.keywords, **kwargs})
+        if isinstance(fn, (operator.itemgetter, operator.attrgetter)) and len(args) == 1 \
+                and not kwargs:
+            return getter_call(self, fn, args[0])
         # A callable object need not be hashable (a dataclass with eq=True is not).
         hashable = _hashable(fn)
         if hashable and fn in REFUSED:
@@ -537,8 +540,12 @@ class Interpreter:
 
     def _library_call(self, fn, args, kwargs):
         """A call outside the user's program: evaluated now if all static."""
-        name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
-        module = getattr(fn, "__module__", "") or ""
+        name = getattr(fn, "__qualname__", getattr(fn, "__name__", None))
+        if name is None:            # a callable object: its class names it
+            fn_type = type(fn)
+            name, module = f"{fn_type.__qualname__} object", fn_type.__module__
+        else:
+            module = getattr(fn, "__module__", "") or ""
         if module.startswith("numpy.random"):
             raise UnsupportedError(f"np.random.{name} would be evaluated once at compile time",
                                    hint="draw random numbers outside and pass them in")
@@ -621,7 +628,8 @@ class Interpreter:
             return SeqIter(tuple(frame.yields))
         result = frame.locals.get("<return>")
         if self.depth == 0 and masked.holds_selection((result,), {}):
-            raise masked.refusal("returning x[mask]").with_loc(self.last_return_loc)
+            raise masked.refusal("returning x[mask]", masked.first_selection((result,))
+                                 ).with_loc(self.last_return_loc)
         return result
 
     def _cells(self, fn, frame):

@@ -7,6 +7,7 @@ control.walk.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import os
 import types
@@ -50,6 +51,9 @@ class Frame:
         self.stack: list = []
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
         self.entry_depth = builder.ctx().runtime_depth
+        # Errors and ops in standard-library code the program calls (a
+        # decorator it applies) are placed at the program's line that called it.
+        self.placed = not in_standard_library(func.__code__.co_filename)
         # While a runtime `raise`'s message is computed (_static_message):
         # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
         self.format_runtime = None
@@ -72,31 +76,58 @@ class Frame:
         term = block.terminator
         c = builder.ctx()
         for ins in (block.instrs[:-1] if term is not None else block.instrs):
-            c.loc = ins.loc
+            if self.placed:
+                c.loc = ins.loc
             self.execute(HANDLERS.get(ins.op), ins)
         if term is None:
             return Exit((block.next,))
-        c.loc = term.loc
+        if self.placed:
+            c.loc = term.loc
         return self.execute(TERMINATORS[term.op], term, block, stops)
 
     def execute(self, fn, ins, *extra):
-        if fn is None:
-            raise unsupported_construct(ins)
+        loc = ins.loc if self.placed else None      # None: the calling frame places errors
         try:
+            if fn is None:
+                raise unsupported_construct(ins)
             return fn(self, ins.arg, *extra)
         except TpuccError as e:
-            raise e.with_loc(ins.loc)
+            raise e.with_loc(loc) if loc is not None else _in_library(e, ins.loc)
         except NeedsStatic as e:
-            raise StaticValueError(
+            raise _in_library(StaticValueError(
                 f"{e.what} is needed at compile time, but it depends on runtime values",
-                ins.loc, "compute it from shapes or Python values, or keep the data in arrays "
-                         "(e.g. np.where instead of indexing by a computed position)") from None
+                loc, "compute it from shapes or Python values, or keep the data in arrays "
+                     "(e.g. np.where instead of indexing by a computed position)"),
+                ins.loc) from None
         except RecursionError:
             raise
         except Exception as e:  # noqa: BLE001 - classify user vs internal errors
             if os.environ.get("TPUCC_DEBUG"):
                 raise                       # developers: keep the original traceback
-            raise classify_exception(e, ins.loc) from None
+            raise _in_library(classify_exception(e, loc), ins.loc) from None
+
+
+@functools.lru_cache(maxsize=None)
+def in_standard_library(path: str) -> bool:
+    """Whether a code object's file is Python's own library (not a package
+    installed next to it)."""
+    import sysconfig
+    path = os.path.realpath(path)
+    if "site-packages" in path or "dist-packages" in path:
+        return False
+    roots = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
+    return any(path.startswith(root + os.sep) for root in roots)
+
+
+def _in_library(e: TpuccError, loc) -> TpuccError:
+    """An error without a location raised in standard-library code: it names
+    that code's line in its message (once, the innermost), and the program's
+    frame that called it places it."""
+    if e.loc is None and not getattr(e, "library_line", None):
+        e.library_line = f"{os.path.basename(loc.file)}:{loc.line}"
+        e.message += f" (in the standard library's {e.library_line}, called from here)"
+        e.args = (e.render(),)
+    return e
 
 
 # The statement a user wrote, for the opcodes no handler accepts: (what, hint).

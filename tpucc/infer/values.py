@@ -330,7 +330,7 @@ def to_value(x) -> Value:
         return x.var if isinstance(x, Array) else builder.const_value(np.asarray(x))
     from ..ops import masked
     if isinstance(x, masked.Selection):
-        raise masked.refusal("using y[mask] as an operand here")
+        raise masked.refusal("using y[mask] as an operand here", x)
     raise StaticValueError(f"cannot use a value of type {type(x).__name__} as an array")
 
 

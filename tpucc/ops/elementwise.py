@@ -29,7 +29,7 @@ UNARY = ["negative", "positive", "absolute", "sign", "sqrt", "cbrt", "exp", "exp
          "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
          "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc",
          "rint", "square", "reciprocal", "logical_not", "invert", "isnan", "isinf",
-         "isfinite", "signbit", "conjugate", "deg2rad", "rad2deg", "fabs"]
+         "isfinite", "signbit", "conjugate", "deg2rad", "rad2deg", "fabs", "bitwise_count"]
 
 # NumPy aliases that are the same ufunc object under another name.
 ALIASES = {"divide": "true_divide", "mod": "remainder", "abs": "absolute", "conj": "conjugate",
@@ -327,8 +327,13 @@ def _ufunc_impl(name):
     def impl(*args, out=None, dtype=None, where=True, **kw):
         _no_extra(name, out, where, kw)
         if dtype is not None:
-            return _ufunc_with_dtype(name, args, np.dtype(dtype))
-        result = emit_ufunc(name, *args)
+            result = _ufunc_with_dtype(name, args, np.dtype(dtype))
+        else:
+            result = emit_ufunc(name, *args)
+        if out is not None:
+            return _store_out(name, result, out, where)
+        if dtype is not None:
+            return result
         if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
             result = astype(result, result.dtype)
             result.immutable = True     # and a NumPy scalar, not a 0-d array
@@ -362,9 +367,40 @@ def _operand_aval(x) -> AVal:
 
 def _no_extra(name, out, where, kw):
     from ..errors import UnsupportedError
-    if out is not None or where is not True or kw:
-        raise UnsupportedError(f"np.{name}: the out=/where=/casting= arguments are not supported",
-                               hint="assign the result instead of using out=")
+    if kw:
+        raise UnsupportedError(f"np.{name}: the {'/'.join(f'{k}=' for k in kw)} arguments "
+                               "are not supported", hint="cast the operands first")
+    if where is not True and out is None:
+        raise UnsupportedError(f"np.{name}(where=...) without out=: NumPy leaves the other "
+                               "elements uninitialized", hint="use np.where(mask, "
+                               f"np.{name}(...), fill), or pass out= an array to update")
+
+
+def _store_out(name, result, out, where):
+    """np.<ufunc>(..., out=a[, where=m]): the result written into `a` (where
+    m holds) with NumPy's 'same_kind' cast, broadcast to a's shape; the call
+    returns `a` itself."""
+    from ..errors import ShapeError, UnsupportedError
+    from ..infer.values import Array
+    from .shape import broadcast_to
+    from .shape import where as select
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if not isinstance(target, Array):
+        raise UnsupportedError(f"np.{name}(out=...): out must be an array, not "
+                               f"{type(target).__name__}")
+    if result.shape != target.shape:
+        try:
+            fits = broadcast_shapes(result.shape, target.shape) == target.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ShapeError(f"np.{name}: non-broadcastable output operand with shape "
+                             f"{target.shape} doesn't match the broadcast shape {result.shape}")
+        result = broadcast_to(result, target.shape)
+    if where is not True:
+        result = select(where, result, target)
+    store_inplace(target, result, name)
+    return target
 
 
 for _name in BINARY + UNARY:

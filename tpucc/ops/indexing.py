@@ -41,6 +41,8 @@ def normalize_key(key, shape):
     for item in items:
         if isinstance(item, list):
             item = array_like(item)     # x[[i, 0]] with a runtime i: an index array
+        if isinstance(item, masked.Selection):
+            raise masked.refusal("indexing with x[mask] as an index array", item)
         if _is_runtime(item):
             if item.dtype == np.bool_:
                 raise ShapeError("a boolean mask among other indices gives a data-dependent "
@@ -54,7 +56,10 @@ def normalize_key(key, shape):
             if any(_is_runtime(v) for v in (item.start, item.stop, item.step)):
                 raise StaticValueError(
                     "slice bounds that depend on runtime values give a data-dependent shape",
-                    hint="slice with static bounds, or use a runtime integer index per element")
+                    hint="a runtime slice of the first axis followed by static indices "
+                         "(x[:i], x[i:j, 0]) compiles when reduced (x[:i].sum()) or assigned "
+                         "(x[i::k] = 0); elsewhere slice with static bounds, or keep the shape "
+                         "with np.where(np.arange(n) < i, x, fill)")
             static.append(("slice", item.start, item.stop, item.step))
         elif item is None or item is Ellipsis:
             static.append(item)
@@ -259,6 +264,10 @@ def getitem(x, key):
     from ..infer.values import Array, RuntimeKind
     if _is_mask(key):
         return masked.select(x, key)
+    split = _runtime_slice_first(key, x.ndim)
+    if split is not None:
+        slc, rest = split
+        return masked.select_slice(getitem(x, (slice(None),) + rest) if rest else x, slc)
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     out = emit("getitem", x, *arrays, key=static)
@@ -285,6 +294,23 @@ def _view_key(index):
     return static, [Array(s) for s in index if isinstance(s, Value)]
 
 
+def _runtime_slice_first(key, ndim: int):
+    """(slice, rest) when the key is a slice with a runtime bound or step on
+    the first axis, then only static ints, static slices and `...`: such a
+    slice takes a runtime number of rows, a selection (masked.select_slice).
+    None for any other key."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not items or not ndim or not isinstance(items[0], slice) or not any(
+            _is_runtime(v) for v in (items[0].start, items[0].stop, items[0].step)):
+        return None
+    rest = items[1:]
+    static = all(i is Ellipsis or isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+                 or isinstance(i, slice) and not any(_is_runtime(v) for v in
+                                                     (i.start, i.stop, i.step))
+                 for i in rest)
+    return (items[0], tuple(rest)) if static else None
+
+
 def _is_mask(key) -> bool:
     return _is_runtime(key) and key.dtype == np.bool_
 
@@ -307,6 +333,12 @@ def setitem(x, key, value):
     _check_python_int_fits(value, x.dtype)
     if _is_mask(key):
         masked.assign(x, key, value)
+        return
+    split = _runtime_slice_first(key, x.ndim)
+    if split is not None:
+        slc, rest = split
+        target = getitem(x, (slice(None),) + rest) if rest else x     # a view: writes go to x
+        masked.assign_slice(target, slc, value)
         return
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)

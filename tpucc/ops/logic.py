@@ -115,6 +115,28 @@ implements(np.nanmax)(_nan_extreme("nanmax", -np.inf))
 implements(np.nanmin)(_nan_extreme("nanmin", np.inf))
 
 
+def _nan_arg_extreme(name, sentinel):
+    """nanargmax/nanargmin: NumPy's, the index of the extreme with NaN
+    replaced by -inf/inf; an all-NaN slice raises ValueError (when the call
+    returns, as a runtime check)."""
+    def arg_without_nan(a, axis=None, out=None, *, keepdims=False):
+        from ..infer import checks
+        _no_extras(name, out, {})
+        a = as_array(a)
+        arg = METHODS[name[3:]]
+        if a.dtype.kind not in "fc":
+            return arg(a, axis=axis, keepdims=keepdims)
+        nan = emit_ufunc("isnan", a)
+        all_nan = METHODS["any"](METHODS["all"](nan, axis=axis))
+        checks.require(~all_nan, "All-NaN slice encountered", raises="ValueError")
+        return arg(where(nan, sentinel, a), axis=axis, keepdims=keepdims)
+    return arg_without_nan
+
+
+implements(np.nanargmax)(_nan_arg_extreme("nanargmax", -np.inf))
+implements(np.nanargmin)(_nan_arg_extreme("nanargmin", np.inf))
+
+
 @implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, **extras):
     _no_extras("nanmean", out, extras)

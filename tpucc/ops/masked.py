@@ -40,8 +40,18 @@ _HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x
          "shape with np.where(mask, x, fill)")
 
 
-def refusal(what: str) -> ShapeError:
-    """The E200 for a use of a selection whose result shape is data-dependent."""
+_SLICE_HINT = ("reductions of x[i:j] (sum prod mean max min any all, len), elementwise math on "
+               "it and x[i:j] = v, x[i:j] += v compile; otherwise slice with static bounds, or "
+               "keep the shape with np.where((i <= np.arange(n)) & (np.arange(n) < j), x, fill)")
+
+
+def refusal(what: str, sel: "Selection | None" = None) -> ShapeError:
+    """The E200 for a use of a selection whose result shape is data-dependent;
+    `sel` names a slice with runtime bounds as such."""
+    if sel is not None and sel.view is not None:
+        what = what.replace("x[mask]", "x[i:j]").replace("y[mask]", "x[i:j]")
+        return ShapeError(f"{what}: a slice with runtime bounds, x[i:j], has a data-dependent "
+                          "shape (one row per index in the range)", hint=_SLICE_HINT)
     return ShapeError(f"{what}: x[mask] has a data-dependent shape (one row per True in the "
                       "mask)", hint=_HINT)
 
@@ -49,11 +59,14 @@ def refusal(what: str) -> ShapeError:
 class Selection:
     """y[mask]: `data` holds y's values (mask.shape + rest), `mask` the mask's
     Value.  In-place operators update `data`, an Array of its own, so runtime
-    regions merge the update as they merge any array's."""
-    __slots__ = ("data", "mask")
+    regions merge the update as they merge any array's.  `view`: the slice,
+    for a slice with runtime bounds (see `select_slice`), whose `data` is a
+    view of y, as NumPy's slice is: y's later changes show in it, its updates
+    go into y.  None for a mask."""
+    __slots__ = ("data", "mask", "view")
 
-    def __init__(self, data, mask: Value):
-        self.data, self.mask = data, mask
+    def __init__(self, data, mask: Value, view: slice | None = None):
+        self.data, self.mask, self.view = data, mask, view
 
     @property
     def rank(self) -> int:
@@ -68,36 +81,38 @@ class Selection:
         return self.data.dtype
 
     def __repr__(self):
+        if self.view is not None:
+            return f"a slice with runtime bounds of {self.data.aval}"
         return f"a boolean-mask selection of {self.data.aval}"
 
     __hash__ = object.__hash__
 
     def __getitem__(self, key):
-        raise refusal("indexing x[mask] again")
+        raise refusal("indexing x[mask] again", self)
 
     def __setitem__(self, key, value):
-        raise refusal("assigning into x[mask] (a copy)")
+        raise refusal("assigning into an element of x[mask]", self)
 
     def __iter__(self):
-        raise refusal("iterating over x[mask]")
+        raise refusal("iterating over x[mask]", self)
 
     def __len__(self):
-        raise refusal("len() of x[mask] as a static number")
+        raise refusal("len() of x[mask] as a static number", self)
 
     def __bool__(self):
-        raise refusal("the truth value of x[mask]")
+        raise refusal("the truth value of x[mask]", self)
 
     def __array__(self, *a, **k):
-        raise refusal("using x[mask] as an array")
+        raise refusal("using x[mask] as an array", self)
 
     def __index__(self):
-        raise refusal("using x[mask] as a number")
+        raise refusal("using x[mask] as a number", self)
 
     def __format__(self, spec):
-        raise refusal("formatting x[mask] as text")
+        raise refusal("formatting x[mask] as text", self)
 
     def __str__(self):
-        raise refusal("formatting x[mask] as text")
+        raise refusal("formatting x[mask] as text", self)
 
     __int__ = __float__ = __complex__ = __index__
 
@@ -128,6 +143,78 @@ def select(x, mask) -> Selection:
     return Selection(Array(x.var), _checked_mask(x.shape, mask))
 
 
+def select_slice(x, slc: slice) -> Selection:
+    """x[i:j:k] with runtime bounds: the selection of the rows of axis 0 the
+    slice takes, as a view of x."""
+    from .indexing import getitem
+    return Selection(getitem(x, slice(None)), slice_mask(slc, x.shape[0]).var, view=slc)
+
+
+def assign_slice(x, slc: slice, value) -> None:
+    """x[i:j:k] = value with runtime bounds: x[mask] = value.  A value that
+    is a slice of the same bounds (x[:i] += 1 reads x[:i], updates it and
+    stores it back) is known to have the same mask."""
+    from ..infer.values import Array
+    n = x.shape[0]
+    if isinstance(value, Selection) and value.view is not None and \
+            value.data.shape[0] == n and _same_bounds(value.view, slc):
+        mask = Array(value.mask)
+    else:
+        mask = slice_mask(slc, n)
+    assign(x, mask, value)
+
+
+def _same_bounds(a: slice, b: slice) -> bool:
+    from ..infer.values import Array
+    for p, q in ((a.start, b.start), (a.stop, b.stop), (a.step, b.step)):
+        if isinstance(p, Array) or isinstance(q, Array):
+            if not (isinstance(p, Array) and isinstance(q, Array) and same_value(p.var, q.var)):
+                return False
+        elif p != q:
+            return False
+    return True
+
+
+def slice_mask(slc: slice, n: int):
+    """A bool Array of length n: which indices of an axis of length n the
+    slice takes, with Python's rules for bounds (slice.indices), whose
+    start, stop and step may be runtime ints.  A runtime step of zero
+    raises ValueError when the call returns, as NumPy does at once."""
+    from ..infer import checks
+    from ..infer.values import Array
+    step = 1 if slc.step is None else slc.step
+    if not isinstance(step, Array):
+        return _slice_mask(slc.start, slc.stop, step, n, step > 0)
+    checks.require(step != 0, "slice step cannot be zero", raises="ValueError")
+    up = _slice_mask(slc.start, slc.stop, step, n, True)
+    down = _slice_mask(slc.start, slc.stop, step, n, False)
+    return where(step > 0, up, down)
+
+
+def _slice_mask(start, stop, step, n: int, up: bool):
+    """slice_mask for a step known to be positive (`up`) or negative."""
+    from ..infer import builder
+    from ..infer.values import Array
+    lo, hi = (0, n) if up else (-1, n - 1)      # where PySlice_AdjustIndices clamps
+    start = (lo if up else hi) if start is None else _clamped(start, n, lo, hi)
+    stop = (hi if up else lo) if stop is None else _clamped(stop, n, lo, hi)
+    j = Array(builder.const_value(np.arange(n)))
+    inside = (start <= j) & (j < stop) if up else (stop < j) & (j <= start)
+    return inside & ((j - start) % step == 0)
+
+
+def _clamped(bound, n: int, lo: int, hi: int):
+    """A slice bound as slice.indices adjusts it: negative counts from the
+    end, then clamped to [lo, hi]."""
+    from ..infer.values import Array
+    if not isinstance(bound, Array):
+        bound = int(bound)
+        return min(max(bound + n if bound < 0 else bound, lo), hi)
+    bound = astype(bound, np.int64)
+    bound = where(bound < 0, bound + n, bound)
+    return where(bound < lo, lo, where(bound > hi, hi, bound))
+
+
 def assign(x, mask, value) -> None:
     """x[mask] = value, as a select of the new values where the mask holds."""
     mask_value = _checked_mask(x.shape, mask)
@@ -136,7 +223,7 @@ def assign(x, mask, value) -> None:
         _require_same_mask(value, mask_value, "x[mask] = y[other_mask]")
         if len(value.rest) != len(rest):
             raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
-                          f"(k,)+{rest}")
+                          f"(k,)+{rest}", value)
         new = value.data
         value_rest = value.rest
     else:
@@ -209,7 +296,7 @@ def _expanded(mask: Value, extra: int):
 
 def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
     if not same_value(sel.mask, mask):
-        raise refusal(f"{what} with two different masks (or a mask changed in between)")
+        raise refusal(f"{what} with two different masks (or a mask changed in between)", sel)
 
 
 def same_value(a: Value, b: Value, depth: int = 8) -> bool:
@@ -259,7 +346,7 @@ def elementwise(fn, operands: tuple, kwargs=None) -> Selection:
             _require_same_mask(v, sel.mask, f"np.{name} of selections")
             if len(v.rest) != len(sel.rest):
                 raise refusal(f"np.{name} of selections of shapes (k,)+{sel.rest} and "
-                              f"(k,)+{v.rest}")
+                              f"(k,)+{v.rest}", sel)
             values.append(v.data)
         else:
             values.append(_operand(_as_operand(v), len(sel.rest), name)[0])
@@ -276,8 +363,10 @@ def install_operators():
 
     def inplace(uf):
         def iop(a, b):
-            result = elementwise(uf, (a, b))
-            store_inplace(a.data, result.data, uf.__name__)
+            result = elementwise(uf, (a, b)).data
+            if a.view is not None:      # only the selected elements of the array it views change
+                result = where(_expanded(a.mask, len(a.rest)), result, a.data)
+            store_inplace(a.data, result, uf.__name__)
             return a
         return iop
 
@@ -294,7 +383,8 @@ def install_operators():
     for stem, ufname in UNARY_OPERATORS.items():
         setattr(Selection, f"__{stem}__",
                 (lambda uf: lambda a: elementwise(uf, (a,)))(getattr(np, ufname)))
-    Selection.__matmul__ = Selection.__rmatmul__ = lambda a, b: _refuse_call(operator.matmul)
+    Selection.__matmul__ = Selection.__rmatmul__ = \
+        lambda a, b: _refuse_call(operator.matmul, (a, b))
 
 
 # --- reductions -------------------------------------------------------------------------
@@ -319,10 +409,11 @@ def _reduced_axes(sel: Selection, axis):
         return None
     if isinstance(axis, tuple):
         if len(axis) != 1:
-            raise refusal(f"reducing x[mask] over the axes {axis}")
+            raise refusal(f"reducing x[mask] over the axes {axis}", sel)
         axis = axis[0]
     if normalize_axis(axis, 1 + len(sel.rest)) != 0:
-        raise refusal(f"reducing x[mask] over axis {axis} (the result keeps the selected rows)")
+        raise refusal(f"reducing x[mask] over axis {axis} (the result keeps the selected rows)",
+                      sel)
     return tuple(range(sel.rank))
 
 
@@ -399,7 +490,7 @@ def attribute(sel: Selection, name: str):
         return (length(sel),) + sel.rest
     if name in METHODS:
         return BoundArrayMethod(sel, name)
-    raise refusal(f"x[mask].{name}")
+    raise refusal(f"x[mask].{name}", sel)
 
 
 def _astype(sel: Selection, dtype, copy=True, casting="unsafe"):
@@ -426,10 +517,24 @@ def numpy_call(fn, args, kwargs):
         return reduce(name, *args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Selection):
         return _copy(*args, **kwargs)
-    return _refuse_call(fn)
+    return _refuse_call(fn, args)
 
 
-def _refuse_call(fn):
+def _refuse_call(fn, args):
     name = getattr(fn, "__name__", "this function")
-    raise refusal(f"np.{name} of x[mask]")
+    raise refusal(f"np.{name} of x[mask]", first_selection(args))
+
+
+def first_selection(values) -> "Selection | None":
+    """The first selection among `values` (and their nested lists and tuples)."""
+    stack = list(values)[::-1]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Selection):
+            return v
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+    return None
 

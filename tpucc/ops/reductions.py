@@ -203,12 +203,16 @@ def _var(x, axis, keepdims, acc, ddof=0):
     `acc` (which matter for var(dtype=int)): the mean is sum(x as acc) / n
     cast to acc; deviations are x - mean in their promoted dtype; their squares
     are summed as acc and divided by max(n - ddof, 0), so ddof >= n gives inf
-    (or nan for 0/0) as in NumPy (jnp.var gives nan)."""
+    (or nan for 0/0) as in NumPy (jnp.var gives nan).  A complex x has a
+    real variance (acc real) of a complex mean: the squares are |x - mean|^2."""
     n = x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
-    mean = _divide_as(jnp.sum(lax.convert_element_type(x, acc), axis=axis, keepdims=True), n, acc)
-    dev_dtype = np.result_type(x.dtype, acc)
+    mean_dtype = np.result_type(x.dtype, acc) if x.dtype.kind == "c" else acc
+    mean = _divide_as(jnp.sum(lax.convert_element_type(x, mean_dtype), axis=axis,
+                              keepdims=True), n, mean_dtype)
+    dev_dtype = np.result_type(x.dtype, mean_dtype)
     dev = lax.convert_element_type(x, dev_dtype) - lax.convert_element_type(mean, dev_dtype)
-    squares = jnp.sum(lax.convert_element_type(dev * dev, acc), axis=axis, keepdims=keepdims)
+    square = lax.real(dev) ** 2 + lax.imag(dev) ** 2 if dev_dtype.kind == "c" else dev * dev
+    squares = jnp.sum(lax.convert_element_type(square, acc), axis=axis, keepdims=keepdims)
     return _divide_as(squares, max(n - ddof, 0), acc)
 
 
@@ -334,6 +338,9 @@ def _arg(name, jnp_fn, np_fn):
 
     def impl(a, axis=None, out=None, keepdims=False):
         from ..infer.builder import emit
+        if out is not None:
+            raise UnsupportedError(f"np.{name}(out=...) is not supported",
+                                   hint="assign the result")
         a = array_like(a)
         ax = _axis_of_flat(axis, _ndim(a))
         return emit(name, a, axis=ax, keepdims=bool(keepdims))

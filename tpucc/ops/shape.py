@@ -472,17 +472,61 @@ def repeat(a, repeats, axis=None):
     if isinstance(repeats, Array) and repeats.ndim == 0:
         raise ShapeError("np.repeat: the number of repetitions depends on runtime values "
                          "(data-dependent shape)", hint="pass a Python int")
-    if not isinstance(repeats, (int, np.integer)):
-        raise UnsupportedError("np.repeat with an array of repeats is not supported")
-    repeats = int(repeats)
+    if isinstance(repeats, Array):
+        raise ShapeError("np.repeat with runtime repeats: the result's length is their sum "
+                         "(data-dependent shape)",
+                         hint="pass static repeats (an int or a Python list); to give each element of a CSR matrix its "
+                              "row, np.searchsorted(indptr, np.arange(nnz), side='right') - 1 "
+                              "compiles")
     if axis is None:
         a, axis = ravel(a), 0
     shape = _aval(a).shape
     axis = normalize_axis(axis, len(shape))
+    if not isinstance(repeats, (int, np.integer)):
+        return _repeat_each(a, np.asarray(repeats), axis, shape[axis])
+    repeats = int(repeats)
     x = expand_dims(a, axis + 1)
     target = shape[:axis + 1] + (repeats,) + shape[axis + 1:]
     x = broadcast_to(x, target)
     return reshape(x, shape[:axis] + (shape[axis] * repeats,) + shape[axis + 1:])
+
+
+def _repeat_each(a, repeats: np.ndarray, axis: int, n: int):
+    """np.repeat with static per-element repeats: a gather of static
+    indices, NumPy's own repeat of arange(n) telling which (and raising
+    NumPy's errors for repeats that do not fit)."""
+    try:
+        index = np.repeat(np.arange(n), repeats)
+    except (ValueError, TypeError) as e:
+        raise ShapeError(f"np.repeat: {e}") from None
+    return NUMPY[np.take](a, index, axis=axis)
+
+
+@implements(np.lib.stride_tricks.sliding_window_view)
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """NumPy's view of every window, as a gather: each windowed axis taken
+    at the static indices start + offset (the axis becomes (starts, window)),
+    its window axis moved to the end.  Read-only, as NumPy's view is."""
+    from ..infer.values import READ_ONLY
+    if writeable:
+        raise UnsupportedError("sliding_window_view(writeable=True): the windows overlap, and "
+                               "compiled code makes a copy that writes cannot go through",
+                               hint="update the array itself")
+    x = as_array_operand(x)
+    shape = _aval(x).shape
+    try:    # NumPy checks the arguments, on an array of this shape that holds nothing
+        np.lib.stride_tricks.sliding_window_view(
+            np.broadcast_to(np.zeros((), np.int8), shape), window_shape, axis)
+    except (ValueError, TypeError) as e:
+        raise ShapeError(f"sliding_window_view: {e}") from None
+    windows = tuple(np.atleast_1d(window_shape).tolist())
+    axes = range(len(shape)) if axis is None else np.atleast_1d(axis).tolist()
+    for ax, w in zip(axes, windows):
+        ax = normalize_axis(ax, len(shape))
+        index = np.arange(_aval(x).shape[ax] - w + 1)[:, None] + np.arange(w)
+        x = moveaxis(NUMPY[np.take](x, index, axis=ax), ax + 1, -1)
+    x.frozen = READ_ONLY
+    return x
 
 
 # --- facts about an array that are known at compile time ----------------------
