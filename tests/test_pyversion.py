@@ -35,7 +35,7 @@ class FakeInterp:
 def run(ops, stack=()):
     """Runs canonical non-terminator ops on a bare frame; returns the frame."""
     frame = interpreter.Frame.__new__(interpreter.Frame)
-    frame.interp, frame.stack, frame.runtime_text = FakeInterp(), list(stack), None
+    frame.interp, frame.stack, frame.format_runtime = FakeInterp(), list(stack), None
     frame.globals, frame.locals = {}, {}
     for op, arg in ops:
         interpreter.HANDLERS[op](frame, arg)
