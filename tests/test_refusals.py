@@ -534,24 +534,25 @@ def nonlocal_in_grad(x):
     return tpucc.grad(loss)(x), n
 
 
-def rebinds_outer_closure_int():
-    count = 0
+def rebinds_outer_closure_str():
+    # (a number is written back after each call: test_scalar_state.py)
+    label = "step"
 
     def step(x):
-        nonlocal count
-        count += 1  # <- here
-        return x * count
+        nonlocal label
+        label += "!"  # <- here
+        return x
     return step
 
 
-rebinds_outer_closure_int = rebinds_outer_closure_int()
+rebinds_outer_closure_str = rebinds_outer_closure_str()
 
 
 SHARED = Box(0)
 
 
 def setattr_python_value_outside(x):
-    SHARED.value = 5  # <- here
+    SHARED.value = "done"  # <- here
     return x
 
 
@@ -572,7 +573,7 @@ def setattr_array_over_an_int_in_runtime_if(x):
 
 def setattr_python_value_in_runtime_if(x):
     if x.sum() > 0:
-        SHARED.value = 5  # <- here
+        SHARED.value = "done"  # <- here
     return x
 
 
@@ -770,8 +771,8 @@ REFUSALS = [
       "or loop of another function"),
     R(nonlocal_in_grad, E.SideEffectError,
       "rebinding `n`, a variable of `nonlocal_in_grad`, inside a function differentiated"),
-    R(rebinds_outer_closure_int, E.SideEffectError,
-      "assigning a Python value to the closure variable `count` (its cell outlives the call)"),
+    R(rebinds_outer_closure_str, E.SideEffectError,
+      "assigning a Python value to the closure variable `label` (its cell outlives the call)"),
     R(setattr_python_value_outside, E.SideEffectError,
       "assigning a Python value to `.value` of an object that outlives the call"),
     R(setattr_python_value_in_runtime_if, E.SideEffectError,

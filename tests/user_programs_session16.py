@@ -58,9 +58,9 @@ def logistic_regression(x, y, lr=0.5, tol=1e-4, max_steps=200):
 
 
 def adam(params, grads_fn, state, steps, lr=1e-2, b1=0.9, b2=0.999, eps=1e-8):
-    """Adam with its moments in a dict, over a runtime step count.  Refused:
-    the Python int `state["t"]` and the rebound moments would have to be put
-    back into the caller's dict (see adam_in_place)."""
+    """Adam with its moments in a dict, over a runtime step count: the
+    Python int `state["t"]` and the rebound moments are written back into
+    the caller's dict (refused before session 17; see adam_in_place)."""
     for _ in range(steps):
         grads = grads_fn(params)
         state["t"] += 1

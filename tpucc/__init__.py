@@ -7,10 +7,11 @@ from .autodiff import grad, value_and_grad
 from .errors import (TpuccError, UnsupportedError, ShapeError, DTypeError, MergeError,
                      StaticValueError, SideEffectError, LimitError, UserCodeError, InternalError,
                      GradError, RuntimeIndexError)
+from .infer.scalar_state import RecompileWarning
 
 __version__ = "0.1.0"
 
 __all__ = ["compile", "grad", "value_and_grad", "load", "CompiledFunction", "Lowered",
            "TpuccError", "UnsupportedError", "ShapeError", "DTypeError", "MergeError",
            "StaticValueError", "SideEffectError", "LimitError", "UserCodeError",
-           "InternalError", "GradError", "RuntimeIndexError", "__version__"]
+           "InternalError", "GradError", "RuntimeIndexError", "RecompileWarning", "__version__"]

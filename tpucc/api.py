@@ -7,6 +7,7 @@ import os
 
 from . import driver
 from .errors import TpuccError
+from .infer.scalar_state import Places, promoted_items
 from .ir import print_region
 
 DEFAULT_OPTIONS = {
@@ -63,6 +64,10 @@ class CompiledFunction:
         except (TypeError, ValueError):
             self._names = []
         self._cache: dict = {}
+        # Places of Python numbers the function rebinds (infer.scalar_state),
+        # read as runtime values; _promoted_items: those in the arguments.
+        self._places = Places()
+        self._promoted_items: dict = {}
 
     def _names_for(self, n):
         return (self._names + [None] * n)[:n]
@@ -70,16 +75,21 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         # The per-call path: keep it short (see driver.runner).
         names = self._names_for(len(args)) if self._runtime else ()
-        key, leaves = driver.signature_key(args, kwargs, self._runtime, names)
+        key, leaves = driver.signature_key(args, kwargs, self._runtime, names,
+                                           self._promoted_items)
         entry = self._cache.get(key)
         if entry is not None:
-            out = entry.run(leaves)         # RECOMPILE: a guard or captured type changed
+            out = entry.run(leaves, args, kwargs)   # RECOMPILE: a guard or captured type changed
             if out is not driver.RECOMPILE:
                 return out
         entry = self._build(args, kwargs)
+        if entry.traced.places != self._places:
+            self._learn(entry.traced.places)
+            key, leaves = driver.signature_key(args, kwargs, self._runtime, names,
+                                               self._promoted_items)
         run = driver.runner(entry)
         self._cache[key] = entry
-        out = run(leaves)
+        out = run(leaves, args, kwargs)
         if out is driver.RECOMPILE:
             raise TpuccError("an array read from a global or attribute changed its shape "
                              "or dtype while the function was being compiled")
@@ -87,14 +97,25 @@ class CompiledFunction:
 
     def _build(self, args, kwargs, compile_xla=True):
         try:
-            return driver.build_entry(self.fn, args, kwargs, self.options, compile_xla)
+            return driver.build_entry(self.fn, args, kwargs, self.options, compile_xla,
+                                      self._places)
         except TpuccError as e:
             raise e.with_traceback(None) from None
 
+    def _learn(self, places):
+        """Later traces start from the places this one found (a new shape
+        compiles without finding them again, or warning again)."""
+        self._places = Places(self._places.promoted | places.promoted,
+                              self._places.static | places.static)
+        self._promoted_items = promoted_items(self._places.promoted)
+
     def lower(self, *args, **kwargs) -> "Lowered":
         names = self._names_for(len(args)) if self._runtime else ()
-        key, _ = driver.signature_key(args, kwargs, self._runtime, names)
-        return Lowered(self._build(args, kwargs, compile_xla=False), self, key)
+        entry = self._build(args, kwargs, compile_xla=False)
+        if entry.traced.places != self._places:
+            self._learn(entry.traced.places)
+        key, _ = driver.signature_key(args, kwargs, self._runtime, names, self._promoted_items)
+        return Lowered(entry, self, key)
 
     def __tpucc_snapshot__(self):
         """What tpucc.snapshot fingerprints of a compiled function called

@@ -34,6 +34,7 @@ from .outputs import (_dropped, kept_writebacks, output_pool, recycled_avals,
 from .staging import staged_caller
 
 _MISSING = object()
+NO_PLACES = infer.scalar_state.Places()
 RECOMPILE = object()     # execute(): the entry no longer fits the arguments
 
 
@@ -96,8 +97,8 @@ class Entry:
         return True
 
 
-def run_infer(fn, args, kwargs, options) -> infer.Traced:
-    traced = infer.trace(fn, args, kwargs, options)
+def run_infer(fn, args, kwargs, options, places=NO_PLACES) -> infer.Traced:
+    traced = infer.trace(fn, args, kwargs, options, places)
     traced.input_layouts = cached_input_layouts(traced, options.get("device_cache"))
     if options.get("verify") or os.environ.get("TPUCC_VERIFY"):
         verify(traced.program)      # SSA and scoping of the IR handed to lower/
@@ -108,7 +109,8 @@ def device_kept_inputs(traced) -> list:
     """Indices of the inputs that device_cache=True keeps on the device: the
     captured arrays the program does not write back."""
     written = {wb[1] for wb in traced.writebacks if wb[0] == "captured"}
-    return [traced.n_arg_inputs + i for i in range(len(traced.captured)) if i not in written]
+    return [traced.n_arg_inputs + i for i, c in enumerate(traced.captured)
+            if i not in written and c.number is None]
 
 
 def read_only_arguments(traced) -> list:
@@ -181,13 +183,14 @@ def run_xla(lowered):
 PIPELINE = [("infer", run_infer), ("lower", run_lower), ("xla", run_xla)]
 
 
-def build_entry(fn, args, kwargs, options, compile_xla=True) -> Entry:
+def build_entry(fn, args, kwargs, options, compile_xla=True, places=NO_PLACES) -> Entry:
     """Runs the pipeline.  With compile_xla, the persistent cache (tpucc.cache)
     may supply the executable: lower and XLA are skipped on a hit, and infer
     too when a trace record shows that nothing it read has changed
-    (tpucc.snapshot)."""
+    (tpucc.snapshot).  `places`: of the Python numbers that earlier traces
+    found rebound (infer.scalar_state.Places)."""
     with _collection_paused():
-        return _build_entry(fn, args, kwargs, options, compile_xla)
+        return _build_entry(fn, args, kwargs, options, compile_xla, places)
 
 
 @contextlib.contextmanager
@@ -205,15 +208,17 @@ def _collection_paused():
             gc.enable()
 
 
-def _build_entry(fn, args, kwargs, options, compile_xla) -> Entry:
+def _build_entry(fn, args, kwargs, options, compile_xla, places) -> Entry:
     times = StageTimes()
     disk = cache.Store.open(options.get("cache")) if compile_xla else None
-    if disk is not None and not _dumping("ir") and not _dumping("hlo"):
+    # A function found rebinding Python numbers (infer.scalar_state) traces:
+    # its records (snapshot.describe) are not kept.
+    if disk is not None and places == NO_PLACES and not _dumping("ir") and not _dumping("hlo"):
         entry = _replayed_entry(disk, fn, args, kwargs, times, options)
         if entry is not None:
             return entry
     t0 = time.perf_counter()
-    traced = run_infer(fn, args, kwargs, options)
+    traced = run_infer(fn, args, kwargs, options, places)
     times.infer = time.perf_counter() - t0
     _dump("ir", lambda: print_region(traced.program))
     if disk is not None:
@@ -337,9 +342,13 @@ def _dump(stage, text):
 # derivable from the trace is decided once, when entry.run is made (see
 # runner), so a call does only what must be re-checked or re-read.
 
-def signature_key(args, kwargs, runtime_names=frozenset(), names=()):
+def signature_key(args, kwargs, runtime_names=frozenset(), names=(), promoted=None):
     """(hashable key, runtime leaves in trace order).  `names` (the parameter
-    names, padded to len(args)) are only needed with `runtime_names`."""
+    names, padded to len(args)) are only needed with `runtime_names`.
+    `promoted`: {argument position or keyword: {keys}} of the items holding
+    Python numbers that are runtime leaves (infer.scalar_state)."""
+    if promoted:
+        return _promoted_signature_key(args, kwargs, runtime_names, names, promoted)
     if not kwargs and not runtime_names:
         # The common call: NumPy arrays only.  Same key as the general path;
         # the argument tuple is the leaves.
@@ -360,6 +369,39 @@ def signature_key(args, kwargs, runtime_names=frozenset(), names=()):
         parts.extend(("K", k, _key(kwargs[k], k in runtime_names, leaves))
                      for k in sorted(kwargs))
     return tuple(parts), leaves
+
+
+def _promoted_signature_key(args, kwargs, runtime_names, names, promoted):
+    """signature_key where some argument items are promoted numbers: each
+    argument is keyed with the paths of its items."""
+    leaves: list = []
+    parts = [_key_with_places(a, names[i] in runtime_names if names else False, leaves,
+                              promoted.get(i), ())
+             for i, a in enumerate(args)]
+    parts.extend(("K", k, _key_with_places(kwargs[k], k in runtime_names, leaves,
+                                           promoted.get(k), ()))
+                 for k in sorted(kwargs))
+    return tuple(parts), leaves
+
+
+def _key_with_places(x, runtime_scalar, leaves, places, here):
+    """_key, reading the Python numbers at `places` (paths of keys from
+    the argument) as runtime leaves."""
+    if not places:
+        return _key(x, runtime_scalar, leaves)
+    if type(x) in (bool, int, float, complex) and here in places:
+        leaves.append(x)
+        return ("R", type(x))
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return ("T",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
+                              for i, v in enumerate(x))
+    if isinstance(x, list):
+        return ("L",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
+                              for i, v in enumerate(x))
+    if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
+        return ("D",) + tuple((k, _key_with_places(v, runtime_scalar, leaves, places, here + (k,)))
+                              for k, v in x.items())
+    return _key(x, runtime_scalar, leaves)
 
 
 def _key(x, runtime_scalar, leaves):
@@ -396,12 +438,12 @@ def _key(x, runtime_scalar, leaves):
         return ("O", id(x))
 
 
-def execute(entry: Entry, leaves):
+def execute(entry: Entry, leaves, args=(), kwargs=None):
     """Runs the executable on the runtime leaves of the arguments (plus the
     captured arrays, re-read now), writes in-place updates back, and builds
     the output; RECOMPILE if a guarded global was rebound or a captured array
     changed its type."""
-    return runner(entry)(leaves)
+    return runner(entry)(leaves, args, kwargs)
 
 
 def runner(entry: Entry):
@@ -422,13 +464,13 @@ def runner(entry: Entry):
     # (written through, or not: NumPy's semantics either way).
     layouts = tuple(traced.input_strides)
     if captured is None and not writebacks and single is not None and not layouts:
-        def run(leaves):                        # the common case, in one frame
+        def run(leaves, args=(), kwargs=None):  # the common case, in one frame
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
             return single(call(*leaves)[0])
     elif not writebacks and single is not None and not layouts:
-        def run(leaves):                        # a model reading its weights
+        def run(leaves, args=(), kwargs=None):  # a model reading its weights
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
@@ -443,7 +485,7 @@ def runner(entry: Entry):
         replaced = replaced_inputs(traced) if recycles_replaced(traced) else None
         fetch_early = jax.default_backend() != "cpu"
 
-        def run(leaves):
+        def run(leaves, args=(), kwargs=None):
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
@@ -460,7 +502,7 @@ def runner(entry: Entry):
                     return RECOMPILE
             outs = pool.call(call, inputs)
             if writebacks:
-                _write_back(traced, leaves, outs[written], kept, fetch_early)
+                _write_back(traced, leaves, outs[written], kept, fetch_early, (args, kwargs))
                 pool.give_back([outs[i] for i in recycled], inputs,
                                None if replaced is None else _dropped(inputs, replaced))
             return build(outs)
@@ -490,8 +532,10 @@ def _needs_x64(traced) -> bool:
     """jax canonicalizes 64-bit NumPy inputs (and Python scalars) to 32 bits
     outside 64-bit mode, which the executable would refuse.  Entering the
     mode costs about 2 us a call, so programs whose inputs are all 32-bit or
-    narrower skip it (their 64-bit outputs come back as they are)."""
-    return any(a.weak or _is_64bit(a.dtype) for a in traced.in_avals)
+    narrower skip it (their 64-bit outputs come back as they are).  The
+    buffers of write-back results (OutputPool) are inputs too."""
+    return any(a.weak or _is_64bit(a.dtype) for a in (*traced.in_avals,
+                                                       *recycled_avals(traced)))
 
 
 def _is_64bit(dtype) -> bool:
@@ -542,16 +586,19 @@ def _capture_reader(traced, device_cache):
     # one found as a jax array where a NumPy array was traced, or the other
     # way round, or read-only where the program writes into it, recompiles.
     specs = [(c.getter, c.param.aval.shape, c.param.aval.dtype,
-              tuple(g for g, _, _ in c.aliases), c.frozen, i in written)
+              tuple(g for g, _, _ in c.aliases), c.frozen, i in written, c.number)
              for i, c in enumerate(traced.captured)]
     cached = [(i, traced.input_layouts.get(i)) for i in sorted(kept)]
     device = DeviceCache(verified=device_cache == "auto") if kept else None
 
     def read(leaves):
         inputs = list(leaves)
-        for getter, shape, dtype, aliases, frozen, updated in specs:
+        for getter, shape, dtype, aliases, frozen, updated, number in specs:
             current = getter()
-            if type(current) is np.ndarray:
+            if number is not None:              # a promoted Python number (scalar_state)
+                if type(current) is not number:
+                    return RECOMPILE
+            elif type(current) is np.ndarray:
                 if current.shape != shape or current.dtype != dtype or frozen == JAX:
                     return RECOMPILE
                 if updated and not current.flags.writeable:
@@ -797,20 +844,35 @@ def _source_name(sources, i) -> str:
     return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
 
 
-def _write_back(traced, leaves, values, kept, fetch_early: bool):
+def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
     """Puts the program's updates where the user's code put them: into the
     NumPy arrays it updated in place, or as the new value of an attribute it
     rebound: the result itself where `kept` (kept_writebacks), else a NumPy
-    array.  On an accelerator, every copy to the host is queued first."""
+    array; a Python number as one of its type, also into an argument's dict
+    or list (`arguments`: the call's (args, kwargs)).  On an accelerator,
+    every copy to the host is queued first."""
     if fetch_early:
         _start_host_copies([v for v, k in zip(values, kept) if not k])
     for wb, value, keep in zip(traced.writebacks, values, kept):
         if wb[0] == "attr":
-            setattr(wb[1], wb[2], value if keep else np.array(value))
+            setattr(wb[1], wb[2], wb[3](value) if len(wb) > 3 else
+                    value if keep else np.array(value))
+            continue
+        if wb[0] == "item":
+            _put_argument_item(arguments, wb[1], wb[2], wb[3](value))
             continue
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
         if isinstance(target, np.ndarray) and target.flags.writeable:
             np.copyto(target, np.asarray(value))
+
+
+def _put_argument_item(arguments, root, keys, value):
+    """args[root][k1]...[kn] = value (kwargs[root] for a keyword)."""
+    args, kwargs = arguments
+    container = args[root] if isinstance(root, int) else kwargs[root]
+    for k in keys[:-1]:
+        container = container[k]
+    container[keys[-1]] = value
 
 
 def _start_host_copies(values):

@@ -189,8 +189,9 @@ def build_entry(ep: EntryPoint, out_dir, model: dict, targets=("cpu",), emit=(),
     _check_emit(emit)
     lowered, args, kwargs = _trace(ep, p)
     traced = lowered.traced
+    writebacks = _writebacks(ep, traced)        # first: its refusals say more
     signature = {"inputs": _inputs(ep, args, kwargs, traced), "outputs": _outputs(ep, traced),
-                 "writebacks": _writebacks(ep, traced),
+                 "writebacks": writebacks,
                  "checks": traced.checks}       # runtime checks (infer/checks.py)
     files: dict = {}
     with p.stage("export stablehlo"):
@@ -457,9 +458,13 @@ def _out_paths(treedef) -> list[str]:
 def _writebacks(ep, traced) -> list:
     out = []
     for wb in traced.writebacks:
-        if wb[0] == "attr":
-            target = ("rebinds a closure variable" if isinstance(wb[1], types.CellType) else
-                      f"assigns the attribute .{wb[2]} of a {type(wb[1]).__name__} object")
+        if wb[0] in ("attr", "item"):
+            target = ("rebinds a closure variable" if wb[0] == "attr" and isinstance(
+                wb[1], types.CellType) else
+                f"assigns the attribute .{wb[2]} of a {type(wb[1]).__name__} object"
+                if wb[0] == "attr" else
+                f"assigns the item {''.join(f'[{k!r}]' for k in wb[2])} of its argument "
+                f"{wb[1] + 1 if isinstance(wb[1], int) else repr(wb[1])}")
             raise BuildError(f"entry {ep.name!r} {target}, which a loaded artifact "
                              "cannot replay", ep.loc,
                              hint="return the new value instead")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import AVal, Region, Value
-from . import builder, checks
+from . import builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter
 # The bytecode frontend, which calls.py reaches only through a function-level
@@ -43,6 +43,9 @@ class Traced:
     out_static: list                # output leaves: RUNTIME where runtime
     out_weak: list                  # per runtime output: Python scalar type or None
     writebacks: list                # ("arg", leaf index) | ("captured", i) | ("attr", obj, name)
+                                    # | ("attr", obj, name, number type): a Python number
+                                    # (scalar_state) | ("item", root, keys, conversion): an
+                                    # argument's dict or list item rebound
     captured: list                  # Captured entries, in input order
     guards: list
     input_sources: list = field(default_factory=list)   # why each input is runtime
@@ -57,6 +60,7 @@ class Traced:
                                                         # any, the last result is their code
     input_strides: list = field(default_factory=list)   # (input index, strides, None if
                                                         # C-contiguous) reshapes relied on
+    places: tuple = scalar_state.Places()   # of the Python numbers it rebinds (scalar_state)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -88,13 +92,15 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
         aval = runtime_aval(x)
         check_runtime_dtype(aval.dtype, f"argument {path}")
         p = Value(aval)
-    elif runtime_scalar and isinstance(x, (bool, int, float, complex)):
+        kind = "array"
+    elif runtime_scalar and scalar_state.is_python_number(x):
         from ..ops.registry import const_aval
         p = Value(const_aval(x))
+        kind = ("Python scalar named in runtime_args" if runtime_scalar is True else
+                "Python number the function rebinds")
     else:
         return x
     params.append(p)
-    kind = "array" if is_runtime_leaf(x) else "Python scalar named in runtime_args"
     sources.append(f"argument {path} ({kind})")
     arr = Array(p)
     arr.immutable = isinstance(x, np.generic)
@@ -104,38 +110,65 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
     return arr
 
 
-def _bind(value, name, runtime_scalar, params, arrays, sources, interp):
-    """Arguments with runtime leaves replaced by Arrays, in new containers."""
+def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
+    """Arguments with runtime leaves replaced by Arrays, in new containers.
+    `root`: the argument's position or keyword, which names its items'
+    places (scalar_state.item_key)."""
     td_leaves: list = []
     td = flatten(value, name or "arg", td_leaves)
-    bound = [_bind_leaf(v, runtime_scalar, params, arrays, sources, path)
-             for path, v in td_leaves]
+    promoted = interp.scalars.promoted
+    bound = [_bind_leaf(v, runtime_scalar or ("promoted" if scalar_state.item_key(root, keys)
+                                              in promoted else False),
+                        params, arrays, sources, path)
+             for (path, v), keys in zip(td_leaves, _leaf_keys(value))]
     out = unflatten(td, bound)
-    work = [out]
+    work = [(out, ())]
     while work:                 # the lists and dicts in it, nested ones too
-        v = work.pop()
+        v, keys = work.pop()
         if isinstance(v, (list, dict)):
-            interp.argument_containers[id(v)] = v     # a copy: changes would be lost
+            # A copy: items it rebinds are written back (_argument_item_writebacks);
+            # fresh, so that runtime regions merge and carry them in place.
+            interp.fresh(v)
+            interp.argument_containers[id(v)] = v
+            interp.argument_places[id(v)] = (root, keys, name or f"argument {root}")
+            interp.argument_items[id(v)] = dict(enumerate(v) if isinstance(v, list) else v)
         if isinstance(v, (list, tuple)):
-            work.extend(v)
+            work.extend((x, keys + (i,)) for i, x in enumerate(v))
         elif isinstance(v, dict):
-            work.extend(v.values())
+            work.extend((x, keys + (k,)) for k, x in v.items())
     return out
 
 
-def trace(fn, args, kwargs, options) -> Traced:
+def _leaf_keys(value, here=()) -> list:
+    """The path of keys to each leaf of an argument, in `flatten`'s order."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return [k for i, v in enumerate(value) for k in _leaf_keys(v, here + (i,))]
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        return [k for key, v in value.items() for k in _leaf_keys(v, here + (key,))]
+    return [here]
+
+
+def trace(fn, args, kwargs, options, places=scalar_state.Places()) -> Traced:
+    """`places`: the places holding Python numbers that earlier traces of
+    `fn` found rebound (scalar_state.Places)."""
+    traced, traced.places = scalar_state.trace_promoting(
+        lambda state: _trace_once(fn, args, kwargs, options, state), places)
+    return traced
+
+
+def _trace_once(fn, args, kwargs, options, state) -> Traced:
     context = Context(options=dict(options))
     runtime_names = set(options.get("runtime_args", ()))
     with compiling(context):
         checks.start(context)
-        interp = Interpreter(context)
+        interp = Interpreter(context, state)
         params, arrays, sources = [], [], []
         names = _param_names(fn, len(args))
-        b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp)
-                  for a, n in zip(args, names)]
+        b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp, i)
+                  for i, (a, n) in enumerate(zip(args, names))]
         # Sorted, as driver.signature_key collects keyword leaves at call time.
-        b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources, interp)
-                    for k in sorted(kwargs)}
+        b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources, interp,
+                             k) for k in sorted(kwargs)}
         try:
             with _deep_python_stack():
                 result = interp.call(fn, b_args, b_kwargs)
@@ -167,6 +200,8 @@ def _describe_capture(c) -> str:
              "attr": f"attribute `.{name}` of a {owner} object",
              "closure": f"variable `{name}` closed over by {owner}",
              "item": f"item [{name}] of a {owner} from outside"}[kind]
+    if c.number is not None:
+        return f"{where} (a Python {c.number.__name__} the program rebinds: a runtime input)"
     return f"{where} (an array found outside the arguments: a runtime input, not a constant)"
 
 
@@ -207,8 +242,16 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             results.append(c.array.var)
             writebacks.append(("captured", i))
     for key, (obj, name) in interp.attr_writes.items():
-        results.append(interp.shadow[key].var)
-        writebacks.append(("attr", obj, name))
+        value = interp.shadow[key]
+        if key in interp.scalar_attrs:      # a Python number (scalar_state)
+            results.append(_number_var(value))
+            writebacks.append(("attr", obj, name, _number_type(value)))
+        else:
+            results.append(value.var)
+            writebacks.append(("attr", obj, name))
+    for root, keys, value, convert in _argument_item_writebacks(interp):
+        results.append(_number_var(value))
+        writebacks.append(("item", root, keys, convert))
     for k, var in runtime_kinds:            # after the write-backs, which the driver zips
         out_scalar[k] = len(results)
         results.append(var)
@@ -295,6 +338,47 @@ def _unique_guards(guards):
             seen.add((id(g), name))
             out.append((g, name, value))
     return out
+
+
+def _argument_item_writebacks(interp):
+    """(root, keys, new value, conversion) of each item the program rebound
+    in a dict or list argument (its copy, see _bind): the caller's container
+    gets the new value after the call, a Python number as one (promoted
+    where it changes at every call: scalar_state), an array as a NumPy
+    array.  An array updated in place is no rebinding (the argument's own
+    write-back updates it)."""
+    out = []
+    for cid, (root, keys, name) in interp.argument_places.items():
+        container = interp.argument_containers[cid]
+        for slot, old in interp.argument_items[cid].items():
+            new = container[slot]
+            if new is old or isinstance(new, Array) and isinstance(old, Array) \
+                    and new.var is old.var:
+                continue
+            place = scalar_state.item_key(root, keys + (slot,))
+            if scalar_state.is_python_number(old) or place in interp.scalars.promoted:
+                if scalar_state.is_python_number(new) and type(new) is type(old) and (
+                        new == old or new != new and old != old):
+                    continue        # the same number again
+                if not (scalar_state.is_python_number(new) or new.aval.weak and new.ndim == 0):
+                    out.append((root, keys + (slot,), new, np.array))
+                    continue
+                what = f"`{name}{''.join(f'[{k!r}]' for k in keys + (slot,))}`"
+                interp.scalars.decide(place, new, what, in_region=False)
+                out.append((root, keys + (slot,), new, _number_type(new)))
+            elif isinstance(new, Array):
+                out.append((root, keys + (slot,), new, np.array))
+    return out
+
+
+def _number_var(value) -> Value:
+    """The result holding a Python number written back (scalar_state): a
+    constant where the trace kept it static."""
+    return value.var if isinstance(value, Array) else builder.const_value(value)
+
+
+def _number_type(value) -> type:
+    return _py_type(value.aval) if isinstance(value, Array) else type(value)
 
 
 def _py_type(aval):

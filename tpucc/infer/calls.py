@@ -27,6 +27,7 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
+from .scalar_state import ScalarState, attr_key, cell_key, is_python_number, item_key
 from .values import Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
@@ -87,11 +88,14 @@ class Captured:
     `aliases`: (getter, owner, hop) of the other places the trace found the
     same array object (`net.alias = net.w`): the program reads it once, so
     a call where one of them holds another array must recompile.  `frozen`:
-    how it refused updates when traced (values.frozen_kind)."""
+    how it refused updates when traced (values.frozen_kind).  A promoted
+    Python number (scalar_state) is captured the same way, `number` its
+    type."""
     def __init__(self, source, getter, value, param, array, owner=None, hop=None, aliases=(),
-                 frozen=None):
+                 frozen=None, number=None):
         self.source, self.getter, self.value = source, getter, value
         self.param, self.array, self.frozen = param, array, frozen
+        self.number = number        # a promoted Python number's type (scalar_state)
         self.owner, self.hop = owner, hop
         self.aliases = list(aliases)
 
@@ -101,6 +105,12 @@ class Captured:
         if owner is None or any(o is owner and h == hop for o, h in places):
             return
         self.aliases.append((getter, owner, hop))
+
+
+def _is_number(value) -> bool:
+    """A Python number, or a runtime one (a weak 0-d value: `float(loss)`)."""
+    return is_python_number(value) or (isinstance(value, Array) and value.aval.weak
+                                       and value.ndim == 0)
 
 
 def _numpy_scalar_of(cls, x: Array):
@@ -132,8 +142,13 @@ def _holds(container, key, value) -> bool:
 
 
 class Interpreter:
-    def __init__(self, context):
+    def __init__(self, context, scalars=None):
         self.ctx = context
+        # Python numbers rebound in places that outlive the call (scalar_state).
+        self.scalars = scalars if scalars is not None else ScalarState()
+        self.scalar_attrs: set = set()          # attr_writes keys holding a number
+        self.argument_places: dict = {}         # id(argument copy) -> (root, keys, name)
+        self.argument_items: dict = {}          # id(argument copy) -> {key: item bound}
         self.depth = 0
         self.captured: dict[int, Captured] = {}
         self.fresh_ids: dict[int, object] = {}
@@ -154,10 +169,11 @@ class Interpreter:
         entry = self.fresh_ids.get(id(obj))
         if id(obj) in self.argument_containers:
             raise SideEffectError(
-                f"changing a {type(obj).__name__} passed as an argument is not supported: "
-                "the compiled call would not change the caller's one",
-                hint="update its arrays in place (p['w'] -= lr * g, or p['w'][...] = new), "
-                     "or return a new container")
+                f"changing a {type(obj).__name__} passed as an argument is not supported "
+                "beyond rebinding its items to arrays or numbers: the compiled call works on a "
+                "copy, and writes back only those",
+                hint="give it every item before the call (p['w'] = new and p['t'] += 1 "
+                     "are written back), or return a new container")
         if entry is None and self.ctx.merged_containers.get(id(obj)) is obj:
             raise SideEffectError(
                 f"mutating {what} after a runtime `if` or loop that made it a different "
@@ -237,6 +253,24 @@ class Interpreter:
             return entry.array
         return value
 
+    def capture_number(self, obj, name, value, source, hop):
+        """A promoted attribute or closure variable (obj.name, name
+        "cell_contents" of a cell) holding a Python number (scalar_state):
+        a runtime input, re-read at every call, its type checked (another
+        type recompiles) but not its value."""
+        slot = ("number", id(obj), name)
+        entry = self.captured.get(slot)
+        if entry is None:
+            from ..ir import Value
+            from ..ops.registry import const_aval
+            param = Value(const_aval(value))
+            array = Array(param)
+            array.serial = 0
+            entry = Captured(source, lambda o=obj: getattr(o, name), value, param, array, obj,
+                             hop, number=type(value))
+            self.captured[slot] = entry
+        return entry.array
+
     def note_module_read(self, module, name):
         """A user module's attribute: part of the world a trace depends on."""
         if not _is_library_module(module):
@@ -256,6 +290,10 @@ class Interpreter:
         if isinstance(obj, types.ModuleType):
             self.note_module_read(obj, name)
         value = getattr(obj, name)
+        if (is_python_number(value) and attr_key(obj, name) in self.scalars.promoted
+                and id(obj) not in self.fresh_ids):
+            return self.capture_number(obj, name, value, ("attr", type(obj).__name__, name),
+                                       ("attr", name))
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name), obj, ("attr", name))
@@ -329,6 +367,19 @@ class Interpreter:
         if isinstance(value, Array) and self._current_attr(obj, name) is value:
             return      # `obj.w -= d`: the array was updated in place; the store is a no-op
         key = (id(obj), name)
+        self.scalar_attrs.discard(key)
+        if _is_number(value):
+            cell = isinstance(obj, types.CellType)
+            value = self._number_to_store(
+                cell_key(obj) if cell else attr_key(obj, name), value, current,
+                what if cell else f"`.{name}` of {type(obj).__name__} objects")
+            if value is None:
+                return
+            self.scalar_attrs.add(key)
+            if not isinstance(value, Array):    # kept static: written back as it is
+                set_item(self.shadow, key, value, 0)
+                self.attr_writes[key] = (obj, name)
+                return
         if self._in_frame_region() and isinstance(value, Array):
             if key not in self.shadow:
                 # its value as read now, as the slot the region merges or carries
@@ -349,6 +400,27 @@ class Interpreter:
                 hint="store arrays (they are written back after each call), or return the value")
         set_item(self.shadow, key, value, 0)
         self.attr_writes[key] = (obj, name)
+
+    def _number_to_store(self, place, value, current, what):
+        """A Python number (or a runtime one) stored into `place`, which
+        outlives the call (scalar_state): None where it holds that number
+        already, else the value to store, an Array where the place is
+        promoted."""
+        if not isinstance(value, Array):
+            try:
+                old = current()
+            except (AttributeError, KeyError, IndexError):
+                old = _MISSING
+            if type(old) is type(value) and (old == value or old != old and value != value):
+                return None         # `self.training = True` again: nothing changes
+        if self.scalars.decide(place, value, what, self.in_region()) == "runtime" and \
+                not isinstance(value, Array):
+            value = Array(builder.const_value(value))
+        if not isinstance(value, Array) and self.in_region():
+            raise SideEffectError(f"assigning {what} {self.region_name()} is not supported "
+                                  "while the compiled code needs its value at compile time",
+                                  hint="assign after the `if` or loop")
+        return value
 
     def _current_attr(self, obj, name):
         key = (id(obj), name)
@@ -417,6 +489,10 @@ class Interpreter:
             refuse_runtime_hash((key,), "a dict key")
         elif isinstance(obj, list) and isinstance(key, Array):
             key = operator.index(key)       # a runtime position: refused (E400) as when reading
+        if id(obj) in self.argument_containers and not (isinstance(value, Array)
+                                                        or _is_number(value)):
+            # (an array or a number is written back: infer._argument_item_writebacks)
+            self.check_mutation(obj, "a container")
         entry = self.fresh_ids.get(id(obj))
         slot = _existing_slot(obj, key)
         if not (slot is not None and entry is not None and self._may_rebind_items(obj)):
@@ -441,8 +517,11 @@ class Interpreter:
         be rebound here: anywhere but in a function tpucc.grad differentiates,
         when made before it.  In a runtime `if` or loop, the region merges or
         carries the items (control.py, loops.py); adding or removing items
-        stays refused there (check_mutation)."""
-        if id(obj) in self.argument_containers or self.ctx.merged_containers.get(id(obj)) is obj:
+        stays refused there (check_mutation).  An argument's copy may be
+        rebound there too: its changed items are written back."""
+        if id(obj) in self.argument_containers:
+            return not self.in_region() or self._in_frame_region()
+        if self.ctx.merged_containers.get(id(obj)) is obj:
             return False
         return self.ctx.runtime_depth > 0 and self.ctx.effect_frames[-1] is not None
 
@@ -679,6 +758,9 @@ class Interpreter:
         rebound = self.shadow.get((id(cell), "cell_contents"))
         if rebound is not None:
             return rebound
+        if is_python_number(cell.cell_contents) and cell_key(cell) in self.scalars.promoted:
+            return self.capture_number(cell, "cell_contents", cell.cell_contents,
+                                       ("closure", qualname, name), ("cell", None))
         return self.capture(cell.cell_contents, ("closure", qualname, name),
                             lambda: cell.cell_contents, cell, ("cell", None))
 

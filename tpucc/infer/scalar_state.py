@@ -1,0 +1,143 @@
+"""Python numbers the program rebinds in places that outlive the call.
+
+`self.t += 1` on an optimizer object, `state["step"] += 1` on a dict
+argument, `nonlocal calls; calls += 1`, `self.best = min(self.best,
+float(loss))`: a Python int or float kept between calls.  The trace folds the number it reads into the program
+(static), so writing a new one back would make every later call compile
+again.  Such a place is *promoted* instead: read as a runtime input (a weak
+scalar, as `runtime_args` makes an argument) and written back after each
+call as the Python number it now holds.
+
+A place is named by a key that later traces of the same function recognize:
+("attr", class, name) for an attribute (every object of that class),
+("cell", id) for a closure variable, or ("item", root, keys) for an item
+of an argument (root: its position or keyword; keys: the path down to the
+item).
+
+The first trace finds the places (PromoteScalars); the next one reads them
+as runtime values.  Where that fails (the number is a shape, a static loop
+bound, an index into a Python list), the place is kept static instead: its
+new value is written back after each call and each new value compiles again,
+with a warning that says so.  A bool (a flag such as `self.built`) is kept
+static without a warning: it changes once, not at every call (one set in a
+runtime `if` or loop is promoted: its value is known only at run time).
+"""
+from __future__ import annotations
+
+import warnings
+
+from typing import NamedTuple
+
+from ..errors import TpuccError
+
+SCALAR_TYPES = (bool, int, float, complex)
+
+
+class RecompileWarning(UserWarning):
+    """A Python number the program rebinds compiles the function again at
+    each new value."""
+
+
+class PromoteScalars(BaseException):
+    """Raised by a trace that rebinds a number in a place it read as static.
+    A BaseException: neither the user's `try` nor the interpreter's
+    classification of errors may catch it."""
+
+    def __init__(self, key, what: str):
+        super().__init__(key)
+        self.key, self.what = key, what
+
+
+def is_python_number(value) -> bool:
+    return type(value) in SCALAR_TYPES
+
+
+def attr_key(obj, name: str) -> tuple:
+    return ("attr", type(obj), name)
+
+
+def cell_key(cell) -> tuple:
+    """A closure variable's place: its cell (by identity: the compiled
+    function keeps it alive)."""
+    return ("cell", id(cell))
+
+
+def item_key(root, keys: tuple) -> tuple:
+    return ("item", root, keys)
+
+
+class Places(NamedTuple):
+    """The places of Python numbers a function rebinds, as its traces
+    found them: read as runtime values, or kept static (needed at compile
+    time).  Later traces start from them."""
+    promoted: frozenset = frozenset()
+    static: frozenset = frozenset()
+
+
+def promoted_items(promoted) -> dict:
+    """{root: {keys, ...}} of the argument items among `promoted` keys: what
+    driver.signature_key reads as runtime leaves."""
+    out: dict = {}
+    for key in promoted:
+        if key[0] == "item":
+            out.setdefault(key[1], set()).add(key[2])
+    return {root: frozenset(keys) for root, keys in out.items()}
+
+
+class ScalarState:
+    """Which places a trace reads as runtime (`promoted`) or keeps static
+    while writing them back (`static`)."""
+
+    def __init__(self, promoted=frozenset(), static=frozenset()):
+        self.promoted = set(promoted)
+        self.static = set(static)
+
+    def decide(self, key, value, what: str, in_region: bool) -> str:
+        """How to store `value` (a Python number or a runtime weak scalar)
+        into place `key`: "runtime" (promoted: stored as a runtime value) or
+        "static" (kept static, written back as it is).  Raises
+        PromoteScalars for a place the trace read as static.  A flag set
+        in a runtime `if` or loop is promoted too: its value is runtime."""
+        if key in self.promoted:
+            return "runtime"
+        if key in self.static or type(value) is bool and not in_region:
+            return "static"
+        raise PromoteScalars(key, what)
+
+
+def trace_promoting(trace_once, places: Places):
+    """Runs trace_once(state) until no new place must be promoted; returns
+    its result.  A trace that fails once places are promoted (a number is
+    needed at compile time) is run again with them static; where that
+    succeeds, a warning says that each new value compiles again."""
+    state = ScalarState(*places)
+    added, kept_static = [], None
+    while True:
+        try:
+            result = trace_once(state)
+        except PromoteScalars as p:
+            if p.key in state.promoted:     # cannot happen: a guard against looping
+                raise
+            state = ScalarState(state.promoted | {p.key}, state.static)
+            added.append((p.key, p.what))
+            continue
+        except TpuccError as e:
+            fresh = [(k, w) for k, w in added if k in state.promoted]
+            if not fresh:
+                raise
+            keys = {k for k, _ in fresh}
+            state = ScalarState(state.promoted - keys, state.static | keys)
+            kept_static = (fresh, e)
+            continue
+        if kept_static is not None:
+            _warn_static(*kept_static)
+        return result, Places(frozenset(state.promoted), frozenset(state.static))
+
+
+def _warn_static(places, error):
+    names = ", ".join(what for _, what in places)
+    where = f" at {error.loc}" if error.loc is not None else ""
+    warnings.warn(
+        f"tpucc: the program rebinds {names} to a new Python number and needs that number "
+        f"at compile time ({error.message}{where}), so each new value compiles the function "
+        "again", RecompileWarning, stacklevel=2)
