@@ -109,12 +109,13 @@ async def awaits(x):  # <- here
     return await _identity_coroutine(x)
 
 
-COUNTER = 0
+COUNTER = "start"
 
 
 def assigns_global(x):
+    # (a number is written back after each call: test_scalar_state.py)
     global COUNTER
-    COUNTER = 1  # <- here
+    COUNTER = "done"  # <- here
     return x
 
 

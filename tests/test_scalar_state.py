@@ -374,3 +374,31 @@ def test_closure_counter_from_outside(builds):
         np.testing.assert_array_equal(compiled(x), eager(x))
     assert read() == eager_read() and type(read()[0]) is int
     assert builds[0] == 1
+
+
+STEP = 0
+LOSS_SUM = 0.0
+
+
+def _train_with_global_counters(x):
+    global STEP, LOSS_SUM
+    STEP += 1
+    while x.max() > 1:
+        x = x / 2
+        LOSS_SUM += float(x.sum())
+    return x * STEP
+
+
+def test_global_counters(builds):
+    global STEP, LOSS_SUM
+    f = tpucc.compile(_train_with_global_counters)
+    xs = [np.arange(4.0) * s for s in (1, 3, 10)]
+    STEP, LOSS_SUM = 0, 0.0
+    compiled = [f(x) for x in xs]
+    got = (STEP, LOSS_SUM)
+    STEP, LOSS_SUM = 0, 0.0
+    eager = [_train_with_global_counters(x) for x in xs]
+    for c, e in zip(compiled, eager):
+        np.testing.assert_array_equal(c, e)
+    assert got == (STEP, LOSS_SUM) and type(got[0]) is int and type(got[1]) is float
+    assert builds[0] == 1

@@ -848,8 +848,8 @@ def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
     """Puts the program's updates where the user's code put them: into the
     NumPy arrays it updated in place, or as the new value of an attribute it
     rebound: the result itself where `kept` (kept_writebacks), else a NumPy
-    array; a Python number as one of its type, also into an argument's dict
-    or list (`arguments`: the call's (args, kwargs)).  On an accelerator,
+    array; a Python number as one of its type, also into a global or an
+    argument's dict or list (`arguments`: the call's (args, kwargs)).  On an accelerator,
     every copy to the host is queued first."""
     if fetch_early:
         _start_host_copies([v for v, k in zip(values, kept) if not k])
@@ -860,6 +860,9 @@ def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
             continue
         if wb[0] == "item":
             _put_argument_item(arguments, wb[1], wb[2], wb[3](value))
+            continue
+        if wb[0] == "global":
+            wb[1][wb[2]] = wb[3](value)
             continue
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
         if isinstance(target, np.ndarray) and target.flags.writeable:

@@ -315,7 +315,7 @@ def add_module_reads(w: Walk, reads):
 def describe(traced, w: Walk) -> dict:
     """The JSON record of `traced` (its module reads already walked)."""
     from .infer import RUNTIME
-    if any(wb[0] == "item" or len(wb) > 3 for wb in traced.writebacks) or any(
+    if any(wb[0] in ("item", "global") or len(wb) > 3 for wb in traced.writebacks) or any(
             c.number is not None for c in traced.captured):
         # places found by walking the arguments (infer.scalar_state): by object
         raise NotReplayable("rebinds argument items or Python numbers")

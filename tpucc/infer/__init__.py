@@ -45,7 +45,8 @@ class Traced:
     writebacks: list                # ("arg", leaf index) | ("captured", i) | ("attr", obj, name)
                                     # | ("attr", obj, name, number type): a Python number
                                     # (scalar_state) | ("item", root, keys, conversion): an
-                                    # argument's dict or list item rebound
+                                    # argument's dict or list item rebound | ("global",
+                                    # namespace, name, number type)
     captured: list                  # Captured entries, in input order
     guards: list
     input_sources: list = field(default_factory=list)   # why each input is runtime
@@ -249,6 +250,10 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         else:
             results.append(value.var)
             writebacks.append(("attr", obj, name))
+    for key, (namespace, name) in interp.global_writes.items():
+        value = interp.shadow[key]
+        results.append(_number_var(value))
+        writebacks.append(("global", namespace, name, _number_type(value)))
     for root, keys, value, convert in _argument_item_writebacks(interp):
         results.append(_number_var(value))
         writebacks.append(("item", root, keys, convert))

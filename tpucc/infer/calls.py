@@ -27,7 +27,7 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
-from .scalar_state import ScalarState, attr_key, cell_key, is_python_number, item_key
+from .scalar_state import ScalarState, attr_key, cell_key, global_key, is_python_number
 from .values import Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
@@ -147,6 +147,7 @@ class Interpreter:
         # Python numbers rebound in places that outlive the call (scalar_state).
         self.scalars = scalars if scalars is not None else ScalarState()
         self.scalar_attrs: set = set()          # attr_writes keys holding a number
+        self.global_writes: dict = {}           # (id(globals), name) -> (globals, name)
         self.argument_places: dict = {}         # id(argument copy) -> (root, keys, name)
         self.argument_items: dict = {}          # id(argument copy) -> {key: item bound}
         self.depth = 0
@@ -205,9 +206,14 @@ class Interpreter:
     # --- reading the environment -------------------------------------------------------------
     def read_global(self, func, name):
         g = func.__globals__
+        if (id(g), name) in self.shadow:          # a number this trace stored there
+            return self.shadow[(id(g), name)]
         self.ctx.module_reads.append((g.get("__name__"), name))
         if name in g:
             value = g[name]
+            if is_python_number(value) and global_key(g, name) in self.scalars.promoted:
+                return self.capture_number(g, name, value, ("global", func.__module__, name),
+                                           ("globals", name), lambda: g[name])
             self._guard(g, name, value, g, "globals")
         else:
             value = getattr(builtins, name, _MISSING)
@@ -215,6 +221,31 @@ class Interpreter:
                 raise UserCodeError(f"NameError: name '{name}' is not defined")
         return self.capture(value, ("global", func.__module__, name), lambda: g[name],
                             g, ("globals", name))
+
+    def store_global(self, func, name, value):
+        """`global step; step += 1`: a number is written back after each call
+        (scalar_state), as an attribute's is; an array the trace updated in
+        place is already; binding a global to anything else is refused."""
+        if self.global_holds(func, name, value):
+            return      # `global N; N -= g` on an array: updated in place, nothing to replay
+        if not _is_number(value):
+            raise UnsupportedError(f"assigning the global `{name}` inside compiled code is not "
+                                   "supported", hint="return the new value instead")
+        g = func.__globals__
+        key = (id(g), name)
+        value = self._number_to_store(global_key(g, name), value,
+                                      lambda: self.read_global(func, name), f"the global `{name}`")
+        if value is None:
+            return
+        if self.in_region() and not self._in_frame_region():
+            raise SideEffectError(f"assigning the global `{name}` {self.region_name()} is not "
+                                  "supported", hint="return the value from the differentiated "
+                                  "function (has_aux=True) and assign it after tpucc.grad")
+        if key not in self.shadow and self._in_frame_region():
+            # its value as read now, as the slot the region merges or carries
+            self.shadow[key] = self.read_global(func, name)
+        set_item(self.shadow, key, value, 0)
+        self.global_writes[key] = (g, name)
 
     def global_holds(self, func, name, value) -> bool:
         """Whether module global `name` holds `value` already: the array the
@@ -253,11 +284,11 @@ class Interpreter:
             return entry.array
         return value
 
-    def capture_number(self, obj, name, value, source, hop):
-        """A promoted attribute or closure variable (obj.name, name
-        "cell_contents" of a cell) holding a Python number (scalar_state):
-        a runtime input, re-read at every call, its type checked (another
-        type recompiles) but not its value."""
+    def capture_number(self, obj, name, value, source, hop, getter=None):
+        """A promoted attribute, closure variable or global (obj.name; name
+        "cell_contents" of a cell; `getter` reads a global) holding a Python
+        number (scalar_state): a runtime input, re-read at every call, its
+        type checked (another type recompiles) but not its value."""
         slot = ("number", id(obj), name)
         entry = self.captured.get(slot)
         if entry is None:
@@ -266,8 +297,8 @@ class Interpreter:
             param = Value(const_aval(value))
             array = Array(param)
             array.serial = 0
-            entry = Captured(source, lambda o=obj: getattr(o, name), value, param, array, obj,
-                             hop, number=type(value))
+            entry = Captured(source, getter or (lambda o=obj: getattr(o, name)), value, param,
+                             array, obj, hop, number=type(value))
             self.captured[slot] = entry
         return entry.array
 

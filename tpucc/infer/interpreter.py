@@ -239,11 +239,7 @@ def LOAD_GLOBAL(f, arg):
 
 @handler
 def STORE_GLOBAL(f, name):
-    # `global N; N -= g` on a NumPy array stores back the array it updated
-    # in place (already written back after the call): nothing to replay.
-    if not f.interp.global_holds(f.func, name, f.pop()):
-        raise UnsupportedError(f"assigning the global `{name}` inside compiled code is not "
-                               "supported", hint="return the new value instead")
+    f.interp.store_global(f.func, name, f.pop())
 
 
 class OwnedCell:

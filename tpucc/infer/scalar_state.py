@@ -1,7 +1,7 @@
 """Python numbers the program rebinds in places that outlive the call.
 
 `self.t += 1` on an optimizer object, `state["step"] += 1` on a dict
-argument, `nonlocal calls; calls += 1`, `self.best = min(self.best,
+argument, `nonlocal calls; calls += 1`, `global step; step += 1`, `self.best = min(self.best,
 float(loss))`: a Python int or float kept between calls.  The trace folds the number it reads into the program
 (static), so writing a new one back would make every later call compile
 again.  Such a place is *promoted* instead: read as a runtime input (a weak
@@ -10,7 +10,7 @@ call as the Python number it now holds.
 
 A place is named by a key that later traces of the same function recognize:
 ("attr", class, name) for an attribute (every object of that class),
-("cell", id) for a closure variable, or ("item", root, keys) for an item
+("cell", id) for a closure variable, ("global", id, name) for a global, or ("item", root, keys) for an item
 of an argument (root: its position or keyword; keys: the path down to the
 item).
 
@@ -54,6 +54,11 @@ def is_python_number(value) -> bool:
 
 def attr_key(obj, name: str) -> tuple:
     return ("attr", type(obj), name)
+
+
+def global_key(namespace: dict, name: str) -> tuple:
+    """A module global's place (by its module's namespace, which lives on)."""
+    return ("global", id(namespace), name)
 
 
 def cell_key(cell) -> tuple:
