@@ -402,3 +402,26 @@ def test_global_counters(builds):
         np.testing.assert_array_equal(c, e)
     assert got == (STEP, LOSS_SUM) and type(got[0]) is int and type(got[1]) is float
     assert builds[0] == 1
+
+
+class _Counted:
+    def __init__(self):
+        self.evaluations = 0
+        self.w = np.array([1.0, -2.0])
+
+    def loss(self, w, x):
+        self.evaluations += 1  # <- here
+        return ((x @ w) ** 2).sum()
+
+    def step(self, x):
+        g = tpucc.grad(self.loss)(self.w, x)
+        self.w -= 0.1 * g
+        return self.w
+
+
+def test_counter_inside_a_differentiated_function_is_refused_at_its_line():
+    with pytest.raises(tpucc.SideEffectError,
+                       match="inside a function differentiated by tpucc.grad") as e:
+        tpucc.compile(_Counted.step)(_Counted(), np.ones((3, 2)))
+    assert e.value.loc.line == _Counted.loss.__code__.co_firstlineno + 1
+    assert "has_aux=True" in e.value.hint

@@ -237,10 +237,6 @@ class Interpreter:
                                       lambda: self.read_global(func, name), f"the global `{name}`")
         if value is None:
             return
-        if self.in_region() and not self._in_frame_region():
-            raise SideEffectError(f"assigning the global `{name}` {self.region_name()} is not "
-                                  "supported", hint="return the value from the differentiated "
-                                  "function (has_aux=True) and assign it after tpucc.grad")
         if key not in self.shadow and self._in_frame_region():
             # its value as read now, as the slot the region merges or carries
             self.shadow[key] = self.read_global(func, name)
@@ -437,6 +433,10 @@ class Interpreter:
         outlives the call (scalar_state): None where it holds that number
         already, else the value to store, an Array where the place is
         promoted."""
+        if self.in_region() and not self._in_frame_region():
+            raise SideEffectError(f"assigning {what} {self.region_name()} is not supported",
+                                  hint="return the value from the differentiated function "
+                                       "(has_aux=True) and assign it after tpucc.grad")
         if not isinstance(value, Array):
             try:
                 old = current()
