@@ -855,8 +855,12 @@ def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
         _start_host_copies([v for v, k in zip(values, kept) if not k])
     for wb, value, keep in zip(traced.writebacks, values, kept):
         if wb[0] == "attr":
-            setattr(wb[1], wb[2], wb[3](value) if len(wb) > 3 else
-                    value if keep else np.array(value))
+            # wb[3]: a Python number's type, or the conversion to a NumPy
+            # scalar; an attribute that held a jax array keeps the result as
+            # one (kept_writebacks) unless it is now a Python number
+            convert = wb[3] if len(wb) > 3 else np.array
+            setattr(wb[1], wb[2], value if keep and not isinstance(convert, type) else
+                    convert(value))
             continue
         if wb[0] == "item":
             _put_argument_item(arguments, wb[1], wb[2], wb[3](value))

@@ -43,10 +43,11 @@ class Traced:
     out_static: list                # output leaves: RUNTIME where runtime
     out_weak: list                  # per runtime output: Python scalar type or None
     writebacks: list                # ("arg", leaf index) | ("captured", i) | ("attr", obj, name)
-                                    # | ("attr", obj, name, number type): a Python number
-                                    # (scalar_state) | ("item", root, keys, conversion): an
-                                    # argument's dict or list item rebound | ("global",
-                                    # namespace, name, number type)
+                                    # | ("attr", obj, name, conversion): a Python number
+                                    # (scalar_state: its type) or a NumPy scalar
+                                    # | ("item", root, keys, conversion): an argument's
+                                    # dict or list item rebound | ("global", namespace,
+                                    # name, number type)
     captured: list                  # Captured entries, in input order
     guards: list
     input_sources: list = field(default_factory=list)   # why each input is runtime
@@ -202,7 +203,8 @@ def _describe_capture(c) -> str:
              "closure": f"variable `{name}` closed over by {owner}",
              "item": f"item [{name}] of a {owner} from outside"}[kind]
     if c.number is not None:
-        return f"{where} (a Python {c.number.__name__} the program rebinds: a runtime input)"
+        kind = "NumPy" if issubclass(c.number, np.generic) else "Python"
+        return f"{where} (a {kind} {c.number.__name__} the program rebinds: a runtime input)"
     return f"{where} (an array found outside the arguments: a runtime input, not a constant)"
 
 
@@ -249,7 +251,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             writebacks.append(("attr", obj, name, _number_type(value)))
         else:
             results.append(value.var)
-            writebacks.append(("attr", obj, name))
+            convert = _array_conversion(value)
+            writebacks.append(("attr", obj, name) if convert is np.array else
+                              ("attr", obj, name, convert))
     for key, (namespace, name) in interp.global_writes.items():
         value = interp.shadow[key]
         results.append(_number_var(value))
@@ -366,14 +370,29 @@ def _argument_item_writebacks(interp):
                         new == old or new != new and old != old):
                     continue        # the same number again
                 if not (scalar_state.is_python_number(new) or new.aval.weak and new.ndim == 0):
-                    out.append((root, keys + (slot,), new, np.array))
+                    out.append((root, keys + (slot,), new, _array_conversion(new)))
                     continue
                 what = f"`{name}{''.join(f'[{k!r}]' for k in keys + (slot,))}`"
                 interp.scalars.decide(place, new, what, in_region=False)
                 out.append((root, keys + (slot,), new, _number_type(new)))
             elif isinstance(new, Array):
-                out.append((root, keys + (slot,), new, np.array))
+                out.append((root, keys + (slot,), new, _array_conversion(new)))
     return out
+
+
+def _array_conversion(value: Array):
+    """How an array written back into an attribute or an argument's item
+    is given to the user: as NumPy gives it, a NumPy scalar where it is one
+    (`self.total += x.sum()` on a float makes an np.float64, as returned
+    values are, see driver.to_user_value), else a NumPy array."""
+    if value.ndim == 0 and value.immutable is not False and \
+            not isinstance(value.immutable, RuntimeKind):
+        return _numpy_scalar
+    return np.array
+
+
+def _numpy_scalar(x):
+    return np.asarray(x)[()]
 
 
 def _number_var(value) -> Value:

@@ -113,6 +113,21 @@ def _is_number(value) -> bool:
                                        and value.ndim == 0)
 
 
+def _current_or_missing(current):
+    """current() (a place's value now), or _MISSING where it has none yet
+    (a new attribute)."""
+    try:
+        return current()
+    except (AttributeError, KeyError, IndexError):
+        return _MISSING
+
+
+def _is_static_scalar(value) -> bool:
+    """A Python number or a NumPy scalar: what a trace folds into the
+    program where it reads one from outside, unless promoted (scalar_state)."""
+    return is_python_number(value) or isinstance(value, np.generic)
+
+
 def _numpy_scalar_of(cls, x: Array):
     """np.float32(x) of a runtime value: a NumPy scalar of that dtype for a
     0-d value, an array of it otherwise (as NumPy does)."""
@@ -283,8 +298,9 @@ class Interpreter:
     def capture_number(self, obj, name, value, source, hop, getter=None):
         """A promoted attribute, closure variable or global (obj.name; name
         "cell_contents" of a cell; `getter` reads a global) holding a Python
-        number (scalar_state): a runtime input, re-read at every call, its
-        type checked (another type recompiles) but not its value."""
+        number or a NumPy scalar (scalar_state): a runtime input, re-read at
+        every call, its type checked (another type recompiles) but not its
+        value."""
         slot = ("number", id(obj), name)
         entry = self.captured.get(slot)
         if entry is None:
@@ -293,6 +309,7 @@ class Interpreter:
             param = Value(const_aval(value))
             array = Array(param)
             array.serial = 0
+            array.immutable = isinstance(value, np.generic)
             entry = Captured(source, getter or (lambda o=obj: getattr(o, name)), value, param,
                              array, obj, hop, number=type(value))
             self.captured[slot] = entry
@@ -317,7 +334,7 @@ class Interpreter:
         if isinstance(obj, types.ModuleType):
             self.note_module_read(obj, name)
         value = getattr(obj, name)
-        if (is_python_number(value) and attr_key(obj, name) in self.scalars.promoted
+        if (_is_static_scalar(value) and attr_key(obj, name) in self.scalars.promoted
                 and id(obj) not in self.fresh_ids):
             return self.capture_number(obj, name, value, ("attr", type(obj).__name__, name),
                                        ("attr", name))
@@ -329,7 +346,8 @@ class Interpreter:
         """A static attribute of an object from outside the call is folded
         into the program: guard it, so that `model.training = False` or a
         changed class attribute recompiles instead of running stale code."""
-        if id(obj) in self.fresh_ids or isinstance(value, _ARRAY_TYPES) or _is_jax_array(value):
+        # (a NumPy scalar is folded like a number, not captured: guarded too)
+        if id(obj) in self.fresh_ids or isinstance(value, np.ndarray) or _is_jax_array(value):
             return
         if isinstance(obj, types.ModuleType):
             if _is_library_module(obj):
@@ -407,6 +425,15 @@ class Interpreter:
                 set_item(self.shadow, key, value, 0)
                 self.attr_writes[key] = (obj, name)
                 return
+        elif isinstance(value, Array) and value.ndim == 0 and \
+                isinstance(_current_or_missing(current), np.generic):
+            # `self.total += np.mean(err)` where it holds an np.float64 folded
+            # into the program: promoted as a number is (a static one was
+            # guarded: each new value would compile again)
+            cell = isinstance(obj, types.CellType)
+            self.scalars.decide(cell_key(obj) if cell else attr_key(obj, name), value,
+                                what if cell else f"`.{name}` of {type(obj).__name__} objects",
+                                self.in_region())
         if self._in_frame_region() and isinstance(value, Array):
             if key not in self.shadow:
                 # its value as read now, as the slot the region merges or carries
@@ -432,16 +459,15 @@ class Interpreter:
         """A Python number (or a runtime one) stored into `place`, which
         outlives the call (scalar_state): None where it holds that number
         already, else the value to store, an Array where the place is
-        promoted."""
+        promoted.  Refused in a function tpucc.grad differentiates, as an
+        array is there (_rebind_outside): said so, rather than that a
+        static number is needed at compile time."""
         if self.in_region() and not self._in_frame_region():
             raise SideEffectError(f"assigning {what} {self.region_name()} is not supported",
                                   hint="return the value from the differentiated function "
                                        "(has_aux=True) and assign it after tpucc.grad")
         if not isinstance(value, Array):
-            try:
-                old = current()
-            except (AttributeError, KeyError, IndexError):
-                old = _MISSING
+            old = _current_or_missing(current)
             if type(old) is type(value) and (old == value or old != old and value != value):
                 return None         # `self.training = True` again: nothing changes
         if self.scalars.decide(place, value, what, self.in_region()) == "runtime" and \
@@ -490,7 +516,7 @@ class Interpreter:
         the program, like a static attribute: guard it (CONFIG["k"] = 7
         recompiles).  Arrays are runtime inputs instead; tuples cannot change."""
         if (id(obj) in self.fresh_ids or id(obj) in self.argument_containers
-                or isinstance(value, (Array, *_ARRAY_TYPES))):
+                or isinstance(value, (Array, np.ndarray))):
             return      # (an argument's static items are in the signature)
         if isinstance(obj, dict):
             self._guard(obj, key, value, obj, "dict")
@@ -526,10 +552,32 @@ class Interpreter:
             self.check_mutation(obj, "a container")
         entry = self.fresh_ids.get(id(obj))
         slot = _existing_slot(obj, key)
+        if slot is not None and id(obj) in self.argument_containers and self.ctx.grad_depth:
+            raise SideEffectError(
+                f"assigning an item of a {type(obj).__name__} passed as an argument inside a "
+                "function differentiated by tpucc.grad is not supported",
+                hint="assign it outside, after the call of the function tpucc.grad made")
         if not (slot is not None and entry is not None and self._may_rebind_items(obj)):
+            if slot is not None and entry is None:
+                self._refuse_outside_item(obj, value)
             self.check_mutation(obj, "a container")
             slot = key
         set_item(obj, slot, value, entry[1])
+
+    def _refuse_outside_item(self, obj, value):
+        """`self.m[k] = new` or `self.state["t"] += 1` on a dict or list from
+        outside that is not an argument: nothing would write it back (as for
+        an attribute or an argument's item), so it is refused with the ways
+        that work."""
+        if (isinstance(value, Array) or _is_number(value)) and \
+                id(obj) not in self.argument_containers and \
+                self.ctx.merged_containers.get(id(obj)) is not obj:
+            raise SideEffectError(
+                f"rebinding an item of a {type(obj).__name__} from outside the compiled "
+                "function is not supported: only attributes, closure variables and the items "
+                "of arguments are written back",
+                hint="update the array in place (d[k][...] = new, d[k] *= b), pass the "
+                     f"{type(obj).__name__} as an argument, or keep the number in an attribute")
 
     def _holds_captured(self, container, key, value) -> bool:
         """Whether container[key] is the outside array captured as `value`: a
@@ -789,7 +837,7 @@ class Interpreter:
         rebound = self.shadow.get((id(cell), "cell_contents"))
         if rebound is not None:
             return rebound
-        if is_python_number(cell.cell_contents) and cell_key(cell) in self.scalars.promoted:
+        if _is_static_scalar(cell.cell_contents) and cell_key(cell) in self.scalars.promoted:
             return self.capture_number(cell, "cell_contents", cell.cell_contents,
                                        ("closure", qualname, name), ("cell", None))
         return self.capture(cell.cell_contents, ("closure", qualname, name),
