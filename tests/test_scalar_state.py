@@ -425,3 +425,39 @@ def test_counter_inside_a_differentiated_function_is_refused_at_its_line():
         tpucc.compile(_Counted.step)(_Counted(), np.ones((3, 2)))
     assert e.value.loc.line == _Counted.loss.__code__.co_firstlineno + 1
     assert "has_aux=True" in e.value.hint
+
+
+class _MomentumSGD:
+    """torch.optim style: per-parameter buffers and a step count in dicts
+    the optimizer holds."""
+    def __init__(self, params, lr=0.1, mu=0.9):
+        self.lr, self.mu = lr, mu
+        self.velocity = {k: np.zeros_like(v) for k, v in params.items()}
+        self.state = {"step": 0, "lr_scale": 1.0}
+        self.history = [0.0, 0.0]
+
+    def step(self, params, grads):
+        self.state["step"] += 1
+        self.state["lr_scale"] *= 0.5
+        for k in params:
+            self.velocity[k] = self.mu * self.velocity[k] + grads[k]
+            params[k] -= self.lr * self.state["lr_scale"] * self.velocity[k]
+        self.history[0] = self.history[1]
+        self.history[1] = float(params["w"].sum())
+        return sum(v.sum() for v in self.velocity.values()) + self.velocity.get("b").sum()
+
+
+def test_items_of_dicts_and_lists_an_object_holds(builds):
+    rng = np.random.default_rng(3)
+    p = {"w": rng.standard_normal((3, 2)), "b": rng.standard_normal(2)}
+    eager_p = copy.deepcopy(p)
+    opt, eager_opt = _MomentumSGD(p), _MomentumSGD(eager_p)
+    f = tpucc.compile(_MomentumSGD.step)
+    for _ in range(4):
+        g = {k: rng.standard_normal(v.shape) for k, v in p.items()}
+        np.testing.assert_allclose(f(opt, p, g), _MomentumSGD.step(eager_opt, eager_p, g))
+    assert_same_state(opt, eager_opt)
+    assert_same_state(p, eager_p)
+    assert builds[0] == 1
+    ir = f.lower(opt, p, g).ir()
+    assert "item ['step'] of a dict" in ir

@@ -431,3 +431,40 @@ def test_jax_and_numpy_weights_get_their_own_traces(tmp_path):
         assert_same(expected, tpucc.compile(model.forward)(X))
         np.testing.assert_array_equal(np.asarray(model.layers[0].w), reference.layers[0].w)
     assert cache.stats()["trace_hits"] == 0
+
+
+CLOSURE_MODEL = """
+import numpy as np
+
+
+def make(scale):
+    def set_scale(v):
+        nonlocal scale
+        scale = v
+    return (lambda x: x * scale), set_scale
+
+
+apply, set_scale = make(2.0)
+"""
+
+
+def test_closure_guard_after_a_replay(tmp_path, monkeypatch):
+    """A closure variable's number is guarded (infer.calls.CellGuardView):
+    the record names its cell, and the replayed entry still recompiles when
+    a setter rebinds it."""
+    def closure_process():
+        path = tmp_path / "closure_model.py"
+        path.write_text(CLOSURE_MODEL)
+        sys.modules.pop("closure_model", None)
+        importlib.invalidate_caches()
+        return importlib.import_module("closure_model")
+
+    tpucc.compile(closure_process().apply)(X)
+    module = closure_process()
+    f = tpucc.compile(module.apply)
+    with monkeypatch.context() as m:
+        no_infer(m)
+        assert_same(f(X), X * 2.0)
+    assert cache.stats()["trace_hits"] == 1
+    module.set_scale(3.0)
+    assert_same(f(X), X * 3.0)

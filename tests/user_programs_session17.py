@@ -1011,8 +1011,8 @@ SCENARIOS = {
 # --- refused: each names the user's line ----------------------------------------------------
 
 class SGDRebindsOutsideDict:
-    """`self.velocity[k] = v` on a dict held by the optimizer: not written
-    back (only attributes, closure variables and argument items are)."""
+    """`self.velocity[k] = v` on a dict held by the optimizer: rebound in
+    that dict after each call (refused until the end of session 17)."""
 
     def __init__(self):
         self.velocity = {"w": np.zeros(3)}
@@ -1020,7 +1020,7 @@ class SGDRebindsOutsideDict:
     def step(self, p, g):
         for k in p:
             v = 0.9 * self.velocity[k] - 0.1 * g[k]
-            self.velocity[k] = v                    # <- refused
+            self.velocity[k] = v
             p[k] += v
         return p["w"].sum()
 
@@ -1033,7 +1033,7 @@ class TorchStyleState:
         self.state = {"step": 0}
 
     def step(self, w, g):
-        self.state["step"] += 1                     # <- refused
+        self.state["step"] += 1
         return w - 0.1 * g
 
 

@@ -105,8 +105,7 @@ class CompiledFunction:
     def _learn(self, places):
         """Later traces start from the places this one found (a new shape
         compiles without finding them again, or warning again)."""
-        self._places = Places(self._places.promoted | places.promoted,
-                              self._places.static | places.static)
+        self._places = Places(*(mine | theirs for mine, theirs in zip(self._places, places)))
         self._promoted_items = promoted_items(self._places.promoted)
 
     def lower(self, *args, **kwargs) -> "Lowered":

@@ -865,7 +865,7 @@ def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
         if wb[0] == "item":
             _put_argument_item(arguments, wb[1], wb[2], wb[3](value))
             continue
-        if wb[0] == "global":
+        if wb[0] in ("global", "setitem"):     # a namespace's or a container's item
             wb[1][wb[2]] = wb[3](value)
             continue
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()

@@ -315,7 +315,7 @@ def add_module_reads(w: Walk, reads):
 def describe(traced, w: Walk) -> dict:
     """The JSON record of `traced` (its module reads already walked)."""
     from .infer import RUNTIME
-    if any(wb[0] in ("item", "global") or len(wb) > 3 for wb in traced.writebacks) or any(
+    if any(wb[0] in ("item", "global", "setitem") or len(wb) > 3 for wb in traced.writebacks) or any(
             c.number is not None for c in traced.captured):
         # places found by walking the arguments (infer.scalar_state): by object
         raise NotReplayable("rebinds argument items or Python numbers")
@@ -355,13 +355,13 @@ def rebind(record: dict, w: Walk):
     process, from a record whose world digest matched `w`."""
     from .infer import RUNTIME, Traced
     from .aot import tree
-    from .infer.calls import Captured, ListGuardView
+    from .infer.calls import Captured, CellGuardView, ListGuardView
     from .ir import Value
     guards = []
     for g in record["guards"]:
         owner = _resolve(w, g["owner"])
         ns = {"vars": lambda o: vars(o), "globals": lambda o: vars(o), "dict": lambda o: o,
-              "list": ListGuardView}[g["kind"]](owner)
+              "list": ListGuardView, "cell": CellGuardView}[g["kind"]](owner)
         key = tree.decode_static(g["key"])
         guards.append((ns, key, ns.get(key)))
     captured = [Captured(tuple(c["source"]), _getter(_resolve(w, c["owner"]), c["hop"]), None,

@@ -458,9 +458,11 @@ def _out_paths(treedef) -> list[str]:
 def _writebacks(ep, traced) -> list:
     out = []
     for wb in traced.writebacks:
-        if wb[0] == "global":
-            raise BuildError(f"entry {ep.name!r} assigns the global `{wb[2]}`, which a loaded "
-                             "artifact cannot replay", ep.loc, hint="return the new value instead")
+        if wb[0] in ("global", "setitem"):
+            target = f"the global `{wb[2]}`" if wb[0] == "global" else \
+                f"the item [{wb[2]!r}] of a {type(wb[1]).__name__} from outside"
+            raise BuildError(f"entry {ep.name!r} assigns {target}, which a loaded artifact "
+                             "cannot replay", ep.loc, hint="return the new value instead")
         if wb[0] in ("attr", "item"):
             target = ("rebinds a closure variable" if wb[0] == "attr" and isinstance(
                 wb[1], types.CellType) else

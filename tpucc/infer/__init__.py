@@ -47,7 +47,8 @@ class Traced:
                                     # (scalar_state: its type) or a NumPy scalar
                                     # | ("item", root, keys, conversion): an argument's
                                     # dict or list item rebound | ("global", namespace,
-                                    # name, number type)
+                                    # name, number type) | ("setitem", container, key,
+                                    # conversion): an item of an outside dict or list
     captured: list                  # Captured entries, in input order
     guards: list
     input_sources: list = field(default_factory=list)   # why each input is runtime
@@ -246,14 +247,16 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             writebacks.append(("captured", i))
     for key, (obj, name) in interp.attr_writes.items():
         value = interp.shadow[key]
+        # name ("item", key): an item of a dict or list from outside
+        head = ("setitem", obj, name[1]) if isinstance(name, tuple) else ("attr", obj, name)
         if key in interp.scalar_attrs:      # a Python number (scalar_state)
             results.append(_number_var(value))
-            writebacks.append(("attr", obj, name, _number_type(value)))
+            writebacks.append(head + (_number_type(value),))
         else:
             results.append(value.var)
             convert = _array_conversion(value)
-            writebacks.append(("attr", obj, name) if convert is np.array else
-                              ("attr", obj, name, convert))
+            writebacks.append(head if convert is np.array and head[0] == "attr" else
+                              head + (convert,))
     for key, (namespace, name) in interp.global_writes.items():
         value = interp.shadow[key]
         results.append(_number_var(value))

@@ -27,7 +27,8 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from .iterators import RangeIter, SeqIter
-from .scalar_state import ScalarState, attr_key, cell_key, global_key, is_python_number
+from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
+                           outside_item_key)
 from .values import Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
@@ -78,6 +79,22 @@ class ListGuardView:
 
     def get(self, index, default=None):
         return self.items[index] if -len(self.items) <= index < len(self.items) else default
+
+
+class CellGuardView:
+    """A closure variable's cell seen through `.get(name, default)`, as
+    guards read namespaces: a number a setter outside the compiled code
+    rebinds (`nonlocal scale; scale = s`) recompiles."""
+    __slots__ = ("cell",)
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def get(self, name, default=None):
+        try:
+            return self.cell.cell_contents
+        except ValueError:          # emptied (`del` of the variable)
+            return default
 
 
 class Captured:
@@ -175,6 +192,8 @@ class Interpreter:
         self.frames: list = []
         self.last_return_loc = None
         self.list_views: dict[int, ListGuardView] = {}
+        self.cell_views: dict[int, CellGuardView] = {}
+        self.rebound_containers: set = set()    # ids of outside dicts and lists rebound
 
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):
@@ -328,6 +347,8 @@ class Interpreter:
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]
+        if type(obj) is dict and name in _DICT_READERS and self._rebinds_items_of(obj):
+            return functools.partial(_DICT_READERS[name], self, obj)
         static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fget is not None:
             return self.call(static.fget, [obj], {})
@@ -414,10 +435,10 @@ class Interpreter:
         key = (id(obj), name)
         self.scalar_attrs.discard(key)
         if _is_number(value):
-            cell = isinstance(obj, types.CellType)
-            value = self._number_to_store(
-                cell_key(obj) if cell else attr_key(obj, name), value, current,
-                what if cell else f"`.{name}` of {type(obj).__name__} objects")
+            place, what = (cell_key(obj), what) if isinstance(obj, types.CellType) else \
+                (outside_item_key(obj, name[1]), what) if isinstance(name, tuple) else \
+                (attr_key(obj, name), f"`.{name}` of {type(obj).__name__} objects")
+            value = self._number_to_store(place, value, current, what)
             if value is None:
                 return
             self.scalar_attrs.add(key)
@@ -480,11 +501,12 @@ class Interpreter:
         return value
 
     def _current_attr(self, obj, name):
+        """The Array obj.name holds (obj[slot] for name ("item", slot)), or None."""
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]
         try:
-            current = getattr(obj, name, None)
+            current = obj[name[1]] if isinstance(name, tuple) else getattr(obj, name, None)
         except ValueError:          # an empty cell's cell_contents
             return None
         entry = self.captured.get(id(current))
@@ -508,8 +530,10 @@ class Interpreter:
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
         value = obj[key]
-        self._guard_item(obj, key, value)
-        return self._item(obj, key, value)
+        out = self._item(obj, key, value)
+        if out is value:                # (not rebound, nor an input: folded in)
+            self._guard_item(obj, key, value)
+        return out
 
     def _guard_item(self, obj, key, value):
         """A static item of a dict or list from outside the call is folded into
@@ -526,7 +550,19 @@ class Interpreter:
 
     def _item(self, container, key, value):
         """An array held by a container from outside is a runtime input,
-        re-read from the container at every call (as attributes are)."""
+        re-read from the container at every call (as attributes are); an
+        item this trace rebound is its new value, and a promoted number
+        (scalar_state) a runtime input too."""
+        slot = _existing_slot(container, key)
+        if slot is not None and id(container) not in self.fresh_ids:
+            rebound = self.shadow.get((id(container), ("item", slot)), _MISSING)
+            if rebound is not _MISSING:
+                return rebound
+            if _is_static_scalar(value) and \
+                    outside_item_key(container, slot) in self.scalars.promoted:
+                return self.capture_number(container, slot, value,
+                                           ("item", type(container).__name__, repr(slot)),
+                                           ("item", slot), lambda: container[slot])
         if isinstance(value, _ARRAY_TYPES) and hasattr(container, "__getitem__"):
             return self.capture(value, ("item", type(container).__name__, repr(key)),
                                 lambda: container[key], container, ("item", key))
@@ -558,26 +594,34 @@ class Interpreter:
                 "function differentiated by tpucc.grad is not supported",
                 hint="assign it outside, after the call of the function tpucc.grad made")
         if not (slot is not None and entry is not None and self._may_rebind_items(obj)):
-            if slot is not None and entry is None:
-                self._refuse_outside_item(obj, value)
+            if slot is not None and entry is None and self._rebinds_outside_item(obj, slot, value):
+                return
             self.check_mutation(obj, "a container")
             slot = key
         set_item(obj, slot, value, entry[1])
 
-    def _refuse_outside_item(self, obj, value):
-        """`self.m[k] = new` or `self.state["t"] += 1` on a dict or list from
-        outside that is not an argument: nothing would write it back (as for
-        an attribute or an argument's item), so it is refused with the ways
-        that work."""
-        if (isinstance(value, Array) or _is_number(value)) and \
-                id(obj) not in self.argument_containers and \
-                self.ctx.merged_containers.get(id(obj)) is not obj:
-            raise SideEffectError(
-                f"rebinding an item of a {type(obj).__name__} from outside the compiled "
-                "function is not supported: only attributes, closure variables and the items "
-                "of arguments are written back",
-                hint="update the array in place (d[k][...] = new, d[k] *= b), pass the "
-                     f"{type(obj).__name__} as an argument, or keep the number in an attribute")
+    def _rebinds_items_of(self, container) -> bool:
+        """Whether this trace rebinds (or reads as promoted numbers) items of
+        `container`, a dict from outside: then its views and `.get` read
+        them through `_item` (a view's `.mapping` hides which dict it is)."""
+        cid = id(container)
+        return cid in self.rebound_containers or any(
+            p[0] == "outside item" and p[1] == cid for p in self.scalars.promoted)
+
+    def _rebinds_outside_item(self, obj, slot, value) -> bool:
+        """`self.m[k] = new` or `self.state["t"] += 1` on an item a dict or
+        list from outside (not an argument) has: rebound after each call,
+        as an attribute is (_rebind_outside, shadow key ("item", slot)).
+        False where that is not it (then the change is refused)."""
+        if not (isinstance(value, Array) or _is_number(value)) or type(obj) not in (dict, list) \
+                or id(obj) in self.argument_containers \
+                or self.ctx.merged_containers.get(id(obj)) is obj:
+            return False
+        self.rebound_containers.add(id(obj))
+        self._rebind_outside(obj, ("item", slot), value, f"the item [{slot!r}]",
+                             f"the item [{slot!r}] of a {type(obj).__name__} that outlives "
+                             "the call", lambda: self.getitem(obj, slot))
+        return True
 
     def _holds_captured(self, container, key, value) -> bool:
         """Whether container[key] is the outside array captured as `value`: a
@@ -837,11 +881,33 @@ class Interpreter:
         rebound = self.shadow.get((id(cell), "cell_contents"))
         if rebound is not None:
             return rebound
-        if _is_static_scalar(cell.cell_contents) and cell_key(cell) in self.scalars.promoted:
-            return self.capture_number(cell, "cell_contents", cell.cell_contents,
+        value = cell.cell_contents
+        if _is_static_scalar(value) and cell_key(cell) in self.scalars.promoted:
+            return self.capture_number(cell, "cell_contents", value,
                                        ("closure", qualname, name), ("cell", None))
-        return self.capture(cell.cell_contents, ("closure", qualname, name),
+        if not (isinstance(value, np.ndarray) or _is_jax_array(value)):
+            # folded into the program: a setter's `nonlocal` rebinding it recompiles
+            self._guard(self.cell_views.setdefault(id(cell), CellGuardView(cell)),
+                        "cell_contents", value, cell, "cell")
+        return self.capture(value, ("closure", qualname, name),
                             lambda: cell.cell_contents, cell, ("cell", None))
+
+
+def _dict_values(interp, d):
+    return [interp._item(d, k, d[k]) for k in d]
+
+
+def _dict_items(interp, d):
+    return [(k, interp._item(d, k, d[k])) for k in d]
+
+
+def _dict_get(interp, d, key, default=None):
+    return interp.getitem(d, key) if key in d else default
+
+
+# Reading a dict from outside whose items the trace rebinds: as lists (a
+# view of it is only iterated in compiled code).
+_DICT_READERS = {"values": _dict_values, "items": _dict_items, "get": _dict_get}
 
 
 def _existing_slot(container, key):

@@ -431,8 +431,8 @@ def _watch_loose(holder, key, values, merged, floor):
 
 def slot_name(holder, key) -> str:
     """A slot outside the frame's variables, as messages name it."""
-    if isinstance(key, tuple):              # the shadow of an outside attribute
-        return f".{key[1]}"
+    if isinstance(key, tuple):              # the shadow of an outside attribute or item
+        return f"[{key[1][1]!r}]" if isinstance(key[1], tuple) else f".{key[1]}"
     return f".{key}" if isinstance(key, str) else f"[{key!r}]"
 
 

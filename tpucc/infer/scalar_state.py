@@ -10,7 +10,8 @@ call as the Python number it now holds.
 
 A place is named by a key that later traces of the same function recognize:
 ("attr", class, name) for an attribute (every object of that class),
-("cell", id) for a closure variable, ("global", id, name) for a global, or ("item", root, keys) for an item
+("cell", id) for a closure variable, ("global", id, name) for a global,
+("outside item", id, key) for an item of a dict or list from outside, or ("item", root, keys) for an item
 of an argument (root: its position or keyword; keys: the path down to the
 item).
 
@@ -19,8 +20,9 @@ as runtime values.  Where that fails (the number is a shape, a static loop
 bound, an index into a Python list), the place is kept static instead: its
 new value is written back after each call and each new value compiles again,
 with a warning that says so.  A bool (a flag such as `self.built`) is kept
-static without a warning: it changes once, not at every call (one set in a
-runtime `if` or loop is promoted: its value is known only at run time).
+static at its first change, which is usually its only one; one that changes
+again at a later call (`self.even = not self.even`) is promoted then, as is
+one set in a runtime `if` or loop (its value is known only at run time).
 """
 from __future__ import annotations
 
@@ -61,6 +63,12 @@ def global_key(namespace: dict, name: str) -> tuple:
     return ("global", id(namespace), name)
 
 
+def outside_item_key(container, slot) -> tuple:
+    """An item of a dict or list from outside the call (`self.state["t"]`),
+    by the container's identity (the object holding it keeps it alive)."""
+    return ("outside item", id(container), slot)
+
+
 def cell_key(cell) -> tuple:
     """A closure variable's place: its cell (by identity: the compiled
     function keeps it alive)."""
@@ -74,9 +82,11 @@ def item_key(root, keys: tuple) -> tuple:
 class Places(NamedTuple):
     """The places of Python numbers a function rebinds, as its traces
     found them: read as runtime values, or kept static (needed at compile
-    time).  Later traces start from them."""
+    time), and the flags (bools) kept static once.  Later traces start from
+    them."""
     promoted: frozenset = frozenset()
     static: frozenset = frozenset()
+    flags: frozenset = frozenset()
 
 
 def promoted_items(promoted) -> dict:
@@ -91,21 +101,29 @@ def promoted_items(promoted) -> dict:
 
 class ScalarState:
     """Which places a trace reads as runtime (`promoted`) or keeps static
-    while writing them back (`static`)."""
+    while writing them back (`static`); the flags earlier calls' traces
+    changed (`flags`) and this one changes (`new_flags`)."""
 
-    def __init__(self, promoted=frozenset(), static=frozenset()):
+    def __init__(self, promoted=frozenset(), static=frozenset(), flags=frozenset()):
         self.promoted = set(promoted)
         self.static = set(static)
+        self.flags = frozenset(flags)
+        self.new_flags: set = set()
 
     def decide(self, key, value, what: str, in_region: bool) -> str:
         """How to store `value` (a Python number or a runtime weak scalar)
         into place `key`: "runtime" (promoted: stored as a runtime value) or
         "static" (kept static, written back as it is).  Raises
-        PromoteScalars for a place the trace read as static.  A flag set
-        in a runtime `if` or loop is promoted too: its value is runtime."""
+        PromoteScalars for a place the trace read as static.  A flag is
+        kept static the first time it changes (`self.built = True`); one
+        that changes again at a later call (`self.even = not self.even`),
+        or in a runtime `if` or loop, is promoted."""
         if key in self.promoted:
             return "runtime"
-        if key in self.static or type(value) is bool and not in_region:
+        if key in self.static:
+            return "static"
+        if type(value) is bool and not in_region and key not in self.flags:
+            self.new_flags.add(key)
             return "static"
         raise PromoteScalars(key, what)
 
@@ -123,7 +141,7 @@ def trace_promoting(trace_once, places: Places):
         except PromoteScalars as p:
             if p.key in state.promoted:     # cannot happen: a guard against looping
                 raise
-            state = ScalarState(state.promoted | {p.key}, state.static)
+            state = ScalarState(state.promoted | {p.key}, state.static, places.flags)
             added.append((p.key, p.what))
             continue
         except TpuccError as e:
@@ -131,12 +149,13 @@ def trace_promoting(trace_once, places: Places):
             if not fresh:
                 raise
             keys = {k for k, _ in fresh}
-            state = ScalarState(state.promoted - keys, state.static | keys)
+            state = ScalarState(state.promoted - keys, state.static | keys, places.flags)
             kept_static = (fresh, e)
             continue
         if kept_static is not None:
             _warn_static(*kept_static)
-        return result, Places(frozenset(state.promoted), frozenset(state.static))
+        return result, Places(frozenset(state.promoted), frozenset(state.static),
+                              places.flags | state.new_flags)
 
 
 def _warn_static(places, error):
