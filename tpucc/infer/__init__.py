@@ -125,20 +125,23 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
                         params, arrays, sources, path)
              for (path, v), keys in zip(td_leaves, _leaf_keys(value))]
     out = unflatten(td, bound)
-    work = [(out, ())]
+    work = [(out, value, ())]
     while work:                 # the lists and dicts in it, nested ones too
-        v, keys = work.pop()
+        v, original, keys = work.pop()
         if isinstance(v, (list, dict)):
+            interp.argument_originals[id(original)] = (
+                original, v, f"the argument `{name}`" if name else f"argument {root}")
             # A copy: items it rebinds are written back (_argument_item_writebacks);
             # fresh, so that runtime regions merge and carry them in place.
             interp.fresh(v)
             interp.argument_containers[id(v)] = v
             interp.argument_places[id(v)] = (root, keys, name or f"argument {root}")
             interp.argument_items[id(v)] = dict(enumerate(v) if isinstance(v, list) else v)
-        if isinstance(v, (list, tuple)):
-            work.extend((x, keys + (i,)) for i, x in enumerate(v))
-        elif isinstance(v, dict):
-            work.extend((x, keys + (k,)) for k, x in v.items())
+        if isinstance(v, (list, tuple)) and isinstance(original, (list, tuple)) \
+                and len(original) == len(v):
+            work.extend((x, o, keys + (i,)) for i, (x, o) in enumerate(zip(v, original)))
+        elif isinstance(v, dict) and isinstance(original, dict):
+            work.extend((x, original.get(k), keys + (k,)) for k, x in v.items())
     return out
 
 

@@ -187,6 +187,9 @@ class Interpreter:
         self.fresh_ids: dict[int, object] = {}
         # Copies of the list and dict arguments (their arrays bound to params).
         self.argument_containers: dict[int, object] = {}
+        # The caller's lists and dicts those copies were made from:
+        # id -> (it, its copy, which argument)
+        self.argument_originals: dict[int, tuple] = {}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         self.frames: list = []
@@ -399,6 +402,12 @@ class Interpreter:
         raise UnsupportedError(f"array attribute or method `.{name}` is not supported")
 
     def setattr(self, obj, name, value):
+        static = class_attribute(type(obj), name)
+        if isinstance(static, property) and static.fset is not None:
+            # `self.lr = v` through a property: its setter runs (traced), as
+            # the getter does when read (getattr); it stores what it stores
+            self.call(static.fset, [obj, value], {})
+            return
         entry = self.fresh_ids.get(id(obj))
         if entry is not None:
             if isinstance(value, Array) and getattr(obj, "__dict__", {}).get(name) is value:
@@ -529,6 +538,9 @@ class Interpreter:
                 return indexing.getitem(stack(list(obj)), key)
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
+        aliased = self._aliased_argument_item(obj, key)
+        if aliased is not _MISSING:
+            return aliased
         value = obj[key]
         out = self._item(obj, key, value)
         if out is value:                # (not rebound, nor an input: folded in)
@@ -594,11 +606,45 @@ class Interpreter:
                 "function differentiated by tpucc.grad is not supported",
                 hint="assign it outside, after the call of the function tpucc.grad made")
         if not (slot is not None and entry is not None and self._may_rebind_items(obj)):
+            self._refuse_aliased_argument(obj)
             if slot is not None and entry is None and self._rebinds_outside_item(obj, slot, value):
                 return
             self.check_mutation(obj, "a container")
             slot = key
         set_item(obj, slot, value, entry[1])
+
+    def _aliased_argument_item(self, obj, key):
+        """obj[key] where obj is a list or dict also passed as an argument
+        (see _refuse_aliased_argument): the copy's array (which the trace
+        may have updated in place), _MISSING where obj is no such container
+        or the item is no array; an item the copy rebound is refused."""
+        original = self.argument_originals.get(id(obj))
+        if original is None or original[0] is not obj:
+            return _MISSING
+        copy = original[1]
+        slot = _existing_slot(copy, key)
+        bound = self.argument_items.get(id(copy), {})
+        if slot is None or slot not in bound:
+            return _MISSING
+        if copy[slot] is not bound[slot]:
+            self._refuse_aliased_argument(obj)
+        return copy[slot] if isinstance(copy[slot], Array) else _MISSING
+
+    def _refuse_aliased_argument(self, obj):
+        """A list or dict passed as an argument is traced as a copy (its
+        items written back after the call); the same object reached another
+        way (`self.state` holding it) is the caller's, which the trace does
+        not see change: rebinding its items there would be lost, and reading
+        there an item the copy rebound would read it stale, so both are
+        refused."""
+        original = self.argument_originals.get(id(obj))
+        if original is not None and original[0] is obj:
+            raise SideEffectError(
+                f"a {type(obj).__name__} passed as {original[2]} and also reached another "
+                "way (an attribute, a global or another container) cannot be changed there, "
+                "nor read there after the argument's items change: the compiled call works "
+                "on a copy of the argument",
+                hint="change it through the argument only, or do not pass it as an argument")
 
     def _rebinds_items_of(self, container) -> bool:
         """Whether this trace rebinds (or reads as promoted numbers) items of
