@@ -461,3 +461,18 @@ def test_items_of_dicts_and_lists_an_object_holds(builds):
     assert builds[0] == 1
     ir = f.lower(opt, p, g).ir()
     assert "item ['step'] of a dict" in ir
+
+
+def test_runtime_python_bools_follow_python_arithmetic():
+    """A runtime Python bool (here runtime_args) is an int in arithmetic,
+    as in Python (True + True == 2, ~True == -2, -True == -1), and stays a
+    bool under &, | and ^."""
+    def f(a, b):
+        return a + b, a * 3, ~a, -b, a & b, a | b, a ^ b, a - b
+
+    g = tpucc.compile(f, runtime_args=("a", "b"))
+    for a in (True, False):
+        for b in (True, False):
+            got, want = g(a, b), f(a, b)
+            for x, y in zip(got, want):
+                assert x == y and type(x) is type(y), (a, b, got, want)

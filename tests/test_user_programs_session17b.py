@@ -57,13 +57,18 @@ def test_dict_argument_read_through_an_attribute_after_a_change_is_refused():
     assert info.value.loc is not None and info.value.loc.file.endswith("session17b.py")
 
 
-def test_dict_argument_array_read_through_an_attribute_sees_in_place_update():
-    d, e = {"w": np.zeros(2)}, {"w": np.zeros(2)}
+def test_dict_argument_array_read_through_an_attribute_after_an_in_place_update():
+    """Refused: reading it as the argument's copy would be right for this
+    call only (a later call passing another dict, the attribute unchanged,
+    would read the argument's array); read as the attribute's, it would
+    miss the update."""
+    d = {"w": np.zeros(2)}
     f = tpucc.compile(P.aliased_array_read(_holder(d)))
-    g = P.aliased_array_read(_holder(e))
-    for _ in range(2):
-        assert_same(g(e, np.ones(2)), f(d, np.ones(2)))
-    assert_same(e, d)
+    with pytest.raises(tpucc.SideEffectError, match="passed as the argument `state` and also "
+                                                    "reached another way") as e:
+        f(d, np.ones(2))
+    assert e.value.loc.line == P.aliased_array_read.__code__.co_firstlineno + 3
+    np.testing.assert_array_equal(d["w"], np.zeros(2))
 
 
 def test_unaliased_dict_argument_and_attribute_still_work():
@@ -93,13 +98,13 @@ def test_python_int_growing_past_int64():
     _run_holder(P.counter, {"t": 2 ** 61})
 
 
-@pytest.mark.xfail(strict=True, reason="`self.n = self.n + True` on a bool attribute stays a "
-                   "bool True in the compiled code (eager: the int 2, 3, 4)")
 def test_bool_attribute_plus_bool_becomes_int():
+    """`self.n = self.n + True` stayed a bool True (NumPy's bool add) until
+    runtime Python bools followed Python's int rules in operators."""
     _run_holder(P.bool_plus_bool, {"n": True})
 
 
-@pytest.mark.xfail(strict=True, reason="arithmetic on a static np.float32 attribute folds to a "
-                   "NumPy scalar, which _rebind_outside refuses as a Python value stored once")
 def test_numpy_float32_attribute_rebound_from_its_static_value():
+    """Refused as "a Python value stored once" until NumPy numbers known
+    while compiling counted as numbers (infer.calls._is_number)."""
     _run_holder(P.f32_scalar_decay, {"s": np.float32(1.0)})

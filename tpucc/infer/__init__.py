@@ -137,6 +137,8 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
             interp.argument_containers[id(v)] = v
             interp.argument_places[id(v)] = (root, keys, name or f"argument {root}")
             interp.argument_items[id(v)] = dict(enumerate(v) if isinstance(v, list) else v)
+            interp.argument_vars[id(v)] = {k: x.var for k, x in interp.argument_items[id(v)].items()
+                                           if isinstance(x, Array)}
         if isinstance(v, (list, tuple)) and isinstance(original, (list, tuple)) \
                 and len(original) == len(v):
             work.extend((x, o, keys + (i,)) for i, (x, o) in enumerate(zip(v, original)))

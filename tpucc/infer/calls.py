@@ -125,9 +125,11 @@ class Captured:
 
 
 def _is_number(value) -> bool:
-    """A Python number, or a runtime one (a weak 0-d value: `float(loss)`)."""
+    """A Python number, or a runtime one (a weak 0-d value: `float(loss)`),
+    or a NumPy number known while compiling (`np.float32(1) * 0.5`)."""
     return is_python_number(value) or (isinstance(value, Array) and value.aval.weak
-                                       and value.ndim == 0)
+                                       and value.ndim == 0) or (
+        isinstance(value, np.generic) and value.dtype.kind in "biufc")
 
 
 def _current_or_missing(current):
@@ -190,6 +192,7 @@ class Interpreter:
         # The caller's lists and dicts those copies were made from:
         # id -> (it, its copy, which argument)
         self.argument_originals: dict[int, tuple] = {}
+        self.argument_vars: dict[int, dict] = {}    # id(copy) -> {key: its input Value}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         self.frames: list = []
@@ -538,9 +541,7 @@ class Interpreter:
                 return indexing.getitem(stack(list(obj)), key)
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
-        aliased = self._aliased_argument_item(obj, key)
-        if aliased is not _MISSING:
-            return aliased
+        self._check_aliased_argument_read(obj, key)
         value = obj[key]
         out = self._item(obj, key, value)
         if out is value:                # (not rebound, nor an input: folded in)
@@ -613,22 +614,25 @@ class Interpreter:
             slot = key
         set_item(obj, slot, value, entry[1])
 
-    def _aliased_argument_item(self, obj, key):
+    def _check_aliased_argument_read(self, obj, key):
         """obj[key] where obj is a list or dict also passed as an argument
-        (see _refuse_aliased_argument): the copy's array (which the trace
-        may have updated in place), _MISSING where obj is no such container
-        or the item is no array; an item the copy rebound is refused."""
+        (see _refuse_aliased_argument): read as any outside item (an array
+        a runtime input of its own, re-read from obj at each call: right
+        also for a later call passing another container) while the copy's
+        item is unchanged; refused once the argument rebound it or updated
+        it in place, which this read would not see."""
         original = self.argument_originals.get(id(obj))
         if original is None or original[0] is not obj:
-            return _MISSING
+            return
         copy = original[1]
         slot = _existing_slot(copy, key)
         bound = self.argument_items.get(id(copy), {})
         if slot is None or slot not in bound:
-            return _MISSING
-        if copy[slot] is not bound[slot]:
+            return
+        item = copy[slot]
+        if item is not bound[slot] or isinstance(item, Array) and \
+                item.var is not self.argument_vars[id(copy)].get(slot):
             self._refuse_aliased_argument(obj)
-        return copy[slot] if isinstance(copy[slot], Array) else _MISSING
 
     def _refuse_aliased_argument(self, obj):
         """A list or dict passed as an argument is traced as a copy (its

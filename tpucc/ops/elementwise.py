@@ -580,12 +580,27 @@ def _install_operators():
 
     def binary(ufname):
         # With y[mask] on the other side, Python asks the Selection instead.
+        as_ints = ufname not in _BOOL_KEEPING
+
         def fwd(a, b):
-            return NotImplemented if isinstance(b, Selection) else emit_ufunc(ufname, a, b)
+            if isinstance(b, Selection):
+                return NotImplemented
+            if as_ints and _python_bool(a) and _python_bool(b):
+                a, b = _as_python_int(a), _as_python_int(b)
+            return emit_ufunc(ufname, a, b)
 
         def rev(a, b):
-            return NotImplemented if isinstance(b, Selection) else emit_ufunc(ufname, b, a)
+            if isinstance(b, Selection):
+                return NotImplemented
+            if as_ints and _python_bool(a) and _python_bool(b):
+                a, b = _as_python_int(a), _as_python_int(b)
+            return emit_ufunc(ufname, b, a)
         return fwd, rev
+
+    def unary(ufname):
+        def op(a):
+            return emit(ufname, _as_python_int(a) if _python_bool(a) else a)
+        return op
 
     for stem, ufname in OPERATORS.items():
         if ufname is None:
@@ -597,7 +612,30 @@ def _install_operators():
     for stem, ufname in COMPARISONS.items():
         setattr(Array, f"__{stem}__", binary(ufname)[0])
     for stem, ufname in UNARY_OPERATORS.items():
-        setattr(Array, f"__{stem}__", (lambda u: lambda a: emit(u, a))(ufname))
+        setattr(Array, f"__{stem}__", unary(ufname))
+
+
+# Python's bool is an int: True + True is 2 and ~True is -2, where NumPy's
+# bool loops give True and False; only &, | and ^ keep bools bools.  A
+# runtime Python bool (a weak bool: a promoted flag, a runtime_args bool)
+# follows Python's rules in operators.
+_BOOL_KEEPING = {"bitwise_and", "bitwise_or", "bitwise_xor"}
+
+
+def _python_bool(x) -> bool:
+    from ..infer.values import Array
+    return type(x) is bool or isinstance(x, Array) and x.weak and x.dtype == np.bool_
+
+
+def _as_python_int(x):
+    """A Python bool, static or runtime, as the Python int it is."""
+    if type(x) is bool:
+        return int(x)
+    from ..infer.builder import emit_op
+    from ..infer.values import Array
+    (v,) = emit_op("convert", (x.var,), {"dtype": np.dtype(np.int64)},
+                   (AVal(np.dtype(np.int64), x.shape, True),))
+    return Array(v)
 
 
 def _inplace(ufname):
