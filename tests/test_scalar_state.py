@@ -228,8 +228,12 @@ def test_number_needed_at_compile_time_warns_and_recompiles(builds):
 
     g, eager = Grower(), Grower()
     f = tpucc.compile(Grower.make)
-    with pytest.warns(tpucc.RecompileWarning, match=r"\.n` of Grower objects.*compile time"):
+    with pytest.warns(tpucc.RecompileWarning, match=r"\.n` of Grower objects.*compile time") \
+            as caught:
         out = f(g)
+    # placed at the user's line that needs the number
+    assert caught[0].filename == __file__
+    assert caught[0].lineno == Grower.make.__code__.co_firstlineno + 2
     np.testing.assert_array_equal(out, Grower.make(eager))
     with warnings.catch_warnings():
         warnings.simplefilter("error")      # said once; later traces start static

@@ -159,9 +159,13 @@ def trace_promoting(trace_once, places: Places):
 
 
 def _warn_static(places, error):
+    """Warns at the user's line that needs the number (the warning's own
+    file and line, so that `python -W error` or a filter can name it)."""
     names = ", ".join(what for _, what in places)
-    where = f" at {error.loc}" if error.loc is not None else ""
-    warnings.warn(
-        f"tpucc: the program rebinds {names} to a new Python number and needs that number "
-        f"at compile time ({error.message}{where}), so each new value compiles the function "
-        "again", RecompileWarning, stacklevel=2)
+    message = (f"tpucc: the program rebinds {names} to a new Python number and needs that "
+               f"number at compile time ({error.message}), so each new value compiles the "
+               "function again")
+    if error.loc is None:
+        warnings.warn(message, RecompileWarning, stacklevel=2)
+    else:
+        warnings.warn_explicit(message, RecompileWarning, error.loc.file, error.loc.line)
