@@ -42,28 +42,30 @@ def test_open_call():
     _expect(uses_open, (_r(3),), match=r"open|I/O|file|unsupported", line_of="open(")
 
 
-def uses_try(x):
+def uses_try(x, i):
     y = x * 2
     try:
-        y = y + 1
-    except ValueError:
-        y = x
+        y = y[i]                # a runtime index: checked when the call returns
+    except IndexError:
+        y = x[0]
     return y
 
 
-def test_try_statement():
-    _expect(uses_try, (_r(3),), match=r"try|exception|unsupported", line_of="try:")
+def test_try_catching_a_runtime_check():
+    _expect(uses_try, (_r(3), np.int64(1)), match=r"`except` clause at line \d+ .*would catch",
+            line_of="y = y[i]")
 
 
-def uses_with(x):
+def uses_with(x, i):
     y = x * 2
-    with contextlib.suppress(ValueError):       # would catch exceptions: not compiled
-        y = y + 1
+    with contextlib.suppress(IndexError):       # would catch the runtime check
+        y = y[i]
     return y
 
 
-def test_with_statement():
-    _expect(uses_with, (_r(3),), match=r"`with` on a suppress", line_of="with contextlib")
+def test_with_suppress_around_a_runtime_check():
+    _expect(uses_with, (_r(3), np.int64(1)),
+            match=r"the `with` at line \d+ \(contextlib.suppress\)", line_of="y = y[i]")
 
 
 def uses_eig(x):

@@ -14,7 +14,7 @@ from the plain bytecode (pytest's rewriting would change it).
 """
 from __future__ import annotations
 
-import contextlib
+import threading
 import inspect
 import math
 import os
@@ -47,25 +47,27 @@ def _ints(n=3):
 # Unsupported syntax (E100)
 # --------------------------------------------------------------------------
 
-def try_except(x):
-    try:  # <- here
+def except_floating_point_error(x):
+    try:
         y = np.log(x)
-    except FloatingPointError:
+    except FloatingPointError:  # <- here
         y = x
     return y
 
 
-def try_finally(x):
-    y = x
-    try:  # <- here
-        y = x + 1
-    finally:
-        y = y * 2
-    return y
+def except_lin_alg_error(a):
+    try:
+        c = np.linalg.cholesky(a)
+    except (ValueError, np.linalg.LinAlgError):  # <- here
+        c = np.linalg.cholesky(a + np.eye(3))
+    return c
+
+
+LOCK = threading.Lock()
 
 
 def with_statement(x):
-    with contextlib.closing(Box(x)):  # <- here
+    with LOCK:  # <- here
         y = x + 1
     return y
 
@@ -671,9 +673,11 @@ def _matrix():
 
 REFUSALS = [
     # E100: syntax
-    R(try_except, E.UnsupportedError, "`try` statements are not supported"),
-    R(try_finally, E.UnsupportedError, "`try` statements are not supported"),
-    R(with_statement, E.UnsupportedError, "`with` on a closing is not supported"),
+    R(except_floating_point_error, E.UnsupportedError,
+      "`except FloatingPointError`: compiled code never raises FloatingPointError"),
+    R(except_lin_alg_error, E.UnsupportedError,
+      "`except LinAlgError`: compiled code never raises LinAlgError", args=lambda: (np.eye(3),)),
+    R(with_statement, E.UnsupportedError, "`with` on a lock is not supported"),
     R(class_statement, E.UnsupportedError, "a `class` statement is not supported"),
     R(match_sequence, E.UnsupportedError, "`match` statement"),
     R(yield_from, E.UnsupportedError, "`yield from` is not supported",

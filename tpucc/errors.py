@@ -101,8 +101,35 @@ class LimitError(TpuccError):
 
 class UserCodeError(TpuccError):
     """The user's own code raised an exception while being evaluated at
-    compile time (e.g. an `assert` on shapes that fails)."""
+    compile time (e.g. an `assert` on shapes that fails).
+
+    `raised` is that Python exception, which the program's own `except`
+    clauses may catch (infer/exceptions.py); None where it is not the
+    program's own (an error of tpucc's that Python would not raise), which
+    nothing catches.  Given only a message "KeyError: 'k'" (tpucc doing
+    what Python does), it is made from the message."""
     code = "E700"
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None,
+                 raised: BaseException | None = None, program_raised: bool = True):
+        super().__init__(message, loc, hint)
+        if raised is None and program_raised:
+            raised = _builtin_exception(message)
+        self.raised = raised
+        self.level = None           # where it was raised (infer/exceptions.py)
+
+
+def _builtin_exception(message: str) -> BaseException | None:
+    """'KeyError: k' -> KeyError('k'), for a built-in exception class."""
+    import builtins
+    name, _, text = message.partition(": ")
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        try:
+            return cls(text) if text else cls()
+        except Exception:           # noqa: BLE001 - a class with other arguments
+            return None
+    return None
 
 
 class RuntimeIndexError(TpuccError, IndexError):

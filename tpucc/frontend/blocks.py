@@ -10,10 +10,21 @@ TERMINATORS = frozenset({"JUMP", "BRANCH", "BRANCH_OR_POP", "FOR_ITER", "RETURN_
 
 
 @dataclass(frozen=True, slots=True)
+class Handler:
+    """Where an exception raised by an instruction goes (CPython's exception
+    table): the handler's block, the stack depth it starts from, and whether
+    the raising instruction's offset is pushed below the exception."""
+    block: int
+    depth: int
+    lasti: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Instr:
     op: str
     arg: object
     loc: Loc
+    handler: Handler | None = None
 
     def __str__(self):
         return f"{self.op} {self.arg!r}" if self.arg is not None else self.op

@@ -12,7 +12,10 @@ def analyze(fc) -> None:
         for s in ss:
             preds[s].append(b)
     fc.preds = preds
-    back_edges = _back_edges(succ)
+    # Exception handlers are entered from no edge: they are roots too (a loop
+    # inside an `except` body is a loop).
+    handlers = sorted({i.handler.block for b in fc.blocks for i in b.instrs if i.handler})
+    back_edges = _back_edges(succ, [0] + handlers)
     fc.loop_headers = frozenset(h for _, h in back_edges)
     fc.loop_exits = {h: _loop_exits(h, [t for t, hh in back_edges if hh == h], preds, succ)
                      for h in fc.loop_headers}
@@ -52,11 +55,18 @@ def _loop_exits(header, latches, preds, succ) -> frozenset[int]:
     return frozenset(s for n in body for s in succ[n] if s not in body)
 
 
-def _back_edges(succ) -> set[tuple[int, int]]:
+def _back_edges(succ, roots) -> set[tuple[int, int]]:
     """(latch, header) pairs: DFS edges into a node still on the DFS stack."""
     edges, on_stack, done = set(), set(), set()
-    stack = [(0, iter(succ[0]))]
-    on_stack.add(0)
+    for root in roots:
+        if root not in done:
+            _dfs_back_edges(succ, root, edges, on_stack, done)
+    return edges
+
+
+def _dfs_back_edges(succ, root, edges, on_stack, done) -> None:
+    stack = [(root, iter(succ[root]))]
+    on_stack.add(root)
     while stack:
         node, it = stack[-1]
         nxt = next(it, None)
@@ -69,7 +79,6 @@ def _back_edges(succ) -> set[tuple[int, int]]:
         elif nxt not in done:
             on_stack.add(nxt)
             stack.append((nxt, iter(succ[nxt])))
-    return edges
 
 
 def _post_dominators(succ) -> dict[int, int | None]:

@@ -1,15 +1,16 @@
 """Decoding a code object into canonical blocks (see package docstring)."""
 from __future__ import annotations
 
+import dis
 import types
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import bytecode
 
-from ..errors import Loc, UnsupportedError
+from ..errors import Loc
 from . import cfg, pyversion
-from .blocks import Block, Instr
+from .blocks import Block, Handler, Instr
 from .tails import merge_duplicated_tails
 
 
@@ -22,6 +23,9 @@ class FunctionCode:
     ipdom: dict[int, int | None] = field(default_factory=dict)
     preds: dict[int, list[int]] = field(default_factory=dict)
     loop_locs: dict[int, object] = field(default_factory=dict)   # header -> loop statement
+    # Exception handlers whose except clauses the interpreter has checked
+    # (infer/exceptions.vet_handler), by block.
+    vetted_handlers: set[int] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -49,21 +53,20 @@ def decode(code: types.CodeType) -> FunctionCode:
     graph = bytecode.ControlFlowGraph.from_bytecode(bytecode.Bytecode.from_code(code))
     index = {id(b): i for i, b in enumerate(graph)}
     target = lambda blk: index[id(blk)]  # noqa: E731
+    handlers = _handlers(code, graph)
     blocks = []
     last_line = code.co_firstlineno
     cells = frozenset(code.co_cellvars + code.co_freevars)
     for i, raw in enumerate(graph):
         instrs, state = [], pyversion.BlockState(cells)
         for item in raw:
-            if isinstance(item, bytecode.TryBegin):
-                _refuse_user_try(item, graph, code, last_line)
-                continue
             if not isinstance(item, bytecode.Instr):
-                continue        # TryEnd, SetLineno
+                continue        # TryBegin, TryEnd, SetLineno
             loc = _loc(item, code, last_line)
             last_line = loc.line
+            handler = next(handlers)
             for op, arg in pyversion.canonicalize(item, target, state):
-                instrs.append(Instr(op, arg, loc))
+                instrs.append(Instr(op, arg, loc, handler))
         nxt = index[id(raw.next_block)] if raw.next_block is not None else None
         blocks.append(Block(i, instrs, nxt))
     merge_duplicated_tails(blocks)
@@ -72,25 +75,31 @@ def decode(code: types.CodeType) -> FunctionCode:
     return fc
 
 
-def _refuse_user_try(item, graph, code, last_line):
-    handler = item.target
-    first = tuple(x.name for x in handler if isinstance(x, bytecode.Instr))[:2]
-    if pyversion.handler_is_user_try(first):
-        # The try statement's own line is the line before its body's first line.
-        body_line = _first_line_after(item, graph) or last_line
-        raise UnsupportedError(
-            "`try` statements are not supported in compiled code",
-            Loc(code.co_filename, max(body_line - 1, code.co_firstlineno), 0, code.co_qualname),
-            "compiled code cannot catch exceptions; check conditions with `if` instead, "
-            "or move the `try` outside the compiled function")
-
-
-def _first_line_after(item, graph):
-    for block in graph:
-        seen = False
-        for x in block:
-            if x is item:
-                seen = True
-            elif seen and isinstance(x, bytecode.Instr) and x.lineno:
-                return x.lineno
-    return None
+def _handlers(code: types.CodeType, graph):
+    """Yields, for each instruction of `graph` in order, its Handler or None,
+    from the code's exception table.  The table names instructions by byte
+    offset, which `bytecode` drops; `dis` lists the same instructions (less
+    its CACHE and EXTENDED_ARG entries) with their offsets, in the same order."""
+    offsets = [i.offset for i in dis.get_instructions(code)
+               if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    counts = [sum(isinstance(x, bytecode.Instr) for x in raw) for raw in graph]
+    if len(offsets) != sum(counts):         # never seen; without a table nothing is caught
+        while True:
+            yield None
+    block_at = {}
+    first = 0
+    for i, n in enumerate(counts):
+        if n:
+            block_at[offsets[first]] = i
+        first += n
+    handler_at = {}
+    for entry in dis.Bytecode(code).exception_entries:
+        block = block_at.get(entry.target)
+        if block is None:
+            continue
+        handler = Handler(block, entry.depth, entry.lasti)
+        for offset in offsets:
+            if entry.start <= offset < entry.end:
+                handler_at[offset] = handler
+    for offset in offsets:
+        yield handler_at.get(offset)

@@ -52,9 +52,10 @@ def _common_suffix(xs: list[Instr], ys: list[Instr]) -> int:
 
 
 def _same(x: Instr, y: Instr) -> bool:
-    """The same instruction copied: same op, same source line, same operand
-    (a constant by identity: 1, 1.0 and True are equal but different)."""
-    if x.op != y.op or x.loc.line != y.loc.line:
+    """The same instruction copied: same op, same source line, same
+    exception handler, same operand (a constant by identity: 1, 1.0 and
+    True are equal but different)."""
+    if x.op != y.op or x.loc.line != y.loc.line or x.handler != y.handler:
         return False
     if x.arg is y.arg:
         return True
@@ -74,4 +75,4 @@ def _share_tail(blocks: list[Block], a: Block, b: Block, n: int) -> None:
     for block in (a, b):
         if block is not tail:
             first = block.instrs[-n]
-            block.instrs[-n:] = [Instr("JUMP", tail.index, first.loc)]
+            block.instrs[-n:] = [Instr("JUMP", tail.index, first.loc, first.handler)]

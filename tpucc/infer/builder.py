@@ -27,6 +27,9 @@ class Context:
     regions: list = field(default_factory=lambda: [RegionBuilder()])
     loc: Loc | None = None
     runtime_depth: int = 0        # > 0 inside a runtime branch or loop body
+    # The interpreter's frames, innermost last: a runtime check looks for a
+    # `try` around it (exceptions.refuse_caught_check).
+    frames: list = field(default_factory=list)
     grad_depth: int = 0           # > 0 inside a function differentiated by tpucc.grad
     serial_floor: list = field(default_factory=lambda: [0])  # first Array serial of each runtime region
     # The serial floors of the regions that cannot replay effects on Python

@@ -26,6 +26,7 @@ from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
+from .exceptions import TracedExit
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
                            outside_item_key)
@@ -195,7 +196,8 @@ class Interpreter:
         self.argument_vars: dict[int, dict] = {}    # id(copy) -> {key: its input Value}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
-        self.frames: list = []
+        self.frames: list = context.frames      # innermost last
+        self.handled_exception = None           # what `except` is handling (sys.exc_info)
         self.last_return_loc = None
         self.list_views: dict[int, ListGuardView] = {}
         self.cell_views: dict[int, CellGuardView] = {}
@@ -402,6 +404,9 @@ class Interpreter:
             return NUMPY[getattr(np, name)](arr)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
+        if not hasattr(np.ndarray, name):       # what NumPy raises (hasattr / except see it)
+            raise UserCodeError(f"AttributeError: 'numpy.ndarray' object has no attribute "
+                                f"'{name}'")
         raise UnsupportedError(f"array attribute or method `.{name}` is not supported")
 
     def setattr(self, obj, name, value):
@@ -738,6 +743,8 @@ class Interpreter:
     def call(self, fn, args, kwargs):
         if isinstance(fn, WithExit):        # the end of a `with` block (interpreter.BEFORE_WITH)
             return fn.exit(*args, **kwargs)
+        if isinstance(fn, TracedExit):
+            return fn.call(self, args, kwargs)
         if isinstance(fn, BoundArrayMethod):
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
             return table[fn.name](fn.array, *args, **kwargs)

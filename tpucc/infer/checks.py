@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import (RAISABLE_AT_RUN_TIME, Loc, RuntimeIndexError, RuntimeRaiseError,
                       TpuccError, runtime_raise_class)
 from ..ir import AVal
-from . import builder, messages
+from . import builder, exceptions, messages
 from .control import in_open_region
 from .values import Array, compile_time_kind
 
@@ -48,6 +48,9 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
     `raise`), a RuntimeRaiseError of that class.  `message` is a string or
     a messages.Message whose runtime values the check carries."""
     c = builder.ctx()
+    exceptions.refuse_caught_check(
+        c.frames, RAISABLE_AT_RUN_TIME[raises] if raises else IndexError,
+        "whether this raises" if raises else "whether this index is in bounds")
     parts = None
     if isinstance(message, messages.Message):
         parts, shown_all = _carry(c, ok, message)

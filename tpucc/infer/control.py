@@ -56,6 +56,11 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
     are what the region's end state merges)."""
     c = ctx()
     barrier = runtime if effects_barrier is None else effects_barrier
+    # Where the frame opened it: an exception raised inside is caught only
+    # by a `try` around that point (exceptions.to_handler).
+    opened = runtime and frame is not None
+    if opened:
+        frame.open_regions.append(frame.current.handler if frame.current else None)
     with builder.new_region(params) as rb:
         c.runtime_depth += runtime
         c.serial_floor.append(new_serial_floor())
@@ -81,6 +86,8 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
                 c.effect_frames.pop()
             c.serial_floor.pop()
             c.runtime_depth -= runtime
+            if opened:
+                frame.open_regions.pop()
 
 
 def finish_journal(journal: dict) -> dict:

@@ -18,7 +18,7 @@ from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffec
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, checks, control, messages
+from . import builder, checks, control, exceptions, messages
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
@@ -51,6 +51,9 @@ class Frame:
         self.stack: list = []
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
         self.entry_depth = builder.ctx().runtime_depth
+        self.entry_level = exceptions.level()
+        self.current = None         # the instruction running (infer/exceptions.py)
+        self.open_regions: list = []    # per runtime region it opened: the handler in force
         # Errors and ops in standard-library code the program calls (a
         # decorator it applies) are placed at the program's line that called it.
         self.placed = not in_standard_library(func.__code__.co_filename)
@@ -75,15 +78,24 @@ class Frame:
         block = self.fc.blocks[index]
         term = block.terminator
         c = builder.ctx()
-        for ins in (block.instrs[:-1] if term is not None else block.instrs):
+        try:
+            for ins in (block.instrs[:-1] if term is not None else block.instrs):
+                self.current = ins
+                if ins.handler is not None and ins.handler.block not in self.fc.vetted_handlers:
+                    exceptions.vet_handler(self, ins.handler)
+                if self.placed:
+                    c.loc = ins.loc
+                self.execute(HANDLERS.get(ins.op), ins)
+            if term is None:
+                return Exit((block.next,))
+            self.current = ins = term
             if self.placed:
-                c.loc = ins.loc
-            self.execute(HANDLERS.get(ins.op), ins)
-        if term is None:
-            return Exit((block.next,))
-        if self.placed:
-            c.loc = term.loc
-        return self.execute(TERMINATORS[term.op], term, block, stops)
+                c.loc = term.loc
+            return self.execute(TERMINATORS[term.op], term, block, stops)
+        except UserCodeError as e:
+            if ins.handler is None:
+                raise
+            return exceptions.to_handler(self, ins.handler, e)
 
     def execute(self, fn, ins, *extra):
         loc = ins.loc if self.placed else None      # None: the calling frame places errors
@@ -92,6 +104,7 @@ class Frame:
                 raise unsupported_construct(ins)
             return fn(self, ins.arg, *extra)
         except TpuccError as e:
+            exceptions.note_raised(e)
             raise e.with_loc(loc) if loc is not None else _in_library(e, ins.loc)
         except NeedsStatic as e:
             raise _in_library(StaticValueError(
@@ -104,7 +117,9 @@ class Frame:
         except Exception as e:  # noqa: BLE001 - classify user vs internal errors
             if os.environ.get("TPUCC_DEBUG"):
                 raise                       # developers: keep the original traceback
-            raise _in_library(classify_exception(e, loc), ins.loc) from None
+            error = classify_exception(e, loc)
+            exceptions.note_raised(error)
+            raise _in_library(error, ins.loc) from None
 
 
 @functools.lru_cache(maxsize=None)
@@ -142,6 +157,8 @@ _CONSTRUCTS = {
                      "rebind it to a new value instead"),
     "GET_YIELD_FROM_ITER": ("`yield from`", "write `for v in it: yield v`"),
 }
+for _op in ("CHECK_EG_MATCH", "PREP_RERAISE_STAR", "CALL_INTRINSIC_2:INTRINSIC_PREP_RERAISE_STAR"):
+    _CONSTRUCTS[_op] = ("`except*` (exception groups)", "catch with a plain `except`")
 for _op in ("MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS", "MATCH_KEYS", "GET_LEN"):
     _CONSTRUCTS[_op] = ("this `match` statement pattern", "use if/elif on the value")
 for _op in ("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "SEND",
@@ -169,7 +186,9 @@ def classify_exception(e: Exception, loc):
     if last and "/tpucc/" in last.replace("\\", "/") and not isinstance(
             e, (ValueError, TypeError, IndexError, KeyError, AttributeError, ZeroDivisionError)):
         return InternalError(f"{type(e).__name__}: {e}", loc)
-    return UserCodeError(f"{type(e).__name__}: {e}", loc)
+    ours = exceptions.raised_by_the_program(e)
+    return UserCodeError(f"{type(e).__name__}: {e}", loc, raised=e if ours else None,
+                         program_raised=ours)
 
 
 def _op_iterated_runtime_scalar(e: Exception) -> bool:
@@ -315,14 +334,50 @@ def _compile_time_managers() -> tuple:
 @handler
 def BEFORE_WITH(f, arg):
     manager = f.pop()
-    if not isinstance(manager, _compile_time_managers()):
+    if isinstance(manager, _compile_time_managers()):
+        from .calls import WithExit
+        f.push(WithExit(manager))
+        f.push(manager.__enter__())
+        return
+    exceptions.refuse_generator_manager(manager)
+    from .calls import class_attribute
+    enter = class_attribute(type(manager), "__enter__")
+    exit_ = class_attribute(type(manager), "__exit__")
+    if not isinstance(enter, types.FunctionType) or not isinstance(exit_, types.FunctionType):
         raise UnsupportedError(
             f"`with` on a {type(manager).__name__} is not supported in compiled code",
             hint="move the `with` block outside the compiled function (in compiled code, "
-                 "`with` takes np.errstate and contextlib.nullcontext)")
-    from .calls import WithExit
-    f.push(WithExit(manager))
-    f.push(manager.__enter__())
+                 "`with` takes np.errstate, contextlib.nullcontext and context managers whose "
+                 "__enter__ and __exit__ are written in Python)")
+    exceptions.enter_traced(f, manager, enter, exit_)
+
+
+@handler
+def WITH_EXCEPT_START(f, arg):
+    """The `with` body raised: __exit__(type, value, traceback), which the
+    block's handler then tests (a true result suppresses the exception)."""
+    exit_, exc = f.stack[-4], f.stack[-1]
+    f.push(f.interp.call(exit_, [type(exc), exc, None], {}))
+
+
+@handler
+def PUSH_EXC_INFO(f, arg):
+    exc = f.pop()
+    f.push(f.interp.handled_exception)
+    f.interp.handled_exception = exc
+    f.push(exc)
+
+
+@handler
+def POP_EXCEPT(f, arg):
+    f.interp.handled_exception = f.pop()
+
+
+@handler
+def CHECK_EXC_MATCH(f, arg):
+    classes = f.pop()
+    exceptions.check_exception_class(classes)
+    f.push(isinstance(f.stack[-1], classes))
 
 
 @handler
@@ -857,7 +912,11 @@ def RETURN_VALUE(f, arg, block, stops):
 @terminator
 def RAISE_VARARGS(f, argc, block, stops):
     args = f.popn(argc)
-    exc = args[0] if args else RuntimeError("re-raise")
+    if not args:                        # a bare `raise`
+        if f.interp.handled_exception is None:
+            raise UserCodeError("RuntimeError: No active exception to reraise")
+        raise exceptions.error_of(f.interp.handled_exception)
+    exc = args[0]
     if isinstance(exc, type):
         exc = exc()
     if builder.ctx().runtime_depth > 0:
@@ -867,9 +926,14 @@ def RAISE_VARARGS(f, argc, block, stops):
                  "exception; a message of constants, or an f-string of variables) compile to a "
                  "check made when the call returns (E910); or test static values (shapes, "
                  "Python values)")
-    raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    if not isinstance(exc, BaseException):
+        raise UserCodeError("TypeError: exceptions must derive from BaseException")
+    raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                        raised=exc)
 
 
 @terminator
 def RERAISE(f, arg, block, stops):
-    raise InternalError("reached an exception handler")
+    """The end of a `finally` body or of except clauses none of which
+    matched, and a bare `raise`: the exception being handled goes on."""
+    raise exceptions.error_of(f.pop())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
-                      StaticValueError, TpuccError)
+                      StaticValueError, TpuccError, UserCodeError)
 from ..ir import AVal
 from . import builder
 from .builder import ctx, emit, emit_op
@@ -45,8 +45,15 @@ def run_loop(frame, header: int, stops) -> Exit:
     count = 0
     while True:
         locals0, stack0 = dict(frame.locals), list(frame.stack)
+        raised = None
         with journaled_region(runtime=False) as rec, watch_scope() as marks:
-            ex = walk(frame, header, loop_stops, entering=header)
+            try:
+                ex = walk(frame, header, loop_stops, entering=header)
+            except UserCodeError as e:
+                # The program's exception leaves the loop: what the iteration
+                # did before it stays done, as eagerly (an `except` around the
+                # loop may catch it; exceptions.py).
+                raised, ex = e, Exit((header,))
             iteration_ops = rec["builder"].ops
             keep = ex.static or _may_unroll_guarded(it, budget)
             if not keep:
@@ -58,6 +65,8 @@ def run_loop(frame, header: int, stops) -> Exit:
             for arr, before in rec["journal"].items():
                 journal_before(arr, before)
             items_before(rec["items"])
+        if raised is not None:
+            raise raised
         if not ex.static:
             if keep:
                 return ex
@@ -417,6 +426,11 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
     loose_params = rebound.params()
     all_params = (code_param, *params, *box_params, *kind_params, *loose_params)
+    # The loop's region opens at its latch's jump back: a `try` around the
+    # loop covers it, one inside the body ends before it (a `while` body
+    # may start with the `try`, so not its header; exceptions.to_handler).
+    latch = frame.fc.blocks[max(frame.fc.preds[header])].instrs
+    frame.current = latch[-1] if latch else frame.current
     with journaled_region(all_params, frame=frame) as rec:
         for box, p in zip(boxes, box_params):
             box.assign(p)

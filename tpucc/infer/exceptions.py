@@ -1,0 +1,304 @@
+"""`try`, `except`, `finally` and `with`: the program's exceptions, raised
+and caught while it is compiled.
+
+Compiled code raises nothing where the program runs.  What the program
+raises on static values (the KeyError of a lookup in a static dict, its own
+`raise` under a static condition, the AttributeError of getattr) happens
+while tpucc interprets it, and what depends on runtime values is a check
+the executable makes and the call raises when it returns (checks.py).  So:
+
+- When an instruction raises the program's own exception (a UserCodeError
+  holding the Python exception), control goes to the instruction's handler
+  from CPython's exception table (frontend/code.py), with the stack CPython
+  gives it.  The except clauses, the `finally` body and a context manager's
+  `__exit__` then run as compile-time code like any other, and a clause
+  that catches the exception continues the program there.
+- tpucc's own refusals (E100 to E600) and internal errors are never caught:
+  an `except Exception` cannot hide a limit of the compiler behind another
+  path.  Neither is an exception raised inside a runtime `if` or loop, or
+  inside a function tpucc.grad differentiates, that the `try` is around:
+  eagerly it would be raised on some paths only (it stays a compile error).
+- A runtime check inside a `try` whose except clause would catch it is
+  refused (E100): it fires only when the call returns, past the clause.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import types
+
+from ..errors import TpuccError, UnsupportedError, UserCodeError
+from . import builder
+from .control import Exit
+
+# tpucc's modules that do what the program's code does on Python values
+# (operators, calls, subscripts, attributes): a ValueError, KeyError or
+# TypeError raised there is the program's.  Raised anywhere else in tpucc
+# it would be tpucc's own bug, which no except clause may catch.
+_INTERPRETING = ("interpreter.py", "calls.py", "builtins_impl.py", "math_impl.py",
+                 "iterators.py")
+_TPUCC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def raised_by_the_program(e: BaseException) -> bool:
+    """Whether a Python exception escaping an opcode handler is the
+    program's: the innermost frame it was raised in is outside tpucc
+    (NumPy, the standard library) or tpucc's interpretation of Python."""
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    if last is None:
+        return False
+    path = os.path.abspath(last)
+    if not path.startswith(_TPUCC_DIR + os.sep):
+        return True
+    return os.path.dirname(path).endswith(os.sep + "infer") and \
+        os.path.basename(path) in _INTERPRETING
+
+
+def level() -> int:
+    """How deep in regions that are discarded when an error leaves them
+    the program runs now: runtime branches and loops, differentiated code."""
+    c = builder.ctx()
+    return c.runtime_depth + c.grad_depth
+
+
+def note_raised(e: TpuccError) -> None:
+    """Marks where the program's exception was raised (the innermost frame
+    sees it first)."""
+    if isinstance(e, UserCodeError) and e.level is None:
+        e.level = level()
+
+
+def to_handler(frame, handler, e: UserCodeError) -> Exit:
+    """Control goes to `handler` with `e` as CPython would hand it over, or
+    `e` goes on up when nothing in this frame may catch it."""
+    exc = e.raised
+    if exc is None or frame.yields is not None:
+        # Not the program's; or raised in a generator, which tpucc runs to
+        # its end when called, before its consumer runs.
+        raise e
+    if e.level != _level_of_try(frame, handler):
+        # Raised inside a runtime `if` or loop inside the `try` body (of
+        # this frame or of a function it calls): eagerly only some paths
+        # raise it.
+        if not e.hint and _handler_catches(frame, handler, type(exc)):
+            e.hint = ("it is raised inside a runtime `if` or loop, where compiled code cannot "
+                      "raise, so no `except` clause catches it: avoid the exception on that "
+                      "path (e.g. dict.get with a default)")
+            e.args = (e.render(),)
+        raise e
+    try:
+        exc._tpucc_error = e            # RERAISE and `raise e` raise it on
+    except (AttributeError, TypeError):
+        raise e from None
+    del frame.stack[handler.depth:]
+    if handler.lasti:
+        frame.push(0)                   # the raising instruction's offset: unused
+    frame.push(exc)
+    return Exit((handler.block,), None, {handler.block: len(frame.stack)})
+
+
+def _level_of_try(frame, handler) -> int:
+    """level() where the `try` of `handler` runs: the frame's, plus its
+    runtime regions opened outside that `try` (around it)."""
+    around = sum(1 for opened in frame.open_regions
+                 if all(h != handler for h in _chain(frame, opened)))
+    return frame.entry_level + around
+
+
+def error_of(exc) -> TpuccError:
+    """The error to raise for an exception object the program raises again
+    (`raise`, `raise e`, the end of a `finally`)."""
+    original = getattr(exc, "_tpucc_error", None)
+    if original is not None:
+        return original
+    return UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                         raised=exc)
+
+
+def check_exception_class(cls) -> None:
+    classes = cls if isinstance(cls, tuple) else (cls,)
+    if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
+        raise UserCodeError("TypeError: catching classes that do not inherit from "
+                            "BaseException is not allowed")
+
+
+# --- context managers written in Python ------------------------------------------------
+
+class TracedExit:
+    """What BEFORE_WITH leaves for the end of a `with` block on a context
+    manager whose __enter__ and __exit__ are Python functions: calling it
+    runs __exit__ traced, like any method the program calls."""
+    __slots__ = ("manager", "method")
+
+    def __init__(self, manager, method):
+        self.manager, self.method = manager, method
+
+    def call(self, interp, args, kwargs):
+        return interp.call(self.method, [self.manager, *args], kwargs)
+
+
+def enter_traced(f, manager, enter, exit_):
+    """BEFORE_WITH on a manager of a Python class: __exit__ stays on the
+    stack, __enter__ runs now."""
+    f.push(TracedExit(manager, exit_))
+    f.push(f.interp.call(enter, [manager], {}))
+
+
+def refuse_generator_manager(manager) -> None:
+    if isinstance(manager, contextlib._GeneratorContextManager):
+        raise UnsupportedError(
+            "`with` on a @contextlib.contextmanager function is not supported in compiled code",
+            hint="write the context manager as a class with __enter__ and __exit__ methods, "
+                 "or move the `with` outside the compiled function")
+
+
+# --- runtime checks inside a `try` -----------------------------------------------------
+
+def refuse_caught_check(frames, cls: type, what: str) -> None:
+    """A runtime check raising `cls` is about to be made: refused where an
+    enclosing except clause (or context manager) of the program would
+    catch it, since the executable raises it only when the call returns."""
+    for frame in reversed(frames):
+        ins = frame.current
+        handler = ins.handler if ins is not None else None
+        for h in _chain(frame, handler):
+            caught = _handler_catches(frame, h, cls)
+            if caught:
+                if caught is True:          # a `with`
+                    by = (f"the `with` at line {frame.fc.blocks[h.block].instrs[0].loc.line} "
+                          "(contextlib.suppress)")
+                else:
+                    by = f"the `except` clause at line {caught.line}"
+                raise UnsupportedError(
+                    f"{what} depends on runtime values: compiled code raises its {cls.__name__} "
+                    f"when the call returns, but {by} ({frame.fc.name}) would catch it here",
+                    hint="test the condition with `if` (a runtime `if` compiles to a "
+                         "Conditional), or move the `try` outside the compiled function")
+
+
+def _chain(frame, handler):
+    """`handler` and the handlers its own code is protected by: the except
+    clauses and finally blocks around it, innermost first."""
+    seen = set()
+    while handler is not None and handler.block not in seen:
+        seen.add(handler.block)
+        yield handler
+        instrs = frame.fc.blocks[handler.block].instrs
+        handler = instrs[0].handler if instrs else None
+
+
+def _handler_catches(frame, handler, cls):
+    """Whether the handler can end the exception: False; the Loc of the
+    except clause that catches `cls`; True for a `with` that suppresses it.  A `finally` block or a
+    comprehension's cleanup raises it again; a `with` ends it only where
+    its manager is contextlib.suppress of that class (a manager that
+    suppresses otherwise is not asked)."""
+    instrs = frame.fc.blocks[handler.block].instrs
+    if not instrs or instrs[0].op != "PUSH_EXC_INFO":
+        return False
+    second = instrs[1].op if len(instrs) > 1 else None
+    if second == "WITH_EXCEPT_START":
+        exit_ = frame.stack[handler.depth - 1] if 0 < handler.depth <= len(frame.stack) else None
+        manager = getattr(exit_, "manager", None)
+        return isinstance(manager, contextlib.suppress) and \
+            issubclass(cls, manager._exceptions)
+    if second == "POP_TOP":
+        return instrs[1].loc                # a bare `except:`
+    return _typed_clauses_catch(frame, handler.block, 1, cls)
+
+
+def _typed_clauses_catch(frame, block, start, cls):
+    for loc, classes in _typed_clauses(frame, block, start):
+        if classes is None or issubclass(cls, classes):
+            return loc
+    return False
+
+
+def _typed_clauses(frame, block, start):
+    """Yields (Loc, classes) per `except T:` clause (loads, CHECK_EXC_MATCH,
+    a branch to the next clause) from instruction `start` of `block`, in
+    order; classes None where they cannot be read without running code."""
+    for _ in range(256):
+        instrs = frame.fc.blocks[block].instrs[start:]
+        ops = [i.op for i in instrs]
+        if "CHECK_EXC_MATCH" not in ops:
+            return                          # a `finally` body, or the last clause's RERAISE
+        k = ops.index("CHECK_EXC_MATCH")
+        yield instrs[k].loc, _static_classes(frame, instrs[:k])
+        branch = instrs[k + 1] if k + 1 < len(instrs) else None
+        if branch is None or branch.op != "BRANCH":
+            return
+        block, start = branch.arg[1], 0
+
+
+def _never_raised() -> dict:
+    """Exceptions NumPy raises from runtime values where compiled code makes
+    no check (README: NaN and inf instead): exception -> (why, what to do)."""
+    import numpy as np
+    return {
+        FloatingPointError: (
+            "NumPy raises it from runtime values under np.errstate(...='raise') or "
+            "np.seterr, and compiled code does not check floating-point errors",
+            "test the values: `if not np.isfinite(y).all():` (a runtime `if`), or "
+            "np.where(np.isfinite(y), y, fallback)"),
+        np.linalg.LinAlgError: (
+            "a singular or not positive-definite matrix gives NaN or inf in compiled code "
+            "where NumPy raises",
+            "test the result: `if not np.isfinite(L).all():` (a runtime `if`), or make the "
+            "matrix safe first (add jitter to the diagonal)"),
+    }
+
+
+def vet_handler(frame, handler) -> None:
+    """Once per handler: an except clause naming an exception compiled code
+    never raises would silently never run (E100)."""
+    frame.fc.vetted_handlers.add(handler.block)
+    instrs = frame.fc.blocks[handler.block].instrs
+    if len(instrs) < 2 or instrs[0].op != "PUSH_EXC_INFO":
+        return
+    never = _never_raised()
+    for loc, classes in _typed_clauses(frame, handler.block, 1):
+        for cls in classes or ():
+            if cls in never:
+                why, hint = never[cls]
+                raise UnsupportedError(
+                    f"`except {cls.__name__}`: compiled code never raises "
+                    f"{cls.__name__}: {why}", loc, hint)
+
+
+def _static_classes(frame, instrs):
+    """The exception classes an except clause names, evaluated without
+    running anything (globals, builtins, module attributes, tuples), or
+    None where they cannot be read so."""
+    import builtins
+    stack = []
+    for ins in instrs:
+        if ins.op == "LOAD_GLOBAL":
+            name = ins.arg[1]
+            if name in frame.globals:
+                stack.append(frame.globals[name])
+            elif hasattr(builtins, name):
+                stack.append(getattr(builtins, name))
+            else:
+                return None
+        elif ins.op == "LOAD_ATTR" and stack and isinstance(stack[-1], types.ModuleType):
+            stack.append(getattr(stack.pop(), ins.arg[1], None))
+        elif ins.op == "BUILD_TUPLE":
+            n = ins.arg
+            items = tuple(stack[len(stack) - n:])
+            del stack[len(stack) - n:]
+            stack.append(items)
+        elif ins.op == "PUSH_NULL":
+            continue
+        else:
+            return None
+    if len(stack) != 1:
+        return None
+    classes = stack[0] if isinstance(stack[0], tuple) else (stack[0],)
+    if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
+        return None
+    return classes
