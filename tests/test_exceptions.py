@@ -3,7 +3,7 @@ written in Python (tpucc/infer/exceptions.py): the programs in
 tests/user_programs_exceptions.py compiled and compared with eager runs,
 the state they leave included; runtime control flow inside a `try` body
 still compiles to While / Conditional; and what is refused."""
-import copy
+import contextlib
 
 import numpy as np
 import pytest
@@ -71,6 +71,16 @@ CASES = {
                                    P.Layer(np.ones((3, 2), np.float32))])),
     "finally_return_overrides": (P.finally_return_overrides, lambda: (X,)),
     "loop_break_in_finally_body": (P.loop_break_in_finally_body, lambda: (X,)),
+    "contextmanager_restores_flag": (P.contextmanager_restores_flag, lambda: (P.Model(), X)),
+    "contextmanager_yields_a_runtime_value": (P.contextmanager_yields_a_runtime_value,
+                                              lambda: (X,)),
+    "contextmanager_catches_the_body_exception": (
+        P.contextmanager_catches_the_body_exception, lambda: (X, {"swallowed": 0})),
+    "contextmanager_does_not_catch_other_class": (
+        P.contextmanager_does_not_catch_other_class, lambda: (X, {"swallowed": 0})),
+    "contextmanager_in_runtime_loop": (P.contextmanager_in_runtime_loop,
+                                       lambda: (X, np.int64(3))),
+    "nested_contextmanagers": (P.nested_contextmanagers, lambda: (X, {"depth": 0})),
 }
 
 
@@ -170,15 +180,34 @@ def tpucc_refusal_not_caught(x):
     return y
 
 
-def generator_manager(x):
-    with _managed():
+@contextlib.contextmanager
+def _yields_in_a_loop(n):
+    for _ in range(n):
+        yield
+
+
+def yield_in_a_loop(x):
+    with _yields_in_a_loop(2):
         y = x + 1
     return y
 
 
-@__import__("contextlib").contextmanager
-def _managed():
+@contextlib.contextmanager
+def _yields_twice():
     yield
+    yield
+
+
+def yields_twice(x):
+    with _yields_twice():
+        y = x + 1
+    return y
+
+
+def manager_made_outside(x, manager):
+    with manager:
+        y = x + 1
+    return y
 
 
 def except_star(x):
@@ -220,9 +249,11 @@ def test_compiler_refusal_is_not_caught_by_except_exception():
               line_of="return y")
 
 
-def test_contextmanager_generator_is_refused_with_a_hint():
-    err = raises_at(generator_manager, (X,), E.UnsupportedError,
-                    match="contextlib.contextmanager", line_of="with _managed()")
+def test_contextmanager_generator_refusals():
+    raises_at(yield_in_a_loop, (X,), E.UnsupportedError, match="`yield` inside a loop")
+    raises_at(yields_twice, (X,), E.UserCodeError, match="RuntimeError: generator didn't stop")
+    err = raises_at(manager_made_outside, (X, _yields_twice()), E.UnsupportedError,
+                    match="made outside the compiled code", line_of="with manager")
     assert "__enter__" in err.hint
 
 

@@ -474,3 +474,81 @@ def loop_break_in_finally_body(x):
         finally:
             out = out * 2
     return out
+
+
+# --- @contextlib.contextmanager --------------------------------------------------------
+
+@contextlib.contextmanager
+def evaluation(model):
+    was = model.training
+    model.training = False
+    try:
+        yield model
+    finally:
+        model.training = was
+
+
+def contextmanager_restores_flag(model, x):
+    with evaluation(model) as m:
+        y = m.forward(x)
+    return y + model.forward(x)
+
+
+@contextlib.contextmanager
+def scaled_by(x, factor):
+    yield x * factor
+
+
+def contextmanager_yields_a_runtime_value(x):
+    with scaled_by(x, 3.0) as y:
+        z = y + 1
+    return z
+
+
+@contextlib.contextmanager
+def swallowing(kind, log):
+    try:
+        yield
+    except kind:
+        log["swallowed"] = log["swallowed"] + 1
+
+
+def contextmanager_catches_the_body_exception(x, log):
+    with swallowing(KeyError, log):
+        x = x + 1
+        x = x * SETTINGS["missing"]
+    with swallowing(KeyError, log):
+        x = x * 2
+    return x
+
+
+def contextmanager_does_not_catch_other_class(x, log):
+    try:
+        with swallowing(ValueError, log):
+            x = x + SETTINGS["missing"]
+    except KeyError:
+        x = x - 100
+    return x
+
+
+def contextmanager_in_runtime_loop(x, n):
+    i = 0
+    while i < n:
+        with scaled_by(x, 0.5) as half:
+            x = half + 1
+        i += 1
+    return x
+
+
+@contextlib.contextmanager
+def counted(state):
+    state["depth"] = state["depth"] + 1
+    yield state["depth"]
+    state["depth"] = state["depth"] - 1
+
+
+def nested_contextmanagers(x, state):
+    with counted(state) as a:
+        with counted(state) as b:
+            y = x * a + b
+    return y

@@ -26,7 +26,7 @@ from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
-from .exceptions import TracedExit
+from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
                            outside_item_key)
@@ -743,7 +743,7 @@ class Interpreter:
     def call(self, fn, args, kwargs):
         if isinstance(fn, WithExit):        # the end of a `with` block (interpreter.BEFORE_WITH)
             return fn.exit(*args, **kwargs)
-        if isinstance(fn, TracedExit):
+        if isinstance(fn, (TracedExit, SteppedExit)):
             return fn.call(self, args, kwargs)
         if isinstance(fn, BoundArrayMethod):
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
@@ -774,6 +774,8 @@ class Interpreter:
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             return self.inline(fn.__func__, [fn.__self__] + list(args), kwargs)
         if isinstance(fn, types.FunctionType):
+            if fn.__code__ is CONTEXTMANAGER_CALL:     # a @contextlib.contextmanager function
+                return GeneratorManager(fn.__wrapped__, args, kwargs)
             if _is_library(fn):
                 return self._library_call(fn, args, kwargs)
             return self.inline(fn, args, kwargs)
@@ -861,8 +863,6 @@ class Interpreter:
         return obj
 
     def inline(self, fn: types.FunctionType, args, kwargs):
-        from . import control
-        from .interpreter import Frame
         if fn.__code__.co_flags & _ASYNC_FLAGS:
             # Eagerly the call returns a coroutine, not the function's result.
             raise UnsupportedError("async code (`async def`) is not supported in compiled code",
@@ -871,18 +871,8 @@ class Interpreter:
         if self.depth >= MAX_INLINE_DEPTH:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
-        locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
-        frame = Frame(self, fn, locals_, {})
-        frame.cells = self._cells(fn, frame)
-        self.depth += 1
-        self.frames.append(frame)
-        saved_loc = self.ctx.loc
-        try:
-            control.walk(frame, 0, frozenset())
-        finally:
-            self.frames.pop()
-            self.depth -= 1
-            self.ctx.loc = saved_loc
+        frame = self.make_frame(fn, args, kwargs)
+        self.run_frame(frame, 0)
         if frame.yields is not None:
             return SeqIter(tuple(frame.yields))
         result = frame.locals.get("<return>")
@@ -890,6 +880,26 @@ class Interpreter:
             raise masked.refusal("returning x[mask]", masked.first_selection((result,))
                                  ).with_loc(self.last_return_loc)
         return result
+
+    def make_frame(self, fn: types.FunctionType, args, kwargs):
+        from .interpreter import Frame
+        locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
+        frame = Frame(self, fn, locals_, {})
+        frame.cells = self._cells(fn, frame)
+        return frame
+
+    def run_frame(self, frame, block: int):
+        """Interprets `frame` from `block` to its end (a return)."""
+        from . import control
+        self.depth += 1
+        self.frames.append(frame)
+        saved_loc = self.ctx.loc
+        try:
+            control.walk(frame, block, frozenset())
+        finally:
+            self.frames.pop()
+            self.depth -= 1
+            self.ctx.loc = saved_loc
 
     def _cells(self, fn, frame):
         """The frame's cells by name: its closure's, and one per cell variable

@@ -20,6 +20,11 @@ the executable makes and the call raises when it returns (checks.py).  So:
   eagerly it would be raised on some paths only (it stays a compile error).
 - A runtime check inside a `try` whose except clause would catch it is
   refused (E100): it fires only when the call returns, past the clause.
+
+`with` takes context managers whose __enter__ and __exit__ are Python code
+(traced like any method) and @contextlib.contextmanager functions called in
+the compiled code: their generator runs in steps, suspended at its yield
+(GeneratorManager, SteppedExit), as contextlib's manager drives it.
 """
 from __future__ import annotations
 
@@ -76,7 +81,7 @@ def to_handler(frame, handler, e: UserCodeError) -> Exit:
     """Control goes to `handler` with `e` as CPython would hand it over, or
     `e` goes on up when nothing in this frame may catch it."""
     exc = e.raised
-    if exc is None or frame.yields is not None:
+    if exc is None or (frame.yields is not None and not frame.stepping):
         # Not the program's; or raised in a generator, which tpucc runs to
         # its end when called, before its consumer runs.
         raise e
@@ -149,11 +154,107 @@ def enter_traced(f, manager, enter, exit_):
 
 
 def refuse_generator_manager(manager) -> None:
+    """A @contextlib.contextmanager manager made outside the compiled code
+    (its generator already made, by Python)."""
     if isinstance(manager, contextlib._GeneratorContextManager):
         raise UnsupportedError(
-            "`with` on a @contextlib.contextmanager function is not supported in compiled code",
-            hint="write the context manager as a class with __enter__ and __exit__ methods, "
-                 "or move the `with` outside the compiled function")
+            "`with` on a @contextlib.contextmanager manager made outside the compiled code is "
+            "not supported", hint="call the @contextmanager function inside the compiled "
+                                  "function (`with managed(...):`), or write a class with "
+                                  "__enter__ and __exit__ methods")
+
+
+# --- @contextlib.contextmanager generators ----------------------------------------------
+
+@contextlib.contextmanager
+def _generator():
+    yield
+
+
+# The code of the function contextlib.contextmanager makes (its `helper`):
+# calling one in compiled code makes a GeneratorManager instead.
+CONTEXTMANAGER_CALL = _generator.__code__
+
+
+class GeneratorManager:
+    """A @contextlib.contextmanager function called in compiled code: its
+    generator runs when the `with` enters, up to its yield, and the rest
+    when the `with` ends (or the exception of the body is thrown in at the
+    yield), as contextlib's manager runs it."""
+    __slots__ = ("function", "args", "kwargs")
+
+    def __init__(self, function, args, kwargs):
+        self.function, self.args, self.kwargs = function, list(args), dict(kwargs)
+
+
+class Suspended(BaseException):
+    """A stepped generator reached its yield (not an error: BaseException,
+    so no handler of tpucc's or of the program's sees it)."""
+
+    def __init__(self, value, block: int, index: int, at):
+        super().__init__()
+        self.value, self.block, self.index, self.at = value, block, index, at
+
+
+def suspend(frame, value):
+    """YIELD_VALUE of a stepped generator: stops the frame after it."""
+    if level() != frame.entry_level or len(builder.ctx().regions) != frame.entry_regions:
+        raise UnsupportedError("a @contextlib.contextmanager generator's `yield` inside a loop "
+                               "or a runtime `if` is not supported in compiled code",
+                               hint="yield once, at the top level of the generator's body")
+    instrs = frame.fc.blocks[frame.current_block].instrs
+    index = next(i for i, ins in enumerate(instrs) if ins is frame.current)
+    raise Suspended(value, frame.current_block, index + 1, frame.current)
+
+
+def enter_generator(f, manager: GeneratorManager):
+    """BEFORE_WITH on a GeneratorManager: its generator runs to its yield;
+    the yielded value is what `as` binds."""
+    frame = f.interp.make_frame(manager.function, manager.args, manager.kwargs)
+    frame.stepping = True
+    try:
+        f.interp.run_frame(frame, 0)
+    except Suspended as s:
+        f.push(SteppedExit(frame, s))
+        f.push(s.value)
+        return
+    raise UserCodeError("RuntimeError: generator didn't yield")
+
+
+class SteppedExit:
+    """__exit__ of a GeneratorManager, as contextlib's: the generator
+    resumes after its yield (and must end), or the body's exception is
+    thrown in at the yield; a generator that ends then suppresses it."""
+    __slots__ = ("frame", "at")
+
+    def __init__(self, frame, at: Suspended):
+        self.frame, self.at = frame, at
+
+    def call(self, interp, args, kwargs):
+        exc = args[1] if len(args) > 1 else None
+        if exc is None:
+            self.frame.push(None)               # what the yield returns: send(None)
+            self.frame.resume_from = self.at.index
+            self._run(interp, self.at.block, "generator didn't stop")
+            return False
+        handler = self.at.at.handler
+        if handler is None:
+            return False                        # not caught in the generator: raised again
+        error = error_of(exc)
+        try:
+            ex = to_handler(self.frame, handler, error)
+            self._run(interp, ex.targets[0], "generator didn't stop after throw()")
+        except UserCodeError as e:
+            if e.raised is exc:
+                return False                    # raised again, as thrown
+            raise
+        return True                             # the generator caught it and ended
+
+    def _run(self, interp, block, message):
+        try:
+            interp.run_frame(self.frame, block)
+        except Suspended:
+            raise UserCodeError(f"RuntimeError: {message}") from None
 
 
 # --- runtime checks inside a `try` -----------------------------------------------------

@@ -54,6 +54,13 @@ class Frame:
         self.entry_level = exceptions.level()
         self.current = None         # the instruction running (infer/exceptions.py)
         self.open_regions: list = []    # per runtime region it opened: the handler in force
+        # A @contextlib.contextmanager generator runs in steps, suspended at
+        # its yield (exceptions.enter_generator); a step may resume inside
+        # a block, from instruction `resume_from` of the block it starts at.
+        self.stepping = False
+        self.resume_from = 0
+        self.current_block = None
+        self.entry_regions = len(builder.ctx().regions)
         # Errors and ops in standard-library code the program calls (a
         # decorator it applies) are placed at the program's line that called it.
         self.placed = not in_standard_library(func.__code__.co_filename)
@@ -78,8 +85,10 @@ class Frame:
         block = self.fc.blocks[index]
         term = block.terminator
         c = builder.ctx()
+        first, self.resume_from = self.resume_from, 0
+        self.current_block = index
         try:
-            for ins in (block.instrs[:-1] if term is not None else block.instrs):
+            for ins in (block.instrs[first:-1] if term is not None else block.instrs[first:]):
                 self.current = ins
                 if ins.handler is not None and ins.handler.block not in self.fc.vetted_handlers:
                     exceptions.vet_handler(self, ins.handler)
@@ -339,6 +348,9 @@ def BEFORE_WITH(f, arg):
         f.push(WithExit(manager))
         f.push(manager.__enter__())
         return
+    if isinstance(manager, exceptions.GeneratorManager):
+        exceptions.enter_generator(f, manager)
+        return
     exceptions.refuse_generator_manager(manager)
     from .calls import class_attribute
     enter = class_attribute(type(manager), "__enter__")
@@ -358,6 +370,18 @@ def WITH_EXCEPT_START(f, arg):
     block's handler then tests (a true result suppresses the exception)."""
     exit_, exc = f.stack[-4], f.stack[-1]
     f.push(f.interp.call(exit_, [type(exc), exc, None], {}))
+
+
+@handler
+def STOPITERATION_ERROR(f, arg):
+    """3.12+: a StopIteration leaving a generator's body becomes a RuntimeError."""
+    exc = f.pop()
+    if isinstance(exc, StopIteration):
+        exc = RuntimeError("generator raised StopIteration")
+    f.push(exc)
+
+
+HANDLERS["CALL_INTRINSIC_1:INTRINSIC_STOPITERATION_ERROR"] = STOPITERATION_ERROR
 
 
 @handler
@@ -738,6 +762,8 @@ def RETURN_GENERATOR(f, arg):
 
 @handler
 def YIELD_VALUE(f, arg):
+    if f.stepping:
+        exceptions.suspend(f, f.pop())
     if builder.ctx().runtime_depth > f.entry_depth:
         raise UnsupportedError("`yield` under a runtime condition or loop is not supported")
     f.yields.append(f.pop())
