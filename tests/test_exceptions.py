@@ -280,3 +280,24 @@ def test_finally_runs_before_an_uncaught_error_leaves():
         return y
     raises_at(f, (X, {"cleaned": False}), E.UserCodeError, match="KeyError",
               line_of='P.SETTINGS["missing"]')
+
+
+@pytest.mark.parametrize("fn", [P.reads_missing_key, P.reads_missing_attribute,
+                                P.dict_get_default, P.key_in_dict, P.has_attribute,
+                                P.getattr_default])
+def test_what_was_missing_outside_is_guarded(fn):
+    """A key or attribute the program found missing (and so folded the
+    other path in) recompiles once it appears, and again once it goes."""
+    compiled = tpucc.compile(fn)
+    try:
+        for present in (False, True, False):
+            if present:
+                P.OPTIONS["dropout"] = 0.5
+                P.OPTS.scale = 3.0
+            else:
+                P.OPTIONS.pop("dropout", None)
+                P.OPTS.__dict__.pop("scale", None)
+            assert_same_state(fn(X), compiled(X), f"present={present}")
+    finally:
+        P.OPTIONS.pop("dropout", None)
+        P.OPTS.__dict__.pop("scale", None)

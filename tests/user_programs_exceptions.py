@@ -552,3 +552,47 @@ def nested_contextmanagers(x, state):
         with counted(state) as b:
             y = x * a + b
     return y
+
+
+# --- what a program found missing outside is guarded ----------------------------------
+
+OPTIONS = {"scale": 2.0}
+
+
+class Options:
+    pass
+
+
+OPTS = Options()
+
+
+def reads_missing_key(x):
+    try:
+        d = OPTIONS["dropout"]
+    except KeyError:
+        d = 0.1
+    return x * d
+
+
+def reads_missing_attribute(x):
+    try:
+        s = OPTS.scale
+    except AttributeError:
+        s = 1.0
+    return x * s
+
+
+def dict_get_default(x):
+    return x * OPTIONS.get("dropout", 0.1)
+
+
+def key_in_dict(x):
+    return x * 2 if "dropout" in OPTIONS else x
+
+
+def has_attribute(x):
+    return x * OPTS.scale if hasattr(OPTS, "scale") else x
+
+
+def getattr_default(x):
+    return x * getattr(OPTS, "scale", 1.0)

@@ -27,13 +27,12 @@ from . import cache, infer, lower, snapshot
 from .errors import InternalError, SideEffectError, TpuccError
 from .infer import checks
 from .infer.state import unflatten
-from .infer.values import JAX, frozen_kind
+from .infer.values import JAX, MISSING as _MISSING, frozen_kind
 from .ir import print_region, verify
 from .outputs import (_dropped, kept_writebacks, output_pool, recycled_avals,
                       recycles_replaced, replaced_inputs)
 from .staging import staged_caller
 
-_MISSING = object()
 NO_PLACES = infer.scalar_state.Places()
 RECOMPILE = object()     # execute(): the entry no longer fits the arguments
 

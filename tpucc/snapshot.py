@@ -356,6 +356,7 @@ def rebind(record: dict, w: Walk):
     from .infer import RUNTIME, Traced
     from .aot import tree
     from .infer.calls import Captured, CellGuardView, ListGuardView
+    from .infer.values import MISSING
     from .ir import Value
     guards = []
     for g in record["guards"]:
@@ -363,7 +364,7 @@ def rebind(record: dict, w: Walk):
         ns = {"vars": lambda o: vars(o), "globals": lambda o: vars(o), "dict": lambda o: o,
               "list": ListGuardView, "cell": CellGuardView}[g["kind"]](owner)
         key = tree.decode_static(g["key"])
-        guards.append((ns, key, ns.get(key)))
+        guards.append((ns, key, ns.get(key, MISSING)))
     captured = [Captured(tuple(c["source"]), _getter(_resolve(w, c["owner"]), c["hop"]), None,
                          Value(_decode_aval(c["aval"])), None, _resolve(w, c["owner"]),
                          (c["hop"][0], tree.decode_static(c["hop"][1])),

@@ -30,7 +30,7 @@ from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, Trac
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
                            outside_item_key)
-from .values import Array, frozen_kind, set_item
+from .values import MISSING, Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
 _MISSING = object()
@@ -362,7 +362,11 @@ class Interpreter:
             return self.call(static.fget, [obj], {})
         if isinstance(obj, types.ModuleType):
             self.note_module_read(obj, name)
-        value = getattr(obj, name)
+        try:
+            value = getattr(obj, name)
+        except AttributeError:
+            self._guard_absent_attr(obj, name)
+            raise
         if (_is_static_scalar(value) and attr_key(obj, name) in self.scalars.promoted
                 and id(obj) not in self.fresh_ids):
             return self.capture_number(obj, name, value, ("attr", type(obj).__name__, name),
@@ -392,6 +396,40 @@ class Interpreter:
                 if not isinstance(ns[name], types.MemberDescriptorType):   # __slots__
                     self._guard(ns, name, ns[name], owner, "vars")
                 return
+
+    def _guard_absent_attr(self, obj, name):
+        """An attribute an object from outside lacks (hasattr False, getattr's
+        default, an `except AttributeError`): recompile once it has it."""
+        if id(obj) in self.fresh_ids or isinstance(obj, types.ModuleType):
+            return
+        own = [obj] if hasattr(obj, "__dict__") else []
+        for owner in own + list(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
+            self._guard(vars(owner), name, MISSING, owner, "vars")
+
+    def _guard_absent_key(self, obj, key):
+        """A key a dict from outside lacks (KeyError, `in`, .get's default)."""
+        if (type(obj) is dict and id(obj) not in self.fresh_ids
+                and id(obj) not in self.argument_containers):
+            self._guard(obj, key, MISSING, obj, "dict")
+
+    def contains(self, item, container):
+        """`item in container`; on a dict from outside, guarded."""
+        if type(container) is dict:
+            value = container.get(item, MISSING)
+            if value is MISSING:
+                self._guard_absent_key(container, item)
+            else:
+                self._guard_item(container, item, value)
+            return value is not MISSING
+        return item in container
+
+    def dict_get(self, d: dict, key, default=None):
+        """d.get(key, default) on a dict: a missing key guarded, a present
+        one read as d[key] is."""
+        if key in d:
+            return self.getitem(d, key)
+        self._guard_absent_key(d, key)
+        return default
 
     def array_attr(self, arr: Array, name):
         if name in ("shape", "dtype", "ndim", "size"):
@@ -547,7 +585,11 @@ class Interpreter:
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
         self._check_aliased_argument_read(obj, key)
-        value = obj[key]
+        try:
+            value = obj[key]
+        except KeyError:
+            self._guard_absent_key(obj, key)
+            raise
         out = self._item(obj, key, value)
         if out is value:                # (not rebound, nor an input: folded in)
             self._guard_item(obj, key, value)
@@ -781,6 +823,9 @@ class Interpreter:
             return self.inline(fn, args, kwargs)
         if isinstance(fn, type):
             return self.construct(fn, args, kwargs)
+        if (isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is dict
+                and fn.__name__ == "get" and not kwargs and 1 <= len(args) <= 2):
+            return self.dict_get(fn.__self__, *args)
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
             self.check_mutation(fn.__self__, "a container")

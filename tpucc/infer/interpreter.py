@@ -457,7 +457,7 @@ def CONTAINS_OP(f, invert):
     b, a = f.pop(), f.pop()
     if isinstance(b, Array) or isinstance(a, Array):
         raise UnsupportedError("`in` on arrays is not supported", hint="use np.any(x == v)")
-    f.push((a in b) != bool(invert))
+    f.push(f.interp.contains(a, b) != bool(invert))
 
 
 def _unary(fn):

@@ -287,6 +287,9 @@ def set_item(container, key, value, serial: int) -> None:
 
 
 ABSENT = object()       # a dict key a region added: undone by deleting it
+# A guard's value where a key or an attribute was absent: the guard holds
+# while it still is (the driver and tpucc.snapshot read guards with it).
+MISSING = object()
 
 
 def put_item(container, key, value) -> None:
