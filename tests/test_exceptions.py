@@ -301,3 +301,14 @@ def test_what_was_missing_outside_is_guarded(fn):
     finally:
         P.OPTIONS.pop("dropout", None)
         P.OPTS.__dict__.pop("scale", None)
+
+
+def test_instance_attribute_hiding_a_class_default_recompiles():
+    model = P.Defaults()
+    compiled = tpucc.compile(P.class_default_read)
+    assert_same_state(P.class_default_read(model, X), compiled(model, X))
+    model.training = False          # an instance attribute now hides the class's
+    assert_same_state(P.class_default_read(model, X), compiled(model, X))
+    del model.training
+    model.scale = 0.5
+    assert_same_state(P.class_default_read(model, X), compiled(model, X))

@@ -596,3 +596,15 @@ def has_attribute(x):
 
 def getattr_default(x):
     return x * getattr(OPTS, "scale", 1.0)
+
+
+class Defaults:
+    training = True
+    scale = 4.0
+
+    def forward(self, x):
+        return x * self.scale if self.training else x
+
+
+def class_default_read(model, x):
+    return model.forward(x)

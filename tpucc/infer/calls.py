@@ -390,11 +390,19 @@ class Interpreter:
             own = [obj] if hasattr(obj, "__dict__") else []
             mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
             owners = own + list(mro)
-        for owner in owners:
+        for i, owner in enumerate(owners):
             ns = vars(owner)
             if name in ns:
-                if not isinstance(ns[name], types.MemberDescriptorType):   # __slots__
-                    self._guard(ns, name, ns[name], owner, "vars")
+                found = ns[name]
+                if not isinstance(found, types.MemberDescriptorType):   # __slots__
+                    self._guard(ns, name, found, owner, "vars")
+                if not callable(found) and not hasattr(found, "__get__"):
+                    # A class's data attribute (`training = True`): one the
+                    # instance (or a subclass) sets later hides it.  (Not
+                    # done for methods, which instances rarely shadow: each
+                    # guard is checked at every call.)
+                    for before in owners[:i]:
+                        self._guard(vars(before), name, MISSING, before, "vars")
                 return
 
     def _guard_absent_attr(self, obj, name):
