@@ -65,7 +65,7 @@ def uses_with(x, i):
 
 def test_with_suppress_around_a_runtime_check():
     _expect(uses_with, (_r(3), np.int64(1)),
-            match=r"the `with` at line \d+ \(contextlib.suppress\)", line_of="y = y[i]")
+            match=r"the `with` at line \d+ \(uses_with; contextlib.suppress\)", line_of="y = y[i]")
 
 
 def uses_eig(x):

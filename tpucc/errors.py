@@ -119,6 +119,11 @@ class UserCodeError(TpuccError):
         self.level = None           # where it was raised (infer/exceptions.py)
 
 
+# UserCodeError.level of an error that left a runtime `if` or loop (raised
+# on some paths only): no `try` outside catches it.
+ESCAPED_RUNTIME_REGION = float("inf")
+
+
 def _builtin_exception(message: str) -> BaseException | None:
     """'KeyError: k' -> KeyError('k'), for a built-in exception class."""
     import builtins

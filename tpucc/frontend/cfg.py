@@ -12,12 +12,23 @@ def analyze(fc) -> None:
         for s in ss:
             preds[s].append(b)
     fc.preds = preds
-    # Exception handlers are entered from no edge: they are roots too (a loop
-    # inside an `except` body is a loop).
-    handlers = sorted({i.handler.block for b in fc.blocks for i in b.instrs if i.handler})
-    back_edges = _back_edges(succ, [0] + handlers)
+    # Loops are found with the edges from `try` bodies to their exception
+    # handlers too: a loop whose way back to its header runs through an
+    # `except` body (a retry loop) is a loop.  Joins of runtime branches
+    # (ipdom) are found on the normal edges: an exception never leaves a
+    # runtime branch (infer/exceptions.py).
+    loop_succ = {b.index: succ[b.index] + sorted(
+        {i.handler.block for i in b.instrs if i.handler} - set(succ[b.index]))
+        for b in fc.blocks}
+    loop_preds: dict[int, list[int]] = {b.index: [] for b in fc.blocks}
+    for b, ss in loop_succ.items():
+        for s in ss:
+            loop_preds[s].append(b)
+    handlers = sorted(b for b, ps in loop_preds.items() if len(ps) > len(preds[b]))
+    back_edges = _back_edges(loop_succ, [0] + handlers)
     fc.loop_headers = frozenset(h for _, h in back_edges)
-    fc.loop_exits = {h: _loop_exits(h, [t for t, hh in back_edges if hh == h], preds, succ)
+    fc.loop_exits = {h: _loop_exits(h, [t for t, hh in back_edges if hh == h], loop_preds,
+                                    loop_succ)
                      for h in fc.loop_headers}
     fc.ipdom = _post_dominators(succ)
     fc.loop_locs = {h: _loop_loc(fc, h, [t for t, hh in back_edges if hh == h])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins as py
 import functools
 import operator
+import sys
 
 import numpy as np
 
@@ -91,7 +92,7 @@ def enumerate_(interp, x, start=0):
 
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
-    return SeqIter(tuple(zip(*(interp.static_items(x) for x in xs))))
+    return SeqIter(tuple(zip(*(interp.static_items(x) for x in xs), strict=strict)))
 
 
 @builtin(py.reversed)
@@ -364,8 +365,8 @@ def dict_(interp, *args, **kwargs):
 def getattr_(interp, obj, name, *default):
     try:
         return interp.getattr(obj, name)
-    except AttributeError:
-        if default:
+    except (AttributeError, UserCodeError) as e:
+        if default and _is_attribute_error(e):
             return default[0]
         raise
 
@@ -375,8 +376,27 @@ def hasattr_(interp, obj, name):
     try:
         interp.getattr(obj, name)
         return True
-    except Exception:  # noqa: BLE001 - hasattr semantics
-        return False
+    except (AttributeError, UserCodeError) as e:
+        if _is_attribute_error(e):      # as Python's hasattr: other errors propagate
+            return False
+        raise
+
+
+@builtin(sys.exc_info)
+def exc_info_(interp):
+    """The exception an `except` clause is handling (its traceback: None)."""
+    handled = interp.handled_exception
+    return (type(handled), handled, None) if handled is not None else (None, None, None)
+
+
+@builtin(sys.exception)
+def exception_(interp):
+    return interp.handled_exception
+
+
+def _is_attribute_error(e) -> bool:
+    return isinstance(e, AttributeError) or isinstance(getattr(e, "raised", None),
+                                                       AttributeError)
 
 
 def to_python_scalar(x: Array, dtype) -> Array:

@@ -26,6 +26,7 @@ from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
+from . import exceptions
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
@@ -415,10 +416,15 @@ class Interpreter:
             self._guard(vars(owner), name, MISSING, owner, "vars")
 
     def _guard_absent_key(self, obj, key):
-        """A key a dict from outside lacks (KeyError, `in`, .get's default)."""
-        if (type(obj) is dict and id(obj) not in self.fresh_ids
-                and id(obj) not in self.argument_containers):
+        """A key a dict from outside lacks (KeyError, `in`, .get's default),
+        an index past the end of a list from outside (IndexError)."""
+        if id(obj) in self.fresh_ids or id(obj) in self.argument_containers:
+            return
+        if type(obj) is dict:
             self._guard(obj, key, MISSING, obj, "dict")
+        elif type(obj) is list and isinstance(key, int):
+            view = self.list_views.setdefault(id(obj), ListGuardView(obj))
+            self._guard(view, key, MISSING, obj, "list")
 
     def contains(self, item, container):
         """`item in container`; on a dict from outside, guarded."""
@@ -595,7 +601,7 @@ class Interpreter:
         self._check_aliased_argument_read(obj, key)
         try:
             value = obj[key]
-        except KeyError:
+        except (KeyError, IndexError):
             self._guard_absent_key(obj, key)
             raise
         out = self._item(obj, key, value)
@@ -795,6 +801,10 @@ class Interpreter:
             return fn.exit(*args, **kwargs)
         if isinstance(fn, (TracedExit, SteppedExit)):
             return fn.call(self, args, kwargs)
+        if isinstance(fn, GeneratorManager):
+            raise UnsupportedError("a @contextlib.contextmanager function used as a decorator is "
+                                   "not supported in compiled code",
+                                   hint="use it in a `with` statement inside the function")
         if isinstance(fn, BoundArrayMethod):
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
             return table[fn.name](fn.array, *args, **kwargs)
@@ -848,6 +858,9 @@ class Interpreter:
     def _numpy_call(self, fn, impl, args, kwargs):
         if masked.holds_selection(args, kwargs):
             return masked.numpy_call(fn, args, kwargs)
+        if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
+            exceptions.refuse_never_raised(self.frames, np.linalg.LinAlgError,
+                                           f"np.linalg.{fn.__name__} of a runtime matrix")
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             return impl(*args, **kwargs)
         return self._library_call(fn, args, kwargs)
@@ -925,7 +938,12 @@ class Interpreter:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
         frame = self.make_frame(fn, args, kwargs)
-        self.run_frame(frame, 0)
+        try:
+            self.run_frame(frame, 0)
+        except UserCodeError as e:
+            if frame.yields is not None:
+                raise exceptions.left_generator(e) from None
+            raise
         if frame.yields is not None:
             return SeqIter(tuple(frame.yields))
         result = frame.locals.get("<return>")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import MergeError, SideEffectError
+from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCodeError
 from ..ir import AVal, Value
 from . import builder
 from .builder import ctx, emit, emit_op
@@ -72,11 +72,13 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
         record = {"builder": rb, "journal": c.journal[-1], "items": c.item_journal[-1]}
         try:
             yield record
-        except BaseException:
+        except BaseException as e:
             # An attempt that fails (a While retried as an unrolled loop)
             # leaves the outer arrays and containers it changed as they were.
             finish_journal(record["journal"])
             finish_items(record["items"])
+            if runtime and isinstance(e, UserCodeError):
+                e.level = ESCAPED_RUNTIME_REGION
             raise
         finally:
             c.journal.pop()
@@ -204,9 +206,11 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     floor = new_serial_floor()
     loc = ctx().loc                 # the branch's line: where the Cond is reported
+    current = frame.current         # where each arm's region opens (exceptions.py)
     results = []
     for run, setup in arms:
         frame.locals, frame.stack = dict(locals0), list(stack0)
+        frame.current = current
         with journaled_region(frame=frame) as rec:
             if setup is not None:
                 setup(frame)

@@ -32,7 +32,7 @@ import contextlib
 import os
 import types
 
-from ..errors import TpuccError, UnsupportedError, UserCodeError
+from ..errors import ESCAPED_RUNTIME_REGION, TpuccError, UnsupportedError, UserCodeError
 from . import builder
 from .control import Exit
 
@@ -81,29 +81,45 @@ def to_handler(frame, handler, e: UserCodeError) -> Exit:
     """Control goes to `handler` with `e` as CPython would hand it over, or
     `e` goes on up when nothing in this frame may catch it."""
     exc = e.raised
-    if exc is None or (frame.yields is not None and not frame.stepping):
-        # Not the program's; or raised in a generator, which tpucc runs to
-        # its end when called, before its consumer runs.
-        raise e
+    if exc is None:
+        raise e                         # not the program's
+    if frame.yields is not None and not frame.stepping:
+        raise left_generator(e)
     if e.level != _level_of_try(frame, handler):
         # Raised inside a runtime `if` or loop inside the `try` body (of
         # this frame or of a function it calls): eagerly only some paths
         # raise it.
         if not e.hint and _handler_catches(frame, handler, type(exc)):
-            e.hint = ("it is raised inside a runtime `if` or loop, where compiled code cannot "
-                      "raise, so no `except` clause catches it: avoid the exception on that "
-                      "path (e.g. dict.get with a default)")
+            e.hint = ("it is raised inside a runtime `if` or loop (or a function tpucc.grad "
+                      "differentiates), where compiled code cannot raise, so no `except` "
+                      "clause catches it: avoid the exception on that path (e.g. dict.get "
+                      "with a default)")
             e.args = (e.render(),)
         raise e
     try:
         exc._tpucc_error = e            # RERAISE and `raise e` raise it on
     except (AttributeError, TypeError):
         raise e from None
+    handled = frame.interp.handled_exception
+    if handled is not None and handled is not exc and exc.__context__ is None:
+        exc.__context__ = handled       # raised while handling another, as Python sets it
     del frame.stack[handler.depth:]
     if handler.lasti:
         frame.push(0)                   # the raising instruction's offset: unused
     frame.push(exc)
     return Exit((handler.block,), None, {handler.block: len(frame.stack)})
+
+
+def left_generator(e: UserCodeError) -> UserCodeError:
+    """The program's exception raised in a generator, which tpucc runs to
+    its end when it is called, before its consumer runs: catching it would
+    lose what the consumer did with the items before it, so nothing does."""
+    e.level = ESCAPED_RUNTIME_REGION
+    if not e.hint:
+        e.hint = ("raised inside a generator: tpucc runs a generator to its end when it is "
+                  "called, so neither the generator nor its consumer can catch it")
+        e.args = (e.render(),)
+    return e
 
 
 def _level_of_try(frame, handler) -> int:
@@ -112,6 +128,35 @@ def _level_of_try(frame, handler) -> int:
     around = sum(1 for opened in frame.open_regions
                  if all(h != handler for h in _chain(frame, opened)))
     return frame.entry_level + around
+
+
+def caught_where_raised(f, exc) -> bool:
+    """Whether a `raise` inside a runtime `if` or loop is caught by a `try`
+    inside that same region (this frame's or a caller's, with no runtime
+    region between): then it raises at compile time like any other."""
+    now = level()
+    for frame in reversed(f.interp.frames):
+        current = frame.current.handler if frame.current is not None else None
+        for handler in _chain(frame, current):
+            if _level_of_try(frame, handler) != now:
+                return False            # a runtime region lies between
+            if _handler_catches(frame, handler, type(exc)):
+                return True
+    return False
+
+
+def chain(interp, exc, cause) -> None:
+    """`raise exc` / `raise exc from cause`: the implicit context (the
+    exception being handled) and the explicit cause, as Python sets them."""
+    handled = interp.handled_exception
+    try:
+        if handled is not None and handled is not exc:
+            exc.__context__ = handled
+        if cause:
+            exc.__cause__ = cause[0]
+            exc.__suppress_context__ = True
+    except (AttributeError, TypeError):
+        pass
 
 
 def error_of(exc) -> TpuccError:
@@ -263,22 +308,45 @@ def refuse_caught_check(frames, cls: type, what: str) -> None:
     """A runtime check raising `cls` is about to be made: refused where an
     enclosing except clause (or context manager) of the program would
     catch it, since the executable raises it only when the call returns."""
+    by = catcher(frames, cls)
+    if by is not None:
+        raise UnsupportedError(
+            f"{what} depends on runtime values: compiled code raises its {cls.__name__} "
+            f"when the call returns, but {by} would catch it here",
+            hint="test the condition with `if` (a runtime `if` compiles to a Conditional), "
+                 "or move the `try` outside the compiled function")
+
+
+def refuse_never_raised(frames, cls: type, what: str) -> None:
+    """`what` (an op on runtime values) would raise `cls` eagerly on some
+    values, where compiled code gives NaN or inf: refused inside a `try`
+    that would catch it (its fallback would never run)."""
+    by = catcher(frames, cls)
+    if by is not None:
+        why, hint = _never_raised()[cls]
+        raise UnsupportedError(
+            f"{what} inside a `try`: {by} catches {cls.__name__}, which compiled code never "
+            f"raises ({why})", hint=hint)
+
+
+def catcher(frames, cls: type) -> str | None:
+    """What in the program would catch an exception of `cls` raised now,
+    described for a message ("the `except` clause at line 7 (f)"), or None."""
     for frame in reversed(frames):
         ins = frame.current
         handler = ins.handler if ins is not None else None
         for h in _chain(frame, handler):
             caught = _handler_catches(frame, h, cls)
+            if caught is True:              # a `with`
+                line = frame.fc.blocks[h.block].instrs[0].loc.line
+                exit_ = frame.stack[h.depth - 1]
+                how = ("contextlib.suppress" if isinstance(getattr(exit_, "manager", None),
+                                                            contextlib.suppress)
+                       else "its manager may suppress it")
+                return f"the `with` at line {line} ({frame.fc.name}; {how})"
             if caught:
-                if caught is True:          # a `with`
-                    by = (f"the `with` at line {frame.fc.blocks[h.block].instrs[0].loc.line} "
-                          "(contextlib.suppress)")
-                else:
-                    by = f"the `except` clause at line {caught.line}"
-                raise UnsupportedError(
-                    f"{what} depends on runtime values: compiled code raises its {cls.__name__} "
-                    f"when the call returns, but {by} ({frame.fc.name}) would catch it here",
-                    hint="test the condition with `if` (a runtime `if` compiles to a "
-                         "Conditional), or move the `try` outside the compiled function")
+                return f"the `except` clause at line {caught.line} ({frame.fc.name})"
+    return None
 
 
 def _chain(frame, handler):
@@ -304,12 +372,32 @@ def _handler_catches(frame, handler, cls):
     second = instrs[1].op if len(instrs) > 1 else None
     if second == "WITH_EXCEPT_START":
         exit_ = frame.stack[handler.depth - 1] if 0 < handler.depth <= len(frame.stack) else None
-        manager = getattr(exit_, "manager", None)
-        return isinstance(manager, contextlib.suppress) and \
-            issubclass(cls, manager._exceptions)
+        return _exit_may_suppress(exit_, cls)
     if second == "POP_TOP":
         return instrs[1].loc                # a bare `except:`
     return _typed_clauses_catch(frame, handler.block, 1, cls)
+
+
+def _exit_may_suppress(exit_, cls) -> bool:
+    """Whether a `with`'s exit could end an exception of `cls`: suppress of
+    that class; a Python __exit__ with a return other than None or False;
+    a @contextmanager generator whose `yield` is inside a `try` catching it.
+    np.errstate and nullcontext never do."""
+    if isinstance(exit_, TracedExit):
+        if isinstance(exit_.manager, contextlib.suppress):
+            return issubclass(cls, exit_.manager._exceptions)
+        from ..frontend import decode
+        for block in decode(exit_.method.__code__).blocks:
+            for before, ins in zip([None] + block.instrs, block.instrs):
+                if ins.op == "RETURN_VALUE" and not (
+                        before is not None and before.op == "LOAD_CONST"
+                        and (before.arg is None or before.arg is False)):
+                    return True
+        return False
+    if isinstance(exit_, SteppedExit):
+        frame = exit_.frame
+        return any(_handler_catches(frame, h, cls) for h in _chain(frame, exit_.at.at.handler))
+    return False
 
 
 def _typed_clauses_catch(frame, block, start, cls):
@@ -352,6 +440,23 @@ def _never_raised() -> dict:
             "test the result: `if not np.isfinite(L).all():` (a runtime `if`), or make the "
             "matrix safe first (add jitter to the diagonal)"),
     }
+
+
+def linalg_raises(fn) -> bool:
+    """NumPy's linalg functions that raise LinAlgError on some values (a
+    singular matrix, one not positive-definite, no convergence)."""
+    import numpy as np
+    return getattr(fn, "__module__", "") == "numpy.linalg" and fn not in (
+        np.linalg.det, np.linalg.slogdet, np.linalg.norm, np.linalg.matrix_rank,
+        np.linalg.cond, np.linalg.multi_dot, np.linalg.trace, np.linalg.outer,
+        np.linalg.cross, np.linalg.diagonal, np.linalg.matmul, np.linalg.tensordot,
+        np.linalg.vecdot, np.linalg.vector_norm, np.linalg.matrix_norm,
+        np.linalg.matrix_transpose)
+
+
+def errstate_raises(manager) -> bool:
+    return any(getattr(manager, a, None) == "raise"
+               for a in ("_all", "_divide", "_over", "_under", "_invalid"))
 
 
 def vet_handler(frame, handler) -> None:

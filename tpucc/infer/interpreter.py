@@ -193,7 +193,8 @@ def classify_exception(e: Exception, loc):
         last = tb.tb_frame.f_code.co_filename
         tb = tb.tb_next
     if last and "/tpucc/" in last.replace("\\", "/") and not isinstance(
-            e, (ValueError, TypeError, IndexError, KeyError, AttributeError, ZeroDivisionError)):
+            e, (ValueError, TypeError, LookupError, AttributeError, ArithmeticError,
+                ImportError)):
         return InternalError(f"{type(e).__name__}: {e}", loc)
     ours = exceptions.raised_by_the_program(e)
     return UserCodeError(f"{type(e).__name__}: {e}", loc, raised=e if ours else None,
@@ -344,6 +345,9 @@ def _compile_time_managers() -> tuple:
 def BEFORE_WITH(f, arg):
     manager = f.pop()
     if isinstance(manager, _compile_time_managers()):
+        if isinstance(manager, np.errstate) and exceptions.errstate_raises(manager):
+            exceptions.refuse_never_raised(f.interp.frames, FloatingPointError,
+                                           "np.errstate(...='raise')")
         from .calls import WithExit
         f.push(WithExit(manager))
         f.push(manager.__enter__())
@@ -369,7 +373,13 @@ def WITH_EXCEPT_START(f, arg):
     """The `with` body raised: __exit__(type, value, traceback), which the
     block's handler then tests (a true result suppresses the exception)."""
     exit_, exc = f.stack[-4], f.stack[-1]
-    f.push(f.interp.call(exit_, [type(exc), exc, None], {}))
+    suppress = f.interp.call(exit_, [type(exc), exc, None], {})
+    if isinstance(suppress, Array):
+        raise UnsupportedError(
+            "a context manager's __exit__ decides from runtime values whether to suppress "
+            f"{type(exc).__name__}: compiled code cannot raise at run time",
+            hint="return a static bool from __exit__ (a Python value, not an array)")
+    f.push(suppress)
 
 
 @handler
@@ -747,7 +757,11 @@ def IMPORT_FROM(f, name):
     module = f.stack[-1]
     if isinstance(module, types.ModuleType):
         f.interp.note_module_read(module, name)
-    f.push(getattr(module, name))
+    try:
+        f.push(getattr(module, name))
+    except AttributeError:
+        raise UserCodeError(f"ImportError: cannot import name '{name}' from "
+                            f"'{getattr(module, '__name__', module)}'") from None
 
 
 @handler
@@ -835,6 +849,8 @@ def _raised_by(f, index: int) -> tuple | None:
     if not instrs or instrs[-1].op != "RAISE_VARARGS" or instrs[-1].arg != 1 or \
             any(i.op not in _RAISE_BLOCK_OPS | _MESSAGE_OPS for i in instrs):
         return None
+    if f.current is not None and instrs[-1].handler != f.current.handler:
+        return None     # a `try` in the arm handles it: the arm runs as code
     first = instrs[0]
     if first.op == "LOAD_ASSERTION_ERROR":
         exc = AssertionError
@@ -945,7 +961,7 @@ def RAISE_VARARGS(f, argc, block, stops):
     exc = args[0]
     if isinstance(exc, type):
         exc = exc()
-    if builder.ctx().runtime_depth > 0:
+    if builder.ctx().runtime_depth > 0 and not exceptions.caught_where_raised(f, exc):
         raise UnsupportedError(
             f"raising {type(exc).__name__} under a runtime condition is not supported",
             hint="`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
@@ -954,6 +970,7 @@ def RAISE_VARARGS(f, argc, block, stops):
                  "Python values)")
     if not isinstance(exc, BaseException):
         raise UserCodeError("TypeError: exceptions must derive from BaseException")
+    exceptions.chain(f.interp, exc, args[1:])
     raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
                         raised=exc)
 
