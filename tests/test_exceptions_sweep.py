@@ -300,6 +300,11 @@ REFUSED = {
     # raised while iterating, inside the try): reported as uncaught, no hint
     "map_lazy": (P.p_exc_in_map_lazy, x, E.UserCodeError, "KeyError: 'missing'", None),
     # __exit__ returning a runtime bool while an exception is pending
+    # 10 // int(n), n a runtime 0: Python's ZeroDivisionError is a runtime
+    # check, which the except clause around it would catch
+    "zero_div_runtime_int": (P.p_zero_div_runtime_int, xn(0), E.UnsupportedError,
+                             r"compiled code raises its ZeroDivisionError when the call returns",
+                             "test the condition with `if`"),
     "exit_runtime_bool": (P.p_exit_runtime_bool, xs(100), E.UnsupportedError,
                           r"__exit__ decides from runtime values", "static bool"),
     "exit_runtime_bool_outer_big": (B.exit_runtime_bool_outer, xs(100), E.UnsupportedError,
@@ -355,9 +360,6 @@ REFUSED = {
 
 # name -> (program, arguments, reason): still a silent wrong result
 WRONG = {
-    "zero_div_runtime_int": (P.p_zero_div_runtime_int, xn(0),
-        "10 // int(n) with runtime n == 0: no ZeroDivisionError check, 0 instead of the "
-        "except path (and no E100 refusal either)"),
     "exit_gets_traceback": (MO.exit_gets_traceback, x,
         "__exit__ gets tb=None for the pending exception"),
     "raised_traceback": (MO.raised_traceback, x,

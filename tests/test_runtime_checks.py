@@ -262,3 +262,45 @@ def test_integer_powers_with_runtime_negative_exponents_raise_value_error():
 def test_float_arrays_with_runtime_python_ints_need_no_check():
     ir = tpucc.compile(counter_ops).lower(np.ones(3), np.int64(2)).ir()
     assert "check(" not in ir
+
+
+# --- Python numbers divided by a runtime zero ------------------------------------------
+
+def python_true_division(x, n):
+    return x * (10 / int(n))
+
+
+def python_floor_division(x, n):
+    return x * (10 // int(n))
+
+
+def python_float_modulo(x, n):
+    return x * (7.5 % float(n))
+
+
+def numpy_scalar_division(x, n):
+    return x * (np.float64(10) / np.float64(n))     # NumPy: inf with a warning, no raise
+
+
+@pytest.mark.parametrize("fn,message", [
+    (python_true_division, "division by zero"),
+    (python_floor_division, "integer division or modulo by zero"),
+    (python_float_modulo, "float modulo"),
+])
+def test_python_number_divided_by_a_runtime_zero_raises(fn, message):
+    x = np.arange(3.0)
+    check(fn, x, np.int64(4))
+    with pytest.raises(ZeroDivisionError) as eager:
+        fn(x, np.int64(0))
+    assert str(eager.value) == message
+    compiled = tpucc.compile(fn)
+    with pytest.raises(ZeroDivisionError, match=r"\[E910\] " + message) as info:
+        compiled(x, np.int64(0))
+    assert isinstance(info.value, tpucc.errors.RuntimeRaiseError)
+    np.testing.assert_allclose(compiled(x, np.int64(3)), fn(x, np.int64(3)))
+
+
+def test_numpy_scalar_divided_by_zero_does_not_raise():
+    x = np.arange(3.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        check(numpy_scalar_division, x, np.int64(0))

@@ -587,6 +587,7 @@ def _install_operators():
                 return NotImplemented
             if as_ints and _python_bool(a) and _python_bool(b):
                 a, b = _as_python_int(a), _as_python_int(b)
+            _check_python_division(ufname, a, b)
             return emit_ufunc(ufname, a, b)
 
         def rev(a, b):
@@ -594,6 +595,7 @@ def _install_operators():
                 return NotImplemented
             if as_ints and _python_bool(a) and _python_bool(b):
                 a, b = _as_python_int(a), _as_python_int(b)
+            _check_python_division(ufname, b, a)
             return emit_ufunc(ufname, b, a)
         return fwd, rev
 
@@ -613,6 +615,41 @@ def _install_operators():
         setattr(Array, f"__{stem}__", binary(ufname)[0])
     for stem, ufname in UNARY_OPERATORS.items():
         setattr(Array, f"__{stem}__", unary(ufname))
+
+
+# Python numbers divided by a runtime zero raise ZeroDivisionError (NumPy's
+# scalars and arrays give inf or 0 instead): ufunc -> (message for ints,
+# message for floats), Python's own.
+_PYTHON_DIVISIONS = {
+    "true_divide": ("division by zero", "float division by zero"),
+    "floor_divide": ("integer division or modulo by zero", "float floor division by zero"),
+    "remainder": ("integer modulo by zero", "float modulo"),
+}
+
+
+def _check_python_division(ufname, num, den) -> None:
+    """`num / den` (or // or %) of two Python numbers, `den` known only at
+    run time (a promoted counter, int() of an array, a runtime range's
+    index): the call raises ZeroDivisionError when `den` is 0, as Python
+    does (checked in the executable, raised when the call returns)."""
+    from ..infer.values import Array
+    messages = _PYTHON_DIVISIONS.get(ufname)
+    if messages is None or not (_is_python_number(num) and _is_python_number(den)) or \
+            not isinstance(den, Array):
+        return
+    from ..infer import checks
+    from ..infer.builder import emit
+    floats = any(isinstance(x, float) or isinstance(x, Array) and x.dtype.kind == "f"
+                 for x in (num, den))
+    checks.require(emit("not_equal", den, 0), messages[floats], raises="ZeroDivisionError")
+
+
+def _is_python_number(x) -> bool:
+    """A Python int, float or bool, known now or at run time (a weak scalar)."""
+    from ..infer.values import Array
+    if isinstance(x, Array):
+        return x.weak and x.shape == () and x.dtype.kind in "biuf"
+    return type(x) in (int, float, bool)
 
 
 # Python's bool is an int: True + True is 2 and ~True is -2, where NumPy's
