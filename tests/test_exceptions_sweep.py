@@ -76,6 +76,9 @@ def st():
 
 
 OK = {
+    # the TypeError of len() / iteration of a runtime scalar (duck typing)
+    "len_of_scalar": (LK.len_of_scalar, x),
+    "iter_runtime_scalar": (LK.iter_runtime_scalar, x),
     # loops + try/finally/break/continue/return
     "static_loop_break_in_try_finally": (P.p_static_loop_break_in_try_finally, x),
     "static_loop_continue_in_finally": (P.p_static_loop_continue_in_finally, x),
@@ -337,12 +340,6 @@ REFUSED = {
     "hasattr_swallows_refusal": (P.p_hasattr_swallows_refusal,
                                  lambda: (X.copy(), P.PropUnsupported()),
                                  E.UnsupportedError, r"np\.random", None),
-    # TypeError of len()/iter() of a 0-d array: reported as uncaught although
-    # an `except TypeError` surrounds it
-    "len_of_scalar": (LK.len_of_scalar, x, E.UserCodeError,
-                      r"TypeError: len\(\) of unsized object", None),
-    "iter_runtime_scalar": (LK.iter_runtime_scalar, x, E.UserCodeError,
-                            "TypeError: iteration over a 0-d array", None),
     # NumPy's static errors are tpucc's own errors, not the program's ValueError / TypeError
     "static_shape_error": (P.p_static_shape_error, x, E.ShapeError,
                            r"cannot reshape array of size 3 into shape \(4, 4\)", None),

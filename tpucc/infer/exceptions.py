@@ -42,6 +42,9 @@ from .control import Exit
 # it would be tpucc's own bug, which no except clause may catch.
 _INTERPRETING = ("interpreter.py", "calls.py", "builtins_impl.py", "math_impl.py",
                  "iterators.py")
+# ... and the Array methods that raise what NumPy raises for a 0-d array
+# (len(), iteration: TypeError).
+_ARRAY_PROTOCOL = ("__len__", "__iter__")
 _TPUCC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -52,15 +55,17 @@ def raised_by_the_program(e: BaseException) -> bool:
     tb = e.__traceback__
     last = None
     while tb is not None:
-        last = tb.tb_frame.f_code.co_filename
+        last = tb.tb_frame.f_code
         tb = tb.tb_next
     if last is None:
         return False
-    path = os.path.abspath(last)
+    path = os.path.abspath(last.co_filename)
     if not path.startswith(_TPUCC_DIR + os.sep):
         return True
-    return os.path.dirname(path).endswith(os.sep + "infer") and \
-        os.path.basename(path) in _INTERPRETING
+    if not os.path.dirname(path).endswith(os.sep + "infer"):
+        return False
+    name = os.path.basename(path)
+    return name in _INTERPRETING or name == "values.py" and last.co_name in _ARRAY_PROTOCOL
 
 
 def level() -> int:
@@ -90,10 +95,10 @@ def to_handler(frame, handler, e: UserCodeError) -> Exit:
         # this frame or of a function it calls): eagerly only some paths
         # raise it.
         if not e.hint and _handler_catches(frame, handler, type(exc)):
-            e.hint = ("it is raised inside a runtime `if` or loop (or a function tpucc.grad "
-                      "differentiates), where compiled code cannot raise, so no `except` "
-                      "clause catches it: avoid the exception on that path (e.g. dict.get "
-                      "with a default)")
+            e.hint = ("it is raised, or raised again by a `finally` or `except` body, inside "
+                      "a runtime `if` or loop (or a function tpucc.grad differentiates), where "
+                      "compiled code cannot raise, so no `except` clause catches it: avoid the "
+                      "exception on that path (e.g. dict.get with a default)")
             e.args = (e.render(),)
         raise e
     try:
