@@ -312,3 +312,27 @@ def test_instance_attribute_hiding_a_class_default_recompiles():
     del model.training
     model.scale = 0.5
     assert_same_state(P.class_default_read(model, X), compiled(model, X))
+
+
+@pytest.mark.parametrize("fn,add,remove", [
+    (P.local_instance_missing_attribute, lambda: setattr(P.Gain, "gain", 4.0),
+     lambda: delattr(P.Gain, "gain")),
+    (P.module_missing_attribute, lambda: setattr(P.contextlib_free_module, "EXTRA", 4.0),
+     lambda: delattr(P.contextlib_free_module, "EXTRA")),
+    (P.import_from_missing, lambda: setattr(P, "LATE_IMPORT", 5.0),
+     lambda: delattr(P, "LATE_IMPORT")),
+    (P.name_error_global, lambda: setattr(P, "LATE_GLOBAL", 3.0),
+     lambda: delattr(P, "LATE_GLOBAL")),
+])
+def test_what_an_except_path_found_missing_is_guarded(fn, add, remove):
+    """The class of an object made in the call, a module's attribute, a
+    `from m import name` and a global name: once the missing one appears,
+    the function compiles again instead of taking the except path."""
+    compiled = tpucc.compile(fn)
+    assert_same_state(fn(X), compiled(X))
+    add()
+    try:
+        assert_same_state(fn(X), compiled(X))
+    finally:
+        remove()
+    assert_same_state(fn(X), compiled(X))

@@ -5,6 +5,7 @@ must not be in a test module, which pytest rewrites.)"""
 from __future__ import annotations
 
 import contextlib
+import types
 
 import numpy as np
 
@@ -608,3 +609,41 @@ class Defaults:
 
 def class_default_read(model, x):
     return model.forward(x)
+
+
+class Gain:
+    pass
+
+
+# A module of the program's (not a library's), whose attributes can appear later.
+contextlib_free_module = types.ModuleType("user_settings")
+
+
+def local_instance_missing_attribute(x):
+    k = Gain()                      # made in the call: its class is what is guarded
+    try:
+        return x * k.gain
+    except AttributeError:
+        return x - 100.0
+
+
+def module_missing_attribute(x):
+    try:
+        return x * contextlib_free_module.EXTRA
+    except AttributeError:
+        return x - 1.0
+
+
+def import_from_missing(x):
+    try:
+        from user_programs_exceptions import LATE_IMPORT
+    except ImportError:
+        LATE_IMPORT = 1.0
+    return x * LATE_IMPORT
+
+
+def name_error_global(x):
+    try:
+        return x * LATE_GLOBAL      # noqa: F821  (defined later by the test)
+    except NameError:
+        return x - 1.0

@@ -261,6 +261,7 @@ class Interpreter:
         else:
             value = getattr(builtins, name, _MISSING)
             if value is _MISSING:
+                self._guard(g, name, MISSING, g, "globals")     # (an `except NameError`)
                 raise UserCodeError(f"NameError: name '{name}' is not defined")
         return self.capture(value, ("global", func.__module__, name), lambda: g[name],
                             g, ("globals", name))
@@ -381,14 +382,19 @@ class Interpreter:
         into the program: guard it, so that `model.training = False` or a
         changed class attribute recompiles instead of running stale code."""
         # (a NumPy scalar is folded like a number, not captured: guarded too)
-        if id(obj) in self.fresh_ids or isinstance(value, np.ndarray) or _is_jax_array(value):
+        if isinstance(value, np.ndarray) or _is_jax_array(value):
             return
         if isinstance(obj, types.ModuleType):
             if _is_library_module(obj):
                 return
             owners = [obj]
         else:
-            own = [obj] if hasattr(obj, "__dict__") else []
+            # An object made in the call holds what the call gave it; what
+            # it finds in its class is the class's, guarded.
+            fresh = id(obj) in self.fresh_ids
+            if fresh and (not hasattr(obj, "__dict__") or name in vars(obj)):
+                return
+            own = [obj] if hasattr(obj, "__dict__") and not fresh else []
             mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
             owners = own + list(mro)
         for i, owner in enumerate(owners):
@@ -407,13 +413,17 @@ class Interpreter:
                 return
 
     def _guard_absent_attr(self, obj, name):
-        """An attribute an object from outside lacks (hasattr False, getattr's
-        default, an `except AttributeError`): recompile once it has it."""
-        if id(obj) in self.fresh_ids or isinstance(obj, types.ModuleType):
+        """An attribute an object lacks (hasattr False, getattr's default, an
+        `except AttributeError`): recompile once it, its class (an object
+        made in the call has the class's) or its module has it."""
+        if isinstance(obj, types.ModuleType):
+            if not _is_library_module(obj):
+                self._guard(vars(obj), name, MISSING, obj, "vars")
             return
-        own = [obj] if hasattr(obj, "__dict__") else []
+        own = [obj] if hasattr(obj, "__dict__") and id(obj) not in self.fresh_ids else []
         for owner in own + list(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
-            self._guard(vars(owner), name, MISSING, owner, "vars")
+            if owner is not object and not _is_library_class(owner):
+                self._guard(vars(owner), name, MISSING, owner, "vars")
 
     def _guard_absent_key(self, obj, key):
         """A key a dict from outside lacks (KeyError, `in`, .get's default),
@@ -1111,6 +1121,12 @@ _LIBRARY_MODULES = frozenset({"numpy", "jax", "jaxlib", "tpucc", "math", "builti
 
 def _is_library_module(module) -> bool:
     return (module.__name__ or "").split(".")[0] in _LIBRARY_MODULES
+
+
+def _is_library_class(cls) -> bool:
+    """A built-in or library class: nothing adds attributes to it."""
+    module = getattr(cls, "__module__", "") or ""
+    return module == "builtins" or module.split(".")[0] in _LIBRARY_MODULES
 
 
 _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)

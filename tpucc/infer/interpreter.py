@@ -758,8 +758,11 @@ def IMPORT_FROM(f, name):
     if isinstance(module, types.ModuleType):
         f.interp.note_module_read(module, name)
     try:
-        f.push(getattr(module, name))
+        value = getattr(module, name)
+        f.interp._guard_attr(module, name, value)
+        f.push(value)
     except AttributeError:
+        f.interp._guard_absent_attr(module, name)
         raise UserCodeError(f"ImportError: cannot import name '{name}' from "
                             f"'{getattr(module, '__name__', module)}'") from None
 
