@@ -282,19 +282,20 @@ def numpy_scalar_division(x, n):
     return x * (np.float64(10) / np.float64(n))     # NumPy: inf with a warning, no raise
 
 
-@pytest.mark.parametrize("fn,message", [
+@pytest.mark.parametrize("fn,words", [
     (python_true_division, "division by zero"),
     (python_floor_division, "integer division or modulo by zero"),
-    (python_float_modulo, "float modulo"),
+    (python_float_modulo, "float modulo"),     # 3.13: "float modulo by zero"
 ])
-def test_python_number_divided_by_a_runtime_zero_raises(fn, message):
+def test_python_number_divided_by_a_runtime_zero_raises(fn, words):
     x = np.arange(3.0)
     check(fn, x, np.int64(4))
     with pytest.raises(ZeroDivisionError) as eager:
         fn(x, np.int64(0))
-    assert str(eager.value) == message
+    message = str(eager.value)
+    assert message.startswith(words)
     compiled = tpucc.compile(fn)
-    with pytest.raises(ZeroDivisionError, match=r"\[E910\] " + message) as info:
+    with pytest.raises(ZeroDivisionError, match=r"\[E910\] " + message + "\n") as info:
         compiled(x, np.int64(0))
     assert isinstance(info.value, tpucc.errors.RuntimeRaiseError)
     np.testing.assert_allclose(compiled(x, np.int64(3)), fn(x, np.int64(3)))

@@ -617,14 +617,22 @@ def _install_operators():
         setattr(Array, f"__{stem}__", unary(ufname))
 
 
+def _zero_division_message(op, zero) -> str:
+    """What this Python says dividing by zero (it words it per version)."""
+    try:
+        op(1, zero)
+    except ZeroDivisionError as e:
+        return str(e)
+    raise AssertionError("no ZeroDivisionError")
+
+
 # Python numbers divided by a runtime zero raise ZeroDivisionError (NumPy's
 # scalars and arrays give inf or 0 instead): ufunc -> (message for ints,
 # message for floats), Python's own.
 _PYTHON_DIVISIONS = {
-    "true_divide": ("division by zero", "float division by zero"),
-    "floor_divide": ("integer division or modulo by zero", "float floor division by zero"),
-    "remainder": ("integer modulo by zero", "float modulo"),
-}
+    ufname: (_zero_division_message(op, 0), _zero_division_message(op, 0.0))
+    for ufname, op in (("true_divide", operator.truediv), ("floor_divide", operator.floordiv),
+                       ("remainder", operator.mod))}
 
 
 def _check_python_division(ufname, num, den) -> None:
