@@ -468,3 +468,20 @@ def test_closure_guard_after_a_replay(tmp_path, monkeypatch):
     assert cache.stats()["trace_hits"] == 1
     module.set_scale(3.0)
     assert_same(f(X), X * 3.0)
+
+
+def test_list_contents_guard_after_a_replay(tmp_path, monkeypatch):
+    """The layers list is read as a whole (iterated): the record keeps that
+    guard (infer/contents.py), so a layer appended in the replaying process
+    recompiles instead of running the stale program."""
+    process(tmp_path)[2](X)
+    module, model, f = process(tmp_path)
+    with monkeypatch.context() as m:
+        no_infer(m)
+        f(X)
+    assert cache.stats()["trace_hits"] == 1
+    model.layers.append(module.Layer(4))
+    reference = module.Model()
+    reference.layers.append(module.Layer(4))
+    reference.forward(X)
+    assert_same(reference.forward(X), f(X))

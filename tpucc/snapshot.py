@@ -322,7 +322,8 @@ def describe(traced, w: Walk) -> dict:
     guards = []
     for ns, key, _ in traced.guards:
         owner, kind = traced.namespaces[id(ns)][1:]
-        guards.append({"owner": _ref(w, owner, kind), "kind": kind, "key": _static(key)})
+        guards.append({"owner": _ref(w, owner, kind), "kind": kind,
+                       "key": _encode_guard_key(kind, key)})
     captured = [{"owner": _ref(w, c.owner, c.hop[0]), "hop": [c.hop[0], _static(c.hop[1])],
                  "aval": _aval(c.param.aval), "source": list(c.source), "frozen": c.frozen,
                  "aliases": [{"owner": _ref(w, o, h[0]), "hop": [h[0], _static(h[1])]}
@@ -356,14 +357,16 @@ def rebind(record: dict, w: Walk):
     from .infer import RUNTIME, Traced
     from .aot import tree
     from .infer.calls import Captured, CellGuardView, ListGuardView
+    from .infer.contents import ContentsGuardView
     from .infer.values import MISSING
     from .ir import Value
     guards = []
     for g in record["guards"]:
         owner = _resolve(w, g["owner"])
         ns = {"vars": lambda o: vars(o), "globals": lambda o: vars(o), "dict": lambda o: o,
-              "list": ListGuardView, "cell": CellGuardView}[g["kind"]](owner)
-        key = tree.decode_static(g["key"])
+              "list": ListGuardView, "cell": CellGuardView,
+              "contents": ContentsGuardView}[g["kind"]](owner)
+        key = _decode_guard_key(g["kind"], g["key"])
         guards.append((ns, key, ns.get(key, MISSING)))
     captured = [Captured(tuple(c["source"]), _getter(_resolve(w, c["owner"]), c["hop"]), None,
                          Value(_decode_aval(c["aval"])), None, _resolve(w, c["owner"]),
@@ -418,6 +421,25 @@ def _getter(owner, hop):
     if kind == "cell":
         return lambda: owner.cell_contents
     return lambda: owner[key]
+
+
+def _encode_guard_key(kind, key):
+    """A guard's key: a static value, or for a container's whole contents
+    (infer/contents.py) ("len", n) or ("items", n or dict keys, skipped slots)."""
+    if kind != "contents":
+        return _static(key)
+    tag, slots, *skipped = key
+    slots = _static(slots) if isinstance(slots, int) else [_static(k) for k in slots]
+    return [tag, slots] + [[_static(s) for s in part] for part in skipped]
+
+
+def _decode_guard_key(kind, j):
+    from .aot import tree
+    if kind != "contents":
+        return tree.decode_static(j)
+    tag, slots, *skipped = j
+    slots = slots if isinstance(slots, int) else tuple(map(tree.decode_static, slots))
+    return (tag, slots) + tuple(tuple(map(tree.decode_static, part)) for part in skipped)
 
 
 def _static(v):

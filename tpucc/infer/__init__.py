@@ -272,6 +272,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for k, var in runtime_kinds:            # after the write-backs, which the driver zips
         out_scalar[k] = len(results)
         results.append(var)
+    interp.finish_contents_guards()
     check_records = checks.finish(context, results)     # the error code comes last
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))

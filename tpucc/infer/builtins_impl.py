@@ -82,6 +82,7 @@ def len_(interp, x):
     from ..ops import masked
     if isinstance(x, masked.Selection):
         return masked.length(x)         # the runtime number of selected rows
+    interp.guard_contents(x, whole=False)
     return len(x)
 
 

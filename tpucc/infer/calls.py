@@ -27,6 +27,7 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from . import exceptions
+from .contents import SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
@@ -201,8 +202,10 @@ class Interpreter:
         self.handled_exception = None           # what `except` is handling (sys.exc_info)
         self.last_return_loc = None
         self.list_views: dict[int, ListGuardView] = {}
+        # id(list or dict from outside) -> [its view, whether its items were read too]
+        self.contents_read: dict[int, list] = {}
+        self.dict_views: dict[int, tuple] = {}      # id(d.items()) -> (it, d)
         self.cell_views: dict[int, CellGuardView] = {}
-        self.rebound_containers: set = set()    # ids of outside dicts and lists rebound
 
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):
@@ -357,8 +360,6 @@ class Interpreter:
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]
-        if type(obj) is dict and name in _DICT_READERS and self._rebinds_items_of(obj):
-            return functools.partial(_DICT_READERS[name], self, obj)
         static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fget is not None:
             return self.call(static.fget, [obj], {})
@@ -445,6 +446,7 @@ class Interpreter:
             else:
                 self._guard_item(container, item, value)
             return value is not MISSING
+        self.guard_contents(container)
         return item in container
 
     def dict_get(self, d: dict, key, default=None):
@@ -608,6 +610,9 @@ class Interpreter:
                 return indexing.getitem(stack(list(obj)), key)
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
+        if isinstance(key, slice) and isinstance(obj, list):
+            # item by item from the list itself: its arrays are re-read from it
+            return self.fresh(list(self.static_items(obj)[key]))
         self._check_aliased_argument_read(obj, key)
         try:
             value = obj[key]
@@ -618,6 +623,59 @@ class Interpreter:
         if out is value:                # (not rebound, nor an input: folded in)
             self._guard_item(obj, key, value)
         return out
+
+    def copy_container(self, obj):
+        """`obj.copy()`, `obj[:]`, `lst + other`: a list or dict made by the
+        call, its items read one by one from `obj` (an outside container's
+        arrays are re-read from it at every call, not from the copy)."""
+        if isinstance(obj, dict):
+            return self.fresh(dict(self.dict_items(obj)))
+        return self.fresh(list(self.static_items(obj)))
+
+    def sequence_op(self, op, a, b):
+        """`a + b`, `a * n`, `a += b` where a list or tuple is involved."""
+        if op in (operator.iadd, operator.imul) and isinstance(a, list):
+            self.check_mutation(a, "a list")
+            a[:] = (self.static_items(a) + self.static_items(b) if op is operator.iadd
+                    else op(list(self.static_items(a)), b))
+            return a
+        if op in (operator.add, operator.iadd) and isinstance(a, (list, tuple)) \
+                and type(b) is type(a):
+            joined = self.static_items(a) + self.static_items(b)
+            return self.fresh(list(joined)) if isinstance(a, list) else joined
+        if op in (operator.mul, operator.imul) and isinstance(a, (list, tuple)) \
+                and isinstance(b, int) and not isinstance(b, bool):
+            repeated = self.static_items(a) * b
+            return self.fresh(list(repeated)) if isinstance(a, list) else repeated
+        return op(a, b)
+
+    def guard_contents(self, obj, whole: bool = True):
+        """The trace depends on how many items `obj` has (whole=False: len),
+        or on all of them (iterated, sliced, searched): when it is a list or
+        dict from outside, recompile where that changes (contents.py)."""
+        obj = self.dict_of(obj)
+        if not isinstance(obj, (list, dict)) or id(obj) in self.fresh_ids \
+                or id(obj) in self.argument_containers:
+            return      # (an argument's structure is in the signature)
+        entry = self.contents_read.get(id(obj))
+        if entry is None:
+            self.contents_read[id(obj)] = [ContentsGuardView(obj), whole]
+        else:
+            entry[1] = entry[1] or whole
+
+    def finish_contents_guards(self):
+        """The guards of guard_contents, made when the trace is done: by then
+        it is known which items the program rebinds or promoted (their new
+        values come at every call, so their identity is not checked)."""
+        for view, whole in self.contents_read.values():
+            obj = view.container
+
+            def read_each_call(slot):
+                value = view.expected[slot]
+                return (isinstance(value, np.ndarray) or _is_jax_array(value)
+                        or (id(obj), ("item", slot)) in self.shadow
+                        or outside_item_key(obj, slot) in self.scalars.promoted)
+            self._guard(view, view.key(whole, read_each_call), SAME, obj, "contents")
 
     def _guard_item(self, obj, key, value):
         """A static item of a dict or list from outside the call is folded into
@@ -721,14 +779,6 @@ class Interpreter:
                 "on a copy of the argument",
                 hint="change it through the argument only, or do not pass it as an argument")
 
-    def _rebinds_items_of(self, container) -> bool:
-        """Whether this trace rebinds (or reads as promoted numbers) items of
-        `container`, a dict from outside: then its views and `.get` read
-        them through `_item` (a view's `.mapping` hides which dict it is)."""
-        cid = id(container)
-        return cid in self.rebound_containers or any(
-            p[0] == "outside item" and p[1] == cid for p in self.scalars.promoted)
-
     def _rebinds_outside_item(self, obj, slot, value) -> bool:
         """`self.m[k] = new` or `self.state["t"] += 1` on an item a dict or
         list from outside (not an argument) has: rebound after each call,
@@ -738,7 +788,6 @@ class Interpreter:
                 or id(obj) in self.argument_containers \
                 or self.ctx.merged_containers.get(id(obj)) is obj:
             return False
-        self.rebound_containers.add(id(obj))
         self._rebind_outside(obj, ("item", slot), value, f"the item [{slot!r}]",
                              f"the item [{slot!r}] of a {type(obj).__name__} that outlives "
                              "the call", lambda: self.getitem(obj, slot))
@@ -785,14 +834,23 @@ class Interpreter:
                 raise StaticValueError("unpacking a range with a runtime length")
             return tuple(range(v.pos, v.stop, v.step))
         if isinstance(v, (list, tuple)):
+            self.guard_contents(v)
             return tuple(self._item(v, i, x) for i, x in enumerate(v))
         if type(v).__name__ in ("dict_values", "dict_items"):
-            return self._dict_view_items(v)
+            return self.dict_items(self.dict_of(v), values_only=type(v).__name__ == "dict_values")
+        if isinstance(v, dict) or type(v).__name__ == "dict_keys":
+            self.guard_contents(self.dict_of(v))
         return tuple(v)
 
-    def _dict_view_items(self, view) -> tuple:
-        mapping = view.mapping
-        if type(view).__name__ == "dict_values":
+    def dict_of(self, view):
+        """The dict behind d.keys(), d.values() or d.items() made in this
+        trace (or `view` itself, for anything else)."""
+        return self.dict_views.get(id(view), (None, view))[1]
+
+    def dict_items(self, mapping, values_only=False) -> tuple:
+        """mapping.items() (or .values()), each item read as mapping[k] is."""
+        self.guard_contents(mapping)
+        if values_only:
             return tuple(self._item(mapping, k, mapping[k]) for k in mapping)
         return tuple((k, self._item(mapping, k, mapping[k])) for k in mapping)
 
@@ -860,6 +918,14 @@ class Interpreter:
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays
+        if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, (list, dict)) \
+                and not args and not kwargs:
+            if fn.__name__ == "copy":
+                return self.copy_container(fn.__self__)
+            if fn.__name__ in ("keys", "values", "items") and isinstance(fn.__self__, dict):
+                view = fn()         # its .mapping is a read-only proxy: remember the dict
+                self.dict_views[id(view)] = (view, fn.__self__)
+                return view
         call = class_attribute(type(fn), "__call__")
         if isinstance(call, types.FunctionType) and not _is_library(call):
             return self.inline(call, [fn] + list(args), kwargs)
@@ -897,6 +963,8 @@ class Interpreter:
         # exist only here: hand the library a real one over the same items.
         args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter)) else a
                 for a in args]
+        for container in (getattr(fn, "__self__", None), *args, *kwargs.values()):
+            self.guard_contents(container)  # `NAMES.index(k)`, `", ".join(NAMES)`
         result = fn(*args, **kwargs)
         if isinstance(result, np.ndarray):
             return Array(builder.const_value(result))
@@ -1039,23 +1107,6 @@ class Interpreter:
                         "cell_contents", value, cell, "cell")
         return self.capture(value, ("closure", qualname, name),
                             lambda: cell.cell_contents, cell, ("cell", None))
-
-
-def _dict_values(interp, d):
-    return [interp._item(d, k, d[k]) for k in d]
-
-
-def _dict_items(interp, d):
-    return [(k, interp._item(d, k, d[k])) for k in d]
-
-
-def _dict_get(interp, d, key, default=None):
-    return interp.getitem(d, key) if key in d else default
-
-
-# Reading a dict from outside whose items the trace rebinds: as lists (a
-# view of it is only iterated in compiled code).
-_DICT_READERS = {"values": _dict_values, "items": _dict_items, "get": _dict_get}
 
 
 def _existing_slot(container, key):

@@ -447,6 +447,9 @@ def SWAP(f, n):
 def BINARY_OP(f, name):
     b, a = f.pop(), f.pop()
     op = PY_INPLACE.get(name) or PY_BINARY[name]
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        f.push(f.interp.sequence_op(op, a, b))     # read item by item: calls._item
+        return
     f.push(op(a, b))
 
 
@@ -644,6 +647,8 @@ def SET_UPDATE(f, i):
 @handler
 def DICT_UPDATE(f, i):
     v = f.pop()
+    if isinstance(v, dict):     # `{**CFG}`, `f(**CFG)`: item by item (calls._item)
+        v = dict(f.interp.dict_items(v))
     f.stack[-i].update(v)
 
 
