@@ -276,3 +276,32 @@ def grows_its_own_list(x):
 
 def test_list_arithmetic_on_lists_the_call_makes():
     assert_same(grows_its_own_list(X), tpucc.compile(grows_its_own_list)(X))
+
+
+ACTIVE = {"relu", "scale"}
+
+
+def by_active_set(x):
+    if "relu" in ACTIVE:
+        x = np.maximum(x, 0)
+    for name in sorted(ACTIVE):
+        if name == "scale":
+            x = x * 3
+    return x, len(ACTIVE)
+
+
+def test_a_set_from_outside_read_as_a_whole(traces):
+    saved = set(ACTIVE)
+    try:
+        check = same_as_eager(by_active_set, X)
+        check()
+        ACTIVE.discard("relu")
+        check()
+        ACTIVE.add("tanh")
+        check()
+        assert traces[0] == 3
+        check()
+        assert traces[0] == 3
+    finally:
+        ACTIVE.clear()
+        ACTIVE.update(saved)

@@ -12,6 +12,7 @@ stage runs.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import operator
 import os
@@ -432,9 +433,23 @@ def _key(x, runtime_scalar, leaves):
         return ("C", x.real.hex(), x.imag.hex())
     try:
         hash(x)
-        return ("S", type(x), x)
     except TypeError:
         return ("O", id(x))
+    if isinstance(x, (tuple, frozenset)) or dataclasses.is_dataclass(x):
+        return ("S", type(x), x, _held_types(x))
+    return ("S", type(x), x)
+
+
+def _held_types(x):
+    """Equal hashable arguments can fold differently (P(1, 2) == P(1.0, 2)):
+    the types of what a namedtuple, frozenset or dataclass holds, recursively."""
+    if isinstance(x, tuple):
+        return tuple(map(_held_types, x))
+    if isinstance(x, frozenset):
+        return frozenset((type(v), _held_types(v)) for v in x)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return tuple(_held_types(getattr(x, f.name)) for f in dataclasses.fields(x))
+    return type(x)
 
 
 def execute(entry: Entry, leaves, args=(), kwargs=None):
@@ -593,7 +608,10 @@ def _capture_reader(traced, device_cache):
     def read(leaves):
         inputs = list(leaves)
         for getter, shape, dtype, aliases, frozen, updated, number in specs:
-            current = getter()
+            try:
+                current = getter()
+            except (AttributeError, KeyError, IndexError):
+                return RECOMPILE    # deleted: the trace raises where the program reads it
             if number is not None:              # a promoted Python number (scalar_state)
                 if type(current) is not number:
                     return RECOMPILE
@@ -602,7 +620,8 @@ def _capture_reader(traced, device_cache):
                     return RECOMPILE
                 if updated and not current.flags.writeable:
                     return RECOMPILE
-            elif tuple(np.shape(current)) != shape or np.dtype(current.dtype) != dtype or \
+            elif not hasattr(current, "dtype") or tuple(np.shape(current)) != shape or \
+                    np.dtype(current.dtype) != dtype or \
                     frozen_kind(current) != frozen:
                 return RECOMPILE
             for alias in aliases:               # one array at several places when traced

@@ -356,7 +356,7 @@ def rebind(record: dict, w: Walk):
     process, from a record whose world digest matched `w`."""
     from .infer import RUNTIME, Traced
     from .aot import tree
-    from .infer.calls import Captured, CellGuardView, ListGuardView
+    from .infer.calls import Captured, CellGuardView, ListGuardView, SlotGuardView
     from .infer.contents import ContentsGuardView
     from .infer.values import MISSING
     from .ir import Value
@@ -364,7 +364,7 @@ def rebind(record: dict, w: Walk):
     for g in record["guards"]:
         owner = _resolve(w, g["owner"])
         ns = {"vars": lambda o: vars(o), "globals": lambda o: vars(o), "dict": lambda o: o,
-              "list": ListGuardView, "cell": CellGuardView,
+              "list": ListGuardView, "cell": CellGuardView, "slots": SlotGuardView,
               "contents": ContentsGuardView}[g["kind"]](owner)
         key = _decode_guard_key(g["kind"], g["key"])
         guards.append((ns, key, ns.get(key, MISSING)))

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from ..errors import MergeError, StaticValueError, UserCodeError
+from ..errors import MergeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.registry import static_index
@@ -33,7 +33,6 @@ REFUSED = {
     py.vars: "refer to attributes by name",
     py.setattr: "assign the attribute with `obj.name = value`",
     py.delattr: "compiled code cannot delete attributes",
-    py.iter: "use a for loop",
     py.next: "use a for loop",
 }
 
@@ -83,7 +82,19 @@ def len_(interp, x):
     if isinstance(x, masked.Selection):
         return masked.length(x)         # the runtime number of selected rows
     interp.guard_contents(x, whole=False)
+    from .calls import user_dunder
+    method = user_dunder(x, "__len__")
+    if method is not None:
+        return interp.inline_dunder(method, x, len)
     return len(x)
+
+
+@builtin(py.iter)
+def iter_(interp, x, *sentinel):
+    if sentinel:
+        raise UnsupportedError("iter(callable, sentinel) is not supported in compiled code",
+                               hint="use a for or while loop")
+    return interp.get_iter(x)
 
 
 @builtin(py.enumerate)

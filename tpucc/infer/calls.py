@@ -11,6 +11,7 @@ globals are guarded: a changed global recompiles.
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import inspect
 import operator
@@ -82,6 +83,21 @@ class ListGuardView:
 
     def get(self, index, default=None):
         return self.items[index] if -len(self.items) <= index < len(self.items) else default
+
+
+class SlotGuardView:
+    """An object with __slots__ seen through `.get(name, default)`, as
+    guards read namespaces (it has no __dict__)."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def get(self, name, default=None):
+        try:
+            return getattr(self.obj, name)
+        except AttributeError:      # unset (or deleted)
+            return default
 
 
 class CellGuardView:
@@ -206,6 +222,7 @@ class Interpreter:
         self.contents_read: dict[int, list] = {}
         self.dict_views: dict[int, tuple] = {}      # id(d.items()) -> (it, d)
         self.cell_views: dict[int, CellGuardView] = {}
+        self.slot_views: dict[int, SlotGuardView] = {}
 
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):
@@ -402,8 +419,11 @@ class Interpreter:
             ns = vars(owner)
             if name in ns:
                 found = ns[name]
-                if not isinstance(found, types.MemberDescriptorType):   # __slots__
+                if not isinstance(found, types.MemberDescriptorType):
                     self._guard(ns, name, found, owner, "vars")
+                elif not isinstance(obj, type):     # __slots__: the instance holds it
+                    view = self.slot_views.setdefault(id(obj), SlotGuardView(obj))
+                    self._guard(view, name, value, obj, "slots")
                 if not callable(found) and not hasattr(found, "__get__"):
                     # A class's data attribute (`training = True`): one the
                     # instance (or a subclass) sets later hides it.  (Not
@@ -431,9 +451,9 @@ class Interpreter:
         an index past the end of a list from outside (IndexError)."""
         if id(obj) in self.fresh_ids or id(obj) in self.argument_containers:
             return
-        if type(obj) is dict:
+        if isinstance(obj, dict) and type(obj).get is dict.get:    # (OrderedDict too)
             self._guard(obj, key, MISSING, obj, "dict")
-        elif type(obj) is list and isinstance(key, int):
+        elif isinstance(obj, list) and isinstance(key, int):
             view = self.list_views.setdefault(id(obj), ListGuardView(obj))
             self._guard(view, key, MISSING, obj, "list")
 
@@ -447,6 +467,9 @@ class Interpreter:
                 self._guard_item(container, item, value)
             return value is not MISSING
         self.guard_contents(container)
+        method = user_dunder(container, "__contains__")
+        if method is not None:
+            return self.inline(method, [container, item], {})
         return item in container
 
     def dict_get(self, d: dict, key, default=None):
@@ -598,6 +621,9 @@ class Interpreter:
             return indexing.getitem(obj, key)
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
+        method = user_dunder(obj, "__getitem__")
+        if method is not None:
+            return self.inline(method, [obj, key], {})
         if isinstance(key, Array):
             if isinstance(obj, (list, tuple)):
                 obj = self.static_items(obj)
@@ -654,7 +680,7 @@ class Interpreter:
         or on all of them (iterated, sliced, searched): when it is a list or
         dict from outside, recompile where that changes (contents.py)."""
         obj = self.dict_of(obj)
-        if not isinstance(obj, (list, dict)) or id(obj) in self.fresh_ids \
+        if not isinstance(obj, (list, dict, set, collections.deque)) or id(obj) in self.fresh_ids \
                 or id(obj) in self.argument_containers:
             return      # (an argument's structure is in the signature)
         entry = self.contents_read.get(id(obj))
@@ -833,14 +859,40 @@ class Interpreter:
             if not v.is_static():
                 raise StaticValueError("unpacking a range with a runtime length")
             return tuple(range(v.pos, v.stop, v.step))
-        if isinstance(v, (list, tuple)):
+        if isinstance(v, (list, tuple, collections.deque)):
             self.guard_contents(v)
             return tuple(self._item(v, i, x) for i, x in enumerate(v))
-        if type(v).__name__ in ("dict_values", "dict_items"):
-            return self.dict_items(self.dict_of(v), values_only=type(v).__name__ == "dict_values")
-        if isinstance(v, dict) or type(v).__name__ == "dict_keys":
+        view = _DICT_VIEWS.get(type(v))
+        if view is not None and view != "keys":
+            return self.dict_items(self.dict_of(v), values_only=view == "values")
+        if isinstance(v, (dict, set)) or view == "keys":
             self.guard_contents(self.dict_of(v))
+        method = user_dunder(v, "__iter__")
+        if method is not None:      # a user container (a ModuleList): what it reads is guarded
+            return self.static_items(self.inline_dunder(method, v, iter))
         return tuple(v)
+
+    def inline_dunder(self, method, obj, native):
+        """obj.method() interpreted; where it uses what tpucc does not compile
+        (`yield from`), run natively as before: correct now, but what it
+        reads is not guarded."""
+        try:
+            return self.inline(method, [obj], {})
+        except UnsupportedError:
+            return native(obj)
+
+    def truth_value(self, v):
+        """What `if v:` and `not v` test: a container from outside guarded
+        on its length; a user object's __bool__ (or __len__) interpreted."""
+        if isinstance(v, (list, dict, set, collections.deque)):
+            self.guard_contents(v, whole=False)
+            return len(v) > 0
+        for name in ("__bool__", "__len__"):
+            method = user_dunder(v, name)
+            if method is not None:
+                result = self.inline_dunder(method, v, bool)
+                return result if isinstance(result, Array) else bool(result)
+        return v
 
     def dict_of(self, view):
         """The dict behind d.keys(), d.values() or d.items() made in this
@@ -883,8 +935,11 @@ class Interpreter:
             return trace_grad(self, fn, args, kwargs)
         if any(fn is make for make in _MAKE_GRAD):  # tpucc.grad(f) in compiled code: static
             return fn(*args, **kwargs)
-        if isinstance(fn, functools.partial):
-            return self.call(fn.func, list(fn.args) + list(args), {**fn.keywords, **kwargs})
+        if isinstance(fn, functools.partial):    # its args read as a tuple's and dict's items are
+            return self.call(fn.func, list(self.static_items(fn.args)) + list(args),
+                             {**dict(self.dict_items(fn.keywords)), **kwargs})
+        if type(fn).__name__ == "CompiledFunction" and type(fn).__module__ == "tpucc.api":
+            return self.call(fn.fn, args, kwargs)   # a compiled helper: part of this program
         if isinstance(fn, (operator.itemgetter, operator.attrgetter)) and len(args) == 1 \
                 and not kwargs:
             return getter_call(self, fn, args[0])
@@ -932,6 +987,8 @@ class Interpreter:
         return self._library_call(fn, args, kwargs)
 
     def _numpy_call(self, fn, impl, args, kwargs):
+        args = [self._arrays_as_inputs(a) for a in args]
+        kwargs = {k: self._arrays_as_inputs(v) for k, v in kwargs.items()}
         if masked.holds_selection(args, kwargs):
             return masked.numpy_call(fn, args, kwargs)
         if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
@@ -940,6 +997,16 @@ class Interpreter:
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             return impl(*args, **kwargs)
         return self._library_call(fn, args, kwargs)
+
+    def _arrays_as_inputs(self, v):
+        """A list or tuple holding NumPy arrays (`np.stack(self.weights)`):
+        its arrays are runtime inputs read from it at every call (_item),
+        not constants NumPy would fold in now."""
+        if isinstance(v, (list, tuple)) and any(
+                isinstance(x, np.ndarray) or _is_jax_array(x) for x in v):
+            items = self.static_items(v)
+            return list(items) if isinstance(v, list) else items
+        return v
 
     def _library_call(self, fn, args, kwargs):
         """A call outside the user's program: evaluated now if all static."""
@@ -1109,6 +1176,13 @@ class Interpreter:
                             lambda: cell.cell_contents, cell, ("cell", None))
 
 
+# The views of a dict (and an OrderedDict's own) by what they give.
+_DICT_VIEWS = {type({}.keys()): "keys", type({}.values()): "values", type({}.items()): "items",
+               type(collections.OrderedDict().keys()): "keys",
+               type(collections.OrderedDict().values()): "values",
+               type(collections.OrderedDict().items()): "items"}
+
+
 def _existing_slot(container, key):
     """The key of an item `container` already has (a list index made
     non-negative), or None: rebinding it keeps the container's structure."""
@@ -1205,6 +1279,17 @@ def class_attribute(cls: type, name: str, default=None):
         if name in attrs:
             return attrs[name]
     return default
+
+
+def user_dunder(obj, name: str):
+    """The Python method `name` of obj's class (a user container's
+    __iter__, __len__, __getitem__): interpreted like any call, so what it
+    reads is guarded.  None for built-in and library classes."""
+    cls = type(obj)
+    if _is_library_class(cls):
+        return None
+    method = class_attribute(cls, name)
+    return method if isinstance(method, types.FunctionType) and not _is_library(method) else None
 
 
 def _is_user_class(cls) -> bool:

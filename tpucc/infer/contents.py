@@ -1,4 +1,4 @@
-"""Guards on the whole contents of a list or dict from outside the call.
+"""Guards on the whole contents of a list, dict or set from outside the call.
 
 A trace that iterates `self.layers`, takes `len(CONFIG)`, slices a list or
 tests `x in NAMES` depended on how many items there are and on every one of
@@ -16,13 +16,13 @@ SAME = object()     # what a view answers for a key that still describes it
 
 
 class ContentsGuardView:
-    """A list or dict seen through `.get(key, default)`, the one method
+    """A list, dict or set seen through `.get(key, default)`, the one method
     guards use (driver.runner), answering SAME while `key` holds:
 
     ("len", n): it has n items;
     ("items", slots, skipped): its slots are `slots` (a list's length, a
     dict's keys in order), and each item but the skipped slots' is the
-    object it held when the view was made.
+    object it held when the view was made (a set's: equal items).
 
     tpucc.snapshot makes the view again in another process from the live
     container, whose contents the world digest matched."""
@@ -30,7 +30,8 @@ class ContentsGuardView:
 
     def __init__(self, container):
         self.container = container
-        self.expected = dict(container) if isinstance(container, dict) else list(container)
+        self.expected = dict(container) if isinstance(container, dict) else \
+            set(container) if isinstance(container, set) else list(container)
         self._key = self._check = None
 
     def get(self, key, default=None):
@@ -43,6 +44,9 @@ class ContentsGuardView:
             n = key[1]
             return lambda c: len(c) == n
         _, slots, skipped = key
+        if isinstance(self.expected, set):     # hashable items: compared by value
+            expected_set = self.expected
+            return lambda c: c == expected_set
         n = slots if isinstance(slots, int) else len(slots)
         skip = set(skipped)
         kept = [s for s in (range(slots) if isinstance(slots, int) else slots) if s not in skip]
@@ -68,7 +72,7 @@ class ContentsGuardView:
         if not whole:
             return ("len", len(c))
         slots = tuple(c) if isinstance(c, dict) else len(c)
-        skipped = tuple(s for s in (c if isinstance(c, dict) else range(slots))
-                        if read_each_call(s))
+        skipped = () if isinstance(c, set) else tuple(
+            s for s in (c if isinstance(c, dict) else range(slots)) if read_each_call(s))
         return ("items", slots, skipped)
 

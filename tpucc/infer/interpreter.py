@@ -486,7 +486,7 @@ for _name, _fn in [("UNARY_NEGATIVE", operator.neg), ("UNARY_POSITIVE", operator
 
 @handler
 def UNARY_NOT(f, arg):
-    v = f.pop()
+    v = f.interp.truth_value(f.pop())
     if isinstance(v, Array):
         from .builder import emit
         f.push(emit("logical_not", control.scalar_bool(v)))
@@ -812,7 +812,10 @@ def _truth(f, v, kind):
         return v if kind == "true" else control.scalar_bool(v)
     if isinstance(v, (RangeIter, SeqIter)):
         return True
-    return bool(v) if kind == "true" else bool(v)
+    v = f.interp.truth_value(v)
+    if isinstance(v, Array):
+        return _truth(f, v, kind)
+    return bool(v)
 
 
 @terminator
