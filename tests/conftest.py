@@ -111,3 +111,17 @@ def raises_at(fn, args, error=tpucc.TpuccError, match=None, line_of=None, **comp
         assert err.loc.line in wanted, f"error at line {err.loc.line}, expected {wanted}: {err}"
         assert err.loc.file.endswith(".py")
     return err
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    """How many times tpucc traced and compiled (driver.build_entry)."""
+    from tpucc import driver
+    count = [0]
+    real = driver.build_entry
+
+    def counting(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+    monkeypatch.setattr(driver, "build_entry", counting)
+    return count

@@ -9,24 +9,10 @@ import numpy as np
 import pytest
 
 import tpucc
-from tpucc import driver
 from tpucc import errors as E
 
 from conftest import assert_same
 import user_programs_session17 as P  # noqa: E402  (its asserts must stay Python's)
-
-
-@pytest.fixture
-def builds(monkeypatch):
-    """How many times tpucc traced and compiled (driver.build_entry)."""
-    count = [0]
-    real = driver.build_entry
-
-    def counting(*args, **kwargs):
-        count[0] += 1
-        return real(*args, **kwargs)
-    monkeypatch.setattr(driver, "build_entry", counting)
-    return count
 
 
 def assert_same_state(a, b, path="state"):

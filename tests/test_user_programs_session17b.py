@@ -5,23 +5,10 @@ import numpy as np
 import pytest
 
 import tpucc
-from tpucc import driver
 from tpucc import errors as E
 
 from conftest import assert_same
 import user_programs_session17b as P  # noqa: E402
-
-
-@pytest.fixture
-def builds(monkeypatch):
-    count = [0]
-    real = driver.build_entry
-
-    def counting(*args, **kwargs):
-        count[0] += 1
-        return real(*args, **kwargs)
-    monkeypatch.setattr(driver, "build_entry", counting)
-    return count
 
 
 def test_property_setter_runs_traced(builds):
