@@ -4,7 +4,8 @@ Run from the repository root:
     JAX_PLATFORMS=cpu PYTHONPATH=. .venv/bin/python tests/known_gaps_session19.py
 (session 19 fixed the sets, deques, OrderedDict views, slots, partial, ModuleList
 __iter__/__len__/__getitem__/__bool__, np.stack of outside lists, hashable argument
-types, the capture-reader crash and subclass missing keys; the rest print BUG)
+types, the capture-reader crash and subclass missing keys; session 20 the IntEnum
+dtype (tests/test_fixes.py); the rest print BUG)
 Each case returns True when tpucc is correct (a clear TpuccError refusal also
 counts as correct); False = stale/wrong value, or a crash (non-tpucc exception).
 """
@@ -404,15 +405,6 @@ def code_replaced():
     def helper(x): return x * 2
     def m(): helper.__code__ = (lambda x: x * 3).__code__
     return check(lambda x: helper(x), m)
-
-
-# --- 17. dtype: int subclasses (IntEnum) treated as weak Python ints ---------
-# NumPy 2 treats only exact int/float/complex as weak: float32 * IntEnum(2) is
-# float64 eagerly; tpucc returns float32.
-def intenum_dtype():
-    class Flag(enum.IntEnum):
-        A = 2
-    return check(lambda x: x * Flag.A, lambda: None, steps=0)
 
 
 CASES = [v for k, v in list(globals().items()) if callable(v) and getattr(v, "__module__", "") == __name__

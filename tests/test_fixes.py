@@ -6,6 +6,7 @@ refused name their error class, a piece of the message and the line.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import operator
@@ -466,3 +467,23 @@ def test_clip_of_a_runtime_python_number_is_strong():
     """Fuzz seeds 52089, 52324: np.clip of a counter promoted by a runtime
     loop stayed a weak Python int, so iterations disagreed on v's dtype (E300)."""
     check(clip_of_promoted_counter, np.ones(3, np.float32), np.int64(3))
+
+
+class Level(enum.IntEnum):
+    LOW = 2
+    HIGH = 7
+
+
+class Meters(float):
+    pass
+
+
+def scaled_by_subclasses(x):
+    return x * Level.HIGH, x + Meters(1.5), x.astype(np.int8) + Level.LOW, x[Level.LOW], x * 2
+
+
+def test_int_and_float_subclasses_are_strong():
+    """NEP 50 makes only exact int, float and complex weak: float32 * an
+    IntEnum member is float64 in NumPy 2 (was float32 compiled); int8 + it
+    is int64; indexing with it is indexing with its int."""
+    check(scaled_by_subclasses, np.linspace(0, 1, 4, dtype=np.float32))

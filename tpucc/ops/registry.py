@@ -144,17 +144,19 @@ def as_array_operand(x):
 
 def const_aval(x) -> AVal:
     """The abstract value of a static scalar or ndarray used as an operand.
-    NumPy scalars (np.float64 subclasses float!) are strong; Python's are weak."""
+    NumPy scalars (np.float64 subclasses float!) are strong; Python's are weak,
+    but not their subclasses (an IntEnum member): NEP 50 makes only exact
+    int, float and complex weak."""
     if isinstance(x, (np.generic, np.ndarray)):
         return AVal(x.dtype, np.shape(x), False)
-    if isinstance(x, bool):
+    if type(x) is bool:
         return AVal(np.dtype(bool), (), True)
-    if isinstance(x, int):
+    if type(x) is int:
         # 2**63 <= x < 2**64 fits only uint64 (`uint64_array < 2**63`); weak either way.
         return AVal(np.dtype(np.uint64 if x > _INT64_MAX else np.int64), (), True)
-    if isinstance(x, float):
+    if type(x) is float:
         return AVal(np.dtype(np.float64), (), True)
-    if isinstance(x, complex):
+    if type(x) is complex:
         return AVal(np.dtype(np.complex128), (), True)
     arr = np.asarray(x)
     return AVal(arr.dtype, arr.shape, False)
