@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
 
 from . import driver
 from .errors import TpuccError
-from .infer.scalar_state import Places, promoted_items
+from .infer.scalar_state import Places, changed_places, promoted_items, warn_changed_static
 from .ir import print_region
 
 DEFAULT_OPTIONS = {
@@ -51,6 +52,15 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     return CompiledFunction(fn, options)
 
 
+# Programs kept for one signature that differ in what they read from
+# outside (TorchDynamo's cache_size_limit is 8 too): a flag toggled at every
+# call runs one of two programs, not a compile per call.
+PROGRAMS_PER_SIGNATURE = 8
+# A number argument compiled for this many values (of one type) is read at
+# run time from then on (CompiledFunction._varying_numbers).
+VARYING_AFTER = 3
+
+
 class CompiledFunction:
     def __init__(self, fn, options):
         # Name and docstring of fn; not its __dict__, which would overwrite
@@ -60,14 +70,28 @@ class CompiledFunction:
         self.options = {**DEFAULT_OPTIONS, **options}
         self._runtime = frozenset(self.options["runtime_args"])
         try:
-            self._names = list(inspect.signature(fn).parameters)
+            parameters = inspect.signature(fn).parameters.values()
         except (TypeError, ValueError):
-            self._names = []
+            parameters = []
+        self._names = [p.name for p in parameters]
+        # Parameters that may take a Python number worth reading at run time
+        # (_varying_numbers): by position, then by keyword.
+        self._positional = [p.name for p in itertools.takewhile(
+            lambda p: p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD), parameters)]
+        self._keywords = {p.name for p in parameters
+                          if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
         self._cache: dict = {}
+        # Earlier programs of a signature, most recent first, whose guards
+        # failed once (_run_older): up to PROGRAMS_PER_SIGNATURE in all.
+        self._older: dict = {}
         # Places of Python numbers the function rebinds (infer.scalar_state),
         # read as runtime values; _promoted_items: those in the arguments.
         self._places = Places()
         self._promoted_items: dict = {}
+        # Per number parameter, the values its calls compiled for, by type;
+        # those that must stay static (needed while compiling).
+        self._seen_numbers: dict = {}
+        self._static_numbers: set = set()
 
     def _names_for(self, n):
         return (self._names + [None] * n)[:n]
@@ -82,11 +106,20 @@ class CompiledFunction:
             out = entry.run(leaves, args, kwargs)   # RECOMPILE: a guard or captured type changed
             if out is not driver.RECOMPILE:
                 return out
-        entry = self._build(args, kwargs)
+            out = self._run_older(key, leaves, args, kwargs)
+            if out is not driver.RECOMPILE:
+                return out
+            changed = changed_places(entry.traced, self._places)
+            if not changed:     # (a changed number is read at run time from now on)
+                self._keep_older(key, entry)
+            entry = self._build_promoting(args, kwargs, changed)
+        else:
+            entry = self._build_promoting(args, kwargs, {}, self._varying_numbers(args, kwargs))
         if entry.traced.places != self._places:
             self._learn(entry.traced.places)
-            key, leaves = driver.signature_key(args, kwargs, self._runtime, names,
-                                               self._promoted_items)
+        names = self._names_for(len(args)) if self._runtime else ()
+        key, leaves = driver.signature_key(args, kwargs, self._runtime, names,
+                                           self._promoted_items)
         run = driver.runner(entry)
         self._cache[key] = entry
         out = run(leaves, args, kwargs)
@@ -101,6 +134,71 @@ class CompiledFunction:
                                       self._places)
         except TpuccError as e:
             raise e.with_traceback(None) from None
+
+    def _run_older(self, key, leaves, args, kwargs):
+        """Runs an earlier program of this signature whose guards hold now
+        (a flag set back: `model.training = True` after an evaluation),
+        making it the current one; else RECOMPILE."""
+        older = self._older.get(key, ())
+        for i, entry in enumerate(older):
+            out = entry.run(leaves, args, kwargs)    # (RECOMPILE before running anything)
+            if out is not driver.RECOMPILE:
+                older[i], self._cache[key] = self._cache[key], entry
+                return out
+        return driver.RECOMPILE
+
+    def _keep_older(self, key, entry):
+        older = self._older.setdefault(key, [])
+        older.insert(0, entry)
+        del older[PROGRAMS_PER_SIGNATURE - 1:]
+
+    def _build_promoting(self, args, kwargs, changed: dict, varying=frozenset()):
+        """_build, reading as runtime values the numbers that changed outside
+        since the last call (`changed`, scalar_state.changed_places) and the
+        number arguments in `varying` (_varying_numbers).  Where the program
+        needs one at compile time (a shape, a loop bound under tpucc.grad),
+        it builds again with them static, as before, warns once that each
+        new value compiles again, and keeps them static."""
+        if not changed and not varying:
+            return self._build(args, kwargs)
+        places, runtime = self._places, self._runtime
+        self._places = places._replace(promoted=places.promoted | frozenset(changed))
+        self._read_at_run_time(runtime | varying)
+        try:
+            return self._build(args, kwargs)
+        except TpuccError as needs_static:
+            self._places = places._replace(static=places.static | frozenset(changed))
+            self._read_at_run_time(runtime)
+            self._static_numbers |= varying
+            entry = self._build(args, kwargs)
+            warn_changed_static({**changed, **{("argument", name): f"the argument `{name}`"
+                                               for name in sorted(varying)}}, needs_static)
+            return entry
+
+    def _read_at_run_time(self, names: frozenset):
+        """The Python-scalar arguments traced as runtime values: the option
+        runtime_args, and the number arguments found varying."""
+        self._runtime = frozenset(names)
+        self.options = {**self.options, "runtime_args": tuple(sorted(self._runtime))}
+
+    def _varying_numbers(self, args, kwargs) -> frozenset:
+        """Names of the number arguments (int, float, complex; not bool)
+        that this call, which compiles, passes with a third value of one
+        type: read at run time from now on, so a learning rate passed at
+        every step compiles three programs, not one per step (each kept in
+        the cache).  Two values (an axis, a mode) keep a program each."""
+        varying = set()
+        named = [*zip(self._positional, args), *((k, kwargs[k]) for k in kwargs
+                                                 if k in self._keywords)]
+        for name, value in named:
+            if type(value) not in (int, float, complex) or name in self._runtime \
+                    or name in self._static_numbers:
+                continue
+            seen = self._seen_numbers.setdefault((name, type(value)), set())
+            seen.add(repr(value))       # (repr: -0.0 and 0.0 fold differently; nan == nan)
+            if len(seen) >= VARYING_AFTER:
+                varying.add(name)
+        return frozenset(varying)
 
     def _learn(self, places):
         """Later traces start from the places this one found (a new shape

@@ -64,6 +64,9 @@ class Traced:
     input_strides: list = field(default_factory=list)   # (input index, strides, None if
                                                         # C-contiguous) reshapes relied on
     places: tuple = scalar_state.Places()   # of the Python numbers it rebinds (scalar_state)
+    # (id(guarded namespace), name) -> (place, what) of the guards on Python numbers
+    # read from outside: promoted when changed there (scalar_state.changed_places)
+    number_places: dict = field(default_factory=dict)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -282,7 +285,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   out_weak, writebacks, captured, _unique_guards(context.guards),
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
                   module_reads=context.module_reads, out_scalar=out_scalar,
-                  checks=check_records, input_strides=input_strides)
+                  checks=check_records, input_strides=input_strides,
+                  number_places=context.number_places)
 
 
 def _refuse_iterators(result, fn):

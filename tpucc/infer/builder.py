@@ -45,6 +45,9 @@ class Context:
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
     guards: list = field(default_factory=list)
     namespaces: dict = field(default_factory=dict)  # id(guarded namespace) -> (it, owner, kind)
+    # (id(namespace), name) of a guard on a number -> (scalar_state place, what): the
+    # place the caller promotes when the number changes between calls
+    number_places: dict = field(default_factory=dict)
     module_reads: list = field(default_factory=list)  # (module, name) read, present or not
     writebacks: list = field(default_factory=list)
     checks: list = field(default_factory=list)   # checks.require's tuple per runtime check

@@ -31,8 +31,8 @@ from . import exceptions
 from .contents import SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
-from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_python_number,
-                           outside_item_key)
+from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_promotable,
+                           is_python_number, outside_item_key)
 from .values import MISSING, Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
@@ -274,10 +274,11 @@ class Interpreter:
         self.ctx.module_reads.append((g.get("__name__"), name))
         if name in g:
             value = g[name]
-            if is_python_number(value) and global_key(g, name) in self.scalars.promoted:
+            if _is_static_scalar(value) and global_key(g, name) in self.scalars.promoted:
                 return self.capture_number(g, name, value, ("global", func.__module__, name),
                                            ("globals", name), lambda: g[name])
-            self._guard(g, name, value, g, "globals")
+            self._guard(g, name, value, g, "globals", (global_key(g, name),
+                                                       f"the global `{name}`"))
         else:
             value = getattr(builtins, name, _MISSING)
             if value is _MISSING:
@@ -313,12 +314,17 @@ class Interpreter:
         entry = self.captured.get(id(func.__globals__.get(name)))
         return entry is not None and entry.array is value
 
-    def _guard(self, namespace, key, value, owner, kind):
+    def _guard(self, namespace, key, value, owner, kind, place=None):
         """Recompile when `namespace[key]` is no longer `value`.  The owner
         and kind let tpucc.snapshot find the namespace in another process:
-        "globals" (a module's dict), "vars" (vars(owner)), "dict", "list"."""
+        "globals" (a module's dict), "vars" (vars(owner)), "dict", "list".
+        `place`: (scalar_state place, what) of a number this trace could
+        read as a runtime value instead, which the caller promotes when the
+        number changes between calls (scalar_state.changed_places)."""
         self.ctx.guards.append((namespace, key, value))
         self.ctx.namespaces[id(namespace)] = (namespace, owner, kind)
+        if place is not None and is_promotable(value):
+            self.ctx.number_places.setdefault((id(namespace), key), place)
 
     def capture(self, value, source, getter, owner=None, hop=None):
         """Arrays from outside become module inputs (by identity)."""
@@ -420,7 +426,10 @@ class Interpreter:
             if name in ns:
                 found = ns[name]
                 if not isinstance(found, types.MemberDescriptorType):
-                    self._guard(ns, name, found, owner, "vars")
+                    # (an object's own number: promoted where it changes, see getattr)
+                    place = (attr_key(obj, name), f"`.{name}` of {type(obj).__name__} objects") \
+                        if owner is obj and not isinstance(obj, type) else None
+                    self._guard(ns, name, found, owner, "vars", place)
                 elif not isinstance(obj, type):     # __slots__: the instance holds it
                     view = self.slot_views.setdefault(id(obj), SlotGuardView(obj))
                     self._guard(view, name, value, obj, "slots")
@@ -710,11 +719,14 @@ class Interpreter:
         if (id(obj) in self.fresh_ids or id(obj) in self.argument_containers
                 or isinstance(value, (Array, np.ndarray))):
             return      # (an argument's static items are in the signature)
+        slot = _existing_slot(obj, key)
+        place = None if slot is None else (outside_item_key(obj, slot),
+                                           f"the item {slot!r} of a {type(obj).__name__}")
         if isinstance(obj, dict):
-            self._guard(obj, key, value, obj, "dict")
+            self._guard(obj, key, value, obj, "dict", place)
         elif isinstance(obj, list) and isinstance(key, int):
             view = self.list_views.setdefault(id(obj), ListGuardView(obj))
-            self._guard(view, key, value, obj, "list")
+            self._guard(view, key, value, obj, "list", place)
 
     def _item(self, container, key, value):
         """An array held by a container from outside is a runtime input,
@@ -1171,7 +1183,8 @@ class Interpreter:
         if not (isinstance(value, np.ndarray) or _is_jax_array(value)):
             # folded into the program: a setter's `nonlocal` rebinding it recompiles
             self._guard(self.cell_views.setdefault(id(cell), CellGuardView(cell)),
-                        "cell_contents", value, cell, "cell")
+                        "cell_contents", value, cell, "cell",
+                        (cell_key(cell), f"the closure variable `{name}`"))
         return self.capture(value, ("closure", qualname, name),
                             lambda: cell.cell_contents, cell, ("cell", None))
 

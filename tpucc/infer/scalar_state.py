@@ -30,6 +30,8 @@ import warnings
 
 from typing import NamedTuple
 
+import numpy as np
+
 from ..errors import TpuccError
 
 SCALAR_TYPES = (bool, int, float, complex)
@@ -52,6 +54,41 @@ class PromoteScalars(BaseException):
 
 def is_python_number(value) -> bool:
     return type(value) in SCALAR_TYPES
+
+
+def is_promotable(value) -> bool:
+    """A number read from outside that a later trace may read as a runtime
+    value where it changes between calls: an int, float or complex, Python's
+    or NumPy's.  Not a bool: a flag (`model.training`) usually takes two
+    values, each worth its own program."""
+    if isinstance(value, np.generic):
+        return value.dtype.kind in "iufc"
+    return type(value) in (int, float, complex)
+
+
+def changed_places(traced, places) -> dict:
+    """{place: what} of the numbers the trace read from outside (a learning
+    rate set on an optimizer before each call, a global, a closure
+    variable, an outside dict's item) whose guard fails now because another
+    number of the same type is there: the next trace reads them as runtime
+    inputs, so a value that changes at every call compiles twice, not at
+    every call (TorchDynamo does the same for sizes: automatic dynamic
+    shapes).  Places an earlier trace needed at compile time
+    (`places.static`) are left static."""
+    changed = {}
+    for namespace, name, old in traced.guards:
+        found = traced.number_places.get((id(namespace), name))
+        if found is None:
+            continue
+        place, what = found
+        now = namespace.get(name, _ABSENT)
+        if now is not old and type(now) is type(old) and place not in places.static \
+                and place not in places.promoted:
+            changed[place] = what
+    return changed
+
+
+_ABSENT = object()
 
 
 def attr_key(obj, name: str) -> tuple:
@@ -128,6 +165,13 @@ class ScalarState:
         raise PromoteScalars(key, what)
 
 
+def warn_changed_static(changed: dict, error):
+    """The numbers of changed_places could not be read at run time (`error`
+    needs one while compiling): each new value compiles again, said once."""
+    _warn_static([(place, what) for place, what in changed.items()], error,
+                 changed_by="{} changed between calls and the program needs that number")
+
+
 def trace_promoting(trace_once, places: Places):
     """Runs trace_once(state) until no new place must be promoted; returns
     its result.  A trace that fails once places are promoted (a number is
@@ -158,12 +202,13 @@ def trace_promoting(trace_once, places: Places):
                               places.flags | state.new_flags)
 
 
-def _warn_static(places, error):
+def _warn_static(places, error, changed_by="the program rebinds {} to a new Python number and "
+                                           "needs that number"):
     """Warns at the user's line that needs the number (the warning's own
     file and line, so that `python -W error` or a filter can name it)."""
     names = ", ".join(what for _, what in places)
-    message = (f"tpucc: the program rebinds {names} to a new Python number and needs that "
-               f"number at compile time ({error.message}), so each new value compiles the "
+    message = (f"tpucc: {changed_by.format(names)} "
+               f"at compile time ({error.message}), so each new value compiles the "
                "function again")
     if error.loc is None:
         warnings.warn(message, RecompileWarning, stacklevel=2)
