@@ -584,7 +584,7 @@ SETTINGS = [1, 2]
 
 
 def mutates_global_list(x):
-    SETTINGS.append(3)  # <- here
+    SETTINGS.insert(0, 3)  # <- here
     return x
 
 

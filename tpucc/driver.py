@@ -26,7 +26,7 @@ import numpy as np
 
 from . import cache, infer, lower, snapshot
 from .errors import InternalError, SideEffectError, TpuccError
-from .infer import checks
+from .infer import appends, checks
 from .infer.state import unflatten
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind
 from .ir import print_region, verify
@@ -473,6 +473,8 @@ def runner(entry: Entry):
         call = checked_caller(call, traced.checks)
     captured = _capture_reader(traced, entry.options.get("device_cache"))
     n_out, build, single = _output_builder(traced)
+    if traced.appends:
+        build, single = appends.appending_builder(build, traced.appends), None
     writebacks = traced.writebacks
     # An input's memory layout decided whether reshapes of it are views
     # (written through, or not: NumPy's semantics either way).

@@ -319,6 +319,8 @@ def describe(traced, w: Walk) -> dict:
             c.number is not None for c in traced.captured):
         # places found by walking the arguments (infer.scalar_state): by object
         raise NotReplayable("rebinds argument items or Python numbers")
+    if traced.appends:
+        raise NotReplayable("appends to lists from outside the call (found by identity)")
     guards = []
     for ns, key, _ in traced.guards:
         owner, kind = traced.namespaces[id(ns)][1:]

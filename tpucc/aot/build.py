@@ -457,6 +457,10 @@ def _out_paths(treedef) -> list[str]:
 
 def _writebacks(ep, traced) -> list:
     out = []
+    if traced.appends:
+        raise BuildError(f"entry {ep.name!r} appends to a list from outside it, which a "
+                         "loaded artifact cannot replay", ep.loc,
+                         hint="return the values instead")
     for wb in traced.writebacks:
         if wb[0] in ("global", "setitem"):
             target = f"the global `{wb[2]}`" if wb[0] == "global" else \

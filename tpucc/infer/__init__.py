@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import AVal, Region, Value
-from . import builder, checks, scalar_state
+from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter
 # The bytecode frontend, which calls.py reaches only through a function-level
@@ -67,6 +67,9 @@ class Traced:
     # (id(guarded namespace), name) -> (place, what) of the guards on Python numbers
     # read from outside: promoted when changed there (scalar_state.changed_places)
     number_places: dict = field(default_factory=dict)
+    # Lists from outside the call the program appends to (appends.py): its results
+    # are then the pair (the function's result, the values to append).
+    appends: list = field(default_factory=list)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -227,6 +230,8 @@ def _param_names(fn, n):
 
 
 def _finish(context, interp, result, params, arrays) -> Traced:
+    if interp.outside_appends:
+        result = (result, appends.values(interp))
     out_leaves: list = []
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
     results, out_static, out_weak, out_scalar = [], [], [], []
@@ -276,6 +281,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         out_scalar[k] = len(results)
         results.append(var)
     interp.finish_contents_guards()
+    appended = appends.finish(interp, context)
     check_records = checks.finish(context, results)     # the error code comes last
     all_params = tuple(params) + tuple(c.param for c in captured)
     program = Region(all_params, context.region.ops, tuple(results))
@@ -286,7 +292,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
                   module_reads=context.module_reads, out_scalar=out_scalar,
                   checks=check_records, input_strides=input_strides,
-                  number_places=context.number_places)
+                  number_places=context.number_places, appends=appended)
 
 
 def _refuse_iterators(result, fn):

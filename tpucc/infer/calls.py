@@ -27,7 +27,7 @@ from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
-from . import exceptions
+from . import appends, exceptions
 from .contents import SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
@@ -223,6 +223,7 @@ class Interpreter:
         self.dict_views: dict[int, tuple] = {}      # id(d.items()) -> (it, d)
         self.cell_views: dict[int, CellGuardView] = {}
         self.slot_views: dict[int, SlotGuardView] = {}
+        self.outside_appends: list = []         # (list, value, loc): see appends.py
 
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):
@@ -981,6 +982,8 @@ class Interpreter:
             return self.dict_get(fn.__self__, *args)
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
+            if appends.record(self, fn.__self__, fn.__name__, args, kwargs):
+                return None
             self.check_mutation(fn.__self__, "a container")
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")

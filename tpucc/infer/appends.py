@@ -1,0 +1,78 @@
+"""Appends to lists from outside the call, replayed after each call.
+(`extend` by a list or tuple is appends of its items.)
+
+`self.losses.append(float(loss))` in a training step, `history.append((step,
+loss))` on a module global: the list outlives the call, so the append must
+happen at every call, not once while compiling.  The trace records each
+append (its list and value) instead of doing it; the appended values become
+outputs of the program, after the function's own result, and the driver
+appends them, converted as returned values are (a Python float for
+`float(loss)`, a NumPy scalar for `np.mean(err)`, an array, a tuple of
+them), when the call returns.
+
+Such a list may only be appended to: a program that also reads it (its
+length, an item, iterating it) would depend on items that the calls keep
+adding, and is refused, as is an append inside a runtime `if` or loop or a
+differentiated function (how many items, only the run knows).
+"""
+from __future__ import annotations
+
+from ..errors import SideEffectError
+
+
+def record(interp, lst, method: str, args, kwargs) -> bool:
+    """`lst.append(v)` or `lst.extend(a list or tuple)` where `lst` is a
+    plain list from outside the call: recorded for the driver (True); False
+    for any other call or list (made by the call, an argument's copy),
+    which the caller handles as before."""
+    ctx = interp.ctx
+    if method not in ("append", "extend") or type(lst) is not list or kwargs or len(args) != 1 \
+            or id(lst) in interp.fresh_ids or id(lst) in interp.argument_containers \
+            or ctx.merged_containers.get(id(lst)) is lst:
+        return False
+    if method == "extend" and type(args[0]) not in (list, tuple):
+        return False
+    if interp.in_region():
+        raise SideEffectError(
+            f"appending to a list from outside the compiled function {interp.region_name()} "
+            "is not supported: how many items it gets would be known only when the call runs",
+            hint="append after the `if` or loop, or fill a preallocated array (x[i] = v)")
+    items = [args[0]] if method == "append" else interp.static_items(args[0])
+    interp.outside_appends.extend((lst, item, ctx.loc) for item in items)
+    return True
+
+
+def finish(interp, ctx) -> list:
+    """The lists appended to, in the order of their appends; refuses a list
+    the program also read (its guards name it as their owner)."""
+    appends = interp.outside_appends
+    if not appends:
+        return []
+    read = {id(owner) for _, owner, _ in ctx.namespaces.values()}
+    read.update(id(c.owner) for c in interp.captured.values() if c.owner is not None)
+    read.update(interp.contents_read)
+    for lst, _, loc in appends:
+        if id(lst) in read:
+            raise SideEffectError(
+                "the compiled function appends to a list from outside it and also reads "
+                "that list: the items the calls add would make every call compile again",
+                loc, hint="only append to it in the compiled function, or return the values "
+                          "and append them after the call")
+    return [lst for lst, _, _ in appends]
+
+
+def values(interp) -> tuple:
+    """The appended values, as extra outputs of the program."""
+    return tuple(value for _, value, _ in interp.outside_appends)
+
+
+def appending_builder(build, lists: list):
+    """`build` (executable outputs -> the value returned, here the pair of
+    the function's result and the appended values) made to append the
+    values to their lists and return the function's result."""
+    def build_and_append(outs):
+        result, appended = build(outs)
+        for lst, value in zip(lists, appended):
+            lst.append(value)
+        return result
+    return build_and_append
