@@ -285,3 +285,17 @@ def test_programs_kept_per_signature_are_bounded(builds):
     Config.mode = modes[0]                 # dropped: compiles again
     np.testing.assert_allclose(f(W), scaled(W), rtol=1e-6)
     assert builds[0] == len(modes) + 1
+
+
+def test_module_attribute_changed_between_calls(builds):
+    """`config.LR` read through a module, as a global is."""
+    import types
+    config = types.ModuleType("user_config")
+    config.LR = 0.1
+
+    def step(w):
+        return w * config.LR
+
+    f = tpucc.compile(step)
+    run_calls(f, step, [lambda v=v: setattr(config, "LR", v) for v in (0.1, 0.2, 0.3, 0.4)], W)
+    assert builds[0] == 2

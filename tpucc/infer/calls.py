@@ -428,8 +428,9 @@ class Interpreter:
                 found = ns[name]
                 if not isinstance(found, types.MemberDescriptorType):
                     # (an object's own number: promoted where it changes, see getattr)
-                    place = (attr_key(obj, name), f"`.{name}` of {type(obj).__name__} objects") \
-                        if owner is obj and not isinstance(obj, type) else None
+                    place = None if owner is not obj or isinstance(obj, type) else (
+                        attr_key(obj, name), f"`{obj.__name__}.{name}`" if isinstance(
+                            obj, types.ModuleType) else f"`.{name}` of {type(obj).__name__} objects")
                     self._guard(ns, name, found, owner, "vars", place)
                 elif not isinstance(obj, type):     # __slots__: the instance holds it
                     view = self.slot_views.setdefault(id(obj), SlotGuardView(obj))
