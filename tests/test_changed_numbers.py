@@ -278,9 +278,11 @@ def test_programs_kept_per_signature_are_bounded(builds):
         return x * (modes.index(Config.mode) + 1)
 
     f = tpucc.compile(scaled)
-    for mode in modes + modes[-PROGRAMS_PER_SIGNATURE:]:
-        Config.mode = mode
-        np.testing.assert_allclose(f(W), scaled(W), rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RecompileWarning)   # (its own test, below)
+        for mode in modes + modes[-PROGRAMS_PER_SIGNATURE:]:
+            Config.mode = mode
+            np.testing.assert_allclose(f(W), scaled(W), rtol=1e-6)
     assert builds[0] == len(modes)         # the last 8 were kept
     Config.mode = modes[0]                 # dropped: compiles again
     np.testing.assert_allclose(f(W), scaled(W), rtol=1e-6)
@@ -299,3 +301,67 @@ def test_module_attribute_changed_between_calls(builds):
     f = tpucc.compile(step)
     run_calls(f, step, [lambda v=v: setattr(config, "LR", v) for v in (0.1, 0.2, 0.3, 0.4)], W)
     assert builds[0] == 2
+
+
+def test_equal_new_values_run_the_same_program(builds):
+    """Guards compare by identity; an equal string, tuple or number that is
+    another object (`cfg.mode = load_mode()`) runs the program compiled for
+    that value instead of compiling again."""
+    class Cfg:
+        mode = "sum"
+        dims = (0,)
+
+    def reduce(x):
+        x = x.reshape(2, 3)
+        return x.sum(axis=Cfg.dims) if Cfg.mode == "sum" else x.max(axis=Cfg.dims)
+
+    f = tpucc.compile(reduce)
+    for mode in ("sum", "max", "max"):
+        for _ in range(3):
+            Cfg.mode = "".join(list(mode))          # an equal, new string
+            Cfg.dims = tuple([int("0")])            # an equal, new tuple
+            np.testing.assert_allclose(f(W), reduce(W), rtol=1e-6)
+    assert builds[0] == 2
+
+
+def test_recompiles_log_says_why(monkeypatch, capsys):
+    monkeypatch.setenv("TPUCC_LOG", "recompiles")
+
+    class Cfg:
+        scale = "double"
+
+    def scaled(x):
+        return x * 2 if Cfg.scale == "double" else x * 3
+
+    f = tpucc.compile(scaled)
+    f(W)
+    Cfg.scale = "triple"
+    f(W)
+    f(W.astype(np.float64))
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3, err
+    assert err[0].startswith("tpucc: compiling test_recompiles_log_says_why.<locals>.scaled (")
+    assert err[0].endswith("): new argument signature (float32[6])")
+    assert err[1].endswith(": `.scale` of Cfg: 'double' -> 'triple'")
+    assert err[2].endswith(": new argument signature (float64[6])")
+
+
+def test_a_signature_that_keeps_changing_warns_once():
+    from tpucc.api import PROGRAMS_PER_SIGNATURE
+
+    class Cfg:
+        tag = "t0"
+
+    def tagged(x):
+        return x + len(Cfg.tag)
+
+    f = tpucc.compile(tagged)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(PROGRAMS_PER_SIGNATURE + 3):
+            Cfg.tag = f"t{i}"
+            f(W)
+    messages = [str(w.message) for w in caught if issubclass(w.category, RecompileWarning)]
+    assert len(messages) == 1, messages
+    assert f"has compiled {PROGRAMS_PER_SIGNATURE} programs for one argument signature" \
+        in messages[0] and "`.tag` of Cfg: 't7' -> 't8'" in messages[0]

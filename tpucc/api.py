@@ -5,10 +5,12 @@ import functools
 import inspect
 import itertools
 import os
+import warnings
 
-from . import driver
+from . import driver, recompiles
 from .errors import TpuccError
-from .infer.scalar_state import Places, changed_places, promoted_items, warn_changed_static
+from .infer.scalar_state import (Places, RecompileWarning, changed_places, promoted_items,
+                                 warn_changed_static)
 from .ir import print_region
 
 DEFAULT_OPTIONS = {
@@ -84,6 +86,7 @@ class CompiledFunction:
         # Earlier programs of a signature, most recent first, whose guards
         # failed once (_run_older): up to PROGRAMS_PER_SIGNATURE in all.
         self._older: dict = {}
+        self._warned_churn = False
         # Places of Python numbers the function rebinds (infer.scalar_state),
         # read as runtime values; _promoted_items: those in the arguments.
         self._places = Places()
@@ -106,14 +109,22 @@ class CompiledFunction:
             out = entry.run(leaves, args, kwargs)   # RECOMPILE: a guard or captured type changed
             if out is not driver.RECOMPILE:
                 return out
+            if recompiles.renew_equal_guards(entry):
+                out = driver.runner(entry)(leaves, args, kwargs)
+                if out is not driver.RECOMPILE:
+                    return out
             out = self._run_older(key, leaves, args, kwargs)
             if out is not driver.RECOMPILE:
                 return out
             changed = changed_places(entry.traced, self._places)
+            if recompiles.logging():
+                recompiles.log(self.fn, recompiles.reason_for_guards(entry.traced))
             if not changed:     # (a changed number is read at run time from now on)
                 self._keep_older(key, entry)
             entry = self._build_promoting(args, kwargs, changed)
         else:
+            if recompiles.logging():
+                recompiles.log(self.fn, recompiles.new_signature(args, kwargs))
             entry = self._build_promoting(args, kwargs, {}, self._varying_numbers(args, kwargs))
         if entry.traced.places != self._places:
             self._learn(entry.traced.places)
@@ -148,8 +159,19 @@ class CompiledFunction:
         return driver.RECOMPILE
 
     def _keep_older(self, key, entry):
+        """Keeps `entry`, whose guards failed, among the older programs of
+        its signature; at the limit, drops the least recent one, and warns
+        once that values read from outside keep changing."""
         older = self._older.setdefault(key, [])
         older.insert(0, entry)
+        if len(older) >= PROGRAMS_PER_SIGNATURE and not self._warned_churn:
+            self._warned_churn = True
+            warnings.warn(RecompileWarning(
+                f"tpucc: {getattr(self.fn, '__qualname__', self.fn)} has compiled "
+                f"{PROGRAMS_PER_SIGNATURE} programs for one argument signature, because what "
+                f"it reads from outside keeps changing (now: "
+                f"{recompiles.reason_for_guards(entry.traced)}); each further change compiles "
+                "again (TPUCC_LOG=recompiles says why at each compile)"), stacklevel=3)
         del older[PROGRAMS_PER_SIGNATURE - 1:]
 
     def _build_promoting(self, args, kwargs, changed: dict, varying=frozenset()):
