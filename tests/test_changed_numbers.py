@@ -365,3 +365,24 @@ def test_a_signature_that_keeps_changing_warns_once():
     assert len(messages) == 1, messages
     assert f"has compiled {PROGRAMS_PER_SIGNATURE} programs for one argument signature" \
         in messages[0] and "`.tag` of Cfg: 't7' -> 't8'" in messages[0]
+
+
+def test_class_attribute_changed_between_calls(builds):
+    """`Config.lr` read through the class or through an instance that has
+    none of its own; an instance that later sets its own is read then."""
+    class Config:
+        lr = 0.1
+
+    class Derived(Config):
+        pass
+
+    cfg = Derived()
+
+    def step(w):
+        return w * Config.lr + w * cfg.lr
+
+    f = tpucc.compile(step)
+    run_calls(f, step, [lambda v=v: setattr(Config, "lr", v) for v in (0.1, 0.2, 0.3, 0.4)], W)
+    assert builds[0] == 2
+    cfg.lr = 5.0                    # the instance's own now hides the class's
+    np.testing.assert_allclose(f(W), step(W), rtol=1e-6)

@@ -31,8 +31,8 @@ from . import appends, exceptions
 from .contents import SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
-from .scalar_state import (ScalarState, attr_key, cell_key, global_key, is_promotable,
-                           is_python_number, outside_item_key)
+from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
+                           is_promotable, is_python_number, outside_item_key)
 from .values import MISSING, Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
@@ -394,13 +394,25 @@ class Interpreter:
         except AttributeError:
             self._guard_absent_attr(obj, name)
             raise
-        if (_is_static_scalar(value) and attr_key(obj, name) in self.scalars.promoted
-                and id(obj) not in self.fresh_ids):
+        if (_is_static_scalar(value) and id(obj) not in self.fresh_ids
+                and self._promoted_attr(obj, name)):
             return self.capture_number(obj, name, value, ("attr", type(obj).__name__, name),
                                        ("attr", name))
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name), obj, ("attr", name))
+
+    def _promoted_attr(self, obj, name) -> bool:
+        """Whether obj.name is a promoted number (scalar_state): one the
+        object holds, or one its class holds (class_attr_key)."""
+        promoted = self.scalars.promoted
+        if attr_key(obj, name) in promoted:
+            return True
+        if isinstance(obj, types.ModuleType) or name in getattr(obj, "__dict__", {}) \
+                and not isinstance(obj, type):
+            return False
+        holder = _class_holding(obj, name)
+        return holder is not None and class_attr_key(holder, name) in promoted
 
     def _guard_attr(self, obj, name, value):
         """A static attribute of an object from outside the call is folded
@@ -428,9 +440,7 @@ class Interpreter:
                 found = ns[name]
                 if not isinstance(found, types.MemberDescriptorType):
                     # (an object's own number: promoted where it changes, see getattr)
-                    place = None if owner is not obj or isinstance(obj, type) else (
-                        attr_key(obj, name), f"`{obj.__name__}.{name}`" if isinstance(
-                            obj, types.ModuleType) else f"`.{name}` of {type(obj).__name__} objects")
+                    place = _number_place(obj, owner, name)
                     self._guard(ns, name, found, owner, "vars", place)
                 elif not isinstance(obj, type):     # __slots__: the instance holds it
                     view = self.slot_views.setdefault(id(obj), SlotGuardView(obj))
@@ -1210,6 +1220,27 @@ def _existing_slot(container, key):
         k = k + len(container) if k < 0 else k
         return k if 0 <= k < len(container) else None
     return None
+
+
+def _class_holding(obj, name):
+    """The first class in obj's MRO (obj's own, for a class) that holds name."""
+    mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    return next((c for c in mro if name in vars(c)), None)
+
+
+def _number_place(obj, owner, name):
+    """(scalar_state place, what) of obj.name found in `owner`'s namespace:
+    the object's own attribute (every object of its class), a module's, or
+    a class's (read through the class or an instance)."""
+    if isinstance(owner, type):
+        if owner is not _class_holding(obj, name):
+            return None
+        return class_attr_key(owner, name), f"`{owner.__name__}.{name}`"
+    if owner is not obj:
+        return None
+    if isinstance(obj, types.ModuleType):
+        return attr_key(obj, name), f"`{obj.__name__}.{name}`"
+    return attr_key(obj, name), f"`.{name}` of {type(obj).__name__} objects"
 
 
 def _cell_contents(cell):

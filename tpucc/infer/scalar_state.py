@@ -95,6 +95,12 @@ def attr_key(obj, name: str) -> tuple:
     return ("attr", type(obj), name)
 
 
+def class_attr_key(cls, name: str) -> tuple:
+    """A number held by a class (`Config.lr`, or read through an instance
+    that has none of its own)."""
+    return ("class attr", cls, name)
+
+
 def global_key(namespace: dict, name: str) -> tuple:
     """A module global's place (by its module's namespace, which lives on)."""
     return ("global", id(namespace), name)
