@@ -439,7 +439,7 @@ class Interpreter:
             if name in ns:
                 found = ns[name]
                 if not isinstance(found, types.MemberDescriptorType):
-                    # (an object's own number: promoted where it changes, see getattr)
+                    # (a number: promoted where it changes between calls, see getattr)
                     place = _number_place(obj, owner, name)
                     self._guard(ns, name, found, owner, "vars", place)
                 elif not isinstance(obj, type):     # __slots__: the instance holds it
