@@ -5,7 +5,8 @@ Run from the repository root:
 (session 19 fixed the sets, deques, OrderedDict views, slots, partial, ModuleList
 __iter__/__len__/__getitem__/__bool__, np.stack of outside lists, hashable argument
 types, the capture-reader crash and subclass missing keys; session 20 the IntEnum
-dtype (tests/test_fixes.py); the rest print BUG)
+dtype (tests/test_fixes.py) and the nested containers of section 8
+(tests/test_nested_guards.py); the rest print BUG)
 Each case returns True when tpucc is correct (a clear TpuccError refusal also
 counts as correct); False = stale/wrong value, or a crash (non-tpucc exception).
 """

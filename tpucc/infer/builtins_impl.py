@@ -247,6 +247,7 @@ def _one_type(name, items):
 
 def _static_extreme(items, key, interp, pick_later):
     keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
+    interp.guard_contents_deeply(keys)          # max(rows) compares the rows item by item
     best = 0
     for i in range(1, len(items)):
         if bool(pick_later(keys[i], keys[best])):

@@ -36,6 +36,8 @@ from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, glob
 from .values import MISSING, Array, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
+# Containers guarded inside one value handed to native code (guard_contents_deeply).
+MAX_DEEP_GUARDS = 1000
 _MISSING = object()
 _ARRAY_TYPES = (np.ndarray, np.generic)
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
@@ -710,6 +712,21 @@ class Interpreter:
         else:
             entry[1] = entry[1] or whole
 
+    def guard_contents_deeply(self, values):
+        """guard_contents on every list, dict, set or deque reachable from
+        `values` through containers (tuples too): what native code reads.
+        A worklist, bounded (MAX_DEEP_GUARDS containers): a structure larger
+        than that is guarded on its first ones."""
+        stack, seen = list(values), set()
+        while stack and len(seen) < MAX_DEEP_GUARDS:
+            v = self.dict_of(stack.pop())
+            if id(v) in seen or not isinstance(v, (list, dict, set, tuple, collections.deque)):
+                continue
+            seen.add(id(v))
+            if not isinstance(v, tuple):
+                self.guard_contents(v)
+            stack.extend(v.values() if isinstance(v, dict) else v)
+
     def finish_contents_guards(self):
         """The guards of guard_contents, made when the trace is done: by then
         it is known which items the program rebinds or promoted (their new
@@ -1056,8 +1073,9 @@ class Interpreter:
         # exist only here: hand the library a real one over the same items.
         args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter)) else a
                 for a in args]
-        for container in (getattr(fn, "__self__", None), *args, *kwargs.values()):
-            self.guard_contents(container)  # `NAMES.index(k)`, `", ".join(NAMES)`
+        # `NAMES.index(k)`, `", ".join(NAMES)`, `np.asarray(ROWS)`: native code
+        # may read every level of a container (the rows of a list of lists)
+        self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
         result = fn(*args, **kwargs)
         if isinstance(result, np.ndarray):
             return Array(builder.const_value(result))

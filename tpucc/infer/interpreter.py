@@ -7,6 +7,7 @@ control.walk.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import operator
 import os
@@ -450,13 +451,26 @@ def BINARY_OP(f, name):
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         f.push(f.interp.sequence_op(op, a, b))     # read item by item: calls._item
         return
+    _guard_read_natively(f, a, b)                  # `d | {...}`, `d.keys() & s`
     f.push(op(a, b))
 
 
 @handler
 def COMPARE_OP(f, name):
     b, a = f.pop(), f.pop()
+    _guard_read_natively(f, a, b)                  # `cfg == {"a": [1.0]}`
     f.push(PY_COMPARE[name](a, b))
+
+
+def _guard_read_natively(f, *values):
+    """Python's own operators, formatting and comparisons read containers
+    from outside at every level: guard them all (calls.guard_contents_deeply)."""
+    if any(isinstance(v, _NATIVE_READS) for v in values):
+        f.interp.guard_contents_deeply(values)
+
+
+_NATIVE_READS = (list, tuple, dict, set, collections.deque, type({}.keys()),
+                 type({}.values()), type({}.items()))
 
 
 @handler
@@ -571,6 +585,7 @@ def FORMAT_VALUE(f, flags):
         raise StaticValueError("formatting a runtime array into a string needs its value "
                                "at compile time", hint="use print(x) to print it at run time")
     conv = _CONVERSIONS.get(flags & 0x03)
+    _guard_read_natively(f, v)                     # f"{rows}"
     f.push(format(conv(v) if conv else v, spec))
 
 
