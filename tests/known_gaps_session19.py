@@ -6,7 +6,9 @@ Run from the repository root:
 __iter__/__len__/__getitem__/__bool__, np.stack of outside lists, hashable argument
 types, the capture-reader crash and subclass missing keys; session 20 the IntEnum
 dtype (tests/test_fixes.py) and the nested containers of section 8
-(tests/test_nested_guards.py); the rest print BUG)
+(tests/test_nested_guards.py); session 21 the user dunders of section 7, the
+reassigned __class__ of section 13 and the replaced functions of section 16
+(tests/test_user_dunders.py); the rest print BUG)
 Each case returns True when tpucc is correct (a clear TpuccError refusal also
 counts as correct); False = stale/wrong value, or a crash (non-tpucc exception).
 """

@@ -6,6 +6,7 @@ refused name their error class, a piece of the message and the line.
 """
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import math
@@ -487,3 +488,56 @@ def test_int_and_float_subclasses_are_strong():
     IntEnum member is float64 in NumPy 2 (was float32 compiled); int8 + it
     is int64; indexing with it is indexing with its int."""
     check(scaled_by_subclasses, np.linspace(0, 1, 4, dtype=np.float32))
+
+
+class Settings:
+    shift = 2.5
+
+
+def test_attributes_of_a_builtin_value_are_not_guarded():
+    """`complex(v).real` read an attribute of a complex made in the trace
+    and guarded it by identity: a new float each time, so the program
+    was compiled again at every call, and its first call raised."""
+    compiled = tpucc.compile(lambda x: x + complex(Settings.shift).real + slice(1, 3).stop)
+    for shift in (2.5, 4.0, 4.0):
+        Settings.shift = shift
+        np.testing.assert_array_equal(compiled(np.arange(4.0)), np.arange(4.0) + shift + 3)
+
+
+def test_outside_bytearray_and_array_array_are_guarded_by_value():
+    """len() of a bytearray and an item of an array.array from outside were
+    read natively and never guarded: appending or setting an item ran the
+    stale program.  Their items are new objects at each read, so their
+    guard compares values (a copy made by the trace)."""
+    import array
+    flags = bytearray(b"ab")
+    table = array.array("d", [1.0, 2.0])
+
+    def f(x):
+        return x * len(flags) + table[0] + sum(table)
+    compiled = tpucc.compile(f)
+    x = np.arange(4.0)
+    for change in (lambda: None, lambda: flags.append(99), lambda: table.__setitem__(0, 5.0),
+                   lambda: table.append(0.5), lambda: None):
+        change()
+        np.testing.assert_array_equal(compiled(x), f(x))
+
+
+def test_chainmap_deque_and_tuple_keyed_dict_are_guarded():
+    """An item of a ChainMap from outside, of a deque argument and of a dict
+    argument with tuple keys was read with no guard: changing it ran the
+    stale program.  (The tuple-keyed dict, passed whole, was even taken
+    for the trace's own copy.)"""
+    chain = collections.ChainMap({"a": 1.0}, {"b": 2.0})
+    queue = collections.deque([1.0, 3.0])
+    table = {(0, 1): 2.0}
+
+    def f(x, q, t):
+        return x * chain["b"] + q[0] + t[(0, 1)] + len(q)
+    compiled = tpucc.compile(f)
+    x = np.arange(4.0)
+    for change in (lambda: None, lambda: chain.maps[0].__setitem__("b", 10.0),
+                   lambda: queue.__setitem__(0, 4.0), lambda: queue.append(0.0),
+                   lambda: table.__setitem__((0, 1), 5.0), lambda: None):
+        change()
+        np.testing.assert_array_equal(compiled(x, queue, table), f(x, queue, table))

@@ -30,6 +30,7 @@ class FakeInterp:
     call = staticmethod(lambda fn, args, kwargs: fn(*args, **kwargs))
     getattr = staticmethod(getattr)
     static_items = staticmethod(tuple)
+    fresh = staticmethod(lambda obj: obj)
 
 
 def run(ops, stack=()):

@@ -103,11 +103,18 @@ class OutputPool:
     def __init__(self, avals):
         self.avals = avals
         self._free: list = []           # list.pop/append: safe between threads
+        self._holes = False             # the set kept has a None (XLA allocates there)
 
     def call(self, call, inputs):
         if not self.avals:
             return call(*inputs)
-        buffers = self._free.pop() if self._free else [None] * len(self.avals)
+        try:
+            buffers = self._free.pop()
+        except IndexError:      # the first call (or one after a call that raised)
+            buffers = [None] * len(self.avals)
+        else:
+            if not self._holes:
+                return call(*inputs, *buffers)
         return call(*inputs, *(np.empty(a.shape, a.dtype) if b is None else b
                                for a, b in zip(self.avals, buffers)))
 
@@ -117,12 +124,11 @@ class OutputPool:
         array, e.g. one device_cache keeps); then, where recycles_replaced,
         the replaced jax arrays nothing else holds (`dropped`; None where
         one is held: XLA allocates that result)."""
-        if not self.avals:
+        if not self.avals or not set(map(id, inputs)).isdisjoint(map(id, written)):
             return
-        passed = {id(x) for x in inputs}
-        if not any(id(x) in passed for x in written):
-            self._free.append(list(written) + (dropped or []))
-            del self._free[:-1]         # one set is enough: calls return theirs
+        self._holes = bool(dropped) and any(d is None for d in dropped)
+        self._free.append(list(written) + (dropped or []))
+        del self._free[:-1]         # one set is enough: calls return theirs
 
 
 _POOLS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()

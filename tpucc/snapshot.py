@@ -43,6 +43,7 @@ these indices.  Records are JSON (no pickle) in `<cache dir>/trace-v1/`.
 """
 from __future__ import annotations
 
+import array
 import functools
 import hashlib
 import os
@@ -213,6 +214,8 @@ def _describe(w: Walk, v, t):
             w._visit(part)
     elif isinstance(v, (range, slice)):
         w.token(t.__name__, v.start, v.stop, v.step)
+    elif isinstance(v, (bytearray, array.array)):
+        w.token(t.__name__, getattr(v, "typecode", None), bytes(v).hex())
     elif hasattr(t, "__tpucc_snapshot__"):
         _class(w, t)
         w._visit(v.__tpucc_snapshot__())

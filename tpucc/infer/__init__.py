@@ -134,7 +134,9 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
     work = [(out, value, ())]
     while work:                 # the lists and dicts in it, nested ones too
         v, original, keys = work.pop()
-        if isinstance(v, (list, dict)):
+        # (a dict whose keys flatten does not take, e.g. tuples, is a leaf:
+        # the caller's own, read as an outside dict is, its items guarded)
+        if isinstance(v, (list, dict)) and v is not original:
             interp.argument_originals[id(original)] = (
                 original, v, f"the argument `{name}`" if name else f"argument {root}")
             # A copy: items it rebinds are written back (_argument_item_writebacks);

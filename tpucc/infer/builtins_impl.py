@@ -82,8 +82,7 @@ def len_(interp, x):
     if isinstance(x, masked.Selection):
         return masked.length(x)         # the runtime number of selected rows
     interp.guard_contents(x, whole=False)
-    from .calls import user_dunder
-    method = user_dunder(x, "__len__")
+    method = interp.user_dunder(x, "__len__")
     if method is not None:
         return interp.inline_dunder(method, x, len)
     return len(x)
@@ -261,7 +260,8 @@ BUILTINS[py.min] = _extreme(py.min, lambda new, best: new < best)
 
 @builtin(py.abs)
 def abs_(interp, x):
-    return abs(x)
+    from . import dunders
+    return dunders.apply(interp, abs, x)
 
 
 @builtin(py.divmod)
@@ -342,6 +342,11 @@ def refuse_runtime_text(values):
 def _text(pytype):
     def impl(interp, *args, **kwargs):
         refuse_runtime_text(args[:1])
+        if pytype is not ascii and args and not kwargs:
+            from . import dunders
+            result = dunders.text(interp, pytype, *args)    # a user class's __str__ ...
+            if result is not dunders.NATIVE:
+                return result
         return pytype(*args, **kwargs)
     return impl
 
@@ -437,6 +442,11 @@ def _scalar_conversion(pytype, dtype):
                 from .math_impl import to_python_int     # int(nan) raises, as in Python
                 return to_python_int(x, "trunc")
             return to_python_scalar(x, dtype)
+        if not rest:
+            from . import dunders
+            converted = dunders.conversion(interp, pytype, x)   # a user class's __float__ ...
+            if converted is not dunders.NATIVE:
+                return impl(interp, converted) if isinstance(converted, Array) else converted
         return pytype(x, *rest)
     return impl
 
@@ -473,8 +483,11 @@ def _truth_fold(items, stop_on: bool, combine: str):
     return functools.reduce(lambda a, b: emit(combine, a, b), runtime)
 
 
-def _operator_call(fn):
-    return lambda interp, *args: fn(*args)
+def _operator_call(op, native):
+    def call(interp, *args):
+        from . import dunders
+        return dunders.apply(interp, op, *args, native=native)
+    return call
 
 
 # `a + b`, `a < b` and `-a` run these same functions on tpucc's Arrays (whose
@@ -482,7 +495,7 @@ def _operator_call(fn):
 # operator.add, xs), map(operator.mul, a, b)) compiles alike.
 for _stem in (*OPERATORS, *COMPARISONS, *UNARY_OPERATORS):
     _fn = getattr(operator, _stem, None) or getattr(operator, _stem + "_")
-    BUILTINS[_fn] = _operator_call(PY_BINARY["REMAINDER"] if _fn is operator.mod else _fn)
+    BUILTINS[_fn] = _operator_call(_fn, PY_BINARY["REMAINDER"] if _fn is operator.mod else _fn)
 
 
 def getter_call(interp, getter, obj):

@@ -28,7 +28,7 @@ from ..ops.registry import METHODS, NUMPY
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from . import appends, exceptions
-from .contents import SAME, ContentsGuardView
+from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
@@ -88,8 +88,10 @@ class ListGuardView:
 
 
 class SlotGuardView:
-    """An object with __slots__ seen through `.get(name, default)`, as
-    guards read namespaces (it has no __dict__)."""
+    """An object seen through getattr as `.get(name, default)`, as guards
+    read namespaces: the attributes an object with __slots__ holds (it has
+    no __dict__), an object's __class__, a function's __code__ and
+    __defaults__."""
     __slots__ = ("obj",)
 
     def __init__(self, obj):
@@ -225,6 +227,8 @@ class Interpreter:
         self.dict_views: dict[int, tuple] = {}      # id(d.items()) -> (it, d)
         self.cell_views: dict[int, CellGuardView] = {}
         self.slot_views: dict[int, SlotGuardView] = {}
+        # Functions whose code, objects whose class are guarded (their ids).
+        self.guarded_objects: set[int] = set()
         self.outside_appends: list = []         # (list, value, loc): see appends.py
 
     # --- containers created by compiled code ----------------------------------------------
@@ -388,13 +392,22 @@ class Interpreter:
             return self.shadow[key]
         static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fget is not None:
+            self._guard_attr(obj, name, static)
             return self.call(static.fget, [obj], {})
+        getter = self._user_descriptor(obj, name, static)
+        if getter is not None:
+            self._guard_attr(obj, name, static)
+            return self.inline(getter, [static, obj, type(obj)], {})
         if isinstance(obj, types.ModuleType):
             self.note_module_read(obj, name)
+        hook = None if isinstance(obj, type) else self.user_dunder(obj, "__getattr__")
         try:
-            value = getattr(obj, name)
+            # (with a __getattr__ hook, the lookup that comes before it)
+            value = getattr(obj, name) if hook is None else object.__getattribute__(obj, name)
         except AttributeError:
             self._guard_absent_attr(obj, name)
+            if hook is not None:
+                return self.inline(hook, [obj, name], {})
             raise
         if (_is_static_scalar(value) and id(obj) not in self.fresh_ids
                 and self._promoted_attr(obj, name)):
@@ -403,6 +416,25 @@ class Interpreter:
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name), obj, ("attr", name))
+
+    def _user_descriptor(self, obj, name, static):
+        """The __get__ of `static`, the class attribute obj.name finds, where
+        it is a descriptor whose class is the user's and Python would call
+        it: a data descriptor (with __set__ or __delete__) always, another
+        unless the instance holds `name` itself."""
+        if static is None or isinstance(obj, type):
+            return None
+        getter = user_dunder(static, "__get__")
+        if getter is None:
+            return None
+        if any(class_attribute(type(static), m) is not None for m in ("__set__", "__delete__")):
+            return getter
+        own = getattr(obj, "__dict__", None)
+        if own is not None and name in own:
+            return None
+        if own is not None and id(obj) not in self.fresh_ids:
+            self._guard(own, name, MISSING, obj, "vars")    # setting it hides the descriptor
+        return getter
 
     def _promoted_attr(self, obj, name) -> bool:
         """Whether obj.name is a promoted number (scalar_state): one the
@@ -421,7 +453,7 @@ class Interpreter:
         into the program: guard it, so that `model.training = False` or a
         changed class attribute recompiles instead of running stale code."""
         # (a NumPy scalar is folded like a number, not captured: guarded too)
-        if isinstance(value, np.ndarray) or _is_jax_array(value):
+        if isinstance(value, np.ndarray) or _is_jax_array(value) or type(obj) in _IMMUTABLE:
             return
         if isinstance(obj, types.ModuleType):
             if _is_library_module(obj):
@@ -440,6 +472,8 @@ class Interpreter:
             ns = vars(owner)
             if name in ns:
                 found = ns[name]
+                if owner is not obj and not isinstance(obj, type):
+                    self.guard_class(obj)       # found in its class
                 if not isinstance(found, types.MemberDescriptorType):
                     # (a number: promoted where it changes between calls, see getattr)
                     place = _number_place(obj, owner, name)
@@ -466,7 +500,7 @@ class Interpreter:
             return
         own = [obj] if hasattr(obj, "__dict__") and id(obj) not in self.fresh_ids else []
         for owner in own + list(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
-            if owner is not object and not _is_library_class(owner):
+            if owner is not object and not is_library_class(owner):
                 self._guard(vars(owner), name, MISSING, owner, "vars")
 
     def _guard_absent_key(self, obj, key):
@@ -490,7 +524,7 @@ class Interpreter:
                 self._guard_item(container, item, value)
             return value is not MISSING
         self.guard_contents(container)
-        method = user_dunder(container, "__contains__")
+        method = self.user_dunder(container, "__contains__")
         if method is not None:
             return self.inline(method, [container, item], {})
         return item in container
@@ -640,11 +674,13 @@ class Interpreter:
         return entry.array if entry is not None else None
 
     def getitem(self, obj, key):
+        if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
+            key = self.index_values(key)
         if isinstance(obj, Array):
             return indexing.getitem(obj, key)
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
-        method = user_dunder(obj, "__getitem__")
+        method = self.user_dunder(obj, "__getitem__")
         if method is not None:
             return self.inline(method, [obj, key], {})
         if isinstance(key, Array):
@@ -663,6 +699,8 @@ class Interpreter:
             # item by item from the list itself: its arrays are re-read from it
             return self.fresh(list(self.static_items(obj)[key]))
         self._check_aliased_argument_read(obj, key)
+        if isinstance(obj, BY_VALUE):
+            self.guard_contents(obj)    # items made at each read: compared by value
         try:
             value = obj[key]
         except (KeyError, IndexError):
@@ -703,8 +741,9 @@ class Interpreter:
         or on all of them (iterated, sliced, searched): when it is a list or
         dict from outside, recompile where that changes (contents.py)."""
         obj = self.dict_of(obj)
-        if not isinstance(obj, (list, dict, set, collections.deque)) or id(obj) in self.fresh_ids \
-                or id(obj) in self.argument_containers:
+        if not isinstance(obj, (list, dict, set, collections.deque, collections.ChainMap,
+                                *BY_VALUE)) \
+                or id(obj) in self.fresh_ids or id(obj) in self.argument_containers:
             return      # (an argument's structure is in the signature)
         entry = self.contents_read.get(id(obj))
         if entry is None:
@@ -756,6 +795,8 @@ class Interpreter:
         elif isinstance(obj, list) and isinstance(key, int):
             view = self.list_views.setdefault(id(obj), ListGuardView(obj))
             self._guard(view, key, value, obj, "list", place)
+        elif isinstance(obj, (collections.deque, collections.ChainMap)):
+            self.guard_contents(obj)    # (no slot guard of their own: all of it)
 
     def _item(self, container, key, value):
         """An array held by a container from outside is a runtime input,
@@ -778,6 +819,8 @@ class Interpreter:
         return value
 
     def setitem(self, obj, key, value):
+        if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
+            key = self.index_values(key)
         if isinstance(obj, Array):
             indexing.setitem(obj, key, value)
             return
@@ -906,12 +949,32 @@ class Interpreter:
         view = _DICT_VIEWS.get(type(v))
         if view is not None and view != "keys":
             return self.dict_items(self.dict_of(v), values_only=view == "values")
-        if isinstance(v, (dict, set)) or view == "keys":
+        if isinstance(v, (dict, set, collections.ChainMap, *BY_VALUE)) or view == "keys":
             self.guard_contents(self.dict_of(v))
-        method = user_dunder(v, "__iter__")
+        method = self.user_dunder(v, "__iter__")
         if method is not None:      # a user container (a ModuleList): what it reads is guarded
             return self.static_items(self.inline_dunder(method, v, iter))
         return tuple(v)
+
+    def user_dunder(self, obj, name: str):
+        """user_dunder, guarding obj's class where it has that method."""
+        method = user_dunder(obj, name)
+        if method is not None:
+            self.guard_class(obj)
+        return method
+
+    def index_values(self, key):
+        """A subscript with its user objects that have __index__ (x[:n]) as
+        the ints their interpreted __index__ gives: built-in sequences and
+        arrays would call it natively."""
+        if isinstance(key, Array):
+            return key
+        if isinstance(key, tuple):
+            return tuple(map(self.index_values, key))
+        if isinstance(key, slice):
+            return slice(*map(self.index_values, (key.start, key.stop, key.step)))
+        method = self.user_dunder(key, "__index__")
+        return key if method is None else self.inline(method, [key], {})
 
     def inline_dunder(self, method, obj, native):
         """obj.method() interpreted; where it uses what tpucc does not compile
@@ -929,7 +992,7 @@ class Interpreter:
             self.guard_contents(v, whole=False)
             return len(v) > 0
         for name in ("__bool__", "__len__"):
-            method = user_dunder(v, name)
+            method = self.user_dunder(v, name)
             if method is not None:
                 result = self.inline_dunder(method, v, bool)
                 return result if isinstance(result, Array) else bool(result)
@@ -1026,6 +1089,7 @@ class Interpreter:
                 return view
         call = class_attribute(type(fn), "__call__")
         if isinstance(call, types.FunctionType) and not _is_library(call):
+            self.guard_class(fn)
             return self.inline(call, [fn] + list(args), kwargs)
         return self._library_call(fn, args, kwargs)
 
@@ -1143,10 +1207,42 @@ class Interpreter:
 
     def make_frame(self, fn: types.FunctionType, args, kwargs):
         from .interpreter import Frame
+        if self.depth > 0:
+            self._guard_function(fn)
         locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
         frame = Frame(self, fn, locals_, {})
         frame.cells = self._cells(fn, frame)
         return frame
+
+    def _guard_function(self, fn):
+        """A user function from outside the call runs as its code and defaults
+        are now: replacing them (IPython's autoreload patches `__code__` in
+        place; `f.__defaults__ = ...`; `f.__kwdefaults__["s"] = 8.0`)
+        recompiles.  Not the compiled function itself (checked at every call
+        of every program, for a rare edit: compile it again instead), nor
+        functions made by the call or library ones."""
+        if id(fn) in self.fresh_ids or id(fn) in self.guarded_objects \
+                or _is_library_module_name(fn.__module__):
+            return
+        self.guarded_objects.add(id(fn))
+        view = SlotGuardView(fn)
+        self._guard(view, "__code__", fn.__code__, fn, "slots")
+        if fn.__defaults__ is not None:
+            self._guard(view, "__defaults__", fn.__defaults__, fn, "slots")
+        kwdefaults = fn.__kwdefaults__
+        if kwdefaults is not None:
+            self._guard(view, "__kwdefaults__", kwdefaults, fn, "slots")
+            for name, value in kwdefaults.items():
+                self._guard(kwdefaults, name, value, kwdefaults, "dict")
+
+    def guard_class(self, obj):
+        """`obj` from outside the call does what its class defines: assigning
+        its `__class__` recompiles."""
+        if isinstance(obj, (type, types.ModuleType)) or id(obj) in self.fresh_ids \
+                or id(obj) in self.guarded_objects or is_library_class(type(obj)):
+            return
+        self.guarded_objects.add(id(obj))
+        self._guard(SlotGuardView(obj), "__class__", type(obj), obj, "slots")
 
     def run_frame(self, frame, block: int):
         """Interprets `frame` from `block` to its end (a return)."""
@@ -1226,6 +1322,14 @@ _DICT_VIEWS = {type({}.keys()): "keys", type({}.values()): "values", type({}.ite
                type(collections.OrderedDict().keys()): "keys",
                type(collections.OrderedDict().values()): "values",
                type(collections.OrderedDict().items()): "items"}
+
+
+# Built-in values whose attributes never change (`complex(v).real`, `s.start`).
+_IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset, range, slice,
+                        type(None)})
+
+# What a subscript indexes by position (calling its key's __index__).
+_INDEXED_BY_POSITION = (Array, np.ndarray, np.generic, list, tuple, str, bytes, range)
 
 
 def _existing_slot(container, key):
@@ -1311,10 +1415,14 @@ _LIBRARY_MODULES = frozenset({"numpy", "jax", "jaxlib", "tpucc", "math", "builti
 
 
 def _is_library_module(module) -> bool:
-    return (module.__name__ or "").split(".")[0] in _LIBRARY_MODULES
+    return _is_library_module_name(module.__name__)
 
 
-def _is_library_class(cls) -> bool:
+def _is_library_module_name(name) -> bool:
+    return (name or "").split(".")[0] in _LIBRARY_MODULES
+
+
+def is_library_class(cls) -> bool:
     """A built-in or library class: nothing adds attributes to it."""
     module = getattr(cls, "__module__", "") or ""
     return module == "builtins" or module.split(".")[0] in _LIBRARY_MODULES
@@ -1352,7 +1460,7 @@ def user_dunder(obj, name: str):
     __iter__, __len__, __getitem__): interpreted like any call, so what it
     reads is guarded.  None for built-in and library classes."""
     cls = type(obj)
-    if _is_library_class(cls):
+    if is_library_class(cls):
         return None
     method = class_attribute(cls, name)
     return method if isinstance(method, types.FunctionType) and not _is_library(method) else None

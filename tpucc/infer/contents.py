@@ -10,9 +10,17 @@ promoted or rebinds (scalar_state): their slots are left out of the
 identity check, or a training loop would compile at every step."""
 from __future__ import annotations
 
+import array
+import collections
 import operator
 
 SAME = object()     # what a view answers for a key that still describes it
+
+# Mutable sequences of numbers that make a new item object at each read
+# (array.array's floats): compared by value, with a copy made by the trace.
+BY_VALUE = (bytearray, array.array)
+# Mappings guarded as dicts are: their keys in order, then each value.
+MAPPINGS = (dict, collections.ChainMap)
 
 
 class ContentsGuardView:
@@ -30,8 +38,9 @@ class ContentsGuardView:
 
     def __init__(self, container):
         self.container = container
-        self.expected = dict(container) if isinstance(container, dict) else \
-            set(container) if isinstance(container, set) else list(container)
+        self.expected = dict(container) if isinstance(container, MAPPINGS) else \
+            set(container) if isinstance(container, set) else \
+            container[:] if isinstance(container, BY_VALUE) else list(container)
         self._key = self._check = None
 
     def get(self, key, default=None):
@@ -44,9 +53,9 @@ class ContentsGuardView:
             n = key[1]
             return lambda c: len(c) == n
         _, slots, skipped = key
-        if isinstance(self.expected, set):     # hashable items: compared by value
-            expected_set = self.expected
-            return lambda c: c == expected_set
+        if isinstance(self.expected, (set, *BY_VALUE)):     # compared by value
+            expected_values = self.expected
+            return lambda c: c == expected_values
         n = slots if isinstance(slots, int) else len(slots)
         skip = set(skipped)
         kept = [s for s in (range(slots) if isinstance(slots, int) else slots) if s not in skip]
@@ -71,8 +80,8 @@ class ContentsGuardView:
         c = self.container
         if not whole:
             return ("len", len(c))
-        slots = tuple(c) if isinstance(c, dict) else len(c)
-        skipped = () if isinstance(c, set) else tuple(
-            s for s in (c if isinstance(c, dict) else range(slots)) if read_each_call(s))
+        slots = tuple(c) if isinstance(c, MAPPINGS) else len(c)
+        skipped = () if isinstance(c, (set, *BY_VALUE)) else tuple(
+            s for s in (c if isinstance(c, MAPPINGS) else range(slots)) if read_each_call(s))
         return ("items", slots, skipped)
 

@@ -41,7 +41,7 @@ from .control import Exit
 # TypeError raised there is the program's.  Raised anywhere else in tpucc
 # it would be tpucc's own bug, which no except clause may catch.
 _INTERPRETING = ("interpreter.py", "calls.py", "builtins_impl.py", "math_impl.py",
-                 "iterators.py")
+                 "dunders.py", "iterators.py")
 # ... and the Array methods that raise what NumPy raises for a 0-d array
 # (len(), iteration: TypeError).
 _ARRAY_PROTOCOL = ("__len__", "__iter__")

@@ -19,7 +19,7 @@ from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffec
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, checks, control, exceptions, messages
+from . import builder, checks, control, dunders, exceptions, messages
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
@@ -452,14 +452,15 @@ def BINARY_OP(f, name):
         f.push(f.interp.sequence_op(op, a, b))     # read item by item: calls._item
         return
     _guard_read_natively(f, a, b)                  # `d | {...}`, `d.keys() & s`
-    f.push(op(a, b))
+    # a user class's __mul__ ... interpreted
+    f.push(dunders.apply(f.interp, dunders.operator_named(name, op), a, b, native=op))
 
 
 @handler
 def COMPARE_OP(f, name):
     b, a = f.pop(), f.pop()
     _guard_read_natively(f, a, b)                  # `cfg == {"a": [1.0]}`
-    f.push(PY_COMPARE[name](a, b))
+    f.push(dunders.apply(f.interp, PY_COMPARE[name], a, b))   # a user class's __eq__ ...
 
 
 def _guard_read_natively(f, *values):
@@ -489,7 +490,7 @@ def CONTAINS_OP(f, invert):
 
 def _unary(fn):
     def run(f, arg):
-        f.push(fn(f.pop()))
+        f.push(dunders.apply(f.interp, fn, f.pop()))    # a user class's __neg__ ...
     return run
 
 
@@ -500,12 +501,7 @@ for _name, _fn in [("UNARY_NEGATIVE", operator.neg), ("UNARY_POSITIVE", operator
 
 @handler
 def UNARY_NOT(f, arg):
-    v = f.interp.truth_value(f.pop())
-    if isinstance(v, Array):
-        from .builder import emit
-        f.push(emit("logical_not", control.scalar_bool(v)))
-    else:
-        f.push(not v)
+    f.push(dunders.negation(f.interp, f.pop()))
 
 
 @handler
@@ -586,7 +582,16 @@ def FORMAT_VALUE(f, flags):
                                "at compile time", hint="use print(x) to print it at run time")
     conv = _CONVERSIONS.get(flags & 0x03)
     _guard_read_natively(f, v)                     # f"{rows}"
-    f.push(format(conv(v) if conv else v, spec))
+    if conv is not None:
+        v = _text(f, conv, v)
+    f.push(_text(f, format, v, spec))
+
+
+def _text(f, convert, v, *spec):
+    """str(v), repr(v) or format(v, spec); a user class's __str__,
+    __repr__ or __format__ interpreted."""
+    result = dunders.text(f.interp, convert, v, *spec)
+    return convert(v, *spec) if result is dunders.NATIVE else result
 
 
 # f"{v!s}", f"{v!r}", f"{v!a}": FORMAT_VALUE's low flag bits, CONVERT_VALUE's argument.
@@ -607,7 +612,7 @@ class _Converted:
 def CONVERT_VALUE(f, which):
     """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE."""
     v = f.pop()
-    f.push(_Converted(v, which) if isinstance(v, Array) else _CONVERSIONS[which](v))
+    f.push(_Converted(v, which) if isinstance(v, Array) else _text(f, _CONVERSIONS[which], v))
 
 
 @handler
@@ -736,7 +741,7 @@ def MAKE_FUNCTION(f, flags):
         f.pop()
     kwdefaults = f.pop() if flags & 0x02 else None
     defaults = tuple(f.pop()) if flags & 0x01 else None
-    f.push(_function(code, f.globals, defaults, kwdefaults, closure))
+    f.push(f.interp.fresh(_function(code, f.globals, defaults, kwdefaults, closure)))
 
 
 def _function(code, globals_, defaults, kwdefaults, closure):
@@ -763,7 +768,8 @@ def SET_FUNCTION_ATTRIBUTE(f, flag):
         kwdefaults = value
     elif flag == 0x08:
         closure = tuple(value)
-    f.push(_function(fn.__code__, fn.__globals__, defaults, kwdefaults, closure))
+    f.push(f.interp.fresh(_function(fn.__code__, fn.__globals__, defaults, kwdefaults,
+                                    closure)))
 
 
 @handler

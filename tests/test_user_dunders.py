@@ -1,0 +1,422 @@
+"""The dunder methods of user classes run as compiled code, not natively:
+operators (`s * x`, `a == b`, `-v`, `abs(v)`, in-place ones), str/repr/
+format and f-strings, a __getattr__ hook, descriptors' __get__ and
+__index__ (infer/dunders.py, calls.getattr, calls.index_values).  What they
+read is guarded, so changing it compiles again instead of running the stale
+program; and functions replaced in place (`__code__`, `__defaults__`,
+`__kwdefaults__`, IPython's autoreload) or an object's `__class__` recompile.
+Each test calls, changes something, calls again, and compares every call
+with eager NumPy; where the dunder computes on arrays, the HLO shows it."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import tpucc
+from tpucc.errors import TpuccError
+
+X = np.arange(4, dtype=np.float32)
+
+
+def calls_match(fn, change=None, args=(X,)):
+    compiled = tpucc.compile(fn)
+    for step in range(2 if change else 1):
+        if step:
+            change()
+        got, want = compiled(*args), fn(*args)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    return compiled
+
+
+class Scale:
+    v = 2.0
+
+    def __mul__(self, other):
+        return other * self.v
+
+    def __rmul__(self, other):
+        return other * (self.v + 1)
+
+
+def test_user_mul_reads_a_changed_attribute():
+    s = Scale()
+    calls_match(lambda x: s * x, lambda: setattr(s, "v", 6.0))
+
+
+def test_reflected_mul_with_a_number_on_the_left():
+    s = Scale()
+    calls_match(lambda x: x + 3.0 * s, lambda: setattr(s, "v", 6.0))
+
+
+def test_arrays_defer_to_a_class_without_array_ufunc():
+    """NumPy's ndarray returns NotImplemented to `__array_ufunc__ = None`."""
+    class Deferring(Scale):
+        __array_ufunc__ = None
+
+    s = Deferring()
+    calls_match(lambda x: x * s, lambda: setattr(s, "v", 6.0))
+
+
+def test_operator_mul_called_as_a_function():
+    import operator
+    s = Scale()
+    calls_match(lambda x: operator.mul(s, x), lambda: setattr(s, "v", 4.0))
+
+
+class Vec:
+    """A small vector type: its operators compute on the arrays it holds."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __add__(self, other):
+        if not isinstance(other, Vec):
+            return NotImplemented
+        return Vec(self.data + other.data)
+
+    def __radd__(self, other):
+        return Vec(self.data + other)
+
+    def __iadd__(self, other):
+        self.data = self.data + 2 * other.data
+        return self
+
+    def __neg__(self):
+        return Vec(-self.data)
+
+    def __abs__(self):
+        return np.sqrt(np.sum(self.data * self.data))
+
+    def __eq__(self, other):
+        return np.all(self.data == other.data)
+
+
+def test_vector_class_operators_are_compiled():
+    def f(x):
+        a, b = Vec(x), Vec(x * 2)
+        c = a + b           # __add__
+        d = 1.5 + c         # int + Vec: __radd__
+        e = -d              # __neg__
+        e += a              # __iadd__ on an object made in the call
+        return e.data, abs(e), e == e
+    got, want = tpucc.compile(f)(X), f(X)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    # abs(v) is Vec.__abs__ compiled: the norm is in the module, not a constant
+    hlo = tpucc.compile(lambda x: abs(Vec(x))).lower(X).as_text()
+    assert "sqrt" in hlo
+
+
+def test_add_returning_notimplemented_falls_back_to_the_reflected_method():
+    class Left:
+        def __add__(self, other):
+            return NotImplemented
+
+    class Right:
+        k = 3.0
+
+        def __radd__(self, other):
+            return self.k
+
+    left, right = Left(), Right()
+    calls_match(lambda x: x + (left + right), lambda: setattr(Right, "k", 5.0))
+
+
+def test_a_subclass_reflected_method_comes_first():
+    class Base:
+        def __sub__(self, other):
+            return 1.0
+
+        def __rsub__(self, other):
+            return 2.0
+
+    class Derived(Base):
+        def __rsub__(self, other):
+            return 10.0
+
+    base, derived = Base(), Derived()
+    calls_match(lambda x: x * (base - derived))
+
+
+def test_unsupported_operands_raise_pythons_type_error():
+    class Plain:
+        def __add__(self, other):
+            return NotImplemented
+
+    p = Plain()
+    with pytest.raises(TpuccError, match="unsupported operand type"):
+        tpucc.compile(lambda x: x * (p + p))(X)
+
+
+@dataclasses.dataclass
+class Config:
+    a: float = 1.0
+
+
+def test_dataclass_eq_reads_a_changed_field():
+    c = Config()
+    calls_match(lambda x: x * (c == Config(1.0)), lambda: setattr(c, "a", 2.0))
+
+
+def test_ne_uses_a_user_eq():
+    c = Config()
+    calls_match(lambda x: x * (c != Config(1.0)), lambda: setattr(c, "a", 2.0))
+
+
+def test_comparisons_without_methods():
+    class Bare:
+        pass
+
+    a, b = Bare(), Bare()
+    calls_match(lambda x: x * (a == a) + (a == b) + 2 * (a != b))
+    with pytest.raises(TpuccError, match="'<' not supported between instances of 'Bare'"):
+        tpucc.compile(lambda x: x * (a < b))(X)
+
+
+def test_ordering_uses_the_reflected_method():
+    class Version:
+        def __init__(self, n):
+            self.n = n
+
+        def __gt__(self, other):
+            return self.n > other.n
+
+    old, new = Version(1), Version(2)
+    calls_match(lambda x: x * (old < new), lambda: setattr(old, "n", 3))
+
+
+class Activation:
+    def __init__(self):
+        self.name = "relu"
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"Activation({self.name!r})"
+
+    def __format__(self, spec):
+        return self.name.upper() if spec == "u" else self.name
+
+
+@pytest.mark.parametrize("text", [
+    lambda a: str(a), lambda a: f"{a}", lambda a: repr(a), lambda a: f"{a!r}",
+    lambda a: format(a, "u"), lambda a: f"{a:u}", lambda a: "%s" % a,
+])
+def test_text_of_a_user_object_reads_a_changed_attribute(text):
+    act = Activation()
+
+    def f(x):
+        t = text(act)
+        return np.maximum(x - 1, 0) if t in ("relu", "RELU", "Activation('relu')") else x
+    calls_match(f, lambda: setattr(act, "name", "id"))
+
+
+def test_str_of_a_class_with_only_repr():
+    class Named:
+        tag = "a"
+
+        def __repr__(self):
+            return self.tag * 3
+
+    n = Named()
+    calls_match(lambda x: x * len(str(n)) + len(f"{n}"), lambda: setattr(Named, "tag", "bb"))
+
+
+def test_getattr_hook_reads_a_changed_item():
+    class AttrDict(dict):
+        def __getattr__(self, key):
+            return self[key]
+
+    cfg = AttrDict(s=2.0)
+    calls_match(lambda x: x * cfg.s, lambda: cfg.__setitem__("s", 3.0))
+
+
+def test_getattr_hook_missing_key_raises_as_eagerly():
+    class AttrDict(dict):
+        def __getattr__(self, key):
+            try:
+                return self[key]
+            except KeyError:
+                raise AttributeError(key) from None
+
+    cfg = AttrDict(s=2.0)
+    calls_match(lambda x: x * (getattr(cfg, "t", 5.0) + cfg.s),
+                lambda: cfg.__setitem__("t", 7.0))
+
+
+def test_descriptor_get_reads_a_changed_attribute():
+    class Twice:
+        def __get__(self, obj, owner=None):
+            return obj._v * 2
+
+    class Holder:
+        v = Twice()
+
+        def __init__(self):
+            self._v = 1.0
+
+    h = Holder()
+    calls_match(lambda x: x * h.v, lambda: setattr(h, "_v", 4.0))
+
+
+def test_non_data_descriptor_is_hidden_by_the_instance():
+    class Lazy:
+        def __get__(self, obj, owner=None):
+            return 3.0
+
+    class Holder:
+        v = Lazy()
+
+    h = Holder()
+    calls_match(lambda x: x * h.v, lambda: setattr(h, "v", 9.0))
+
+
+def test_property_replaced_on_the_class():
+    class Holder:
+        @property
+        def v(self):
+            return 2.0
+
+    h = Holder()
+    calls_match(lambda x: x * h.v, lambda: setattr(Holder, "v", property(lambda self: 7.0)))
+
+
+def test_index_of_a_user_object_in_a_slice():
+    class N:
+        v = 2
+
+        def __index__(self):
+            return self.v
+
+    n = N()
+    calls_match(lambda x: x[:n], lambda: setattr(n, "v", 3))
+    calls_match(lambda x: x[n] + [10.0, 20.0, 30.0, 40.0][n], lambda: setattr(n, "v", 1))
+
+
+def test_index_objects_stay_dict_keys():
+    class N:
+        def __index__(self):
+            return 0
+
+        def __hash__(self):
+            return 12345
+
+    n = N()
+    table = {n: 4.0, 0: 1.0}
+    calls_match(lambda x: x * table[n])
+
+
+def test_class_reassigned():
+    class C1:
+        def f(self, x):
+            return x * 2
+
+    class C2:
+        def f(self, x):
+            return x - 5
+
+    o = C1()
+    calls_match(lambda x: o.f(x), lambda: setattr(o, "__class__", C2))
+
+
+def test_callable_object_class_reassigned():
+    class Double:
+        def __call__(self, x):
+            return x * 2
+
+    class Halve:
+        def __call__(self, x):
+            return x / 2
+
+    layer = Double()
+    calls_match(lambda x: layer(x), lambda: setattr(layer, "__class__", Halve))
+
+
+def helper_with_defaults(x, s=2.0, *, t=1.0):
+    return x * s + t
+
+
+def test_defaults_replaced():
+    def change():
+        helper_with_defaults.__defaults__ = (6.0,)
+    saved = helper_with_defaults.__defaults__
+    try:
+        calls_match(lambda x: helper_with_defaults(x), change)
+    finally:
+        helper_with_defaults.__defaults__ = saved
+
+
+def test_kwdefaults_mutated():
+    saved = dict(helper_with_defaults.__kwdefaults__)
+    try:
+        calls_match(lambda x: helper_with_defaults(x),
+                    lambda: helper_with_defaults.__kwdefaults__.__setitem__("t", 8.0))
+    finally:
+        helper_with_defaults.__kwdefaults__ = saved
+
+
+def test_code_replaced_as_autoreload_does():
+    def helper(x):
+        return x * 2
+
+    def change():
+        helper.__code__ = (lambda x: x * 3).__code__
+    calls_match(lambda x: helper(x), change)
+
+
+def test_functions_made_in_the_call_are_not_guarded():
+    def f(x):
+        def inner(y, k=3.0):
+            return y * k
+        return inner(x)
+    compiled = tpucc.compile(f)
+    compiled(X)
+    (entry,) = compiled._cache.values()
+    assert not any(key in ("__code__", "__defaults__") for _, key, _ in entry.traced.guards)
+
+
+class Amount:
+    def __init__(self):
+        self.value = 2.5
+        self.on = True
+
+    def __float__(self):
+        return self.value
+
+    def __int__(self):
+        return int(self.value) + 10
+
+    def __bool__(self):
+        return self.on
+
+
+def test_number_conversions_of_a_user_object():
+    a = Amount()
+    calls_match(lambda x: x * float(a) + int(a) + complex(a).real + bool(a),
+                lambda: setattr(a, "value", 4.0))
+    calls_match(lambda x: x * bool(a), lambda: setattr(a, "on", False))
+
+
+def test_float_of_an_object_with_only_index():
+    class Count:
+        n = 3
+
+        def __index__(self):
+            return self.n
+
+    c = Count()
+    calls_match(lambda x: x * float(c), lambda: setattr(Count, "n", 5))
+
+
+def test_float_from_a_runtime_value():
+    class Mean:
+        def __init__(self, data):
+            self.data = data
+
+        def __float__(self):
+            return float(np.mean(self.data))
+
+    calls_match(lambda x: x - float(Mean(x)))

@@ -1,0 +1,287 @@
+"""Python's operator protocol on instances of user classes, interpreted.
+
+`s * x`, `cfg == Cfg(1.0)`, `-v`, `abs(v)`, `str(act)` and f"{act}" call the
+dunder methods of the operands' classes (__mul__/__rmul__, __eq__, __neg__,
+__str__, ...).  Run natively, a user's method would read the object's
+attributes with no guard, so a changed `self.v` ran the stale program.  Here
+the user's methods are interpreted like any call (what they read is guarded,
+what they compute on arrays is compiled), in the order Python tries them.
+Operands of built-in and library classes only (numbers, arrays, tpucc's
+Array) take the native path: `NATIVE`, and the caller applies the operator.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+import re
+
+import numpy as np
+
+from ..errors import UserCodeError
+from . import control
+from .builder import emit
+from .calls import is_library_class, class_attribute, user_dunder
+from .values import Array
+
+NATIVE = object()       # no user method involved: apply the operator natively
+
+# operator -> (method, reflected method, symbol in Python's TypeError)
+BINARY = {
+    operator.add: ("__add__", "__radd__", "+"), operator.sub: ("__sub__", "__rsub__", "-"),
+    operator.mul: ("__mul__", "__rmul__", "*"), operator.matmul: ("__matmul__", "__rmatmul__", "@"),
+    operator.truediv: ("__truediv__", "__rtruediv__", "/"),
+    operator.floordiv: ("__floordiv__", "__rfloordiv__", "//"),
+    operator.mod: ("__mod__", "__rmod__", "%"), operator.pow: ("__pow__", "__rpow__", "**"),
+    operator.lshift: ("__lshift__", "__rlshift__", "<<"),
+    operator.rshift: ("__rshift__", "__rrshift__", ">>"),
+    operator.and_: ("__and__", "__rand__", "&"), operator.or_: ("__or__", "__ror__", "|"),
+    operator.xor: ("__xor__", "__rxor__", "^"),
+}
+# in-place operator -> (its method, the binary operator it falls back to)
+INPLACE = {
+    operator.iadd: ("__iadd__", operator.add), operator.isub: ("__isub__", operator.sub),
+    operator.imul: ("__imul__", operator.mul), operator.imatmul: ("__imatmul__", operator.matmul),
+    operator.itruediv: ("__itruediv__", operator.truediv),
+    operator.ifloordiv: ("__ifloordiv__", operator.floordiv),
+    operator.imod: ("__imod__", operator.mod), operator.ipow: ("__ipow__", operator.pow),
+    operator.ilshift: ("__ilshift__", operator.lshift),
+    operator.irshift: ("__irshift__", operator.rshift),
+    operator.iand: ("__iand__", operator.and_), operator.ior: ("__ior__", operator.or_),
+    operator.ixor: ("__ixor__", operator.xor),
+}
+# comparison -> (method, the reflected comparison's method, symbol)
+COMPARE = {
+    operator.lt: ("__lt__", "__gt__", "<"), operator.le: ("__le__", "__ge__", "<="),
+    operator.gt: ("__gt__", "__lt__", ">"), operator.ge: ("__ge__", "__le__", ">="),
+    operator.eq: ("__eq__", "__eq__", "=="), operator.ne: ("__ne__", "__ne__", "!="),
+}
+UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__invert__",
+         abs: "__abs__"}
+
+
+# The BINARY_OP names whose native function wraps the operator (ops/elementwise's
+# `%`, which refuses to format runtime values into text).
+_WRAPPED = {"REMAINDER": operator.mod, "INPLACE_REMAINDER": operator.imod}
+
+
+def apply(interp, op, *operands, native=None):
+    """op(*operands) (a binary, in-place or unary operator, or a comparison)
+    with the user's dunder methods interpreted; else `native` (op itself
+    unless given) applied."""
+    if all(map(_library_type, map(type, operands))):      # numbers, arrays: the common case
+        return (native or op)(*operands)
+    if len(operands) == 1:
+        result = unary(interp, op, *operands) if op in UNARY else NATIVE
+    elif op in COMPARE:
+        result = compare(interp, op, *operands)
+    else:
+        result = binary(interp, op, *operands)
+    return (native or op)(*operands) if result is NATIVE else result
+
+
+def operator_named(name: str, native):
+    """The operator module's function for a BINARY_OP name, whose `native`
+    implementation may wrap it."""
+    return _WRAPPED.get(name, native)
+
+
+@functools.lru_cache(maxsize=4096)
+def _library_type(cls) -> bool:
+    return is_library_class(cls)
+
+
+def _user_method(x, name: str) -> bool:
+    """Whether x's class defines `name` in Python (object.__ne__ counts
+    when the class defines __eq__: it calls that)."""
+    if user_dunder(x, name) is not None:
+        return True
+    return name == "__ne__" and _ne_is_not_eq(x)
+
+
+def _ne_is_not_eq(x) -> bool:
+    """Whether `x != y` is object.__ne__ calling a user __eq__."""
+    return class_attribute(type(x), "__ne__") is object.__ne__ and \
+        user_dunder(x, "__eq__") is not None
+
+
+def binary(interp, op, a, b):
+    """`op(a, b)` for `a + b` and the other binary operators (in-place ones
+    too), or NATIVE."""
+    if op in (operator.mod, operator.imod) and isinstance(a, str):
+        return _printf(interp, a, b)
+    inplace = INPLACE.get(op)
+    if inplace is not None:
+        method, op = inplace
+        if user_dunder(a, method) is not None:
+            result = _call(interp, a, method, b)
+            if result is not NotImplemented:
+                return result
+        elif not _involves_user(a, b, BINARY[op][:2]):
+            return NATIVE
+    elif op not in BINARY or not _involves_user(a, b, BINARY[op][:2]):
+        return NATIVE
+    method, reflected, symbol = BINARY[op]
+    result = _forward_then_reflected(interp, a, b, method, reflected, subclass_first=_overrides)
+    if result is NotImplemented:
+        raise UserCodeError(f"TypeError: unsupported operand type(s) for {symbol}: "
+                            f"'{type(a).__name__}' and '{type(b).__name__}'")
+    return result
+
+
+def compare(interp, op, a, b):
+    """`op(a, b)` for `a == b` and the other comparisons, or NATIVE."""
+    method, reflected, symbol = COMPARE[op]
+    if not _involves_user(a, b, (method, reflected)):
+        return NATIVE
+    result = _forward_then_reflected(interp, a, b, method, reflected,
+                                     subclass_first=lambda ta, tb, name: True, same_type=True)
+    if result is not NotImplemented:
+        return result
+    if op is operator.eq:           # Python's default: identity
+        return a is b
+    if op is operator.ne:
+        return a is not b
+    raise UserCodeError(f"TypeError: '{symbol}' not supported between instances of "
+                        f"'{type(a).__name__}' and '{type(b).__name__}'")
+
+
+def unary(interp, op, x):
+    """`op(x)` for -x, +x, ~x and abs(x), or NATIVE."""
+    method = UNARY[op]
+    if user_dunder(x, method) is None:
+        return NATIVE
+    return interp.inline(interp.user_dunder(x, method), [x], {})
+
+
+def text(interp, convert, x, *spec):
+    """str(x), repr(x) or format(x, spec) of an instance of a user class
+    defining __str__, __repr__ or __format__, or NATIVE.  object's own
+    __format__ is str(), and its __str__ is repr()."""
+    if _library_type(type(x)):
+        return NATIVE
+    if convert is format:
+        method = interp.user_dunder(x, "__format__")
+        if method is not None:
+            return interp.inline(method, [x, spec[0] if spec else ""], {})
+        if spec and spec[0]:
+            return NATIVE           # object.__format__ refuses a spec; let Python say so
+        convert = str
+    if convert is str:
+        method = interp.user_dunder(x, "__str__")
+        if method is not None:
+            return interp.inline(method, [x], {})
+        if class_attribute(type(x), "__str__") is not object.__str__:
+            return NATIVE
+        convert = repr
+    if convert is repr:
+        method = interp.user_dunder(x, "__repr__")
+        if method is not None:
+            return interp.inline(method, [x], {})
+    return NATIVE
+
+
+# The methods int(), float() and complex() try, in order.
+_NUMBER_METHODS = {int: ("__int__", "__index__"), float: ("__float__", "__index__"),
+                   complex: ("__complex__", "__float__", "__index__")}
+
+
+def conversion(interp, pytype, x):
+    """bool(x), int(x), float(x) or complex(x) of an instance of a user
+    class, by its interpreted __bool__ (or __len__), __int__, __float__,
+    __complex__ or __index__; or NATIVE."""
+    if _library_type(type(x)):
+        return NATIVE
+    if pytype is bool:
+        truth = interp.truth_value(x)
+        return NATIVE if truth is x else truth
+    for name in _NUMBER_METHODS.get(pytype, ()):
+        method = interp.user_dunder(x, name)
+        if method is not None:
+            value = interp.inline(method, [x], {})
+            if name == "__" + pytype.__name__ + "__":
+                return value
+            from .builtins_impl import BUILTINS
+            return BUILTINS[pytype](interp, value)      # float(the int __index__ gave)
+    return NATIVE
+
+
+# One printf-style conversion: %[(key)][flags][width][.precision][length]type
+_CONVERSION = re.compile(r"%(\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.)")
+
+
+def _printf(interp, template: str, values):
+    """`template % values` with the user objects that %s, %r or %a format
+    converted by their interpreted __str__ or __repr__ first (and formatted
+    as the strings they gave); NATIVE when there are none, or for a mapping
+    of values (`%(key)s`)."""
+    items = values if type(values) is tuple else (values,)
+    if not any(_user_method(v, "__str__") or _user_method(v, "__repr__") for v in items):
+        return NATIVE
+    items, pieces, k, end = list(items), [], 0, 0
+    for match in _CONVERSION.finditer(template):
+        key, width, precision, kind = match.groups()
+        if kind == "%":
+            continue
+        if key is not None:
+            return NATIVE
+        k += (width == "*") + (precision == "*")    # a star takes a value too
+        if k < len(items) and kind in "sra":
+            result = text(interp, str if kind == "s" else repr, items[k])
+            if result is not NATIVE:
+                items[k] = ascii(result)[1:-1] if kind == "a" else result
+                pieces += [template[end:match.end() - 1], "s"]     # now formatted as a str
+                end = match.end()
+        k += 1
+    pieces.append(template[end:])
+    return "".join(pieces) % (tuple(items) if type(values) is tuple else items[0])
+
+
+def negation(interp, v):
+    """`not v` (a runtime truth value: its logical not)."""
+    v = interp.truth_value(v)
+    if isinstance(v, Array):
+        return emit("logical_not", control.scalar_bool(v))
+    return not v
+
+
+def _involves_user(a, b, names) -> bool:
+    return _user_method(a, names[0]) or _user_method(b, names[1])
+
+
+def _overrides(ta, tb, name) -> bool:
+    """For binary operators Python tries b's reflected method first when
+    type(b) is a subclass of type(a) that overrides it."""
+    return class_attribute(tb, name) is not class_attribute(ta, name)
+
+
+def _forward_then_reflected(interp, a, b, method, reflected, subclass_first, same_type=False):
+    """Python's order: b's reflected method first where b's class is a
+    subclass of a's (`subclass_first` says when), then a's method, then b's
+    reflected one (for operands of one type only with `same_type`: the
+    comparisons)."""
+    ta, tb = type(a), type(b)
+    first_reflected = ta is not tb and issubclass(tb, ta) and subclass_first(ta, tb, reflected)
+    if first_reflected:
+        result = _call(interp, b, reflected, a)
+        if result is not NotImplemented:
+            return result
+    result = _call(interp, a, method, b)
+    if result is not NotImplemented or first_reflected or (ta is tb and not same_type):
+        return result
+    return _call(interp, b, reflected, a)
+
+
+def _call(interp, x, name, y):
+    """x.name(y): the user's method interpreted, anyone else's run natively;
+    NotImplemented where x's class lacks it."""
+    method = interp.user_dunder(x, name)
+    if method is not None:
+        return interp.inline(method, [x, y], {})
+    if name == "__ne__" and _ne_is_not_eq(x):
+        equal = _call(interp, x, "__eq__", y)       # what object.__ne__ does
+        return equal if equal is NotImplemented else negation(interp, equal)
+    if isinstance(x, (Array, np.ndarray, np.generic)) and \
+            class_attribute(type(y), "__array_ufunc__", False) is None:
+        return NotImplemented       # NumPy defers to a class saying `__array_ufunc__ = None`
+    native = getattr(x, name, None)
+    return NotImplemented if native is None else native(y)
