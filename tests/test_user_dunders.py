@@ -420,3 +420,259 @@ def test_float_from_a_runtime_value():
             return float(np.mean(self.data))
 
     calls_match(lambda x: x - float(Mean(x)))
+
+
+# --- what Python looks up on the class, replaced or added between calls ----------
+
+def test_dunder_replaced_on_the_class():
+    class Twice:
+        def __mul__(self, other):
+            return other * 2
+
+    t = Twice()
+    calls_match(lambda x: t * x, lambda: setattr(Twice, "__mul__", lambda self, o: o * 3))
+
+
+def test_reflected_dunder_added_to_a_subclass():
+    class Base:
+        def __rmul__(self, other):
+            return other * 2
+
+    class Derived(Base):
+        pass
+
+    d = Derived()
+    calls_match(lambda x: x + 3.0 * d, lambda: setattr(Derived, "__rmul__",
+                                                       lambda self, o: o * 50))
+
+
+def test_call_and_init_replaced_on_the_class():
+    class Layer:
+        def __init__(self):
+            self.k = 2.0
+
+        def __call__(self, x):
+            return x * self.k
+
+    layer = Layer()
+
+    def new_call(self, x):
+        return x * 3
+
+    def new_init(self):
+        self.k = 7.0
+    calls_match(lambda x: layer(x), lambda: setattr(Layer, "__call__", new_call))
+    calls_match(lambda x: x * Layer().k, lambda: setattr(Layer, "__init__", new_init))
+
+
+def test_method_set_on_the_instance_hides_the_class_one():
+    class Model:
+        def act(self, x):
+            return x * 2
+
+    m = Model()
+    calls_match(lambda x: m.act(x), lambda: setattr(m, "act", lambda x: x * 3))
+
+
+def test_isinstance_and_type_see_a_reassigned_class():
+    class A:
+        pass
+
+    class B(A):
+        pass
+
+    held = [A()]
+    calls_match(lambda x: x * 2 if isinstance(held[0], B) else x,
+                lambda: setattr(held[0], "__class__", B))
+    held[0].__class__ = A
+    calls_match(lambda x: x * 2 if type(held[0]) is B else x,
+                lambda: setattr(held[0], "__class__", B))
+
+
+def test_descriptor_read_through_its_class():
+    class Scaled:
+        def __get__(self, obj, owner=None):
+            return owner.base * 3 if obj is None else obj.k
+
+    class Holder:
+        base, k = 1.0, 2.0
+        v = Scaled()
+
+    calls_match(lambda x: x * Holder.v + x * Holder().v, lambda: setattr(Holder, "base", 4.0))
+
+
+def test_getattr_hook_on_a_slots_class():
+    class Slotted:
+        __slots__ = ("d",)
+
+        def __init__(self):
+            self.d = {"s": 2.0}
+
+        def __getattr__(self, key):
+            return self.d[key]
+
+    c = Slotted()
+    calls_match(lambda x: x * c.s, lambda: c.d.__setitem__("s", 3.0))
+
+
+# --- NumPy scalars, %-formatting, what Python checks -------------------------------
+
+def test_a_numpy_scalar_defers_to_the_reflected_method():
+    class K:
+        k = 2.0
+
+        def __rmul__(self, other):
+            return other * self.k
+
+    k = K()
+    calls_match(lambda x: x * (np.float32(3) * k), lambda: setattr(k, "k", 5.0))
+
+
+FORMAT = "%s|%s"
+
+
+@pytest.mark.parametrize("text", [
+    lambda a, n: FORMAT % (a, a), lambda a, n: "%d%s" % (3, a), lambda a, n: "%*s" % (3, a),
+    lambda a, n: "%d|%x|%.1f" % (n, n, n),
+])
+def test_printf_formatting_of_user_objects(text):
+    class Act:
+        name = "relu"
+
+        def __str__(self):
+            return self.name
+
+    class Count:
+        v = 3
+
+        def __index__(self):
+            return self.v
+
+        def __int__(self):
+            return self.v
+
+        def __float__(self):
+            return self.v + 0.5
+
+    a, n = Act(), Count()
+
+    def change():
+        Act.name, Count.v = "gelu_tanh", 123456
+    calls_match(lambda x: x * len(text(a, n)), change)
+
+
+def test_ne_through_an_eq_giving_an_array_raises_as_eagerly():
+    class Wrap:
+        def __init__(self, a):
+            self.a = a
+
+        def __eq__(self, other):
+            return self.a == other
+
+    with pytest.raises(TpuccError, match="truth value of an array with more than one"):
+        tpucc.compile(lambda x: Wrap(x) != x)(X)
+
+
+def test_bool_must_return_a_bool():
+    class Big:
+        def __init__(self, x):
+            self.x = x
+
+        def __bool__(self):
+            return self.x.sum() > 3.0       # a NumPy bool: Python raises
+
+    class Fine(Big):
+        def __bool__(self):
+            return bool(self.x.sum() > 3.0)
+
+    with pytest.raises(TpuccError, match="__bool__ should return bool, returned numpy.bool"):
+        tpucc.compile(lambda x: x * 2 if Big(x) else x)(X)
+    calls_match(lambda x: x * 2 if Fine(x) else x)
+
+
+# --- Python's own code calling your methods ------------------------------------
+
+@dataclasses.dataclass(order=True)
+class Ranked:
+    rank: int
+    weight: float = dataclasses.field(compare=False, default=0.0)
+
+
+@pytest.mark.parametrize("pick", [lambda r: sorted(r)[0], lambda r: max(r), lambda r: min(r),
+                                  lambda r: sorted(r, reverse=True)[0]])
+def test_sorting_and_extremes_use_the_generated_lt(pick):
+    ranked = [Ranked(1, 10.0), Ranked(2, 20.0)]
+    calls_match(lambda x: x * pick(ranked).weight, lambda: setattr(ranked[0], "rank", 5))
+
+
+def test_in_a_list_and_tuple_equality_use_a_user_eq():
+    class Code:
+        def __init__(self, v):
+            self.v = v
+
+        def __eq__(self, other):
+            return self.v == other
+
+    c = Code(1)
+    calls_match(lambda x: x * (c in [1, 2]), lambda: setattr(c, "v", 7))
+    c.v = 1
+    calls_match(lambda x: x * ((c, 1) == (1, 1)) + ((1, c) != (1, 1)), lambda: setattr(c, "v", 7))
+
+
+def test_sum_hash_all_and_any_of_user_objects():
+    class Part:
+        k = 2.0
+        n = 3
+
+        def __radd__(self, other):
+            return other + self.k
+
+        def __hash__(self):
+            return self.n
+
+        def __bool__(self):
+            return self.n > 4
+
+    p = Part()
+
+    def change():
+        Part.k, Part.n = 8.0, 5
+    calls_match(lambda x: x + sum([p, p]) + hash(p) + all([p, True]) + any([False, p]), change)
+
+
+def test_list_and_dict_subclasses_that_override_reading():
+    class Shown(list):
+        def __iter__(self):
+            return iter([10.0])
+
+    class Longer(list):
+        def __len__(self):
+            return list.__len__(self) + 1
+
+    class Doubling(dict):
+        def __getitem__(self, key):
+            return dict.__getitem__(self, key) * 2
+
+    shown, longer, doubling = Shown([1.0, 2.0]), Longer([1.0, 2.0]), Doubling(a=1.0)
+
+    def f(x):
+        for v in shown:
+            x = x + v
+        return x * len(longer) + doubling["a"]
+
+    def change():
+        shown.append(3.0)
+        longer.append(3.0)
+        doubling["a"] = 3.0
+    calls_match(f, change)
+
+
+def test_divmod_of_a_user_object():
+    class Clock:
+        period = 5
+
+        def __divmod__(self, other):
+            return self.period // other, self.period % other
+
+    c = Clock()
+    calls_match(lambda x: x * divmod(c, 2)[0] + divmod(7, 3)[1], lambda: setattr(Clock, "period", 9))

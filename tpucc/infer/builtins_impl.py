@@ -134,13 +134,15 @@ def sorted_(interp, x, key=None, reverse=False):
     items = interp.static_items(x)
     if key is None and len(items) > 1 and any(isinstance(v, Array) for v in items):
         return interp.fresh(_sorted_runtime(items, reverse))
-    if key is not None:
-        keys = [interp.call(key, [v], {}) for v in items]
-        if len(keys) > 1 and any(isinstance(k, Array) for k in keys):
-            raise _sorted_refusal()
-        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
-        return interp.fresh([items[i] for i in order])
-    return interp.fresh(sorted(items, reverse=reverse))
+    keys = [interp.call(key, [v], {}) for v in items] if key is not None else items
+    if key is not None and len(keys) > 1 and any(isinstance(k, Array) for k in keys):
+        raise _sorted_refusal()
+    from . import dunders
+    if any(map(dunders.involves_user, keys)):           # the user's __lt__, interpreted
+        wrap = dunders.sort_key(interp)
+        keys = [wrap(k) for k in keys]
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    return interp.fresh([items[i] for i in order])
 
 
 def _sorted_refusal() -> StaticValueError:
@@ -196,9 +198,10 @@ def filter_(interp, fn, x):
 
 @builtin(py.sum)
 def sum_(interp, x, start=0):
+    from . import dunders
     total = start
     for v in interp.static_items(x):
-        total = total + v
+        total = dunders.apply(interp, operator.add, total, v)   # (a user class's __radd__)
     return total
 
 
@@ -247,15 +250,17 @@ def _one_type(name, items):
 def _static_extreme(items, key, interp, pick_later):
     keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
     interp.guard_contents_deeply(keys)          # max(rows) compares the rows item by item
+    from . import dunders
     best = 0
     for i in range(1, len(items)):
-        if bool(pick_later(keys[i], keys[best])):
+        # (a user class's __gt__ / __lt__ interpreted)
+        if dunders.is_true(interp, dunders.apply(interp, pick_later, keys[i], keys[best])):
             best = i
     return items[best]
 
 
-BUILTINS[py.max] = _extreme(py.max, lambda new, best: new > best)
-BUILTINS[py.min] = _extreme(py.min, lambda new, best: new < best)
+BUILTINS[py.max] = _extreme(py.max, operator.gt)
+BUILTINS[py.min] = _extreme(py.min, operator.lt)
 
 
 @builtin(py.abs)
@@ -266,7 +271,9 @@ def abs_(interp, x):
 
 @builtin(py.divmod)
 def divmod_(interp, a, b):
-    return a // b, a % b        # Python's and NumPy's definition (np.divmod on arrays)
+    from . import dunders       # (a user class's __divmod__ interpreted)
+    # Python's and NumPy's definition (np.divmod on arrays) otherwise
+    return dunders.apply(interp, divmod, a, b, native=lambda a, b: (a // b, a % b))
 
 
 @builtin(py.pow)
@@ -289,6 +296,8 @@ def round_(interp, x, ndigits=None):
 def isinstance_(interp, obj, cls):
     if isinstance(obj, Array):
         obj = _python_sample(obj)   # Python checks `cls` (and raises) as it would eagerly
+    else:
+        interp.guard_class(obj)     # (`o.__class__ = B` recompiles)
     return isinstance(obj, cls)
 
 
@@ -306,6 +315,8 @@ def _python_sample(x: Array):
 def type_(interp, *args):
     if len(args) == 1 and isinstance(args[0], Array):
         return type(_python_sample(args[0]))
+    if len(args) == 1:
+        interp.guard_class(args[0])
     return type(*args)
 
 
@@ -459,12 +470,31 @@ BUILTINS[py.complex] = _scalar_conversion(complex, np.complex128)
 
 @builtin(py.any)
 def any_(interp, x):
-    return _truth_fold(interp.static_items(x), stop_on=True, combine="logical_or")
+    return _truth_fold(_truths(interp, x), stop_on=True, combine="logical_or")
 
 
 @builtin(py.all)
 def all_(interp, x):
-    return _truth_fold(interp.static_items(x), stop_on=False, combine="logical_and")
+    return _truth_fold(_truths(interp, x), stop_on=False, combine="logical_and")
+
+
+def _truths(interp, x):
+    """The items' truth values, as `if item:` takes them (a user class's
+    __bool__ interpreted), one at a time: any() and all() stop early."""
+    return (v if isinstance(v, Array) else interp.truth_value(v)
+            for v in interp.static_items(x))
+
+
+@builtin(py.hash)
+def hash_(interp, x):
+    refuse_runtime_hash((x,), "the argument of hash()")
+    method = interp.user_dunder(x, "__hash__")
+    if method is None:
+        return hash(x)
+    value = interp.inline(method, [x], {})
+    if not isinstance(value, int):
+        raise UserCodeError("TypeError: __hash__ method should return an integer")
+    return hash(value)      # (Python reduces it to the platform's hash width)
 
 
 def _truth_fold(items, stop_on: bool, combine: str):

@@ -229,6 +229,7 @@ class Interpreter:
         self.slot_views: dict[int, SlotGuardView] = {}
         # Functions whose code, objects whose class are guarded (their ids).
         self.guarded_objects: set[int] = set()
+        self.guarded_lookups: set[tuple] = set()    # (id(class), name): guard_lookup
         self.outside_appends: list = []         # (list, value, loc): see appends.py
 
     # --- containers created by compiled code ----------------------------------------------
@@ -328,6 +329,9 @@ class Interpreter:
         `place`: (scalar_state place, what) of a number this trace could
         read as a runtime value instead, which the caller promotes when the
         number changes between calls (scalar_state.changed_places)."""
+        if (id(namespace), key) in self.ctx.guarded:
+            return      # (the first read's guard holds what it read)
+        self.ctx.guarded.add((id(namespace), key))
         self.ctx.guards.append((namespace, key, value))
         self.ctx.namespaces[id(namespace)] = (namespace, owner, kind)
         if place is not None and is_promotable(value):
@@ -398,6 +402,12 @@ class Interpreter:
         if getter is not None:
             self._guard_attr(obj, name, static)
             return self.inline(getter, [static, obj, type(obj)], {})
+        if isinstance(obj, type):       # a descriptor read through its class: __get__(None, cls)
+            held = class_attribute(obj, name)
+            getter = user_dunder(held, "__get__") if held is not None else None
+            if getter is not None:
+                self._guard_attr(obj, name, held)
+                return self.inline(getter, [held, None, obj], {})
         if isinstance(obj, types.ModuleType):
             self.note_module_read(obj, name)
         hook = None if isinstance(obj, type) else self.user_dunder(obj, "__getattr__")
@@ -429,7 +439,7 @@ class Interpreter:
             return None
         if any(class_attribute(type(static), m) is not None for m in ("__set__", "__delete__")):
             return getter
-        own = getattr(obj, "__dict__", None)
+        own = instance_dict(obj)
         if own is not None and name in own:
             return None
         if own is not None and id(obj) not in self.fresh_ids:
@@ -442,7 +452,7 @@ class Interpreter:
         promoted = self.scalars.promoted
         if attr_key(obj, name) in promoted:
             return True
-        if isinstance(obj, types.ModuleType) or name in getattr(obj, "__dict__", {}) \
+        if isinstance(obj, types.ModuleType) or name in (instance_dict(obj) or {}) \
                 and not isinstance(obj, type):
             return False
         holder = _class_holding(obj, name)
@@ -463,9 +473,9 @@ class Interpreter:
             # An object made in the call holds what the call gave it; what
             # it finds in its class is the class's, guarded.
             fresh = id(obj) in self.fresh_ids
-            if fresh and (not hasattr(obj, "__dict__") or name in vars(obj)):
+            if fresh and (instance_dict(obj) is None or name in vars(obj)):
                 return
-            own = [obj] if hasattr(obj, "__dict__") and not fresh else []
+            own = [obj] if instance_dict(obj) is not None and not fresh else []
             mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
             owners = own + list(mro)
         for i, owner in enumerate(owners):
@@ -481,11 +491,10 @@ class Interpreter:
                 elif not isinstance(obj, type):     # __slots__: the instance holds it
                     view = self.slot_views.setdefault(id(obj), SlotGuardView(obj))
                     self._guard(view, name, value, obj, "slots")
-                if not callable(found) and not hasattr(found, "__get__"):
-                    # A class's data attribute (`training = True`): one the
-                    # instance (or a subclass) sets later hides it.  (Not
-                    # done for methods, which instances rarely shadow: each
-                    # guard is checked at every call.)
+                # What the instance (or a subclass) sets later hides it: a
+                # class's data attribute (`training = True`), a method
+                # (`m.act = other`).  (A data descriptor is not hidden.)
+                if not (hasattr(found, "__set__") or hasattr(found, "__delete__")):
                     for before in owners[:i]:
                         self._guard(vars(before), name, MISSING, before, "vars")
                 return
@@ -498,7 +507,7 @@ class Interpreter:
             if not _is_library_module(obj):
                 self._guard(vars(obj), name, MISSING, obj, "vars")
             return
-        own = [obj] if hasattr(obj, "__dict__") and id(obj) not in self.fresh_ids else []
+        own = [obj] if instance_dict(obj) is not None and id(obj) not in self.fresh_ids else []
         for owner in own + list(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
             if owner is not object and not is_library_class(owner):
                 self._guard(vars(owner), name, MISSING, owner, "vars")
@@ -527,6 +536,10 @@ class Interpreter:
         method = self.user_dunder(container, "__contains__")
         if method is not None:
             return self.inline(method, [container, item], {})
+        from . import dunders
+        if type(container) in (list, tuple) and (
+                dunders.involves_user(item) or dunders.involves_user(container)):
+            return dunders.contains(self, item, self.static_items(container))
         return item in container
 
     def dict_get(self, d: dict, key, default=None):
@@ -562,15 +575,15 @@ class Interpreter:
             return
         entry = self.fresh_ids.get(id(obj))
         if entry is not None:
-            if isinstance(value, Array) and getattr(obj, "__dict__", {}).get(name) is value:
+            if isinstance(value, Array) and (instance_dict(obj) or {}).get(name) is value:
                 return      # `m.w *= 2`: updated in place; the store is a no-op, also in a loop
             if (self._in_frame_region() and type(obj).__setattr__ is object.__setattr__
-                    and name in getattr(obj, "__dict__", ())):
+                    and name in (instance_dict(obj) or ())):
                 # rebinding an attribute the object has: merged or carried as a slot
                 set_item(vars(obj), name, value, entry[1])
                 return
             self.check_mutation(obj, f"the attribute `{name}`")
-            if type(obj).__setattr__ is object.__setattr__ and hasattr(obj, "__dict__"):
+            if type(obj).__setattr__ is object.__setattr__ and instance_dict(obj) is not None:
                 # journaled: an unrolled iteration that is discarded (its loop
                 # becomes a While after all) takes the attribute away again
                 set_item(vars(obj), name, value, entry[1])
@@ -957,11 +970,30 @@ class Interpreter:
         return tuple(v)
 
     def user_dunder(self, obj, name: str):
-        """user_dunder, guarding obj's class where it has that method."""
+        """user_dunder, guarding obj's class and what its classes hold under
+        `name` (a method Python looks up on the class: replacing it, or
+        adding it to a subclass, recompiles)."""
         method = user_dunder(obj, name)
-        if method is not None:
+        if not is_library_class(type(obj)):
             self.guard_class(obj)
+            self.guard_lookup(type(obj), name)
         return method
+
+    def guard_lookup(self, cls, name: str):
+        """Recompile when the user classes of cls's MRO change what `name`
+        finds: the first that holds it, replacing it; one before it (or any,
+        where none does), gaining it."""
+        if (id(cls), name) in self.guarded_lookups:
+            return
+        self.guarded_lookups.add((id(cls), name))
+        for klass in cls.__mro__:
+            if is_library_class(klass):
+                continue
+            ns = vars(klass)
+            found = ns.get(name, MISSING)
+            self._guard(ns, name, found, klass, "vars")
+            if found is not MISSING:
+                return
 
     def index_values(self, key):
         """A subscript with its user objects that have __index__ (x[:n]) as
@@ -995,6 +1027,7 @@ class Interpreter:
             method = self.user_dunder(v, name)
             if method is not None:
                 result = self.inline_dunder(method, v, bool)
+                _check_truth_result(name, result)
                 return result if isinstance(result, Array) else bool(result)
         return v
 
@@ -1090,6 +1123,7 @@ class Interpreter:
         call = class_attribute(type(fn), "__call__")
         if isinstance(call, types.FunctionType) and not _is_library(call):
             self.guard_class(fn)
+            self.guard_lookup(type(fn), "__call__")
             return self.inline(call, [fn] + list(args), kwargs)
         return self._library_call(fn, args, kwargs)
 
@@ -1176,6 +1210,7 @@ class Interpreter:
             return cls(*args, **kwargs)     # a library container (partial, namedtuple, ...)
         obj = cls.__new__(cls)
         self.fresh(obj)
+        self.guard_lookup(cls, "__init__")
         init = class_attribute(cls, "__init__")
         if isinstance(init, types.FunctionType):
             self.inline(init, [obj] + list(args), kwargs)
@@ -1322,6 +1357,31 @@ _DICT_VIEWS = {type({}.keys()): "keys", type({}.values()): "values", type({}.ite
                type(collections.OrderedDict().keys()): "keys",
                type(collections.OrderedDict().values()): "values",
                type(collections.OrderedDict().items()): "items"}
+
+
+def instance_dict(obj):
+    """obj.__dict__, or None where it has none (__slots__), read without
+    calling a __getattr__ hook of its class (which may raise anything)."""
+    try:
+        return object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
+
+
+def _check_truth_result(name, result):
+    """What Python checks of what __bool__ or __len__ returned: a bool (a
+    NumPy bool is refused), a non-negative int."""
+    if name == "__bool__":
+        if isinstance(result, Array) and not (result.weak and result.dtype == np.bool_) \
+                or not isinstance(result, (Array, bool)):
+            kind = "numpy.bool" if isinstance(result, (Array, np.bool_)) else type(result).__name__
+            raise UserCodeError(f"TypeError: __bool__ should return bool, returned {kind}")
+    elif not isinstance(result, Array):
+        if not isinstance(result, int):
+            raise UserCodeError(f"TypeError: '{type(result).__name__}' object cannot be "
+                                "interpreted as an integer")
+        if result < 0:
+            raise UserCodeError("ValueError: __len__() should return >= 0")
 
 
 # Built-in values whose attributes never change (`complex(v).real`, `s.start`).

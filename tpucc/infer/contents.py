@@ -34,19 +34,27 @@ class ContentsGuardView:
 
     tpucc.snapshot makes the view again in another process from the live
     container, whose contents the world digest matched."""
-    __slots__ = ("container", "expected", "_key", "_check")
+    __slots__ = ("container", "expected", "_key", "_check", "_stored")
 
     def __init__(self, container):
         self.container = container
+        self._stored = _storage_reader(type(container))
+        container = self.stored()
         self.expected = dict(container) if isinstance(container, MAPPINGS) else \
             set(container) if isinstance(container, set) else \
             container[:] if isinstance(container, BY_VALUE) else list(container)
         self._key = self._check = None
 
+    def stored(self):
+        """The container, or for a subclass of list or dict (whose __len__,
+        __iter__ or __getitem__ may be the user's) a copy of what it
+        stores: its length, items and keys then agree."""
+        return self.container if self._stored is None else self._stored(self.container)
+
     def get(self, key, default=None):
         if key is not self._key:    # (one key per view and trace: made once)
             self._key, self._check = key, self._make_check(key)
-        return SAME if self._check(self.container) else default
+        return SAME if self._check(self.stored()) else default
 
     def _make_check(self, key):
         if key[0] == "len":
@@ -77,7 +85,7 @@ class ContentsGuardView:
         """The key for what a trace read: the length only, or the items too,
         skipping the slots `read_each_call(slot)` says the compiled program
         re-reads at every call."""
-        c = self.container
+        c = self.stored()
         if not whole:
             return ("len", len(c))
         slots = tuple(c) if isinstance(c, MAPPINGS) else len(c)
@@ -85,3 +93,18 @@ class ContentsGuardView:
             s for s in (c if isinstance(c, MAPPINGS) else range(slots)) if read_each_call(s))
         return ("items", slots, skipped)
 
+
+
+_READERS = ("__len__", "__iter__", "__getitem__", "keys", "values", "items")
+
+
+def _storage_reader(cls):
+    """list.copy or dict.copy (which read the storage, not overridable
+    methods) for a subclass of list or dict that overrides how it is read
+    in Python; else None."""
+    base = list if issubclass(cls, list) else dict if issubclass(cls, dict) else None
+    if base is None or not any(getattr(cls, name, None) is not getattr(base, name, None)
+                               and callable(getattr(cls, name, None))
+                               and hasattr(getattr(cls, name), "__code__") for name in _READERS):
+        return None
+    return base.copy

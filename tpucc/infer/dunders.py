@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import UserCodeError
 from . import control
 from .builder import emit
-from .calls import is_library_class, class_attribute, user_dunder
+from .calls import class_attribute, is_library_class
 from .values import Array
 
 NATIVE = object()       # no user method involved: apply the operator natively
@@ -35,7 +35,7 @@ BINARY = {
     operator.lshift: ("__lshift__", "__rlshift__", "<<"),
     operator.rshift: ("__rshift__", "__rrshift__", ">>"),
     operator.and_: ("__and__", "__rand__", "&"), operator.or_: ("__or__", "__ror__", "|"),
-    operator.xor: ("__xor__", "__rxor__", "^"),
+    operator.xor: ("__xor__", "__rxor__", "^"), divmod: ("__divmod__", "__rdivmod__", "divmod()"),
 }
 # in-place operator -> (its method, the binary operator it falls back to)
 INPLACE = {
@@ -68,8 +68,10 @@ def apply(interp, op, *operands, native=None):
     """op(*operands) (a binary, in-place or unary operator, or a comparison)
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
-    if all(map(_library_type, map(type, operands))):      # numbers, arrays: the common case
-        return (native or op)(*operands)
+    if all(map(_library_type, map(type, operands))) and not (
+            type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list)):
+        # (`fmt % (a, b)` and `(a, 1) == (b, 1)` may hold user objects)
+        return (native or op)(*operands)        # numbers, arrays: the common case
     if len(operands) == 1:
         result = unary(interp, op, *operands) if op in UNARY else NATIVE
     elif op in COMPARE:
@@ -90,18 +92,19 @@ def _library_type(cls) -> bool:
     return is_library_class(cls)
 
 
-def _user_method(x, name: str) -> bool:
+def _user_method(interp, x, name: str) -> bool:
     """Whether x's class defines `name` in Python (object.__ne__ counts
-    when the class defines __eq__: it calls that)."""
-    if user_dunder(x, name) is not None:
+    when the class defines __eq__: it calls that).  Asking guards the
+    answer (Interpreter.user_dunder)."""
+    if interp.user_dunder(x, name) is not None:
         return True
-    return name == "__ne__" and _ne_is_not_eq(x)
+    return name == "__ne__" and _ne_is_not_eq(interp, x)
 
 
-def _ne_is_not_eq(x) -> bool:
+def _ne_is_not_eq(interp, x) -> bool:
     """Whether `x != y` is object.__ne__ calling a user __eq__."""
     return class_attribute(type(x), "__ne__") is object.__ne__ and \
-        user_dunder(x, "__eq__") is not None
+        interp.user_dunder(x, "__eq__") is not None
 
 
 def binary(interp, op, a, b):
@@ -112,13 +115,13 @@ def binary(interp, op, a, b):
     inplace = INPLACE.get(op)
     if inplace is not None:
         method, op = inplace
-        if user_dunder(a, method) is not None:
+        if interp.user_dunder(a, method) is not None:
             result = _call(interp, a, method, b)
             if result is not NotImplemented:
                 return result
-        elif not _involves_user(a, b, BINARY[op][:2]):
+        elif not _involves_user(interp, a, b, BINARY[op][:2]):
             return NATIVE
-    elif op not in BINARY or not _involves_user(a, b, BINARY[op][:2]):
+    elif op not in BINARY or not _involves_user(interp, a, b, BINARY[op][:2]):
         return NATIVE
     method, reflected, symbol = BINARY[op]
     result = _forward_then_reflected(interp, a, b, method, reflected, subclass_first=_overrides)
@@ -128,10 +131,43 @@ def binary(interp, op, a, b):
     return result
 
 
+def involves_user(value, depth: int = 3) -> bool:
+    """Whether `value`, or an item of the tuples and lists it is (`depth`
+    levels), is an instance of a user class: what Python's own comparisons
+    and sorting would call the methods of."""
+    if type(value) in (tuple, list):
+        return depth > 0 and any(involves_user(v, depth - 1) for v in value)
+    return not _library_type(type(value))
+
+
+def is_true(interp, value) -> bool:
+    """The static truth of what an interpreted comparison gave."""
+    truth = interp.truth_value(value)
+    if isinstance(truth, Array):
+        raise UserCodeError("a comparison of your class gave a runtime value where Python "
+                            "needs a bool now (sorting, min/max, `in`, a tuple comparison)")
+    return bool(truth)
+
+
+def _sequences(interp, op, a, b):
+    """Tuples (or lists) compared as Python does, item by item: the first
+    pair that is not the same object nor equal decides, else the lengths."""
+    for x, y in zip(a, b):
+        if x is not y and not is_true(interp, apply(interp, operator.eq, x, y)):
+            if op is operator.eq:
+                return False
+            if op is operator.ne:
+                return True
+            return apply(interp, op, x, y)
+    return op(len(a), len(b))
+
+
 def compare(interp, op, a, b):
     """`op(a, b)` for `a == b` and the other comparisons, or NATIVE."""
+    if type(a) is type(b) and type(a) in (tuple, list):
+        return _sequences(interp, op, a, b) if involves_user(a) or involves_user(b) else NATIVE
     method, reflected, symbol = COMPARE[op]
-    if not _involves_user(a, b, (method, reflected)):
+    if not _involves_user(interp, a, b, (method, reflected)):
         return NATIVE
     result = _forward_then_reflected(interp, a, b, method, reflected,
                                      subclass_first=lambda ta, tb, name: True, same_type=True)
@@ -145,12 +181,32 @@ def compare(interp, op, a, b):
                         f"'{type(a).__name__}' and '{type(b).__name__}'")
 
 
+def contains(interp, item, items) -> bool:
+    """`item in items` for a list or tuple: each item `is` it or `== it`,
+    the list's item on the left (list_contains)."""
+    return any(v is item or is_true(interp, apply(interp, operator.eq, v, item))
+               for v in items)
+
+
+def sort_key(interp):
+    """A key for sorted(): Python's sort compares with `<` alone, so the
+    user's __lt__ (or __gt__) interpreted for each comparison sorts the
+    same way, in the same order of calls."""
+    class Interpreted:
+        __slots__ = ("value",)
+
+        def __init__(self, value):
+            self.value = value
+
+        def __lt__(self, other):
+            return is_true(interp, apply(interp, operator.lt, self.value, other.value))
+    return Interpreted
+
+
 def unary(interp, op, x):
     """`op(x)` for -x, +x, ~x and abs(x), or NATIVE."""
-    method = UNARY[op]
-    if user_dunder(x, method) is None:
-        return NATIVE
-    return interp.inline(interp.user_dunder(x, method), [x], {})
+    method = interp.user_dunder(x, UNARY[op])
+    return NATIVE if method is None else interp.inline(method, [x], {})
 
 
 def text(interp, convert, x, *spec):
@@ -194,6 +250,9 @@ def conversion(interp, pytype, x):
     if pytype is bool:
         truth = interp.truth_value(x)
         return NATIVE if truth is x else truth
+    if pytype == "index":           # what %x needs: operator.index
+        method = interp.user_dunder(x, "__index__")
+        return NATIVE if method is None else interp.inline(method, [x], {})
     for name in _NUMBER_METHODS.get(pytype, ()):
         method = interp.user_dunder(x, name)
         if method is not None:
@@ -215,7 +274,7 @@ def _printf(interp, template: str, values):
     as the strings they gave); NATIVE when there are none, or for a mapping
     of values (`%(key)s`)."""
     items = values if type(values) is tuple else (values,)
-    if not any(_user_method(v, "__str__") or _user_method(v, "__repr__") for v in items):
+    if all(_library_type(type(v)) for v in items):
         return NATIVE
     items, pieces, k, end = list(items), [], 0, 0
     for match in _CONVERSION.finditer(template):
@@ -225,27 +284,41 @@ def _printf(interp, template: str, values):
         if key is not None:
             return NATIVE
         k += (width == "*") + (precision == "*")    # a star takes a value too
-        if k < len(items) and kind in "sra":
-            result = text(interp, str if kind == "s" else repr, items[k])
-            if result is not NATIVE:
-                items[k] = ascii(result)[1:-1] if kind == "a" else result
-                pieces += [template[end:match.end() - 1], "s"]     # now formatted as a str
-                end = match.end()
+        if k < len(items) and not _library_type(type(items[k])):
+            if kind in "sra":
+                result = text(interp, str if kind == "s" else repr, items[k])
+                if result is not NATIVE:
+                    items[k] = ascii(result)[1:-1] if kind == "a" else result
+                    pieces += [template[end:match.end() - 1], "s"]  # now formatted as a str
+                    end = match.end()
+            else:       # a number: %d and %i by __int__, %x by __index__, %f by __float__
+                number = _PRINTF_NUMBERS.get(kind)
+                result = NATIVE if number is None else conversion(interp, number, items[k])
+                if result is not NATIVE:
+                    items[k] = result
         k += 1
     pieces.append(template[end:])
     return "".join(pieces) % (tuple(items) if type(values) is tuple else items[0])
+
+
+_PRINTF_NUMBERS = {**dict.fromkeys("diu", int), **dict.fromkeys("eEfFgG", float),
+                   **dict.fromkeys("oxX", "index")}
 
 
 def negation(interp, v):
     """`not v` (a runtime truth value: its logical not)."""
     v = interp.truth_value(v)
     if isinstance(v, Array):
+        if v.size != 1:
+            raise UserCodeError("ValueError: The truth value of an array with more than one "
+                                "element is ambiguous. Use a.any() or a.all()")
         return emit("logical_not", control.scalar_bool(v))
     return not v
 
 
-def _involves_user(a, b, names) -> bool:
-    return _user_method(a, names[0]) or _user_method(b, names[1])
+def _involves_user(interp, a, b, names) -> bool:
+    # (both asked: each answer is guarded)
+    return _user_method(interp, a, names[0]) | _user_method(interp, b, names[1])
 
 
 def _overrides(ta, tb, name) -> bool:
@@ -271,17 +344,23 @@ def _forward_then_reflected(interp, a, b, method, reflected, subclass_first, sam
     return _call(interp, b, reflected, a)
 
 
+_ARRAY_PROTOCOLS = ("__array_ufunc__", "__array__", "__array_interface__", "__array_struct__")
+
+
 def _call(interp, x, name, y):
     """x.name(y): the user's method interpreted, anyone else's run natively;
     NotImplemented where x's class lacks it."""
     method = interp.user_dunder(x, name)
     if method is not None:
         return interp.inline(method, [x, y], {})
-    if name == "__ne__" and _ne_is_not_eq(x):
+    if name == "__ne__" and _ne_is_not_eq(interp, x):
         equal = _call(interp, x, "__eq__", y)       # what object.__ne__ does
         return equal if equal is NotImplemented else negation(interp, equal)
     if isinstance(x, (Array, np.ndarray, np.generic)) and \
             class_attribute(type(y), "__array_ufunc__", False) is None:
         return NotImplemented       # NumPy defers to a class saying `__array_ufunc__ = None`
+    if isinstance(x, np.generic) and not _library_type(type(y)) and not any(
+            class_attribute(type(y), a) is not None for a in _ARRAY_PROTOCOLS):
+        return NotImplemented       # a NumPy scalar defers to an object it cannot convert
     native = getattr(x, name, None)
     return NotImplemented if native is None else native(y)

@@ -448,7 +448,7 @@ def SWAP(f, n):
 def BINARY_OP(f, name):
     b, a = f.pop(), f.pop()
     op = PY_INPLACE.get(name) or PY_BINARY[name]
-    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)) and not isinstance(a, str):
         f.push(f.interp.sequence_op(op, a, b))     # read item by item: calls._item
         return
     _guard_read_natively(f, a, b)                  # `d | {...}`, `d.keys() & s`
