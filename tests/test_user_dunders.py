@@ -676,3 +676,32 @@ def test_divmod_of_a_user_object():
 
     c = Clock()
     calls_match(lambda x: x * divmod(c, 2)[0] + divmod(7, 3)[1], lambda: setattr(Clock, "period", 9))
+
+
+def test_recompiles_log_names_the_swapped_class_and_the_replaced_code(monkeypatch, capsys):
+    monkeypatch.setenv("TPUCC_LOG", "recompiles")
+
+    class Double:
+        def __call__(self, x):
+            return x * 2
+
+    class Halve:
+        def __call__(self, x):
+            return x / 2
+
+    def helper(x):
+        return x + 1
+
+    layer = Double()
+    f = tpucc.compile(lambda x: layer(helper(x)))
+    f(X)
+    layer.__class__ = Halve
+    np.testing.assert_allclose(f(X), (X + 1) / 2)
+    helper.__code__ = (lambda x: x + 5).__code__
+    np.testing.assert_allclose(f(X), (X + 5) / 2)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3, err
+    assert err[1].endswith(f": `.__class__` of a {Double.__qualname__} object: "
+                           f"{Double.__qualname__} -> {Halve.__qualname__}"), err[1]
+    assert "`.__code__` of test_recompiles_log_names_the_swapped_class_and_the_replaced_code" \
+           ".<locals>.helper(): <code object" in err[2], err[2]

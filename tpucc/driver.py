@@ -492,7 +492,8 @@ def runner(entry: Entry):
                     return RECOMPILE
             inputs = captured(leaves)
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
-    elif captured is None and not layouts and all(wb[0] == "arg" for wb in writebacks):
+    elif writebacks and captured is None and not layouts and \
+            all(wb[0] == "arg" for wb in writebacks):
         run = _argument_update_runner(traced, guards, call, build)
     else:
         updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]

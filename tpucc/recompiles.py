@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 
 import numpy as np
 
@@ -43,9 +44,20 @@ def changed_reads(traced) -> list[str]:
         if now is value:
             continue
         _, owner, kind = traced.namespaces[id(namespace)]
+        if kind == "identities":
+            out.extend(_identity_change(obj, key, was, now)
+                       for obj, was, now in namespace.changed())
+            continue
         place = _place(owner, kind, key)
         out.append(place if kind == "contents" else f"{place}: {_short(value)} -> {_short(now)}")
     return out
+
+
+def _identity_change(obj, attr, was, now) -> str:
+    if attr == "__class__":
+        return f"`.__class__` of a {was.__qualname__} object: {was.__qualname__} -> " \
+               f"{getattr(now, '__qualname__', now)}"
+    return f"{_place(obj, 'slots', attr)}: {_short(was)} -> {_short(now)}"
 
 
 def renew_equal_guards(entry) -> bool:
@@ -101,7 +113,9 @@ def _place(owner, kind, key) -> str:
     if kind == "globals":
         return f"the global `{key}`"
     if kind in ("vars", "slots"):
-        where = owner.__name__ if isinstance(owner, type) else type(owner).__name__
+        where = owner.__name__ if isinstance(owner, type) else \
+            owner.__qualname__ + "()" if isinstance(owner, types.FunctionType) else \
+            type(owner).__name__
         return f"`.{key}` of {where}"
     if kind == "cell":
         return "a closure variable"

@@ -327,6 +327,10 @@ def describe(traced, w: Walk) -> dict:
     guards = []
     for ns, key, _ in traced.guards:
         owner, kind = traced.namespaces[id(ns)][1:]
+        if kind == "identities":        # one guard per object, made again as a SlotGuardView
+            guards.extend({"owner": _ref(w, obj, "slots"), "kind": "slots", "key": _static(key)}
+                          for obj in ns.objects)
+            continue
         guards.append({"owner": _ref(w, owner, kind), "kind": kind,
                        "key": _encode_guard_key(kind, key)})
     captured = [{"owner": _ref(w, c.owner, c.hop[0]), "hop": [c.hop[0], _static(c.hop[1])],
