@@ -284,14 +284,24 @@ def test_property_replaced_on_the_class():
     calls_match(lambda x: x * h.v, lambda: setattr(Holder, "v", property(lambda self: 7.0)))
 
 
+class Count:
+    """A number by __index__, __int__ and __float__, all reading self.v."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+    def __int__(self):
+        return self.v
+
+    def __float__(self):
+        return self.v + 0.5
+
+
 def test_index_of_a_user_object_in_a_slice():
-    class N:
-        v = 2
-
-        def __index__(self):
-            return self.v
-
-    n = N()
+    n = Count(2)
     calls_match(lambda x: x[:n], lambda: setattr(n, "v", 3))
     calls_match(lambda x: x[n] + [10.0, 20.0, 30.0, 40.0][n], lambda: setattr(n, "v", 1))
 
@@ -309,30 +319,26 @@ def test_index_objects_stay_dict_keys():
     calls_match(lambda x: x * table[n])
 
 
-def test_class_reassigned():
-    class C1:
-        def f(self, x):
-            return x * 2
+class Double:
+    def __call__(self, x):
+        return x * 2
 
-    class C2:
-        def f(self, x):
-            return x - 5
-
-    o = C1()
-    calls_match(lambda x: o.f(x), lambda: setattr(o, "__class__", C2))
+    def f(self, x):
+        return x * 2
 
 
-def test_callable_object_class_reassigned():
-    class Double:
-        def __call__(self, x):
-            return x * 2
+class Halve:
+    def __call__(self, x):
+        return x / 2
 
-    class Halve:
-        def __call__(self, x):
-            return x / 2
+    def f(self, x):
+        return x - 5
 
-    layer = Double()
-    calls_match(lambda x: layer(x), lambda: setattr(layer, "__class__", Halve))
+
+@pytest.mark.parametrize("use", [lambda o, x: o.f(x), lambda o, x: o(x)])
+def test_class_reassigned(use):
+    o = Double()
+    calls_match(lambda x: use(o, x), lambda: setattr(o, "__class__", Halve))
 
 
 def helper_with_defaults(x, s=2.0, *, t=1.0):
@@ -401,14 +407,14 @@ def test_number_conversions_of_a_user_object():
 
 
 def test_float_of_an_object_with_only_index():
-    class Count:
-        n = 3
+    class OnlyIndex:
+        def __init__(self, v):
+            self.v = v
 
-        def __index__(self):
-            return self.n
+        __index__ = Count.__index__
 
-    c = Count()
-    calls_match(lambda x: x * float(c), lambda: setattr(Count, "n", 5))
+    c = OnlyIndex(3)
+    calls_match(lambda x: x * float(c), lambda: setattr(c, "v", 5))
 
 
 def test_float_from_a_runtime_value():
@@ -542,22 +548,10 @@ def test_printf_formatting_of_user_objects(text):
         def __str__(self):
             return self.name
 
-    class Count:
-        v = 3
-
-        def __index__(self):
-            return self.v
-
-        def __int__(self):
-            return self.v
-
-        def __float__(self):
-            return self.v + 0.5
-
-    a, n = Act(), Count()
+    a, n = Act(), Count(3)
 
     def change():
-        Act.name, Count.v = "gelu_tanh", 123456
+        Act.name, n.v = "gelu_tanh", 123456
     calls_match(lambda x: x * len(text(a, n)), change)
 
 
@@ -680,14 +674,6 @@ def test_divmod_of_a_user_object():
 
 def test_recompiles_log_names_the_swapped_class_and_the_replaced_code(monkeypatch, capsys):
     monkeypatch.setenv("TPUCC_LOG", "recompiles")
-
-    class Double:
-        def __call__(self, x):
-            return x * 2
-
-    class Halve:
-        def __call__(self, x):
-            return x / 2
 
     def helper(x):
         return x + 1
