@@ -691,3 +691,18 @@ def test_recompiles_log_names_the_swapped_class_and_the_replaced_code(monkeypatc
                            f"{Double.__qualname__} -> {Halve.__qualname__}"), err[1]
     assert "`.__code__` of test_recompiles_log_names_the_swapped_class_and_the_replaced_code" \
            ".<locals>.helper(): <code object" in err[2], err[2]
+
+
+def test_len_must_be_a_non_negative_int():
+    class Negative:
+        def __len__(self):
+            return -1
+
+    class Fractional:
+        def __len__(self):
+            return 1.5
+
+    with pytest.raises(TpuccError, match=r"ValueError: __len__\(\) should return >= 0"):
+        tpucc.compile(lambda x: x * len(Negative()))(X)
+    with pytest.raises(TpuccError, match="'float' object cannot be interpreted as an integer"):
+        tpucc.compile(lambda x: x * len(Fractional()))(X)

@@ -84,7 +84,10 @@ def len_(interp, x):
     interp.guard_contents(x, whole=False)
     method = interp.user_dunder(x, "__len__")
     if method is not None:
-        return interp.inline_dunder(method, x, len)
+        from .calls import check_truth_result
+        n = interp.inline_dunder(method, x, len)
+        check_truth_result("__len__", n)        # a non-negative int, as Python checks
+        return n
     return len(x)
 
 

@@ -1063,7 +1063,7 @@ class Interpreter:
             method = self.user_dunder(v, name)
             if method is not None:
                 result = self.inline_dunder(method, v, bool)
-                _check_truth_result(name, result)
+                check_truth_result(name, result)
                 return result if isinstance(result, Array) else bool(result)
         return v
 
@@ -1412,7 +1412,7 @@ def instance_dict(obj):
         return None
 
 
-def _check_truth_result(name, result):
+def check_truth_result(name, result):
     """What Python checks of what __bool__ or __len__ returned: a bool (a
     NumPy bool is refused), a non-negative int."""
     if name == "__bool__":
@@ -1421,7 +1421,7 @@ def _check_truth_result(name, result):
             kind = "numpy.bool" if isinstance(result, (Array, np.bool_)) else type(result).__name__
             raise UserCodeError(f"TypeError: __bool__ should return bool, returned {kind}")
     elif not isinstance(result, Array):
-        if not isinstance(result, int):
+        if not isinstance(result, (int, np.integer)):     # (what __index__ takes)
             raise UserCodeError(f"TypeError: '{type(result).__name__}' object cannot be "
                                 "interpreted as an integer")
         if result < 0:
