@@ -8,6 +8,7 @@ program; and functions replaced in place (`__code__`, `__defaults__`,
 Each test calls, changes something, calls again, and compares every call
 with eager NumPy; where the dunder computes on arrays, the HLO shows it."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -669,7 +670,8 @@ def test_divmod_of_a_user_object():
             return self.period // other, self.period % other
 
     c = Clock()
-    calls_match(lambda x: x * divmod(c, 2)[0] + divmod(7, 3)[1], lambda: setattr(Clock, "period", 9))
+    calls_match(lambda x: x * divmod(c, 2)[0] + divmod(7, 3)[1],
+                lambda: setattr(Clock, "period", 9))
 
 
 def test_recompiles_log_names_the_swapped_class_and_the_replaced_code(monkeypatch, capsys):
@@ -706,3 +708,46 @@ def test_len_must_be_a_non_negative_int():
         tpucc.compile(lambda x: x * len(Negative()))(X)
     with pytest.raises(TpuccError, match="'float' object cannot be interpreted as an integer"):
         tpucc.compile(lambda x: x * len(Fractional()))(X)
+
+
+def test_format_method_repr_of_containers_round_floor_range_and_index():
+    class Act:
+        name = "relu"
+
+        def __str__(self):
+            return self.name
+
+        def __repr__(self):
+            return f"Act({self.name})"
+
+        def __format__(self, spec):
+            return self.name.upper() if spec == "u" else str(self)
+
+    class Steps:
+        n = 2
+
+        def __index__(self):
+            return self.n
+
+        def __round__(self, ndigits=None):
+            return self.n * 10
+
+        def __floor__(self):
+            return self.n - 1
+
+        def __eq__(self, other):
+            return self.n == other
+
+    a, s = Act(), Steps()
+
+    def f(x):
+        text = "{}-{!r}-{:u}-{k}".format(a, a, a, k=a) + repr([a, (a,)]) + f"{(a, 1)}" \
+            + "%(a)s" % {"a": a}
+        total = x * len(text) + round(s) + math.floor(s) + [5, 2, 7].index(s)
+        for _ in range(s):
+            total = total + 1
+        return total
+
+    def change():
+        Act.name, Steps.n = "gelu_tanh", 7
+    calls_match(f, change)

@@ -59,6 +59,7 @@ def _runtime_int(v) -> Array:
 
 @builtin(py.range)
 def range_(interp, *args):
+    args = tuple(map(interp.index_values, args))    # (a user object's __index__ interpreted)
     if not any(isinstance(a, Array) for a in args):
         return range(*args)
     from .calls import RuntimeRange
@@ -286,6 +287,9 @@ def pow_(interp, a, b, mod=None):
 
 @builtin(py.round)
 def round_(interp, x, ndigits=None):
+    method = None if isinstance(x, Array) else interp.user_dunder(x, "__round__")
+    if method is not None:
+        return interp.inline(method, [x] if ndigits is None else [x, ndigits], {})
     if isinstance(x, Array):
         from ..ops.registry import NUMPY
         if ndigits is None:

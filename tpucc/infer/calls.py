@@ -1140,6 +1140,18 @@ class Interpreter:
         if (isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is dict
                 and fn.__name__ == "get" and not kwargs and 1 <= len(args) <= 2):
             return self.dict_get(fn.__self__, *args)
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in (list, tuple) \
+                and fn.__name__ in ("index", "count") and len(args) == 1 and not kwargs:
+            from . import dunders       # the user's __eq__, interpreted
+            if dunders.involves_user(args[0]) or dunders.involves_user(fn.__self__):
+                return dunders.sequence_method(self, self.static_items(fn.__self__),
+                                               fn.__name__, args[0])
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
+                and fn.__name__ == "format":
+            from . import dunders       # "{}".format(obj): the user's __format__ interpreted
+            text = dunders.str_format(self, fn.__self__, args, kwargs)
+            if text is not dunders.NATIVE:
+                return text
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
             if appends.record(self, fn.__self__, fn.__name__, args, kwargs):

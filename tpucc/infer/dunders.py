@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
+import string
 
 import numpy as np
 
@@ -69,8 +70,8 @@ def apply(interp, op, *operands, native=None):
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
     if all(map(_library_type, map(type, operands))) and not (
-            type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list)):
-        # (`fmt % (a, b)` and `(a, 1) == (b, 1)` may hold user objects)
+            type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)):
+        # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects)
         return (native or op)(*operands)        # numbers, arrays: the common case
     if len(operands) == 1:
         result = unary(interp, op, *operands) if op in UNARY else NATIVE
@@ -181,6 +182,19 @@ def compare(interp, op, a, b):
                         f"'{type(a).__name__}' and '{type(b).__name__}'")
 
 
+def sequence_method(interp, items, name: str, item):
+    """list.index(item), list.count(item) (and a tuple's) where a user
+    object is involved: each item `is` it or `== it`, interpreted."""
+    found = [i for i, v in enumerate(items)
+             if v is item or is_true(interp, apply(interp, operator.eq, v, item))]
+    if name == "count":
+        return len(found)
+    if not found:
+        raise UserCodeError(f"ValueError: {_repr(interp, item)} is not in "
+                            f"{type(items).__name__}")
+    return found[0]
+
+
 def contains(interp, item, items) -> bool:
     """`item in items` for a list or tuple: each item `is` it or `== it`,
     the list's item on the left (list_contains)."""
@@ -213,6 +227,9 @@ def text(interp, convert, x, *spec):
     """str(x), repr(x) or format(x, spec) of an instance of a user class
     defining __str__, __repr__ or __format__, or NATIVE.  object's own
     __format__ is str(), and its __str__ is repr()."""
+    if type(x) in (list, tuple, dict) and convert is not ascii and involves_user(x) \
+            and not (convert is format and spec and spec[0]):
+        return _container_repr(interp, x)   # what list.__repr__ does, its items' interpreted
     if _library_type(type(x)):
         return NATIVE
     if convert is format:
@@ -234,6 +251,50 @@ def text(interp, convert, x, *spec):
         if method is not None:
             return interp.inline(method, [x], {})
     return NATIVE
+
+
+def _container_repr(interp, x) -> str:
+    """repr (and str) of a list, tuple or dict holding user objects: the
+    items' reprs interpreted, the rest as Python writes it."""
+    item = lambda v: _repr(interp, v)      # noqa: E731
+    if type(x) is dict:
+        return "{" + ", ".join(f"{item(k)}: {item(v)}" for k, v in x.items()) + "}"
+    inner = ", ".join(map(item, x))
+    if type(x) is list:
+        return f"[{inner}]"
+    return f"({inner},)" if len(x) == 1 else f"({inner})"
+
+
+def _repr(interp, v) -> str:
+    result = text(interp, repr, v)
+    return repr(v) if result is NATIVE else result
+
+
+def str_format(interp, template: str, args, kwargs):
+    """template.format(*args, **kwargs) where an argument is a user object
+    (or holds one): its __format__, __str__ or __repr__ interpreted; NATIVE
+    for anything else, and for fields that index or take attributes
+    (`{0.name}`, `{d[k]}`) or nest fields in their spec."""
+    if not any(map(involves_user, (*args, *kwargs.values()))):
+        return NATIVE
+    pieces, auto = [], 0
+    for literal, field, spec, conversion in string.Formatter().parse(template):
+        pieces.append(literal)
+        if field is None:
+            continue
+        if any(c in field for c in ".[") or "{" in (spec or ""):
+            return NATIVE
+        if field == "":
+            field, auto = str(auto), auto + 1
+        value = args[int(field)] if field.isdigit() else kwargs[field]
+        if conversion:      # !s, !r, !a: the user's __str__ / __repr__ interpreted
+            converted = text(interp, str if conversion == "s" else repr, value)
+            value = {"s": str, "r": repr, "a": ascii}[conversion](value) \
+                if converted is NATIVE else \
+                ascii(converted)[1:-1] if conversion == "a" else converted
+        formatted = text(interp, format, value, spec or "")
+        pieces.append(format(value, spec or "") if formatted is NATIVE else formatted)
+    return "".join(pieces)
 
 
 # The methods int(), float() and complex() try, in order.
@@ -273,18 +334,26 @@ def _printf(interp, template: str, values):
     converted by their interpreted __str__ or __repr__ first (and formatted
     as the strings they gave); NATIVE when there are none, or for a mapping
     of values (`%(key)s`)."""
+    mapping = type(values) is dict
     items = values if type(values) is tuple else (values,)
-    if all(_library_type(type(v)) for v in items):
+    if all(_library_type(type(v)) for v in (values.values() if mapping else items)):
         return NATIVE
-    items, pieces, k, end = list(items), [], 0, 0
+    if mapping:
+        items = dict(values)
+    else:
+        items = list(items)
+    pieces, k, end = [], 0, 0
     for match in _CONVERSION.finditer(template):
         key, width, precision, kind = match.groups()
         if kind == "%":
             continue
-        if key is not None:
-            return NATIVE
-        k += (width == "*") + (precision == "*")    # a star takes a value too
-        if k < len(items) and not _library_type(type(items[k])):
+        if mapping != (key is not None):
+            return NATIVE       # (mixed: Python raises the TypeError)
+        if mapping:
+            k = key[1:-1]
+        else:
+            k += (width == "*") + (precision == "*")    # a star takes a value too
+        if (k in items if mapping else k < len(items)) and not _library_type(type(items[k])):
             if kind in "sra":
                 result = text(interp, str if kind == "s" else repr, items[k])
                 if result is not NATIVE:
@@ -296,9 +365,11 @@ def _printf(interp, template: str, values):
                 result = NATIVE if number is None else conversion(interp, number, items[k])
                 if result is not NATIVE:
                     items[k] = result
-        k += 1
+        if not mapping:
+            k += 1
     pieces.append(template[end:])
-    return "".join(pieces) % (tuple(items) if type(values) is tuple else items[0])
+    return "".join(pieces) % (items if mapping else tuple(items) if type(values) is tuple
+                              else items[0])
 
 
 _PRINTF_NUMBERS = {**dict.fromkeys("diu", int), **dict.fromkeys("eEfFgG", float),

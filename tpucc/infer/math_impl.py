@@ -40,11 +40,40 @@ _DOMAIN, _RANGE = "math domain error", "math range error"
 
 def _math(fn):
     def register(impl):
-        BUILTINS[fn] = lambda interp, *args, **kwargs: (
-            impl(*args, **kwargs) if any(isinstance(a, Array) for a in (*args, *kwargs.values()))
-            else fn(*args, **kwargs))
+        def call(interp, *args, **kwargs):
+            args = _user_numbers(interp, fn, args)
+            if isinstance(args, _Rounded):
+                return args.value
+            if any(isinstance(a, Array) for a in (*args, *kwargs.values())):
+                return impl(*args, **kwargs)
+            return fn(*args, **kwargs)
+        BUILTINS[fn] = call
         return impl
     return register
+
+
+class _Rounded:
+    """What a user class's __floor__, __ceil__ or __trunc__ gave."""
+    def __init__(self, value):
+        self.value = value
+
+
+_ROUNDING = {math.floor: "__floor__", math.ceil: "__ceil__", math.trunc: "__trunc__"}
+
+
+def _user_numbers(interp, fn, args):
+    """The arguments with each instance of a user class as the number its
+    interpreted __float__ (or __index__) gives, as math converts them; for
+    floor, ceil and trunc of one, what its own method gives (_Rounded)."""
+    from . import dunders
+    if not any(dunders.involves_user(a, depth=0) for a in args):
+        return args
+    if fn in _ROUNDING and len(args) == 1:
+        method = interp.user_dunder(args[0], _ROUNDING[fn])
+        if method is not None:
+            return _Rounded(interp.inline(method, [args[0]], {}))
+    converted = [dunders.conversion(interp, float, a) for a in args]
+    return tuple(a if c is dunders.NATIVE else c for a, c in zip(args, converted))
 
 
 def _ufunc(fn, *args):
