@@ -614,7 +614,7 @@ def test_in_a_list_and_tuple_equality_use_a_user_eq():
     calls_match(lambda x: x * ((c, 1) == (1, 1)) + ((1, c) != (1, 1)), lambda: setattr(c, "v", 7))
 
 
-def test_sum_hash_all_and_any_of_user_objects():
+def test_sum_hash_all_any_and_filter_of_user_objects():
     class Part:
         k = 2.0
         n = 3
@@ -632,7 +632,8 @@ def test_sum_hash_all_and_any_of_user_objects():
 
     def change():
         Part.k, Part.n = 8.0, 5
-    calls_match(lambda x: x + sum([p, p]) + hash(p) + all([p, True]) + any([False, p]), change)
+    calls_match(lambda x: x + sum([p, p]) + hash(p) + all([p, True]) + any([False, p])
+                + len(list(filter(None, [p, p]))), change)
 
 
 def test_list_and_dict_subclasses_that_override_reading():

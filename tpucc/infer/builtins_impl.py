@@ -196,8 +196,10 @@ def map_(interp, fn, *xs):
 
 @builtin(py.filter)
 def filter_(interp, fn, x):
+    from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)
     items = interp.static_items(x)
-    return SeqIter(tuple(v for v in items if (interp.call(fn, [v], {}) if fn else v)))
+    return SeqIter(tuple(v for v in items
+                         if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v)))
 
 
 @builtin(py.sum)

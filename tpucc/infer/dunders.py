@@ -22,7 +22,7 @@ from ..errors import UserCodeError
 from . import control
 from .builder import emit
 from .calls import class_attribute, is_library_class
-from .values import Array
+from .values import Array, NeedsStatic
 
 NATIVE = object()       # no user method involved: apply the operator natively
 
@@ -144,9 +144,8 @@ def involves_user(value, depth: int = 3) -> bool:
 def is_true(interp, value) -> bool:
     """The static truth of what an interpreted comparison gave."""
     truth = interp.truth_value(value)
-    if isinstance(truth, Array):
-        raise UserCodeError("a comparison of your class gave a runtime value where Python "
-                            "needs a bool now (sorting, min/max, `in`, a tuple comparison)")
+    if isinstance(truth, Array):    # (sorting, min/max, `in`, filter, a tuple comparison)
+        raise NeedsStatic("the truth value of an array")
     return bool(truth)
 
 
