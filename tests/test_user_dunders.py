@@ -305,6 +305,9 @@ def test_index_of_a_user_object_in_a_slice():
     n = Count(2)
     calls_match(lambda x: x[:n], lambda: setattr(n, "v", 3))
     calls_match(lambda x: x[n] + [10.0, 20.0, 30.0, 40.0][n], lambda: setattr(n, "v", 1))
+    n.v = 2
+    calls_match(lambda x: x.reshape(n, -1).sum(axis=1) * np.ones(n, np.float32).sum(),
+                lambda: setattr(n, "v", 4))
 
 
 def test_index_objects_stay_dict_keys():

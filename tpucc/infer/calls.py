@@ -1100,6 +1100,8 @@ class Interpreter:
                                    hint="use it in a `with` statement inside the function")
         if isinstance(fn, BoundArrayMethod):
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
+            if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
+                args = [self.index_values(a) for a in args]
             return table[fn.name](fn.array, *args, **kwargs)
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
@@ -1176,6 +1178,8 @@ class Interpreter:
         return self._library_call(fn, args, kwargs)
 
     def _numpy_call(self, fn, impl, args, kwargs):
+        if getattr(fn, "__name__", "") in _CREATION and args:     # np.ones(n): a user __index__
+            args = [self.index_values(args[0]), *args[1:]]
         args = [self._arrays_as_inputs(a) for a in args]
         kwargs = {k: self._arrays_as_inputs(v) for k, v in kwargs.items()}
         if masked.holds_selection(args, kwargs):
@@ -1558,6 +1562,8 @@ class RuntimeRange:
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 _CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
              "empty_like", "arange", "eye", "identity"}
+# Array methods taking a shape or axes (as ints, or a tuple of them).
+_SHAPE_METHODS = {"reshape", "transpose", "swapaxes", "repeat", "squeeze"}
 
 
 def class_attribute(cls: type, name: str, default=None):
