@@ -231,6 +231,21 @@ def test_walk_digest_sees_identity_and_values():
     with pytest.raises(snapshot.NotReplayable):
         digest(threading.Lock())
 
+    class Scale(float):
+        pass
+    assert digest(Scale(2.0)) != digest(Scale(3.0))         # a subclass's value counts
+
+
+def test_string_hashes_are_not_replayed():
+    """hash() of a string, and the order of a set of strings, differ
+    between processes (Python salts str hashes): no trace record."""
+    names = {"alpha", "beta", "gamma"}
+    for fn in (lambda x: x + hash("abc") % 97, lambda x: x * len([n for n in names][0])):
+        traced = driver.run_infer(fn, (np.ones(2),), {}, tpucc.api.DEFAULT_OPTIONS)
+        assert traced.process_local is not None
+        with pytest.raises(snapshot.NotReplayable):
+            snapshot.describe(traced, snapshot.Walk())
+
 
 def test_grad_object_returned_after_replay(tmp_path):
     source = MODEL + textwrap.dedent("""

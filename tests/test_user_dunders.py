@@ -755,3 +755,45 @@ def test_format_method_repr_of_containers_round_floor_range_and_index():
     def change():
         Act.name, Steps.n = "gelu_tanh", 7
     calls_match(f, change)
+
+
+def test_int_subclass_index_and_a_metaclass_getattr():
+    class Position(int):
+        def __index__(self):
+            return int(self)        # int.__int__: Python does not call __index__ again
+
+    class Meta(type):
+        def __getattr__(cls, name):
+            return cls.base * 2
+
+    class Configured(metaclass=Meta):
+        base = 2.0
+
+    at = Position(1)
+    calls_match(lambda x: x[at] * Configured.scale, lambda: setattr(Configured, "base", 3.0))
+
+
+def test_getattribute_override_is_refused():
+    class Logged:
+        def __init__(self):
+            self.v = 2.0
+
+        def __getattribute__(self, name):
+            return object.__getattribute__(self, name)
+
+    g = Logged()
+    with pytest.raises(TpuccError, match="overrides __getattribute__"):
+        tpucc.compile(lambda x: x * g.v)(X)
+
+
+def test_hash_of_a_user_object_is_what_python_gives():
+    class Key:
+        def __init__(self, h):
+            self.h = h
+
+        def __hash__(self):
+            return self.h
+
+    for h in (5, -1, 2 ** 62, 2 ** 64 + 3):
+        k = Key(h)
+        calls_match(lambda x: x + hash(k) % 1000)

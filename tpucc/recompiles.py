@@ -18,7 +18,6 @@ import numpy as np
 
 from .infer.values import MISSING
 
-_ABSENT = object()
 
 
 def logging() -> bool:
@@ -40,7 +39,7 @@ def changed_reads(traced) -> list[str]:
     each: "`.lr` of SGD: 0.1 -> 0.05", "the length or items of a list"."""
     out = []
     for namespace, key, value in traced.guards:
-        now = namespace.get(key, _ABSENT)
+        now = namespace.get(key, MISSING)     # (what guards record for an absent name)
         if now is value:
             continue
         _, owner, kind = traced.namespaces[id(namespace)]
@@ -69,7 +68,7 @@ def renew_equal_guards(entry) -> bool:
     guards = entry.traced.guards
     renewed = []
     for i, (namespace, key, value) in enumerate(guards):
-        now = namespace.get(key, _ABSENT)
+        now = namespace.get(key, MISSING)     # (what guards record for an absent name)
         if now is value:
             continue
         if not same_immutable(value, now):
@@ -132,7 +131,7 @@ def _argument(x) -> str:
 
 
 def _short(value) -> str:
-    if value is _ABSENT or value is MISSING:
+    if value is MISSING:
         return "(absent)"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -148,6 +148,12 @@ def _describe(w: Walk, v, t):
         w.token("npscalar", v.dtype.str, str(v.dtype), v.tobytes().hex())
     elif isinstance(v, np.dtype):
         w.token("dtype", v.str, str(v))
+    elif isinstance(v, (int, float, complex, str, bytes)):     # a subclass's instance
+        # (exact ones are tokens already): its value, then what else it holds
+        base = next(b for b in (int, float, complex, str, bytes) if isinstance(v, b))
+        w.token("subclass value", base.__name__, repr(base(v)) if base is not float
+                else float(v).hex())
+        _object(w, v, t, described=True)
     elif isinstance(v, (tuple, list)):
         w.token("seq", len(v))
         _class(w, t)
@@ -223,10 +229,9 @@ def _describe(w: Walk, v, t):
         _object(w, v, t)
 
 
-def _object(w: Walk, v, t):
+def _object(w: Walk, v, t, described=False):
     """A plain object: its class, then its attributes (dict and slots)."""
     _class(w, t)
-    described = False
     if hasattr(v, "__dict__"):
         w._visit(vars(v))
         described = True
@@ -324,6 +329,8 @@ def describe(traced, w: Walk) -> dict:
         raise NotReplayable("rebinds argument items or Python numbers")
     if traced.appends:
         raise NotReplayable("appends to lists from outside the call (found by identity)")
+    if traced.process_local is not None:
+        raise NotReplayable(traced.process_local)
     guards = []
     for ns, key, _ in traced.guards:
         owner, kind = traced.namespaces[id(ns)][1:]

@@ -70,6 +70,9 @@ class Traced:
     # Lists from outside the call the program appends to (appends.py): its results
     # are then the pair (the function's result, the values to append).
     appends: list = field(default_factory=list)
+    # Why what it folded holds in this process only (the hash of a string,
+    # which Python salts per process): no trace record replays it elsewhere.
+    process_local: str | None = None
 
 
 def is_runtime_leaf(x) -> bool:
@@ -294,7 +297,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
                   module_reads=context.module_reads, out_scalar=out_scalar,
                   checks=check_records, input_strides=input_strides,
-                  number_places=context.number_places, appends=appended)
+                  number_places=context.number_places, appends=appended,
+                  process_local=context.process_local)
 
 
 def _refuse_iterators(result, fn):

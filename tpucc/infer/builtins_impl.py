@@ -498,11 +498,15 @@ def _truths(interp, x):
 def hash_(interp, x):
     method = interp.user_dunder(x, "__hash__")
     if method is None:
+        if not isinstance(x, (int, float, complex)):    # (a str's is salted per process)
+            interp.ctx.process_local = "the hash() of a string or an object"
         return interp._library_call(hash, (x,), {})    # (as any library function)
     value = interp.inline(method, [x], {})
     if not isinstance(value, int):
         raise UserCodeError("TypeError: __hash__ method should return an integer")
-    return hash(value)      # (Python reduces it to the platform's hash width)
+    if not -2 ** 63 <= value < 2 ** 63:
+        return hash(value)      # (Python reduces one that does not fit its hash width)
+    return -2 if value == -1 else int(value)    # (-1 means an error in C: it gives -2)
 
 
 def _truth_fold(items, stop_on: bool, combine: str):

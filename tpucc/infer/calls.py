@@ -446,10 +446,17 @@ class Interpreter:
                 return self.inline(getter, [held, None, obj], {})
         if isinstance(obj, types.ModuleType):
             self.note_module_read(obj, name)
-        hook = None if isinstance(obj, type) else self.user_dunder(obj, "__getattr__")
+        if self.user_dunder(obj, "__getattribute__") is not None:
+            raise UnsupportedError(
+                f"a class that overrides __getattribute__ ({type(obj).__qualname__}) is not "
+                "supported in compiled code: what it reads could not be guarded",
+                hint="use properties or __getattr__ (called for missing attributes only)")
+        # (a metaclass's for a class)
+        hook = self.user_dunder(obj, "__getattr__")
         try:
             # (with a __getattr__ hook, the lookup that comes before it)
-            value = getattr(obj, name) if hook is None else object.__getattribute__(obj, name)
+            value = getattr(obj, name) if hook is None else \
+                (type if isinstance(obj, type) else object).__getattribute__(obj, name)
         except AttributeError:
             self._guard_absent_attr(obj, name)
             if hook is not None:
@@ -1000,6 +1007,10 @@ class Interpreter:
             return self.dict_items(self.dict_of(v), values_only=view == "values")
         if isinstance(v, (dict, set, collections.ChainMap, *BY_VALUE)) or view == "keys":
             self.guard_contents(self.dict_of(v))
+        if isinstance(v, (set, frozenset)) and not all(
+                isinstance(x, (int, float, complex)) for x in v):
+            # the order of a set of strings follows their hashes, salted per process
+            self.ctx.process_local = "the order of a set of strings"
         method = self.user_dunder(v, "__iter__")
         if method is not None:      # a user container (a ModuleList): what it reads is guarded
             return self.static_items(self.inline_dunder(method, v, iter))

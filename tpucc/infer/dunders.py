@@ -314,13 +314,15 @@ def conversion(interp, pytype, x):
         method = interp.user_dunder(x, "__index__")
         return NATIVE if method is None else interp.inline(method, [x], {})
     for name in _NUMBER_METHODS.get(pytype, ()):
-        method = interp.user_dunder(x, name)
+        method = interp.user_dunder(x, name)        # (guarded: what the classes hold)
         if method is not None:
             value = interp.inline(method, [x], {})
             if name == "__" + pytype.__name__ + "__":
                 return value
             from .builtins_impl import BUILTINS
             return BUILTINS[pytype](interp, value)      # float(the int __index__ gave)
+        if class_attribute(type(x), name) is not None:
+            return NATIVE       # a built-in one Python calls first (an int subclass's __int__)
     return NATIVE
 
 
