@@ -44,7 +44,6 @@ class Context:
     item_journal: list = field(default_factory=list)
     inputs: list = field(default_factory=list)   # captured arrays -> module parameters
     guards: list = field(default_factory=list)
-    guarded: set = field(default_factory=set)       # (id(namespace), key) of each guard
     process_local: str | None = None    # see Traced.process_local
     namespaces: dict = field(default_factory=dict)  # id(guarded namespace) -> (it, owner, kind)
     # (id(namespace), name) of a guard on a number -> (scalar_state place, what): the

@@ -266,6 +266,7 @@ class Interpreter:
         self.guarded_objects: set[int] = set()
         self.guarded_lookups: set[tuple] = set()    # (id(class), name): guard_lookup
         self.identity_views: dict[str, IdentitiesGuardView] = {}
+        self.dunders: dict[tuple, object] = {}      # (class, name) -> user_dunder's answer
         self.outside_appends: list = []         # (list, value, loc): see appends.py
 
     # --- containers created by compiled code ----------------------------------------------
@@ -365,10 +366,7 @@ class Interpreter:
         `place`: (scalar_state place, what) of a number this trace could
         read as a runtime value instead, which the caller promotes when the
         number changes between calls (scalar_state.changed_places)."""
-        if (id(namespace), key) in self.ctx.guarded:
-            return      # (the first read's guard holds what it read)
-        self.ctx.guarded.add((id(namespace), key))
-        self.ctx.guards.append((namespace, key, value))
+        self.ctx.guards.append((namespace, key, value))     # (infer keeps the first of each)
         self.ctx.namespaces[id(namespace)] = (namespace, owner, kind)
         if place is not None and is_promotable(value):
             self.ctx.number_places.setdefault((id(namespace), key), place)
@@ -1020,10 +1018,14 @@ class Interpreter:
         """user_dunder, guarding obj's class and what its classes hold under
         `name` (a method Python looks up on the class: replacing it, or
         adding it to a subclass, recompiles)."""
-        method = user_dunder(obj, name)
-        if not is_library_class(type(obj)):
-            self.guard_class(obj)
-            self.guard_lookup(type(obj), name)
+        cls = type(obj)
+        if is_library_class(cls):
+            return None
+        method = self.dunders.get((cls, name), MISSING)
+        if method is MISSING:       # (classes keep their methods while a trace runs)
+            method = self.dunders[cls, name] = user_dunder(obj, name)
+            self.guard_lookup(cls, name)
+        self.guard_class(obj)
         return method
 
     def guard_lookup(self, cls, name: str):
@@ -1335,10 +1337,11 @@ class Interpreter:
     def guard_class(self, obj):
         """`obj` from outside the call does what its class defines: assigning
         its `__class__` recompiles."""
-        if isinstance(obj, (type, types.ModuleType)) or id(obj) in self.fresh_ids \
-                or id(obj) in self.guarded_objects or is_library_class(type(obj)):
+        oid = id(obj)
+        if oid in self.guarded_objects or oid in self.fresh_ids \
+                or isinstance(obj, (type, types.ModuleType)) or is_library_class(type(obj)):
             return
-        self.guarded_objects.add(id(obj))
+        self.guarded_objects.add(oid)
         self._guard_identity(obj, "__class__", type(obj))
 
     def _guard_identity(self, obj, attr: str, value):
@@ -1555,6 +1558,14 @@ def _is_library_module_name(name) -> bool:
 
 def is_library_class(cls) -> bool:
     """A built-in or library class: nothing adds attributes to it."""
+    try:
+        return _is_library_class(cls)
+    except TypeError:               # (an unhashable class)
+        return _is_library_class.__wrapped__(cls)
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_library_class(cls) -> bool:
     module = getattr(cls, "__module__", "") or ""
     return module == "builtins" or module.split(".")[0] in _LIBRARY_MODULES
 

@@ -11,7 +11,6 @@ Array) take the native path: `NATIVE`, and the caller applies the operator.
 """
 from __future__ import annotations
 
-import functools
 import operator
 import re
 import string
@@ -21,6 +20,7 @@ import numpy as np
 from ..errors import UserCodeError
 from . import control
 from .builder import emit
+from . import calls
 from .calls import class_attribute, is_library_class
 from .values import Array, NeedsStatic
 
@@ -69,7 +69,7 @@ def apply(interp, op, *operands, native=None):
     """op(*operands) (a binary, in-place or unary operator, or a comparison)
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
-    if all(map(_library_type, map(type, operands))) and not (
+    if _all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)):
         # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects)
         return (native or op)(*operands)        # numbers, arrays: the common case
@@ -82,15 +82,20 @@ def apply(interp, op, *operands, native=None):
     return (native or op)(*operands) if result is NATIVE else result
 
 
+def _all_library(values) -> bool:
+    try:
+        return all(map(_LIBRARY_TYPE, map(type, values)))
+    except TypeError:           # (a class whose metaclass makes it unhashable)
+        return all(map(is_library_class, map(type, values)))
+
+
 def operator_named(name: str, native):
     """The operator module's function for a BINARY_OP name, whose `native`
     implementation may wrap it."""
     return _WRAPPED.get(name, native)
 
 
-@functools.lru_cache(maxsize=4096)
-def _library_type(cls) -> bool:
-    return is_library_class(cls)
+_LIBRARY_TYPE = calls._is_library_class     # (cached; raises TypeError for an unhashable class)
 
 
 def _user_method(interp, x, name: str) -> bool:
@@ -138,7 +143,7 @@ def involves_user(value, depth: int = 3) -> bool:
     and sorting would call the methods of."""
     if type(value) in (tuple, list):
         return depth > 0 and any(involves_user(v, depth - 1) for v in value)
-    return not _library_type(type(value))
+    return not is_library_class(type(value))
 
 
 def is_true(interp, value) -> bool:
@@ -229,7 +234,7 @@ def text(interp, convert, x, *spec):
     if type(x) in (list, tuple, dict) and convert is not ascii and involves_user(x) \
             and not (convert is format and spec and spec[0]):
         return _container_repr(interp, x)   # what list.__repr__ does, its items' interpreted
-    if _library_type(type(x)):
+    if is_library_class(type(x)):
         return NATIVE
     if convert is format:
         method = interp.user_dunder(x, "__format__")
@@ -305,7 +310,7 @@ def conversion(interp, pytype, x):
     """bool(x), int(x), float(x) or complex(x) of an instance of a user
     class, by its interpreted __bool__ (or __len__), __int__, __float__,
     __complex__ or __index__; or NATIVE."""
-    if _library_type(type(x)):
+    if is_library_class(type(x)):
         return NATIVE
     if pytype is bool:
         truth = interp.truth_value(x)
@@ -337,7 +342,7 @@ def _printf(interp, template: str, values):
     of values (`%(key)s`)."""
     mapping = type(values) is dict
     items = values if type(values) is tuple else (values,)
-    if all(_library_type(type(v)) for v in (values.values() if mapping else items)):
+    if all(is_library_class(type(v)) for v in (values.values() if mapping else items)):
         return NATIVE
     if mapping:
         items = dict(values)
@@ -354,7 +359,7 @@ def _printf(interp, template: str, values):
             k = key[1:-1]
         else:
             k += (width == "*") + (precision == "*")    # a star takes a value too
-        if (k in items if mapping else k < len(items)) and not _library_type(type(items[k])):
+        if (k in items if mapping else k < len(items)) and not is_library_class(type(items[k])):
             if kind in "sra":
                 result = text(interp, str if kind == "s" else repr, items[k])
                 if result is not NATIVE:
@@ -431,7 +436,7 @@ def _call(interp, x, name, y):
     if isinstance(x, (Array, np.ndarray, np.generic)) and \
             class_attribute(type(y), "__array_ufunc__", False) is None:
         return NotImplemented       # NumPy defers to a class saying `__array_ufunc__ = None`
-    if isinstance(x, np.generic) and not _library_type(type(y)) and not any(
+    if isinstance(x, np.generic) and not is_library_class(type(y)) and not any(
             class_attribute(type(y), a) is not None for a in _ARRAY_PROTOCOLS):
         return NotImplemented       # a NumPy scalar defers to an object it cannot convert
     native = getattr(x, name, None)
