@@ -386,3 +386,24 @@ def test_class_attribute_changed_between_calls(builds):
     assert builds[0] == 2
     cfg.lr = 5.0                    # the instance's own now hides the class's
     np.testing.assert_allclose(f(W), step(W), rtol=1e-6)
+
+
+def test_new_unhashable_objects_as_arguments_warn_once():
+    """A plain object passed as an argument is keyed by identity: a new
+    one at each call compiles each time (results stay right), and after
+    IDENTITY_WARN_AFTER programs one RecompileWarning says how to avoid it."""
+    from tpucc.api import IDENTITY_WARN_AFTER
+
+    class Options:
+        def __init__(self, scale):
+            self.scale = scale
+
+    f = tpucc.compile(lambda x, opts: x * opts.scale)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in range(IDENTITY_WARN_AFTER + 2):
+            np.testing.assert_allclose(f(W, Options(2.0)), W * 2.0)
+    found = [w for w in caught if issubclass(w.category, tpucc.RecompileWarning)]
+    assert len(found) == 1
+    assert "new Options objects passed as `opts`" in str(found[0].message)
+    assert "dataclasses.dataclass(frozen=True)" in str(found[0].message)

@@ -5,9 +5,10 @@ import functools
 import inspect
 import itertools
 import os
+import types
 import warnings
 
-from . import driver, recompiles
+from . import driver, infer, recompiles
 from .errors import TpuccError
 from .infer.scalar_state import (Places, RecompileWarning, changed_places, promoted_items,
                                  warn_changed_static)
@@ -61,6 +62,9 @@ PROGRAMS_PER_SIGNATURE = 8
 # A number argument compiled for this many values (of one type) is read at
 # run time from then on (CompiledFunction._varying_numbers).
 VARYING_AFTER = 3
+# New objects keyed by identity in one argument that compile this many
+# programs make one RecompileWarning (CompiledFunction._note_identity_keys).
+IDENTITY_WARN_AFTER = 8
 
 
 class CompiledFunction:
@@ -95,6 +99,8 @@ class CompiledFunction:
         # those that must stay static (needed while compiling).
         self._seen_numbers: dict = {}
         self._static_numbers: set = set()
+        self._identity_compiles: dict = {}      # argument -> ids of the objects compiled for
+        self._identity_warned: set = set()
 
     def _names_for(self, n):
         return (self._names + [None] * n)[:n]
@@ -125,6 +131,7 @@ class CompiledFunction:
         else:
             if recompiles.logging():
                 recompiles.log(self.fn, recompiles.new_signature(args, kwargs))
+            self._note_identity_keys(args, kwargs)
             entry = self._build_promoting(args, kwargs, {}, self._varying_numbers(args, kwargs))
         if entry.traced.places != self._places:
             self._learn(entry.traced.places)
@@ -203,6 +210,30 @@ class CompiledFunction:
         self._runtime = frozenset(names)
         self.options = {**self.options, "runtime_args": tuple(sorted(self._runtime))}
 
+    def _note_identity_keys(self, args, kwargs):
+        """An argument that is an unhashable object (a plain class's
+        instance, a set) is in the signature by identity: a new such object
+        at every call compiles at every call, each program kept.  Warns once
+        when one argument has made IDENTITY_WARN_AFTER of them."""
+        named = [*zip(self._names_for(len(args)), args), *kwargs.items()]
+        for name, value in named:
+            if not _keyed_by_identity(value):
+                continue
+            # (the cache holds every object compiled for: their ids stay distinct)
+            seen = self._identity_compiles.setdefault(name, set())
+            seen.add(id(value))
+            if len(seen) == IDENTITY_WARN_AFTER and name not in self._identity_warned:
+                self._identity_warned.add(name)
+                n = len(seen)
+                warnings.warn(RecompileWarning(
+                    f"tpucc: {getattr(self.fn, '__qualname__', self.fn)} has compiled "
+                    f"{n} programs for new {type(value).__name__} objects passed as "
+                    f"`{name}`: arguments that are objects without value equality are told "
+                    "apart by identity, so each new one compiles again (and its program is "
+                    "kept). Pass the same object each time, make the class hashable by "
+                    "value (@dataclasses.dataclass(frozen=True)), or read it from an "
+                    "attribute or a global instead of an argument"), stacklevel=3)
+
     def _varying_numbers(self, args, kwargs) -> frozenset:
         """Names of the number arguments (int, float, complex; not bool)
         that this call, which compiles, passes with a third value of one
@@ -243,6 +274,26 @@ class CompiledFunction:
 
     def __repr__(self):
         return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
+
+
+def _keyed_by_identity(value) -> bool:
+    """Whether the signature tells `value` apart by identity: an object
+    (or a list, tuple or dict holding one) that is unhashable or whose class
+    compares by identity, as plain classes do."""
+    t = type(value)
+    if t in (list, tuple):
+        return any(map(_keyed_by_identity, value))
+    if t is dict:
+        return any(map(_keyed_by_identity, value.values()))
+    if value is None or t in (bool, int, float, complex, str, bytes) or \
+            infer.is_runtime_leaf(value) or \
+            isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
+        return False
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return t.__eq__ is object.__eq__
 
 
 class Lowered:
