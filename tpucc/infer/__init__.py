@@ -18,17 +18,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import LimitError, UnsupportedError
 from ..ir import AVal, Region, Value
+from ..ops.registry import const_aval
 from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
-from .calls import Interpreter
-# The bytecode frontend, which calls.py reaches only through a function-level
-# import (the modules import each other): loaded with tpucc, so the first
-# compile of a process does not pay for importing it (~15 ms).
-from . import interpreter as _frames  # noqa: E402,F401
+from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from .state import ObjectNode, flatten, instance_attributes, unflatten
-from .values import Array, RuntimeKind, frozen_kind
+from .values import Array, RuntimeKind, check_runtime_dtype, frozen_kind
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
@@ -85,20 +83,6 @@ def runtime_aval(x) -> AVal:
     return AVal(np.dtype(arr.dtype), tuple(arr.shape), False)
 
 
-def check_runtime_dtype(dtype: np.dtype, what: str):
-    """Refuses arrays whose dtype XLA cannot hold as they are."""
-    from ..errors import DTypeError
-    if dtype.kind not in "biufc" or dtype in (np.longdouble, np.clongdouble) and \
-            dtype.itemsize > 8 + 8 * (dtype.kind == "c"):
-        raise DTypeError(f"{what} has dtype {dtype}, which compiled code cannot hold",
-                         hint="pass numeric or boolean arrays of at most 64-bit numbers "
-                              "(e.g. x.astype(np.float64))")
-    if not dtype.isnative:
-        raise DTypeError(f"{what} has non-native byte order ({dtype.str})",
-                         hint="pass x.astype(x.dtype.newbyteorder('=')): compiled code "
-                              "reads native-order numbers")
-
-
 def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: list, path: str):
     if is_runtime_leaf(x):
         aval = runtime_aval(x)
@@ -106,7 +90,6 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
         p = Value(aval)
         kind = "array"
     elif runtime_scalar and scalar_state.is_python_number(x):
-        from ..ops.registry import const_aval
         p = Value(const_aval(x))
         kind = ("Python scalar named in runtime_args" if runtime_scalar is True else
                 "Python number the function rebinds")
@@ -192,7 +175,6 @@ def _trace_once(fn, args, kwargs, options, state) -> Traced:
             with _deep_python_stack():
                 result = interp.call(fn, b_args, b_kwargs)
         except RecursionError:
-            from ..errors import LimitError
             raise LimitError("the program nests too deeply to compile (recursion?)",
                              context.loc) from None
         _refuse_iterators(result, fn)
@@ -305,7 +287,6 @@ def _refuse_iterators(result, fn):
     """A generator or iterator made by compiled code (a generator function's
     yields, a generator expression, zip/map/enumerate) exists only at compile
     time: it cannot be returned."""
-    from ..errors import UnsupportedError
     from .calls import RuntimeRange
     from .iterators import RangeIter, SeqIter
     stack, seen = [result], set()

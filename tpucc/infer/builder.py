@@ -186,8 +186,6 @@ def emit_op(name: str, inputs: tuple[Value, ...], attrs: dict, out_avals, region
 def emit(name: str, *operands, **attrs):
     """Emits registry op `name` on operands (Arrays or static scalars/ndarrays);
     returns an Array, or a tuple of Arrays for multi-output ops."""
-    from ..ops.registry import OPS
-    from .values import Array, to_value
     opdef = OPS[name]
     values = tuple(to_value(x) for x in operands)
     avals = tuple(v.aval for v in values)
@@ -262,7 +260,6 @@ def _human_bytes(n: int) -> str:
 
 def const_value(x) -> Value:
     """A Value holding a static scalar or ndarray (Python scalars are weak)."""
-    from ..ops.registry import const_aval
     aval = const_aval(x)
     arr = np.asarray(x, dtype=aval.dtype)
     (v,) = emit_op("const", (), {"value": _Hashable(arr)}, (aval,))
@@ -279,3 +276,8 @@ class _Hashable:
     def __repr__(self):
         a = self.array
         return np.array2string(a, separator=",", threshold=6) if a.size <= 6 else f"array{a.shape}"
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..ops.registry import OPS, const_aval  # noqa: E402
+from .values import Array, to_value  # noqa: E402

@@ -23,8 +23,9 @@ from .. import autodiff
 from ..autodiff import GradFunction
 from ..errors import (LimitError, SideEffectError, StaticValueError, UnsupportedError,
                       UserCodeError)
+from ..ir import AVal, Value
 from ..ops import indexing, masked
-from ..ops.registry import METHODS, NUMPY
+from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from . import appends, exceptions
@@ -33,7 +34,7 @@ from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, Trac
 from .iterators import RangeIter, SeqIter
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
-from .values import MISSING, Array, frozen_kind, set_item
+from .values import MISSING, Array, check_runtime_dtype, frozen_kind, set_item
 
 MAX_INLINE_DEPTH = 100
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
@@ -377,8 +378,6 @@ class Interpreter:
             entry = self.captured.get(id(value))
             if entry is None:
                 arr = np.asarray(value)
-                from ..ir import AVal, Value
-                from . import check_runtime_dtype
                 check_runtime_dtype(arr.dtype, _describe_source(source))
                 param = Value(AVal(arr.dtype, arr.shape, False))
                 array = Array(param)
@@ -404,8 +403,6 @@ class Interpreter:
         slot = ("number", id(obj), name)
         entry = self.captured.get(slot)
         if entry is None:
-            from ..ir import Value
-            from ..ops.registry import const_aval
             param = Value(const_aval(value))
             array = Array(param)
             array.serial = 0
@@ -1306,7 +1303,6 @@ class Interpreter:
         return result
 
     def make_frame(self, fn: types.FunctionType, args, kwargs):
-        from .interpreter import Frame
         if self.depth > 0:
             self._guard_function(fn)
         locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
@@ -1355,7 +1351,6 @@ class Interpreter:
 
     def run_frame(self, frame, block: int):
         """Interprets `frame` from `block` to its end (a return)."""
-        from . import control
         self.depth += 1
         self.frames.append(frame)
         saved_loc = self.ctx.loc
@@ -1370,7 +1365,6 @@ class Interpreter:
         """The frame's cells by name: its closure's, and one per cell variable
         (a name its inner functions use), made now, whose value the frame
         keeps in its locals (interpreter.OwnedCell)."""
-        from .interpreter import OwnedCell
         code = fn.__code__
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         for name in code.co_cellvars:
@@ -1382,7 +1376,6 @@ class Interpreter:
         the compiled frame that owns the cell, else the rebinding of a closure
         variable from outside, written back after each call as an attribute
         is."""
-        from .interpreter import OwnedCell
         owned = _cell_contents(cell)
         if not isinstance(owned, OwnedCell):
             self._rebind_outside(cell, "cell_contents", value, f"the closure variable `{name}`",
@@ -1646,3 +1639,8 @@ def _any_runtime(args, kwargs) -> bool:
         elif isinstance(v, dict):
             stack.extend(v.values())
     return False
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from . import control  # noqa: E402
+from .interpreter import Frame, OwnedCell  # noqa: E402

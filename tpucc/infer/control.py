@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCodeError
-from ..ir import AVal, Value
+from ..ir import AVal, Region, Value
 from . import builder
 from .builder import ctx, emit, emit_op
 from .state import (container_paths, describe_static, flatten, leaf_aval, pretty_path,
@@ -694,7 +694,6 @@ def end_watch_scope(log, keep: bool):
 
 def as_aval(value, aval: AVal):
     """`value` (Array, Value or static number) as a Value of type `aval`."""
-    from ..ir import Value
     if isinstance(value, Value):
         value = Array(value)
     if isinstance(value, Undefined):
@@ -727,7 +726,6 @@ def in_open_region(rb):
 
 
 def close_region(rb, results):
-    from ..ir import Region
     return Region(rb.params, rb.ops, tuple(results))
 
 

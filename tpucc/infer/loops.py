@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UserCodeError)
-from ..ir import AVal
+from ..ir import AVal, Region, Value
 from . import builder
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
@@ -238,7 +238,6 @@ class Rebound:
     loose: dict = field(default_factory=dict)
 
     def params(self) -> list:
-        from ..ir import Value
         return [Value(aval) for *_, aval in self.loose.values()]
 
     def befores(self) -> dict:
@@ -418,7 +417,6 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
     and not journaled as outer effects."""
-    from ..ir import Value
     params = [Value(leaves[i][1].aval) for i in carried]
     box_params = [Value(b.aval) for b in boxes]
     code_param = Value(AVal(np.dtype(np.int32), ()))
@@ -923,7 +921,6 @@ def _range_slots(leaves, carried, stack):
 def _cond_region(body_params, header_index, range_slots=None):
     """Keep looping while the body's exit code says 'back to the header'
     (and, for a counted loop, while the range has items left)."""
-    from ..ir import Region, Value
     params = tuple(Value(p.aval) for p in body_params)
     with builder.new_region(params) as rb:
         pred = emit("equal", Array(params[0]), np.int32(header_index))

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..errors import StaticValueError
+from ..errors import StaticValueError, UserCodeError
 from ..ops.registry import NUMPY
 from . import checks
 from .builtins_impl import BUILTINS, to_python_scalar
@@ -146,7 +146,6 @@ def log(x, base=None):
         _check_unary(math.log, base, denominator)
     if not isinstance(denominator, Array):
         if denominator == 0:
-            from ..errors import UserCodeError
             raise UserCodeError("ZeroDivisionError: float division by zero")
     else:
         _raise_where(denominator == 0, "float division by zero", "ZeroDivisionError")
@@ -227,7 +226,6 @@ def isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     """CPython's rule: equal, or both finite and |a - b| within
     max(rel_tol * max(|a|, |b|), abs_tol)."""
     if rel_tol < 0 or abs_tol < 0:
-        from ..errors import UserCodeError
         raise UserCodeError("ValueError: tolerances must be non-negative")
     a, b = _runtime_float(a, math.isclose), _runtime_float(b, math.isclose)
     diff = abs(a - b)

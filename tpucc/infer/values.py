@@ -18,7 +18,7 @@ import itertools
 
 import numpy as np
 
-from ..errors import StaticValueError
+from ..errors import DTypeError, SideEffectError, StaticValueError
 from ..ir import AVal, Value
 from . import builder
 
@@ -92,7 +92,6 @@ class Array:
     def set(self, var: Value) -> None:
         """In-place update: this Array now holds `var` (same shape/dtype)."""
         if self.alias_note is not None:
-            from ..errors import SideEffectError
             raise SideEffectError(
                 f"in-place update of an array whose identity depends on a runtime condition: "
                 f"{self.alias_note}", hint="make a copy first (x = x.copy()) so the update has "
@@ -216,7 +215,6 @@ def rebinds_in_place(a) -> bool:
 
 
 def _refuse_update(kind):
-    from ..errors import SideEffectError
     if kind == JAX:
         raise SideEffectError(
             "jax arrays are immutable: item assignment and in-place updates of one raise "
@@ -381,3 +379,16 @@ class Undefined:
 
     def __repr__(self):
         return f"<undefined {self.name}>"
+
+
+def check_runtime_dtype(dtype: np.dtype, what: str):
+    """Refuses arrays whose dtype XLA cannot hold as they are."""
+    if dtype.kind not in "biufc" or dtype in (np.longdouble, np.clongdouble) and \
+            dtype.itemsize > 8 + 8 * (dtype.kind == "c"):
+        raise DTypeError(f"{what} has dtype {dtype}, which compiled code cannot hold",
+                         hint="pass numeric or boolean arrays of at most 64-bit numbers "
+                              "(e.g. x.astype(np.float64))")
+    if not dtype.isnative:
+        raise DTypeError(f"{what} has non-native byte order ({dtype.str})",
+                         hint="pass x.astype(x.dtype.newbyteorder('=')): compiled code "
+                              "reads native-order numbers")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError, UnsupportedError, UserCodeError
+from ..errors import DTypeError, LimitError, ShapeError, UnsupportedError, UserCodeError
 from .creation import full_of
 from .elementwise import astype
 from .logic import python_scalar
@@ -18,7 +18,6 @@ from .shape import where as select
 
 
 def _is_array(x) -> bool:
-    from ..infer.values import Array
     return isinstance(x, Array)
 
 
@@ -74,8 +73,6 @@ def fill_diagonal(a, val, wrap=False):
     this is `a[rows, cols, ...] = values` with static index arrays.  An
     array `val` is flattened and repeated (or cut) to the diagonal's length,
     as a flat assignment does; its values are cast unsafely (2.7 -> 2)."""
-    from .indexing import setitem
-    from .sorting import take
     a = _updatable(a, "np.fill_diagonal")
     if a.ndim < 2:
         raise UserCodeError("ValueError: array must be at least 2-d")
@@ -130,7 +127,6 @@ def tolist(a):
     """Nested lists of the elements as Python scalars (item()'s kinds); a
     0-d array gives one scalar, as in NumPy."""
     if a.size > TOLIST_MAX_ELEMENTS:
-        from ..errors import LimitError
         raise LimitError(f"tolist() of an array of {a.size} elements: compiled code makes each "
                          f"element a value of its own (at most {TOLIST_MAX_ELEMENTS})",
                          hint="index the elements you need, or keep the array")
@@ -142,7 +138,6 @@ def tolist(a):
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN and infinities replaced in a copy (in x itself with copy=False)."""
-    from .elementwise import array, emit_ufunc
     x = array(x, copy=copy)
     if x.dtype.kind == "c":
         raise UnsupportedError("np.nan_to_num of complex arrays is not supported")
@@ -155,3 +150,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         for value, mask in replacements:
             copyto(x, value, where=mask)
     return x[()] if x.ndim == 0 else x
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.values import Array  # noqa: E402
+from .elementwise import array, emit_ufunc  # noqa: E402
+from .indexing import setitem  # noqa: E402
+from .sorting import take  # noqa: E402

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..errors import DTypeError, ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
                        const_aval, define_vjp, divide, implements, loop_keys, register, static_index,
@@ -188,7 +189,6 @@ _EXACT_INT_UFUNCS = {"equal", "not_equal", "less", "less_equal", "greater", "gre
 
 
 def _check_python_ints(ufname, operands):
-    from ..errors import DTypeError
     if ufname in _EXACT_INT_UFUNCS or not any(_is_python_int(x) for x in operands):
         return
     try:
@@ -206,7 +206,6 @@ def _check_python_ints(ufname, operands):
             raise DTypeError(f"Python integer {x} out of bounds for {dt} (np.{ufname})",
                              hint=f"cast the array to a wider dtype first, e.g. x.astype(np.int64)")
         if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
-            from ..errors import UnsupportedError
             raise UnsupportedError(f"np.{ufname} of an array and the Python integer {x}, "
                                    "which no 64-bit integer holds, is not supported",
                                    hint="write it as a float (e.g. 2.0**64)")
@@ -222,8 +221,6 @@ def _is_python_int(x) -> bool:
 
 def emit_ufunc(ufname, *operands):
     """Emits a ufunc op, first checking Python int operands as NumPy does."""
-    from ..infer.builder import emit
-    from ..infer.values import array_like
     operands = tuple(array_like(x) for x in operands)    # np.add([a, b], 1)
     if ufname in _EXACT_INT_UFUNCS:
         operands = _widen_for_exact_comparison(operands)
@@ -238,7 +235,6 @@ def emit_ufunc(ufname, *operands):
 def _is_runtime_python_int(x) -> bool:
     """A Python int that became a runtime value (a counter updated in a
     runtime loop): weak, so NumPy's rules are those of the int it holds."""
-    from ..infer.values import Array
     return isinstance(x, Array) and x.weak and x.dtype.kind in "iu"
 
 
@@ -256,7 +252,6 @@ def _check_runtime_python_ints(ufname, operands):
     except TypeError:
         return
     from ..infer import checks
-    from ..infer.builder import emit
     for x, dt in zip(operands, loop):
         if not _is_runtime_python_int(x) or dt.kind not in "iu" or dt == np.int64:
             continue
@@ -272,8 +267,6 @@ def _check_runtime_python_ints(ufname, operands):
 def _check_negative_integer_power(operands):
     """`int_array ** -1` raises ValueError in NumPy; jax cannot lower it.  A
     runtime exponent is checked at run time (infer/checks.py)."""
-    from ..errors import UserCodeError
-    from ..infer.values import Array
     base, exponent = operands
     static = isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
     if not (static and exponent < 0 or isinstance(exponent, Array)
@@ -290,7 +283,6 @@ def _check_negative_integer_power(operands):
     if static:
         raise UserCodeError(f"ValueError: {message}", hint=hint)
     from ..infer import checks
-    from ..infer.builder import emit
     ok = emit("greater_equal", exponent, 0)
     if exponent.ndim:
         ok = emit("all", ok, axes=None, keepdims=False)
@@ -301,7 +293,6 @@ def _widen_for_exact_comparison(operands):
     """`uint8_array > -1` is True everywhere in NumPy 2; converting -1 to
     uint8 (255) would make it False.  When a Python int does not fit an integer
     array's dtype, compare in int64 (float64 if it does not fit int64 either)."""
-    from ..infer.values import Array
     if any(_is_runtime_python_int(x) for x in operands):
         # An int known only at run time may not fit: compare in int64.
         operands = tuple(astype(x, np.int64) if isinstance(x, Array) and not x.weak
@@ -345,7 +336,6 @@ def _ufunc_with_dtype(name, operands, dtype):
     """np.add(a, b, dtype=dt): NumPy picks the loop whose output is `dt`,
     casting the inputs to it under the 'same_kind' rule (or refuses), and
     computes in that loop's dtype."""
-    from ..errors import DTypeError
     ufunc = getattr(np, name)
     keys = loop_keys([_operand_aval(x) for x in operands])
     try:
@@ -361,12 +351,10 @@ def _ufunc_with_dtype(name, operands, dtype):
 
 def _operand_aval(x) -> AVal:
     """The abstract value of an operand, without emitting a constant for it."""
-    from ..infer.values import Array
     return x.aval if isinstance(x, Array) else const_aval(x)
 
 
 def _no_extra(name, out, where, kw):
-    from ..errors import UnsupportedError
     if kw:
         raise UnsupportedError(f"np.{name}: the {'/'.join(f'{k}=' for k in kw)} arguments "
                                "are not supported", hint="cast the operands first")
@@ -380,10 +368,6 @@ def _store_out(name, result, out, where):
     """np.<ufunc>(..., out=a[, where=m]): the result written into `a` (where
     m holds) with NumPy's 'same_kind' cast, broadcast to a's shape; the call
     returns `a` itself."""
-    from ..errors import ShapeError, UnsupportedError
-    from ..infer.values import Array
-    from .shape import broadcast_to
-    from .shape import where as select
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if not isinstance(target, Array):
         raise UnsupportedError(f"np.{name}(out=...): out must be an array, not "
@@ -540,8 +524,6 @@ define_vjp("convert", lambda lc, operands, perms, out, ct, dtype:
 
 
 def astype(x, dtype, copy=True, casting="unsafe"):
-    from ..infer.builder import emit
-    from ..infer.values import Array
     dtype = np.dtype(dtype)
     if isinstance(x, Array) and x.dtype == dtype and not x.weak and not copy:
         return x
@@ -574,8 +556,6 @@ UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "absolute", "inv
 
 
 def _install_operators():
-    from ..infer.builder import emit
-    from ..infer.values import Array
     from .masked import Selection
 
     def binary(ufname):
@@ -640,13 +620,11 @@ def _check_python_division(ufname, num, den) -> None:
     run time (a promoted counter, int() of an array, a runtime range's
     index): the call raises ZeroDivisionError when `den` is 0, as Python
     does (checked in the executable, raised when the call returns)."""
-    from ..infer.values import Array
     messages = _PYTHON_DIVISIONS.get(ufname)
     if messages is None or not (_is_python_number(num) and _is_python_number(den)) or \
             not isinstance(den, Array):
         return
     from ..infer import checks
-    from ..infer.builder import emit
     floats = any(isinstance(x, float) or isinstance(x, Array) and x.dtype.kind == "f"
                  for x in (num, den))
     checks.require(emit("not_equal", den, 0), messages[floats], raises="ZeroDivisionError")
@@ -654,7 +632,6 @@ def _check_python_division(ufname, num, den) -> None:
 
 def _is_python_number(x) -> bool:
     """A Python int, float or bool, known now or at run time (a weak scalar)."""
-    from ..infer.values import Array
     if isinstance(x, Array):
         return x.weak and x.shape == () and x.dtype.kind in "biuf"
     return type(x) in (int, float, bool)
@@ -668,7 +645,6 @@ _BOOL_KEEPING = {"bitwise_and", "bitwise_or", "bitwise_xor"}
 
 
 def _python_bool(x) -> bool:
-    from ..infer.values import Array
     return type(x) is bool or isinstance(x, Array) and x.weak and x.dtype == np.bool_
 
 
@@ -676,8 +652,6 @@ def _as_python_int(x):
     """A Python bool, static or runtime, as the Python int it is."""
     if type(x) is bool:
         return int(x)
-    from ..infer.builder import emit_op
-    from ..infer.values import Array
     (v,) = emit_op("convert", (x.var,), {"dtype": np.dtype(np.int64)},
                    (AVal(np.dtype(np.int64), x.shape, True),))
     return Array(v)
@@ -686,7 +660,6 @@ def _as_python_int(x):
 def _inplace(ufname):
     """`a += b`: NumPy computes into `a`, casting with the 'same_kind' rule."""
     def iop(a, b):
-        from ..infer.values import rebinds_in_place
         result = emit_ufunc(ufname, a, b)
         if rebinds_in_place(a):
             return result       # scalars and jax arrays are immutable: `x += 1` rebinds
@@ -697,8 +670,6 @@ def _inplace(ufname):
 def store_inplace(a, result, ufname):
     """Writes `result` into the array `a` as NumPy's in-place operators do:
     'same_kind' casting into a's dtype, and no change of a's shape."""
-    from ..errors import DTypeError
-    from ..infer.builder import emit
     if result.dtype != a.dtype:
         if not np.can_cast(result.dtype, a.dtype, casting="same_kind"):
             raise DTypeError(
@@ -708,7 +679,6 @@ def store_inplace(a, result, ufname):
                      f"{result.dtype} array, or cast b first")
         result = emit("convert", result, dtype=a.dtype)
     if result.shape != a.shape:
-        from ..errors import ShapeError
         raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
                          f"match the broadcast shape {result.shape} (in-place operation)")
     a.set(result.var)
@@ -757,7 +727,6 @@ def _round_abstract(avals, decimals, weak_result=False):
     (a,) = avals
     if a.dtype == np.bool_:     # NumPy rounds booleans through rint's float16 loop
         if decimals != 0:
-            from ..errors import DTypeError
             raise DTypeError(f"np.round of a bool array with decimals={decimals}: NumPy has "
                              "no loop for it", hint="cast to a float dtype first")
         return AVal(np.dtype(np.float16), a.shape, False)
@@ -818,7 +787,6 @@ define_vjp("round", lambda lc, operands, perms, out, ct, decimals, weak_result=F
 
 
 def round_(a, decimals=0, out=None):
-    from ..infer.builder import emit
     return emit("round", a, decimals=static_index(decimals))
 
 
@@ -835,16 +803,12 @@ register("imag", _part_abstract, lambda lc, x: lax.imag(x), numpy=np.imag)
 
 def real(val):
     """The real part: the array itself for a real one (NumPy's view of it)."""
-    from ..infer.builder import emit
-    from ..infer.values import Array, to_value
     x = val if isinstance(val, Array) else Array(to_value(val))
     return emit("real", x) if x.dtype.kind == "c" else x
 
 
 def imag(val):
     """The imaginary part: zeros of the dtype for a real array."""
-    from ..infer.builder import emit
-    from ..infer.values import Array, to_value
     x = val if isinstance(val, Array) else Array(to_value(val))
     if x.dtype.kind == "c":
         return emit("imag", x)
@@ -852,7 +816,6 @@ def imag(val):
 
 
 def angle(z, deg=False):
-    from ..infer.values import Array, to_value
     z = z if isinstance(z, Array) else Array(to_value(z))
     # NumPy's own: arctan2 of a Python 0 for a real z (bool z gives float64).
     out = emit_ufunc("arctan2", imag(z) if z.dtype.kind == "c" else 0, real(z))
@@ -863,7 +826,6 @@ NUMPY.update({np.real: real, np.imag: imag, np.angle: angle})
 
 
 def copy(a, order="K"):
-    from ..infer.values import Array, to_value
     return Array(to_value(a))
 
 
@@ -889,8 +851,6 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 
 
 def _to_array(name, obj, dtype, copy, order, ndmin, like):
-    from ..errors import UnsupportedError, UserCodeError
-    from ..infer.values import Array
     if like is not None or order not in (None, "K", "A", "C"):
         raise UnsupportedError(f"{name}: like= and order='F' are not supported")
     dtype = None if dtype is None else np.dtype(dtype)
@@ -912,7 +872,6 @@ def _to_array(name, obj, dtype, copy, order, ndmin, like):
     else:
         out = _stack_nested(obj, dtype)
     if out.ndim < ndmin:
-        from ..infer.builder import emit
         out = emit("reshape", out, shape=(1,) * (ndmin - out.ndim) + out.shape)
     return out
 
@@ -929,8 +888,6 @@ def _stack_nested(obj, dtype):
 
 
 def _nested_shape(obj, leaves, prefix) -> tuple:
-    from ..errors import ShapeError
-    from ..infer.values import Array
     if isinstance(obj, (list, tuple)):
         shapes = {_nested_shape(v, leaves, prefix + (len(obj),)) for v in obj}
         if len(shapes) > 1:
@@ -940,7 +897,6 @@ def _nested_shape(obj, leaves, prefix) -> tuple:
                 f"the shapes {sorted(shapes)}", hint="give every item the same shape")
         return (len(obj),) + (shapes.pop() if shapes else ())
     if not isinstance(obj, (Array, np.ndarray, np.generic, bool, int, float, complex)):
-        from ..errors import UnsupportedError
         raise UnsupportedError(f"np.array of a sequence holding a {type(obj).__name__} and "
                                "runtime arrays is not supported",
                                hint="pass nested lists or tuples of arrays and numbers")
@@ -950,7 +906,6 @@ def _nested_shape(obj, leaves, prefix) -> tuple:
 
 def _dtype_sample(v):
     """What NumPy's dtype discovery sees for one item."""
-    from ..infer.values import Array
     if isinstance(v, Array):
         if v.weak:          # a Python scalar held at run time
             return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[v.dtype.kind]
@@ -961,9 +916,6 @@ def _dtype_sample(v):
 
 
 def _build_nested(obj, dtype):
-    from ..infer.builder import const_value
-    from ..infer.values import Array
-    from .shape import stack
     if isinstance(obj, (list, tuple)) and obj:
         return stack([_build_nested(v, dtype) for v in obj])
     if isinstance(obj, Array):
@@ -974,3 +926,10 @@ def _build_nested(obj, dtype):
 NUMPY[np.array] = array
 NUMPY[np.asarray] = NUMPY[np.asanyarray] = asarray
 NUMPY[np.ascontiguousarray] = ascontiguousarray
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import const_value, emit, emit_op  # noqa: E402
+from ..infer.values import Array, array_like, rebinds_in_place, to_value  # noqa: E402
+from .shape import broadcast_to, stack, where as select  # noqa: E402

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import DTypeError, UnsupportedError, UserCodeError
+from ..errors import DTypeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .manipulation import as_array
 from .registry import NUMPY, implements, normalize_axis, register, static_index
@@ -32,7 +32,6 @@ _FORWARD = {"fft": True, "rfft": True, "ifft": False, "irfft": False}
 
 
 def _emit(*a, **k):
-    from ..infer.builder import emit
     return emit(*a, **k)
 
 
@@ -147,7 +146,6 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
 
 
 def _conj(x):
-    from .elementwise import emit_ufunc
     return emit_ufunc("conjugate", x)
 
 
@@ -296,9 +294,7 @@ def ifftshift(x, axes=None):
 
 def _frequencies(n, d, rfft):
     """With a runtime spacing d (n is static: it is the result's length)."""
-    from ..infer.values import Array
     if isinstance(n, Array):
-        from ..errors import StaticValueError
         raise StaticValueError("np.fft.fftfreq's n is the length of its result: it must be "
                                "known at compile time")
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
@@ -321,3 +317,10 @@ def fftfreq(n, d=1.0, device=None):
 @implements(np.fft.rfftfreq)
 def rfftfreq(n, d=1.0, device=None):
     return _frequencies(n, d, True)
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
+from ..infer.values import Array  # noqa: E402
+from .elementwise import emit_ufunc  # noqa: E402

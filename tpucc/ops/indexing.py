@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import ShapeError, StaticValueError
+from ..errors import DTypeError, ShapeError, StaticValueError
 from ..ir import AVal, Value
 from . import masked
 from .registry import broadcast_shapes, define_vjp, register
@@ -28,7 +28,6 @@ ARRAY = "array"   # marker in a normalized key for "the next runtime index array
 
 
 def _is_runtime(x) -> bool:
-    from ..infer.values import Array
     return isinstance(x, Array)
 
 
@@ -37,7 +36,6 @@ def normalize_key(key, shape):
     items = key if isinstance(key, tuple) else (key,)
     static, arrays = [], []
     known = {}                      # position in `static` -> a static index array
-    from ..infer.values import array_like
     for item in items:
         if isinstance(item, list):
             item = array_like(item)     # x[[i, 0]] with a runtime i: an index array
@@ -105,8 +103,6 @@ def require_in_bounds(static, arrays, shape):
     NumPy raises IndexError; XLA would clamp them.  A runtime check each
     (infer/checks.py).  Static ones were checked by normalize_key."""
     from ..infer import checks
-    from ..infer.builder import emit
-    from ..infer.values import Array
     for index, axis in zip(arrays, _indexed_axes(static, len(shape))):
         if not isinstance(index, Array):
             continue
@@ -260,8 +256,6 @@ def _is_basic(static) -> bool:
 
 def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
-    from ..infer.builder import emit
-    from ..infer.values import Array, RuntimeKind
     if _is_mask(key):
         return masked.select(x, key)
     split = _runtime_slice_first(key, x.ndim)
@@ -289,7 +283,6 @@ def getitem(x, key):
 
 def _view_key(index):
     """A view's index -> (normalized key, runtime index arrays)."""
-    from ..infer.values import Array
     static = tuple(ARRAY if isinstance(s, Value) else s for s in index)
     return static, [Array(s) for s in index if isinstance(s, Value)]
 
@@ -318,7 +311,6 @@ def _is_mask(key) -> bool:
 def _check_python_int_fits(value, dtype):
     """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping);
     x[i] = np.inf or np.nan with x an integer array raises too."""
-    from ..errors import DTypeError
     if type(value) is int and dtype.kind in "iu" and not (
             np.iinfo(dtype).min <= value <= np.iinfo(dtype).max):
         raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
@@ -329,7 +321,6 @@ def _check_python_int_fits(value, dtype):
 
 
 def setitem(x, key, value):
-    from ..infer.builder import emit
     _check_python_int_fits(value, x.dtype)
     if _is_mask(key):
         masked.assign(x, key, value)
@@ -353,7 +344,6 @@ def static_number_table(items):
     (None if the items are not all numbers).  Its dtype is NumPy's for the list;
     it is weak when every item is a Python number, as the item Python returns is."""
     from ..infer import builder
-    from ..infer.values import Array
     if not (isinstance(items, (list, tuple)) and items and
             all(isinstance(v, _PY_NUMBERS + (np.generic,)) for v in items)):
         return None
@@ -403,7 +393,6 @@ def reshape_is_view(a, shape) -> bool:
     input, as NumPy decides for the array passed; else if `a` is
     C-contiguous."""
     if a.base is None:
-        from ..infer.builder import reshape_of_input_is_view
         view = reshape_of_input_is_view(a, shape)
         if view is not None:
             return view
@@ -417,7 +406,6 @@ def is_c_contiguous(a) -> bool:
     a view decides by its index, conservatively (False may be a NumPy view
     that tpucc copies)."""
     if a.base is None:
-        from ..infer.builder import is_c_contiguous_root
         return is_c_contiguous_root(a)
     if not is_c_contiguous(a.base):
         return False
@@ -450,7 +438,6 @@ def is_c_contiguous(a) -> bool:
 
 def basic_index_value(base, index):
     """The current value of a view: its base's value indexed again."""
-    from ..infer.builder import emit
     if type(index) is Permuted:
         return emit("transpose", base, perm=tuple(index)).var
     if type(index) is Reshaped:
@@ -461,8 +448,6 @@ def basic_index_value(base, index):
 
 def write_through(base, index, value):
     """A write to a view writes into its base."""
-    from ..infer.builder import emit
-    from ..infer.values import Array
     if type(index) is Permuted:
         inverse = tuple(int(i) for i in np.argsort(index))
         base.set(emit("transpose", Array(value), perm=inverse).var)
@@ -472,3 +457,9 @@ def write_through(base, index, value):
         return
     static, arrays = _view_key(index)
     base.set(emit("setitem", base, value, *arrays, key=static).var)
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit, is_c_contiguous_root, reshape_of_input_is_view  # noqa: E402
+from ..infer.values import Array, RuntimeKind, array_like  # noqa: E402

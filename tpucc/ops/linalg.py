@@ -193,7 +193,6 @@ define_vjp("dot", _product_vjp)
 
 
 def _emit(name, a, b, **attrs):
-    from ..infer.builder import emit
     return emit(name, as_array_operand(a), as_array_operand(b),
                 precision=matmul_precision(), **attrs)
 
@@ -254,15 +253,12 @@ register("einsum", _einsum_abstract, _einsum_lower,
 
 @implements(np.einsum)
 def einsum(subscripts, *operands, optimize=None):
-    from ..infer.builder import emit
     return emit("einsum", *operands, subscripts=subscripts, precision=matmul_precision())
 
 
 def inplace_matmul(a, b):
     """`a @= b` writes into `a` (other names for the array see it), as NumPy,
     which needs a at least 1-d, b at least 2-d and a result of a's shape."""
-    from .elementwise import store_inplace
-    from ..infer.values import rebinds_in_place
     if rebinds_in_place(a):
         return matmul(a, b)     # a scalar or a jax array: a new value; matmul raises on 0-d
     if a.ndim < 1 or getattr(b, "ndim", 0) < 2:
@@ -272,7 +268,13 @@ def inplace_matmul(a, b):
 
 
 def install_operators():
-    from ..infer.values import Array
     Array.__matmul__ = lambda a, b: matmul(a, b)
     Array.__rmatmul__ = lambda a, b: matmul(b, a)
     Array.__imatmul__ = inplace_matmul
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
+from ..infer.values import Array, rebinds_in_place  # noqa: E402
+from .elementwise import store_inplace  # noqa: E402

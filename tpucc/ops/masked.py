@@ -119,7 +119,6 @@ class Selection:
 
 def holds_selection(args, kwargs) -> bool:
     """Whether a call's arguments (or their nested lists and tuples) hold a y[mask]."""
-    from ..infer.values import holds
     return holds([*args, *kwargs.values()], Selection)
 
 
@@ -139,7 +138,6 @@ def _checked_mask(shape: tuple, mask):
 
 def select(x, mask) -> Selection:
     """x[mask]: a selection holding a copy of x's values."""
-    from ..infer.values import Array
     return Selection(Array(x.var), _checked_mask(x.shape, mask))
 
 
@@ -154,7 +152,6 @@ def assign_slice(x, slc: slice, value) -> None:
     """x[i:j:k] = value with runtime bounds: x[mask] = value.  A value that
     is a slice of the same bounds (x[:i] += 1 reads x[:i], updates it and
     stores it back) is known to have the same mask."""
-    from ..infer.values import Array
     n = x.shape[0]
     if isinstance(value, Selection) and value.view is not None and \
             value.data.shape[0] == n and _same_bounds(value.view, slc):
@@ -165,7 +162,6 @@ def assign_slice(x, slc: slice, value) -> None:
 
 
 def _same_bounds(a: slice, b: slice) -> bool:
-    from ..infer.values import Array
     for p, q in ((a.start, b.start), (a.stop, b.stop), (a.step, b.step)):
         if isinstance(p, Array) or isinstance(q, Array):
             if not (isinstance(p, Array) and isinstance(q, Array) and same_value(p.var, q.var)):
@@ -181,7 +177,6 @@ def slice_mask(slc: slice, n: int):
     start, stop and step may be runtime ints.  A runtime step of zero
     raises ValueError when the call returns, as NumPy does at once."""
     from ..infer import checks
-    from ..infer.values import Array
     step = 1 if slc.step is None else slc.step
     if not isinstance(step, Array):
         return _slice_mask(slc.start, slc.stop, step, n, step > 0)
@@ -194,7 +189,6 @@ def slice_mask(slc: slice, n: int):
 def _slice_mask(start, stop, step, n: int, up: bool):
     """slice_mask for a step known to be positive (`up`) or negative."""
     from ..infer import builder
-    from ..infer.values import Array
     lo, hi = (0, n) if up else (-1, n - 1)      # where PySlice_AdjustIndices clamps
     start = (lo if up else hi) if start is None else _clamped(start, n, lo, hi)
     stop = (hi if up else lo) if stop is None else _clamped(stop, n, lo, hi)
@@ -206,7 +200,6 @@ def _slice_mask(start, stop, step, n: int, up: bool):
 def _clamped(bound, n: int, lo: int, hi: int):
     """A slice bound as slice.indices adjusts it: negative counts from the
     end, then clamped to [lo, hi]."""
-    from ..infer.values import Array
     if not isinstance(bound, Array):
         bound = int(bound)
         return min(max(bound + n if bound < 0 else bound, lo), hi)
@@ -242,7 +235,6 @@ def assign(x, mask, value) -> None:
 def _as_operand(v):
     """A scalar or an array operand: Arrays and static scalars stay, lists
     become arrays (np.asarray)."""
-    from ..infer.values import array_like
     v = array_like(v)
     if isinstance(v, (list, tuple)):
         v = np.asarray(v)
@@ -287,7 +279,6 @@ def _drop_axes(v, shape, drop: int, ndim: int, what: str):
 
 def _expanded(mask: Value, extra: int):
     """The mask with `extra` trailing axes of length 1, to broadcast over rest."""
-    from ..infer.values import Array
     m = Array(mask)
     return reshape(m, m.shape + (1,) * extra) if extra else m
 
@@ -423,7 +414,6 @@ def _filled(sel: Selection, name: str):
 
 def _count(sel: Selection, axes):
     """The number of elements each result element reduces (an int64 Array)."""
-    from ..infer.values import Array
     rows = ARRAY_METHODS["sum"](Array(sel.mask), dtype=np.int64)
     per_row = int(np.prod(sel.rest, dtype=np.int64)) if axes is None else 1
     return rows * per_row if per_row != 1 else rows
@@ -498,7 +488,6 @@ def _astype(sel: Selection, dtype, copy=True, casting="unsafe"):
 
 
 def _copy(sel: Selection, order="K"):
-    from ..infer.values import Array
     return Selection(Array(sel.data.var), sel.mask)
 
 
@@ -538,3 +527,7 @@ def first_selection(values) -> "Selection | None":
             stack.extend(reversed(list(v.values())))
     return None
 
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.values import Array, array_like, holds  # noqa: E402

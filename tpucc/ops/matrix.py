@@ -158,7 +158,6 @@ def _is_fro(ord) -> bool:
 
 
 def _ufunc(name, *operands):
-    from .elementwise import emit_ufunc
     return emit_ufunc(name, *operands)
 
 
@@ -198,7 +197,6 @@ def _matrix_norm(x, ord, axes, keepdims):
     if row == col:
         raise ShapeError("Duplicate axes given.")
     if ord == 2 or ord == -2 or ord == "nuc":      # NumPy's _multi_svd_norm
-        from .decompositions import singular_values
         s = singular_values(moveaxis(x, (row, col), (-2, -1)))
         result = (_sum(s, -1) if ord == "nuc" else
                   METHODS["max" if ord == 2 else "min"](s, axis=-1))
@@ -264,7 +262,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     b = moveaxis(b, normalize_axis(axisb, b.ndim), -1)
     na, nb = a.shape[-1], b.shape[-1]
     _check_cross_sizes(na, nb)
-    from .elementwise import astype
     dtype = np.promote_types(a.dtype, b.dtype)
     a, b = astype(a, dtype), astype(b, dtype)
     a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
@@ -281,7 +278,13 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     else:
         a2, b2 = a[..., 2], b[..., 2]
         parts = (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
-    from .shape import broadcast_to, stack
     shape = np.broadcast_shapes(a0.shape, b0.shape)
     cp = stack([broadcast_to(astype(p, dtype, copy=False), shape) for p in parts], axis=-1)
     return moveaxis(cp, -1, normalize_axis(axisc, cp.ndim))
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from .decompositions import singular_values  # noqa: E402
+from .elementwise import astype, emit_ufunc  # noqa: E402
+from .shape import broadcast_to, stack  # noqa: E402

@@ -145,14 +145,12 @@ define_vjp("conv2d", _conv_vjp)
 
 @implements(nn.conv2d)
 def conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
-    from ..infer.builder import emit
     groups = int(groups)
     cfg = _config("conv2d", nn.conv2d_config, _shape(x), _shape(w), stride, padding, dilation,
                   groups)
     y = emit("conv2d", x, w, stride=cfg["stride"], padding=cfg["padding"],
              dilation=cfg["dilation"], groups=groups, precision=matmul_precision())
     if b is not None:
-        from .shape import reshape
         y = y + reshape(b, (1, -1, 1, 1))
     return y
 
@@ -338,12 +336,16 @@ def _pool_cfg(name, x, kernel_size, stride, padding):
 
 @implements(nn.max_pool2d)
 def max_pool2d(x, kernel_size, stride=None, padding=0):
-    from ..infer.builder import emit
     return emit("max_pool2d", x, **_pool_cfg("max_pool2d", x, kernel_size, stride, padding))
 
 
 @implements(nn.avg_pool2d)
 def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
-    from ..infer.builder import emit
     return emit("avg_pool2d", x, count_include_pad=bool(count_include_pad),
                 **_pool_cfg("avg_pool2d", x, kernel_size, stride, padding))
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
+from .shape import reshape  # noqa: E402

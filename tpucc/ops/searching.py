@@ -34,12 +34,10 @@ from .shape import clip, ravel, where
 
 
 def _emit(*a, **k):
-    from ..infer.builder import emit
     return emit(*a, **k)
 
 
 def _is_array(x) -> bool:
-    from ..infer.values import Array
     return isinstance(x, Array)
 
 
@@ -203,7 +201,6 @@ def searchsorted(a, v, side="left", sorter=None):
 
 def _sorted_by(a, sorter):
     """a[sorter], with NumPy's checks of the sorter."""
-    from .sorting import take
     sorter = as_array(sorter)
     if sorter.ndim != 1:
         raise UserCodeError("TypeError: could not parse sorter argument")
@@ -319,3 +316,10 @@ def _refuse_data_dependent(name):
 for _name in _DATA_DEPENDENT:
     implements(getattr(np, _name[3:]))(_refuse_data_dependent(_name))
 implements(method="nonzero")(_refuse_data_dependent("np.nonzero"))
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
+from ..infer.values import Array  # noqa: E402
+from .sorting import take  # noqa: E402

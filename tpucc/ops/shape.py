@@ -17,7 +17,6 @@ from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, br
 
 
 def _emit(*a, **k):
-    from ..infer.builder import emit
     return emit(*a, **k)
 
 
@@ -67,25 +66,20 @@ def reshape(a, *shape, order="C", newshape=None, **kw):
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    from .indexing import reshape_is_view
-    from ..infer.values import Array
     shape = resolve_shape(shape, _aval(a).size)
-    return _reshaped(a, shape, isinstance(a, Array) and reshape_is_view(a, shape))
+    return _reshaped(a, shape, isinstance(a, Array) and indexing.reshape_is_view(a, shape))
 
 
 def _reshaped(a, shape: tuple, view: bool):
     """a reshaped: a view of a runtime array when `view` (NumPy gives one
     when no copy is needed: writes through it change `a`), else a new array."""
-    from ..infer.values import Array
-    from .indexing import Reshaped
     out = _emit("reshape", a, shape=shape)
     if view and isinstance(a, Array) and not a.immutable and (a.ndim or len(shape)):
-        return Array(out.var, base=a, index=Reshaped(shape))
+        return Array(out.var, base=a, index=indexing.Reshaped(shape))
     return out
 
 
 def _aval(a) -> AVal:
-    from ..infer.values import to_value
     return to_value(a).aval
 
 
@@ -96,7 +90,6 @@ def ravel(a, order="C"):
     if order != "C":
         raise UnsupportedError(f"ravel(order={order!r}) is not supported")
     from .indexing import is_c_contiguous
-    from ..infer.values import Array
     return _reshaped(a, (_aval(a).size,), isinstance(a, Array) and is_c_contiguous(a))
 
 
@@ -166,7 +159,6 @@ def transpose(a, *axes):
 def _transposed(a, perm):
     """A transposed view of a runtime array (NumPy's transpose is always a
     view: `x.T[0] = 1` writes into x), a new array for a constant."""
-    from ..infer.values import Array
     from .indexing import Permuted
     out = _emit("transpose", a, perm=perm)
     if isinstance(a, Array) and a.ndim and not a.immutable:
@@ -368,8 +360,6 @@ def select(condlist, choicelist, default=0):
     condition holds, the last first so that the first condition wins.  The
     dtype is result_type of the choices and the default, Python numbers weak
     (NEP 50); the shape broadcasts every condition and choice."""
-    from ..infer.values import Array
-    from .elementwise import astype
     if len(condlist) != len(choicelist):
         raise UserCodeError("ValueError: list of cases must be same length as list of "
                             "conditions")
@@ -468,7 +458,6 @@ def tile(a, reps):
 
 @implements(np.repeat, method="repeat")
 def repeat(a, repeats, axis=None):
-    from ..infer.values import Array
     if isinstance(repeats, Array) and repeats.ndim == 0:
         raise ShapeError("np.repeat: the number of repetitions depends on runtime values "
                          "(data-dependent shape)", hint="pass a Python int")
@@ -507,7 +496,6 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     """NumPy's view of every window, as a gather: each windowed axis taken
     at the static indices start + offset (the axis becomes (starts, window)),
     its window axis moved to the end.  Read-only, as NumPy's view is."""
-    from ..infer.values import READ_ONLY
     if writeable:
         raise UnsupportedError("sliding_window_view(writeable=True): the windows overlap, and "
                                "compiled code makes a copy that writes cannot go through",
@@ -563,10 +551,17 @@ def isrealobj(x):
 def result_type_of(*arrays_and_dtypes):
     """A runtime array counts by its dtype; a weak one (a promoted Python
     scalar) as a Python number of its kind, which NEP 50 lets adapt."""
-    from ..infer.values import Array
 
     def described(x):
         if not isinstance(x, Array):
             return x
         return x.dtype.type(0).item() if x.weak else x.dtype
     return np.result_type(*map(described, arrays_and_dtypes))
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
+from ..infer.values import Array, READ_ONLY, to_value  # noqa: E402
+from .elementwise import astype  # noqa: E402
+from . import indexing  # noqa: E402  (which imports this module while loading)

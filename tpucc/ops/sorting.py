@@ -22,7 +22,6 @@ from .shape import clip, ravel, reshape
 
 
 def _emit(*a, **k):
-    from ..infer.builder import emit
     return emit(*a, **k)
 
 
@@ -85,7 +84,6 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 @implements(method="sort")
 def sort_in_place(a, axis=-1, kind=None, order=None, *, stable=None):
     """`a.sort()`: NumPy sorts the array itself and returns None."""
-    from .elementwise import store_inplace
     if axis is None:
         raise UserCodeError("TypeError: 'NoneType' object cannot be interpreted as an integer")
     store_inplace(a, sort(a, axis, kind, order, stable=stable), "sort")
@@ -95,8 +93,6 @@ def sort_in_place(a, axis=-1, kind=None, order=None, *, stable=None):
 
 @implements(np.take, method="take")
 def take(a, indices, axis=None, out=None, mode="raise"):
-    from .elementwise import copy
-    from ..infer.values import Array, array_like
     if out is not None:
         raise UnsupportedError("np.take(out=...) is not supported", hint="assign the result")
     indices = array_like(indices)       # np.take(x, [i, j]) with runtime i, j
@@ -124,7 +120,6 @@ def _integer_indices(dtype):
 def _runtime_take_index(indices, size, mode):
     """mode='raise' cannot raise at run time: an index out of bounds is
     handled as x[indices] handles it."""
-    from .elementwise import astype
     _integer_indices(indices.dtype)
     if indices.dtype == np.bool_:
         indices = astype(indices, np.int64)
@@ -180,7 +175,6 @@ def lexsort(keys, axis=-1):
     """Indices sorting by the last key, ties broken by the one before, ...:
     stable argsorts from the first key to the last, each of the key
     permuted by the order so far (NaN last, as NumPy's)."""
-    from .shape import stack
     if isinstance(keys, (tuple, list)):
         keys = [as_array(k) for k in keys]
         if len({k.shape for k in keys}) > 1:
@@ -209,7 +203,6 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     """Each element compared with every test element (NumPy's == with its
     promotion: NaN is in nothing), any over the test elements; XLA fuses the
     comparison into the reduction."""
-    from .elementwise import emit_ufunc
     if kind not in (None, "sort", "table"):
         raise UserCodeError(f"ValueError: Invalid kind: '{kind}'. Please use None, 'sort' or "
                             "'table'.")
@@ -218,9 +211,17 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     if kind == "table" and (element.dtype.kind not in "biu" or tests.dtype.kind not in "biu"):
         raise UserCodeError("ValueError: The 'table' method is only supported for boolean or "
                             "integer arrays. Please select 'sort' or None for kind.")
-    from .registry import NUMPY
     found = NUMPY[np.any](emit_ufunc("equal", reshape(element, element.shape + (1,)), tests),
                           axis=-1)
     result = NUMPY[np.logical_not](found) if invert else found
     result.immutable = False        # NumPy reshapes to element's shape: an array, also 0-d
     return result
+
+
+# Bound last: these modules import this one.  (A function-level import
+# costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
+from ..infer.values import Array, array_like  # noqa: E402
+from .elementwise import astype, copy, emit_ufunc, store_inplace  # noqa: E402
+from .registry import NUMPY  # noqa: E402
+from .shape import stack  # noqa: E402
