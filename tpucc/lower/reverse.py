@@ -40,9 +40,9 @@ def value_and_grad(region, env, params) -> list | None:
     values = dict(env)
     values.update(zip(region.params, params))
     active = _active_values(region)
+    from . import lower_registry_op     # (lower/__init__.py imports this module)
     tape, made_by = [], {}
     for op in region.ops:
-        from . import lower_registry_op
         lowered = lower_registry_op(op, [values[v] for v in op.inputs], made_by)
         values.update(zip(op.outputs, lowered.outs))
         if any(v in active for v in op.inputs):

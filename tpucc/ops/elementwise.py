@@ -486,7 +486,6 @@ def _ufunc_vjp(name):
         dt = lc.out_avals[0].dtype
         if dt.kind != "f":
             return NotImplemented
-        from ..lower.reverse import unbroadcast
         shape = tuple(ct.shape)      # lax broadcasts scalars and size-1 axes, not ranks
         args = [cast(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape), dt)
                 for x in operands]
@@ -933,3 +932,4 @@ NUMPY[np.ascontiguousarray] = ascontiguousarray
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
 from ..infer.values import Array, array_like, rebinds_in_place, to_value  # noqa: E402
 from .shape import broadcast_to, stack, where as select  # noqa: E402
+from ..lower.reverse import unbroadcast  # noqa: E402

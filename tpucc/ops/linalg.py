@@ -94,7 +94,6 @@ def _transposed_from(lc, k):
     made = lc.producer(k)
     if made is None or made[0] != "transpose" or tuple(made[1]["perm"]) != (1, 0):
         return None
-    from ..lower.layout import logical
     return logical(made[2][0])
 
 for _name, _fn in PRODUCTS.items():
@@ -117,7 +116,6 @@ def _product_vjp(lc, operands, perms, out, ct, precision=None, stacks=False):
                 if lc.wants(1) else None)
     if ndims[1] == 2 and ndims[0] > 2:
         return _stack_by_matrix_vjp(lc, a, b, ct, prec)
-    from ..lower.reverse import unbroadcast
     # Vectors as matrices: a (k,) is (1, k), b (k,) is (k, 1), as matmul reads them.
     a2 = a[None, :] if ndims[0] == 1 else a
     b2 = b[:, None] if ndims[1] == 1 else b
@@ -278,3 +276,5 @@ def install_operators():
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, rebinds_in_place  # noqa: E402
 from .elementwise import store_inplace  # noqa: E402
+from ..lower.layout import logical  # noqa: E402
+from ..lower.reverse import unbroadcast  # noqa: E402

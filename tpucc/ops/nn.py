@@ -80,7 +80,6 @@ def _conv_lower(lc, x, w, stride, padding, dilation, groups, precision=None):
 def _conv_layout(lc, ins, perms, stride, padding, dilation, groups, precision=None):
     """Any input and weight layouts in, channels-last (NHWC) out: see
     lower/layout.py.  A weight stored HWIO (device_cache) needs no transpose."""
-    from ..lower.layout import NHWC
     x, w = ins
     dt = lc.out_avals[0].dtype
     lhs = "".join("NCHW"[axis] for axis in (perms[0] or (0, 1, 2, 3)))
@@ -194,7 +193,6 @@ def _max_pool(x, dtype, kernel, stride, padding, axes, perm=None):
         return tiled_max(x, tuple(kernel), axes)
     window = _window(kernel, stride, padding)
     if perm is not None:
-        from ..lower.layout import permute_window
         window = {k: permute_window(v, perm) for k, v in window.items()}
     init = np.array(nn.lowest(dtype), dtype)
     return lax.reduce_window(x, init, lax.max, **window)
@@ -349,3 +347,4 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from .shape import reshape  # noqa: E402
+from ..lower.layout import NHWC, permute_window  # noqa: E402

@@ -334,7 +334,6 @@ register("select", _select_abstract, _select_lower,
 
 def _select_vjp(lc, operands, perms, out, ct, weak_result=False):
     """The cotangent goes to the branch each element was taken from."""
-    from ..lower.reverse import unbroadcast
     c, x, y = operands
     c = broadcast_value(cast(c, np.dtype(bool)), tuple(ct.shape))
     zeros = lax.full(ct.shape, 0, ct.dtype)
@@ -565,3 +564,4 @@ from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, READ_ONLY, to_value  # noqa: E402
 from .elementwise import astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
+from ..lower.reverse import unbroadcast  # noqa: E402
