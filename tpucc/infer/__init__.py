@@ -13,6 +13,7 @@ or `while`; static values never appear in the IR except as constants.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 from dataclasses import dataclass, field
 
@@ -208,7 +209,6 @@ def _describe_capture(c) -> str:
 
 
 def _param_names(fn, n):
-    import inspect
     try:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):

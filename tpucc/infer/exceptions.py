@@ -32,6 +32,8 @@ import contextlib
 import os
 import types
 
+import numpy as np
+
 from ..errors import ESCAPED_RUNTIME_REGION, TpuccError, UnsupportedError, UserCodeError
 from . import builder
 from .control import Exit
@@ -432,7 +434,6 @@ def _typed_clauses(frame, block, start):
 def _never_raised() -> dict:
     """Exceptions NumPy raises from runtime values where compiled code makes
     no check (README: NaN and inf instead): exception -> (why, what to do)."""
-    import numpy as np
     return {
         FloatingPointError: (
             "NumPy raises it from runtime values under np.errstate(...='raise') or "
@@ -450,7 +451,6 @@ def _never_raised() -> dict:
 def linalg_raises(fn) -> bool:
     """NumPy's linalg functions that raise LinAlgError on some values (a
     singular matrix, one not positive-definite, no convergence)."""
-    import numpy as np
     return getattr(fn, "__module__", "") == "numpy.linalg" and fn not in (
         np.linalg.det, np.linalg.slogdet, np.linalg.norm, np.linalg.matrix_rank,
         np.linalg.cond, np.linalg.multi_dot, np.linalg.trace, np.linalg.outer,

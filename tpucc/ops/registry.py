@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+import jax
 import numpy as np
 from jax import lax
 
@@ -288,7 +289,6 @@ def target_platforms() -> tuple:
     """The platforms the program being lowered will run on: jax's default
     backend, or the targets of an export (`lowering_for`).  Lowerings may
     pick the formulation each platform's XLA runs fastest; results agree."""
-    import jax
     return _TARGET_PLATFORMS.get() or (jax.default_backend(),)
 
 
