@@ -25,6 +25,12 @@ class Model:
         return np.sum(self.w)
 
 
+@pytest.fixture(autouse=True)
+def recycle_small_arrays(monkeypatch):
+    """These tests' arrays are small, which are not recycled by default."""
+    monkeypatch.setattr(outputs, "RECYCLE_MIN_BYTES", 0)
+
+
 @pytest.fixture
 def pools(monkeypatch):
     """The OutputPools made while compiling, recording the buffers each call
@@ -79,6 +85,29 @@ def test_the_module_donates_one_extra_input_per_write_back():
     main = text[text.index("func.func public @main"):].split("\n")[0]
     assert main.count("tf.aliasing_output") == 2
     assert main.count("%arg") == 2 + 2 + 2         # x, lr, w, b, then the two recycled
+
+
+def test_small_write_backs_are_not_recycled_large_ones_are(monkeypatch):
+    """Memory for a small result is already mapped (malloc's arena), and
+    donating its buffer would cost the call more than it saves."""
+    monkeypatch.undo()
+    assert outputs.RECYCLE_MIN_BYTES == 128 * 1024
+
+    def update(x, y):
+        x += 1.0
+        y *= 2.0
+        return x[0]
+    f = tpucc.compile(update, cache=False)
+    small, large = np.ones(8, np.float32), np.ones(32 * 1024, np.float32)   # 128 KiB
+    for args, aliased in [((small, small[:4].copy()), 0), ((large, small), 2)]:
+        main = f.lower(*args).as_text("stablehlo")
+        main = main[main.index("func.func public @main"):].split("\n")[0]
+        assert main.count("tf.aliasing_output") == aliased
+        expected = [a.copy() for a in args]
+        for _ in range(3):                  # the pool's buffers (or none) each call
+            assert f(*args) == update(*expected)
+        for a, e in zip(args, expected):
+            np.testing.assert_array_equal(a, e)
 
 
 def test_programs_without_write_backs_take_no_extra_inputs():

@@ -349,16 +349,6 @@ def signature_key(args, kwargs, runtime_names=frozenset(), names=(), promoted=No
     Python numbers that are runtime leaves (infer.scalar_state)."""
     if promoted:
         return _promoted_signature_key(args, kwargs, runtime_names, names, promoted)
-    if not kwargs and not runtime_names:
-        # The common call: NumPy arrays only.  Same key as the general path;
-        # the argument tuple is the leaves.
-        parts = []
-        for a in args:
-            if type(a) is not np.ndarray:
-                break
-            parts.append((a.dtype, a.shape))
-        else:
-            return tuple(parts), args
     leaves: list = []
     if runtime_names:
         parts = [_key(a, n in runtime_names, leaves) for a, n in zip(args, names)]
@@ -538,7 +528,8 @@ def _argument_update_runner(traced, guards, call, build):
     updated = [wb[1] for wb in traced.writebacks]
     n_out = sum(s is infer.RUNTIME for s in traced.out_static)
     targets = [(i, n_out + k) for k, i in enumerate(updated)]
-    pool = output_pool(recycled_avals(traced))
+    avals = recycled_avals(traced)
+    pool = output_pool(avals) if avals else None
     fetch_early = jax.default_backend() != "cpu"
 
     def name_of(i):
@@ -551,15 +542,15 @@ def _argument_update_runner(traced, guards, call, build):
         if len(leaves) > 1 or not all(leaves[i].flags.writeable for i in updated
                                       if isinstance(leaves[i], np.ndarray)):
             check_updated_arguments(updated, leaves, name_of)
-        outs = pool.call(call, leaves)
-        written = [outs[k] for _, k in targets]
+        outs = call(*leaves) if pool is None else pool.call(call, leaves)
         if fetch_early:
-            _start_host_copies(written)
+            _start_host_copies([outs[k] for _, k in targets])
         for i, k in targets:
             target = leaves[i]
             if isinstance(target, np.ndarray) and target.flags.writeable:
                 np.copyto(target, np.asarray(outs[k]))
-        pool.give_back(written, leaves)
+        if pool is not None:
+            pool.give_back([outs[k] for _, k in targets], leaves)
         return build(outs)
     return run
 
