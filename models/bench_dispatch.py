@@ -114,14 +114,10 @@ def per_call_us(fn, args, calls) -> float:
     return (time.perf_counter_ns() - t0) / calls / 1e3
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--calls", type=int, default=100, help="calls per round")
-    p.add_argument("--rounds", type=int, default=300)
-    a = p.parse_args(argv)
-    print(f"jax {jax.__version__} on {jax.default_backend()}; {a.rounds} rounds of "
-          f"{a.calls} calls, best round's time per call")
-    print(f"{'case':<18} {'tpucc us':>9} {'jax.jit us':>11} {'ratio':>6}")
+def measure(rounds=300, calls=100) -> dict:
+    """{case: {"tpucc": us, "jax.jit": us, "ratio": tpucc / jax.jit}}, each
+    the best round's time per call."""
+    out = {}
     for name, tp, jx, args in cases():
         tp_args = args
         jx_args = tuple(np.copy(v) for v in args)
@@ -129,11 +125,28 @@ def main(argv=None):
         for f, xs in ((tp, tp_args), (jx, jx_args)):
             per_call_us(f, xs, 200)                     # warm up
         t_tp, t_jx = [], []
-        for _ in range(a.rounds):
-            t_tp.append(per_call_us(tp, tp_args, a.calls))
-            t_jx.append(per_call_us(jx, jx_args, a.calls))
+        for _ in range(rounds):
+            t_tp.append(per_call_us(tp, tp_args, calls))
+            t_jx.append(per_call_us(jx, jx_args, calls))
         mt, mj = min(t_tp), min(t_jx)
-        print(f"{name:<18} {mt:9.2f} {mj:11.2f} {mt / mj:6.2f}")
+        out[name] = {"tpucc": mt, "jax.jit": mj, "ratio": mt / mj}
+    return out
+
+
+def print_table(results: dict, indent=""):
+    print(f"{indent}{'case':<18} {'tpucc us':>9} {'jax.jit us':>11} {'ratio':>6}")
+    for name, r in results.items():
+        print(f"{indent}{name:<18} {r['tpucc']:9.2f} {r['jax.jit']:11.2f} {r['ratio']:6.2f}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--calls", type=int, default=100, help="calls per round")
+    p.add_argument("--rounds", type=int, default=300)
+    a = p.parse_args(argv)
+    print(f"jax {jax.__version__} on {jax.default_backend()}; {a.rounds} rounds of "
+          f"{a.calls} calls, best round's time per call")
+    print_table(measure(a.rounds, a.calls))
 
 
 def _check_same(a, b, name):

@@ -56,6 +56,7 @@ import jax.numpy as jnp                        # noqa: E402
 from jax import lax                            # noqa: E402
 
 import tpucc                                   # noqa: E402
+import bench_dispatch                          # noqa: E402
 from pngchart import write_bar_chart           # noqa: E402
 from vgg19 import VGG19, Conv2d, Linear, MaxPool2d, forward_flops   # noqa: E402
 
@@ -394,31 +395,11 @@ def matmul_peak(n=2048, reps=5, torch=None, precision="highest") -> dict:
     return res
 
 
-def dispatch_overhead(calls=2000) -> dict:
-    """Median microseconds of one cached call of a tiny function (x + 1 on
-    8 floats, NumPy in, result ready): tpucc vs jax.jit."""
-    x = np.arange(8, dtype=np.float32)
-
-    def tiny(x):
-        return x + 1
-
-    t_fn = tpucc.compile(tiny, cache=False)
-    j_fn = jax.jit(tiny)
-    impls = {"tpucc": lambda: t_fn(x),
-             "jax.jit (block_until_ready)": lambda: j_fn(x).block_until_ready(),
-             "jax.jit (-> NumPy)": lambda: np.asarray(j_fn(x))}
-    for fn in impls.values():
-        for _ in range(20):
-            fn()
-    out = {}
-    for name, fn in impls.items():
-        ts = []
-        for _ in range(calls):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
-        out[name] = statistics.median(ts) * 1e6
-    return out
+def dispatch_overhead(rounds=100) -> dict:
+    """Microseconds per cached call of tiny functions (8 floats, NumPy in,
+    NumPy out), tpucc vs the same computation under jax.jit, measured by
+    models/bench_dispatch.py: both in turn, in short rounds, best round."""
+    return bench_dispatch.measure(rounds=rounds)
 
 
 def weight_transfer(model) -> dict:
@@ -548,9 +529,9 @@ def print_side_notes(model) -> tuple:
           f"buffers); one "
           f"jax.device_put of all of them takes {wt['device_put_s'] * 1e3:.0f} ms")
     disp = dispatch_overhead()
-    print("\ncached-call dispatch overhead, tiny function (median of 2000 calls):")
-    for k, us in disp.items():
-        print(f"  {k:<30} {us:8.1f} us")
+    print("\ncached-call dispatch overhead, tiny functions (models/bench_dispatch.py: "
+          "best of 100 rounds of 100 calls, run in turn):")
+    bench_dispatch.print_table(disp, indent="  ")
     return wt, disp
 
 
