@@ -81,6 +81,38 @@ def test_a_loop_counter_past_the_end_raises_at_its_line():
     assert "while" in hlo                           # still one runtime loop
 
 
+def scan_while_positive(x):
+    i = 0
+    while x[i] > 0:             # past the end, NumPy raises; a clamped read never ends
+        i += 1
+    return i
+
+
+def count_to_a_bad_read(x):
+    n = x[x[0] + 4]             # out of bounds: the value read is not NumPy's
+    k = 0
+    while k != n:               # no check inside, but it waits on that value
+        k += 2
+    return k
+
+
+@pytest.mark.timeout(120)
+def test_a_loop_stops_once_a_check_has_failed():
+    """A while loop whose exit waits on an out-of-bounds read (in its own
+    condition, or earlier) stops as soon as a check fails, and the call
+    raises: it used to run forever."""
+    f = tpucc.compile(scan_while_positive, cache=False)
+    assert f(np.array([3, 0, 1])) == 1
+    with _raises_e900(r"while x\[i\] > 0"):
+        f(np.array([3, 2, 1]))
+    with pytest.raises(IndexError):
+        scan_while_positive(np.array([3, 2, 1]))
+    g = tpucc.compile(count_to_a_bad_read, cache=False)
+    with _raises_e900(r"n = x\[x\[0\] \+ 4\]"):
+        g(np.array([1, 2, 3]))
+    assert "while" in g.lower(np.array([1, 2, 3])).as_text()
+
+
 def test_an_untaken_branch_does_not_raise():
     f = tpucc.compile(pick_if_positive)
     assert f(-np.ones(3), np.int64(7)) == -1.0      # x[7] is never read

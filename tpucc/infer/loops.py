@@ -842,7 +842,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         results += rebound.results(trial.loose_ends)
     body = close_region(trial.builder, results)
     range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
-    cond = _cond_region(trial.params, targets.index(header), range_slots)
+    cond = _cond_region(trial.params, targets.index(header), range_slots,
+                        _error_code_in_loop(trial.params, carried, boxes))
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     init += [kind_value(leaves[i][1]) for i in trial.kind_slots]
@@ -918,9 +919,24 @@ def _range_slots(leaves, carried, stack):
     return found["pos"], found["stop"], stack[-1].step
 
 
-def _cond_region(body_params, header_index, range_slots=None):
+def _error_code_in_loop(body_params, carried, boxes):
+    """The runtime checks' error code (checks.py) as the loop's condition
+    sees it: a slot of the body's parameters when the body may fail a check
+    (its index), the code's value before the loop when an earlier check may
+    have failed (an Array), else None (no check yet)."""
+    c = ctx()
+    for j, box in enumerate(boxes):
+        if box is c.error_code:
+            return 1 + len(carried) + j
+    return c.error_code if c.checks else None
+
+
+def _cond_region(body_params, header_index, range_slots=None, error_code=None):
     """Keep looping while the body's exit code says 'back to the header'
-    (and, for a counted loop, while the range has items left)."""
+    (and, for a counted loop, while the range has items left), and no
+    runtime check has failed: the call raises that check's error, and the
+    values after it are not NumPy's (an index past the end read a clamped
+    one), so a loop waiting on them could run forever."""
     params = tuple(Value(p.aval) for p in body_params)
     with builder.new_region(params) as rb:
         pred = emit("equal", Array(params[0]), np.int32(header_index))
@@ -929,4 +945,7 @@ def _cond_region(body_params, header_index, range_slots=None):
                          for s in range_slots[:2])
             more = emit("less" if range_slots[2] > 0 else "greater", pos, stop)
             pred = emit("logical_and", pred, more)
+        if error_code is not None:
+            code = Array(params[error_code]) if isinstance(error_code, int) else error_code
+            pred = emit("logical_and", pred, emit("equal", code, np.int32(0)))
     return Region(rb.params, rb.ops, (pred.var,))
