@@ -156,7 +156,8 @@ class RuntimeRaiseError(TpuccError):
 # trace record or artifact names the class, and another process rebuilds it.
 RAISABLE_AT_RUN_TIME = {e.__name__: e for e in (
     AssertionError, ValueError, RuntimeError, ArithmeticError, FloatingPointError, OverflowError,
-    ZeroDivisionError, IndexError, KeyError, TypeError, NotImplementedError)}
+    ZeroDivisionError, IndexError, KeyError, TypeError, NotImplementedError,
+    UnboundLocalError)}
 _RUNTIME_RAISE_CLASSES: dict = {}
 
 

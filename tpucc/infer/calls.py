@@ -1109,6 +1109,7 @@ class Interpreter:
                                    "not supported in compiled code",
                                    hint="use it in a `with` statement inside the function")
         if isinstance(fn, BoundArrayMethod):
+            _refuse_out(f"x.{fn.name}", kwargs)
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
@@ -1198,6 +1199,8 @@ class Interpreter:
             exceptions.refuse_never_raised(self.frames, np.linalg.LinAlgError,
                                            f"np.linalg.{fn.__name__} of a runtime matrix")
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
+            if not isinstance(fn, np.ufunc):
+                _refuse_out(f"np.{getattr(fn, '__name__', fn)}", kwargs)
             return impl(*args, **kwargs)
         return self._library_call(fn, args, kwargs)
 
@@ -1579,6 +1582,15 @@ _CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_
              "empty_like", "arange", "eye", "identity"}
 # Array methods taking a shape or axes (as ints, or a tuple of them).
 _SHAPE_METHODS = {"reshape", "transpose", "swapaxes", "repeat", "squeeze"}
+
+
+def _refuse_out(name: str, kwargs: dict):
+    """out= is written only by ufuncs (np.add(a, b, out=a)); the other
+    functions and methods would compute a new array and leave `out` as it
+    was (np.cumsum(a, out=a), a.round(out=a)): refused."""
+    if kwargs.get("out") is not None:
+        raise UnsupportedError(f"{name}(out=...) is not supported",
+                               hint=f"assign the result: out[...] = {name}(...)")
 
 
 def class_attribute(cls: type, name: str, default=None):

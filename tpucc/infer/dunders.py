@@ -21,6 +21,7 @@ from ..errors import UserCodeError
 from . import control
 from .builder import emit
 from . import calls
+from .builtins_impl import to_python_scalar
 from .calls import class_attribute, is_library_class
 from .values import Array, NeedsStatic
 
@@ -389,7 +390,8 @@ def negation(interp, v):
         if v.size != 1:
             raise UserCodeError("ValueError: The truth value of an array with more than one "
                                 "element is ambiguous. Use a.any() or a.all()")
-        return emit("logical_not", control.scalar_bool(v))
+        # a Python bool, as `not` gives
+        return to_python_scalar(emit("logical_not", control.scalar_bool(v)), np.bool_)
     return not v
 
 

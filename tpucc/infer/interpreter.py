@@ -229,7 +229,14 @@ def LOAD_CONST(f, arg):
 
 @handler
 def LOAD_FAST(f, name):
-    f.push(_defined(f.locals, name))
+    v = _defined(f.locals, name)
+    if isinstance(v, Array) and v.bound_if is not None:
+        ran, bound_name = v.bound_if
+        checks.require(ran, f"cannot access local variable '{bound_name}' where it is not "
+                            "associated with a value", raises="UnboundLocalError",
+                       hint="the loop that binds it may run zero times: assign it before "
+                            "the loop")
+    f.push(v)
 
 
 def _defined(locals_: dict, name: str):
@@ -477,7 +484,17 @@ _NATIVE_READS = (list, tuple, dict, set, collections.deque, type({}.keys()),
 @handler
 def IS_OP(f, invert):
     b, a = f.pop(), f.pop()
+    if type(b) is bool and _is_python_bool(a) or type(a) is bool and _is_python_bool(b):
+        # a Python bool is one of the two singletons: `v is True` is `v == True`
+        same = emit("equal", a, b)
+        f.push(dunders.negation(f.interp, same) if invert else same)
+        return
     f.push((a is b) != bool(invert))
+
+
+def _is_python_bool(v) -> bool:
+    """A runtime Python bool (`not x`, bool(x)): a weak bool Array."""
+    return isinstance(v, Array) and v.weak and v.dtype == np.bool_ and not v.shape
 
 
 @handler

@@ -863,6 +863,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             # every iteration leaves there (undefined if the loop does not run)
             new_leaves[i] = after
     kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
+    ran = _ran(range_slots, init) if counted and not trip_count else None
     for i, out in zip(carried, outs[1:]):
         if i in trial.unchanged:
             continue            # loop-invariant: the array keeps its value and identity
@@ -872,6 +873,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i] = Array(out)
             new_leaves[i].immutable = (RuntimeKind(kinds[i]) if i in kinds else
                                        _carried_kind(leaves[i][1], trial.leaves, i))
+            if ran is not None and _unbound_before(leaves[i][1]):
+                new_leaves[i].bound_if = (ran, leaves[i][0])
             if i not in trial.fresh or (counted and not trip_count):
                 alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
                          "loop (or another name's array) on some runtime paths and a new one "
@@ -905,6 +908,20 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                           else 0 for t in targets], np.int32)
         code = emit("getitem", table, Array(outs[0]), key=("array",))
     return Exit(rest, code, depths)
+
+
+def _unbound_before(entry) -> bool:
+    """Whether a carried slot's entry value is the placeholder of a variable
+    the body binds first (_add_loop_defined, _apply_promotions)."""
+    return isinstance(entry, Undefined) or isinstance(entry, Array) and entry.immutable is None
+
+
+def _ran(range_slots, init) -> Array:
+    """Whether a loop over a runtime range ran at all: its first item was
+    there (`init`: the While's initial values, the carried slots after
+    the exit code)."""
+    pos, stop = (Array(init[1 + s]) if isinstance(s, int) else s[0] for s in range_slots[:2])
+    return emit("less" if range_slots[2] > 0 else "greater", pos, stop)
 
 
 def _range_slots(leaves, carried, stack):

@@ -52,7 +52,7 @@ def compile_time_kind(kind):
 
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
-                 "immutable", "frozen", "alias_note", "fence", "__weakref__")
+                 "immutable", "frozen", "alias_note", "fence", "bound_if", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -72,6 +72,10 @@ class Array:
         # the arrays they held at the loop's entry: a list logging (array,
         # "read" / "write") for each use of them (see loops._fenced).
         self.fence = None
+        # A variable first bound in a runtime-counted loop's body holds this
+        # after the loop: (the runtime bool "the loop ran", the name).  Python
+        # raises UnboundLocalError where it is read after a loop that did not.
+        self.bound_if = None
 
     # --- the SSA value, with view re-reads -------------------------------
     @property

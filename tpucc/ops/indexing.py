@@ -308,20 +308,29 @@ def _is_mask(key) -> bool:
     return _is_runtime(key) and key.dtype == np.bool_
 
 
-def _check_python_int_fits(value, dtype):
-    """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping);
-    x[i] = np.inf or np.nan with x an integer array raises too."""
-    if type(value) is int and dtype.kind in "iu" and not (
-            np.iinfo(dtype).min <= value <= np.iinfo(dtype).max):
-        raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
-    if isinstance(value, float) and dtype.kind in "iu" and not np.isfinite(value):
+def check_python_number_fits(value, dtype):
+    """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping),
+    and so does x[i] = -1.7 with x uint8: a Python float goes in as int()
+    makes it (-1); x[i] = np.inf or np.nan with x an integer array raises
+    too.  Each item of a list or tuple is converted alike."""
+    if dtype.kind not in "iu":
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            check_python_number_fits(item, dtype)
+        return
+    if isinstance(value, float) and not np.isfinite(value):
         what = "NaN" if np.isnan(value) else "infinity"
         raise DTypeError(f"cannot convert float {what} to integer (an element of a {dtype} "
                          "array)", hint="use a float array, or a sentinel integer")
+    if type(value) is float:
+        value = int(value)
+    if type(value) is int and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+        raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
 
 
 def setitem(x, key, value):
-    _check_python_int_fits(value, x.dtype)
+    check_python_number_fits(value, x.dtype)
     if _is_mask(key):
         masked.assign(x, key, value)
         return

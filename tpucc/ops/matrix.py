@@ -16,7 +16,7 @@ from .elementwise import imag, real
 from .linalg import dot
 from .manipulation import as_array
 from .registry import METHODS, implements, normalize_axis, static_index
-from .shape import expand_dims, moveaxis, pad, reshape, where
+from .shape import expand_dims, moveaxis, pad, read_only, reshape, where
 
 
 def _zero(dtype):
@@ -67,8 +67,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
     flat = reshape(a, a.shape[:-2] + (n * m,))
     if length <= 0:
-        return flat[..., 0:0]
-    return flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1]
+        return read_only(flat[..., 0:0])
+    return read_only(flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1])
 
 
 @implements(np.diag)

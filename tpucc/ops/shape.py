@@ -203,7 +203,17 @@ register("broadcast_to", _broadcast_abstract,
 @implements(np.broadcast_to)
 def broadcast_to(a, shape):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _emit("broadcast_to", a, shape=shape)
+    return read_only(_emit("broadcast_to", a, shape=shape))
+
+
+def read_only(x):
+    """x, made read-only as NumPy makes the views np.broadcast_to and
+    np.diagonal return: writing into one raises (E500 here)."""
+    if isinstance(x, Array):
+        x.frozen = READ_ONLY
+    elif isinstance(x, np.ndarray):
+        x.flags.writeable = False
+    return x
 
 
 # --- concatenate / stack -------------------------------------------------------------
@@ -273,9 +283,12 @@ register("flip", lambda avals, axes: avals[0], lambda lc, x, axes: jnp.flip(x, a
 
 @implements(np.flip)
 def flip(m, axis=None):
+    """A view, as NumPy's (writes through it change `m`): `m` indexed with
+    reversed slices along `axis`."""
+    m = asarray(m)
     nd = _aval(m).ndim
     axes = tuple(range(nd)) if axis is None else normalize_axes(axis, nd)
-    return _emit("flip", m, axes=axes)
+    return m[tuple(slice(None, None, -1) if ax in axes else slice(None) for ax in range(nd))]
 
 
 @implements(np.fliplr)
@@ -512,8 +525,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         ax = normalize_axis(ax, len(shape))
         index = np.arange(_aval(x).shape[ax] - w + 1)[:, None] + np.arange(w)
         x = moveaxis(NUMPY[np.take](x, index, axis=ax), ax + 1, -1)
-    x.frozen = READ_ONLY
-    return x
+    return read_only(x)
 
 
 # --- facts about an array that are known at compile time ----------------------
@@ -562,6 +574,6 @@ def result_type_of(*arrays_and_dtypes):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, READ_ONLY, to_value  # noqa: E402
-from .elementwise import astype  # noqa: E402
+from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
 from ..lower.reverse import unbroadcast  # noqa: E402

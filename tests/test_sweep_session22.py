@@ -1,0 +1,170 @@
+"""Wrong results found by session 22's adversarial sweep, each now equal to
+eager NumPy or refused with a tpucc error naming the line."""
+import numpy as np
+import pytest
+
+import tpucc
+
+
+def _compiled(fn, **options):
+    return tpucc.compile(fn, cache=False, **options)
+
+
+# --- np.flip / fliplr / flipud / rot90 are views: writes go through -------------
+
+def write_through_flip(a):
+    np.flip(a)[0, 0] = 100.0
+    np.fliplr(a)[1, 0] += 1.0
+    v = np.flipud(a)
+    v[0] *= 2.0
+    np.rot90(a)[0, 1] = -5.0
+    return a
+
+
+def test_flip_and_rot90_are_views_written_through():
+    a = np.arange(6.0).reshape(2, 3)
+    expected = write_through_flip(a.copy())
+    np.testing.assert_array_equal(_compiled(write_through_flip)(a.copy()), expected)
+    f = _compiled(lambda a: (np.flip([a[0, 0], 2.0]), np.flip(a, axis=(0, 1)), np.rot90(a, 3)))
+    for got, want in zip(f(a), (np.flip([a[0, 0], 2.0]), np.flip(a, axis=(0, 1)),
+                                np.rot90(a, 3))):
+        np.testing.assert_array_equal(got, want)
+
+
+# --- read-only views: np.diagonal, np.diag of a matrix, np.broadcast_to ----------
+
+def write_diagonal(a):
+    d = np.diagonal(a)
+    d[0] = 1.0
+
+
+def write_diag(a):
+    d = np.diag(a)
+    d[0] = 1.0
+
+
+def write_broadcast(a):
+    b = np.broadcast_to(a[0], (2, 2))
+    b[0, 0] = 1.0
+
+
+@pytest.mark.parametrize("write", [write_diagonal, write_diag, write_broadcast])
+def test_writing_into_a_read_only_view_is_refused(write):
+    a = np.arange(4.0).reshape(2, 2)
+    with pytest.raises(ValueError, match="read-only"):
+        write(a.copy())
+
+    def f(a):
+        write(a)
+        return a
+    with pytest.raises(tpucc.SideEffectError, match="read-only"):
+        _compiled(f)(a)
+
+
+def test_read_only_views_are_still_read():
+    f = _compiled(lambda a: np.diagonal(a) * 2 + np.broadcast_to(a[0], (2, 2)).sum())
+    a = np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(f(a), np.diagonal(a) * 2 + np.broadcast_to(a[0], (2, 2)).sum())
+
+
+# --- `not v` and `v is True` on runtime values are Python bools ------------------
+
+def negations(x):
+    r = not (x[0] > 0)
+    return not x.all(), r, r is True, r is not False, type(r).__name__
+
+
+@pytest.mark.parametrize("x", [np.array([3, 0]), np.array([-1, 1])])
+def test_not_gives_a_python_bool(x):
+    got, expected = _compiled(negations)(x), negations(x)
+    assert got == expected
+    assert [type(v) for v in got] == [type(v) for v in expected]
+
+
+# --- out= of functions that are not ufuncs: refused, not ignored -----------------
+
+@pytest.mark.parametrize("call", [
+    lambda a: np.cumsum(a, out=a), lambda a: np.clip(a, 0, 1, out=a),
+    lambda a: np.round(a, out=a), lambda a: a.cumsum(out=a), lambda a: a.round(out=a),
+    lambda a: a.clip(0, 1, out=a),
+])
+def test_out_of_a_function_that_is_not_a_ufunc_is_refused(call):
+    with pytest.raises(tpucc.UnsupportedError, match=r"\(out=\.\.\.\) is not supported"):
+        _compiled(call)(np.array([0.5, -1.5, 2.25]))
+
+
+def test_out_of_a_ufunc_still_writes():
+    def f(a, b):
+        np.add(a, b, out=a)
+        return a
+    a, b = np.arange(3.0), np.ones(3)
+    np.testing.assert_array_equal(_compiled(f)(a.copy(), b), f(a.copy(), b))
+
+
+# --- a Python float stored into an integer array: NumPy 2 checks int(value) ------
+
+def store_item(a):
+    a[1] = -1.7
+
+
+def store_slice(a):
+    a[:] = 300.0
+
+
+def store_fill(a):
+    a.fill(-1.5)
+
+
+def store_list(a):
+    a[[0, 1]] = [-1.5, 2]
+
+
+@pytest.mark.parametrize("store", [store_item, store_slice, store_fill, store_list])
+def test_a_float_out_of_an_int_dtypes_range_is_refused(store):
+    a = np.array([250, 0, 7], np.uint8)
+    with pytest.raises(OverflowError):
+        store(a.copy())
+
+    def f(a):
+        store(a)
+        return a
+    with pytest.raises(tpucc.DTypeError, match="out of bounds for uint8"):
+        _compiled(f)(a)
+
+
+def test_a_float_in_range_is_truncated_as_numpy_does():
+    def f(a):
+        a[1] = 2.7
+        a[0] = -0.5
+        return a
+    a = np.array([250, 0, 7], np.uint8)
+    np.testing.assert_array_equal(_compiled(f)(a.copy()), f(a.copy()))
+
+
+# --- a variable bound only in a runtime-counted loop that ran zero times ---------
+
+def last_index(x):
+    for i in range(int(x[0])):
+        pass
+    return i
+
+
+def train(w, n):
+    for _ in range(n):
+        loss = (w ** 2).sum()
+        w = w * 0.9
+    return loss
+
+
+def test_reading_a_variable_a_zero_trip_loop_never_bound_raises():
+    f = _compiled(last_index)
+    assert f(np.array([3])) == last_index(np.array([3])) == 2
+    with pytest.raises(UnboundLocalError):
+        last_index(np.array([0]))
+    with pytest.raises(UnboundLocalError, match="local variable 'i'"):
+        f(np.array([0]))
+    g = _compiled(train, runtime_args=("n",))
+    assert g(np.ones(3), 2) == train(np.ones(3), 2)
+    with pytest.raises(UnboundLocalError, match="local variable 'loss'"):
+        g(np.ones(3), 0)
+    assert "while" in g.lower(np.ones(3), 2).as_text()
