@@ -978,9 +978,21 @@ def complex_part(part):
     return of_complex
 
 
+def written_part(part):
+    """A write into np.real(z) / np.imag(z), views of z (np.angle's result is
+    a new array: z stays as it is)."""
+    def write(a, b):
+        z = a + 1j * b
+        view = part(z)
+        view[...] = a * 2
+        return z
+    return write
+
+
 def gen_complex_part(fn, dtypes, name):
     return rotating(v(arr(3, 4), arr(3, 4), fn=complex_part(fn)), v(arr(2, 3)), v(arr()),
-                    v(arr(5), arr(5, dtype=OTHER), fn=complex_part(fn)))(fn, dtypes, name)
+                    v(arr(5), arr(5, dtype=OTHER), fn=complex_part(fn)),
+                    v(arr(2, 3), arr(2, 3), fn=written_part(fn)))(fn, dtypes, name)
 
 
 gen_nan_to_num = rotating(v(sarr(3, 4)), v(sarr(5), nan=1.5, posinf=2), v(arr()),

@@ -168,3 +168,140 @@ def test_reading_a_variable_a_zero_trip_loop_never_bound_raises():
     with pytest.raises(UnboundLocalError, match="local variable 'loss'"):
         g(np.ones(3), 0)
     assert "while" in g.lower(np.ones(3), 2).as_text()
+
+
+# --- a for loop reads each item of its list or array when it gets there -----------
+
+def doubling_prefix(a):
+    s = 0
+    for i, v in enumerate(a):
+        if i + 1 < len(a):
+            a[i + 1] = v * 2
+        s += v
+    return s
+
+
+def accumulate_into_last(a):
+    seen = []
+    for v in a:
+        a[-1] += v
+        seen.append(v)
+    return seen
+
+
+def reversed_view(a):
+    for v in a[::-1]:
+        a[0] += v
+    return a
+
+
+def list_item_replaced(x):
+    items = [1, 2, 3]
+    s = 0
+    for v in items:
+        items[2] = 10
+        s += v
+    return s * x
+
+
+def reversed_list(x):
+    items = [1.0, 2.0, 3.0]
+    s = 0.0
+    for v in reversed(items):
+        items[0] = 10.0
+        s += v
+    return s * x
+
+
+def enumerated_list(x):
+    items = [x[0], x[1], 3.0]
+    out = []
+    for i, v in enumerate(items):
+        if i == 0:
+            items[2] = 7.0
+        out.append((i, v))
+    return out
+
+
+@pytest.mark.parametrize("fn", [doubling_prefix, accumulate_into_last, reversed_view,
+                                list_item_replaced, reversed_list, enumerated_list])
+def test_a_loop_sees_writes_to_items_it_has_not_reached(fn):
+    a = np.arange(1.0, 5.0)
+    expected = fn(a.copy())
+    got = _compiled(fn)(a.copy())
+    assert repr(got) == repr(expected)
+
+
+def grow(x):
+    items = [x[0]]
+    for v in items:
+        if len(items) < 3:
+            items.append(v + 1)
+    return items
+
+
+def shrink(x):
+    items = [x[0], x[1], 5.0, 6.0]
+    seen = []
+    for v in items:
+        seen.append(v)
+        if len(items) > 2:
+            items.pop()
+    return seen
+
+
+@pytest.mark.parametrize("fn", [grow, shrink])
+def test_a_loop_over_a_list_runs_to_its_length_now(fn):
+    x = np.arange(2.0)
+    assert repr(_compiled(fn)(x)) == repr(fn(x))
+
+
+# --- x.real and x.imag of a complex array are views ------------------------------
+
+def write_parts(c):
+    c.real += 1.0
+    c.imag[1] = -7.0
+    im = np.imag(c)
+    im[0] *= 2.0
+    r = c.real
+    c[0] = 10.0 + 1j            # r sees it: a view
+    return c, r.copy()
+
+
+def test_real_and_imag_of_a_complex_array_are_views():
+    c = np.array([1 + 2j, 3 - 1j, np.inf + 0j], np.complex64)
+    got, expected = _compiled(write_parts)(c.copy()), write_parts(c.copy())
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+        assert g.dtype == e.dtype
+
+
+# --- a NumPy scalar's methods give NumPy scalars ----------------------------------
+
+def scalar_methods(x, a):
+    s = a[1]
+    return (x.copy(), x.T, x.reshape(()), np.squeeze(x), np.transpose(x), x.imag, x.real,
+            s.copy(), s.T, s.squeeze())
+
+
+def test_a_numpy_scalars_methods_give_numpy_scalars():
+    args = (np.float32(1.5), np.arange(3.0))
+    got, expected = _compiled(scalar_methods)(*args), scalar_methods(*args)
+    assert repr(got) == repr(expected)
+
+
+# --- a defaultdict made by the program ---------------------------------------------
+
+def group_by_parity(x):
+    import collections
+    groups = collections.defaultdict(list)
+    counts = collections.defaultdict(int)
+    for i in range(3):
+        groups[i % 2].append(x[i])
+        counts[i % 2] += 1
+    return dict(groups), dict(counts), len(groups[5])
+
+
+def test_a_defaultdict_the_program_makes_fills_as_in_python():
+    x = np.arange(3.0)
+    assert repr(_compiled(group_by_parity)(x)) == repr(group_by_parity(x))

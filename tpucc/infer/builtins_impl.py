@@ -102,7 +102,7 @@ def iter_(interp, x, *sentinel):
 
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
-    return SeqIter(tuple(enumerate(interp.static_items(x), start)))
+    return interp.live_iter(x, start=start)
 
 
 @builtin(py.zip)
@@ -115,7 +115,7 @@ def reversed_(interp, x):
     from .calls import RuntimeRange
     if isinstance(x, RuntimeRange):
         return _reversed_range(x)
-    return SeqIter(tuple(reversed(interp.static_items(x))))
+    return interp.live_iter(x, backward=True)
 
 
 def _reversed_range(r):

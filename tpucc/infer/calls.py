@@ -594,9 +594,9 @@ class Interpreter:
         if name in ("itemsize", "nbytes"):
             return arr.dtype.itemsize * (arr.size if name == "nbytes" else 1)
         if name == "T":
-            return METHODS["transpose"](arr)
+            return _scalar_stays_scalar(arr, METHODS["transpose"](arr))
         if name in ("real", "imag"):
-            return NUMPY[getattr(np, name)](arr)
+            return _scalar_stays_scalar(arr, NUMPY[getattr(np, name)](arr))
         if name in METHODS:
             return BoundArrayMethod(arr, name)
         if not hasattr(np.ndarray, name):       # what NumPy raises (hasattr / except see it)
@@ -605,6 +605,16 @@ class Interpreter:
         raise UnsupportedError(f"array attribute or method `.{name}` is not supported")
 
     def setattr(self, obj, name, value):
+        if isinstance(obj, Array):
+            if name not in ("real", "imag"):
+                raise UnsupportedError(f"assigning `.{name}` of an array is not supported",
+                                       hint="make a new array instead (x = x.reshape(shape))")
+            if name == "imag" and obj.dtype.kind != "c":
+                raise UserCodeError("TypeError: array does not have imaginary part to set")
+            # `x.real = v`, `x.imag += 1`: into the part (a view of a complex
+            # array; the real part of a real array is the array itself)
+            self.setitem(self.array_attr(obj, name), Ellipsis, value)
+            return
         static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fset is not None:
             # `self.lr = v` through a property: its setter runs (traced), as
@@ -752,6 +762,14 @@ class Interpreter:
         self._check_aliased_argument_read(obj, key)
         if isinstance(obj, BY_VALUE):
             self.guard_contents(obj)    # items made at each read: compared by value
+        if isinstance(obj, collections.defaultdict) and obj.default_factory is not None \
+                and key not in obj:
+            # its __missing__, interpreted: the default made as the program
+            # makes values (a list that is then appended to), then stored
+            self._guard_absent_key(obj, key)
+            value = self.call(obj.default_factory, [], {})
+            self.setitem(obj, key, value)
+            return value
         try:
             value = obj[key]
         except (KeyError, IndexError):
@@ -1096,7 +1114,26 @@ class Interpreter:
             return RangeIter(v.start, v.stop, v.step)
         if isinstance(v, RuntimeRange):
             return RangeIter(v.start, v.stop, v.step)
-        return SeqIter(self.static_items(v))
+        return self.live_iter(v)
+
+    def live_iter(self, v, start=None, backward=False) -> SeqIter:
+        """An iterator over v's items (numbered from `start` as enumerate
+        does, or `backward` as reversed gives them), each read when the loop
+        gets to it once v changed, where v is a list or an array (SeqIter)."""
+        items = self.static_items(v)
+        n = len(items)
+        where = (lambda pos: n - 1 - pos) if backward else (lambda pos: pos)
+
+        def read(pos):
+            k = where(pos)
+            item = v[k] if isinstance(v, Array) else self._item(v, k, v[k])
+            return item if start is None else (start + pos, item)
+        items = items[::-1] if backward else items
+        items = items if start is None else tuple(enumerate(items, start))
+        if isinstance(v, (list, Array)):
+            return SeqIter(items, 0, v, items_stamp(v), read,
+                           follows_length=isinstance(v, list) and not backward)
+        return SeqIter(items)
 
     # --- calls ------------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
@@ -1113,7 +1150,7 @@ class Interpreter:
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
-            return table[fn.name](fn.array, *args, **kwargs)
+            return _scalar_stays_scalar(fn.array, table[fn.name](fn.array, *args, **kwargs))
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
         if isinstance(fn, GradFunction):
@@ -1201,6 +1238,8 @@ class Interpreter:
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             if not isinstance(fn, np.ufunc):
                 _refuse_out(f"np.{getattr(fn, '__name__', fn)}", kwargs)
+            if fn in _SCALAR_METHOD_FUNCTIONS and args:
+                return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
             return impl(*args, **kwargs)
         return self._library_call(fn, args, kwargs)
 
@@ -1272,7 +1311,12 @@ class Interpreter:
             # np.iinfo(np.int8), np.finfo(x.dtype): static facts about a dtype.
             return self._library_call(cls, args, kwargs)
         if not _is_user_class(cls):
-            return cls(*args, **kwargs)     # a library container (partial, namedtuple, ...)
+            obj = cls(*args, **kwargs)      # a library container (partial, namedtuple, ...)
+            if isinstance(obj, (list, dict, set, collections.deque)):
+                # collections.defaultdict(list), OrderedDict(), deque(): made
+                # by the call, which may fill it
+                self.fresh(obj)
+            return obj
         obj = cls.__new__(cls)
         self.fresh(obj)
         self.guard_lookup(cls, "__init__")
@@ -1582,6 +1626,28 @@ _CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_
              "empty_like", "arange", "eye", "identity"}
 # Array methods taking a shape or axes (as ints, or a tuple of them).
 _SHAPE_METHODS = {"reshape", "transpose", "swapaxes", "repeat", "squeeze"}
+
+
+# NumPy functions that call their argument's method (np.transpose(s) is
+# s.transpose()): of a NumPy scalar, a NumPy scalar.
+_SCALAR_METHOD_FUNCTIONS = (np.transpose, np.squeeze, np.reshape)
+
+
+def _scalar_stays_scalar(operand, out):
+    """A NumPy scalar's methods give NumPy scalars where they give 0-d
+    arrays (s.copy(), s.T, s.reshape(()), s.squeeze()): NumPy runs them on
+    a 0-d array and converts a 0-d result back."""
+    if isinstance(operand, Array) and operand.immutable is True and isinstance(out, Array) \
+            and not out.shape and not out.weak and out is not operand:
+        out.immutable = True
+    return out
+
+
+def items_stamp(source):
+    """What a list's or an array's items are now (for SeqIter): the array's
+    SSA value (a view's is read again once its base changed), the list's
+    items themselves (compared one at a time, by identity)."""
+    return source.var if isinstance(source, Array) else tuple(source)
 
 
 def _refuse_out(name: str, kwargs: dict):

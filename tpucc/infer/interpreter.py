@@ -19,7 +19,7 @@ from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffec
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, checks, control, dunders, exceptions, messages
+from . import builder, calls, checks, control, dunders, exceptions, messages
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
@@ -967,8 +967,9 @@ def BRANCH_OR_POP(f, arg, block, stops):
 def FOR_ITER(f, exit_target, block, stops):
     it = f.stack[-1]
     if isinstance(it, SeqIter):
+        it = _read_again_if_changed(f.interp, it)
         if it.pos < len(it.items):
-            f.stack[-1] = SeqIter(it.items, it.pos + 1)
+            f.stack[-1] = it.advanced()
             f.push(it.items[it.pos])
             return Exit((block.next,))
         f.pop()
@@ -990,6 +991,30 @@ def FOR_ITER(f, exit_target, block, stops):
                                   setup_false=lambda fr: fr.pop(),
                                   note="loop: whether a range with a runtime bound has "
                                        "another item")
+
+
+def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
+    """`it` with its next item read again from its list or array when the
+    loop body changed that since the items were read (`a[i + 1] = 2 * v`,
+    `lst[2] = 10`): one item a step, read when the loop gets to it; a list
+    the body made longer or shorter, up to its length now (`follows_length`)."""
+    source, items, pos = it.source, it.items, it.pos
+    if source is None:
+        return it
+    if isinstance(source, Array):
+        if source.var is it.stamp or pos >= len(items):
+            return it
+    else:       # a list: its length, and the item here (one check a step, not a copy)
+        k = pos if it.follows_length else len(it.stamp) - 1 - pos      # (reversed's)
+        if it.follows_length and len(source) != len(items):
+            items = items[:len(source)] + tuple(it.read(k) for k in range(len(items),
+                                                                       len(source)))
+        elif pos >= len(items) or not 0 <= k < min(len(source), len(it.stamp)) or \
+                source[k] is it.stamp[k]:
+            return it
+    if pos < len(items):
+        items = items[:pos] + (it.read(pos),) + items[pos + 1:]
+    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length)
 
 
 @terminator

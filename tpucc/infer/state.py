@@ -38,7 +38,8 @@ def flatten(value, path: str, out: list) -> object:
         # pos is a leaf, as a range's: arms that leave a loop after different
         # iterations (a runtime `break`) merge it; the iterator is dead there.
         return ("seq", flatten(value.pos, f"{path}.pos", out),
-                flatten(value.items, f"{path}.items", out))
+                flatten(value.items, f"{path}.items", out),
+                (value.source, value.stamp, value.read, value.follows_length))
     if isinstance(value, ObjectNode):
         keys = tuple(value.attrs)
         return ("object", value.cls, keys,
@@ -92,7 +93,7 @@ def _build(td, it):
         return RangeIter(pos, _build(td[3], it), td[1])
     if kind == "seq":
         pos = _build(td[1], it)
-        return SeqIter(_build(td[2], it), pos)
+        return SeqIter(_build(td[2], it), pos, *td[3])
     if kind == "object" and issubclass(td[1], tuple):       # a namedtuple
         return td[1](**{k: _build(t, it) for k, t in zip(td[2], td[3])})
     if kind == "object":

@@ -800,18 +800,39 @@ register("real", _part_abstract, lambda lc, x: lax.real(x), numpy=np.real)
 register("imag", _part_abstract, lambda lc, x: lax.imag(x), numpy=np.imag)
 
 
+def _complex_numpy(re, im):
+    out = np.empty(np.shape(re), np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im         # (re + 1j * im would turn an inf part into NaN)
+    return out
+
+
+# The complex array with these parts: what a write into x.real or x.imag makes of x.
+register("complex", lambda avals: AVal(np.result_type(avals[0].dtype, np.complex64),
+                                       avals[0].shape, False),
+         lambda lc, re, im: lax.complex(re, im), numpy=_complex_numpy)
+
+
 def real(val):
-    """The real part: the array itself for a real one (NumPy's view of it)."""
+    """The real part: the array itself for a real one (NumPy's view of it);
+    of a complex array, a view (writes into it change the array)."""
     x = val if isinstance(val, Array) else Array(to_value(val))
-    return emit("real", x) if x.dtype.kind == "c" else x
+    return _part_view(x, "real") if x.dtype.kind == "c" else x
 
 
 def imag(val):
-    """The imaginary part: zeros of the dtype for a real array."""
+    """The imaginary part: a view of a complex array; zeros of the dtype
+    for a real array."""
     x = val if isinstance(val, Array) else Array(to_value(val))
     if x.dtype.kind == "c":
-        return emit("imag", x)
+        return _part_view(x, "imag")
     return emit("full", shape=x.shape, dtype=x.dtype, value=0)     # +0, never -0
+
+
+def _part_view(x, part):
+    out = emit(part, x)
+    if x.immutable or x.weak:       # a NumPy scalar's part is a new scalar
+        return out
+    return Array(out.var, base=x, index=indexing.ComplexPart((part,)))
 
 
 def angle(z, deg=False):
@@ -933,3 +954,4 @@ from ..infer.builder import const_value, emit, emit_op  # noqa: E402
 from ..infer.values import Array, array_like, rebinds_in_place, to_value  # noqa: E402
 from .shape import broadcast_to, stack, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
+from . import indexing  # noqa: E402  (which imports this module while loading)

@@ -397,6 +397,12 @@ class Reshaped(_ViewIndex):
     __slots__ = ()
 
 
+class ComplexPart(_ViewIndex):
+    """The `index` of x.real or x.imag of a complex array: ("real",) or
+    ("imag",).  Writes go through: the base gets the other part kept."""
+    __slots__ = ()
+
+
 def reshape_is_view(a, shape) -> bool:
     """Whether NumPy's reshape of Array `a` to `shape` is a view: of an
     input, as NumPy decides for the array passed; else if `a` is
@@ -451,6 +457,8 @@ def basic_index_value(base, index):
         return emit("transpose", base, perm=tuple(index)).var
     if type(index) is Reshaped:
         return emit("reshape", base, shape=tuple(index)).var
+    if type(index) is ComplexPart:
+        return emit(index[0], base).var
     static, arrays = _view_key(index)
     return emit("getitem", base, *arrays, key=static).var
 
@@ -463,6 +471,11 @@ def write_through(base, index, value):
         return
     if type(index) is Reshaped:
         base.set(emit("reshape", Array(value), shape=base.shape).var)
+        return
+    if type(index) is ComplexPart:
+        parts = (Array(value), emit("imag", base)) if index[0] == "real" else \
+            (emit("real", base), Array(value))
+        base.set(emit("complex", *parts).var)
         return
     static, arrays = _view_key(index)
     base.set(emit("setitem", base, value, *arrays, key=static).var)

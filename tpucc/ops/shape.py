@@ -277,10 +277,6 @@ def hstack(arrays):
 
 # --- flip / roll --------------------------------------------------------------------
 
-register("flip", lambda avals, axes: avals[0], lambda lc, x, axes: jnp.flip(x, axes),
-         numpy=lambda x, axes: np.flip(x, axes))
-
-
 @implements(np.flip)
 def flip(m, axis=None):
     """A view, as NumPy's (writes through it change `m`): `m` indexed with
