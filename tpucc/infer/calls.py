@@ -1130,9 +1130,9 @@ class Interpreter:
             return item if start is None else (start + pos, item)
         items = items[::-1] if backward else items
         items = items if start is None else tuple(enumerate(items, start))
-        if isinstance(v, (list, Array)):
+        if type(v) is list or isinstance(v, Array):     # (a subclass may iterate its own way)
             return SeqIter(items, 0, v, items_stamp(v), read,
-                           follows_length=isinstance(v, list) and not backward)
+                           follows_length=type(v) is list and not backward)
         return SeqIter(items)
 
     # --- calls ------------------------------------------------------------------------------
