@@ -305,3 +305,16 @@ def group_by_parity(x):
 def test_a_defaultdict_the_program_makes_fills_as_in_python():
     x = np.arange(3.0)
     assert repr(_compiled(group_by_parity)(x)) == repr(group_by_parity(x))
+
+
+# --- refusals that name what is not supported -------------------------------------
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda x, o: np.matmul(x, x, out=o), r"np.matmul\(out=\.\.\.\) is not supported"),
+    (lambda x, o: np.dot(x, x, out=o), r"np.dot\(out=\.\.\.\) is not supported"),
+    (lambda x, o: range(int(x[0, 0]) + 2)[-1] * x,
+     "indexing a range with a runtime length is not supported"),
+])
+def test_refusals_say_what_is_not_supported(fn, message):
+    with pytest.raises(tpucc.TpuccError, match=message):
+        _compiled(fn)(np.ones((2, 2)), np.zeros((2, 2)))

@@ -756,6 +756,10 @@ class Interpreter:
                 return indexing.getitem(stack(list(obj)), key)
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
+        if isinstance(obj, RuntimeRange):
+            raise StaticValueError("indexing a range with a runtime length is not supported",
+                                   hint="compute the item: start + k * step (the last: "
+                                        "stop - 1 for a step of 1)")
         if isinstance(key, slice) and isinstance(obj, list):
             # item by item from the list itself: its arrays are re-read from it
             return self.fresh(list(self.static_items(obj)[key]))
@@ -1236,7 +1240,7 @@ class Interpreter:
             exceptions.refuse_never_raised(self.frames, np.linalg.LinAlgError,
                                            f"np.linalg.{fn.__name__} of a runtime matrix")
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
-            if not isinstance(fn, np.ufunc):
+            if not (isinstance(fn, np.ufunc) and _takes_out(impl)):
                 _refuse_out(f"np.{getattr(fn, '__name__', fn)}", kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
                 return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
@@ -1648,6 +1652,15 @@ def items_stamp(source):
     SSA value (a view's is read again once its base changed), the list's
     items themselves (compared one at a time, by identity)."""
     return source.var if isinstance(source, Array) else tuple(source)
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_out(impl) -> bool:
+    """Whether a ufunc's implementation writes into out= (np.matmul's does not)."""
+    try:
+        return "out" in inspect.signature(impl).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _refuse_out(name: str, kwargs: dict):
