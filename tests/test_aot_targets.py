@@ -155,6 +155,44 @@ def test_tpu_only_artifact_and_unknown_generation(tmp_path):
     assert "libtpu cannot make the TPU slice tpu-v9:2x2" in result.stderr
 
 
+_LOCK_HOLDER = """
+import os
+os.environ["ALLOW_MULTIPLE_LIBTPU_LOAD"] = "0"      # take libtpu's machine-wide lock file
+from jax.experimental import topologies
+topologies.get_topology_desc("v5e:2x2", platform="tpu")
+print("holding", flush=True)
+input()
+"""
+
+
+@needs_libtpu
+def test_slice_builds_while_another_process_holds_libtpu(tmp_path):
+    """Two builds at once, or a build beside a process using libtpu: a
+    compile-only slice does not need libtpu's lock file (it failed with
+    "Internal error when accessing libtpu multi-process lockfile")."""
+    holder = subprocess.Popen([sys.executable, "-c", _LOCK_HOLDER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              env=child_env())
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        build = [sys.executable, "-m", "tpucc.cli", "build", TINY, "--entry", "predict",
+                 "--quiet", "--target", "tpu-v5e:2x2"]
+        env = {k: v for k, v in child_env().items() if k != "ALLOW_MULTIPLE_LIBTPU_LOAD"}
+        proc = subprocess.run(build + ["--out", str(tmp_path / "a")], capture_output=True,
+                              text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        # The user's own setting wins, and the refusal says what to do.
+        proc = subprocess.run(build + ["--out", str(tmp_path / "b")], capture_output=True,
+                              text=True, env={**env, "ALLOW_MULTIPLE_LIBTPU_LOAD": "0"},
+                              timeout=300)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr
+        assert "holds libtpu's lock file" in proc.stderr
+        assert "set ALLOW_MULTIPLE_LIBTPU_LOAD=1" in proc.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 # --- progress ---------------------------------------------------------------------------------
 
 def _run_with_terminal_stderr(args, timeout=180):

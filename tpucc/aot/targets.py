@@ -132,15 +132,29 @@ def topology_devices(target: Target) -> list:
     if dims[0] < 2 or dims[1] < 2:
         # libtpu's default host holds 2x2 chips, which a 1xN slice cannot divide.
         kwargs["chips_per_host_bounds"] = (min(dims[0], 2), min(dims[1], 2), 1)
+    # libtpu takes a machine-wide lock file when it loads, meant for processes
+    # that open TPU chips; a compile-only slice opens none, and with the lock
+    # a second build running at the same time failed ("Internal error when
+    # accessing libtpu multi-process lockfile").  A user's own setting wins.
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     # libtpu warns on stderr, from C++, that this machine has no TPU: expected here.
     with _stderr_discarded():
         try:
             topo = topologies.get_topology_desc(f"{target.generation}:{target.topology}",
                                                 platform="tpu", **kwargs)
         except Exception as e:  # noqa: BLE001 - libtpu rejects the generation or shape
-            raise BuildError(f"libtpu cannot make the TPU slice {target.text}: "
-                             f"{first_line(e)}", hint=GRAMMAR) from None
+            message = first_line(e)
+            hint = lock_hint() if "lockfile" in message else GRAMMAR
+            raise BuildError(f"libtpu cannot make the TPU slice {target.text}: {message}",
+                             hint=hint) from None
     return list(topo.devices)
+
+
+def lock_hint() -> str:
+    setting = os.environ.get("ALLOW_MULTIPLE_LIBTPU_LOAD", "")
+    return (f"another process of this machine holds libtpu's lock file, and "
+            f"ALLOW_MULTIPLE_LIBTPU_LOAD={setting!r} keeps this one out: let it finish, or set "
+            "ALLOW_MULTIPLE_LIBTPU_LOAD=1 (a compile-only slice opens no TPU chip)")
 
 
 def libtpu_installed() -> bool:
