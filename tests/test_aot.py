@@ -492,6 +492,23 @@ def test_unwritable_out_dir(tmp_path):
         str(tmp_path / "file") in result.stderr
 
 
+def test_a_build_replaces_an_artifact_and_nothing_else(tmp_path):
+    args = ["build", TINY, "--entry", "predict", "--out", str(tmp_path)]
+    for _ in range(2):                                  # again over its own artifact
+        result = CliRunner().invoke(main, args + ["--emit", "ir"])
+        assert result.exit_code == 0, result.output
+    art = tmp_path / "predict.tpucc"
+    (art / "notes.txt").write_text("mine")              # the user's file inside
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "holds files that are not part of its artifact (notes.txt)" in result.stderr
+    assert (art / "notes.txt").read_text() == "mine"
+    (art / "manifest.json").unlink()                    # a folder of the user's
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and "is not a tpucc artifact" in result.stderr
+    assert (art / "notes.txt").exists()
+
+
 def test_runtime_kind_of_a_0d_result(tmp_path):
     """Runtime branches that disagree on a 0-d result's kind (NumPy scalar or
     0-d array): the artifact's manifest names the output that decides it."""

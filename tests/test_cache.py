@@ -376,3 +376,20 @@ def stored_source(cache_dir, name) -> str:
     n = int.from_bytes(data[len(cache.MAGIC):len(cache.MAGIC) + 8], "little")
     header = json.loads(data[len(cache.MAGIC) + 8:len(cache.MAGIC) + 8 + n])
     return header["material"]["environment"]["tpucc_source"]
+
+
+def test_a_weight_kept_transposed_is_another_executable():
+    """device_cache keeps a conv's captured OIHW weight as HWIO, so that
+    program's IR equals one taking the weight as an argument but its module
+    does not; with O=I=H=W the shapes matched too, and the cache served one
+    for the other (wrong results)."""
+    from tpucc import nn
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((3, 3, 3, 3)).astype(np.float32)
+    x = rng.standard_normal((1, 3, 5, 5)).astype(np.float32)
+    captured = tpucc.compile(lambda x: nn.conv2d(x, w, None, padding=1), device_cache=True)
+    passed = tpucc.compile(lambda x, w: nn.conv2d(x, w, None, padding=1), device_cache=True)
+    want = nn.conv2d(x, w, None, padding=1)
+    np.testing.assert_allclose(captured(x), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(passed(x, w), want, rtol=1e-5, atol=1e-5)
+    assert cache.stats()["hits"] == 0

@@ -306,7 +306,17 @@ def _program_key(traced, options):
     except cache.Unfingerprintable:
         return None, None
     material = cache.key_material("ir", fingerprint, options)
+    material["lowering"] = _lowering_inputs(traced)
     return cache.key_of(material), material
+
+
+def _lowering_inputs(traced) -> dict:
+    """What run_lower reads besides the program: the same IR with a weight
+    kept transposed (device_cache) or with donated write-back buffers is
+    another module (a conv's OIHW and HWIO weights of one shape collided)."""
+    return {"in_avals": [str(a) for a in traced.in_avals],
+            "layouts": sorted((int(i), str(p)) for i, p in traced.input_layouts.items()),
+            "recycled": [str(a) for a in recycled_avals(traced)]}
 
 
 def _module_key(lowered, options):
@@ -389,7 +399,7 @@ def _key_with_places(x, runtime_scalar, leaves, places, here):
         return ("L",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
                               for i, v in enumerate(x))
     if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
-        return ("D",) + tuple((k, _key_with_places(v, runtime_scalar, leaves, places, here + (k,)))
+        return _dict_tag(x) + tuple((k, _key_with_places(v, runtime_scalar, leaves, places, here + (k,)))
                               for k, v in x.items())
     return _key(x, runtime_scalar, leaves)
 
@@ -413,7 +423,7 @@ def _key(x, runtime_scalar, leaves):
     if isinstance(x, list):
         return ("L",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
     if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
-        return ("D",) + tuple((k, _key(v, runtime_scalar, leaves)) for k, v in x.items())
+        return _dict_tag(x) + tuple((k, _key(v, runtime_scalar, leaves)) for k, v in x.items())
     if runtime_scalar and isinstance(x, (bool, int, float, complex)):
         leaves.append(x)
         return ("R", type(x))
@@ -428,6 +438,14 @@ def _key(x, runtime_scalar, leaves):
     if isinstance(x, (tuple, frozenset)) or dataclasses.is_dataclass(x):
         return ("S", type(x), x, _held_types(x))
     return ("S", type(x), x)
+
+
+def _dict_tag(x) -> tuple:
+    """A dict subclass (OrderedDict, defaultdict and its factory) is another
+    signature: the program sees that class."""
+    if type(x) is dict:
+        return ("D",)
+    return ("D", type(x), getattr(x, "default_factory", None))
 
 
 def _held_types(x):

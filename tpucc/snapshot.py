@@ -483,6 +483,8 @@ def _treedef(w: Walk, td):
     kind = td[0]
     if kind in ("tuple", "list"):
         return [kind, [_treedef(w, t) for t in td[1]]]
+    if kind == "dict" and len(td) > 3:
+        raise NotReplayable("a returned dict subclass")
     if kind == "dict":
         return ["dict", [_static(k) for k in td[1]], [_treedef(w, t) for t in td[2]]]
     if kind == "object":

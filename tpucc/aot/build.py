@@ -518,6 +518,7 @@ def _write(out_dir, name, manifest, files, texts) -> str:
     are listed in the manifest with their size and sha256."""
     os.makedirs(out_dir, exist_ok=True)
     final = os.path.join(out_dir, f"{name}.tpucc")
+    _check_replaceable(final)
     tmp = tempfile.mkdtemp(prefix=f".{name}.tpucc.", dir=out_dir)
     listed = manifest.setdefault("files", {})
     try:
@@ -542,3 +543,31 @@ def _write(out_dir, name, manifest, files, texts) -> str:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def _check_replaceable(path: str):
+    """A build replaces an artifact of the same name, and nothing else: a
+    folder holding files no artifact holds (the user's own) is left alone."""
+    if not os.path.lexists(path):
+        return
+    hint = "move it away, or build into another folder (--out)"
+    if not os.path.isdir(path) or os.path.islink(path):
+        raise BuildError(f"{path} exists and is not a tpucc artifact", hint=hint)
+    try:
+        with open(os.path.join(path, "manifest.json")) as f:
+            listed = set(json.load(f).get("files") or {})
+    except (OSError, ValueError, AttributeError):
+        raise BuildError(f"{path} exists and is not a tpucc artifact (no readable "
+                         "manifest.json): the build would replace it", hint=hint) from None
+    foreign = sorted(n for n in os.listdir(path)
+                     if n != "manifest.json" and n not in listed and not _emitted_text(n))
+    if foreign:
+        raise BuildError(f"{path} holds files that are not part of its artifact "
+                         f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}): "
+                         "the build would delete them", hint=hint)
+
+
+def _emitted_text(name: str) -> bool:
+    """The --emit texts (_emit_texts) an earlier build may have written."""
+    return name in ("ir.txt", "module.mlir", "module.hlo.txt") or \
+        (name.startswith("module.optimized.") and name.endswith(".hlo.txt"))

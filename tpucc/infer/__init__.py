@@ -26,7 +26,7 @@ from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
-from .state import ObjectNode, flatten, instance_attributes, unflatten
+from .state import ObjectNode, dict_keys, dict_of_class, flatten, instance_attributes, unflatten
 from .values import Array, RuntimeKind, check_runtime_dtype, frozen_kind
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
@@ -319,7 +319,10 @@ def _returned_objects(interp, value):
     if isinstance(value, list):
         return [_returned_objects(interp, v) for v in value]
     if isinstance(value, dict):
-        return {k: _returned_objects(interp, v) for k, v in value.items()}
+        items = {k: _returned_objects(interp, dict.__getitem__(value, k))
+                 for k in dict_keys(value)}
+        return items if type(value) is dict else \
+            dict_of_class(type(value), getattr(value, "default_factory", None), items)
     if (id(value) in interp.fresh_ids and not isinstance(value, type)
             and _holds_array(value)):
         return ObjectNode(type(value), {k: _returned_objects(interp, v)

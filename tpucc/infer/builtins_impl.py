@@ -4,6 +4,7 @@ arrays give ops."""
 from __future__ import annotations
 
 import builtins as py
+import copy as copy_module
 import functools
 import operator
 import sys
@@ -13,10 +14,11 @@ import numpy as np
 from ..errors import MergeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
+from ..ops.elementwise import copy as array_copy
 from ..ops.registry import static_index
 from .builder import emit, emit_op
 from .control import merged_kind
-from .state import leaf_aval
+from .state import dict_of_class, leaf_aval
 from .iterators import RangeIter, SeqIter
 from .values import Array
 
@@ -387,6 +389,74 @@ def _hashed_collection(pytype):
 
 BUILTINS[py.set] = _hashed_collection(set)
 BUILTINS[py.frozenset] = _hashed_collection(frozenset)
+
+
+# --- copy.copy and copy.deepcopy ----------------------------------------------------
+# The copy module's own code asks native functions (id(), __reduce_ex__) about
+# each object; for arrays and the containers that hold them tpucc copies here.
+# Another object (the user's class) still goes through the module's code,
+# which copies it when it holds no runtime array.
+
+_IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype, range,
+              frozenset, type)
+
+
+@builtin(copy_module.copy)
+def copy_copy(interp, x):
+    if isinstance(x, Array):
+        return x if x.immutable else array_copy(x)
+    if isinstance(x, (list, dict)):
+        return interp.copy_container(x)
+    if isinstance(x, _IMMUTABLE) or type(x) is tuple:
+        return x
+    return _copied_by_module(interp, copy_module.copy, x)
+
+
+@builtin(copy_module.deepcopy)
+def copy_deepcopy(interp, x, memo=None):
+    if memo is not None:
+        return _copied_by_module(interp, copy_module.deepcopy, x, memo)
+    return _deep_copy(interp, x, {})
+
+
+def _deep_copy(interp, x, memo: dict):
+    """copy.deepcopy: one copy per object, so what the original shares (an
+    array in two places) the copy shares too."""
+    if isinstance(x, _IMMUTABLE) or (isinstance(x, Array) and x.immutable):
+        return x
+    done = memo.get(id(x))
+    if done is not None:
+        return done
+    if isinstance(x, Array):
+        made = array_copy(x)
+    elif isinstance(x, list):
+        made = interp.fresh([])
+        memo[id(x)] = made
+        made.extend(_deep_copy(interp, v, memo) for v in interp.static_items(x))
+    elif isinstance(x, dict):
+        made = interp.fresh(dict_of_class(type(x), getattr(x, "default_factory", None), {}))
+        memo[id(x)] = made
+        for k, v in interp.dict_items(x):
+            dict.__setitem__(made, k, _deep_copy(interp, v, memo))
+    elif isinstance(x, tuple):
+        items = [_deep_copy(interp, v, memo) for v in interp.static_items(x)]
+        made = type(x)._make(items) if hasattr(x, "_fields") else tuple(items)
+    else:
+        made = _copied_by_module(interp, copy_module.deepcopy, x)
+    memo[id(x)] = made
+    return made
+
+
+def _copied_by_module(interp, fn, x, *rest):
+    if holds_array(x) or (not isinstance(x, (list, tuple, dict, set)) and
+                          any(isinstance(v, Array) for v in getattr(x, "__dict__", {}).values())):
+        raise UnsupportedError(
+            f"{fn.__module__}.{fn.__name__}() of a {type(x).__name__} object that holds runtime "
+            "arrays is not supported in compiled code (the copy module asks native code "
+            "about each object)",
+            hint="copy its arrays into a new object (np.copy, or a dict/list of copies); "
+                 "copy.copy and copy.deepcopy of arrays, lists, tuples and dicts compile")
+    return interp.inline(fn, [x, *rest], {})
 
 
 @builtin(py.dict)

@@ -32,6 +32,7 @@ from . import appends, exceptions
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import RangeIter, SeqIter
+from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
 from .values import MISSING, Array, check_runtime_dtype, frozen_kind, set_item
@@ -789,7 +790,9 @@ class Interpreter:
         call, its items read one by one from `obj` (an outside container's
         arrays are re-read from it at every call, not from the copy)."""
         if isinstance(obj, dict):
-            return self.fresh(dict(self.dict_items(obj)))
+            items = dict(self.dict_items(obj))
+            return self.fresh(items if type(obj) is dict else dict_of_class(
+                type(obj), getattr(obj, "default_factory", None), items))
         return self.fresh(list(self.static_items(obj)))
 
     def sequence_op(self, op, a, b):

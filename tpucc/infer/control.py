@@ -136,14 +136,31 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
         index = ex.targets.index(target)
         pred = emit("equal", ex.code, index)
         taken = lambda f, t=target, d=ex.depths: _truncate(f, d[t])  # noqa: E731
-        ex = branch_regions(frame, pred, [
-            (lambda f: walk(f, target, stops | others), taken),
-            (lambda f, e=ex, t=target: _without(e, t), None),
-        ], note=f"guard: code after block {target} runs only on the path that reached it")
+        try:
+            ex = branch_regions(frame, pred, [
+                (lambda f: walk(f, target, stops | others), taken),
+                (lambda f, e=ex, t=target: _without(e, t), None),
+            ], note=f"guard: code after block {target} runs only on the path that reached it")
+        except MergeError as e:
+            # No instruction of the user's is running here: the paths meet
+            # where the code that only one of them runs begins.
+            raise e.with_loc(_first_loc(frame, target)) from None
         _trim_dead_stack(frame, ex)
         if ex.static and ex.targets[0] not in stops:
             return ex
     return ex
+
+
+def _merge_hint(values) -> str:
+    if any(v is None for v in values):
+        return ("only arrays and numbers can differ between runtime paths: where one path "
+                "gives None, give a value of the others' kind (np.nan, -1) and, if needed, a "
+                "flag that says which path ran")
+    return "only arrays and numbers can differ between runtime paths"
+
+
+def _first_loc(frame, block: int):
+    return next((b.instrs[0].loc for b in frame.fc.blocks[block:] if b.instrs), None)
 
 
 def _without(ex: Exit, target) -> Exit:
@@ -533,7 +550,7 @@ def _classify(flat, multi: bool, what: str, floor: int):
         if any(a is None for a in avals):
             kinds = " and ".join(describe_static(v) for v in values)
             raise MergeError(f"{what} give {pretty_path(path)} incompatible values: {kinds}",
-                             hint="only arrays and numbers can differ between runtime paths")
+                             hint=_merge_hint(values))
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what)))
     return slots, merged

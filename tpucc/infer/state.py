@@ -9,6 +9,7 @@ Python scalars; two different strong dtypes are an error.
 """
 from __future__ import annotations
 
+import collections
 import types
 
 import numpy as np
@@ -29,8 +30,14 @@ def flatten(value, path: str, out: list) -> object:
     if isinstance(value, list):
         return ("list", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
-        keys = tuple(value)
-        return ("dict", keys, tuple(flatten(value[k], f"{path}[{k!r}]", out) for k in keys))
+        keys = dict_keys(value)
+        children = tuple(flatten(dict.__getitem__(value, k), f"{path}[{k!r}]", out)
+                         for k in keys)
+        if type(value) is dict:
+            return ("dict", keys, children)
+        # An OrderedDict, a defaultdict (with its factory), a Counter or the
+        # user's dict subclass is rebuilt as one.
+        return ("dict", keys, children, (type(value), getattr(value, "default_factory", None)))
     if isinstance(value, RangeIter):
         return ("range", value.step, flatten(value.pos, f"{path}.pos", out),
                 flatten(value.stop, f"{path}.stop", out))
@@ -87,7 +94,8 @@ def _build(td, it):
     if kind == "list":
         return [_build(t, it) for t in td[1]]
     if kind == "dict":
-        return {k: _build(t, it) for k, t in zip(td[1], td[2])}
+        items = {k: _build(t, it) for k, t in zip(td[1], td[2])}
+        return items if len(td) == 3 else dict_of_class(*td[3], items)
     if kind == "range":
         pos = _build(td[2], it)
         return RangeIter(pos, _build(td[3], it), td[1])
@@ -102,6 +110,27 @@ def _build(td, it):
             object.__setattr__(obj, k, _build(t, it))
         return obj
     raise AssertionError(td)
+
+
+def dict_keys(mapping: dict) -> tuple:
+    """The keys in the mapping's order: an OrderedDict keeps its own
+    (move_to_end changes it), apart from the dict underneath."""
+    if isinstance(mapping, collections.OrderedDict):
+        return tuple(collections.OrderedDict.__iter__(mapping))
+    return tuple(dict.__iter__(mapping))
+
+
+def dict_of_class(cls, default_factory, items: dict) -> dict:
+    """A new `cls` (a dict subclass) holding `items`, made without running
+    its __init__ (the user's may take other arguments)."""
+    made = cls.__new__(cls)
+    if isinstance(made, collections.OrderedDict):
+        collections.OrderedDict.update(made, items)     # its own order keeping
+    else:
+        dict.update(made, items)
+    if isinstance(made, collections.defaultdict):
+        made.default_factory = default_factory
+    return made
 
 
 def state_leaves(locals_: dict, stack: list):

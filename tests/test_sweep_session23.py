@@ -1,0 +1,97 @@
+"""Bugs found by session 23's adversarial sweeps: each program now gives
+eager Python's result, or a refusal that names the line and says what to do."""
+import collections
+import copy
+import sys
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import assert_same, check
+
+
+def _compiled(fn, **options):
+    return tpucc.compile(fn, cache=False, **options)
+
+
+# --- dict subclasses stay themselves: OrderedDict, defaultdict, Counter ------------
+
+def dict_kinds(x):
+    d = collections.defaultdict(float)
+    d["sum"] += x.sum()
+    od = collections.OrderedDict(a=x, b=x * 2)
+    od.move_to_end("a")
+    return d, od, collections.Counter("aab"), od.copy()
+
+
+def test_returned_dict_subclasses_keep_their_class_order_and_factory():
+    x = np.arange(4.0)
+    got = _compiled(dict_kinds)(x)
+    assert_same(dict_kinds(x), got)
+    assert [type(v) for v in got] == [collections.defaultdict, collections.OrderedDict,
+                                      collections.Counter, collections.OrderedDict]
+    assert list(got[1]) == ["b", "a"] and list(got[3]) == ["b", "a"]
+    got[0]["missing"] += 1.0            # the factory came back too
+    assert got[0]["missing"] == 1.0
+
+
+def test_a_dict_subclass_argument_is_seen_as_itself():
+    def f(d):
+        return d["w"] * 2 + d["missing"], type(d).__name__, list(d)
+    d = collections.defaultdict(lambda: 1.0, w=np.arange(3.0))
+    f_c = _compiled(f)
+    assert_same(f(d), f_c(d))
+    od = collections.OrderedDict(missing=2.0, w=np.arange(3.0))
+    od.move_to_end("missing")
+    assert_same(f(od), f_c(od))         # another class: another signature
+    assert_same(f({"w": np.ones(2), "missing": 0.5}), f_c({"w": np.ones(2), "missing": 0.5}))
+
+
+# --- copy.copy and copy.deepcopy ----------------------------------------------------
+
+def keep_best(params):
+    best = copy.deepcopy(params)        # "snapshot the best weights"
+    params["w"] -= 1.0
+    return best, params["w"].sum()
+
+
+def shared_deep_copy(x):
+    items = [x, x, {"a": x}, (x, 1)]
+    d = copy.deepcopy(items)
+    d[0] += 1                           # one copy of x, shared as in the original
+    return d, x, copy.copy(x), copy.copy(items)[2] is items[2], copy.copy(3.5)
+
+
+def test_copy_and_deepcopy_of_arrays_and_containers():
+    check(keep_best, {"w": np.ones(3)})
+    check(shared_deep_copy, np.arange(3.0))
+    od = collections.defaultdict(list, k=[np.ones(2)])
+    check(lambda o: copy.deepcopy(o)["k"][0] + 1, od)
+
+
+def test_deepcopy_of_an_object_holding_arrays_is_refused_at_its_line():
+    class P:
+        def __init__(self, w):
+            self.w = w
+
+    def f(x):
+        return copy.deepcopy(P(x)).w
+    with pytest.raises(tpucc.TpuccError, match=r"copy.deepcopy\(\) of a P object") as e:
+        _compiled(f)(np.ones(2))
+    assert e.value.loc.line == f.__code__.co_firstlineno + 1
+    assert "copy.copy and copy.deepcopy of arrays" in e.value.hint
+
+
+# --- where runtime paths meet without a user instruction: the location -----------
+
+def test_a_return_value_merge_refusal_names_the_line():
+    def first_positive(x):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                return x[i]
+        return None
+    with pytest.raises(tpucc.TpuccError, match="E300") as e:
+        _compiled(first_positive)(np.array([-1.0, 2.0]))
+    assert e.value.loc is not None and e.value.loc.file == __file__
+    assert "gives None" in e.value.hint
