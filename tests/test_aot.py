@@ -244,6 +244,30 @@ def test_runtime_args_entry(tmp_path):
     assert got["out[1]"][()] == expected[1] == 0.25
 
 
+def test_run_writes_the_arguments_updated_in_place(tmp_path):
+    model = tmp_path / "step.py"
+    model.write_text(textwrap.dedent('''
+        from tpucc.aot import entry
+
+        @entry({"w": "f32[4]"}, "f32[4]", "f32[4]")
+        def step(params, g, out):
+            params["w"] -= 0.5 * g
+            out += 1.0
+            return params["w"].sum()
+    '''))
+    [b] = aot.build_file(str(model), str(tmp_path))
+    w, g, o = np.ones(4, np.float32), np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    np.savez(tmp_path / "in.npz", **{"params['w']": w, "g": g, "out": o})
+    result = CliRunner().invoke(main, ["run", b.path, "--input", str(tmp_path / "in.npz"),
+                                       "--output", str(tmp_path / "o.npz")])
+    assert result.exit_code == 0, result.output
+    got = np.load(tmp_path / "o.npz")
+    assert sorted(got.files) == ["arg2", "out", "params['w']"]     # `out` names the result
+    np.testing.assert_array_equal(got["params['w']"], w - 0.5 * g)
+    np.testing.assert_array_equal(got["arg2"], o + 1.0)
+    assert got["out"][()] == np.float32((w - 0.5 * g).sum())
+
+
 def test_spec_grammar():
     assert spec.parse("f32[8, 3,224,224]") == (np.dtype("float32"), (8, 3, 224, 224))
     assert spec.parse("i64[]") == (np.dtype("int64"), ())

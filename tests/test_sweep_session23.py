@@ -95,3 +95,29 @@ def test_a_return_value_merge_refusal_names_the_line():
         _compiled(first_positive)(np.array([-1.0, 2.0]))
     assert e.value.loc is not None and e.value.loc.file == __file__
     assert "gives None" in e.value.hint
+
+
+# --- print: program order, and each value as eager Python prints it ----------------
+
+def report(x):
+    for i in range(2):
+        print("epoch", i)
+        print("  loss", x[i], float(x[i]), x[i:], 2 * x.sum())
+    k = 0
+    while x.sum() < 20:                 # a runtime loop
+        print("doubling", k)
+        x = x * 2
+        k += 1
+    print("done")
+    return x
+
+
+def test_prints_keep_program_order_and_eager_digits(capsys):
+    x = np.array([1.1, 2.2], np.float32)
+    report(x.copy())
+    want = capsys.readouterr().out
+    compiled = _compiled(report)
+    for _ in range(2):                  # at every call, compiling or not
+        compiled(x.copy())
+        assert capsys.readouterr().out == want
+    assert "loss 1.1 1.100000023841858 [1.1 2.2] 6.6000004" in want

@@ -142,6 +142,14 @@ def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
     result = fn(*args, **kwargs)
     out = {}
     _collect(m["outputs"]["tree"], result, out)
+    # An argument the entry updates in place (a training step's weights):
+    # its new value, under its own name (its flat position if a result has it).
+    paths = {r["index"]: r["path"] for r in m["inputs"]["flat"][:m["inputs"]["n_args"]]}
+    for wb in m.get("writebacks", []):
+        if wb["kind"] == "argument" and wb["index"] in values:
+            name = paths.get(wb["index"], "")
+            out[name if name and name not in out else f"arg{wb['index']}"] = \
+                values[wb["index"]]
     np.savez(output_path, **out)
     return list(out)
 

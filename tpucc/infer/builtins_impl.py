@@ -646,8 +646,17 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
     arrays = [a for a in args if isinstance(a, Array)]
     parts = ["{}" if isinstance(a, Array) else str(a).replace("{", "{{").replace("}", "}}")
              for a in args]
-    emit("print", *arrays, fmt=sep.join(parts) + (end if end != "\n" else ""))
+    emit("print", *arrays, fmt=sep.join(parts) + (end if end != "\n" else ""),
+         kinds=tuple(_printed_kind(a) for a in arrays))
     return None
+
+
+def _printed_kind(x: Array) -> str:
+    """How eager Python holds x (ops.debug prints it so): float32 digits for
+    a NumPy float32, a Python float's for a Python float."""
+    if x.weak:
+        return type(_python_sample(x)).__name__
+    return "scalar" if x.immutable else "array"
 
 
 @builtin(py.super)
