@@ -121,3 +121,18 @@ def test_prints_keep_program_order_and_eager_digits(capsys):
         compiled(x.copy())
         assert capsys.readouterr().out == want
     assert "loss 1.1 1.100000023841858 [1.1 2.2] 6.6000004" in want
+
+
+# --- Python and NumPy scalar kinds through sorted() and operator.itemgetter --------
+
+def test_sorted_python_numbers_stay_python_numbers():
+    import statistics
+    check(lambda x: (sorted(x.tolist()), sorted(x.tolist(), reverse=True)[0] + 1,
+                     statistics.median([float(v) for v in x])), np.array([1.0, 4.0, 2.0]))
+
+
+def test_itemgetter_of_an_array_gives_numpy_scalars():
+    import operator
+    check(lambda x, rows: (operator.itemgetter(1)(x), operator.itemgetter(0, 2)(x),
+                           operator.itemgetter(1)(rows)),
+          np.array([1.0, 4.0, 2.0]), [np.zeros(()), np.ones(())])

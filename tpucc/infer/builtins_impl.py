@@ -20,7 +20,7 @@ from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import RangeIter, SeqIter
-from .values import Array
+from .values import Array, scalar_if_numpy_would
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -175,6 +175,8 @@ def _sorted_runtime(items, reverse):
     out = []
     for i in range(len(items)):
         v = getitem(ordered, i)
+        if first.weak:                  # Python numbers (x.tolist()) stay Python numbers
+            v = to_python_scalar(v, first.dtype)
         v.immutable = first.immutable
         out.append(v)
     return out
@@ -616,7 +618,8 @@ def getter_call(interp, getter, obj):
     read back from the getter), so that arrays held in obj stay runtime."""
     _, keys = getter.__reduce__()
     if isinstance(getter, operator.itemgetter):
-        read = lambda key: interp.getitem(obj, key)   # noqa: E731
+        # as the subscript `obj[key]` reads it: x[1] of an array is a NumPy scalar
+        read = lambda key: scalar_if_numpy_would(obj, key, interp.getitem(obj, key))  # noqa: E731
     else:
         read = lambda path: functools.reduce(interp.getattr, path.split("."), obj)  # noqa: E731
     values = tuple(read(k) for k in keys)
