@@ -58,5 +58,25 @@ def test_branch_changes_dtype():
 
 
 def test_unknown_compile_option():
-    with pytest.raises(TypeError, match="unknown options"):
+    with pytest.raises(TypeError, match="unknown option unrol") as e:     # an OptionError
         tpucc.compile(adds_one, unrol=3)
+    assert e.value.code == "E050" and "unroll" in e.value.hint
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"unroll": "8"}, "unroll must be an int, 0 or more"),
+    ({"unroll": -1}, "unroll must be an int, 0 or more"),
+    ({"matmul_precision": "fast"}, 'matmul_precision must be "highest" or "high" or "default"'),
+    ({"runtime_args": 5}, "runtime_args must be a tuple of parameter names"),
+    ({"runtime_args": ("nope",)}, "runtime_args names nope, which is not a parameter of"),
+    ({"prints": "no"}, "prints must be True or False"),
+])
+def test_compile_options_are_checked(options, message):
+    with pytest.raises(tpucc.errors.OptionError, match=message):
+        tpucc.compile(adds_one, **options)
+
+
+def test_runtime_args_may_be_one_name_or_any_name_with_kwargs():
+    f = tpucc.compile(lambda x, lr: x * lr, runtime_args="lr")
+    assert f.options["runtime_args"] == ("lr",)
+    tpucc.compile(lambda x, **kw: x, runtime_args=("anything",))

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import driver, infer, recompiles
-from .errors import TpuccError
+from .errors import OptionError, TpuccError
 from .infer.scalar_state import (Places, RecompileWarning, changed_places, promoted_items,
                                  warn_changed_static)
 from .ir import print_region
@@ -41,20 +41,64 @@ def compile(fn=None, **options):  # noqa: A001 - mirrors jax.jit / torch.compile
     ~/.cache/tpucc; TPUCC_CACHE=0 disables it; see tpucc.cache);
     prints=False drops print() calls (tpucc build does: an artifact cannot
     hold the host callback that prints)."""
-    unknown = set(options) - set(DEFAULT_OPTIONS) - {"verify"}
-    if unknown:
-        raise TypeError(f"tpucc.compile: unknown options {sorted(unknown)}")
-    device_cache = options.get("device_cache", "auto")
-    if not (type(device_cache) is bool or device_cache == "auto"):
-        raise TypeError("tpucc.compile: device_cache must be True, False or \"auto\", "
-                        f"not {options['device_cache']!r}")
-    cache_option = options.get("cache")
-    if not (cache_option is None or isinstance(cache_option, (bool, str, os.PathLike))):
-        raise TypeError("tpucc.compile: cache must be True, False or a directory path, "
-                        f"not {type(cache_option).__name__}")
+    options = checked_options(options)
     if fn is None:
         return lambda f: CompiledFunction(f, options)
     return CompiledFunction(fn, options)
+
+
+MATMUL_PRECISIONS = ("highest", "high", "default")
+
+
+def checked_options(options: dict) -> dict:
+    """The options, each checked for its type and range (OptionError, E050,
+    naming the option and the value); runtime_args given as one name
+    (runtime_args="lr") is taken as that name."""
+    unknown = sorted(set(options) - set(DEFAULT_OPTIONS) - {"verify"})
+    if unknown:
+        raise OptionError(f"tpucc.compile: unknown option{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(unknown)}",
+                          hint=f"the options are {', '.join(DEFAULT_OPTIONS)}")
+    options = dict(options)
+    names = options.get("runtime_args", ())
+    if isinstance(names, str):
+        names = options["runtime_args"] = (names,)
+    if not isinstance(names, (tuple, list, set, frozenset)) or \
+            not all(isinstance(n, str) for n in names):
+        _bad_option("runtime_args", names, "a tuple of parameter names, e.g. (\"lr\",)")
+    unroll = options.get("unroll", 32)
+    if type(unroll) is not int or unroll < 0:
+        _bad_option("unroll", unroll, "an int, 0 or more (the static-loop unroll budget)")
+    if options.get("matmul_precision", "highest") not in MATMUL_PRECISIONS:
+        _bad_option("matmul_precision", options["matmul_precision"],
+                    " or ".join(f'"{p}"' for p in MATMUL_PRECISIONS))
+    device_cache = options.get("device_cache", "auto")
+    if not (type(device_cache) is bool or device_cache == "auto"):
+        _bad_option("device_cache", device_cache, 'True, False or "auto"')
+    cache_option = options.get("cache")
+    if not (cache_option is None or isinstance(cache_option, (bool, str, os.PathLike))):
+        _bad_option("cache", cache_option, "True, False or a directory path")
+    if type(options.get("prints", True)) is not bool:
+        _bad_option("prints", options["prints"], "True or False")
+    return options
+
+
+def _check_runtime_names(fn, names, parameters):
+    """runtime_args must name parameters (a typo would leave the number
+    static: a compile per value), unless fn takes **kwargs."""
+    parameters = list(parameters)
+    if not parameters or any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return
+    unknown = sorted(set(names) - {p.name for p in parameters})
+    if unknown:
+        raise OptionError(f"tpucc.compile: runtime_args names {', '.join(unknown)}, which "
+                          f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'}"
+                          f" of {getattr(fn, '__qualname__', fn)}",
+                          hint=f"its parameters are {', '.join(p.name for p in parameters)}")
+
+
+def _bad_option(name, value, wanted):
+    raise OptionError(f"tpucc.compile: {name} must be {wanted}, not {value!r}")
 
 
 # Programs kept for one signature that differ in what they read from
@@ -82,6 +126,7 @@ class CompiledFunction:
         except (TypeError, ValueError):
             parameters = []
         self._names = [p.name for p in parameters]
+        _check_runtime_names(fn, self._runtime, parameters)
         # Parameters that may take a Python number worth reading at run time
         # (_varying_numbers): by position, then by keyword.
         self._positional = [p.name for p in itertools.takewhile(

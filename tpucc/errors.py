@@ -58,6 +58,12 @@ class TpuccError(Exception):
         return "\n".join(parts)
 
 
+class OptionError(TpuccError, TypeError):
+    """An option of tpucc.compile (or of a build entry) with an unknown
+    name, or a value of the wrong type or out of range."""
+    code = "E050"
+
+
 class UnsupportedError(TpuccError):
     """A construct or library call tpucc does not compile."""
     code = "E100"

@@ -71,24 +71,20 @@ def entry(*arg_specs, name: str | None = None, runtime_args=(), unroll: int | No
 
 
 def _options(runtime_args, unroll, matmul_precision, loc) -> dict:
-    """tpucc.compile options of an entry, checked at the decorator."""
-    if isinstance(runtime_args, str):
-        runtime_args = (runtime_args,)
-    if not all(isinstance(n, str) for n in runtime_args):
-        raise BuildError("runtime_args must be argument names (strings), got "
-                         f"{runtime_args!r}", loc, hint='e.g. runtime_args=("lr",)')
-    options: dict = {}
-    if runtime_args:
-        options["runtime_args"] = tuple(runtime_args)
-    if unroll is not None:
-        if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
-            raise BuildError(f"unroll must be a non-negative int, got {unroll!r}", loc)
-        options["unroll"] = unroll
-    if matmul_precision is not None:
-        if matmul_precision not in ("highest", "default"):
-            raise BuildError(f"matmul_precision must be 'highest' or 'default', got "
-                             f"{matmul_precision!r}", loc)
-        options["matmul_precision"] = matmul_precision
+    """tpucc.compile options of an entry, checked (as tpucc.compile checks
+    them) at the decorator."""
+    from ..api import checked_options
+    from ..errors import OptionError
+    given = {"runtime_args": runtime_args, "unroll": unroll,
+             "matmul_precision": matmul_precision}
+    try:
+        options = checked_options({k: v for k, v in given.items()
+                                   if v is not None and (k != "runtime_args" or v != ())})
+    except OptionError as e:
+        raise BuildError(e.message.replace("tpucc.compile: ", "@entry: "), loc,
+                         hint=e.hint) from None
+    if "runtime_args" in options:
+        options["runtime_args"] = tuple(options["runtime_args"])
     return options
 
 

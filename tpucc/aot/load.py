@@ -21,6 +21,7 @@ import numpy as np
 
 from ..driver import check_updated_arguments, to_user_value
 from ..infer import checks
+from ..errors import OptionError
 
 from . import targets, tree, weights
 from .build import FORMAT, FORMAT_VERSION, versions
@@ -109,7 +110,8 @@ def load(path: str, prefer: str = "executable", verify: bool = False) -> "Loaded
     executable; the weights' sha256 only with verify=True, as it reads them
     all (weights.bin is memory-mapped: unread pages cost nothing at load)."""
     if prefer not in ("executable", "stablehlo"):
-        raise ValueError(f"prefer must be 'executable' or 'stablehlo', not {prefer!r}")
+        raise OptionError(f"tpucc.load: prefer must be 'executable' or 'stablehlo', "
+                          f"not {prefer!r}")
     path = os.fspath(path)
     manifest = read_manifest(path)
     try:
