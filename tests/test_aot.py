@@ -671,3 +671,33 @@ def test_named_tuple_results(tmp_path):
     assert _cli("run", built["stats"], "--input", str(tmp_path / "in.npz"),
                 "--output", str(out)).returncode == 0
     assert sorted(np.load(out)) == ["out.mean", "out.spread[0]", "out.spread[1]"]
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("model.txt", 'from tpucc.aot import entry\n@entry("f32[4]")\ndef f(x): return x\n',
+     "is not a Python file (.py)"),
+    ("huge.py", 'from tpucc.aot import entry\n@entry("f32[100000000000,100000000000]")\n'
+                'def f(x): return x\n', "is larger than this machine can address"),
+])
+def test_model_files_the_build_refuses_clearly(tmp_path, name, text, message):
+    model = tmp_path / name
+    model.write_text(text)
+    result = CliRunner().invoke(main, ["build", str(model), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("tpucc: error: [E800]") and message in result.stderr
+
+
+def test_a_damaged_file_is_found_at_load_and_a_damaged_manifest_at_a_call(built, tmp_path):
+    art = _copy(built, tmp_path)
+    module = art / "module.stablehlo"
+    module.write_bytes(module.read_bytes()[:10])      # read only by a fallback compile
+    with pytest.raises(aot.ArtifactError, match="module.stablehlo is truncated"):
+        aot.load(str(art))
+    art = _copy(built, tmp_path / "b")
+    m = json.loads((art / "manifest.json").read_text())
+    del m["inputs"]["args"]
+    (art / "manifest.json").write_text(json.dumps(m))
+    f = aot.load(str(art))
+    params, x, _ = _inputs()
+    with pytest.raises(aot.ArtifactError, match="is corrupted: KeyError: 'args'"):
+        f(params, x)

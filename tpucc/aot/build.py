@@ -54,11 +54,15 @@ def load_model(path: str):
     for a missing file, a syntax error or an exception while importing."""
     path = os.path.abspath(path)
     if not os.path.isfile(path):
-        raise BuildError(f"model file {path} does not exist")
+        raise BuildError(f"model file {path} " + ("is not a regular file" if os.path.exists(path)
+                                                  else "does not exist"))
     name = os.path.splitext(os.path.basename(path))[0]
     if name in sys.modules or not name.isidentifier():
         name = "_tpucc_model_" + hashlib.sha1(path.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None:                    # importlib goes by the suffix
+        raise BuildError(f"model file {path} is not a Python file (.py)",
+                         hint="name the model file NAME.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module           # dataclasses and pickling look modules up
     sys.path.insert(0, os.path.dirname(path))

@@ -106,17 +106,21 @@ def load(path: str, prefer: str = "executable", verify: bool = False) -> "Loaded
     otherwise compiles its StableHLO module and says why in a FallbackWarning.
     prefer="stablehlo" always compiles the module (no warning).
 
-    Every file's size is checked, and the sha256 of the module and the
-    executable; the weights' sha256 only with verify=True, as it reads them
-    all (weights.bin is memory-mapped: unread pages cost nothing at load)."""
+    Every file's size is checked at load, and the sha256 of the executable
+    it runs (or of the module when it compiles that); the weights' sha256
+    only with verify=True, as it reads them all (weights.bin is
+    memory-mapped: unread pages cost nothing at load)."""
     if prefer not in ("executable", "stablehlo"):
         raise OptionError(f"tpucc.load: prefer must be 'executable' or 'stablehlo', "
                           f"not {prefer!r}")
     path = os.fspath(path)
     manifest = read_manifest(path)
     try:
+        for name in manifest["files"]:      # (a damaged module read only at a fallback)
+            checked_path(path, manifest, name)
         return LoadedEntry(path, manifest, prefer, verify)
-    except (KeyError, TypeError) as e:      # a manifest edited into another shape
+    except (KeyError, TypeError, AttributeError, IndexError) as e:  # a manifest edited
+        # into another shape
         raise ArtifactError(f"the manifest of {path} is corrupted: "
                             f"{type(e).__name__}: {e}",
                             hint="rebuild the artifact with `tpucc build`") from None
@@ -227,6 +231,16 @@ class LoadedEntry:
     # --- calling -----------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        try:
+            return self._call(args, kwargs)
+        except (KeyError, IndexError, AttributeError) as e:
+            # The manifest's structure read at a call: an edited or damaged
+            # manifest (a file's damage is caught at load by its size or sha256).
+            raise ArtifactError(f"the manifest of {self.path} is corrupted: "
+                                f"{type(e).__name__}: {e}",
+                                hint="rebuild the artifact with `tpucc build`") from None
+
+    def _call(self, args, kwargs):
         leaves = self.flatten_args(args, kwargs)
         if self._updated_args:
             check_updated_arguments(self._updated_args, leaves, lambda i: f"input {i}")

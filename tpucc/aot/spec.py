@@ -91,7 +91,11 @@ def example(spec, path: str, entry_name: str, loc: Loc | None):
         except ValueError as e:
             raise BuildError(f"entry {entry_name!r}: the spec {spec!r} of {path} is "
                              f"malformed: {e}", loc, hint=GRAMMAR) from None
-        return np.zeros(shape, dtype)
+        try:
+            return np.zeros(shape, dtype)       # (pages untouched: no memory used)
+        except (ValueError, MemoryError):
+            raise BuildError(f"entry {entry_name!r}: the spec {spec!r} of {path} is larger "
+                             "than this machine can address", loc) from None
     if isinstance(spec, tuple) and not hasattr(spec, "_fields"):
         return tuple(example(s, f"{path}[{i}]", entry_name, loc) for i, s in enumerate(spec))
     if isinstance(spec, list):
