@@ -136,3 +136,49 @@ def test_itemgetter_of_an_array_gives_numpy_scalars():
     check(lambda x, rows: (operator.itemgetter(1)(x), operator.itemgetter(0, 2)(x),
                            operator.itemgetter(1)(rows)),
           np.array([1.0, 4.0, 2.0]), [np.zeros(()), np.ones(())])
+
+
+# --- an iterator is one object: a variable holding it continues where a loop left it
+
+def iterators_kept(x):
+    import heapq
+    import itertools
+    rows = iter([1.0, 4.0, 2.0, 3.0])
+    for r in rows:
+        if r > 3:                       # a static break
+            break
+    rest = [r for r in rows]
+    pairs = list(zip(*[iter([1, 2, 3, 4])] * 2))
+    gen = (v * 2 for v in [1, 2, 3])
+    first = [v for _, v in zip(range(1), gen)]
+    it = iter(x)
+    head = [v for _, v in zip(range(2), it)]
+    groups = [(k, len(list(g))) for k, g in itertools.groupby("aaba")]
+    return (rest, pairs, heapq.nsmallest(2, [5, 1, 4, 2]), first, list(gen), head, list(it),
+            list(it), groups, list(itertools.starmap(lambda p, q: p * q, zip([1, 2], [3, 4]))),
+            list(zip(itertools.count(1), "ab")))
+
+
+def test_iterators_are_shared_and_native_ones_read_lazily():
+    check(iterators_kept, np.arange(5.0))
+
+
+def test_an_iterator_left_by_a_runtime_break_is_refused_where_it_is_read_again():
+    def f(x):
+        rows = iter(x)
+        for r in rows:
+            if r > 3:
+                break
+        return np.array([r for r in rows])
+    with pytest.raises(tpucc.TpuccError, match="advanced under a runtime condition") as e:
+        _compiled(f)(np.array([1.0, 4.0, 2.0]))
+    assert e.value.loc.line == f.__code__.co_firstlineno + 5
+
+
+def test_an_endless_iterator_is_a_limit_not_a_hang():
+    import itertools
+
+    def f(x):
+        return x * len(list(itertools.count()))
+    with pytest.raises(tpucc.TpuccError, match="an endless one"):
+        _compiled(f)(np.ones(2))

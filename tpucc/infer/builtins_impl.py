@@ -11,15 +11,17 @@ import sys
 
 import numpy as np
 
-from ..errors import MergeError, StaticValueError, UnsupportedError, UserCodeError
+from ..errors import LimitError, MergeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.registry import static_index
+from . import builder
 from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
-from .iterators import RangeIter, SeqIter
+from .iterators import (MAX_NATIVE_ITEMS, RangeIter, SeqIter, caught_up, held_iterator,
+                        is_native_iterator, note_advance)
 from .values import Array, scalar_if_numpy_would
 
 BUILTINS: dict = {}
@@ -109,7 +111,51 @@ def enumerate_(interp, x, start=0):
 
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
-    return SeqIter(tuple(zip(*(interp.static_items(x) for x in xs), strict=strict)))
+    if strict:
+        return held_iterator(zip(*(interp.static_items(x) for x in xs), strict=True))
+    return held_iterator(_zipped(interp, xs))
+
+
+_END = object()
+
+
+def _zipped(interp, xs) -> list:
+    """zip's tuples, taking one item of each argument in turn as Python's
+    zip does: an iterator given twice advances twice (zip(*[iter(a)] * 2)
+    pairs neighbours), and a native iterator (itertools.count()) is read
+    only as far as the shortest argument."""
+    pulls = [_puller(interp, x) for x in xs]
+    rows = []
+    while pulls:
+        row = []
+        for pull in pulls:
+            item = pull()
+            if item is _END:
+                return rows
+            row.append(item)
+        rows.append(tuple(row))
+        if len(rows) > MAX_NATIVE_ITEMS:
+            raise LimitError("zip() of endless iterators", hint="bound one of them")
+    return rows
+
+
+def _puller(interp, x):
+    """A function giving x's next item (or _END), as next() on iter(x) would."""
+    if isinstance(x, SeqIter):
+        state = [x]
+
+        def pull_held():
+            it = caught_up(state[0])
+            if not isinstance(it.pos, int) or it.pos >= len(it.items):
+                return _END
+            state[0] = it.advanced()
+            note_advance(state[0], builder.ctx().runtime_depth)
+            return it.items[it.pos]
+        return pull_held
+    if is_native_iterator(x):
+        return lambda: next(x, _END)
+    items = iter(interp.static_items(x))
+    return lambda: next(items, _END)
 
 
 @builtin(py.reversed)

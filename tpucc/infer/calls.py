@@ -31,7 +31,8 @@ from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
 from . import appends, exceptions
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
-from .iterators import RangeIter, SeqIter
+from .iterators import (MAX_NATIVE_ITEMS, RangeIter, SeqIter, consumed, held_iterator,
+                        is_native_iterator)
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
@@ -44,6 +45,24 @@ _MISSING = object()
 _ARRAY_TYPES = (np.ndarray, np.generic)
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
             "update", "setdefault", "popitem", "add", "discard", "__setitem__", "__delitem__"}
+
+
+def native_items(v) -> tuple:
+    """The items of a native iterable, read now.  An item holding an
+    iterator that reads from the same source (itertools.groupby's groups) is
+    read before the next item, as a loop taking the groups in turn reads
+    them."""
+    out = []
+    for item in v:
+        if len(out) == MAX_NATIVE_ITEMS:
+            raise LimitError(f"an iterable of {type(v).__name__} gave more than "
+                             f"{MAX_NATIVE_ITEMS} items at compile time (an endless one?)",
+                             hint="bound it: zip it with a list, or use itertools.islice")
+        if type(item) is tuple and any(is_native_iterator(x) for x in item):
+            item = tuple(held_iterator(native_items(x)) if is_native_iterator(x) else x
+                         for x in item)
+        out.append(item)
+    return tuple(out)
 
 
 class WithExit:
@@ -1008,7 +1027,7 @@ class Interpreter:
         if isinstance(v, Array):
             return tuple(v)
         if isinstance(v, SeqIter):
-            return v.items[v.pos:]
+            return consumed(v)
         if isinstance(v, RuntimeRange):
             raise StaticValueError(
                 "the items of a range with a runtime length are needed at compile time (to "
@@ -1034,7 +1053,7 @@ class Interpreter:
         method = self.user_dunder(v, "__iter__")
         if method is not None:      # a user container (a ModuleList): what it reads is guarded
             return self.static_items(self.inline_dunder(method, v, iter))
-        return tuple(v)
+        return native_items(v)
 
     def user_dunder(self, obj, name: str):
         """user_dunder, guarding obj's class and what its classes hold under
@@ -1138,9 +1157,9 @@ class Interpreter:
         items = items[::-1] if backward else items
         items = items if start is None else tuple(enumerate(items, start))
         if type(v) is list or isinstance(v, Array):     # (a subclass may iterate its own way)
-            return SeqIter(items, 0, v, items_stamp(v), read,
-                           follows_length=type(v) is list and not backward)
-        return SeqIter(items)
+            return held_iterator(items, source=v, stamp=items_stamp(v), read=read,
+                                 follows_length=type(v) is list and not backward)
+        return held_iterator(items)
 
     # --- calls ------------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
@@ -1318,7 +1337,10 @@ class Interpreter:
             # np.iinfo(np.int8), np.finfo(x.dtype): static facts about a dtype.
             return self._library_call(cls, args, kwargs)
         if not _is_user_class(cls):
-            obj = cls(*args, **kwargs)      # a library container (partial, namedtuple, ...)
+            # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
+            # an iterator made by compiled code exists only here, so it gets a real one
+            args = [iter(consumed(a)) if isinstance(a, SeqIter) else a for a in args]
+            obj = cls(*args, **kwargs)
             if isinstance(obj, (list, dict, set, collections.deque)):
                 # collections.defaultdict(list), OrderedDict(), deque(): made
                 # by the call, which may fill it
@@ -1349,7 +1371,7 @@ class Interpreter:
                 raise exceptions.left_generator(e) from None
             raise
         if frame.yields is not None:
-            return SeqIter(tuple(frame.yields))
+            return held_iterator(frame.yields)
         result = frame.locals.get("<return>")
         if self.depth == 0 and masked.holds_selection((result,), {}):
             raise masked.refusal("returning x[mask]", masked.first_selection((result,))

@@ -23,7 +23,7 @@ from . import builder, calls, checks, control, dunders, exceptions, messages
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
-from .iterators import RangeIter, SeqIter
+from .iterators import RangeIter, SeqIter, caught_up, note_advance
 from .values import Array, NeedsStatic, Undefined, scalar_if_numpy_would
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
@@ -967,9 +967,10 @@ def BRANCH_OR_POP(f, arg, block, stops):
 def FOR_ITER(f, exit_target, block, stops):
     it = f.stack[-1]
     if isinstance(it, SeqIter):
-        it = _read_again_if_changed(f.interp, it)
+        it = _read_again_if_changed(f.interp, caught_up(it))
         if it.pos < len(it.items):
             f.stack[-1] = it.advanced()
+            note_advance(f.stack[-1], builder.ctx().runtime_depth)
             f.push(it.items[it.pos])
             return Exit((block.next,))
         f.pop()
@@ -1014,7 +1015,7 @@ def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
             return it
     if pos < len(items):
         items = items[:pos] + (it.read(pos),) + items[pos + 1:]
-    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length)
+    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length, it.cursor)
 
 
 @terminator

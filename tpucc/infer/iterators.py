@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import StaticValueError
+
 
 @dataclass(frozen=True, slots=True)
 class RangeIter:
@@ -37,10 +39,82 @@ class SeqIter:
     stamp: object = None
     read: object = None
     follows_length: bool = False
+    cursor: object = None
 
     def advanced(self) -> "SeqIter":
         return SeqIter(self.items, self.pos + 1, self.source, self.stamp, self.read,
-                       self.follows_length)
+                       self.follows_length, self.cursor)
+
+    def at(self, pos: int) -> "SeqIter":
+        return SeqIter(self.items, pos, self.source, self.stamp, self.read,
+                       self.follows_length, self.cursor)
 
     def remaining(self) -> int:
         return len(self.items) - self.pos
+
+
+class Cursor:
+    """Where one Python iterator stands, shared by the functional copies of
+    it (SeqIter.cursor): a variable holding the iterator (`rows = iter(x)`,
+    a zip, a generator) continues where a loop over it stopped, as the one
+    Python object does.  `depth`: the runtime depth it was made at; one
+    advanced deeper (under a runtime condition) stands where only the run
+    knows (`runtime`)."""
+    __slots__ = ("pos", "depth", "runtime")
+
+    def __init__(self, depth: int):
+        self.pos, self.depth, self.runtime = 0, depth, False
+
+
+def caught_up(it: SeqIter) -> SeqIter:
+    """`it` where its iterator stands now (an older copy of it lags)."""
+    c = it.cursor
+    if c is None or not isinstance(it.pos, int) or c.pos <= it.pos:
+        return it
+    if c.runtime:
+        raise StaticValueError(
+            "this iterator was advanced under a runtime condition (a loop over it left by a "
+            "runtime `break`), so where it stands is known only at run time",
+            hint="iterate over the items by index (for i in range(n)) and keep the index, "
+                 "or make a new iterator")
+    return it.at(c.pos)
+
+
+def note_advance(it: SeqIter, depth: int):
+    """Records that a loop (or a consumer) took `it`'s items up to it.pos."""
+    c = it.cursor
+    if c is None or not isinstance(it.pos, int):
+        return
+    if depth > c.depth:
+        c.runtime = True
+    c.pos = max(c.pos, it.pos)
+
+
+# Items read from one native iterable at compile time (itertools.count() never ends).
+MAX_NATIVE_ITEMS = 1_000_000
+
+
+def is_native_iterator(x) -> bool:
+    """An iterator of Python's or itertools' own (a generator made by native
+    code, itertools.count()): next() on it reads it now."""
+    return hasattr(type(x), "__next__") and type(x).__module__ in ("itertools", "builtins") \
+        and not isinstance(x, (SeqIter, RangeIter))
+
+
+def held_iterator(items, **fields) -> SeqIter:
+    """A SeqIter the program may keep (iter(), zip(), a generator): its
+    copies share one Cursor."""
+    return SeqIter(tuple(items), cursor=Cursor(builder.ctx().runtime_depth), **fields)
+
+
+def consumed(it: SeqIter) -> tuple:
+    """The items left in `it`, taken by a consumer that reads them all
+    (list(it), unpacking): the iterator is exhausted afterwards."""
+    it = caught_up(it)
+    rest = it.items[it.pos:] if isinstance(it.pos, int) else it.items
+    if isinstance(it.pos, int):
+        note_advance(it.at(len(it.items)), builder.ctx().runtime_depth)
+    return rest
+
+
+from . import builder  # noqa: E402  (bound last: builder's imports come back here)

@@ -46,7 +46,7 @@ def flatten(value, path: str, out: list) -> object:
         # iterations (a runtime `break`) merge it; the iterator is dead there.
         return ("seq", flatten(value.pos, f"{path}.pos", out),
                 flatten(value.items, f"{path}.items", out),
-                (value.source, value.stamp, value.read, value.follows_length))
+                (value.source, value.stamp, value.read, value.follows_length, value.cursor))
     if isinstance(value, ObjectNode):
         keys = tuple(value.attrs)
         return ("object", value.cls, keys,
