@@ -701,3 +701,31 @@ def test_a_damaged_file_is_found_at_load_and_a_damaged_manifest_at_a_call(built,
     params, x, _ = _inputs()
     with pytest.raises(aot.ArtifactError, match="is corrupted: KeyError: 'args'"):
         f(params, x)
+
+
+@pytest.mark.parametrize("decorator, message", [
+    ('@entry("f32[4]", "f32[4]")', "the specs do not fit f(x): too many positional arguments"),
+    ('@entry("f32[4]", name="v2/f")', "entry name 'v2/f' cannot name an artifact directory"),
+])
+def test_entry_declarations_refused_at_the_decorator(tmp_path, decorator, message):
+    model = tmp_path / "m.py"
+    model.write_text(f"from tpucc.aot import entry\n\n{decorator}\ndef f(x):\n    return x\n")
+    result = CliRunner().invoke(main, ["build", str(model), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1 and message in result.stderr, result.stderr
+    assert f"{model}:3" in result.stderr
+
+
+def test_loaded_static_nan_and_byte_swapped_arrays(tmp_path):
+    model = tmp_path / "m.py"
+    model.write_text(textwrap.dedent('''
+        from tpucc.aot import entry
+
+        @entry("f32[4]", float("nan"))
+        def scaled(x, k):
+            return x * 2
+    '''))
+    [b] = aot.build_file(str(model), str(tmp_path))
+    f = tpucc.load(b.path)
+    np.testing.assert_array_equal(f(np.ones(4, np.float32), float("nan")), np.full(4, 2.0))
+    with pytest.raises(aot.ArgumentError, match="in this machine's byte order, got >f4"):
+        f(np.ones(4, ">f4"), float("nan"))

@@ -313,8 +313,8 @@ def writes_past_the_end_with_a_list(x):
 @pytest.mark.parametrize("fn,line,index", [(reads_past_the_end_with_a_list, "x[[0, 5]]", 5),
                                            (writes_past_the_end_with_a_list, "x[[1, -4]]", -4)])
 def test_static_index_lists_are_bounds_checked(fn, line, index):
-    # They were clamped silently; NumPy raises IndexError.
-    err = raises_at(fn, (np.arange(3.0),), tpucc.errors.ShapeError, line_of=line)
+    # They were clamped silently; NumPy raises IndexError (a UserCodeError holding one).
+    err = raises_at(fn, (np.arange(3.0),), tpucc.errors.UserCodeError, line_of=line)
     assert f"index {index} is out of bounds for axis 0 with size 3" in err.message
 
 

@@ -182,3 +182,113 @@ def test_an_endless_iterator_is_a_limit_not_a_hang():
         return x * len(list(itertools.count()))
     with pytest.raises(tpucc.TpuccError, match="an endless one"):
         _compiled(f)(np.ones(2))
+
+
+# --- smaller ones: nn edges, Python ints beyond int64, static IndexError, env values
+
+def test_negative_padding_is_refused_in_both_paths():
+    from tpucc import nn
+    x, w = np.ones((1, 2, 6, 6), np.float32), np.ones((3, 2, 3, 3), np.float32)
+    for f in (lambda x: nn.conv2d(x, w, None, padding=-1),
+              lambda x: nn.max_pool2d(x, 2, padding=((-1, 0), (0, 0)))):
+        with pytest.raises(ValueError, match="padding must not be negative"):
+            f(x)
+        with pytest.raises(tpucc.TpuccError, match="padding must not be negative"):
+            _compiled(f)(x)
+
+
+def test_a_python_number_bias_keeps_the_convolution_dtype():
+    from tpucc import nn
+    x, w = np.ones((1, 2, 4, 4), np.float32), np.ones((3, 2, 3, 3), np.float32)
+    check(lambda x, w: nn.conv2d(x, w, 0.5), x, w)
+    assert nn.conv2d(x, w, 0.5).dtype == np.float32
+
+
+def test_errors_inside_tpucc_nn_name_the_calling_line():
+    from tpucc import nn
+
+    def loss(logits, labels):
+        return nn.cross_entropy(logits * 2.0, labels)
+    with pytest.raises(tpucc.TpuccError) as e:
+        _compiled(loss)(np.ones((2, 5)), np.array([1, 2, 3]))
+    assert (e.value.loc.file, e.value.loc.line) == (__file__, loss.__code__.co_firstlineno + 1)
+
+
+def test_a_runtime_python_int_beyond_int64_is_refused():
+    f = _compiled(lambda x, n: x * n, runtime_args=("n",))
+    assert f(np.ones(2), 2**62)[0] == 2.0**62
+    with pytest.raises(tpucc.errors.DTypeError, match="does not fit"):
+        f(np.ones(2), 2**63)
+
+
+def test_a_static_index_error_is_caught_by_the_program():
+    def last_k(x, k):
+        out = []
+        for j in range(k):
+            try:
+                out.append(x[-1 - j])
+            except IndexError:
+                break
+        return np.array(out)
+    check(last_k, np.arange(3.0), 5)
+
+
+def test_environment_values_tpucc_does_not_take_are_named(monkeypatch, capsys):
+    from tpucc import envvars
+    monkeypatch.setenv("TPUCC_DUMP", " IR , hlo")           # case and spaces ignored
+    assert envvars.words("TPUCC_DUMP", ("ir", "hlo")) == {"ir", "hlo"}
+    monkeypatch.setenv("TPUCC_LOG", "recompile")
+    with pytest.warns(envvars.EnvironmentWarning, match="'recompile' is not among recompiles"):
+        assert not envvars.words("TPUCC_LOG", ("recompiles",))
+    monkeypatch.setenv("TPUCC_CACHE_MAX_MB", "lots")
+    with pytest.warns(envvars.EnvironmentWarning, match="is not a number"):
+        assert envvars.number("TPUCC_CACHE_MAX_MB", 2048) == 2048
+
+
+def test_grad_through_a_while_past_the_unroll_budget_says_so():
+    def loss(w):
+        i, h = 0, w
+        while i < 50:
+            h = np.cos(h) * 0.9
+            i += 1
+        return np.sum(h)
+    with pytest.raises(tpucc.errors.GradError, match="still looping after the unroll budget"
+                                                     r" \(32 iterations\)") as e:
+        tpucc.grad(loss)(np.ones(3))
+    assert "unroll=N" in e.value.hint
+    g = _compiled(lambda w: tpucc.grad(loss)(w), unroll=64)(np.ones(3))
+    assert g.shape == (3,) and np.all(np.isfinite(g))
+
+
+def test_a_raise_after_a_loop_left_early_says_how_to_write_it():
+    def halve_until(x, tol):
+        for i in range(10):
+            x = x * 0.5
+            if x.max() < tol:
+                return x
+        raise ValueError("no convergence")
+    with pytest.raises(tpucc.errors.UnsupportedError) as e:
+        _compiled(halve_until)(np.array([1.0, 2.0]), 0.1)
+    assert "if not done: raise" in e.value.hint
+
+
+def test_a_callees_own_kwargs_dict_and_static_named_tuples():
+    import dataclasses
+    P = collections.namedtuple("P", "a b")
+
+    @dataclasses.dataclass(frozen=True)
+    class HP:
+        lr: float = 0.1
+        decay: float = 0.5
+
+    def with_defaults(**kw):
+        kw.setdefault("scale", 2.0)                     # the call's own dict
+        return kw
+
+    def step(x, hp):
+        kw = with_defaults(shift=1.0)
+        return x * kw["scale"] + kw["shift"], P(1, 2)._replace(a=3), \
+            dataclasses.replace(hp, lr=hp.lr * 2)
+    got = _compiled(step)(np.ones(2), HP())
+    assert_same(step(np.ones(2), HP()), got)
+    assert type(got[1]) is P

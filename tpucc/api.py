@@ -84,17 +84,18 @@ def checked_options(options: dict) -> dict:
 
 
 def _check_runtime_names(fn, names, parameters):
-    """runtime_args must name parameters (a typo would leave the number
-    static: a compile per value), unless fn takes **kwargs."""
+    """A warning where runtime_args names no parameter of fn (a typo would
+    leave the number static: a compile per value); not an error, as one set
+    of options may serve several functions, like jax's static_argnames."""
     parameters = list(parameters)
     if not parameters or any(p.kind == p.VAR_KEYWORD for p in parameters):
         return
     unknown = sorted(set(names) - {p.name for p in parameters})
     if unknown:
-        raise OptionError(f"tpucc.compile: runtime_args names {', '.join(unknown)}, which "
-                          f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'}"
-                          f" of {getattr(fn, '__qualname__', fn)}",
-                          hint=f"its parameters are {', '.join(p.name for p in parameters)}")
+        warnings.warn(f"tpucc.compile: runtime_args names {', '.join(unknown)}, which "
+                      f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} "
+                      f"of {getattr(fn, '__qualname__', fn)} (its parameters: "
+                      f"{', '.join(p.name for p in parameters)})", stacklevel=4)
 
 
 def _bad_option(name, value, wanted):

@@ -69,6 +69,8 @@ import time
 import jax
 import numpy as np
 
+from . import envvars
+
 FORMAT = "xla-v1"
 MAGIC = b"tpucc-xla-cache 1\n"
 DEFAULT_MIN_COMPILE_S = 0.1
@@ -142,10 +144,7 @@ def max_bytes() -> int:
 
 
 def _env_number(name, default) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
+    return envvars.number(name, default)
 
 
 def clear(option=None) -> int:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from . import cache, infer, lower, snapshot
-from .errors import InternalError, SideEffectError, TpuccError
+from . import cache, envvars, infer, lower, snapshot
+from .errors import DTypeError, InternalError, SideEffectError, TpuccError
 from .infer import appends, checks
 from .infer.state import unflatten
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind
@@ -337,7 +337,10 @@ def _load(disk, key, material, times):
 
 
 def _dumping(stage) -> bool:
-    return stage in os.environ.get("TPUCC_DUMP", "").split(",")
+    return stage in envvars.words("TPUCC_DUMP", DUMP_STAGES)
+
+
+DUMP_STAGES = ("ir", "hlo")
 
 
 def _dump(stage, text):
@@ -390,7 +393,7 @@ def _key_with_places(x, runtime_scalar, leaves, places, here):
     if not places:
         return _key(x, runtime_scalar, leaves)
     if type(x) in (bool, int, float, complex) and here in places:
-        leaves.append(x)
+        leaves.append(_fits_int64(x))
         return ("R", type(x))
     if isinstance(x, tuple) and not hasattr(x, "_fields"):
         return ("T",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
@@ -425,7 +428,7 @@ def _key(x, runtime_scalar, leaves):
     if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
         return _dict_tag(x) + tuple((k, _key(v, runtime_scalar, leaves)) for k, v in x.items())
     if runtime_scalar and isinstance(x, (bool, int, float, complex)):
-        leaves.append(x)
+        leaves.append(_fits_int64(x))
         return ("R", type(x))
     if type(x) is float:
         return ("F", x.hex())             # 0.0 == -0.0, but they fold differently
@@ -438,6 +441,16 @@ def _key(x, runtime_scalar, leaves):
     if isinstance(x, (tuple, frozenset)) or dataclasses.is_dataclass(x):
         return ("S", type(x), x, _held_types(x))
     return ("S", type(x), x)
+
+
+def _fits_int64(x):
+    """A Python int read at run time is an int64 there: one beyond it is
+    refused (jax would raise OverflowError from its conversion)."""
+    if type(x) is int and not -2**63 <= x < 2**63:
+        raise DTypeError(f"the Python int {x} is read at run time, as an int64, and does not "
+                         "fit one", hint="pass it as a float or a static value (leave it out "
+                         "of runtime_args), or keep it within int64")
+    return x
 
 
 def _dict_tag(x) -> tuple:
@@ -664,6 +677,7 @@ def _capture_reader(traced, device_cache):
             if number is not None:              # a promoted Python number (scalar_state)
                 if type(current) is not number:
                     return RECOMPILE
+                _fits_int64(current)
             elif type(current) is np.ndarray:
                 if current.shape != shape or current.dtype != dtype or frozen == JAX:
                     return RECOMPILE

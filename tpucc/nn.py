@@ -59,9 +59,13 @@ def window_padding(padding, in_hw, kernel_hw, stride_hw, dilation_hw=(1, 1)) -> 
         return tuple(pads)
     if isinstance(padding, (tuple, list)) and len(padding) == 2 and all(
             isinstance(p, (tuple, list)) for p in padding):
-        return tuple((int(lo), int(hi)) for lo, hi in padding)
-    ph, pw = pair(padding, "padding")
-    return (ph, ph), (pw, pw)
+        pads = tuple((int(lo), int(hi)) for lo, hi in padding)
+    else:
+        ph, pw = pair(padding, "padding")
+        pads = (ph, ph), (pw, pw)
+    if any(p < 0 for side in pads for p in side):
+        raise ValueError(f"padding must not be negative, got {padding!r}")
+    return pads
 
 
 def window_output_hw(in_hw, kernel_hw, stride_hw, pads, dilation_hw=(1, 1)) -> tuple:
@@ -155,7 +159,8 @@ def conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     y = conv2d_nchw(x, w, cfg["stride"], cfg["padding"], cfg["dilation"], groups,
                     cfg["shape"][2:])
     if b is not None:
-        y = y + np.reshape(b, (1, -1, 1, 1))
+        # A Python number stays one (weak, as NumPy types it): 0.5 keeps float32.
+        y = y + (b if isinstance(b, (int, float)) else np.reshape(b, (1, -1, 1, 1)))
     return y
 
 

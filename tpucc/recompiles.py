@@ -16,12 +16,13 @@ import types
 
 import numpy as np
 
+from . import envvars
 from .infer.values import MISSING
 
 
 
 def logging() -> bool:
-    return "recompiles" in os.environ.get("TPUCC_LOG", "").split(",")
+    return "recompiles" in envvars.words("TPUCC_LOG", ("recompiles",))
 
 
 def log(fn, reason: str):

@@ -4,6 +4,7 @@ unchanged (the model file still runs eagerly); the declaration is attached to
 it and found by `find_entries(module)`."""
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -130,6 +131,25 @@ def _check_specs(ep: EntryPoint):
         walk(s, names[i] if i < len(names) else f"argument {i}")
     for k, s in ep.kwspecs.items():
         walk(s, k)
+    _check_signature(ep)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", ep.name) or ep.name.startswith("."):
+        raise BuildError(f"entry name {ep.name!r} cannot name an artifact directory",
+                         ep.loc, hint="use letters, digits, '_', '-' and '.' (not first)")
+
+
+def _check_signature(ep: EntryPoint):
+    """The specs must fit the function's parameters, as a call would."""
+    import inspect
+    try:
+        signature = inspect.signature(ep.fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*ep.specs, **ep.kwspecs)
+    except TypeError as e:
+        raise BuildError(f"entry {ep.name!r}: the specs do not fit {ep.fn.__name__}"
+                         f"{signature}: {e}", ep.loc,
+                         hint="give one spec per parameter, positional or by keyword") from None
 
 
 def _param_names(fn):

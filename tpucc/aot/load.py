@@ -21,7 +21,7 @@ import numpy as np
 
 from ..driver import check_updated_arguments, to_user_value
 from ..infer import checks
-from ..errors import OptionError
+from ..errors import OptionError, TpuccError
 
 from . import targets, tree, weights
 from .build import FORMAT, FORMAT_VERSION, versions
@@ -233,6 +233,8 @@ class LoadedEntry:
     def __call__(self, *args, **kwargs):
         try:
             return self._call(args, kwargs)
+        except TpuccError:          # (an index check that fired is an IndexError too)
+            raise
         except (KeyError, IndexError, AttributeError) as e:
             # The manifest's structure read at a call: an edited or damaged
             # manifest (a file's damage is caught at load by its size or sha256).
@@ -294,6 +296,16 @@ class LoadedEntry:
                 self._captured[wb["index"]] = value
 
 
+def _same_static(value, expected) -> bool:
+    """Equal, or the same NaN (an entry built with a static NaN takes NaN)."""
+    if value == expected:
+        return True
+    try:
+        return bool(np.isnan(value) and np.isnan(expected))
+    except TypeError:
+        return False
+
+
 def _match(node, value, out, path):
     """Checks `value` against a manifest node; stores its array leaves in `out`."""
     if "leaf" in node:
@@ -302,7 +314,7 @@ def _match(node, value, out, path):
             return
         if node["leaf"] == "static":
             expected = tree.decode_static(node["value"])
-            if type(value) is not type(expected) or value != expected:
+            if type(value) is not type(expected) or not _same_static(value, expected):
                 raise ArgumentError(f"argument {path} was built as the static "
                                     f"value {expected!r}, got {value!r}",
                                     hint="a loaded artifact cannot recompile; rebuild it "
@@ -315,6 +327,10 @@ def _match(node, value, out, path):
                                 f"{type(value).__name__} {value!r:.40}",
                                 hint=f"pass np.asarray(value, np.{dtype.name})")
         got = aval_text(np.dtype(value.dtype), tuple(value.shape))
+        if not np.dtype(value.dtype).isnative:
+            raise ArgumentError(f"argument {path} expects {want} in this machine's byte "
+                                f"order, got {np.dtype(value.dtype).str} (byte-swapped)",
+                                hint=f"pass value.astype(np.{dtype.name})")
         if np.dtype(value.dtype) != dtype or tuple(value.shape) != shape:
             raise ArgumentError(f"argument {path} expects {want}, got {got}",
                                 hint="a loaded artifact has fixed input types; convert "

@@ -315,7 +315,9 @@ def _returned_objects(interp, value):
         return ObjectNode(type(value), {k: _returned_objects(interp, v)
                                         for k, v in zip(value._fields, value)})
     if isinstance(value, tuple):
-        return tuple(_returned_objects(interp, v) for v in value)
+        items = tuple(_returned_objects(interp, v) for v in value)
+        # a named tuple of static values stays one (it is a constant of the result)
+        return type(value)(*items) if hasattr(value, "_fields") else items
     if isinstance(value, list):
         return [_returned_objects(interp, v) for v in value]
     if isinstance(value, dict):

@@ -319,6 +319,15 @@ def _rebuild_aux(td, leaves, values):
 
 def _refuse_runtime_loops(region: Region, gf):
     for op in walk_ops(region):
+        if op.name == "while" and op.attr("trip_count") is None and \
+                (op.note or "").startswith("while: still looping after"):
+            budget = builder.ctx().options.get("unroll", 32)
+            raise GradError(
+                f"reverse-mode differentiation of {gf.name} through a `while` loop that was "
+                f"still looping after the unroll budget ({budget} iterations) is not "
+                "supported: past it the loop runs as XLA's While, which has no reverse mode",
+                op.loc, hint=f"write it as `for i in range(N)` (a counted loop), or raise the "
+                             f"budget above its iterations: tpucc.compile(..., unroll=N)")
         if op.name == "while" and op.attr("trip_count") is None:
             raise GradError(
                 f"reverse-mode differentiation of {gf.name} through a loop whose number of "

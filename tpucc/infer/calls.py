@@ -1382,6 +1382,11 @@ class Interpreter:
         if self.depth > 0:
             self._guard_function(fn)
         locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
+        code = fn.__code__
+        if code.co_flags & inspect.CO_VARKEYWORDS:      # `**kw`: a dict the call made
+            n = code.co_argcount + code.co_kwonlyargcount + \
+                bool(code.co_flags & inspect.CO_VARARGS)
+            self.fresh(locals_.get(code.co_varnames[n]))
         frame = Frame(self, fn, locals_, {})
         frame.cells = self._cells(fn, frame)
         return frame

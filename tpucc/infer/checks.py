@@ -27,6 +27,9 @@ from . import builder, exceptions, messages
 from .control import in_open_region
 from .values import Array, compile_time_kind
 
+RUNTIME_RAISE_HINT = ("the condition depends on runtime values: compiled code checks it and "
+                      "raises when the call returns")
+
 # The most elements a runtime value in a message may have to be carried out
 # of the executable: NumPy prints arrays up to this size in full (its print
 # threshold).  A larger one shows as messages.RUNTIME_TEXT instead of adding

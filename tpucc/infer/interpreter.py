@@ -64,7 +64,7 @@ class Frame:
         self.entry_regions = len(builder.ctx().regions)
         # Errors and ops in standard-library code the program calls (a
         # decorator it applies) are placed at the program's line that called it.
-        self.placed = not in_standard_library(func.__code__.co_filename)
+        self.placed = not in_library(func.__code__.co_filename)
         # While a runtime `raise`'s message is computed (_static_message):
         # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
         self.format_runtime = None
@@ -144,13 +144,28 @@ def in_standard_library(path: str) -> bool:
     return any(path.startswith(root + os.sep) for root in roots)
 
 
+# tpucc's own Python (tpucc.nn's NumPy code, which compiled programs call).
+_TPUCC_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def in_tpucc(path: str) -> bool:
+    return os.path.realpath(path).startswith(_TPUCC_ROOT + os.sep)
+
+
+def in_library(path: str) -> bool:
+    """Code whose errors the program's calling line places: Python's own
+    library, and tpucc's (nn.cross_entropy given bad labels)."""
+    return in_tpucc(path) or in_standard_library(path)
+
+
 def _in_library(e: TpuccError, loc) -> TpuccError:
-    """An error without a location raised in standard-library code: it names
-    that code's line in its message (once, the innermost), and the program's
+    """An error without a location raised in library code: it names that
+    code's line in its message (once, the innermost), and the program's
     frame that called it places it."""
     if e.loc is None and not getattr(e, "library_line", None):
         e.library_line = f"{os.path.basename(loc.file)}:{loc.line}"
-        e.message += f" (in the standard library's {e.library_line}, called from here)"
+        whose = "tpucc's" if in_tpucc(loc.file) else "the standard library's"
+        e.message += f" (in {whose} {e.library_line}, called from here)"
         e.args = (e.render(),)
     return e
 
@@ -868,17 +883,15 @@ def BRANCH(f, arg, block, stops):
     if_true, if_false = (target, block.next) if kind == "true" else (block.next, target)
     for raising, other, holds in ((if_true, if_false, lambda: emit("logical_not", pred)),
                                   (if_false, if_true, lambda: pred)):
-        raised = _raised_by(f, raising)
+        raised = raised_by(f, raising)
         if raised is not None:
             name, message = raised
             checks.require(holds(), message, raises=name, loc=f.fc.blocks[raising].instrs[-1].loc,
-                           hint=_RUNTIME_RAISE_HINT)
+                           hint=checks.RUNTIME_RAISE_HINT)
             return Exit((other,))
     return control.runtime_branch(f, block.index, pred, if_true, if_false, stops)
 
 
-_RUNTIME_RAISE_HINT = ("the condition depends on runtime values: compiled code checks it and "
-                       "raises when the call returns")
 # What a block that only raises may do: load the exception class and a
 # message, call the class, raise.  The message is a constant or an f-string,
 # computed now: static values are formatted into it, runtime ones are
@@ -889,7 +902,7 @@ _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_AT
                 "FORMAT_VALUE", "CONVERT_VALUE", "BUILD_STRING"}
 
 
-def _raised_by(f, index: int) -> tuple | None:
+def raised_by(f, index: int) -> tuple | None:
     """(exception class name, message: a str or messages.Message) when block
     `index` is an `assert`'s failure or `raise SomeError(message)`, of a
     built-in exception the error can be rebuilt from
@@ -1037,12 +1050,19 @@ def RAISE_VARARGS(f, argc, block, stops):
     if isinstance(exc, type):
         exc = exc()
     if builder.ctx().runtime_depth > 0 and not exceptions.caught_where_raised(f, exc):
+        if raised_by(f, block.index) is not None:
+            # A raise the path only reaches after a loop left by a runtime
+            # `return`/`break`: no `if` of the user's says when it fires.
+            hint = ("only a raise under an `if` on runtime values becomes a check; after a loop "
+                    "that may end early, break out of it and test the condition again: "
+                    "`if not done: raise ...`")
+        else:
+            hint = ("`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
+                    "exception; a message of constants, or an f-string of variables) compile to "
+                    "a check made when the call returns (E910); or test static values (shapes, "
+                    "Python values)")
         raise UnsupportedError(
-            f"raising {type(exc).__name__} under a runtime condition is not supported",
-            hint="`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
-                 "exception; a message of constants, or an f-string of variables) compile to a "
-                 "check made when the call returns (E910); or test static values (shapes, "
-                 "Python values)")
+            f"raising {type(exc).__name__} under a runtime condition is not supported", hint=hint)
     if not isinstance(exc, BaseException):
         raise UserCodeError("TypeError: exceptions must derive from BaseException")
     exceptions.chain(f.interp, exc, args[1:])

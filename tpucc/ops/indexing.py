@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import DTypeError, ShapeError, StaticValueError
+from ..errors import DTypeError, ShapeError, StaticValueError, UserCodeError
 from ..ir import AVal, Value
 from . import masked
 from .registry import broadcast_shapes, define_vjp, register
@@ -87,15 +87,18 @@ def _check_static_indices(static, shape, known):
     if any(x is Ellipsis for x in dims):
         at = next(i for i, x in enumerate(dims) if x is Ellipsis)
         dims = dims[:at] + [None] * (len(shape) - len(dims) + 1) + dims[at + 1:]
+    # NumPy raises IndexError, which the program's own `except IndexError`
+    # catches while compiling, as eagerly (a UserCodeError holding one).
     if len(dims) > len(shape):
-        raise ShapeError(f"too many indices for array: array is {len(shape)}-dimensional, "
-                         f"but {len(dims)} were indexed")
+        raise UserCodeError(f"IndexError: too many indices for array: array is "
+                            f"{len(shape)}-dimensional, but {len(dims)} were indexed")
     for axis, item in enumerate(dims):
         if isinstance(item, np.ndarray) and item.size:
             item = next((int(v) for v in item.ravel()
                          if not -shape[axis] <= v < shape[axis]), None)
         if isinstance(item, int) and not -shape[axis] <= item < shape[axis]:
-            raise ShapeError(f"index {item} is out of bounds for axis {axis} with size {shape[axis]}")
+            raise UserCodeError(f"IndexError: index {item} is out of bounds for axis {axis} "
+                                f"with size {shape[axis]}")
 
 
 def require_in_bounds(static, arrays, shape):

@@ -145,7 +145,8 @@ def _static_take_index(indices, size, axis, mode):
         index = np.clip(index, 0, max(size - 1, 0))
     bad = index[(index < -size) | (index >= size)]
     if bad.size:
-        raise ShapeError(f"index {bad.flat[0]} is out of bounds for axis {axis} with size {size}")
+        raise UserCodeError(f"IndexError: index {bad.flat[0]} is out of bounds for axis "
+                            f"{axis} with size {size}")        # caught as NumPy's
     return int(index) if index.ndim == 0 else index
 
 
