@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 
+import jax
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -729,3 +730,5 @@ def test_loaded_static_nan_and_byte_swapped_arrays(tmp_path):
     np.testing.assert_array_equal(f(np.ones(4, np.float32), float("nan")), np.full(4, 2.0))
     with pytest.raises(aot.ArgumentError, match="in this machine's byte order, got >f4"):
         f(np.ones(4, ">f4"), float("nan"))
+    with pytest.raises(aot.ArgumentError, match="expects an array f32.4., got ShapeDtypeStruct"):
+        f(jax.ShapeDtypeStruct((4,), np.float32), float("nan"))

@@ -252,8 +252,8 @@ def nonzero_method(x):
     return x.nonzero()  # <- here
 
 
-def pad_reflect(x):
-    return np.pad(x, 1, mode="reflect")  # <- here
+def pad_mean(x):
+    return np.pad(x, 1, mode="mean")  # <- here
 
 
 def reshape_fortran(x):
@@ -717,7 +717,7 @@ REFUSALS = [
     R(out_keyword, E.UnsupportedError, "np.add(where=...) without out=: NumPy leaves"),
     R(misspelled_keyword, E.UnsupportedError, "np.sum: unsupported arguments ['axes']"),
     R(nonzero_method, E.UnsupportedError, "np.nonzero of a runtime array is not supported"),
-    R(pad_reflect, E.UnsupportedError, "np.pad(mode='reflect') is not supported"),
+    R(pad_mean, E.UnsupportedError, "np.pad(mode='mean') is not supported"),
     R(reshape_fortran, E.UnsupportedError, "reshape(order='F') is not supported"),
     # E200
     R(matmul_mismatch, E.ShapeError, "are not aligned"),

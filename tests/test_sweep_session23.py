@@ -292,3 +292,19 @@ def test_a_callees_own_kwargs_dict_and_static_named_tuples():
     got = _compiled(step)(np.ones(2), HP())
     assert_same(step(np.ones(2), HP()), got)
     assert type(got[1]) is P
+
+
+@pytest.mark.parametrize("mode", ["edge", "wrap", "reflect", "symmetric"])
+def test_pad_modes_that_gather(mode):
+    x = np.arange(12.0).reshape(3, 4)
+    for widths in (1, (2, 5), ((1, 0), (6, 2)), 0):
+        check(lambda x: np.pad(x, widths, mode=mode), x)
+    g = _compiled(lambda x: tpucc.grad(lambda v: (np.pad(v, 2, mode=mode) ** 2).sum())(x))(x)
+    counts = np.zeros_like(x)
+    np.add.at(counts, tuple(np.pad(i, 2, mode=mode) for i in np.indices(x.shape)), 1.0)
+    np.testing.assert_allclose(g, 2 * x * counts)
+
+
+def test_a_masked_array_argument_is_refused_clearly():
+    with pytest.raises(tpucc.errors.UnsupportedError, match="masked array argument"):
+        _compiled(lambda x: x + 1)(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))

@@ -125,6 +125,8 @@ def run(artifact, input_path, output_path, quiet):
     for w in caught:
         if not quiet and issubclass(w.category, FallbackWarning):
             click.echo(f"tpucc: warning: {str(w.message).removeprefix('tpucc: ')}", err=True)
+    if not output_path.endswith(".npz"):
+        output_path += ".npz"           # (np.savez adds it)
     if not quiet:
         click.echo(f"wrote {output_path}: {', '.join(names)} "
                    f"({time.perf_counter() - t0:.2f} s)")

@@ -25,7 +25,7 @@ import jax
 import numpy as np
 
 from . import cache, envvars, infer, lower, snapshot
-from .errors import DTypeError, InternalError, SideEffectError, TpuccError
+from .errors import DTypeError, InternalError, SideEffectError, TpuccError, UnsupportedError
 from .infer import appends, checks
 from .infer.state import unflatten
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind
@@ -416,6 +416,11 @@ def _key(x, runtime_scalar, leaves):
         # place and written back: different programs for the same dtype and shape.
         leaves.append(x)
         return ("G", x.dtype)
+    if isinstance(x, np.ma.MaskedArray):
+        raise UnsupportedError("a NumPy masked array argument is not supported: compiled code "
+                               "reads arrays without masks",
+                               hint="pass its data and its mask as two arrays (x.data, "
+                                    "np.ma.getmaskarray(x)), or x.filled(value)")
     if isinstance(x, np.ndarray) or infer.is_runtime_leaf(x):
         leaves.append(x)
         # A jax array is immutable (`x += 1` rebinds): another program.

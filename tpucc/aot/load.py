@@ -322,7 +322,8 @@ def _match(node, value, out, path):
             return
         dtype, shape = dtype_of(node["dtype"]), tuple(node["shape"])
         want = aval_text(dtype, shape)
-        if not (hasattr(value, "dtype") and hasattr(value, "shape")):
+        if not isinstance(value, (np.ndarray, np.generic, jax.Array)) or \
+                isinstance(value, np.ma.MaskedArray):
             raise ArgumentError(f"argument {path} expects an array {want}, got "
                                 f"{type(value).__name__} {value!r:.40}",
                                 hint=f"pass np.asarray(value, np.{dtype.name})")

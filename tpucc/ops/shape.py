@@ -434,10 +434,43 @@ register("pad", lambda avals, widths, value: _same_dtype(
          numpy=lambda x, widths, value: np.pad(x, widths, constant_values=value))
 
 
+# Modes whose every output element is one element of the input: each axis
+# reads from NumPy's own np.pad of its positions.
+_INDEXED_PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
+
+
 @implements(np.pad)
-def pad(array, pad_width, mode="constant", constant_values=0):
+def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+    if mode in _INDEXED_PAD_MODES and reflect_type == "even":
+        return _indexed_pad(array, _pad_widths(array, pad_width), mode)
     if mode != "constant":
-        raise UnsupportedError(f"np.pad(mode={mode!r}) is not supported", hint="use mode='constant'")
+        odd = f", reflect_type={reflect_type!r}" if reflect_type != "even" else ""
+        raise UnsupportedError(f"np.pad(mode={mode!r}{odd}) is not supported",
+                               hint="the modes compiled are 'constant', 'edge', 'wrap', "
+                                    "'reflect' and 'symmetric' (reflect_type='even')")
+    widths = _pad_widths(array, pad_width)
+    if _aval(array).ndim == 0:     # NumPy returns a 0-d array unchanged (a copy)
+        return _emit("convert", array, dtype=_aval(array).dtype)
+    return _emit("pad", array, widths=tuple(map(tuple, widths.tolist())),
+                 value=constant_values)
+
+
+def _indexed_pad(array, widths, mode):
+    """np.pad by gathering: the source position of every output position of
+    an axis is np.pad(np.arange(n), width, mode), NumPy's own answer."""
+    out = array = asarray(array)
+    for axis, (lo, hi) in enumerate(widths.tolist()):
+        if lo == hi == 0:
+            continue
+        try:
+            source = np.pad(np.arange(_aval(array).shape[axis]), (lo, hi), mode=mode)
+        except ValueError as e:         # an empty axis cannot be extended
+            raise UserCodeError(f"ValueError: {e}") from None
+        out = indexing.getitem(out, (slice(None),) * axis + (source,))
+    return out if out is not array else _emit("convert", array, dtype=_aval(array).dtype)
+
+
+def _pad_widths(array, pad_width):
     if np.asarray(pad_width).dtype.kind not in "iu":
         raise TypeError("`pad_width` must be of integral type.")     # NumPy's error, not a cast
     nd = _aval(array).ndim
@@ -445,10 +478,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
                              if np.ndim(pad_width) else np.full((1, 2), pad_width), (nd, 2))
     if (widths < 0).any():
         raise ShapeError(f"np.pad: negative pad widths {pad_width!r}")
-    if nd == 0:     # NumPy returns a 0-d array unchanged (a copy)
-        return _emit("convert", array, dtype=_aval(array).dtype)
-    return _emit("pad", array, widths=tuple(map(tuple, widths.tolist())),
-                 value=constant_values)
+    return widths
 
 
 @implements(np.tile)
