@@ -179,9 +179,9 @@ def evals(x):
     return eval("x + 1")  # <- here
 
 
-def iter_next(x):
-    it = iter((x, x))
-    return next(it)  # <- here
+def range_iter_next(x):
+    it = iter(range(3))
+    return x * next(it)  # <- here
 
 
 def setattr_builtin(x):
@@ -697,7 +697,7 @@ REFUSALS = [
     # E100: builtins and libraries
     R(opens_file, E.UnsupportedError, "calling open() is not supported"),
     R(evals, E.UnsupportedError, "calling eval() is not supported"),
-    R(iter_next, E.UnsupportedError, "calling next() is not supported"),
+    R(range_iter_next, E.UnsupportedError, "next() of a range iterator is not supported"),
     R(setattr_builtin, E.UnsupportedError, "calling setattr() is not supported"),
     R(hashes_array, E.UnsupportedError, "hash() is not supported on runtime arrays"),
     R(random_rand, E.UnsupportedError, "would be evaluated once at compile time"),

@@ -308,3 +308,20 @@ def test_pad_modes_that_gather(mode):
 def test_a_masked_array_argument_is_refused_clearly():
     with pytest.raises(tpucc.errors.UnsupportedError, match="masked array argument"):
         _compiled(lambda x: x + 1)(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))
+
+
+def test_next_reads_where_the_iterator_stands():
+    import itertools
+
+    def f(x):
+        it = iter(x)
+        first = next(it)
+        rest = [v * 2 for v in it]
+        gen = (v + 1 for v in [1, 2, 3])
+        a, b = next(gen), next(gen)
+        m = map(lambda v: v * 3, [1, 2])
+        return (first, rest, next(iter({"a": 1, "b": 2})), a, b, list(gen), next(m), list(m),
+                next(iter([]), "empty"), next(itertools.count(5)))
+    check(f, np.arange(3.0))
+    with pytest.raises(tpucc.errors.UserCodeError, match="StopIteration"):
+        _compiled(lambda x: x * next(iter([])))(np.ones(2))

@@ -37,7 +37,6 @@ REFUSED = {
     py.vars: "refer to attributes by name",
     py.setattr: "assign the attribute with `obj.name = value`",
     py.delattr: "compiled code cannot delete attributes",
-    py.next: "use a for loop",
 }
 
 
@@ -240,16 +239,42 @@ def tuple_(interp, x=()):
 
 @builtin(py.map)
 def map_(interp, fn, *xs):
-    return SeqIter(tuple(interp.call(fn, list(args), {})
-                         for args in zip(*(interp.static_items(x) for x in xs))))
+    return held_iterator(interp.call(fn, list(args), {}) for args in _zipped(interp, xs))
 
 
 @builtin(py.filter)
 def filter_(interp, fn, x):
     from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)
     items = interp.static_items(x)
-    return SeqIter(tuple(v for v in items
-                         if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v)))
+    return held_iterator(v for v in items
+                         if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
+
+
+@builtin(py.next)
+def next_(interp, it, *default):
+    """next(it): the item where the iterator stands, read now (its items
+    are static; a runtime value among them is fine)."""
+    if is_native_iterator(it):
+        return next(it, *default) if default else _native_next(it)
+    if isinstance(it, RangeIter):
+        raise UnsupportedError("next() of a range iterator is not supported",
+                               hint="index the range (r[0]) or use a for loop")
+    if not isinstance(it, SeqIter) or it.cursor is None:
+        raise UserCodeError(f"TypeError: '{type(it).__name__}' object is not an iterator")
+    pull = _puller(interp, it)
+    item = pull()
+    if item is _END:
+        if default:
+            return default[0]
+        raise UserCodeError("StopIteration")
+    return item
+
+
+def _native_next(it):
+    try:
+        return next(it)
+    except StopIteration:
+        raise UserCodeError("StopIteration") from None
 
 
 @builtin(py.sum)
