@@ -11,6 +11,7 @@ import collections
 import functools
 import operator
 import os
+import sysconfig
 import types
 
 import numpy as np
@@ -136,12 +137,16 @@ class Frame:
 def in_standard_library(path: str) -> bool:
     """Whether a code object's file is Python's own library (not a package
     installed next to it)."""
-    import sysconfig
     path = os.path.realpath(path)
     if "site-packages" in path or "dist-packages" in path:
         return False
-    roots = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
-    return any(path.startswith(root + os.sep) for root in roots)
+    return any(path.startswith(root + os.sep) for root in _stdlib_roots())
+
+
+@functools.cache
+def _stdlib_roots() -> frozenset:
+    paths = sysconfig.get_paths()
+    return frozenset(os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib"))
 
 
 # tpucc's own Python (tpucc.nn's NumPy code, which compiled programs call).
@@ -152,6 +157,7 @@ def in_tpucc(path: str) -> bool:
     return os.path.realpath(path).startswith(_TPUCC_ROOT + os.sep)
 
 
+@functools.lru_cache(maxsize=4096)
 def in_library(path: str) -> bool:
     """Code whose errors the program's calling line places: Python's own
     library, and tpucc's (nn.cross_entropy given bad labels)."""
