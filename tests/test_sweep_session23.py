@@ -325,3 +325,26 @@ def test_next_reads_where_the_iterator_stands():
     check(f, np.arange(3.0))
     with pytest.raises(tpucc.errors.UserCodeError, match="StopIteration"):
         _compiled(lambda x: x * next(iter([])))(np.ones(2))
+
+
+OUTSIDE: list = []
+
+
+def test_container_methods_take_iterators_made_in_compiled_code():
+    import collections
+
+    def f(x):
+        items = []
+        items.extend(zip([1, 2], [3, 4]))
+        d = {}
+        d.update(zip("ab", [x, x * 2]))
+        dq = collections.deque(range(3))
+        dq.extend(map(int, [4, 5]))
+        OUTSIDE.extend(enumerate("ab"))             # replayed at every call
+        return x * len(items), d, list(dq), ",".join(map(str, [1, 2]))
+    OUTSIDE.clear()
+    want = f(np.ones(2))
+    compiled = _compiled(f)
+    for _ in range(2):
+        assert_same(want, compiled(np.ones(2)))
+    assert OUTSIDE == [(0, "a"), (1, "b")] * 3

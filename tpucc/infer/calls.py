@@ -1230,6 +1230,9 @@ class Interpreter:
                 return text
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
+            if fn.__name__ in ("extend", "update"):     # `lst.extend(zip(a, b))`: its items
+                args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
+                        else a for a in args]
             if appends.record(self, fn.__self__, fn.__name__, args, kwargs):
                 return None
             self.check_mutation(fn.__self__, "a container")
