@@ -64,6 +64,9 @@ class Context:
     # calls re-check those (driver).
     input_layouts: dict = field(default_factory=dict)
     layouts_read: dict = field(default_factory=dict)
+    # The product of the trip counts of the static loops being unrolled
+    # around this point: the copies of a nested loop's body in the program.
+    unrolled_trips: int = 1
 
     @property
     def region(self) -> RegionBuilder:

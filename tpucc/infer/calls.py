@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import dataclasses
 import functools
 import inspect
 import operator
@@ -1037,7 +1038,7 @@ class Interpreter:
         if isinstance(v, RangeIter):
             if not v.is_static():
                 raise StaticValueError("unpacking a range with a runtime length")
-            return tuple(range(v.pos, v.stop, v.step))
+            return tuple(dataclasses.replace(v, pos=p).item() for p in range(v.pos, v.stop, v.step))
         if isinstance(v, (list, tuple, collections.deque)):
             self.guard_contents(v)
             return tuple(self._item(v, i, x) for i, x in enumerate(v))

@@ -833,7 +833,13 @@ def IMPORT_FROM(f, name):
 
 @handler
 def GET_ITER(f, arg):
-    f.push(f.interp.get_iter(f.pop()))
+    v = f.pop()
+    if isinstance(v, Array) and v.ndim > 0:
+        # `for x in xs`: a loop over the row indices (iterators.RangeIter).
+        # (iter(xs) stays a SeqIter: a Python iterator others may advance.)
+        f.push(RangeIter(0, v.shape[0], 1, rows=v))
+    else:
+        f.push(f.interp.get_iter(v))
 
 
 @handler
@@ -996,16 +1002,16 @@ def FOR_ITER(f, exit_target, block, stops):
         return Exit((exit_target,))
     if it.is_static():
         if it.remaining() > 0:
-            f.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
-            f.push(it.pos)
+            f.stack[-1] = it.advanced()
+            f.push(it.item())
             return Exit((block.next,))
         f.pop()
         return Exit((exit_target,))
     more = it.pos < it.stop if it.step > 0 else it.pos > it.stop
 
     def advance(fr):
-        fr.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
-        fr.push(it.pos)
+        fr.stack[-1] = it.advanced()
+        fr.push(it.item())
     return control.runtime_branch(f, block.index, control.scalar_bool(more), block.next,
                                   exit_target, stops, setup_true=advance,
                                   setup_false=lambda fr: fr.pop(),

@@ -10,10 +10,27 @@ from ..errors import StaticValueError
 
 @dataclass(frozen=True, slots=True)
 class RangeIter:
-    """range(start, stop, step); pos/stop may be runtime Arrays (weak ints)."""
+    """range(start, stop, step); pos/stop may be runtime Arrays (weak ints).
+    With `rows` (an Array), the items are rows[pos] instead of pos: a loop
+    over an array's rows (`for x in xs`) is a loop over their indices, so a
+    long one runs as one counted While as `for i in range(n)` does, and each
+    row is read when the loop gets to it (NumPy's iterator sees writes to
+    later rows)."""
     pos: object
     stop: object
     step: int
+    rows: object = None
+
+    def advanced(self) -> "RangeIter":
+        return RangeIter(self.pos + self.step, self.stop, self.step, self.rows)
+
+    def item(self):
+        """The item at pos (a row: a view of `rows`, as NumPy's iterator gives)."""
+        if self.rows is None:
+            return self.pos
+        from ..ops.indexing import row
+        from .values import scalar_if_numpy_would
+        return scalar_if_numpy_would(self.rows, self.pos, row(self.rows, self.pos))
 
     def is_static(self) -> bool:
         from .values import Array

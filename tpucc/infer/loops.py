@@ -10,6 +10,7 @@ reverse-mode AD can differentiate.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,11 +38,25 @@ def run_loop(frame, header: int, stops) -> Exit:
     budget = ctx().options.get("unroll", 32)
     it = _for_iterator(frame, header)
     unrolled_because = None         # why a loop longer than the budget is unrolled
-    if isinstance(it, RangeIter) and it.is_static() and it.remaining() > budget:
-        counted = _try_counted(frame, header, stops, loop_stops, it)
+    # Nested static loops share the budget: 12 x 12 unrolled loops would be
+    # 144 copies of the inner body (each compiled by XLA: 25 s for an edit
+    # distance's 12 x 12 table), so the inner one becomes a counted While.
+    enclosing = ctx().unrolled_trips
+    if isinstance(it, RangeIter) and it.is_static() and it.remaining() > 1 \
+            and it.remaining() * enclosing > budget:
+        counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
         if isinstance(counted, Exit):
             return counted
         unrolled_because = counted
+    ctx().unrolled_trips = enclosing * max(it.remaining(), 1) if it is not None else enclosing
+    try:
+        return _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because)
+    finally:
+        ctx().unrolled_trips = enclosing
+
+
+def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> Exit:
+    """run_loop's unrolling, one iteration at a time."""
     count = 0
     while True:
         locals0, stack0 = dict(frame.locals), list(frame.stack)
@@ -116,7 +131,7 @@ def _for_iterator(frame, header):
     return None
 
 
-def _try_counted(frame, header, stops, loop_stops, it: RangeIter):
+def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int):
     """A long static range loop becomes a While over a runtime counter, unless
     its body needs the counter as a static value, or changes something a While
     cannot carry (a list it appends to, a variable whose shape or dtype
@@ -126,11 +141,13 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter):
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
-    frame.stack[-1] = RangeIter(pos, it.stop, it.step)
+    pos.immutable = True        # a Python int: `i += 1` rebinds, `x[i]` is a view
+    frame.stack[-1] = dataclasses.replace(it, pos=pos)
     try:
+        within = f" within unrolled loops of {enclosing} iterations" if enclosing > 1 else ""
         return build_while(frame, header, stops, loop_stops,
-                           f"counted loop: {it.remaining()} iterations exceed the unroll "
-                           f"budget ({ctx().options.get('unroll', 32)})",
+                           f"counted loop: {it.remaining()} iterations{within} exceed the "
+                           f"unroll budget ({ctx().options.get('unroll', 32)})",
                            trip_count=it.remaining())
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
@@ -406,8 +423,8 @@ def _runtime_range_header(frame, header) -> bool:
 
 def _advance(frame):
     it = frame.stack[-1]
-    frame.stack[-1] = RangeIter(it.pos + it.step, it.stop, it.step)
-    frame.push(it.pos)
+    frame.stack[-1] = it.advanced()
+    frame.push(it.item())
 
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,

@@ -39,8 +39,9 @@ def flatten(value, path: str, out: list) -> object:
         # user's dict subclass is rebuilt as one.
         return ("dict", keys, children, (type(value), getattr(value, "default_factory", None)))
     if isinstance(value, RangeIter):
-        return ("range", value.step, flatten(value.pos, f"{path}.pos", out),
-                flatten(value.stop, f"{path}.stop", out))
+        td = ("range", value.step, flatten(value.pos, f"{path}.pos", out),
+              flatten(value.stop, f"{path}.stop", out))
+        return td if value.rows is None else td + (flatten(value.rows, f"{path}.rows", out),)
     if isinstance(value, SeqIter):
         # pos is a leaf, as a range's: arms that leave a loop after different
         # iterations (a runtime `break`) merge it; the iterator is dead there.
@@ -98,7 +99,8 @@ def _build(td, it):
         return items if len(td) == 3 else dict_of_class(*td[3], items)
     if kind == "range":
         pos = _build(td[2], it)
-        return RangeIter(pos, _build(td[3], it), td[1])
+        stop = _build(td[3], it)
+        return RangeIter(pos, stop, td[1], _build(td[4], it) if len(td) > 4 else None)
     if kind == "seq":
         pos = _build(td[1], it)
         return SeqIter(_build(td[2], it), pos, *td[3])

@@ -267,6 +267,17 @@ def getitem(x, key):
         return masked.select_slice(getitem(x, (slice(None),) + rest) if rest else x, slc)
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
+    return _indexed(x, static, arrays)
+
+
+def row(x, i):
+    """x[i] for an index i known to be in range (a loop over x's rows gives
+    it), so a runtime one needs no bounds check."""
+    static, arrays = normalize_key((i,), x.shape)
+    return _indexed(x, static, arrays)
+
+
+def _indexed(x, static, arrays):
     out = emit("getitem", x, *arrays, key=static)
     if _is_basic(static):
         return Array(out.var, base=x, index=static)

@@ -1,0 +1,202 @@
+"""`for x in xs` over an array's rows: a loop over row indices, so a long one
+compiles to one counted HLO While (as `for i in range(n)` does) instead of
+one copy of the body per row, and each row is read when the loop gets to it,
+a view as NumPy's iterator gives.  Every program runs short (unrolled) and
+long (a While) and must give eager NumPy's values, dtypes and writes."""
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import check, count_hlo, hlo
+from user_programs_session16 import levenshtein as edit_distance
+
+SHORT, LONG = 5, 300        # below and above the unroll budget (32)
+
+
+def mean_of_rows(xs):
+    acc = np.zeros(xs.shape[1], xs.dtype)
+    for x in xs:
+        acc += x * 0.5
+    return acc
+
+
+def scalars_of_a_vector(v):
+    total, kinds = 0.0, 0
+    for x in v:                 # NumPy scalars: x += 1 rebinds, v is untouched
+        x += 1
+        total = total + x * x
+    return total, v
+
+
+def rows_are_views(xs):
+    for r in xs:
+        r *= 2.0                # writes through to xs, as NumPy's rows do
+    return xs.sum()
+
+
+def rows_by_index_are_views(xs):
+    for i in range(xs.shape[0]):
+        r = xs[i]               # a Python int index: a view, also as a counted While's counter
+        r *= 2.0
+    return xs.sum()
+
+
+def later_rows_written_in_the_body(xs):
+    out = np.zeros_like(xs)
+    i = 0
+    for x in xs:                # each row is read when the loop gets to it
+        out[i] = x
+        if i + 1 < xs.shape[0]:
+            xs[i + 1] += x
+        i += 1
+    return out
+
+
+def runtime_break(v):
+    s = v[0] * 0
+    for x in v:
+        if x > 0.8:
+            break
+        s += x
+    return s
+
+
+def runtime_return(v):
+    for x in v:
+        if x > 0.9:
+            return x
+    return v[0] * 0 - 1
+
+
+def nested_rows_and_items(m):
+    s = m[0, 0] * 0
+    for r in m:
+        for x in r:
+            s += x * x
+    return s
+
+
+def integer_rows(a):
+    best = a[0] * 0
+    for x in a:
+        best = np.maximum(best, x)
+    return best
+
+
+def comprehension_over_rows(xs):
+    return np.stack([x * 2 for x in xs]), sum(x.sum() for x in xs)
+
+
+def rows_of_a_view(xs):
+    s = np.zeros(xs.shape[1:], xs.dtype)
+    for x in xs[::2]:
+        s = s + x
+    return s
+
+
+@pytest.mark.parametrize("n", [SHORT, LONG])
+@pytest.mark.parametrize("program, make", [
+    (mean_of_rows, lambda n: np.arange(n * 3, dtype=np.float32).reshape(n, 3)),
+    (scalars_of_a_vector, lambda n: np.linspace(0, 1, n)),
+    (rows_are_views, lambda n: np.arange(n * 2.0).reshape(n, 2)),
+    (rows_by_index_are_views, lambda n: np.arange(n * 2.0).reshape(n, 2)),
+    (later_rows_written_in_the_body, lambda n: np.ones((n, 2))),
+    (runtime_break, lambda n: np.linspace(0, 1, n)),
+    (runtime_return, lambda n: np.linspace(0, 1, n)),
+    (integer_rows, lambda n: (np.arange(n * 4, dtype=np.int32) * 7919 % 101).reshape(n, 4)),
+    (comprehension_over_rows, lambda n: np.arange(n * 2.0).reshape(n, 2)),
+    (rows_of_a_view, lambda n: np.arange(n * 3.0).reshape(n, 3)),
+])
+def test_loop_over_rows_matches_numpy(program, make, n):
+    check(program, make(n))
+
+
+def test_nested_loops_over_rows_and_their_items():
+    check(nested_rows_and_items, np.arange(40 * 40.0).reshape(40, 40) / 1000)
+
+
+def test_a_long_loop_over_rows_is_one_while_not_one_body_per_row():
+    xs = np.ones((1000, 3))
+    text = hlo(tpucc.compile(mean_of_rows), xs)
+    assert count_hlo(text, "while") == 1
+    assert len(text.splitlines()) < 200         # unrolled: one body per row
+
+
+def test_many_rows_compile_instead_of_hitting_the_unroll_limit():
+    check(mean_of_rows, np.ones((20000, 2)))
+
+
+def test_a_gradient_through_a_long_loop_over_rows():
+    def loss(w, xs):
+        s = 0.0
+        for x in xs:
+            s = s + np.tanh(x @ w).sum()
+        return s
+    w, xs = np.linspace(-1, 1, 6).reshape(3, 2), np.linspace(0, 1, 120).reshape(40, 3)
+    got = tpucc.compile(tpucc.grad(loss))(w, xs)
+    eps, expected = 1e-6, np.zeros_like(w)
+    for k in np.ndindex(w.shape):
+        d = np.zeros_like(w)
+        d[k] = eps
+        expected[k] = (loss(w + d, xs) - loss(w - d, xs)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_iterating_a_0d_array_is_numpys_type_error():
+    def f(x):
+        for v in x.sum():
+            pass
+        return x
+    with pytest.raises(tpucc.TpuccError, match="iteration over a 0-d array"):
+        tpucc.compile(f)(np.ones(3))
+
+
+# --- nested static loops share the unroll budget -----------------------------------
+
+def test_nested_static_loops_are_not_unrolled_into_their_product():
+    # 12 x 12 unrolled bodies took XLA 25 s; the inner loops become counted Whiles
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 4, 12), rng.integers(0, 4, 12)
+    compiled = check(edit_distance, a, b)
+    assert count_hlo(hlo(compiled, a, b), "while") == 12
+
+
+def test_small_nested_static_loops_still_unroll():
+    def table(x):
+        out = np.zeros((4, 4))
+        for i in range(4):
+            for j in range(4):
+                out[i, j] = x[i] * x[j]
+        return out
+    compiled = check(table, np.arange(4.0))
+    assert count_hlo(hlo(compiled, np.arange(4.0)), "while") == 0
+
+
+def test_the_unroll_option_is_the_budget_for_the_nest():
+    a, b = np.arange(6) % 3, np.arange(6) % 2
+    compiled = tpucc.compile(edit_distance, unroll=36)
+    assert compiled(a, b) == edit_distance(a, b)
+    assert count_hlo(hlo(compiled, a, b), "while") == 0
+
+
+# --- a counted loop's counter is a Python int: x[i] is a view ------------------------
+
+def consume_rows(a, n):
+    s = 0.0
+    for i in range(n):
+        v = a[i]            # a view of row i ...
+        a[i] = -1.0         # ... sees this write, as in NumPy
+        s += v.sum()
+    return s
+
+
+def swap_with_row0(a, n):
+    for i in range(n):
+        a[i], a[0] = a[0], a[i]
+    return a
+
+
+@pytest.mark.parametrize("program", [consume_rows, swap_with_row0])
+@pytest.mark.parametrize("n", [10, 40, np.int64(40)])   # unrolled, counted, runtime bound
+def test_rows_indexed_by_a_loop_counter_are_views(program, n):
+    check(program, np.arange(80.0).reshape(40, 2), n)
