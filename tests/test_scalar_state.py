@@ -317,7 +317,7 @@ def test_tpucc_build_refuses_argument_item_writes(tmp_path):
         "def step(x, state):\n"
         "    state['t'] += 1\n"
         "    return x * state['t']\n")
-    with pytest.raises(BuildError, match=r"assigns the item \['t'\] of its argument 2"):
+    with pytest.raises(BuildError, match=r"assigns the item \['t'\] of its argument `state`"):
         aot.build_file(str(model), str(tmp_path))
 
 

@@ -6,7 +6,7 @@ from .aot import load  # tpucc.load: an ahead-of-time artifact -> a callable
 from .autodiff import grad, value_and_grad
 from .errors import (TpuccError, UnsupportedError, ShapeError, DTypeError, MergeError,
                      StaticValueError, SideEffectError, LimitError, UserCodeError, InternalError,
-                     GradError, RuntimeIndexError)
+                     GradError, RuntimeIndexError, RuntimeRaiseError, OptionError)
 from .infer.scalar_state import RecompileWarning
 
 __version__ = "0.1.0"
@@ -14,4 +14,5 @@ __version__ = "0.1.0"
 __all__ = ["compile", "grad", "value_and_grad", "load", "CompiledFunction", "Lowered",
            "TpuccError", "UnsupportedError", "ShapeError", "DTypeError", "MergeError",
            "StaticValueError", "SideEffectError", "LimitError", "UserCodeError",
-           "InternalError", "GradError", "RuntimeIndexError", "RecompileWarning", "__version__"]
+           "InternalError", "GradError", "RuntimeIndexError", "RuntimeRaiseError", "OptionError",
+           "RecompileWarning", "__version__"]

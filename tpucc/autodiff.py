@@ -14,18 +14,22 @@ own, the gradient function is compiled by tpucc on first use, like a
 from __future__ import annotations
 
 import functools
+import types
+
+from .errors import OptionError
 
 
 class GradFunction:
     """The gradient of `fn` with respect to the arguments `argnums`."""
 
     def __init__(self, fn, argnums=0, has_aux=False, with_value=False):
+        maker = "tpucc.value_and_grad" if with_value else "tpucc.grad"
         if not callable(fn):
-            raise TypeError(f"tpucc.grad: expected a function, got {type(fn).__name__}")
-        if not isinstance(argnums, int) and not (
-                isinstance(argnums, (tuple, list)) and all(isinstance(i, int) for i in argnums)):
-            raise TypeError(f"tpucc.grad: argnums must be an int or a tuple of ints, "
-                            f"got {argnums!r}")
+            raise OptionError(f"{maker}: expected a function, got {type(fn).__name__}")
+        if not _is_index(argnums) and not (
+                isinstance(argnums, (tuple, list)) and all(map(_is_index, argnums))):
+            raise OptionError(f"{maker}: argnums must be an int or a tuple of ints, "
+                              f"not {argnums!r}")
         self.fn = fn
         self.argnums = argnums if isinstance(argnums, int) else tuple(argnums)
         self.has_aux = bool(has_aux)
@@ -52,18 +56,14 @@ class GradFunction:
         that calls tpucc.grad(f)(...) in a loop makes a new GradFunction each
         time, and must not recompile each time."""
         if self._compiled is None:
-            key = (self.fn, self.argnums, self.has_aux, self.with_value)
-            try:
-                self._compiled = _EAGER.get(key)
-            except TypeError:               # an unhashable callable
-                key = None
+            key = (_identity(self.fn), self.argnums, self.has_aux, self.with_value)
+            self._compiled = _EAGER.get(key)
             if self._compiled is None:
                 from .api import compile
                 self._compiled = compile(_applier(self))
-                if key is not None:
-                    if len(_EAGER) >= _EAGER_MAX:
-                        _EAGER.pop(next(iter(_EAGER)))
-                    _EAGER[key] = self._compiled
+                if len(_EAGER) >= _EAGER_MAX:
+                    _EAGER.pop(next(iter(_EAGER)))
+                _EAGER[key] = self._compiled
         return self._compiled
 
     def __repr__(self):
@@ -71,8 +71,22 @@ class GradFunction:
         return f"<tpucc.{kind} of {self.name}, argnums={self.argnums!r}>"
 
 
-_EAGER: dict = {}          # (fn, argnums, has_aux, with_value) -> CompiledFunction
+_EAGER: dict = {}          # (_identity(fn), argnums, has_aux, with_value) -> CompiledFunction
 _EAGER_MAX = 256
+
+
+def _identity(fn):
+    """What tells callables apart in _EAGER: the object itself, not its
+    equality (two loss objects equal by name but scaled differently share
+    no gradient).  A bound method is made anew at each `model.loss` access:
+    its object and function.  (The entry holds fn, so the ids stay unique.)"""
+    if isinstance(fn, types.MethodType):
+        return id(fn.__self__), fn.__func__
+    return id(fn)
+
+
+def _is_index(argnum) -> bool:
+    return isinstance(argnum, int) and not isinstance(argnum, bool)
 
 
 def _applier(gf: GradFunction):
@@ -82,14 +96,22 @@ def _applier(gf: GradFunction):
     return apply_gradient
 
 
-def grad(fn, argnums=0, has_aux=False) -> GradFunction:
+def grad(fn, argnums=0, has_aux=False, **unknown) -> GradFunction:
     """The gradient of the float scalar `fn(*args)` with respect to
     `args[argnums]`.  With has_aux=True, fn returns (loss, aux) and the
     gradient function returns (grads, aux)."""
+    _refuse_unknown("tpucc.grad", unknown)
     return GradFunction(fn, argnums, has_aux, with_value=False)
 
 
-def value_and_grad(fn, argnums=0, has_aux=False) -> GradFunction:
+def value_and_grad(fn, argnums=0, has_aux=False, **unknown) -> GradFunction:
     """Like `grad`, returning (value, grads); with has_aux=True,
     ((value, aux), grads)."""
+    _refuse_unknown("tpucc.value_and_grad", unknown)
     return GradFunction(fn, argnums, has_aux, with_value=True)
+
+
+def _refuse_unknown(maker: str, unknown: dict):
+    if unknown:
+        raise OptionError(f"{maker}: unknown option{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(sorted(unknown))}", hint="the options are argnums, has_aux")

@@ -41,7 +41,7 @@ from ..ops.registry import lowering_for
 from ..errors import Loc, TpuccError
 from . import targets as tg
 from . import tree, weights
-from .entry import EntryPoint, find_entries
+from .entry import EntryPoint, _param_names, find_entries
 from .errors import BuildError
 
 FORMAT = "tpucc-artifact"
@@ -477,12 +477,20 @@ def _writebacks(ep, traced) -> list:
                 f"assigns the attribute .{wb[2]} of a {type(wb[1]).__name__} object"
                 if wb[0] == "attr" else
                 f"assigns the item {''.join(f'[{k!r}]' for k in wb[2])} of its argument "
-                f"{wb[1] + 1 if isinstance(wb[1], int) else repr(wb[1])}")
+                f"{_argument_name(ep, wb[1])}")
             raise BuildError(f"entry {ep.name!r} {target}, which a loaded artifact "
                              "cannot replay", ep.loc,
                              hint="return the new value instead")
         out.append({"kind": "argument" if wb[0] == "arg" else "captured", "index": wb[1]})
     return out
+
+
+def _argument_name(ep, which) -> str:
+    """`d` for the entry's argument at position `which` (or named `which`)."""
+    if isinstance(which, int):
+        names = _param_names(ep.fn)
+        return f"`{names[which]}`" if which < len(names) else f"at position {which}"
+    return f"`{which}`"
 
 
 def _weights(traced, inputs) -> weights.ArrayFile:

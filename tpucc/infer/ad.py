@@ -221,6 +221,10 @@ def trace_grad(interp, gf, args, kwargs):
                            regions=(region,), note=f"reverse-mode AD of {gf.name}")
     value = Array(outs[0])
     value.immutable = True          # a 0-d result, like NumPy's scalars
+    if loss.weak:                   # f returned a Python float: so does the value
+        (weak,) = builder.emit_op("convert", (value.var,), {"dtype": value.dtype},
+                                  (loss.aval,))
+        value = Array(weak)
     aux = _rebuild_aux(aux_td, aux_leaves, outs[1:1 + len(aux_values)])
     ends = outs[1 + len(aux_values):1 + n_aux]
     for (arr, _), out in zip(effects, ends):

@@ -246,6 +246,10 @@ def _check_result(name: str, aval: AVal):
                          f"({_NON_NUMERIC[dtype.kind]}): compiled code holds only boolean and "
                          "numeric arrays", current_loc(),
                          "keep strings and objects outside the compiled function")
+    if dtype.itemsize > (16 if dtype.kind == "c" else 8):      # longdouble, clongdouble
+        raise DTypeError(f"{name} would give an array of dtype {dtype}: compiled code holds "
+                         "numbers of at most 64 bits (XLA has no extended precision)",
+                         current_loc(), "use np.float64 (or np.complex128)")
     nbytes = math.prod(aval.shape) * dtype.itemsize
     if nbytes > MAX_ARRAY_BYTES:
         raise ShapeError(f"Unable to allocate {_human_bytes(nbytes)} for an array with shape "

@@ -7,7 +7,9 @@ import builtins as py
 import copy as copy_module
 import functools
 import operator
+import os
 import sys
+import time
 
 import numpy as np
 
@@ -38,6 +40,22 @@ REFUSED = {
     py.setattr: "assign the attribute with `obj.name = value`",
     py.delattr: "compiled code cannot delete attributes",
 }
+
+# Clocks and entropy: evaluated while compiling, each would be one constant
+# in every call.  (Methods of random.Random objects, `random.random` among
+# them, are refused by calls.Interpreter.call.)
+READ_ONCE = {fn: f"{fn.__module__}.{fn.__name__}" for fn in (
+    time.time, time.time_ns, time.perf_counter, time.perf_counter_ns, time.monotonic,
+    time.monotonic_ns, time.process_time, time.process_time_ns, time.thread_time,
+    time.thread_time_ns, time.localtime, time.gmtime, time.ctime, time.asctime, os.urandom,
+    os.getpid)}
+
+
+def refuse_read_once(fn, what: str):
+    raise UnsupportedError(f"{what}() would be evaluated once, at compile time: every call "
+                           "would return that one value",
+                           hint="call it outside the compiled function and pass the value in "
+                                "(random numbers: draw them outside, e.g. with np.random)")
 
 
 def builtin(*fns):

@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import inspect
 import operator
+import random
 import types
 
 import numpy as np
@@ -28,7 +29,8 @@ from ..ir import AVal, Value
 from ..ops import indexing, masked
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
-from .builtins_impl import BUILTINS, REFUSED, getter_call, refuse_runtime_hash
+from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_read_once,
+                            refuse_runtime_hash)
 from . import appends, exceptions
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
@@ -1204,6 +1206,10 @@ class Interpreter:
         impl = NUMPY.get(fn) if hashable else None
         if impl is not None:
             return self._numpy_call(fn, impl, args, kwargs)
+        if hashable and fn in READ_ONCE:
+            refuse_read_once(fn, READ_ONCE[fn])
+        if isinstance(getattr(fn, "__self__", None), random.Random):    # random.random, rng.gauss
+            refuse_read_once(fn, f"random.{getattr(fn, '__name__', 'random')}")
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             return self.inline(fn.__func__, [fn.__self__] + list(args), kwargs)
         if isinstance(fn, types.FunctionType):
@@ -1303,8 +1309,8 @@ class Interpreter:
                                    hint=hint)
         # Iterators made by compiled code (a generator expression, map, zip)
         # exist only here: hand the library a real one over the same items.
-        args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter)) else a
-                for a in args]
+        args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
+                else a for a in args]
         # `NAMES.index(k)`, `", ".join(NAMES)`, `np.asarray(ROWS)`: native code
         # may read every level of a container (the rows of a list of lists)
         self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
@@ -1343,7 +1349,8 @@ class Interpreter:
         if not _is_user_class(cls):
             # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
             # an iterator made by compiled code exists only here, so it gets a real one
-            args = [iter(consumed(a)) if isinstance(a, SeqIter) else a for a in args]
+            args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
+                    else a for a in args]
             obj = cls(*args, **kwargs)
             if isinstance(obj, (list, dict, set, collections.deque)):
                 # collections.defaultdict(list), OrderedDict(), deque(): made

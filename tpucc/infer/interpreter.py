@@ -153,15 +153,23 @@ def _stdlib_roots() -> frozenset:
 _TPUCC_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
+# NumPy's own Python (np.ndenumerate, np.vectorize: inlined like user code).
+_NUMPY_ROOT = os.path.dirname(os.path.realpath(np.__file__))
+
+
 def in_tpucc(path: str) -> bool:
     return os.path.realpath(path).startswith(_TPUCC_ROOT + os.sep)
+
+
+def in_numpy(path: str) -> bool:
+    return os.path.realpath(path).startswith(_NUMPY_ROOT + os.sep)
 
 
 @functools.lru_cache(maxsize=4096)
 def in_library(path: str) -> bool:
     """Code whose errors the program's calling line places: Python's own
-    library, and tpucc's (nn.cross_entropy given bad labels)."""
-    return in_tpucc(path) or in_standard_library(path)
+    library, NumPy's and tpucc's (nn.cross_entropy given bad labels)."""
+    return in_tpucc(path) or in_numpy(path) or in_standard_library(path)
 
 
 def _in_library(e: TpuccError, loc) -> TpuccError:
@@ -170,7 +178,8 @@ def _in_library(e: TpuccError, loc) -> TpuccError:
     frame that called it places it."""
     if e.loc is None and not getattr(e, "library_line", None):
         e.library_line = f"{os.path.basename(loc.file)}:{loc.line}"
-        whose = "tpucc's" if in_tpucc(loc.file) else "the standard library's"
+        whose = ("tpucc's" if in_tpucc(loc.file) else "NumPy's" if in_numpy(loc.file)
+                 else "the standard library's")
         e.message += f" (in {whose} {e.library_line}, called from here)"
         e.args = (e.render(),)
     return e
@@ -617,7 +626,10 @@ def FORMAT_VALUE(f, flags):
             f.push(f.format_runtime(v, flags & 0x03, spec))
             return
         raise StaticValueError("formatting a runtime array into a string needs its value "
-                               "at compile time", hint="use print(x) to print it at run time")
+                               "at compile time",
+                               hint="use print(x) to print it at run time; the message of an "
+                                    "`assert`, or of a `raise` that is all a runtime `if` holds, "
+                                    "may show runtime values (compute them before the `if`)")
     conv = _CONVERSIONS.get(flags & 0x03)
     _guard_read_natively(f, v)                     # f"{rows}"
     if conv is not None:
@@ -1071,8 +1083,9 @@ def RAISE_VARARGS(f, argc, block, stops):
         else:
             hint = ("`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
                     "exception; a message of constants, or an f-string of variables) compile to "
-                    "a check made when the call returns (E910); or test static values (shapes, "
-                    "Python values)")
+                    "a check made when the call returns (E910) when the raise is all the `if` "
+                    "holds: compute what the message shows before the `if`; or test static "
+                    "values (shapes, Python values)")
         raise UnsupportedError(
             f"raising {type(exc).__name__} under a runtime condition is not supported", hint=hint)
     if not isinstance(exc, BaseException):

@@ -505,8 +505,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
                 "the first iteration the update goes into the array it named before the loop",
                 frame.fc.loop_locs[header],
-                f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy()) or use a "
-                "new name for the rebound value")
+                f"update a copy made in the body: `{leaves[i][0]} = {leaves[i][0]}.copy()` "
+                "before the in-place update (a double buffer swapped with `a, b = b, a` "
+                "compiles that way), or compute the new value out of place")
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}

@@ -111,7 +111,10 @@ def _input_cotangents(op, lowered, out_cts, values, active) -> list:
 _NO_DERIVATIVE_HINTS = {
     "linalg_svd": "np.linalg.svd(a, full_matrices=False) has a derivative (and the same S)",
     "linalg_eig": "derivatives of non-symmetric eigenvectors are defined only under "
-                  "assumptions jax cannot check; np.linalg.eigvals or eigh have them"}
+                  "assumptions jax cannot check; np.linalg.eigvals or eigh have them",
+    "scatter_at": "np.multiply.at has a derivative where its indices are static and reach "
+                  "each element once; with runtime indices, write a[idx] = a[idx] * b when "
+                  "they are unique"}
 
 
 def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:

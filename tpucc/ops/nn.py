@@ -17,18 +17,34 @@ import numpy as np
 from jax import lax
 
 from .. import nn
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, StaticValueError
 from ..ir import AVal
 from .registry import (all_weak, cast, define_vjp, differentiated, divide, implements,
                        matmul_precision, register, result_type, target_platforms)
 
 
 def _config(name, fn, *args):
+    _refuse_runtime(name, args)
     try:
         return fn(*args)
     except ValueError as e:
         msg = str(e)
         raise ShapeError(msg if msg.startswith(name) else f"{name}: {msg}") from None
+
+
+def _refuse_runtime(name, args):
+    """Window sizes, strides, paddings and dilations shape the result, so
+    they must be known at compile time (a NumPy int argument is read at run
+    time)."""
+    for arg in args:
+        parts = arg if isinstance(arg, (tuple, list)) else (arg,)
+        parts = [q for p in parts for q in (p if isinstance(p, (tuple, list)) else (p,))]
+        if any(isinstance(p, Array) for p in parts):
+            raise StaticValueError(
+                f"{name}: a kernel size, stride, padding or dilation is a runtime value; "
+                "it sets the result's shape, so it must be known at compile time",
+                hint="pass a Python int (or a tuple of them), or a value the function "
+                     "computes from shapes")
 
 
 # --- conv2d --------------------------------------------------------------------------
@@ -165,8 +181,8 @@ def _pool_abstract(kind):
         (x,) = avals
         cfg = _config(f"{kind}_pool2d", nn.pool_config, x.shape, kernel, stride, padding)
         dt = x.dtype if kind == "max" else nn.avg_pool_dtype(x.dtype)
-        if x.dtype.kind == "c":
-            raise DTypeError(f"{kind}_pool2d: complex inputs are not supported")
+        if x.dtype.kind == "c" and kind == "max":     # (NumPy orders complex numbers lexically)
+            raise DTypeError("max_pool2d: complex inputs are not supported")
         return AVal(dt, cfg["shape"], x.weak)
     return abstract
 
@@ -346,5 +362,6 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
+from ..infer.values import Array  # noqa: E402
 from .shape import reshape  # noqa: E402
 from ..lower.layout import NHWC, permute_window  # noqa: E402

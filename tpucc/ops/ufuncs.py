@@ -71,7 +71,7 @@ _AT = {"add": "add", "subtract": "add", "multiply": "multiply", "maximum": "max"
        "minimum": "min"}     # subtract adds -b
 
 
-def _scatter_at_abstract(avals, key, how):
+def _scatter_at_abstract(avals, key, how, unique=False):
     x, v = avals[0], avals[1]
     target = _eval_shape(lambda a, *idx: a[_materialize(key, idx)], (x,) + avals[2:])
     try:
@@ -84,12 +84,13 @@ def _scatter_at_abstract(avals, key, how):
     return x
 
 
-def _scatter_at_lower(lc, x, v, *idx, key, how):
+def _scatter_at_lower(lc, x, v, *idx, key, how, unique=False):
+    # `unique`: no element is updated twice, which a product's derivative needs
     v = jnp.asarray(v).astype(lc.out_avals[0].dtype)
-    return getattr(jnp.asarray(x).at[_materialize(key, idx)], how)(v)
+    return getattr(jnp.asarray(x).at[_materialize(key, idx)], how)(v, unique_indices=unique)
 
 
-def _scatter_at_numpy(x, v, *idx, key, how):
+def _scatter_at_numpy(x, v, *idx, key, how, unique=False):
     out = x.copy()
     {"add": np.add, "multiply": np.multiply, "max": np.maximum, "min": np.minimum}[how].at(
         out, _materialize(key, idx), v)
@@ -125,8 +126,17 @@ def _at(ufunc):
         if name == "subtract":      # negated in a's dtype: an unsigned one wraps as NumPy's
             b = (NUMPY[np.negative](astype(b, a.dtype)) if isinstance(b, Array) else
                  np.negative(np.asarray(b).astype(a.dtype)))
-        a.set(emit("scatter_at", a, b, *arrays, key=static, how=_AT[name]).var)
+        a.set(emit("scatter_at", a, b, *arrays, key=static, how=_AT[name],
+                   unique=_hits_each_once(static, arrays, a.shape)).var)
     return at
+
+
+def _hits_each_once(key, arrays, shape) -> bool:
+    """Whether the indices are static and reach no element twice."""
+    if any(isinstance(i, Array) for i in arrays):
+        return False
+    hit = np.arange(int(np.prod(shape))).reshape(shape)[_materialize(key, arrays)]
+    return np.unique(hit).size == np.size(hit)
 
 
 for _name in _AT:
