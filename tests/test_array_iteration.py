@@ -200,3 +200,53 @@ def swap_with_row0(a, n):
 @pytest.mark.parametrize("n", [10, 40, np.int64(40)])   # unrolled, counted, runtime bound
 def test_rows_indexed_by_a_loop_counter_are_views(program, n):
     check(program, np.arange(80.0).reshape(40, 2), n)
+
+
+# --- a short static loop left by a runtime `break`, with a loop inside -------------
+
+def relax_until_settled(w, src):
+    n = w.shape[0]
+    dist = np.full(n, np.inf)
+    dist[src] = 0.0
+    done = np.zeros(n, dtype=bool)
+    for _ in range(n):
+        d = np.where(done, np.inf, dist)
+        u = np.argmin(d)
+        if d[u] == np.inf:
+            break                       # a runtime exit from a static loop
+        done[u] = True
+        for v in range(n):
+            if w[u, v] > 0 and not done[v]:
+                if dist[u] + w[u, v] < dist[v]:
+                    dist[v] = dist[u] + w[u, v]
+    return dist
+
+
+def test_a_static_loop_with_a_runtime_break_and_an_inner_loop_is_one_while():
+    # unrolled with guards, each iteration nested in the previous ones'
+    # conditionals: 123 of them and 10 s of XLA for 8 nodes
+    rng = np.random.default_rng(1)
+    w = rng.uniform(1, 5, (8, 8)) * (rng.uniform(size=(8, 8)) < 0.4)
+    compiled = check(relax_until_settled, w, 0)
+    text = hlo(compiled, w, 0)
+    assert count_hlo(text, "while") == 2 and count_hlo(text, "conditional") < 10
+    check(relax_until_settled, np.zeros((8, 8)), 3)     # nothing reachable: breaks at once
+
+
+def test_under_grad_such_a_loop_stays_unrolled_and_differentiable():
+    def loss(w, x):
+        s = 0.0
+        for i in range(4):
+            if x[i] > 2.5:
+                break                   # runtime exit
+            for j in range(3):
+                s = s + np.tanh(w[j] * x[i])
+        return s
+    w, x = np.array([0.5, -0.3, 0.8]), np.array([1.0, 2.0, 3.0, 0.5])
+    got = tpucc.grad(loss)(w, x)
+    eps, expected = 1e-6, np.zeros(3)
+    for k in range(3):
+        d = np.zeros(3)
+        d[k] = eps
+        expected[k] = (loss(w + d, x) - loss(w - d, x)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -162,8 +162,8 @@ def asserts_with_a_computed_message(x):
     return x
 
 
-def in_on_array(x):
-    return 2.0 in x  # <- here
+def in_a_dict(x):
+    return x.argmax() in {0: "a", 1: "b"}  # <- here
 
 
 # --------------------------------------------------------------------------
@@ -693,7 +693,7 @@ REFUSALS = [
       "raising ModelError under a runtime condition"),
     R(asserts_with_a_computed_message, E.UnsupportedError,
       "raising AssertionError under a runtime condition"),
-    R(in_on_array, E.UnsupportedError, "`in` on arrays is not supported"),
+    R(in_a_dict, E.StaticValueError, "a runtime value as a dict key"),
     # E100: builtins and libraries
     R(opens_file, E.UnsupportedError, "calling open() is not supported"),
     R(evals, E.UnsupportedError, "calling eval() is not supported"),

@@ -27,9 +27,12 @@ def analyze(fc) -> None:
     handlers = sorted(b for b, ps in loop_preds.items() if len(ps) > len(preds[b]))
     back_edges = _back_edges(loop_succ, [0] + handlers)
     fc.loop_headers = frozenset(h for _, h in back_edges)
-    fc.loop_exits = {h: _loop_exits(h, [t for t, hh in back_edges if hh == h], loop_preds,
-                                    loop_succ)
-                     for h in fc.loop_headers}
+    bodies = {h: _loop_body(h, [t for t, hh in back_edges if hh == h], loop_preds)
+              for h in fc.loop_headers}
+    fc.loop_exits = {h: frozenset(s for n in body for s in loop_succ[n] if s not in body)
+                     for h, body in bodies.items()}
+    fc.nesting_loops = frozenset(h for h, body in bodies.items()
+                                 if any(o != h and o in body for o in fc.loop_headers))
     fc.ipdom = _post_dominators(succ)
     fc.loop_locs = {h: _loop_loc(fc, h, [t for t, hh in back_edges if hh == h])
                     for h in fc.loop_headers}
@@ -55,15 +58,15 @@ def _loop_loc(fc, header, latches):
     return first.loc
 
 
-def _loop_exits(header, latches, preds, succ) -> frozenset[int]:
-    """Blocks outside the natural loop of `header` that the loop jumps to."""
+def _loop_body(header, latches, preds) -> set[int]:
+    """The blocks of the natural loop of `header`."""
     body, work = {header}, list(latches)
     while work:
         n = work.pop()
         if n not in body:
             body.add(n)
             work.extend(preds[n])
-    return frozenset(s for n in body for s in succ[n] if s not in body)
+    return body
 
 
 def _back_edges(succ, roots) -> set[tuple[int, int]]:

@@ -20,6 +20,7 @@ class FunctionCode:
     blocks: list[Block]
     loop_headers: frozenset[int] = frozenset()
     loop_exits: dict[int, frozenset[int]] = field(default_factory=dict)
+    nesting_loops: frozenset = frozenset()      # headers of the loops with a loop inside
     ipdom: dict[int, int | None] = field(default_factory=dict)
     preds: dict[int, list[int]] = field(default_factory=dict)
     loop_locs: dict[int, object] = field(default_factory=dict)   # header -> loop statement

@@ -10,6 +10,7 @@ import operator
 import os
 import sys
 import time
+import types
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RangeIter, SeqIter, caught_up, held_iterator,
-                        is_native_iterator, note_advance)
+                        is_native_iterator, note_advance, past_end)
 from .values import Array, scalar_if_numpy_would
 
 BUILTINS: dict = {}
@@ -37,7 +38,6 @@ REFUSED = {
     py.globals: "refer to globals by name",
     py.locals: "refer to local variables by name",
     py.vars: "refer to attributes by name",
-    py.setattr: "assign the attribute with `obj.name = value`",
     py.delattr: "compiled code cannot delete attributes",
 }
 
@@ -164,6 +164,8 @@ def _puller(interp, x):
         def pull_held():
             it = caught_up(state[0])
             if not isinstance(it.pos, int) or it.pos >= len(it.items):
+                if isinstance(it.pos, int):
+                    past_end(it.items)
                 return _END
             state[0] = it.advanced()
             note_advance(state[0], builder.ctx().runtime_depth)
@@ -736,11 +738,16 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
     if not interp.ctx.options.get("prints", True):
         return None
     arrays = [a for a in args if isinstance(a, Array)]
-    parts = ["{}" if isinstance(a, Array) else str(a).replace("{", "{{").replace("}", "}}")
-             for a in args]
-    emit("print", *arrays, fmt=sep.join(parts) + (end if end != "\n" else ""),
+    parts = ["{}" if isinstance(a, Array) else _literal(str(a)) for a in args]
+    sep, end = (" " if sep is None else sep), ("\n" if end is None else end)
+    emit("print", *arrays, fmt=_literal(sep).join(parts) + _literal(end),
          kinds=tuple(_printed_kind(a) for a in arrays))
     return None
+
+
+def _literal(text: str) -> str:
+    """Text as it appears in a str.format template."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _printed_kind(x: Array) -> str:
@@ -749,6 +756,18 @@ def _printed_kind(x: Array) -> str:
     if x.weak:
         return type(_python_sample(x)).__name__
     return "scalar" if x.immutable else "array"
+
+
+@builtin(py.setattr)
+def setattr_(interp, obj, name, value):
+    """setattr() on a function made inside the compiled code (functools.wraps
+    copies __name__, __doc__, __wrapped__ onto its wrapper): plain metadata."""
+    if isinstance(obj, types.FunctionType) and id(obj) in interp.fresh_ids \
+            and isinstance(name, str) and not isinstance(value, Array):
+        setattr(obj, name, value)
+        return None
+    raise UnsupportedError("calling setattr() is not supported in compiled code",
+                           hint="assign the attribute with `obj.name = value`")
 
 
 @builtin(py.super)

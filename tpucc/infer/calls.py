@@ -34,8 +34,8 @@ from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_re
 from . import appends, exceptions
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
-from .iterators import (MAX_NATIVE_ITEMS, RangeIter, SeqIter, consumed, held_iterator,
-                        is_native_iterator)
+from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, consumed,
+                        held_iterator, is_native_iterator)
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
@@ -284,6 +284,7 @@ class Interpreter:
         # id(list or dict from outside) -> [its view, whether its items were read too]
         self.contents_read: dict[int, list] = {}
         self.dict_views: dict[int, tuple] = {}      # id(d.items()) -> (it, d)
+        self.comprehension_cells = 0    # numbers the cells 3.12's inlined comprehensions make
         self.cell_views: dict[int, CellGuardView] = {}
         self.slot_views: dict[int, SlotGuardView] = {}
         # Functions whose code, objects whose class are guarded (their ids).
@@ -586,6 +587,9 @@ class Interpreter:
 
     def contains(self, item, container):
         """`item in container`; on a dict from outside, guarded."""
+        if isinstance(container, (dict, set, frozenset)):
+            refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
+                                else "a set item")
         if type(container) is dict:
             value = container.get(item, MISSING)
             if value is MISSING:
@@ -606,6 +610,7 @@ class Interpreter:
     def dict_get(self, d: dict, key, default=None):
         """d.get(key, default) on a dict: a missing key guarded, a present
         one read as d[key] is."""
+        refuse_runtime_hash((key,), "a dict key")
         if key in d:
             return self.getitem(d, key)
         self._guard_absent_key(d, key)
@@ -643,6 +648,10 @@ class Interpreter:
             # `self.lr = v` through a property: its setter runs (traced), as
             # the getter does when read (getattr); it stores what it stores
             self.call(static.fset, [obj, value], {})
+            return
+        setter = class_attribute(type(static), "__set__") if static is not None else None
+        if isinstance(setter, types.FunctionType) and not isinstance(static, property):
+            self.inline(setter, [static, obj, value], {})   # the user's data descriptor
             return
         entry = self.fresh_ids.get(id(obj))
         if entry is not None:
@@ -1162,6 +1171,10 @@ class Interpreter:
         if type(v) is list or isinstance(v, Array):     # (a subclass may iterate its own way)
             return held_iterator(items, source=v, stamp=items_stamp(v), read=read,
                                  follows_length=type(v) is list and not backward)
+        hashed = self.dict_of(v)
+        if type(hashed) in (dict, set) and start is None and not backward:
+            # Python refuses to go on once the dict or set changed size
+            return held_iterator(items, source=hashed, stamp=len(hashed))
         return held_iterator(items)
 
     # --- calls ------------------------------------------------------------------------------
@@ -1245,6 +1258,8 @@ class Interpreter:
             self.check_mutation(fn.__self__, "a container")
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
+            elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
+                refuse_runtime_hash(args[:1], "a dict key")
             return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, (list, dict)) \
                 and not args and not kwargs:
@@ -1357,6 +1372,11 @@ class Interpreter:
                 # by the call, which may fill it
                 self.fresh(obj)
             return obj
+        if isinstance(class_attribute(type(cls), "__call__"), types.FunctionType):
+            raise UnsupportedError(f"making a {cls.__name__}: its metaclass "
+                                   f"{type(cls).__name__} defines __call__, which compiled code "
+                                   "does not run", hint="make the object outside the compiled "
+                                   "function and pass it in")
         obj = cls.__new__(cls)
         self.fresh(obj)
         self.guard_lookup(cls, "__init__")
@@ -1379,7 +1399,8 @@ class Interpreter:
             self.run_frame(frame, 0)
         except UserCodeError as e:
             if frame.yields is not None:
-                raise exceptions.left_generator(e) from None
+                # raised when the consumer gets past the items yielded before
+                return held_iterator(RaisingTail(frame.yields, exceptions.left_generator(e)))
             raise
         if frame.yields is not None:
             return held_iterator(frame.yields)
@@ -1490,7 +1511,7 @@ class Interpreter:
             raise SideEffectError(
                 f"rebinding `{name}`, a variable of `{owner}`, inside {where} is not "
                 f"supported: that region does not carry `{owner}`'s variables", hint=hint)
-        owned.frame.locals[name] = value
+        owned.frame.locals[owned.name] = value
 
     def read_outer_cell(self, cell, name, qualname):
         """A closure variable from outside the compiled code: as rebound by

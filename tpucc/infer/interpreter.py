@@ -20,11 +20,11 @@ from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffec
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, calls, checks, control, dunders, exceptions, messages
+from . import builder, builtins_impl, calls, checks, control, dunders, exceptions, messages
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
-from .iterators import RangeIter, SeqIter, caught_up, note_advance
+from .iterators import RangeIter, SeqIter, caught_up, note_advance, past_end
 from .values import Array, NeedsStatic, Undefined, scalar_if_numpy_would
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
@@ -69,6 +69,9 @@ class Frame:
         # While a runtime `raise`'s message is computed (_static_message):
         # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
         self.format_runtime = None
+        # Cell variables whose slot an inlined comprehension (3.12+) holds a
+        # plain value in (STORE_FAST): LOAD_FAST reads that, not the cell.
+        self.plain_cells: set = set()
 
     def push(self, v):
         self.stack.append(v)
@@ -279,12 +282,35 @@ def _defined(locals_: dict, name: str):
 
 @handler
 def LOAD_FAST_AND_CLEAR(f, name):
-    f.push(f.locals.pop(name, NULL))
+    """3.12+: an inlined comprehension saves the name it binds (STORE_FAST
+    puts it back after).  A cell variable also gets a new cell for the
+    comprehension, as MAKE_CELL gives it: lambdas made there keep it."""
+    saved = f.locals.pop(name, NULL)
+    cell = f.cells.get(name)
+    if cell is not None and isinstance(cell.cell_contents, OwnedCell):
+        f.interp.comprehension_cells += 1
+        inner = f"{name}<comprehension {f.interp.comprehension_cells}>"
+        f.cells[name] = f.interp.fresh(types.CellType(OwnedCell(f, inner)))
+        saved = _SavedCell(cell, saved)
+    f.push(saved)
+
+
+class _SavedCell:
+    """A cell variable's cell and value saved by LOAD_FAST_AND_CLEAR."""
+    __slots__ = ("cell", "value")
+
+    def __init__(self, cell, value):
+        self.cell, self.value = cell, value
 
 
 @handler
 def STORE_FAST(f, name):
     v = f.pop()
+    if isinstance(v, _SavedCell):
+        f.cells[name], v = v.cell, v.value
+        f.plain_cells.discard(name)
+    elif name in f.cells:
+        f.plain_cells.add(name)
     if v is NULL:
         f.locals.pop(name, None)
     else:
@@ -330,12 +356,13 @@ def LOAD_DEREF(f, name):
     if not isinstance(value, OwnedCell):
         f.push(f.interp.read_outer_cell(cell, name, f.func.__qualname__))
         return
-    f.push(_defined(value.frame.locals, name))
+    f.push(_defined(value.frame.locals, value.name))
 
 
 @handler
 def LOAD_CLOSURE(f, name):
-    f.push(f.cells[name])
+    # (3.13's LOAD_FAST of a cell variable is decoded as this: frontend.pyversion._fast)
+    f.push(_defined(f.locals, name) if name in f.plain_cells else f.cells[name])
 
 
 @handler
@@ -531,8 +558,40 @@ def _is_python_bool(v) -> bool:
 def CONTAINS_OP(f, invert):
     b, a = f.pop(), f.pop()
     if isinstance(b, Array) or isinstance(a, Array):
-        raise UnsupportedError("`in` on arrays is not supported", hint="use np.any(x == v)")
+        found = _runtime_contains(a, b)
+        f.push(dunders.negation(f.interp, found) if invert else found)
+        return
     f.push(f.interp.contains(a, b) != bool(invert))
+
+
+_NUMBERS = (bool, int, float, complex, np.generic)
+
+
+def _runtime_contains(item, container) -> Array:
+    """`item in container` on runtime values, as a runtime Python bool:
+    an array holds v when any element equals it (ndarray.__contains__); a
+    list or tuple of numbers holds a runtime number equal to one of them."""
+    if isinstance(container, Array):
+        hits = emit("equal", container, item)
+        return _python_bool(emit("any", hits, axes=tuple(range(hits.ndim)), keepdims=False))
+    if isinstance(container, (dict, set, frozenset)):
+        refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
+                            else "a set item")
+    if type(container) not in (list, tuple) or not all(
+            isinstance(v, _NUMBERS) or isinstance(v, Array) and v.size == 1 for v in container):
+        raise UnsupportedError("`in` with a runtime value is supported on arrays and on lists "
+                               "or tuples of numbers", hint="compare with == and np.any")
+    if item.size != 1:      # list.__contains__ takes bool() of each elementwise ==
+        raise UserCodeError("ValueError: The truth value of an array with more than one "
+                            "element is ambiguous. Use a.any() or a.all()")
+    found = Array(builder.const_value(np.bool_(False)))
+    for v in container:
+        found = emit("logical_or", found, control.scalar_bool(emit("equal", item, v)))
+    return _python_bool(found)
+
+
+def _python_bool(v: Array) -> Array:
+    return builtins_impl.to_python_scalar(control.scalar_bool(v), np.bool_)
 
 
 def _unary(fn):
@@ -791,17 +850,20 @@ def MAKE_FUNCTION(f, flags):
         f.pop()
     kwdefaults = f.pop() if flags & 0x02 else None
     defaults = tuple(f.pop()) if flags & 0x01 else None
-    f.push(f.interp.fresh(_function(code, f.globals, defaults, kwdefaults, closure)))
+    f.push(_function(f.interp, code, f.globals, defaults, kwdefaults, closure))
 
 
-def _function(code, globals_, defaults, kwdefaults, closure):
+def _function(interp, code, globals_, defaults, kwdefaults, closure):
+    """A function made by the compiled code, and its __dict__ (which
+    functools.wraps fills in): objects of this trace."""
     if closure is None and code.co_freevars:
         # 3.13 sets the closure after making the function (SET_FUNCTION_ATTRIBUTE).
         closure = tuple(types.CellType() for _ in code.co_freevars)
     fn = types.FunctionType(code, globals_, code.co_name, defaults, closure)
     fn.__kwdefaults__ = kwdefaults
     fn.__qualname__ = code.co_qualname
-    return fn
+    interp.fresh(fn.__dict__)
+    return interp.fresh(fn)
 
 
 @handler
@@ -818,8 +880,7 @@ def SET_FUNCTION_ATTRIBUTE(f, flag):
         kwdefaults = value
     elif flag == 0x08:
         closure = tuple(value)
-    f.push(f.interp.fresh(_function(fn.__code__, fn.__globals__, defaults, kwdefaults,
-                                    closure)))
+    f.push(_function(f.interp, fn.__code__, fn.__globals__, defaults, kwdefaults, closure))
 
 
 @handler
@@ -1010,6 +1071,7 @@ def FOR_ITER(f, exit_target, block, stops):
             note_advance(f.stack[-1], builder.ctx().runtime_depth)
             f.push(it.items[it.pos])
             return Exit((block.next,))
+        past_end(it.items)
         f.pop()
         return Exit((exit_target,))
     if it.is_static():
@@ -1038,6 +1100,11 @@ def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
     the body made longer or shorter, up to its length now (`follows_length`)."""
     source, items, pos = it.source, it.items, it.pos
     if source is None:
+        return it
+    if type(source) in (dict, set):
+        if len(source) != it.stamp:
+            what = "dictionary" if type(source) is dict else "Set"
+            raise UserCodeError(f"RuntimeError: {what} changed size during iteration")
         return it
     if isinstance(source, Array):
         if source.var is it.stamp or pos >= len(items):

@@ -118,10 +118,41 @@ def is_native_iterator(x) -> bool:
         and not isinstance(x, (SeqIter, RangeIter))
 
 
+class RaisingTail(tuple):
+    """A generator's items, then the exception it raised after yielding them.
+    tpucc runs a generator to its end when it is called; the program meets
+    the exception only where it asks for the item after the last: any()
+    that stops at a deciding item, or a loop left by `break`, never does."""
+
+    def __new__(cls, items, error):
+        tail = super().__new__(cls, items)
+        tail.error = error
+        return tail
+
+    def __iter__(self):
+        yield from tuple.__iter__(self)
+        raise self.error
+
+    def __getitem__(self, key):
+        got = tuple.__getitem__(self, key)
+        return RaisingTail(got, self.error) if isinstance(key, slice) else got
+
+    def past_end(self):
+        raise self.error
+
+
+def past_end(items):
+    """At the end of an iterator's items: the exception its generator raised
+    there, if any."""
+    if isinstance(items, RaisingTail):
+        items.past_end()
+
+
 def held_iterator(items, **fields) -> SeqIter:
     """A SeqIter the program may keep (iter(), zip(), a generator): its
     copies share one Cursor."""
-    return SeqIter(tuple(items), cursor=Cursor(builder.ctx().runtime_depth), **fields)
+    items = items if isinstance(items, RaisingTail) else tuple(items)
+    return SeqIter(items, cursor=Cursor(builder.ctx().runtime_depth), **fields)
 
 
 def consumed(it: SeqIter) -> tuple:

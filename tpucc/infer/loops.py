@@ -58,6 +58,7 @@ def run_loop(frame, header: int, stops) -> Exit:
 def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> Exit:
     """run_loop's unrolling, one iteration at a time."""
     count = 0
+    guard_anyway = False        # a While was tried for this loop and could not be made
     while True:
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         raised = None
@@ -70,7 +71,11 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> E
                 # loop may catch it; exceptions.py).
                 raised, ex = e, Exit((header,))
             iteration_ops = rec["builder"].ops
-            keep = ex.static or _may_unroll_guarded(it, budget)
+            # Guarded iterations nest (each runs under the previous ones'
+            # runtime exits): with a loop inside, one While is far smaller
+            # (except under tpucc.grad, which differentiates no runtime loop).
+            keep = ex.static or _may_unroll_guarded(it, budget) and (
+                guard_anyway or header not in frame.fc.nesting_loops or ctx().grad_depth)
             if not keep:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
@@ -86,8 +91,16 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> E
             if keep:
                 return ex
             frame.locals, frame.stack = locals0, stack0
-            return build_while(frame, header, stops, loop_stops,
-                               "while: the loop condition depends on a runtime value")
+            if not _may_unroll_guarded(it, budget):
+                return build_while(frame, header, stops, loop_stops,
+                                   "while: the loop condition depends on a runtime value")
+            made = _try_while(frame, header, stops, loop_stops,
+                              "while: an iteration may leave the loop on a runtime value, "
+                              "and holds a loop")
+            if isinstance(made, Exit):
+                return made
+            guard_anyway = True         # the iteration again, unrolled with guards
+            continue
         if ex.targets[0] != header:
             return ex
         count += 1
@@ -98,6 +111,22 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> E
                                "values that change are carried at runtime")
         if count >= MAX_UNROLL:
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
+
+
+def _try_while(frame, header, stops, loop_stops, note):
+    """build_while, or None where the loop cannot run as one (its body needs
+    a static value, or changes what a While cannot carry): the caller
+    unrolls it instead, which is exact."""
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    try:
+        return build_while(frame, header, stops, loop_stops, note)
+    except (StaticValueError, NeedsStatic):
+        pass
+    except TpuccError as e:
+        if isinstance(e, InternalError):
+            raise
+    frame.locals, frame.stack = locals0, stack0
+    return None
 
 
 def _unroll_limit(loc, it, unrolled_because) -> LimitError:

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
-from .iterators import RangeIter, SeqIter
+from .iterators import RaisingTail, RangeIter, SeqIter
 from .values import Array, Undefined, set_item
 
 SCALARS = (bool, int, float, complex, np.generic)
@@ -26,7 +26,8 @@ SCALARS = (bool, int, float, complex, np.generic)
 def flatten(value, path: str, out: list) -> object:
     """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`."""
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return ("tuple", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
+        td = ("tuple", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
+        return td + (value.error,) if isinstance(value, RaisingTail) else td
     if isinstance(value, list):
         return ("list", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
@@ -91,7 +92,8 @@ def _build(td, it):
         return next(it)
     kind = td[0]
     if kind == "tuple":
-        return tuple(_build(t, it) for t in td[1])
+        items = tuple(_build(t, it) for t in td[1])
+        return items if len(td) == 2 else RaisingTail(items, td[2])
     if kind == "list":
         return [_build(t, it) for t in td[1]]
     if kind == "dict":

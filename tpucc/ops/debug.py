@@ -27,7 +27,7 @@ def _printed(kind, value):
 def _show(fmt, kinds, *values):
     # str() as print() takes it: format() of a NumPy float32 gives a Python
     # float's digits.
-    print(fmt.format(*(str(_printed(k, v)) for k, v in zip(kinds, values))))
+    print(fmt.format(*(str(_printed(k, v)) for k, v in zip(kinds, values))), end="")
 
 
 def _print_lower(lc, *xs, fmt, kinds):

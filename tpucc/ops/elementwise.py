@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import DTypeError, ShapeError, UnsupportedError, UserCodeError
+from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
                        const_aval, define_vjp, divide, implements, loop_keys, register, static_index,
@@ -567,6 +567,8 @@ def _install_operators():
             if as_ints and _python_bool(a) and _python_bool(b):
                 a, b = _as_python_int(a), _as_python_int(b)
             _check_python_division(ufname, a, b)
+            if ufname == "power":
+                a = _python_int_power_base(a, b)
             return emit_ufunc(ufname, a, b)
 
         def rev(a, b):
@@ -575,6 +577,8 @@ def _install_operators():
             if as_ints and _python_bool(a) and _python_bool(b):
                 a, b = _as_python_int(a), _as_python_int(b)
             _check_python_division(ufname, b, a)
+            if ufname == "power":
+                b = _python_int_power_base(b, a)
             return emit_ufunc(ufname, b, a)
         return fwd, rev
 
@@ -627,6 +631,46 @@ def _check_python_division(ufname, num, den) -> None:
     floats = any(isinstance(x, float) or isinstance(x, Array) and x.dtype.kind == "f"
                  for x in (num, den))
     checks.require(emit("not_equal", den, 0), messages[floats], raises="ZeroDivisionError")
+
+
+def _python_int(x) -> bool:
+    return type(x) is int or isinstance(x, Array) and x.weak and x.shape == () and \
+        x.dtype.kind in "iu"
+
+
+def _python_int_power_base(base, exponent):
+    """`base ** exponent` of two Python ints, one known only at run time:
+    Python gives a float for a negative exponent (2 ** -1 == 0.5) where
+    NumPy's integer power refuses, so the base becomes a Python float then
+    (and 0 to a negative power raises ZeroDivisionError, as Python's does).
+    Whether a runtime exponent is negative is known only at run time, and
+    with it the result's type: refused."""
+    if not (_python_int(base) and _python_int(exponent)) or not (
+            isinstance(base, Array) or isinstance(exponent, Array)):
+        return base
+    if isinstance(exponent, Array):
+        raise StaticValueError(
+            "a Python int to the power of a runtime Python int is an int or a float, "
+            "depending on the exponent's sign (known only at run time)",
+            hint="write float(a) ** b for a float, or a ** abs(b) for an int")
+    if exponent >= 0:
+        return base
+    from ..infer import checks
+    checks.require(emit("not_equal", base, 0), _ZERO_POWER_MESSAGE, raises="ZeroDivisionError")
+    (v,) = emit_op("convert", (base.var,), {"dtype": np.dtype(np.float64)},
+                   (AVal(np.dtype(np.float64), (), True),))
+    return Array(v)
+
+
+def _zero_power_message() -> str:
+    try:
+        operator.pow(0, -1)
+    except ZeroDivisionError as e:
+        return str(e)
+    raise AssertionError("no ZeroDivisionError")
+
+
+_ZERO_POWER_MESSAGE = _zero_power_message()
 
 
 def _is_python_number(x) -> bool:
