@@ -358,9 +358,9 @@ def iterates_0d(x):
 
 
 REFUSED = [
-    (percent_format, E.StaticValueError, "formatting a runtime array into a string", '"x=%s"'),
-    (format_builtin, E.StaticValueError, "formatting a runtime array into a string", "format("),
-    (str_of_list_of_arrays, E.StaticValueError, "formatting a runtime array", "str([x])"),
+    (percent_format, E.StaticValueError, "formatting a runtime value into a string", '"x=%s"'),
+    (format_builtin, E.StaticValueError, "formatting a runtime value into a string", "format("),
+    (str_of_list_of_arrays, E.StaticValueError, "formatting a runtime value", "str([x])"),
     (dict_key_runtime, E.StaticValueError, "a runtime value as a dict key", "{x[0]: 1}"),
     (dict_store_runtime_key, E.StaticValueError, "as a dict key", "d[x[0]] = 1"),
     (set_add_runtime, E.StaticValueError, "a runtime value as a set item", "s.add"),

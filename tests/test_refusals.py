@@ -759,7 +759,7 @@ REFUSALS = [
     R(returns_runtime_slice, E.ShapeError, "returning x[i:j]: a slice with runtime bounds"),
     R(reshape_to_runtime_size, E.StaticValueError, "taken from an array is needed at compile time"),
     R(range_runtime_step, E.StaticValueError, "range() with a runtime step"),
-    R(formats_runtime, E.StaticValueError, "formatting a runtime array into a string"),
+    R(formats_runtime, E.StaticValueError, "formatting a runtime value into a string"),
     R(bool_of_array, E.StaticValueError, "only size-1 arrays can be converted to Python scalars"),
     R(range_of_float, E.StaticValueError, "range() needs an integer scalar"),
     R(sorted_runtime, E.StaticValueError, "sorted() of runtime values would compare them"),

@@ -196,7 +196,7 @@ def message_of_a_runtime_value(x):
 
 def test_runtime_raise_formatting_a_runtime_value_is_still_refused():
     raises_at(message_of_a_runtime_value, (np.arange(3.0),), tpucc.errors.StaticValueError,
-              match="formatting a runtime array", line_of="raise ValueError")
+              match="formatting a runtime value", line_of="raise ValueError")
 
 
 # --- a loop whose types do not settle says why, at the loop's line -------------------------

@@ -224,3 +224,38 @@ def test_a_message_value_computed_inside_the_raising_branch_says_to_move_it():
     with pytest.raises(tpucc.TpuccError) as info:
         tpucc.compile(inside)(np.ones(3), np.array([1.0, 0.0, 3.0]))
     assert "before the `if`" in info.value.hint
+
+
+# --- min/max with a key on runtime values; objects made on two runtime paths ----------
+
+def extremes_by_key(x):
+    return (max(x, key=lambda v: -v), min([x[0], x[1] * 2, x[2] - 1], key=abs),
+            max(x[0], x[1], key=lambda v: v * v), max([1, 2, 3], key=lambda k: -k))
+
+
+def test_min_and_max_with_a_key_compare_runtime_keys():
+    check(extremes_by_key, np.array([3.0, -4.0, 2.0]))
+    check(extremes_by_key, np.array([-3.0, 1.0, 2.5]))
+
+
+def test_max_of_static_items_by_runtime_keys_names_argmax():
+    def pick(x):
+        return max(["a", "b"], key=lambda s: x[0] if s == "a" else x[1])
+    err = raises_at(pick, (np.ones(2),), tpucc.StaticValueError, match="runtime keys")
+    assert "np.argmax" in err.hint
+
+
+class Vec:
+    def __init__(self, a):
+        self.a = a
+
+
+def test_objects_made_on_each_runtime_path_say_how_to_merge_them():
+    def f(x):
+        if x.sum() > 1:
+            v = Vec(x)
+        else:
+            v = Vec(-x)
+        return v.a
+    err = raises_at(f, (np.arange(3.0),), tpucc.MergeError, match="a Vec object and a Vec object")
+    assert "make the Vec once before the `if`" in err.hint

@@ -316,13 +316,23 @@ def _extreme(builtin_fn, pick_later):
             if default is not _NO_DEFAULT:
                 return default
             return builtin_fn(())       # raises Python's own ValueError: the user's error
-        if key is not None or not any(isinstance(v, Array) for v in items):
-            return _static_extreme(items, key, interp, pick_later)
+        keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
+        if not any(isinstance(k, Array) for k in keys):
+            return _static_extreme(items, keys, interp, pick_later)
+        if not all(isinstance(v, Array) or type(v) in (int, float, bool) for v in items):
+            raise StaticValueError(
+                f"{builtin_fn.__name__}() with runtime keys returns one of its items, chosen "
+                "at run time: the items must be arrays or numbers",
+                hint=f"use np.arg{builtin_fn.__name__} of the keys to pick the item's index")
         _one_type(builtin_fn.__name__, items)
-        best = items[0]
-        for v in items[1:]:
-            better = pick_later(v, best)
+        if key is not None:
+            _one_type(builtin_fn.__name__, keys)
+        best, best_key = items[0], keys[0]
+        for v, k in zip(items[1:], keys[1:]):
+            better = pick_later(k, best_key)     # (the first of equal keys wins, as Python's)
             best = emit("select", better, v, best, weak_result=True)
+            best_key = best if key is None else emit("select", better, k, best_key,
+                                                     weak_result=True)
         # Python's min/max returns one of the items: a 0-d result has their kind.
         best.immutable = merged_kind(items)
         return best
@@ -348,8 +358,7 @@ def _one_type(name, items):
                          hint="cast with .astype(...) so every item has the same dtype")
 
 
-def _static_extreme(items, key, interp, pick_later):
-    keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
+def _static_extreme(items, keys, interp, pick_later):
     interp.guard_contents_deeply(keys)          # max(rows) compares the rows item by item
     from . import dunders
     best = 0
@@ -450,7 +459,7 @@ def refuse_runtime_hash(values, what: str):
 
 def refuse_runtime_text(values):
     if any(holds_array(v) for v in values):
-        raise StaticValueError("formatting a runtime array into a string needs its value at "
+        raise StaticValueError("formatting a runtime value into a string needs its value at "
                                "compile time", hint="use print(x) to print it at run time")
 
 

@@ -446,6 +446,11 @@ class Interpreter:
             return self.array_attr(obj, name)
         if isinstance(obj, masked.Selection):
             return masked.attribute(obj, name)
+        if isinstance(obj, (SeqIter, RangeIter)):
+            raise UnsupportedError(f"`.{name}` of an iterator made in compiled code (a generator, "
+                                   "zip, map, iter()) is not supported: compiled code only "
+                                   "iterates them", hint="use it in a for loop, next() or a "
+                                   "consumer such as list()")
         key = (id(obj), name)
         if key in self.shadow:
             return self.shadow[key]

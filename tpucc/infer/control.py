@@ -24,8 +24,8 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..ir import AVal, Region, Value
 from . import builder
 from .builder import ctx, emit, emit_op
-from .state import (container_paths, describe_static, flatten, leaf_aval, pretty_path,
-                    rebuild_state, state_leaves, static_equal, unflatten, unify)
+from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
+                    pretty_path, rebuild_state, state_leaves, static_equal, unflatten, unify)
 from .values import (ABSENT, Array, RuntimeKind, Undefined, finish_items, new_serial_floor,
                      put_item, set_item)
 
@@ -156,6 +156,12 @@ def _merge_hint(values) -> str:
         return ("only arrays and numbers can differ between runtime paths: where one path "
                 "gives None, give a value of the others' kind (np.nan, -1) and, if needed, a "
                 "flag that says which path ran")
+    if len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
+        name = type(values[0]).__name__
+        return (f"each path made its own {name} object, and one object cannot be both: "
+                f"make the {name} once before the `if` and set its attributes on each path "
+                "(attributes merge like variables), or choose the arrays first and make it "
+                "after")
     return "only arrays and numbers can differ between runtime paths"
 
 

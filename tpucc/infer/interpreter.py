@@ -684,7 +684,7 @@ def FORMAT_VALUE(f, flags):
         if f.format_runtime is not None:
             f.push(f.format_runtime(v, flags & 0x03, spec))
             return
-        raise StaticValueError("formatting a runtime array into a string needs its value "
+        raise StaticValueError("formatting a runtime value into a string needs its value "
                                "at compile time",
                                hint="use print(x) to print it at run time; the message of an "
                                     "`assert`, or of a `raise` that is all a runtime `if` holds, "

@@ -311,12 +311,12 @@ def describe_static(v) -> str:
         return "undefined"
     if isinstance(v, Array):
         return f"an array {v.aval}"
-    if _is_plain_object(v):     # its repr would show the interpreter's arrays
+    if is_plain_object(v):     # its repr would show the interpreter's arrays
         return f"a {type(v).__name__} object"
     return f"{type(v).__name__} {v!r}"[:60]
 
 
-def _is_plain_object(v) -> bool:
+def is_plain_object(v) -> bool:
     """An instance of a user class (a dataclass, a model), not a number,
     string, function, class or module."""
     import types
