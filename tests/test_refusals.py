@@ -78,13 +78,6 @@ def class_statement(x):
     return x * Local.scale
 
 
-def match_sequence(x):
-    match x.shape:
-        case (3,):  # <- here
-            return x
-    return -x
-
-
 def _delegating_generator(x):
     yield from (x, x)  # <- here
 
@@ -679,7 +672,6 @@ REFUSALS = [
       "`except LinAlgError`: compiled code never raises LinAlgError", args=lambda: (np.eye(3),)),
     R(with_statement, E.UnsupportedError, "`with` on a lock is not supported"),
     R(class_statement, E.UnsupportedError, "a `class` statement is not supported"),
-    R(match_sequence, E.UnsupportedError, "`match` statement"),
     R(yield_from, E.UnsupportedError, "`yield from` is not supported",
       where=_delegating_generator),
     R(yield_under_runtime_loop, E.UnsupportedError,

@@ -1,13 +1,14 @@
 """Bugs found by session 24's sweep of Python language breadth: each program
 now gives eager Python's result, or a refusal that names the line."""
 import contextlib
+import dataclasses
 import functools
 
 import numpy as np
 import pytest
 
 import tpucc
-from conftest import check, raises_at
+from conftest import check, count_hlo, hlo, raises_at
 
 TABLE = {0: "zero", 1: "one", 2: "two"}
 
@@ -237,3 +238,65 @@ def context_manager_inside(x):
 @pytest.mark.parametrize("program", [decorated_inside, context_manager_inside])
 def test_functools_wraps_inside_the_compiled_function(program):
     check(program, np.arange(3.0))
+
+
+# --- `match` statements: mapping, sequence and class patterns ----------------------------
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: object
+
+
+def dispatch(x, c):
+    match c:
+        case {"type": "relu", "k": k}:
+            return np.maximum(x, 0) * k
+        case ("conv", k, *rest):
+            return x * k + len(rest)
+        case Point(1, y=y):
+            return x + y
+        case Point(x=px):
+            return x * px
+        case [a, b]:
+            return x * a + b
+        case int(n) if n > 3:
+            return x * n
+        case str() | float():
+            return x - 1
+        case _:
+            return x * 0
+
+
+@pytest.mark.parametrize("config", [{"type": "relu", "k": 2}, ("conv", 3, 4, 5),
+                                    Point(1, 2.5), Point(2, 0), [2, 3], 5, 2, "s",
+                                    1.5, None, {"type": "other"}])
+def test_match_on_static_values_with_every_pattern_kind(config):
+    check(dispatch, np.arange(3.0) - 1, config)
+
+
+def match_runtime_subject(x):
+    match x.argmax():
+        case 0:
+            return x * 10
+        case 1 | 2:
+            return x * 20
+        case _:
+            return x
+
+
+def test_match_on_a_runtime_value_is_a_runtime_branch():
+    for x in (np.array([3.0, 1, 2]), np.array([1.0, 5, 2]), np.array([1.0, 2, 3, 9])):
+        compiled = check(match_runtime_subject, x)
+    assert count_hlo(hlo(compiled, x), "conditional") >= 1
+
+
+def test_a_context_manager_used_outside_with_is_refused_clearly():
+    @contextlib.contextmanager
+    def cm():
+        yield 2
+
+    def by_hand(x):
+        c = cm()
+        return x * c.__enter__()
+    raises_at(by_hand, (np.ones(2),), tpucc.UnsupportedError, match="`with` statement only")

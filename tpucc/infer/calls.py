@@ -446,6 +446,10 @@ class Interpreter:
             return self.array_attr(obj, name)
         if isinstance(obj, masked.Selection):
             return masked.attribute(obj, name)
+        if obj is GeneratorManager or isinstance(obj, GeneratorManager):
+            raise UnsupportedError("a @contextlib.contextmanager object made in compiled code "
+                                   "works in a `with` statement only (not ExitStack or "
+                                   "__enter__ called by hand)", hint="write `with cm(...) as v:`")
         if isinstance(obj, (SeqIter, RangeIter)):
             raise UnsupportedError(f"`.{name}` of an iterator made in compiled code (a generator, "
                                    "zip, map, iter()) is not supported: compiled code only "

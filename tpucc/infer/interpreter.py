@@ -8,6 +8,7 @@ control.walk.
 from __future__ import annotations
 
 import collections
+import collections.abc
 import functools
 import operator
 import os
@@ -202,8 +203,6 @@ _CONSTRUCTS = {
 }
 for _op in ("CHECK_EG_MATCH", "PREP_RERAISE_STAR", "CALL_INTRINSIC_2:INTRINSIC_PREP_RERAISE_STAR"):
     _CONSTRUCTS[_op] = ("`except*` (exception groups)", "catch with a plain `except`")
-for _op in ("MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS", "MATCH_KEYS", "GET_LEN"):
-    _CONSTRUCTS[_op] = ("this `match` statement pattern", "use if/elif on the value")
 for _op in ("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "SEND",
             "END_ASYNC_FOR"):
     _CONSTRUCTS[_op] = ("async code (`await`, `async for`, `async with`)",
@@ -662,6 +661,71 @@ def BUILD_MAP(f, n):
 def BUILD_CONST_KEY_MAP(f, n):
     keys = f.pop()
     f.push(f.interp.fresh(dict(zip(keys, f.popn(n)))))
+
+
+# --- `match` patterns: structural tests of the subject, made at compile time
+# (a runtime array subject is matched on its kind; literal patterns compare
+# with ==, which may branch at run time)
+
+@handler
+def MATCH_SEQUENCE(f, arg):
+    v = f.stack[-1]
+    f.push(not isinstance(v, (Array, str, bytes, bytearray))
+           and isinstance(v, collections.abc.Sequence))
+
+
+@handler
+def MATCH_MAPPING(f, arg):
+    f.push(not isinstance(f.stack[-1], Array)
+           and isinstance(f.stack[-1], collections.abc.Mapping))
+
+
+@handler
+def GET_LEN(f, arg):
+    f.push(f.interp.call(len, [f.stack[-1]], {}))
+
+
+@handler
+def MATCH_KEYS(f, arg):
+    keys, subject = f.stack[-1], f.stack[-2]
+    if all(f.interp.contains(k, subject) for k in keys):
+        f.push(tuple(f.interp.getitem(subject, k) for k in keys))
+    else:
+        f.push(None)
+
+
+# Classes whose one positional sub-pattern matches the subject itself (PEP 634).
+_SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
+@handler
+def MATCH_CLASS(f, count):
+    names = f.pop()
+    cls = f.pop()
+    subject = f.pop()
+    if not isinstance(cls, type):
+        raise UserCodeError("TypeError: called match pattern must be a class")
+    if not f.interp.call(isinstance, [subject, cls], {}):
+        f.push(None)
+        return
+    if count and cls in _SELF_MATCHING and not hasattr(cls, "__match_args__"):
+        if count > 1:
+            raise UserCodeError(f"TypeError: {cls.__name__}() accepts 1 positional "
+                                f"sub-pattern ({count} given)")
+        positional, values = (), [subject]
+    else:
+        match_args = getattr(cls, "__match_args__", ()) if count else ()
+        if count > len(match_args):
+            raise UserCodeError(f"TypeError: {cls.__name__}() accepts {len(match_args)} "
+                                f"positional sub-pattern{'s' if len(match_args) != 1 else ''} "
+                                f"({count} given)")
+        positional, values = tuple(match_args[:count]), []
+    for name in positional + tuple(names):
+        if not f.interp.call(hasattr, [subject, name], {}):
+            f.push(None)
+            return
+        values.append(f.interp.getattr(subject, name))
+    f.push(tuple(values))
 
 
 @handler
