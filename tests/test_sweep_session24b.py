@@ -300,3 +300,62 @@ def test_a_context_manager_used_outside_with_is_refused_clearly():
         c = cm()
         return x * c.__enter__()
     raises_at(by_hand, (np.ones(2),), tpucc.UnsupportedError, match="`with` statement only")
+
+
+# --- review of the above (a fourth sweep) ---------------------------------------------------
+
+def in_out_of_range(x):
+    u = np.uint8(1) + x.astype(np.uint8)[0]
+    return u in (-255,), u in (257,), np.int32(5) + x.astype(np.int32)[0] in (2 ** 32 + 5,), \
+        -255 in (x.astype(np.uint8) + 1)
+
+
+def test_in_compares_python_ints_out_of_the_dtypes_range_as_numpy():
+    check(in_out_of_range, np.zeros(3))
+
+
+def test_max_by_key_chooses_between_array_items():
+    def pick(x):
+        rows = [x[:2], x[2:4], x[4:]]
+        return max(rows, key=lambda r: r.sum()), min(rows[0], rows[1], key=lambda r: r[0])
+    check(pick, np.array([1.0, 2.0, 5.0, 2.0, 3.0, 4.0]))
+
+
+def _items(keys, table):
+    for k in keys:
+        yield table[k]
+
+
+def test_a_generators_exception_is_caught_by_the_consumers_try():
+    def f(x):
+        out = []
+        try:
+            for v in _items(["a", "missing", "b"], {"a": 1.0, "b": 2.0}):
+                out.append(v)
+        except KeyError as e:
+            return x + len(out), str(e)
+        return x, ""
+
+    def zipped(x):
+        out = []
+        try:
+            for a, b in zip([1.0, 2.0], _items(["a", "missing"], {"a": 2.0})):
+                out.append(a * b)
+        except KeyError:
+            pass
+        return x, out
+    check(f, np.ones(2))
+    check(zipped, np.ones(2))
+
+
+def comprehension_shadows_a_captured_variable(x):
+    k = 10
+
+    def g():
+        return k
+    total = sum([g() + k for k in range(3)])
+    return x + total, {k: g() for k in range(3)}[2], [g() for k in x]
+
+
+def test_a_comprehension_variable_does_not_rebind_the_outer_captured_one():
+    check(comprehension_shadows_a_captured_variable, np.zeros(2))

@@ -23,8 +23,8 @@ from . import builder
 from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
-from .iterators import (MAX_NATIVE_ITEMS, RangeIter, SeqIter, caught_up, held_iterator,
-                        is_native_iterator, note_advance, past_end)
+from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
+                        held_iterator, is_native_iterator, note_advance, past_end)
 from .values import Array, scalar_if_numpy_would
 
 BUILTINS: dict = {}
@@ -146,7 +146,10 @@ def _zipped(interp, xs) -> list:
     while pulls:
         row = []
         for pull in pulls:
-            item = pull()
+            try:
+                item = pull()
+            except UserCodeError as e:  # a generator's exception: where the loop gets to it
+                return RaisingTail(rows, e)
             if item is _END:
                 return rows
             row.append(item)
@@ -324,9 +327,11 @@ def _extreme(builtin_fn, pick_later):
                 f"{builtin_fn.__name__}() with runtime keys returns one of its items, chosen "
                 "at run time: the items must be arrays or numbers",
                 hint=f"use np.arg{builtin_fn.__name__} of the keys to pick the item's index")
-        _one_type(builtin_fn.__name__, items)
-        if key is not None:
+        if key is None:
+            _one_type(builtin_fn.__name__, items)
+        else:           # the keys are compared; the items are only chosen between
             _one_type(builtin_fn.__name__, keys)
+            _one_type(builtin_fn.__name__, items, compared=False)
         best, best_key = items[0], keys[0]
         for v, k in zip(items[1:], keys[1:]):
             better = pick_later(k, best_key)     # (the first of equal keys wins, as Python's)
@@ -339,7 +344,7 @@ def _extreme(builtin_fn, pick_later):
     return impl
 
 
-def _one_type(name, items):
+def _one_type(name, items, compared=True):
     """Python's min/max returns one of its items, chosen at run time, so the
     result's shape and dtype must not depend on which: items of other shapes
     (whose comparison NumPy cannot even take the truth of) or other NumPy
@@ -347,7 +352,7 @@ def _one_type(name, items):
     broadcast and promote them instead.  Python numbers are weak and adapt."""
     avals = [a for a in map(leaf_aval, items) if a is not None]
     big = next((a for a in avals if a.size != 1), None)
-    if big is not None:
+    if big is not None and compared:
         raise UserCodeError("ValueError: The truth value of an array with more than one "
                             f"element is ambiguous ({name}() compares {big} items); "
                             f"use np.{name}imum for the elementwise {name}")

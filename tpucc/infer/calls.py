@@ -1408,8 +1408,10 @@ class Interpreter:
             self.run_frame(frame, 0)
         except UserCodeError as e:
             if frame.yields is not None:
-                # raised when the consumer gets past the items yielded before
-                return held_iterator(RaisingTail(frame.yields, exceptions.left_generator(e)))
+                if e.level == exceptions.ESCAPED_RUNTIME_REGION:
+                    raise       # a `try` in the generator would catch it: refused there
+                # raised where the consumer gets past the items yielded before
+                return held_iterator(RaisingTail(frame.yields, e))
             raise
         if frame.yields is not None:
             return held_iterator(frame.yields)

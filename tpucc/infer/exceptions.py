@@ -91,6 +91,8 @@ def to_handler(frame, handler, e: UserCodeError) -> Exit:
     if exc is None:
         raise e                         # not the program's
     if frame.yields is not None and not frame.stepping:
+        if _only_reraises(frame, handler):
+            raise e     # (3.12's handler around a generator's body: the consumer gets it)
         raise left_generator(e)
     if e.level != _level_of_try(frame, handler):
         # Raised inside a runtime `if` or loop inside the `try` body (of
@@ -365,6 +367,13 @@ def _chain(frame, handler):
         yield handler
         instrs = frame.fc.blocks[handler.block].instrs
         handler = instrs[0].handler if instrs else None
+
+
+def _only_reraises(frame, handler) -> bool:
+    """The handler 3.12+ puts around a generator's whole body: it turns a
+    StopIteration into a RuntimeError and re-raises anything else."""
+    instrs = frame.fc.blocks[handler.block].instrs
+    return bool(instrs) and instrs[0].op == "CALL_INTRINSIC_1:INTRINSIC_STOPITERATION_ERROR"
 
 
 def _handler_catches(frame, handler, cls):

@@ -287,26 +287,36 @@ def LOAD_FAST_AND_CLEAR(f, name):
     saved = f.locals.pop(name, NULL)
     cell = f.cells.get(name)
     if cell is not None and isinstance(cell.cell_contents, OwnedCell):
+        # The outer variable's cell (closures made before hold it) keeps its
+        # value apart while the comprehension binds the name.
         f.interp.comprehension_cells += 1
-        inner = f"{name}<comprehension {f.interp.comprehension_cells}>"
-        f.cells[name] = f.interp.fresh(types.CellType(OwnedCell(f, inner)))
-        saved = _SavedCell(cell, saved)
+        number = f.interp.comprehension_cells
+        outer = f"{name}<outside comprehension {number}>"
+        if saved is not NULL:
+            f.locals[outer] = saved
+        cell.cell_contents = OwnedCell(f, outer)
+        f.cells[name] = f.interp.fresh(types.CellType(OwnedCell(f, f"{name}<comprehension "
+                                                                   f"{number}>")))
+        saved = _SavedCell(cell, outer)
     f.push(saved)
 
 
 class _SavedCell:
-    """A cell variable's cell and value saved by LOAD_FAST_AND_CLEAR."""
-    __slots__ = ("cell", "value")
+    """A cell variable's cell, and where its value is kept, saved by
+    LOAD_FAST_AND_CLEAR."""
+    __slots__ = ("cell", "storage")
 
-    def __init__(self, cell, value):
-        self.cell, self.value = cell, value
+    def __init__(self, cell, storage):
+        self.cell, self.storage = cell, storage
 
 
 @handler
 def STORE_FAST(f, name):
     v = f.pop()
     if isinstance(v, _SavedCell):
-        f.cells[name], v = v.cell, v.value
+        f.cells[name] = v.cell
+        v.cell.cell_contents = OwnedCell(f, name)
+        v = f.locals.pop(v.storage, NULL)
         f.plain_cells.discard(name)
     elif name in f.cells:
         f.plain_cells.add(name)
@@ -571,7 +581,7 @@ def _runtime_contains(item, container) -> Array:
     an array holds v when any element equals it (ndarray.__contains__); a
     list or tuple of numbers holds a runtime number equal to one of them."""
     if isinstance(container, Array):
-        hits = emit("equal", container, item)
+        hits = container == item        # (== handles a Python int out of the dtype's range)
         return _python_bool(emit("any", hits, axes=tuple(range(hits.ndim)), keepdims=False))
     if isinstance(container, (dict, set, frozenset)):
         refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
@@ -585,7 +595,7 @@ def _runtime_contains(item, container) -> Array:
                             "element is ambiguous. Use a.any() or a.all()")
     found = Array(builder.const_value(np.bool_(False)))
     for v in container:
-        found = emit("logical_or", found, control.scalar_bool(emit("equal", item, v)))
+        found = emit("logical_or", found, control.scalar_bool(item == v))
     return _python_bool(found)
 
 

@@ -131,13 +131,15 @@ class RaisingTail(tuple):
 
     def __iter__(self):
         yield from tuple.__iter__(self)
-        raise self.error
+        self.past_end()
 
     def __getitem__(self, key):
         got = tuple.__getitem__(self, key)
         return RaisingTail(got, self.error) if isinstance(key, slice) else got
 
     def past_end(self):
+        from .exceptions import level
+        self.error.level = level()      # raised here, in the consumer (its `try` may catch it)
         raise self.error
 
 
