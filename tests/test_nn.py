@@ -178,6 +178,27 @@ def test_relu_softmax_log_softmax():
     np.testing.assert_allclose(nn.softmax(x).sum(-1), 1, rtol=1e-6)
 
 
+def test_relu_special_values_and_dtypes():
+    """Compiled relu is one max against zero for real floats; its values,
+    sign of zero included, match the NumPy definition where(x <= 0, 0, x)."""
+    x = np.array([-0.0, 0.0, -1.5, np.nan, -np.inf, np.inf, 2.0], np.float32)
+    compiled = tpucc.compile(nn.relu)
+    np.testing.assert_array_equal(compiled(x), nn.relu(x))
+    np.testing.assert_array_equal(np.signbit(compiled(x)), np.signbit(nn.relu(x)))
+    for v in (np.array([3, -2, 0]), np.array([True, False]), np.array([1 - 2j, -1 + 1j]),
+              np.arange(-3, 3, dtype=np.float64)):
+        check(nn.relu, v)
+    check(lambda x: nn.relu(x[0] * 2.0), np.array([1.5, -2.0]))       # a NumPy scalar
+    text = tpucc.compile(nn.relu).lower(np.ones((2, 3), np.float32)).as_text()
+    assert "maximum" in text and "select" not in text
+
+
+def test_relu_gradient_is_zero_at_zero():
+    x = np.array([-1.0, 0.0, -0.0, 1.0, 2.0], np.float32)
+    g = tpucc.compile(tpucc.grad(lambda x: np.sum(nn.relu(x) * np.arange(5))))(x)
+    np.testing.assert_array_equal(g, nn.relu_vjp(x, np.arange(5, dtype=np.float32)))
+
+
 def test_cross_entropy():
     logits, labels = _r((6, 4)) * 3, np.array([0, 3, 1, 1, 2, 0])
     check(nn.cross_entropy, logits, labels, rtol=1e-5, atol=1e-6)

@@ -5,9 +5,9 @@ Layouts follow PyTorch: images are NCHW, convolution weights are OIHW
 stores its weight as (in, out), so it is `x @ w + b` (PyTorch's nn.Linear
 stores the transpose, (out, in)).
 
-Inside a function compiled by tpucc, `conv2d`, `max_pool2d` and `avg_pool2d`
-become single XLA ops (see tpucc/ops/nn.py); the others are ordinary NumPy
-that the compiler inlines.
+Inside a function compiled by tpucc, `conv2d`, `max_pool2d`, `avg_pool2d`
+and `relu` (of a float array) become single XLA ops (see tpucc/ops/nn.py);
+the others are ordinary NumPy that the compiler inlines.
 
 Each function `f` has a NumPy reference backward `f_vjp` (tpucc/nn_grad.py,
 re-exported here): the gradient with respect to `f`'s array inputs given the

@@ -359,9 +359,41 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
                 **_pool_cfg("avg_pool2d", x, kernel_size, stride, padding))
 
 
+# --- relu ---------------------------------------------------------------------------
+
+# One max against zero rather than nn.relu's NumPy np.where(x <= 0, 0, x):
+# where costs three jax equations per layer (compare, a broadcast zero,
+# select), which was a fifth of lowering VGG19.  Same values: max propagates
+# NaN and sends -inf to 0.  XLA:CPU's max orders -0.0 below +0.0 (IEEE
+# maximum), so relu(-0.0) is +0.0 as with where; XLA leaves the sign of a
+# zero tie to the platform, and NumPy's own np.maximum(0, -0.0) is -0.0.
+register("relu", lambda avals: avals[0],
+         lambda lc, x: lax.max(x, np.zeros((), x.dtype)),
+         numpy=nn.relu, layout="elementwise")
+
+
+def _relu_vjp(lc, operands, perms, out, ct):
+    """relu's derivative is 0 at 0 (PyTorch, nn.relu_vjp), where max's
+    would split a tie."""
+    (x,) = operands
+    return (lax.select_n(lax.gt(x, np.zeros((), x.dtype)), lax.full_like(ct, 0), ct),)
+
+
+define_vjp("relu", _relu_vjp)
+
+
+@implements(nn.relu)
+def relu(x):
+    # np.where makes a 0-d array of a NumPy scalar: that case stays where.
+    aval = x.aval if isinstance(x, Array) else None
+    if aval is not None and aval.dtype.kind == "f" and aval.ndim and not aval.weak:
+        return emit("relu", x)
+    return where(emit("less_equal", x, 0), 0, x)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array  # noqa: E402
-from .shape import reshape  # noqa: E402
+from .shape import reshape, where  # noqa: E402
 from ..lower.layout import NHWC, permute_window  # noqa: E402

@@ -335,7 +335,7 @@ def _select_lower(lc, c, x, y, weak_result=False):
     return lax.select_n(c, y, x)
 
 
-# Elementwise in layout: np.where(x <= 0, 0, x) (tpucc.nn.relu) keeps a conv's
+# Elementwise in layout: np.where(x <= 0, 0, x) after a convolution keeps its
 # channels-last result channels-last.
 register("select", _select_abstract, _select_lower,
          numpy=lambda c, x, y, weak_result=False: np.where(c, x, y), layout="elementwise")
