@@ -1305,7 +1305,7 @@ FUNCTION_KINDS = {
     "vdot": (gen_vdot, ALL_DTYPES), "tensordot": (gen_tensordot, ALL_DTYPES),
     "einsum": (gen_einsum, ALL_DTYPES),
     "conv2d": (gen_conv2d, NN_DTYPES), "max_pool2d": (gen_pool, NN_DTYPES),
-    "avg_pool2d": (gen_pool, NN_DTYPES),
+    "avg_pool2d": (gen_pool, NN_DTYPES), "relu": (gen_unary, ALL_DTYPES),
     "split": (gen_split, CORE), "array_split": (gen_array_split, CORE),
     "hsplit": (gen_hsplit, CORE), "vsplit": (gen_vsplit, CORE), "dsplit": (gen_dsplit, CORE),
     **{n: (gen_atleast, CORE) for n in ("atleast_1d", "atleast_2d", "atleast_3d")},

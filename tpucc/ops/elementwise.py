@@ -17,8 +17,8 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       const_aval, define_vjp, divide, implements, loop_keys, register, static_index,
-                       ufunc_loop)
+                       const_aval, define_vjp, divide, float_to_int, implements, loop_keys, register,
+                       static_index, ufunc_loop, unsafe_cast)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -127,6 +127,45 @@ _LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rul
               "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh}
 
 
+# --- complex maximum and minimum ------------------------------------------------------
+# NumPy orders complex numbers lexicographically (real part, then imaginary)
+# and maximum/minimum propagate a NaN in either part; fmax/fmin prefer the
+# number without one.  XLA's complex max and min do neither.
+
+def complex_isnan(x):
+    return lax.ne(lax.real(x), lax.real(x)) | lax.ne(lax.imag(x), lax.imag(x))
+
+
+def complex_before(x, y, greater: bool):
+    """(x ordered strictly before y: x > y for greater, else x < y,
+    lexicographically; x equal to y).  Meaningless where either is NaN."""
+    xr, xi, yr, yi = lax.real(x), lax.imag(x), lax.real(y), lax.imag(y)
+    strict = lax.gt if greater else lax.lt
+    same_real = lax.eq(xr, yr)
+    return strict(xr, yr) | (same_real & strict(xi, yi)), same_real & lax.eq(xi, yi)
+
+
+def _complex_extreme(greater: bool, propagate_nan: bool):
+    def pick(x, y):
+        shape = broadcast_shapes(np.shape(x), np.shape(y))
+        x, y = broadcast_value(x, shape), broadcast_value(y, shape)
+        before, equal = complex_before(x, y, greater)
+        x_nan, y_nan = complex_isnan(x), complex_isnan(y)
+        first = (before | equal) & ~y_nan
+        first = (x_nan | first) if propagate_nan else (y_nan | (~x_nan & first))
+        return lax.select(first, x, y)
+    return pick
+
+
+_LAX_COMPLEX = {"maximum": _complex_extreme(True, True), "minimum": _complex_extreme(False, True),
+                "fmax": _complex_extreme(True, False), "fmin": _complex_extreme(False, False)}
+
+
+def complex_pick(ufunc_name: str):
+    """NumPy's complex maximum, minimum, fmax or fmin of two jax values."""
+    return _LAX_COMPLEX[ufunc_name]
+
+
 def _lower(ufunc):
     name = ufunc.__name__
     fn = getattr(jnp, _JNP_NAME.get(name, name))
@@ -145,6 +184,8 @@ def _lower(ufunc):
         prim = direct if kind in "iuf" else None
         if kind == "f" and direct_float is not None:
             prim = direct_float
+        if kind == "c":
+            prim = _LAX_COMPLEX.get(name)
         if prim is not None:
             # lax broadcasts scalars (a constant one stays a literal) and
             # size-1 axes itself; only a lower rank needs a broadcast.
@@ -507,12 +548,7 @@ def _astype_abstract(avals, dtype):
 
 
 def _astype_lower(lc, x, dtype):
-    src, dst = lc.in_avals[0].dtype, np.dtype(dtype)
-    if dst == np.bool_ and src != np.bool_:
-        return x != 0
-    if dst.kind in "iu" and src.kind == "f":
-        x = jnp.trunc(x)
-    return lax.convert_element_type(x, dst)
+    return unsafe_cast(x, lc.in_avals[0].dtype, np.dtype(dtype))
 
 
 register("convert", _astype_abstract, _astype_lower,
@@ -788,7 +824,7 @@ def _round_lower(lc, x, decimals, weak_result=False):
     if decimals >= 0:
         return x
     # NumPy rounds integers to tens, hundreds, ... as rint(x / 10**-d) * 10**-d in float64
-    return lax.convert_element_type(
+    return float_to_int(
         _round_float(lax.convert_element_type(x, np.float64), decimals, np.dtype(np.float64)), out)
 
 

@@ -22,7 +22,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UserCodeError
 from ..ir import AVal, Value
 from . import masked
-from .registry import broadcast_shapes, define_vjp, register
+from .registry import broadcast_shapes, define_vjp, register, unsafe_cast
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 
@@ -203,7 +203,7 @@ def _setitem_abstract(avals, key):
 
 
 def _setitem_lower(lc, x, v, *idx, key):
-    v = lax.convert_element_type(v, lc.out_avals[0].dtype)
+    v = unsafe_cast(v, lc.in_avals[1].dtype, lc.out_avals[0].dtype)
     index = _materialize(key, idx)
     window = _static_window(index, x.shape)
     if window is not None:

@@ -236,9 +236,58 @@ def _std(x, axis, keepdims, acc, ddof=0):
     return jnp.sqrt(var)
 
 
+# --- complex max, min, argmax, argmin: NumPy's order -----------------------------------
+
+def _complex_arg_extreme(x, axis: int, greater: bool):
+    """(the extreme, its index) along `axis` of a complex x as NumPy finds
+    them: the first NaN if there is one, else the first greatest (or least)
+    in lexicographic order.  XLA's complex max orders otherwise and drops
+    NaN."""
+    index = lax.broadcasted_iota(np.int64, x.shape, axis)
+
+    def keep_first(a, b):
+        (av, ai), (bv, bi) = a, b
+        before, equal = complex_before(av, bv, greater)
+        a_nan, b_nan = complex_isnan(av), complex_isnan(bv)
+        earlier = lax.lt(ai, bi)
+        first = lax.select(a_nan | b_nan, a_nan & (~b_nan | earlier), before | (equal & earlier))
+        return lax.select(first, av, bv), lax.select(first, ai, bi)
+    part = -np.inf if greater else np.inf
+    init = (np.array(complex(part, part), x.dtype), np.array(np.iinfo(np.int64).max, np.int64))
+    return lax.reduce((x, index), init, keep_first, (axis,))
+
+
+def _extreme(jnp_fn, greater: bool):
+    """jnp.max or jnp.min, or for a complex x, _complex_arg_extreme over the
+    reduced axes (moved last and flattened into one)."""
+    def reduce(x, axis=None, keepdims=False):
+        if x.dtype.kind != "c":
+            return jnp_fn(x, axis=axis, keepdims=keepdims)
+        axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+        kept = [i for i in range(x.ndim) if i not in axes]
+        size = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+        flat = lax.reshape(lax.transpose(x, tuple(kept) + axes),
+                           tuple(x.shape[i] for i in kept) + (size,))
+        value, _ = _complex_arg_extreme(flat, len(kept), greater)
+        if keepdims:
+            value = lax.reshape(value, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+        return value
+    return reduce
+
+
+def _arg_extreme(jnp_fn, greater: bool):
+    def find(x, axis, keepdims=False):
+        if x.dtype.kind != "c":
+            return jnp_fn(x, axis=axis, keepdims=keepdims)
+        _, index = _complex_arg_extreme(x, axis, greater)
+        return lax.expand_dims(index, (axis,)) if keepdims else index
+    return find
+
+
 for _name, _np, _jnp, _td, _empty, _extra in [
         ("sum", np.sum, jnp.sum, True, True, ()), ("prod", np.prod, jnp.prod, True, True, ()),
-        ("max", np.max, jnp.max, False, False, ()), ("min", np.min, jnp.min, False, False, ()),
+        ("max", np.max, _extreme(jnp.max, True), False, False, ()),
+        ("min", np.min, _extreme(jnp.min, False), False, False, ()),
         ("any", np.any, jnp.any, False, True, ()), ("all", np.all, jnp.all, False, True, ()),
         ("mean", np.mean, _mean, True, True, ()),
         ("var", np.var, _var, True, True, ("ddof",)),
@@ -344,8 +393,8 @@ def _axis_of_flat(axis, ndim):
     return None if ndim == 0 else ax
 
 
-_arg("argmax", jnp.argmax, np.argmax)
-_arg("argmin", jnp.argmin, np.argmin)
+_arg("argmax", _arg_extreme(jnp.argmax, True), np.argmax)
+_arg("argmin", _arg_extreme(jnp.argmin, False), np.argmin)
 
 
 # --- cumulative ----------------------------------------------------------------
@@ -370,9 +419,12 @@ def _cum(name, np_fn, jnp_fn, public=True):
     return impl
 
 
-def _running_extreme(lax_fn):
-    """lax.cummax / cummin, which take no bools: those run as uint8."""
+def _running_extreme(lax_fn, ufunc_name):
+    """lax.cummax / cummin, which take no bools: those run as uint8; complex
+    numbers in NumPy's order (see _complex_arg_extreme)."""
     def run(x, axis):
+        if x.dtype.kind == "c":
+            return lax.associative_scan(complex_pick(ufunc_name), x, axis=axis)
         if x.dtype == np.bool_:
             return lax_fn(x.astype(np.uint8), axis=axis).astype(np.bool_)
         return lax_fn(x, axis=axis)
@@ -382,13 +434,14 @@ def _running_extreme(lax_fn):
 _cum("cumsum", np.cumsum, jnp.cumsum)
 _cum("cumprod", np.cumprod, jnp.cumprod)
 # np.maximum.accumulate / np.minimum.accumulate: see ufuncs.py
-cummax = _cum("cummax", np.maximum.accumulate, _running_extreme(lax.cummax), public=False)
-cummin = _cum("cummin", np.minimum.accumulate, _running_extreme(lax.cummin), public=False)
+cummax = _cum("cummax", np.maximum.accumulate, _running_extreme(lax.cummax, "maximum"), public=False)
+cummin = _cum("cummin", np.minimum.accumulate, _running_extreme(lax.cummin, "minimum"), public=False)
 
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, array_like as convert  # noqa: E402
-from .elementwise import asarray, astype  # noqa: E402
+from .elementwise import (asarray, astype, complex_before, complex_isnan,  # noqa: E402
+                          complex_pick)
 from .shape import broadcast_to, where as select  # noqa: E402

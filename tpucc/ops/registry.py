@@ -235,6 +235,38 @@ def cast(x, dtype):
     return lax.convert_element_type(x, dtype)
 
 
+def unsafe_cast(x, src, dst):
+    """x (of dtype `src`) converted to `dst` as NumPy's unsafe casting
+    converts (x.astype(dst), a[...] = x): to bool, nonzero is True; floats
+    to integers truncate toward zero, and wrap (float_to_int)."""
+    if dst == np.bool_ and src != np.bool_:
+        return x != 0
+    if dst.kind in "iu" and src.kind == "f":
+        return float_to_int(_trunc(x), dst)
+    return lax.convert_element_type(x, dst)
+
+
+def _trunc(x):
+    """Rounded toward zero (jnp.trunc, without its nested jit)."""
+    return lax.select(x < 0, lax.ceil(x), lax.floor(x))
+
+
+def float_to_int(x, dst):
+    """Whole floats to an integer type as NumPy converts them on x86 (the C
+    cast; ARM saturates instead): through int64, where a value out of its
+    range or NaN is INT64_MIN, so a value out of a narrower type's range
+    wraps (300.7 -> uint8 44, -1.0 -> uint8 255).  XLA's direct convert
+    would saturate.  To uint64, values from 2**63 up convert directly."""
+    limit = np.asarray(2.0 ** 63 if float(np.finfo(x.dtype).max) > 2.0 ** 63 else np.inf, x.dtype)
+    in_range = (x >= -limit) & (x < limit)
+    wide = lax.select(in_range, lax.convert_element_type(x, np.dtype(np.int64)),
+                      lax.full_like(x, np.iinfo(np.int64).min, np.int64))
+    if dst.itemsize < 8 or dst == np.int64:
+        return lax.convert_element_type(wide, dst)
+    direct = lax.convert_element_type(x, dst)
+    return lax.select(x < limit, lax.convert_element_type(wide, dst), direct)
+
+
 def broadcast_value(x, shape: tuple):
     """x (a jax value or NumPy constant) broadcast to `shape`, NumPy-aligned."""
     if np.shape(x) == shape:
