@@ -72,3 +72,89 @@ def test_complex_extremes(fn):
         except ValueError:          # nanargmax of an all-NaN slice
             continue
         _same_printed(expected, tpucc.compile(fn)(x))
+
+
+# --- loops over arrays through enumerate and zip; slices x[i:i + c] in counted loops ------
+
+from conftest import count_hlo, hlo  # noqa: E402
+
+
+def _steps_until(losses, ys):
+    n = 0
+    for i, loss in enumerate(losses, 1):
+        n += i
+        if loss < 0.5:
+            break
+    for a, b in zip(losses, ys):
+        n += int(a > b)
+        if a * b > 0.9:
+            break
+    return n
+
+
+def test_enumerate_and_zip_over_arrays_with_break_are_one_while():
+    losses, ys = np.linspace(1, 0, 50), np.linspace(0, 1, 60)
+    compiled = check(_steps_until, losses, ys)
+    assert count_hlo(hlo(compiled, losses, ys), "while") == 2
+
+
+def test_enumerate_held_in_a_variable_stays_one_python_iterator():
+    def f(xs):
+        e = enumerate(xs)
+        for i, x in e:
+            if i > 3:
+                break
+        return next(e)[0]
+    check(f, np.arange(10.0))
+
+
+def _floyd(w):
+    d = w.copy()
+    for k in range(d.shape[0]):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return d
+
+
+def _moving_sum(x):
+    out = np.zeros(x.shape[0] - 4)
+    for i in range(x.shape[0] - 4):
+        out[i] = x[i:i + 5].sum()
+    return out
+
+
+def _window_views(x):
+    acc = np.zeros(3)
+    for i in range(36):
+        v = x[i:i + 3]          # a view: sees the write below
+        x[i] = 100.0
+        acc += v
+        w = x[i + 1:i + 3]
+        w += 1.0                # writes through into x
+    return acc, x
+
+
+def _blocks(a):
+    s = 0.0
+    for i in range(a.shape[0] - 2):
+        s += a[i:i + 3, i:i + 3].sum() * a[i + 1, 2:5].sum()
+    for i in range(35, -1, -1):
+        s = s * 0.5 + a[i:i + 4, 0].sum()
+    return s
+
+
+@pytest.mark.parametrize("fn,shape", [(_floyd, (40, 40)), (_moving_sum, (50,)),
+                                      (_window_views, (40,)), (_blocks, (40, 40))])
+def test_slices_of_static_length_at_the_loop_counter_keep_the_loop_a_while(fn, shape):
+    x = np.random.default_rng(0).random(shape)
+    compiled = check(fn, x, rtol=1e-12)
+    text = hlo(compiled, x.copy())
+    assert count_hlo(text, "while") >= 1 and "dynamic_slice" in text
+
+
+def test_slice_past_the_end_at_the_loop_counter_still_follows_numpy():
+    def f(x):
+        t = 0.0
+        for i in range(x.shape[0]):
+            t += x[i:i + 2].sum()       # the last slice is shorter
+        return t
+    check(f, np.random.default_rng(1).random(40))

@@ -123,14 +123,44 @@ def iter_(interp, x, *sentinel):
 
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
+    n = _rows(x)
+    if n is not None and type(start) is int:
+        loop = rows_loop(interp, (range(start, start + n), x))
+        if loop is not None:
+            return loop
     return interp.live_iter(x, start=start)
 
 
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
+    loop = None if strict else rows_loop(interp, xs)
+    if loop is not None:
+        return loop
     if strict:
         return held_iterator(zip(*(interp.static_items(x) for x in xs), strict=True))
     return held_iterator(_zipped(interp, xs))
+
+
+def rows_loop(interp, parts) -> RangeIter | None:
+    """`for i, x in enumerate(xs)` or `for x, y in zip(xs, ys)` over arrays
+    (and static ranges): a loop over the row indices, as `for x in xs` is
+    (interpreter.GET_ITER), so a long one is one counted While and a runtime
+    `break` leaves it.  Only where the call's result goes straight to the
+    loop (the next instruction is GET_ITER): no one else holds that iterator
+    to see where the loop left it.  None otherwise."""
+    if not parts or not any(isinstance(p, Array) for p in parts) or not interp.result_feeds_loop():
+        return None
+    if not all(isinstance(p, range) or _rows(p) is not None for p in parts):
+        return None
+    n = min(len(p) if isinstance(p, range) else _rows(p) for p in parts)
+    return RangeIter(0, n, 1, rows=tuple(parts))
+
+
+def _rows(x):
+    """The number of rows of an array (with a static length), else None."""
+    if isinstance(x, Array) and x.ndim > 0 and isinstance(x.shape[0], int):
+        return x.shape[0]
+    return None
 
 
 _END = object()

@@ -1163,6 +1163,18 @@ class Interpreter:
             return RangeIter(v.start, v.stop, v.step)
         return self.live_iter(v)
 
+    def result_feeds_loop(self) -> bool:
+        """Whether the value of the call being made goes straight to a for
+        loop (the instruction after the CALL is GET_ITER)."""
+        if not self.frames:
+            return False
+        f = self.frames[-1]
+        instrs = f.fc.blocks[f.current_block].instrs
+        for k, ins in enumerate(instrs):
+            if ins is f.current:
+                return k + 1 < len(instrs) and instrs[k + 1].op == "GET_ITER"
+        return False
+
     def live_iter(self, v, start=None, backward=False) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
         does, or `backward` as reversed gives them), each read when the loop

@@ -15,7 +15,9 @@ class RangeIter:
     over an array's rows (`for x in xs`) is a loop over their indices, so a
     long one runs as one counted While as `for i in range(n)` does, and each
     row is read when the loop gets to it (NumPy's iterator sees writes to
-    later rows)."""
+    later rows).  `rows` may also be a tuple of such parts, Arrays and static
+    ranges, whose items at pos make each item: `for i, x in enumerate(xs)`
+    and `for x, y in zip(xs, ys)` (builtins_impl.rows_loop)."""
     pos: object
     stop: object
     step: int
@@ -28,9 +30,18 @@ class RangeIter:
         """The item at pos (a row: a view of `rows`, as NumPy's iterator gives)."""
         if self.rows is None:
             return self.pos
+        if isinstance(self.rows, tuple):
+            return tuple(self._part(p) for p in self.rows)
+        return self._part(self.rows)
+
+    def _part(self, source):
+        if isinstance(source, range):
+            if source.start == 0 and source.step == 1:
+                return self.pos
+            return source.start + self.pos * source.step
         from ..ops.indexing import row
         from .values import scalar_if_numpy_would
-        return scalar_if_numpy_would(self.rows, self.pos, row(self.rows, self.pos))
+        return scalar_if_numpy_would(source, self.pos, row(source, self.pos))
 
     def is_static(self) -> bool:
         from .values import Array

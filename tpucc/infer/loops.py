@@ -23,7 +23,7 @@ from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
                     static_equal, unify)
-from .values import (Array, NeedsStatic, RuntimeKind, Undefined, compile_time_kind,
+from .values import (Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
                       finish_journal, in_open_region, journaled_region, kept_containers,
@@ -171,6 +171,8 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
     pos.immutable = True        # a Python int: `i += 1` rebinds, `x[i]` is a view
+    last = it.pos + (it.remaining() - 1) * it.step
+    pos.span = Span(pos.var, 0, min(it.pos, last), max(it.pos, last))
     frame.stack[-1] = dataclasses.replace(it, pos=pos)
     try:
         within = f" within unrolled loops of {enclosing} iterations" if enclosing > 1 else ""
@@ -484,6 +486,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
         for i, p in zip(kind_slots, kind_params):
             slot_arrays[i].immutable = RuntimeKind(p)
+        _counter_span(leaves, slot_arrays, len(frame.stack))
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
         fresh_floor = new_serial_floor()
@@ -672,6 +675,18 @@ def _loop_shared(end, slot_arrays, leaves, floor) -> list:
             out.append(end)
         end = end.base
     return out
+
+
+def _counter_span(leaves, slot_arrays, depth: int):
+    """A counted loop's counter in the body keeps its range (values.Span,
+    set by _try_counted): the iterator on top of the stack holds it.  Only
+    that slot: another one holding it at entry may hold anything later."""
+    path = f"<stack {depth - 1}>.pos"
+    for i, arr in slot_arrays.items():
+        span = leaves[i][1].span
+        if leaves[i][0] == path and span is not None:
+            lo, hi = span.bounds()
+            arr.span = Span(arr._var, 0, lo, hi)
 
 
 def _slot_arrays(leaves, carried, params, unshared, detached=frozenset()) -> dict:

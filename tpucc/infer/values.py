@@ -15,6 +15,7 @@ interpreter turns into a runtime branch.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,9 +51,28 @@ def compile_time_kind(kind):
     return True if isinstance(kind, RuntimeKind) else kind
 
 
+@dataclass(frozen=True)
+class Span:
+    """What is known statically of a runtime int: it equals `token` (an IR
+    Value: a counted loop's counter) plus `offset`, and the token lies in
+    [lo, hi].  Two ints of one token differ by a static amount, so
+    x[i:i + 3] is a slice of static length 3; and the bounds show it in
+    range (indexing.fixed_length_slice)."""
+    token: object
+    offset: int
+    lo: int
+    hi: int
+
+    def shifted(self, c: int) -> "Span":
+        return Span(self.token, self.offset + c, self.lo, self.hi)
+
+    def bounds(self) -> tuple:
+        return self.lo + self.offset, self.hi + self.offset
+
+
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
-                 "immutable", "frozen", "alias_note", "fence", "bound_if", "__weakref__")
+                 "immutable", "frozen", "alias_note", "fence", "bound_if", "span", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -76,6 +96,9 @@ class Array:
         # after the loop: (the runtime bool "the loop ran", the name).  Python
         # raises UnboundLocalError where it is read after a loop that did not.
         self.bound_if = None
+        # A runtime int known as `token + offset` with token in [lo, hi]
+        # (Span): a counted loop's counter, and counter + c.
+        self.span = None
 
     # --- the SSA value, with view re-reads -------------------------------
     @property

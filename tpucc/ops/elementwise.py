@@ -605,7 +605,7 @@ def _install_operators():
             _check_python_division(ufname, a, b)
             if ufname == "power":
                 a = _python_int_power_base(a, b)
-            return emit_ufunc(ufname, a, b)
+            return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
 
         def rev(a, b):
             if isinstance(b, Selection):
@@ -615,7 +615,7 @@ def _install_operators():
             _check_python_division(ufname, b, a)
             if ufname == "power":
                 b = _python_int_power_base(b, a)
-            return emit_ufunc(ufname, b, a)
+            return _spanned(emit_ufunc(ufname, b, a), ufname if ufname == "add" else None, a, b)
         return fwd, rev
 
     def unary(ufname):
@@ -736,12 +736,24 @@ def _as_python_int(x):
     return Array(v)
 
 
+def _spanned(result, ufname, a, b):
+    """`result` of `a + b` or `a - b`, an Array `a` and a Python int `b`,
+    with what is known of a (values.Span) shifted by b: the counter of a
+    counted loop plus a constant."""
+    span = getattr(a, "span", None)
+    if span is not None and ufname in ("add", "subtract") and type(b) is int \
+            and isinstance(result, Array) and result.dtype.kind in "iu":
+        result.span = span.shifted(b if ufname == "add" else -b)
+    return result
+
+
 def _inplace(ufname):
     """`a += b`: NumPy computes into `a`, casting with the 'same_kind' rule."""
     def iop(a, b):
         result = emit_ufunc(ufname, a, b)
         if rebinds_in_place(a):
-            return result       # scalars and jax arrays are immutable: `x += 1` rebinds
+            # scalars and jax arrays are immutable: `x += 1` rebinds
+            return _spanned(result, ufname, a, b)
         return store_inplace(a, result, ufname)
     return iop
 

@@ -25,10 +25,46 @@ from . import masked
 from .registry import broadcast_shapes, define_vjp, register, unsafe_cast
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
+# A normalized key's (DSLICE, length): a step-1 slice of static length whose
+# start is the next runtime index array (fixed_length_slice).
+DSLICE = "dslice"
 
 
 def _is_runtime(x) -> bool:
     return isinstance(x, Array)
+
+
+def fixed_length_slice(item, n: int):
+    """(start, length) for a slice x[i:i + c] of an axis of size n whose
+    bounds are runtime ints known to differ by a static c and to lie in
+    [0, n] (values.Span: a counted loop's counter plus constants), so the
+    slice has that static length; else None."""
+    if not isinstance(item, slice) or not (item.step is None or type(item.step) is int
+                                           and item.step == 1):
+        return None
+    a, b = getattr(item.start, "span", None), getattr(item.stop, "span", None)
+    if a is None or b is None or a.token is not b.token:
+        return None
+    length = b.offset - a.offset
+    if length < 0 or a.bounds()[0] < 0 or b.bounds()[1] > n:
+        return None
+    return item.start, length
+
+
+def _item_axes(items, ndim: int) -> list:
+    """The axis of x each key item indexes (None for None and `...`)."""
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    axes, axis = [], 0
+    for item in items:
+        if item is Ellipsis:
+            axes.append(None)
+            axis += ndim - consumed
+        elif item is None:
+            axes.append(None)
+        else:
+            axes.append(axis)
+            axis += 1
+    return axes
 
 
 def normalize_key(key, shape):
@@ -36,7 +72,8 @@ def normalize_key(key, shape):
     items = key if isinstance(key, tuple) else (key,)
     static, arrays = [], []
     known = {}                      # position in `static` -> a static index array
-    for item in items:
+    axes = _item_axes(items, len(shape))
+    for item, axis in zip(items, axes):
         if isinstance(item, list):
             item = array_like(item)     # x[[i, 0]] with a runtime i: an index array
         if isinstance(item, masked.Selection):
@@ -51,14 +88,20 @@ def normalize_key(key, shape):
             static.append(ARRAY)
             arrays.append(item)
         elif isinstance(item, slice):
-            if any(_is_runtime(v) for v in (item.start, item.stop, item.step)):
+            fixed = (fixed_length_slice(item, shape[axis])
+                     if axis is not None and axis < len(shape) else None)
+            if fixed is not None:
+                static.append((DSLICE, fixed[1]))
+                arrays.append(fixed[0])
+            elif any(_is_runtime(v) for v in (item.start, item.stop, item.step)):
                 raise StaticValueError(
                     "slice bounds that depend on runtime values give a data-dependent shape",
                     hint="a runtime slice of the first axis followed by static indices "
                          "(x[:i], x[i:j, 0]) compiles when reduced (x[:i].sum()) or assigned "
                          "(x[i::k] = 0); elsewhere slice with static bounds, or keep the shape "
                          "with np.where(np.arange(n) < i, x, fill)")
-            static.append(("slice", item.start, item.stop, item.step))
+            else:
+                static.append(("slice", item.start, item.stop, item.step))
         elif item is None or item is Ellipsis:
             static.append(item)
         elif isinstance(item, (bool, np.bool_)):
@@ -106,8 +149,8 @@ def require_in_bounds(static, arrays, shape):
     NumPy raises IndexError; XLA would clamp them.  A runtime check each
     (infer/checks.py).  Static ones were checked by normalize_key."""
     from ..infer import checks
-    for index, axis in zip(arrays, _indexed_axes(static, len(shape))):
-        if not isinstance(index, Array):
+    for index, (axis, entry) in zip(arrays, _indexed_axes(static, len(shape))):
+        if not isinstance(index, Array) or entry != ARRAY:     # a DSLICE is in range
             continue
         n = shape[axis]
         checks.require(emit("in_bounds", index, n=n),
@@ -117,17 +160,26 @@ def require_in_bounds(static, arrays, shape):
 
 
 def _indexed_axes(static, ndim) -> list:
-    """The axis of x that each runtime index array (ARRAY in `static`) indexes."""
+    """(axis of x, entry) for each runtime index array of `static`, in
+    order: an ARRAY or a DSLICE entry."""
     consumed = sum(1 for s in static if s is not None and s is not Ellipsis)
     axes, axis = [], 0
     for s in static:
         if s is Ellipsis:
             axis += ndim - consumed
         elif s is not None:
-            if isinstance(s, str) and s == ARRAY:
-                axes.append(axis)
+            if _takes_array(s):
+                axes.append((axis, s if s == ARRAY else DSLICE))
             axis += 1
     return axes
+
+
+def _takes_array(entry) -> bool:
+    return isinstance(entry, str) and entry == ARRAY or _is_dslice(entry)
+
+
+def _is_dslice(entry) -> bool:
+    return isinstance(entry, tuple) and entry[0] == DSLICE
 
 
 def _wide_index(i):
@@ -144,6 +196,9 @@ def _materialize(static, arrays):
     for s in static:
         if isinstance(s, str) and s == ARRAY:
             out.append(_wide_index(next(it)))
+        elif _is_dslice(s):                     # (NumPy: a number; jax: _dynamic_slices)
+            start = int(next(it))
+            out.append(slice(start, start + s[1]))
         elif isinstance(s, tuple):
             out.append(slice(*s[1:]))
         else:
@@ -158,12 +213,41 @@ def _eval_shape(fn, avals):
 
 def _getitem_abstract(avals, key):
     x = avals[0]
-    out = _eval_shape(lambda v, *idx: v[_materialize(key, idx)], avals)
+    out = _eval_shape(lambda v, *idx: _indexed_value(v, key, idx), avals)
     return AVal(x.dtype, tuple(out.shape), x.weak)
 
 
 def _getitem_lower(lc, x, *idx, key):
+    return _indexed_value(x, key, idx)
+
+
+def _indexed_value(x, key, idx):
+    """x[key] of jax values, its DSLICE entries taken first as dynamic slices."""
+    x, key, idx = _dynamic_slices(x, key, idx)
     return x[_materialize(key, idx)]
+
+
+def _dynamic_slices(x, key, idx):
+    """(x, key, idx) with each DSLICE entry applied to x as a dynamic slice
+    and replaced by a whole-axis slice in the key."""
+    if not any(_is_dslice(s) for s in key):
+        return x, key, idx
+    axes = iter(_indexed_axes(key, x.ndim))
+    starts = iter(idx)
+    key_out, idx_out = [], []
+    for s in key:
+        if not _takes_array(s):
+            key_out.append(s)
+            continue
+        axis, _ = next(axes)
+        start = next(starts)
+        if s == ARRAY:
+            key_out.append(s)
+            idx_out.append(start)
+        else:
+            x = lax.dynamic_slice_in_dim(x, start, s[1], axis)
+            key_out.append(("slice", None, None, None))
+    return x, tuple(key_out), tuple(idx_out)
 
 
 register("getitem", _getitem_abstract, _getitem_lower,
@@ -177,6 +261,8 @@ def _getitem_vjp(lc, operands, perms, out, ct, key):
     none = (None,) * len(idx)
     if not lc.wants(0):
         return (None, *none)
+    if any(_is_dslice(s) for s in key):
+        return NotImplemented           # (jax.vjp of the lowering)
     index = _materialize(key, idx)
     window = _static_window(index, x.shape)
     if window is None:
@@ -191,7 +277,7 @@ define_vjp("getitem", _getitem_vjp)
 
 def _setitem_abstract(avals, key):
     x, v = avals[0], avals[1]
-    target = _eval_shape(lambda a, *idx: a[_materialize(key, idx)], (x,) + avals[2:])
+    target = _eval_shape(lambda a, *idx: _indexed_value(a, key, idx), (x,) + avals[2:])
     try:
         broadcast_shapes(v.shape, target.shape)
         if broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
@@ -203,7 +289,21 @@ def _setitem_abstract(avals, key):
 
 
 def _setitem_lower(lc, x, v, *idx, key):
-    v = unsafe_cast(v, lc.in_avals[1].dtype, lc.out_avals[0].dtype)
+    return _set(x, unsafe_cast(v, lc.in_avals[1].dtype, lc.out_avals[0].dtype), key, idx)
+
+
+def _set(x, v, key, idx):
+    """x with x[key] = v, of jax values (v of x's dtype).  Through a DSLICE
+    entry: the window it takes, updated, put back."""
+    if any(_is_dslice(s) for s in key):
+        at = next(k for k, s in enumerate(key) if _is_dslice(s))
+        k_idx = sum(1 for s in key[:at] if _takes_array(s))
+        (axis, _), length = _indexed_axes(key, x.ndim)[k_idx], key[at][1]
+        start = idx[k_idx]
+        window = lax.dynamic_slice_in_dim(x, start, length, axis)
+        rest = key[:at] + (("slice", None, None, None),) + key[at + 1:]
+        window = _set(window, v, rest, idx[:k_idx] + idx[k_idx + 1:])
+        return lax.dynamic_update_slice_in_dim(x, window, start, axis)
     index = _materialize(key, idx)
     window = _static_window(index, x.shape)
     if window is not None:
@@ -261,7 +361,7 @@ def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
     if _is_mask(key):
         return masked.select(x, key)
-    split = _runtime_slice_first(key, x.ndim)
+    split = _runtime_slice_first(key, x.shape)
     if split is not None:
         slc, rest = split
         return masked.select_slice(getitem(x, (slice(None),) + rest) if rest else x, slc)
@@ -279,13 +379,11 @@ def row(x, i):
 
 def _indexed(x, static, arrays):
     out = emit("getitem", x, *arrays, key=static)
-    if _is_basic(static):
-        return Array(out.var, base=x, index=static)
+    if _is_basic(static):                   # (a DSLICE's start is no index array)
+        return Array(out.var, base=x, index=_view_index(static, arrays))
     kinds = [a.immutable if a.ndim == 0 else False for a in arrays]
     if all(k is True for k in kinds):       # NumPy scalars: basic indexing, a view
-        values = iter([a.var for a in arrays])
-        return Array(out.var, base=x,
-                     index=tuple(next(values) if s is ARRAY else s for s in static))
+        return Array(out.var, base=x, index=_view_index(static, arrays))
     if any(isinstance(k, RuntimeKind) for k in kinds):
         # A NumPy scalar on some paths, a 0-d array (advanced indexing: a copy)
         # on others: whether `out` is a view of x is decided at runtime.
@@ -295,20 +393,33 @@ def _indexed(x, static, arrays):
     return out
 
 
+def _view_index(static, arrays) -> tuple:
+    """The `index` of a view (see _view_key) from a normalized key."""
+    values = iter([a.var for a in arrays])
+    return tuple(next(values) if s is ARRAY else s + (next(values),) if _is_dslice(s) else s
+                 for s in static)
+
+
 def _view_key(index):
-    """A view's index -> (normalized key, runtime index arrays)."""
-    static = tuple(ARRAY if isinstance(s, Value) else s for s in index)
-    return static, [Array(s) for s in index if isinstance(s, Value)]
+    """A view's index -> (normalized key, runtime index arrays): a runtime
+    index is held as its Value, a DSLICE as (DSLICE, length, start Value)."""
+    static = tuple(ARRAY if isinstance(s, Value) else s[:2] if _is_dslice(s) else s
+                   for s in index)
+    return static, [Array(s if isinstance(s, Value) else s[2]) for s in index
+                    if isinstance(s, Value) or _is_dslice(s)]
 
 
-def _runtime_slice_first(key, ndim: int):
+def _runtime_slice_first(key, shape: tuple):
     """(slice, rest) when the key is a slice with a runtime bound or step on
     the first axis, then only static ints, static slices and `...`: such a
     slice takes a runtime number of rows, a selection (masked.select_slice).
-    None for any other key."""
+    None for any other key, and for a slice of static length
+    (fixed_length_slice)."""
     items = key if isinstance(key, tuple) else (key,)
-    if not items or not ndim or not isinstance(items[0], slice) or not any(
+    if not items or not shape or not isinstance(items[0], slice) or not any(
             _is_runtime(v) for v in (items[0].start, items[0].stop, items[0].step)):
+        return None
+    if fixed_length_slice(items[0], shape[0]) is not None:
         return None
     rest = items[1:]
     static = all(i is Ellipsis or isinstance(i, (int, np.integer)) and not isinstance(i, bool)
@@ -348,7 +459,7 @@ def setitem(x, key, value):
     if _is_mask(key):
         masked.assign(x, key, value)
         return
-    split = _runtime_slice_first(key, x.ndim)
+    split = _runtime_slice_first(key, x.shape)
     if split is not None:
         slc, rest = split
         target = getitem(x, (slice(None),) + rest) if rest else x     # a view: writes go to x
@@ -453,6 +564,8 @@ def is_c_contiguous(a) -> bool:
             return False
         n = shape[axis]
         axis += 1
+        if _is_dslice(k):
+            k = slice(0, k[1])                  # (its start does not matter here)
         if not isinstance(k, slice):            # an int, static or runtime
             if kept and n != 1:
                 return False
