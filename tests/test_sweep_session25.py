@@ -158,3 +158,35 @@ def test_slice_past_the_end_at_the_loop_counter_still_follows_numpy():
             t += x[i:i + 2].sum()       # the last slice is shorter
         return t
     check(f, np.random.default_rng(1).random(40))
+
+
+# --- print() of f-strings of runtime values -----------------------------------------------
+
+def _train(x, n):
+    loss = (x ** 2).sum()
+    for ep in range(n):
+        x = x * 0.5
+        loss = (x ** 2).sum()
+        print(f"epoch {ep}: loss={loss:.4f}", f"{x[0]!r:>12}|{x[1]}", loss, sep=";", end="!\n")
+        print(f"{x}" + " tail", f"{loss=}")
+    return loss
+
+
+def test_print_formats_fstrings_of_runtime_values_at_run_time(capfd):
+    x = np.arange(3.0, dtype=np.float32)
+    _train(x, 3)
+    expected = capfd.readouterr().out
+    assert tpucc.compile(_train)(x, 3) == _train(x, 3)
+    capfd.readouterr()
+    tpucc.compile(_train)(x, 3)
+    assert capfd.readouterr().out == expected and "loss=0.0781" in expected
+
+
+@pytest.mark.parametrize("body", [
+    "print(len(f'{x.sum()}'))", "s = f'{x.sum():.2f}'\n    print(s)", "print(str(f'{x[0]}'))",
+    "print(f'{x[0]}' == '0.0')", "print(f'{x[0]}' * 2)", "print('loss=%.4f' % x.sum())"])
+def test_fstrings_of_runtime_values_used_otherwise_are_refused(body):
+    scope = {"np": np}
+    exec(f"def f(x):\n    {body}\n", scope)
+    with pytest.raises(tpucc.TpuccError, match="E400"):
+        tpucc.compile(scope["f"])(np.arange(3.0))

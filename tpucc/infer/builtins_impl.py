@@ -19,7 +19,7 @@ from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.registry import static_index
-from . import builder
+from . import builder, messages
 from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
@@ -781,11 +781,27 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
     # (progress messages would otherwise appear once, while compiling).
     if not interp.ctx.options.get("prints", True):
         return None
-    arrays = [a for a in args if isinstance(a, Array)]
-    parts = ["{}" if isinstance(a, Array) else _literal(str(a)) for a in args]
+    arrays, formats, parts = [], [], []
+    for a in args:
+        if isinstance(a, messages.Message):        # an f-string of runtime values
+            text = []
+            for part in a.parts:
+                if isinstance(part, str):
+                    text.append(_literal(part))
+                else:
+                    text.append("{}")
+                    arrays.append(part.value)
+                    formats.append((part.conversion, part.spec))
+            parts.append("".join(text))
+        elif isinstance(a, Array):
+            parts.append("{}")
+            arrays.append(a)
+            formats.append(None)                    # str(), as print() takes it
+        else:
+            parts.append(_literal(str(a)))
     sep, end = (" " if sep is None else sep), ("\n" if end is None else end)
     emit("print", *arrays, fmt=_literal(sep).join(parts) + _literal(end),
-         kinds=tuple(_printed_kind(a) for a in arrays))
+         kinds=tuple(_printed_kind(a) for a in arrays), formats=tuple(formats))
     return None
 
 

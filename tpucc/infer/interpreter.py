@@ -7,6 +7,7 @@ control.walk.
 """
 from __future__ import annotations
 
+import builtins
 import collections
 import collections.abc
 import functools
@@ -70,6 +71,9 @@ class Frame:
         # While a runtime `raise`'s message is computed (_static_message):
         # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
         self.format_runtime = None
+        # While the arguments of a print() are computed, once one formats a
+        # runtime value (f"loss={loss:.4f}"): their messages.Fields.
+        self.print_fields = None
         # Cell variables whose slot an inlined comprehension (3.12+) holds a
         # plain value in (STORE_FAST): LOAD_FAST reads that, not the cell.
         self.plain_cells: set = set()
@@ -755,6 +759,10 @@ def FORMAT_VALUE(f, flags):
     if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
         v, flags = v.value, flags | v.which
     if isinstance(v, Array):
+        if f.format_runtime is None and any(x is builtins.print for x in f.stack):
+            # (print() being called: the CALL handler takes the fields)
+            f.print_fields = messages.Fields()
+            f.format_runtime = f.print_fields.format
         if f.format_runtime is not None:
             f.push(f.format_runtime(v, flags & 0x03, spec))
             return
@@ -896,7 +904,31 @@ def CALL(f, arg):
     if kwnames:
         kwargs = dict(zip(kwnames, args[len(args) - len(kwnames):]))
         args = args[:len(args) - len(kwnames)]
+    if f.print_fields is not None:
+        args = _print_arguments(f, fn, args, kwargs)
     f.push(f.interp.call(fn, args, kwargs))
+
+
+def _print_arguments(f, fn, args, kwargs) -> list:
+    """While print()'s arguments hold f-strings of runtime values (their
+    text has a marker per value, FORMAT_VALUE): at print's call, the
+    arguments with those strings as messages.Message, formatted when the
+    program runs (builtins_impl.print_).  Any other use of such a string
+    (passed to another call, compared, measured) needs its text now."""
+    fields = f.print_fields
+    texts = args + list(kwargs.values())
+    if fn is builtins.print:
+        f.print_fields = f.format_runtime = None
+        converted = fields.texts_as_messages(args)
+        if converted is not None and not any(messages.holds_marker(v) for v in kwargs.values()):
+            return converted
+    elif not any(messages.holds_marker(v) for v in texts):
+        return args             # a call computing another argument of the print
+    f.print_fields = f.format_runtime = None
+    raise StaticValueError("formatting a runtime value into a string needs its value at "
+                           "compile time", hint="print(f\"...{x}...\") prints runtime values "
+                           "when the program runs; a string made of them cannot be used "
+                           "otherwise")
 
 
 @handler

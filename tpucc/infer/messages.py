@@ -56,6 +56,22 @@ class Fields:
         self.found.append(Field(value, _CONVERSIONS.get(conversion), spec))
         return f"\ue000{len(self.found) - 1}\ue001"
 
+    def texts_as_messages(self, values) -> list | None:
+        """`values` (print()'s arguments) with each str holding markers as a
+        Message; None unless the markers are every field once, in order:
+        a field's text used otherwise (compared, measured, repeated) would
+        not be what the run formats."""
+        numbers = [int(n) for v in values if isinstance(v, str) for n in _MARK.findall(v)]
+        if numbers != list(range(len(self.found))):
+            return None
+        return [self._split(v) if isinstance(v, str) and _MARK.search(v) else v
+                for v in values]
+
+    def _split(self, text: str):
+        pieces = _MARK.split(text)      # text, field number, text, ...
+        parts = [self.found[int(p)] if k % 2 else p for k, p in enumerate(pieces)]
+        return Message(tuple(p for p in parts if p != ""))
+
     def message(self, text: str):
         """`text` as computed: itself when no runtime value went into it,
         else a Message."""
@@ -99,3 +115,8 @@ def render(template: list, outs) -> str:
             value = _CONVERT[part["conversion"]](value)
         text.append(format(value, part["spec"]))
     return "".join(text)
+
+
+def holds_marker(value) -> bool:
+    """Whether a str holds a field's marker (Fields.format)."""
+    return isinstance(value, str) and _MARK.search(value) is not None
