@@ -169,7 +169,7 @@ def test_stablehlo_fallback_for_another_jax(built, tmp_path):
     art = _copy(built, tmp_path, "fit.tpucc")
     m = json.loads((art / "manifest.json").read_text())
     m["versions"]["jaxlib"] = "0.0.1"
-    (art / "manifest.json").write_text(json.dumps(m))
+    (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
     with pytest.warns(aot.FallbackWarning, match="built with jaxlib 0.0.1, this is jaxlib"):
         f = aot.load(str(art))
     assert f.using == "stablehlo"
@@ -185,7 +185,7 @@ def test_stablehlo_fallback_for_another_cpu(built, tmp_path):
     art = _copy(built, tmp_path)
     m = json.loads((art / "manifest.json").read_text())
     m["executables"][0]["cpu_features"] = "0123456789abcdef"
-    (art / "manifest.json").write_text(json.dumps(m))
+    (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
     with pytest.warns(aot.FallbackWarning, match="built for cpu_features '0123456789abcdef'"):
         f = aot.load(str(art))
     params, x, _ = _inputs()
@@ -197,7 +197,7 @@ def test_fallback_in_a_fresh_process_warns_once(built, tmp_path):
     art = _copy(built, tmp_path)
     m = json.loads((art / "manifest.json").read_text())
     m["versions"]["jax"] = "0.0.1"
-    (art / "manifest.json").write_text(json.dumps(m))
+    (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
     params, x, _ = _inputs()
     np.savez(tmp_path / "in.npz", x=x, **{f"params['{k}']": v for k, v in params.items()})
     proc = _cli("run", str(art), "--input", str(tmp_path / "in.npz"),
@@ -448,11 +448,12 @@ def test_corrupted_manifest(built, tmp_path):
     text = (art / "manifest.json").read_text()
     (art / "manifest.json").write_text(text[: len(text) // 3])
     _fails(["inspect", str(art)], "manifest", "corrupted or truncated")
-    (art / "manifest.json").write_text(text.replace('"format_version": 2', '"format_version": 9'))
+    (art / "manifest.json").write_text(text.replace(f'"format_version": {aot.build.FORMAT_VERSION}',
+                                                      '"format_version": 9'))
     _fails(["inspect", str(art)], "format version 9")
     m = json.loads(text)
     del m["module"]["platforms"]
-    (art / "manifest.json").write_text(json.dumps(m))
+    (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
     _fails(["inspect", str(art)], "manifest of", "is corrupted: KeyError: 'platforms'")
     with pytest.raises(aot.ArtifactError, match="is corrupted: KeyError: 'platforms'"):
         aot.load(str(art))
@@ -484,7 +485,7 @@ def test_module_for_another_jax_is_refused_in_a_real_process(built, tmp_path):
     blob = b"\x00" * 64
     (art / "module.stablehlo").write_bytes(blob)
     m["files"]["module.stablehlo"] = {"size": 64, "sha256": hashlib.sha256(blob).hexdigest()}
-    (art / "manifest.json").write_text(json.dumps(m))
+    (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
     np.savez(tmp_path / "in.npz", x=np.zeros((8, 4), np.float32))
     proc = _cli("run", str(art), "--input", str(tmp_path / "in.npz"), "--output", "o.npz")
     assert proc.returncode == 1, proc.stderr
@@ -697,7 +698,7 @@ def test_a_damaged_file_is_found_at_load_and_a_damaged_manifest_at_a_call(built,
     art = _copy(built, tmp_path / "b")
     m = json.loads((art / "manifest.json").read_text())
     del m["inputs"]["args"]
-    (art / "manifest.json").write_text(json.dumps(m))
+    (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
     f = aot.load(str(art))
     params, x, _ = _inputs()
     with pytest.raises(aot.ArtifactError, match="is corrupted: KeyError: 'args'"):

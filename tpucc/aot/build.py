@@ -2,7 +2,8 @@
 
 An artifact `NAME.tpucc/` holds
     manifest.json        what the entry takes and returns, versions, targets,
-                         checksums: JSON, readable without running any code
+                         checksums (of every file, and its own: manifest_sha256):
+                         JSON, readable without running any code
     module.stablehlo     jax.export serialization of the whole program, for the
                          platforms of every target (portable)
     executable.TAG.bin   the XLA executable for one target (cpu, tpu-v5e-2x2, ...)
@@ -45,7 +46,9 @@ from .entry import EntryPoint, _param_names, find_entries
 from .errors import BuildError
 
 FORMAT = "tpucc-artifact"
-FORMAT_VERSION = 2
+# 3: manifest_sha256 (the manifest's own checksum), inputs.parameters (the
+# entry's parameters, for keyword arguments to a loaded artifact)
+FORMAT_VERSION = 3
 EMITS = ("ir", "stablehlo", "hlo", "optimized-hlo")
 
 
@@ -386,8 +389,20 @@ def _inputs(ep, args, kwargs, traced) -> dict:
             record["shape"] = list(lower.layout.physical_shape(aval.shape, perm))
             record["layout"] = list(perm)
         flat.append(record)
-    return {"names": names, "args": arg_nodes, "kwargs": kw_nodes, "flat": flat,
-            "n_args": n}
+    return {"names": names, "parameters": _parameters(ep.fn), "args": arg_nodes,
+            "kwargs": kw_nodes, "flat": flat, "n_args": n}
+
+
+def _parameters(fn) -> list:
+    """[name, kind] of each parameter of the entry's function, kind as
+    inspect.Parameter's in lower case ("positional_or_keyword", ...): how a
+    loaded artifact binds keyword arguments as the function would."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [[p.name, p.kind.name.lower()] for p in params]
 
 
 def _names(fn, k):
@@ -465,12 +480,15 @@ def _writebacks(ep, traced) -> list:
         raise BuildError(f"entry {ep.name!r} appends to a list from outside it, which a "
                          "loaded artifact cannot replay", ep.loc,
                          hint="return the values instead")
-    for wb in traced.writebacks:
+    locs = getattr(traced, "writeback_locs", None) or []
+    for i, wb in enumerate(traced.writebacks):
+        # the line that assigned it, where the trace recorded one
+        loc = (locs[i] if i < len(locs) else None) or ep.loc
         if wb[0] in ("global", "setitem"):
             target = f"the global `{wb[2]}`" if wb[0] == "global" else \
                 f"the item [{wb[2]!r}] of a {type(wb[1]).__name__} from outside"
             raise BuildError(f"entry {ep.name!r} assigns {target}, which a loaded artifact "
-                             "cannot replay", ep.loc, hint="return the new value instead")
+                             "cannot replay", loc, hint="return the new value instead")
         if wb[0] in ("attr", "item"):
             target = ("rebinds a closure variable" if wb[0] == "attr" and isinstance(
                 wb[1], types.CellType) else
@@ -479,7 +497,7 @@ def _writebacks(ep, traced) -> list:
                 f"assigns the item {''.join(f'[{k!r}]' for k in wb[2])} of its argument "
                 f"{_argument_name(ep, wb[1])}")
             raise BuildError(f"entry {ep.name!r} {target}, which a loaded artifact "
-                             "cannot replay", ep.loc,
+                             "cannot replay", loc,
                              hint="return the new value instead")
         out.append({"kind": "argument" if wb[0] == "arg" else "captured", "index": wb[1]})
     return out
@@ -546,7 +564,7 @@ def _write(out_dir, name, manifest, files, texts) -> str:
             with open(os.path.join(tmp, fname), "w") as f:
                 f.write(text)
         with open(os.path.join(tmp, "manifest.json"), "w") as f:
-            json.dump(manifest, f, indent=1)
+            json.dump(seal_manifest(manifest), f, indent=1)
             f.write("\n")
         if os.path.isdir(final):
             shutil.rmtree(final)
@@ -555,6 +573,23 @@ def _write(out_dir, name, manifest, files, texts) -> str:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def manifest_digest(manifest: dict) -> str:
+    """The sha256 of a manifest's contents (all but its manifest_sha256), as
+    canonical JSON: what load checks, so that an edited or damaged manifest
+    (a shape changed, still valid JSON) is refused at load (E810) rather
+    than disagreeing with its executable at a call."""
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def seal_manifest(manifest: dict) -> dict:
+    """The manifest (as JSON gives it back) with its manifest_sha256 set."""
+    manifest = json.loads(json.dumps(manifest))     # tuples as lists, keys as strings
+    manifest["manifest_sha256"] = manifest_digest(manifest)
+    return manifest
 
 
 def _check_replaceable(path: str):

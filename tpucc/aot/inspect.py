@@ -109,11 +109,7 @@ def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
     m = read_manifest(path)
     if not os.path.isfile(input_path):
         raise ArgumentError(f"input file {input_path} does not exist")
-    try:
-        with np.load(input_path, allow_pickle=False) as npz:
-            given = {k: npz[k] for k in npz.files}
-    except Exception as e:  # noqa: BLE001 - not an npz
-        raise ArgumentError(f"{input_path} is not a readable .npz file: {e}") from None
+    given = read_npz(input_path)
     fn = load(path)
     values, used = {}, set()
     for r in m["inputs"]["flat"][:m["inputs"]["n_args"]]:
@@ -154,13 +150,76 @@ def run_npz(path: str, input_path: str, output_path: str) -> list[str]:
     return list(out)
 
 
+NPZ_HINT = "write the inputs with np.savez(PATH, x=..., ...); `tpucc inspect` lists their names"
+
+
+def read_npz(input_path: str) -> dict:
+    """{name: array} of an .npz file (np.savez); ArgumentError naming the
+    file for anything else (a .npy, a text file, a damaged archive, an
+    array of Python objects)."""
+    try:
+        with open(input_path, "rb") as f:
+            head = f.read(6)
+    except OSError as e:
+        raise ArgumentError(f"input file {input_path} cannot be read: {e.strerror}") from None
+    if head.startswith(b"\x93NUMPY"):
+        raise ArgumentError(f"input file {input_path} is a .npy file (one array); tpucc run "
+                            "takes an .npz written by np.savez, one array per argument",
+                            hint=NPZ_HINT)
+    if not head.startswith((b"PK\x03\x04", b"PK\x05\x06")):     # a zip archive
+        raise ArgumentError(f"input file {input_path} is not an .npz file: tpucc run takes "
+                            "an .npz written by np.savez, one array per argument",
+                            hint=NPZ_HINT)
+    given = {}
+    try:
+        with np.load(input_path, allow_pickle=False) as npz:
+            for k in npz.files:
+                try:
+                    given[k] = npz[k]
+                except ValueError as e:
+                    if "allow_pickle" not in str(e) and "pickled" not in str(e):
+                        raise
+                    raise ArgumentError(f"array {k!r} of {input_path} holds Python objects "
+                                        "(dtype object), which tpucc run does not read",
+                                        hint="save numeric arrays") from None
+    except ArgumentError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a damaged or truncated archive
+        raise ArgumentError(f"{input_path} is not a readable .npz file: "
+                            f"{type(e).__name__}: {e}", hint=NPZ_HINT) from None
+    return given
+
+
+# The dtype kinds of a 0-d array `tpucc run` takes for a runtime Python scalar:
+# those its type holds exactly (an integer array for a float, not the reverse).
+_SCALAR_KINDS = {"bool": ("b", "bool"), "int": ("biu", "bool or integer"),
+                 "float": ("biuf", "bool, integer or float"),
+                 "complex": ("biufc", "numeric")}
+
+
 def _scalar_from_npz(array, node, input_path):
     """A runtime Python-scalar argument, stored in the .npz as a 0-d array."""
-    if np.ndim(array) != 0:
-        raise ArgumentError(f"{input_path}: argument {node['path']} is a runtime "
-                            f"{node['type']}, give a 0-d array, not shape "
-                            f"{np.shape(array)}")
-    return tree.WEAK_TYPES[node["type"]](np.asarray(array).item())
+    kind = node["type"]
+    kinds, wanted = _SCALAR_KINDS[kind]
+    if np.ndim(array) != 0 or np.asarray(array).dtype.kind not in kinds:
+        got = np.asarray(array)
+        raise ArgumentError(f"{input_path}: argument {node['path']} is a runtime Python "
+                            f"{kind}: it takes a 0-d {wanted} array, got "
+                            f"{_array_text(got)}",
+                            hint=f"save it as np.array({_EXAMPLES[kind]})")
+    return tree.WEAK_TYPES[kind](np.asarray(array).item())
+
+
+_EXAMPLES = {"bool": "True", "int": "3", "float": "0.5", "complex": "1+2j"}
+
+
+def _array_text(a: np.ndarray) -> str:
+    """`a 0-d str array holding '0.5'`, `an int64 array of shape (3,)`."""
+    name = {"U": "str", "S": "bytes", "O": "object"}.get(a.dtype.kind, a.dtype.name)
+    article = "an" if name[0] in "aeiou" else "a"
+    if a.ndim:
+        return f"{article} {name} array of shape {a.shape}"
+    return f"a 0-d {name} array holding {a.item()!r:.40}"
 
 
 def _collect(node, value, out):

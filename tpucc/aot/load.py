@@ -24,7 +24,7 @@ from ..infer import checks
 from ..errors import OptionError, TpuccError
 
 from . import targets, tree, weights
-from .build import FORMAT, FORMAT_VERSION, versions
+from .build import FORMAT, FORMAT_VERSION, manifest_digest, versions
 from .errors import ArgumentError, ArtifactError
 from .spec import aval_text, dtype_of
 
@@ -48,9 +48,25 @@ def read_manifest(path: str) -> dict:
         raise ArtifactError(f"{mpath} is not a tpucc artifact manifest")
     version = manifest.get("format_version")
     if version != FORMAT_VERSION:
-        raise ArtifactError(f"artifact {path} has format version {version}; this tpucc "
-                            f"({versions()['tpucc']}) reads version {FORMAT_VERSION}",
-                            hint="rebuild the artifact with this tpucc")
+        this = f"this tpucc ({versions()['tpucc']}) reads version {FORMAT_VERSION}"
+        if type(version) is int and version < FORMAT_VERSION:
+            raise ArtifactError(f"artifact {path} was built by an older tpucc (format "
+                                f"version {version}; {this})",
+                                hint="rebuild it with `tpucc build`")
+        if type(version) is int:
+            raise ArtifactError(f"artifact {path} was built by a newer tpucc (format "
+                                f"version {version}; {this})",
+                                hint="load it with that tpucc, or rebuild it with this one")
+        raise ArtifactError(f"artifact {path} has an unknown format version {version!r}; "
+                            f"{this}", hint="rebuild the artifact with `tpucc build`")
+    try:
+        intact = manifest.get("manifest_sha256") == manifest_digest(manifest)
+    except (TypeError, ValueError):                 # (not produced by json.load)
+        intact = False
+    if not intact:
+        raise ArtifactError(f"the manifest {mpath} is corrupted: its contents do not match "
+                            "its checksum (manifest_sha256); it was edited or damaged",
+                            hint="copy the artifact again, or rebuild it with `tpucc build`")
     missing = [k for k in ("entry", "inputs", "outputs", "files", "versions", "platform",
                            "module", "executables") if k not in manifest]
     if missing:
@@ -245,7 +261,9 @@ class LoadedEntry:
     def _call(self, args, kwargs):
         leaves = self.flatten_args(args, kwargs)
         if self._updated_args:
-            check_updated_arguments(self._updated_args, leaves, lambda i: f"input {i}")
+            paths = self.manifest["inputs"]["flat"]
+            check_updated_arguments(self._updated_args, leaves,
+                                    lambda i: f"argument {paths[i]['path']}")
         with jax.enable_x64(True):
             outs = self._run(*leaves, *self._captured)
         failed = checks.error(self._checks, outs) if self._checks else None
@@ -259,13 +277,9 @@ class LoadedEntry:
         """The runtime leaves of the arguments in input order, checked."""
         inputs = self.manifest["inputs"]
         arg_nodes = inputs["args"]["tuple"]
-        if len(args) != len(arg_nodes):
-            raise ArgumentError(f"{self.name} takes {len(arg_nodes)} positional "
-                                f"arguments, got {len(args)}")
         kw_nodes = dict((k, n) for k, n in inputs["kwargs"]["dict"])
-        if set(kwargs) != set(kw_nodes):
-            raise ArgumentError(f"{self.name} takes the keyword arguments "
-                                f"{sorted(kw_nodes)}, got {sorted(kwargs)}")
+        if len(args) != len(arg_nodes) or set(kwargs) != set(kw_nodes):
+            args, kwargs = self._bind(args, kwargs, len(arg_nodes), kw_nodes)
         out = [None] * self._n_args
         names = inputs.get("names") or [f"arg{i}" for i in range(len(args))]
         for node, value, name in zip(arg_nodes, args, names):
@@ -273,6 +287,63 @@ class LoadedEntry:
         for k, node in inputs["kwargs"]["dict"]:
             _match(node, kwargs[k], out, k)
         return out
+
+    def _bind(self, args, kwargs, n_pos, kw_nodes) -> tuple[tuple, dict]:
+        """A call's arguments as the build passed them (`n_pos` positional,
+        then the keyword arguments `kw_nodes`), bound as Python binds them
+        to the entry's parameters: f(x=..., params=...) for f(x, params),
+        f(x, 0.1) for an entry built with lr=0.1 as a keyword."""
+        params = [(p[0], p[1]) for p in self.manifest["inputs"].get("parameters") or []]
+        kinds = dict(params)
+        names = self.manifest["inputs"].get("names") or []
+        # the name a positional input may also be passed by
+        by_name = {params[i][0]: i for i in range(min(n_pos, len(params)))
+                   if params[i][1] == "positional_or_keyword"}
+        # keyword inputs that may also be passed by position, after those
+        more = []
+        for name, kind in params[n_pos:]:
+            if kind != "positional_or_keyword" or name not in kw_nodes:
+                break
+            more.append(name)
+        if len(args) > n_pos + len(more):
+            raise ArgumentError(f"{self.name} takes {n_pos + len(more)} positional "
+                                f"argument{'s' if n_pos + len(more) != 1 else ''}, got "
+                                f"{len(args)}")
+        named = dict(kwargs)
+        for name, value in zip(more, args[n_pos:]):
+            if name in named:
+                raise ArgumentError(f"{self.name} got argument {name!r} twice, by position "
+                                    "and by keyword")
+            named[name] = value
+        missing = object()
+        full = list(args[:n_pos]) + [missing] * (n_pos - len(args[:n_pos]))
+        for k in list(named):
+            if k in kw_nodes:
+                continue
+            if k in by_name:
+                if full[by_name[k]] is not missing:
+                    raise ArgumentError(f"{self.name} got argument {k!r} twice, by "
+                                        "position and by keyword")
+                full[by_name[k]] = named.pop(k)
+            elif kinds.get(k) == "positional_only":
+                raise ArgumentError(f"{self.name}: argument {k!r} is positional-only",
+                                    hint="pass it by position")
+            else:
+                given = [names[i] if i < len(names) else f"arg{i}" for i in range(n_pos)]
+                raise ArgumentError(f"{self.name} has no argument {k!r}",
+                                    hint="its arguments are: " +
+                                         (", ".join(given + list(kw_nodes)) or "none"))
+        absent = [names[i] if i < len(names) else f"arg{i}" for i in range(n_pos)
+                  if full[i] is missing] + [k for k in kw_nodes if k not in named]
+        if absent:
+            raise ArgumentError(f"{self.name} is missing argument"
+                                f"{'s' if len(absent) > 1 else ''} "
+                                f"{', '.join(map(repr, absent))}",
+                                hint=f"it was built with {n_pos} positional argument"
+                                     f"{'s' if n_pos != 1 else ''}" +
+                                     (f" and the keyword arguments {', '.join(kw_nodes)}"
+                                      if kw_nodes else ""))
+        return tuple(full), named
 
     def _rebuild(self, outs):
         def leaf(node):

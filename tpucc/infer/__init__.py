@@ -72,6 +72,10 @@ class Traced:
     # Why what it folded holds in this process only (the hash of a string,
     # which Python salts per process): no trace record replays it elsewhere.
     process_local: str | None = None
+    # Per write-back: the Loc of the line that last assigned it (attributes,
+    # globals, argument items), else None; empty where not recorded (a
+    # trace record replayed from the persistent cache).
+    writeback_locs: list = field(default_factory=list)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -235,20 +239,23 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                 out_scalar.append(v.immutable is not False)     # None (unknown): as most are
         else:
             out_static.append(v)
-    writebacks = []
+    writebacks, writeback_locs = [], []
     for i, (arr, p) in enumerate(arrays):
         if arr.var is not p:
             results.append(arr.var)
             writebacks.append(("arg", i))
+            writeback_locs.append(None)
     captured = list(interp.captured.values())
     for i, c in enumerate(captured):
         if c.array.var is not c.param:
             results.append(c.array.var)
             writebacks.append(("captured", i))
+            writeback_locs.append(None)
     for key, (obj, name) in interp.attr_writes.items():
         value = interp.shadow[key]
         # name ("item", key): an item of a dict or list from outside
         head = ("setitem", obj, name[1]) if isinstance(name, tuple) else ("attr", obj, name)
+        writeback_locs.append(interp.write_locs.get(("attr", key)))
         if key in interp.scalar_attrs:      # a Python number (scalar_state)
             results.append(_number_var(value))
             writebacks.append(head + (_number_type(value),))
@@ -261,9 +268,11 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         value = interp.shadow[key]
         results.append(_number_var(value))
         writebacks.append(("global", namespace, name, _number_type(value)))
-    for root, keys, value, convert in _argument_item_writebacks(interp):
+        writeback_locs.append(interp.write_locs.get(("global", key)))
+    for root, keys, value, convert, loc in _argument_item_writebacks(interp):
         results.append(_number_var(value))
         writebacks.append(("item", root, keys, convert))
+        writeback_locs.append(loc)
     for k, var in runtime_kinds:            # after the write-backs, which the driver zips
         out_scalar[k] = len(results)
         results.append(var)
@@ -280,7 +289,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   module_reads=context.module_reads, out_scalar=out_scalar,
                   checks=check_records, input_strides=input_strides,
                   number_places=context.number_places, appends=appended,
-                  process_local=context.process_local)
+                  process_local=context.process_local, writeback_locs=writeback_locs)
 
 
 def _refuse_iterators(result, fn):
@@ -361,17 +370,18 @@ def _unique_guards(guards):
 
 
 def _argument_item_writebacks(interp):
-    """(root, keys, new value, conversion) of each item the program rebound
-    in a dict or list argument (its copy, see _bind): the caller's container
-    gets the new value after the call, a Python number as one (promoted
-    where it changes at every call: scalar_state), an array as a NumPy
-    array.  An array updated in place is no rebinding (the argument's own
-    write-back updates it)."""
+    """(root, keys, new value, conversion, Loc of its assignment) of each
+    item the program rebound in a dict or list argument (its copy, see
+    _bind): the caller's container gets the new value after the call, a
+    Python number as one (promoted where it changes at every call:
+    scalar_state), an array as a NumPy array.  An array updated in place is
+    no rebinding (the argument's own write-back updates it)."""
     out = []
     for cid, (root, keys, name) in interp.argument_places.items():
         container = interp.argument_containers[cid]
         for slot, old in interp.argument_items[cid].items():
             new = container[slot]
+            loc = interp.write_locs.get(("item", cid, slot))
             if new is old or isinstance(new, Array) and isinstance(old, Array) \
                     and new.var is old.var:
                 continue
@@ -381,13 +391,13 @@ def _argument_item_writebacks(interp):
                         new == old or new != new and old != old):
                     continue        # the same number again
                 if not (scalar_state.is_python_number(new) or new.aval.weak and new.ndim == 0):
-                    out.append((root, keys + (slot,), new, _array_conversion(new)))
+                    out.append((root, keys + (slot,), new, _array_conversion(new), loc))
                     continue
                 what = f"`{name}{''.join(f'[{k!r}]' for k in keys + (slot,))}`"
                 interp.scalars.decide(place, new, what, in_region=False)
-                out.append((root, keys + (slot,), new, _number_type(new)))
+                out.append((root, keys + (slot,), new, _number_type(new), loc))
             elif isinstance(new, Array):
-                out.append((root, keys + (slot,), new, _array_conversion(new)))
+                out.append((root, keys + (slot,), new, _array_conversion(new), loc))
     return out
 
 

@@ -277,6 +277,10 @@ class Interpreter:
         self.argument_vars: dict[int, dict] = {}    # id(copy) -> {key: its input Value}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
+        # Where each write-back was last assigned (for errors about it, such as
+        # an artifact's, which cannot replay one): ("attr", attr_writes key),
+        # ("global", global_writes key) or ("item", id(argument copy), slot) -> Loc
+        self.write_locs: dict[tuple, object] = {}
         self.frames: list = context.frames      # innermost last
         self.handled_exception = None           # what `except` is handling (sys.exc_info)
         self.last_return_loc = None
@@ -377,6 +381,7 @@ class Interpreter:
             self.shadow[key] = self.read_global(func, name)
         set_item(self.shadow, key, value, 0)
         self.global_writes[key] = (g, name)
+        self.write_locs[("global", key)] = builder.current_loc()
 
     def global_holds(self, func, name, value) -> bool:
         """Whether module global `name` holds `value` already: the array the
@@ -708,6 +713,7 @@ class Interpreter:
             if not isinstance(value, Array):    # kept static: written back as it is
                 set_item(self.shadow, key, value, 0)
                 self.attr_writes[key] = (obj, name)
+                self.write_locs[("attr", key)] = builder.current_loc()
                 return
         elif isinstance(value, Array) and value.ndim == 0 and \
                 isinstance(_current_or_missing(current), np.generic):
@@ -724,6 +730,7 @@ class Interpreter:
                 self.shadow[key] = current()
             set_item(self.shadow, key, value, 0)
             self.attr_writes[key] = (obj, name)
+            self.write_locs[("attr", key)] = builder.current_loc()
             return
         if self.in_region():
             hint = ("assign after the `if` or loop" if self.ctx.runtime_depth > 0 else
@@ -738,6 +745,7 @@ class Interpreter:
                 hint="store arrays (they are written back after each call), or return the value")
         set_item(self.shadow, key, value, 0)
         self.attr_writes[key] = (obj, name)
+        self.write_locs[("attr", key)] = builder.current_loc()
 
     def _number_to_store(self, place, value, current, what):
         """A Python number (or a runtime one) stored into `place`, which
@@ -967,6 +975,8 @@ class Interpreter:
                 return
             self.check_mutation(obj, "a container")
             slot = key
+        if id(obj) in self.argument_containers:
+            self.write_locs[("item", id(obj), slot)] = builder.current_loc()
         set_item(obj, slot, value, entry[1])
 
     def _check_aliased_argument_read(self, obj, key):
