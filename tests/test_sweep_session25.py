@@ -190,3 +190,73 @@ def test_fstrings_of_runtime_values_used_otherwise_are_refused(body):
     exec(f"def f(x):\n    {body}\n", scope)
     with pytest.raises(tpucc.TpuccError, match="E400"):
         tpucc.compile(scope["f"])(np.arange(3.0))
+
+
+# --- NumPy breadth: outer, arange, bool ** 2, Python ints, pad, select, median -------------
+
+def test_ufunc_outer_converts_python_numbers_to_arrays():
+    check(lambda x: (np.subtract.outer(x, 2), np.add.outer(x.astype(np.float32), 2.5),
+                     np.multiply.outer(3, x)), np.array([1, 2, 3], np.int8))
+
+
+def test_float_arange_has_numpys_values():
+    def f():
+        return np.arange(-1.5, 2, 0.1), np.arange(1, 2, 0.3), np.arange(0.0, 1.0, 0.1,
+                                                                         dtype=np.float32)
+    for expected, actual in zip(f(), tpucc.compile(f)()):
+        np.testing.assert_array_equal(expected, actual)
+        assert expected.dtype == actual.dtype
+
+
+def test_bool_array_squared_is_int8_as_numpy_computes_it():
+    check(lambda x: ((x > 0) ** 2, (x > 0)[0] ** 2, np.array(x[0] > 0) ** 2),
+          np.array([-1, 0, 2]))
+
+
+def test_python_int_arithmetic_beyond_int64_is_refused_and_floats_take_big_ints():
+    raises_at(lambda x: int(x[0]) + 2 ** 63, (np.array([100]),), match="E100",
+              line_of="2 ** 63")
+    check(lambda x: (float(x[0]) * 10 ** 20, float(x[0]) / 2 ** 70), np.array([100.0]))
+
+
+def test_three_argument_pow_of_a_runtime_int():
+    check(lambda x: (pow(int(x[0]), 13, 97), pow(int(x[1]), 0, 5), pow(int(x[0]), 5, -7),
+                     pow(-int(x[0]), 3, 11)), np.array([123456, 7]))
+    raises_at(lambda x: pow(int(x[0]), int(x[1]), 7), (np.array([3, 4]),), match="E100")
+
+
+def test_numpy_integer_of_a_runtime_python_int_that_does_not_fit_raises():
+    check(lambda x: (np.int8(int(x[0])), np.uint8(int(x[1])), np.int16(float(x[0]))),
+          np.array([100, 7]))
+    for f in (lambda x: np.int8(int(x[0])), lambda x: np.uint8(int(x[1]))):
+        with pytest.raises(tpucc.TpuccError, match="E910"):
+            tpucc.compile(f)(np.array([300, -1]))
+
+
+def test_pad_and_select_convert_their_python_numbers_as_numpy_does():
+    x = np.array([[1, -2, 3]], np.int8)
+    raises_at(lambda x: np.pad(x, 1, constant_values=1000), (x,), match="out of bounds")
+    check(lambda x: (np.pad(x, 1, constant_values=(5, 7)), np.pad(x, 1, constant_values=x[0, 1]),
+                     np.pad(x, ((1, 2), (0, 1)), constant_values=int(x[0, 2]))), x)
+    check(lambda x: np.select([x > 1], [x], default=1000), np.array([1, -2, 3], np.int8))
+
+
+def test_median_and_percentile_of_an_empty_leading_axis():
+    x = np.zeros((0, 3), np.float32)
+    check(lambda x: (np.median(x, axis=1), np.percentile(x, 50, axis=1)), x)
+
+
+def test_inplace_cast_hints_are_python():
+    def f(x):
+        y = x.copy()
+        np.sqrt(y, out=y)
+        return y
+
+    def g(x):
+        b = x > 0
+        b **= 2
+        return b
+    for fn, text in ((f, "np.sqrt(...)"), (g, "a = a ** b")):
+        with pytest.raises(tpucc.TpuccError) as info:
+            tpucc.compile(fn)(np.array([1, 4], np.int8))
+        assert text in str(info.value)

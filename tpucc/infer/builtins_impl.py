@@ -423,7 +423,36 @@ def divmod_(interp, a, b):
 
 @builtin(py.pow)
 def pow_(interp, a, b, mod=None):
-    return a ** b if mod is None else pow(a, b, mod)
+    if mod is None:
+        return a ** b
+    if not any(isinstance(v, Array) for v in (a, b, mod)):
+        return pow(a, b, mod)
+    return _modular_power(a, b, mod)
+
+
+def _modular_power(base, exponent, mod):
+    """pow(base, exponent, mod) of a runtime Python int base, by squaring
+    (each product below mod**2, so mod must be static and at most 2**31 to
+    stay within int64)."""
+    if isinstance(exponent, Array) or isinstance(mod, Array) or not all(
+            type(v) is int or isinstance(v, Array) and v.weak and v.dtype.kind == "i"
+            for v in (base, exponent, mod)):
+        raise UnsupportedError("pow(base, exponent, mod) with a runtime exponent or modulus, "
+                               "or of values that are not Python ints, is not supported",
+                               hint="use a static exponent and modulus, or compute "
+                                    "(base ** exponent) % mod on small numbers")
+    if not 0 < abs(mod) <= 2 ** 31 or exponent < 0:
+        raise UnsupportedError("pow(base, exponent, mod) of a runtime base with a negative "
+                               "exponent or a modulus beyond 2**31 is not supported",
+                               hint="keep the modulus within 2**31 (products stay in int64)")
+    result, square = 1 % mod, base % mod
+    while exponent:
+        if exponent & 1:
+            result = (result * square) % mod
+        exponent >>= 1
+        if exponent:
+            square = (square * square) % mod
+    return result
 
 
 @builtin(py.round)

@@ -236,10 +236,27 @@ def _numpy_scalar_of(cls, x: Array):
     dtype = np.dtype(cls)
     if dtype.kind not in "biufc":
         raise UnsupportedError(f"np.{cls.__name__}() of a runtime value is not supported")
+    if x.weak and x.dtype.kind in "iuf" and dtype.kind in "iu":
+        _require_fits(x, dtype)
     out = astype(x, dtype)
     if out.ndim == 0:
         out.immutable = True
     return out
+
+
+def _require_fits(x: Array, dtype):
+    """np.int8(n) of a Python int (or float, truncated) known only at run
+    time raises OverflowError where n does not fit, as NumPy does (an
+    array or NumPy scalar wraps instead): a runtime check."""
+    from ..ops.elementwise import emit_ufunc
+    from . import checks
+    whole = emit_ufunc("trunc", x) if x.dtype.kind == "f" else x
+    info = np.iinfo(dtype)
+    ok = emit_ufunc("logical_and", emit_ufunc("greater_equal", whole, int(info.min)),
+                    emit_ufunc("less_equal", whole, int(info.max)))
+    checks.require(ok, f"a Python integer out of bounds for {dtype}", raises="OverflowError",
+                   hint="NumPy raises OverflowError here; keep the value in range or use "
+                        "np.array(n).astype(...) to wrap it")
 
 
 def _describe_source(source) -> str:

@@ -116,7 +116,15 @@ def arange(start, stop=None, step=None, dtype=None):
     step = 1 if step is None else step
     ref = np.arange(start, stop, step, dtype=dtype)[:0]   # NumPy's own dtype and length rule
     num = len(range(0, int(np.ceil((stop - start) / step)))) if step else 0
+    if ref.dtype.kind in "fc" and 0 < num <= EXACT_ARANGE:
+        # NumPy fills start + i * ((start + step) - start), rounded in the
+        # dtype, which start + i * step (and XLA contracting it into an FMA)
+        # misses by an ulp: a short one is NumPy's own array.
+        return Array(const_value(np.arange(start, stop, step, dtype=ref.dtype)))
     return _emit("arange", start=start, step=step, num=max(num, 0), dtype=ref.dtype)
+
+
+EXACT_ARANGE = 1 << 16      # elements of a float np.arange computed at compile time
 
 
 register("eye", lambda avals, n, m, k, dtype: AVal(dtype, (n, m), False),
@@ -151,5 +159,5 @@ def _const_lower(value, dtype):
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from ..infer.builder import emit  # noqa: E402
+from ..infer.builder import const_value, emit  # noqa: E402
 from ..infer.values import Array, to_value  # noqa: E402

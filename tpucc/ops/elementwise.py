@@ -229,9 +229,20 @@ def _compute_dtype(dt: np.dtype) -> np.dtype:
 _EXACT_INT_UFUNCS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 
 
-def _check_python_ints(ufname, operands):
+def _check_python_ints(ufname, operands) -> tuple:
+    """The operands, a static Python int beyond 64 bits as the float NumPy
+    (or Python) converts it to where the loop is a float one; raises where
+    NumPy raises (an int out of an integer loop's range) and where Python
+    ints would need more than 64 bits."""
     if ufname in _EXACT_INT_UFUNCS or not any(_is_python_int(x) for x in operands):
-        return
+        return operands
+    if all(_is_python_int(x) or _is_runtime_python_int(x) for x in operands) and any(
+            _is_python_int(x) and not _INT64_MIN <= x <= _INT64_MAX for x in operands):
+        raise UnsupportedError(
+            f"arithmetic ({ufname}) of a Python int known only at run time and the Python int "
+            f"{next(x for x in operands if _is_python_int(x) and not _INT64_MIN <= x <= _INT64_MAX)}"
+            ", which no int64 holds: compiled code holds Python ints in 64 bits",
+            hint="use a float, or keep the numbers within int64")
     try:
         # A Python int is an `int` to NumPy's resolution, also one only a
         # float holds (2**64): int64_array * 2**64 raises, int64_array / 2**64 not.
@@ -240,19 +251,26 @@ def _check_python_ints(ufname, operands):
             keys = tuple(int if _is_python_int(x) else k for x, k in zip(operands, keys))
         loop = ufunc_loop(getattr(np, ufname), keys)
     except TypeError:
-        return          # no loop for these dtypes: emit reports it as a DTypeError
-    for x, dt in zip(operands, loop):
+        return operands     # no loop for these dtypes: emit reports it as a DTypeError
+    converted = list(operands)
+    for k, (x, dt) in enumerate(zip(operands, loop)):
         if _is_python_int(x) and dt.kind in "iu" and not (
                 np.iinfo(dt).min <= x <= np.iinfo(dt).max):
             raise DTypeError(f"Python integer {x} out of bounds for {dt} (np.{ufname})",
                              hint=f"cast the array to a wider dtype first, e.g. x.astype(np.int64)")
+        if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX and dt.kind in "fc" \
+                and all_weak([_operand_aval(v) for v in operands]):
+            converted[k] = float(x)     # a Python float times a Python int: Python's float
+            continue
         if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
             raise UnsupportedError(f"np.{ufname} of an array and the Python integer {x}, "
                                    "which no 64-bit integer holds, is not supported",
                                    hint="write it as a float (e.g. 2.0**64)")
+    return tuple(converted)
 
 
 _INT64_MIN = int(np.iinfo(np.int64).min)
+_INT64_MAX = int(np.iinfo(np.int64).max)
 _UINT64_MAX = int(np.iinfo(np.uint64).max)
 
 
@@ -266,7 +284,7 @@ def emit_ufunc(ufname, *operands):
     if ufname in _EXACT_INT_UFUNCS:
         operands = _widen_for_exact_comparison(operands)
     else:
-        _check_python_ints(ufname, operands)
+        operands = _check_python_ints(ufname, operands)
         _check_runtime_python_ints(ufname, operands)
     if ufname == "power":
         _check_negative_integer_power(operands)
@@ -604,6 +622,8 @@ def _install_operators():
                 a, b = _as_python_int(a), _as_python_int(b)
             _check_python_division(ufname, a, b)
             if ufname == "power":
+                if _bool_array_squared(a, b):
+                    return emit_ufunc("square", a)
                 a = _python_int_power_base(a, b)
             return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
 
@@ -672,6 +692,13 @@ def _check_python_division(ufname, num, den) -> None:
 def _python_int(x) -> bool:
     return type(x) is int or isinstance(x, Array) and x.weak and x.shape == () and \
         x.dtype.kind in "iu"
+
+
+def _bool_array_squared(base, exponent) -> bool:
+    """`b ** 2` of a bool ndarray: NumPy's ndarray.__pow__ computes x ** 2
+    as np.square(x), whose bool loop gives int8 (np.power gives int64)."""
+    return isinstance(base, Array) and base.dtype == np.bool_ and base.immutable is False \
+        and type(exponent) is int and exponent == 2
 
 
 def _python_int_power_base(base, exponent):
@@ -766,8 +793,9 @@ def store_inplace(a, result, ufname):
             raise DTypeError(
                 f"Cannot cast ufunc '{ufname}' output from {result.dtype} to {a.dtype} "
                 "with casting rule 'same_kind' (in-place operation)",
-                hint=f"write `a = a {_SYMBOL.get(ufname, ufname)} b` to get a new "
-                     f"{result.dtype} array, or cast b first")
+                hint=(f"write `a = a {_SYMBOL[ufname]} b`" if ufname in _SYMBOL else
+                      f"assign the result instead (`a = np.{ufname}(...)`)")
+                + f" to get a new {result.dtype} array, or cast the operands first")
         result = emit("convert", result, dtype=a.dtype)
     if result.shape != a.shape:
         raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
@@ -776,7 +804,8 @@ def store_inplace(a, result, ufname):
     return a
 
 
-_SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/"}
+_SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "divide": "/",
+           "power": "**", "floor_divide": "//", "remainder": "%"}
 
 PY_BINARY = {  # BINARY_OP names -> Python operator functions
     "ADD": operator.add, "SUBTRACT": operator.sub, "MULTIPLY": operator.mul,

@@ -389,10 +389,14 @@ def select(condlist, choicelist, default=0):
             raise UserCodeError(f"TypeError: invalid entry {i} in condlist: should be boolean "
                                 "ndarray")
     shape = broadcast(*(AVal(v.dtype, v.shape, False) for v in conds), *avals)
-    result = _emit("full", shape=shape, dtype=dtype, value=np.asarray(choices[-1], dtype)[()]) \
+    # NumPy copies each choice into the result with unsafe casting: a
+    # Python int out of an int8 result's range wraps (default=1000: -24).
+    result = _emit("full", shape=shape, dtype=dtype,
+                   value=np.asarray(choices[-1]).astype(dtype)[()]) \
         if not isinstance(choices[-1], Array) else broadcast_to(astype(choices[-1], dtype), shape)
     for cond, choice in zip(conds[::-1], choices[-2::-1]):
-        value = astype(choice, dtype) if isinstance(choice, Array) else np.asarray(choice, dtype)
+        value = astype(choice, dtype) if isinstance(choice, Array) else \
+            np.asarray(choice).astype(dtype)
         result = _emit("select", cond, value, result)
     return result
 
@@ -449,10 +453,36 @@ def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even
                                hint="the modes compiled are 'constant', 'edge', 'wrap', "
                                     "'reflect' and 'symmetric' (reflect_type='even')")
     widths = _pad_widths(array, pad_width)
+    if any(isinstance(v, Array) for v in _leaves(constant_values)):
+        return _pad_with_runtime_value(array, widths, constant_values)
+    for value in _leaves(constant_values):      # NumPy: OverflowError
+        indexing.check_python_number_fits(value, _aval(array).dtype)
     if _aval(array).ndim == 0:     # NumPy returns a 0-d array unchanged (a copy)
         return _emit("convert", array, dtype=_aval(array).dtype)
     return _emit("pad", array, widths=tuple(map(tuple, widths.tolist())),
                  value=constant_values)
+
+
+def _pad_with_runtime_value(array, widths, value):
+    """np.pad(x, widths, constant_values=v) with v known only at run time:
+    v everywhere, then x written into the middle."""
+    if not (isinstance(value, Array) and value.ndim == 0):
+        raise UnsupportedError("np.pad with per-side constant_values known only at run time "
+                               "is not supported", hint="pad with one value per call")
+    aval = _aval(array)
+    widths = widths.tolist()
+    shape = tuple(d + lo + hi for d, (lo, hi) in zip(aval.shape, widths))
+    out = _emit("convert", broadcast_to(astype(value, aval.dtype), shape), dtype=aval.dtype)
+    indexing.setitem(out, tuple(slice(lo, lo + d) for d, (lo, _) in zip(aval.shape, widths)),
+                     array)
+    return out
+
+
+def _leaves(value) -> list:
+    """The items of nested tuples and lists (pad's constant_values)."""
+    if isinstance(value, (tuple, list)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
 
 
 def _indexed_pad(array, widths, mode):

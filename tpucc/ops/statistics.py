@@ -51,7 +51,8 @@ def _reduced_to_last_axis(a, axis):
         return ravel(a), kept_shape
     x = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
     rest = tuple(d for i, d in enumerate(a.shape) if i not in axes)
-    return reshape(x, rest + (-1,)), kept_shape
+    merged = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))    # (no -1: 0 rows)
+    return reshape(x, rest + (merged,)), kept_shape
 
 
 # --- percentile / quantile ---------------------------------------------------------------

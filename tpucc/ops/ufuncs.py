@@ -52,9 +52,21 @@ def _accumulate(ufunc):
 
 def _outer(ufunc):
     def outer(a, b, **kwargs):
+        a, b = _strong(a), _strong(b)
         shape, extra = _aval(a).shape, _aval(b).ndim
         return NUMPY[ufunc](reshape(a, shape + (1,) * extra), b, **kwargs)
     return outer
+
+
+def _strong(x):
+    """ufunc.outer converts its operands to arrays first, so a Python number
+    is no weak scalar there (NEP 50): np.subtract.outer(int8_array, 2) is
+    int64."""
+    if type(x) in (bool, int, float, complex):
+        return np.asarray(x)
+    if isinstance(x, Array) and x.weak:
+        return emit("convert", x, dtype=x.dtype)
+    return x
 
 
 for _uf in _REDUCE:
