@@ -26,7 +26,7 @@ from ..autodiff import GradFunction
 from ..errors import (LimitError, SideEffectError, StaticValueError, UnsupportedError,
                       UserCodeError)
 from ..ir import AVal, Value
-from ..ops import indexing, masked
+from ..ops import indexing, manipulation, masked
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_read_once,
@@ -810,6 +810,8 @@ class Interpreter:
         method = self.user_dunder(obj, "__getitem__")
         if method is not None:
             return self.inline(method, [obj, key], {})
+        if isinstance(obj, _AXIS_CONCATENATOR) and _any_runtime([key], {}):   # np.r_[a, b]
+            return manipulation.index_trick(obj, key)
         if isinstance(key, Array):
             if isinstance(obj, (list, tuple)):
                 obj = self.static_items(obj)
@@ -1337,6 +1339,7 @@ class Interpreter:
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             if not (isinstance(fn, np.ufunc) and _takes_out(impl)):
                 _refuse_out(f"np.{getattr(fn, '__name__', fn)}", kwargs)
+            _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
                 return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
             return impl(*args, **kwargs)
@@ -1773,6 +1776,45 @@ def _takes_out(impl) -> bool:
         return "out" in inspect.signature(impl).parameters
     except (TypeError, ValueError):
         return False
+
+
+# np.r_ and np.c_ are instances of its subclasses
+_AXIS_CONCATENATOR = type(np.r_).__mro__[1]
+
+
+@functools.lru_cache(maxsize=None)
+def _keywords_of(impl) -> frozenset | None:
+    """The keyword arguments an implementation accepts; None: any (**kw)."""
+    try:
+        params = inspect.signature(impl).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params
+                     if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _refuse_unknown_keywords(fn, impl, kwargs: dict):
+    """A keyword NumPy's function takes but tpucc's implementation does not
+    (np.stack(..., out=)) is tpucc's limit (E100), one NumPy does not take
+    either the user's TypeError: checked before the call, so TypeErrors
+    raised inside the implementation stay what they are."""
+    accepted = _keywords_of(impl) if kwargs else None
+    unknown = [k for k in kwargs if accepted is not None and k not in accepted]
+    if not unknown:
+        return
+    ufunc = getattr(fn, "__self__", None)
+    module = "np.linalg." if getattr(fn, "__module__", "") == "numpy.linalg" else "np."
+    name = (f"np.{ufunc.__name__}.{fn.__name__}" if isinstance(ufunc, np.ufunc) else
+            f"{module}{getattr(fn, '__name__', fn)}")
+    numpy_accepts = _keywords_of(fn)
+    if numpy_accepts is not None and unknown[0] not in numpy_accepts:
+        raise UserCodeError(f"TypeError: {name}() got an unexpected keyword argument "
+                            f"'{unknown[0]}'")
+    raise UnsupportedError(f"{name}(): the argument {unknown[0]}= is not supported by tpucc",
+                           hint=f"call {name} without {unknown[0]}= (cast or mask the "
+                                "operands first)")
 
 
 def _refuse_out(name: str, kwargs: dict):

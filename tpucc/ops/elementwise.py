@@ -595,6 +595,19 @@ def astype_method(x, dtype, copy=True, casting="unsafe"):
 METHODS["astype"] = astype_method
 
 
+@implements(np.astype)
+def astype_function(x, dtype, /, *, copy=True, device=None):
+    """np.astype (NumPy 2): the method, for arrays and NumPy scalars only."""
+    if not isinstance(x, Array) or x.weak:
+        raise UserCodeError(f"TypeError: Input should be a NumPy array or scalar. It is a "
+                            f"{'Python number' if isinstance(x, Array) else type(x).__name__} "
+                            "instead.")
+    if device not in (None, "cpu"):
+        raise UserCodeError(f"ValueError: Device not understood. Only \"cpu\" is allowed, but "
+                            f"received: {device}")
+    return astype_method(x, dtype, copy=copy)
+
+
 # --- Python operators on Arrays ------------------------------------------------
 
 OPERATORS = {  # dunder stem -> ufunc name

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import ShapeError
+from ..errors import ShapeError, UserCodeError
 from ..ir import AVal
 from .registry import (all_weak, as_array_operand, cast, define_vjp, implements, matmul_precision,
                        register, result_type, target_platforms)
@@ -196,7 +196,9 @@ def _emit(name, a, b, **attrs):
 
 
 @implements(np.matmul)
-def matmul(a, b):
+def matmul(a, b, *, dtype=None, casting="same_kind"):
+    if dtype is not None:   # NumPy's loop for that output: the operands cast to it
+        a, b = cast_operands("matmul", [as_array_operand(a), as_array_operand(b)], dtype, casting)
     return _emit("matmul", a, b)
 
 
@@ -250,8 +252,38 @@ register("einsum", _einsum_abstract, _einsum_lower,
 
 
 @implements(np.einsum)
-def einsum(subscripts, *operands, optimize=None):
+def einsum(subscripts, *operands, optimize=None, dtype=None, casting="safe"):
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublist_subscripts((subscripts, *operands))
+    if dtype is not None:
+        operands = cast_operands("einsum", [as_array_operand(x) for x in operands], dtype,
+                                 casting)
     return emit("einsum", *operands, subscripts=subscripts, precision=matmul_precision())
+
+
+def _sublist_subscripts(args) -> tuple:
+    """np.einsum(x, [0, 1], y, [1, 2], [0, 2]): the subscript string NumPy
+    makes of the sublists (0-25 are A-Z, 26-51 a-z) and the operands."""
+    def letters(sublist):
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= s < 52:
+                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+            else:
+                raise UserCodeError("ValueError: subscript is not within the valid range [0, 52)")
+        return "".join(out)
+    operands, sublists = list(args[0::2]), list(args[1::2])
+    output = None
+    if len(args) % 2:       # an odd count: the last is the output's sublist
+        output = operands.pop()
+        if isinstance(output, Array):
+            raise UserCodeError("ValueError: einsum: an operand has no sublist")
+    subscripts = ",".join(letters(s) for s in sublists)
+    if output is not None:
+        subscripts += "->" + letters(output)
+    return subscripts, operands
 
 
 def inplace_matmul(a, b):
@@ -276,5 +308,6 @@ def install_operators():
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, rebinds_in_place  # noqa: E402
 from .elementwise import store_inplace  # noqa: E402
+from .shape import cast_operands  # noqa: E402
 from ..lower.layout import logical  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402

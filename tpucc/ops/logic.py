@@ -1,6 +1,7 @@
 """Comparisons and counts composed of other ops: isclose, allclose,
-count_nonzero, and the NaN-ignoring reductions nansum, nanprod, nanmax,
-nanmin, nanmean, nanvar, nanstd, nancumsum, nancumprod.
+array_equal, array_equiv, isposinf, isneginf, count_nonzero, and the
+NaN-ignoring reductions nansum, nanprod, nanmax, nanmin, nanmean, nanvar,
+nanstd, nancumsum, nancumprod.
 
 The NaN-ignoring reductions replace NaN by a neutral value and reduce, as
 NumPy's nanfunctions do; integer and bool arrays have no NaN and reduce as
@@ -10,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, UnsupportedError
+from ..errors import DTypeError, UnsupportedError, UserCodeError
 from .elementwise import astype, emit_ufunc, real
 from .manipulation import as_array
-from .registry import METHODS, NUMPY, implements
+from .registry import METHODS, NUMPY, broadcast_shapes, implements
 from .shape import where
 
 
@@ -200,6 +201,53 @@ def _nan_cumulative(name):
 
 implements(np.nancumsum)(_nan_cumulative("nancumsum"))
 implements(np.nancumprod)(_nan_cumulative("nancumprod"))
+
+
+# --- array_equal / array_equiv, isposinf / isneginf ------------------------------------------
+
+@implements(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    """A Python bool, as NumPy's; False at compile time when the shapes differ."""
+    a1, a2 = as_array(a1), as_array(a2)
+    if a1.shape != a2.shape:
+        return False
+    same = a1 == a2
+    if equal_nan and (a1.dtype.kind in "fc" or a2.dtype.kind in "fc"):
+        # NumPy: the NaNs must be at the same places, and the rest equal
+        same = same | (NUMPY[np.isnan](a1) & NUMPY[np.isnan](a2))
+    return python_scalar(NUMPY[np.all](same), bool)
+
+
+@implements(np.array_equiv)
+def array_equiv(a1, a2):
+    a1, a2 = as_array(a1), as_array(a2)
+    try:
+        broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return False
+    return python_scalar(NUMPY[np.all](a1 == a2), bool)
+
+
+def _signed_infinity(name, negative: bool):
+    def test(x, out=None):
+        if out is not None:
+            raise UnsupportedError(f"np.{name}(out=...) is not supported",
+                                   hint="assign the result")
+        if _operand_dtype(x).kind == "c":
+            raise UserCodeError(f"TypeError: This operation is not supported for complex "
+                                f"values because it would be ambiguous. (np.{name})")
+        sign = NUMPY[np.signbit](x)
+        return NUMPY[np.logical_and](NUMPY[np.isinf](x),
+                                     sign if negative else NUMPY[np.logical_not](sign))
+    return test
+
+
+def _operand_dtype(x) -> np.dtype:
+    return x.dtype if isinstance(x, Array) else np.asarray(x).dtype
+
+
+implements(np.isposinf)(_signed_infinity("isposinf", False))
+implements(np.isneginf)(_signed_infinity("isneginf", True))
 
 
 # Bound last: these modules import this one.  (A function-level import

@@ -1,6 +1,6 @@
 """Array manipulation composed of other ops (no op of its own): the split
 family, atleast_1d/2d/3d, broadcast_arrays, column_stack, dstack, meshgrid,
-rot90, diff.
+rot90, diff, append, insert, delete, block, unstack, choose, np.r_ / np.c_.
 
 What NumPy returns as a view (the pieces of a split, atleast_*) is a basic
 indexing view here too, so a write into it reaches the array it came from.
@@ -11,9 +11,10 @@ from itertools import accumulate
 
 import numpy as np
 
-from ..errors import ShapeError, UserCodeError
-from .registry import broadcast_shapes, implements, normalize_axis, static_index
-from .shape import broadcast_to, concatenate, flip, reshape, transpose
+from ..errors import ShapeError, UnsupportedError, UserCodeError
+from .registry import (NUMPY, as_array_operand, broadcast_shapes, implements, normalize_axis,
+                       static_index)
+from .shape import broadcast_to, concatenate, flip, moveaxis, ravel, reshape, transpose, where
 
 
 def as_array(x):
@@ -211,6 +212,197 @@ def _diff_end(value, a, axis):
     return value
 
 
+# --- append / insert / delete --------------------------------------------------------------
+
+@implements(np.append)
+def append(arr, values, axis=None):
+    arr = as_array(as_array_operand(arr))
+    if axis is None:
+        arr = arr if arr.ndim == 1 else ravel(arr)
+        return concatenate([arr, ravel(as_array(as_array_operand(values)))], 0)
+    return concatenate([arr, values], axis)
+
+
+def _axis_plan(arr, axis):
+    """NumPy's start of insert and delete: axis=None works on the flat array."""
+    arr = as_array(as_array_operand(arr))
+    if axis is None:
+        return (arr if arr.ndim == 1 else ravel(arr)), 0
+    return arr, normalize_axis(axis, arr.ndim)
+
+
+def _static_positions(obj, name):
+    if isinstance(obj, Array):
+        raise UnsupportedError(f"np.{name} with runtime indices: the result's shape would "
+                               "depend on them", hint="pass the indices as Python ints, a "
+                               "list or a slice")
+    return obj
+
+
+@implements(np.insert)
+def insert(arr, obj, values, axis=None):
+    """The new array gathered (a static permutation) from `arr` followed by
+    the inserted values broadcast to their slot; NumPy itself, run on the
+    positions 0..N-1, says where each goes (and raises what it raises)."""
+    arr, axis = _axis_plan(arr, axis)
+    obj = _static_positions(obj, "insert")
+    n = arr.shape[axis]
+    indices = np.arange(*obj.indices(n)) if isinstance(obj, slice) else np.asarray(obj)
+    values = _as_dtype(values, arr.dtype)
+    if indices.size == 1:           # one position: a block of values, as NumPy's own path
+        values = values[(None,) * (arr.ndim - values.ndim)] if values.ndim < arr.ndim else values
+        if indices.ndim == 0:
+            values = moveaxis(values, 0, axis)
+        count = values.shape[axis] if values.ndim else 1
+    else:
+        count = indices.size
+    slot = arr.shape[:axis] + (count,) + arr.shape[axis + 1:]
+    source = np.insert(np.arange(n), obj, n + np.arange(count))
+    joined = concatenate([arr, broadcast_to(values, slot)], axis)
+    return joined[along(axis, source)]
+
+
+def _as_dtype(values, dtype):
+    """The inserted values as NumPy converts them (np.array(values, dtype)):
+    static ones by NumPy now (its overflow errors included), runtime ones
+    by an unsafe cast."""
+    if isinstance(values, Array) or holds_runtime(values):
+        return astype(asarray(values), dtype)
+    return asarray(np.array(values, dtype=dtype))
+
+
+@implements(np.delete)
+def delete(arr, obj, axis=None):
+    arr, axis = _axis_plan(arr, axis)
+    obj = _static_positions(obj, "delete")
+    keep = np.delete(np.arange(arr.shape[axis]), obj)
+    return arr[along(axis, keep)]
+
+
+# --- block / unstack --------------------------------------------------------------------
+
+@implements(np.block)
+def block(arrays):
+    """Nested lists of arrays: the innermost lists are joined along the
+    last axis, the next ones along the one before, ...; every leaf first
+    gets leading unit axes up to the result's ndim."""
+    depth, leaves = _block_depth(arrays, ())
+    ndim = max([depth] + [as_array(as_array_operand(x)).ndim for x in leaves])
+
+    def joined(x, level):
+        if isinstance(x, list):
+            return concatenate([joined(y, level + 1) for y in x], level - depth)
+        x = as_array(as_array_operand(x))
+        return reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+    out = joined(arrays, 0)
+    return copy_array(out) if depth == 0 else out
+
+
+def _block_depth(x, index) -> tuple:
+    """(nesting depth, leaves) of np.block's argument, with NumPy's errors."""
+    if type(x) is tuple:
+        raise UserCodeError(f"TypeError: arrays{''.join(f'[{i}]' for i in index)} is a tuple. "
+                            "Only lists can be used to arrange blocks, and np.block does not "
+                            "allow implicit conversion from tuple to ndarray.")
+    if not isinstance(x, list):
+        return 0, [x]
+    if not x:
+        raise UserCodeError(f"ValueError: List at arrays{''.join(f'[{i}]' for i in index)} "
+                            "cannot be empty")
+    parts = [_block_depth(y, index + (i,)) for i, y in enumerate(x)]
+    if len({d for d, _ in parts}) != 1:
+        raise UserCodeError("ValueError: List depths are mismatched in np.block")
+    return parts[0][0] + 1, [leaf for _, ls in parts for leaf in ls]
+
+
+@implements(np.unstack)
+def unstack(x, *, axis=0):
+    x = as_array(x)
+    if x.ndim == 0:
+        raise UserCodeError("ValueError: Input array must be at least 1-d.")
+    axis = normalize_axis(axis, x.ndim)
+    # NumPy iterates the moved array: the items of a 1-d one are NumPy scalars
+    return tuple(scalar_if_numpy_would(x, along(axis, i), x[along(axis, i)])
+                 for i in range(x.shape[axis]))
+
+
+# --- choose ----------------------------------------------------------------------------------
+
+@implements(np.choose)
+def choose(a, choices, out=None, mode="raise"):
+    """choices[a[i]][i] for the broadcast shape: one select per choice.  An
+    index out of range raises when the call returns (mode='raise'), wraps
+    or clips."""
+    if out is not None:
+        raise UnsupportedError("np.choose(out=...) is not supported", hint="assign the result")
+    if mode not in ("raise", "wrap", "clip"):
+        raise UserCodeError(f"ValueError: clipmode must be one of 'clip', 'raise', or 'wrap' "
+                            f"(got {mode!r})")
+    a = as_array(as_array_operand(a))
+    if a.dtype.kind not in "biu":
+        raise UserCodeError(f"TypeError: Cannot cast array data from dtype('{a.dtype}') to "
+                            "dtype('int64') according to the rule 'safe'")
+    choices = [c if type(c) in (bool, int, float, complex) else as_array(c)
+               for c in _choices(choices)]
+    n = len(choices)
+    if n == 0:
+        raise UserCodeError("ValueError: 0-length sequence.")
+    a = astype(a, np.int64)
+    if mode == "wrap":
+        a = a % n
+    elif mode == "clip":
+        a = NUMPY[np.clip](a, 0, n - 1)
+    else:
+        checks.require(NUMPY[np.all]((a >= 0) & (a < n)), "invalid entry in choice array",
+                       raises="ValueError")
+    dtype = NUMPY[np.result_type](*choices)
+    shape = broadcast_shapes(a.shape, *(np.shape(c) if not isinstance(c, Array) else c.shape
+                                        for c in choices))
+    result = broadcast_to(astype(asarray(choices[0]), dtype), shape)
+    for k in range(1, n):
+        result = where(a == k, astype(asarray(choices[k]), dtype), result)
+    return copy_array(result)
+
+
+def _choices(choices):
+    if isinstance(choices, Array):      # a stacked array: its rows
+        return [choices[i] for i in range(choices.shape[0])]
+    return list(choices)
+
+
+# --- np.r_ / np.c_ -------------------------------------------------------------------------
+
+def index_trick(obj, key):
+    """`np.r_[a, b]` / `np.c_[a, b]` on arrays and numbers, as NumPy's
+    AxisConcatenator: each item made an array of at least `ndmin` axes (a
+    1-d one placed as `trans1d` says), all in the result_type of the items
+    (numbers weak), then concatenated along `axis`.  Slices and directive
+    strings are refused."""
+    items = key if isinstance(key, tuple) else (key,)
+    if obj.matrix or any(isinstance(k, (str, slice)) for k in items):
+        raise UnsupportedError(f"np.{type(obj).__name__[0].lower()}_[...] with a slice or a "
+                               "directive string is not supported on runtime arrays",
+                               hint="use np.concatenate / np.column_stack, and np.arange")
+    ndmin, trans1d = obj.ndmin, obj.trans1d
+    objs, kinds = [], []
+    for item in items:
+        scalar = type(item) in np.ScalarType or (isinstance(item, Array) and (
+            item.weak or item.immutable))
+        x = as_array(as_array_operand(item))
+        kinds.append(item if scalar else x)     # numbers count weak (NEP 50)
+        nd = x.ndim
+        x = reshape(x, (1,) * max(ndmin - nd, 0) + x.shape)
+        if not scalar and trans1d != -1 and nd < ndmin:
+            k2, k1 = ndmin - nd, trans1d if trans1d >= 0 else trans1d + ndmin - nd + 1
+            axes = list(range(ndmin))
+            x = transpose(x, axes[:k1] + axes[k2:] + axes[k1:k2])
+        objs.append(x)
+    dtype = NUMPY[np.result_type](*kinds)
+    return concatenate([astype(x, dtype) for x in objs], obj.axis)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from .elementwise import asarray, copy as copy_array  # noqa: E402
+from ..infer import checks  # noqa: E402
+from ..infer.values import Array, holds_runtime, scalar_if_numpy_would  # noqa: E402
+from .elementwise import astype, asarray, copy as copy_array  # noqa: E402

@@ -1,5 +1,6 @@
 """Matrix structure composed of other ops: tril, triu, diag, diagonal, trace,
-kron and np.linalg.norm.
+kron, diagflat, triu/tril_indices_from, matrix_transpose, vecdot,
+np.linalg.multi_dot and the norms (norm, vector_norm, matrix_norm).
 
 Triangles and diagonal matrices are selects with a mask made of iotas
 (np.arange), not constants: a large mask costs nothing in the module.  A
@@ -13,10 +14,11 @@ import numpy as np
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from .creation import arange, eye, zeros
 from .elementwise import imag, real
-from .linalg import dot
+from .linalg import dot, matmul
 from .manipulation import as_array
-from .registry import METHODS, implements, normalize_axis, static_index
-from .shape import expand_dims, moveaxis, pad, read_only, reshape, where
+from .registry import (METHODS, as_array_operand, implements, normalize_axes, normalize_axis,
+                       static_index)
+from .shape import expand_dims, moveaxis, pad, read_only, reshape, swapaxes, transpose, where
 
 
 def _zero(dtype):
@@ -283,8 +285,150 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(cp, -1, normalize_axis(axisc, cp.ndim))
 
 
+# --- diagflat, triu/tril_indices_from, matrix_transpose -------------------------------------
+
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    return diag(reshape(as_array(v), -1), k)
+
+
+def _indices_from(name, indices):
+    def indices_from(arr, k=0):
+        arr = as_array(arr)
+        if arr.ndim != 2:
+            raise UserCodeError("ValueError: input array must be 2-d")
+        # static: only the shape matters (constants, as NumPy's own arrays)
+        return tuple(Array(const_value(i)) for i in indices(*arr.shape[:1], k=k, m=arr.shape[1]))
+    indices_from.__name__ = name
+    return indices_from
+
+
+implements(np.triu_indices_from)(_indices_from("triu_indices_from", np.triu_indices))
+implements(np.tril_indices_from)(_indices_from("tril_indices_from", np.tril_indices))
+
+
+@implements(np.matrix_transpose)
+def matrix_transpose(x):
+    x = as_array(x)
+    if x.ndim < 2:
+        raise UserCodeError("ValueError: Input array must be at least 2-dimensional, but it is "
+                            f"{x.ndim}")
+    return swapaxes(x, -1, -2)
+
+
+# --- vecdot, multi_dot ----------------------------------------------------------------------
+
+@implements(np.vecdot)
+def vecdot(x1, x2, axis=-1):
+    """sum(conj(x1) * x2) over `axis`, as a batched matrix product of a row
+    by a column (the dtype is matmul's: int8 stays int8, bools OR their ANDs)."""
+    x1, x2 = (as_array(as_array_operand(x)) for x in (x1, x2))
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ShapeError("vecdot: Input operand does not have enough dimensions (it has 0, "
+                         "the signature (n),(n)->() needs 1)")
+    x1, x2 = (moveaxis(x, normalize_axis(axis, x.ndim), -1) for x in (x1, x2))
+    if x1.dtype.kind == "c":
+        x1 = emit_ufunc("conjugate", x1)
+    out = matmul(expand_dims(x1, -2), expand_dims(x2, -1))[..., 0, 0]
+    if out.ndim == 0:
+        out.immutable = True    # a NumPy scalar, as a ufunc gives
+    return out
+
+
+@implements(np.linalg.multi_dot)
+def multi_dot(arrays, *, out=None):
+    """NumPy's multi_dot: the products in the cheapest order (which decides
+    the roundings), a 1-d first or last array taken as a row or column."""
+    if out is not None:
+        raise UnsupportedError("np.linalg.multi_dot(out=...) is not supported",
+                               hint="assign the result")
+    arrays = [as_array(as_array_operand(a)) for a in arrays]
+    n = len(arrays)
+    if n < 2:
+        raise UserCodeError("ValueError: Expecting at least two arrays.")
+    if n == 2:
+        return dot(arrays[0], arrays[1])
+    first, last = arrays[0].ndim, arrays[-1].ndim
+    if first == 1:
+        arrays[0] = reshape(arrays[0], 1, -1)
+    if last == 1:
+        arrays[-1] = reshape(arrays[-1], -1, 1)
+    for a in arrays:
+        if a.ndim != 2:
+            raise UserCodeError(f"LinAlgError: {a.ndim}-dimensional array given. Array must be "
+                                "two-dimensional")
+    result = _chain(arrays, _chain_order([a.shape for a in arrays]), 0, n - 1)
+    if first == 1 and last == 1:
+        result = result[0, 0]
+        result.immutable = True         # NumPy's result[0, 0]: a scalar
+        return result
+    return reshape(result, -1) if first == 1 or last == 1 else result
+
+
+def _chain_order(shapes) -> dict:
+    """NumPy's matrix-chain order (_multi_dot_three's cost rule for three
+    matrices, its dynamic program for more): split[i, j] = where the
+    product of matrices i..j splits."""
+    n = len(shapes)
+    if n == 3:
+        (a0, a1b0), (b1c0, c1) = shapes[0], shapes[2]
+        cost1 = a0 * b1c0 * (a1b0 + c1)
+        cost2 = a1b0 * c1 * (a0 + b1c0)
+        return {(0, 2): 1 if cost1 < cost2 else 0, (0, 1): 0, (1, 2): 1}
+    p = [s[0] for s in shapes] + [shapes[-1][1]]
+    cost, split = {(i, i): 0 for i in range(n)}, {}
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i, j] = np.inf
+            for k in range(i, j):
+                q = cost[i, k] + cost[k + 1, j] + p[i] * p[k + 1] * p[j + 1]
+                if q < cost[i, j]:
+                    cost[i, j], split[i, j] = q, k
+    return split
+
+
+def _chain(arrays, split, i, j):
+    if i == j:
+        return arrays[i]
+    k = split[i, j]
+    return dot(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
+
+
+# --- vector_norm / matrix_norm (the array API's norms) -----------------------------------
+
+@implements(np.linalg.vector_norm)
+def vector_norm(x, *, axis=None, keepdims=False, ord=2):
+    """NumPy's own steps: the reduced axes moved first and flattened into
+    one, whose vector norm is taken; keepdims restores unit axes."""
+    x = as_array(as_array_operand(x))
+    shape = x.shape
+    if axis is None:
+        x, along_axis = reshape(x, -1), 0
+    elif isinstance(axis, tuple):
+        axes = normalize_axes(axis, x.ndim)
+        rest = tuple(i for i in range(x.ndim) if i not in axes)
+        size = int(np.prod([shape[i] for i in axis], dtype=int))
+        x = reshape(transpose(x, axis + rest), (size, *[shape[i] for i in rest]))
+        along_axis = 0
+    else:
+        along_axis = axis
+    result = norm(x, ord=ord, axis=along_axis)
+    if keepdims and shape:      # (a 0-d array's norm stays a NumPy scalar)
+        reduced = normalize_axes(tuple(range(len(shape))) if axis is None else axis, len(shape))
+        result = reshape(result, tuple(1 if i in reduced else d for i, d in enumerate(shape)))
+    return result
+
+
+@implements(np.linalg.matrix_norm)
+def matrix_norm(x, *, keepdims=False, ord="fro"):
+    return norm(x, axis=(-2, -1), keepdims=keepdims, ord=ord)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from .decompositions import singular_values  # noqa: E402
 from .elementwise import astype, emit_ufunc  # noqa: E402
 from .shape import broadcast_to, stack  # noqa: E402
+from ..infer.builder import const_value  # noqa: E402
+from ..infer.values import Array  # noqa: E402

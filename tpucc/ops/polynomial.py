@@ -1,5 +1,5 @@
 """Polynomials and discrete convolution: np.vander, np.polyval, np.polyfit,
-np.convolve (and the `correlate` op it is made of).
+np.convolve and np.correlate (and the `correlate` op they are made of).
 
 vander and polyval are NumPy's loops unrolled (the number of columns and
 of coefficients is static), so every product rounds where NumPy's does.
@@ -166,12 +166,36 @@ def convolve(a, v, mode="full"):
         raise UserCodeError("ValueError: v cannot be empty")
     if a.ndim > 1 or v.ndim > 1:
         raise UserCodeError("ValueError: object too deep for desired array")
-    m = v.shape[0]
+    v = v[::-1]
+    if v.dtype.kind == "c":     # the op conjugates its second operand: undone
+        v = emit_ufunc("conjugate", v)
+    return emit("correlate", a, v, pad=_pads(v.shape[0], mode))
+
+
+@implements(np.correlate)
+def correlate(a, v, mode="valid"):
+    """NumPy's correlate2: sum_k a[i + k] * conj(v[k]).  With `a` the shorter
+    NumPy swaps the two, and the result is reversed and conjugated."""
+    a, v = (as_array(as_array_operand(x)) for x in (a, v))
+    if a.ndim != 1 or v.ndim != 1:
+        depth = "deep" if max(a.ndim, v.ndim) > 1 else "small depth"
+        raise UserCodeError(f"ValueError: object too {depth} for desired array")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise UserCodeError(f"ValueError: {'a' if a.shape[0] == 0 else 'v'} cannot be empty")
+    pads = _pads(min(a.shape[0], v.shape[0]), mode)
+    if a.shape[0] >= v.shape[0]:
+        return emit("correlate", a, v, pad=pads)
+    out = emit("correlate", v, a, pad=pads)[::-1]
+    return emit_ufunc("conjugate", out) if out.dtype.kind == "c" else out
+
+
+def _pads(m: int, mode):
+    """The zeros around the longer operand, for a shorter one of length m."""
     pads = {"full": (m - 1, m - 1), "same": (m // 2, m - m // 2 - 1), "valid": (0, 0)}
     if mode not in pads:
         raise UserCodeError(f"ValueError: mode must be one of 'valid', 'same', or 'full' "
                             f"(got {mode!r})")
-    return emit("correlate", a, v[::-1], pad=pads[mode])
+    return pads[mode]
 
 
 def _at_least_1d(x):

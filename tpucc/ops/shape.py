@@ -242,23 +242,39 @@ register("concatenate", _concat_abstract, _concat_lower,
 
 
 @implements(np.concatenate)
-def concatenate(arrays, axis=0, dtype=None):
+def concatenate(arrays, axis=0, dtype=None, *, casting="same_kind"):
     arrays = [as_array_operand(a) for a in arrays]
+    if dtype is not None:
+        arrays = cast_operands("concatenate", arrays, dtype, casting)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
     nd = _aval(arrays[0]).ndim
-    out = _emit("concatenate", *arrays, axis=normalize_axis(axis, nd) if nd else 0)
-    return out if dtype is None else METHODS["astype"](out, dtype)
+    return _emit("concatenate", *arrays, axis=normalize_axis(axis, nd) if nd else 0)
+
+
+def cast_operands(name, operands, dtype, casting) -> list:
+    """The operands of np.<name>(..., dtype=, casting=) cast to `dtype`, which
+    NumPy allows only under the casting rule (else a TypeError)."""
+    dtype = np.dtype(dtype)
+    for x in operands:
+        src = _aval(x).dtype
+        if not np.can_cast(src, dtype, casting):
+            raise UserCodeError(f"TypeError: np.{name}: cannot cast array data from "
+                                f"dtype('{src}') to dtype('{dtype}') according to the rule "
+                                f"'{casting}'")
+    return [astype(x, dtype, copy=False) for x in operands]
 
 
 @implements(np.stack)
-def stack(arrays, axis=0):
+def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
     arrays = [as_array_operand(a) for a in arrays]
     shapes = {_aval(a).shape for a in arrays}
     if len(shapes) != 1:
         raise ShapeError("all input arrays must have the same shape")
     nd = len(shapes.pop()) + 1
     axis = normalize_axis(axis, nd)
+    if dtype is not None:
+        arrays = cast_operands("stack", arrays, dtype, casting)
     return concatenate([expand_dims(a, axis) for a in arrays], axis)
 
 

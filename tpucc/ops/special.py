@@ -1,5 +1,5 @@
 """NumPy's number-theoretic and floating-point ufuncs whose jax versions
-differ from NumPy's (gcd, lcm, spacing, frexp), and the math functions
+differ from NumPy's (gcd, lcm, spacing, frexp, modf), and the math functions
 NumPy writes in Python (sinc, i0), composed of other ops step by step with
 NumPy's own expressions so that the roundings are NumPy's.
 
@@ -123,6 +123,33 @@ def frexp(x, out=None, **kw):
     if mantissa.ndim == 0:      # NumPy scalars, as every ufunc gives for 0-d operands
         mantissa.immutable = exponent.immutable = True
     return mantissa, exponent
+
+
+# --- modf / fix: the fractional and integral parts ------------------------------------------
+
+@implements(np.modf)
+def modf(x, out=None, **kw):
+    """C's modf: both parts carry x's sign (modf(-3.0) is (-0.0, -3.0)), and
+    an infinity's fractional part is a zero.  Integers and bools compute in
+    the float dtype NumPy's loop picks (int8 -> float16)."""
+    if out is not None or kw:
+        raise UnsupportedError("np.modf: the out=/where= arguments are not supported",
+                               hint="assign the results")
+    x = array_like(x)
+    loop = ufunc_loop(np.modf, loop_keys([x.aval]))
+    if loop[0].kind not in "f":
+        raise UserCodeError(f"TypeError: ufunc 'modf' not supported for the input types ({x.dtype})")
+    x = astype(x, loop[0], copy=False)
+    whole = emit_ufunc("trunc", x)
+    rest = where(emit_ufunc("isinf", x), 0.0, x - whole)
+    fraction = emit_ufunc("copysign", rest, x)
+    if fraction.ndim == 0:      # NumPy scalars, as every ufunc gives for 0-d operands
+        fraction.immutable = whole.immutable = True
+    return fraction, whole
+
+
+# np.fix is np.trunc in NumPy 2 (integers stay integers)
+NUMPY[np.fix] = NUMPY[np.trunc]
 
 
 # --- sinc / i0 (NumPy's Python code, op for op) -------------------------------------------------

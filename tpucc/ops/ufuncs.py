@@ -1,7 +1,8 @@
 """The methods of NumPy's ufuncs on runtime arrays, each built from the op
 that already computes it: `np.add.reduce` is np.sum (NumPy's sum *is*
 add.reduce, dtype rule included), `np.add.accumulate` np.cumsum,
-`np.maximum.accumulate` the cummax op, `np.subtract.outer(a, b)` the ufunc
+`np.maximum.accumulate` the cummax op (and np.cumulative_sum / prod
+the accumulations), `np.subtract.outer(a, b)` the ufunc
 on a reshaped to broadcast against b, and `np.add.at(a, idx, b)` the
 `scatter_at` op below: an unbuffered in-place update (a repeated index
 accumulates, as in a histogram), where `a[idx] += b` applies one update per
@@ -17,8 +18,10 @@ from ..ir import AVal
 from .elementwise import BINARY, astype
 from .indexing import _eval_shape, _materialize, _is_mask, normalize_key, require_in_bounds
 from .reductions import cummax, cummin
-from .registry import NUMPY, broadcast_shapes, const_aval, implements, register, weak_key
-from .shape import _aval, reshape
+from .creation import full
+from .registry import (NUMPY, broadcast_shapes, const_aval, implements, normalize_axis, register,
+                       weak_key)
+from .shape import _aval, concatenate, reshape
 
 _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
            np.logical_and: np.all, np.logical_or: np.any}
@@ -29,10 +32,18 @@ _RUNNING = {np.maximum: cummax, np.minimum: cummin}
 def _reduce(ufunc):
     reduction = _REDUCE[ufunc]
 
-    def reduce(array, axis=0, dtype=None, out=None, keepdims=False):
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
+               where=True):
         kwargs = {} if dtype is None else {"dtype": dtype}   # max/all take no dtype
+        if initial is not _NO_VALUE:
+            kwargs["initial"] = initial
+        if where is not True:
+            kwargs["where"] = where
         return NUMPY[reduction](array, axis=axis, out=out, keepdims=keepdims, **kwargs)
     return reduce
+
+
+_NO_VALUE = object()    # initial=None means "no identity" to NumPy: not the default
 
 
 def _accumulate(ufunc):
@@ -68,6 +79,33 @@ def _strong(x):
         return emit("convert", x, dtype=x.dtype)
     return x
 
+
+def _cumulative(ufunc):
+    """np.cumulative_sum / cumulative_prod (NumPy 2): ufunc.accumulate of
+    the array at least 1-d, with the identity first if include_initial."""
+    def cumulative(x, *, axis=None, dtype=None, out=None, include_initial=False):
+        if out is not None:
+            raise UnsupportedError(f"np.cumulative_{ufunc.__name__}(out=...) is not supported",
+                                   hint="assign the result")
+        x = array_like(x)
+        x = reshape(x, (1,)) if _aval(x).ndim == 0 else x
+        if axis is None:
+            if _aval(x).ndim >= 2:
+                raise UserCodeError("ValueError: For arrays which have more than one dimension "
+                                    "``axis`` argument is required.")
+            axis = 0
+        res = _accumulate(ufunc)(x, axis=axis, dtype=dtype)
+        if include_initial:
+            shape = list(res.shape)
+            shape[normalize_axis(axis, res.ndim)] = 1
+            first = full(tuple(shape), ufunc.identity, res.dtype)
+            res = concatenate([first, res], axis)
+        return res
+    return cumulative
+
+
+implements(np.cumulative_sum)(_cumulative(np.add))
+implements(np.cumulative_prod)(_cumulative(np.multiply))
 
 for _uf in _REDUCE:
     implements(_uf.reduce)(_reduce(_uf))
@@ -158,4 +196,4 @@ for _name in _AT:
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import Array  # noqa: E402
+from ..infer.values import Array, array_like  # noqa: E402
