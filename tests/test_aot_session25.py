@@ -7,7 +7,6 @@ an artifact cannot replay points at the line that assigns."""
 from __future__ import annotations
 
 import json
-import shutil
 import textwrap
 
 import numpy as np
@@ -17,6 +16,7 @@ from click.testing import CliRunner
 import tpucc
 from tpucc import aot
 from tpucc.cli import main
+from test_aot import _copy
 
 STEP = '''
 import numpy as np
@@ -130,14 +130,8 @@ def test_run_input_that_is_not_an_npz(built, tmp_path):
 
 # --- the manifest's own checksum and format version ----------------------------------------
 
-def _copy(built, tmp_path, name="double.tpucc"):
-    art = tmp_path / name
-    shutil.copytree(built / name, art)
-    return art
-
-
 def test_an_edited_manifest_is_refused_at_load(built, tmp_path):
-    art = _copy(built, tmp_path)
+    art = _copy(built, tmp_path, "double.tpucc")
     m = json.loads((art / "manifest.json").read_text())
     assert m["format_version"] == aot.build.FORMAT_VERSION == 3
     assert m["manifest_sha256"] == aot.build.manifest_digest(m)
@@ -174,7 +168,7 @@ def test_an_edited_manifest_is_refused_at_load(built, tmp_path):
     ("3", "has an unknown format version '3'"),
 ])
 def test_artifacts_of_another_format_version(built, tmp_path, version, message):
-    art = _copy(built, tmp_path)
+    art = _copy(built, tmp_path, "double.tpucc")
     m = json.loads((art / "manifest.json").read_text())
     m["format_version"] = version
     (art / "manifest.json").write_text(json.dumps(aot.build.seal_manifest(m)))
