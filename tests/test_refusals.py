@@ -443,7 +443,8 @@ def range_runtime_step(x):
 
 
 def formats_runtime(x):
-    print(f"x = {x}")  # <- here
+    label = f"x = {x}"  # <- here
+    print(label)        # (print(f"x = {x}") itself prints at run time)
     return x
 
 
