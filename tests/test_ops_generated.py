@@ -1388,6 +1388,8 @@ SKIP = {f"np.{name}": _SESSION25 for name in (
     "multi_dot", "vecdot", "matrix_transpose", "vector_norm", "matrix_norm", "cumulative_sum",
     "cumulative_prod", "astype", "unstack", "diagflat", "triu_indices_from",
     "tril_indices_from", "choose")}
+SKIP["np.linalg.matrix_transpose"] = ("np.matrix_transpose's implementation; tested in "
+                                      "tests/test_sweep_session25.py")
 
 
 def qualname(fn) -> str:
@@ -1396,6 +1398,9 @@ def qualname(fn) -> str:
         return f"np.{fn.__self__.__name__}.{name}"
     if (getattr(fn, "__module__", None) or "").startswith("tpucc.nn"):
         return f"nn.{name}"
+    if getattr(fn, "__module__", None) == "numpy.linalg" and getattr(np, name, None) is not None \
+            and getattr(np, name) is not fn:
+        return f"np.linalg.{name}"      # np.linalg.matrix_transpose besides np.matrix_transpose
     return f"np.{name}"
 
 

@@ -37,7 +37,6 @@ def run(ops, stack=()):
     """Runs canonical non-terminator ops on a bare frame; returns the frame."""
     frame = interpreter.Frame.__new__(interpreter.Frame)
     frame.interp, frame.stack, frame.format_runtime = FakeInterp(), list(stack), None
-    frame.print_fields = None
     frame.globals, frame.locals, frame.cells, frame.plain_cells = {}, {}, {}, set()
     for op, arg in ops:
         interpreter.HANDLERS[op](frame, arg)

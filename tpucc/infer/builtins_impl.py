@@ -522,13 +522,39 @@ def refuse_runtime_hash(values, what: str):
 
 
 def refuse_runtime_text(values):
-    if any(holds_array(v) for v in values):
+    if any(holds_array(v) or isinstance(v, messages.RuntimeText) for v in values):
         raise StaticValueError("formatting a runtime value into a string needs its value at "
-                               "compile time", hint="use print(x) to print it at run time")
+                               "compile time", hint="use print(x) or print(f\"...{x}...\") to "
+                                                    "print it at run time")
+
+
+def check_format(x: Array, conversion, spec):
+    """Raises now what format() of a value like x's (the Python or NumPy
+    type it has eagerly) raises for this conversion and spec, as the eager
+    program would at this line (f"{array:.2f}": TypeError)."""
+    sample = _python_sample(x)
+    if isinstance(sample, np.ndarray):
+        sample = np.zeros((1,) * x.ndim, x.dtype)
+    try:
+        if conversion:
+            sample = {"s": str, "r": repr, "a": ascii}[conversion](sample)
+        format(sample, spec)
+    except (TypeError, ValueError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+
+
+_TEXT_CONVERSIONS = {str: "s", repr: "r", ascii: "a"}
 
 
 def _text(pytype):
     def impl(interp, *args, **kwargs):
+        if len(args) == 1 and not kwargs and pytype in _TEXT_CONVERSIONS and \
+                (isinstance(args[0], Array) or holds_array(args[0])) and \
+                any(v is py.print for frame in interp.frames for v in frame.stack):
+            # print(str(x)), print(repr(x)): shown when the program runs
+            parts = messages.text_parts(args[0], _TEXT_CONVERSIONS[pytype], "")
+            if parts is not None:
+                return messages.runtime_text(parts)
         refuse_runtime_text(args[:1])
         if pytype is not ascii and args and not kwargs:
             from . import dunders
@@ -812,9 +838,19 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
         return None
     arrays, formats, parts = [], [], []
     for a in args:
-        if isinstance(a, messages.Message):        # an f-string of runtime values
+        if isinstance(a, Array):
+            parts.append("{}")
+            arrays.append(a)
+            formats.append(None)                    # str(), as print() takes it
+            continue
+        if isinstance(a, messages.RuntimeText) or holds_array(a):
+            # an f-string of runtime values, or a tuple, list or dict holding some
+            pieces = a.message.parts if isinstance(a, messages.RuntimeText) else \
+                messages.text_parts(a, None, "")
+            if pieces is None:
+                refuse_runtime_text([a])
             text = []
-            for part in a.parts:
+            for part in pieces:
                 if isinstance(part, str):
                     text.append(_literal(part))
                 else:
@@ -822,12 +858,8 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
                     arrays.append(part.value)
                     formats.append((part.conversion, part.spec))
             parts.append("".join(text))
-        elif isinstance(a, Array):
-            parts.append("{}")
-            arrays.append(a)
-            formats.append(None)                    # str(), as print() takes it
-        else:
-            parts.append(_literal(str(a)))
+            continue
+        parts.append(_literal(str(a)))
     sep, end = (" " if sep is None else sep), ("\n" if end is None else end)
     emit("print", *arrays, fmt=_literal(sep).join(parts) + _literal(end),
          kinds=tuple(_printed_kind(a) for a in arrays), formats=tuple(formats))

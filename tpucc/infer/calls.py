@@ -31,7 +31,7 @@ from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import appends, exceptions
+from . import appends, exceptions, messages
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, consumed,
@@ -1274,6 +1274,8 @@ class Interpreter:
         if isinstance(getattr(fn, "__self__", None), random.Random):    # random.random, rng.gauss
             refuse_read_once(fn, f"random.{getattr(fn, '__name__', 'random')}")
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            if fn.__func__ is messages.refuse_use:      # a str method of a RuntimeText
+                messages.refuse_use()
             return self.inline(fn.__func__, [fn.__self__] + list(args), kwargs)
         if isinstance(fn, types.FunctionType):
             if fn.__code__ is CONTEXTMANAGER_CALL:     # a @contextlib.contextmanager function
@@ -1292,6 +1294,12 @@ class Interpreter:
             if dunders.involves_user(args[0]) or dunders.involves_user(fn.__self__):
                 return dunders.sequence_method(self, self.static_items(fn.__self__),
                                                fn.__name__, args[0])
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
+                and any(messages.holds_runtime_text(a) for a in (*args, *kwargs.values())):
+            return messages.text_method(fn, args, kwargs)   # ", ".join(f-strings to print)
+        if isinstance(fn, types.MethodDescriptorType) and fn.__objclass__ is str \
+                and any(messages.holds_runtime_text(a) for a in args):
+            messages.refuse_use()                           # str.upper(text)
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and fn.__name__ == "format":
             from . import dunders       # "{}".format(obj): the user's __format__ interpreted

@@ -71,9 +71,6 @@ class Frame:
         # While a runtime `raise`'s message is computed (_static_message):
         # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
         self.format_runtime = None
-        # While the arguments of a print() are computed, once one formats a
-        # runtime value (f"loss={loss:.4f}"): their messages.Fields.
-        self.print_fields = None
         # Cell variables whose slot an inlined comprehension (3.12+) holds a
         # plain value in (STORE_FAST): LOAD_FAST reads that, not the cell.
         self.plain_cells: set = set()
@@ -749,7 +746,12 @@ def BUILD_SLICE(f, n):
 
 @handler
 def BUILD_STRING(f, n):
-    f.push("".join(f.popn(n)))
+    pieces = f.popn(n)
+    if any(isinstance(p, messages.RuntimeText) for p in pieces):
+        f.push(messages.runtime_text([q for p in pieces for q in (
+            p.message.parts if isinstance(p, messages.RuntimeText) else (p,))]))
+    else:
+        f.push("".join(pieces))
 
 
 @handler
@@ -758,13 +760,13 @@ def FORMAT_VALUE(f, flags):
     v = f.pop()
     if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
         v, flags = v.value, flags | v.which
-    if isinstance(v, Array):
-        if f.format_runtime is None and any(x is builtins.print for x in f.stack):
-            # (print() being called: the CALL handler takes the fields)
-            f.print_fields = messages.Fields()
-            f.format_runtime = f.print_fields.format
-        if f.format_runtime is not None:
-            f.push(f.format_runtime(v, flags & 0x03, spec))
+    if isinstance(v, Array) and f.format_runtime is not None:   # a runtime raise's message
+        f.push(f.format_runtime(v, flags & 0x03, spec))
+        return
+    if isinstance(v, (Array, messages.RuntimeText)) or builtins_impl.holds_array(v):
+        printed = _printed_text(f, v, _CONVERSION_NAMES.get(flags & 0x03), spec)
+        if printed is not None:
+            f.push(printed)
             return
         raise StaticValueError("formatting a runtime value into a string needs its value "
                                "at compile time",
@@ -776,6 +778,25 @@ def FORMAT_VALUE(f, flags):
     if conv is not None:
         v = _text(f, conv, v)
     f.push(_text(f, format, v, spec))
+
+
+_CONVERSION_NAMES = {1: "s", 2: "r", 3: "a"}
+
+
+def _printed_text(f, value, conversion, spec):
+    """A messages.RuntimeText of format(value, spec) for print() to show
+    when the program runs, while a print() call's arguments are computed
+    (print is on a frame's stack: a comprehension or a function called
+    there too); else None.  A spec the value's type refuses
+    raises now, as eager Python would at this line."""
+    if not any(x is builtins.print for frame in f.interp.frames for x in frame.stack):
+        return None
+    parts = messages.text_parts(value, conversion, spec)
+    if parts is None:
+        return None
+    if isinstance(value, Array):
+        builtins_impl.check_format(value, conversion, spec)
+    return messages.runtime_text(parts)
 
 
 def _text(f, convert, v, *spec):
@@ -904,31 +925,7 @@ def CALL(f, arg):
     if kwnames:
         kwargs = dict(zip(kwnames, args[len(args) - len(kwnames):]))
         args = args[:len(args) - len(kwnames)]
-    if f.print_fields is not None:
-        args = _print_arguments(f, fn, args, kwargs)
     f.push(f.interp.call(fn, args, kwargs))
-
-
-def _print_arguments(f, fn, args, kwargs) -> list:
-    """While print()'s arguments hold f-strings of runtime values (their
-    text has a marker per value, FORMAT_VALUE): at print's call, the
-    arguments with those strings as messages.Message, formatted when the
-    program runs (builtins_impl.print_).  Any other use of such a string
-    (passed to another call, compared, measured) needs its text now."""
-    fields = f.print_fields
-    texts = args + list(kwargs.values())
-    if fn is builtins.print:
-        f.print_fields = f.format_runtime = None
-        converted = fields.texts_as_messages(args)
-        if converted is not None and not any(messages.holds_marker(v) for v in kwargs.values()):
-            return converted
-    elif not any(messages.holds_marker(v) for v in texts):
-        return args             # a call computing another argument of the print
-    f.print_fields = f.format_runtime = None
-    raise StaticValueError("formatting a runtime value into a string needs its value at "
-                           "compile time", hint="print(f\"...{x}...\") prints runtime values "
-                           "when the program runs; a string made of them cannot be used "
-                           "otherwise")
 
 
 @handler

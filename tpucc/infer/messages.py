@@ -56,22 +56,6 @@ class Fields:
         self.found.append(Field(value, _CONVERSIONS.get(conversion), spec))
         return f"\ue000{len(self.found) - 1}\ue001"
 
-    def texts_as_messages(self, values) -> list | None:
-        """`values` (print()'s arguments) with each str holding markers as a
-        Message; None unless the markers are every field once, in order:
-        a field's text used otherwise (compared, measured, repeated) would
-        not be what the run formats."""
-        numbers = [int(n) for v in values if isinstance(v, str) for n in _MARK.findall(v)]
-        if numbers != list(range(len(self.found))):
-            return None
-        return [self._split(v) if isinstance(v, str) and _MARK.search(v) else v
-                for v in values]
-
-    def _split(self, text: str):
-        pieces = _MARK.split(text)      # text, field number, text, ...
-        parts = [self.found[int(p)] if k % 2 else p for k, p in enumerate(pieces)]
-        return Message(tuple(p for p in parts if p != ""))
-
     def message(self, text: str):
         """`text` as computed: itself when no runtime value went into it,
         else a Message."""
@@ -117,6 +101,113 @@ def render(template: list, outs) -> str:
     return "".join(text)
 
 
-def holds_marker(value) -> bool:
-    """Whether a str holds a field's marker (Fields.format)."""
-    return isinstance(value, str) and _MARK.search(value) is not None
+
+# --- f-strings of runtime values printed by print() ----------------------------------
+
+class RuntimeText(str):
+    """A string of runtime values made for print() (`print(f"loss={loss:.4f}")`,
+    `print(str(x))`): its `message` (a Message) is formatted when the program
+    runs (builtins_impl.print_).  Its own text has RUNTIME_TEXT in place of
+    each value, so every other use (compared, measured, sliced, formatted
+    again, a str method) needs the real text now: E400 (refuse_use)."""
+
+    def __new__(cls, message: Message):
+        self = super().__new__(cls, message.text())
+        self.message = message
+        return self
+
+
+def refuse_use(*args, **kwargs):
+    raise StaticValueError("formatting a runtime value into a string needs its value at "
+                           "compile time", hint="print(f\"...{x}...\") prints runtime values "
+                           "when the program runs; a string made of them cannot be used "
+                           "otherwise (keep the numbers, or print them)")
+
+
+# Everything of str's but what Python and tpucc need to hold, show or copy one.
+_KEPT = {"__new__", "__init__", "__getattribute__", "__setattr__", "__delattr__", "__class__",
+         "__repr__", "__str__", "__reduce__", "__reduce_ex__", "__getnewargs__",
+         "__init_subclass__", "__subclasshook__", "__dir__", "__sizeof__", "__doc__",
+         "__getstate__"}
+for _name in dir(str):
+    if _name not in _KEPT and callable(getattr(str, _name)):
+        setattr(RuntimeText, _name, refuse_use)
+
+
+def _concatenated(a, b):
+    """a + b of strings, one of them a RuntimeText: another one."""
+    if not isinstance(a, str) or not isinstance(b, str):
+        refuse_use()
+    parts = [q for p in (a, b) for q in (p.message.parts if isinstance(p, RuntimeText) else (p,))]
+    return runtime_text(parts)
+
+
+RuntimeText.__add__ = _concatenated
+RuntimeText.__radd__ = lambda self, other: _concatenated(other, self)
+
+
+def text_parts(value, conversion: str | None, spec: str):
+    """The Message parts of `format(value, spec)` after `conversion`, where
+    value is a runtime Array or a static container holding some (as str()
+    shows it: repr of its items); None for a container with a format spec."""
+    from .values import Array
+    if isinstance(value, Array):
+        return [Field(value, conversion, spec)]
+    if spec:
+        return None
+    if isinstance(value, RuntimeText):
+        return list(value.message.parts) if conversion in (None, "s") else None
+    if isinstance(value, (tuple, list)):
+        items = [text_parts(v, "r", "") for v in value]
+        if any(i is None for i in items):
+            return None
+        opening, closing = ("(", ",)" if len(value) == 1 else ")") if isinstance(value, tuple) \
+            else ("[", "]")
+        return [opening, *_joined(items), closing]
+    if isinstance(value, dict):
+        items = [[repr(k), ": ", *text_parts(v, "r", "")] for k, v in value.items()
+                 if text_parts(v, "r", "") is not None]
+        return ["{", *_joined(items), "}"] if len(items) == len(value) else None
+    if conversion is None:
+        return [format(value, spec)]
+    return [{"s": str, "r": repr, "a": ascii}[conversion](value)]
+
+
+def _joined(items) -> list:
+    out = []
+    for k, item in enumerate(items):
+        if k:
+            out.append(", ")
+        out.extend(item)
+    return out
+
+
+def runtime_text(parts) -> RuntimeText:
+    """A RuntimeText of these parts (adjacent texts merged)."""
+    merged = []
+    for p in parts:
+        if isinstance(p, str) and merged and isinstance(merged[-1], str):
+            merged[-1] = str.__add__(merged[-1], p)
+        elif not (isinstance(p, str) and p == ""):
+            merged.append(p)
+    return RuntimeText(Message(tuple(merged)))
+
+
+def holds_runtime_text(value) -> bool:
+    if isinstance(value, RuntimeText):
+        return True
+    return isinstance(value, (list, tuple)) and any(isinstance(v, RuntimeText) for v in value)
+
+
+def text_method(method, args, kwargs):
+    """A method of a plain str given RuntimeTexts: `sep.join(...)` of
+    strings to print is one; any other needs their text now."""
+    if method.__name__ != "join" or kwargs or len(args) != 1 or \
+            not all(isinstance(v, str) for v in args[0]):
+        refuse_use()
+    parts = []
+    for k, v in enumerate(args[0]):
+        if k:
+            parts.append(method.__self__)
+        parts.extend(v.message.parts if isinstance(v, RuntimeText) else (v,))
+    return runtime_text(parts)

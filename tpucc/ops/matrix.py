@@ -307,7 +307,7 @@ implements(np.triu_indices_from)(_indices_from("triu_indices_from", np.triu_indi
 implements(np.tril_indices_from)(_indices_from("tril_indices_from", np.tril_indices))
 
 
-@implements(np.matrix_transpose)
+@implements(np.matrix_transpose, np.linalg.matrix_transpose)
 def matrix_transpose(x):
     x = as_array(x)
     if x.ndim < 2:

@@ -145,7 +145,14 @@ def _correlate_lower(lc, a, v, pad):
         out.kind, np.dtype(np.float32) if out == np.float16 else out)
     a, v = (lax.convert_element_type(x, compute) for x in (a, v))
     a = jnp.pad(a, pad)
-    r = jnp.correlate(a, v, mode="valid", precision=lax.Precision.HIGHEST)
+    if compute.kind in "iu":
+        # XLA:CPU's integer convolution saturates where NumPy's sum wraps:
+        # the windows gathered, multiplied and summed (64-bit integer ops wrap).
+        n, m = a.shape[0] - v.shape[0] + 1, v.shape[0]
+        windows = a[np.arange(n)[:, None] + np.arange(m)[None, :]]
+        r = jnp.sum(windows * v[None, :], axis=1, dtype=compute)
+    else:
+        r = jnp.correlate(a, v, mode="valid", precision=lax.Precision.HIGHEST)
     if out == np.bool_:
         return r != 0
     return lax.convert_element_type(r, out)
@@ -192,6 +199,7 @@ def correlate(a, v, mode="valid"):
 def _pads(m: int, mode):
     """The zeros around the longer operand, for a shorter one of length m."""
     pads = {"full": (m - 1, m - 1), "same": (m // 2, m - m // 2 - 1), "valid": (0, 0)}
+    mode = {0: "valid", 1: "same", 2: "full"}.get(mode, mode) if type(mode) is int else mode
     if mode not in pads:
         raise UserCodeError(f"ValueError: mode must be one of 'valid', 'same', or 'full' "
                             f"(got {mode!r})")

@@ -70,6 +70,8 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
         a = array_like(a)       # np.mean([a.sum(), b.sum()])
         extra = {k: kw.pop(k) for k in extra_attrs if k in kw}
         where, initial = kw.pop("where", True), kw.pop("initial", NO_INITIAL)
+        if initial is None:
+            initial = NO_INITIAL        # NumPy: None is "no initial value"
         if kw:
             raise UnsupportedError(f"np.{name}: unsupported arguments {sorted(kw)}")
         if name in UFUNC_REDUCTIONS and _ndim(a) == 0 and isinstance(axis, (int, np.integer)):

@@ -237,10 +237,14 @@ def cast(x, dtype):
 
 def unsafe_cast(x, src, dst):
     """x (of dtype `src`) converted to `dst` as NumPy's unsafe casting
-    converts (x.astype(dst), a[...] = x): to bool, nonzero is True; floats
-    to integers truncate toward zero, and wrap (float_to_int)."""
+    converts (x.astype(dst), a[...] = x): to bool, nonzero is True; a
+    complex number to a real type keeps its real part; floats to integers
+    truncate toward zero, and wrap (float_to_int)."""
     if dst == np.bool_ and src != np.bool_:
         return x != 0
+    if src.kind == "c" and dst.kind != "c":
+        x = lax.real(x)
+        src = x.dtype
     if dst.kind in "iu" and src.kind == "f":
         return float_to_int(_trunc(x), dst)
     return lax.convert_element_type(x, dst)
@@ -253,18 +257,29 @@ def _trunc(x):
 
 def float_to_int(x, dst):
     """Whole floats to an integer type as NumPy converts them on x86 (the C
-    cast; ARM saturates instead): through int64, where a value out of its
-    range or NaN is INT64_MIN, so a value out of a narrower type's range
-    wraps (300.7 -> uint8 44, -1.0 -> uint8 255).  XLA's direct convert
-    would saturate.  To uint64, values from 2**63 up convert directly."""
-    limit = np.asarray(2.0 ** 63 if float(np.finfo(x.dtype).max) > 2.0 ** 63 else np.inf, x.dtype)
+    cast; ARM saturates instead), where XLA's convert would saturate: to a
+    type of up to 32 bits through int32, to int64 through int64, where NaN
+    and values out of range become the type's minimum ("integer
+    indefinite"), then wrapped into the target (300.7 -> uint8 44, -1.0 ->
+    uint8 255, NaN -> int32 -2**31).  To uint32 and uint64 a negative value
+    wraps through int64 and one in range converts directly (beyond that
+    NumPy's SIMD loops differ from the C cast)."""
+    if dst.itemsize <= 4 and dst != np.uint32:
+        return lax.convert_element_type(_indefinite(x, np.dtype(np.int32)), dst)
+    if dst == np.int64:
+        return _indefinite(x, dst)
+    negative = lax.convert_element_type(_indefinite(x, np.dtype(np.int64)), dst)
+    return lax.select(x < np.zeros((), x.dtype), negative, lax.convert_element_type(x, dst))
+
+
+def _indefinite(x, wide):
+    """x converted to the signed type `wide`, NaN and values out of its
+    range giving its minimum, as x86's conversion instructions do."""
+    bound = 2.0 ** (8 * wide.itemsize - 1)
+    limit = np.asarray(bound if float(np.finfo(x.dtype).max) > bound else np.inf, x.dtype)
     in_range = (x >= -limit) & (x < limit)
-    wide = lax.select(in_range, lax.convert_element_type(x, np.dtype(np.int64)),
-                      lax.full_like(x, np.iinfo(np.int64).min, np.int64))
-    if dst.itemsize < 8 or dst == np.int64:
-        return lax.convert_element_type(wide, dst)
-    direct = lax.convert_element_type(x, dst)
-    return lax.select(x < limit, lax.convert_element_type(wide, dst), direct)
+    return lax.select(in_range, lax.convert_element_type(x, wide),
+                      lax.full_like(x, np.iinfo(wide).min, wide))
 
 
 def broadcast_value(x, shape: tuple):

@@ -35,11 +35,15 @@ def _reduce(ufunc):
     def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
                where=True):
         kwargs = {} if dtype is None else {"dtype": dtype}   # max/all take no dtype
-        if initial is not _NO_VALUE:
+        logical = ufunc in (np.logical_and, np.logical_or)
+        if initial is not _NO_VALUE and not logical:
             kwargs["initial"] = initial
         if where is not True:
             kwargs["where"] = where
-        return NUMPY[reduction](array, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        out = NUMPY[reduction](array, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        if logical and initial not in (_NO_VALUE, None):
+            out = NUMPY[ufunc](out, bool(initial))      # (np.all and np.any take no initial)
+        return out
     return reduce
 
 
