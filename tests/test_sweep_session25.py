@@ -318,3 +318,20 @@ def test_integer_correlate_and_convolve_wrap(dtype):
 
 def test_linalg_matrix_transpose():
     check(lambda x: np.linalg.matrix_transpose(x), np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_enumerate_from_a_runtime_start():
+    def f(xs, k):
+        s = 0.0
+        for i, x in enumerate(xs, start=k):
+            s += i * x
+            if s > 1e6:
+                break
+        return s, i
+    compiled = check(f, np.arange(50.0), np.int64(3))
+    assert count_hlo(hlo(compiled, np.arange(50.0), np.int64(3)), "while") == 1
+
+
+def test_a_python_int_initial_out_of_the_dtype_raises():
+    raises_at(lambda x: np.add.reduce(x, initial=-1), (np.arange(3, dtype=np.uint8),),
+              match="out of bounds")

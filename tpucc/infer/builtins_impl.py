@@ -19,7 +19,7 @@ from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.registry import static_index
-from . import builder, messages
+from . import builder, iterators, messages
 from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
@@ -124,8 +124,12 @@ def iter_(interp, x, *sentinel):
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
     n = _rows(x)
-    if n is not None and type(start) is int:
-        loop = rows_loop(interp, (range(start, start + n), x))
+    runtime_start = isinstance(start, Array) and start.ndim == 0 and start.dtype.kind in "iu"
+    if n is not None and (type(start) is int or runtime_start):
+        # (enumerate takes the start's __index__: a Python int)
+        counts = iterators.Counting(BUILTINS[py.int](interp, start)) if runtime_start \
+            else range(start, start + n)
+        loop = rows_loop(interp, (counts, x))
         if loop is not None:
             return loop
     return interp.live_iter(x, start=start)
@@ -150,9 +154,11 @@ def rows_loop(interp, parts) -> RangeIter | None:
     to see where the loop left it.  None otherwise."""
     if not parts or not any(isinstance(p, Array) for p in parts) or not interp.result_feeds_loop():
         return None
-    if not all(isinstance(p, range) or _rows(p) is not None for p in parts):
+    if not all(isinstance(p, (range, iterators.Counting)) or _rows(p) is not None
+               for p in parts):
         return None
-    n = min(len(p) if isinstance(p, range) else _rows(p) for p in parts)
+    n = min(len(p) if isinstance(p, range) else _rows(p) for p in parts
+            if not isinstance(p, iterators.Counting))
     return RangeIter(0, n, 1, rows=tuple(parts))
 
 

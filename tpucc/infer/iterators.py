@@ -35,6 +35,8 @@ class RangeIter:
         return self._part(self.rows)
 
     def _part(self, source):
+        if isinstance(source, Counting):
+            return source.start + self.pos
         if isinstance(source, range):
             if source.start == 0 and source.step == 1:
                 return self.pos
@@ -49,6 +51,13 @@ class RangeIter:
 
     def remaining(self) -> int:
         return len(range(self.pos, self.stop, self.step))
+
+
+@dataclass(frozen=True, slots=True)
+class Counting:
+    """enumerate's count from a start known only at run time (a part of a
+    RangeIter's rows): start + pos."""
+    start: object
 
 
 @dataclass(frozen=True, slots=True)

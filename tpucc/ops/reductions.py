@@ -140,6 +140,7 @@ def _with_initial(name, a, initial, attrs):
     # (the abstract evaluation of an empty max refuses it: a stand-in of one element)
     out = OPS[name].abstract((AVal(a.dtype, (1,), False),), axes=None, keepdims=False,
                              **({"dtype": attrs["dtype"]} if "dtype" in attrs else {}))
+    indexing.check_python_number_fits(initial, out.dtype)   # NumPy: OverflowError
     init = np.asarray(initial).astype(out.dtype)[()]
     if any(a.shape[i] == 0 for i in axes):
         shape = _reduced_shape(a.shape, attrs["axes"], attrs["keepdims"])
@@ -447,3 +448,4 @@ from ..infer.values import Array, array_like as convert  # noqa: E402
 from .elementwise import (asarray, astype, complex_before, complex_isnan,  # noqa: E402
                           complex_pick)
 from .shape import broadcast_to, where as select  # noqa: E402
+from . import indexing  # noqa: E402
