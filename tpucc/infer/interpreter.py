@@ -824,6 +824,11 @@ class _Converted:
 def CONVERT_VALUE(f, which):
     """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE."""
     v = f.pop()
+    if isinstance(v, messages.RuntimeText):     # print(f"{f'{x}'!s}"): itself; !r needs its text
+        if which != 1:
+            messages.refuse_use()
+        f.push(v)
+        return
     f.push(_Converted(v, which) if isinstance(v, Array) else _text(f, _CONVERSIONS[which], v))
 
 
