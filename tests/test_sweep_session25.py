@@ -335,3 +335,42 @@ def test_enumerate_from_a_runtime_start():
 def test_a_python_int_initial_out_of_the_dtype_raises():
     raises_at(lambda x: np.add.reduce(x, initial=-1), (np.arange(3, dtype=np.uint8),),
               match="out of bounds")
+
+
+def _pairs(dp, b):
+    total = 0.0
+    for i, (x, y) in enumerate(zip(dp, dp[1:])):
+        total += i * (y - x)
+        if total > 1e9:
+            break
+    for i, (x, y, z) in enumerate(zip(dp, b, range(3, 500)), 2):
+        total += i * x * y + z
+    return total
+
+
+def test_enumerate_of_zip_over_arrays_is_one_while():
+    dp, b = np.linspace(0, 1, 61), np.arange(70.0)
+    compiled = check(_pairs, dp, b)
+    assert count_hlo(hlo(compiled, dp, b), "while") >= 2
+
+
+def test_print_shows_64_bit_values_whole(capfd):
+    def f(x, z, i):
+        for k in range(40):          # a While: the print may run after the call returned
+            x = x * 1.0000001
+        print(x, x[0], float(x[1]), z, z[0], i, i[0], int(i[1]), x.astype(np.float32)[0])
+    args = (np.array([1 / 3, 2 / 3]), np.array([1 / 3 + 2j / 3, -1e300j]),
+            np.array([2 ** 60 + 1, -5]))
+    f(*args)
+    expected = capfd.readouterr().out
+    tpucc.compile(f)(*args)
+    assert capfd.readouterr().out == expected
+
+
+def test_join_of_a_generator_of_fstrings_prints_the_values(capfd):
+    def f(x):
+        print(", ".join(f"{v:.2f}" for v in x), "".join(str(k) for k in range(3)))
+    f(np.array([1.234, 2.5, 3.0]))
+    expected = capfd.readouterr().out
+    tpucc.compile(f)(np.array([1.234, 2.5, 3.0]))
+    assert capfd.readouterr().out == expected

@@ -123,21 +123,40 @@ def iter_(interp, x, *sentinel):
 
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
-    n = _rows(x)
+    zipped = _zip_rows(x)
+    n = _rows(x) if zipped is None else x.stop
     runtime_start = isinstance(start, Array) and start.ndim == 0 and start.dtype.kind in "iu"
     if n is not None and (type(start) is int or runtime_start):
         # (enumerate takes the start's __index__: a Python int)
         counts = iterators.Counting(BUILTINS[py.int](interp, start)) if runtime_start \
             else range(start, start + n)
-        loop = rows_loop(interp, (counts, x))
+        loop = rows_loop(interp, (counts, x if zipped is None else zipped))
         if loop is not None:
             return loop
+    if zipped is not None:          # (a zip made for a loop: see rows_loop)
+        x = held_iterator(tuple(x.item() for x in _positions(x)))
     return interp.live_iter(x, start=start)
+
+
+def _zip_rows(x):
+    """The parts of a zip over arrays made by rows_loop (a RangeIter), else None."""
+    if isinstance(x, RangeIter) and isinstance(x.rows, tuple) and x.is_static() \
+            and x.pos == 0 and x.step == 1:
+        return x.rows
+    return None
+
+
+def _positions(it: RangeIter) -> list:
+    out = []
+    while it.remaining() > 0:
+        out.append(it)
+        it = it.advanced()
+    return out
 
 
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
-    loop = None if strict else rows_loop(interp, xs)
+    loop = None if strict else rows_loop(interp, xs, through_enumerate=True)
     if loop is not None:
         return loop
     if strict:
@@ -145,21 +164,31 @@ def zip_(interp, *xs, strict=False):
     return held_iterator(_zipped(interp, xs))
 
 
-def rows_loop(interp, parts) -> RangeIter | None:
+def rows_loop(interp, parts, through_enumerate=False) -> RangeIter | None:
     """`for i, x in enumerate(xs)` or `for x, y in zip(xs, ys)` over arrays
     (and static ranges): a loop over the row indices, as `for x in xs` is
     (interpreter.GET_ITER), so a long one is one counted While and a runtime
     `break` leaves it.  Only where the call's result goes straight to the
-    loop (the next instruction is GET_ITER): no one else holds that iterator
-    to see where the loop left it.  None otherwise."""
-    if not parts or not any(isinstance(p, Array) for p in parts) or not interp.result_feeds_loop():
+    loop (the next instruction is GET_ITER; for a zip, also an enumerate
+    whose result does: `for i, (x, y) in enumerate(zip(xs, ys))`): no one
+    else holds that iterator to see where the loop left it.  A part may be
+    such a zip's parts (a tuple), giving a tuple item.  None otherwise."""
+    if not parts or not any(isinstance(p, (Array, tuple)) for p in parts) or \
+            not interp.result_feeds_loop(through_enumerate):
         return None
-    if not all(isinstance(p, (range, iterators.Counting)) or _rows(p) is not None
-               for p in parts):
+    lengths = [_length(p) for p in parts if not isinstance(p, iterators.Counting)]
+    if not lengths or any(n is None for n in lengths):
         return None
-    n = min(len(p) if isinstance(p, range) else _rows(p) for p in parts
-            if not isinstance(p, iterators.Counting))
-    return RangeIter(0, n, 1, rows=tuple(parts))
+    return RangeIter(0, min(lengths), 1, rows=tuple(parts))
+
+
+def _length(part):
+    if isinstance(part, range):
+        return len(part)
+    if isinstance(part, tuple):     # a zip's parts
+        lengths = [_length(p) for p in part if not isinstance(p, iterators.Counting)]
+        return None if not lengths or None in lengths else min(lengths)
+    return _rows(part)
 
 
 def _rows(x):

@@ -1192,17 +1192,26 @@ class Interpreter:
             return RangeIter(v.start, v.stop, v.step)
         return self.live_iter(v)
 
-    def result_feeds_loop(self) -> bool:
+    def result_feeds_loop(self, through_enumerate=False) -> bool:
         """Whether the value of the call being made goes straight to a for
-        loop (the instruction after the CALL is GET_ITER)."""
+        loop (the instruction after the CALL is GET_ITER), or with
+        `through_enumerate`, to a call of enumerate (maybe after loading its
+        start) whose value does."""
         if not self.frames:
             return False
         f = self.frames[-1]
         instrs = f.fc.blocks[f.current_block].instrs
-        for k, ins in enumerate(instrs):
-            if ins is f.current:
-                return k + 1 < len(instrs) and instrs[k + 1].op == "GET_ITER"
-        return False
+        k = next((k for k, ins in enumerate(instrs) if ins is f.current), None)
+        if k is None:
+            return False
+        following = [ins.op for ins in instrs[k + 1:k + 4]]
+        if following[:1] == ["GET_ITER"]:
+            return True
+        if not through_enumerate or not any(v is enumerate for v in f.stack):
+            return False
+        if following[:1] == ["LOAD_CONST"] or following[:1] == ["LOAD_FAST"]:
+            following = following[1:]
+        return following[:2] == ["CALL", "GET_ITER"]
 
     def live_iter(self, v, start=None, backward=False) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
@@ -1294,6 +1303,10 @@ class Interpreter:
             if dunders.involves_user(args[0]) or dunders.involves_user(fn.__self__):
                 return dunders.sequence_method(self, self.static_items(fn.__self__),
                                                fn.__name__, args[0])
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
+                and fn.__name__ == "join" and len(args) == 1 and not kwargs \
+                and not isinstance(args[0], (str, list, tuple)):
+            args = [list(self.static_items(args[0]))]      # ", ".join(f"{v}" for v in x)
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and any(messages.holds_runtime_text(a) for a in (*args, *kwargs.values())):
             return messages.text_method(fn, args, kwargs)   # ", ".join(f-strings to print)

@@ -35,6 +35,8 @@ class RangeIter:
         return self._part(self.rows)
 
     def _part(self, source):
+        if isinstance(source, tuple):           # enumerate(zip(...)): its items
+            return tuple(self._part(p) for p in source)
         if isinstance(source, Counting):
             return source.start + self.pos
         if isinstance(source, range):

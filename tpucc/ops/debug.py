@@ -7,7 +7,9 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from .registry import register
 
@@ -28,9 +30,35 @@ def _printed(kind, value):
 _CONVERT = {"s": str, "r": repr, "a": ascii}
 
 
-def _show(fmt, kinds, formats, *values):
+def _show(fmt, kinds, formats, wires, *values):
+    values = [_unwired(v, wire) for v, wire in zip(values, wires)]
     print(fmt.format(*(_text(_printed(k, v), how) for k, v, how in zip(kinds, values, formats))),
           end="")
+
+
+# 64-bit values cross to the host as uint32 words: jax gives a callback its
+# operands canonicalized to 32 bits when it runs outside 64-bit mode, which a
+# callback still running after the call returned does (a float64 loss was
+# printed with float32 digits).
+def _wired(x):
+    """(x as the callback gets it, how to read it back: None or (dtype, shape))."""
+    dtype = np.dtype(x.dtype)
+    if dtype.itemsize < 8:
+        return x, None
+    if dtype.kind == "c":
+        x = jnp.stack([lax.real(x), lax.imag(x)], axis=-1)
+    return lax.bitcast_convert_type(x, np.uint32), (dtype.str, tuple(x.shape))
+
+
+def _unwired(v, wire):
+    if wire is None:
+        return v
+    dtype, shape = np.dtype(wire[0]), wire[1]
+    words = np.ascontiguousarray(np.asarray(v, np.uint32))
+    if dtype.kind == "c":
+        parts = words.view(np.dtype(f"<f{dtype.itemsize // 2}")).reshape(shape)
+        return (parts[..., 0] + 1j * parts[..., 1]).astype(dtype)
+    return words.view(dtype).reshape(shape)
 
 
 def _text(value, how) -> str:
@@ -50,7 +78,9 @@ def _print_lower(lc, *xs, fmt, kinds, formats=None):
     # One ordered callback per print: prints keep the program's order (two
     # unordered callbacks, static text and values, came out swapped).
     formats = formats or (None,) * len(xs)
-    jax.debug.callback(functools.partial(_show, fmt, kinds, formats), *xs, ordered=True)
+    wired = [_wired(x) for x in xs]
+    jax.debug.callback(functools.partial(_show, fmt, kinds, formats, [w for _, w in wired]),
+                       *(v for v, _ in wired), ordered=True)
     return ()
 
 

@@ -158,7 +158,7 @@ def assign_slice(x, slc: slice, value) -> None:
         mask = Array(value.mask)
     else:
         mask = slice_mask(slc, n)
-    assign(x, mask, value)
+    assign(x, mask, value, bounds=True)
 
 
 def _same_bounds(a: slice, b: slice) -> bool:
@@ -208,11 +208,16 @@ def _clamped(bound, n: int, lo: int, hi: int):
     return where(bound < lo, lo, where(bound > hi, hi, bound))
 
 
-def assign(x, mask, value) -> None:
-    """x[mask] = value, as a select of the new values where the mask holds."""
+def assign(x, mask, value, bounds=False) -> None:
+    """x[mask] = value, as a select of the new values where the mask holds
+    (`bounds`: the mask is a slice's with runtime bounds, x[i:j] = value)."""
     mask_value = _checked_mask(x.shape, mask)
     rest = x.shape[mask.ndim:]
     if isinstance(value, Selection):
+        if bounds and not same_value(value.mask, mask_value):
+            raise ShapeError("x[i:j] = y[k:l] with runtime bounds that may differ: the slices "
+                             "have data-dependent shapes, which compiled code cannot match "
+                             "row by row", hint=_SLICE_HINT)
         _require_same_mask(value, mask_value, "x[mask] = y[other_mask]")
         if len(value.rest) != len(rest):
             raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
