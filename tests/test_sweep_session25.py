@@ -348,6 +348,25 @@ def _pairs(dp, b):
     return total
 
 
+def _nested(a, b):
+    t = 0.0
+    for x, (y, z) in zip(a, zip(b, a)):
+        t += x * y - z
+        if t > 1e9:
+            break
+    for (x, y), z in zip(zip(a, b), a):
+        t += x * y * z
+    for i, (x, y) in enumerate(list(zip(a[:5], b))):     # a list of the pairs: unrolled
+        t += i * x * y
+    return t
+
+
+def test_zip_inside_zip_over_arrays_is_one_while():
+    a, b = np.arange(50.0), np.arange(60.0)
+    compiled = check(_nested, a, b)
+    assert count_hlo(hlo(compiled, a, b), "while") >= 2
+
+
 def test_enumerate_of_zip_over_arrays_is_one_while():
     dp, b = np.linspace(0, 1, 61), np.arange(70.0)
     compiled = check(_pairs, dp, b)

@@ -134,8 +134,14 @@ def enumerate_(interp, x, start=0):
         if loop is not None:
             return loop
     if zipped is not None:          # (a zip made for a loop: see rows_loop)
-        x = held_iterator(tuple(x.item() for x in _positions(x)))
+        x = _items_of(x)
     return interp.live_iter(x, start=start)
+
+
+def _items_of(zipped: RangeIter):
+    """A zip made for a loop (rows_loop) that its consumer did not loop
+    over: its items, as zip would have made them."""
+    return held_iterator(tuple(it.item() for it in _positions(zipped)))
 
 
 def _zip_rows(x):
@@ -156,9 +162,11 @@ def _positions(it: RangeIter) -> list:
 
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
-    loop = None if strict else rows_loop(interp, xs, through_enumerate=True)
+    parts = tuple(x if _zip_rows(x) is None else _zip_rows(x) for x in xs)   # zip(a, zip(b, c))
+    loop = None if strict else rows_loop(interp, parts, through_enumerate=True)
     if loop is not None:
         return loop
+    xs = tuple(x if _zip_rows(x) is None else _items_of(x) for x in xs)
     if strict:
         return held_iterator(zip(*(interp.static_items(x) for x in xs), strict=True))
     return held_iterator(_zipped(interp, xs))

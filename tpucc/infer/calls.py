@@ -1195,8 +1195,9 @@ class Interpreter:
     def result_feeds_loop(self, through_enumerate=False) -> bool:
         """Whether the value of the call being made goes straight to a for
         loop (the instruction after the CALL is GET_ITER), or with
-        `through_enumerate`, to a call of enumerate (maybe after loading its
-        start) whose value does."""
+        `through_enumerate`, is the last argument of a call of enumerate or
+        zip (maybe after loading enumerate's start; maybe inside one more)
+        whose value does."""
         if not self.frames:
             return False
         f = self.frames[-1]
@@ -1204,14 +1205,20 @@ class Interpreter:
         k = next((k for k, ins in enumerate(instrs) if ins is f.current), None)
         if k is None:
             return False
-        following = [ins.op for ins in instrs[k + 1:k + 4]]
+        following = [ins.op for ins in instrs[k + 1:k + 5]]
         if following[:1] == ["GET_ITER"]:
             return True
-        if not through_enumerate or not any(v is enumerate for v in f.stack):
+        if not through_enumerate:
             return False
         if following[:1] == ["LOAD_CONST"] or following[:1] == ["LOAD_FAST"]:
             following = following[1:]
-        return following[:2] == ["CALL", "GET_ITER"]
+        # the last argument of an enumerate or a zip (maybe in another) that feeds the
+        # loop: the callables waiting on the stack are those
+        calls = 1 if following[:2] == ["CALL", "GET_ITER"] else \
+            2 if following[:3] == ["CALL", "CALL", "GET_ITER"] else 0
+        waiting = [v for v in reversed(f.stack) if callable(v)][:calls]
+        return calls > 0 and len(waiting) == calls and all(v is enumerate or v is zip
+                                                           for v in waiting)
 
     def live_iter(self, v, start=None, backward=False) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
