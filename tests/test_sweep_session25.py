@@ -1,6 +1,9 @@
 """Bugs found by session 25's adversarial sweeps (NumPy breadth and dtypes;
 realistic programs and the AOT path): each program now gives eager NumPy's
 result, or a refusal that names the line and says what to do."""
+import io
+import sys
+
 import numpy as np
 import pytest
 
@@ -393,3 +396,23 @@ def test_join_of_a_generator_of_fstrings_prints_the_values(capfd):
     expected = capfd.readouterr().out
     tpucc.compile(f)(np.array([1.234, 2.5, 3.0]))
     assert capfd.readouterr().out == expected
+
+
+def test_print_keeps_complex_parts_bit_for_bit_and_writes_stderr(capfd):
+    def f(x):
+        print(x, x[0], repr(x[1]), f"{x[2]}", -complex(x[2]))
+        print("to stderr", x[0], file=sys.stderr)
+    x = np.array([complex(1, np.inf), complex(-0.0, 2), complex(2, -0.0)])
+    for dtype in (np.complex128, np.complex64):
+        f(x.astype(dtype))
+        expected = capfd.readouterr()
+        tpucc.compile(f)(x.astype(dtype))
+        actual = capfd.readouterr()
+        assert (actual.out, actual.err) == (expected.out, expected.err)
+    raises_at(lambda x: print(x, file=io.StringIO()), (x,), match="E100")
+
+
+def test_a_uint64_from_2_63_up_as_a_python_int_raises():
+    check(lambda x: (int(x[0]), x[0].item()), np.array([2 ** 63 - 1], np.uint64))
+    with pytest.raises(tpucc.TpuccError, match="E910"):
+        tpucc.compile(lambda x: int(x[0]))(np.array([2 ** 64 - 1], np.uint64))

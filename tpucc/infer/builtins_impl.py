@@ -752,6 +752,12 @@ def to_python_scalar(x: Array, dtype) -> Array:
                                     "value use x.any() or x.all()")
     x = emit("reshape", x, shape=()) if x.shape else x
     dt = np.dtype(dtype)
+    if dt == np.int64 and x.dtype == np.uint64:
+        from . import checks        # a Python int from 2**63 up: not in compiled code's 64 bits
+        checks.require(emit("less_equal", x, int(np.iinfo(np.int64).max)),
+                       "a uint64 value from 2**63 up as a Python int, which compiled code "
+                       "holds in 64 bits", raises="OverflowError",
+                       hint="keep it a NumPy uint64 (x[0] instead of int(x[0]) or .item())")
     if dt.kind in "iu" and x.dtype.kind == "f":
         x = emit("trunc", x)
     if dt == np.bool_:
@@ -905,8 +911,21 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
         parts.append(_literal(str(a)))
     sep, end = (" " if sep is None else sep), ("\n" if end is None else end)
     emit("print", *arrays, fmt=_literal(sep).join(parts) + _literal(end),
-         kinds=tuple(_printed_kind(a) for a in arrays), formats=tuple(formats))
+         kinds=tuple(_printed_kind(a) for a in arrays), formats=tuple(formats),
+         **({"stream": "stderr"} if _stream(file) == "stderr" else {}))
     return None
+
+
+def _stream(file) -> str:
+    """print()'s `file`: sys.stdout (or None) or sys.stderr, as the program
+    finds them when it runs; another file is not written by compiled code."""
+    if file is None or file is sys.stdout or file is sys.__stdout__:
+        return "stdout"
+    if file is sys.stderr or file is sys.__stderr__:
+        return "stderr"
+    raise UnsupportedError("print(file=...) to a file other than sys.stdout or sys.stderr is "
+                           "not supported in compiled code",
+                           hint="return the values and write them after the call")
 
 
 def _literal(text: str) -> str:

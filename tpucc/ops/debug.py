@@ -5,6 +5,7 @@ formats them."""
 from __future__ import annotations
 
 import functools
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -30,10 +31,10 @@ def _printed(kind, value):
 _CONVERT = {"s": str, "r": repr, "a": ascii}
 
 
-def _show(fmt, kinds, formats, wires, *values):
+def _show(fmt, kinds, formats, wires, stream, *values):
     values = [_unwired(v, wire) for v, wire in zip(values, wires)]
     print(fmt.format(*(_text(_printed(k, v), how) for k, v, how in zip(kinds, values, formats))),
-          end="")
+          end="", file=sys.stderr if stream == "stderr" else sys.stdout)
 
 
 # 64-bit values cross to the host as uint32 words: jax gives a callback its
@@ -55,9 +56,9 @@ def _unwired(v, wire):
         return v
     dtype, shape = np.dtype(wire[0]), wire[1]
     words = np.ascontiguousarray(np.asarray(v, np.uint32))
-    if dtype.kind == "c":
-        parts = words.view(np.dtype(f"<f{dtype.itemsize // 2}")).reshape(shape)
-        return (parts[..., 0] + 1j * parts[..., 1]).astype(dtype)
+    if dtype.kind == "c":           # (real, imag) pairs: the bits of each part, -0.0 and inf kept
+        shape = shape[:-1]
+        return words.reshape(shape + (-1,)).view(dtype).reshape(shape)
     return words.view(dtype).reshape(shape)
 
 
@@ -74,14 +75,15 @@ def _text(value, how) -> str:
     return format(value, spec)
 
 
-def _print_lower(lc, *xs, fmt, kinds, formats=None):
+def _print_lower(lc, *xs, fmt, kinds, formats=None, stream="stdout"):
     # One ordered callback per print: prints keep the program's order (two
     # unordered callbacks, static text and values, came out swapped).
     formats = formats or (None,) * len(xs)
     wired = [_wired(x) for x in xs]
-    jax.debug.callback(functools.partial(_show, fmt, kinds, formats, [w for _, w in wired]),
-                       *(v for v, _ in wired), ordered=True)
+    jax.debug.callback(functools.partial(_show, fmt, kinds, formats, [w for _, w in wired],
+                                         stream), *(v for v, _ in wired), ordered=True)
     return ()
 
 
-register("print", lambda avals, fmt, kinds, formats=None: (), _print_lower, numpy=None)
+register("print", lambda avals, fmt, kinds, formats=None, stream="stdout": (), _print_lower,
+         numpy=None)
