@@ -416,3 +416,12 @@ def test_a_uint64_from_2_63_up_as_a_python_int_raises():
     check(lambda x: (int(x[0]), x[0].item()), np.array([2 ** 63 - 1], np.uint64))
     with pytest.raises(tpucc.TpuccError, match="E910"):
         tpucc.compile(lambda x: int(x[0]))(np.array([2 ** 64 - 1], np.uint64))
+
+
+def test_complex_sort_puts_values_with_nan_parts_last_as_numpy():
+    nan, inf = np.nan, np.inf
+    x = np.array([complex(1, nan), complex(inf, 0), 2 + 1j, complex(nan, 1), complex(nan, nan),
+                  complex(nan, -3), complex(-1, nan), 1j, complex(2, -inf), 1 + 1j])
+    for fn in (np.sort, lambda x: np.argsort(x, kind="stable"),
+               lambda x: np.sort(x.astype(np.complex64).reshape(2, 5), axis=1)):
+        _same_printed(fn(x), tpucc.compile(fn)(x))

@@ -28,12 +28,25 @@ def _emit(*a, **k):
 # --- the sort ops ---------------------------------------------------------------------------
 
 def _sorted_lower(lc, x, axis):
+    if x.dtype.kind == "c":
+        return _sort_complex(x, x, axis)
     return lax.sort(x, dimension=axis, is_stable=True)
 
 
 def _order_lower(lc, x, axis):
     positions = lax.broadcasted_iota(np.int64, x.shape, axis)
+    if x.dtype.kind == "c":
+        return _sort_complex(x, positions, axis)
     return lax.sort((x, positions), dimension=axis, is_stable=True, num_keys=1)[1]
+
+
+def _sort_complex(x, payload, axis):
+    """`payload` in the order NumPy sorts complex x: R + Rj, then R + nanj,
+    nan + Rj, nan + nanj, each group by its parts that are numbers
+    (lax.sort's own complex order would put 1 + nanj before 2 + 0j)."""
+    re, im = lax.real(x), lax.imag(x)
+    keys = (lax.ne(re, re).astype(np.uint8), lax.ne(im, im).astype(np.uint8), re, im)
+    return lax.sort((*keys, payload), dimension=axis, is_stable=True, num_keys=4)[-1]
 
 
 register("sort", lambda avals, axis: AVal(avals[0].dtype, avals[0].shape, False), _sorted_lower,
