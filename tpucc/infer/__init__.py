@@ -27,7 +27,7 @@ from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from .state import ObjectNode, dict_keys, dict_of_class, flatten, instance_attributes, unflatten
-from .values import Array, RuntimeKind, check_runtime_dtype, frozen_kind
+from .values import Array, RuntimeKind, check_runtime_dtype, frozen_kind, new_serial_floor
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
@@ -176,6 +176,7 @@ def _trace_once(fn, args, kwargs, options, state) -> Traced:
         # Sorted, as driver.signature_key collects keyword leaves at call time.
         b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources, interp,
                              k) for k in sorted(kwargs)}
+        interp.call_floor = new_serial_floor()
         try:
             with _deep_python_stack():
                 result = interp.call(fn, b_args, b_kwargs)

@@ -314,6 +314,9 @@ class Interpreter:
         self.identity_views: dict[str, IdentitiesGuardView] = {}
         self.dunders: dict[tuple, object] = {}      # (class, name) -> user_dunder's answer
         self.outside_appends: list = []         # (list, value, loc): see appends.py
+        # Arrays from this serial on were made by the traced call's own ops
+        # (privacy.py); None: not known, so no array counts as private.
+        self.call_floor = None
 
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UserCodeError)
 from ..ir import AVal, Region, Value
-from . import builder
+from . import builder, privacy
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
@@ -29,6 +29,11 @@ from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
                       finish_journal, in_open_region, journaled_region, kept_containers,
                       kind_value, scalar_kind, shape_undefined, slot_name, state_vars, walk,
                       watch, watch_scope)
+
+class UpdatedThenRebound(SideEffectError):
+    """A variable the loop body updates in place and then rebinds, whose
+    array at the loop's entry others may reach (_run_body)."""
+
 
 def run_loop(frame, header: int, stops) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
@@ -42,21 +47,39 @@ def run_loop(frame, header: int, stops) -> Exit:
     # 144 copies of the inner body (each compiled by XLA: 25 s for an edit
     # distance's 12 x 12 table), so the inner one becomes a counted While.
     enclosing = ctx().unrolled_trips
+    peel = False
     if isinstance(it, RangeIter) and it.is_static() and it.remaining() > 1 \
             and it.remaining() * enclosing > budget:
         counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
         if isinstance(counted, Exit):
             return counted
-        unrolled_because = counted
+        unrolled_because, peel = counted
     ctx().unrolled_trips = enclosing * max(it.remaining(), 1) if it is not None else enclosing
     try:
+        if peel:
+            # The body updates a variable's array in place, then rebinds the
+            # variable: the first iteration writes into the array from before
+            # the loop, each later one into the array the one before made.
+            # Run the first one unrolled; the rest may then be one While.
+            ex = _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
+                         stop_after=1)
+            if ex is not None:
+                return ex
+            it = _for_iterator(frame, header)
+            if it is not None and it.remaining() > 1:
+                counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
+                if isinstance(counted, Exit):
+                    return counted
+                unrolled_because = counted[0]
         return _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because)
     finally:
         ctx().unrolled_trips = enclosing
 
 
-def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> Exit:
-    """run_loop's unrolling, one iteration at a time."""
+def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
+            stop_after=None) -> Exit | None:
+    """run_loop's unrolling, one iteration at a time; None when `stop_after`
+    iterations ran and the loop goes on."""
     count = 0
     guard_anyway = False        # a While was tried for this loop and could not be made
     while True:
@@ -104,6 +127,8 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because) -> E
         if ex.targets[0] != header:
             return ex
         count += 1
+        if count == stop_after:
+            return None
         it = _for_iterator(frame, header)
         if count >= budget and it is None and count < MAX_UNROLL:
             return build_while(frame, header, stops, loop_stops,
@@ -165,8 +190,9 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     its body needs the counter as a static value, or changes something a While
     cannot carry (a list it appends to, a variable whose shape or dtype
     settles only after the first iteration).  Unrolling such a loop is exact,
-    only slower, so it is unrolled: returns the Exit, or why it must unroll
-    (errors that do not come from the While recur while unrolling)."""
+    only slower, so it is unrolled: returns the Exit, or (why it must unroll,
+    whether running one iteration first may let the rest be a While) (errors
+    that do not come from the While recur while unrolling)."""
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
@@ -183,12 +209,13 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
         what = e.message if isinstance(e, StaticValueError) else e.what
-        return f"its body needs a static value ({what})"
+        return f"its body needs a static value ({what})", False
     except TpuccError as e:     # e.g. a list that grows, a `raise` under `if i > n:`
         if isinstance(e, InternalError):
             raise
         frame.locals, frame.stack = locals0, stack0
-        return f"it cannot run as one runtime loop ({e.message})"
+        return f"it cannot run as one runtime loop ({e.message})", \
+            isinstance(e, UpdatedThenRebound)
 
 
 def _weak(arr: Array):
@@ -210,9 +237,10 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
     rebound = Rebound()     # slots outside the variables that the body rebinds
     entry = dict(state_leaves(frame.locals, frame.stack)[1])    # for _explain_types
+    is_private = privacy.private_arrays(frame)
     try:
         return _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared,
-                             detached, kind_paths, rebound, note, trip_count)
+                             detached, kind_paths, rebound, note, trip_count, is_private)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
 
@@ -237,7 +265,7 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
 
 
 def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
-                  kind_paths, rebound, note, trip_count) -> Exit:
+                  kind_paths, rebound, note, trip_count, is_private) -> Exit:
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
     boxes and the other sets grow until a trial of the body changes nothing."""
     for _attempt in range(12):
@@ -248,7 +276,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                              unshared, kind_paths, rebound, detached)
+                              unshared, kind_paths, rebound, detached, is_private)
         frame.locals, frame.stack = locals0, stack0
         if trial.in_place.keys() - rebound.in_place.keys():
             rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
@@ -460,11 +488,12 @@ def _advance(frame):
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
               unshared=frozenset(), kind_paths=frozenset(), rebound=None,
-              detached=frozenset()) -> Trial:
+              detached=frozenset(), is_private=None) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
-    and not journaled as outer effects."""
+    and not journaled as outer effects.  `is_private(entry array)`: whether
+    only its variable reaches it (privacy.py)."""
     params = [Value(leaves[i][1].aval) for i in carried]
     box_params = [Value(b.aval) for b in boxes]
     code_param = Value(AVal(np.dtype(np.int32), ()))
@@ -531,15 +560,17 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     shared = {id(a) for a in slot_arrays.values()
               if sum(b is a for b in slot_arrays.values()) > 1}
     for i, a in slot_arrays.items():
-        if out_td == td and i not in kept and a.version and id(a) not in shared:
-            # (slots align only then; shared arrays: _diverged, then _check_unshared)
-            raise SideEffectError(
+        if out_td == td and i not in kept and a.version and id(a) not in shared \
+                and not (is_private is not None and is_private(leaves[i][1])):
+            # (slots align only then; shared arrays: _diverged, then _check_unshared;
+            # the first iteration's update into a private entry array is unobservable)
+            raise UpdatedThenRebound(
                 f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
                 "the first iteration the update goes into the array it named before the loop",
                 frame.fc.loop_locs[header],
-                f"update a copy made in the body: `{leaves[i][0]} = {leaves[i][0]}.copy()` "
-                "before the in-place update (a double buffer swapped with `a, b = b, a` "
-                "compiles that way), or compute the new value out of place")
+                f"copy it before the loop (`{leaves[i][0]} = {leaves[i][0]}.copy()`): the "
+                "loop then updates memory of its own, and compiles to one runtime `while`; "
+                "or compute the new value out of place")
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
