@@ -943,14 +943,33 @@ def _printed_kind(x: Array) -> str:
 
 @builtin(py.setattr)
 def setattr_(interp, obj, name, value):
-    """setattr() on a function made inside the compiled code (functools.wraps
-    copies __name__, __doc__, __wrapped__ onto its wrapper): plain metadata."""
+    """setattr(obj, "name", v) with a static name is `obj.name = v`; on a
+    function made inside the compiled code (functools.wraps copies __name__,
+    __doc__, __wrapped__ onto its wrapper) plain metadata."""
     if isinstance(obj, types.FunctionType) and id(obj) in interp.fresh_ids \
             and isinstance(name, str) and not isinstance(value, Array):
         setattr(obj, name, value)
         return None
-    raise UnsupportedError("calling setattr() is not supported in compiled code",
-                           hint="assign the attribute with `obj.name = value`")
+    interp.setattr(obj, _attribute_name(name, "setattr"), value)
+    return None
+
+
+@builtin(object.__setattr__)
+def object_setattr(interp, obj, name, value):
+    """object.__setattr__(obj, "name", v): a store past the class's own
+    __setattr__ (a frozen dataclass's __init__ makes its fields so)."""
+    interp.setattr(obj, _attribute_name(name, "object.__setattr__"), value, hook=False)
+    return None
+
+
+def _attribute_name(name, what: str) -> str:
+    if isinstance(name, str):
+        return name
+    if isinstance(name, Array):
+        raise UnsupportedError(f"{what}() with an attribute name computed at run time is "
+                               "not supported", hint="name the attribute: obj.name = value")
+    raise UserCodeError(f"TypeError: attribute name must be string, not "
+                        f"'{type(name).__name__}'")
 
 
 @builtin(py.super)

@@ -314,6 +314,7 @@ class Interpreter:
         self.identity_views: dict[str, IdentitiesGuardView] = {}
         self.dunders: dict[tuple, object] = {}      # (class, name) -> user_dunder's answer
         self.outside_appends: list = []         # (list, value, loc): see appends.py
+        self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
         # Arrays from this serial on were made by the traced call's own ops
         # (privacy.py); None: not known, so no array counts as private.
         self.call_floor = None
@@ -666,7 +667,10 @@ class Interpreter:
                                 f"'{name}'")
         raise UnsupportedError(f"array attribute or method `.{name}` is not supported")
 
-    def setattr(self, obj, name, value):
+    def setattr(self, obj, name, value, hook=True):
+        """obj.name = value.  `hook`: False for object.__setattr__(obj, name,
+        value), which passes over the class's own __setattr__ (a frozen
+        dataclass's __init__ stores its fields so)."""
         if isinstance(obj, Array):
             if name not in ("real", "imag"):
                 raise UnsupportedError(f"assigning `.{name}` of an array is not supported",
@@ -689,24 +693,39 @@ class Interpreter:
             return
         entry = self.fresh_ids.get(id(obj))
         if entry is not None:
-            if isinstance(value, Array) and (instance_dict(obj) or {}).get(name) is value:
+            plain = not hook or type(obj).__setattr__ is object.__setattr__
+            own = None if plain else class_attribute(type(obj), "__setattr__")
+            if isinstance(own, types.FunctionType):
+                # the class's own __setattr__, traced (a frozen dataclass's raises)
+                self.inline(own, [obj, name, value], {})
+                return
+            holder = self._attributes_of(obj, name)
+            if isinstance(value, Array) and holder is not None and name in holder \
+                    and holder[name] is value:
                 return      # `m.w *= 2`: updated in place; the store is a no-op, also in a loop
-            if (self._in_frame_region() and type(obj).__setattr__ is object.__setattr__
-                    and name in (instance_dict(obj) or ())):
+            if self._in_frame_region() and plain and holder is not None and name in holder:
                 # rebinding an attribute the object has: merged or carried as a slot
-                set_item(vars(obj), name, value, entry[1])
+                set_item(holder, name, value, entry[1])
                 return
             self.check_mutation(obj, f"the attribute `{name}`")
-            if type(obj).__setattr__ is object.__setattr__ and instance_dict(obj) is not None:
+            if plain and holder is not None:
                 # journaled: an unrolled iteration that is discarded (its loop
                 # becomes a While after all) takes the attribute away again
-                set_item(vars(obj), name, value, entry[1])
+                set_item(holder, name, value, entry[1])
             else:
-                setattr(obj, name, value)
+                (setattr if hook else object.__setattr__)(obj, name, value)
             return
         self._rebind_outside(obj, name, value, f"`.{name}`",
                              f"`.{name}` of an object that outlives the call",
                              lambda: self.getattr(obj, name))
+
+    def _attributes_of(self, obj, name):
+        """Where obj.name is stored, as a mapping set_item can journal: the
+        object's __dict__, or for a __slots__ member a SlotValues of the
+        object (one per object, so that journal entries find it again)."""
+        if isinstance(class_attribute(type(obj), name), types.MemberDescriptorType):
+            return self.slot_values.setdefault(id(obj), SlotValues(obj))
+        return instance_dict(obj)
 
     def _in_frame_region(self) -> bool:
         """Inside a runtime branch or loop of a frame (not tpucc.grad's), whose
@@ -1277,6 +1296,8 @@ class Interpreter:
         if isinstance(fn, (operator.itemgetter, operator.attrgetter)) and len(args) == 1 \
                 and not kwargs:
             return getter_call(self, fn, args[0])
+        if _is_object_setattr(fn):          # super().__setattr__(name, value)
+            return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
         # A callable object need not be hashable (a dataclass with eq=True is not).
         hashable = _hashable(fn)
         if hashable and fn in REFUSED:
@@ -1621,6 +1642,45 @@ _DICT_VIEWS = {type({}.keys()): "keys", type({}.values()): "values", type({}.ite
                type(collections.OrderedDict().keys()): "keys",
                type(collections.OrderedDict().values()): "values",
                type(collections.OrderedDict().items()): "items"}
+
+
+class SlotValues:
+    """The __slots__ members of an object as a mapping (what its __dict__ is
+    for other attributes): set_item journals writes through it, and a loop
+    carries them (a class with __slots__ made inside the compiled code)."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __getitem__(self, name):
+        try:
+            return object.__getattribute__(self.obj, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def __setitem__(self, name, value):
+        object.__setattr__(self.obj, name, value)
+
+    def __contains__(self, name) -> bool:
+        try:
+            object.__getattribute__(self.obj, name)
+        except AttributeError:
+            return False
+        return True
+
+    def pop(self, name, default=None):
+        value = self[name] if name in self else default
+        if name in self:
+            object.__delattr__(self.obj, name)
+        return value
+
+
+def _is_object_setattr(fn) -> bool:
+    """object.__setattr__ bound to an object (what super().__setattr__ is
+    in a class whose base is object)."""
+    return type(fn).__name__ == "method-wrapper" and getattr(fn, "__name__", None) == \
+        "__setattr__" and getattr(fn, "__objclass__", None) is object
 
 
 def instance_dict(obj):

@@ -174,7 +174,13 @@ def in_numpy(path: str) -> bool:
 def in_library(path: str) -> bool:
     """Code whose errors the program's calling line places: Python's own
     library, NumPy's and tpucc's (nn.cross_entropy given bad labels)."""
-    return in_tpucc(path) or in_numpy(path) or in_standard_library(path)
+    return in_tpucc(path) or in_numpy(path) or in_standard_library(path) or in_generated(path)
+
+
+def in_generated(path: str) -> bool:
+    """Code Python made at run time from text (a dataclass's __init__ and
+    __setattr__): its errors belong at the line that called it."""
+    return path == "<string>"
 
 
 def _in_library(e: TpuccError, loc) -> TpuccError:
@@ -184,7 +190,7 @@ def _in_library(e: TpuccError, loc) -> TpuccError:
     if e.loc is None and not getattr(e, "library_line", None):
         e.library_line = f"{os.path.basename(loc.file)}:{loc.line}"
         whose = ("tpucc's" if in_tpucc(loc.file) else "NumPy's" if in_numpy(loc.file)
-                 else "the standard library's")
+                 else "generated code's" if in_generated(loc.file) else "the standard library's")
         e.message += f" (in {whose} {e.library_line}, called from here)"
         e.args = (e.render(),)
     return e

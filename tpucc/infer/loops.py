@@ -82,7 +82,13 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     iterations ran and the loop goes on."""
     count = 0
     guard_anyway = False        # a While was tried for this loop and could not be made
+    # A static `while` inside unrolled loops shares their budget, as a range
+    # loop does (run_loop); its own trips so far count for loops inside it.
+    enclosing = ctx().unrolled_trips
+    nested_while = it is None and enclosing > 1
     while True:
+        if it is None:
+            ctx().unrolled_trips = enclosing * (count + 1)
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         raised = None
         with journaled_region(runtime=False) as rec, watch_scope() as marks:
@@ -134,6 +140,13 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             return build_while(frame, header, stops, loop_stops,
                                f"while: still looping after {count} unrolled iterations; "
                                "values that change are carried at runtime")
+        if nested_while and count * enclosing >= budget:
+            nested_while = False        # (tried once: unrolling on is exact)
+            made = _try_while(frame, header, stops, loop_stops,
+                              f"while: still looping after {count} unrolled iterations within "
+                              f"unrolled loops of {enclosing} iterations")
+            if isinstance(made, Exit):
+                return made
         if count >= MAX_UNROLL:
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
 
@@ -243,6 +256,20 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
                              detached, kind_paths, rebound, note, trip_count, is_private)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
+
+
+def _static_change_hint(path, before, after) -> str:
+    """What to do about a loop variable that holds another object after an
+    iteration: an object made anew each time (`s = State(...)`) can be one
+    object whose attributes the loop rebinds, or a namedtuple."""
+    if type(before) is type(after) and not isinstance(before, (str, bytes, tuple)) \
+            and hasattr(before, "__dict__") and not callable(before):
+        frozen = getattr(getattr(type(before), "__dataclass_params__", None), "frozen", False)
+        keep = "" if frozen else (f"keep one {type(before).__name__} and rebind its "
+                                  f"attributes ({path}.x = ...), or ")
+        return (f"only arrays and numbers can change inside a loop on runtime values: {keep}"
+                "hold the values in a namedtuple, which the loop carries item by item")
+    return "only arrays and numbers can change inside a loop on runtime values"
 
 
 def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
@@ -900,7 +927,7 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
                 raise SideEffectError(
                     f"this runtime loop changes the static value `{path}` "
                     f"({describe_static(before)} -> {describe_static(after)})", loc,
-                    "only arrays and numbers can change inside a loop on runtime values")
+                    _static_change_hint(path, before, after))
             promote[path] = unify(path, avals, "iterations of this loop")
     new_boxes = list(boxes) + [b for b in trial.ends if all(b is not x for x in boxes)]
     return promote, new_boxes

@@ -25,6 +25,12 @@ SCALARS = (bool, int, float, complex, np.generic)
 
 def flatten(value, path: str, out: list) -> object:
     """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`."""
+    if _is_namedtuple(value):
+        # its items are slots of the state, as a plain tuple's are: a loop
+        # may carry `s = State(s.x * 0.5, s.v + 1)`, a branch merge it
+        fields = type(value)._fields
+        return ("object", type(value), fields,
+                tuple(flatten(v, f"{path}.{k}", out) for k, v in zip(fields, value)))
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         td = ("tuple", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
         return td + (value.error,) if isinstance(value, RaisingTail) else td
@@ -55,6 +61,14 @@ def flatten(value, path: str, out: list) -> object:
                 tuple(flatten(value.attrs[k], f"{path}.{k}", out) for k in keys))
     out.append((path, value))
     return None
+
+
+def _is_namedtuple(value) -> bool:
+    """A collections.namedtuple or typing.NamedTuple: a tuple whose class
+    names its items (and adds nothing else an instance holds)."""
+    cls = type(value)
+    return (isinstance(value, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+            and len(cls._fields) == len(value) and not hasattr(value, "__dict__"))
 
 
 class ObjectNode:
@@ -107,7 +121,7 @@ def _build(td, it):
         pos = _build(td[1], it)
         return SeqIter(_build(td[2], it), pos, *td[3])
     if kind == "object" and issubclass(td[1], tuple):       # a namedtuple
-        return td[1](**{k: _build(t, it) for k, t in zip(td[2], td[3])})
+        return tuple.__new__(td[1], [_build(t, it) for t in td[3]])
     if kind == "object":
         obj = td[1].__new__(td[1])
         for k, t in zip(td[2], td[3]):
@@ -262,13 +276,31 @@ def static_equal(a, b) -> bool:
         return True
     if isinstance(a, Array) or isinstance(b, Array):
         return False
-    if type(a) is not type(b):
-        return False
+    if type(a) is not type(b) or _holds_array(a) or _holds_array(b):
+        return False        # (its __eq__ would compare arrays: ops, no static answer)
     try:
         eq = a == b
         return bool(eq) if isinstance(eq, (bool, np.bool_)) else False
     except Exception:
         return False
+
+
+def _holds_array(x, depth=0) -> bool:
+    """Whether an object, or a container or object inside it, holds an Array
+    (a dataclass instance made in the loop: `s = replace(s, x=...)`)."""
+    if isinstance(x, Array):
+        return True
+    if depth > 4 or isinstance(x, (bool, int, float, complex, str, bytes, type(None), type)):
+        return False
+    if isinstance(x, (list, tuple)):
+        items = x
+    elif isinstance(x, dict):
+        items = x.values()
+    elif isinstance(x, (types.FunctionType, types.ModuleType, np.ndarray, np.generic)):
+        return False
+    else:
+        items = instance_attributes(x).values()
+    return any(_holds_array(v, depth + 1) for v in items)
 
 
 def unify(path: str, avals: list[AVal], what: str) -> AVal:
