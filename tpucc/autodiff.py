@@ -5,7 +5,8 @@
 `params` may be an array or a dict, list, tuple or object holding float
 arrays; the gradient has the same structure (None where a leaf is not a float
 array, in the shape of its containers; an object's gradient is a new object
-of its class).  Inside a
+of its class; one array held at two places, tied weights, has its total
+gradient at both).  Inside a
 function compiled by tpucc, the call becomes part of the same XLA module
 (see infer/ad.py): a whole training step is one executable.  Called on its
 own, the gradient function is compiled by tpucc on first use, like a

@@ -27,6 +27,7 @@ import numpy as np
 from . import cache, envvars, infer, lower, snapshot
 from .errors import DTypeError, InternalError, SideEffectError, TpuccError, UnsupportedError
 from .infer import appends, checks
+from .infer.ad import identity_pattern
 from .infer.state import unflatten
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind
 from .ir import print_region, verify
@@ -498,6 +499,8 @@ def runner(entry: Entry):
     if traced.checks:
         call = checked_caller(call, traced.checks)
     captured = _capture_reader(traced, entry.options.get("device_cache"))
+    # Without a capture reader (which checks them), tied weights are checked here.
+    ties = traced.input_identities if captured is None else ()
     n_out, build, single = _output_builder(traced)
     if traced.appends:
         build, single = appends.appending_builder(build, traced.appends), None
@@ -505,13 +508,13 @@ def runner(entry: Entry):
     # An input's memory layout decided whether reshapes of it are views
     # (written through, or not: NumPy's semantics either way).
     layouts = tuple(traced.input_strides)
-    if captured is None and not writebacks and single is not None and not layouts:
+    if captured is None and not ties and not writebacks and single is not None and not layouts:
         def run(leaves, args=(), kwargs=None):  # the common case, in one frame
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
             return single(call(*leaves)[0])
-    elif not writebacks and single is not None and not layouts:
+    elif captured is not None and not writebacks and single is not None and not layouts:
         def run(leaves, args=(), kwargs=None):  # a model reading its weights
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
@@ -520,7 +523,7 @@ def runner(entry: Entry):
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
     elif writebacks and captured is None and not layouts and \
             all(wb[0] == "arg" for wb in writebacks):
-        run = _argument_update_runner(traced, guards, call, build)
+        run = _argument_update_runner(traced, guards, call, build, ties)
     else:
         updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]
         pool = output_pool(recycled_avals(traced))
@@ -542,6 +545,8 @@ def runner(entry: Entry):
                 inputs = captured(leaves)
                 if inputs is RECOMPILE:
                     return RECOMPILE
+            elif ties and not _tied_alike(ties, leaves):
+                return RECOMPILE
             for i, strides in layouts:
                 if _strides_unless_contiguous(inputs[i]) != strides:
                     return RECOMPILE
@@ -555,7 +560,7 @@ def runner(entry: Entry):
     return run
 
 
-def _argument_update_runner(traced, guards, call, build):
+def _argument_update_runner(traced, guards, call, build, ties=()):
     """runner's function for a program whose only write-backs are arguments
     it updates in place (`x += 1`, `w -= lr * g` on NumPy arrays): the
     general path's steps, specialized.  Python run between two calls costs
@@ -575,6 +580,8 @@ def _argument_update_runner(traced, guards, call, build):
         for g, name, value in guards:
             if g.get(name, _MISSING) is not value:
                 return RECOMPILE
+        if ties and not _tied_alike(ties, leaves):
+            return RECOMPILE
         if len(leaves) > 1 or not all(leaves[i].flags.writeable for i in updated
                                       if isinstance(leaves[i], np.ndarray)):
             check_updated_arguments(updated, leaves, name_of)
@@ -654,11 +661,14 @@ def _direct_call(executable):
 def _capture_reader(traced, device_cache):
     """None without captured arrays or kept copies; else a function
     appending the captured arrays' current values to the argument leaves
-    (RECOMPILE if one changed its type), then putting in the kept copies."""
+    (RECOMPILE if one changed its type, or if arrays tpucc.grad
+    differentiates are one array where they were distinct or the other way
+    round: _tied_alike), then putting in the kept copies."""
     # An array the program writes back is re-read at every call even with
     # device_cache: the write-back changes it in place, which the cache
     # (by identity) would not see.
     kept = cached_inputs(traced, device_cache)
+    identities = traced.input_identities
     if not traced.captured and not kept:
         return None
     first = traced.n_arg_inputs
@@ -696,6 +706,8 @@ def _capture_reader(traced, device_cache):
                 if alias() is not current:
                     return RECOMPILE
             inputs.append(current)
+        if identities and not _tied_alike(identities, inputs):
+            return RECOMPILE
         # On the arrays themselves: a kept copy would hide that one shares
         # memory with an array the program updates.
         if written and _written_array_shared(inputs, first, written, traced.input_sources):
@@ -704,6 +716,16 @@ def _capture_reader(traced, device_cache):
             inputs[i] = device.get(i, inputs[i], perm)
         return inputs
     return read
+
+
+def _tied_alike(identities, inputs) -> bool:
+    """Whether the arrays tpucc.grad differentiates are one array at the
+    same places as when traced (tied weights: one gradient, the total) and
+    distinct at the others (Traced.input_identities).  The signature keys
+    arguments by type, not identity: a call tying them otherwise compiles
+    again."""
+    return all(identity_pattern([inputs[i] for i in places]) == pattern
+               for places, pattern in identities)
 
 
 def _written_array_shared(inputs, first, written, sources) -> bool:

@@ -106,7 +106,9 @@ def same_immutable(a, b) -> bool:
 
 def reason_for_guards(traced) -> str:
     reads = changed_reads(traced)
-    return "; ".join(reads) if reads else "an array read from outside changed its type"
+    return "; ".join(reads) if reads else (
+        "an array read from outside changed its type, or arrays differentiated by "
+        "tpucc.grad became one array (tied weights) or stopped being one")
 
 
 def _place(owner, kind, key) -> str:

@@ -364,7 +364,9 @@ def describe(traced, w: Walk) -> dict:
             "input_layouts": [[i, list(perm)] for i, perm in sorted(traced.input_layouts.items())],
             "checks": traced.checks,
             "input_strides": [[i, None if st is None else list(st)]
-                              for i, st in traced.input_strides]}
+                              for i, st in traced.input_strides],
+            "input_identities": [[list(places), list(pattern)]
+                                 for places, pattern in traced.input_identities]}
 
 
 def rebind(record: dict, w: Walk):
@@ -403,7 +405,9 @@ def rebind(record: dict, w: Walk):
                   input_layouts={i: tuple(perm) for i, perm in record.get("input_layouts", [])},
                   checks=record.get("checks", []),
                   input_strides=[(i, None if st is None else tuple(st))
-                                 for i, st in record.get("input_strides", [])])
+                                 for i, st in record.get("input_strides", [])],
+                  input_identities=[(tuple(places), tuple(pattern))
+                                    for places, pattern in record.get("input_identities", [])])
 
 
 def _ref(w: Walk, obj, kind):

@@ -76,6 +76,10 @@ class Traced:
     # globals, argument items), else None; empty where not recorded (a
     # trace record replayed from the persistent cache).
     writeback_locs: list = field(default_factory=list)
+    # (input indices, infer.ad.identity_pattern of the arrays there): which of
+    # the arrays tpucc.grad differentiates were one array (tied weights) when
+    # traced; a call where that differs compiles again.
+    input_identities: list = field(default_factory=list)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -121,6 +125,10 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
                                               in promoted else False),
                         params, arrays, sources, path)
              for (path, v), keys in zip(td_leaves, _leaf_keys(value))]
+    for (_, x), arr in zip(td_leaves, bound):
+        if isinstance(arr, Array) and is_runtime_leaf(x) and not isinstance(x, np.generic):
+            # (a NumPy scalar is a value: two equal ones are no tied weights)
+            interp.input_objects[id(arr)] = (arr, arr.var, x)
     out = unflatten(td, bound)
     work = [(out, value, ())]
     while work:                 # the lists and dicts in it, nested ones too
@@ -284,13 +292,17 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     program = Region(all_params, context.region.ops, tuple(results))
     index = {id(p): i for i, p in enumerate(all_params)}
     input_strides = sorted((index[id(p)], st) for p, st in context.layouts_read.items())
+    identities = list(dict.fromkeys(
+        (tuple(index[id(p)] for p in places), pattern)
+        for places, pattern in context.input_identities))
     return Traced(program, [p.aval for p in all_params], len(params), out_td, out_static,
                   out_weak, writebacks, captured, _unique_guards(context.guards),
                   result_avals=[v.aval for v in results], namespaces=context.namespaces,
                   module_reads=context.module_reads, out_scalar=out_scalar,
                   checks=check_records, input_strides=input_strides,
                   number_places=context.number_places, appends=appended,
-                  process_local=context.process_local, writeback_locs=writeback_locs)
+                  process_local=context.process_local, writeback_locs=writeback_locs,
+                  input_identities=identities)
 
 
 def _refuse_iterators(result, fn):

@@ -15,9 +15,16 @@ Leaves that are not float arrays (integer arrays, Python ints, strings,
 functions) are constants: their place in the gradient holds None.  An object
 differentiated with respect to gets a gradient object of the same class whose
 attributes are the gradients (or None), as Equinox does.
+
+One array at several places (tied weights) is one parameter, whose gradient
+is at each place; the caller's arrays are told apart by identity, which the
+driver checks at each call (Leaves.assume_identities).  Dicts and lists are
+copied for f (their arrays are the parameters): f may update those arrays in
+place, but a change to the copy itself would be lost, and is refused.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import inspect
 import os
@@ -37,16 +44,43 @@ _PLAIN = (bool, int, str, bytes, type(None), complex)
 
 @dataclass
 class Leaves:
-    """The differentiable leaves, each Array once (tied weights share a gradient)."""
+    """The differentiable leaves, each array once: one array held at several
+    places (tied weights) is one leaf, whose gradient (the total) is at each.
+    The caller's arrays are module inputs of their own at each place where
+    the call passes them (an argument's dict items): those are told apart by
+    the caller's array, and `inputs` lists them for the identity check."""
     arrays: list = field(default_factory=list)
     index: dict = field(default_factory=dict)
+    inputs: list = field(default_factory=list)  # (param Value, caller's array) per place
 
-    def add(self, arr: Array) -> int:
-        i = self.index.get(id(arr))
+    def add(self, interp, arr: Array) -> int:
+        key = id(arr)
+        entry = interp.input_objects.get(key)
+        if entry is not None and entry[0] is arr:
+            self.inputs.append(entry[1:])
+            key = id(entry[2])
+        i = self.index.get(key)
         if i is None:
-            i = self.index[id(arr)] = len(self.arrays)
+            i = self.index[key] = len(self.arrays)
             self.arrays.append(arr)
         return i
+
+    def assume_identities(self):
+        """The gradient is right for calls whose arrays are one array at
+        the same places as now, and distinct at the others: recorded for the
+        driver, which compiles again where a call differs.  Only arrays of
+        one type and shape can be one array."""
+        avals = collections.Counter(p.aval for p, _ in self.inputs)
+        places = [(p, x) for p, x in self.inputs if avals[p.aval] > 1]
+        if places:
+            builder.ctx().input_identities.append(
+                (tuple(p for p, _ in places), identity_pattern([x for _, x in places])))
+
+
+def identity_pattern(arrays) -> tuple:
+    """For each array, the position of the first one that is the same object."""
+    first: dict = {}
+    return tuple(first.setdefault(id(x), i) for i, x in enumerate(arrays))
 
 
 # --- the structure of a differentiated argument ---------------------------------------
@@ -61,7 +95,9 @@ def _spec(interp, value, leaves: Leaves, seen: set):
     elif isinstance(value, float):
         value = Array(builder.const_value(value))      # a Python float: weak f64
     if isinstance(value, Array):
-        return ("leaf", leaves.add(value)) if value.dtype.kind == "f" else ("const", value)
+        if value.dtype.kind != "f":
+            return ("const", value)
+        return ("leaf", leaves.add(interp, value))
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         spec = ("namedtuple", type(value),
                 [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
@@ -106,15 +142,24 @@ def _substitute(interp, spec, params: list, shadows: dict):
     if kind == "tuple":
         return tuple(_substitute(interp, s, params, shadows) for s in spec[1])
     if kind == "list":
-        return interp.fresh([_substitute(interp, s, params, shadows) for s in spec[1]])
+        return _copy_for_region(interp, [_substitute(interp, s, params, shadows)
+                                         for s in spec[1]])
     if kind == "dict":
-        return interp.fresh({k: _substitute(interp, s, params, shadows)
-                             for k, s in zip(spec[1], spec[2])})
+        return _copy_for_region(interp, {k: _substitute(interp, s, params, shadows)
+                                         for k, s in zip(spec[1], spec[2])})
     obj, names, subs = spec[1], spec[2], spec[3]
     for name, sub in zip(names, subs):
         if sub[0] not in ("const", "same"):
             shadows[(id(obj), name)] = _substitute(interp, sub, params, shadows)
     return obj
+
+
+def _copy_for_region(interp, container):
+    """A differentiated list or dict as f sees it: a copy holding the
+    parameters, which f may read but not change (a change would stay in the
+    copy, unseen by the caller: Interpreter.refuse_differentiated_change)."""
+    interp.differentiated[id(container)] = container
+    return interp.fresh(container)
 
 
 def _gradient(interp, spec, grads: list, made=None):
@@ -187,6 +232,7 @@ def trace_grad(interp, gf, args, kwargs):
                             "arrays (and containers or objects holding them) can be "
                             "differentiated", _call_loc(gf), "pass float arrays, or "
                             "differentiate with respect to another argument (argnums=...)")
+    leaves.assume_identities()
     params = tuple(Value(a.aval) for a in leaves.arrays)
     known_captures = set(interp.captured)
     ctx = builder.ctx()
@@ -220,7 +266,8 @@ def trace_grad(interp, gf, args, kwargs):
                            {"n_aux": n_aux, "fn": gf.name}, out_avals,
                            regions=(region,), note=f"reverse-mode AD of {gf.name}")
     value = Array(outs[0])
-    value.immutable = True          # a 0-d result, like NumPy's scalars
+    # The kind f returned: a NumPy scalar (np.sum(...)) or a 0-d array (.reshape(()))
+    value.immutable = compile_time_kind(loss.immutable)
     if loss.weak:                   # f returned a Python float: so does the value
         (weak,) = builder.emit_op("convert", (value.var,), {"dtype": value.dtype},
                                   (loss.aval,))
@@ -297,7 +344,9 @@ def _split_result(gf, result):
                             builder.current_loc())
         result, aux = result
     if isinstance(result, (int, float, np.generic)) and not isinstance(result, bool):
+        scalar = isinstance(result, np.generic)
         result = Array(builder.const_value(result))
+        result.immutable = scalar       # a NumPy scalar's value is one too
     if not isinstance(result, Array) or result.shape != () or result.dtype.kind != "f":
         raise GradError(f"{gf.name} must return a float scalar to be differentiated; it "
                         f"returned {_describe(result)}", builder.current_loc(),

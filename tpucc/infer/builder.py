@@ -58,6 +58,10 @@ class Context:
     # Lists and dicts rebuilt after a runtime `if` or loop because they are
     # other objects (or hold other items) on different paths: id -> object.
     merged_containers: dict = field(default_factory=dict)
+    # (module input Values, identity_pattern of the caller's arrays there):
+    # places tpucc.grad took for one array (tied weights) or for distinct ones
+    # (infer.ad.Leaves); the driver checks each call against them.
+    input_identities: list = field(default_factory=list)
     # Input arrays (arguments, captured): id(Array) -> (param, the NumPy
     # array if it is not C-contiguous, else None); and the params whose
     # layout a reshape consulted -> their strides, None if C-contiguous:

@@ -292,6 +292,12 @@ class Interpreter:
         # id -> (it, its copy, which argument)
         self.argument_originals: dict[int, tuple] = {}
         self.argument_vars: dict[int, dict] = {}    # id(copy) -> {key: its input Value}
+        # The lists and dicts tpucc.grad rebuilt around a differentiated
+        # function's parameters (infer.ad): id -> the copy.
+        self.differentiated: dict[int, object] = {}
+        # Arrays that are module inputs: id(Array) -> (it, its param Value,
+        # the caller's array), telling tied weights apart (infer.ad).
+        self.input_objects: dict[int, tuple] = {}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         # Where each write-back was last assigned (for errors about it, such as
@@ -325,6 +331,7 @@ class Interpreter:
         return obj
 
     def check_mutation(self, obj, what):
+        self.refuse_differentiated_change(obj)
         entry = self.fresh_ids.get(id(obj))
         if id(obj) in self.argument_containers:
             raise SideEffectError(
@@ -351,6 +358,20 @@ class Interpreter:
                       "of the right shape), then rebind it inside" if what.startswith(
                           "the attribute") else "keep growing data in a preallocated array "
                       "and update it in place (x[i] = v)"))
+
+    def refuse_differentiated_change(self, obj):
+        """A list or dict differentiated by tpucc.grad is a copy made for the
+        differentiated function (its arrays are the parameters): a change to
+        it would not reach the caller's container, so it is refused, as
+        rebinding an attribute of a differentiated object is."""
+        if id(obj) in self.differentiated:
+            kind = type(obj).__name__
+            raise SideEffectError(
+                f"changing a {kind} differentiated by tpucc.grad inside the function it "
+                f"differentiates is not supported: that function works on a copy of the "
+                f"{kind}, so the change would be lost",
+                hint="update its arrays in place (p['w'] *= 2), or return the new value "
+                     "(has_aux=True) and assign it after the gradient call")
 
     def in_region(self) -> bool:
         """Inside a runtime branch or loop, or a differentiated function:
@@ -439,6 +460,7 @@ class Interpreter:
                 entry = Captured(source, getter, value, param, array, owner, hop,
                                  frozen=array.frozen)
                 self.captured[id(value)] = entry
+                self.input_objects[id(array)] = (array, param, value)
             else:
                 entry.note_place(getter, owner, hop)
             return entry.array
@@ -995,6 +1017,7 @@ class Interpreter:
         if isinstance(value, Array) and (_holds(obj, key, value)
                                          or self._holds_captured(obj, key, value)):
             return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
+        self.refuse_differentiated_change(obj)
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
         elif isinstance(obj, list) and isinstance(key, Array):
