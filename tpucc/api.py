@@ -368,8 +368,13 @@ class Lowered:
         self._entry = entry
         self._owner, self._key = owner, key     # compile() serves later calls of owner
 
+    DIALECTS = ("hlo", "stablehlo")
+
     def as_text(self, dialect: str = "hlo") -> str:
         """The HLO module text (or 'stablehlo'), before XLA optimization."""
+        if not isinstance(dialect, str) or dialect not in self.DIALECTS:
+            raise OptionError(f"Lowered.as_text: dialect must be one of "
+                              f"{', '.join(map(repr, self.DIALECTS))}, not {dialect!r}")
         return self._entry.lowered.as_text(dialect=dialect)
 
     def ir(self) -> str:

@@ -76,7 +76,6 @@ MAGIC = b"tpucc-xla-cache 1\n"
 DEFAULT_MIN_COMPILE_S = 0.1
 DEFAULT_MAX_MB = 2048
 STALE_TEMP_S = 3600         # a temporary file this old was left by a process that died
-_FALSE = ("0", "false", "no", "off")
 
 _lock = threading.Lock()
 _stats = {"hits": 0, "misses": 0, "stores": 0, "skipped": 0, "corrupt": 0, "evicted": 0,
@@ -127,7 +126,7 @@ def directory(option=None) -> str | None:
     if option is not None and option is not True:
         path = os.fspath(option)
         return path or None
-    if os.environ.get("TPUCC_CACHE", "1").strip().lower() in _FALSE:
+    if not envvars.flag("TPUCC_CACHE", True):
         return None
     env = os.environ.get("TPUCC_CACHE_DIR")
     if env is not None:

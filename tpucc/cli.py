@@ -75,12 +75,14 @@ def build(model, entries, out_dir, targets, emit, progress, quiet):
     if progress is None:
         progress = sys.stderr.isatty()
     shown = Progress(progress and not quiet)
+    started_in = os.getcwd()            # (the model may change it as it imports)
     built = build_file(model, out_dir, entries, tuple(targets), tuple(emit), shown)
     if quiet:
         return
     for b in built:
         exes = ", ".join(b.executables) or "none"
-        click.echo(f"built {b.path} ({_size(b.path) / 1024:.1f} KiB; executables: {exes})")
+        path = b.path if os.path.isabs(out_dir) else os.path.relpath(b.path, started_in)
+        click.echo(f"built {path} ({_size(b.path) / 1024:.1f} KiB; executables: {exes})")
         for note in b.notes:
             click.echo(f"  note: {note}")
     shown.say(f"total {time.perf_counter() - t0:.2f} s")

@@ -68,6 +68,9 @@ class Entry:
         self.run = None                     # the per-call function (see execute)
         self.options = options or {}
         self.retrace = None                 # () -> Traced, for entries without a program
+        # A replayed entry whose code moved since its record was made (an edit
+        # above it): its checks' locations are re-derived when one fails.
+        self.stale_check_locations = False
 
     @property
     def lowered(self):
@@ -240,7 +243,7 @@ def _replayed_entry(disk, fn, args, kwargs, times, options) -> Entry | None:
     found = snapshot.find(disk, fn, args, kwargs, options)
     if found is None:
         return None
-    traced, key, material = found
+    traced, key, material, lines_current = found
     executable = disk.load(key, material)
     if executable is None:
         return None
@@ -248,6 +251,7 @@ def _replayed_entry(disk, fn, args, kwargs, times, options) -> Entry | None:
     entry = Entry(traced, executable=executable, times=times, options=options)
     args, kwargs = _placeholders(args), _placeholders(kwargs)
     entry.retrace = lambda: run_infer(fn, args, kwargs, options)
+    entry.stale_check_locations = not lines_current
     return entry
 
 
@@ -497,7 +501,8 @@ def runner(entry: Entry):
     guards = tuple(traced.guards)
     call = staged_caller(_caller(entry.executable, _needs_x64(traced)), traced.in_avals)
     if traced.checks:
-        call = checked_caller(call, traced.checks)
+        call = checked_caller(call, traced.checks,
+                              _retraced_checks(entry) if entry.stale_check_locations else None)
     captured = _capture_reader(traced, entry.options.get("device_cache"))
     # Without a capture reader (which checks them), tied weights are checked here.
     ties = traced.input_identities if captured is None else ()
@@ -603,17 +608,41 @@ def _strides_unless_contiguous(x):
     return x.strides if isinstance(x, np.ndarray) and not x.flags.c_contiguous else None
 
 
-def checked_caller(call, check_records):
+def checked_caller(call, check_records, current_records=None):
     """`call`, raising the failed runtime check's error (the program's last
     output is the checks' code, see infer/checks.py) before anything is
-    written back or returned."""
+    written back or returned.  `current_records` () -> the check records
+    with current locations, where `check_records`' may be out of date."""
     def run_checked(*inputs):
         outs = call(*inputs)
         failed = checks.error(check_records, outs)
         if failed is not None:
+            if current_records is not None:
+                failed = checks.error(current_records(), outs) or failed
             raise failed
         return outs
     return run_checked
+
+
+def _retraced_checks(entry: Entry):
+    """() -> the check records of a new trace of a replayed entry, made at
+    the first failed check: the same checks in the same order (the world
+    the record was found by is the same) at the lines where the code is
+    now.  Tracing costs what the record saved, so only an error pays it."""
+    records = None
+
+    def current():
+        nonlocal records
+        if records is None:
+            records = entry.traced.checks
+            try:
+                fresh = entry.retrace().checks
+            except Exception:   # noqa: BLE001 - the recorded error, at its old line, stands
+                return records
+            if len(fresh) == len(records):
+                records = fresh
+        return records
+    return current
 
 
 def _needs_x64(traced) -> bool:

@@ -42,3 +42,24 @@ def _number(name, value, default) -> float:
         warnings.warn(f"tpucc: {name}={value!r} is not a number; using {default}",
                       EnvironmentWarning, stacklevel=2)
         return default
+
+
+FALSE = ("0", "false", "no", "off")
+TRUE = ("1", "true", "yes", "on")
+
+
+def flag(name: str, default: bool) -> bool:
+    """An on/off variable: 1/true/yes/on or 0/false/no/off (case and spaces
+    ignored); unset or empty is `default`, anything else warns and is too."""
+    return _flag(name, os.environ.get(name), default)
+
+
+@functools.lru_cache(maxsize=None)
+def _flag(name, value, default) -> bool:
+    word = (value or "").strip().lower()
+    if word in TRUE or word in FALSE:
+        return word in TRUE
+    if word:
+        warnings.warn(f"tpucc: {name}={value!r} is not one of {', '.join(TRUE + FALSE)}; "
+                      f"using {int(default)}", EnvironmentWarning, stacklevel=2)
+    return default

@@ -20,6 +20,9 @@ class Loc:
         return f"{self.file}:{self.line}"
 
     def source_line(self) -> str:
+        # As Python's tracebacks do: a file edited since it was cached (a
+        # module reloaded in this process) shows its current line.
+        linecache.checkcache(self.file)
         return linecache.getline(self.file, self.line).rstrip("\n")
 
 

@@ -20,9 +20,10 @@ What is fingerprinted (a `Walk`), and why that is enough:
   trace into the heap: everything else infer saw is reachable from them.
 - everything reachable from the roots, in a fixed order: the code of every
   function (bytecode, constants, names, defaults, closure cells; not line
-  numbers), user classes with their bases and class dictionaries, objects'
-  attributes, containers' items, scalars by value.  Arrays give dtype and
-  shape only: their values are runtime inputs, never folded.  Identity is
+  numbers: see below), user classes with their bases and class
+  dictionaries, objects' attributes, containers' items, scalars by value.
+  Arrays give dtype and shape only: their values are runtime inputs, never
+  folded.  Identity is
   part of it (an object met twice is a back-reference), as tied weights
   compile differently from two equal arrays.
 - library modules and classes (NumPy, jax, tpucc, the standard library)
@@ -36,6 +37,13 @@ as before.  Like in-process reuse, this assumes that library calls
 evaluated at compile time are pure (`os.environ` read while compiling is
 not seen); TPUCC_CACHE_TRACES=0 turns records off for such programs.
 
+Line numbers are left out so that an edit above a function (a comment, an
+import) still replays it; but the record's runtime checks name the lines of
+the process that traced (their errors' file:line).  So the walk also hashes
+apart where the code is (file, first line, line table): where that differs
+from the record's, the driver traces again when a check fails, for the
+error's current location (driver._retraced_checks).
+
 Each visited object gets an index (its visit number); where the digests
 agree the walks visited the same objects in the same order, so the record
 names guard namespaces, captured arrays' owners and write-back targets by
@@ -46,13 +54,12 @@ from __future__ import annotations
 import array
 import functools
 import hashlib
-import os
 import sys
 import types
 
 import numpy as np
 
-from . import cache
+from . import cache, envvars
 from .infer.values import frozen_kind
 
 FORMAT = "trace-v1"
@@ -81,6 +88,7 @@ class Walk:
 
     def __init__(self):
         self._hash = hashlib.sha256()
+        self._lines = hashlib.sha256()   # where the code is (see the module docstring)
         self._index: dict[int, int] = {}
         self.objects: list = []          # keeps them alive: ids stay unique
         self._tokens = 0
@@ -88,6 +96,9 @@ class Walk:
 
     def digest(self) -> str:
         return self._hash.copy().hexdigest()
+
+    def lines_digest(self) -> str:
+        return self._lines.hexdigest()
 
     def index(self, obj) -> int:
         i = self._index.get(id(obj))
@@ -273,6 +284,7 @@ def _code(w: Walk, co: types.CodeType):
             co.co_cellvars, co.co_argcount, co.co_posonlyargcount, co.co_kwonlyargcount,
             co.co_flags, getattr(co, "co_qualname", co.co_name),
             getattr(co, "co_exceptiontable", b"").hex())
+    w._lines.update(repr((co.co_filename, co.co_firstlineno, co.co_linetable.hex())).encode())
     w._visit(co.co_consts)
 
 
@@ -523,13 +535,13 @@ def enabled() -> bool:
     """TPUCC_CACHE_TRACES=0 keeps executables cached but traces in every
     process (for programs that read something at compile time that the
     fingerprint cannot see, such as os.environ)."""
-    return os.environ.get("TPUCC_CACHE_TRACES", "1").strip().lower() not in cache._FALSE
+    return envvars.flag("TPUCC_CACHE_TRACES", True)
 
 
 def find(disk, fn, args, kwargs, options):
-    """(Traced without a program, program key, program key material) when a
-    record for this function, these arguments and this world exists; else
-    None.  Never raises."""
+    """(Traced without a program, program key, program key material, whether
+    its checks' locations are current) when a record for this function,
+    these arguments and this world exists; else None.  Never raises."""
     if not enabled():
         return None
     try:
@@ -546,7 +558,8 @@ def find(disk, fn, args, kwargs, options):
         cache._count("trace_misses")
         return None
     cache._count("trace_hits")
-    return traced, record["program_key"], record["program_material"]
+    lines_current = record.get("lines") == w.lines_digest()
+    return traced, record["program_key"], record["program_material"], lines_current
 
 
 def store(disk, fn, args, kwargs, options, traced, program_key, program_material):
@@ -559,6 +572,7 @@ def store(disk, fn, args, kwargs, options, traced, program_key, program_material
         reads = list(dict.fromkeys(traced.module_reads))
         add_module_reads(w, reads)
         record = {"module_reads": [list(r) for r in reads], "world": w.digest(),
+                  "lines": w.lines_digest(),
                   "program_key": program_key, "program_material": program_material,
                   "trace": describe(traced, w)}
     except NotReplayable:

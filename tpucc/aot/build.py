@@ -160,7 +160,11 @@ class Built:
 
 def build_file(model_path, out_dir=".", names=(), targets=("cpu",), emit=(),
                progress: Progress | bool = False) -> list[Built]:
-    """Builds the chosen entries of a model file into `out_dir`."""
+    """Builds the chosen entries of a model file into `out_dir`; the artifacts'
+    paths are absolute."""
+    # A model may change the working directory as it imports (to read files
+    # next to it): paths are the caller's, so they are resolved before that.
+    model_path, out_dir = os.path.abspath(model_path), os.path.abspath(out_dir)
     p = progress if isinstance(progress, Progress) else Progress(bool(progress))
     chosen_targets = tg.parse_all(targets)
     _check_emit(emit)

@@ -60,10 +60,13 @@ def entry(*arg_specs, name: str | None = None, runtime_args=(), unroll: int | No
     if len(arg_specs) == 1 and callable(arg_specs[0]) and _looks_decorated(arg_specs[0]):
         raise BuildError("@entry needs parentheses and the argument specs: "
                          "@entry(\"f32[8,4]\", ...)", loc)
+    if name is not None:
+        _check_name(name, loc)
     options = _options(runtime_args, unroll, matmul_precision, loc)
 
     def declare(fn):
-        ep = EntryPoint(name or fn.__name__, fn, arg_specs, dict(kwspecs), loc, options)
+        ep = EntryPoint(fn.__name__ if name is None else name, fn, arg_specs, dict(kwspecs),
+                        loc, options)
         _check_specs(ep)
         _check_runtime_args(ep)
         setattr(fn, ATTR, ep)
@@ -132,9 +135,23 @@ def _check_specs(ep: EntryPoint):
     for k, s in ep.kwspecs.items():
         walk(s, k)
     _check_signature(ep)
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", ep.name) or ep.name.startswith("."):
-        raise BuildError(f"entry name {ep.name!r} cannot name an artifact directory",
-                         ep.loc, hint="use letters, digits, '_', '-' and '.' (not first)")
+    _check_name(ep.name, ep.loc)
+
+
+# An artifact is the directory <name>.tpucc: a file name on every system.
+MAX_NAME_LENGTH = 200
+
+
+def _check_name(name, loc):
+    """An entry's name (given, or the function's) names its artifact."""
+    hint = "use letters, digits, '_', '-' and '.' (not first)"
+    if not isinstance(name, str):
+        raise BuildError(f"@entry: name must be a string, not {type(name).__name__} "
+                         f"({name!r})", loc, hint=hint)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith(".") \
+            or len(name) > MAX_NAME_LENGTH:
+        raise BuildError(f"entry name {name!r} cannot name an artifact directory", loc,
+                         hint=hint + f", at most {MAX_NAME_LENGTH} of them")
 
 
 def _check_signature(ep: EntryPoint):

@@ -23,7 +23,8 @@ def describe(path: str, verify: bool = False) -> str:
             lines.append(f"verified: the {len(m['files'])} files match the manifest's "
                          "sizes and sha256")
         return "\n".join(lines)
-    except (KeyError, TypeError) as e:      # a manifest edited into another shape
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        # a manifest edited into a shape read_manifest's schema does not catch
         raise ArtifactError(f"the manifest of {path} is corrupted: "
                             f"{type(e).__name__}: {e}",
                             hint="rebuild the artifact with `tpucc build`") from None
@@ -33,11 +34,12 @@ def _describe(path, m) -> list[str]:
     v, p = m["versions"], m["platform"]
     built_on = p.get("built_on") or {}
     options = m.get("options") or {}
+    model = m.get("model") or {"path": "(not recorded)", "sha256": "(not recorded)"}
     lines = [f"artifact  {path}",
              f"entry     {m['entry']} (function {m.get('function')}, declared at "
              f"{m.get('declared_at')})",
-             f"model     {m['model']['path']}",
-             f"          sha256 {m['model']['sha256']}",
+             f"model     {model['path']}",
+             f"          sha256 {model['sha256']}",
              f"created   {m.get('created')} on {built_on.get('backend')} "
              f"({built_on.get('system')} {built_on.get('machine')})",
              "versions  " + ", ".join(f"{k} {v[k]}" for k in v if v[k] is not None)]

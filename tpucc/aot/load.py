@@ -23,7 +23,7 @@ from ..driver import check_updated_arguments, to_user_value
 from ..infer import checks
 from ..errors import OptionError, TpuccError
 
-from . import targets, tree, weights
+from . import schema, targets, tree, weights
 from .build import FORMAT, FORMAT_VERSION, manifest_digest, versions
 from .errors import ArgumentError, ArtifactError
 from .spec import aval_text, dtype_of
@@ -41,7 +41,7 @@ def read_manifest(path: str) -> dict:
     try:
         with open(mpath, encoding="utf-8") as f:
             manifest = json.load(f)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:     # (nested too deeply)
         raise ArtifactError(f"the manifest {mpath} is corrupted or truncated: {e}",
                             hint="rebuild the artifact with `tpucc build`") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -67,12 +67,20 @@ def read_manifest(path: str) -> dict:
         raise ArtifactError(f"the manifest {mpath} is corrupted: its contents do not match "
                             "its checksum (manifest_sha256); it was edited or damaged",
                             hint="copy the artifact again, or rebuild it with `tpucc build`")
-    missing = [k for k in ("entry", "inputs", "outputs", "files", "versions", "platform",
-                           "module", "executables") if k not in manifest]
-    if missing:
-        raise ArtifactError(f"the manifest {mpath} is corrupted: no {missing[0]!r}",
-                            hint="rebuild the artifact with `tpucc build`")
+    try:
+        schema.check(manifest)
+    except schema.Corrupt as e:
+        field, wanted, value = e.args
+        what = ("is missing" if wanted is None else
+                f"should be {wanted}, not {_short_json(value)}")
+        raise ArtifactError(f"the manifest {mpath} is corrupted: {field} {what}",
+                            hint="rebuild the artifact with `tpucc build`") from None
     return manifest
+
+
+def _short_json(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def read_file(path: str, manifest: dict, name: str) -> bytes:

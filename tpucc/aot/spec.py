@@ -38,14 +38,26 @@ GRAMMAR = ('a spec is DTYPE[DIMS], e.g. "f32[8,3,224,224]" or "i64[]" (a scalar)
 
 
 def dtype_of(name: str) -> np.dtype:
-    """The NumPy dtype named `name` (short or NumPy name; bfloat16 included)."""
+    """The NumPy dtype named `name` (short or NumPy name; bfloat16 included);
+    TypeError saying why when compiled code cannot hold it."""
     name = SHORT_DTYPES.get(name, name)
     if name == "bfloat16":
         import ml_dtypes
         return np.dtype(ml_dtypes.bfloat16)
-    dt = np.dtype(name)
-    if dt.kind not in "biufc":
-        raise TypeError(name)
+    try:
+        dt = np.dtype(name)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind not in "biufc":
+        raise TypeError(f"unknown dtype {name!r}")
+    if not dt.isnative:                 # (names cannot say so; a manifest's text can)
+        raise TypeError(f"dtype {name!r} is not in this machine's byte order")
+    # longdouble / float128 / complex256: XLA's numbers are 64-bit at most
+    # (where longdouble is float64, it is accepted as that).
+    if dt.itemsize > 8 * (1 + (dt.kind == "c")):
+        also = f" ({dt})" if dt.name != name else ""
+        raise TypeError(f"dtype {name!r}{also} is wider than compiled code can hold "
+                        "(numbers of at most 64 bits)")
     return dt
 
 
@@ -65,8 +77,8 @@ def parse(text: str) -> tuple[np.dtype, tuple[int, ...]]:
         raise ValueError("expected DTYPE[DIMS]")
     try:
         dtype = dtype_of(m.group(1))
-    except TypeError:
-        raise ValueError(f"unknown dtype {m.group(1)!r}") from None
+    except TypeError as e:
+        raise ValueError(str(e)) from None
     dims = m.group(2)
     shape = []
     for d in (dims.split(",") if dims else []):
@@ -103,7 +115,13 @@ def example(spec, path: str, entry_name: str, loc: Loc | None):
     if isinstance(spec, dict):
         return {k: example(s, f"{path}[{k!r}]", entry_name, loc) for k, s in spec.items()}
     if isinstance(spec, (np.ndarray, np.generic)) or _is_shape_struct(spec):
-        return np.zeros(tuple(spec.shape), np.dtype(spec.dtype))
+        dtype = np.dtype(spec.dtype)
+        try:
+            dtype_of(dtype.name)
+        except TypeError as e:
+            raise BuildError(f"entry {entry_name!r}: the example array of {path} has a dtype "
+                             f"compiled code cannot hold: {e}", loc) from None
+        return np.zeros(tuple(spec.shape), dtype)
     if spec is None or isinstance(spec, (bool, int, float, complex)):
         return spec
     raise BuildError(f"entry {entry_name!r}: {path} has a spec of type "

@@ -48,8 +48,15 @@ def _loc(instr, code: types.CodeType, last_line: int) -> Loc:
     return Loc(code.co_filename, line, col, code.co_qualname)
 
 
-@lru_cache(maxsize=4096)
 def decode(code: types.CodeType) -> FunctionCode:
+    # Code objects compare equal across files (CPython's code equality ignores
+    # co_filename and co_qualname), and every Loc of a decoded function names the
+    # file: two files with the same function must not share one decoding.
+    return _decode(code, code.co_filename, code.co_qualname)
+
+
+@lru_cache(maxsize=4096)
+def _decode(code: types.CodeType, filename: str, qualname: str) -> FunctionCode:
     pyversion.check_version()
     graph = bytecode.ControlFlowGraph.from_bytecode(bytecode.Bytecode.from_code(code))
     index = {id(b): i for i, b in enumerate(graph)}

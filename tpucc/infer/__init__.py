@@ -27,7 +27,8 @@ from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from .state import ObjectNode, dict_keys, dict_of_class, flatten, instance_attributes, unflatten
-from .values import Array, RuntimeKind, check_runtime_dtype, frozen_kind, new_serial_floor
+from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
+                     new_serial_floor)
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
@@ -96,6 +97,7 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
     if is_runtime_leaf(x):
         aval = runtime_aval(x)
         check_runtime_dtype(aval.dtype, f"argument {path}")
+        check_runtime_size(aval.shape, aval.dtype, f"argument {path}")
         p = Value(aval)
         kind = "array"
     elif runtime_scalar and scalar_state.is_python_number(x):

@@ -256,13 +256,13 @@ def _check_result(name: str, aval: AVal):
                          current_loc(), "use np.float64 (or np.complex128)")
     nbytes = math.prod(aval.shape) * dtype.itemsize
     if nbytes > MAX_ARRAY_BYTES:
-        raise ShapeError(f"Unable to allocate {_human_bytes(nbytes)} for an array with shape "
+        raise ShapeError(f"Unable to allocate {human_bytes(nbytes)} for an array with shape "
                          f"{aval.shape} and data type {dtype} ({name}): tpucc refuses arrays "
-                         f"over {_human_bytes(MAX_ARRAY_BYTES)}", current_loc(),
+                         f"over {human_bytes(MAX_ARRAY_BYTES)}", current_loc(),
                          "check the shape (NumPy raises MemoryError for it)")
 
 
-def _human_bytes(n: int) -> str:
+def human_bytes(n: int) -> str:
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.3g} {unit}" if unit != "bytes" else f"{n} bytes"

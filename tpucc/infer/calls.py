@@ -39,7 +39,8 @@ from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, consu
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
-from .values import MISSING, Array, check_runtime_dtype, frozen_kind, set_item
+from .values import (MISSING, Array, check_runtime_dtype, check_runtime_size, frozen_kind,
+                     set_item)
 
 MAX_INLINE_DEPTH = 100
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
@@ -450,6 +451,7 @@ class Interpreter:
             if entry is None:
                 arr = np.asarray(value)
                 check_runtime_dtype(arr.dtype, _describe_source(source))
+                check_runtime_size(arr.shape, arr.dtype, _describe_source(source))
                 param = Value(AVal(arr.dtype, arr.shape, False))
                 array = Array(param)
                 array.frozen = frozen_kind(value)

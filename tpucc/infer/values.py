@@ -15,11 +15,12 @@ interpreter turns into a runtime branch.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DTypeError, SideEffectError, StaticValueError
+from ..errors import DTypeError, ShapeError, SideEffectError, StaticValueError
 from ..ir import AVal, Value
 from . import builder
 
@@ -406,6 +407,20 @@ class Undefined:
 
     def __repr__(self):
         return f"<undefined {self.name}>"
+
+
+def check_runtime_size(shape: tuple, dtype: np.dtype, what: str):
+    """Refuses an input no device could hold, as arrays the program makes
+    are refused (builder.MAX_ARRAY_BYTES).  A zero-stride view
+    (np.broadcast_to) counts at its full size: a compiled program takes
+    every input as a whole array."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > builder.MAX_ARRAY_BYTES:
+        raise ShapeError(f"{what} is an array of {builder.human_bytes(nbytes)} (shape "
+                         f"{tuple(shape)}, {dtype}): tpucc refuses arrays over "
+                         f"{builder.human_bytes(builder.MAX_ARRAY_BYTES)}",
+                         hint="no device holds it: a broadcast view is passed whole, so "
+                              "pass the small array and broadcast inside the function")
 
 
 def check_runtime_dtype(dtype: np.dtype, what: str):
