@@ -29,7 +29,7 @@ from .errors import DTypeError, InternalError, SideEffectError, TpuccError, Unsu
 from .infer import appends, checks
 from .infer.ad import identity_pattern
 from .infer.state import unflatten
-from .infer.values import JAX, MISSING as _MISSING, frozen_kind
+from .infer.values import JAX, MISSING as _MISSING, frozen_kind, refuse_array_subclass
 from .ir import print_region, verify
 from .outputs import (_dropped, kept_writebacks, output_pool, recycled_avals,
                       recycles_replaced, replaced_inputs)
@@ -421,11 +421,7 @@ def _key(x, runtime_scalar, leaves):
         # place and written back: different programs for the same dtype and shape.
         leaves.append(x)
         return ("G", x.dtype)
-    if isinstance(x, np.ma.MaskedArray):
-        raise UnsupportedError("a NumPy masked array argument is not supported: compiled code "
-                               "reads arrays without masks",
-                               hint="pass its data and its mask as two arrays (x.data, "
-                                    "np.ma.getmaskarray(x)), or x.filled(value)")
+    refuse_array_subclass(x, "argument")
     if isinstance(x, np.ndarray) or infer.is_runtime_leaf(x):
         leaves.append(x)
         # A jax array is immutable (`x += 1` rebinds): another program.

@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import types
+import warnings
 
 import numpy as np
 
@@ -505,6 +506,12 @@ def round_(interp, x, ndigits=None):
         return interp.inline(method, [x] if ndigits is None else [x, ndigits], {})
     if isinstance(x, Array):
         from ..ops.registry import NUMPY
+        if x.ndim:
+            raise UserCodeError("TypeError: type numpy.ndarray doesn't define __round__ method",
+                                hint="use np.round(x) for an array")
+        if ndigits is None and x.dtype.kind == "f":
+            from .math_impl import to_python_int     # round(nan) raises, as int(nan)
+            return to_python_int(x, "round")
         if ndigits is None:
             return to_python_scalar(NUMPY[np.rint](x), np.int64)
         # a Python float stays one (round(2.567, 2)), a NumPy scalar stays NumPy
@@ -766,8 +773,42 @@ def to_python_scalar(x: Array, dtype) -> Array:
     return Array(out)
 
 
+def _converts_only_0d() -> bool:
+    """Whether this NumPy's int()/float()/complex() refuse an array of one
+    element but one or more axes (NumPy 2.4: TypeError; before: a warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            float(np.ones(1))
+        except TypeError:
+            return True
+    return False
+
+
+CONVERTS_ONLY_0D = _converts_only_0d()
+
+
+def to_python_number(x: Array, dtype) -> Array:
+    """int(x)/float(x)/complex(x) of a runtime array (also math's conversion
+    of its argument): NumPy converts only 0-d arrays, bool(x) and .item()
+    any of one element."""
+    check_number_conversion(x)
+    return to_python_scalar(x, dtype)
+
+
+def check_number_conversion(x: Array) -> None:
+    """int(x), float(x) or complex(x) of x is NumPy's TypeError when x has axes."""
+    if x.ndim and (CONVERTS_ONLY_0D or x.size != 1):
+        raise UserCodeError("TypeError: only 0-dimensional arrays can be converted to "
+                            "Python scalars" if CONVERTS_ONLY_0D else
+                            "TypeError: only length-1 arrays can be converted to Python scalars",
+                            hint="take the element first (x[0], x.item())")
+
+
 def _scalar_conversion(pytype, dtype):
     def impl(interp, x=pytype(), *rest):
+        if isinstance(x, Array) and pytype is not bool:
+            check_number_conversion(x)
         if isinstance(x, Array):
             if pytype is int and x.dtype.kind == "f":
                 from .math_impl import to_python_int     # int(nan) raises, as in Python

@@ -23,8 +23,8 @@ import numpy as np
 
 from .. import autodiff
 from ..autodiff import GradFunction
-from ..errors import (LimitError, SideEffectError, StaticValueError, UnsupportedError,
-                      UserCodeError)
+from ..errors import (LimitError, SideEffectError, StaticValueError, TpuccError,
+                      UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked
 from ..ops.registry import METHODS, NUMPY, const_aval
@@ -39,8 +39,8 @@ from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, consu
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
-from .values import (MISSING, Array, check_runtime_dtype, check_runtime_size, frozen_kind,
-                     set_item)
+from .values import (MISSING, Array, NeedsStatic, check_runtime_dtype, check_runtime_size,
+                     frozen_kind, refuse_array_subclass, set_item)
 
 MAX_INLINE_DEPTH = 100
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
@@ -449,6 +449,7 @@ class Interpreter:
         if isinstance(value, (np.ndarray,)) or _is_jax_array(value):
             entry = self.captured.get(id(value))
             if entry is None:
+                refuse_array_subclass(value, _describe_source(source))
                 arr = np.asarray(value)
                 check_runtime_dtype(arr.dtype, _describe_source(source))
                 check_runtime_size(arr.shape, arr.dtype, _describe_source(source))
@@ -1494,7 +1495,7 @@ class Interpreter:
             # an iterator made by compiled code exists only here, so it gets a real one
             args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
                     else a for a in args]
-            obj = cls(*args, **kwargs)
+            obj = _made_by_library(cls, args, kwargs)
             if isinstance(obj, (list, dict, set, collections.deque)):
                 # collections.defaultdict(list), OrderedDict(), deque(): made
                 # by the call, which may fill it
@@ -1962,6 +1963,26 @@ def user_dunder(obj, name: str):
         return None
     method = class_attribute(cls, name)
     return method if isinstance(method, types.FunctionType) and not _is_library(method) else None
+
+
+def _made_by_library(cls, args, kwargs):
+    """cls(*args, **kwargs) of a library class, run now.  Containers
+    (functools.partial, deque) hold runtime arrays as they are; a class that
+    needs the value (Enum lookup, Fraction, timedelta) fails on tpucc's
+    stand-in for a runtime value, and says so in its own words, about that
+    stand-in: the program is told that the value must be static instead."""
+    try:
+        return cls(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - whatever the library raises on the stand-in
+        if isinstance(e, (TpuccError, NeedsStatic)) or not _any_runtime(args, kwargs):
+            raise
+        name = f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ not in (
+            "builtins", "__main__") else cls.__qualname__
+        raise StaticValueError(
+            f"{name}() of a runtime value: it is made while compiling, when only the dtype "
+            "and shape of a value computed from arrays are known",
+            hint="give it static values (Python numbers that do not come from arrays), or "
+                 "make the object outside the compiled function and pass it in") from None
 
 
 def _is_user_class(cls) -> bool:

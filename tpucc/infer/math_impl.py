@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import StaticValueError, UserCodeError
 from ..ops.registry import NUMPY
 from . import checks
-from .builtins_impl import BUILTINS, to_python_scalar
+from .builtins_impl import BUILTINS, to_python_number, to_python_scalar
 from .values import Array
 
 # CPython's math_1: a NaN from a non-NaN argument is a domain error
@@ -91,7 +91,7 @@ def as_float(x, fn) -> Array:
     if x.dtype.kind == "c":
         raise StaticValueError(f"math.{fn.__name__}() must be given a real number, not complex",
                                hint="use cmath's function, or np.abs / x.real first")
-    return to_python_scalar(x, np.float64)
+    return to_python_number(x, np.float64)
 
 
 def _runtime_float(x, fn):
@@ -234,15 +234,19 @@ def isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     return _python((a == b) | (finite & close), np.bool_)
 
 
+# How each of math.floor, math.ceil, math.trunc and round() (half to even,
+# as rint) rounds a float to the int it returns.
+_ROUNDINGS = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint}
+
+
 def to_python_int(x: Array, fn_name: str) -> Array:
-    """int of a runtime float rounded by `fn_name` (floor, ceil, trunc), as
-    Python converts it: NaN raises ValueError, an infinity OverflowError.
-    Python's ints are unbounded, compiled code's are 64-bit: a value
-    outside int64 raises OverflowError too."""
+    """int of a runtime float rounded by `fn_name` (floor, ceil, trunc,
+    round), as Python converts it: NaN raises ValueError, an infinity
+    OverflowError.  Python's ints are unbounded, compiled code's are 64-bit:
+    a value outside int64 raises OverflowError too."""
     if x.dtype.kind in "biu":
         return to_python_scalar(x, np.int64)
-    rounded = _ufunc({"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[fn_name],
-                     as_float(x, getattr(math, fn_name)))
+    rounded = _ufunc(_ROUNDINGS[fn_name], as_float(x, getattr(math, fn_name, round)))
     _raise_where(_is_nan(rounded), "cannot convert float NaN to integer", "ValueError")
     _raise_where(_ufunc(np.isinf, rounded), "cannot convert float infinity to integer",
                  "OverflowError")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError, SideEffectError, StaticValueError
+from ..errors import DTypeError, ShapeError, SideEffectError, StaticValueError, UnsupportedError
 from ..ir import AVal, Value
 from . import builder
 
@@ -421,6 +421,23 @@ def check_runtime_size(shape: tuple, dtype: np.dtype, what: str):
                          f"{builder.human_bytes(builder.MAX_ARRAY_BYTES)}",
                          hint="no device holds it: a broadcast view is passed whole, so "
                               "pass the small array and broadcast inside the function")
+
+
+def refuse_array_subclass(x, what: str) -> None:
+    """Refuses the ndarray subclasses compiled code would read as plain
+    arrays, losing what they mean: a masked array's mask, np.matrix's `*`
+    (a matrix product), `**` and 2-d indexing.  `what`: "argument", or
+    where a captured array was found ("global `W`")."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise UnsupportedError(f"a NumPy masked array {what} is not supported: compiled code "
+                               "reads arrays without masks",
+                               hint="pass its data and its mask as two arrays (x.data, "
+                                    "np.ma.getmaskarray(x)), or x.filled(value)")
+    if isinstance(x, np.matrix):
+        raise UnsupportedError(f"a NumPy matrix (np.matrix) {what} is not supported: its `*`, "
+                               "`**` and indexing are not an ndarray's, and compiled code "
+                               "reads it as an ndarray",
+                               hint="use np.asarray(m), and write matrix products as a @ b")
 
 
 def check_runtime_dtype(dtype: np.dtype, what: str):

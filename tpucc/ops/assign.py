@@ -43,7 +43,7 @@ def fill(a, value):
     a = _updatable(a, "a.fill()")
     if (value.ndim if _is_array(value) else np.ndim(value)):
         raise ShapeError("setting an array element with a sequence.")
-    check_python_number_fits(value, a.dtype)
+    check_python_item(value, a.dtype)
     if not _is_array(value):
         value = np.asarray(value).astype(a.dtype)
     a.set(full_of(a.shape, value, a.dtype).var)
@@ -156,5 +156,5 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.values import Array  # noqa: E402
 from .elementwise import array, emit_ufunc  # noqa: E402
-from .indexing import check_python_number_fits, setitem  # noqa: E402
+from .indexing import check_python_item, setitem  # noqa: E402
 from .sorting import take  # noqa: E402

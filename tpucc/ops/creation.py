@@ -4,11 +4,13 @@ the module.  linspace and array literals are computed by NumPy at compile
 time and embedded as constants."""
 from __future__ import annotations
 
+import warnings
+
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, UserCodeError
 from ..ir import AVal
 from .registry import implements, register, static_index
 
@@ -41,12 +43,34 @@ def _fill_dtype(value, dtype):
 
 
 def full_of(shape, value, dtype):
-    """An array of `shape` filled with a static or runtime scalar `value`."""
+    """An array of `shape` filled with a static or runtime `value`: a scalar,
+    or an array-like broadcast to `shape` (np.full's copyto)."""
+    value = array_like(value)
     if isinstance(value, Array):
         return _emit("broadcast_to", _emit("convert", value, dtype=np.dtype(dtype)),
                      shape=_shape(shape))
     _check_fits(value, np.dtype(dtype))
-    return _emit("full", shape=_shape(shape), dtype=np.dtype(dtype), value=value)
+    value = _converted_fill(value, np.dtype(dtype))
+    if value.ndim:
+        return _emit("broadcast_to", value, shape=_shape(shape))
+    return _emit("full", shape=_shape(shape), dtype=np.dtype(dtype), value=value[()])
+
+
+def _converted_fill(value, dtype) -> np.ndarray:
+    """A static fill value converted to `dtype` now, as NumPy's
+    copyto(..., casting='unsafe') converts it: 1j is 0.0 in a float array,
+    '1.5' is 1.5 and None NaN; a list stays an array (broadcast by the
+    caller); what NumPy refuses ('abc' into a float array) raises its
+    error."""
+    try:
+        source = np.asarray(value)
+        converted = np.empty(source.shape, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # (ComplexWarning: as eager code, silently here)
+            np.copyto(converted, source, casting="unsafe")
+    except (TypeError, ValueError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+    return converted
 
 
 def _check_fits(value, dtype):
@@ -160,4 +184,4 @@ def _const_lower(value, dtype):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit  # noqa: E402
-from ..infer.values import Array, to_value  # noqa: E402
+from ..infer.values import Array, array_like, to_value  # noqa: E402

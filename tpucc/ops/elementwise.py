@@ -122,9 +122,16 @@ def _odd(x, value):
                       lax.select(lax.lt(x, _const(0, x)), lax.neg(value), value))
 
 
+def _sign(x):
+    """NumPy's sign: +0 at both zeros (lax.sign keeps the zero's sign, and
+    1 / sign(-0.0) would be -inf); real or complex."""
+    return _unless(lax.eq(x, _const(0, x)), lax.sign(x), 0)
+
+
 # Keyed by ufunc.__name__: np.true_divide is named "divide" in NumPy 2.
 _LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rule
-              "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh}
+              "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh,
+              "sign": _sign}
 
 
 # --- complex maximum and minimum ------------------------------------------------------
@@ -158,7 +165,8 @@ def _complex_extreme(greater: bool, propagate_nan: bool):
 
 
 _LAX_COMPLEX = {"maximum": _complex_extreme(True, True), "minimum": _complex_extreme(False, True),
-                "fmax": _complex_extreme(True, False), "fmin": _complex_extreme(False, False)}
+                "fmax": _complex_extreme(True, False), "fmin": _complex_extreme(False, False),
+                "sign": _sign}
 
 
 def complex_pick(ufunc_name: str):
@@ -583,16 +591,54 @@ def astype(x, dtype, copy=True, casting="unsafe"):
     return emit("convert", x, dtype=dtype)
 
 
-def astype_method(x, dtype, copy=True, casting="unsafe"):
+def astype_method(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """`x.astype(dtype)`: a NumPy scalar's astype gives a NumPy scalar, a 0-d
     array's a 0-d array (np.asarray(x, dtype) always gives an array)."""
-    out = astype(x, dtype, copy, casting)
+    check_astype(x, dtype, order, casting)
+    out = astype(x, dtype, copy)
     if out is not x and out.ndim == 0:
         out.immutable = bool(getattr(x, "immutable", False))
     return out
 
 
 METHODS["astype"] = astype_method
+
+
+def _astype_castings() -> tuple:
+    """The casting rules this NumPy's astype takes (2.4 adds 'same_value')."""
+    castings = ("no", "equiv", "safe", "same_kind", "unsafe")
+    try:
+        np.zeros(1).astype(np.float32, casting="same_value")
+    except (ValueError, TypeError):
+        return castings
+    return castings + ("same_value",)
+
+
+_ASTYPE_CASTINGS = _astype_castings()
+
+
+def check_astype(x, dtype, order, casting) -> None:
+    """x.astype's order= and casting=, checked as NumPy checks them (the
+    dtypes are known, so a cast the rule refuses is refused now)."""
+    if order not in ("K", "A", "C", "F"):
+        raise UserCodeError(f"ValueError: order must be one of 'C', 'F', 'A', or 'K' "
+                            f"(got {order!r})")
+    if order == "F" and x.ndim > 1:
+        raise UnsupportedError("x.astype(order='F') is not supported: compiled code's arrays "
+                               "are in C order", hint="drop order= (the values are the same)")
+    if casting not in _ASTYPE_CASTINGS:
+        raise UserCodeError(f"ValueError: casting must be one of "
+                            f"{', '.join(map(repr, _ASTYPE_CASTINGS))} (got {casting!r})")
+    if casting == "same_value":
+        raise UnsupportedError("x.astype(casting='same_value') is not supported: whether "
+                               "every value survives the cast is known only at run time",
+                               hint="cast with the default casting='unsafe', and compare the "
+                                    "result cast back with x if you need the check")
+    dtype = np.dtype(dtype)
+    if not np.can_cast(x.dtype, dtype, casting):
+        what = "scalar" if compile_time_kind(x.immutable) else "array data"
+        raise UserCodeError(f"TypeError: Cannot cast {what} from {x.dtype!r} to {dtype!r} "
+                            f"according to the rule '{casting}'")
 
 
 @implements(np.astype)
@@ -631,9 +677,11 @@ def _install_operators():
         def fwd(a, b):
             if isinstance(b, Selection):
                 return NotImplemented
+            if ufname == "multiply":
+                _refuse_sequence_repeat(b, a)
             if as_ints and _python_bool(a) and _python_bool(b):
                 a, b = _as_python_int(a), _as_python_int(b)
-            _check_python_division(ufname, a, b)
+            _check_python_operands(ufname, a, b)
             if ufname == "power":
                 if _bool_array_squared(a, b):
                     return emit_ufunc("square", a)
@@ -643,9 +691,11 @@ def _install_operators():
         def rev(a, b):
             if isinstance(b, Selection):
                 return NotImplemented
+            if ufname == "multiply":
+                _refuse_sequence_repeat(b, a)
             if as_ints and _python_bool(a) and _python_bool(b):
                 a, b = _as_python_int(a), _as_python_int(b)
-            _check_python_division(ufname, b, a)
+            _check_python_operands(ufname, b, a)
             if ufname == "power":
                 b = _python_int_power_base(b, a)
             return _spanned(emit_ufunc(ufname, b, a), ufname if ufname == "add" else None, a, b)
@@ -669,6 +719,32 @@ def _install_operators():
         setattr(Array, f"__{stem}__", unary(ufname))
 
 
+def _refuse_sequence_repeat(seq, count) -> None:
+    """`seq * count` of a list, tuple or str and a runtime scalar: Python
+    repeats the sequence when the count is an int (a Python int or a NumPy
+    integer scalar, which defer to the sequence), whose length would then
+    depend on a runtime value, and raises TypeError for a float.  (An
+    ndarray count takes the sequence as an array: elementwise.)"""
+    if not isinstance(seq, (list, tuple, str, bytes)) or count.ndim or not (
+            count.weak or compile_time_kind(count.immutable)):
+        return
+    if count.dtype.kind not in ("biu" if count.weak else "iu"):     # (np.bool_ has no __index__)
+        name = _py_type_name(count)
+        raise UserCodeError(f"TypeError: can't multiply sequence by non-int of type '{name}'")
+    raise StaticValueError(
+        f"repeating a {type(seq).__name__} a runtime number of times: the length of the "
+        "result would depend on a runtime value", hint="repeat it a static number of times, "
+        "or make an array of it and use np.tile(np.array(seq), n) with a static n")
+
+
+def _py_type_name(x) -> str:
+    """The type(x).__name__ Python shows for a runtime scalar: 'float' for a
+    Python number, 'numpy.float64' for a NumPy scalar."""
+    if x.weak:
+        return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[x.dtype.kind]
+    return f"numpy.{x.dtype.type.__name__}"
+
+
 def _zero_division_message(op, zero) -> str:
     """What this Python says dividing by zero (it words it per version)."""
     try:
@@ -687,19 +763,64 @@ _PYTHON_DIVISIONS = {
                        ("remainder", operator.mod))}
 
 
-def _check_python_division(ufname, num, den) -> None:
-    """`num / den` (or // or %) of two Python numbers, `den` known only at
-    run time (a promoted counter, int() of an array, a runtime range's
-    index): the call raises ZeroDivisionError when `den` is 0, as Python
-    does (checked in the executable, raised when the call returns)."""
-    messages = _PYTHON_DIVISIONS.get(ufname)
-    if messages is None or not (_is_python_number(num) and _is_python_number(den)) or \
-            not isinstance(den, Array):
+def _check_python_operands(ufname, left, right) -> None:
+    """Python's own errors of `left <op> right` on two Python numbers, one
+    known only at run time (a promoted counter, int() of an array, a runtime
+    range's index), where NumPy's scalars and arrays give inf, 0 or NaN:
+    raised now where a static operand decides them, else checked in the
+    executable (raised when the call returns)."""
+    if not (_is_python_number(left) and _is_python_number(right)):
         return
-    from ..infer import checks
+    if ufname in _PYTHON_DIVISIONS:
+        _check_python_division(ufname, left, right)
+    elif ufname in ("left_shift", "right_shift"):
+        _check_python_shift(left, right)
+    elif ufname == "power" and not (_python_int(left) and _python_int(right)):
+        _check_python_float_power(left, right)    # (ints: _python_int_power_base)
+
+
+def _check_python_division(ufname, num, den) -> None:
+    """`num / den` (or // or %): ZeroDivisionError when `den` is 0."""
     floats = any(isinstance(x, float) or isinstance(x, Array) and x.dtype.kind == "f"
                  for x in (num, den))
-    checks.require(emit("not_equal", den, 0), messages[floats], raises="ZeroDivisionError")
+    _python_raises_unless(emit("not_equal", den, 0) if isinstance(den, Array) else den != 0,
+                          _PYTHON_DIVISIONS[ufname][floats], "ZeroDivisionError")
+
+
+def _check_python_shift(value, count) -> None:
+    """`value << count` (or >>) of Python ints: ValueError for a negative
+    count (NumPy's integer shifts give 0 or -1 instead)."""
+    _python_raises_unless(emit("greater_equal", count, 0) if isinstance(count, Array)
+                          else count >= 0, "negative shift count", "ValueError")
+
+
+def _check_python_float_power(base, exponent) -> None:
+    """`base ** exponent` of Python numbers, one a float: 0.0 to a negative
+    power raises ZeroDivisionError (a NaN exponent gives NaN)."""
+    if not isinstance(base, Array) and base != 0 or \
+            not isinstance(exponent, Array) and not exponent < 0:
+        return
+    # What is left to know at run time (a static operand here is 0 / negative)
+    ok = [emit("not_equal", base, 0)] if isinstance(base, Array) else []
+    if isinstance(exponent, Array):
+        ok.append(emit("logical_not", emit("less", exponent, 0)))
+    _python_raises_unless(ok[0] if len(ok) == 1 else emit("logical_or", *ok),
+                          _ZERO_POWER_MESSAGE, "ZeroDivisionError")
+
+
+def _python_raises_unless(ok, message: str, error: str) -> None:
+    """Python raises error(message) unless `ok`: a runtime bool (checked in
+    the executable) or a static one, a static operand deciding it: then the
+    error is raised now, at the line, or, inside a runtime `if` or loop
+    (which eagerly may not get here), checked as a runtime False."""
+    from ..infer import builder, checks
+    if ok is True:
+        return
+    if not isinstance(ok, Array) and builder.ctx().runtime_depth == 0:
+        raise UserCodeError(f"{error}: {message}")
+    if not isinstance(ok, Array):
+        ok = Array(const_value(np.bool_(False)))
+    checks.require(ok, message, raises=error)
 
 
 def _python_int(x) -> bool:
@@ -790,10 +911,11 @@ def _spanned(result, ufname, a, b):
 def _inplace(ufname):
     """`a += b`: NumPy computes into `a`, casting with the 'same_kind' rule."""
     def iop(a, b):
-        result = emit_ufunc(ufname, a, b)
         if rebinds_in_place(a):
             # scalars and jax arrays are immutable: `x += 1` rebinds
-            return _spanned(result, ufname, a, b)
+            _check_python_operands(ufname, a, b)
+            return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
+        result = emit_ufunc(ufname, a, b)
         return store_inplace(a, result, ufname)
     return iop
 
@@ -1085,7 +1207,8 @@ NUMPY[np.ascontiguousarray] = ascontiguousarray
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
-from ..infer.values import Array, array_like, rebinds_in_place, to_value  # noqa: E402
+from ..infer.values import (Array, array_like, compile_time_kind, rebinds_in_place,  # noqa: E402
+                            to_value)
 from .shape import broadcast_to, stack, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)

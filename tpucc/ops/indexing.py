@@ -454,8 +454,30 @@ def check_python_number_fits(value, dtype):
         raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
 
 
+def check_python_item(value, dtype):
+    """A Python number (or a list of them) going into an array as its items
+    (x[i] = v, a.fill(v), initial=v), which NumPy converts with float() or
+    int(): a Python complex into a real array raises TypeError there (a
+    NumPy complex only warns and drops its imaginary part), and integers
+    must fit (check_python_number_fits)."""
+    if dtype.kind in "iuf" and _holds_python_complex(value):
+        conversion = ("float() argument must be a string or a real number" if dtype.kind == "f"
+                      else "int() argument must be a string, a bytes-like object or a real "
+                           "number")
+        raise DTypeError(f"{conversion}, not 'complex' (an element of a {dtype} array)",
+                         hint="use a complex array, or assign the real part (v.real)")
+    check_python_number_fits(value, dtype)
+
+
+def _holds_python_complex(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_python_complex(item) for item in value)
+    return type(value) is complex or isinstance(value, Array) and value.weak and \
+        value.dtype.kind == "c"
+
+
 def setitem(x, key, value):
-    check_python_number_fits(value, x.dtype)
+    check_python_item(value, x.dtype)
     if _is_mask(key):
         masked.assign(x, key, value)
         return

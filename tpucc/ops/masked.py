@@ -30,7 +30,8 @@ import numpy as np
 from ..errors import ShapeError, UnsupportedError
 from ..ir import Value
 from . import reductions
-from .elementwise import COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, store_inplace
+from .elementwise import (COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, check_astype,
+                          store_inplace)
 from .registry import METHODS as ARRAY_METHODS
 from .registry import NUMPY, broadcast_shapes, normalize_axis
 from .shape import reshape, where
@@ -488,7 +489,8 @@ def attribute(sel: Selection, name: str):
     raise refusal(f"x[mask].{name}", sel)
 
 
-def _astype(sel: Selection, dtype, copy=True, casting="unsafe"):
+def _astype(sel: Selection, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    check_astype(sel.data, dtype, order, casting)
     return Selection(astype(sel.data, dtype), sel.mask)
 
 

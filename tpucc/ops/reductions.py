@@ -18,7 +18,7 @@ from jax import lax
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (NUMPY, METHODS, OPS, define_vjp, divide, implements, normalize_axes,
-                       normalize_axis, register)
+                       normalize_axis, register, unsafe_cast)
 
 
 @lru_cache(maxsize=None)
@@ -29,6 +29,13 @@ def _np_dtype(np_fn, dtype: np.dtype, out_dtype, extra=()) -> np.dtype:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")     # var(ones(1), ddof=1) warns; the user must not see it
         return np.asarray(np_fn(np.ones(1, dtype), **kwargs)).dtype
+
+
+def _to_acc(x, acc):
+    """x converted to the accumulation dtype `acc` as NumPy's reductions
+    convert their input (unsafe casting, as astype: 200.0 -> int8 -56;
+    XLA's convert would saturate to 127)."""
+    return unsafe_cast(x, np.dtype(x.dtype), np.dtype(acc))
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -58,7 +65,7 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
         if own_casts:
             return jnp_fn(x, axis=axes, keepdims=keepdims, acc=out, **extra)
         if takes_dtype:     # accumulating reductions compute in the result dtype
-            x = lax.convert_element_type(x, out)
+            x = _to_acc(x, out)
         r = jnp_fn(x, axis=axes, keepdims=keepdims, **extra)
         return lax.convert_element_type(r, out)
 
@@ -140,7 +147,7 @@ def _with_initial(name, a, initial, attrs):
     # (the abstract evaluation of an empty max refuses it: a stand-in of one element)
     out = OPS[name].abstract((AVal(a.dtype, (1,), False),), axes=None, keepdims=False,
                              **({"dtype": attrs["dtype"]} if "dtype" in attrs else {}))
-    indexing.check_python_number_fits(initial, out.dtype)   # NumPy: OverflowError
+    indexing.check_python_item(initial, out.dtype)   # NumPy: OverflowError, TypeError
     init = np.asarray(initial).astype(out.dtype)[()]
     if any(a.shape[i] == 0 for i in axes):
         shape = _reduced_shape(a.shape, attrs["axes"], attrs["keepdims"])
@@ -199,13 +206,20 @@ def _var(x, axis, keepdims, acc, ddof=0):
     real variance (acc real) of a complex mean: the squares are |x - mean|^2."""
     n = x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
     mean_dtype = np.result_type(x.dtype, acc) if x.dtype.kind == "c" else acc
-    mean = _divide_as(jnp.sum(lax.convert_element_type(x, mean_dtype), axis=axis,
-                              keepdims=True), n, mean_dtype)
+    mean = _divide_as(_sum_as(x, mean_dtype, axis, True), n, mean_dtype)
     dev_dtype = np.result_type(x.dtype, mean_dtype)
     dev = lax.convert_element_type(x, dev_dtype) - lax.convert_element_type(mean, dev_dtype)
     square = lax.real(dev) ** 2 + lax.imag(dev) ** 2 if dev_dtype.kind == "c" else dev * dev
-    squares = jnp.sum(lax.convert_element_type(square, acc), axis=axis, keepdims=keepdims)
+    squares = _sum_as(square, acc, axis, keepdims)
     return _divide_as(squares, max(n - ddof, 0), acc)
+
+
+def _sum_as(x, acc, axis, keepdims):
+    """NumPy's add.reduce(x, dtype=acc): x converted to acc and summed in acc
+    (an int8 sum wraps; jnp.sum would widen small integers)."""
+    if acc == np.bool_:
+        return jnp.any(_to_acc(x, acc), axis=axis, keepdims=keepdims)     # (a logical or)
+    return jnp.sum(_to_acc(x, acc), axis=axis, keepdims=keepdims, dtype=acc)
 
 
 def _mean(x, axis, keepdims, acc):
@@ -215,7 +229,7 @@ def _mean(x, axis, keepdims, acc):
     into a multiplication by its reciprocal: see registry.divide.)"""
     n = x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
     total_dtype = np.dtype(np.float32) if acc == np.float16 else acc
-    total = jnp.sum(lax.convert_element_type(x, total_dtype), axis=axis, keepdims=keepdims)
+    total = _sum_as(x, total_dtype, axis, keepdims)
     return lax.convert_element_type(_divide_as(total, n, total_dtype), acc)
 
 
@@ -225,7 +239,7 @@ def _divide_as(total, n, acc):
     (Smith's) gives for a real divisor."""
     if acc.kind in "iub":
         quotient = divide(lax.convert_element_type(total, np.float64), np.float64(n))
-        return lax.convert_element_type(jnp.trunc(quotient), acc)
+        return unsafe_cast(quotient, np.dtype(np.float64), acc)     # (0.2 is a True bool)
     if acc.kind == "c":
         part = np.asarray(n, np.empty(0, acc).real.dtype)
         return lax.complex(divide(lax.real(total), part), divide(lax.imag(total), part))
@@ -409,7 +423,7 @@ def _cum(name, np_fn, jnp_fn, public=True):
         return AVal(out, (a.size,) if axis is None else a.shape, False)
 
     def lower(lc, x, axis, dtype=None):
-        x = lax.convert_element_type(x, lc.out_avals[0].dtype)
+        x = _to_acc(x, lc.out_avals[0].dtype)
         return jnp_fn(x.reshape(-1) if axis is None else x, axis=0 if axis is None else axis)
     register(name, abstract, lower, numpy=np_fn)
 
