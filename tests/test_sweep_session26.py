@@ -35,6 +35,12 @@ def test_sequence_times_runtime_int_is_refused():
         return s
     raises_at(in_place, (x,), E.StaticValueError, "repeating a list", line_of="s *=")
 
+    def in_place_count(x):
+        n = int(x[0])
+        n *= [1, 2]
+        return n
+    raises_at(in_place_count, (x,), E.StaticValueError, "repeating a list", line_of="n *=")
+
 
 def test_sequence_times_runtime_float_is_pythons_type_error():
     x = np.array([3.0, 7.0])

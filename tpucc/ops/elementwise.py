@@ -913,6 +913,8 @@ def _inplace(ufname):
     def iop(a, b):
         if rebinds_in_place(a):
             # scalars and jax arrays are immutable: `x += 1` rebinds
+            if ufname == "multiply":
+                _refuse_sequence_repeat(b, a)       # n *= [0]
             _check_python_operands(ufname, a, b)
             return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
         result = emit_ufunc(ufname, a, b)
