@@ -177,12 +177,6 @@ def range_iter_next(x):
     return x * next(it)  # <- here
 
 
-def setattr_builtin(x):
-    b = Box(x)
-    setattr(b, "value", 2)  # <- here
-    return x
-
-
 def hashes_array(x):
     return hash(x)  # <- here
 
@@ -691,7 +685,6 @@ REFUSALS = [
     R(opens_file, E.UnsupportedError, "calling open() is not supported"),
     R(evals, E.UnsupportedError, "calling eval() is not supported"),
     R(range_iter_next, E.UnsupportedError, "next() of a range iterator is not supported"),
-    R(setattr_builtin, E.UnsupportedError, "calling setattr() is not supported"),
     R(hashes_array, E.UnsupportedError, "hash() is not supported on runtime arrays"),
     R(random_rand, E.UnsupportedError, "would be evaluated once at compile time"),
     R(random_generator, E.UnsupportedError, "np.random.default_rng would be evaluated once"),

@@ -26,7 +26,8 @@ from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
-from .state import ObjectNode, dict_keys, dict_of_class, flatten, instance_attributes, unflatten
+from .state import (ObjectNode, dict_keys, dict_of_class, flatten, flatten_argument,
+                    instance_attributes, unflatten)
 from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
                      new_serial_floor)
 
@@ -121,7 +122,7 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
     `root`: the argument's position or keyword, which names its items'
     places (scalar_state.item_key)."""
     td_leaves: list = []
-    td = flatten(value, name or "arg", td_leaves)
+    td = flatten_argument(value, name or "arg", td_leaves)
     promoted = interp.scalars.promoted
     bound = [_bind_leaf(v, runtime_scalar or ("promoted" if scalar_state.item_key(root, keys)
                                               in promoted else False),

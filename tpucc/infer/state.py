@@ -25,40 +25,49 @@ SCALARS = (bool, int, float, complex, np.generic)
 
 def flatten(value, path: str, out: list) -> object:
     """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`."""
-    if _is_namedtuple(value):
+    return _flatten(value, path, out, True)
+
+
+def flatten_argument(value, path: str, out: list) -> object:
+    """flatten, with namedtuples as leaves: the driver keys an argument
+    namedtuple as one value (its arrays are read as an object's)."""
+    return _flatten(value, path, out, False)
+
+
+def _flatten(value, path: str, out: list, namedtuples: bool) -> object:
+    def sub(v, p):
+        return _flatten(v, p, out, namedtuples)
+    if namedtuples and _is_namedtuple(value):
         # its items are slots of the state, as a plain tuple's are: a loop
         # may carry `s = State(s.x * 0.5, s.v + 1)`, a branch merge it
         fields = type(value)._fields
         return ("object", type(value), fields,
-                tuple(flatten(v, f"{path}.{k}", out) for k, v in zip(fields, value)))
+                tuple(sub(v, f"{path}.{k}") for k, v in zip(fields, value)))
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        td = ("tuple", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
+        td = ("tuple", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
         return td + (value.error,) if isinstance(value, RaisingTail) else td
     if isinstance(value, list):
-        return ("list", tuple(flatten(v, f"{path}[{i}]", out) for i, v in enumerate(value)))
+        return ("list", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
         keys = dict_keys(value)
-        children = tuple(flatten(dict.__getitem__(value, k), f"{path}[{k!r}]", out)
-                         for k in keys)
+        children = tuple(sub(dict.__getitem__(value, k), f"{path}[{k!r}]") for k in keys)
         if type(value) is dict:
             return ("dict", keys, children)
         # An OrderedDict, a defaultdict (with its factory), a Counter or the
         # user's dict subclass is rebuilt as one.
         return ("dict", keys, children, (type(value), getattr(value, "default_factory", None)))
     if isinstance(value, RangeIter):
-        td = ("range", value.step, flatten(value.pos, f"{path}.pos", out),
-              flatten(value.stop, f"{path}.stop", out))
-        return td if value.rows is None else td + (flatten(value.rows, f"{path}.rows", out),)
+        td = ("range", value.step, sub(value.pos, f"{path}.pos"), sub(value.stop, f"{path}.stop"))
+        return td if value.rows is None else td + (sub(value.rows, f"{path}.rows"),)
     if isinstance(value, SeqIter):
         # pos is a leaf, as a range's: arms that leave a loop after different
         # iterations (a runtime `break`) merge it; the iterator is dead there.
-        return ("seq", flatten(value.pos, f"{path}.pos", out),
-                flatten(value.items, f"{path}.items", out),
+        return ("seq", sub(value.pos, f"{path}.pos"), sub(value.items, f"{path}.items"),
                 (value.source, value.stamp, value.read, value.follows_length, value.cursor))
     if isinstance(value, ObjectNode):
         keys = tuple(value.attrs)
         return ("object", value.cls, keys,
-                tuple(flatten(value.attrs[k], f"{path}.{k}", out) for k in keys))
+                tuple(sub(value.attrs[k], f"{path}.{k}") for k in keys))
     out.append((path, value))
     return None
 
