@@ -85,6 +85,21 @@ def check(fn, *args, rtol=1e-6, atol=1e-6, compile_kwargs=None, **kwargs):
     return compiled
 
 
+def numeric_grad(f, x, eps=1e-6):
+    """Central differences of the scalar f at the float64 array x."""
+    x = np.array(x, dtype=np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        hi = float(f(x))
+        x[i] = old - eps
+        lo = float(f(x))
+        x[i] = old
+        g[i] = (hi - lo) / (2 * eps)
+    return g
+
+
 def hlo(compiled, *args, **kwargs) -> str:
     """HLO text (before optimization) of the module for these arguments."""
     return compiled.lower(*args, **kwargs).as_text()

@@ -10,24 +10,9 @@ import pytest
 import tpucc
 import inspect
 
-from tests.conftest import count_hlo
+from tests.conftest import count_hlo, numeric_grad
 
 RNG = np.random.default_rng(0)
-
-
-def numeric_grad(f, x, eps=1e-6):
-    """Central differences of the scalar f at the float64 array x."""
-    x = np.array(x, dtype=np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + eps
-        hi = float(f(x))
-        x[i] = old - eps
-        lo = float(f(x))
-        x[i] = old
-        g[i] = (hi - lo) / (2 * eps)
-    return g
 
 
 def assert_grad(f, x, *rest, rtol=1e-6, atol=1e-8):

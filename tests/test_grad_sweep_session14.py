@@ -9,23 +9,9 @@ import pytest
 
 import tpucc
 from tpucc import nn
+from conftest import numeric_grad
 
 RNG = np.random.default_rng(14)
-
-
-def numeric_grad(f, x, eps=1e-6):
-    """Central differences of the scalar f at the float64 array x."""
-    x = np.array(x, dtype=np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + eps
-        hi = float(f(x))
-        x[i] = old - eps
-        lo = float(f(x))
-        x[i] = old
-        g[i] = (hi - lo) / (2 * eps)
-    return g
 
 
 # --- optimizer state in dicts held by an object --------------------------------------------

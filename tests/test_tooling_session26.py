@@ -22,17 +22,7 @@ from click.testing import CliRunner
 import tpucc
 from tpucc import aot, cache, driver, envvars, snapshot
 from tpucc.cli import main
-
-
-def _fails(args, code, *expected):
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 1, result.output
-    err = result.stderr
-    assert err.startswith(f"tpucc: error: [{code}]"), err
-    assert err.count("tpucc: error:") == 1 and "Traceback" not in err, err
-    for e in expected:
-        assert e in err, err
-    return err
+from test_aot_session25 import _fails
 
 
 def _import(path, name):
