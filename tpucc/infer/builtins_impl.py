@@ -26,7 +26,7 @@ from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         held_iterator, is_native_iterator, note_advance, past_end)
-from .values import Array, scalar_if_numpy_would
+from .values import MISSING, Array
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -259,6 +259,9 @@ def reversed_(interp, x):
     from .calls import RuntimeRange
     if isinstance(x, RuntimeRange):
         return _reversed_range(x)
+    method = interp.user_dunder(x, "__reversed__")
+    if method is not None:          # Python asks for it before __len__ and __getitem__
+        return interp.inline_dunder(method, x, reversed)   # (what it returns, as Python does)
     return interp.live_iter(x, backward=True)
 
 
@@ -353,6 +356,14 @@ def next_(interp, it, *default):
     are static; a runtime value among them is fine)."""
     if is_native_iterator(it):
         return next(it, *default) if default else _native_next(it)
+    method = interp.user_dunder(it, "__next__")
+    if method is not None:          # a user class's iterator
+        item = interp.next_item(it, method)
+        if item is not MISSING:
+            return item
+        if default:
+            return default[0]
+        raise UserCodeError("StopIteration")
     if isinstance(it, RangeIter):
         raise UnsupportedError("next() of a range iterator is not supported",
                                hint="index the range (r[0]) or use a for loop")
@@ -899,7 +910,7 @@ def getter_call(interp, getter, obj):
     _, keys = getter.__reduce__()
     if isinstance(getter, operator.itemgetter):
         # as the subscript `obj[key]` reads it: x[1] of an array is a NumPy scalar
-        read = lambda key: scalar_if_numpy_would(obj, key, interp.getitem(obj, key))  # noqa: E731
+        read = lambda key: interp.subscript(obj, key)   # noqa: E731
     else:
         read = lambda path: functools.reduce(interp.getattr, path.split("."), obj)  # noqa: E731
     values = tuple(read(k) for k in keys)

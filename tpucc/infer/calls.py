@@ -40,7 +40,7 @@ from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
 from .values import (MISSING, Array, NeedsStatic, check_runtime_dtype, check_runtime_size,
-                     frozen_kind, refuse_array_subclass, set_item)
+                     frozen_kind, refuse_array_subclass, scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
@@ -307,6 +307,9 @@ class Interpreter:
         self.write_locs: dict[tuple, object] = {}
         self.frames: list = context.frames      # innermost last
         self.handled_exception = None           # what `except` is handling (sys.exc_info)
+        # level() of each user __next__ being called (next_item): its
+        # StopIteration raised there ends the iteration, caught by tpucc
+        self.next_levels: list[int] = []
         self.last_return_loc = None
         self.list_views: dict[int, ListGuardView] = {}
         # id(list or dict from outside) -> [its view, whether its items were read too]
@@ -513,6 +516,9 @@ class Interpreter:
         if isinstance(static, property) and static.fget is not None:
             self._guard_attr(obj, name, static)
             return self.call(static.fget, [obj], {})
+        if isinstance(static, functools.cached_property) and not isinstance(obj, type) \
+                and name not in (instance_dict(obj) or {}):
+            return self._cached_property(obj, name, static)
         getter = self._user_descriptor(obj, name, static)
         if getter is not None:
             self._guard_attr(obj, name, static)
@@ -548,6 +554,28 @@ class Interpreter:
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name), obj, ("attr", name))
+
+    def _cached_property(self, obj, name, prop):
+        """obj.name of a functools.cached_property not computed yet: its
+        getter traced as a property's (natively it would run on tpucc's
+        values), the value stored in the instance dict as cached_property
+        does, where later reads find it."""
+        self._guard_attr(obj, name, prop)
+        if id(obj) not in self.fresh_ids:
+            # the cache write would outlive the call: eagerly the first call
+            # computes it and later calls read it (however the object changed)
+            raise UnsupportedError(
+                f"`.{name}` of {type(obj).__name__}, a functools.cached_property not computed "
+                "yet on an object from outside the compiled code, is not supported: its cache "
+                "would outlive the call",
+                hint=f"read `.{name}` once before calling the compiled function (it is cached "
+                     "then), or make it a @property")
+        if instance_dict(obj) is None:
+            raise UserCodeError(f"TypeError: No '__dict__' attribute on "
+                                f"{type(obj).__name__!r} instance to cache {name!r} property.")
+        value = self.call(prop.func, [obj], {})
+        self.setattr(obj, name, value, hook=False)      # (cached_property writes __dict__)
+        return value
 
     def _user_descriptor(self, obj, name, static):
         """The __get__ of `static`, the class attribute obj.name finds, where
@@ -1008,6 +1036,14 @@ class Interpreter:
                                 lambda: container[key], container, ("item", key))
         return value
 
+    def subscript(self, obj, key):
+        """`obj[key]` as the subscript reads it: an integer for every axis of
+        an array gives a NumPy scalar, also where the integer is a user
+        object's __index__ (converted first, so that it counts as one)."""
+        if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
+            key = self.index_values(key)
+        return scalar_if_numpy_would(obj, key, self.getitem(obj, key))
+
     def setitem(self, obj, key, value):
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
@@ -1148,10 +1184,50 @@ class Interpreter:
                 isinstance(x, (int, float, complex)) for x in v):
             # the order of a set of strings follows their hashes, salted per process
             self.ctx.process_local = "the order of a set of strings"
-        method = self.user_dunder(v, "__iter__")
-        if method is not None:      # a user container (a ModuleList): what it reads is guarded
-            return self.static_items(self.inline_dunder(method, v, iter))
+        it = self.user_iterator(v)
+        if it is not None:          # a user container (a ModuleList): what it reads is guarded
+            return self.pulled_items(it) if self.user_dunder(it, "__next__") is not None \
+                else self.static_items(it)
         return native_items(v)
+
+    def user_iterator(self, v):
+        """v.__iter__() interpreted where v's class defines it, else None."""
+        method = self.user_dunder(v, "__iter__")
+        if method is None:
+            return None
+        it = self.inline_dunder(method, v, iter)
+        if not hasattr(type(it), "__next__") and (it is v or self.user_dunder(it, "__iter__")):
+            # (returning self without __next__ would ask it for an iterator forever)
+            raise UserCodeError(f"TypeError: iter() returned non-iterator of type "
+                                f"'{type(it).__name__}'")
+        return it
+
+    def next_item(self, it, method):
+        """it.__next__() of a user iterator, interpreted: its item, or
+        MISSING where it raised StopIteration (under static conditions:
+        where the iteration ends must be known while compiling)."""
+        self.next_levels.append(exceptions.level())
+        try:
+            return self.inline(method, [it], {})
+        except UserCodeError as e:
+            if isinstance(e.raised, StopIteration) and e.level == self.next_levels[-1]:
+                return MISSING
+            raise
+        finally:
+            self.next_levels.pop()
+
+    def pulled_items(self, it) -> tuple:
+        """All the items of a user iterator, its __next__ called until it
+        raises StopIteration (list(it), unpacking, sum(it))."""
+        method = self.user_dunder(it, "__next__")
+        items = []
+        while (item := self.next_item(it, method)) is not MISSING:
+            items.append(item)
+            if len(items) > control.MAX_UNROLL:     # (each one a traced call)
+                raise LimitError(f"a {type(it).__name__} iterator gave more than "
+                                 f"{control.MAX_UNROLL} items at compile time (an endless one?)",
+                                 hint="iterate over an array or a range instead")
+        return tuple(items)
 
     def user_dunder(self, obj, name: str):
         """user_dunder, guarding obj's class and what its classes hold under
@@ -1238,6 +1314,11 @@ class Interpreter:
             return RangeIter(v.start, v.stop, v.step)
         if isinstance(v, RuntimeRange):
             return RangeIter(v.start, v.stop, v.step)
+        it = self.user_iterator(v)
+        if it is not None:
+            # a user iterator (its __next__ called at each step: FOR_ITER, next()), or
+            # what a user container's __iter__ gives
+            return it if self.user_dunder(it, "__next__") is not None else self.get_iter(it)
         return self.live_iter(v)
 
     def result_feeds_loop(self, through_enumerate=False) -> bool:

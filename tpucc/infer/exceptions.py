@@ -144,6 +144,8 @@ def caught_where_raised(f, exc) -> bool:
     inside that same region (this frame's or a caller's, with no runtime
     region between): then it raises at compile time like any other."""
     now = level()
+    if isinstance(exc, StopIteration) and f.interp.next_levels[-1:] == [now]:
+        return True         # a user __next__ ending the iteration (interp.next_item)
     for frame in reversed(f.interp.frames):
         current = frame.current.handler if frame.current is not None else None
         for handler in _chain(frame, current):

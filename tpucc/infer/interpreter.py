@@ -27,7 +27,7 @@ from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
 from .iterators import RangeIter, SeqIter, caught_up, note_advance, past_end
-from .values import Array, NeedsStatic, Undefined, scalar_if_numpy_would
+from .values import MISSING, Array, NeedsStatic, Undefined
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
 HANDLERS: dict = {}
@@ -630,7 +630,7 @@ def UNARY_NOT(f, arg):
 def BINARY_SUBSCR(f, arg):
     key = f.pop()
     obj = f.pop()
-    f.push(scalar_if_numpy_would(obj, key, f.interp.getitem(obj, key)))
+    f.push(f.interp.subscript(obj, key))
 
 
 @handler
@@ -1188,6 +1188,8 @@ def FOR_ITER(f, exit_target, block, stops):
         past_end(it.items)
         f.pop()
         return Exit((exit_target,))
+    if not isinstance(it, RangeIter):
+        return _user_next(f, it, exit_target, block)
     if it.is_static():
         if it.remaining() > 0:
             f.stack[-1] = it.advanced()
@@ -1205,6 +1207,18 @@ def FOR_ITER(f, exit_target, block, stops):
                                   setup_false=lambda fr: fr.pop(),
                                   note="loop: whether a range with a runtime bound has "
                                        "another item")
+
+
+def _user_next(f, it, exit_target, block) -> Exit:
+    """A step of a loop over a user class's iterator (interp.get_iter): its
+    __next__ interpreted, which ends the loop where it raises StopIteration.
+    The loop is unrolled as a `while` is, one step at a time."""
+    item = f.interp.next_item(it, f.interp.user_dunder(it, "__next__"))
+    if item is MISSING:
+        f.pop()
+        return Exit((exit_target,))
+    f.push(item)
+    return Exit((block.next,))
 
 
 def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
