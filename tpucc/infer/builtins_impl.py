@@ -607,13 +607,38 @@ def check_format(x: Array, conversion, spec):
 _TEXT_CONVERSIONS = {str: "s", repr: "r", ascii: "a"}
 
 
+def in_print(interp) -> bool:
+    """Whether print()'s arguments are being computed (print is on a
+    frame's stack: a comprehension or a function called there too) or made
+    text by print() itself: runtime values formatted then are shown when
+    the program runs (messages.RuntimeText)."""
+    return interp.printing > 0 or any(v is py.print for frame in interp.frames
+                                      for v in frame.stack)
+
+
+def text_renderer(interp):
+    """messages.text_parts's `render`: str(), repr() or format(v, "") of
+    a value as the program computes it (a user class's __str__ or __repr__
+    interpreted: a RuntimeText when it formats runtime values), or None
+    where Python's own is the program's."""
+    from . import dunders
+
+    def render(value, conversion):
+        if conversion == "a":
+            return None
+        convert = {None: format, "s": str, "r": repr}[conversion]
+        text = dunders.text(interp, convert, value, *([""] if convert is format else []))
+        return None if text is dunders.NATIVE else text
+    return render
+
+
 def _text(pytype):
     def impl(interp, *args, **kwargs):
         if len(args) == 1 and not kwargs and pytype in _TEXT_CONVERSIONS and \
-                (isinstance(args[0], Array) or holds_array(args[0])) and \
-                any(v is py.print for frame in interp.frames for v in frame.stack):
+                (isinstance(args[0], Array) or holds_array(args[0])) and in_print(interp):
             # print(str(x)), print(repr(x)): shown when the program runs
-            parts = messages.text_parts(args[0], _TEXT_CONVERSIONS[pytype], "")
+            parts = messages.text_parts(args[0], _TEXT_CONVERSIONS[pytype], "",
+                                        text_renderer(interp))
             if parts is not None:
                 return messages.runtime_text(parts)
         refuse_runtime_text(args[:1])
@@ -837,7 +862,50 @@ def _scalar_conversion(pytype, dtype):
 BUILTINS[py.int] = _scalar_conversion(int, np.int64)
 BUILTINS[py.float] = _scalar_conversion(float, np.float64)
 BUILTINS[py.bool] = _scalar_conversion(bool, np.bool_)
-BUILTINS[py.complex] = _scalar_conversion(complex, np.complex128)
+_complex_of_one = _scalar_conversion(complex, np.complex128)
+_NO_IMAG = object()
+
+
+@builtin(py.complex)
+def complex_(interp, real=0, imag=_NO_IMAG):
+    """complex(real, imag) as Python's: each part a number (a complex one
+    mixes in as real + imag*1j), put together part by part (never through
+    arithmetic on 1j, which would turn an infinite part into NaN)."""
+    if imag is _NO_IMAG:
+        return _complex_of_one(interp, real)
+    if isinstance(real, str):
+        raise UserCodeError("TypeError: complex() can't take second arg if first is a string")
+    if isinstance(imag, str):
+        raise UserCodeError("TypeError: complex() second arg can't be a string")
+    if not (isinstance(real, Array) or isinstance(imag, Array)):
+        return complex(real, imag)
+    re, re_imag = _complex_part(interp, real)
+    im, im_imag = _complex_part(interp, imag)
+    re = re if im_imag is None else re - im_imag
+    im = im if re_imag is None else im + re_imag
+    parts = [to_python_scalar(p, np.float64) if isinstance(p, Array) else float(p)
+             for p in (re, im)]
+    return to_python_scalar(emit("complex", *parts), np.complex128)
+
+
+def _complex_part(interp, x):
+    """One argument of complex(real, imag) as (its real part, its imaginary
+    part or None where it is not a complex number)."""
+    if isinstance(x, Array):
+        check_number_conversion(x)
+        if x.dtype.kind == "c":
+            z = to_python_scalar(x, np.complex128)
+            return to_python_scalar(emit("real", z), np.float64), \
+                to_python_scalar(emit("imag", z), np.float64)
+        return to_python_scalar(x, np.float64), None
+    if isinstance(x, complex):
+        return x.real, x.imag
+    if isinstance(x, (int, float)):
+        return float(x), None
+    converted = _complex_of_one(interp, x)      # a user class's __complex__ / __float__
+    if isinstance(converted, Array) or isinstance(converted, complex):
+        return _complex_part(interp, converted)
+    return float(converted), None
 
 
 @builtin(py.any)
@@ -939,33 +1007,40 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
         return None
     arrays, formats, parts = [], [], []
     for a in args:
-        if isinstance(a, Array):
-            parts.append("{}")
-            arrays.append(a)
-            formats.append(None)                    # str(), as print() takes it
-            continue
-        if isinstance(a, messages.RuntimeText) or holds_array(a):
-            # an f-string of runtime values, or a tuple, list or dict holding some
-            pieces = a.message.parts if isinstance(a, messages.RuntimeText) else \
-                messages.text_parts(a, None, "")
-            if pieces is None:
-                refuse_runtime_text([a])
-            text = []
-            for part in pieces:
-                if isinstance(part, str):
-                    text.append(_literal(part))
-                else:
-                    text.append("{}")
-                    arrays.append(part.value)
-                    formats.append((part.conversion, part.spec))
-            parts.append("".join(text))
-            continue
-        parts.append(_literal(str(a)))
+        text = []
+        for part in _printed_parts(interp, a):
+            if isinstance(part, str):
+                text.append(_literal(part))
+            else:
+                text.append("{}")
+                arrays.append(part.value)
+                # (None: str() of it, as print() takes a value and f"{v!s}" makes it)
+                plain = part.conversion == "s" and not part.spec
+                formats.append(None if plain else (part.conversion, part.spec))
+        parts.append("".join(text))
     sep, end = (" " if sep is None else sep), ("\n" if end is None else end)
     emit("print", *arrays, fmt=_literal(sep).join(parts) + _literal(end),
          kinds=tuple(_printed_kind(a) for a in arrays), formats=tuple(formats),
          **({"stream": "stderr"} if _stream(file) == "stderr" else {}))
     return None
+
+
+def _printed_parts(interp, value) -> list:
+    """What print() shows of a value, as literal text and messages.Fields
+    (the runtime values in it): its str() as the program makes it, a user
+    class's __str__ or __repr__ interpreted (also for the items of a
+    container), so that runtime values it formats are shown when the
+    program runs."""
+    if type(value) is str:
+        return [value]
+    interp.printing += 1
+    try:
+        parts = messages.text_parts(value, "s", "", text_renderer(interp))
+    finally:
+        interp.printing -= 1
+    if parts is None:
+        refuse_runtime_text([value])
+    return parts
 
 
 def _stream(file) -> str:

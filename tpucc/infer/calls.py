@@ -17,6 +17,7 @@ import functools
 import inspect
 import operator
 import random
+import reprlib
 import types
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import appends, exceptions, messages
+from . import appends, exceptions, messages, pynumbers
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, consumed,
@@ -310,6 +311,8 @@ class Interpreter:
         # level() of each user __next__ being called (next_item): its
         # StopIteration raised there ends the iteration, caught by tpucc
         self.next_levels: list[int] = []
+        # print() turning its arguments into text (builtins_impl.in_print)
+        self.printing = 0
         self.last_return_loc = None
         self.list_views: dict[int, ListGuardView] = {}
         # id(list or dict from outside) -> [its view, whether its items were read too]
@@ -705,6 +708,8 @@ class Interpreter:
         return default
 
     def array_attr(self, arr: Array, name):
+        if pynumbers.is_python_number(arr):     # float(x[0]).imag: Python's, not ndarray's
+            return pynumbers.attribute(self, arr, name)
         if name in ("shape", "dtype", "ndim", "size"):
             return getattr(arr, name)
         if name in ("itemsize", "nbytes"):
@@ -724,6 +729,8 @@ class Interpreter:
         """obj.name = value.  `hook`: False for object.__setattr__(obj, name,
         value), which passes over the class's own __setattr__ (a frozen
         dataclass's __init__ stores its fields so)."""
+        if pynumbers.is_python_number(obj):
+            pynumbers.refuse_setattr(obj, name)
         if isinstance(obj, Array):
             if name not in ("real", "imag"):
                 raise UnsupportedError(f"assigning `.{name}` of an array is not supported",
@@ -1388,6 +1395,8 @@ class Interpreter:
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
             return _scalar_stays_scalar(fn.array, table[fn.name](fn.array, *args, **kwargs))
+        if isinstance(fn, pynumbers.BoundNumberMethod):
+            return pynumbers.call(self, fn, args, kwargs)
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
         if isinstance(fn, GradFunction):
@@ -1596,6 +1605,7 @@ class Interpreter:
         return obj
 
     def inline(self, fn: types.FunctionType, args, kwargs):
+        fn = past_repr_guard(fn)
         if fn.__code__.co_flags & _ASYNC_FLAGS:
             # Eagerly the call returns a coroutine, not the function's result.
             raise UnsupportedError("async code (`async def`) is not supported in compiled code",
@@ -1939,6 +1949,29 @@ class RuntimeRange:
 
 
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+def _repr_guard_codes() -> frozenset:
+    """The code of the wrappers that keep a __repr__ from recursing into
+    itself (reprlib.recursive_repr; dataclasses' generated __repr__ has one):
+    they note (id(self), the thread) in a set of their own closure."""
+    sample = lambda self: ""        # noqa: E731
+    guards = [reprlib.recursive_repr()(sample)]
+    if hasattr(dataclasses, "_recursive_repr"):     # (Python 3.11; 3.12 uses reprlib's)
+        guards.append(dataclasses._recursive_repr(sample))
+    return frozenset(g.__code__ for g in guards)
+
+
+_REPR_GUARDS = _repr_guard_codes()
+
+
+def past_repr_guard(fn):
+    """The __repr__ a recursion guard wraps, where fn is that guard: compiled
+    code runs it directly (the guard's set lives outside the call; a repr
+    that does recurse into itself ends at the inlining depth limit)."""
+    while getattr(fn, "__code__", None) in _REPR_GUARDS:
+        fn = fn.__closure__[fn.__code__.co_freevars.index("user_function")].cell_contents
+    return fn
 _CREATION = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
              "empty_like", "arange", "eye", "identity"}
 # Array methods taking a shape or axes (as ints, or a tuple of them).

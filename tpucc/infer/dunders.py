@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import UserCodeError
 from . import control
 from .builder import emit
-from . import calls
+from . import calls, messages
 from .builtins_impl import to_python_scalar
 from .calls import class_attribute, is_library_class
 from .values import Array, NeedsStatic
@@ -263,11 +263,15 @@ def _container_repr(interp, x) -> str:
     items' reprs interpreted, the rest as Python writes it."""
     item = lambda v: _repr(interp, v)      # noqa: E731
     if type(x) is dict:
-        return "{" + ", ".join(f"{item(k)}: {item(v)}" for k, v in x.items()) + "}"
-    inner = ", ".join(map(item, x))
-    if type(x) is list:
-        return f"[{inner}]"
-    return f"({inner},)" if len(x) == 1 else f"({inner})"
+        items = [[item(k), ": ", item(v)] for k, v in x.items()]
+        opening, closing = "{", "}"
+    else:
+        items = [[item(v)] for v in x]
+        opening, closing = ("[", "]") if type(x) is list else \
+            ("(", ",)" if len(x) == 1 else ")")
+    pieces = [piece for k, i in enumerate(items) for piece in ([", "] if k else []) + i]
+    # (an item's repr printed at run time: a messages.RuntimeText)
+    return messages.concatenated([opening, *pieces, closing])
 
 
 def _repr(interp, v) -> str:
@@ -342,7 +346,7 @@ def _printf(interp, template: str, values):
     as the strings they gave); NATIVE when there are none, or for a mapping
     of values (`%(key)s`)."""
     mapping = type(values) is dict
-    items = values if type(values) is tuple else (values,)
+    items = values if isinstance(values, tuple) else (values,)     # (a namedtuple too)
     if all(is_library_class(type(v)) for v in (values.values() if mapping else items)):
         return NATIVE
     if mapping:
@@ -375,7 +379,7 @@ def _printf(interp, template: str, values):
         if not mapping:
             k += 1
     pieces.append(template[end:])
-    return "".join(pieces) % (items if mapping else tuple(items) if type(values) is tuple
+    return "".join(pieces) % (items if mapping else tuple(items) if isinstance(values, tuple)
                               else items[0])
 
 

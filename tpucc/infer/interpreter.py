@@ -795,9 +795,9 @@ def _printed_text(f, value, conversion, spec):
     (print is on a frame's stack: a comprehension or a function called
     there too); else None.  A spec the value's type refuses
     raises now, as eager Python would at this line."""
-    if not any(x is builtins.print for frame in f.interp.frames for x in frame.stack):
+    if not builtins_impl.in_print(f.interp):
         return None
-    parts = messages.text_parts(value, conversion, spec)
+    parts = messages.text_parts(value, conversion, spec, builtins_impl.text_renderer(f.interp))
     if parts is None:
         return None
     if isinstance(value, Array):

@@ -13,7 +13,9 @@ Python number the program's value is, with the same conversion and spec.
 """
 from __future__ import annotations
 
+import collections
 import re
+import sys
 from dataclasses import dataclass
 
 from ..errors import StaticValueError
@@ -146,10 +148,12 @@ RuntimeText.__add__ = _concatenated
 RuntimeText.__radd__ = lambda self, other: _concatenated(other, self)
 
 
-def text_parts(value, conversion: str | None, spec: str):
+def text_parts(value, conversion: str | None, spec: str, render=None):
     """The Message parts of `format(value, spec)` after `conversion`, where
     value is a runtime Array or a static container holding some (as str()
-    shows it: repr of its items); None for a container with a format spec."""
+    shows it: repr of its items); None for a container with a format spec.
+    `render(value, convert)`: str(), repr() of another value as the program
+    computes it (a user class's __repr__ interpreted), or None for Python's."""
     from .values import Array
     if isinstance(value, Array):
         return [Field(value, conversion, spec)]
@@ -157,20 +161,63 @@ def text_parts(value, conversion: str | None, spec: str):
         return None
     if isinstance(value, RuntimeText):
         return list(value.message.parts) if conversion in (None, "s") else None
-    if isinstance(value, (tuple, list)):
-        items = [text_parts(v, "r", "") for v in value]
-        if any(i is None for i in items):
+    if isinstance(value, (tuple, list, dict)) and _formats_items(type(value)):
+        return _container_parts(value, render)
+    text = render(value, conversion) if render is not None else None
+    if isinstance(text, RuntimeText):
+        return list(text.message.parts)
+    if text is not None:
+        return [text]
+    if isinstance(value, (tuple, list, dict)):      # (its own __repr__, not the program's)
+        from .builtins_impl import holds_array
+        if holds_array(value):
             return None
-        opening, closing = ("(", ",)" if len(value) == 1 else ")") if isinstance(value, tuple) \
-            else ("[", "]")
-        return [opening, *_joined(items), closing]
+    return [format(value, spec) if conversion is None else _CONVERT[conversion](value)]
+
+
+# The __repr__ of the containers whose items are formatted here; another
+# subclass's own __repr__ is the program's (`render`).
+_CONTAINER_REPRS = frozenset((tuple.__repr__, list.__repr__, dict.__repr__,
+                              collections.OrderedDict.__repr__,
+                              collections.defaultdict.__repr__))
+_NAMEDTUPLE_REPR = collections.namedtuple("Sample", "").__repr__.__code__
+
+
+def _formats_items(cls) -> bool:
+    return cls.__repr__ in _CONTAINER_REPRS or \
+        getattr(cls.__repr__, "__code__", None) is _NAMEDTUPLE_REPR
+
+
+def _container_parts(value, render):
+    """repr() of a tuple, list or dict (or of namedtuple, OrderedDict,
+    defaultdict: what their own __repr__ writes), each item's repr in
+    turn; None where one has no parts."""
     if isinstance(value, dict):
-        items = [[repr(k), ": ", *text_parts(v, "r", "")] for k, v in value.items()
-                 if text_parts(v, "r", "") is not None]
-        return ["{", *_joined(items), "}"] if len(items) == len(value) else None
-    if conversion is None:
-        return [format(value, spec)]
-    return [{"s": str, "r": repr, "a": ascii}[conversion](value)]
+        pairs = [(text_parts(k, "r", "", render), text_parts(v, "r", "", render))
+                 for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        items = [[*k, ": ", *v] for k, v in pairs]
+        if isinstance(value, collections.OrderedDict) and sys.version_info < (3, 12):
+            items = [["(", *k, ", ", *v, ")"] for k, v in pairs]   # OrderedDict([(k, v)])
+            return [type(value).__name__, "(", *(["[", *_joined(items), "]"] if items else []),
+                    ")"]
+        inner = ["{", *_joined(items), "}"]
+        if isinstance(value, collections.OrderedDict):
+            return [type(value).__name__, "(", *(inner if items else []), ")"]
+        if isinstance(value, collections.defaultdict):
+            return [type(value).__name__, "(", repr(value.default_factory), ", ", *inner, ")"]
+        return inner
+    items = [text_parts(v, "r", "", render) for v in value]
+    if any(i is None for i in items):
+        return None
+    if getattr(type(value).__repr__, "__code__", None) is _NAMEDTUPLE_REPR:
+        # a namedtuple: NT(a=1, b=2)
+        items = [[f"{name}=", *item] for name, item in zip(type(value)._fields, items)]
+        return [type(value).__name__, "(", *_joined(items), ")"]
+    opening, closing = ("(", ",)" if len(value) == 1 else ")") if isinstance(value, tuple) \
+        else ("[", "]")
+    return [opening, *_joined(items), closing]
 
 
 def _joined(items) -> list:
@@ -191,6 +238,14 @@ def runtime_text(parts) -> RuntimeText:
         elif not (isinstance(p, str) and p == ""):
             merged.append(p)
     return RuntimeText(Message(tuple(merged)))
+
+
+def concatenated(pieces) -> str:
+    """"".join(pieces) of strings, a RuntimeText where one of them is."""
+    if not any(isinstance(p, RuntimeText) for p in pieces):
+        return "".join(pieces)
+    return runtime_text([q for p in pieces
+                         for q in (p.message.parts if isinstance(p, RuntimeText) else (p,))])
 
 
 def holds_runtime_text(value) -> bool:

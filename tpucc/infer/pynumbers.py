@@ -1,0 +1,146 @@
+"""Attributes and methods of a runtime Python number.
+
+A weak 0-d Array (`float(x[0])`, `int(n)`, `x.item()`, a promoted number
+attribute) is a Python bool, int, float or complex to the program, never an
+ndarray: `f.imag` is the float 0.0, `f.conjugate()` a float, `n.bit_length()`
+an int, as Python's own methods give them.  A method of that Python type that
+compiled code does not compute is refused by name (E100); a name the type
+lacks is Python's AttributeError.
+"""
+from __future__ import annotations
+
+import builtins as py
+import math
+import operator
+
+import numpy as np
+
+from ..errors import UnsupportedError, UserCodeError
+from ..ops.registry import NUMPY
+from .values import Array
+
+
+class BoundNumberMethod:
+    """`f.conjugate` of a runtime Python number, before it is called."""
+    __slots__ = ("number", "name")
+
+    def __init__(self, number: Array, name: str):
+        self.number, self.name = number, name
+
+
+def is_python_number(x) -> bool:
+    return isinstance(x, Array) and x.weak and x.ndim == 0
+
+
+def python_type(x: Array) -> type:
+    from . import _py_type
+    return _py_type(x.aval)
+
+
+def attribute(interp, x: Array, name: str):
+    """x.name of a runtime Python number x."""
+    pytype = python_type(x)
+    if not hasattr(pytype, name):
+        raise UserCodeError(f"AttributeError: '{pytype.__name__}' object has no attribute "
+                            f"'{name}'")
+    if name in ("real", "imag"):
+        return _part(x, pytype, name)
+    if name in ("numerator", "denominator"):        # (an int's: itself over 1)
+        return _as_int(x) if name == "numerator" else 1
+    if name in _METHODS or name in _SAME_AS:
+        return BoundNumberMethod(x, name)
+    raise UnsupportedError(f"`.{name}` of a Python {pytype.__name__} known only at run time "
+                           "is not supported in compiled code",
+                           hint="compute it outside the compiled function, or use NumPy "
+                                "functions on the value")
+
+
+def call(interp, method: BoundNumberMethod, args, kwargs):
+    x, name = method.number, method.name
+    if name in _SAME_AS:        # f.__round__(1) is round(f, 1)
+        return interp.call(_SAME_AS[name], [x, *args], kwargs)
+    if args or kwargs:
+        raise UserCodeError(f"TypeError: {python_type(x).__name__}.{name}() takes no arguments "
+                            f"({len(args) + len(kwargs)} given)")
+    return _METHODS[name](x)
+
+
+def _as_int(x: Array) -> Array:
+    """An int's value (True.real is the int 1)."""
+    from .builtins_impl import to_python_scalar
+    return to_python_scalar(x, np.int64) if x.dtype == np.bool_ else x
+
+
+def _part(x: Array, pytype: type, name: str):
+    if pytype is complex:
+        return NUMPY[getattr(np, name)](x)      # (a weak float64: a Python float)
+    if name == "imag":
+        return pytype(0) if pytype is float else 0
+    return _as_int(x) if pytype is not float else x
+
+
+def _conjugate(x: Array):
+    from .builtins_impl import to_python_scalar
+    if x.dtype.kind != "c":
+        return _as_int(x) if x.dtype.kind != "f" else x
+    return to_python_scalar(NUMPY[np.conjugate](x), np.complex128)
+
+
+def _is_integer(x: Array):
+    """float.is_integer: finite and whole (int.is_integer, Python 3.12: True)."""
+    from .builtins_impl import to_python_scalar
+    if x.dtype.kind != "f":
+        return True
+    whole = NUMPY[np.logical_and](NUMPY[np.isfinite](x), NUMPY[np.equal](NUMPY[np.trunc](x), x))
+    return to_python_scalar(whole, np.bool_)
+
+
+def _bit_length(x: Array):
+    """int.bit_length: how many of the powers 2**0 .. 2**63 are at most |x|
+    (|x| taken as uint64, so that -2**63 has 64 bits, as in Python)."""
+    return _count_bits(x, NUMPY[np.greater_equal])
+
+
+def _bit_count(x: Array):
+    """int.bit_count: how many of those powers are bits of |x|."""
+    return _count_bits(x, lambda magnitude, power: NUMPY[np.not_equal](
+        NUMPY[np.bitwise_and](magnitude, power), 0))
+
+
+def _count_bits(x: Array, test):
+    from ..ops.elementwise import astype
+    from .builtins_impl import to_python_scalar
+    magnitude = astype(NUMPY[np.absolute](_as_int(x)), np.uint64)
+    powers = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+    count = NUMPY[np.sum](astype(test(magnitude, powers), np.int64))
+    return to_python_scalar(count, np.int64)
+
+
+def _integer_ratio(x: Array):
+    if x.dtype.kind == "f":
+        raise UnsupportedError("float.as_integer_ratio() of a float known only at run time is "
+                               "not supported in compiled code (its numbers can exceed 64 bits)",
+                               hint="compute it outside the compiled function")
+    return _as_int(x), 1
+
+
+# Methods computed here: each of the number alone.
+_METHODS = {"conjugate": _conjugate, "is_integer": _is_integer, "bit_length": _bit_length,
+            "bit_count": _bit_count, "as_integer_ratio": _integer_ratio,
+            "__index__": _as_int}
+
+# Dunders that are a builtin or an operator of the number (with the same
+# arguments): compiled as that call is.
+_SAME_AS = {"__round__": py.round, "__abs__": py.abs, "__trunc__": math.trunc,
+            "__floor__": math.floor, "__ceil__": math.ceil, "__int__": py.int,
+            "__float__": py.float, "__complex__": py.complex, "__bool__": py.bool,
+            "__neg__": operator.neg, "__pos__": operator.pos, "__invert__": operator.invert}
+
+
+def refuse_setattr(x: Array, name: str):
+    """`f.real = 1` of a Python number: Python's AttributeError."""
+    pytype = python_type(x).__name__
+    if name in ("real", "imag", "numerator", "denominator"):
+        raise UserCodeError(f"AttributeError: attribute '{name}' of '{pytype}' objects is not "
+                            "writable")
+    raise UserCodeError(f"AttributeError: '{pytype}' object has no attribute '{name}'")
