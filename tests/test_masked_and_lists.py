@@ -522,10 +522,6 @@ def extra_axis_operand(grid, rows, v):
     return (grid[rows] * v.reshape(1, 1, 4)).sum()
 
 
-def list_of_bools_as_index(x):
-    return x[[True, False] * 3].sum()
-
-
 def as_a_number(x):
     return float(x[x > 0])
 
@@ -572,8 +568,6 @@ def different_selections_merge(x, y):
      "boolean index did not match indexed array along axis 0; size of axis is 6 but size of "
      "corresponding boolean axis is 4", "x[m] = 0"),
     (as_a_number, lambda: (_f(),), E.ShapeError, "using x[mask] as a number", "float("),
-    (list_of_bools_as_index, lambda: (_f(),), E.ShapeError,
-     "indexing with a static boolean mask is not supported", "x[[True"),
     (two_d_value_into_flat_selection, lambda: (_f(), _f()), E.ShapeError,
      "requires a 0 or 1-dimensional input, input has 2 dimensions", "x[x > 0] ="),
     (extra_axis_operand, lambda: (_grid(), ROWS.copy(), np.ones(4)), E.ShapeError,

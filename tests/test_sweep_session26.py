@@ -376,3 +376,83 @@ def test_library_containers_still_hold_runtime_values():
         d = collections.OrderedDict(a=x[1])
         return scale(x), d["a"], Mode(2), fractions.Fraction(3, 4) * 2
     check(f, np.array([2.0, 3.0]))
+
+
+# --- NumPy-heavy sweep: views of slices, setitem values, static masks ---------------------
+
+def test_ravel_and_reshape_of_a_column_slice_are_copies():
+    """x[:, 1:] is not C-contiguous: NumPy's ravel/reshape copy it (writes
+    must not reach x, and later writes to x must not reach the copy)."""
+    def copies(x):
+        r = x[:, 1:].ravel()
+        r[0] = -5.0
+        q = np.ravel(x[:, ::2])
+        q += 100
+        s = x[:, 1:].reshape(-1)
+        x[0, 1] = 99
+        return x, s
+
+    def views(x):
+        r = x[1:].ravel()
+        r[0] = -7.0
+        s = x[1, :].reshape(2, 2)
+        s += 1
+        return x
+    check(copies, np.arange(12.0).reshape(3, 4))
+    check(views, np.arange(12.0).reshape(3, 4))
+
+
+def test_setitem_value_with_extra_leading_unit_axes():
+    def f(x, v, i):
+        x[0] = v                # (1, 2) into (2,)
+        x[1:3] = v[None]        # (1, 1, 2) into (2, 2)
+        x[i] = v[None, None]    # a runtime row
+        return x
+    check(f, np.zeros((4, 2)), np.array([[1.0, 2.0]]), np.int64(3))
+
+    def wrong(x, v):
+        x[0] = v                # (2, 2) into (2,): NumPy's ValueError
+        return x
+    raises_at(wrong, (np.zeros((3, 2)), np.ones((2, 2))), tpucc.errors.ShapeError,
+              match=r"from shape \(2, 2\) into shape \(2,\)", line_of="x[0] = v")
+
+
+def test_static_boolean_list_index():
+    def f(x):
+        a = x[[True, False, True]]
+        b = x[:, [False, True]]
+        c = x[[True, True, False], 1]
+        x[[False, True, False]] = -1
+        return a, b, c, x
+    check(f, np.arange(6.0).reshape(3, 2))
+    raises_at(lambda x: x[[True, False]], (np.arange(6.0).reshape(3, 2),),
+              match="boolean index did not match indexed array along axis 0")
+
+
+def test_reshape_of_a_view_is_a_view_exactly_when_numpys_is():
+    """NumPy reshapes without a copy when the view's strides allow it,
+    whether or not the view is contiguous."""
+    def reshapes(x):
+        z = x.reshape(2, 3, 4)
+        v = z[:, :, 1:].reshape(6, 3)       # a view
+        v[0, 0] = -1
+        w = z[:, 1:].reshape(2, 8)          # a view
+        w[0, 0] = -2
+        u = z[:, 1:].reshape(4, 4)          # a copy
+        u[0, 0] = -3
+        t = z.transpose(1, 0, 2).reshape(3, 8)      # a copy
+        t[0, 0] = -4
+        s = z[1].T.reshape(-1)              # a copy
+        s[1] = -5
+        c = x.reshape(6, 4)[:, 1:2].reshape(-1)     # one column: a view
+        c[2] = -6
+        return x
+
+    def runtime_rows(x, i):
+        r = x[i].reshape(2, 2)
+        r += 10
+        c = x[:, i].reshape(-1)
+        c += 1
+        return x
+    check(reshapes, np.arange(24.0))
+    check(runtime_rows, np.arange(12.0).reshape(3, 4), np.int64(1))

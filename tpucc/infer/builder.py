@@ -158,6 +158,19 @@ def is_c_contiguous_root(array) -> bool:
     return strided is None
 
 
+def input_stand_in(array):
+    """For Array `array`, one without a base: the strided NumPy array
+    passed in for it (its layout is then a fact the executable depends on,
+    recorded), or None where it is C-contiguous (an input that is, or an
+    array the program makes)."""
+    found = ctx().input_layouts.get(id(array))
+    if found is None:
+        return None
+    param, strided = found
+    _relied_on(param, strided)
+    return strided
+
+
 def reshape_of_input_is_view(array, shape) -> bool | None:
     """Whether NumPy reshapes the input behind Array `array` (one without a
     base) to `shape` without a copy, as it does C-contiguous arrays and

@@ -111,9 +111,7 @@ def normalize_key(key, shape):
         elif isinstance(item, (list, np.ndarray)):
             arr = np.asarray(item)
             if arr.dtype == np.bool_:
-                raise ShapeError("indexing with a static boolean mask is not supported",
-                                 hint="index with np.nonzero(mask) (the same elements), or "
-                                      "use np.where(mask, x, fill) to keep the shape")
+                arr = _static_mask_indices(arr, axis, shape)
             known[len(static)] = arr
             static.append(ARRAY)
             arrays.append(arr.astype(np.int64))
@@ -121,6 +119,20 @@ def normalize_key(key, shape):
             raise ShapeError(f"invalid index of type {type(item).__name__}")
     _check_static_indices(static, shape, known)
     return tuple(static), arrays
+
+
+def _static_mask_indices(mask: np.ndarray, axis, shape) -> np.ndarray:
+    """x[[True, False, True]]: a static 1-d mask indexes as the positions of
+    its True items (NumPy reads a boolean index as np.nonzero of it)."""
+    if mask.ndim != 1 or axis is None or axis >= len(shape):
+        raise ShapeError("indexing with a static boolean mask of more than one axis is not "
+                         "supported", hint="index with np.nonzero(mask) (the same elements), "
+                         "or use np.where(mask, x, fill) to keep the shape")
+    if mask.shape[0] != shape[axis]:
+        raise UserCodeError(f"IndexError: boolean index did not match indexed array along axis "
+                            f"{axis}; size of axis is {shape[axis]} but size of corresponding "
+                            f"boolean axis is {mask.shape[0]}")
+    return np.flatnonzero(mask)
 
 
 def _check_static_indices(static, shape, known):
@@ -180,6 +192,11 @@ def _takes_array(entry) -> bool:
 
 def _is_dslice(entry) -> bool:
     return isinstance(entry, tuple) and entry[0] == DSLICE
+
+
+def _is_static_slice(entry) -> bool:
+    """A slice with static bounds in a view's index: ("slice", start, stop, step)."""
+    return isinstance(entry, tuple) and entry[0] == "slice"
 
 
 def _wide_index(i):
@@ -277,10 +294,10 @@ define_vjp("getitem", _getitem_vjp)
 
 def _setitem_abstract(avals, key):
     x, v = avals[0], avals[1]
-    target = _eval_shape(lambda a, *idx: _indexed_value(a, key, idx), (x,) + avals[2:])
+    target = _setitem_target(avals, key)
     try:
-        broadcast_shapes(v.shape, target.shape)
-        if broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
+        shape = _value_shape(v.shape, len(target.shape))
+        if broadcast_shapes(shape, target.shape) != tuple(target.shape):
             raise ValueError
     except ValueError:
         raise ShapeError(f"could not broadcast input array from shape {v.shape} into shape "
@@ -288,7 +305,24 @@ def _setitem_abstract(avals, key):
     return x
 
 
+def _setitem_target(avals, key):
+    """The type of x[key] (avals: x's, the value's, the index arrays')."""
+    return _eval_shape(lambda a, *idx: _indexed_value(a, key, idx), (avals[0],) + avals[2:])
+
+
+def _value_shape(shape: tuple, ndim: int) -> tuple:
+    """The value's shape as x[key] = value broadcasts it: NumPy first drops
+    leading axes of length 1 beyond the target's (x[0] = v[None])."""
+    shape = tuple(shape)
+    while len(shape) > ndim and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
 def _setitem_lower(lc, x, v, *idx, key):
+    ndim = len(_setitem_target(lc.in_avals, key).shape)
+    if v.ndim > ndim:
+        v = lax.reshape(v, _value_shape(v.shape, ndim))
     return _set(x, unsafe_cast(v, lc.in_avals[1].dtype, lc.out_avals[0].dtype), key, idx)
 
 
@@ -551,53 +585,64 @@ class ComplexPart(_ViewIndex):
 
 
 def reshape_is_view(a, shape) -> bool:
-    """Whether NumPy's reshape of Array `a` to `shape` is a view: of an
-    input, as NumPy decides for the array passed; else if `a` is
-    C-contiguous."""
+    """Whether NumPy's reshape of Array `a` to `shape` is a view: when its
+    strides allow one (x[:, 1:] of a (3, 2) array, one column, merges into
+    a flat view; of a (3, 4) array it does not), as NumPy decides."""
     if a.base is None:
         view = reshape_of_input_is_view(a, shape)
         if view is not None:
             return view
-    return is_c_contiguous(a)
+        return True
+    layout = _numpy_layout(a)
+    try:
+        layout.reshape(shape, copy=False)       # a view, or ValueError: never copies
+        return True
+    except (ValueError, TypeError):
+        return False
 
 
 def is_c_contiguous(a) -> bool:
-    """Whether NumPy's array for Array `a` is C-contiguous, so that reshape
-    and ravel give a view.  Arrays the program makes are; an input is if the
-    array passed is (the call re-checks it: builder.is_c_contiguous_root);
-    a view decides by its index, conservatively (False may be a NumPy view
-    that tpucc copies)."""
+    """Whether NumPy's array for Array `a` is C-contiguous, so that ravel
+    gives a view.  Arrays the program makes are; an input is if the array
+    passed is (the call re-checks it: builder.is_c_contiguous_root); a view
+    is if the strides of its base's layout indexed as it was are."""
     if a.base is None:
         return is_c_contiguous_root(a)
-    if not is_c_contiguous(a.base):
-        return False
-    index, shape = a.index, a.base.shape
+    return bool(_numpy_layout(a).flags.c_contiguous)
+
+
+def _numpy_layout(a) -> np.ndarray:
+    """A NumPy array with the shape and strides NumPy's array for Array `a`
+    has (its data is never read: only its layout is asked): the input's own
+    array, a C-contiguous stand-in for one the program makes, and for a view
+    its base's layout indexed, transposed or reshaped as the view was."""
+    if a.base is None:
+        strided = input_stand_in(a)
+        if strided is not None:
+            return strided
+        dtype = np.dtype(a.dtype)
+        strides = [dtype.itemsize] * a.ndim
+        for axis in range(a.ndim - 2, -1, -1):
+            strides[axis] = strides[axis + 1] * max(a.shape[axis + 1], 1)
+        return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), a.shape, tuple(strides))
+    base, index = _numpy_layout(a.base), a.index
     if type(index) is Reshaped:
-        return True
+        return base.reshape(tuple(index), copy=False)
     if type(index) is Permuted:
-        moved = [axis for axis in index if shape[axis] != 1]
-        return moved == sorted(moved)
-    # Basic indexing: fixed leading axes, then at most one partial step-1
-    # range, then whole axes.
-    kept = False
-    axis = 0
-    for k in index:
-        if k is None or k is Ellipsis or axis >= len(shape):
-            return False
-        n = shape[axis]
-        axis += 1
-        if _is_dslice(k):
-            k = slice(0, k[1])                  # (its start does not matter here)
-        if not isinstance(k, slice):            # an int, static or runtime
-            if kept and n != 1:
-                return False
-            continue
-        start, stop, step = k.indices(n)
-        length = len(range(start, stop, step))
-        if length > 1 and step != 1 or kept and length != n:
-            return False
-        kept = kept or length > 1
-    return True
+        return base.transpose(tuple(index))
+    if type(index) is ComplexPart:
+        return getattr(base, index[0])
+    return base[tuple(_layout_key(k) for k in index)]
+
+
+def _layout_key(k):
+    """One entry of a basic view's index as a NumPy index of the same
+    layout: a runtime int as 0, a runtime window as one at 0."""
+    if _is_dslice(k):
+        return slice(0, k[1])
+    if _is_static_slice(k):
+        return slice(*k[1:])
+    return 0 if isinstance(k, Value) else k
 
 
 def basic_index_value(base, index):
@@ -632,5 +677,6 @@ def write_through(base, index, value):
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from ..infer.builder import emit, is_c_contiguous_root, reshape_of_input_is_view  # noqa: E402
+from ..infer.builder import (emit, input_stand_in, is_c_contiguous_root,  # noqa: E402
+                             reshape_of_input_is_view)
 from ..infer.values import Array, RuntimeKind, array_like  # noqa: E402
