@@ -456,3 +456,27 @@ def test_reshape_of_a_view_is_a_view_exactly_when_numpys_is():
         return x
     check(reshapes, np.arange(24.0))
     check(runtime_rows, np.arange(12.0).reshape(3, 4), np.int64(1))
+
+
+def test_sign_of_complex_numbers_with_an_infinite_part():
+    z = np.array([complex(np.inf, 1), complex(np.inf, np.inf), complex(-np.inf, 0),
+                  complex(1, np.inf), complex(1, -np.inf), complex(np.nan, 1), 0j,
+                  complex(3, 4), complex(np.inf, np.nan), complex(np.nan, np.inf)])
+    for dtype in (np.complex128, np.complex64):
+        check(np.sign, z.astype(dtype))
+
+
+def python_powers(x):
+    return float(x[0]) ** 0.5, float(x[1]) ** 2.0, float(x[0]) ** float(x[2]), \
+        (-2.0) ** float(x[2]), float(x[0]) ** float("inf")
+
+
+def test_a_negative_python_float_to_a_fractional_power_raises():
+    """Python gives a complex number there (NumPy's floats give NaN):
+    compiled code, which computes a float, raises when the call returns."""
+    check(python_powers, np.array([4.0, -3.0, 2.0]))
+    with pytest.raises(tpucc.errors.TpuccError, match="a negative number to a fractional "
+                                                      "power is a complex number in Python"):
+        tpucc.compile(python_powers)(np.array([-4.0, -3.0, 0.5]))
+    with np.errstate(invalid="ignore"):
+        check(lambda x: np.float64(x[0]) ** 0.5, np.array([-4.0]))

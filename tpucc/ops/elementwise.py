@@ -125,7 +125,24 @@ def _odd(x, value):
 def _sign(x):
     """NumPy's sign: +0 at both zeros (lax.sign keeps the zero's sign, and
     1 / sign(-0.0) would be -inf); real or complex."""
-    return _unless(lax.eq(x, _const(0, x)), lax.sign(x), 0)
+    out = _unless(lax.eq(x, _const(0, x)), lax.sign(x), 0)
+    return _complex_sign_at_infinity(x, out) if jnp.iscomplexobj(x) else out
+
+
+def _complex_sign_at_infinity(z, out):
+    """NumPy's sign of a complex number with one infinite part: the unit
+    toward that infinity (sign(inf+1j) and sign(inf+nanj) are 1+0j), where
+    z / |z| is NaN."""
+    re, im = lax.real(z), lax.imag(z)
+    re_inf, im_inf = _is_inf(re), _is_inf(im)
+    zero = lax.full_like(re, 0)
+    unit = lax.complex(lax.select(re_inf, lax.sign(re), zero),
+                       lax.select(im_inf, lax.sign(im), zero))
+    return lax.select(lax.ne(re_inf, im_inf), unit, out)
+
+
+def _is_inf(x):
+    return lax.bitwise_and(lax.bitwise_not(lax.is_finite(x)), lax.eq(x, x))
 
 
 # Keyed by ufunc.__name__: np.true_divide is named "divide" in NumPy 2.
@@ -777,6 +794,7 @@ def _check_python_operands(ufname, left, right) -> None:
         _check_python_shift(left, right)
     elif ufname == "power" and not (_python_int(left) and _python_int(right)):
         _check_python_float_power(left, right)    # (ints: _python_int_power_base)
+        _check_python_real_power(left, right)
 
 
 def _check_python_division(ufname, num, den) -> None:
@@ -806,6 +824,30 @@ def _check_python_float_power(base, exponent) -> None:
         ok.append(emit("logical_not", emit("less", exponent, 0)))
     _python_raises_unless(ok[0] if len(ok) == 1 else emit("logical_or", *ok),
                           _ZERO_POWER_MESSAGE, "ZeroDivisionError")
+
+
+def _check_python_real_power(base, exponent) -> None:
+    """`base ** exponent` of real Python numbers: a negative base to a
+    finite fractional power is a complex number in Python ((-8.0) ** 0.5),
+    where NumPy's floats give NaN.  Compiled code computes a float, so the
+    call raises instead of returning NaN or a value of another type."""
+    if any(isinstance(x, complex) or isinstance(x, Array) and x.dtype.kind == "c"
+           for x in (base, exponent)):
+        return
+    if not isinstance(base, Array) and not base < 0 or not isinstance(exponent, Array) and (
+            not np.isfinite(exponent) or float(exponent).is_integer()):
+        return
+    ok = []
+    if isinstance(base, Array):
+        ok.append(emit("logical_not", emit("less", base, 0)))
+    if isinstance(exponent, Array):
+        ok.append(emit("equal", emit("floor", exponent), exponent))
+        ok.append(emit("logical_not", emit("isfinite", exponent)))
+    while len(ok) > 1:
+        ok[-2:] = [emit("logical_or", ok[-2], ok[-1])]
+    _python_raises_unless(ok[0], "a negative number to a fractional power is a complex "
+                          "number in Python, which compiled code computes as a float",
+                          "ValueError")
 
 
 def _python_raises_unless(ok, message: str, error: str) -> None:
