@@ -303,7 +303,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                              unshared, kind_paths, rebound, detached, is_private)
+                              unshared, kind_paths, rebound, detached, is_private, trip_count)
         frame.locals, frame.stack = locals0, stack0
         if trial.in_place.keys() - rebound.in_place.keys():
             rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
@@ -471,6 +471,7 @@ class Trial:
     in_place: dict = field(default_factory=dict)    # containers whose items it rebinds
     loose_ends: dict = field(default_factory=dict)  # other slots: Rebound.ends
     loose_shares: dict = field(default_factory=dict)    # ... arrays from before they may be
+    permuted: dict = field(default_factory=dict)    # slots rebound to each other's arrays
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -515,12 +516,13 @@ def _advance(frame):
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
               unshared=frozenset(), kind_paths=frozenset(), rebound=None,
-              detached=frozenset(), is_private=None) -> Trial:
+              detached=frozenset(), is_private=None, trip_count=None) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
     and not journaled as outer effects.  `is_private(entry array)`: whether
-    only its variable reaches it (privacy.py)."""
+    only its variable reaches it (privacy.py).  `trip_count`: a counted
+    loop's static number of iterations (slots the body permutes need it)."""
     params = [Value(leaves[i][1].aval) for i in carried]
     box_params = [Value(b.aval) for b in boxes]
     code_param = Value(AVal(np.dtype(np.int32), ()))
@@ -586,8 +588,11 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                      if a.base is not None and i not in kept} if out_td == td else set()
     shared = {id(a) for a in slot_arrays.values()
               if sum(b is a for b in slot_arrays.values()) > 1}
+    permuted = _permuted_slots(slot_arrays, out_leaves, kept, leaves) \
+        if out_td == td and trip_count is not None else {}
     for i, a in slot_arrays.items():
         if out_td == td and i not in kept and a.version and id(a) not in shared \
+                and i not in permuted \
                 and not (is_private is not None and is_private(leaves[i][1])):
             # (slots align only then; shared arrays: _diverged, then _check_unshared;
             # the first iteration's update into a private entry array is unobservable)
@@ -610,7 +615,44 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
-                 views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares)
+                 views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted)
+
+
+def _permuted_slots(slot_arrays, out_leaves, kept, leaves) -> dict:
+    """{slot: the slot whose entry array it names after one iteration} for
+    slots the body rebinds to one another's arrays, as a double buffer's
+    `u, v = v, u` does.  Which array each such name holds then follows a
+    fixed permutation, so after a static number of iterations it is known
+    (_final_arrays), and the arrays themselves, the caller's included, get
+    the While's results: no iteration's update is lost.  Only a whole
+    permutation of distinct arrays that are not views counts."""
+    body_slot = {id(a): i for i, a in slot_arrays.items()}
+    moved = {}
+    for i, a in slot_arrays.items():
+        if i in kept or i >= len(out_leaves):
+            continue
+        j = body_slot.get(id(out_leaves[i][1]))
+        if j is not None and j != i and not slot_arrays[j].immutable:   # (not a number)
+            moved[i] = j
+    if sorted(moved) != sorted(moved.values()):
+        return {}
+    arrays = [slot_arrays[i] for i in moved]
+    if len({id(a) for a in arrays}) != len(arrays) or any(
+            leaves[i][1].base is not None or slot_arrays[i].base is not None for i in moved):
+        return {}
+    return moved
+
+
+def _final_arrays(permuted: dict, trips: int) -> dict:
+    """{slot: the slot whose entry array it names after `trips` iterations
+    of the body's permutation}."""
+    out = {}
+    for i in permuted:
+        cycle = [i]
+        while permuted[cycle[-1]] != i:
+            cycle.append(permuted[cycle[-1]])
+        out[i] = cycle[trips % len(cycle)]
+    return out
 
 
 def _check_rebound_after_update(entries, ends, loc):
@@ -972,6 +1014,12 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
     attrs = {"trip_count": trip_count} if (
         trip_count is not None and trial.exit.static and targets == (header,)) else {}
+    if trial.permuted and not attrs:
+        raise UpdatedThenRebound(
+            "this loop updates arrays in place and swaps their names, and a runtime exit "
+            "decides how often: which array each name holds after it is known only at run "
+            "time", loc, "copy the arrays before the loop (`u, v = u.copy(), v.copy()`), or "
+            "update out of place")
     with builder.at(loc):
         outs = emit_op("while", tuple(init), attrs, [v.aval for v in init],
                        regions=(cond, body), note=note)
@@ -984,10 +1032,14 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i] = after
     kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
     ran = _ran(range_slots, init) if counted and not trip_count else None
+    final = _final_arrays(trial.permuted, trip_count) if "trip_count" in attrs else {}
     for i, out in zip(carried, outs[1:]):
         if i in trial.unchanged:
             continue            # loop-invariant: the array keeps its value and identity
         if i in trial.kept:     # updated in place only: the same array object, as in NumPy
+            new_leaves[i].assign(out)
+        elif i in final:        # a double buffer: the array it names now holds its result
+            new_leaves[i] = leaves[final[i]][1]
             new_leaves[i].assign(out)
         else:
             new_leaves[i] = Array(out)
