@@ -86,3 +86,20 @@ def test_runtime_trip_count_is_refused_with_a_hint():
     compiled = tpucc.compile(f, runtime_args=("n",))
     with pytest.raises(tpucc.TpuccError, match="copy it before the loop"):
         compiled(np.zeros(3), np.zeros(3), 5)
+
+
+def test_gradient_through_a_double_buffer():
+    from conftest import numeric_grad
+
+    def loss(w, x):
+        u = x.copy()
+        v = np.zeros_like(x)
+        for _ in range(40):
+            v[:] = np.tanh(u * w)
+            u, v = v, u
+        return u.sum()
+    w, x = np.array([0.9, 1.1, 0.5]), np.array([0.3, -0.2, 0.8])
+    expected = numeric_grad(lambda w_: loss(w_, x), w)
+    np.testing.assert_allclose(tpucc.grad(loss)(w, x), expected, atol=1e-6)
+    step = tpucc.compile(lambda w, x: tpucc.grad(loss)(w, x))
+    np.testing.assert_allclose(step(w, x), expected, atol=1e-6)
