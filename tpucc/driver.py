@@ -28,7 +28,7 @@ from . import cache, envvars, infer, lower, snapshot
 from .errors import DTypeError, InternalError, SideEffectError, TpuccError, UnsupportedError
 from .infer import appends, checks
 from .infer.ad import identity_pattern
-from .infer.state import unflatten
+from .infer.state import is_namedtuple, unflatten
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind, refuse_array_subclass
 from .ir import print_region, verify
 from .outputs import (_dropped, kept_writebacks, output_pool, recycled_avals,
@@ -400,9 +400,10 @@ def _key_with_places(x, runtime_scalar, leaves, places, here):
     if type(x) in (bool, int, float, complex) and here in places:
         leaves.append(_fits_int64(x))
         return ("R", type(x))
-    if isinstance(x, tuple) and not hasattr(x, "_fields"):
-        return ("T",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
-                              for i, v in enumerate(x))
+    if isinstance(x, tuple) and (not hasattr(x, "_fields") or is_namedtuple(x)):
+        return _tuple_tag(x) + tuple(
+            _key_with_places(v, runtime_scalar, leaves, places, here + (i,))
+            for i, v in enumerate(x))
     if isinstance(x, list):
         return ("L",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
                               for i, v in enumerate(x))
@@ -427,8 +428,8 @@ def _key(x, runtime_scalar, leaves):
         # A jax array is immutable (`x += 1` rebinds): another program.
         kind = "J" if isinstance(x, jax.Array) else "A"
         return (kind, np.dtype(x.dtype), tuple(x.shape))
-    if isinstance(x, tuple) and not hasattr(x, "_fields"):
-        return ("T",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
+    if isinstance(x, tuple) and (not hasattr(x, "_fields") or is_namedtuple(x)):
+        return _tuple_tag(x) + tuple(_key(v, runtime_scalar, leaves) for v in x)
     if isinstance(x, list):
         return ("L",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
     if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
@@ -457,6 +458,13 @@ def _fits_int64(x):
                          "fit one", hint="pass it as a float or a static value (leave it out "
                          "of runtime_args), or keep it within int64")
     return x
+
+
+def _tuple_tag(x) -> tuple:
+    """A namedtuple is keyed item by item, as a tuple is (its arrays are
+    runtime inputs: a new P(w, b) each call is no new program), and by its
+    class, which the program sees."""
+    return ("T",) if type(x) is tuple else ("T", type(x))
 
 
 def _dict_tag(x) -> tuple:

@@ -26,7 +26,7 @@ from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
-from .state import (ObjectNode, dict_keys, dict_of_class, flatten, flatten_argument,
+from .state import (ObjectNode, dict_keys, dict_of_class, flatten, is_namedtuple,
                     instance_attributes, unflatten)
 from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
                      new_serial_floor)
@@ -122,7 +122,7 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
     `root`: the argument's position or keyword, which names its items'
     places (scalar_state.item_key)."""
     td_leaves: list = []
-    td = flatten_argument(value, name or "arg", td_leaves)
+    td = flatten(value, name or "arg", td_leaves)
     promoted = interp.scalars.promoted
     bound = [_bind_leaf(v, runtime_scalar or ("promoted" if scalar_state.item_key(root, keys)
                                               in promoted else False),
@@ -159,7 +159,8 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
 
 def _leaf_keys(value, here=()) -> list:
     """The path of keys to each leaf of an argument, in `flatten`'s order."""
-    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+    if isinstance(value, list) or isinstance(value, tuple) and (
+            not hasattr(value, "_fields") or is_namedtuple(value)):
         return [k for i, v in enumerate(value) for k in _leaf_keys(v, here + (i,))]
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
         return [k for key, v in value.items() for k in _leaf_keys(v, here + (key,))]

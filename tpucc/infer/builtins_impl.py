@@ -164,7 +164,10 @@ def _positions(it: RangeIter) -> list:
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
     parts = tuple(x if _zip_rows(x) is None else _zip_rows(x) for x in xs)   # zip(a, zip(b, c))
-    loop = None if strict else rows_loop(interp, parts, through_enumerate=True)
+    # (A tuple among rows_loop's parts is a nested zip's: the program's own
+    # tuples, `zip(params, grads)` over tuples of arrays, zip as sequences.)
+    loop = None if strict or any(isinstance(x, tuple) for x in xs) else \
+        rows_loop(interp, parts, through_enumerate=True)
     if loop is not None:
         return loop
     xs = tuple(x if _zip_rows(x) is None else _items_of(x) for x in xs)

@@ -25,21 +25,12 @@ SCALARS = (bool, int, float, complex, np.generic)
 
 def flatten(value, path: str, out: list) -> object:
     """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`."""
-    return _flatten(value, path, out, True)
-
-
-def flatten_argument(value, path: str, out: list) -> object:
-    """flatten, with namedtuples as leaves: the driver keys an argument
-    namedtuple as one value (its arrays are read as an object's)."""
-    return _flatten(value, path, out, False)
-
-
-def _flatten(value, path: str, out: list, namedtuples: bool) -> object:
     def sub(v, p):
-        return _flatten(v, p, out, namedtuples)
-    if namedtuples and _is_namedtuple(value):
+        return flatten(v, p, out)
+    if is_namedtuple(value):
         # its items are slots of the state, as a plain tuple's are: a loop
-        # may carry `s = State(s.x * 0.5, s.v + 1)`, a branch merge it
+        # may carry `s = State(s.x * 0.5, s.v + 1)`, a branch merge it, and
+        # an argument's arrays are runtime inputs (the driver keys them so)
         fields = type(value)._fields
         return ("object", type(value), fields,
                 tuple(sub(v, f"{path}.{k}") for k, v in zip(fields, value)))
@@ -72,7 +63,7 @@ def _flatten(value, path: str, out: list, namedtuples: bool) -> object:
     return None
 
 
-def _is_namedtuple(value) -> bool:
+def is_namedtuple(value) -> bool:
     """A collections.namedtuple or typing.NamedTuple: a tuple whose class
     names its items (and adds nothing else an instance holds)."""
     cls = type(value)

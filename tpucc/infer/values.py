@@ -54,21 +54,26 @@ def compile_time_kind(kind):
 
 @dataclass(frozen=True)
 class Span:
-    """What is known statically of a runtime int: it equals `token` (an IR
-    Value: a counted loop's counter) plus `offset`, and the token lies in
-    [lo, hi].  Two ints of one token differ by a static amount, so
-    x[i:i + 3] is a slice of static length 3; and the bounds show it in
-    range (indexing.fixed_length_slice)."""
+    """What is known statically of a runtime int: it equals `scale * token +
+    offset`, where `token` (an IR Value: a counted loop's counter) lies in
+    [lo, hi].  Two ints of one token and scale differ by a static amount,
+    so x[i:i + 3] and x[b * 8:(b + 1) * 8] are slices of static length; and
+    the bounds show them in range (indexing.fixed_length_slice)."""
     token: object
     offset: int
     lo: int
     hi: int
+    scale: int = 1
 
     def shifted(self, c: int) -> "Span":
-        return Span(self.token, self.offset + c, self.lo, self.hi)
+        return Span(self.token, self.offset + c, self.lo, self.hi, self.scale)
+
+    def scaled(self, c: int) -> "Span":
+        return Span(self.token, self.offset * c, self.lo, self.hi, self.scale * c)
 
     def bounds(self) -> tuple:
-        return self.lo + self.offset, self.hi + self.offset
+        ends = (self.scale * self.lo, self.scale * self.hi)
+        return min(ends) + self.offset, max(ends) + self.offset
 
 
 class Array:

@@ -715,7 +715,7 @@ def _install_operators():
             _check_python_operands(ufname, b, a)
             if ufname == "power":
                 b = _python_int_power_base(b, a)
-            return _spanned(emit_ufunc(ufname, b, a), ufname if ufname == "add" else None, a, b)
+            return _spanned(emit_ufunc(ufname, b, a), ufname, a, b, reflected=True)
         return fwd, rev
 
     def unary(ufname):
@@ -939,14 +939,21 @@ def _as_python_int(x):
     return Array(v)
 
 
-def _spanned(result, ufname, a, b):
-    """`result` of `a + b` or `a - b`, an Array `a` and a Python int `b`,
-    with what is known of a (values.Span) shifted by b: the counter of a
-    counted loop plus a constant."""
+def _spanned(result, ufname, a, b, reflected=False):
+    """`result` of `a + b`, `a - b` or `a * b` (`b - a`... when reflected),
+    an Array `a` and a Python int `b`, with what is known of a (values.Span)
+    carried over: the counter of a counted loop times and plus constants
+    (the batch bounds b * bs and (b + 1) * bs)."""
     span = getattr(a, "span", None)
-    if span is not None and ufname in ("add", "subtract") and type(b) is int \
-            and isinstance(result, Array) and result.dtype.kind in "iu":
-        result.span = span.shifted(b if ufname == "add" else -b)
+    if span is None or type(b) is not int or not isinstance(result, Array) \
+            or result.dtype.kind not in "iu":
+        return result
+    if ufname == "add":
+        result.span = span.shifted(b)
+    elif ufname == "subtract":
+        result.span = span.scaled(-1).shifted(b) if reflected else span.shifted(-b)
+    elif ufname == "multiply":
+        result.span = span.scaled(b)
     return result
 
 

@@ -37,13 +37,13 @@ def _is_runtime(x) -> bool:
 def fixed_length_slice(item, n: int):
     """(start, length) for a slice x[i:i + c] of an axis of size n whose
     bounds are runtime ints known to differ by a static c and to lie in
-    [0, n] (values.Span: a counted loop's counter plus constants), so the
+    [0, n] (values.Span: a counted loop's counter times and plus constants), so the
     slice has that static length; else None."""
     if not isinstance(item, slice) or not (item.step is None or type(item.step) is int
                                            and item.step == 1):
         return None
     a, b = getattr(item.start, "span", None), getattr(item.stop, "span", None)
-    if a is None or b is None or a.token is not b.token:
+    if a is None or b is None or a.token is not b.token or a.scale != b.scale:
         return None
     length = b.offset - a.offset
     if length < 0 or a.bounds()[0] < 0 or b.bounds()[1] > n:
