@@ -154,11 +154,12 @@ def test_iterating_a_0d_array_is_numpys_type_error():
 # --- nested static loops share the unroll budget -----------------------------------
 
 def test_nested_static_loops_are_not_unrolled_into_their_product():
-    # 12 x 12 unrolled bodies took XLA 25 s; the inner loops become counted Whiles
+    # 12 x 12 unrolled bodies took XLA 25 s; the inner loop becomes a counted
+    # While, and then the rest of the outer loop (one While per row was 12)
     rng = np.random.default_rng(0)
     a, b = rng.integers(0, 4, 12), rng.integers(0, 4, 12)
     compiled = check(edit_distance, a, b)
-    assert count_hlo(hlo(compiled, a, b), "while") == 12
+    assert 1 <= count_hlo(hlo(compiled, a, b), "while") <= 3
 
 
 def test_small_nested_static_loops_still_unroll():

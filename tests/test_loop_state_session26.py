@@ -143,10 +143,11 @@ def inner_while(x):
 
 @pytest.mark.parametrize("fn", [nested_while, inner_while])
 def test_static_while_loops_share_the_unroll_budget_of_loops_around_them(fn):
-    """400 bodies unrolled took 14-21 s to compile; now the inner loop is a
-    While in most of the outer loop's iterations."""
+    """400 bodies unrolled took 14-21 s to compile.  The inner loop is a
+    While; once an iteration of the outer loop holds one, the rest of the
+    outer loop is a While too (session 27: 3 Whiles, where 19-20 were)."""
     compiled = check(fn, np.arange(20.0))
-    assert count_hlo(hlo(compiled, np.arange(20.0)), "while") >= 19
+    assert 1 <= count_hlo(hlo(compiled, np.arange(20.0)), "while") <= 4
 
 
 class Slotted:

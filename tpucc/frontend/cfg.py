@@ -38,6 +38,62 @@ def analyze(fc) -> None:
                     for h in fc.loop_headers}
 
 
+# Instructions that read a local variable's binding (DELETE_FAST fails on an
+# unbound one; LOAD_FAST_AND_CLEAR saves it for after a 3.12 comprehension).
+_READS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "DELETE_FAST"})
+
+
+def dead_locals(fc, targets) -> frozenset:
+    """The local variables that no path from the blocks `targets` (negative
+    ones: the function returned) reads before binding them again: at a join
+    of runtime paths, or around a runtime loop, their values need not agree
+    (a scratch array of each branch's own size).  Cell variables (closures
+    read them) never count as dead, nor does the first argument of a method
+    whose `super()` reads it."""
+    code = fc.code
+    dead = set(code.co_varnames) - set(code.co_cellvars)
+    if "__class__" in code.co_freevars and code.co_varnames:
+        dead.discard(code.co_varnames[0])
+    if fc.live_in is None:
+        fc.live_in = _liveness(fc)
+    for t in targets:
+        if t >= 0:
+            dead -= fc.live_in[t]
+    return frozenset(dead)
+
+
+def _liveness(fc) -> dict:
+    """{block: locals live at its start}, by the usual backward fixpoint.  An
+    instruction inside a `try` may jump to its handler before the block's
+    later bindings: what the handler reads is live at the block's start."""
+    uses, binds = {}, {}
+    for b in fc.blocks:
+        used, bound = set(), set()
+        for ins in b.instrs:
+            if ins.op in _READS and ins.arg not in bound:
+                used.add(ins.arg)
+            elif ins.op == "STORE_FAST":
+                bound.add(ins.arg)
+        uses[b.index], binds[b.index] = used, bound
+    succ = {b.index: [s for s in b.successors() if s is not None] for b in fc.blocks}
+    handlers = {b.index: {i.handler.block for i in b.instrs if i.handler} for b in fc.blocks}
+    preds: dict = {b.index: set() for b in fc.blocks}
+    for b in fc.blocks:
+        for s in set(succ[b.index]) | handlers[b.index]:
+            preds[s].add(b.index)
+    live = {b.index: frozenset() for b in fc.blocks}
+    work = [b.index for b in fc.blocks]
+    while work:
+        n = work.pop()
+        out = set().union(*(live[s] for s in succ[n]))
+        new = frozenset(uses[n] | (out - binds[n])
+                        | set().union(*(live[h] for h in handlers[n])))
+        if new != live[n]:
+            live[n] = new
+            work.extend(preds[n])
+    return live
+
+
 def _loop_loc(fc, header, latches):
     """The `for`/`while` statement of a loop, for messages.  A `for` header
     starts with FOR_ITER at that line; a `while` is compiled with its test

@@ -27,6 +27,7 @@ class FunctionCode:
     # Exception handlers whose except clauses the interpreter has checked
     # (infer/exceptions.vet_handler), by block.
     vetted_handlers: set[int] = field(default_factory=set)
+    live_in: dict | None = None     # block -> locals read before bound again (cfg.dead_locals)
 
     @property
     def name(self) -> str:

@@ -169,7 +169,14 @@ def _gradient(interp, spec, grads: list, made=None):
     made = {} if made is None else made        # id(object) -> its gradient object
     kind = spec[0]
     if kind == "leaf":
-        return grads[spec[1]]
+        # A tied weight's gradient is at each of its places as an array of
+        # its own, as eagerly: `g[k] *= 0.5` scales one place only.
+        grad = grads[spec[1]]
+        if ("leaf", spec[1]) in made and isinstance(grad, Array):
+            grad = Array(grad.var)
+            grad.immutable = grads[spec[1]].immutable
+        made[("leaf", spec[1])] = True
+        return grad
     if kind == "const":
         return _none_like(interp, spec[1])
     if kind == "same":

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCodeError
+from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from . import builder
 from .builder import ctx, emit, emit_op
@@ -288,6 +289,22 @@ def _exit_union(arms):
     return tuple(targets), depths
 
 
+def drop_dead_locals(states: list, dead):
+    """Unbinds the variables in `dead` (nothing after this point reads them
+    before binding them again) in each locals dict of `states`, where they
+    hold an array or a scalar: those need no merged or carried value (a
+    scratch array of each branch's own size; a grid that doubles until a
+    runtime test breaks).  A container or object stays: the writes into its
+    items are followed through the names that reach it."""
+    for locals_ in states:
+        for name in dead & locals_.keys():
+            if isinstance(locals_[name], _DROPPABLE):
+                del locals_[name]
+
+
+_DROPPABLE = (Array, Undefined, bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
 def _normalize_states(arms):
     """Same slots in every arm: a slot an arm lacks is Undefined there, shaped
     like the other arms' value (a dead iterator is still an iterator)."""
@@ -318,6 +335,7 @@ def shape_undefined(slots, key):
 def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
+    drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
     _normalize_states(arms)
     flat = []
     for a in arms:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UserCodeError)
+from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from . import builder, privacy
 from .builder import ctx, emit, emit_op
@@ -25,7 +26,7 @@ from .state import (container_paths, describe_static, leaf_aval, rebuild_state, 
                     static_equal, unify)
 from .values import (Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
-from .control import (MAX_UNROLL, Exit, as_aval, close_region, end_watch_scope,
+from .control import (MAX_UNROLL, Exit, as_aval, close_region, drop_dead_locals, end_watch_scope,
                       finish_journal, in_open_region, journaled_region, kept_containers,
                       kind_value, scalar_kind, shape_undefined, slot_name, state_vars, walk,
                       watch, watch_scope)
@@ -54,6 +55,10 @@ def run_loop(frame, header: int, stops) -> Exit:
         if isinstance(counted, Exit):
             return counted
         unrolled_because, peel = counted
+        # (one more trial of the body: its last window may be the short one)
+        if not peel and it.remaining() > 2 and \
+                _try_counted_but_last(frame, header, stops, loop_stops, it, enclosing):
+            it = _for_iterator(frame, header)       # the last iteration, unrolled
     ctx().unrolled_trips = enclosing * max(it.remaining(), 1) if it is not None else enclosing
     try:
         if peel:
@@ -86,6 +91,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     # loop does (run_loop); its own trips so far count for loops inside it.
     enclosing = ctx().unrolled_trips
     nested_while = it is None and enclosing > 1
+    tried_rest = False
     while True:
         if it is None:
             ctx().unrolled_trips = enclosing * (count + 1)
@@ -136,6 +142,15 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if count == stop_after:
             return None
         it = _for_iterator(frame, header)
+        if not tried_rest and _holds_runtime_loop(iteration_ops) and (
+                it is None or isinstance(it, RangeIter) and it.remaining() > 1):
+            # Each copy of this body would hold its own runtime loop (a heap
+            # sort's sift-down: 46 Whiles, 20 s of XLA for 32 items); the
+            # rest of the loop as one While holds one.
+            tried_rest = True
+            made = _rest_as_while(frame, header, stops, loop_stops, it)
+            if isinstance(made, Exit):
+                return made
         if count >= budget and it is None and count < MAX_UNROLL:
             return build_while(frame, header, stops, loop_stops,
                                f"while: still looping after {count} unrolled iterations; "
@@ -149,6 +164,21 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 return made
         if count >= MAX_UNROLL:
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
+
+
+def _holds_runtime_loop(ops) -> bool:
+    return any(op.name == "while" or any(_holds_runtime_loop(r.ops) for r in op.regions)
+               for op in ops)
+
+
+def _rest_as_while(frame, header, stops, loop_stops, it) -> Exit | None:
+    """The rest of a static loop as one While (a counted one for a range),
+    or None where it cannot be one: the caller goes on unrolling."""
+    note = "static loop whose body holds a runtime loop: one While for the rest"
+    if it is None:
+        return _try_while(frame, header, stops, loop_stops, f"while: {note}")
+    counted = _try_counted(frame, header, stops, loop_stops, it, ctx().unrolled_trips)
+    return counted if isinstance(counted, Exit) else None
 
 
 def _try_while(frame, header, stops, loop_stops, note):
@@ -198,14 +228,16 @@ def _for_iterator(frame, header):
     return None
 
 
-def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int):
+def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int,
+                 resume=None):
     """A long static range loop becomes a While over a runtime counter, unless
     its body needs the counter as a static value, or changes something a While
     cannot carry (a list it appends to, a variable whose shape or dtype
     settles only after the first iteration).  Unrolling such a loop is exact,
     only slower, so it is unrolled: returns the Exit, or (why it must unroll,
     whether running one iteration first may let the rest be a While) (errors
-    that do not come from the While recur while unrolling)."""
+    that do not come from the While recur while unrolling).  `resume`: see
+    _try_counted_but_last."""
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
@@ -218,7 +250,7 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
         return build_while(frame, header, stops, loop_stops,
                            f"counted loop: {it.remaining()} iterations{within} exceed the "
                            f"unroll budget ({ctx().options.get('unroll', 32)})",
-                           trip_count=it.remaining())
+                           trip_count=it.remaining(), resume=resume)
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
         what = e.message if isinstance(e, StaticValueError) else e.what
@@ -231,18 +263,56 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
             isinstance(e, UpdatedThenRebound)
 
 
+def _drop_dead_locals(frame, header, entry=None, reached=()):
+    """Variables that neither the loop (from its header) nor the code after
+    it reads before binding them again are not carried: their values need
+    not agree from one iteration to the next, and a While carries less
+    (arrays and numbers only: see control.drop_dead_locals).  At the body's
+    end (`entry`: the locals it started with; `reached`: where the body
+    went) the carried ones stay: those a join inside unbound, because
+    nothing read them from where its paths went (they all leave the loop,
+    say), get back their entry values, which nothing reads either."""
+    fc = frame.fc
+    dead = dead_locals(fc, (header, *fc.loop_exits[header]))
+    if entry is None:
+        drop_dead_locals([frame.locals], dead)
+        return
+    drop_dead_locals([frame.locals], dead - entry.keys())
+    for name in (dead_locals(fc, reached) & entry.keys()) - frame.locals.keys():
+        frame.locals[name] = entry[name]
+
+
+def _try_counted_but_last(frame, header, stops, loop_stops, it: RangeIter, enclosing) -> bool:
+    """All but the last iteration of a static range loop as one counted
+    While, the last one left to unroll after it (whether that could be
+    done).  `for i in range(0, n, bs): x[i:i + bs]` with a partial last
+    batch: every window but the last has the static length bs."""
+    last = it.pos + (it.remaining() - 1) * it.step
+    head = RangeIter(it.pos, last, it.step, it.rows)
+    frame.stack[-1] = head
+    made = _try_counted(frame, header, stops, loop_stops, head, enclosing,
+                        resume=RangeIter(last, it.stop, it.step, it.rows))
+    if isinstance(made, Exit):
+        return True
+    frame.stack[-1] = it
+    return False
+
+
 def _weak(arr: Array):
     (v,) = emit_op("convert", (arr.var,), {"dtype": arr.dtype},
                    (AVal(arr.dtype, arr.shape, True),))
     return v
 
 
-def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit:
+def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=None) -> Exit:
     """One While op for the loop at `header`, found by a fixpoint on the
     loop-carried slots (see module docstring).  `trip_count`: the static
-    number of iterations of a counted range loop, if known."""
+    number of iterations of a counted range loop, if known.  `resume`: a
+    static range iterator the loop goes on with, from its header, after
+    the While (which must then always go back to the header)."""
     loc = frame.fc.loop_locs[header]
     counted = _runtime_range_header(frame, header)
+    _drop_dead_locals(frame, header)
     promote: dict[str, AVal] = {}
     boxes: list = []
     unshared: set = set()           # entry arrays whose aliasing the body breaks
@@ -253,7 +323,8 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None) -> Exit
     is_private = privacy.private_arrays(frame)
     try:
         return _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared,
-                             detached, kind_paths, rebound, note, trip_count, is_private)
+                             detached, kind_paths, rebound, note, trip_count, is_private,
+                             resume)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
 
@@ -292,7 +363,7 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
 
 
 def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
-                  kind_paths, rebound, note, trip_count, is_private) -> Exit:
+                  kind_paths, rebound, note, trip_count, is_private, resume=None) -> Exit:
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
     boxes and the other sets grow until a trial of the body changes nothing."""
     for _attempt in range(12):
@@ -323,7 +394,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
             return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                               counted, trip_count, rebound)
+                               counted, trip_count, rebound, resume)
         promote.update(new_promote)
         boxes, kind_paths = new_boxes, new_kinds
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
@@ -563,6 +634,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
             else:
                 ex = walk(frame, header, loop_stops, entering=header)
+            _drop_dead_locals(frame, header, entry=body_entry[0], reached=ex.targets)
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
         _park_exit_stack(frame, entry_stack, header)
@@ -976,15 +1048,17 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
 
 
 def _emit_while(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                counted, trip_count=None, rebound=None) -> Exit:
+                counted, trip_count=None, rebound=None, resume=None) -> Exit:
     with builder.at(loc):
         return _emit_while_at(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                              counted, trip_count, rebound)
+                              counted, trip_count, rebound, resume)
 
 
 def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note, loc,
-                   counted, trip_count=None, rebound=None) -> Exit:
+                   counted, trip_count=None, rebound=None, resume=None) -> Exit:
     targets = trial.exit.targets
+    if resume is not None and not (trial.exit.static and targets == (header,)):
+        raise SideEffectError("the loop body leaves the loop early", loc)   # (unrolled instead)
     shift = 0
     if header not in targets:       # the body always leaves: it runs at most once
         targets, shift = (header,) + targets, 1
@@ -1065,6 +1139,10 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
                                               in_place=rebound.in_place)
     depths = dict(trial.exit.depths)
+    if resume is not None:      # the loop goes on, unrolled (_try_counted_but_last)
+        _unpark_exit_stack(frame, header)
+        frame.stack[-1] = resume
+        return Exit((header,), None, depths)
     if counted:     # leaving with the header's code means the range ran out
         done = frame.fc.blocks[header].instrs[0].arg
         depths[done] = len(frame.stack) - 1

@@ -518,7 +518,9 @@ def numpy_call(fn, args, kwargs):
 
 def _refuse_call(fn, args):
     name = getattr(fn, "__name__", "this function")
-    raise refusal(f"np.{name} of x[mask]", first_selection(args))
+    # (tpucc.nn's functions reach here too: name them as the program does)
+    module = "nn" if getattr(fn, "__module__", "") == "tpucc.nn" else "np"
+    raise refusal(f"{module}.{name} of x[mask]", first_selection(args))
 
 
 def first_selection(values) -> "Selection | None":
