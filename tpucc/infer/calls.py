@@ -28,6 +28,7 @@ from ..errors import (LimitError, SideEffectError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked
+from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_read_once,
@@ -503,6 +504,8 @@ class Interpreter:
             return self.array_attr(obj, name)
         if isinstance(obj, masked.Selection):
             return masked.attribute(obj, name)
+        if isinstance(obj, FlatIter):
+            return _flat_attribute(obj, name)
         if obj is GeneratorManager or isinstance(obj, GeneratorManager):
             raise UnsupportedError("a @contextlib.contextmanager object made in compiled code "
                                    "works in a `with` statement only (not ExitStack or "
@@ -718,6 +721,8 @@ class Interpreter:
             return _scalar_stays_scalar(arr, METHODS["transpose"](arr))
         if name in ("real", "imag"):
             return _scalar_stays_scalar(arr, NUMPY[getattr(np, name)](arr))
+        if name == "flat":
+            return FlatIter(arr)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
         if not hasattr(np.ndarray, name):       # what NumPy raises (hasattr / except see it)
@@ -732,6 +737,9 @@ class Interpreter:
         if pynumbers.is_python_number(obj):
             pynumbers.refuse_setattr(obj, name)
         if isinstance(obj, Array):
+            if name == "flat":            # `a.flat = v`: every element, v cycled
+                FlatIter(obj)[...] = value
+                return
             if name not in ("real", "imag"):
                 raise UnsupportedError(f"assigning `.{name}` of an array is not supported",
                                        hint="make a new array instead (x = x.reshape(shape))")
@@ -887,6 +895,8 @@ class Interpreter:
             key = self.index_values(key)
         if isinstance(obj, Array):
             return indexing.getitem(obj, key)
+        if isinstance(obj, FlatIter):
+            return obj[key]
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
         method = self.user_dunder(obj, "__getitem__")
@@ -1056,6 +1066,9 @@ class Interpreter:
             key = self.index_values(key)
         if isinstance(obj, Array):
             indexing.setitem(obj, key, value)
+            return
+        if isinstance(obj, FlatIter):
+            obj[key] = value
             return
         if not hasattr(type(obj), "__setitem__"):
             raise UserCodeError(f"TypeError: '{type(obj).__name__}' object does not support "
@@ -1506,6 +1519,8 @@ class Interpreter:
             args = [self.index_values(args[0]), *args[1:]]
         args = [self._arrays_as_inputs(a) for a in args]
         kwargs = {k: self._arrays_as_inputs(v) for k, v in kwargs.items()}
+        # np.asarray(a.flat), np.sum(a.flat): NumPy reads it as a 1-d copy
+        args = [a.as_array() if isinstance(a, FlatIter) else a for a in args]
         if masked.holds_selection(args, kwargs):
             return masked.numpy_call(fn, args, kwargs)
         if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
@@ -1637,6 +1652,10 @@ class Interpreter:
         if self.depth == 0 and masked.holds_selection((result,), {}):
             raise masked.refusal("returning x[mask]", masked.first_selection((result,))
                                  ).with_loc(self.last_return_loc)
+        if self.depth == 0 and isinstance(result, FlatIter):
+            raise UnsupportedError("returning a.flat (a flat iterator over a compiled array) is "
+                                   "not supported", hint="return a.ravel() (a.flat[:] is a "
+                                   "copy)").with_loc(self.last_return_loc)
         return result
 
     def make_frame(self, fn: types.FunctionType, args, kwargs):
@@ -2127,6 +2146,20 @@ def _is_library(fn) -> bool:
     return module.split(".")[0] in ("numpy", "jax", "jaxlib")
 
 
+def _flat_attribute(flat: FlatIter, name):
+    """`a.flat.base` and `a.flat.copy()`; its position (`.index`, `.coords`)
+    advances as NumPy's iterator is consumed, which compiled code does not
+    track."""
+    if name == "base":
+        return flat.base
+    if name == "copy":
+        return flat.copy
+    if hasattr(np.flatiter, name):
+        raise UnsupportedError(f"`a.flat.{name}` is not supported",
+                               hint="index a.flat, iterate over it, or use a.ravel()")
+    raise UserCodeError(f"AttributeError: 'numpy.flatiter' object has no attribute '{name}'")
+
+
 def _is_jax_array(v) -> bool:
     return type(v).__module__.startswith("jax") and hasattr(v, "shape") and hasattr(v, "dtype")
 
@@ -2135,7 +2168,7 @@ def _any_runtime(args, kwargs) -> bool:
     stack = list(args) + list(kwargs.values())
     while stack:
         v = stack.pop()
-        if isinstance(v, (Array, masked.Selection)):
+        if isinstance(v, (Array, masked.Selection, FlatIter)):
             return True
         if isinstance(v, (list, tuple)):
             stack.extend(v)

@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
+from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from . import builder, builtins_impl, calls, checks, control, dunders, exceptions, messages
 from .builder import emit
@@ -1025,6 +1026,10 @@ def GET_ITER(f, arg):
         # `for x in xs`: a loop over the row indices (iterators.RangeIter).
         # (iter(xs) stays a SeqIter: a Python iterator others may advance.)
         f.push(RangeIter(0, v.shape[0], 1, rows=v))
+    elif isinstance(v, FlatIter):
+        # `for x in a.flat`: a loop over the flat positions, each element
+        # read when the loop gets there
+        f.push(RangeIter(0, v.base.size, 1, rows=v))
     else:
         f.push(f.interp.get_iter(v))
 

@@ -43,6 +43,9 @@ class RangeIter:
             if source.start == 0 and source.step == 1:
                 return self.pos
             return source.start + self.pos * source.step
+        from ..ops.assign import FlatIter
+        if isinstance(source, FlatIter):
+            return source.item_at(self.pos)
         from ..ops.indexing import row
         from .values import scalar_if_numpy_would
         return scalar_if_numpy_would(source, self.pos, row(source, self.pos))

@@ -1,19 +1,28 @@
 """Writing into arrays and reading one element out: `a.fill(v)`,
-np.copyto(dst, src) and np.fill_diagonal(a, val) update their array in place (every alias and view sees
-it, and an argument is written back, as with `x[...] = v`); `a.item()`
-gives a Python scalar, held at run time.
+np.copyto(dst, src), np.fill_diagonal(a, val), np.put(a, ind, v) (and
+`a.put`), np.putmask(a, mask, v), np.put_along_axis(arr, idx, v, axis) and
+`a.flat[k] = v` update their array in place (every alias and view sees it,
+and an argument is written back, as with `x[...] = v`); `a.item()` gives a
+Python scalar, held at run time; `a.flat` is a FlatIter.
+
+Flat writes (np.put, `a.flat[k] = v`, np.fill_diagonal) all end in one
+place, `_put_flat`: positions in a's C order, one value each.  A repeated
+position keeps its last value, as NumPy's loop writes them in turn: static
+positions are thinned at compile time, runtime ones by a scatter-max of
+each write's number (which one wins), then one select.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, LimitError, ShapeError, UnsupportedError, UserCodeError
+from ..errors import (DTypeError, LimitError, ShapeError, StaticValueError, UnsupportedError,
+                      UserCodeError)
 from .creation import full_of
 from .elementwise import astype
 from .logic import python_scalar
 from .manipulation import as_array
-from .registry import const_aval, implements, weak_key
-from .shape import broadcast_to, ravel, reshape
+from .registry import NUMPY, const_aval, implements, normalize_axis, weak_key
+from .shape import broadcast_to, clip, flatten, ravel, reshape
 from .shape import where as select
 
 
@@ -152,9 +161,251 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return x[()] if x.ndim == 0 else x
 
 
+# --- np.put / np.putmask / np.put_along_axis / a.flat --------------------------------------
+
+def _flat_target(a, what):
+    """The array a flat write goes into: NumPy takes only an ndarray."""
+    if not _is_array(a):
+        raise UserCodeError(f"TypeError: {what}: first argument must be an array")
+    return _updatable(a, what)
+
+
+def _flat_values(value, dtype, count=None):
+    """`value` as np.put and flat assignment read it: flattened, converted
+    to `dtype` as an assignment converts (unsafe: 1.7 -> 1; a Python int
+    must fit), cycled or cut to `count` items (if given).  None when it is
+    empty (NumPy then writes nothing)."""
+    check_python_item(value, dtype)
+    value = array_like(value)
+    if _is_array(value):
+        flat = ravel(astype(value, dtype))
+    else:
+        flat = np.asarray(value).astype(dtype).ravel()
+    if flat.shape[0] == 0:
+        return None
+    if count is not None and flat.shape[0] != count:
+        flat = flat[np.arange(count) % flat.shape[0]]
+    return flat
+
+
+def _flat_index(index, n, mode, what):
+    """An index operand of a flat write as a 1-d int64 array of positions
+    in [0, n) (static, or a runtime Array), after NumPy's modes: 'raise'
+    (negative ones count from the end; out of range raises IndexError, at
+    compile time or when the call returns), 'wrap', 'clip' (a negative one
+    is 0)."""
+    index = array_like(index)
+    if _is_array(index):
+        index = ravel(astype(index, np.int64))
+    else:
+        index = np.asarray(index).ravel()
+        index = index.astype(np.int64) if index.size else np.zeros(0, np.int64)
+    if index.shape[0] == 0:
+        return index
+    if n == 0 and mode != "raise":
+        raise UserCodeError("IndexError: cannot replace elements of an empty array")
+    if mode == "wrap":
+        return index % n
+    if mode == "clip":
+        return clip(index, 0, n - 1)
+    if not _is_array(index):
+        bad = index[(index < -n) | (index >= n)]
+        if bad.size:
+            raise UserCodeError(f"IndexError: index {bad[0]} is out of bounds for axis 0 with "
+                                f"size {n}")
+        return index % max(n, 1)
+    from ..infer import checks
+    checks.require(NUMPY[np.all]((index >= -n) & (index < n)),
+                   f"an index is out of bounds for size {n} ({what})",
+                   hint="NumPy raises IndexError here; compiled code checks every runtime "
+                        "index and raises when the call returns")
+    return select(index < 0, index + n, index)
+
+
+def _put_flat(a, index, values):
+    """a.flat[index] = values: `index` positions in [0, a.size) (static or
+    runtime), `values` as many, of a's dtype.  The last write to a
+    position wins."""
+    k = index.shape[0]
+    if k == 0 or values is None:
+        return
+    if not _is_array(index):
+        _, first_reversed = np.unique(index[::-1], return_index=True)
+        last = np.sort(k - 1 - first_reversed)      # each position's last write
+        if last.size != k:
+            index, values = index[last], values[last]
+        key = np.unravel_index(index, a.shape) if a.ndim else ()
+        setitem(a, key, values if a.ndim else values[-1])
+        return
+    winner = full_of((a.size,), -1, np.int64)       # the number of each position's last write
+    winner = emit("scatter_at", winner, np.arange(k), index, key=(ARRAY,), how="max")
+    chosen = row(as_array(values), clip(winner, 0, k - 1))     # (in range: no check)
+    new = select(winner >= 0, chosen, ravel(a))
+    a.set(reshape(new, a.shape).var)
+
+
+_PUT_MODES = ("raise", "wrap", "clip")
+
+
+@implements(np.put, method="put")
+def put(a, ind, v, mode="raise"):
+    a = _flat_target(a, "np.put")
+    if mode not in _PUT_MODES:
+        raise UserCodeError(f"ValueError: clipmode must be one of 'clip', 'raise', or 'wrap' "
+                            f"(got {mode!r})")
+    index = _flat_index(ind, a.size, mode, "np.put")
+    _put_flat(a, index, _flat_values(v, a.dtype, index.shape[0]))
+
+
+@implements(np.putmask)
+def putmask(a, mask, values):
+    """a.flat[n] = values.flat[n % len(values)] where mask.flat[n]: the
+    values cycled over all of a, then np.copyto where the mask holds.
+    Values cast 'safe' (a Python number as an assignment converts it)."""
+    if not _is_array(a):
+        raise UserCodeError("TypeError: putmask: first argument must be an array")
+    a = _updatable(a, "np.putmask")
+    mask = astype(as_array(mask), np.bool_, copy=False)
+    if mask.size != a.size:
+        raise UserCodeError("ValueError: putmask: mask and data must be the same size")
+    values = array_like(values)
+    aval = values.aval if _is_array(values) else const_aval(values)
+    if not aval.weak and not np.can_cast(aval.dtype, a.dtype, "safe"):
+        raise DTypeError(f"Cannot cast array data from {aval.dtype!r} to {a.dtype!r} "
+                         "according to the rule 'safe' (np.putmask)")
+    flat = _flat_values(values, a.dtype, a.size)
+    if flat is None:
+        return None
+    copyto(a, reshape(flat, a.shape), casting="unsafe", where=reshape(mask, a.shape))
+    return None
+
+
+@implements(np.put_along_axis)
+def put_along_axis(arr, indices, values, axis):
+    """NumPy's definition, arr[the index take_along_axis reads] = values
+    (values broadcast; a repeated index as x[idx] = v writes it); axis=None
+    writes arr.flat."""
+    arr, indices = _updatable(arr, "np.put_along_axis"), as_array(indices)
+    if indices.dtype.kind not in "iu":
+        raise UserCodeError("IndexError: `indices` must be an integer array")
+    if axis is None:
+        if indices.ndim != 1:
+            raise UserCodeError("ValueError: when axis=None, `indices` must have a single "
+                                "dimension.")
+        if _is_array(values) or np.ndim(values):      # broadcast, as x[idx] = v (not cycled)
+            values = broadcast_to(values, indices.shape)
+        FlatIter(arr)[indices] = values
+        return None
+    if indices.ndim != arr.ndim:
+        raise UserCodeError("ValueError: `indices` and `arr` must have the same number of "
+                            "dimensions")
+    setitem(arr, along_axis_key(arr.shape, indices, normalize_axis(axis, arr.ndim)), values)
+    return None
+
+
+class FlatIter:
+    """`a.flat`: a's elements in C order.  Reading `a.flat[k]` is
+    `a.ravel()[k]` (an element a NumPy scalar, anything else a copy, as
+    NumPy's); writing `a.flat[k] = v` goes into a, v flattened and cycled
+    (np.put with mode 'raise'; a 1-d boolean key of a.size selects the
+    positions, v cycled over the selected ones); `for x in a.flat` reads
+    each element when the loop gets to it (interpreter.GET_ITER).  It is
+    not an array: np.asarray(a.flat) and the like are a 1-d copy."""
+    __slots__ = ("base",)
+
+    def __init__(self, base):
+        self.base = base
+
+    def __repr__(self):
+        return f"a.flat of {self.base.aval}"
+
+    def __len__(self):
+        return self.base.size
+
+    def copy(self):
+        return flatten(self.base)
+
+    def as_array(self):
+        return flatten(self.base)
+
+    def _key(self, key):
+        if isinstance(key, tuple) and len(key) == 1 and not _is_array(key[0]):
+            key = key[0]
+        return key
+
+    def __getitem__(self, key):
+        key = self._key(key)
+        flat = ravel(self.base)
+        out = scalar_if_numpy_would(flat, key, getitem(flat, key))
+        return NUMPY[np.copy](out) if _is_array(out) and out.base is not None else out
+
+    def item_at(self, pos):
+        """The element at a position known to be in range (a loop's)."""
+        return scalar_if_numpy_would(self.base, (0,) * self.base.ndim,
+                                     row(ravel(self.base), pos))
+
+    def __setitem__(self, key, value):
+        a = _updatable(self.base, "a.flat[...] = v")
+        key = self._key(key)
+        n = a.size
+        if isinstance(key, tuple) or key is Ellipsis:
+            if key not in ((), Ellipsis):
+                raise UserCodeError(f"IndexError: too many indices for flat iterator: flat "
+                                    f"iterator is 1-dimensional, but {len(key)} were indexed")
+            key = slice(None)
+        if isinstance(key, slice):
+            if any(_is_array(b) for b in (key.start, key.stop, key.step)):
+                raise StaticValueError("a.flat[i:j] = v with runtime bounds is not supported",
+                                       hint="slice with static bounds, or write "
+                                            "a.flat[np.arange(n)[...]] = v")
+            key = np.arange(n)[key]
+        key = array_like(key)
+        if (_is_array(key) or isinstance(key, np.ndarray)) and key.dtype == np.bool_:
+            self._set_masked(key, value)
+            return
+        if isinstance(key, (float, np.floating)) or not _is_array(key) and \
+                np.asarray(key).dtype.kind not in "biu" and np.size(key):
+            raise UserCodeError("IndexError: only integers, slices (`:`), ellipsis (`...`) and "
+                                "integer or boolean arrays are valid indices")
+        index = _flat_index(key, n, "raise", "a.flat[...] = v")
+        _put_flat(a, index, _flat_values(value, a.dtype, index.shape[0]))
+
+    def _set_masked(self, mask, value):
+        """a.flat[mask] = v: the k-th selected position gets v's k-th value
+        (cycled), counted at run time for a runtime mask."""
+        a = self.base
+        if mask.ndim != 1 or mask.shape[0] != a.size:
+            raise UserCodeError(f"IndexError: boolean index did not match indexed flat iterator "
+                                f"along axis 0; size of axis is {a.size} but size of "
+                                f"corresponding boolean axis is {mask.shape[-1]}")
+        if not _is_array(mask):
+            index = np.flatnonzero(mask)
+            _put_flat(a, index, _flat_values(value, a.dtype, index.size))
+            return
+        flat = _flat_values(value, a.dtype)
+        if flat is None:
+            return
+        rank = NUMPY[np.cumsum](mask) - 1               # the selected position's number
+        chosen = row(as_array(flat), rank % flat.shape[0])
+        a.set(reshape(select(mask, chosen, ravel(a)), a.shape).var)
+
+    def __iter__(self):
+        return (self.item_at(k) for k in range(self.base.size))
+
+    def __array__(self, *args, **kwargs):
+        raise UnsupportedError("a.flat used as an array", hint="use a.ravel() or a.flat[:]")
+
+
+def flat_of(a):
+    """`a.flat` of a runtime array."""
+    return FlatIter(a)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.values import Array  # noqa: E402
 from .elementwise import array, emit_ufunc  # noqa: E402
-from .indexing import check_python_item, setitem  # noqa: E402
-from .sorting import take  # noqa: E402
+from .indexing import ARRAY, check_python_item, getitem, row, setitem  # noqa: E402
+from .sorting import along_axis_key, take  # noqa: E402
+from ..infer.builder import emit  # noqa: E402
+from ..infer.values import array_like, scalar_if_numpy_would  # noqa: E402

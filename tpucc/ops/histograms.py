@@ -1,5 +1,6 @@
 """np.histogram and np.histogram_bin_edges with a static number of equal
-bins, following NumPy's _histograms_impl step by step.
+bins, and np.histogram2d (NumPy's histogramdd of two samples: static bin
+counts or edge arrays), following NumPy's _histograms_impl step by step.
 
 The edges are np.linspace(first, last, bins + 1) in NumPy's bin dtype: with
 a static `range` NumPy computes them here; without, first and last are the
@@ -23,6 +24,7 @@ from ..ir import AVal
 from .elementwise import astype
 from .manipulation import as_array
 from .registry import NUMPY, implements, register
+from .searching import searchsorted
 from .shape import ravel, where
 
 
@@ -102,22 +104,34 @@ def _bin_edges(a, bins, range):
     return _runtime_edges(a, n)
 
 
-def _runtime_edges(a, n):
-    """The autodetected range and np.linspace over it, in NumPy's dtypes:
-    integers give float64 edges; the range's width is the unsigned
-    difference (NumPy's _unsigned_subtract)."""
+def _outer_edges(a, what="np.histogram"):
+    """NumPy's _get_outer_edges without a range: the runtime min and max,
+    widened by 0.5 each side when equal (floats keep a's dtype, integers
+    give float64, which is what np.linspace makes of them); a non-finite
+    one raises ValueError when the call returns.  -> (first, last, lo, hi,
+    same)."""
     lo, hi = NUMPY[np.min](a), NUMPY[np.max](a)
     if a.dtype.kind in "fc":
         finite = NUMPY[np.isfinite](lo) & NUMPY[np.isfinite](hi)
-        _require(finite, "autodetected range is not finite (np.histogram)")
+        _require(finite, f"autodetected range is not finite ({what})")
     same = lo == hi
     if a.dtype.kind == "f":
         first, last = where(same, lo - 0.5, lo), where(same, hi + 0.5, hi)
         first, last = astype(first, a.dtype), astype(last, a.dtype)
-        denom = NUMPY[np.subtract](last, first)
     else:
         lo64, hi64 = astype(lo, np.float64), astype(hi, np.float64)
         first, last = where(same, lo64 - 0.5, lo64), where(same, hi64 + 0.5, hi64)
+    return first, last, lo, hi, same
+
+
+def _runtime_edges(a, n):
+    """The autodetected range and np.linspace over it, in NumPy's dtypes:
+    integers give float64 edges; the range's width is the unsigned
+    difference (NumPy's _unsigned_subtract)."""
+    first, last, lo, hi, same = _outer_edges(a)
+    if a.dtype.kind == "f":
+        denom = NUMPY[np.subtract](last, first)
+    else:
         unsigned = np.dtype(f"u{a.dtype.itemsize}")
         width = astype(astype(hi, unsigned) - astype(lo, unsigned), np.float64)
         denom = where(same, last - first, width)
@@ -126,6 +140,118 @@ def _runtime_edges(a, n):
              f"Too many bins for data range. Cannot create {n} finite-sized bins. "
              "(np.histogram)")
     return edges, (first, last, n, denom)
+
+
+# --- histogram2d ------------------------------------------------------------------------------
+# NumPy's histogramdd of the sample [x, y]: each axis's edges (a static count
+# of equal bins over the range or the runtime min and max, or an array of
+# edges), each value's bin by searchsorted(edges, v, 'right') with a value on
+# the last edge moved into the last bin, counts over the bins plus an outlier
+# bin each side (a scatter-add, float64), the outliers cut off.
+
+@implements(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    x, y = as_array(x), as_array(y)
+    if x.ndim != 1 or y.ndim != 1:
+        raise UnsupportedError("np.histogram2d of x and y other than 1-d arrays is not "
+                               "supported", hint="pass 1-d arrays (x.ravel())")
+    if x.shape[0] != y.shape[0]:
+        raise UserCodeError("ValueError: x and y must have the same length.")
+    if _is_array(bins) and bins.ndim == 0:
+        raise UnsupportedError("np.histogram2d with a number of bins known only at run time",
+                               hint="pass bins as a Python int (or arrays of edges)")
+    count = bins.shape[0] if _is_array(bins) else (len(bins) if isinstance(
+        bins, (list, tuple)) or np.ndim(bins) else 1)
+    if count not in (1, 2):
+        bins = [bins, bins]
+    hist, edges = _histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+
+def _histogramdd(samples, bins, range, density, weights):
+    dtype = np.result_type(*(s.dtype for s in samples))
+    if dtype == np.bool_ or dtype.kind == "c":
+        raise UnsupportedError(f"np.histogram2d of {dtype} values is not supported",
+                               hint="histogram real numbers")
+    samples = [astype(s, dtype, copy=False) for s in samples]
+    d = len(samples)
+    if isinstance(bins, (list, tuple)) or _is_array(bins) or np.ndim(bins):
+        if len(bins) != d:
+            raise UserCodeError("ValueError: The dimension of bins must be equal to the "
+                                "dimension of the sample x.")
+    else:
+        bins = [bins] * d
+    ranges = (None,) * d if range is None else range
+    if len(ranges) != d:
+        raise UserCodeError("ValueError: range argument must have one entry per dimension")
+    edges = [_axis_edges(s, bins[i], ranges[i], i) for i, s in enumerate(samples)]
+    nbin = [e.shape[0] + 1 for e in edges]          # an outlier bin each side
+    flat = None
+    for s, e, size in zip(samples, edges, nbin):
+        at = searchsorted(e, s, side="right")
+        at = where(s == e[-1], at - 1, at)          # the last edge is in the last bin
+        flat = at if flat is None else flat * size + at
+    total = int(np.prod(nbin))
+    if weights is None:
+        hist, values = NUMPY[np.zeros](total, np.int64), 1
+    else:
+        weights = as_array(weights)
+        if weights.dtype.kind == "c":
+            raise UserCodeError("TypeError: Cannot cast array data from dtype('complex128') to "
+                                "dtype('float64') according to the rule 'safe'")
+        if weights.shape != samples[0].shape:
+            raise UserCodeError("ValueError: The weights and list don't have the same length.")
+        hist, values = NUMPY[np.zeros](total, np.float64), astype(weights, np.float64)
+    NUMPY[np.add.at](hist, flat, values)
+    hist = astype(NUMPY[np.reshape](hist, tuple(nbin)), np.float64, copy=False)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        total_count = NUMPY[np.sum](hist)
+        for i, e in enumerate(edges):
+            shape = tuple(size - 2 if j == i else 1 for j, size in enumerate(nbin))
+            hist = hist / NUMPY[np.reshape](NUMPY[np.diff](e), shape)
+        hist = hist / total_count
+    return hist, edges
+
+
+def _axis_edges(sample, bins, range, i):
+    """One axis's edges: np.linspace over its range for a count, or the
+    array given (which must increase: checked when the call returns for a
+    runtime one)."""
+    if _is_array(bins) and bins.ndim == 1 or not _is_array(bins) and np.ndim(bins) == 1:
+        edges = bins if _is_array(bins) else np.asarray(bins)
+        if not _is_array(edges):
+            if np.any(edges[:-1] > edges[1:]):
+                raise UserCodeError(f"ValueError: `bins[{i}]` must be monotonically "
+                                    "increasing, when an array")
+        else:
+            _require(NUMPY[np.all](edges[:-1] <= edges[1:]),
+                     f"`bins[{i}]` must be monotonically increasing, when an array "
+                     "(np.histogram2d)")
+        return edges
+    if _is_array(bins) or np.ndim(bins) != 0:
+        if _is_array(bins):
+            raise UnsupportedError("np.histogram2d with a number of bins known only at run time",
+                                   hint="pass bins as a Python int (or arrays of edges)")
+        raise UserCodeError(f"ValueError: `bins[{i}]` must be a scalar or 1d array")
+    if bins < 1:
+        raise UserCodeError(f"ValueError: `bins[{i}]` must be positive, when an integer")
+    try:
+        n = operator.index(bins)
+    except TypeError:
+        raise UserCodeError(f"TypeError: `bins[{i}]` must be an integer, when a scalar") \
+            from None
+    if range is not None or sample.size == 0:
+        if range is not None and any(_is_array(r) for r in range):
+            raise UnsupportedError("np.histogram2d with a range known only at run time",
+                                   hint="pass range=[(lo, hi), (lo, hi)] as Python numbers")
+        try:
+            first, last = _np_hist._get_outer_edges(np.empty(0, sample.dtype), range)
+        except (ValueError, TypeError) as e:
+            raise UserCodeError(f"{type(e).__name__}: {e}") from None
+        return np.linspace(first, last, n + 1)
+    first, last = _outer_edges(sample, "np.histogram2d")[:2]
+    return _linspace(first, last, n + 1)
 
 
 def _linspace(start, stop, num):
@@ -141,12 +267,17 @@ def _linspace(start, stop, num):
 
 
 def _rounded_product_lower(lc, x, y):
-    """x * y (0-d y), rounded before the addition that follows.  XLA:CPU
-    contracts x * y + z in one kernel into a fused multiply-add (one
-    rounding, NumPy's two), which moves an edge by an ulp and a value lying
-    on it to the next bin.  A conditional on a runtime predicate (y == y,
-    both branches the product) keeps the product out of the add's kernel."""
-    return lax.cond(lax.eq(y, y), lambda: lax.mul(x, y), lambda: lax.mul(x, y))
+    """x * y (y 0-d or of x's shape, one dtype), rounded before the addition
+    that follows.  XLA:CPU contracts x * y + z in one kernel into a fused
+    multiply-add (one rounding, NumPy's two), which moves an edge by an ulp
+    and a value lying on it to the next bin (and a quantile's interpolation
+    by an ulp).  A conditional on a runtime predicate (y's first element ==
+    itself, both branches the product) keeps the product out of the add's
+    kernel."""
+    if y.size == 0:
+        return lax.mul(x, y)
+    first = lax.reshape(lax.slice(lax.reshape(y, (y.size,)), (0,), (1,)), ())
+    return lax.cond(lax.eq(first, first), lambda: lax.mul(x, y), lambda: lax.mul(x, y))
 
 
 register("rounded_product", lambda avals: AVal(avals[0].dtype, avals[0].shape, False),

@@ -1,5 +1,5 @@
 """Sorting and selection by index: sort, argsort (functions and methods,
-`a.sort()` in place), take, take_along_axis.
+`a.sort()` in place), take, take_along_axis, compress, ix_.
 
 Sorting is the one thing here that needs an op of its own (lax.sort).  NaN
 sorts last and -0.0 equals 0.0, as in NumPy (lax.sort canonicalizes floats
@@ -174,12 +174,91 @@ def take_along_axis(arr, indices, axis=-1):
         arr, axis = ravel(arr), 0
     if indices.ndim != arr.ndim:
         raise ShapeError("`indices` and `arr` must have the same number of dimensions")
-    axis = normalize_axis(axis, arr.ndim)
-    # Every other axis is indexed by its own positions, broadcast against `indices`.
-    key = tuple(indices if d == axis else
-                reshape(arange(n), tuple(n if i == d else 1 for i in range(arr.ndim)))
-                for d, n in enumerate(arr.shape))
-    return arr[key]
+    return arr[along_axis_key(arr.shape, indices, normalize_axis(axis, arr.ndim))]
+
+
+def along_axis_key(shape, indices, axis):
+    """The index take_along_axis reads and put_along_axis writes: `indices`
+    on `axis`, every other axis indexed by its own positions, broadcast
+    against them."""
+    return tuple(indices if d == axis else
+                 reshape(arange(n), tuple(n if i == d else 1 for i in range(len(shape))))
+                 for d, n in enumerate(shape))
+
+
+# --- compress / ix_ ---------------------------------------------------------------------------
+
+@implements(np.compress)
+def compress(condition, a, axis=None, out=None):
+    """The slices of `a` along `axis` where the 1-d condition holds (a
+    shorter condition is False beyond its end): a take of its True
+    positions when it is static; when it is a runtime mask it is
+    a[condition] (axis 0, or the flattened a), a boolean-mask selection
+    with its rules (masked.py: elementwise math, reductions, assignments
+    from it), since how many slices it keeps depends on the values."""
+    if out is not None:
+        raise UnsupportedError("np.compress(out=...) is not supported", hint="assign the result")
+    cond = array_like(condition)
+    a = as_array(a)
+    if axis is None or a.ndim == 0:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    if (cond.ndim if isinstance(cond, Array) else np.ndim(cond)) != 1:
+        raise UserCodeError("ValueError: condition must be a 1-d array")
+    if not isinstance(cond, Array):
+        picked = np.flatnonzero(np.asarray(cond).astype(bool))
+        return take(a, picked, axis=axis)
+    cond = astype(cond, np.bool_, copy=False)
+    m = cond.shape[0]
+    if m > n:
+        from ..infer import checks
+        checks.require(~NUMPY[np.any](cond[n:]), f"a condition's True is out of bounds for axis "
+                       f"{axis} with size {n} (np.compress)",
+                       hint="NumPy raises IndexError here; compiled code checks the condition "
+                            "and raises when the call returns")
+        cond = cond[:n]
+    elif m < n:
+        cond = NUMPY[np.concatenate]([cond, NUMPY[np.zeros](n - m, np.bool_)])
+    if axis != 0:
+        raise ShapeError("np.compress with a runtime condition along an axis other than the "
+                         "first gives a data-dependent shape in the middle of the array",
+                         hint="compress along axis 0 (np.moveaxis the axis first: the result "
+                              "is a boolean-mask selection), or keep the shape with "
+                              "np.where(condition, a, fill)")
+    return a[cond]
+
+
+@implements(method="compress")
+def compress_method(a, condition, axis=None, out=None):
+    return compress(condition, a, axis, out)
+
+
+@implements(np.ix_)
+def ix_(*args):
+    """Each 1-d sequence reshaped to broadcast along its own axis (a view
+    of it, as NumPy's reshape); a boolean one is its True positions, which
+    a runtime mask has only at run time."""
+    out = []
+    for k, arg in enumerate(args):
+        arg = array_like(arg)
+        if not isinstance(arg, Array):
+            arg = np.asarray(arg)
+            if arg.size == 0:
+                arg = arg.astype(np.intp)
+            if arg.dtype == np.bool_ and arg.ndim == 1:
+                arg = np.flatnonzero(arg)
+        if arg.ndim != 1:
+            raise UserCodeError("ValueError: Cross index must be 1 dimensional")
+        if isinstance(arg, Array) and arg.dtype == np.bool_:
+            raise UnsupportedError("np.ix_ of a runtime boolean array is not supported: it "
+                                   "takes the positions of its Trues (np.nonzero), whose number "
+                                   "depends on the values",
+                                   hint="pass integer positions, or mask with np.where(m, x, "
+                                        "fill) to keep the shape")
+        shape = (1,) * k + (arg.shape[0],) + (1,) * (len(args) - k - 1)
+        out.append(reshape(as_array(arg), shape))
+    return tuple(out)
 
 
 # --- lexsort / isin ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 """Statistics composed of other ops: np.median, np.percentile, np.quantile,
+their NaN-ignoring forms np.nanmedian, np.nanpercentile, np.nanquantile,
 np.average, np.cov, np.corrcoef.
 
 NumPy's own recipe: sort along the axis (NaN sorts last), take the middle
@@ -16,7 +17,7 @@ from .elementwise import astype
 from .manipulation import along, as_array
 from .registry import NUMPY, implements, normalize_axis
 from .shape import moveaxis, ravel, reshape, where
-from .sorting import sort
+from .sorting import sort, take_along_axis
 
 
 @implements(np.median)
@@ -38,6 +39,45 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         with_nan.immutable = result.immutable       # np.mean's kind: a NumPy scalar if 0-d
         result = with_nan
     return reshape(result, kept_shape) if keepdims else result
+
+
+@implements(np.nanmedian)
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of each slice's numbers, NaN ignored (all NaN: NaN).  The
+    sort puts NaN last, so a slice's c numbers come first and its middle
+    ones are at the runtime positions (c - 1) // 2 and c // 2, read with
+    take_along_axis and averaged as np.median does."""
+    if out is not None:
+        raise UnsupportedError("np.nanmedian(out=...) is not supported", hint="assign the result")
+    a = as_array(a)
+    if a.dtype.kind != "f":         # no NaN to ignore (complex: median's refusal)
+        return median(a, axis, keepdims=keepdims)
+    if a.size == 0:                 # NumPy's own shortcut: nanmean's NaN
+        return NUMPY[np.nanmean](a, axis, keepdims=keepdims)
+    x, kept_shape = _reduced_to_last_axis(a, axis)
+    ordered, count = sort(x, axis=-1), _numbers_per_slice(x)
+    n = x.shape[-1]
+    low = _at_positions(ordered, (count - 1) // 2, n)
+    high = _at_positions(ordered, count // 2, n)
+    mean = NUMPY[np.mean](NUMPY[np.concatenate]([low, high], axis=-1), axis=-1)
+    odd = reshape(count % 2 == 1, mean.shape)
+    result = where(reshape(count == 0, mean.shape), np.nan,
+                   where(odd, reshape(low, mean.shape), mean))
+    result = astype(result, mean.dtype, copy=False)
+    result.immutable = mean.immutable       # np.mean's kind: a NumPy scalar if 0-d
+    return reshape(result, kept_shape) if keepdims else result
+
+
+def _numbers_per_slice(x):
+    """How many elements of each last-axis slice are not NaN (keepdims)."""
+    return NUMPY[np.sum](NUMPY[np.logical_not](NUMPY[np.isnan](x)), axis=-1, dtype=np.int64,
+                         keepdims=True)
+
+
+def _at_positions(ordered, positions, n):
+    """ordered[..., positions] along the last axis, positions clipped into
+    the slice (those of an all-NaN slice are replaced by NaN afterwards)."""
+    return take_along_axis(ordered, NUMPY[np.clip](positions, 0, max(n - 1, 0)), axis=-1)
 
 
 def _reduced_to_last_axis(a, axis):
@@ -73,6 +113,17 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     return _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation)
 
 
+@implements(np.nanpercentile)
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None, interpolation=None):
+    weak = type(q) in (int, float)
+    qs = np.true_divide(_static_quantiles(q, "nanpercentile"), 100)
+    if not _in_unit_range(qs):
+        raise UserCodeError("ValueError: Percentiles must be in the range [0, 100]")
+    return _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation,
+                     skip_nan=True)
+
+
 @implements(np.quantile)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
@@ -81,6 +132,17 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if not _in_unit_range(qs):
         raise UserCodeError("ValueError: Quantiles must be in the range [0, 1]")
     return _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation)
+
+
+@implements(np.nanquantile)
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None, interpolation=None):
+    weak = type(q) in (int, float)
+    qs = np.asanyarray(_static_quantiles(q, "nanquantile"))
+    if not _in_unit_range(qs):
+        raise UserCodeError("ValueError: Quantiles must be in the range [0, 1]")
+    return _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation,
+                     skip_nan=True)
 
 
 def _static_quantiles(q, name):
@@ -96,7 +158,8 @@ def _in_unit_range(qs) -> bool:
     return bool(np.all((qs >= 0) & (qs <= 1))) if qs.size else True
 
 
-def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation):
+def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation,
+              skip_nan=False):
     for name, value, default in (("out", out, None), ("weights", weights, None),
                                  ("interpolation", interpolation, None),
                                  ("method", method, "linear")):
@@ -108,11 +171,17 @@ def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation):
     a = as_array(a)
     if a.dtype.kind == "c":
         raise UserCodeError("TypeError: a must be an array of real numbers")
+    skip_nan = skip_nan and a.dtype.kind == "f"
+    if skip_nan and a.size == 0:        # NumPy's own shortcut: nanmean's NaN
+        return NUMPY[np.nanmean](a, axis, keepdims=keepdims)
     x, kept_shape = _reduced_to_last_axis(a, axis)
     n = x.shape[-1]
     ordered = sort(x, axis=-1)
     last = x.ndim - 1
-    virtual = n * qs + (1 + qs * (1 - 1 - 1)) - 1        # NumPy's _compute_virtual_index
+    if skip_nan:
+        result = _nan_quantile(x, ordered, qs, weak)
+        return reshape(result, qs.shape + kept_shape) if keepdims else result
+    virtual = (n - 1) * qs            # NumPy's "linear" get_virtual_index
     if np.issubdtype(virtual.dtype, np.integer):
         result = _taken(ordered, virtual, last)
     else:
@@ -128,6 +197,49 @@ def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation):
     if keepdims:
         result = reshape(result, qs.shape + kept_shape)
     return result
+
+
+def _nan_quantile(x, ordered, qs, weak):
+    """The quantiles of each last-axis slice's numbers, NaN ignored, as
+    NumPy computes each slice's after removing its NaN: the slice's count c
+    is known at run time, so the virtual index (c - 1) q, its neighbours and
+    the weights are runtime arrays (quantiles on a last axis), then moved
+    first as NumPy lays them out.  An all-NaN slice gives NaN."""
+    n = x.shape[-1]
+    count = _numbers_per_slice(x)
+    q = qs.reshape(-1)
+    virtual = (count - 1) * q               # (rest..., Q), NumPy's dtypes
+    if np.issubdtype(q.dtype, np.integer):
+        result = _at_positions(ordered, virtual, n)
+    else:
+        below = NUMPY[np.floor](virtual)
+        at_end = virtual >= astype(count - 1, virtual.dtype)
+        below = where(at_end, astype(count - 1, below.dtype), below)   # NumPy's -1: the last
+        above = where(at_end, below, below + 1)
+        gamma = where(at_end, virtual + 1, virtual - below)         # virtual - (-1) there
+        low = _at_positions(ordered, astype(below, np.int64), n)
+        high = _at_positions(ordered, astype(above, np.int64), n)
+        result = _runtime_lerp(low, high, gamma, weak)
+    result = where(count == 0, np.nan, result)
+    if qs.ndim:
+        result = moveaxis(result, -1, 0)
+    result = reshape(result, qs.shape + x.shape[:-1])
+    if result.ndim == 0:
+        result.immutable = True             # a NumPy scalar, as NumPy's
+    return result
+
+
+def _runtime_lerp(a, b, t, weak):
+    """NumPy's _lerp with a runtime float64 t.  A weak (Python number) q
+    makes t a Python float in NumPy, so the products are computed in a's
+    dtype, t and 1 - t rounded to it."""
+    upper, one_minus = t >= 0.5, 1 - t
+    diff = b - a
+    dtype = a.dtype if weak else np.result_type(diff.dtype, t.dtype)
+    diff, t, one_minus = (astype(v, dtype, copy=False) for v in (diff, t, one_minus))
+    # each product rounded before the sum, as NumPy's (no fused multiply-add)
+    lerp = a + emit("rounded_product", diff, t)
+    return where(upper, astype(b - emit("rounded_product", diff, one_minus), lerp.dtype), lerp)
 
 
 def _neighbours(virtual, n):
@@ -290,4 +402,5 @@ def _weighted_average(a, axis, w, keepdims):
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array  # noqa: E402
