@@ -2152,8 +2152,8 @@ def _flat_attribute(flat: FlatIter, name):
     track."""
     if name == "base":
         return flat.base
-    if name == "copy":
-        return flat.copy
+    if name == "copy":                  # a 1-d copy: a.flatten()
+        return BoundArrayMethod(flat.base, "flatten")
     if hasattr(np.flatiter, name):
         raise UnsupportedError(f"`a.flat.{name}` is not supported",
                                hint="index a.flat, iterate over it, or use a.ravel()")

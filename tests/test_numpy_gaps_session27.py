@@ -1,0 +1,390 @@
+"""NumPy functions refused (E100) until session 27, each compared with eager
+NumPy (values, dtypes, NumPy scalar vs array, the arguments' final
+contents): np.put / a.put, np.putmask, np.put_along_axis and `a.flat`
+(in-place writes, into views too, with runtime indices and masks), np.ix_,
+np.compress, np.nanmedian / nanpercentile / nanquantile, np.histogram2d;
+and their errors."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import check, raises_at
+
+DTYPES = [np.bool_, np.int8, np.int64, np.float32, np.float64, np.complex64]
+
+
+def sample(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape)
+    if np.dtype(dtype).kind == "c":
+        return (x + 1j * rng.integers(-3, 4, shape)).astype(dtype)
+    return x.astype(dtype)
+
+
+# --- np.put ---------------------------------------------------------------------------------
+
+def puts(a, i, v):
+    np.put(a, i, v)                         # runtime indices, runtime values
+    np.put(a, [0, -1], 1)                   # static indices, a Python number
+    np.put(a[1:], [0, 0, 2], [5, 6, 7])     # a view; a repeated index keeps its last value
+    a.put(i[:1], v[::-1])                   # the method; more values than indices
+    return a.sum(), a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_put(dtype):
+    check(puts, sample((2, 3), dtype), np.array([4, -2, 4]), sample((3,), dtype, seed=1))
+
+
+def put_modes(a, i):
+    np.put(a, i, [10, 20, 30], mode="wrap")
+    b = a.copy()
+    np.put(b, i, np.array([1.5, 2.5]), mode="clip")      # floats into ints: truncated
+    return a, b
+
+
+def test_put_modes_wrap_and_clip():
+    check(put_modes, np.arange(6).reshape(2, 3), np.array([7, -9, 13, -1]))
+    check(put_modes, np.arange(5.0), np.array([[5, -6], [2, 100]]))
+
+
+def put_repeated(a, i, v):
+    np.put(a, i, v)
+    return a
+
+
+def test_put_repeated_runtime_indices_keep_the_last_value():
+    i = np.array([3, 1, 3, 3, 0, 1])
+    check(put_repeated, np.zeros(5), i, np.arange(6.0))
+    check(put_repeated, np.zeros((2, 2), np.int32), np.array([-1, 3, 0, 0]), np.array([1, 2, 3, 4]))
+
+
+def test_put_into_views_and_0d_and_empty():
+    check(lambda a, i: (np.put(a.T, i, [5, 6]), a)[1], np.zeros((3, 2)), np.array([1, 2]))
+    check(lambda a, i: (np.put(a[:, ::2], i, 9.5), a)[1], np.zeros((3, 4)), np.array([0, 5]))
+    check(lambda a, i: (np.put(a, i, [1, 2]), a)[1], np.array(0.0), np.array([0, -1]))
+    check(lambda a, i: (np.put(a, i, []), np.put(a, [], [1]), a)[2], np.arange(3), np.array([1]))
+
+
+def put_in_loop(a, i, n):
+    for k in range(n):
+        np.put(a, i + k, k)
+        if a.sum() > 10:
+            a.put(0, -1)
+    return a
+
+
+def test_put_in_runtime_control_flow():
+    check(put_in_loop, np.zeros(6, np.int64), np.array([0, 2]), 4)
+
+
+def test_put_out_of_bounds_raises():
+    f = tpucc.compile(put_repeated)
+    assert np.array_equal(f(np.zeros(3), np.array([2, -3]), np.ones(2)), np.ones(3) * [1, 0, 1])
+    with pytest.raises(IndexError):
+        np.put(np.zeros(3), np.array([3]), [1.0])
+    a = np.zeros(3)
+    with pytest.raises(tpucc.RuntimeIndexError, match="out of bounds for size 3"):
+        f(a, np.array([0, 3]), np.ones(2))
+    assert not a.any()                      # nothing written back
+    raises_at(lambda a: np.put(a, [7], 1.0), (np.zeros(6),), tpucc.UserCodeError,
+              "IndexError: index 7 is out of bounds", line_of="np.put")
+    raises_at(lambda a, i: np.put(a, i, 1, mode="bad"), (np.zeros(3), np.array([0])),
+              tpucc.UserCodeError, "clipmode must be one of", line_of="np.put")
+    raises_at(lambda a, i: np.put(a, i, 1, mode="clip"), (np.zeros(0), np.array([0])),
+              tpucc.UserCodeError, "cannot replace elements of an empty array", line_of="np.put")
+    raises_at(lambda a, i: np.put(a, i, 300), (np.zeros(3, np.int8), np.array([0])),
+              tpucc.DTypeError, "out of bounds for int8", line_of="np.put")
+
+
+def test_put_values_wrap_as_an_assignment():
+    check(lambda a, i, v: (np.put(a, i, v), a)[1], np.zeros(3, np.int8), np.array([0, 1]),
+          np.array([300, -129]))
+
+
+# --- np.putmask ------------------------------------------------------------------------------
+
+def putmasks(a, m, v):
+    np.putmask(a, m, v)                     # runtime mask and values, cycled over a
+    np.putmask(a, ~m, 2)
+    np.putmask(a[1:], m[:1], v[:1])         # a view, a mask of another shape, same size
+    return a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_putmask(dtype):
+    a = sample((2, 3), dtype)
+    check(putmasks, a, sample((2, 3), dtype, seed=1) > 0, sample((4,), dtype, seed=2))
+
+
+def test_putmask_into_a_transposed_view_and_int_masks():
+    def f(a, m, v):
+        np.putmask(a.T, m, v)
+        np.putmask(a, np.arange(6).reshape(3, 2) % 3, -1.0)
+        return a
+    check(f, np.zeros((3, 2)), np.array([[1, 0, 1], [0, 0, 1]], bool), np.arange(6.0))
+    check(lambda a, m: (np.putmask(a, m, []), a)[1], np.ones(3), np.array([True, False, True]))
+
+
+def test_putmask_errors():
+    m = np.array([True, False, True])
+    raises_at(lambda a, m: np.putmask(a, m[:2], 1), (np.zeros(3), m), tpucc.UserCodeError,
+              "mask and data must be the same size", line_of="np.putmask")
+    raises_at(lambda a, m, v: np.putmask(a, m, v), (np.zeros(3, np.int64), m, np.ones(3)),
+              tpucc.DTypeError, "rule 'safe'", line_of="np.putmask")
+    raises_at(lambda a, m: np.putmask(a, m, 300), (np.zeros(3, np.int8), m),
+              tpucc.DTypeError, "out of bounds for int8", line_of="np.putmask")
+
+
+# --- np.put_along_axis -----------------------------------------------------------------------
+
+def puts_along(a, i, v):
+    np.put_along_axis(a, i, v, axis=1)
+    np.put_along_axis(a, i[:, :1] * 0, 7, axis=-1)
+    np.put_along_axis(a.T, np.array([[0, 1]]), v[:1, :1], axis=0)     # a view
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
+def test_put_along_axis(dtype):
+    a = sample((2, 4), dtype)
+    check(puts_along, a, np.array([[0, 3], [-1, 1]]), sample((2, 2), dtype, seed=1))
+    check(lambda a, i: (np.put_along_axis(a, i, np.max(a, axis=1, keepdims=True) * 2, 1), a)[1],
+          a, np.argsort(a.real, axis=1)[:, :1])
+
+
+def test_put_along_axis_none_and_errors():
+    check(lambda a, i: (np.put_along_axis(a, i, [7, 8], None), a)[1], np.zeros((2, 3)),
+          np.array([0, 5]))
+    f = tpucc.compile(lambda a, i: (np.put_along_axis(a, i, 1.0, 1), a)[1])
+    with pytest.raises(tpucc.RuntimeIndexError):
+        f(np.zeros((2, 3)), np.array([[0], [3]]))
+    raises_at(lambda a, i: np.put_along_axis(a, i, 1, 1), (np.zeros((2, 3)), np.zeros((2, 1))),
+              tpucc.UserCodeError, "must be an integer array", line_of="np.put_along_axis")
+    raises_at(lambda a, i: np.put_along_axis(a, i, 1, 1), (np.zeros((2, 3)), np.array([0])),
+              tpucc.UserCodeError, "same number of dimensions", line_of="np.put_along_axis")
+
+
+# --- a.flat ----------------------------------------------------------------------------------
+
+def flat_reads(a, i, m):
+    return (a.flat[2], a.flat[-1], a.flat[i], a.flat[1:4], a.T.flat[[0, 1]], a.flat[i[0]],
+            a.flat[...], len(a.flat), a.flat.base is a, a.flat.copy(), np.sum(a.flat),
+            a.flat[m].sum())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_flat_reads(dtype):
+    a = sample((2, 3), dtype)
+    check(flat_reads, a, np.array([[0, 4], [5, 1]]), np.arange(6) % 2 == 0)
+
+
+def flat_writes(a, i, m):
+    a.flat[i] = [1, 2, 3]           # cycled; a repeated index keeps its last value
+    a.flat[0] += 10
+    a.flat[i[-1]] = -1              # a runtime scalar index
+    a.T.flat[m] = a.flat[:2]        # a boolean mask of a.size: the values in turn
+    a.flat[::4] = 9
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex64])
+def test_flat_writes(dtype):
+    check(flat_writes, sample((2, 3), dtype), np.array([1, 1, 5, 2]),
+          np.array([True, False, True, False, False, True]))
+
+
+def test_flat_assignment_and_views():
+    def f(a, v):
+        a.flat = v                  # every element, v cycled
+        b = a[:, 1:]
+        b.flat[[0, 3]] = 0.5        # into a view of a
+        return a
+    check(f, np.zeros((2, 3)), np.array([1.0, 2.0]))
+
+
+def flat_loop(a):
+    total = 0.0
+    for v in a.T.flat:              # NumPy scalars, C order of the transposed view
+        total = total * 0.5 + v
+        a[0, 0] = v                 # the loop reads each element when it gets there
+    return total, a, list(a.flat)[:3], [v * 2 for v in a.flat][-1]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (12, 25)])    # unrolled, and a counted While
+def test_flat_iteration(shape):
+    check(flat_loop, np.arange(np.prod(shape), dtype=np.float64).reshape(shape))
+
+
+def test_flat_errors():
+    f = tpucc.compile(lambda a, i: a.flat[i[0]])
+    with pytest.raises(tpucc.RuntimeIndexError):
+        f(np.zeros(3), np.array([3]))
+    raises_at(lambda a: a.flat[6], (np.zeros((2, 3)),), tpucc.UserCodeError,
+              "IndexError", line_of="a.flat")
+
+    def past_the_end(a, v):
+        a.flat[7] = v
+    raises_at(past_the_end, (np.zeros((2, 3)), 1.0), tpucc.UserCodeError,
+              "index 7 is out of bounds", line_of="a.flat")
+    raises_at(lambda a: a.flat, (np.zeros(3),), tpucc.UnsupportedError, "returning a.flat")
+    raises_at(lambda a: a.flat.coords, (np.zeros(3),), tpucc.UnsupportedError,
+              r"a\.flat\.coords", line_of="a.flat")
+
+    def masked(a, m):
+        a.flat[m] = 1.0
+    raises_at(masked, (np.zeros((2, 3)), np.ones(2, bool)), tpucc.UserCodeError,
+              "boolean index did not match", line_of="a.flat[m]")
+
+
+# --- np.ix_ ----------------------------------------------------------------------------------
+
+def test_ix():
+    check(lambda a, i, j: (a[np.ix_(i, j)], np.ix_(i, [0, 1]), np.ix_([True, False, True], j)),
+          np.arange(12.0).reshape(3, 4), np.array([2, 0]), np.array([3, 3, 1]))
+    check(lambda a, i: (a[np.ix_(i, [1])], np.ix_(i.astype(np.int8))[0].dtype), np.ones((3, 2)),
+          np.array([1, -1]))
+
+    def writes(a, i):
+        a[np.ix_(i, [0, 2])] = 7
+        return a
+    check(writes, np.zeros((3, 3)), np.array([0, 2]))
+    raises_at(lambda m: np.ix_(m), (np.array([True, False]),), tpucc.UnsupportedError,
+              "np.ix_ of a runtime boolean", line_of="np.ix_")
+    raises_at(lambda i: np.ix_(i), (np.zeros((2, 2), np.int64),), tpucc.UserCodeError,
+              "Cross index must be 1 dimensional", line_of="np.ix_")
+
+
+# --- np.compress -----------------------------------------------------------------------------
+
+def compresses(a):
+    return (np.compress([0, 1, 2], a), np.compress([0.0, 1.5], a, axis=1),
+            a.compress([False, True], 0), np.compress([True, False, False, False], a, axis=1),
+            np.compress([True], a[0, 0]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_compress_static_condition(dtype):
+    check(compresses, sample((2, 3), dtype))
+
+
+def compress_runtime(a, c, r):
+    rows = np.compress(r, a, axis=0)        # a boolean-mask selection: reduced
+    flat = a.compress(c)                    # the flattened array
+    return rows.sum(axis=0), rows.max(), flat.mean(), len(flat), (flat * 2).sum()
+
+
+def test_compress_runtime_condition():
+    a = np.arange(12.0).reshape(3, 4)
+    check(compress_runtime, a, np.arange(12) % 3 == 0, np.array([True, False, True]))
+    check(compress_runtime, a, np.array([True, True]), np.array([False, True]))   # shorter
+
+
+def test_compress_errors():
+    a = np.arange(6.0).reshape(2, 3)
+    f = tpucc.compile(lambda a, c: np.compress(c, a, axis=0).sum())
+    assert f(a, np.array([False, True, False])) == 12.0
+    with pytest.raises(tpucc.RuntimeIndexError):
+        f(a, np.array([True, False, True]))             # a True past the axis: IndexError
+    raises_at(lambda a, c: np.compress(c, a, axis=1).sum(), (a, np.array([True, False, True])),
+              tpucc.ShapeError, "axis other than the first", line_of="np.compress")
+    raises_at(lambda a, c: np.compress(c, a), (a, np.array([True])), tpucc.ShapeError,
+              "returning x\\[mask\\]")
+    raises_at(lambda a: np.compress([[True]], a), (a,), tpucc.UserCodeError,
+              "condition must be a 1-d array", line_of="np.compress")
+    raises_at(lambda a: np.compress([True, False, False, True], a, axis=1), (a,),
+              tpucc.UserCodeError, "index 3 is out of bounds", line_of="np.compress")
+
+
+# --- nanmedian / nanpercentile / nanquantile -------------------------------------------------
+
+def with_nans(shape, dtype, seed=0):
+    a = (np.random.default_rng(seed).normal(size=shape) * 10).astype(dtype)
+    if a.dtype.kind == "f":
+        a[0, 1] = a[1, :] = a[2, 3] = a[2, 5] = np.nan
+        a[3, 2] = np.inf
+    return a
+
+
+def nan_medians(a):
+    return (np.nanmedian(a), np.nanmedian(a, axis=1), np.nanmedian(a, axis=0, keepdims=True),
+            np.nanmedian(a[0]), np.nanmedian(a, axis=(0, 1)))
+
+
+def nan_quantiles(a):
+    return (np.nanpercentile(a, 30), np.nanpercentile(a, [30, 70.5], axis=1),
+            np.nanquantile(a, 0.3, axis=0, keepdims=True), np.nanquantile(a[0], [0, 1]),
+            np.nanquantile(a, 1, axis=1), np.nanpercentile(a[2], 50.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int16])
+def test_nan_median_and_quantiles_exact(dtype):
+    a = with_nans((4, 7), dtype)
+    warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's All-NaN slice warnings
+    check(nan_medians, a, rtol=0, atol=0)
+    check(nan_quantiles, a, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("n", [7, 10, 11, 33, 100])
+def test_percentiles_match_numpy_exactly(n):
+    a = np.random.default_rng(n).normal(size=n)
+    a[::3] = np.nan
+    warnings.simplefilter("ignore", RuntimeWarning)
+    check(lambda a: (np.percentile(a, 30), np.quantile(a, [0.3, 0.7, 0.1]),
+                     np.percentile(a[1::3], 30), np.nanpercentile(a, 30),
+                     np.nanquantile(a, [0.3, 0.7, 0.1]), np.nanmedian(a)), a, rtol=0, atol=0)
+
+
+def test_nan_median_edge_cases():
+    warnings.simplefilter("ignore", RuntimeWarning)
+    check(lambda a: (np.nanmedian(a), np.nanpercentile(a, 50)), np.array([np.nan, np.nan]))
+    check(lambda a: (np.nanmedian(a), np.nanmedian(a, axis=1)), np.ones((2, 0)))
+    check(lambda a: np.nanmedian(a), np.array([np.finfo(np.float32).max, np.nan], np.float32))
+    raises_at(lambda a: np.nanpercentile(a, 120), (np.ones(3),), tpucc.UserCodeError,
+              "Percentiles must be in the range", line_of="np.nanpercentile")
+    raises_at(lambda a, q: np.nanquantile(a, q), (np.ones(3), np.array([0.5])), tpucc.UnsupportedError,
+              "quantiles known only at run time", line_of="np.nanquantile")
+
+
+# --- histogram2d ------------------------------------------------------------------------------
+
+def samples(n=50, seed=0):
+    rng = np.random.default_rng(seed)
+    x, y = rng.normal(size=n), rng.normal(size=n) * 3
+    x[3], y[4] = x.max(), y.min()
+    return x, y
+
+
+def test_histogram2d():
+    x, y = samples()
+    w = np.random.default_rng(1).random(50)
+    check(lambda x, y: np.histogram2d(x, y), x, y)
+    check(lambda x, y, w: np.histogram2d(x, y, bins=(3, 5), range=[(-1, 1), (-2, 2)], weights=w),
+          x, y, w)
+    check(lambda x, y: np.histogram2d(x, y, bins=[np.array([-1.0, 0, 1]), 4], density=True),
+          x, y)
+    check(lambda x, y, e: np.histogram2d(x, y, bins=e), x, y, np.array([-3.0, -1, 0, 0.5, 3]))
+    check(lambda x, y: np.histogram2d(x, y, bins=4), x.astype(np.float32), y.astype(np.int8))
+    check(lambda x, y: np.histogram2d(x, y, bins=4), (x * 10).astype(np.int64),
+          (y * 10).astype(np.int16))
+    check(lambda x, y: np.histogram2d(x, y, bins=[2, 3]), np.ones(5), np.arange(5.0))
+    check(lambda x, y: np.histogram2d(x, y, bins=3, range=[(0, 2), (0, 2)]),
+          np.array([1.0, np.nan, 2]), np.ones(3))            # NaN: an outlier
+
+
+def test_histogram2d_errors():
+    x, y = samples(5)
+    raises_at(lambda x, y: np.histogram2d(x, y), (x, y[:4]), tpucc.UserCodeError,
+              "x and y must have the same length", line_of="np.histogram2d")
+    raises_at(lambda x, y: np.histogram2d(x, y, bins=0), (x, y), tpucc.UserCodeError,
+              "must be positive", line_of="np.histogram2d")
+    raises_at(lambda x, y: np.histogram2d(x, y, bins=[[0, 1], [3, 1]]), (x, y),
+              tpucc.UserCodeError, "monotonically increasing", line_of="np.histogram2d")
+    f = tpucc.compile(lambda x, y, e: np.histogram2d(x, y, bins=[e, e]))
+    with pytest.raises(tpucc.RuntimeRaiseError, match="monotonically increasing"):
+        f(x, y, np.array([3.0, 1]))
+    g = tpucc.compile(lambda x, y: np.histogram2d(x, y))
+    with pytest.raises(tpucc.RuntimeRaiseError, match="not finite"):
+        g(np.array([1.0, np.inf]), np.arange(2.0))
