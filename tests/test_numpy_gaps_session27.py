@@ -187,6 +187,7 @@ def flat_writes(a, i, m):
     a.flat[i[-1]] = -1              # a runtime scalar index
     a.T.flat[m] = a.flat[:2]        # a boolean mask of a.size: the values in turn
     a.flat[::4] = 9
+    a.flat[...] = a.flat[::-1] * 2          # every element
     return a
 
 
@@ -232,6 +233,20 @@ def test_flat_errors():
     raises_at(lambda a: a.flat, (np.zeros(3),), tpucc.UnsupportedError, "returning a.flat")
     raises_at(lambda a: a.flat.coords, (np.zeros(3),), tpucc.UnsupportedError,
               r"a\.flat\.coords", line_of="a.flat")
+
+    def bool_list(a):
+        a.flat[[True, False]] = 1.0         # NumPy 2 refuses a list of bools here
+    raises_at(bool_list, (np.zeros(2),), tpucc.UserCodeError, "boolean indices for iterators",
+              line_of="a.flat")
+
+    def zero_d_index(a):
+        a.flat[()] = 1.0
+    raises_at(zero_d_index, (np.zeros(2),), tpucc.UserCodeError, "0-D index", line_of="a.flat")
+
+    def two_indices(a, i):
+        a.flat[i, i] = 1.0
+    raises_at(two_indices, (np.zeros(2), np.array([0])), tpucc.UserCodeError,
+              "too many indices for flat iterator", line_of="a.flat")
 
     def masked(a, m):
         a.flat[m] = 1.0

@@ -349,7 +349,10 @@ class FlatIter:
         key = self._key(key)
         n = a.size
         if isinstance(key, tuple) or key is Ellipsis:
-            if key not in ((), Ellipsis):
+            if key == ():
+                raise UserCodeError("IndexError: Assigning to a flat iterator with a 0-D index "
+                                    "is not supported")
+            if key is not Ellipsis:
                 raise UserCodeError(f"IndexError: too many indices for flat iterator: flat "
                                     f"iterator is 1-dimensional, but {len(key)} were indexed")
             key = slice(None)
@@ -359,12 +362,17 @@ class FlatIter:
                                        hint="slice with static bounds, or write "
                                             "a.flat[np.arange(n)[...]] = v")
             key = np.arange(n)[key]
+        if isinstance(key, list) and key and all(isinstance(k, (bool, np.bool_)) for k in key):
+            raise UserCodeError("IndexError: boolean indices for iterators are not supported "
+                                "because of previous behavior that was confusing (valid "
+                                "boolean indices are expected to work in the future)")
         key = array_like(key)
-        if (_is_array(key) or isinstance(key, np.ndarray)) and key.dtype == np.bool_:
+        if not _is_array(key):
+            key = np.asarray(key)
+        if key.dtype == np.bool_ and key.ndim:
             self._set_masked(key, value)
             return
-        if isinstance(key, (float, np.floating)) or not _is_array(key) and \
-                np.asarray(key).dtype.kind not in "biu" and np.size(key):
+        if key.dtype.kind not in "iu" and (key.size or _is_array(key)):
             raise UserCodeError("IndexError: only integers, slices (`:`), ellipsis (`...`) and "
                                 "integer or boolean arrays are valid indices")
         index = _flat_index(key, n, "raise", "a.flat[...] = v")
