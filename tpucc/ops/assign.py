@@ -322,9 +322,6 @@ class FlatIter:
     def __len__(self):
         return self.base.size
 
-    def copy(self):
-        return flatten(self.base)
-
     def as_array(self):
         return flatten(self.base)
 
@@ -402,11 +399,6 @@ class FlatIter:
 
     def __array__(self, *args, **kwargs):
         raise UnsupportedError("a.flat used as an array", hint="use a.ravel() or a.flat[:]")
-
-
-def flat_of(a):
-    """`a.flat` of a runtime array."""
-    return FlatIter(a)
 
 
 # Bound last: these modules import this one.  (A function-level import
