@@ -78,14 +78,6 @@ def class_statement(x):
     return x * Local.scale
 
 
-def _delegating_generator(x):
-    yield from (x, x)  # <- here
-
-
-def yield_from(x):
-    return sum(_delegating_generator(x))
-
-
 def _countdown_generator(x):
     while x.sum() > 0:
         yield x  # <- here
@@ -667,8 +659,6 @@ REFUSALS = [
       "`except LinAlgError`: compiled code never raises LinAlgError", args=lambda: (np.eye(3),)),
     R(with_statement, E.UnsupportedError, "`with` on a lock is not supported"),
     R(class_statement, E.UnsupportedError, "a `class` statement is not supported"),
-    R(yield_from, E.UnsupportedError, "`yield from` is not supported",
-      where=_delegating_generator),
     R(yield_under_runtime_loop, E.UnsupportedError,
       "`yield` under a runtime condition or loop", where=_countdown_generator),
     R(awaits, E.UnsupportedError, "async code"),

@@ -27,6 +27,9 @@ DROPPED = frozenset({
     # 3.13: the truth test before a conditional jump or UNARY_NOT, which
     # make their own (BRANCH refuses an ambiguous array truth as Python does).
     "TO_BOOL",
+    # 3.12: after SEND (`yield from`), the receiver below the returned
+    # value; the canonical YIELD_FROM leaves the value alone, as 3.11's SEND.
+    "END_SEND",
 })
 
 # 3.13's superinstructions: two plain ones in one.
@@ -101,6 +104,11 @@ def canonicalize(instr: bytecode.Instr, target_index, state: BlockState):
         yield "BRANCH_OR_POP", ("false" if "FALSE" in name else "true", target_index(arg))
     elif name == "FOR_ITER":
         yield "FOR_ITER", target_index(arg)
+    elif name == "SEND":                    # `yield from` (async code is refused before)
+        # the delegated iterator's items, all at once (generators run to
+        # their end): never back to the YIELD_VALUE loop that re-sends
+        yield "YIELD_FROM", None
+        yield "JUMP", target_index(arg)
     elif name == "KW_NAMES":
         state.kwnames.append(tuple(arg))
     elif name == "CALL":

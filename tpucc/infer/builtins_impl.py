@@ -25,7 +25,7 @@ from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
-                        held_iterator, is_native_iterator, note_advance, past_end)
+                        ended, held_iterator, is_native_iterator, note_advance, returning)
 from .values import MISSING, Array
 
 BUILTINS: dict = {}
@@ -245,7 +245,7 @@ def _puller(interp, x):
             it = caught_up(state[0])
             if not isinstance(it.pos, int) or it.pos >= len(it.items):
                 if isinstance(it.pos, int):
-                    past_end(it.items)
+                    ended(it)
                 return _END
             state[0] = it.advanced()
             note_advance(state[0], builder.ctx().runtime_depth)
@@ -372,12 +372,13 @@ def next_(interp, it, *default):
                                hint="index the range (r[0]) or use a for loop")
     if not isinstance(it, SeqIter) or it.cursor is None:
         raise UserCodeError(f"TypeError: '{type(it).__name__}' object is not an iterator")
-    pull = _puller(interp, it)
-    item = pull()
+    value = returning(caught_up(it))    # a generator's `return value`, where this ends it
+    item = _puller(interp, it)()
     if item is _END:
         if default:
             return default[0]
-        raise UserCodeError("StopIteration")
+        raise UserCodeError("StopIteration",
+                            raised=StopIteration() if value is None else StopIteration(value))
     return item
 
 

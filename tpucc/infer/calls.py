@@ -36,8 +36,8 @@ from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_re
 from . import appends, exceptions, messages, pynumbers
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
-from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, consumed,
-                        held_iterator, is_native_iterator)
+from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, ReturningTail, SeqIter,
+                        consumed, held_iterator, is_native_iterator)
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
@@ -1647,7 +1647,9 @@ class Interpreter:
                 return held_iterator(RaisingTail(frame.yields, e))
             raise
         if frame.yields is not None:
-            return held_iterator(frame.yields)
+            value = frame.locals.get("<return>")
+            return held_iterator(frame.yields if value is None
+                                 else ReturningTail(frame.yields, value))
         result = frame.locals.get("<return>")
         if self.depth == 0 and masked.holds_selection((result,), {}):
             raise masked.refusal("returning x[mask]", masked.first_selection((result,))

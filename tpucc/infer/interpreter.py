@@ -27,7 +27,7 @@ from . import builder, builtins_impl, calls, checks, control, dunders, exception
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
-from .iterators import RangeIter, SeqIter, caught_up, note_advance, past_end
+from .iterators import RangeIter, SeqIter, caught_up, ended, note_advance, returning
 from .values import MISSING, Array, NeedsStatic, Undefined
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
@@ -207,12 +207,10 @@ _CONSTRUCTS = {
     "DELETE_GLOBAL": ("`del` of a global variable", "delete it outside the compiled function"),
     "DELETE_DEREF": ("`del` of a variable an inner function uses",
                      "rebind it to a new value instead"),
-    "GET_YIELD_FROM_ITER": ("`yield from`", "write `for v in it: yield v`"),
 }
 for _op in ("CHECK_EG_MATCH", "PREP_RERAISE_STAR", "CALL_INTRINSIC_2:INTRINSIC_PREP_RERAISE_STAR"):
     _CONSTRUCTS[_op] = ("`except*` (exception groups)", "catch with a plain `except`")
-for _op in ("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "SEND",
-            "END_ASYNC_FOR"):
+for _op in ("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "END_ASYNC_FOR"):
     _CONSTRUCTS[_op] = ("async code (`await`, `async for`, `async with`)",
                         "compile a plain function; call it from your async code")
 
@@ -1049,6 +1047,28 @@ def YIELD_VALUE(f, arg):
     f.push(None)
 
 
+@handler
+def GET_YIELD_FROM_ITER(f, arg):
+    f.push(f.interp.get_iter(f.pop()))
+
+
+@handler
+def YIELD_FROM(f, arg):
+    """`x = yield from it` (SEND, then a jump past the loop that re-sends):
+    the generator yields all of its items at once, as it runs to its end
+    when called, and x is what it returned."""
+    f.pop()                                     # the value sent: None, as nothing sends
+    it = f.pop()
+    if f.stepping:
+        raise UnsupportedError("`yield from` in a @contextlib.contextmanager generator is not "
+                               "supported in compiled code", hint="yield once, with `yield`")
+    if builder.ctx().runtime_depth > f.entry_depth:
+        raise UnsupportedError("`yield from` under a runtime condition or loop is not supported")
+    value = returning(caught_up(it)) if isinstance(it, SeqIter) else None
+    f.yields.extend(f.interp.static_items(it))
+    f.push(value)
+
+
 # --- terminators -------------------------------------------------------------------------
 
 @terminator
@@ -1190,7 +1210,7 @@ def FOR_ITER(f, exit_target, block, stops):
             note_advance(f.stack[-1], builder.ctx().runtime_depth)
             f.push(it.items[it.pos])
             return Exit((block.next,))
-        past_end(it.items)
+        ended(it)
         f.pop()
         return Exit((exit_target,))
     if not isinstance(it, RangeIter):

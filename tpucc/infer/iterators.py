@@ -92,7 +92,7 @@ class SeqIter:
                        self.follows_length, self.cursor)
 
     def remaining(self) -> int:
-        return len(self.items) - self.pos
+        return max(len(self.items) - self.pos, 0)
 
 
 class Cursor:
@@ -168,6 +168,21 @@ class RaisingTail(tuple):
         raise self.error
 
 
+class ReturningTail(tuple):
+    """A generator's items, then the value its `return` gave: what the
+    StopIteration after the last item holds (`e.value`) and what `yield
+    from` evaluates to. (A generator returning None keeps a plain tuple.)"""
+
+    def __new__(cls, items, value):
+        tail = super().__new__(cls, items)
+        tail.value = value
+        return tail
+
+    def __getitem__(self, key):
+        got = tuple.__getitem__(self, key)
+        return ReturningTail(got, self.value) if isinstance(key, slice) else got
+
+
 def past_end(items):
     """At the end of an iterator's items: the exception its generator raised
     there, if any."""
@@ -178,7 +193,7 @@ def past_end(items):
 def held_iterator(items, **fields) -> SeqIter:
     """A SeqIter the program may keep (iter(), zip(), a generator): its
     copies share one Cursor."""
-    items = items if isinstance(items, RaisingTail) else tuple(items)
+    items = items if isinstance(items, (RaisingTail, ReturningTail)) else tuple(items)
     return SeqIter(items, cursor=Cursor(builder.ctx().runtime_depth), **fields)
 
 
@@ -188,8 +203,36 @@ def consumed(it: SeqIter) -> tuple:
     it = caught_up(it)
     rest = it.items[it.pos:] if isinstance(it.pos, int) else it.items
     if isinstance(it.pos, int):
-        note_advance(it.at(len(it.items)), builder.ctx().runtime_depth)
+        note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
     return rest
+
+
+def ended(it: SeqIter):
+    """`it` (caught up) asked for the item after its last: the exception
+    its generator raised there, if any, else the value it returned
+    (StopIteration.value). Only this first StopIteration carries that
+    value, as Python's."""
+    past_end(it.items)
+    value = returning(it)
+    note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
+    return value
+
+
+def _end(items) -> int:
+    """Where an iterator stands once its StopIteration was met: one past
+    its last item where that StopIteration held a returned value (a second
+    one holds None)."""
+    return len(items) + isinstance(items, ReturningTail)
+
+
+def returning(it: SeqIter):
+    """The value the generator behind `it` (caught up) returned, where its
+    StopIteration has not yet been met (None for other iterators'): what
+    `yield from it` gives."""
+    if isinstance(it.items, ReturningTail) and isinstance(it.pos, int) \
+            and it.pos <= len(it.items):
+        return it.items.value
+    return None
 
 
 from . import builder  # noqa: E402  (bound last: builder's imports come back here)

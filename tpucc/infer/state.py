@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
-from .iterators import RaisingTail, RangeIter, SeqIter
+from .iterators import RaisingTail, RangeIter, ReturningTail, SeqIter
 from .values import Array, Undefined, set_item
 
 SCALARS = (bool, int, float, complex, np.generic)
@@ -34,6 +34,8 @@ def flatten(value, path: str, out: list) -> object:
         fields = type(value)._fields
         return ("object", type(value), fields,
                 tuple(sub(v, f"{path}.{k}") for k, v in zip(fields, value)))
+    if isinstance(value, ReturningTail):      # its returned value is a slot too
+        return ("returning", sub(tuple(value), path), sub(value.value, f"{path}.value"))
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         td = ("tuple", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
         return td + (value.error,) if isinstance(value, RaisingTail) else td
@@ -108,6 +110,9 @@ def _build(td, it):
     if kind == "tuple":
         items = tuple(_build(t, it) for t in td[1])
         return items if len(td) == 2 else RaisingTail(items, td[2])
+    if kind == "returning":
+        items = _build(td[1], it)
+        return ReturningTail(items, _build(td[2], it))
     if kind == "list":
         return [_build(t, it) for t in td[1]]
     if kind == "dict":
