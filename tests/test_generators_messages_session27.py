@@ -105,3 +105,87 @@ def test_yield_from_under_a_runtime_condition_is_refused():
     def f(x):
         return list(gen(x))
     raises_at(f, (np.ones(2),), tpucc.UnsupportedError, "runtime condition")
+
+
+# --- endless itertools iterators in `for` loops ------------------------------------------
+
+def test_count_left_by_a_static_break():
+    def f(x):
+        total = np.zeros(x.shape[1])
+        for i in itertools.count(1):
+            if i > 3:
+                break
+            total = total + x[i - 1] * i
+        return total
+    check(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_count_left_by_a_static_return():
+    def f(x):
+        t = x[0]
+        for i in itertools.count(1):
+            if i > 3:
+                return t
+            t = t * i
+    check(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_count_left_by_a_runtime_break_is_one_while():
+    def f(x):
+        total = np.zeros(x.shape[1])
+        for i in itertools.count(5, -2):
+            if total.sum() > 10:
+                break
+            total = total + x[0] * i + 1
+        return total, i
+    check(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_count_longer_than_the_unroll_budget():
+    def f(x):
+        t = x[0]
+        for i in itertools.count():
+            if i > 100:
+                break
+            t = t + x[i % 3]
+        return t, i
+    check(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_count_made_before_the_loop_continues_after_it():
+    def f(x):
+        c = itertools.count(1)
+        out = []
+        for i in c:
+            out.append(x[i - 1] * i)
+            if i >= 2:
+                break
+        return out, next(c)
+    check(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_cycle_and_repeat_read_as_the_loop_goes():
+    def f(x):
+        out = []
+        for k, v in zip(range(5), itertools.cycle([x[0], x[1] * 2])):
+            out.append(v * k)
+        n = 0
+        for v in itertools.repeat(x[2]):
+            n += 1
+            out.append(v + n)
+            if n == 3:
+                break
+        return out
+    check(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_cycle_left_by_a_runtime_break_is_refused():
+    def f(x):
+        t = x[0]
+        for v in itertools.cycle([1, 2]):   # <- here
+            if t.sum() > 10:
+                break
+            t = t + v
+        return t
+    raises_at(f, (np.arange(6.0).reshape(3, 2),), tpucc.UnsupportedError,
+              r"itertools.cycle\(\) that runs as a runtime loop", line_of="<- here")

@@ -15,6 +15,7 @@ import collections
 import dataclasses
 import functools
 import inspect
+import itertools
 import operator
 import random
 import reprlib
@@ -36,8 +37,9 @@ from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_re
 from . import appends, exceptions, messages, pynumbers
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
-from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, ReturningTail, SeqIter,
-                        consumed, held_iterator, is_native_iterator)
+from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
+                        ReturningTail, SeqIter, consumed, counting_range, held_iterator,
+                        is_native_iterator)
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
@@ -1341,6 +1343,8 @@ class Interpreter:
             return RangeIter(v.start, v.stop, v.step)
         if isinstance(v, RuntimeRange):
             return RangeIter(v.start, v.stop, v.step)
+        if type(v) in ENDLESS:     # read as the loop gets to each item
+            return NativeSteps(v, self.ctx.runtime_depth)
         it = self.user_iterator(v)
         if it is not None:
             # a user iterator (its __next__ called at each step: FOR_ITER, next()), or
@@ -1602,6 +1606,10 @@ class Interpreter:
         if issubclass(cls, (np.iinfo, np.finfo)) and not _any_runtime(args, kwargs):
             # np.iinfo(np.int8), np.finfo(x.dtype): static facts about a dtype.
             return self._library_call(cls, args, kwargs)
+        if cls is itertools.count and self.result_feeds_loop():
+            counting = counting_range(args, kwargs)     # (no one else holds the iterator)
+            if counting is not None:
+                return counting
         if not _is_user_class(cls):
             # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
             # an iterator made by compiled code exists only here, so it gets a real one

@@ -27,7 +27,9 @@ from . import builder, builtins_impl, calls, checks, control, dunders, exception
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
-from .iterators import RangeIter, SeqIter, caught_up, ended, note_advance, returning
+from . import iterators
+from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
+                        returning)
 from .values import MISSING, Array, NeedsStatic, Undefined
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
@@ -1213,6 +1215,13 @@ def FOR_ITER(f, exit_target, block, stops):
         ended(it)
         f.pop()
         return Exit((exit_target,))
+    if isinstance(it, NativeSteps):
+        item = it.step()
+        if item is iterators.END:
+            f.pop()
+            return Exit((exit_target,))
+        f.push(item)
+        return Exit((block.next,))
     if not isinstance(it, RangeIter):
         return _user_next(f, it, exit_target, block)
     if it.is_static():

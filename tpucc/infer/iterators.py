@@ -3,9 +3,10 @@ successor instead of mutating it, so snapshots of interpreter state taken for
 the two arms of a runtime branch never share a mutable iterator."""
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
-from ..errors import StaticValueError
+from ..errors import StaticValueError, UnsupportedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,61 @@ def note_advance(it: SeqIter, depth: int):
 
 # Items read from one native iterable at compile time (itertools.count() never ends).
 MAX_NATIVE_ITEMS = 1_000_000
+
+
+# A count() that a loop takes straight from the call stops here: no loop
+# runs this many iterations.
+_COUNT_HORIZON = 2 ** 40
+
+
+def counting_range(args, kwargs) -> RangeIter | None:
+    """`for i in itertools.count(start, step)` with Python int arguments:
+    the range it is up to any loop's end, so a static `break` ends it where
+    it is unrolled and a runtime one leaves a While (None for another count)."""
+    try:
+        start, step = _count_arguments(*args, **kwargs)
+    except TypeError:
+        return None
+    if type(start) is not int or type(step) is not int or step == 0:
+        return None
+    return RangeIter(start, start + step * _COUNT_HORIZON, step)
+
+
+def is_endless_count(it: RangeIter) -> bool:
+    """A counting_range (no loop gets near its end): a loop over it runs
+    as `while True` does, unrolled until its exit is runtime."""
+    return it.rows is None and it.is_static() and it.remaining() > _COUNT_HORIZON // 2
+
+
+def _count_arguments(start=0, step=1):
+    return start, step
+
+
+@dataclass(frozen=True, slots=True)
+class NativeSteps:
+    """A loop over an endless iterator of itertools' (a count() made before
+    the loop, cycle(), repeat()): its items read one at a time as the loop
+    gets to them, which only a static `break` or `return` can end. `depth`:
+    the runtime depth the loop started at; a loop running deeper (one
+    that becomes a While, traced again and again) cannot read a Python
+    iterator."""
+    it: object
+    depth: int
+
+    def step(self):
+        if builder.ctx().runtime_depth != self.depth:
+            what = type(self.it).__name__
+            raise UnsupportedError(
+                f"a loop over itertools.{what}() that runs as a runtime loop (left on a "
+                "runtime condition, or longer than the unroll budget) is not supported",
+                hint="a static `break` within the unroll budget ends it; else count with a "
+                     "variable (`i = 0; while cond: ...; i += 1`), or loop over "
+                     "`itertools.count()` written in the `for` statement itself")
+        return next(self.it, END)
+
+
+END = object()      # what NativeSteps.step gives past the end (of a repeat(x, n))
+ENDLESS = (itertools.count, itertools.cycle, itertools.repeat)
 
 
 def is_native_iterator(x) -> bool:

@@ -21,7 +21,7 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from . import builder, privacy
 from .builder import ctx, emit, emit_op
-from .iterators import RangeIter, SeqIter
+from .iterators import RangeIter, SeqIter, is_endless_count
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
                     static_equal, unify)
 from .values import (Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
@@ -224,7 +224,7 @@ def _for_iterator(frame, header):
         top = frame.stack[-1]
         if isinstance(top, (RangeIter, SeqIter)) and (not isinstance(top, RangeIter)
                                                      or top.is_static()):
-            return top
+            return None if isinstance(top, RangeIter) and is_endless_count(top) else top
     return None
 
 
