@@ -775,6 +775,7 @@ def FORMAT_VALUE(f, flags):
         if printed is not None:
             f.push(printed)
             return
+        _refuse_raise_message(f)
         raise StaticValueError("formatting a runtime value into a string needs its value "
                                "at compile time",
                                hint="use print(x) to print it at run time; the message of an "
@@ -1292,6 +1293,38 @@ def RETURN_VALUE(f, arg, block, stops):
     return Exit((RETURN,), None, {RETURN: 0})
 
 
+def _runtime_raise_refusal(f, index: int, name: str) -> UnsupportedError:
+    if raised_by(f, index) is not None:
+        # A raise the path only reaches after a loop left by a runtime
+        # `return`/`break`: no `if` of the user's says when it fires.
+        hint = ("only a raise under an `if` on runtime values becomes a check; after a loop "
+                "that may end early, break out of it and test the condition again: "
+                "`if not done: raise ...`")
+    else:
+        hint = ("`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
+                "exception; a message of constants, or an f-string of variables) compile to "
+                "a check made when the call returns (E910) when the raise is all the `if` "
+                "holds: compute what the message shows before the `if`; or test static "
+                "values (shapes, Python values)")
+    return UnsupportedError(f"raising {name} under a runtime condition is not supported",
+                            hint=hint)
+
+
+def _refuse_raise_message(f):
+    """A runtime value formatted into the message of a raise that runs under
+    a runtime condition (its block is all the raise): the raise is what
+    compiled code cannot do there, so that is the error."""
+    if builder.ctx().runtime_depth == 0 or f.current_block is None:
+        return
+    instrs = f.fc.blocks[f.current_block].instrs
+    if not instrs or instrs[-1].op != "RAISE_VARARGS" or instrs[0].op != "LOAD_GLOBAL" \
+            or instrs[-1].handler is not None:      # (a `try` around it may catch it)
+        return
+    exc = f.interp.read_global(f.func, instrs[0].arg[1])
+    name = exc.__name__ if isinstance(exc, type) else "an exception"
+    raise _runtime_raise_refusal(f, f.current_block, name).with_loc(instrs[-1].loc)
+
+
 @terminator
 def RAISE_VARARGS(f, argc, block, stops):
     args = f.popn(argc)
@@ -1303,20 +1336,7 @@ def RAISE_VARARGS(f, argc, block, stops):
     if isinstance(exc, type):
         exc = exc()
     if builder.ctx().runtime_depth > 0 and not exceptions.caught_where_raised(f, exc):
-        if raised_by(f, block.index) is not None:
-            # A raise the path only reaches after a loop left by a runtime
-            # `return`/`break`: no `if` of the user's says when it fires.
-            hint = ("only a raise under an `if` on runtime values becomes a check; after a loop "
-                    "that may end early, break out of it and test the condition again: "
-                    "`if not done: raise ...`")
-        else:
-            hint = ("`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
-                    "exception; a message of constants, or an f-string of variables) compile to "
-                    "a check made when the call returns (E910) when the raise is all the `if` "
-                    "holds: compute what the message shows before the `if`; or test static "
-                    "values (shapes, Python values)")
-        raise UnsupportedError(
-            f"raising {type(exc).__name__} under a runtime condition is not supported", hint=hint)
+        raise _runtime_raise_refusal(f, block.index, type(exc).__name__)
     if not isinstance(exc, BaseException):
         raise UserCodeError("TypeError: exceptions must derive from BaseException")
     exceptions.chain(f.interp, exc, args[1:])
