@@ -189,3 +189,65 @@ def test_cycle_left_by_a_runtime_break_is_refused():
         return t
     raises_at(f, (np.arange(6.0).reshape(3, 2),), tpucc.UnsupportedError,
               r"itertools.cycle\(\) that runs as a runtime loop", line_of="<- here")
+
+
+# --- refusals under runtime conditions name what the user wrote --------------------------
+
+def test_runtime_choice_between_strings_names_the_expression():
+    def f(x):
+        print("big" if x.sum() > 1 else "small")   # <- here
+        return x
+    err = raises_at(f, (np.arange(3.0),), tpucc.MergeError,
+                    r"the arms of this `a if c else b`.*incompatible kinds: str 'big' and "
+                    r"str 'small'", line_of="<- here")
+    assert "<stack" not in str(err) and "print in each branch" in err.hint
+
+
+def test_runtime_choice_with_an_fstring_does_not_name_internal_classes():
+    def f(x):
+        print(f"{x.sum()}" if x.sum() > 1 else "")   # <- here
+        return x
+    err = raises_at(f, (np.arange(3.0),), tpucc.MergeError, "an f-string of runtime values",
+                    line_of="<- here")
+    assert "RuntimeText" not in str(err)
+
+
+class _Holder:
+    def __init__(self, w):
+        self.w = w
+
+
+def test_runtime_choice_between_existing_objects_suggests_choosing_arrays():
+    def f(x):
+        a = _Holder(x)
+        b = _Holder(-x)
+        best = a if x.sum() > 0 else b   # <- here
+        return best.w
+    err = raises_at(f, (np.arange(3.0),), tpucc.MergeError,
+                    "incompatible kinds: a _Holder object and a _Holder object", line_of="<- here")
+    assert "<stack" not in str(err) and "np.where(c, a.w, b.w)" in err.hint
+
+
+class BadInput(ValueError):
+    pass
+
+
+def test_own_exception_with_fstring_message_under_runtime_if_in_loop():
+    def f(x):
+        for i in range(x.shape[0]):
+            if x[i] < 0:
+                raise BadInput(f"negative at {i}")   # <- here
+        return x.sum()
+    raises_at(f, (np.array([1.0, -2.0, 3.0]),), tpucc.UnsupportedError,
+              "raising BadInput under a runtime condition", line_of="<- here")
+
+
+def test_builtin_exception_with_fstring_message_in_loop_still_checks():
+    def f(x):
+        for i in range(x.shape[0]):
+            if x[i] < 0:
+                raise ValueError(f"negative at {i}")
+        return x.sum()
+    with pytest.raises(ValueError, match="negative at 1"):
+        tpucc.compile(f)(np.array([1.0, -2.0, 3.0]))
+    check(f, np.array([1.0, 2.0, 3.0]))

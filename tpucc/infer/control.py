@@ -26,7 +26,8 @@ from ..ir import AVal, Region, Value
 from . import builder
 from .builder import ctx, emit, emit_op
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
-                    pretty_path, rebuild_state, state_leaves, static_equal, unflatten, unify)
+                    merge_subject, pretty_path, rebuild_state, state_leaves, static_equal,
+                    unflatten, unify)
 from .values import (ABSENT, Array, RuntimeKind, Undefined, finish_items, new_serial_floor,
                      put_item, set_item)
 
@@ -159,10 +160,15 @@ def _merge_hint(values) -> str:
                 "flag that says which path ran")
     if len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
         name = type(values[0]).__name__
-        return (f"each path made its own {name} object, and one object cannot be both: "
-                f"make the {name} once before the `if` and set its attributes on each path "
-                "(attributes merge like variables), or choose the arrays first and make it "
-                "after")
+        return (f"which {name} object this is would be known only at run time, and compiled "
+                "code must know each object while compiling: choose the arrays inside instead "
+                f"(`w = np.where(c, a.w, b.w)`, or `a.w if c else b.w`); or, for a {name} each "
+                "path makes, make it once before the `if` and set its attributes on each path "
+                "(attributes merge like variables)")
+    if all(isinstance(v, str) for v in values):
+        return ("only arrays and numbers can differ between runtime paths, not text: print "
+                "in each branch (`if c: print(\"big\")` / `else: print(\"small\")`), or "
+                "print a number that tells them apart")
     return "only arrays and numbers can differ between runtime paths"
 
 
@@ -573,8 +579,10 @@ def _classify(flat, multi: bool, what: str, floor: int):
         avals = [leaf_aval(v) for v in defined]
         if any(a is None for a in avals):
             kinds = " and ".join(describe_static(v) for v in values)
-            raise MergeError(f"{what} give {pretty_path(path)} incompatible values: {kinds}",
-                             hint=_merge_hint(values))
+            subject = merge_subject(path, what)
+            subject += " incompatible kinds" if path.startswith("<stack") else \
+                " incompatible values"
+            raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values))
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what)))
     return slots, merged

@@ -18,6 +18,7 @@ from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
 from .iterators import RaisingTail, RangeIter, ReturningTail, SeqIter
+from .messages import RuntimeText
 from .values import Array, Undefined, set_item
 
 SCALARS = (bool, int, float, complex, np.generic)
@@ -312,13 +313,13 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
     """The type of a runtime slot that takes each of `avals` on some path."""
     shapes = {a.shape for a in avals}
     if len(shapes) > 1:
-        raise MergeError(f"{_merge_subject(path, what)} different shapes: "
+        raise MergeError(f"{merge_subject(path, what)} different shapes: "
                          + " and ".join(str(a) for a in avals),
                          hint=f"give {_slot_kind(path)} the same shape on every path "
                               "(e.g. pad, or compute both and select with np.where)")
     strong = {a.dtype for a in avals if not a.weak}
     if len(strong) > 1:
-        raise MergeError(f"{_merge_subject(path, what)} different dtypes: "
+        raise MergeError(f"{merge_subject(path, what)} different dtypes: "
                          + " and ".join(str(a) for a in avals),
                          hint="cast with .astype(...) so every path gives the same dtype")
     dtype = result_type(*avals)
@@ -330,7 +331,7 @@ def pretty_path(path: str) -> str:
     return "the return value" if path == "<return>" else f"`{path}`"
 
 
-def _merge_subject(path: str, what: str) -> str:
+def merge_subject(path: str, what: str) -> str:
     """A value on the interpreter's stack at a join is one an expression is
     still computing: `a if c else b`, `and` or `or` on a runtime condition."""
     if path.startswith("<stack"):
@@ -348,6 +349,8 @@ def describe_static(v) -> str:
         return "undefined"
     if isinstance(v, Array):
         return f"an array {v.aval}"
+    if isinstance(v, RuntimeText):
+        return f"an f-string of runtime values ({str.__repr__(v)})"[:80]
     if is_plain_object(v):     # its repr would show the interpreter's arrays
         return f"a {type(v).__name__} object"
     return f"{type(v).__name__} {v!r}"[:60]
