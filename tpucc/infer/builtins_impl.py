@@ -989,6 +989,18 @@ def getter_call(interp, getter, obj):
     return values[0] if len(values) == 1 else values
 
 
+def method_caller_call(interp, caller: operator.methodcaller, obj):
+    """operator.methodcaller(name, *args, **kwargs)(obj): obj.name(*args,
+    **kwargs), read and called as the program's own would be (a user
+    method interpreted, an array's method compiled)."""
+    made_by, args = caller.__reduce__()
+    if isinstance(made_by, functools.partial):      # (with keywords)
+        (name,), kwargs = made_by.args, made_by.keywords
+    else:
+        (name, *args), kwargs = args, {}
+    return interp.call(interp.getattr(obj, name), list(args), dict(kwargs))
+
+
 @builtin(functools.reduce)
 def reduce_(interp, fn, iterable, *initial):
     items = list(interp.static_items(iterable))

@@ -32,8 +32,8 @@ from ..ops import indexing, manipulation, masked
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
-from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, refuse_read_once,
-                            refuse_runtime_hash)
+from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, method_caller_call,
+                            refuse_read_once, refuse_runtime_hash)
 from . import appends, exceptions, messages, pynumbers
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
@@ -102,6 +102,36 @@ class BoundArrayMethod:
 
     def __init__(self, array, name):
         self.array, self.name = array, name
+
+
+class InterpretedCallback:
+    """A callable of the program's handed to a library function that calls
+    it back (itertools.accumulate's func, groupby's key): the library gets
+    this instead, so each call it makes is interpreted as the program's own
+    call would be (the library holds tpucc's stand-ins for runtime values,
+    which only the interpreter can use: `a.sum()`, np.maximum(a, b))."""
+    __slots__ = ("interp", "fn")
+
+    def __init__(self, interp, fn):
+        self.interp, self.fn = interp, fn
+
+    def __call__(self, *args, **kwargs):
+        return self.interp.call(self.fn, list(args), kwargs)
+
+
+# Library functions and iterators that call the callables they are given.
+_CALLS_BACK = frozenset({itertools.accumulate, itertools.starmap, itertools.groupby,
+                         itertools.takewhile, itertools.dropwhile, itertools.filterfalse,
+                         functools.cmp_to_key})
+
+
+def _callbacks_interpreted(interp, fn, args, kwargs):
+    """args and kwargs for a call of `fn`, with the callables that a
+    library function of _CALLS_BACK calls back wrapped to be interpreted."""
+    if not _hashable(fn) or fn not in _CALLS_BACK:
+        return args, kwargs
+    wrap = lambda v: InterpretedCallback(interp, v) if callable(v) else v  # noqa: E731
+    return [wrap(a) for a in args], {k: wrap(v) for k, v in kwargs.items()}
 
 
 class ListGuardView:
@@ -1436,6 +1466,8 @@ class Interpreter:
         if isinstance(fn, (operator.itemgetter, operator.attrgetter)) and len(args) == 1 \
                 and not kwargs:
             return getter_call(self, fn, args[0])
+        if isinstance(fn, operator.methodcaller) and len(args) == 1 and not kwargs:
+            return method_caller_call(self, fn, args[0])
         if _is_object_setattr(fn):          # super().__setattr__(name, value)
             return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
         # A callable object need not be hashable (a dataclass with eq=True is not).
@@ -1502,6 +1534,8 @@ class Interpreter:
                 refuse_runtime_hash(args, "a set item")
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
                 refuse_runtime_hash(args[:1], "a dict key")
+            elif fn.__name__ == "sort" and kwargs.get("key") is not None:
+                kwargs = {**kwargs, "key": InterpretedCallback(self, kwargs["key"])}
             return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, (list, dict)) \
                 and not args and not kwargs:
@@ -1574,6 +1608,7 @@ class Interpreter:
         # `NAMES.index(k)`, `", ".join(NAMES)`, `np.asarray(ROWS)`: native code
         # may read every level of a container (the rows of a list of lists)
         self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
+        args, kwargs = _callbacks_interpreted(self, fn, args, kwargs)
         result = fn(*args, **kwargs)
         if isinstance(result, np.ndarray):
             return Array(builder.const_value(result))
@@ -1615,6 +1650,7 @@ class Interpreter:
             # an iterator made by compiled code exists only here, so it gets a real one
             args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
                     else a for a in args]
+            args, kwargs = _callbacks_interpreted(self, cls, args, kwargs)
             obj = _made_by_library(cls, args, kwargs)
             if isinstance(obj, (list, dict, set, collections.deque)):
                 # collections.defaultdict(list), OrderedDict(), deque(): made

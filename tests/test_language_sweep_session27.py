@@ -1,0 +1,119 @@
+"""Ordinary Python around NumPy that compiled wrongly or was refused
+(session 27: library helpers that call the program's functions back, the
+operator module, type dispatch, deques, mapping views, formatting), each
+pinned by a test against eager NumPy."""
+import collections
+import functools
+import itertools
+import operator
+
+import numpy as np
+import pytest
+
+from conftest import check, raises_at
+
+import tpucc
+
+
+X = np.array([[1.0, 5.0], [3.0, 1.0], [0.0, 9.0]])
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def energy(self, k=1.0):
+        return (self.w ** 2).sum() * k
+
+
+# --- callables called back by itertools, functools and operator ---------------------------
+# The library called them natively with tpucc's stand-ins for runtime values:
+# `a.sum()` failed with E700 "'Array' object has no attribute 'sum'".
+
+def accumulate_ufunc(x):
+    return list(itertools.accumulate([x[0], x[1], x[2]], np.maximum))
+
+
+def accumulate_array_method(x):
+    return list(itertools.accumulate([x[0], x[1], x[2]],
+                                     lambda a, b: a if a.sum() > b.sum() else b))
+
+
+def accumulate_func_keyword_and_initial(x):
+    return list(itertools.accumulate([x[0], x[1]], func=lambda a, b: a + b.sum(), initial=x[2]))
+
+
+def starmap_ufunc(x):
+    return list(itertools.starmap(np.add, [(x[0], x[1])]))
+
+
+def starmap_method_and_class(x):
+    dots = list(itertools.starmap(lambda a, b: a.dot(b), [(x[0], x[1]), (x[1], x[2])]))
+    return dots, [layer.energy() for layer in itertools.starmap(Layer, [(x[0],), (x[1],)])]
+
+
+def groupby_key(x):
+    return [(k, [v.sum() for v in g])
+            for k, g in itertools.groupby([x[0], x[1], x[2:]], key=lambda r: r.ndim)]
+
+
+def takewhile_dropwhile_filterfalse(x):
+    rows = [x[0], x[1], x[2:]]
+    return (list(itertools.takewhile(lambda r: r.ndim == 1, rows)),
+            list(itertools.dropwhile(lambda r: r.ndim == 1, rows)),
+            list(itertools.filterfalse(lambda r: r.ndim == 1, rows)))
+
+
+def method_caller(x):
+    energies = list(map(operator.methodcaller("energy", k=0.5), [Layer(x), Layer(2 * x)]))
+    return energies, operator.methodcaller("sum", axis=0)(x)
+
+
+def getters_and_builtins(x):
+    layers = [Layer(x[0]), Layer(x[1:])]
+    by_size = sorted(layers, key=lambda layer: layer.w.size)
+    return (operator.itemgetter(0, 2)(x), operator.attrgetter("w.shape")(layers[1]),
+            [layer.w.sum() for layer in by_size],
+            max(layers, key=lambda layer: layer.w.ndim).w.mean(),
+            list(map(lambda r: r.sum(), x)),
+            [r.max() for r in filter(lambda r: r.ndim == 1, [x[0], x[1:]])],
+            functools.reduce(lambda a, b: np.maximum(a, b).sum() + a, [x[0], x[1], x[2]]))
+
+
+def list_sort_key(x):
+    layers = [Layer(x), Layer(x[0])]
+    layers.sort(key=lambda layer: layer.w.ndim)
+    return [layer.w.sum() for layer in layers]
+
+
+def cmp_to_key_sort(x):
+    return sorted([Layer(x[0]), Layer(x[1:])],
+                  key=functools.cmp_to_key(lambda a, b: a.w.ndim - b.w.ndim))[0].w * 2
+
+
+def print_in_callback(x):
+    return list(itertools.accumulate([x[0], x[1]], lambda a, b: (print("acc", b.sum()), a + b)[1]))
+
+
+@pytest.mark.parametrize("fn", [accumulate_ufunc, accumulate_array_method,
+                                accumulate_func_keyword_and_initial, starmap_ufunc,
+                                starmap_method_and_class, groupby_key,
+                                takewhile_dropwhile_filterfalse, method_caller,
+                                getters_and_builtins, list_sort_key, cmp_to_key_sort])
+def test_library_calls_back_an_interpreted_function(fn):
+    check(fn, X)
+
+
+def test_print_in_a_callback_prints_at_run_time(capfd):
+    check(print_in_callback, X)
+    out = capfd.readouterr().out
+    assert out == "acc 4.0\n" * 2
+
+
+def takewhile_runtime_predicate(x):
+    return list(itertools.takewhile(lambda r: r.sum() > 2, [x[0], x[1]]))
+
+
+def test_runtime_predicate_in_a_library_callback_is_refused():
+    raises_at(takewhile_runtime_predicate, (X,), tpucc.errors.StaticValueError,
+              match="truth value", line_of="takewhile")
