@@ -117,3 +117,47 @@ def takewhile_runtime_predicate(x):
 def test_runtime_predicate_in_a_library_callback_is_refused():
     raises_at(takewhile_runtime_predicate, (X,), tpucc.errors.StaticValueError,
               match="truth value", line_of="takewhile")
+
+
+# --- the operator module's subscript, in-place and sequence functions ----------------------
+# They were refused (E100 "_operator.getitem() is not supported on runtime arrays").
+
+def nested_config_lookup(x):
+    d = {"a": {"b": x}}
+    return functools.reduce(operator.getitem, ["a", "b"], d) * 2
+
+
+def subscript_functions(x):
+    y = x.copy()
+    operator.setitem(y, 0, 5.0)
+    rows = [x[0], x[1], x[2]]
+    operator.delitem(rows, 1)
+    return operator.getitem(y, 1), operator.getitem(y, slice(1, None)), y, rows
+
+
+def in_place_functions(x):
+    v = float(x[0])
+    same = operator.iadd(x, 1.0) is x           # the argument, updated in place
+    return same, operator.ipow(x.copy(), 2), operator.isub(v, 2), operator.iconcat([x[0]], (x[1],))
+
+
+def other_functions(x):
+    return (operator.contains(x, 2.0), operator.truth(x[0] > 1), operator.not_(x[1]),
+            operator.is_(x, x), operator.concat([x[0]], [x[1]]), operator.call(np.sum, x),
+            operator.inv(x.astype(int)), operator.countOf([1, 2, 2], 2))
+
+
+@pytest.mark.parametrize("fn", [nested_config_lookup, subscript_functions, in_place_functions,
+                                other_functions])
+def test_operator_module_functions(fn):
+    check(fn, np.arange(4.0))
+
+
+def concat_arrays(x):
+    return operator.concat(x, x)
+
+
+def test_operator_concat_of_arrays_raises_as_numpy():
+    raises_at(concat_arrays, (np.arange(4.0),), tpucc.errors.UserCodeError,
+              match="Concatenation operation is not implemented for NumPy arrays",
+              line_of="concat(x, x)")

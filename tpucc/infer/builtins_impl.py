@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins as py
 import copy as copy_module
 import functools
+import importlib.util
 import operator
 import os
 import sys
@@ -973,6 +974,52 @@ def _operator_call(op, native):
 for _stem in (*OPERATORS, *COMPARISONS, *UNARY_OPERATORS):
     _fn = getattr(operator, _stem, None) or getattr(operator, _stem + "_")
     BUILTINS[_fn] = _operator_call(_fn, PY_BINARY["REMAINDER"] if _fn is operator.mod else _fn)
+
+
+def _pure_python_operator() -> types.ModuleType:
+    """Lib/operator.py run without its C accelerator: the operator module's
+    functions as the Python they stand for (`def getitem(a, b): return a[b]`,
+    `def iadd(a, b): a += b; return a`)."""
+    spec = importlib.util.spec_from_file_location(f"{__name__}.pure_operator", operator.__file__)
+    module = importlib.util.module_from_spec(spec)
+    accelerator = sys.modules["_operator"]
+    sys.modules["_operator"] = None     # `from _operator import *` fails: the Python ones stay
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules["_operator"] = accelerator
+    return module
+
+
+def _interpreted(pure):
+    def call(interp, *args, **kwargs):
+        return interp.inline(pure, list(args), kwargs)
+    return call
+
+
+def _concat(pure):
+    """operator.concat / iconcat: an array is no sequence to them (NumPy's
+    TypeError), though `a + b` of its Python definition would add it."""
+    def call(interp, *args, **kwargs):
+        if any(isinstance(v, Array) for v in args):
+            samples = [_python_sample(v) if isinstance(v, Array) else v for v in args]
+            try:
+                getattr(operator, pure.__name__)(*samples, **kwargs)
+            except TypeError as e:
+                raise UserCodeError(f"TypeError: {e}") from None
+        return interp.inline(pure, list(args), kwargs)
+    return call
+
+
+# The operator module's other functions (getitem, setitem, delitem, contains,
+# iadd, concat, truth, is_, call, ...) run their Python definitions,
+# interpreted: the subscript, `in` or in-place operator the program's own
+# code would run, on runtime values too.
+_PURE_OPERATOR = _pure_python_operator()
+for _name in operator.__all__:
+    _fn, _pure = getattr(operator, _name), getattr(_PURE_OPERATOR, _name)
+    if isinstance(_pure, types.FunctionType) and _fn not in BUILTINS:
+        BUILTINS[_fn] = (_concat if _name in ("concat", "iconcat") else _interpreted)(_pure)
 
 
 def getter_call(interp, getter, obj):
