@@ -161,3 +161,68 @@ def test_operator_concat_of_arrays_raises_as_numpy():
     raises_at(concat_arrays, (np.arange(4.0),), tpucc.errors.UserCodeError,
               match="Concatenation operation is not implemented for NumPy arrays",
               line_of="concat(x, x)")
+
+
+# --- x.__class__ of a runtime value: type dispatch -------------------------------------------
+# `.__class__` of a runtime array was refused (E100), so functools.singledispatch
+# (which reads args[0].__class__) was too.
+
+@functools.singledispatch
+def total(v):
+    return v
+
+
+@total.register(np.ndarray)
+def _(v):
+    return v.sum()
+
+
+@total.register(float)
+def _(v):
+    return v * 10
+
+
+@total.register(np.floating)
+def _(v):
+    return v * 100
+
+
+@total.register(list)
+def _(v):
+    return sum(total(u) for u in v)
+
+
+def single_dispatch(x):
+    return (total(x) + total(1.0), total(x[0]), total(float(x[1])), total([x, x[1]]),
+            total(int(x[2])))
+
+
+def class_of_runtime_values(x):
+    return (x.__class__ is np.ndarray, x[0].__class__, float(x[0]).__class__,
+            int(x[0]).__class__, (x > 1).__class__.__name__)
+
+
+class Processor:
+    @functools.singledispatchmethod
+    def run(self, v):
+        return v
+
+    @run.register
+    def _(self, v: np.ndarray):
+        return v * 2
+
+
+def single_dispatch_method(x):
+    return Processor().run(x), Processor().run(3)
+
+
+@pytest.mark.parametrize("fn", [single_dispatch, class_of_runtime_values, single_dispatch_method])
+def test_class_of_runtime_values_and_single_dispatch(fn):
+    check(fn, np.arange(4.0))
+
+
+def test_single_dispatch_compiles_once(builds):
+    compiled = tpucc.compile(single_dispatch)
+    for _ in range(3):
+        compiled(np.arange(4.0))
+    assert builds[0] == 1

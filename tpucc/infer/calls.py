@@ -743,6 +743,8 @@ class Interpreter:
         return default
 
     def array_attr(self, arr: Array, name):
+        if name == "__class__":     # what type(x) says (functools.singledispatch reads it)
+            return BUILTINS[builtins.type](self, arr)
         if pynumbers.is_python_number(arr):     # float(x[0]).imag: Python's, not ndarray's
             return pynumbers.attribute(self, arr, name)
         if name in ("shape", "dtype", "ndim", "size"):
