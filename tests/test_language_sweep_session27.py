@@ -226,3 +226,43 @@ def test_single_dispatch_compiles_once(builds):
     for _ in range(3):
         compiled(np.arange(4.0))
     assert builds[0] == 1
+
+
+# --- deque: appendleft / extendleft of runtime arrays ---------------------------------------
+# Refused (E100) while append, pop and rotate compiled; popleft and rotate of a
+# deque from outside the call ran once, while compiling.
+
+def deque_prepends(x):
+    hist = collections.deque([x[0], x[1]], maxlen=3)
+    hist.appendleft(x[2])
+    newest = np.stack(list(hist))
+    more = collections.deque([x[0]], maxlen=3)
+    more.extendleft(r * 2 for r in x)
+    more.rotate(1)
+    return newest, more.popleft(), list(more)
+
+
+def deque_prepends_in_a_loop(x):
+    d = collections.deque()
+    for i in range(3):
+        d.appendleft(x[i])
+    return d.pop(), len(d), d[0]
+
+
+def test_deque_prepends_runtime_arrays():
+    check(deque_prepends, np.arange(6.0).reshape(3, 2))
+    check(deque_prepends_in_a_loop, np.arange(6.0).reshape(3, 2))
+
+
+OUTSIDE = collections.deque([1, 2, 3])
+
+
+def pop_left_outside(x):
+    OUTSIDE.popleft()
+    return x
+
+
+def test_deque_from_outside_is_not_changed_while_compiling():
+    raises_at(pop_left_outside, (np.arange(3.0),), tpucc.errors.SideEffectError,
+              match="outside the compiled function", line_of="popleft")
+    assert list(OUTSIDE) == [1, 2, 3]

@@ -52,7 +52,8 @@ MAX_DEEP_GUARDS = 1000
 _MISSING = object()
 _ARRAY_TYPES = (np.ndarray, np.generic)
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-            "update", "setdefault", "popitem", "add", "discard", "__setitem__", "__delitem__"}
+            "update", "setdefault", "popitem", "add", "discard", "__setitem__", "__delitem__",
+            "appendleft", "extendleft", "popleft", "rotate"}     # (the last: a deque's)
 
 
 def native_items(v) -> tuple:
@@ -1526,7 +1527,7 @@ class Interpreter:
                 return text
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
-            if fn.__name__ in ("extend", "update"):     # `lst.extend(zip(a, b))`: its items
+            if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
                         else a for a in args]
             if appends.record(self, fn.__self__, fn.__name__, args, kwargs):
