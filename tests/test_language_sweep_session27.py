@@ -4,13 +4,15 @@ operator module, type dispatch, deques, mapping views, formatting), each
 pinned by a test against eager NumPy."""
 import collections
 import functools
+import inspect
 import itertools
 import operator
+import types
 
 import numpy as np
 import pytest
 
-from conftest import check, raises_at
+from conftest import assert_same, check, raises_at
 
 import tpucc
 
@@ -266,3 +268,90 @@ def test_deque_from_outside_is_not_changed_while_compiling():
     raises_at(pop_left_outside, (np.arange(3.0),), tpucc.errors.SideEffectError,
               match="outside the compiled function", line_of="popleft")
     assert list(OUTSIDE) == [1, 2, 3]
+
+
+# --- mapping proxies and their views; inspect.Parameter.empty as a default ------------------
+# Iterating Cfg.__dict__.items() or a MappingProxyType's values raised a
+# TypeError Python never does ("'dict_items' object is not subscriptable"),
+# and a keyword-only default of inspect.Parameter.empty counted as none
+# ("missing a required argument"), which broke inspect.signature(fn) too.
+
+class Cfg:
+    SCALE = 2.0
+    SHIFT = 1.0
+
+
+PROXY = types.MappingProxyType({"a": 1.0, "b": 2.0, "w": np.ones(3)})
+
+
+def class_dict_items(x):
+    return [x * v for k, v in Cfg.__dict__.items() if k.isupper()]
+
+
+def proxy_views(x):
+    return (sum(x * v for k, v in PROXY.items() if k != "w"), [k for k in PROXY], len(PROXY),
+            "a" in PROXY, PROXY["b"] * x, list(PROXY.values())[2] + x)
+
+
+@pytest.mark.parametrize("fn", [class_dict_items, proxy_views])
+def test_mapping_proxy_views_iterate(fn):
+    check(fn, np.arange(3.0))
+
+
+def test_class_dict_items_follow_the_class(builds):
+    compiled = tpucc.compile(class_dict_items)
+    x = np.arange(3.0)
+    compiled(x)
+    try:
+        Cfg.SCALE = 5.0
+        Cfg.EXTRA = 7.0
+        assert_same(class_dict_items(x), compiled(x))
+    finally:
+        Cfg.SCALE = 2.0
+        del Cfg.EXTRA
+    assert builds[0] == 2
+    PROXY["w"][:] = 3.0                 # an array in the proxied dict: a runtime input
+    try:
+        assert_same(proxy_views(x), tpucc.compile(proxy_views)(x))
+    finally:
+        PROXY["w"][:] = 1.0
+
+
+_missing = inspect.Parameter.empty
+
+
+def scaled(x, *, factor=_missing):
+    return x if factor is _missing else x * factor
+
+
+def shifted(x, shift=_missing):
+    return x if shift is _missing else x + shift
+
+
+def empty_sentinel_defaults(x):
+    return (scaled(x), scaled(x, factor=2.0), shifted(x=x), shifted(x, shift=1.0),
+            [p.name for p in inspect.signature(scaled).parameters.values()])
+
+
+def checked_arguments(fn):
+    signature = inspect.signature(fn)
+
+    def wrapper(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return fn(*bound.args, **bound.kwargs)
+    return wrapper
+
+
+@checked_arguments
+def weighted(x, w=2.0, *, bias=0.5):
+    return x * w + bias
+
+
+def argument_checking_decorator(x):
+    return weighted(x), weighted(x, 3.0, bias=1.0)
+
+
+@pytest.mark.parametrize("fn", [empty_sentinel_defaults, argument_checking_decorator])
+def test_parameter_empty_default_and_signature_bind(fn):
+    check(fn, np.arange(3.0))

@@ -14,6 +14,7 @@ import builtins
 import collections
 import dataclasses
 import functools
+import gc
 import inspect
 import itertools
 import operator
@@ -1359,8 +1360,15 @@ class Interpreter:
 
     def dict_of(self, view):
         """The dict behind d.keys(), d.values() or d.items() made in this
-        trace (or `view` itself, for anything else)."""
-        return self.dict_views.get(id(view), (None, view))[1]
+        trace, or behind a view from elsewhere or a read-only proxy (a
+        class's __dict__, inspect's Signature.parameters); `view` itself for
+        anything else."""
+        held = self.dict_views.get(id(view))
+        if held is not None:
+            return held[1]
+        if type(view) in _DICT_VIEWS:
+            view = view.mapping
+        return _proxied(view) if type(view) is types.MappingProxyType else view
 
     def dict_items(self, mapping, values_only=False) -> tuple:
         """mapping.items() (or .values()), each item read as mapping[k] is."""
@@ -1868,6 +1876,13 @@ class SlotValues:
         return value
 
 
+def _proxied(proxy: types.MappingProxyType):
+    """The mapping a read-only proxy shows (a class's __dict__: the class's
+    own dict), which only the garbage collector's view of it reaches."""
+    (mapping,) = gc.get_referents(proxy)
+    return mapping
+
+
 def _is_object_setattr(fn) -> bool:
     """object.__setattr__ bound to an object (what super().__setattr__ is
     in a class whose base is object)."""
@@ -1959,12 +1974,34 @@ def bind_arguments(fn, args, kwargs) -> dict:
     if bound is not None:
         return bound
     try:
-        signature = inspect.signature(fn, follow_wrapped=False)
+        signature = inspect.signature(_with_empty_defaults_standing_in(fn), follow_wrapped=False)
         bound = signature.bind(*args, **kwargs)
     except TypeError as e:
         raise UserCodeError(f"TypeError: calling {fn.__qualname__}(): {e}") from None
     bound.apply_defaults()
-    return dict(bound.arguments)
+    return {name: inspect.Parameter.empty if value is _EMPTY_DEFAULT else value
+            for name, value in bound.arguments.items()}
+
+
+# A default that is inspect.Parameter.empty (a sentinel of some programs, and
+# of inspect.Parameter.__init__ itself) is taken by inspect.signature for "no
+# default": it binds as this stand-in instead, then as itself.
+_EMPTY_DEFAULT = object()
+
+
+def _with_empty_defaults_standing_in(fn):
+    """fn, or where one of its defaults is inspect.Parameter.empty a copy of
+    it whose defaults have _EMPTY_DEFAULT there."""
+    empty = inspect.Parameter.empty
+    defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
+    if not any(d is empty for d in (*defaults, *kwdefaults.values())):
+        return fn
+    stand_in = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
+                                  tuple(_EMPTY_DEFAULT if d is empty else d for d in defaults),
+                                  fn.__closure__)
+    stand_in.__kwdefaults__ = {k: _EMPTY_DEFAULT if d is empty else d
+                               for k, d in kwdefaults.items()}
+    return stand_in
 
 
 def _bind_positional(fn, code, args) -> dict | None:
