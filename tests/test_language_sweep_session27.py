@@ -3,6 +3,7 @@
 operator module, type dispatch, deques, mapping views, formatting), each
 pinned by a test against eager NumPy."""
 import collections
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -355,3 +356,58 @@ def argument_checking_decorator(x):
 @pytest.mark.parametrize("fn", [empty_sentinel_defaults, argument_checking_decorator])
 def test_parameter_empty_default_and_signature_bind(fn):
     check(fn, np.arange(3.0))
+
+
+# --- f"{obj!r}", f"{obj!s}", f"{obj!a}" and ascii(obj) of user objects in print ---------------
+# !r and !s were refused (E400) where f"{obj}" printed at run time; !a and
+# ascii() ran the user's __repr__ natively on tpucc's Array (E700).
+
+class Custom:
+    def __init__(self, v):
+        self.v = v
+
+    def __repr__(self):
+        return f"Custom(v={self.v:.2f})"
+
+
+class Shown:
+    def __init__(self, v):
+        self.v = v
+
+    def __str__(self):
+        return f"P<{self.v}>"
+
+    def __repr__(self):
+        return "Shown(é)"
+
+
+@dataclasses.dataclass
+class Res:
+    loss: float
+    w: object = None
+
+
+def print_converted_objects(x):
+    print(f"{Custom(x[0])!r}")
+    print(f"result: {Res(float(x.sum()), x)!r} {[Custom(x[0])]!r}")
+    print(f"{Custom(x[0])!s} {Shown(x[1])!s} {Shown(x[1])!r:.3}")
+    print(f"{Custom(x[0])!a}", ascii(Custom(x[1])), f"{Custom(2.0)!r} {'abc'!r} {3!a}")
+    return ascii(Shown(1)), ascii([Shown(2)]), f"{Shown(3)!a}"
+
+
+def test_converted_user_objects_print_at_run_time(capfd):
+    x = np.array([1.25, 2.5, -3.0])
+    print_converted_objects(x.copy())
+    expected = capfd.readouterr().out
+    check(print_converted_objects, x)
+    assert capfd.readouterr().out == expected * 2      # eager, then compiled
+
+
+def padded_runtime_repr(x):
+    print(f"{Custom(x[0])!r:>20}|")
+    return x
+
+
+def test_padding_a_runtime_repr_is_refused():
+    raises_at(padded_runtime_repr, (np.arange(3.0),), tpucc.errors.StaticValueError,
+              match="runtime value", line_of="!r:>20")

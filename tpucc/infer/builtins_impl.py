@@ -647,7 +647,7 @@ def _text(pytype):
             if parts is not None:
                 return messages.runtime_text(parts)
         refuse_runtime_text(args[:1])
-        if pytype is not ascii and args and not kwargs:
+        if args and not kwargs:
             from . import dunders
             result = dunders.text(interp, pytype, *args)    # a user class's __str__ ...
             if result is not dunders.NATIVE:

@@ -232,7 +232,10 @@ def text(interp, convert, x, *spec):
     """str(x), repr(x) or format(x, spec) of an instance of a user class
     defining __str__, __repr__ or __format__, or NATIVE.  object's own
     __format__ is str(), and its __str__ is repr()."""
-    if type(x) in (list, tuple, dict) and convert is not ascii and involves_user(x) \
+    if convert is ascii:        # repr(x), its non-ASCII characters escaped
+        shown = text(interp, repr, x)
+        return shown if shown is NATIVE else messages.ascii_of(shown)
+    if type(x) in (list, tuple, dict) and involves_user(x) \
             and not (convert is format and spec and spec[0]):
         return _container_repr(interp, x)   # what list.__repr__ does, its items' interpreted
     if is_library_class(type(x)):

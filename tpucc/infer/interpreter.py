@@ -770,6 +770,12 @@ def FORMAT_VALUE(f, flags):
     if isinstance(v, Array) and f.format_runtime is not None:   # a runtime raise's message
         f.push(f.format_runtime(v, flags & 0x03, spec))
         return
+    runtime = isinstance(v, (Array, messages.RuntimeText)) or builtins_impl.holds_array(v)
+    if flags & 0x03 and not runtime:
+        # f"{obj!r}": converted first, as 3.13's CONVERT_VALUE does (a user
+        # __repr__ that formats runtime values gives a RuntimeText to print)
+        _guard_read_natively(f, v)
+        v, flags = _text(f, _CONVERSIONS[flags & 0x03], v), flags & ~0x03
     if isinstance(v, (Array, messages.RuntimeText)) or builtins_impl.holds_array(v):
         printed = _printed_text(f, v, _CONVERSION_NAMES.get(flags & 0x03), spec)
         if printed is not None:
@@ -781,10 +787,7 @@ def FORMAT_VALUE(f, flags):
                                hint="use print(x) to print it at run time; the message of an "
                                     "`assert`, or of a `raise` that is all a runtime `if` holds, "
                                     "may show runtime values (compute them before the `if`)")
-    conv = _CONVERSIONS.get(flags & 0x03)
     _guard_read_natively(f, v)                     # f"{rows}"
-    if conv is not None:
-        v = _text(f, conv, v)
     f.push(_text(f, format, v, spec))
 
 

@@ -136,6 +136,17 @@ for _name in dir(str):
         setattr(RuntimeText, _name, refuse_use)
 
 
+def ascii_of(text: str) -> str:
+    """What ascii() makes of repr's `text`: its non-ASCII characters escaped.
+    A RuntimeText's runtime values are numbers and arrays, shown in ASCII:
+    only its literal text could need escaping, which is refused."""
+    if isinstance(text, RuntimeText):
+        if not str.isascii(text):
+            refuse_use()
+        return text
+    return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
 def _concatenated(a, b):
     """a + b of strings, one of them a RuntimeText: another one."""
     if not isinstance(a, str) or not isinstance(b, str):
