@@ -411,3 +411,50 @@ def padded_runtime_repr(x):
 def test_padding_a_runtime_repr_is_refused():
     raises_at(padded_runtime_repr, (np.arange(3.0),), tpucc.errors.StaticValueError,
               match="runtime value", line_of="!r:>20")
+
+
+# --- "...".format(runtime values) in print ----------------------------------------------------
+# Refused with E100 "str.format() is not supported on runtime arrays" and a
+# hint about NumPy functions, where the f-string of the same value printed.
+
+def print_str_format(x):
+    v = float(x.mean())
+    print("loss {:.3f}".format(v))
+    print("{0} {1:.2f} {name!r} {0:>8.3f}".format(x[0], float(x[1]), name=int(x[2])))
+    print("a={} b={!r} c={}".format(x, Custom(x[0]), [x[0], 1]))
+    print("{} and {}".format(f"{x[0]:.1f}", "s"), "{:>5}|{!s}".format(int(x[2]), Custom(2.0)))
+    print("{0.shape} {0[1]} {cfg[lr]:.1e}".format(x, cfg={"lr": x[2] / 1000}))
+    return v
+
+
+def test_str_format_of_runtime_values_prints_at_run_time(capfd):
+    x = np.array([1.25, 2.5, -3.0])
+    print_str_format(x.copy())
+    expected = capfd.readouterr().out
+    check(print_str_format, x)
+    assert capfd.readouterr().out == expected * 2      # eager, then compiled
+
+
+def str_format_kept(x):
+    label = "{:.3f}".format(float(x[0]))
+    return label
+
+
+def str_format_bad_spec(x):
+    print("{:d}".format(float(x[0])))
+    return x
+
+
+def str_format_missing_field(x):
+    print("{2}".format(x[0]))
+    return x
+
+
+def test_str_format_of_runtime_values_refusals_and_errors():
+    x = np.arange(3.0)
+    raises_at(str_format_kept, (x,), tpucc.errors.StaticValueError,
+              match="formatting a runtime value into a string", line_of="label =")
+    raises_at(str_format_bad_spec, (x,), tpucc.errors.UserCodeError,
+              match="Unknown format code 'd'", line_of="{:d}")
+    raises_at(str_format_missing_field, (x,), tpucc.errors.UserCodeError,
+              match="IndexError: Replacement index 2", line_of="{2}")

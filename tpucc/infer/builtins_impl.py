@@ -621,6 +621,23 @@ def in_print(interp) -> bool:
                                       for v in frame.stack)
 
 
+def printed_text(interp, value, conversion, spec):
+    """A messages.RuntimeText of format(value, spec) after `conversion` (a
+    runtime value, or a container holding some) for print() to show when
+    the program runs, while a print() call's arguments are computed (print
+    is on a frame's stack: a comprehension or a function called there
+    too); else None.  A spec the value's type refuses raises now, as eager
+    Python would at this line."""
+    if not in_print(interp):
+        return None
+    parts = messages.text_parts(value, conversion, spec, text_renderer(interp))
+    if parts is None:
+        return None
+    if isinstance(value, Array):
+        check_format(value, conversion, spec)
+    return messages.runtime_text(parts)
+
+
 def text_renderer(interp):
     """messages.text_parts's `render`: str(), repr() or format(v, "") of
     a value as the program computes it (a user class's __str__ or __repr__

@@ -1522,17 +1522,18 @@ class Interpreter:
                 and not isinstance(args[0], (str, list, tuple)):
             args = [list(self.static_items(args[0]))]      # ", ".join(f"{v}" for v in x)
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
+                and fn.__name__ == "format":
+            from . import dunders       # "{}".format(obj): the user's __format__ interpreted,
+            # "{:.3f}".format(loss) printed at run time
+            text = dunders.str_format(self, fn.__self__, args, kwargs)
+            if text is not dunders.NATIVE:
+                return text
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and any(messages.holds_runtime_text(a) for a in (*args, *kwargs.values())):
             return messages.text_method(fn, args, kwargs)   # ", ".join(f-strings to print)
         if isinstance(fn, types.MethodDescriptorType) and fn.__objclass__ is str \
                 and any(messages.holds_runtime_text(a) for a in args):
             messages.refuse_use()                           # str.upper(text)
-        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
-                and fn.__name__ == "format":
-            from . import dunders       # "{}".format(obj): the user's __format__ interpreted
-            text = dunders.str_format(self, fn.__self__, args, kwargs)
-            if text is not dunders.NATIVE:
-                return text
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`

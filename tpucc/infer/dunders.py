@@ -11,6 +11,7 @@ Array) take the native path: `NATIVE`, and the caller applies the operator.
 """
 from __future__ import annotations
 
+import _string
 import operator
 import re
 import string
@@ -21,7 +22,7 @@ from ..errors import UserCodeError
 from . import control
 from .builder import emit
 from . import calls, messages
-from .builtins_impl import to_python_scalar
+from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import class_attribute, is_library_class
 from .values import Array, NeedsStatic
 
@@ -284,29 +285,83 @@ def _repr(interp, v) -> str:
 
 def str_format(interp, template: str, args, kwargs):
     """template.format(*args, **kwargs) where an argument is a user object
-    (or holds one): its __format__, __str__ or __repr__ interpreted; NATIVE
-    for anything else, and for fields that index or take attributes
-    (`{0.name}`, `{d[k]}`) or nest fields in their spec."""
-    if not any(map(involves_user, (*args, *kwargs.values()))):
+    (or holds one): its __format__, __str__ or __repr__ interpreted; or a
+    runtime value: its text shown when print() runs (as an f-string's is);
+    NATIVE for anything else, and for fields that nest fields in their
+    spec (`{:{width}}`)."""
+    values = (*args, *kwargs.values())
+    runtime = any(map(_formatted_at_run_time, values))
+    if not runtime and not any(map(involves_user, values)):
         return NATIVE
+    _check_str_format(template, args, kwargs)
     pieces, auto = [], 0
     for literal, field, spec, conversion in string.Formatter().parse(template):
         pieces.append(literal)
         if field is None:
             continue
-        if any(c in field for c in ".[") or "{" in (spec or ""):
+        if "{" in (spec or ""):
+            if runtime:
+                refuse_runtime_text(values)
             return NATIVE
-        if field == "":
-            field, auto = str(auto), auto + 1
-        value = args[int(field)] if field.isdigit() else kwargs[field]
-        if conversion:      # !s, !r, !a: the user's __str__ / __repr__ interpreted
-            converted = text(interp, str if conversion == "s" else repr, value)
-            value = {"s": str, "r": repr, "a": ascii}[conversion](value) \
-                if converted is NATIVE else \
-                ascii(converted)[1:-1] if conversion == "a" else converted
-        formatted = text(interp, format, value, spec or "")
-        pieces.append(format(value, spec or "") if formatted is NATIVE else formatted)
-    return "".join(pieces)
+        first, rest = _string.formatter_field_name_split(field)
+        if first == "":
+            first, auto = auto, auto + 1
+        value = args[first] if isinstance(first, int) else kwargs[first]
+        for is_attribute, key in rest:      # `{0.shape}`, `{cfg[lr]}`
+            value = interp.getattr(value, key) if is_attribute else interp.subscript(value, key)
+        pieces.append(_formatted(interp, value, conversion, spec or ""))
+    return messages.concatenated(pieces)
+
+
+def _formatted(interp, value, conversion, spec):
+    """format(value, spec) after `conversion` ("s", "r", "a" or None): a user
+    object's methods interpreted; a RuntimeText for print() where the text
+    holds runtime values."""
+    if conversion and not _formatted_at_run_time(value):
+        # the user's __str__ / __repr__ interpreted (a RuntimeText where it formats runtime values)
+        convert = {"s": str, "r": repr, "a": ascii}[conversion]
+        converted = text(interp, convert, value)
+        value, conversion = convert(value) if converted is NATIVE else converted, None
+    if _formatted_at_run_time(value):
+        printed = printed_text(interp, value, conversion, spec)
+        if printed is None:             # (not for print(), or a spec on a container)
+            refuse_runtime_text((value,))
+        return printed
+    formatted = text(interp, format, value, spec)
+    return format(value, spec) if formatted is NATIVE else formatted
+
+
+def _formatted_at_run_time(value) -> bool:
+    return isinstance(value, (Array, messages.RuntimeText)) or holds_array(value)
+
+
+class _StandIn:
+    """A value of the program's tried in _check_str_format: any attribute,
+    item and spec (what the program's value does with them is checked
+    when its field is formatted)."""
+    def __getattr__(self, name):
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+    def __format__(self, spec):
+        return ""
+
+
+_STAND_IN = _StandIn()
+
+
+def _check_str_format(template: str, args, kwargs):
+    """Raises now what template.format raises eagerly for a missing field or
+    mixed field numbering, trying it with stand-ins for the runtime values
+    and user objects."""
+    def stand_in(v):
+        return _STAND_IN if _formatted_at_run_time(v) or involves_user(v) else v
+    try:
+        template.format(*map(stand_in, args), **{k: stand_in(v) for k, v in kwargs.items()})
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
 
 
 # The methods int(), float() and complex() try, in order.

@@ -777,7 +777,8 @@ def FORMAT_VALUE(f, flags):
         _guard_read_natively(f, v)
         v, flags = _text(f, _CONVERSIONS[flags & 0x03], v), flags & ~0x03
     if isinstance(v, (Array, messages.RuntimeText)) or builtins_impl.holds_array(v):
-        printed = _printed_text(f, v, _CONVERSION_NAMES.get(flags & 0x03), spec)
+        printed = builtins_impl.printed_text(f.interp, v, _CONVERSION_NAMES.get(flags & 0x03),
+                                             spec)
         if printed is not None:
             f.push(printed)
             return
@@ -792,22 +793,6 @@ def FORMAT_VALUE(f, flags):
 
 
 _CONVERSION_NAMES = {1: "s", 2: "r", 3: "a"}
-
-
-def _printed_text(f, value, conversion, spec):
-    """A messages.RuntimeText of format(value, spec) for print() to show
-    when the program runs, while a print() call's arguments are computed
-    (print is on a frame's stack: a comprehension or a function called
-    there too); else None.  A spec the value's type refuses
-    raises now, as eager Python would at this line."""
-    if not builtins_impl.in_print(f.interp):
-        return None
-    parts = messages.text_parts(value, conversion, spec, builtins_impl.text_renderer(f.interp))
-    if parts is None:
-        return None
-    if isinstance(value, Array):
-        builtins_impl.check_format(value, conversion, spec)
-    return messages.runtime_text(parts)
 
 
 def _text(f, convert, v, *spec):
