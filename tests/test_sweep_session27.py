@@ -263,3 +263,39 @@ def test_slice_assignment_of_a_list_argument_rebinding_every_item():
         ps[::2] = [ps[0] + 1]
         return len(ps)
     check(update, [np.ones(2), np.zeros(2)])
+
+
+# --- functools.lru_cache ---------------------------------------------------------------------
+
+import functools     # noqa: E402
+
+CACHED_WEIGHTS = {"a": np.ones(3)}
+
+
+@functools.lru_cache
+def cached_param(name):
+    return CACHED_WEIGHTS[name]
+
+
+@functools.cache
+def cached_power(n):
+    return 2.0 ** n
+
+
+def test_an_array_an_lru_cache_answers_is_a_runtime_input():
+    def step(g):
+        p = cached_param("a")
+        p -= 0.5 * g
+        return cached_param("a").sum(), p is cached_param("a")
+    compiled = tpucc.compile(step)
+    CACHED_WEIGHTS["a"][:] = 1
+    assert compiled(np.arange(3.0)) == (1.5, True)
+    np.testing.assert_array_equal(CACHED_WEIGHTS["a"], [1.0, 0.5, 0.0])
+    CACHED_WEIGHTS["a"][:] = 10
+    assert compiled(np.zeros(3))[0] == 30.0
+
+
+def test_an_lru_cache_function_called_with_a_runtime_value_is_traced():
+    def f(x, n):
+        return x * cached_power(n) + cached_power(3)
+    check(f, np.ones(2), 5, compile_kwargs={"runtime_args": ("n",)})

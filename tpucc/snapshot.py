@@ -343,6 +343,8 @@ def describe(traced, w: Walk) -> dict:
         raise NotReplayable("appends to lists from outside the call (found by identity)")
     if traced.process_local is not None:
         raise NotReplayable(traced.process_local)
+    if any(c.hop is None for c in traced.captured):
+        raise NotReplayable("reads arrays an lru_cache function answers (found by calling it)")
     guards = []
     for ns, key, _ in traced.guards:
         owner, kind = traced.namespaces[id(ns)][1:]

@@ -218,7 +218,8 @@ def _describe_capture(c) -> str:
     where = {"global": f"global `{name}` of module {owner}",
              "attr": f"attribute `.{name}` of a {owner} object",
              "closure": f"variable `{name}` closed over by {owner}",
-             "item": f"item [{name}] of a {owner} from outside"}[kind]
+             "item": f"item [{name}] of a {owner} from outside",
+             "call": f"the result of {name}() (module {owner}), from its lru_cache"}[kind]
     if c.number is not None:
         kind = "NumPy" if issubclass(c.number, np.generic) else "Python"
         return f"{where} (a {kind} {c.number.__name__} the program rebinds: a runtime input)"

@@ -299,7 +299,8 @@ def _require_fits(x: Array, dtype):
 def _describe_source(source) -> str:
     kind, owner, name = source
     return {"global": f"global `{name}`", "attr": f"attribute `.{name}`",
-            "closure": f"closure variable `{name}`"}.get(kind, f"item [{name}]")
+            "closure": f"closure variable `{name}`",
+            "call": f"the result of {name}()"}.get(kind, f"item [{name}]")
 
 
 def _holds(container, key, value) -> bool:
@@ -1479,6 +1480,8 @@ class Interpreter:
             return getter_call(self, fn, args[0])
         if isinstance(fn, operator.methodcaller) and len(args) == 1 and not kwargs:
             return method_caller_call(self, fn, args[0])
+        if isinstance(fn, functools._lru_cache_wrapper):
+            return self._cached_call(fn, args, kwargs)
         if _is_object_setattr(fn):          # super().__setattr__(name, value)
             return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
         # A callable object need not be hashable (a dataclass with eq=True is not).
@@ -1563,6 +1566,20 @@ class Interpreter:
             self.guard_lookup(type(fn), "__call__")
             return self.inline(call, [fn] + list(args), kwargs)
         return self._library_call(fn, args, kwargs)
+
+    def _cached_call(self, fn, args, kwargs):
+        """A functools.lru_cache / cache function.  With static arguments its
+        cache answers now, as eagerly (the same object for the same
+        arguments); an array it answers is a runtime input, asked of the
+        cache again at every call, so changes to it are seen and updates
+        through it written back.  With runtime arguments its function is
+        traced: each call computes anew, with equal values."""
+        if _any_runtime(args, kwargs):
+            return self.call(fn.__wrapped__, args, kwargs)
+        value = fn(*args, **kwargs)
+        name = getattr(fn, "__qualname__", "a cached function")
+        return self.capture(value, ("call", getattr(fn, "__module__", None), name),
+                            lambda: fn(*args, **kwargs))
 
     def _numpy_call(self, fn, impl, args, kwargs):
         if getattr(fn, "__name__", "") in _CREATION and args:     # np.ones(n): a user __index__
