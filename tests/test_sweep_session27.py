@@ -299,3 +299,63 @@ def test_an_lru_cache_function_called_with_a_runtime_value_is_traced():
     def f(x, n):
         return x * cached_power(n) + cached_power(3)
     check(f, np.ones(2), 5, compile_kwargs={"runtime_args": ("n",)})
+
+
+# --- `continue` in a `while` loop -------------------------------------------------------------
+
+def _bubble_from(a, j):
+    i = j
+    while i < 7 and a[i] > a[i + 1]:
+        a[i], a[i + 1] = a[i + 1], a[i]
+        i += 1
+
+
+def with_continue(x, m):
+    a = x.copy()
+    total, n = 0.0, 0
+    while n < m:
+        n += 1
+        k = a[n % 8]
+        total += k
+        if k < 0.5:
+            continue
+        for j in range(3):
+            _bubble_from(a, j)
+    return total, a
+
+
+def test_continue_in_a_runtime_while_makes_one_loop():
+    # (CPython's `continue` jumps to the test at the top, the body's end to a
+    # copy at the bottom: two headers, two nested Whiles; now one)
+    x = np.random.default_rng(0).random(8)
+    compiled = check(with_continue, x, 20, compile_kwargs={"runtime_args": ("m",)})
+    text = hlo(compiled, x, 20)
+    assert count_hlo(text, "while") == count_hlo(
+        hlo(tpucc.compile(_without_continue, runtime_args=("m",)), x, 20), "while")
+
+
+def _without_continue(x, m):
+    a = x.copy()
+    total, n = 0.0, 0
+    while n < m:
+        n += 1
+        k = a[n % 8]
+        total += k
+        if not k < 0.5:
+            for j in range(3):
+                _bubble_from(a, j)
+    return total, a
+
+
+def test_continue_and_else_of_a_while_loop():
+    def f(x):
+        i, s = 0, 0.0
+        while i < x.shape[0]:
+            i += 1
+            if x[i - 1] < 0:
+                continue
+            s += x[i - 1]
+        else:
+            s += 100
+        return s
+    check(f, np.array([1.0, -2.0, 3.0]))

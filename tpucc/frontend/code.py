@@ -11,7 +11,7 @@ import bytecode
 from ..errors import Loc
 from . import cfg, pyversion
 from .blocks import Block, Handler, Instr
-from .tails import merge_duplicated_tails
+from .tails import merge_duplicated_tails, redirect_continues_to_test_copy
 
 
 @dataclass(slots=True)
@@ -79,6 +79,7 @@ def _decode(code: types.CodeType, filename: str, qualname: str) -> FunctionCode:
         nxt = index[id(raw.next_block)] if raw.next_block is not None else None
         blocks.append(Block(i, instrs, nxt))
     merge_duplicated_tails(blocks)
+    redirect_continues_to_test_copy(blocks)
     fc = FunctionCode(code, blocks)
     cfg.analyze(fc)
     return fc

@@ -1,4 +1,4 @@
-"""Undoing CPython 3.12's duplication of function exits.
+"""Undoing CPython's duplication of function exits (3.12) and of `while` tests.
 
 CPython 3.12 copies a short block that ends in a return into each of its
 predecessors, so in
@@ -16,6 +16,10 @@ traced.  3.11 and the source have one call after the branches join.
 end in a return with the same instructions from the same source lines share
 that suffix, each jumping to it.  Instructions from the same lines copied
 from one block start with the same stack, so the merge changes no value.
+
+`redirect_continues_to_test_copy` makes a `continue` in a `while` loop jump
+to the copy of the loop's test at the bottom rather than to the one at the
+top, so that the loop has one header (see there).
 """
 from __future__ import annotations
 
@@ -76,3 +80,55 @@ def _share_tail(blocks: list[Block], a: Block, b: Block, n: int) -> None:
         if block is not tail:
             first = block.instrs[-n]
             block.instrs[-n:] = [Instr("JUMP", tail.index, first.loc, first.handler)]
+
+
+def redirect_continues_to_test_copy(blocks: list[Block]) -> None:
+    """In place: CPython 3.11+ compiles `while c:` with its test twice, at
+    the top (where the loop starts and where `continue` jumps back to) and
+    a copy at the bottom (which the body's end reaches).  A `continue` so
+    makes a second back edge, to another header: two nested loops, two
+    Whiles whose fixpoints run each other's body (5x the inference time of
+    the same loop without it).  A backward jump to a test block whose copy
+    comes after the jump goes to that copy: the same instructions, the same
+    successors, so the same behaviour, and one loop."""
+    for block in blocks:
+        term = block.terminator
+        if term is None or term.op not in ("JUMP", "BRANCH"):
+            continue
+        target = term.arg if term.op == "JUMP" else term.arg[1]
+        if target > block.index:
+            continue
+        copy = next((b for b in blocks[block.index + 1:]
+                     if _same_test(blocks[target], b, blocks)), None)
+        if copy is not None:
+            arg = copy.index if term.op == "JUMP" else (term.arg[0], copy.index)
+            block.instrs[-1] = Instr(term.op, arg, term.loc, term.handler)
+
+
+def _same_test(a: Block, b: Block, blocks: list[Block]) -> bool:
+    """Two blocks ending in a conditional branch, with the same instructions
+    going to the same places on true and on false."""
+    if a is b or not a.instrs or not b.instrs or len(a.instrs) != len(b.instrs):
+        return False
+    if a.instrs[-1].op != "BRANCH" or b.instrs[-1].op != "BRANCH":
+        return False
+    if not all(_same(x, y) for x, y in zip(a.instrs[:-1], b.instrs[:-1])):
+        return False
+    return _branch_targets(a, blocks) == _branch_targets(b, blocks)
+
+
+def _branch_targets(block: Block, blocks: list[Block]) -> dict:
+    """{True: where the branch goes when its value is true, False: ...},
+    through blocks that only jump on (3.12 falls into a `JUMP` back)."""
+    polarity, target = block.instrs[-1].arg
+    taken = polarity == "true"
+    return {taken: _through_jumps(target, blocks), not taken: _through_jumps(block.next, blocks)}
+
+
+def _through_jumps(index, blocks: list[Block]):
+    seen = set()
+    while index is not None and index not in seen and len(blocks[index].instrs) == 1 \
+            and blocks[index].instrs[0].op == "JUMP":
+        seen.add(index)
+        index = blocks[index].instrs[0].arg
+    return index
