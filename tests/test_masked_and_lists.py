@@ -574,7 +574,7 @@ def different_selections_merge(x, y):
      "an array of shape (1, 1, 4) would have to match", "grid[rows] *"),
     (float_into_int_inplace, lambda: (_i(),), E.DTypeError,
      "Cannot cast ufunc 'add' output from float64 to int64", "+= 0.5"),
-    (python_int_too_big, lambda: (_i(np.int8),), E.DTypeError,
+    (python_int_too_big, lambda: (_i(np.int8),), E.UserCodeError,
      "Python integer 300 out of bounds for int8", "+= 300"),
     (different_selections_merge, lambda: (_f(), _f()), E.MergeError, "incompatible values",
      "if x.sum()"),

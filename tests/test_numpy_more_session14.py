@@ -344,7 +344,7 @@ def test_fill_diagonal_errors():
               match="equal length", line_of="np.fill_diagonal")
     with pytest.raises(OverflowError):
         fill_diag(np.zeros((2, 2), np.int8), 300)
-    raises_at(fill_diag, (np.zeros((2, 2), np.int8), 300), tpucc.errors.DTypeError,
+    raises_at(fill_diag, (np.zeros((2, 2), np.int8), 300), tpucc.errors.UserCodeError,
               match="300 out of bounds for int8", line_of="np.fill_diagonal")
 
 

@@ -128,7 +128,7 @@ def test_a_float_out_of_an_int_dtypes_range_is_refused(store):
     def f(a):
         store(a)
         return a
-    with pytest.raises(tpucc.DTypeError, match="out of bounds for uint8"):
+    with pytest.raises(tpucc.UserCodeError, match="out of bounds for uint8"):
         _compiled(f)(a)
 
 

@@ -388,7 +388,7 @@ def times_two_to_the_64(x):
 def test_python_int_past_uint64_with_arrays():
     with pytest.raises(OverflowError):
         times_two_to_the_64(np.array([1, 2]))
-    raises_at(times_two_to_the_64, (np.array([1, 2]),), tpucc.errors.DTypeError,
+    raises_at(times_two_to_the_64, (np.array([1, 2]),), tpucc.errors.UserCodeError,
               match="out of bounds for int64", line_of="2**64")
     raises_at(times_two_to_the_64, (np.array([1.0, 2.0]),), tpucc.errors.UnsupportedError,
               match="no 64-bit integer holds", line_of="2**64")
@@ -431,7 +431,7 @@ def test_non_finite_into_integer_array_is_refused_like_numpy(fn, error):
     # It stored INT64_MIN (or 0) silently.
     with pytest.raises(error):
         fn(np.arange(3))
-    raises_at(fn, (np.arange(3),), tpucc.errors.DTypeError, match="cannot convert float",
+    raises_at(fn, (np.arange(3),), tpucc.errors.UserCodeError, match="cannot convert float",
               line_of="= np.")
     check(fn, np.arange(3.0))
 

@@ -282,18 +282,14 @@ def _numpy_scalar_of(cls, x: Array):
 
 
 def _require_fits(x: Array, dtype):
-    """np.int8(n) of a Python int (or float, truncated) known only at run
-    time raises OverflowError where n does not fit, as NumPy does (an
-    array or NumPy scalar wraps instead): a runtime check."""
-    from ..ops.elementwise import emit_ufunc
-    from . import checks
-    whole = emit_ufunc("trunc", x) if x.dtype.kind == "f" else x
-    info = np.iinfo(dtype)
-    ok = emit_ufunc("logical_and", emit_ufunc("greater_equal", whole, int(info.min)),
-                    emit_ufunc("less_equal", whole, int(info.max)))
-    checks.require(ok, f"a Python integer out of bounds for {dtype}", raises="OverflowError",
-                   hint="NumPy raises OverflowError here; keep the value in range or use "
-                        "np.array(n).astype(...) to wrap it")
+    """np.int8(n) of a Python int (or float, converted as int() converts
+    it) known only at run time raises where n does not fit, as NumPy does
+    (an array or NumPy scalar wraps instead): a runtime check."""
+    from ..ops import elementwise
+    if x.dtype.kind == "f":
+        elementwise.require_int_conversion(x, dtype)
+    else:
+        elementwise.require_int_fits(x, dtype)
 
 
 def _describe_source(source) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import (DTypeError, LimitError, ShapeError, StaticValueError, UnsupportedError,
                       UserCodeError)
-from .creation import full_of
+from .creation import check_python_int_fits, full_of
 from .elementwise import astype
 from .logic import python_scalar
 from .manipulation import as_array
@@ -37,14 +37,6 @@ def _updatable(a, what):
     return a
 
 
-def _check_fits(value, dtype):
-    """NumPy 2 refuses an integer that the target's integer dtype cannot hold
-    (a.fill(300) on int8 raises OverflowError) instead of wrapping it."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and \
-            dtype.kind in "iu" and not np.iinfo(dtype).min <= int(value) <= np.iinfo(dtype).max:
-        raise DTypeError(f"Python integer {int(value)} out of bounds for {dtype}")
-
-
 @implements(method="fill")
 def fill(a, value):
     """The value is converted to a's dtype as an assignment converts it
@@ -53,8 +45,7 @@ def fill(a, value):
     if (value.ndim if _is_array(value) else np.ndim(value)):
         raise ShapeError("setting an array element with a sequence.")
     check_python_item(value, a.dtype)
-    if not _is_array(value):
-        value = np.asarray(value).astype(a.dtype)
+    value = astype(value, a.dtype) if _is_array(value) else np.asarray(value).astype(a.dtype)
     a.set(full_of(a.shape, value, a.dtype).var)
 
 
@@ -66,7 +57,7 @@ def copyto(dst, src, casting="same_kind", where=True):
         what = "scalar" if src_aval.weak else "array data"
         raise DTypeError(f"Cannot cast {what} from {src_aval.dtype!r} to {dst.dtype!r} "
                          f"according to the rule '{casting}'")
-    _check_fits(src, dst.dtype)
+    check_python_int_fits(src, dst.dtype)
     value = broadcast_to(astype(src, dst.dtype), dst.shape)
     if where is not True:
         value = select(where, value, dst)

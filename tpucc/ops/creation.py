@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import DTypeError, ShapeError, UserCodeError
+from ..errors import ShapeError, UserCodeError
 from ..ir import AVal
 from .registry import implements, register, static_index
 
@@ -46,10 +46,10 @@ def full_of(shape, value, dtype):
     """An array of `shape` filled with a static or runtime `value`: a scalar,
     or an array-like broadcast to `shape` (np.full's copyto)."""
     value = array_like(value)
+    check_python_int_fits(value, dtype)
     if isinstance(value, Array):
         return _emit("broadcast_to", _emit("convert", value, dtype=np.dtype(dtype)),
                      shape=_shape(shape))
-    _check_fits(value, np.dtype(dtype))
     value = _converted_fill(value, np.dtype(dtype))
     if value.ndim:
         return _emit("broadcast_to", value, shape=_shape(shape))
@@ -73,12 +73,19 @@ def _converted_fill(value, dtype) -> np.ndarray:
     return converted
 
 
-def _check_fits(value, dtype):
-    """NumPy 2 refuses a Python int fill value outside an integer dtype's range
-    (np.full(2, -1, dtype=np.uint8) raises OverflowError) instead of wrapping."""
-    if type(value) is int and dtype.kind in "iu" and not (
-            np.iinfo(dtype).min <= value <= np.iinfo(dtype).max):
-        raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
+def check_python_int_fits(value, dtype):
+    """NumPy 2 refuses a Python int fill value outside an integer dtype's
+    range (np.full(2, -1, dtype=np.uint8), np.copyto(x, 300) raise
+    OverflowError) instead of wrapping it; a NumPy integer wraps, a float
+    is cast unsafely.  An int known only at run time is checked then."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        return
+    if isinstance(value, Array):
+        if value.weak and value.dtype.kind in "iu" and value.ndim == 0:
+            elementwise.require_int_fits(value, dtype)
+    elif type(value) is int and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+        raise elementwise.python_int_out_of_bounds(value, dtype)
 
 
 @implements(np.zeros)
@@ -185,3 +192,4 @@ def _const_lower(value, dtype):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit  # noqa: E402
 from ..infer.values import Array, array_like, to_value  # noqa: E402
+from . import elementwise  # noqa: E402

@@ -281,8 +281,7 @@ def _check_python_ints(ufname, operands) -> tuple:
     for k, (x, dt) in enumerate(zip(operands, loop)):
         if _is_python_int(x) and dt.kind in "iu" and not (
                 np.iinfo(dt).min <= x <= np.iinfo(dt).max):
-            raise DTypeError(f"Python integer {x} out of bounds for {dt} (np.{ufname})",
-                             hint=f"cast the array to a wider dtype first, e.g. x.astype(np.int64)")
+            raise python_int_out_of_bounds(x, dt)
         if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX and dt.kind in "fc" \
                 and all_weak([_operand_aval(v) for v in operands]):
             converted[k] = float(x)     # a Python float times a Python int: Python's float
@@ -335,17 +334,78 @@ def _check_runtime_python_ints(ufname, operands):
         loop = ufunc_loop(getattr(np, ufname), loop_keys(avals))
     except TypeError:
         return
-    from ..infer import checks
     for x, dt in zip(operands, loop):
-        if not _is_runtime_python_int(x) or dt.kind not in "iu" or dt == np.int64:
-            continue
-        ok = emit("greater_equal", x, int(np.iinfo(dt).min))
-        if dt != np.uint64:
-            ok = emit("logical_and", ok, emit("less_equal", x, int(np.iinfo(dt).max)))
-        checks.require(ok, f"a Python integer out of bounds for {dt} (np.{ufname})",
-                       raises="OverflowError",
-                       hint="NumPy raises OverflowError here; cast the array to a wider dtype "
-                            "first, e.g. x.astype(np.int64)")
+        if _is_runtime_python_int(x):
+            require_int_fits(x, dt)
+
+
+_WIDER_HINT = "cast the array to a wider dtype first, e.g. x.astype(np.int64)"
+
+
+def python_int_out_of_bounds(value: int, dtype) -> UserCodeError:
+    """NumPy 2's OverflowError for a static Python int that an integer
+    dtype cannot hold (`uint8_array + 300`, x[0] = 300, np.full(2, -1,
+    dtype=np.uint8)): the program's exception, which its `except
+    OverflowError` catches."""
+    return UserCodeError(f"OverflowError: Python integer {value} out of bounds for {dtype}",
+                         hint=_WIDER_HINT)
+
+
+def require_int_fits(x, dtype):
+    """The same OverflowError for an integer known only at run time going
+    into `dtype` (a Python int: a counter of a runtime loop, a runtime
+    argument; or a NumPy integer stored as NumPy stores one into a signed
+    array, through int()): a runtime check (infer/checks.py) naming the
+    value, as NumPy's message does.  Compiled code holds Python ints in
+    int64."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu" or np.can_cast(x.dtype, dtype):
+        return
+    source, target = np.iinfo(x.dtype), np.iinfo(dtype)
+    checks = []     # (each bound lies in x's range where compared: no overflow)
+    if source.min < target.min:
+        checks.append(emit("greater_equal", x, int(target.min)))
+    if source.max > target.max:
+        checks.append(emit("less_equal", x, int(target.max)))
+    ok = checks[0] if len(checks) == 1 else emit("logical_and", *checks)
+    _require(ok, ("Python integer ", x, f" out of bounds for {dtype}"), "OverflowError",
+             "NumPy raises OverflowError here; " + _WIDER_HINT)
+
+
+def require_int_conversion(x, dtype):
+    """A runtime float stored into an integer array as NumPy stores a
+    Python float (x[i] = v): as int(v), which raises on NaN (ValueError) and
+    infinities (OverflowError), and the int must fit the dtype
+    (OverflowError; one beyond 64 bits does not fit a C long)."""
+    dtype = np.dtype(dtype)
+    whole = emit_ufunc("trunc", x)
+    hint = "NumPy raises here storing the value into an integer array; use np.where, or a " \
+           "float array"
+    _require(emit("logical_not", emit_ufunc("isnan", whole)),
+             ("cannot convert float NaN to integer",), "ValueError", hint)
+    _require(emit("logical_not", emit_ufunc("isinf", whole)),
+             ("cannot convert float infinity to integer",), "OverflowError", hint)
+    top = 2.0 ** 64 if dtype == np.uint64 else 2.0 ** 63
+    _require(emit("logical_and", emit_ufunc("greater_equal", whole, -2.0 ** 63),
+                  emit_ufunc("less", whole, top)),
+             ("Python int too large to convert to C long",), "OverflowError", hint)
+    if dtype.itemsize < 8 or dtype == np.uint64:
+        # The bounds min and max + 1 are powers of two (or small): exact in any float.
+        info = np.iinfo(dtype)
+        fits = emit("logical_and", emit_ufunc("greater_equal", whole, float(info.min)),
+                    emit_ufunc("less", whole, float(info.max) + 1))
+        from .logic import python_scalar
+        _require(fits, ("Python integer ", python_scalar(whole, int), f" out of bounds for {dtype}"),
+                 "OverflowError", hint)
+
+
+def _require(ok, parts, raises, hint):
+    """A runtime check whose message is `parts`: text, and runtime values
+    shown as the program's values are."""
+    from ..infer import checks, messages
+    message = messages.Message(tuple(p if isinstance(p, str) else messages.Field(p, None, "")
+                                     for p in parts))
+    checks.require(ok, message if len(parts) > 1 else parts[0], raises=raises, hint=hint)
 
 
 def _check_negative_integer_power(operands):
@@ -1192,6 +1252,8 @@ def _to_array(name, obj, dtype, copy, order, ndmin, like):
         elif same_dtype and not obj.weak:
             out = Array(obj.var)    # a new array holding the same values
         else:
+            if dtype is not None:   # np.array(k, dtype=np.uint8): OverflowError for 300
+                indexing.check_python_number_fits(obj, dtype, numpy_scalars=False)
             out = astype(obj, dtype or obj.dtype)
     elif copy is False:
         raise UserCodeError("ValueError: Unable to avoid copy while creating an array as "
@@ -1246,6 +1308,8 @@ def _build_nested(obj, dtype):
     if isinstance(obj, (list, tuple)) and obj:
         return stack([_build_nested(v, dtype) for v in obj])
     if isinstance(obj, Array):
+        # Items are converted as stored one by one (x[i] = v): np.array([k], dtype=np.int8)
+        indexing.check_python_number_fits(obj, dtype)
         return astype(obj, dtype, copy=False)
     return Array(const_value(np.asarray(obj, dtype=dtype)))    # a number, or an empty list
 

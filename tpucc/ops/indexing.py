@@ -21,7 +21,7 @@ from jax import lax
 
 from ..errors import DTypeError, ShapeError, StaticValueError, UserCodeError
 from ..ir import AVal, Value
-from . import masked
+from . import elementwise, masked
 from .registry import broadcast_shapes, define_vjp, register, unsafe_cast
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
@@ -463,32 +463,58 @@ def _runtime_slice_first(key, shape: tuple):
     return (items[0], tuple(rest)) if static else None
 
 
+def _is_advanced(key) -> bool:
+    """Whether `key` indexes with an array or list (fancy or mask indexing)."""
+    return any(isinstance(k, (list, np.ndarray)) or isinstance(k, Array) and (
+        k.ndim or k.dtype == np.bool_) for k in (key if isinstance(key, tuple) else (key,)))
+
+
 def _is_mask(key) -> bool:
     return _is_runtime(key) and key.dtype == np.bool_
 
 
-def check_python_number_fits(value, dtype):
+def check_python_number_fits(value, dtype, numpy_scalars=True):
     """x[i] = 300 with x int8 raises OverflowError in NumPy 2 (no wrapping),
     and so does x[i] = -1.7 with x uint8: a Python float goes in as int()
     makes it (-1); x[i] = np.inf or np.nan with x an integer array raises
-    too.  Each item of a list or tuple is converted alike."""
+    too.  Each item of a list or tuple is converted alike.  A value known
+    only at run time is checked at run time: a Python number, and with
+    `numpy_scalars` a NumPy scalar going into a signed integer array,
+    which NumPy converts as int() too where it stores one item, a slice or
+    a fill value (a fancy or masked store, np.insert cast it instead)."""
     if dtype.kind not in "iu":
         return
     if isinstance(value, (list, tuple)):
         for item in value:
-            check_python_number_fits(item, dtype)
+            check_python_number_fits(item, dtype, numpy_scalars)
+        return
+    if isinstance(value, Array):
+        _require_runtime_number_fits(value, dtype, numpy_scalars)
         return
     if isinstance(value, float) and not np.isfinite(value):
         what = "NaN" if np.isnan(value) else "infinity"
-        raise DTypeError(f"cannot convert float {what} to integer (an element of a {dtype} "
-                         "array)", hint="use a float array, or a sentinel integer")
+        raise UserCodeError(f"{'ValueError' if what == 'NaN' else 'OverflowError'}: cannot "
+                            f"convert float {what} to integer",
+                            hint=f"an element of a {dtype} array: use a float array, or a "
+                                 "sentinel integer")
     if type(value) is float:
         value = int(value)
     if type(value) is int and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
-        raise DTypeError(f"Python integer {value} out of bounds for {dtype}")
+        raise elementwise.python_int_out_of_bounds(value, dtype)
 
 
-def check_python_item(value, dtype):
+def _require_runtime_number_fits(value, dtype, numpy_scalars):
+    if value.ndim or value.dtype.kind not in "iuf":
+        return      # an array's items are cast (unsafely), not converted one by one
+    if not (value.weak or numpy_scalars and dtype.kind == "i" and value.immutable is True):
+        return      # a NumPy scalar into an unsigned array, or a fancy store: cast
+    if value.dtype.kind == "f":
+        elementwise.require_int_conversion(value, dtype)
+    else:
+        elementwise.require_int_fits(value, dtype)
+
+
+def check_python_item(value, dtype, numpy_scalars=True):
     """A Python number (or a list of them) going into an array as its items
     (x[i] = v, a.fill(v), initial=v), which NumPy converts with float() or
     int(): a Python complex into a real array raises TypeError there (a
@@ -500,7 +526,7 @@ def check_python_item(value, dtype):
                            "number")
         raise DTypeError(f"{conversion}, not 'complex' (an element of a {dtype} array)",
                          hint="use a complex array, or assign the real part (v.real)")
-    check_python_number_fits(value, dtype)
+    check_python_number_fits(value, dtype, numpy_scalars)
 
 
 def _holds_python_complex(value) -> bool:
@@ -511,7 +537,7 @@ def _holds_python_complex(value) -> bool:
 
 
 def setitem(x, key, value):
-    check_python_item(value, x.dtype)
+    check_python_item(value, x.dtype, numpy_scalars=not _is_advanced(key))
     if _is_mask(key):
         masked.assign(x, key, value)
         return

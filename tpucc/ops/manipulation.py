@@ -265,9 +265,9 @@ def insert(arr, obj, values, axis=None):
 def _as_dtype(values, dtype):
     """The inserted values as NumPy converts them (np.array(values, dtype)):
     static ones by NumPy now (its overflow errors included), runtime ones
-    by an unsafe cast."""
+    as np.array converts them (a runtime Python int must fit too)."""
     if isinstance(values, Array) or holds_runtime(values):
-        return astype(asarray(values), dtype)
+        return asarray(values, dtype)
     return asarray(np.array(values, dtype=dtype))
 
 
