@@ -155,3 +155,49 @@ def test_static_overflow_uncaught_is_numpy_error():
     # As `int_array ** -1`'s ValueError: the program's exception, E700.
     raises_at(lambda x: x + 300, (np.zeros(2, np.uint8),), tpucc.errors.UserCodeError,
               match="OverflowError: Python integer 300 out of bounds for uint8", line_of="x + 300")
+
+
+def roll_by(a, s):
+    return np.roll(a, s)
+
+
+def roll_axis(a, s):
+    return np.roll(a, s, axis=1), np.roll(a, -s, axis=0), np.roll(a, (s, 1), axis=(1, 0))
+
+
+def roll_same_axis_twice(a, s):
+    return np.roll(a, (s, 2, s), axis=(0, 0, -1))
+
+
+def autocorr(x, maxlag):
+    out = np.zeros(4)
+    k = 0
+    while k < maxlag:            # runtime trip count, runtime lag
+        out[k] = (x * np.roll(x, k)).sum()
+        k += 1
+    return out
+
+
+def roll_in_try(a, s):
+    try:
+        return np.roll(a, s)
+    except IndexError:
+        return a
+
+
+@pytest.mark.parametrize("s", [np.int64(2), np.int64(-7), np.int64(13), np.int32(0)])
+def test_roll_runtime_shift(s):
+    check(roll_by, np.arange(5), s)
+    check(roll_by, np.arange(12.0).reshape(3, 4), s)      # axis=None: the flat array
+    check(roll_axis, np.arange(12).reshape(3, 4), s)
+    check(roll_same_axis_twice, np.arange(12).reshape(3, 4), s)
+    check(roll_in_try, np.arange(5), s)     # no runtime index check to refuse
+    check(roll_by, np.arange(4), int(s), compile_kwargs={"runtime_args": ("s",)})
+
+
+def test_roll_runtime_shift_in_runtime_loop():
+    check(autocorr, np.arange(6.0), np.int64(3))
+
+
+def test_roll_of_empty_axis_runtime_shift():
+    check(roll_axis, np.zeros((0, 3)), np.int64(2))

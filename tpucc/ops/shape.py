@@ -316,17 +316,60 @@ def flipud(m):
 register("roll", lambda avals, shift, axis: avals[0],
          lambda lc, x, shift, axis: jnp.roll(x, shift, axis),
          numpy=lambda x, shift, axis: np.roll(x, shift, axis))
+# The same with the shift a runtime int operand (jnp.roll: a dynamic slice
+# of the axis joined to itself).
+register("roll_by", lambda avals, axis: avals[0],
+         lambda lc, x, shift, axis: jnp.roll(x, shift, axis),
+         numpy=lambda x, shift, axis: np.roll(x, shift, axis))
 
 
 @implements(np.roll)
 def roll(a, shift, axis=None):
-    nd = _aval(a).ndim
+    """NumPy's: the flat array rolled for axis=None; else each axis rolled
+    by the sum of the shifts given for it (shift and axis broadcast
+    against each other).  A shift known only at run time (a loop counter)
+    rolls its axis by a dynamic slice."""
+    a = asarray(a)
     if axis is None:
-        return reshape(_emit("roll", ravel(a), shift=int(shift), axis=0), _aval(a).shape)
-    axes = normalize_axes(axis, nd) if isinstance(axis, int) else tuple(
-        normalize_axis(x, nd) for x in axis)
-    shift = (int(shift),) * len(axes) if isinstance(shift, int) else tuple(shift)
-    return _emit("roll", a, shift=shift, axis=axes)
+        return reshape(roll(ravel(a), shift, 0), _aval(a).shape)
+    nd = _aval(a).ndim
+    shifts, axes = _roll_pairs(shift, axis)
+    totals: dict = {}
+    for s, ax in zip(shifts, axes):
+        ax = normalize_axis(ax, nd)
+        totals[ax] = totals[ax] + s if ax in totals else s
+    static = {ax: int(s) for ax, s in totals.items() if not isinstance(s, Array)}
+    out = _emit("roll", a, shift=tuple(static.values()), axis=tuple(static))
+    for ax, s in totals.items():
+        if isinstance(s, Array):
+            out = _rolled_at_run_time(out, s, ax)
+    return out
+
+
+def _roll_pairs(shift, axis) -> tuple:
+    """np.roll's shift and axis as equal-length tuples (a scalar repeated)."""
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if any(isinstance(s, Array) and s.ndim for s in shifts):
+        raise UnsupportedError("np.roll with an array of shifts known only at run time",
+                               hint="pass the shifts as a tuple of integers")
+    if len(shifts) == 1:
+        shifts *= len(axes)
+    elif len(axes) == 1:
+        axes *= len(shifts)
+    elif len(shifts) != len(axes):
+        raise UserCodeError("ValueError: shape mismatch: objects cannot be broadcast to a "
+                            "single shape.  Mismatch is between arg 0 with shape "
+                            f"({len(shifts)},) and arg 1 with shape ({len(axes)},).")
+    return shifts, axes
+
+
+def _rolled_at_run_time(a, shift, axis):
+    """`a` rolled by a runtime `shift` along `axis`."""
+    if shift.dtype.kind not in "iub":
+        raise UserCodeError(f"TypeError: slice indices must be integers or None or have an "
+                            f"__index__ method (np.roll shift of {shift.dtype})")
+    return _emit("roll_by", a, astype(shift, np.int64), axis=axis)
 
 
 # --- where / clip ----------------------------------------------------------------------
