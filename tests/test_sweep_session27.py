@@ -359,3 +359,13 @@ def test_continue_and_else_of_a_while_loop():
             s += 100
         return s
     check(f, np.array([1.0, -2.0, 3.0]))
+
+
+def test_bfloat16_is_refused_with_what_to_do():
+    import ml_dtypes
+    with pytest.raises(tpucc.TpuccError, match="bfloat16") as info:
+        tpucc.compile(lambda x: x * 2)(np.zeros(4, ml_dtypes.bfloat16))
+    assert "float32" in str(info.value)
+    from tpucc.aot.spec import dtype_of
+    with pytest.raises(TypeError, match="bfloat16 arrays are not supported"):
+        dtype_of("bf16")

@@ -5,7 +5,7 @@ Grammar of a spec string (whitespace is ignored):
     spec  := dtype "[" dims "]"
     dims  := ""  |  int ("," int)*           -- "" is a 0-d array (a scalar)
     dtype := bool | i8 | i16 | i32 | i64 | u8 | u16 | u32 | u64
-           | bf16 | f16 | f32 | f64 | c64 | c128
+           | f16 | f32 | f64 | c64 | c128
            | any NumPy dtype name (float32, int64, ...)
 
     "f32[8,3,224,224]"   a float32 array of that shape
@@ -29,7 +29,7 @@ from .errors import BuildError
 
 SHORT_DTYPES = {"bool": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
                 "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
-                "u64": "uint64", "bf16": "bfloat16", "f16": "float16", "f32": "float32",
+                "u64": "uint64", "f16": "float16", "f32": "float32",
                 "f64": "float64", "c64": "complex64", "c128": "complex128"}
 _SHORT_OF = {v: k for k, v in SHORT_DTYPES.items()}
 _SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]$")
@@ -37,13 +37,17 @@ GRAMMAR = ('a spec is DTYPE[DIMS], e.g. "f32[8,3,224,224]" or "i64[]" (a scalar)
            "DTYPE is one of " + " ".join(SHORT_DTYPES) + " or a NumPy dtype name")
 
 
+# NumPy has no bfloat16; ml_dtypes' arithmetic on it is not NumPy's to follow.
+BFLOAT16 = ("bfloat16 arrays are not supported (NumPy has no bfloat16 type); pass "
+            "float32, and matmul_precision='default' lets an accelerator use bf16 passes")
+
+
 def dtype_of(name: str) -> np.dtype:
-    """The NumPy dtype named `name` (short or NumPy name; bfloat16 included);
-    TypeError saying why when compiled code cannot hold it."""
+    """The NumPy dtype named `name` (short or NumPy name); TypeError saying
+    why when compiled code cannot hold it."""
     name = SHORT_DTYPES.get(name, name)
-    if name == "bfloat16":
-        import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
+    if name in ("bf16", "bfloat16"):
+        raise TypeError(BFLOAT16)
     try:
         dt = np.dtype(name)
     except TypeError:
