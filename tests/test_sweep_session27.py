@@ -369,3 +369,55 @@ def test_bfloat16_is_refused_with_what_to_do():
     from tpucc.aot.spec import dtype_of
     with pytest.raises(TypeError, match="bfloat16 arrays are not supported"):
         dtype_of("bf16")
+
+
+# --- aliasing found by session 27's adversarial sweep ----------------------------------------
+
+def test_double_buffer_with_another_name_for_a_buffer_stays_exact():
+    def f(u, v):
+        head = u
+        s = 0.0
+        for _ in range(40):
+            v[:] = u + 1
+            s = s + head[0]
+            u, v = v, u
+        return s
+    check(f, np.zeros(2), np.zeros(2))
+
+
+class _Holder:
+    pass
+
+
+def test_an_updated_argument_that_another_argument_holds_is_refused_at_the_call():
+    def g(u, o):
+        u += 1
+        return o.arr[0]
+    a = np.zeros(2)
+    o = _Holder()
+    o.arr = a
+    with pytest.raises(tpucc.TpuccError, match="shares memory with attribute `.arr`"):
+        tpucc.compile(g)(a, o)
+    o.arr = np.zeros(2)                 # distinct arrays: fine
+    assert tpucc.compile(g)(a, o) == 0.0
+
+
+def test_updating_an_array_chosen_by_a_runtime_index_is_refused():
+    def f(x):
+        ls = [x.copy(), x.copy()]
+        i = int(x[0] > 0)
+        ls[i][0] += 5
+        return ls
+    with pytest.raises(tpucc.TpuccError, match="chosen from a list by a runtime index"):
+        tpucc.compile(f)(np.ones(2))
+
+
+def test_a_static_loop_indexing_a_list_by_its_counter_stays_unrolled_when_it_must():
+    def g(x, n):
+        ls = [x.copy(), x.copy(), x.copy()]
+        for k in range(3):
+            ls[k][0] += 1
+            for _ in range(n):
+                x = x * 1.0
+        return ls
+    check(g, np.ones(2), 2, compile_kwargs={"runtime_args": ("n",)})

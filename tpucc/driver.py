@@ -535,6 +535,11 @@ def runner(entry: Entry):
         run = _argument_update_runner(traced, guards, call, build, ties)
     else:
         updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]
+        # With captured arrays, an updated argument may be one of them (`o.w`
+        # of an argument object, the array passed as `w` too), and the other
+        # way round: checked on all the inputs once they are read.
+        updated_inputs = updated_args + [traced.n_arg_inputs + wb[1] for wb in writebacks
+                                         if wb[0] == "captured"]
         pool = output_pool(recycled_avals(traced))
         kept = kept_writebacks(traced)
         written = slice(n_out, n_out + len(writebacks))
@@ -546,7 +551,7 @@ def runner(entry: Entry):
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
-            if updated_args:
+            if updated_args and captured is None:
                 check_updated_arguments(updated_args, leaves,
                                        lambda i: _source_name(traced.input_sources, i))
             inputs = leaves
@@ -554,6 +559,9 @@ def runner(entry: Entry):
                 inputs = captured(leaves)
                 if inputs is RECOMPILE:
                     return RECOMPILE
+                if updated_inputs:
+                    check_updated_arguments(updated_inputs, inputs,
+                                           lambda i: _source_name(traced.input_sources, i))
             elif ties and not _tied_alike(ties, leaves):
                 return RECOMPILE
             for i, strides in layouts:

@@ -44,7 +44,7 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
-from .values import (MISSING, Array, NeedsStatic, check_runtime_dtype, check_runtime_size,
+from .values import (CHOSEN, MISSING, Array, NeedsStatic, check_runtime_dtype, check_runtime_size,
                      frozen_kind, refuse_array_subclass, scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
@@ -946,7 +946,10 @@ class Interpreter:
             if isinstance(obj, (list, tuple)) and obj and all(
                     isinstance(v, (Array, int, float, bool)) for v in obj):
                 from ..ops.shape import stack
-                return indexing.getitem(stack(list(obj)), key)
+                chosen = indexing.getitem(stack(list(obj)), key)
+                if isinstance(chosen, Array):
+                    chosen.frozen = CHOSEN      # (and its views)
+                return chosen
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
         if isinstance(obj, RuntimeRange):

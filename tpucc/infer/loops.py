@@ -678,7 +678,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
-    _check_entry_uses(entry_uses, leaves, slot_arrays, kept - unchanged,
+    # (a permuted slot's entry array gets another slot's value after the
+    # loop: no other name may read it inside)
+    _check_entry_uses(entry_uses, leaves, slot_arrays, (kept - unchanged) | permuted.keys(),
                       frame.fc.loop_locs[header])
     fresh = {i for i in slot_arrays if i < len(out_leaves)
              and _is_fresh(out_leaves[i][1], fresh_floor)}
@@ -711,6 +713,11 @@ def _permuted_slots(slot_arrays, out_leaves, kept, leaves) -> dict:
     arrays = [slot_arrays[i] for i in moved]
     if len({id(a) for a in arrays}) != len(arrays) or any(
             leaves[i][1].base is not None or slot_arrays[i].base is not None for i in moved):
+        return {}
+    # Another name holding one of these arrays (`head = u` before the loop,
+    # or a view of it) would have to follow the permutation too.
+    others = [leaves[j][1] for j in slot_arrays if j not in moved]
+    if any(_share_memory(leaves[i][1], other) for i in moved for other in others):
         return {}
     return moved
 

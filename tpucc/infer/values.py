@@ -227,6 +227,7 @@ class Array:
 
 JAX = "jax"
 READ_ONLY = "read-only"
+CHOSEN = "chosen"       # ls[i] with a runtime i: a copy of one of the list's arrays
 
 
 def frozen_kind(value) -> str | None:
@@ -248,6 +249,12 @@ def rebinds_in_place(a) -> bool:
 
 
 def _refuse_update(kind):
+    if kind == CHOSEN:
+        raise SideEffectError(
+            "updating in place an array chosen from a list by a runtime index: compiled code "
+            "chooses a copy, so the update would not reach the list's array",
+            hint="keep the arrays in one array (xs = np.stack(...)) and update xs[i], or "
+                 "choose with a static index")
     if kind == JAX:
         raise SideEffectError(
             "jax arrays are immutable: item assignment and in-place updates of one raise "
