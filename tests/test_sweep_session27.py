@@ -421,3 +421,12 @@ def test_a_static_loop_indexing_a_list_by_its_counter_stays_unrolled_when_it_mus
                 x = x * 1.0
         return ls
     check(g, np.ones(2), 2, compile_kwargs={"runtime_args": ("n",)})
+
+
+def test_dicts_keyed_by_floats_and_tuples_in_results_and_arguments():
+    def f(x, errs):
+        out = {0.5: x.sum(), (1, "a"): x * 2, None: x[0]}
+        for lam in (0.1, 1.0):
+            errs[lam] = errs[lam] + lam * x.sum()
+        return out
+    check(f, np.arange(3.0), {0.1: np.float64(0.0), 1.0: np.zeros(())})

@@ -28,7 +28,7 @@ from . import cache, envvars, infer, lower, snapshot
 from .errors import DTypeError, InternalError, SideEffectError, TpuccError, UnsupportedError
 from .infer import appends, checks
 from .infer.ad import identity_pattern
-from .infer.state import is_namedtuple, unflatten
+from .infer.state import has_static_keys, is_namedtuple, unflatten
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind, refuse_array_subclass
 from .ir import print_region, verify
 from .outputs import (_dropped, kept_writebacks, output_pool, recycled_avals,
@@ -407,7 +407,7 @@ def _key_with_places(x, runtime_scalar, leaves, places, here):
     if isinstance(x, list):
         return ("L",) + tuple(_key_with_places(v, runtime_scalar, leaves, places, here + (i,))
                               for i, v in enumerate(x))
-    if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
+    if isinstance(x, dict) and has_static_keys(x):
         return _dict_tag(x) + tuple((k, _key_with_places(v, runtime_scalar, leaves, places, here + (k,)))
                               for k, v in x.items())
     return _key(x, runtime_scalar, leaves)
@@ -432,7 +432,7 @@ def _key(x, runtime_scalar, leaves):
         return _tuple_tag(x) + tuple(_key(v, runtime_scalar, leaves) for v in x)
     if isinstance(x, list):
         return ("L",) + tuple(_key(v, runtime_scalar, leaves) for v in x)
-    if isinstance(x, dict) and all(isinstance(k, (str, int)) for k in x):
+    if isinstance(x, dict) and has_static_keys(x):
         return _dict_tag(x) + tuple((k, _key(v, runtime_scalar, leaves)) for k, v in x.items())
     if runtime_scalar and isinstance(x, (bool, int, float, complex)):
         leaves.append(_fits_int64(x))

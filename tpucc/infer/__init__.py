@@ -26,7 +26,7 @@ from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
-from .state import (ObjectNode, dict_keys, dict_of_class, flatten, is_namedtuple,
+from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
                     instance_attributes, unflatten)
 from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
                      new_serial_floor)
@@ -162,7 +162,7 @@ def _leaf_keys(value, here=()) -> list:
     if isinstance(value, list) or isinstance(value, tuple) and (
             not hasattr(value, "_fields") or is_namedtuple(value)):
         return [k for i, v in enumerate(value) for k in _leaf_keys(v, here + (i,))]
-    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+    if isinstance(value, dict) and has_static_keys(value):
         return [k for key, v in value.items() for k in _leaf_keys(v, here + (key,))]
     return [here]
 

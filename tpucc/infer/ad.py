@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import GradError, Loc
 from ..ir import Region, Value, walk_ops
 from . import builder
-from .state import flatten, instance_attributes, unflatten
+from .state import flatten, has_static_keys, instance_attributes, unflatten
 from .values import Array, compile_time_kind
 
 _PLAIN = (bool, int, str, bytes, type(None), complex)
@@ -104,7 +104,7 @@ def _spec(interp, value, leaves: Leaves, seen: set):
     elif isinstance(value, (tuple, list)):
         spec = (type(value).__name__,
                 [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
-    elif isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+    elif isinstance(value, dict) and has_static_keys(value):
         spec = ("dict", list(value), [_spec(interp, interp.getitem(value, k), leaves, seen)
                                       for k in value])
     elif _is_plain_object(value) and id(value) in seen:

@@ -42,7 +42,7 @@ def flatten(value, path: str, out: list) -> object:
         return td + (value.error,) if isinstance(value, RaisingTail) else td
     if isinstance(value, list):
         return ("list", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
-    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+    if isinstance(value, dict) and has_static_keys(value):
         keys = dict_keys(value)
         children = tuple(sub(dict.__getitem__(value, k), f"{path}[{k!r}]") for k in keys)
         if type(value) is dict:
@@ -136,6 +136,19 @@ def _build(td, it):
     raise AssertionError(td)
 
 
+def has_static_keys(mapping: dict) -> bool:
+    """Whether a dict's keys are Python strings, numbers, bytes, None or
+    tuples of those: tpucc then follows its items one by one (flattened, as
+    a list's), in arguments, state and results alike."""
+    return all(_static_key(k) for k in mapping)
+
+
+def _static_key(k) -> bool:
+    if type(k) is tuple:
+        return all(_static_key(x) for x in k)
+    return isinstance(k, (str, int, float, complex, bytes, type(None)))
+
+
 def dict_keys(mapping: dict) -> tuple:
     """The keys in the mapping's order: an OrderedDict keeps its own
     (move_to_end changes it), apart from the dict underneath."""
@@ -202,7 +215,7 @@ def container_paths(locals_: dict, stack: list) -> dict:
         elif isinstance(value, list):
             found.setdefault(id(value), (value, set()))[1].add(path)
             work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
-        elif isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        elif isinstance(value, dict) and has_static_keys(value):
             found.setdefault(id(value), (value, set()))[1].add(path)
             work.extend((v, f"{path}[{k!r}]") for k, v in value.items())
         elif isinstance(value, SeqIter):
