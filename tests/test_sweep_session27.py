@@ -430,3 +430,29 @@ def test_dicts_keyed_by_floats_and_tuples_in_results_and_arguments():
             errs[lam] = errs[lam] + lam * x.sum()
         return out
     check(f, np.arange(3.0), {0.1: np.float64(0.0), 1.0: np.zeros(())})
+
+
+def test_state_bound_on_the_first_iteration_then_one_while():
+    def smooth(xs, a):
+        state = None
+        out = np.empty_like(xs)
+        for i in range(xs.shape[0]):
+            if state is None:
+                state = xs[i]
+            else:
+                state = a * xs[i] + (1 - a) * state
+            out[i] = state
+        return out
+    xs = np.random.default_rng(0).standard_normal(100)
+    compiled = check(smooth, xs, 0.3)
+    assert count_hlo(hlo(compiled, xs, 0.3), "while") == 1
+
+
+def test_a_static_value_changing_on_every_iteration_still_unrolls_exactly():
+    def f(x):
+        tag = ""
+        for i in range(40):
+            tag = tag + "a"
+            x = x + len(tag)
+        return x, tag
+    check(f, np.zeros(2))

@@ -36,6 +36,13 @@ class UpdatedThenRebound(SideEffectError):
     array at the loop's entry others may reach (_run_body)."""
 
 
+class StaticChanged(SideEffectError):
+    """A static value the loop body changes into another one, or into an
+    array (`state = None` before the loop, an array after its first
+    iteration): a loop whose first iteration runs unrolled may still be
+    one While from its second on."""
+
+
 def run_loop(frame, header: int, stops) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
     iteration's exit depends on runtime values or the budget runs out."""
@@ -65,7 +72,9 @@ def run_loop(frame, header: int, stops) -> Exit:
             # The body updates a variable's array in place, then rebinds the
             # variable: the first iteration writes into the array from before
             # the loop, each later one into the array the one before made.
-            # Run the first one unrolled; the rest may then be one While.
+            # Or its first iteration binds what later ones update (`state =
+            # None` before the loop).  Run the first one unrolled; the rest
+            # may then be one While.
             ex = _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                          stop_after=1)
             if ex is not None:
@@ -260,7 +269,7 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
             raise
         frame.locals, frame.stack = locals0, stack0
         return f"it cannot run as one runtime loop ({e.message})", \
-            isinstance(e, UpdatedThenRebound)
+            isinstance(e, (UpdatedThenRebound, StaticChanged))
 
 
 def _drop_dead_locals(frame, header, entry=None, reached=()):
@@ -452,7 +461,7 @@ class Rebound:
                 continue
             avals = [carried[3] if carried else leaf_aval(before), leaf_aval(end)]
             if any(a is None for a in avals):
-                raise SideEffectError(
+                raise StaticChanged(
                     f"this runtime loop changes the static value `{name}` "
                     f"({describe_static(before)} -> {describe_static(end)})", loc,
                     "only arrays and numbers can change inside a loop on runtime values")
@@ -1045,7 +1054,7 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
                 continue
             avals = [leaf_aval(v) for v in (before, after) if not isinstance(v, Undefined)]
             if any(a is None for a in avals):
-                raise SideEffectError(
+                raise StaticChanged(
                     f"this runtime loop changes the static value `{path}` "
                     f"({describe_static(before)} -> {describe_static(after)})", loc,
                     _static_change_hint(path, before, after))
