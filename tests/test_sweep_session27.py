@@ -456,3 +456,19 @@ def test_a_static_value_changing_on_every_iteration_still_unrolls_exactly():
             x = x + len(tag)
         return x, tag
     check(f, np.zeros(2))
+
+
+def _own_buffers_with_an_alias(x, n):
+    a = x.copy()
+    b = x.copy()
+    al = a
+    for _ in range(n):
+        b[:] = a + 1
+        a, b = b, a
+    return al
+
+
+def test_own_double_buffer_with_an_alias_is_exact_or_refused():
+    check(_own_buffers_with_an_alias, np.zeros(2), 40)
+    with pytest.raises(tpucc.TpuccError, match="shares its array with another name"):
+        tpucc.compile(_own_buffers_with_an_alias, runtime_args=("n",))(np.zeros(2), 5)

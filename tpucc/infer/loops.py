@@ -686,6 +686,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 "or compute the new value out of place")
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
+        _check_unshared_moves(slot_arrays, leaves, out_leaves, unshared,
+                              frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
     # (a permuted slot's entry array gets another slot's value after the
     # loop: no other name may read it inside)
@@ -975,6 +977,27 @@ def _check_unshared(slot_arrays, leaves, unshared, loc):
                 "but the loop rebinds one of them, and `" + leaves[i][0] + "` is updated in "
                 "place: the update reaches the other name on the first iteration only", loc,
                 f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy())")
+
+
+def _check_unshared_moves(slot_arrays, leaves, out_leaves, unshared, loc):
+    """A name sharing its array with another when the loop starts (`al = a`)
+    whose array the body hands to a third name (`a, b = b, a`), while it
+    updates arrays in place: a later iteration may write into that array
+    through the third name, which the other's separate value would not
+    follow (a double buffer with an alias)."""
+    if not any(a.version for a in slot_arrays.values()):
+        return
+    for i, a in slot_arrays.items():
+        entry = leaves[i][1]
+        if id(entry) not in unshared and not (entry.base is not None
+                                              and id(entry.base) in unshared):
+            continue
+        if any(j != i and j < len(out_leaves) and out_leaves[j][1] is a for j in slot_arrays):
+            raise SideEffectError(
+                f"`{leaves[i][0]}` shares its array with another name when this loop starts, "
+                "and the loop passes it on to another variable while it updates arrays in "
+                "place: later updates through that variable would reach the other name",
+                loc, f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy())")
 
 
 def _is_fresh(v, floor) -> bool:
