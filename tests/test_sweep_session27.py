@@ -472,3 +472,13 @@ def test_own_double_buffer_with_an_alias_is_exact_or_refused():
     check(_own_buffers_with_an_alias, np.zeros(2), 40)
     with pytest.raises(tpucc.TpuccError, match="shares its array with another name"):
         tpucc.compile(_own_buffers_with_an_alias, runtime_args=("n",))(np.zeros(2), 5)
+
+
+def test_linspace_with_runtime_endpoints():
+    def f(t):
+        return (np.linspace(t[0], t[-1], 5), np.linspace(t[0], t[-1], 4, endpoint=False),
+                np.linspace(t[1], 3.0, 1), np.linspace(t[0], t[2], 0),
+                np.linspace(t[0], t[-1], 6, dtype=int), np.linspace(t[0], t[-1], 3, retstep=True))
+    t = np.array([0.5, 1.7, 2.9, 4.0])
+    check(f, t, rtol=0, atol=0)
+    check(f, t.astype(np.float32), rtol=0, atol=0)

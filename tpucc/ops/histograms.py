@@ -254,16 +254,56 @@ def _axis_edges(sample, bins, range, i):
     return _linspace(first, last, n + 1)
 
 
-def _linspace(start, stop, num):
-    """np.linspace(start, stop, num) of runtime 0-d floats, NumPy's steps:
-    arange * (delta / div) + start (arange / div * delta where the step is
-    0), the last one stop itself."""
-    div = num - 1
+def _linspace(start, stop, num, endpoint=True):
+    """np.linspace(start, stop, num) of runtime 0-d floats of one dtype,
+    NumPy's steps: arange * (delta / div) + start (arange / div * delta
+    where the step is 0), the last one stop itself with `endpoint`."""
+    div = num - 1 if endpoint else num
     delta = stop - start
     step = delta / div
     y = NUMPY[np.arange](0, num, dtype=start.dtype)
     y = where(step == 0, y / div * delta, emit("rounded_product", y, step)) + start
+    if not endpoint:
+        return y
     return NUMPY[np.concatenate]([y[:-1], NUMPY[np.reshape](stop, (1,))])
+
+
+@implements(np.linspace)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """np.linspace with runtime endpoints (static ones: NumPy computes it
+    while compiling) and a static count: 0-d endpoints, in NumPy's dtype
+    (theirs with a float), its steps (_linspace); an integer dtype= floors."""
+    num = operator.index(num)
+    if num < 0:
+        raise UserCodeError(f"ValueError: Number of samples, {num}, must be non-negative.")
+    dt = np.result_type(_sample(start), _sample(stop), float(num))
+    start, stop = as_array(start), as_array(stop)
+    if start.ndim or stop.ndim:
+        raise UnsupportedError("np.linspace of runtime array endpoints is not supported",
+                               hint="use 0-d endpoints, or start + (stop - start) * "
+                                    "np.linspace(0, 1, num)[:, None]")
+    start, stop = astype(start, dt), astype(stop, dt)
+    div = num - 1 if endpoint else num
+    if num <= 1:
+        y = NUMPY[np.reshape](start, (1,))[:num]
+    else:
+        y = _linspace(start, stop, num, endpoint)
+    if dtype is not None and np.dtype(dtype).kind in "iub":
+        y = NUMPY[np.floor](y)
+    y = astype(y, np.dtype(dtype) if dtype is not None else dt)
+    if retstep:
+        return y, (stop - start) / div if div > 0 else np.array(np.nan, dt)[()]
+    return y
+
+
+def _sample(x):
+    """What np.result_type sees of x: a Python number for a Python number
+    (runtime or not), else an array of x's dtype."""
+    if isinstance(x, (bool, int, float, complex)):
+        return x
+    if isinstance(x, Array):
+        return x.dtype.type(0).item() if x.weak else np.zeros((), x.dtype)
+    return np.zeros((), np.asarray(x).dtype)
 
 
 def _rounded_product_lower(lc, x, y):
