@@ -145,10 +145,45 @@ def _is_inf(x):
     return lax.bitwise_and(lax.bitwise_not(lax.is_finite(x)), lax.eq(x, x))
 
 
+# --- float floor division and remainder ---------------------------------------
+# NumPy's npy_divmod (the same as CPython's float // and %): fmod, moved to
+# the divisor's side; a zero remainder takes the divisor's sign (-4.0 % 2.0
+# is 0.0) and a zero quotient the sign of a / b (-0.0 // 1.0 is -0.0).
+# jax.numpy gives a zero the dividend's sign, and rounds the quotient where
+# NumPy floors it.
+
+def _float_divmod(a, b):
+    """(a // b, a % b) for floats of one dtype, exactly as NumPy."""
+    shape = broadcast_shapes(np.shape(a), np.shape(b))
+    a, b = broadcast_value(a, shape), broadcast_value(b, shape)
+    zero, one = _const(0, a), _const(1, a)
+    fmod = lax.rem(a, b)
+    div = divide(lax.sub(a, fmod), b)       # very nearly an integer
+    wrong_side = lax.ne(lax.lt(b, zero), lax.lt(fmod, zero)) & lax.ne(fmod, zero)
+    mod = lax.select(lax.eq(fmod, zero), _zero_signed_as(b),
+                     lax.select(wrong_side, lax.add(fmod, b), fmod))
+    div = lax.select(wrong_side, lax.sub(div, one), div)
+    floor = lax.floor(div)
+    floor = lax.select(lax.gt(lax.sub(div, floor), _const(0.5, a)), lax.add(floor, one), floor)
+    quotient = divide(a, b)
+    floordiv = lax.select(lax.eq(div, zero), _zero_signed_as(quotient), floor)
+    by_zero = lax.eq(b, zero)           # NumPy: a / 0 and fmod(a, 0) (NaN)
+    return lax.select(by_zero, quotient, floordiv), lax.select(by_zero, fmod, mod)
+
+
+def _zero_signed_as(x):
+    """0.0, or -0.0 where x's sign bit is set."""
+    bits = lax.bitcast_convert_type(x, np.dtype(f"int{x.dtype.itemsize * 8}"))
+    zero = lax.full_like(x, 0)
+    return lax.select(lax.lt(bits, np.zeros((), bits.dtype)), lax.neg(zero), zero)
+
+
 # Keyed by ufunc.__name__: np.true_divide is named "divide" in NumPy 2.
 _LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rule
               "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh,
-              "sign": _sign}
+              "sign": _sign,
+              "floor_divide": lambda a, b: _float_divmod(a, b)[0],
+              "remainder": lambda a, b: _float_divmod(a, b)[1]}
 
 
 # --- complex maximum and minimum ------------------------------------------------------

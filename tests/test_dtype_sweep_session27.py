@@ -1,0 +1,59 @@
+"""Bugs found by session 27's dtype sweep: signed zeros, float16 accumulation,
+Python ints at the edge of 64 bits, integer reciprocals, complex edge values
+and float64 -> float16 rounding now give eager NumPy's results exactly."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import check
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _assert_exact(expected, actual):
+    """Bit-exact floats (signed zeros included; any NaN equals any NaN)."""
+    if isinstance(expected, (tuple, list)):
+        for e, a in zip(expected, actual, strict=True):
+            _assert_exact(e, a)
+        return
+    e, a = np.asarray(expected), np.asarray(actual)
+    assert e.dtype == a.dtype and e.shape == a.shape, (e, a)
+    if e.dtype.kind == "c":
+        _assert_exact(e.real, a.real), _assert_exact(e.imag, a.imag)
+    elif e.dtype.kind == "f":
+        same = (e == a) & (np.signbit(e) == np.signbit(a)) | np.isnan(e) & np.isnan(a)
+        assert same.all(), f"expected {e!r}, got {a!r}"
+    else:
+        np.testing.assert_array_equal(a, e)
+
+
+def check_exact(fn, *args, **compile_kwargs):
+    check(fn, *args, compile_kwargs=compile_kwargs or None)
+    _assert_exact(fn(*args), tpucc.compile(fn, **compile_kwargs)(*args))
+
+
+# --- float // and %: NumPy's (Python's) signed zeros and infinities --------------------
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.5, -4.0, 0.3, -0.3, 1e300, -1e300,
+            np.inf, -np.inf, np.nan, 7.0, 1e16 + 2]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_float_floor_divide_and_remainder_match_numpy_bits(dtype):
+    a, b = (np.array(v, dtype) for v in zip(*itertools.product(_SPECIAL, _SPECIAL)))
+    check_exact(lambda a, b: (a // b, a % b, np.divmod(a, b)), a, b)
+
+
+def test_float_remainder_with_scalars_and_python_floats():
+    a = np.array([-4.0, 4.0, -0.0, -0.0, -5.0, 5.0])
+    b = np.array([2.0, -2.0, 1.0, -1.0, np.inf, -np.inf])
+    check_exact(lambda a, b: (a % 2.0, a // -1.0, -0.0 // b, 3.0 % b, a // np.inf), a, b)
+
+    def python_floats(a, b):
+        x, y = float(a[0]), float(b[0])
+        return x % y, float(a[1]) % float(b[1]), float(a[2]) // float(b[2]), \
+            float(a[3]) // float(b[3]), float(a[4]) % float(b[4]), float(a[4]) // float(b[4])
+    check_exact(python_floats, a, b)
