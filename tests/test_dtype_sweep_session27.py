@@ -57,3 +57,26 @@ def test_float_remainder_with_scalars_and_python_floats():
         return x % y, float(a[1]) % float(b[1]), float(a[2]) // float(b[2]), \
             float(a[3]) // float(b[3]), float(a[4]) % float(b[4]), float(a[4]) // float(b[4])
     check_exact(python_floats, a, b)
+
+
+# --- float64 -> float16: rounded once ----------------------------------------------------
+
+def _near_float16_halfway_points():
+    halves = np.arange(0x3c00, 0x3c40, dtype=np.uint16).view(np.float16).astype(np.float64)
+    mid = halves + 2.0 ** -11
+    return np.concatenate([mid + 2.0 ** -40, mid - 2.0 ** -40, -mid - 2.0 ** -40, mid,
+                           [0.0, -0.0, np.inf, np.nan, 65519.99, 65520.0, 2.0 ** -25 + 2.0 ** -60]])
+
+
+def test_float64_to_float16_rounds_once():
+    x = _near_float16_halfway_points()
+
+    def to_half(x, h):
+        h[0] = x[0]
+        return x.astype(np.float16), np.float16(x[1]), h, x.astype(np.complex128).astype(np.float16)
+    check_exact(to_half, x, np.zeros(2, np.float16))
+
+
+def test_runtime_python_float_meets_float16_array_rounded_once():
+    k = 1 + 2.0 ** -11 + 2.0 ** -40
+    check_exact(lambda h, k: h * k, np.ones(3, np.float16), k, runtime_args=("k",))

@@ -232,7 +232,32 @@ def cast(x, dtype):
             return x
         if x.dtype.kind in "biu" or (x.dtype.kind == "f" and np.dtype(dtype).kind in "fc"):
             return x.astype(dtype)
+    return convert(x, dtype)
+
+
+def convert(x, dtype):
+    """lax.convert_element_type(x, dtype), a float64 to float16 rounded once
+    as NumPy rounds it: XLA converts through float32, and a value just above a
+    float16 halfway point (1 + 2**-11 + 2**-40) loses its excess in float32
+    and then ties to even the wrong way."""
+    if np.dtype(dtype) == np.float16 and getattr(x, "dtype", None) == np.float64:
+        x = _to_float32_rounding_to_odd(x)
     return lax.convert_element_type(x, dtype)
+
+
+def _to_float32_rounding_to_odd(x):
+    """float64 x truncated to float32, its last bit set where that was
+    inexact.  Rounding this to float16 (13 bits fewer) rounds x correctly:
+    the odd bit stands for everything float32 dropped, so no tie is made
+    where there was none."""
+    nearest = lax.convert_element_type(x, np.float32)
+    bits = lax.bitcast_convert_type(nearest, np.int32)
+    back = lax.convert_element_type(nearest, np.float64)
+    one = np.ones((), np.int32)
+    # (the bit pattern less one is the float32 of the next smaller magnitude)
+    bits = lax.select(lax.gt(lax.abs(back), lax.abs(x)), lax.sub(bits, one), bits)
+    bits = lax.select(lax.ne(back, x), lax.bitwise_or(bits, one), bits)
+    return lax.bitcast_convert_type(bits, np.float32)
 
 
 def unsafe_cast(x, src, dst):
@@ -247,7 +272,7 @@ def unsafe_cast(x, src, dst):
         src = x.dtype
     if dst.kind in "iu" and src.kind == "f":
         return float_to_int(_trunc(x), dst)
-    return lax.convert_element_type(x, dst)
+    return convert(x, dst)
 
 
 def _trunc(x):
