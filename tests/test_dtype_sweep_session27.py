@@ -80,3 +80,41 @@ def test_float64_to_float16_rounds_once():
 def test_runtime_python_float_meets_float16_array_rounded_once():
     k = 1 + 2.0 ** -11 + 2.0 ** -40
     check_exact(lambda h, k: h * k, np.ones(3, np.float16), k, runtime_args=("k",))
+
+
+# --- mean, var and std: NumPy's accumulation dtypes -------------------------------------
+
+def test_float16_var_std_accumulate_in_float32():
+    x = np.linspace(0, 10, 17).astype(np.float16)
+    y = np.random.default_rng(0).normal(5, 2, (3, 2500)).astype(np.float16)
+    check_exact(lambda x, y: (x.var(), x.std(), np.var(y, axis=1, ddof=1), y.std(axis=-1)), x, y)
+
+
+def test_float16_mean_with_dtype_float16_rounds_the_sum_first():
+    x = np.random.default_rng(0).normal(5, 2, 100).astype(np.float16)
+    y = np.full(3000, 1.7, np.float16)
+    w = np.random.default_rng(1).normal(5, 2, 100)
+
+    def means(x, y, w):
+        return (np.mean(x, dtype=np.float16), x.mean(), y.mean(dtype=np.float16), y.mean(),
+                w.mean(dtype=np.float16), np.mean(x, dtype=np.float16, where=x > 4))
+    check_exact(means, x, y, w)
+
+
+def test_complex_var_std_with_a_real_dtype_use_the_real_mean():
+    x = np.array([1 + 1j, 2, 3j])
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(2, 5)) + 1j * rng.normal(size=(2, 5))
+
+    def stats(x, z):
+        return (x.std(dtype=np.float32), x.var(dtype=np.float64), x.var(), x.std(dtype=np.complex64),
+                np.var(z, axis=1, dtype=np.float32), np.var(x.real, dtype=np.complex128))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        check(stats, x, z)
+
+
+def test_complex_mean_multiplies_by_the_reciprocal_count_as_numpy():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(3, 300)) + 1j * rng.normal(size=(3, 300))
+    check_exact(lambda z: (z.mean(axis=0), z.astype(np.complex64).mean(axis=0)), z)

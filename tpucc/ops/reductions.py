@@ -17,8 +17,8 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (NUMPY, METHODS, OPS, define_vjp, divide, implements, normalize_axes,
-                       normalize_axis, register, unsafe_cast)
+from .registry import (NUMPY, METHODS, OPS, cast, define_vjp, divide, implements,
+                       normalize_axes, normalize_axis, register, unsafe_cast)
 
 
 @lru_cache(maxsize=None)
@@ -47,8 +47,8 @@ def _reduced_shape(shape, axes, keepdims):
 
 def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs=()):
     """jnp_fn(x, axis, keepdims, **extra) reduces x, already cast to the result
-    dtype; a jnp_fn with an `acc` parameter gets x as it is, and the result
-    dtype as acc, to do its own casts."""
+    dtype; a jnp_fn with an `acc` parameter gets x as it is, the result dtype
+    as acc and the dtype= argument (or None) as dtype, to do its own casts."""
     own_casts = "acc" in inspect.signature(jnp_fn).parameters
 
     def abstract(avals, axes, keepdims, dtype=None, **extra):
@@ -63,7 +63,7 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
     def lower(lc, x, axes, keepdims, dtype=None, **extra):
         out = lc.out_avals[0].dtype
         if own_casts:
-            return jnp_fn(x, axis=axes, keepdims=keepdims, acc=out, **extra)
+            return jnp_fn(x, axis=axes, keepdims=keepdims, acc=out, dtype=dtype, **extra)
         if takes_dtype:     # accumulating reductions compute in the result dtype
             x = _to_acc(x, out)
         r = jnp_fn(x, axis=axes, keepdims=keepdims, **extra)
@@ -166,7 +166,7 @@ def _masked_mean(a, mask, attrs):
     the result's."""
     out = OPS["mean"].abstract((a.aval,), **attrs).dtype
     axes, keepdims = attrs["axes"], attrs["keepdims"]
-    total_dtype = np.dtype(np.float32) if out == np.float16 else out
+    total_dtype = _mean_sum_dtype(out, attrs.get("dtype"))
     if mask is not None:
         a = select(mask, a, np.zeros((), a.dtype)[()])
     else:
@@ -197,57 +197,87 @@ def array_like(a):
 UFUNC_REDUCTIONS = {"sum", "prod", "max", "min", "any", "all"}
 
 
-def _var(x, axis, keepdims, acc, ddof=0):
-    """NumPy's _var step by step, with its casts to the accumulation dtype
-    `acc` (which matter for var(dtype=int)): the mean is sum(x as acc) / n
-    cast to acc; deviations are x - mean in their promoted dtype; their squares
-    are summed as acc and divided by max(n - ddof, 0), so ddof >= n gives inf
-    (or nan for 0/0) as in NumPy (jnp.var gives nan).  A complex x has a
-    real variance (acc real) of a complex mean: the squares are |x - mean|^2."""
-    n = x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
-    mean_dtype = np.result_type(x.dtype, acc) if x.dtype.kind == "c" else acc
+def _var(x, axis, keepdims, acc, dtype=None, ddof=0):
+    """NumPy's _var step by step, with its casts to the dtype= argument
+    (float64 for integers and bools when not given): the mean is the sum of x
+    as that dtype (x's own if None), divided by n as _divide_as; deviations
+    are x - mean in their promoted dtype; their squares (|x - mean|^2 for a
+    complex x, a real square) are summed as that dtype (theirs if None) and
+    divided by max(n - ddof, 0), so ddof >= n gives inf (or nan for 0/0) as
+    in NumPy (jnp.var gives nan).  So a complex x with a real dtype= has the
+    mean of its real parts (NumPy casts, warning ComplexWarning)."""
+    n = _count(x, axis)
+    if dtype is None and x.dtype.kind in "biu":
+        dtype = np.dtype(np.float64)
+    mean_dtype = x.dtype if dtype is None else dtype
     mean = _divide_as(_sum_as(x, mean_dtype, axis, True), n, mean_dtype)
     dev_dtype = np.result_type(x.dtype, mean_dtype)
     dev = lax.convert_element_type(x, dev_dtype) - lax.convert_element_type(mean, dev_dtype)
-    square = lax.real(dev) ** 2 + lax.imag(dev) ** 2 if dev_dtype.kind == "c" else dev * dev
-    squares = _sum_as(square, acc, axis, keepdims)
-    return _divide_as(squares, max(n - ddof, 0), acc)
+    if x.dtype.kind == "c":
+        square = lax.real(dev) ** 2 + lax.imag(dev) ** 2
+    else:       # (a complex dtype= squares a real x's complex deviations: complex)
+        square = dev * dev
+    squares_dtype = square.dtype if dtype is None else dtype
+    squares = _sum_as(square, squares_dtype, axis, keepdims)
+    return lax.convert_element_type(_divide_as(squares, max(n - ddof, 0), squares_dtype), acc)
+
+
+def _count(x, axis) -> int:
+    """How many elements each slice of the reduction has."""
+    return x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
 
 
 def _sum_as(x, acc, axis, keepdims):
     """NumPy's add.reduce(x, dtype=acc): x converted to acc and summed in acc
-    (an int8 sum wraps; jnp.sum would widen small integers)."""
+    (an int8 sum wraps; jnp.sum would widen small integers).  NumPy sums
+    float16 in float32 and rounds once (jnp.sum(dtype=float16) adds in
+    float16)."""
+    x = _to_acc(x, acc)
     if acc == np.bool_:
-        return jnp.any(_to_acc(x, acc), axis=axis, keepdims=keepdims)     # (a logical or)
-    return jnp.sum(_to_acc(x, acc), axis=axis, keepdims=keepdims, dtype=acc)
+        return jnp.any(x, axis=axis, keepdims=keepdims)     # (a logical or)
+    if acc == np.float16:
+        return lax.convert_element_type(jnp.sum(x, axis=axis, keepdims=keepdims,
+                                                dtype=np.float32), acc)
+    return jnp.sum(x, axis=axis, keepdims=keepdims, dtype=acc)
 
 
-def _mean(x, axis, keepdims, acc):
-    """NumPy's _mean: the sum in the accumulation dtype (float32 for a
-    float16 result), divided by the count as _divide_as, cast to the result
-    dtype `acc`.  (jnp.mean divides by a broadcast count, which XLA turns
-    into a multiplication by its reciprocal: see registry.divide.)"""
-    n = x.size if axis is None else int(np.prod([x.shape[i] for i in axis], dtype=np.int64))
-    total_dtype = np.dtype(np.float32) if acc == np.float16 else acc
+def _mean(x, axis, keepdims, acc, dtype=None):
+    """NumPy's _mean: the sum in the accumulation dtype (_mean_sum_dtype),
+    divided by the count as _divide_as, cast to the result dtype `acc`.
+    (jnp.mean divides by a broadcast count, which XLA turns into a
+    multiplication by its reciprocal: see registry.divide.)"""
+    total_dtype = _mean_sum_dtype(acc, dtype)
     total = _sum_as(x, total_dtype, axis, keepdims)
-    return lax.convert_element_type(_divide_as(total, n, total_dtype), acc)
+    return lax.convert_element_type(_divide_as(total, _count(x, axis), total_dtype), acc)
+
+
+def _mean_sum_dtype(acc, dtype):
+    """NumPy's mean sums a float16 array in float32 and rounds the quotient
+    to float16; with dtype=float16 it rounds the sum to float16 first."""
+    return np.dtype(np.float32) if acc == np.float16 and dtype is None else acc
 
 
 def _divide_as(total, n, acc):
-    """NumPy's true_divide(total, n, out=total, casting='unsafe'); a complex
-    total divided part by part, which is what NumPy's complex division
-    (Smith's) gives for a real divisor."""
+    """NumPy's true_divide(total, n, out=total, casting='unsafe'), n an intp:
+    integers, float16 and complex divided in float64 (complex128), then
+    cast.  Its complex division by a real n multiplies both parts by 1 / n
+    (Smith's method), which a third of the time is an ulp from dividing."""
     if acc.kind in "iub":
         quotient = divide(lax.convert_element_type(total, np.float64), np.float64(n))
         return unsafe_cast(quotient, np.dtype(np.float64), acc)     # (0.2 is a True bool)
     if acc.kind == "c":
-        part = np.asarray(n, np.empty(0, acc).real.dtype)
-        return lax.complex(divide(lax.real(total), part), divide(lax.imag(total), part))
+        part = np.empty(0, acc).real.dtype
+        scale = np.float64(1.0) / np.float64(n) if n else np.float64(np.inf)
+        return lax.complex(*(lax.convert_element_type(
+            lax.mul(lax.convert_element_type(p, np.float64), scale), part)
+            for p in (lax.real(total), lax.imag(total))))
+    if acc == np.float16:       # (float16's n may be inexact: 2049)
+        return cast(divide(lax.convert_element_type(total, np.float64), np.float64(n)), acc)
     return divide(total, np.asarray(n, acc))
 
 
-def _std(x, axis, keepdims, acc, ddof=0):
-    var = _var(x, axis, keepdims, acc, ddof)
+def _std(x, axis, keepdims, acc, dtype=None, ddof=0):
+    var = _var(x, axis, keepdims, acc, dtype, ddof)
     if acc.kind in "iub":   # sqrt's float64 result cast back to the integer dtype
         return lax.convert_element_type(jnp.trunc(jnp.sqrt(var.astype(np.float64))), acc)
     return jnp.sqrt(var)
