@@ -118,3 +118,24 @@ def test_complex_mean_multiplies_by_the_reciprocal_count_as_numpy():
     rng = np.random.default_rng(0)
     z = rng.normal(size=(3, 300)) + 1j * rng.normal(size=(3, 300))
     check_exact(lambda z: (z.mean(axis=0), z.astype(np.complex64).mean(axis=0)), z)
+
+
+# --- integers compared with Python ints just beyond their range --------------------------
+
+def test_int64_and_uint64_compare_exactly_with_python_ints_beyond_their_range():
+    x = np.array([2**63 - 1, -2**63, 0], np.int64)
+    u = np.array([2**64 - 1, 0], np.uint64)
+    b = np.array([127, -128], np.int8)
+
+    def fits(x, u, b):
+        return (x == 2**63, x < 2**63, x[1] > -2**63 - 1, 2**63 > x, x != -2**63 - 1,
+                u[0] < 2**64, u.max() == 2**64, u >= -1, -1 < u, u <= 2**70, x > -2**70,
+                b == 128, b > -129, np.less(x, 2**63), np.equal(u, 2**64 + 1), x >= 2**63 - 1)
+    check(fits, x, u, b)
+
+
+def test_runtime_python_int_compares_with_big_ints():
+    def f(x):
+        n = int(x[0])
+        return n < 2**63, n == 2**64, n > -2**63 - 1, n < 2**70
+    check(f, np.array([2**63 - 1], np.int64))

@@ -470,8 +470,10 @@ def _check_negative_integer_power(operands):
 
 def _widen_for_exact_comparison(operands):
     """`uint8_array > -1` is True everywhere in NumPy 2; converting -1 to
-    uint8 (255) would make it False.  When a Python int does not fit an integer
-    array's dtype, compare in int64 (float64 if it does not fit int64 either)."""
+    uint8 (255) would make it False.  A Python int that does not fit an
+    integer array's dtype compares as the infinity of its sign with the array
+    as float64: exactly (int64 (2**63 - 1) < 2**63, where float64 rounds
+    both to 2**63)."""
     if any(_is_runtime_python_int(x) for x in operands):
         # An int known only at run time may not fit: compare in int64.
         operands = tuple(astype(x, np.int64) if isinstance(x, Array) and not x.weak
@@ -480,15 +482,18 @@ def _widen_for_exact_comparison(operands):
     ints = [x for x in operands if _is_python_int(x)]
     if not ints:
         return operands
+    arrays = [x for x in operands if isinstance(x, Array) and not x.weak and x.dtype.kind in "iu"]
+
+    def beyond(i) -> bool:      # outside an integer array's range: the answer is known
+        return any(not np.iinfo(a.dtype).min <= i <= np.iinfo(a.dtype).max for a in arrays)
     widened = []
     for x in operands:
-        if isinstance(x, Array) and not x.weak and x.dtype.kind in "iu" and not all(
-                np.iinfo(x.dtype).min <= i <= np.iinfo(x.dtype).max for i in ints):
-            fits_int64 = x.dtype != np.uint64 and all(
-                np.iinfo(np.int64).min <= i <= np.iinfo(np.int64).max for i in ints)
-            x = astype(x, np.int64 if fits_int64 else np.float64)
+        if any(x is a for a in arrays) and any(beyond(i) for i in ints):
+            x = astype(x, np.float64)       # finite: an infinity stands for the int
+        elif _is_python_int(x) and beyond(x):
+            x = float("inf") if x > 0 else float("-inf")
         elif _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
-            x = float(x)        # (the arrays are float64 now) no 64-bit integer holds it
+            x = float(x)        # against a float, which NumPy converts it to
         widened.append(x)
     return tuple(widened)
 
