@@ -139,3 +139,22 @@ def test_runtime_python_int_compares_with_big_ints():
         n = int(x[0])
         return n < 2**63, n == 2**64, n > -2**63 - 1, n < 2**70
     check(f, np.array([2**63 - 1], np.int64))
+
+
+# --- integer reciprocal, and floats to uint32 / uint64 as NumPy on x86 -------------------
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                   np.int64, np.uint64])
+def test_integer_reciprocal_of_zero_is_numpys(dtype):
+    x = np.array([0, 1, 2, 3, 100] + ([-1, -2] if np.dtype(dtype).kind == "i" else []), dtype)
+    check_exact(lambda x: (np.reciprocal(x), np.reciprocal(x[0])), x)
+
+
+_BEYOND = [np.inf, -np.inf, np.nan, 1e300, -1e300, 2.0 ** 63, 2.0 ** 64, 2.0 ** 32 + 5, 3e9,
+           -3e9, 2.0 ** 31, -2.0 ** 31 - 5, -2.0 ** 40, 4294967295.0, 1.8e19, -1.0, 3.7, -3.7]
+
+
+@pytest.mark.parametrize("source", [np.float64, np.float32, np.float16])
+def test_floats_beyond_uint32_and_uint64_convert_as_numpy(source):
+    x = np.array(_BEYOND).astype(source)
+    check_exact(lambda x: (x.astype(np.uint32), x.astype(np.uint64)), x)

@@ -18,7 +18,7 @@ from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError,
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
                        const_aval, define_vjp, divide, float_to_int, implements, loop_keys, register,
-                       static_index, ufunc_loop, unsafe_cast)
+                       static_index, trunc, ufunc_loop, unsafe_cast)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -246,6 +246,8 @@ def _lower(ufunc):
             prim = direct_float
         if kind == "c":
             prim = _LAX_COMPLEX.get(name)
+        if kind in "iu" and name == "reciprocal":
+            prim = _int_reciprocal
         if prim is not None:
             # lax broadcasts scalars (a constant one stays a literal) and
             # size-1 axes itself; only a lower rank needs a broadcast.
@@ -258,6 +260,13 @@ def _lower(ufunc):
             out = jnp.where(args[1] == 0, jnp.zeros_like(out), out)   # NumPy: x // 0 == 0
         return cast(out, lc.out_avals[0].dtype)
     return lower
+
+
+def _int_reciprocal(x):
+    """NumPy's integer reciprocal: 1.0 / x converted back to x's type, so
+    1 / 0 is inf converted as x86 converts it (int32: -2**31, int8: 0)."""
+    inverse = divide(np.ones((), np.float64), lax.convert_element_type(x, np.float64))
+    return float_to_int(trunc(inverse), x.dtype)
 
 
 def _mixed_sign_compare(ufunc, compare, args, loop):

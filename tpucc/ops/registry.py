@@ -271,11 +271,11 @@ def unsafe_cast(x, src, dst):
         x = lax.real(x)
         src = x.dtype
     if dst.kind in "iu" and src.kind == "f":
-        return float_to_int(_trunc(x), dst)
+        return float_to_int(trunc(x), dst)
     return convert(x, dst)
 
 
-def _trunc(x):
+def trunc(x):
     """Rounded toward zero (jnp.trunc, without its nested jit)."""
     return lax.select(x < 0, lax.ceil(x), lax.floor(x))
 
@@ -283,18 +283,30 @@ def _trunc(x):
 def float_to_int(x, dst):
     """Whole floats to an integer type as NumPy converts them on x86 (the C
     cast; ARM saturates instead), where XLA's convert would saturate: to a
-    type of up to 32 bits through int32, to int64 through int64, where NaN
-    and values out of range become the type's minimum ("integer
-    indefinite"), then wrapped into the target (300.7 -> uint8 44, -1.0 ->
-    uint8 255, NaN -> int32 -2**31).  To uint32 and uint64 a negative value
-    wraps through int64 and one in range converts directly (beyond that
-    NumPy's SIMD loops differ from the C cast)."""
-    if dst.itemsize <= 4 and dst != np.uint32:
+    signed type, or an unsigned one of up to 16 bits, through int32 (int64
+    for int64), where NaN and values out of range become its minimum
+    ("integer indefinite"), then wrapped into the target (300.7 -> uint8 44,
+    -1.0 -> uint8 255, NaN -> int32 -2**31).  uint32 and uint64 as NumPy's
+    loops convert to them: below 2**31 (2**63) or NaN as to int32 (int64), above
+    that 2**31 (2**63) less, the top bit then flipped (inf -> 0)."""
+    if dst in (np.uint32, np.uint64):
+        return _to_unsigned(x, dst)
+    if dst.itemsize <= 4:
         return lax.convert_element_type(_indefinite(x, np.dtype(np.int32)), dst)
-    if dst == np.int64:
-        return _indefinite(x, dst)
-    negative = lax.convert_element_type(_indefinite(x, np.dtype(np.int64)), dst)
-    return lax.select(x < np.zeros((), x.dtype), negative, lax.convert_element_type(x, dst))
+    return _indefinite(x, dst)
+
+
+def _to_unsigned(x, dst):
+    signed = np.dtype(f"int{dst.itemsize * 8}")
+    if x.dtype == np.float16:       # NumPy: to float, then C's cast (uint32 through int64)
+        x = lax.convert_element_type(x, np.float32)
+        if dst == np.uint32:
+            return lax.convert_element_type(_indefinite(x, np.dtype(np.int64)), dst)
+    top = np.asarray(2.0 ** (dst.itemsize * 8 - 1), x.dtype)
+    low = lax.convert_element_type(_indefinite(x, signed), dst)
+    high = lax.bitwise_xor(lax.convert_element_type(_indefinite(lax.sub(x, top), signed), dst),
+                           np.asarray(1 << (dst.itemsize * 8 - 1), dst))
+    return lax.select(lax.ge(x, top), high, low)
 
 
 def _indefinite(x, wide):
