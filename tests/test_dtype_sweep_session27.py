@@ -158,3 +158,33 @@ _BEYOND = [np.inf, -np.inf, np.nan, 1e300, -1e300, 2.0 ** 63, 2.0 ** 64, 2.0 ** 
 def test_floats_beyond_uint32_and_uint64_convert_as_numpy(source):
     x = np.array(_BEYOND).astype(source)
     check_exact(lambda x: (x.astype(np.uint32), x.astype(np.uint64)), x)
+
+
+# --- float arrays with Python ints beyond 64 bits: converted to the float dtype ----------
+
+def test_float_array_with_a_python_int_beyond_64_bits():
+    x = np.array([1.5, 2.5])
+
+    def scale(x, h):
+        return (x / 2**64, x * 2**100, 2**64 / x, h + 2**64, x.astype(np.float32) * 2**200,
+                np.float32(x[0]) * 2**100, x.astype(np.complex64) * 2**100,
+                np.array([3], np.int64) / 2**64, x % 2**64, np.arctan2(x, 2**70))
+    check(scale, x, np.ones(2, np.float16))
+
+
+def test_python_int_too_large_for_a_float_raises_overflowerror():
+    def catches(x):
+        try:
+            return x * 2**2000
+        except OverflowError:
+            return -x
+    check(catches, np.ones(2))
+
+    def compares(x):
+        try:
+            return x > 2**2000
+        except OverflowError:
+            return x < 0
+    check(compares, np.ones(2))
+    with pytest.raises(tpucc.TpuccError, match="OverflowError"):
+        tpucc.compile(lambda x: x + 2**2000)(np.ones(2))

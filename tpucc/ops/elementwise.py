@@ -300,7 +300,8 @@ _EXACT_INT_UFUNCS = {"equal", "not_equal", "less", "less_equal", "greater", "gre
 
 def _check_python_ints(ufname, operands) -> tuple:
     """The operands, a static Python int beyond 64 bits as the float NumPy
-    (or Python) converts it to where the loop is a float one; raises where
+    (or Python) converts it to where the loop is a float one (x / 2**64:
+    no 64-bit integer is involved); raises where
     NumPy raises (an int out of an integer loop's range) and where Python
     ints would need more than 64 bits."""
     if ufname in _EXACT_INT_UFUNCS or not any(_is_python_int(x) for x in operands):
@@ -326,15 +327,23 @@ def _check_python_ints(ufname, operands) -> tuple:
         if _is_python_int(x) and dt.kind in "iu" and not (
                 np.iinfo(dt).min <= x <= np.iinfo(dt).max):
             raise python_int_out_of_bounds(x, dt)
-        if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX and dt.kind in "fc" \
-                and all_weak([_operand_aval(v) for v in operands]):
-            converted[k] = float(x)     # a Python float times a Python int: Python's float
+        if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX and dt.kind in "fc":
+            converted[k] = _int_as_float(x)     # as NumPy (and Python) convert it
             continue
         if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
             raise UnsupportedError(f"np.{ufname} of an array and the Python integer {x}, "
                                    "which no 64-bit integer holds, is not supported",
                                    hint="write it as a float (e.g. 2.0**64)")
     return tuple(converted)
+
+
+def _int_as_float(x: int) -> float:
+    """float(x), its OverflowError one the program may catch (NumPy raises it)."""
+    try:
+        return float(x)
+    except OverflowError:
+        raise UserCodeError("OverflowError: int too large to convert to float",
+                            hint="write the number as a float") from None
 
 
 _INT64_MIN = int(np.iinfo(np.int64).min)
@@ -502,7 +511,7 @@ def _widen_for_exact_comparison(operands):
         elif _is_python_int(x) and beyond(x):
             x = float("inf") if x > 0 else float("-inf")
         elif _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX:
-            x = float(x)        # against a float, which NumPy converts it to
+            x = _int_as_float(x)        # against a float, which NumPy converts it to
         widened.append(x)
     return tuple(widened)
 
