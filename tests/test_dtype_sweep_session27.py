@@ -188,3 +188,41 @@ def test_python_int_too_large_for_a_float_raises_overflowerror():
     check(compares, np.ones(2))
     with pytest.raises(tpucc.TpuccError, match="OverflowError"):
         tpucc.compile(lambda x: x + 2**2000)(np.ones(2))
+
+
+# --- complex division, reciprocal and power: NumPy's algorithms --------------------------
+
+def test_complex_divided_by_a_static_zero():
+    z = np.array([1 + 2j, -3 + 0j, 0j, 1 - 1j])
+
+    def divide(z, k):
+        return z / 0.0, z / 0, z / np.float64(0), z / -0.0, z / k, z.astype(np.complex64) / 0.0
+    check_exact(divide, z, 0.0, runtime_args=("k",))
+
+
+def test_complex_division_and_reciprocal_edge_values():
+    a = np.array([1 + 2j, np.inf + 0j, 1e300 + 1e300j, 0j, 3 - 4j, np.nan + 1j])
+    b = np.array([0j, 2 + 0j, 1e300 - 1e300j, 0j, 0.5 + 1e-300j, 1 + 1j])
+    check_exact(lambda a, b: (a / b, np.reciprocal(a), np.reciprocal(b), 1 / b), a, b)
+
+
+def test_complex_zero_to_a_complex_power():
+    z = np.array([0j, 0j, 0j, 0j, 1 + 1j, 2 - 1j])
+    w = np.array([1 + 1j, 0.5 - 2j, -1 + 1j, 0j, 4 + 0j, -3 + 0j])
+
+    def power(z, w):
+        return z ** w, z ** -1, z[0] ** (1 + 1j), np.power(z, 0), np.power(z, -2), z ** 4, \
+            np.float_power(z, w)
+    check_exact(power, z, w)
+
+
+def test_ndarray_power_fast_paths_as_numpy():
+    x = np.array([-0.0, -np.inf, 4.0])
+    z = np.array([1.5 + 0j, 0j, -2 - 1j])
+
+    def powers(x, z, b):
+        w = z.copy()
+        w **= -1
+        return (x ** 0.5, z ** -1, z ** 2, b ** 2, x[0] ** 0.5, float(x[0]) ** 0.5, z[0] ** -1,
+                w, np.array(1.5 + 0j) ** -1, np.power(z, -1))
+    check_exact(powers, x, z, np.array([True, False]))

@@ -216,9 +216,88 @@ def _complex_extreme(greater: bool, propagate_nan: bool):
     return pick
 
 
+# --- complex division, reciprocal and power: NumPy's algorithms ------------------------
+# XLA's complex division differs from NumPy's (Smith's) in the last bit, and
+# by a constant it becomes a multiplication by the reciprocal (z / 0.0 is
+# NaN everywhere; NumPy gives inf+infj for 1+2j).  NumPy's power of complex
+# numbers (npy_cpow) multiplies for small integer exponents and defines
+# zero bases; XLA's is exp(b log a) throughout.
+
+def _parts(*zs):
+    shape = broadcast_shapes(*(np.shape(z) for z in zs))
+    return [p for z in zs for p in (lax.real(broadcast_value(z, shape)),
+                                    lax.imag(broadcast_value(z, shape)))]
+
+
+def _complex_multiply(a, b):
+    """NumPy's cmul: the schoolbook formula (inf * (1+0j) is inf+nanj)."""
+    ar, ai, br, bi = _parts(a, b)
+    return lax.complex(ar * br - ai * bi, ar * bi + ai * br)
+
+
+def _complex_divide(a, b):
+    """NumPy's complex division (Smith's method): by the part of b larger in
+    magnitude; by zero, each part divided by |0| (inf, -inf or nan)."""
+    ar, ai, br, bi = _parts(a, b)
+    one = _const(1, br)
+    rat = divide(bi, br)
+    scl = divide(one, br + bi * rat)
+    real_major = (ar + ai * rat) * scl, (ai - ar * rat) * scl
+    rat = divide(br, bi)
+    scl = divide(one, bi + br * rat)
+    imag_major = (ar * rat + ai) * scl, (ai * rat - ar) * scl
+    by_zero = divide(ar, lax.abs(br)), divide(ai, lax.abs(br))
+    is_zero = lax.eq(br, _const(0, br)) & lax.eq(bi, _const(0, bi))
+    use_real = lax.ge(lax.abs(br), lax.abs(bi))
+    return lax.complex(*(lax.select(is_zero, z, lax.select(use_real, r, i))
+                         for z, r, i in zip(by_zero, real_major, imag_major)))
+
+
+def _complex_reciprocal(z):
+    """NumPy's complex reciprocal loop (1 / 0j is nan+nanj)."""
+    zr, zi = _parts(z)
+    one = _const(1, zr)
+    r = divide(zi, zr)
+    d = zr + zi * r
+    real_major = divide(one, d), divide(lax.neg(r), d)
+    r = divide(zr, zi)
+    d = zr * r + zi
+    imag_major = divide(r, d), divide(lax.neg(one), d)
+    use_real = lax.le(lax.abs(zi), lax.abs(zr))
+    return lax.complex(*(lax.select(use_real, r, i) for r, i in zip(real_major, imag_major)))
+
+
+def _complex_power(a, b):
+    """NumPy's npy_cpow: a ** 0 is 1; 0 ** b is 0 where b's real part is
+    positive, else nan+nanj; a whole real b with |b| < 100 by repeated
+    multiplication (a division for b < 0), others XLA's exp(b log a)."""
+    shape = broadcast_shapes(np.shape(a), np.shape(b))
+    a, b = broadcast_value(a, shape), broadcast_value(b, shape)
+    ar, ai, br, bi = _parts(a, b)
+    zero, one = _const(0, br), lax.full_like(a, 1)
+    whole = lax.eq(bi, zero) & lax.eq(br, lax.floor(br)) & lax.lt(lax.abs(br), _const(100, br))
+    n = lax.convert_element_type(lax.select(whole, lax.abs(br), lax.full_like(br, 0)), np.int32)
+    product, square = one, a
+    for bit in range(7):            # |n| < 100 < 2**7
+        has_bit = lax.ne(lax.bitwise_and(n, np.int32(1 << bit)), np.int32(0))
+        product = lax.select(has_bit, _complex_multiply(product, square), product)
+        square = _complex_multiply(square, square)
+    a2 = _complex_multiply(a, a)
+    product = lax.select(lax.eq(br, _const(2, br)), a2, product)
+    product = lax.select(lax.eq(br, _const(3, br)), _complex_multiply(a, a2), product)
+    product = lax.select(lax.eq(br, _const(1, br)), a, product)
+    product = lax.select(lax.lt(br, zero), _complex_divide(one, product), product)
+    out = lax.select(whole, product, lax.pow(a, b))
+    nan = lax.full_like(a, complex(np.nan, np.nan))
+    base_zero = lax.eq(ar, zero) & lax.eq(ai, zero)
+    out = lax.select(base_zero, lax.select(lax.gt(br, zero), lax.full_like(a, 0), nan), out)
+    return lax.select(lax.eq(br, zero) & lax.eq(bi, zero), one, out)
+
+
 _LAX_COMPLEX = {"maximum": _complex_extreme(True, True), "minimum": _complex_extreme(False, True),
                 "fmax": _complex_extreme(True, False), "fmin": _complex_extreme(False, False),
-                "sign": _sign}
+                "sign": _sign, "divide": _complex_divide, "reciprocal": _complex_reciprocal,
+                "power": _complex_power, "float_power": _complex_power}
 
 
 def complex_pick(ufunc_name: str):
@@ -818,8 +897,8 @@ def _install_operators():
                 a, b = _as_python_int(a), _as_python_int(b)
             _check_python_operands(ufname, a, b)
             if ufname == "power":
-                if _bool_array_squared(a, b):
-                    return emit_ufunc("square", a)
+                if _fast_power(a, b):
+                    return emit_ufunc(_fast_power(a, b), a)
                 a = _python_int_power_base(a, b)
             return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
 
@@ -988,11 +1067,22 @@ def _python_int(x) -> bool:
         x.dtype.kind in "iu"
 
 
-def _bool_array_squared(base, exponent) -> bool:
-    """`b ** 2` of a bool ndarray: NumPy's ndarray.__pow__ computes x ** 2
-    as np.square(x), whose bool loop gives int8 (np.power gives int64)."""
-    return isinstance(base, Array) and base.dtype == np.bool_ and base.immutable is False \
-        and type(exponent) is int and exponent == 2
+def _fast_power(base, exponent) -> str | None:
+    """The ufunc NumPy's ndarray.__pow__ computes `x ** e` with for a Python
+    int or float e of -1, 2 or 0.5 (its fast_scalar_power): np.square(x) for
+    any x (a bool x gives int8, np.power int64); np.reciprocal(x) and
+    np.sqrt(x) for float and complex x (complex 1.5 ** -1 is 0.667-0j,
+    sqrt(-0.0) is -0.0).  NumPy scalars use np.power."""
+    if not (isinstance(base, Array) and base.immutable is False and not base.weak) or \
+            type(exponent) not in (int, float):
+        return None
+    if type(exponent) is int and exponent == 2:
+        return "square"
+    if base.dtype.kind not in "fc":
+        return None
+    if type(exponent) is int and exponent == -1:
+        return "reciprocal"
+    return "sqrt" if type(exponent) is float and exponent == 0.5 else None
 
 
 def _python_int_power_base(base, exponent):
@@ -1084,7 +1174,8 @@ def _inplace(ufname):
                 _refuse_sequence_repeat(b, a)       # n *= [0]
             _check_python_operands(ufname, a, b)
             return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
-        result = emit_ufunc(ufname, a, b)
+        fast = _fast_power(a, b) if ufname == "power" else None
+        result = emit_ufunc(fast, a) if fast else emit_ufunc(ufname, a, b)
         return store_inplace(a, result, ufname)
     return iop
 
