@@ -107,7 +107,8 @@ def test_complex_var_std_with_a_real_dtype_use_the_real_mean():
     z = rng.normal(size=(2, 5)) + 1j * rng.normal(size=(2, 5))
 
     def stats(x, z):
-        return (x.std(dtype=np.float32), x.var(dtype=np.float64), x.var(), x.std(dtype=np.complex64),
+        return (x.std(dtype=np.float32), x.var(dtype=np.float64), x.var(),
+                x.std(dtype=np.complex64),
                 np.var(z, axis=1, dtype=np.float32), np.var(x.real, dtype=np.complex128))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)

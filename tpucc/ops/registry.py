@@ -286,9 +286,9 @@ def float_to_int(x, dst):
     signed type, or an unsigned one of up to 16 bits, through int32 (int64
     for int64), where NaN and values out of range become its minimum
     ("integer indefinite"), then wrapped into the target (300.7 -> uint8 44,
-    -1.0 -> uint8 255, NaN -> int32 -2**31).  uint32 and uint64 as NumPy's
-    loops convert to them: below 2**31 (2**63) or NaN as to int32 (int64), above
-    that 2**31 (2**63) less, the top bit then flipped (inf -> 0)."""
+    -1.0 -> uint8 255, NaN -> int32 -2**31).  To uint32 and uint64 as
+    NumPy's loops convert: below 2**31 (2**63) or NaN as to int32 (int64),
+    from there 2**31 (2**63) less, the top bit then flipped (inf -> 0)."""
     if dst in (np.uint32, np.uint64):
         return _to_unsigned(x, dst)
     if dst.itemsize <= 4:
