@@ -85,6 +85,16 @@ def check(fn, *args, rtol=1e-6, atol=1e-6, compile_kwargs=None, **kwargs):
     return compiled
 
 
+def sample(shape, dtype, seed=0):
+    """Small integers (complex ones for a complex dtype) in [-3, 3], as
+    `dtype`: exact in every dtype, with ties and zeros."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape)
+    if np.dtype(dtype).kind == "c":
+        return (x + 1j * rng.integers(-3, 4, shape)).astype(dtype)
+    return x.astype(dtype)
+
+
 def numeric_grad(f, x, eps=1e-6):
     """Central differences of the scalar f at the float64 array x."""
     x = np.array(x, dtype=np.float64)

@@ -6,18 +6,10 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import check, raises_at
+from conftest import check, raises_at, sample
 
 DTYPES = [np.bool_, np.int8, np.int64, np.float32, np.float64, np.complex64]
 NUMERIC = [np.int8, np.int64, np.float32, np.float64, np.complex128]
-
-
-def sample(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.integers(-3, 4, shape)
-    if np.dtype(dtype).kind == "c":
-        return (x + 1j * rng.integers(-3, 4, shape)).astype(dtype)
-    return x.astype(dtype)
 
 
 # --- array_equal / array_equiv --------------------------------------------------------------

@@ -793,7 +793,9 @@ def check_refusal(case: Refusal, exact_line=True):
     """The error's class, a piece of its message, and its line: the marked
     one, or (exact_line=False) any line of the function."""
     err = compile_error(case.fn, case.args())
-    assert type(err) is case.error, f"expected {case.error.__name__}, got:\n{err}"
+    # (the class, or one of tpucc's own subclasses of it with its code)
+    assert isinstance(err, case.error) and err.code == case.error.code, \
+        f"expected {case.error.__name__}, got:\n{err}"
     assert case.text in err.message, f"message lacks {case.text!r}:\n{err}"
     where = case.where or case.fn
     assert err.loc is not None, f"no source location:\n{err}"

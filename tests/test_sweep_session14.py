@@ -203,8 +203,9 @@ def test_runtime_raise_formatting_a_runtime_value_is_still_refused():
 
 def carried_type_changes(x, n):
     acc = 0
+    y = x
     for _ in range(n):
-        y = np.where(x > 0, x, acc)     # float32 beside the Python int 0, float64 beside int64
+        y = np.where(y > 0, y, acc)     # float32 beside the Python int 0, float64 beside int64
         acc = np.sum(y > 1).astype(np.int64)
     return acc
 
@@ -217,6 +218,17 @@ def test_a_loop_whose_types_do_not_settle_names_the_slot_that_changed_them():
                     line_of="for _ in range(n)")
     assert "`acc` (int 0 before the loop, i64[] after an iteration)" in err.hint
     assert "np.int64(0) rather than 0" in err.hint
+
+
+def test_a_temporary_bound_before_it_is_read_need_not_settle():
+    # (`y` is bound afresh by every iteration: the loop does not carry it)
+    def f(x, n):
+        acc = 0
+        for _ in range(n):
+            y = np.where(x > 0, x, acc)
+            acc = np.sum(y > 1).astype(np.int64)
+        return acc
+    check(f, np.arange(3.0, dtype=np.float32), 2, compile_kwargs={"runtime_args": ("n",)})
 
 
 def carried_type_fixed(x, n):

@@ -184,8 +184,8 @@ def test_an_error_inside_numpys_own_python_is_placed_at_the_users_line():
         for idx, v in np.ndenumerate(x):
             out[idx] = v * 2
         return out
-    err = raises_at(doubled, (np.arange(3.0),), line_of="np.ndenumerate")
-    assert "NumPy's" in str(err)
+    # (session 27: np.ndenumerate of a runtime array compiles)
+    check(doubled, np.arange(6.0).reshape(2, 3))
 
 
 def diffuse_in_place(u, n):
@@ -276,4 +276,4 @@ def test_objects_made_on_each_runtime_path_say_how_to_merge_them():
             v = Vec(-x)
         return v.a
     err = raises_at(f, (np.arange(3.0),), tpucc.MergeError, match="a Vec object and a Vec object")
-    assert "make the Vec once before the `if`" in err.hint
+    assert "make it once before the `if`" in err.hint

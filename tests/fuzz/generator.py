@@ -766,6 +766,8 @@ def _make_merge(g: Gen, env, body, prog):
     body.append(Stmt(f"{v} = {t}.copy()"))
     # a condition on an argument, so that it is a runtime one
     body.append(Stmt(f"if np.sum(x0) > {_lit(g.rng, 'int')}:", [Stmt(f"{v} = {new}")]))
+    # read after the join (a variable nothing reads after it needs no merge)
+    body.append(Stmt(f"{v} = {v}.copy()"))
     prog.category = "merge"
     prog.expect_compile = False
     prog.expect_error = "MergeError"

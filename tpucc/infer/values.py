@@ -454,7 +454,7 @@ def refuse_array_subclass(x, what: str) -> None:
 
 def check_runtime_dtype(dtype: np.dtype, what: str):
     """Refuses arrays whose dtype XLA cannot hold as they are."""
-    if dtype.name == "bfloat16":
+    if dtype.kind not in "biufc" and dtype.name == "bfloat16":     # (.name imports)
         from ..aot.spec import BFLOAT16
         raise DTypeError(f"{what} has dtype bfloat16", hint=BFLOAT16)
     if dtype.kind not in "biufc" or dtype in (np.longdouble, np.clongdouble) and \

@@ -22,7 +22,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UserCodeError
 from ..ir import AVal, Value
 from . import elementwise, masked
-from .registry import broadcast_shapes, define_vjp, register, unsafe_cast
+from .registry import broadcast_shapes, define_vjp, implements, register, unsafe_cast
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 # A normalized key's (DSLICE, length): a step-1 slice of static length whose
@@ -409,6 +409,16 @@ def row(x, i):
     it), so a runtime one needs no bounds check."""
     static, arrays = normalize_key((i,), x.shape)
     return _indexed(x, static, arrays)
+
+
+@implements(np.ndenumerate)
+def ndenumerate(arr):
+    """np.ndenumerate of a runtime array: its (index tuple, element) pairs in
+    C order, each element a NumPy scalar as NumPy's iterator gives (a static
+    sequence: the loop over it is unrolled)."""
+    from ..infer.values import scalar_if_numpy_would
+    return [(idx, scalar_if_numpy_would(arr, idx, getitem(arr, idx)))
+            for idx in np.ndindex(*arr.shape)]
 
 
 def _indexed(x, static, arrays):
