@@ -1393,6 +1393,8 @@ SKIP.update({name: _SESSION27 for name in (
     "np.put", "method.put", "np.putmask", "np.put_along_axis", "np.compress",
     "method.compress", "np.ix_", "np.nanmedian", "np.nanpercentile", "np.nanquantile",
     "np.histogram2d")})
+SKIP["np.ndenumerate"] = ("a static sequence of (index, element) pairs; tested in "
+                          "tests/test_sweep_session24.py")
 SKIP["np.linspace"] = ("its runtime-endpoint form; tested bit for bit in "
                        "tests/test_sweep_session27.py")
 SKIP["np.linalg.matrix_transpose"] = ("np.matrix_transpose's implementation; tested in "
