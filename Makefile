@@ -24,8 +24,11 @@ $(TEST_STAMP): $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python models/demo.py
 
+# One worker per core (pytest-xdist), each test file on one worker: its
+# module-level compiled functions are compiled once.
 test: $(TEST_STAMP)
-	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -p no:cacheprovider --timeout 600
+	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -p no:cacheprovider --timeout 600 \
+		-n auto --dist loadfile
 
 fuzz: $(STAMP)
 	JAX_PLATFORMS=cpu $(BIN)/python -m tests.fuzz.run --count $(N)

@@ -77,6 +77,15 @@ class Op:
     regions: tuple[Region, ...] = ()
     note: str = ""          # why this op exists (e.g. why a loop became While)
 
+    def reads(self):
+        """The Values the op reads: its inputs, and what its regions' ops
+        (and results) read, theirs included (regions are closures)."""
+        yield from self.inputs
+        for r in self.regions:
+            for op in r.ops:
+                yield from op.reads()
+            yield from r.results
+
     def attr(self, name, default=None):
         for k, v in self.attrs:
             if k == name:

@@ -29,6 +29,7 @@ def analyze(fc) -> None:
     fc.loop_headers = frozenset(h for _, h in back_edges)
     bodies = {h: _loop_body(h, [t for t, hh in back_edges if hh == h], loop_preds)
               for h in fc.loop_headers}
+    fc.loop_bodies = {h: frozenset(body) for h, body in bodies.items()}
     fc.loop_exits = {h: frozenset(s for n in body for s in loop_succ[n] if s not in body)
                      for h, body in bodies.items()}
     fc.nesting_loops = frozenset(h for h, body in bodies.items()
@@ -206,3 +207,54 @@ def _intersect(a, b, idom, rank):
         while rank[b] < rank[a]:
             b = idom[b]
     return a
+
+
+def only_appended_in_loop(fc, header: int, name: str) -> bool:
+    """Whether the list the local `name` holds when the loop at `header`
+    starts is one this function made (`name = [...]`), which no code reads
+    from there to the loop's end except as `name.append(v)`: no other name,
+    object or call can reach it while the loop runs, so the loop may defer
+    its appends (infer/stacking.py).  Not for a variable a closure reads."""
+    key = (header, name)
+    if key not in fc.appended_only:
+        fc.appended_only[key] = _only_appended(fc, header, name)
+    return fc.appended_only[key]
+
+
+def _only_appended(fc, header, name) -> bool:
+    code = fc.code
+    if name in code.co_cellvars or name in code.co_freevars:
+        return False
+    body = fc.loop_bodies[header]
+    if any(_scan(fc.blocks[n].instrs, name) for n in body):
+        return False            # read otherwise, rebound or deleted in the loop
+    work, seen = [p for p in fc.preds[header] if p not in body], set()
+    while work:                 # back from the loop's entry to `name = [...]`
+        n = work.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        found = _scan(fc.blocks[n].instrs, name)
+        if found == "made":
+            continue
+        if found is not None or n == 0 or not fc.preds[n]:
+            return False        # another use, or an argument's (or unbound) value
+        work.extend(fc.preds[n])
+    return True
+
+
+def _scan(instrs, name):
+    """Backward over a block: "made" at `name = [...]`, "other" at any use of
+    `name` but `name.append(...)` or at another binding, else None."""
+    for i in range(len(instrs) - 1, -1, -1):
+        ins = instrs[i]
+        if ins.arg != name:
+            continue
+        if ins.op == "STORE_FAST":
+            return "made" if i > 0 and instrs[i - 1].op == "BUILD_LIST" else "other"
+        if ins.op in _READS or ins.op == "DELETE_FAST":
+            method = instrs[i + 1] if i + 1 < len(instrs) else None
+            if ins.op != "LOAD_FAST" or method is None or method.op != "LOAD_ATTR" \
+                    or method.arg != (True, "append"):
+                return "other"
+    return None

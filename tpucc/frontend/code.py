@@ -28,6 +28,9 @@ class FunctionCode:
     # (infer/exceptions.vet_handler), by block.
     vetted_handlers: set[int] = field(default_factory=set)
     live_in: dict | None = None     # block -> locals read before bound again (cfg.dead_locals)
+    loop_bodies: dict[int, frozenset[int]] = field(default_factory=dict)     # header -> blocks
+    # (header, name) -> cfg.only_appended_in_loop's answer
+    appended_only: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:

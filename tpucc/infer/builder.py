@@ -71,6 +71,13 @@ class Context:
     # The product of the trip counts of the static loops being unrolled
     # around this point: the copies of a nested loop's body in the program.
     unrolled_trips: int = 1
+    # The counted loops whose While is being built, innermost last: the
+    # lists their bodies grow (stacking.Growth).
+    growths: list = field(default_factory=list)
+    # Items a counted loop appended, read back from its buffers: id(Value)
+    # -> (the item's Value, the buffer's, its row), so np.stack / np.array of
+    # all of them in order is the buffer itself (stacking.whole_buffer).
+    stacked_rows: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:

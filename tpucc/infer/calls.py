@@ -35,7 +35,7 @@ from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, method_caller_call,
                             refuse_read_once, refuse_runtime_hash)
-from . import appends, exceptions, messages, pynumbers
+from . import appends, exceptions, messages, pynumbers, stacking
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -1541,6 +1541,9 @@ class Interpreter:
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
                         else a for a in args]
+            if fn.__name__ == "append" and type(fn.__self__) is list and len(args) == 1 \
+                    and not kwargs and stacking.try_record(self, fn.__self__, args[0], True):
+                return None             # a counted While's buffers hold it
             if appends.record(self, fn.__self__, fn.__name__, args, kwargs):
                 return None
             self.check_mutation(fn.__self__, "a container")

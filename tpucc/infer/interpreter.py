@@ -23,7 +23,8 @@ from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffec
 from ..frontend import decode
 from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import builder, builtins_impl, calls, checks, control, dunders, exceptions, messages
+from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, messages,
+               stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit
@@ -831,6 +832,8 @@ def CONVERT_VALUE(f, which):
 @handler
 def LIST_APPEND(f, i):
     v = f.pop()
+    if stacking.try_record(f.interp, f.stack[-i], v):    # a counted While's buffers hold it
+        return
     _check_comprehension_add(f, f.stack[-i])
     f.stack[-i].append(v)
 

@@ -19,7 +19,7 @@ from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
-from . import builder, privacy
+from . import builder, privacy, stacking
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, is_endless_count
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
@@ -256,10 +256,11 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     frame.stack[-1] = dataclasses.replace(it, pos=pos)
     try:
         within = f" within unrolled loops of {enclosing} iterations" if enclosing > 1 else ""
-        return build_while(frame, header, stops, loop_stops,
-                           f"counted loop: {it.remaining()} iterations{within} exceed the "
-                           f"unroll budget ({ctx().options.get('unroll', 32)})",
-                           trip_count=it.remaining(), resume=resume)
+        with stacking.growing(it.pos, it.step, it.remaining()):
+            return build_while(frame, header, stops, loop_stops,
+                               f"counted loop: {it.remaining()} iterations{within} exceed the "
+                               f"unroll budget ({ctx().options.get('unroll', 32)})",
+                               trip_count=it.remaining(), resume=resume)
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
         what = e.message if isinstance(e, StaticValueError) else e.what
@@ -385,6 +386,9 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                               unshared, kind_paths, rebound, detached, is_private, trip_count)
         frame.locals, frame.stack = locals0, stack0
+        growth = stacking.current() if trip_count is not None else None
+        if growth is not None and growth.make_buffers():
+            continue                    # again, the appended values going into buffers
         if trial.in_place.keys() - rebound.in_place.keys():
             rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
             continue
@@ -402,8 +406,13 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
-            return _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
-                               counted, trip_count, rebound, resume)
+            if growth is not None:
+                growth.check_complete(trial.exit.static and trial.exit.targets == (header,), loc)
+            ex = _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
+                             counted, trip_count, rebound, resume)
+            if growth is not None:
+                growth.fill(frame.interp)
+            return ex
         promote.update(new_promote)
         boxes, kind_paths = new_boxes, new_kinds
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
@@ -637,6 +646,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                               ctx().serial_floor[-1])
         body_entry = (dict(frame.locals), list(frame.stack))
         entry_stack = list(frame.stack)
+        growth = stacking.current() if trip_count is not None else None
+        if growth is not None:
+            growth.enter_body(frame, header)
         with watch_scope() as marks, _fenced(leaves, slot_arrays) as entry_uses:
             if counted:
                 _advance(frame)
@@ -644,6 +656,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             else:
                 ex = walk(frame, header, loop_stops, entering=header)
             _drop_dead_locals(frame, header, entry=body_entry[0], reached=ex.targets)
+            if growth is not None:
+                growth.write_rows(entry_stack[-1].pos, state_leaves(frame.locals, frame.stack)[1],
+                                  fresh_floor)
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
         _park_exit_stack(frame, entry_stack, header)

@@ -39,12 +39,28 @@ def lower_region(region: Region, outer: dict, args) -> list:
     for p, a in zip(region.params, args):
         env[p] = a
     made_by: dict = {}
-    for op in region.ops:
+    for op in live_ops(region):
         ins = [env[v] for v in op.inputs]
         outs = _lower_op(op, env, ins, made_by)
         for v, x in zip(op.outputs, outs):
             env[v] = x
     return [cast(layout.logical(env[v]), v.aval.dtype) for v in region.results]
+
+
+def live_ops(region: Region) -> list:
+    """The region's ops that its results need, in order: infer may leave
+    ops nothing reads (a list's items read back from a loop's buffers and
+    then only stacked whole, values of an attempt it retried), and jax would
+    trace each one.  Ops with regions, and ops with no results (print), are
+    kept."""
+    needed = {id(v) for v in region.results}
+    kept = []
+    for op in reversed(region.ops):
+        if op.regions or not op.outputs or any(id(v) in needed for v in op.outputs):
+            kept.append(op)
+            needed.update(map(id, op.reads()))
+    kept.reverse()
+    return kept
 
 
 def _lower_op(op, env, ins, made_by):

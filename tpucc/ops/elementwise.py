@@ -1454,6 +1454,9 @@ def _dtype_sample(v):
 
 
 def _build_nested(obj, dtype):
+    whole = stacking.whole_buffer(obj, dtype) if isinstance(obj, (list, tuple)) else None
+    if whole is not None:               # the items of a list a counted loop grew
+        return whole
     if isinstance(obj, (list, tuple)) and obj:
         return stack([_build_nested(v, dtype) for v in obj])
     if isinstance(obj, Array):
@@ -1471,6 +1474,7 @@ NUMPY[np.ascontiguousarray] = ascontiguousarray
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
+from ..infer import stacking  # noqa: E402
 from ..infer.values import (Array, array_like, compile_time_kind, rebinds_in_place,  # noqa: E402
                             to_value)
 from .shape import broadcast_to, stack, where as select  # noqa: E402

@@ -267,6 +267,9 @@ def cast_operands(name, operands, dtype, casting) -> list:
 
 @implements(np.stack)
 def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
+    whole = stacking.whole_buffer(arrays, dtype) if axis == 0 else None
+    if whole is not None:               # the items of a list a counted loop grew
+        return whole
     arrays = [as_array_operand(a) for a in arrays]
     shapes = {_aval(a).shape for a in arrays}
     if len(shapes) != 1:
@@ -688,6 +691,7 @@ def result_type_of(*arrays_and_dtypes):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
+from ..infer import stacking  # noqa: E402
 from ..infer.values import Array, READ_ONLY, to_value  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)

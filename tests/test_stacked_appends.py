@@ -1,0 +1,263 @@
+"""A comprehension over a long static range or an array's rows: one counted
+While whose appended values go into buffers it carries (infer/stacking.py),
+not 300 unrolled copies of its body; results equal eager NumPy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import check, raises_at
+
+N = 40          # more than the unroll budget (32): a counted While
+
+
+def ir_of(fn, *args) -> str:
+    return tpucc.compile(fn).lower(*args).ir()
+
+
+def whiles(fn, *args) -> int:
+    return ir_of(fn, *args).count("= while(")
+
+
+def rows_doubled(x):
+    return np.stack([r * 2.0 + 1.0 for r in x])
+
+
+def row_sums_as_floats(x):
+    return [float(np.sum(r)) for r in x]
+
+
+def row_sums_as_numpy_scalars(x):
+    ys = [np.sum(r) for r in x]
+    return ys, np.array(ys)
+
+
+def int_items(x):
+    return np.array([int(np.argmax(r)) * 2 for r in x])
+
+
+def over_range(x):
+    return np.stack([x[i] * i for i in range(N)]), [x[i, 0] + i for i in range(1, N, 2)]
+
+
+def static_items(x):
+    return [0 for _ in x], [None for _ in x]
+
+
+def two_per_iteration(x):
+    return [v for r in x for v in (r.sum(), r.max())]
+
+
+def updated_after(x):
+    ys = [r * 2 for r in x]
+    ys[3][0] = -1.0
+    return np.stack(ys), ys[3]
+
+
+def inside_a_loop(x):
+    total = np.zeros(x.shape[1])
+    for k in range(3):
+        total = total + np.stack([r * k for r in x]).sum(axis=0)
+    return total
+
+
+def column_items(x):
+    return np.stack([np.maximum(c, 0.5) for c in np.tile(x.T, (14, 1))], axis=1)
+
+
+@pytest.mark.parametrize("fn", [rows_doubled, row_sums_as_floats, row_sums_as_numpy_scalars,
+                                int_items, over_range, static_items, two_per_iteration,
+                                updated_after, inside_a_loop, column_items])
+def test_long_comprehensions_match_numpy(fn):
+    x = np.random.default_rng(0).normal(size=(N, 3))
+    check(fn, x)
+
+
+@pytest.mark.parametrize("fn", [rows_doubled, row_sums_as_floats, int_items, over_range,
+                                two_per_iteration, column_items])
+def test_long_comprehensions_are_one_while(fn):
+    x = np.random.default_rng(0).normal(size=(N, 3))
+    assert whiles(fn, x) >= 1
+    assert "while" in tpucc.compile(fn).lower(x).as_text()
+
+
+def test_a_long_comprehension_is_not_unrolled():
+    x = np.ones((300, 4))
+    ir = ir_of(rows_doubled, x)
+    assert ir.count("= while(") == 1 and "trip_count=300" in ir
+    assert ir.count("multiply(") == 1           # the body once, not 300 times
+    check(rows_doubled, x)
+
+
+def views_of_rows(x):
+    ys = [r for r in x]         # NumPy's list holds views of x's rows
+    x[0, 0] = 5.0
+    return ys[0], np.stack(ys)
+
+
+def same_array_each_time(x, a):
+    ys = [a for _ in x]         # ... or the very same array, N times
+    a[0] = 9.0
+    return ys[0], ys[-1]
+
+
+def walrus_items(x):
+    acc = np.zeros(3)
+    ys = [(acc := acc + r) for r in x]
+    return ys[-1], acc
+
+
+@pytest.mark.parametrize("fn,args", [(views_of_rows, 1), (same_array_each_time, 2),
+                                     (walrus_items, 1)])
+def test_items_that_alias_other_arrays_keep_numpy_semantics(fn, args):
+    x = np.random.default_rng(1).normal(size=(N, 3))
+    check(fn, *([x, np.zeros(3)][:args]))
+
+
+def runtime_filter(x):
+    return [r for r in x if r.sum() > 0]
+
+
+def test_a_runtime_filter_is_still_refused():
+    raises_at(runtime_filter, (np.ones((N, 3)),), tpucc.SideEffectError,
+              "comprehension's `if` tests a runtime value")
+
+
+def loss(w, x):
+    return np.sum(np.stack([np.tanh(r @ w) for r in x]) ** 2)
+
+
+def test_gradient_through_a_stacked_comprehension():
+    rng = np.random.default_rng(2)
+    w, x = rng.normal(size=(3, 2)), rng.normal(size=(N, 3))
+    g = tpucc.compile(tpucc.grad(loss))(w, x)
+    eps, num = 1e-6, np.zeros_like(w)
+    for idx in np.ndindex(*w.shape):
+        d = np.zeros_like(w)
+        d[idx] = eps
+        num[idx] = (loss(w + d, x) - loss(w - d, x)) / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-5, atol=1e-7)
+
+
+# --- `out = []` and `out.append(v)` in a loop ---------------------------------------------------
+
+def appended_rows(x):
+    out = []
+    for r in x:
+        y = np.tanh(r) * 2.0
+        out.append(y)
+        out.append(float(y.sum()))
+    return np.stack(out[::2]), out[1::2]
+
+
+def appended_over_range(x):
+    out = [0.0]                     # static items before the loop are fine
+    for i in range(1, N):
+        out.append(x[i, 0] - x[i - 1, 0])
+    return out
+
+
+def appended_in_nested_loops(x):
+    out = []
+    for r in x:
+        for v in r:                 # (3 items: unrolled in each iteration)
+            out.append(v * 2)
+    return np.array(out)
+
+
+def per_epoch(x):
+    history = []
+    for epoch in range(2):
+        losses = []
+        for r in x:
+            losses.append(np.sum(r * epoch))
+        history.append(np.mean(np.array(losses)))
+    return history
+
+
+@pytest.mark.parametrize("fn", [appended_rows, appended_over_range, appended_in_nested_loops,
+                                per_epoch])
+def test_appends_in_counted_loops_are_one_while(fn):
+    x = np.random.default_rng(3).normal(size=(N, 3))
+    check(fn, x)
+    assert whiles(fn, x) >= 1
+
+
+def read_in_the_loop(x):
+    out = []
+    for r in x:
+        out.append(r * 2)
+        if len(out) > 3:            # the list's length: the loop is unrolled
+            out[-1] = out[-1] + 1
+    return np.stack(out)
+
+
+def aliased_before(x):
+    out = []
+    alias = out
+    for r in x:
+        out.append(r.sum())
+        alias[-1] = alias[-1] * 2
+    return out
+
+
+def list_argument(x, out):
+    for r in x:
+        out.append(r.sum())
+    return out
+
+
+def appended_and_kept(x):
+    out = []
+    for r in x:
+        y = r * 2
+        out.append(y)
+    y += 1                          # y is out[-1] in NumPy
+    return out[-1], y
+
+
+def early_exit(x):
+    out = []
+    for r in x:
+        if r[0] > 5.0:
+            break
+        out.append(r * 2)
+    return out
+
+
+def appended_view_of_a_kept_array(x):
+    out = []
+    for r in x:
+        y = r * 2
+        out.append(y[1:])       # a view of y, which the loop keeps
+        y[1] = 0.0
+    return out[-1], y
+
+
+@pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before, appended_and_kept,
+                                appended_view_of_a_kept_array])
+def test_lists_a_loop_reads_or_shares_are_unrolled_exactly(fn):
+    x = np.random.default_rng(4).normal(size=(N, 3))
+    check(fn, x)
+    assert whiles(fn, x) == 0
+
+
+def test_a_list_argument_is_appended_to_as_before():
+    raises_at(list_argument, (np.ones((N, 3)), []), tpucc.SideEffectError,
+              "passed as an argument")
+
+
+def test_a_runtime_break_still_refuses_the_append():
+    # how many items the list gets depends on the data
+    raises_at(early_exit, (np.ones((N, 3)),), tpucc.SideEffectError,
+              "mutating a container inside a runtime", line_of="out.append")
+
+
+def counter_only(x):
+    return x + sum([i * i for i in range(N)]), [float(i) / 2 for i in range(N)]
+
+
+def test_items_computed_from_the_counter_alone_stay_compile_time_numbers():
+    check(counter_only, np.ones(2))
+    assert whiles(counter_only, np.ones(2)) == 0

@@ -1,0 +1,250 @@
+"""Lists a counted loop grows: the loop stays one While, the new items go
+into buffers it carries.
+
+`[f(r) for r in x]` over 300 rows appends an array to its list on every
+iteration.  A While cannot carry the list (its length changes), so the
+loop used to be unrolled: 300 copies of the body, seconds of XLA.  But
+when every iteration appends the same number of values of the same types,
+the j-th value an iteration appends can go into row t of a buffer of its
+own (t: the iteration), which the While carries as an array updated in
+place; after the loop the list gets the buffers' rows, in append order.
+
+Only where that is exact:
+- the loop is a counted one (a static number of iterations), and each of
+  them runs to its end (no `break` or early `return`);
+- the appends happen on every iteration (not under a runtime `if`);
+- the list cannot be read inside the loop: a comprehension's list, which no
+  name holds until the comprehension ends, or a list the function made
+  (`out = []`) that nothing but `out.append(v)` uses from there to the
+  loop's end (frontend.cfg.only_appended_in_loop), holding no arrays yet;
+- each appended value is a new array of the iteration (not an array from
+  before the loop, or a view of one: NumPy's list would hold that very
+  object, and see later writes to it), or a static number, string or None.
+Anything else raises here, and the loop is unrolled as before (exact).
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SideEffectError
+from ..ir import AVal
+from ..frontend.cfg import only_appended_in_loop
+from .builder import ctx, emit, emit_op
+from .values import Array, RuntimeKind
+
+_STATIC_ITEMS = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+class NotStackable(SideEffectError):
+    """A list a counted loop grows in a way buffers cannot hold."""
+
+
+@dataclass
+class Growth:
+    """The lists one counted loop grows.  `start`, `step`, `trips`: its
+    static range.  Per attempt at the While (loops._settle_while), the
+    appends of its trial body; across attempts, the buffers."""
+    start: int
+    step: int
+    trips: int
+    depth: tuple = ()           # (runtime, grad) depth inside the body
+    floor: int = 0              # the body's effect floor
+    named: frozenset = frozenset()  # ids of the lists `name.append(v)` may grow
+    appends: dict = field(default_factory=dict)     # id(list) -> (list, [values])
+    buffers: dict = field(default_factory=dict)     # (id(list), j) -> Array
+    wanted: dict = field(default_factory=dict)      # (id(list), j) -> AVal
+    statics: dict = field(default_factory=dict)     # (id(list), j) -> the static value
+
+    def enter_body(self, frame, header):
+        """A trial of the body starts (inside its region)."""
+        c = ctx()
+        self.depth = (c.runtime_depth, c.grad_depth)
+        self.floor = c.effect_floor[-1]
+        self.appends = {}
+        self.named = frozenset(
+            id(v) for name, v in frame.locals.items()
+            if type(v) is list and all(isinstance(x, _STATIC_ITEMS) for x in v)
+            and only_appended_in_loop(frame.fc, header, name))
+
+    def record(self, interp, lst, value, named: bool) -> bool:
+        """`lst.append(value)` in the body: recorded instead of done, when
+        the append runs on every iteration (at the body's own depth) and
+        `lst` is older than the body (a list the iteration made is its own)."""
+        c = ctx()
+        if (c.runtime_depth, c.grad_depth) != self.depth or c.effect_floor[-1] != self.floor:
+            return False
+        made = interp.fresh_ids.get(id(lst))
+        if made is None or made[0] is not lst or made[1] >= self.floor \
+                or named and id(lst) not in self.named:
+            return False
+        self.appends.setdefault(id(lst), (lst, []))[1].append(value)
+        return True
+
+    def write_rows(self, pos, leaves, fresh_floor: int):
+        """At the end of a trial body: each appended array into row t of its
+        buffer (t from the loop's counter `pos`).  A value whose type has no
+        buffer yet is noted for `make_buffers`.  Arrays from `fresh_floor` on
+        are the iteration's own (the carried ones are made before it)."""
+        t = None
+        held = set()
+        for _, v in leaves:             # (and the arrays they are views of)
+            while isinstance(v, Array):
+                held.add(id(v))
+                v = v.base
+        self._refuse_compile_time_items(pos)
+        for lid, (lst, values) in self.appends.items():
+            for j, v in enumerate(values):
+                key = (lid, j)
+                if not isinstance(v, Array):
+                    self._static_item(key, v)
+                    continue
+                self._check_fresh(v, held, fresh_floor)
+                buf = self.buffers.get(key)
+                if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
+                    self.wanted[key] = v.aval
+                    continue
+                if t is None:
+                    t = self._iteration(pos)
+                from ..ops import indexing
+                static, arrays = indexing.normalize_key((t,), buf.shape)
+                buf.set(emit("setitem", buf, v, *arrays, key=static).var)
+
+    def _refuse_compile_time_items(self, pos):
+        """Items computed from the loop's counter alone (`[i * i for i in
+        range(n)]`) are numbers known at compile time when the loop is
+        unrolled: it is, rather than filling buffers at run time."""
+        arrays = [v for _, values in self.appends.values() for v in values
+                  if isinstance(v, Array)]
+        if arrays and _from_counter_only([a.var for a in arrays], ctx().region.ops, pos._var):
+            raise NotStackable("the loop's items are compile-time values")
+
+    def _static_item(self, key, v):
+        if not isinstance(v, _STATIC_ITEMS):
+            raise NotStackable(f"the loop appends {type(v).__name__} objects to a list")
+        self.statics[key] = v
+
+    def _check_fresh(self, v: Array, held: set, fresh_floor: int):
+        chain = [v]
+        while chain[-1].base is not None:
+            chain.append(chain[-1].base)
+        root = chain[-1]
+        if root.serial < fresh_floor or root.alias_note is not None \
+                or any(id(a) in held for a in chain) or not isinstance(v.immutable, bool):
+            raise NotStackable("the loop appends an array from before it (or a view of "
+                               "one) to a list, or one a variable holds")
+
+    def _iteration(self, pos):
+        t = pos
+        if self.start:
+            t = emit("subtract", t, np.int64(self.start))
+        if self.step != 1:
+            t = emit("floor_divide", t, np.int64(self.step))
+        return t
+
+    def make_buffers(self) -> bool:
+        """Buffers for the values that had none (in the region around the
+        loop, before the While); whether there were any."""
+        made = bool(self.wanted)
+        for key, aval in self.wanted.items():
+            var = emit("full", shape=(self.trips, *aval.shape), dtype=aval.dtype,
+                       value=0).var
+            self.buffers[key] = Array(var)
+        self.wanted = {}
+        return made
+
+    def check_complete(self, runs_every_trip: bool, loc):
+        if self.appends and not runs_every_trip:
+            raise NotStackable("the loop may end before its last iteration, so how many "
+                               "items its list gets is known only at run time", loc)
+
+    def fill(self, interp):
+        """After the While: the lists get the appended items, row by row."""
+        for lid, (lst, values) in self.appends.items():
+            items = []
+            for t in range(self.trips):
+                for j, v in enumerate(values):
+                    items.append(self.statics[(lid, j)] if not isinstance(v, Array)
+                                 else _row(self.buffers[(lid, j)], t, v))
+            for item in items:          # (an enclosing counted loop may stack them)
+                if not try_record(interp, lst, item, named=lid in self.named):
+                    interp.check_mutation(lst, "a comprehension's result")
+                    lst.append(item)
+
+
+def _from_counter_only(values, ops, counter) -> bool:
+    """Whether `values` are computed by `ops` from `counter` and constants
+    only (not from a parameter of the body, or a value from outside it)."""
+    made = {id(out): op for op in ops for out in op.outputs}
+    work, seen = list(values), set()
+    while work:
+        v = work.pop()
+        if id(v) in seen or v is counter:
+            continue
+        seen.add(id(v))
+        op = made.get(id(v))
+        if op is None:
+            return False
+        work.extend(op.reads())
+    return True
+
+
+def _row(buf: Array, t: int, like: Array) -> Array:
+    """Row t of a buffer, with the kind and weak type of the appended value."""
+    from ..ops import indexing
+    static, _ = indexing.normalize_key((t,), buf.shape)
+    # (its type is known: no abstract evaluation, which jax would redo per row)
+    (var,) = emit_op("getitem", (buf.var,), {"key": static},
+                     (AVal(buf.dtype, buf.shape[1:], False),))
+    if like.aval.weak:
+        (var,) = emit_op("convert", (var,), {"dtype": var.aval.dtype},
+                         (AVal(var.aval.dtype, var.aval.shape, True),))
+    item = Array(var)
+    item.immutable = like.immutable
+    ctx().stacked_rows[id(var)] = (var, buf.var, t)
+    return item
+
+
+def whole_buffer(items, dtype=None):
+    """The buffer whose rows `items` are, all of them in order (np.stack or
+    np.array of a list a counted loop grew), as a new Array; None when they
+    are not, or when `dtype` asks for another dtype."""
+    rows = ctx().stacked_rows
+    if not items or not all(isinstance(a, Array) and a.base is None for a in items):
+        return None
+    found = [rows.get(id(a.var)) for a in items]
+    if any(f is None or f[0] is not a.var for f, a in zip(found, items)):
+        return None
+    buf = found[0][1]
+    if buf.aval.shape[0] != len(items) or any(f[1] is not buf or f[2] != t
+                                              for t, f in enumerate(found)):
+        return None
+    if dtype is not None and np.dtype(dtype) != buf.aval.dtype:
+        return None
+    return Array(buf)
+
+
+@contextlib.contextmanager
+def growing(start: int, step: int, trips: int):
+    """A counted loop's Growth, current while its While is being built."""
+    g = Growth(start, step, trips)
+    ctx().growths.append(g)
+    try:
+        yield g
+    finally:
+        ctx().growths.pop()
+
+
+def current() -> Growth | None:
+    growths = ctx().growths
+    return growths[-1] if growths else None
+
+
+def try_record(interp, lst, value, named=False) -> bool:
+    """A comprehension's LIST_APPEND (or, `named`, a call of `lst.append`)
+    inside a counted loop's body: recorded by the loop's Growth (True), else
+    done as usual (False)."""
+    g = current()
+    return g is not None and g.depth != () and g.record(interp, lst, value, named)
