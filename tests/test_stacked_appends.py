@@ -261,3 +261,18 @@ def counter_only(x):
 def test_items_computed_from_the_counter_alone_stay_compile_time_numbers():
     check(counter_only, np.ones(2))
     assert whiles(counter_only, np.ones(2)) == 0
+
+
+def same_array_twice(x):
+    out, other = [], []
+    for r in x:
+        y = r * 2
+        out.append(y)
+        out.append(y)
+        other.append(y[1:])         # a view of the same array
+    out[0] += 100.0
+    return out[1], other[0], out[0] is out[1]
+
+
+def test_an_array_appended_twice_keeps_one_object():
+    check(same_array_twice, np.random.default_rng(5).normal(size=(N, 3)))

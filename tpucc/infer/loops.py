@@ -151,11 +151,13 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if count == stop_after:
             return None
         it = _for_iterator(frame, header)
-        if not tried_rest and _holds_runtime_loop(iteration_ops) and (
-                it is None or isinstance(it, RangeIter) and it.remaining() > 1):
+        if not tried_rest and (_holds_runtime_loop(iteration_ops) and (
+                it is None or isinstance(it, RangeIter) and it.remaining() > 1)
+                or _too_big_to_unroll(iteration_ops, it, budget)):
             # Each copy of this body would hold its own runtime loop (a heap
-            # sort's sift-down: 46 Whiles, 20 s of XLA for 32 items); the
-            # rest of the loop as one While holds one.
+            # sort's sift-down: 46 Whiles, 20 s of XLA for 32 items), or the
+            # copies would be thousands of ops (25 RK4 steps: 3 s of XLA);
+            # the rest of the loop as one While holds one copy.
             tried_rest = True
             made = _rest_as_while(frame, header, stops, loop_stops, it)
             if isinstance(made, Exit):
@@ -173,6 +175,24 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 return made
         if count >= MAX_UNROLL:
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
+
+
+# A short static range loop is unrolled unless its copies would hold more
+# than this many ops per iteration of the unroll budget (XLA compiles about
+# a thousand small ops a second here).
+OPS_PER_UNROLLED_TRIP = 40
+
+
+def _too_big_to_unroll(ops, it, budget) -> bool:
+    """Whether the rest of a static range loop, unrolled, would hold more ops
+    than the budget allows (`ops`: one iteration's)."""
+    if not isinstance(it, RangeIter) or it.remaining() < 2:
+        return False
+    return _op_count(ops) * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget
+
+
+def _op_count(ops) -> int:
+    return sum(1 + sum(_op_count(r.ops) for r in op.regions) for op in ops)
 
 
 def _holds_runtime_loop(ops) -> bool:

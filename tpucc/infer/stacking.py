@@ -95,6 +95,7 @@ class Growth:
                 held.add(id(v))
                 v = v.base
         self._refuse_compile_time_items(pos)
+        self._refuse_shared_items()
         for lid, (lst, values) in self.appends.items():
             for j, v in enumerate(values):
                 key = (lid, j)
@@ -120,6 +121,14 @@ class Growth:
                   if isinstance(v, Array)]
         if arrays and _from_counter_only([a.var for a in arrays], ctx().region.ops, pos._var):
             raise NotStackable("the loop's items are compile-time values")
+
+    def _refuse_shared_items(self):
+        """One array appended twice (to one list or two), or two views of one:
+        NumPy's items share memory, separate buffer rows would not."""
+        roots = [_root(v) for _, values in self.appends.values() for v in values
+                 if isinstance(v, Array)]
+        if len({id(r) for r in roots}) != len(roots):
+            raise NotStackable("the loop appends one array (or views of it) more than once")
 
     def _static_item(self, key, v):
         if not isinstance(v, _STATIC_ITEMS):
@@ -172,6 +181,12 @@ class Growth:
                 if not try_record(interp, lst, item, named=lid in self.named):
                     interp.check_mutation(lst, "a comprehension's result")
                     lst.append(item)
+
+
+def _root(v: Array) -> Array:
+    while v.base is not None:
+        v = v.base
+    return v
 
 
 def _from_counter_only(values, ops, counter) -> bool:
