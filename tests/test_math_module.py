@@ -12,7 +12,7 @@ import tpucc
 VALUES = [0.25, -1.0, 0.0, -0.0, math.inf, -math.inf, math.nan, 1000.0, 2.0, 1e300, 0.5, 1.0]
 UNARY = ["sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
          "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "degrees",
-         "radians", "isnan", "isinf", "isfinite"] + (["cbrt", "exp2"] if hasattr(math, "cbrt")
+         "radians", "isnan", "isinf", "isfinite", "erf"] + (["cbrt", "exp2"] if hasattr(math, "cbrt")
                                                      else [])
 
 

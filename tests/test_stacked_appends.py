@@ -176,8 +176,22 @@ def per_epoch(x):
     return history
 
 
+def lists_made_together(x):
+    sums, rows = [], []
+    a, b, c = [], [], []
+    made = list()
+    for r in x:
+        sums.append(r.sum())
+        rows.append(r * 2)
+        a.append(r[0])
+        b.append(r + 1)
+        c.append(-r)
+        made.append(r * r)
+    return np.array(sums), np.stack(rows), np.array(a), np.stack(b), np.stack(c), np.stack(made)
+
+
 @pytest.mark.parametrize("fn", [appended_rows, appended_over_range, appended_in_nested_loops,
-                                per_epoch])
+                                per_epoch, lists_made_together])
 def test_appends_in_counted_loops_are_one_while(fn):
     x = np.random.default_rng(3).normal(size=(N, 3))
     check(fn, x)
@@ -235,8 +249,18 @@ def appended_view_of_a_kept_array(x):
     return out[-1], y
 
 
+def list_of_a_local_factory(x):
+    shared = []
+    list = lambda: shared              # noqa: E731 - `list()` here is not a new list
+    out = list()
+    for r in x:
+        out.append(r.sum())
+        shared[-1] = shared[-1] * 2
+    return out
+
+
 @pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before, appended_and_kept,
-                                appended_view_of_a_kept_array])
+                                appended_view_of_a_kept_array, list_of_a_local_factory])
 def test_lists_a_loop_reads_or_shares_are_unrolled_exactly(fn):
     x = np.random.default_rng(4).normal(size=(N, 3))
     check(fn, x)
@@ -276,3 +300,21 @@ def same_array_twice(x):
 
 def test_an_array_appended_twice_keeps_one_object():
     check(same_array_twice, np.random.default_rng(5).normal(size=(N, 3)))
+
+
+SHARED_HISTORY: list = []
+
+
+def stacks_an_outside_list(x):
+    history = SHARED_HISTORY
+    for r in x:
+        history.append(r * 2)
+    return np.stack(history)
+
+
+def test_stacking_a_list_from_outside_that_the_call_appends_to_is_refused():
+    """The appends to an outside list happen after the call: np.stack of it
+    in the call saw it empty (E700 'need at least one array')."""
+    raises_at(stacks_an_outside_list, (np.ones((5, 3)),), tpucc.SideEffectError,
+              "appends to a list from outside it and also reads", line_of="history.append")
+    assert SHARED_HISTORY == []

@@ -209,49 +209,81 @@ def _intersect(a, b, idom, rank):
     return a
 
 
-def only_appended_in_loop(fc, header: int, name: str) -> bool:
+def only_appended_in_loop(fc, header: int, name: str, list_is_builtin: bool = True) -> bool:
     """Whether the list the local `name` holds when the loop at `header`
-    starts is one this function made (`name = [...]`), which no code reads
-    from there to the loop's end except as `name.append(v)`: no other name,
-    object or call can reach it while the loop runs, so the loop may defer
-    its appends (infer/stacking.py).  Not for a variable a closure reads."""
+    starts is one this function made (`name = [...]`, `a, b = [], []`, or
+    `name = list()` where `list_is_builtin`: the global name is not
+    rebound), which no code reads from there to the loop's end except as
+    `name.append(v)`: no other name, object or call can reach it while the
+    loop runs, so the loop may defer its appends (infer/stacking.py).  Not
+    for a variable a closure reads."""
     key = (header, name)
     if key not in fc.appended_only:
         fc.appended_only[key] = _only_appended(fc, header, name)
-    return fc.appended_only[key]
+    found = fc.appended_only[key]
+    return found is True or (found == "list()" and list_is_builtin)
 
 
-def _only_appended(fc, header, name) -> bool:
+def _only_appended(fc, header, name):
+    """True, False, or "list()" where a binding the loop's entry sees is
+    `name = list()` (true if the global `list` is the builtin)."""
     code = fc.code
     if name in code.co_cellvars or name in code.co_freevars:
         return False
     body = fc.loop_bodies[header]
     if any(_scan(fc.blocks[n].instrs, name) for n in body):
         return False            # read otherwise, rebound or deleted in the loop
-    work, seen = [p for p in fc.preds[header] if p not in body], set()
+    work, seen, answer = [p for p in fc.preds[header] if p not in body], set(), True
     while work:                 # back from the loop's entry to `name = [...]`
         n = work.pop()
         if n in seen:
             continue
         seen.add(n)
         found = _scan(fc.blocks[n].instrs, name)
-        if found == "made":
+        if found in ("made", "list()"):
+            answer = answer if found == "made" else found
             continue
         if found is not None or n == 0 or not fc.preds[n]:
             return False        # another use, or an argument's (or unbound) value
         work.extend(fc.preds[n])
-    return True
+    return answer
+
+
+def _stored_list(instrs, i):
+    """What the STORE_FAST at i stores, if a new list: "made" for a list
+    display (`[...]`, one of the empty lists of `a, b = [], []`), "list()"
+    for a call of the global `list` without arguments; else None."""
+    if i > 0 and instrs[i - 1].op == "BUILD_LIST":
+        return "made"
+    j = i - 1
+    while j >= 0 and instrs[j].op in ("STORE_FAST", "SWAP"):
+        j -= 1                  # `a, b, c = [], [], []`: the lists, then their stores
+    k = 0
+    while i + k < len(instrs) and instrs[i + k].op in ("STORE_FAST", "SWAP"):
+        k += 1
+    stores = sum(ins.op == "STORE_FAST" for ins in instrs[j + 1:i + k])
+    empties = 0
+    while j - empties >= 0 and instrs[j - empties].op == "BUILD_LIST" \
+            and instrs[j - empties].arg == 0:
+        empties += 1
+    if stores > 1 and empties >= stores:
+        return "made"
+    if i >= 2 and instrs[i - 1].op == "CALL" and instrs[i - 1].arg == (0, ()) \
+            and instrs[i - 2].op == "LOAD_GLOBAL" and instrs[i - 2].arg == (True, "list"):
+        return "list()"
+    return None
 
 
 def _scan(instrs, name):
-    """Backward over a block: "made" at `name = [...]`, "other" at any use of
-    `name` but `name.append(...)` or at another binding, else None."""
+    """Backward over a block: "made" at `name = [...]` ("list()" at `name =
+    list()`), "other" at any use of `name` but `name.append(...)` or at
+    another binding, else None."""
     for i in range(len(instrs) - 1, -1, -1):
         ins = instrs[i]
         if ins.arg != name:
             continue
         if ins.op == "STORE_FAST":
-            return "made" if i > 0 and instrs[i - 1].op == "BUILD_LIST" else "other"
+            return _stored_list(instrs, i) or "other"
         if ins.op in _READS or ins.op == "DELETE_FAST":
             method = instrs[i + 1] if i + 1 < len(instrs) else None
             if ins.op != "LOAD_FAST" or method is None or method.op != "LOAD_ATTR" \

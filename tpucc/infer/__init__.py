@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import LimitError, UnsupportedError
+from ..errors import LimitError, UnsupportedError, UserCodeError
 from ..ir import AVal, Region, Value
 from ..ops.registry import const_aval
 from . import appends, builder, checks, scalar_state
@@ -195,6 +195,12 @@ def _trace_once(fn, args, kwargs, options, state) -> Traced:
         except RecursionError:
             raise LimitError("the program nests too deeply to compile (recursion?)",
                              context.loc) from None
+        except UserCodeError:
+            # What the program read of a list it appends to from outside
+            # is the list without the appends (np.stack of an empty one
+            # raised): the refusal of that read is the error to show.
+            appends.finish(interp, context)
+            raise
         _refuse_iterators(result, fn)
         traced = _finish(context, interp, result, params, arrays)
         traced.input_sources = sources + [_describe_capture(c) for c in traced.captured]

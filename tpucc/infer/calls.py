@@ -44,8 +44,9 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
 from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
-from .values import (CHOSEN, MISSING, Array, NeedsStatic, check_runtime_dtype, check_runtime_size,
-                     frozen_kind, refuse_array_subclass, scalar_if_numpy_would, set_item)
+from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
+                     check_runtime_size, frozen_kind, refuse_array_subclass,
+                     scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
@@ -1703,6 +1704,11 @@ class Interpreter:
 
     def inline(self, fn: types.FunctionType, args, kwargs):
         fn = past_repr_guard(fn)
+        if fn.__code__ is _SINGLE_DISPATCH and args:
+            impl = fn.dispatch(BUILTINS[builtins.type](self, args[0]))
+            if not isinstance(impl, types.FunctionType):
+                return self.call(impl, args, kwargs)
+            fn = past_repr_guard(impl)
         if fn.__code__.co_flags & _ASYNC_FLAGS:
             # Eagerly the call returns a coroutine, not the function's result.
             raise UnsupportedError("async code (`async def`) is not supported in compiled code",
@@ -2097,6 +2103,14 @@ def _repr_guard_codes() -> frozenset:
 _REPR_GUARDS = _repr_guard_codes()
 
 
+# The wrapper functools.singledispatch returns, one code for all.  Compiled
+# code calls the implementation registered for the first argument's class
+# (what type(x) says in compiled code) directly: dispatch runs natively,
+# since its first call for a class writes the choice into the function's
+# cache, a dict outside the call that eager Python writes the same way.
+_SINGLE_DISPATCH = functools.singledispatch(lambda value: value).__code__
+
+
 def past_repr_guard(fn):
     """The __repr__ a recursion guard wraps, where fn is that guard: compiled
     code runs it directly (the guard's set lives outside the call; a repr
@@ -2118,10 +2132,12 @@ _SCALAR_METHOD_FUNCTIONS = (np.transpose, np.squeeze, np.reshape)
 def _scalar_stays_scalar(operand, out):
     """A NumPy scalar's methods give NumPy scalars where they give 0-d
     arrays (s.copy(), s.T, s.reshape(()), s.squeeze()): NumPy runs them on
-    a 0-d array and converts a 0-d result back."""
-    if isinstance(operand, Array) and operand.immutable is True and isinstance(out, Array) \
-            and not out.shape and not out.weak and out is not operand:
-        out.immutable = True
+    a 0-d array and converts a 0-d result back.  A kind known only at run
+    time (RuntimeKind) is the operand's, read from the same flag."""
+    if isinstance(operand, Array) and (operand.immutable is True or
+                                       isinstance(operand.immutable, RuntimeKind)) \
+            and isinstance(out, Array) and not out.shape and not out.weak and out is not operand:
+        out.immutable = operand.immutable
     return out
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import StaticValueError, UserCodeError
 from ..ops.registry import NUMPY
 from . import checks
+from .builder import emit
 from .builtins_impl import BUILTINS, to_python_number, to_python_scalar
 from .values import Array
 
@@ -128,6 +129,11 @@ def _unary(fn, np_fn):
 
 for _fn, _np_fn in _UNARY.items():
     _unary(_fn, _np_fn)
+
+
+@_math(math.erf)
+def erf(x):
+    return _python(emit("erf", as_float(x, math.erf)))
 
 
 @_math(math.log)

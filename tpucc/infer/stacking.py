@@ -67,7 +67,8 @@ class Growth:
         self.named = frozenset(
             id(v) for name, v in frame.locals.items()
             if type(v) is list and all(isinstance(x, _STATIC_ITEMS) for x in v)
-            and only_appended_in_loop(frame.fc, header, name))
+            and only_appended_in_loop(frame.fc, header, name,
+                                      frame.globals.get("list", list) is list))
 
     def record(self, interp, lst, value, named: bool) -> bool:
         """`lst.append(value)` in the body: recorded instead of done, when

@@ -13,7 +13,7 @@ from __future__ import annotations
 import jax
 from jax import lax
 
-from ..errors import InternalError
+from ..errors import InternalError, TpuccError
 from ..ir import Region
 from ..ops.registry import OPS, LowerCtx, cast, differentiating
 from . import layout, reverse
@@ -97,7 +97,10 @@ def lower_registry_op(op, ins, made_by: dict | None = None) -> layout.Lowered:
         outs = [layout.Phys(cast(out, op.outputs[0].aval.dtype), perm)]
         return layout.Lowered(outs, lc, attrs, operands, perms)
     operands = [layout.logical(x) for x in ins]
-    out = opdef.lower(lc, *operands, **attrs)
+    try:
+        out = opdef.lower(lc, *operands, **attrs)
+    except TpuccError as e:         # a lowering's refusal names the op's line
+        raise e.with_loc(op.loc) from None
     if len(op.outputs) == 1 and not isinstance(out, tuple):
         out = (out,)
     outs = [cast(x, v.aval.dtype) for x, v in zip(out, op.outputs)]

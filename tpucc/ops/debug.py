@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..errors import UnsupportedError
 from .registry import register
 
 # How eager Python holds each printed value (infer.builtins_impl.print_):
@@ -75,7 +76,25 @@ def _text(value, how) -> str:
     return format(value, spec)
 
 
+@functools.cache
+def _host_backend_missing() -> bool:
+    """Whether jax runs with no CPU backend (JAX_PLATFORMS=cuda): its host
+    callbacks place their inputs on a CPU device, and without one every
+    call of the program fails inside the executable."""
+    try:
+        jax.devices("cpu")
+    except RuntimeError:
+        return True
+    return False
+
+
 def _print_lower(lc, *xs, fmt, kinds, formats=None, stream="stdout"):
+    if _host_backend_missing():
+        raise UnsupportedError(
+            "print() of runtime values needs jax's CPU backend, which this process "
+            "left out (JAX_PLATFORMS)",
+            hint="list cpu there too (JAX_PLATFORMS=cuda,cpu), or print the results "
+                 "after the call")
     # One ordered callback per print: prints keep the program's order (two
     # unordered callbacks, static text and values, came out swapped).
     formats = formats or (None,) * len(xs)

@@ -18,7 +18,7 @@ from jax import lax
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (NUMPY, METHODS, OPS, cast, define_vjp, divide, implements,
-                       normalize_axes, normalize_axis, register, unsafe_cast)
+                       normalize_axes, normalize_axis, register, target_platforms, unsafe_cast)
 
 
 @lru_cache(maxsize=None)
@@ -478,7 +478,20 @@ def _running_extreme(lax_fn, ufunc_name):
     return run
 
 
-_cum("cumsum", np.cumsum, jnp.cumsum)
+def _cumsum(x, axis):
+    """jnp.cumsum, except for GPUs: jax 0.11 lowers cumsum there to a
+    chlo.scan (CUB's kernel), and on an H200 (jax 0.11.2) the twelve
+    nan-reductions of tests/test_numpy_breadth_session15's nan_moments
+    returned np.nancumsum(x, axis=0)'s result or np.nancumprod(x, axis=1)'s
+    in both outputs, in 3 of 3 runs; with this associative scan (XLA's own
+    ops, as jax's cumprod is there), in none.  A program of those two alone
+    was right."""
+    if any(p in ("cuda", "rocm", "gpu") for p in target_platforms()):
+        return lax.associative_scan(lax.add, x, axis=axis)
+    return jnp.cumsum(x, axis=axis)
+
+
+_cum("cumsum", np.cumsum, _cumsum)
 _cum("cumprod", np.cumprod, jnp.cumprod)
 # np.maximum.accumulate / np.minimum.accumulate: see ufuncs.py
 cummax = _cum("cummax", np.maximum.accumulate, _running_extreme(lax.cummax, "maximum"), public=False)

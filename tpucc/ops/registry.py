@@ -340,11 +340,11 @@ def divide(x, y):
     one fusion).  XLA:GPU keeps barriers until after fusion, where one would
     cost a kernel and a pass over memory per division: on accelerators the
     division is XLA's (one ulp, like its exp or tanh)."""
+    shape = broadcast_shapes(np.shape(x), np.shape(y))
+    x, y = broadcast_value(x, shape), broadcast_value(y, shape)
     if target_platforms() != ("cpu",):
         return lax.div(x, y)
-    shape = broadcast_shapes(np.shape(x), np.shape(y))
-    return lax.div(*lax.optimization_barrier((broadcast_value(x, shape),
-                                              broadcast_value(y, shape))))
+    return lax.div(*lax.optimization_barrier((x, y)))
 
 
 _DIFFERENTIATED = contextvars.ContextVar("tpucc_differentiated", default=False)
