@@ -815,9 +815,11 @@ def _output_builder(traced):
     runtime leaf its converter, else None)."""
     converters, k = [], 0
     avals = traced.result_avals
-    runtime_kinds = {}
+    runtime_kinds, rows = {}, False
     for s in traced.out_static:
-        if s is infer.RUNTIME:
+        if type(s) is infer.RowOf:
+            rows = True
+        elif s is infer.RUNTIME:
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
             if is_runtime_kind(scalar):
                 runtime_kinds[k] = scalar
@@ -825,8 +827,8 @@ def _output_builder(traced):
             k += 1
         else:
             converters.append((-1, s))
-    if runtime_kinds:
-        return k, _kind_reading_builder(traced, runtime_kinds), None
+    if runtime_kinds or rows:
+        return k, _general_builder(traced, runtime_kinds), None
     treedef = traced.out_treedef
     if treedef is None and converters[0][0] == 0:
         convert = converters[0][1]
@@ -851,14 +853,18 @@ def is_runtime_kind(scalar) -> bool:
     return type(scalar) is int
 
 
-def _kind_reading_builder(traced, runtime_kinds: dict):
+def _general_builder(traced, runtime_kinds: dict):
     """The output builder of a program with outputs whose kind (NumPy
-    scalar or 0-d array) the executable computes."""
+    scalar or 0-d array) the executable computes, or with leaves that are
+    rows of one output (infer.RowOf)."""
     weak = traced.out_weak
 
     def build(outs):
-        leaves, k = [], 0
+        leaves, k, hosts = [], 0, {}
         for s in traced.out_static:
+            if type(s) is infer.RowOf:
+                leaves.append(_row_value(s, outs, hosts))
+                continue
             if s is not infer.RUNTIME:
                 leaves.append(s)
                 continue
@@ -869,6 +875,23 @@ def _kind_reading_builder(traced, runtime_kinds: dict):
             k += 1
         return leaves[0] if traced.out_treedef is None else unflatten(traced.out_treedef, leaves)
     return build
+
+
+def _row_value(s, outs, hosts: dict):
+    """The leaf infer.RowOf `s` describes, as to_user_value gives it; the
+    buffer's host copy (and for Python numbers its items, `tolist()` once
+    instead of one `.item()` each) kept in `hosts` for its other rows."""
+    host = hosts.get(s.output)
+    if host is None:
+        host = hosts[s.output] = np.asarray(outs[s.output])
+    if host.ndim > 1 or (s.weak is None and not s.scalar):
+        return np.array(host[s.row])
+    if s.weak is None:
+        return host[s.row]                      # a NumPy scalar
+    items = hosts.get((s.output, "items"))
+    if items is None:
+        items = hosts[(s.output, "items")] = host.tolist()
+    return s.weak(items[s.row])
 
 
 class DeviceCache:

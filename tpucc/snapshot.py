@@ -334,7 +334,7 @@ def add_module_reads(w: Walk, reads):
 
 def describe(traced, w: Walk) -> dict:
     """The JSON record of `traced` (its module reads already walked)."""
-    from .infer import RUNTIME
+    from .infer import RUNTIME, RowOf
     if any(wb[0] in ("item", "global", "setitem") or len(wb) > 3 for wb in traced.writebacks) or any(
             c.number is not None for c in traced.captured):
         # places found by walking the arguments (infer.scalar_state): by object
@@ -364,6 +364,9 @@ def describe(traced, w: Walk) -> dict:
     k = 0
     statics = []
     for s in traced.out_static:
+        if type(s) is RowOf:
+            statics.append({"row": [s.output, s.row, s.weak and s.weak.__name__, s.scalar]})
+            continue
         statics.append({"runtime": k} if s is RUNTIME else {"value": _static(s)})
         k += s is RUNTIME
     return {"in_avals": [_aval(a) for a in traced.in_avals],
@@ -386,7 +389,7 @@ def describe(traced, w: Walk) -> dict:
 def rebind(record: dict, w: Walk):
     """An infer.Traced (without a program) for the live objects of this
     process, from a record whose world digest matched `w`."""
-    from .infer import RUNTIME, Traced
+    from .infer import RUNTIME, RowOf, Traced
     from .aot import tree
     from .infer.calls import Captured, CellGuardView, ListGuardView, SlotGuardView
     from .infer.contents import ContentsGuardView
@@ -408,9 +411,10 @@ def rebind(record: dict, w: Walk):
                 for c in record["captured"]]
     writebacks = [tuple(wb) if wb[0] != "attr" else ("attr", _resolve(w, wb[1]), wb[2])
                   for wb in record["writebacks"]]
-    out_static = [RUNTIME if "runtime" in s else tree.decode_static(s["value"])
-                  for s in record["out_static"]]
     weak = {"bool": bool, "int": int, "float": float, "complex": complex, None: None}
+    out_static = [RUNTIME if "runtime" in s else
+                  RowOf(s["row"][0], s["row"][1], weak[s["row"][2]], s["row"][3]) if "row" in s
+                  else tree.decode_static(s["value"]) for s in record["out_static"]]
     return Traced(None, [_decode_aval(a) for a in record["in_avals"]], record["n_arg_inputs"],
                   _decode_treedef(w, record["out_tree"]), out_static,
                   [weak[t] for t in record["out_weak"]], writebacks, captured, guards,

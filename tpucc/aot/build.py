@@ -429,12 +429,18 @@ def _static(ep, value, path):
 
 
 def _outputs(ep, traced) -> dict:
-    from ..infer import RUNTIME
+    from ..infer import RUNTIME, RowOf
     avals = [v.aval for v in traced.program.results]
     nodes, k = [], 0
     paths = _out_paths(traced.out_treedef)
     for s, path in zip(traced.out_static, paths):
-        if s is RUNTIME:
+        if type(s) is RowOf:        # row `row` of the output `output` (a loop's buffer)
+            buffer = avals[s.output]
+            nodes.append({"leaf": "runtime", "output": s.output, "row": s.row, "path": path,
+                          "weak": s.weak.__name__ if s.weak is not None else None,
+                          "scalar": s.scalar, "dtype": buffer.dtype.name,
+                          "shape": list(buffer.shape[1:])})
+        elif s is RUNTIME:
             weak = traced.out_weak[k]
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
             node = {"leaf": "runtime", "output": k, "path": path,

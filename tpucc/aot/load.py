@@ -361,8 +361,10 @@ class LoadedEntry:
             scalar = node.get("scalar", True)
             if "scalar_output" in node:         # runtime branches disagreed on the kind
                 scalar = bool(np.asarray(outs[node["scalar_output"]]))
-            return to_user_value(outs[node["output"]], tree.WEAK_TYPES[weak] if weak else None,
-                                 scalar)
+            value = outs[node["output"]]
+            if "row" in node:                   # a row of a buffer a loop filled
+                value = np.asarray(value)[node["row"]]
+            return to_user_value(value, tree.WEAK_TYPES[weak] if weak else None, scalar)
         return tree.build(self.manifest["outputs"]["tree"], leaf)
 
     def _write_back(self, leaves, values):

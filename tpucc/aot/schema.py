@@ -145,7 +145,7 @@ _LEAVES = {
     "array": {"input": _count, "dtype": _dtype, "shape": SHAPE, "path": str},
     "scalar": {"input": _count, "type": _WEAK, "dtype": _dtype, "shape": SHAPE, "path": str},
     "runtime": {"output": _count, "weak": Maybe(_WEAK), "scalar?": bool, "dtype": _dtype,
-                "shape": SHAPE, "path": str, "scalar_output?": _count},
+                "shape": SHAPE, "path": str, "scalar_output?": _count, "row?": _count},
     "static": {"value": _static, "path": str},
 }
 _CONTAINERS = {"tuple": list, "list": list, "dict": [Fixed((str, int), lambda v: None)],
@@ -244,10 +244,16 @@ def _check_indices(m: dict):
                 _expect(leaf["input"] < n_args, f"inputs.{name} leaf {leaf['path']!r}",
                         f"an input below n_args ({n_args})", leaf["input"])
     n_out = m["outputs"]["n_runtime"]
+    # A row of a loop's buffer (infer.RowOf) reads an output after the
+    # write-backs: below every stored executable's output count.
+    n_outputs = [r["n_outputs"] for r in m["executables"] if r.get("file") and "n_outputs" in r]
     for leaf in tree.leaves(m["outputs"]["tree"]):
-        if leaf["leaf"] == "runtime":
+        if leaf["leaf"] == "runtime" and "row" not in leaf:
             _expect(leaf["output"] < n_out, f"outputs.tree leaf {leaf['path']!r}",
                     f"an output below n_runtime ({n_out})", leaf["output"])
+        elif leaf["leaf"] == "runtime" and n_outputs:
+            _expect(leaf["output"] < min(n_outputs), f"outputs.tree leaf {leaf['path']!r}",
+                    f"an output below n_outputs ({min(n_outputs)})", leaf["output"])
     n_captured = len(flat) - n_args
     for i, wb in enumerate(m.get("writebacks") or []):
         bound = n_args if wb["kind"] == "argument" else n_captured

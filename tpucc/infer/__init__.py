@@ -34,6 +34,23 @@ from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
 
+# Returned rows of one buffer that a counted loop filled (a list it grew:
+# infer/stacking.py) from this many up are one output, the buffer, split on
+# the host: XLA compiles each output as a kernel of its own (200 per-step
+# losses returned as a list: 1.8 s of XLA, and 1.3 ms a call to convert).
+ROW_GROUP_MIN = 4
+
+
+@dataclass(frozen=True)
+class RowOf:
+    """out_static marker of a returned leaf that is row `row` of the
+    executable's output `output` (see ROW_GROUP_MIN), converted as a runtime
+    output with its `weak` Python type (or None) and `scalar` kind."""
+    output: int
+    row: int
+    weak: type | None
+    scalar: bool
+
 
 @dataclass
 class Traced:
@@ -247,8 +264,14 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
     results, out_static, out_weak, out_scalar = [], [], [], []
     runtime_kinds = []
+    grouped, buffers = _row_groups(context, out_leaves), {}
     for _, v in out_leaves:
-        if isinstance(v, Array):
+        if isinstance(v, Array) and id(v.var) in grouped:
+            buf, t = grouped[id(v.var)]
+            buffers.setdefault(id(buf), (buf, []))[1].append(len(out_static))
+            out_static.append((t, _py_type(v.aval) if v.aval.weak else None,
+                               v.immutable is not False))     # RowOf, once `buf` has its index
+        elif isinstance(v, Array):
             results.append(v.var)
             out_static.append(RUNTIME)
             out_weak.append(_py_type(v.aval) if v.aval.weak else None)
@@ -296,6 +319,10 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for k, var in runtime_kinds:            # after the write-backs, which the driver zips
         out_scalar[k] = len(results)
         results.append(var)
+    for buf, leaves in buffers.values():
+        for i in leaves:
+            out_static[i] = RowOf(len(results), *out_static[i])
+        results.append(buf)
     interp.finish_contents_guards()
     appended = appends.finish(interp, context)
     check_records = checks.finish(context, results)     # the error code comes last
@@ -314,6 +341,22 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   number_places=context.number_places, appends=appended,
                   process_local=context.process_local, writeback_locs=writeback_locs,
                   input_identities=identities)
+
+
+def _row_groups(context, out_leaves) -> dict:
+    """id(var) -> (buffer, row) for the returned runtime leaves that are
+    whole rows of a buffer a counted loop filled, as it left them (no view,
+    no kind decided at run time), where one buffer gives ROW_GROUP_MIN of
+    them or more."""
+    rows, by_buffer = context.stacked_rows, {}
+    for _, v in out_leaves:
+        if not isinstance(v, Array) or v.base is not None or isinstance(v.immutable, RuntimeKind):
+            continue
+        found = rows.get(id(v.var))
+        if found is not None and found[0] is v.var:
+            by_buffer.setdefault(id(found[1]), []).append((v.var, found[1], found[2]))
+    return {id(var): (buf, t) for group in by_buffer.values() if len(group) >= ROW_GROUP_MIN
+            for var, buf, t in group}
 
 
 def _refuse_iterators(result, fn):
