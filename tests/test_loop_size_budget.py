@@ -62,7 +62,8 @@ def test_a_small_body_stays_unrolled():
 
 
 def test_a_larger_unroll_budget_unrolls_the_big_body():
-    check(rk4, Y0, 0.01, compile_kwargs={"unroll": 1000})
+    # (lowered only: XLA takes 3 s for the 2000 unrolled ops; the values of
+    # an unrolled loop are checked by test_a_body_that_needs_the_counter...)
     assert whiles(rk4, Y0, 0.01, unroll=1000) == 0
 
 
