@@ -1,6 +1,7 @@
 """Lists a counted loop grew, returned: their items are rows of one buffer
 (infer/stacking.py), so the executable returns the buffer once and the
-driver splits it (infer.RowOf); results equal eager NumPy, Python types
+driver splits it (infer.RowOf), as it does for the rows of an array
+(`list(y)`); results equal eager NumPy, Python types
 and NumPy kinds included, in a compiled call, a replayed trace record and a
 loaded artifact."""
 from __future__ import annotations
@@ -42,6 +43,19 @@ def few(x):
     return [r.sum() for r in x][:3] + [x[0, 0]]     # 3 rows of the buffer: outputs of their own
 
 
+def rows_of_an_array(x):
+    y = x * 2
+    return list(y), list(x)                         # views: returned as copies
+
+
+def rows_then_the_base_changes(x):
+    y = x * 2
+    rows = [y[i] for i in range(6)]
+    y[0] = 7.0                                      # rows[0] is a view of y: it shows 7
+    y[3, 1] = -1.0
+    return rows, y
+
+
 def _data():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((STEPS, 4))
@@ -56,7 +70,8 @@ def _outputs(fn, *args) -> int:
 
 
 @pytest.mark.parametrize("fn, args", [(fit, _data()), (kinds, (_data()[0],)),
-                                      (few, (_data()[0],))])
+                                      (few, (_data()[0],)), (rows_of_an_array, (_data()[0],)),
+                                      (rows_then_the_base_changes, (_data()[0],))])
 def test_returned_rows_equal_numpy(fn, args):
     assert_same(fn(*args), tpucc.compile(fn, cache=False)(*args))
     assert_same(fn(*args), tpucc.compile(fn, cache=False)(*args))     # the builder's second call
@@ -67,6 +82,8 @@ def test_a_grown_list_is_one_output():
     assert _outputs(fit, x, y) == 3         # w, the losses' buffer, the weights' buffer
     assert _outputs(kinds, x) == 5
     assert _outputs(few, x) == 4            # below ROW_GROUP_MIN: one output each
+    assert _outputs(rows_of_an_array, x) == 2
+    assert _outputs(rows_then_the_base_changes, x) == 2
 
 
 def test_items_are_independent_copies():

@@ -35,8 +35,8 @@ RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
 
 # Returned rows of one buffer that a counted loop filled (a list it grew:
-# infer/stacking.py) from this many up are one output, the buffer, split on
-# the host: XLA compiles each output as a kernel of its own (200 per-step
+# infer/stacking.py), or of one array (`list(y)`), from this many up are one
+# output, the buffer, split on the host: XLA compiles each output as a kernel of its own (200 per-step
 # losses returned as a list: 1.8 s of XLA, and 1.3 ms a call to convert).
 ROW_GROUP_MIN = 4
 
@@ -345,18 +345,31 @@ def _finish(context, interp, result, params, arrays) -> Traced:
 
 def _row_groups(context, out_leaves) -> dict:
     """id(var) -> (buffer, row) for the returned runtime leaves that are
-    whole rows of a buffer a counted loop filled, as it left them (no view,
-    no kind decided at run time), where one buffer gives ROW_GROUP_MIN of
-    them or more."""
-    rows, by_buffer = context.stacked_rows, {}
+    whole rows of one array, where one array gives ROW_GROUP_MIN of them or
+    more: rows of a buffer a counted loop filled, as it left them, and
+    views `y[t]` of an array (`list(y)`), which are returned as copies
+    anyway.  Not a value whose kind is decided at run time."""
+    by_buffer = {}
     for _, v in out_leaves:
-        if not isinstance(v, Array) or v.base is not None or isinstance(v.immutable, RuntimeKind):
-            continue
-        found = rows.get(id(v.var))
-        if found is not None and found[0] is v.var:
-            by_buffer.setdefault(id(found[1]), []).append((v.var, found[1], found[2]))
+        if isinstance(v, Array) and not isinstance(v.immutable, RuntimeKind):
+            found = _row_of(context, v)
+            if found is not None:
+                by_buffer.setdefault(id(found[1]), []).append(found)
     return {id(var): (buf, t) for group in by_buffer.values() if len(group) >= ROW_GROUP_MIN
             for var, buf, t in group}
+
+
+def _row_of(context, v: Array):
+    """(v's value, the array's value, t) where v is row t of an array."""
+    if v.base is None:
+        found = context.stacked_rows.get(id(v.var))
+        return found if found is not None and found[0] is v.var else None
+    key = v.index
+    if v.base.base is not None or type(key) is not tuple or len(key) != 1 \
+            or type(key[0]) is not int or key[0] < 0:
+        return None
+    var = v.var                     # (read again first if the base changed)
+    return (var, v._base_var, key[0]) if v._base_var is v.base.var else None
 
 
 def _refuse_iterators(result, fn):
