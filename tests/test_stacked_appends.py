@@ -176,6 +176,16 @@ def per_epoch(x):
     return history
 
 
+def rebound_under_a_runtime_if(x):
+    out = []
+    for r in x:
+        y = r * 2
+        if r.sum() > 0:             # y is the first y on the other path, which nothing else holds
+            y = -y
+        out.append(y)
+    return np.stack(out)
+
+
 def lists_made_together(x):
     sums, rows = [], []
     a, b, c = [], [], []
@@ -191,7 +201,7 @@ def lists_made_together(x):
 
 
 @pytest.mark.parametrize("fn", [appended_rows, appended_over_range, appended_in_nested_loops,
-                                per_epoch, lists_made_together])
+                                per_epoch, lists_made_together, rebound_under_a_runtime_if])
 def test_appends_in_counted_loops_are_one_while(fn):
     x = np.random.default_rng(3).normal(size=(N, 3))
     check(fn, x)
@@ -249,6 +259,30 @@ def appended_view_of_a_kept_array(x):
     return out[-1], y
 
 
+def both_sides_of_a_runtime_if_appended(x):
+    out = []
+    for r in x:
+        y = r * 2
+        z = y
+        if r.sum() > 0:
+            y = -y
+        out.append(y)               # on one path the very array appended next
+        out.append(z)
+    return out[1], len(out)
+
+
+def rebound_under_a_runtime_if_and_kept(x):
+    out = []
+    keep = x[0]
+    for r in x:
+        y = r * 2
+        keep = y                    # the loop carries the first y
+        if r.sum() > 0:
+            y = -y
+        out.append(y)
+    return np.stack(out), keep
+
+
 def list_of_a_local_factory(x):
     shared = []
     list = lambda: shared              # noqa: E731 - `list()` here is not a new list
@@ -260,7 +294,9 @@ def list_of_a_local_factory(x):
 
 
 @pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before, appended_and_kept,
-                                appended_view_of_a_kept_array, list_of_a_local_factory])
+                                appended_view_of_a_kept_array, list_of_a_local_factory,
+                                both_sides_of_a_runtime_if_appended,
+                                rebound_under_a_runtime_if_and_kept])
 def test_lists_a_loop_reads_or_shares_are_unrolled_exactly(fn):
     x = np.random.default_rng(4).normal(size=(N, 3))
     check(fn, x)

@@ -646,6 +646,7 @@ def _relate_merged(slots, merged, floor):
             merged[s.index].alias_note = (
                 f"`{s.path}` is the same array as one from before the `if` (or a view of one) "
                 "on some runtime paths and a different one on others")
+            merged[s.index].alias_partners = () if noted else tuple(shared)
             for a in shared:
                 watch(a, f"after a runtime `if`, `{s.path}` is this array (or a view of it) "
                           "on some paths only")

@@ -137,14 +137,26 @@ class Growth:
         self.statics[key] = v
 
     def _check_fresh(self, v: Array, held: set, fresh_floor: int):
-        chain = [v]
-        while chain[-1].base is not None:
-            chain.append(chain[-1].base)
+        chain = _chain(v)
         root = chain[-1]
-        if root.serial < fresh_floor or root.alias_note is not None \
-                or any(id(a) in held for a in chain) or not isinstance(v.immutable, bool):
+        if root.serial < fresh_floor or any(id(a) in held for a in chain) \
+                or not isinstance(v.immutable, bool) \
+                or root.alias_note is not None and not self._partners_unseen(root, held,
+                                                                             fresh_floor):
             raise NotStackable("the loop appends an array from before it (or a view of "
                                "one) to a list, or one a variable holds")
+
+    def _partners_unseen(self, root: Array, held: set, fresh_floor: int) -> bool:
+        """Whether the arrays a runtime `if` left `root` sharing memory with
+        on some paths (`y = r * 2; if c: y = -y`: the first y) are the
+        iteration's own and nothing else reaches them: not appended, not
+        held by a variable the loop carries.  Then its row is exact."""
+        if not root.alias_partners:
+            return False
+        appended = {id(_root(a)) for _, values in self.appends.values() for a in values
+                    if isinstance(a, Array) and _root(a) is not root}
+        return all(a.serial >= fresh_floor and id(a) not in held and id(a) not in appended
+                   for p in root.alias_partners for a in _chain(p))
 
     def _iteration(self, pos):
         t = pos
@@ -182,6 +194,14 @@ class Growth:
                 if not try_record(interp, lst, item, named=lid in self.named):
                     interp.check_mutation(lst, "a comprehension's result")
                     lst.append(item)
+
+
+def _chain(v: Array) -> list:
+    """v, then the arrays it is a view of, out to the root."""
+    chain = [v]
+    while chain[-1].base is not None:
+        chain.append(chain[-1].base)
+    return chain
 
 
 def _root(v: Array) -> Array:

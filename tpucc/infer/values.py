@@ -78,7 +78,8 @@ class Span:
 
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
-                 "immutable", "frozen", "alias_note", "fence", "bound_if", "span", "__weakref__")
+                 "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
+                 "span", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -94,6 +95,9 @@ class Array:
         # Never updated in place (see `frozen_kind`); a view of such an array too.
         self.frozen = base.frozen if base is not None else None
         self.alias_note = None      # set when this may or may not alias another array
+        # With an alias_note a runtime `if` set: the arrays this one may be
+        # (None: not known), which lets a loop append it (infer/stacking.py).
+        self.alias_partners = None
         # While a loop body is interpreted on parameters for its variables,
         # the arrays they held at the loop's entry: a list logging (array,
         # "read" / "write") for each use of them (see loops._fenced).
