@@ -507,17 +507,20 @@ class Rebound:
     def inits(self) -> list:
         return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()]
 
-    def leave(self, outs, shares: dict):
+    def leave(self, outs, shares: dict, renewed=frozenset()):
         """After the While: each carried slot holds its result.  Where it held
         an array before the loop, it is that very array when the loop does not
-        run; where an iteration leaves an array from before the loop in it
-        (`shares`, loops._loop_shared), it may be that one: in-place updates
-        of any of them are refused after the loop (as for variables)."""
+        run, or when an iteration may leave it there, unless the slot is
+        `renewed` (a loop with a static trip count whose every iteration
+        leaves a new array in it); where an iteration leaves an array from
+        before the loop in it (`shares`, loops._loop_shared), it may be that
+        one: in-place updates of any of them are refused after the loop (as
+        for variables)."""
         for (slot, (holder, key, serial, _)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
             arr.immutable = scalar_kind(before)
-            older = [before] if isinstance(before, Array) else []
+            older = [before] if isinstance(before, Array) and slot not in renewed else []
             older += shares.get(slot, [])
             if older:
                 note = (f"after this loop `{slot_name(holder, key)}` is an array from before "
@@ -581,6 +584,7 @@ class Trial:
     loose_ends: dict = field(default_factory=dict)  # other slots: Rebound.ends
     loose_shares: dict = field(default_factory=dict)    # ... arrays from before they may be
     permuted: dict = field(default_factory=dict)    # slots rebound to each other's arrays
+    loose_fresh: set = field(default_factory=set)   # other slots an iteration leaves a new array in
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -735,7 +739,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     return Trial(rec["builder"], all_params, ex, out_leaves, ends, out_td, dict(frame.locals),
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
-                 views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted)
+                 views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
+                 loose_fresh={slot for slot, end in loose_ends.items()
+                              if _is_fresh(end[3], fresh_floor)})
 
 
 def _permuted_slots(slot_arrays, out_leaves, kept, leaves) -> dict:
@@ -1209,7 +1215,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
-    rebound.leave(outs[len(outs) - len(rebound.loose):], trial.loose_shares)
+    rebound.leave(outs[len(outs) - len(rebound.loose):], trial.loose_shares,
+                  trial.loose_fresh if counted and trip_count else set())
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
                                               in_place=rebound.in_place)
     depths = dict(trial.exit.depths)
