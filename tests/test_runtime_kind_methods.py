@@ -41,3 +41,19 @@ def test_a_copy_in_a_loop_keeps_its_kind():
     want = copied_in_a_counted_loop(x)
     assert_same(want, got)
     assert type(got[0]) is np.float64
+
+
+def updated_with_an_operator(x):
+    v = np.zeros(())
+    if x[0] > 0:
+        v = x.sum()         # a NumPy scalar on this path
+    w = v.copy()
+    w += 1                  # the 0-d array: updated in place, still a 0-d array
+    v *= 2
+    return w, v
+
+
+@pytest.mark.parametrize("first", [-1.0, 1.0])
+def test_augmented_operators_keep_a_kind_decided_at_run_time(first):
+    x = np.array([first, 2.0])
+    assert_same(updated_with_an_operator(x.copy()), tpucc.compile(updated_with_an_operator)(x))

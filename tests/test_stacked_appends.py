@@ -186,6 +186,26 @@ def rebound_under_a_runtime_if(x):
     return np.stack(out)
 
 
+def numbers_a_variable_holds(x):
+    out, totals, states = [], [], []
+    tot, s = 0.0, np.float64(0)
+    for i, r in enumerate(x):
+        tot += float(r[0])
+        s = s * 0.5 + r.sum()
+        out.append(i)               # the counter, a Python int
+        totals.append(tot)          # numbers the loop carries on: no identity to keep
+        states.append(s)
+    return out, totals, states, tot, s
+
+
+def tuples_of_items(x):
+    pairs = [(r.sum(), float(r.max())) for r in x]
+    history = []
+    for i, r in enumerate(x):
+        history.append((i, "step", r * 2, np.float32(r[0])))
+    return pairs, history, np.array([p[1] for p in pairs])
+
+
 def lists_made_together(x):
     sums, rows = [], []
     a, b, c = [], [], []
@@ -201,7 +221,8 @@ def lists_made_together(x):
 
 
 @pytest.mark.parametrize("fn", [appended_rows, appended_over_range, appended_in_nested_loops,
-                                per_epoch, lists_made_together, rebound_under_a_runtime_if])
+                                per_epoch, lists_made_together, rebound_under_a_runtime_if,
+                                numbers_a_variable_holds, tuples_of_items])
 def test_appends_in_counted_loops_are_one_while(fn):
     x = np.random.default_rng(3).normal(size=(N, 3))
     check(fn, x)
@@ -283,6 +304,25 @@ def rebound_under_a_runtime_if_and_kept(x):
     return np.stack(out), keep
 
 
+def an_array_a_variable_holds(x):
+    out = []
+    s = np.zeros(3)
+    for r in x:
+        s = s * 0.5 + r
+        out.append(s)               # out[-1] is s: the update below shows in it
+    s += 1
+    return out[-1], s
+
+
+def one_array_twice_in_a_tuple(x):
+    out = []
+    for r in x:
+        y = r * 2
+        out.append((y, y))          # one object twice, as in NumPy
+    out[0][0][0] = 50.0
+    return out[0][1], out[1]
+
+
 def list_of_a_local_factory(x):
     shared = []
     list = lambda: shared              # noqa: E731 - `list()` here is not a new list
@@ -295,7 +335,8 @@ def list_of_a_local_factory(x):
 
 @pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before, appended_and_kept,
                                 appended_view_of_a_kept_array, list_of_a_local_factory,
-                                both_sides_of_a_runtime_if_appended,
+                                both_sides_of_a_runtime_if_appended, an_array_a_variable_holds,
+                                one_array_twice_in_a_tuple,
                                 rebound_under_a_runtime_if_and_kept])
 def test_lists_a_loop_reads_or_shares_are_unrolled_exactly(fn):
     x = np.random.default_rng(4).normal(size=(N, 3))

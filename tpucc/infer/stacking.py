@@ -97,37 +97,33 @@ class Growth:
                 v = v.base
         self._refuse_compile_time_items(pos)
         self._refuse_shared_items()
-        for lid, (lst, values) in self.appends.items():
-            for j, v in enumerate(values):
-                key = (lid, j)
-                if not isinstance(v, Array):
-                    self._static_item(key, v)
-                    continue
-                self._check_fresh(v, held, fresh_floor)
-                buf = self.buffers.get(key)
-                if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
-                    self.wanted[key] = v.aval
-                    continue
-                if t is None:
-                    t = self._iteration(pos)
-                from ..ops import indexing
-                static, arrays = indexing.normalize_key((t,), buf.shape)
-                buf.set(emit("setitem", buf, v, *arrays, key=static).var)
+        for key, v in self._parts():
+            if not isinstance(v, Array):
+                self._static_item(key, v)
+                continue
+            self._check_fresh(v, held, fresh_floor)
+            buf = self.buffers.get(key)
+            if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
+                self.wanted[key] = v.aval
+                continue
+            if t is None:
+                t = self._iteration(pos)
+            from ..ops import indexing
+            static, arrays = indexing.normalize_key((t,), buf.shape)
+            buf.set(emit("setitem", buf, v, *arrays, key=static).var)
 
     def _refuse_compile_time_items(self, pos):
         """Items computed from the loop's counter alone (`[i * i for i in
         range(n)]`) are numbers known at compile time when the loop is
         unrolled: it is, rather than filling buffers at run time."""
-        arrays = [v for _, values in self.appends.values() for v in values
-                  if isinstance(v, Array)]
+        arrays = [v for _, v in self._parts() if isinstance(v, Array)]
         if arrays and _from_counter_only([a.var for a in arrays], ctx().region.ops, pos._var):
             raise NotStackable("the loop's items are compile-time values")
 
     def _refuse_shared_items(self):
         """One array appended twice (to one list or two), or two views of one:
         NumPy's items share memory, separate buffer rows would not."""
-        roots = [_root(v) for _, values in self.appends.values() for v in values
-                 if isinstance(v, Array)]
+        roots = [_root(v) for _, v in self._parts() if isinstance(v, Array)]
         if len({id(r) for r in roots}) != len(roots):
             raise NotStackable("the loop appends one array (or views of it) more than once")
 
@@ -137,6 +133,8 @@ class Growth:
         self.statics[key] = v
 
     def _check_fresh(self, v: Array, held: set, fresh_floor: int):
+        if v.immutable is True and v.base is None:
+            return      # a number (Python or NumPy scalar): no identity an update could show
         chain = _chain(v)
         root = chain[-1]
         if root.serial < fresh_floor or any(id(a) in held for a in chain) \
@@ -153,7 +151,7 @@ class Growth:
         held by a variable the loop carries.  Then its row is exact."""
         if not root.alias_partners:
             return False
-        appended = {id(_root(a)) for _, values in self.appends.values() for a in values
+        appended = {id(_root(a)) for _, a in self._parts()
                     if isinstance(a, Array) and _root(a) is not root}
         return all(a.serial >= fresh_floor and id(a) not in held and id(a) not in appended
                    for p in root.alias_partners for a in _chain(p))
@@ -182,14 +180,28 @@ class Growth:
             raise NotStackable("the loop may end before its last iteration, so how many "
                                "items its list gets is known only at run time", loc)
 
+    def _parts(self):
+        """(key, value) for each value the iteration appends, and for each
+        item of an appended tuple (`out.append((loss, acc))`): its own buffer."""
+        for lid, (_, values) in self.appends.items():
+            for j, v in enumerate(values):
+                if type(v) is tuple:
+                    yield from (((lid, j, k), part) for k, part in enumerate(v))
+                else:
+                    yield (lid, j), v
+
+    def _item(self, key, v, t):
+        return self.statics[key] if not isinstance(v, Array) else _row(self.buffers[key], t, v)
+
     def fill(self, interp):
         """After the While: the lists get the appended items, row by row."""
         for lid, (lst, values) in self.appends.items():
             items = []
             for t in range(self.trips):
                 for j, v in enumerate(values):
-                    items.append(self.statics[(lid, j)] if not isinstance(v, Array)
-                                 else _row(self.buffers[(lid, j)], t, v))
+                    items.append(tuple(self._item((lid, j, k), part, t)
+                                       for k, part in enumerate(v)) if type(v) is tuple
+                                 else self._item((lid, j), v, t))
             for item in items:          # (an enclosing counted loop may stack them)
                 if not try_record(interp, lst, item, named=lid in self.named):
                     interp.check_mutation(lst, "a comprehension's result")

@@ -1174,11 +1174,21 @@ def _inplace(ufname):
             if ufname == "multiply":
                 _refuse_sequence_repeat(b, a)       # n *= [0]
             _check_python_operands(ufname, a, b)
-            return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
+            return _kept_runtime_kind(a, _spanned(emit_ufunc(ufname, a, b), ufname, a, b))
         fast = _fast_power(a, b) if ufname == "power" else None
         result = emit_ufunc(fast, a) if fast else emit_ufunc(ufname, a, b)
         return store_inplace(a, result, ufname)
     return iop
+
+
+def _kept_runtime_kind(a, result):
+    """`v += 1` on a 0-d value whose kind a runtime branch decided: a NumPy
+    scalar gives a new scalar, a 0-d array is updated in place and stays
+    one, so the result has v's kind, where both paths give v's dtype."""
+    if isinstance(a, Array) and isinstance(a.immutable, RuntimeKind) \
+            and isinstance(result, Array) and not result.shape and result.dtype == a.dtype:
+        result.immutable = a.immutable
+    return result
 
 
 def store_inplace(a, result, ufname):
@@ -1483,8 +1493,8 @@ NUMPY[np.ascontiguousarray] = ascontiguousarray
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
 from ..infer import stacking  # noqa: E402
-from ..infer.values import (Array, array_like, compile_time_kind, rebinds_in_place,  # noqa: E402
-                            to_value)
+from ..infer.values import (Array, RuntimeKind, array_like, compile_time_kind,  # noqa: E402
+                            rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
