@@ -120,3 +120,20 @@ def test_a_new_single_dispatch_function_compiles_before_any_eager_call():
     x = np.arange(4.0)
     got = tpucc.compile(fn, cache=False)(x)       # before the eager call, which fills the cache
     assert_same(fn(x), got)
+
+
+def test_a_new_single_dispatch_method_compiles_before_any_eager_call():
+    class Scaler:
+        @functools.singledispatchmethod
+        def apply(self, v):
+            return v
+
+        @apply.register
+        def _(self, v: float):
+            return v * 10
+
+    def fn(x):
+        return Scaler().apply(float(x[0])), Scaler().apply(x)
+    x = np.arange(1.0, 4.0)
+    got = tpucc.compile(fn, cache=False)(x)
+    assert_same(fn(x), got)

@@ -1704,11 +1704,9 @@ class Interpreter:
 
     def inline(self, fn: types.FunctionType, args, kwargs):
         fn = past_repr_guard(fn)
-        if fn.__code__ is _SINGLE_DISPATCH and args:
-            impl = fn.dispatch(BUILTINS[builtins.type](self, args[0]))
-            if not isinstance(impl, types.FunctionType):
-                return self.call(impl, args, kwargs)
-            fn = past_repr_guard(impl)
+        if fn.__code__ is _SINGLE_DISPATCH and len(args) == 1 and not kwargs \
+                and isinstance(args[0], type):
+            return fn(*args)
         if fn.__code__.co_flags & _ASYNC_FLAGS:
             # Eagerly the call returns a coroutine, not the function's result.
             raise UnsupportedError("async code (`async def`) is not supported in compiled code",
@@ -2103,12 +2101,12 @@ def _repr_guard_codes() -> frozenset:
 _REPR_GUARDS = _repr_guard_codes()
 
 
-# The wrapper functools.singledispatch returns, one code for all.  Compiled
-# code calls the implementation registered for the first argument's class
-# (what type(x) says in compiled code) directly: dispatch runs natively,
-# since its first call for a class writes the choice into the function's
-# cache, a dict outside the call that eager Python writes the same way.
-_SINGLE_DISPATCH = functools.singledispatch(lambda value: value).__code__
+# The `dispatch(cls)` of functools.singledispatch functions (and of
+# singledispatchmethod's), one code for all, runs natively on the class
+# compiled code sees (type(x) of a runtime array is np.ndarray): its first
+# call for a class writes the choice into the function's cache, a dict
+# outside the call that eager Python writes the same way.
+_SINGLE_DISPATCH = functools.singledispatch(lambda value: value).dispatch.__code__
 
 
 def past_repr_guard(fn):
