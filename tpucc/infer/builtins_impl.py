@@ -126,7 +126,7 @@ def iter_(interp, x, *sentinel):
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
     zipped = _zip_rows(x)
-    n = _rows(x) if zipped is None else x.stop
+    n = (len(x) if isinstance(x, range) else _rows(x)) if zipped is None else x.stop
     runtime_start = isinstance(start, Array) and start.ndim == 0 and start.dtype.kind in "iu"
     if n is not None and (type(start) is int or runtime_start):
         # (enumerate takes the start's __index__: a Python int)
@@ -186,7 +186,7 @@ def rows_loop(interp, parts, through_enumerate=False) -> RangeIter | None:
     whose result does: `for i, (x, y) in enumerate(zip(xs, ys))`): no one
     else holds that iterator to see where the loop left it.  A part may be
     such a zip's parts (a tuple), giving a tuple item.  None otherwise."""
-    if not parts or not any(isinstance(p, (Array, tuple)) for p in parts) or \
+    if not parts or not any(isinstance(p, (Array, tuple, range)) for p in parts) or \
             not interp.result_feeds_loop(through_enumerate):
         return None
     lengths = [_length(p) for p in parts if not isinstance(p, iterators.Counting)]
@@ -266,6 +266,13 @@ def reversed_(interp, x):
     method = interp.user_dunder(x, "__reversed__")
     if method is not None:          # Python asks for it before __len__ and __getitem__
         return interp.inline_dunder(method, x, reversed)   # (what it returns, as Python does)
+    if (isinstance(x, range) or _rows(x) is not None) and interp.result_feeds_loop():
+        # `for i in reversed(range(n))`, `for r in reversed(xs)`: a loop over
+        # the indices backward (a long one: one counted While), as for x[::-1]
+        if isinstance(x, range):
+            back = x[::-1]
+            return RangeIter(back.start, back.stop, back.step)
+        return RangeIter(x.shape[0] - 1, -1, -1, rows=x)
     return interp.live_iter(x, backward=True)
 
 
