@@ -57,3 +57,39 @@ def updated_with_an_operator(x):
 def test_augmented_operators_keep_a_kind_decided_at_run_time(first):
     x = np.array([first, 2.0])
     assert_same(updated_with_an_operator(x.copy()), tpucc.compile(updated_with_an_operator)(x))
+
+
+def reduced_by_methods(x):
+    v = np.zeros(())
+    if x[0] > 0:
+        v = x.sum()
+    return v.sum(), v.max(), v.any(), v.argmax(), v.copy()
+
+
+@pytest.mark.parametrize("first", [-1.0, 1.0])
+def test_reductions_of_such_a_value_are_numpy_scalars(first):
+    x = np.array([first, 2.0])
+    assert_same(reduced_by_methods(x.copy()), tpucc.compile(reduced_by_methods)(x))
+
+
+def assigns_into_a_copy(x):
+    v = np.zeros(())
+    if x[0] > 0:
+        v = x.sum()         # a NumPy scalar: item assignment is Python's TypeError
+    c = v.copy()
+    c[...] = 5
+    return c
+
+
+def test_item_assignment_into_a_number_is_a_type_error():
+    compiled = tpucc.compile(assigns_into_a_copy)
+    assert_same(assigns_into_a_copy(np.array([-1.0, 2.0])), compiled(np.array([-1.0, 2.0])))
+    with pytest.raises(TypeError, match="'numpy.float64' object does not support item"):
+        compiled(np.array([1.0, 2.0]))
+
+    def static_scalar(x):
+        s = x.sum()
+        s[...] = 5
+        return s
+    with pytest.raises(tpucc.TpuccError, match="TypeError: 'numpy.float64' object does not"):
+        tpucc.compile(static_scalar)(np.ones(2))

@@ -210,6 +210,7 @@ def lists_made_together(x):
     sums, rows = [], []
     a, b, c = [], [], []
     made = list()
+    e, f, g, h = [], [], [], []
     for r in x:
         sums.append(r.sum())
         rows.append(r * 2)
@@ -217,7 +218,12 @@ def lists_made_together(x):
         b.append(r + 1)
         c.append(-r)
         made.append(r * r)
-    return np.array(sums), np.stack(rows), np.array(a), np.stack(b), np.stack(c), np.stack(made)
+        e.append(r[1])
+        f.append(r[2])
+        g.append(r[0] * r[1])
+        h.append(r[2] - 1)
+    return (np.array(sums), np.stack(rows), np.array(a), np.stack(b), np.stack(c),
+            np.stack(made), e, f, g, h)
 
 
 @pytest.mark.parametrize("fn", [appended_rows, appended_over_range, appended_in_nested_loops,

@@ -258,6 +258,9 @@ def _stored_list(instrs, i):
     j = i - 1
     while j >= 0 and instrs[j].op in ("STORE_FAST", "SWAP"):
         j -= 1                  # `a, b, c = [], [], []`: the lists, then their stores
+    if j >= 1 and instrs[j].op == "UNPACK_SEQUENCE" and instrs[j - 1].op == "BUILD_TUPLE" \
+            and instrs[j].arg == instrs[j - 1].arg:
+        j -= 2                  # four names and more: a tuple of the lists, unpacked
     k = 0
     while i + k < len(instrs) and instrs[i + k].op in ("STORE_FAST", "SWAP"):
         k += 1

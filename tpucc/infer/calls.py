@@ -1102,6 +1102,7 @@ class Interpreter:
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
         if isinstance(obj, Array):
+            _refuse_scalar_item_assignment(obj)
             indexing.setitem(obj, key, value)
             return
         if isinstance(obj, FlatIter):
@@ -2127,15 +2128,31 @@ _SHAPE_METHODS = {"reshape", "transpose", "swapaxes", "repeat", "squeeze"}
 _SCALAR_METHOD_FUNCTIONS = (np.transpose, np.squeeze, np.reshape)
 
 
+def _refuse_scalar_item_assignment(x: Array):
+    """`s[...] = v` where s is a number: Python's TypeError, at compile time,
+    or when the call returns where a runtime branch decided that s is a
+    NumPy scalar rather than a 0-d array (RuntimeKind)."""
+    if x.shape or not (x.immutable is True or isinstance(x.immutable, RuntimeKind)):
+        return
+    name = pynumbers.python_type(x).__name__ if x.weak else f"numpy.{x.dtype.name}"
+    message = f"'{name}' object does not support item assignment"
+    if x.immutable is True:
+        raise UserCodeError(f"TypeError: {message}")
+    from . import checks
+    checks.require(NUMPY[np.logical_not](Array(x.immutable.var)), message, raises="TypeError")
+
+
 def _scalar_stays_scalar(operand, out):
     """A NumPy scalar's methods give NumPy scalars where they give 0-d
     arrays (s.copy(), s.T, s.reshape(()), s.squeeze()): NumPy runs them on
     a 0-d array and converts a 0-d result back.  A kind known only at run
     time (RuntimeKind) is the operand's, read from the same flag."""
-    if isinstance(operand, Array) and (operand.immutable is True or
-                                       isinstance(operand.immutable, RuntimeKind)) \
-            and isinstance(out, Array) and not out.shape and not out.weak and out is not operand:
-        out.immutable = operand.immutable
+    if not isinstance(out, Array) or out.shape or out.weak or out is operand \
+            or not isinstance(operand, Array):
+        return out
+    if operand.immutable is True or (isinstance(operand.immutable, RuntimeKind)
+                                     and out.immutable is False):
+        out.immutable = operand.immutable   # (a reduction's NumPy scalar stays one)
     return out
 
 
