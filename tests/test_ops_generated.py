@@ -1578,7 +1578,8 @@ def test_known_bug(entry_id, label):
 # IR ops no generated program reaches, with the reason.
 OP_SKIP = {"print": "a side effect on stdout, not a value; see tests/test_straightline.py",
            "erf": "math.erf of a runtime float (NumPy has no erf); see tests/test_math_module.py",
-           "roll_by": "np.roll by a runtime shift; see tests/test_checks_sweep_session27.py"}
+           "roll_by": "np.roll by a runtime shift; see tests/test_checks_sweep_session27.py",
+           "fold_add": "sum() of a loop's rows; see tests/test_generator_sums.py"}
 
 
 def test_every_registered_op_is_exercised():

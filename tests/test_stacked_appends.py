@@ -198,6 +198,16 @@ def numbers_a_variable_holds(x):
     return out, totals, states, tot, s
 
 
+def an_array_a_variable_holds(x):
+    out = []
+    s = np.zeros(3)
+    for r in x:
+        s = s * 0.5 + r
+        out.append(s)               # out[-1] is s: the update below shows in it
+    s += 1
+    return out[-1], s
+
+
 def tuples_of_items(x):
     pairs = [(r.sum(), float(r.max())) for r in x]
     history = []
@@ -228,7 +238,8 @@ def lists_made_together(x):
 
 @pytest.mark.parametrize("fn", [appended_rows, appended_over_range, appended_in_nested_loops,
                                 per_epoch, lists_made_together, rebound_under_a_runtime_if,
-                                numbers_a_variable_holds, tuples_of_items])
+                                numbers_a_variable_holds, tuples_of_items,
+                                an_array_a_variable_holds])
 def test_appends_in_counted_loops_are_one_while(fn):
     x = np.random.default_rng(3).normal(size=(N, 3))
     check(fn, x)
@@ -310,16 +321,6 @@ def rebound_under_a_runtime_if_and_kept(x):
     return np.stack(out), keep
 
 
-def an_array_a_variable_holds(x):
-    out = []
-    s = np.zeros(3)
-    for r in x:
-        s = s * 0.5 + r
-        out.append(s)               # out[-1] is s: the update below shows in it
-    s += 1
-    return out[-1], s
-
-
 def one_array_twice_in_a_tuple(x):
     out = []
     for r in x:
@@ -341,7 +342,7 @@ def list_of_a_local_factory(x):
 
 @pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before, appended_and_kept,
                                 appended_view_of_a_kept_array, list_of_a_local_factory,
-                                both_sides_of_a_runtime_if_appended, an_array_a_variable_holds,
+                                both_sides_of_a_runtime_if_appended,
                                 one_array_twice_in_a_tuple,
                                 rebound_under_a_runtime_if_and_kept])
 def test_lists_a_loop_reads_or_shares_are_unrolled_exactly(fn):

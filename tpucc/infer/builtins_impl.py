@@ -400,10 +400,33 @@ def _native_next(it):
 @builtin(py.sum)
 def sum_(interp, x, start=0):
     from . import dunders
+    items = interp.static_items(x)
     total = start
-    for v in interp.static_items(x):
-        total = dunders.apply(interp, operator.add, total, v)   # (a user class's __radd__)
+    for k, v in enumerate(items):
+        before, total = total, dunders.apply(interp, operator.add, total, v)  # (a user __radd__)
+        if k == 1:
+            folded = _folded_rows(items, before, total)
+            if folded is not None:
+                return folded
     return total
+
+
+def _folded_rows(items, before, total):
+    """sum() of the rows of a buffer a counted loop filled (`sum(x[i] ** 2
+    for i in range(n))`): once adding the second row leaves the total's
+    type as the first left it, every further row does too, and the rest
+    are added in order by one scan over the buffer, not one op per item.
+    None otherwise."""
+    from .stacking import whole_buffer
+    if len(items) < 3 or not (isinstance(before, Array) and isinstance(total, Array)) \
+            or total.aval != before.aval or total.immutable != before.immutable:
+        return None
+    rows = whole_buffer(items)
+    if rows is None:
+        return None
+    out = emit("fold_add", total, rows, first=2)
+    out.immutable = total.immutable
+    return out
 
 
 _NO_DEFAULT = object()

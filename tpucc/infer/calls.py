@@ -1717,6 +1717,8 @@ class Interpreter:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
         frame = self.make_frame(fn, args, kwargs)
+        if frame.yields is not None:
+            self.fresh(frame.yields)        # (a list only the generator appends to)
         try:
             self.run_frame(frame, 0)
         except UserCodeError as e:

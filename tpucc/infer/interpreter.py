@@ -1035,10 +1035,20 @@ def RETURN_GENERATOR(f, arg):
 def YIELD_VALUE(f, arg):
     if f.stepping:
         exceptions.suspend(f, f.pop())
+    v = f.pop()
+    f.push(None)                # (the value sent back: nothing sends)
+    # The generator runs to its end before its consumer reads an item: its
+    # items are a list it appends to, which a counted While's buffers may
+    # hold (`sum(x[i] ** 2 for i in range(n))`).
+    if stacking.try_record(f.interp, f.yields, v):
+        return
     if builder.ctx().runtime_depth > f.entry_depth:
-        raise UnsupportedError("`yield` under a runtime condition or loop is not supported")
-    f.yields.append(f.pop())
-    f.push(None)
+        raise UnsupportedError(
+            "`yield` under a runtime condition or loop is not supported: how many items the "
+            "generator yields would be known only at run time",
+            hint="yield on every path, choosing the value with np.where (`sum(np.where(c, r, "
+                 "0) for r in x)`), or filter with a boolean mask (`x[mask].sum(axis=0)`)")
+    f.yields.append(v)
 
 
 @handler

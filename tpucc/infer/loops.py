@@ -431,7 +431,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             ex = _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
                              counted, trip_count, rebound, resume)
             if growth is not None:
-                growth.fill(frame.interp)
+                growth.fill(frame.interp, state_leaves(frame.locals, frame.stack)[1])
             return ex
         promote.update(new_promote)
         boxes, kind_paths = new_boxes, new_kinds
@@ -683,6 +683,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             if growth is not None:
                 growth.write_rows(entry_stack[-1].pos, state_leaves(frame.locals, frame.stack)[1],
                                   fresh_floor)
+                growth.check_carried(slot_arrays, leaves)
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
         _park_exit_stack(frame, entry_stack, header)

@@ -20,6 +20,11 @@ Only where that is exact:
 - each appended value is a new array of the iteration (not an array from
   before the loop, or a view of one: NumPy's list would hold that very
   object, and see later writes to it), or a static number, string or None.
+  The new array may be the one a variable carries into the next iteration
+  (`s = s * 0.9 + r; states.append(s)`) when that iteration writes nothing
+  into it (checked on the body's parameter: `check_carried`); the list's
+  last item is then the loop's final value of the variable itself, the
+  same object, as in NumPy.
 Anything else raises here, and the loop is unrolled as before (exact).
 """
 from __future__ import annotations
@@ -57,6 +62,7 @@ class Growth:
     buffers: dict = field(default_factory=dict)     # (id(list), j) -> Array
     wanted: dict = field(default_factory=dict)      # (id(list), j) -> AVal
     statics: dict = field(default_factory=dict)     # (id(list), j) -> the static value
+    carried: dict = field(default_factory=dict)     # (id(list), j) -> the variable's path
 
     def enter_body(self, frame, header):
         """A trial of the body starts (inside its region)."""
@@ -64,6 +70,7 @@ class Growth:
         self.depth = (c.runtime_depth, c.grad_depth)
         self.floor = c.effect_floor[-1]
         self.appends = {}
+        self.carried = {}
         self.named = frozenset(
             id(v) for name, v in frame.locals.items()
             if type(v) is list and all(isinstance(x, _STATIC_ITEMS) for x in v)
@@ -90,10 +97,10 @@ class Growth:
         buffer yet is noted for `make_buffers`.  Arrays from `fresh_floor` on
         are the iteration's own (the carried ones are made before it)."""
         t = None
-        held = set()
-        for _, v in leaves:             # (and the arrays they are views of)
+        held = {}                       # id -> the paths holding it (or a view of it)
+        for path, v in leaves:
             while isinstance(v, Array):
-                held.add(id(v))
+                held.setdefault(id(v), []).append(path)
                 v = v.base
         self._refuse_compile_time_items(pos)
         self._refuse_shared_items()
@@ -101,7 +108,10 @@ class Growth:
             if not isinstance(v, Array):
                 self._static_item(key, v)
                 continue
-            self._check_fresh(v, held, fresh_floor)
+            carrier = _sole_carrier(v, held, leaves)
+            if carrier is not None:
+                self.carried[key] = carrier
+            self._check_fresh(v, held if carrier is None else {}, fresh_floor)
             buf = self.buffers.get(key)
             if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
                 self.wanted[key] = v.aval
@@ -126,6 +136,18 @@ class Growth:
         roots = [_root(v) for _, v in self._parts() if isinstance(v, Array)]
         if len({id(r) for r in roots}) != len(roots):
             raise NotStackable("the loop appends one array (or views of it) more than once")
+
+    def check_carried(self, entry_arrays: dict, entry_leaves):
+        """After a trial body: an appended array a variable carries is
+        exact only if the next iteration writes nothing into it, that is,
+        the body writes nothing into that variable's parameter (its
+        version would change; writes through views reach it too)."""
+        slots = {path: i for i, (path, _) in enumerate(entry_leaves)}
+        for path in self.carried.values():
+            arr = entry_arrays.get(slots.get(path))
+            if arr is None or arr.version != 0:
+                raise NotStackable(f"the loop appends the array `{path}` holds to a list and "
+                                   "then writes into it in place")
 
     def _static_item(self, key, v):
         if not isinstance(v, _STATIC_ITEMS):
@@ -191,10 +213,20 @@ class Growth:
                     yield (lid, j), v
 
     def _item(self, key, v, t):
-        return self.statics[key] if not isinstance(v, Array) else _row(self.buffers[key], t, v)
+        if not isinstance(v, Array) or key in self.carried and t == self.trips - 1:
+            return self.statics[key]
+        return _row(self.buffers[key], t, v)
 
-    def fill(self, interp):
-        """After the While: the lists get the appended items, row by row."""
+    def fill(self, interp, final_leaves):
+        """After the While: the lists get the appended items, row by row;
+        the last of a carried array is the variable's final array itself
+        (`final_leaves`: the state after the loop), which reads as the
+        buffer's last row for as long as nothing writes into it."""
+        finals = dict(final_leaves)
+        for key, path in self.carried.items():
+            last = finals[path]
+            self.statics[key] = last
+            ctx().stacked_rows[id(last.var)] = (last.var, self.buffers[key].var, self.trips - 1)
         for lid, (lst, values) in self.appends.items():
             items = []
             for t in range(self.trips):
@@ -206,6 +238,17 @@ class Growth:
                 if not try_record(interp, lst, item, named=lid in self.named):
                     interp.check_mutation(lst, "a comprehension's result")
                     lst.append(item)
+
+
+def _sole_carrier(v: Array, held: dict, leaves) -> str | None:
+    """The path of the one variable that carries the array `v` itself (not
+    a view of it) into the next iteration, when nothing else there holds it
+    or a view of it; else None (and for a number, which has no identity
+    a write could show)."""
+    paths = held.get(id(v), ())
+    if v.immutable is True or v.base is not None or len(paths) != 1 or paths[0].startswith("<stack"):
+        return None
+    return paths[0] if any(p == paths[0] and x is v for p, x in leaves) else None
 
 
 def _chain(v: Array) -> list:

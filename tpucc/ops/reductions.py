@@ -498,6 +498,36 @@ cummax = _cum("cummax", np.maximum.accumulate, _running_extreme(lax.cummax, "max
 cummin = _cum("cummin", np.minimum.accumulate, _running_extreme(lax.cummin, "minimum"), public=False)
 
 
+# --- Python's sum() of a loop's rows --------------------------------------------------
+
+def _fold_add_abstract(avals, first):
+    acc, rows = avals
+    row = rows.shape[1:]
+    if rows.ndim < 1 or len(row) > acc.ndim or any(
+            r not in (1, a) for r, a in zip(row[::-1], acc.shape[::-1])):
+        raise ShapeError(f"fold_add: rows of shape {row} do not broadcast to {acc.shape}")
+    return acc
+
+
+def _fold_add_lower(lc, acc, rows, first):
+    """acc + rows[first] + rows[first + 1] + ..., in that order, as Python's
+    sum() adds (a scan: XLA may reorder a reduction's additions, which
+    changes float results).  Each row is cast to the accumulator's dtype
+    first, as NumPy's add casts both operands to the result's dtype."""
+    def step(total, row):
+        return lax.add(total, jnp.broadcast_to(row.astype(total.dtype), total.shape)), None
+    return lax.scan(step, acc, rows[first:])[0]
+
+
+def _fold_add_numpy(acc, rows, first):
+    for row in rows[first:]:
+        acc = np.add(acc, row, dtype=acc.dtype)
+    return acc
+
+
+register("fold_add", _fold_add_abstract, _fold_add_lower, numpy=_fold_add_numpy)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
