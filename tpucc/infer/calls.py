@@ -1521,6 +1521,8 @@ class Interpreter:
             if dunders.involves_user(args[0]) or dunders.involves_user(fn.__self__):
                 return dunders.sequence_method(self, self.static_items(fn.__self__),
                                                fn.__name__, args[0])
+            if isinstance(args[0], Array) or any(isinstance(v, Array) for v in fn.__self__):
+                return dunders.runtime_search(fn.__name__, args[0], fn.__self__)
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and fn.__name__ == "join" and len(args) == 1 and not kwargs \
                 and not isinstance(args[0], (str, list, tuple)):

@@ -201,6 +201,67 @@ def sequence_method(interp, items, name: str, item):
     return found[0]
 
 
+def runtime_search(name: str, item, items):
+    """`item in items` ("contains"), items.count(item) and items.index(item)
+    for a list or tuple where the item or some items are runtime numbers:
+    each item `is` it (statically) or `==` it, at run time, in order.  The answer is
+    a runtime Python bool or int; index() of an item that no comparison
+    finds raises ValueError when the call returns."""
+    hits = []
+    for v in items:             # (in order: Python stops at the first hit it knows)
+        hits.append(_runtime_hit(v, item))
+        if hits[-1] is True and name != "count":
+            break
+    runtime = [(k, h) for k, h in enumerate(hits) if isinstance(h, Array)]
+    static = [k for k, h in enumerate(hits) if not isinstance(h, Array) and h]
+    if name == "count":
+        total = len(static)
+        for _, h in runtime:
+            total = total + to_python_scalar(h, np.int64)
+        return total
+    if name == "contains":
+        return bool(static) if static or not runtime else \
+            to_python_scalar(_any_of([h for _, h in runtime]), np.bool_)
+    first = static[0] if static else None
+    candidates = [(k, h) for k, h in runtime if first is None or k < first]
+    missing = (f"ValueError: {repr(item) if not isinstance(item, Array) else 'the value'} "
+               f"is not in {type(items).__name__}")
+    if first is None:
+        if not candidates:
+            raise UserCodeError(missing)
+        from . import checks
+        checks.require(_any_of([h for _, h in candidates]), missing, raises="ValueError")
+    position = emit("full", shape=(), dtype=np.dtype(np.int64), value=first or 0)
+    for k, h in reversed(candidates):
+        position = emit("select", h, np.int64(k), position)
+    return to_python_scalar(position, np.int64)
+
+
+def _runtime_hit(v, item):
+    """Whether list item `v` matches `item` as list.__contains__ asks: a
+    static bool, or a runtime bool Array."""
+    if v is item:
+        return True
+    eq = operator.eq(v, item)
+    if isinstance(eq, np.ndarray) and eq.shape == ():
+        eq = eq[()]
+    if isinstance(eq, Array):
+        if eq.size != 1:            # bool() of it, as an `if` would take
+            raise UserCodeError("ValueError: The truth value of an array with more than one "
+                                "element is ambiguous. Use a.any() or a.all()")
+        return control.scalar_bool(eq)
+    if not isinstance(eq, (bool, np.bool_)):
+        raise NeedsStatic(f"the truth value of {type(eq).__name__}")
+    return bool(eq)
+
+
+def _any_of(flags: list) -> Array:
+    found = flags[0]
+    for h in flags[1:]:
+        found = emit("logical_or", found, h)
+    return found
+
+
 def contains(interp, item, items) -> bool:
     """`item in items` for a list or tuple: each item `is` it or `== it`,
     the list's item on the left (list_contains)."""

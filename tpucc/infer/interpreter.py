@@ -575,7 +575,7 @@ def _is_python_bool(v) -> bool:
 @handler
 def CONTAINS_OP(f, invert):
     b, a = f.pop(), f.pop()
-    if isinstance(b, Array) or isinstance(a, Array):
+    if isinstance(b, Array) or isinstance(a, Array) or _holds_runtime_items(b):
         found = _runtime_contains(a, b)
         f.push(dunders.negation(f.interp, found) if invert else found)
         return
@@ -596,16 +596,15 @@ def _runtime_contains(item, container) -> Array:
         refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                             else "a set item")
     if type(container) not in (list, tuple) or not all(
-            isinstance(v, _NUMBERS) or isinstance(v, Array) and v.size == 1 for v in container):
+            isinstance(v, (*_NUMBERS, Array)) for v in container):
         raise UnsupportedError("`in` with a runtime value is supported on arrays and on lists "
                                "or tuples of numbers", hint="compare with == and np.any")
-    if item.size != 1:      # list.__contains__ takes bool() of each elementwise ==
-        raise UserCodeError("ValueError: The truth value of an array with more than one "
-                            "element is ambiguous. Use a.any() or a.all()")
-    found = Array(builder.const_value(np.bool_(False)))
-    for v in container:
-        found = emit("logical_or", found, control.scalar_bool(item == v))
-    return _python_bool(found)
+    return dunders.runtime_search("contains", item, container)
+
+
+def _holds_runtime_items(container) -> bool:
+    """A list or tuple with a runtime value among its items."""
+    return type(container) in (list, tuple) and any(isinstance(v, Array) for v in container)
 
 
 def _python_bool(v: Array) -> Array:

@@ -681,8 +681,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 ex = walk(frame, header, loop_stops, entering=header)
             _drop_dead_locals(frame, header, entry=body_entry[0], reached=ex.targets)
             if growth is not None:
-                growth.write_rows(entry_stack[-1].pos, state_leaves(frame.locals, frame.stack)[1],
-                                  fresh_floor)
+                growth.write_rows(entry_stack[-1].pos, frame,
+                                  state_leaves(frame.locals, frame.stack)[1], fresh_floor)
                 growth.check_carried(slot_arrays, leaves)
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's

@@ -25,6 +25,12 @@ Only where that is exact:
   into it (checked on the body's parameter: `check_carried`); the list's
   last item is then the loop's final value of the variable itself, the
   same object, as in NumPy.
+- or a tuple, named tuple, list or dict of such values, nested as deep as
+  it likes (`history.append({"loss": float(loss), "w": w.copy()})`): each
+  leaf gets a buffer, and after the loop the list gets the structures
+  rebuilt row by row.  A list or dict among them must be the iteration's
+  own, appended once and held by nothing the next iteration sees (a
+  write into it would show in the list's item).
 Anything else raises here, and the loop is unrolled as before (exact).
 """
 from __future__ import annotations
@@ -91,12 +97,14 @@ class Growth:
         self.appends.setdefault(id(lst), (lst, []))[1].append(value)
         return True
 
-    def write_rows(self, pos, leaves, fresh_floor: int):
+    def write_rows(self, pos, frame, leaves, fresh_floor: int):
         """At the end of a trial body: each appended array into row t of its
         buffer (t from the loop's counter `pos`).  A value whose type has no
         buffer yet is noted for `make_buffers`.  Arrays from `fresh_floor` on
-        are the iteration's own (the carried ones are made before it)."""
+        are the iteration's own (the carried ones are made before it).
+        `leaves`: the body's state (`frame`'s) as the next iteration gets it."""
         t = None
+        self._check_containers(frame)
         held = {}                       # id -> the paths holding it (or a view of it)
         for path, v in leaves:
             while isinstance(v, Array):
@@ -121,6 +129,25 @@ class Growth:
             from ..ops import indexing
             static, arrays = indexing.normalize_key((t,), buf.shape)
             buf.set(emit("setitem", buf, v, *arrays, key=static).var)
+
+    def _check_containers(self, frame):
+        """The lists and dicts the iteration appends (or that are inside what
+        it appends) get rebuilt after the loop, one per row: exact only
+        for ones it made, appended once, that nothing carried on holds."""
+        made = frame.interp.fresh_ids
+        mutable = [c for values in self.appends.values() for v in values[1]
+                   for c in _containers(v) if type(c) in (list, dict)]
+        if not mutable:
+            return
+        if len({id(c) for c in mutable}) != len(mutable):
+            raise NotStackable("the loop appends one list or dict more than once")
+        if any(made.get(id(c), (None,))[0] is not c or made[id(c)][1] < self.floor
+               for c in mutable):
+            raise NotStackable("the loop appends a list or dict from before it")
+        reachable = _reachable(list(frame.locals.values()) + list(frame.stack), made)
+        if any(id(c) in reachable for c in mutable):
+            raise NotStackable("the loop appends a list or dict that a variable carries "
+                               "into the next iteration")
 
     def _refuse_compile_time_items(self, pos):
         """Items computed from the loop's counter alone (`[i * i for i in
@@ -204,15 +231,17 @@ class Growth:
 
     def _parts(self):
         """(key, value) for each value the iteration appends, and for each
-        item of an appended tuple (`out.append((loss, acc))`): its own buffer."""
+        leaf of an appended structure (`out.append((loss, acc))`): its own
+        buffer."""
         for lid, (_, values) in self.appends.items():
             for j, v in enumerate(values):
-                if type(v) is tuple:
-                    yield from (((lid, j, k), part) for k, part in enumerate(v))
-                else:
-                    yield (lid, j), v
+                yield from _leaves((lid, j), v)
 
-    def _item(self, key, v, t):
+    def _item(self, interp, key, v, t):
+        """Row t of what the trial appended as `v` (under `key`)."""
+        if _is_structure(v):
+            return _rebuilt(interp, v, [self._item(interp, (*key, k), part, t)
+                                        for k, part in _children(v)])
         if not isinstance(v, Array) or key in self.carried and t == self.trips - 1:
             return self.statics[key]
         return _row(self.buffers[key], t, v)
@@ -230,14 +259,66 @@ class Growth:
         for lid, (lst, values) in self.appends.items():
             items = []
             for t in range(self.trips):
-                for j, v in enumerate(values):
-                    items.append(tuple(self._item((lid, j, k), part, t)
-                                       for k, part in enumerate(v)) if type(v) is tuple
-                                 else self._item((lid, j), v, t))
+                items.extend(self._item(interp, (lid, j), v, t) for j, v in enumerate(values))
             for item in items:          # (an enclosing counted loop may stack them)
                 if not try_record(interp, lst, item, named=lid in self.named):
                     interp.check_mutation(lst, "a comprehension's result")
                     lst.append(item)
+
+
+def _is_structure(v) -> bool:
+    """A tuple, named tuple, list or dict (not a subclass with behaviour of
+    its own, which rebuilding would lose)."""
+    return type(v) in (tuple, list, dict) or isinstance(v, tuple) and hasattr(type(v), "_fields")
+
+
+def _children(v):
+    return v.items() if type(v) is dict else enumerate(v)
+
+
+def _leaves(key, v):
+    if not _is_structure(v):
+        yield key, v
+        return
+    for k, part in _children(v):
+        yield from _leaves((*key, k), part)
+
+
+def _containers(v):
+    """The structures `v` is or holds (itself first)."""
+    if _is_structure(v):
+        yield v
+        for _, part in _children(v):
+            yield from _containers(part)
+
+
+def _rebuilt(interp, like, items):
+    """A structure of the type of `like` holding `items`, a new object."""
+    if type(like) is dict:
+        return interp.fresh(dict(zip(like.keys(), items)))
+    if type(like) is list:
+        return interp.fresh(items)
+    return tuple(items) if type(like) is tuple else type(like)(*items)
+
+
+def _reachable(roots, made) -> set:
+    """ids of the containers reachable from `roots`: through lists, tuples,
+    dicts and sets, and the attributes of objects compiled code made."""
+    seen, work = set(), list(roots)
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        if isinstance(v, (list, tuple, set, frozenset)):
+            seen.add(id(v))
+            work.extend(v)
+        elif isinstance(v, dict):
+            seen.add(id(v))
+            work.extend(dict.values(v))
+        elif id(v) in made and hasattr(v, "__dict__"):
+            seen.add(id(v))
+            work.extend(vars(v).values())
+    return seen
 
 
 def _sole_carrier(v: Array, held: dict, leaves) -> str | None:
