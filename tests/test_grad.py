@@ -433,3 +433,24 @@ def test_relu_gradient_at_zero_is_zero():
     np.testing.assert_array_equal(g, [0.0, 0.0, 1.0])
     r = tpucc.compile(nn.relu)(np.array([np.nan, -np.inf, -0.0, 3.0]))
     np.testing.assert_array_equal(r, [np.nan, 0.0, 0.0, 3.0])
+
+
+# --- eager gradients of functions a loop defines ------------------------------------------------
+
+def _loss_of(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
+
+
+def test_a_function_defined_in_a_loop_compiles_once_and_reads_its_closure(builds):
+    rng = np.random.default_rng(5)
+    w = rng.normal(size=3)
+    for k in range(4):
+        x = rng.normal(size=(6, 3)) * (k + 1)
+        got = tpucc.grad(lambda w: _loss_of(w, x) * 2.0)(w)     # a new lambda each time
+        np.testing.assert_allclose(got, tpucc.grad(_loss_of)(w, x) * 2.0, rtol=1e-12)
+    assert builds[0] == 2           # the lambda once, _loss_of once
+    for k in range(2):              # defaults made anew: functions of their own
+        x = rng.normal(size=(6, 3))
+        got = tpucc.grad(lambda w, x=x: _loss_of(w, x))(w)
+        np.testing.assert_allclose(got, tpucc.grad(_loss_of)(w, x), rtol=1e-12)
+    assert builds[0] == 4
