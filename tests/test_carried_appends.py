@@ -141,3 +141,68 @@ def carried_in_place(xs):
 def test_writes_into_appended_arrays_keep_numpy_semantics(fn):
     xs = np.random.default_rng(2).normal(size=(N, 3))
     check(fn, xs)
+
+
+# --- recorded before the step: `hs.append(h); h = step(h)` ---------------------------------------
+
+def record_then_step(xs):
+    h = np.zeros(xs.shape[1])
+    hs = []
+    for r in xs:
+        hs.append(h)                # the array h holds as the iteration starts
+        h = np.tanh(h * 0.5 + r)
+    hs[0][1] = 7.0                  # (the array from before the loop)
+    return np.stack(hs), hs[1] is hs[2], h
+
+
+def record_then_step_over_range(xs):
+    p, v = np.zeros(2), np.ones(2)
+    trajectory = []
+    for i in range(xs.shape[0]):
+        trajectory.append((p, float(v.sum())))
+        v = v - 0.1 * p + xs[i, :2]
+        p = p + 0.1 * v
+    return trajectory
+
+
+@pytest.mark.parametrize("fn", [record_then_step, record_then_step_over_range])
+def test_recording_before_the_step_is_one_while(fn):
+    xs = np.random.default_rng(3).normal(size=(N, 3))
+    check(fn, xs)
+    assert whiles(fn, xs) == 1
+
+
+def record_then_update_in_place(xs):
+    h = np.zeros(xs.shape[1])
+    hs = []
+    for r in xs:
+        hs.append(h)
+        h += r                      # every item is the one array h
+    return np.stack(hs)
+
+
+def record_then_write_then_step(xs):
+    h = np.zeros(xs.shape[1])
+    hs = []
+    for r in xs:
+        hs.append(h)
+        h[0] = r[0]                 # into the array just appended
+        h = h * 0.5 + r
+    return np.stack(hs)
+
+
+def recorded_twice(xs):
+    h = np.zeros(xs.shape[1])
+    hs = []
+    for r in xs:
+        hs.append(h)
+        h = h * 0.5 + r
+        hs.append(h)                # the next iteration appends it again
+    hs[1][0] = 99.0                 # NumPy: hs[2] is the same array
+    return np.stack(hs)
+
+
+@pytest.mark.parametrize("fn", [record_then_update_in_place, record_then_write_then_step,
+                                recorded_twice])
+def test_writes_into_recorded_arrays_keep_numpy_semantics(fn):
+    check(fn, np.random.default_rng(4).normal(size=(N, 3)))

@@ -408,8 +408,20 @@ def test_unroll_limit_says_why_the_loop_unrolls():
 def long_unrolled_append(x):
     out = []
     for i in range(20_000):
-        out.append(i)
+        out.append(x)               # one array 20 000 times: no buffer holds that
     return x + len(out)
+
+
+def long_counter_append(x):
+    out = []
+    for i in range(20_000):
+        out.append(i)               # the counter: static items, one While
+    return x + len(out) + out[-1]
+
+
+def test_a_long_loop_appending_its_counter_is_one_while():
+    compiled = check(long_counter_append, _v())
+    assert compiled.lower(_v()).ir().count("= while(") == 1
 
 
 # --------------------------------------------------------------------------

@@ -136,3 +136,66 @@ def test_a_runtime_filter_in_a_generator_is_still_refused():
     with pytest.raises(tpucc.TpuccError) as e:
         tpucc.compile(filtered)(np.ones((N, 3)))
     assert "test_generator_sums.py" in str(e.value)
+
+
+def pairs_into_a_dict(x):
+    table = dict((i, float(r[0])) for i, r in enumerate(x))
+    return table[5], sorted(table)[:3], [k for k in (i for i in range(N))][-1]
+
+
+def test_the_counter_in_stacked_items_stays_a_python_int():
+    # (keys of a dict: the unrolled loop's were static, so are the stacked ones)
+    check(pairs_into_a_dict, np.random.default_rng(7).normal(size=(N, 3)))
+    ir = tpucc.compile(pairs_into_a_dict).lower(np.zeros((N, 3))).ir()
+    assert ir.count("= while(") >= 1
+
+
+def from_an_iterator(x):
+    return (np.fromiter((float(r[0]) for r in x), dtype=np.float64),
+            np.fromiter((r.sum() for r in x), np.float32, count=3),
+            np.fromiter(range(4), dtype=np.int8))
+
+
+def test_fromiter_of_a_generator():
+    check(from_an_iterator, np.random.default_rng(8).normal(size=(N, 3)))
+
+
+def too_short(x):
+    return np.fromiter((r[0] for r in x), dtype=float, count=10)
+
+
+def test_fromiter_of_too_few_items_is_numpys_error():
+    from conftest import raises_at
+    raises_at(too_short, (np.ones((4, 3)),), tpucc.TpuccError, "iterator too short",
+              line_of="np.fromiter")
+
+
+# --- rows of an array yielded as they are: views, no buffer ------------------------------------
+
+def sum_of_rows(x):
+    return sum(r for r in x), sum(x[i] for i in range(x.shape[0])), sum(x[i] for i in range(1, N, 2))
+
+
+def rows_then_written(x):
+    rows = [x[i] for i in range(x.shape[0])]
+    x[3, 0] = 100.0                 # NumPy's items are views of x's rows
+    return rows[3], np.stack(rows), len(rows)
+
+
+def rows_of_a_rebound_array(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i])            # a row of this iteration's x
+        x = x * 0.5
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("fn", [sum_of_rows, rows_then_written, rows_of_a_rebound_array])
+def test_rows_of_an_array_match_numpy(fn):
+    check(fn, np.random.default_rng(9).normal(size=(N, 3)), rtol=0, atol=0)
+
+
+def test_a_sum_of_plain_rows_is_one_loop():
+    x = np.random.default_rng(10).normal(size=(300, 3))
+    ir = tpucc.compile(sum_of_rows).lower(x).ir()
+    assert ir.count("= while(") == 2 and ir.count("fold_add(") == 2      # (the third: 20 rows)

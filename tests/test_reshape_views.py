@@ -159,3 +159,15 @@ def test_captured_arrays_in_any_memory_layout(layout):
     for _ in range(2):
         assert step() == eager.bump()
         np.testing.assert_array_equal(compiled.w, eager.w)
+
+
+def zero_d_views(x):
+    a = np.array(x[0, 0])           # a 0-d array (not a NumPy scalar)
+    t, r, e = a.T, a.reshape(()), a.reshape(1)
+    a[...] = 5.0                    # seen through every view
+    e[0] += 1.0                     # and written through one
+    return t, r, e, a, np.float64(x[1, 1]).T
+
+
+def test_views_of_a_zero_d_array_see_its_writes():
+    check(zero_d_views, np.arange(6.0).reshape(2, 3))

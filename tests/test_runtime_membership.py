@@ -71,3 +71,31 @@ def whole_arrays(x):
 def test_an_array_item_needs_a_truth_value_as_in_python():
     raises_at(whole_arrays, (np.ones((2, 3)),), tpucc.TpuccError, "ValueError: The truth value of an array",
               line_of="in rows")
+
+
+def index_within_bounds(x):
+    picks = [int(v) for v in x.ravel()]
+    return picks.index(2, 3), picks.index(2, -4), picks.index(2, 1, 5)
+
+
+def compared_lists(x):
+    a = [int(r.argmax()) for r in x]
+    b = [int(r.argmax()) for r in x[::-1]][::-1]
+    c = a[:-1] + [a[-1] + 1]
+    return a == b, a != b, a == c, a != c, a == a[:-1], tuple(a) < tuple(c), (1, a[0]) <= (1, a[0])
+
+
+def tuples_searched(x):
+    history = [(i, float(r[0])) for i, r in enumerate(x)]
+    return (3, float(x[3, 0])) in history, (3, 0.5) in history, history.index((2, float(x[2, 0])))
+
+
+@pytest.mark.parametrize("fn", [compared_lists, tuples_searched])
+def test_sequences_of_runtime_numbers_compare_as_in_python(fn):
+    check(fn, np.random.default_rng(6).normal(size=(6, 3)))
+
+
+def test_index_with_start_and_stop():
+    x = np.array([[2, 0, 1], [2, 5, 2], [0, 2, 7]])
+    check(index_within_bounds, x)
+    assert tpucc.compile(index_within_bounds)(x) == (3, 5, 3)

@@ -429,6 +429,25 @@ def _folded_rows(items, before, total):
     return out
 
 
+@builtin(np.fromiter)
+def fromiter(interp, iterable, dtype, count=-1, **kwargs):
+    """np.fromiter of a generator (or any iterable) compiled code made: its
+    items, numbers, as np.array of them makes them."""
+    items = list(interp.static_items(iterable))
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise StaticValueError("np.fromiter: count must be a Python int known at compile time")
+    if count >= 0:
+        if len(items) < count:
+            raise UserCodeError(f"ValueError: iterator too short: Expected {count} but "
+                                f"iterator had only {len(items)} items.")
+        items = items[:count]
+    if not holds_array(items):
+        return np.fromiter(items, dtype, **kwargs)
+    if any(isinstance(v, Array) and v.ndim for v in items):
+        raise UserCodeError("ValueError: setting an array element with a sequence.")
+    return interp.call(np.array, [items], {"dtype": dtype})
+
+
 _NO_DEFAULT = object()
 
 

@@ -33,8 +33,8 @@ from ..ops import indexing, manipulation, masked
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
-from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, method_caller_call,
-                            refuse_read_once, refuse_runtime_hash)
+from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
+                            method_caller_call, refuse_read_once, refuse_runtime_hash)
 from . import appends, exceptions, messages, pynumbers, stacking
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
@@ -1521,8 +1521,13 @@ class Interpreter:
             if dunders.involves_user(args[0]) or dunders.involves_user(fn.__self__):
                 return dunders.sequence_method(self, self.static_items(fn.__self__),
                                                fn.__name__, args[0])
-            if isinstance(args[0], Array) or any(isinstance(v, Array) for v in fn.__self__):
-                return dunders.runtime_search(fn.__name__, args[0], fn.__self__)
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in (list, tuple) \
+                and fn.__name__ in ("index", "count") and 1 <= len(args) <= 3 and not kwargs \
+                and (len(args) == 1 or fn.__name__ == "index"):
+            if holds_array(args[0]) or holds_array(fn.__self__):
+                from . import dunders
+                return dunders.runtime_search(self, fn.__name__, args[0], fn.__self__,
+                                              tuple(args[1:]))
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and fn.__name__ == "join" and len(args) == 1 and not kwargs \
                 and not isinstance(args[0], (str, list, tuple)):

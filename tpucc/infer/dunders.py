@@ -169,10 +169,31 @@ def _sequences(interp, op, a, b):
     return op(len(a), len(b))
 
 
+def _runtime_sequences(interp, op, a, b):
+    """Tuples (or lists) holding runtime values compared as Python does:
+    the first pair that is not the same object nor equal decides, else the
+    lengths (== and != compare the lengths first); a runtime Python bool
+    where a runtime comparison decides."""
+    if op in (operator.eq, operator.ne) and len(a) != len(b):
+        return op is operator.ne
+    result = op(len(a), len(b))
+    for x, y in reversed(list(zip(a, b))):
+        same = _runtime_hit(interp, x, y)
+        if same is True:
+            continue
+        decided = (op is operator.ne) if op in (operator.eq, operator.ne) else \
+            apply(interp, op, x, y)
+        result = decided if same is False else emit("select", same, result, decided)
+    return to_python_scalar(result, np.bool_) if isinstance(result, Array) else result
+
+
 def compare(interp, op, a, b):
     """`op(a, b)` for `a == b` and the other comparisons, or NATIVE."""
     if type(a) is type(b) and type(a) in (tuple, list):
-        return _sequences(interp, op, a, b) if involves_user(a) or involves_user(b) else NATIVE
+        if involves_user(a) or involves_user(b):
+            return _sequences(interp, op, a, b)
+        return _runtime_sequences(interp, op, a, b) if holds_array(a) or holds_array(b) \
+            else NATIVE
     method, reflected, symbol = COMPARE[op]
     if not _involves_user(interp, a, b, (method, reflected)):
         return NATIVE
@@ -201,15 +222,23 @@ def sequence_method(interp, items, name: str, item):
     return found[0]
 
 
-def runtime_search(name: str, item, items):
+def runtime_search(interp, name: str, item, items, bounds=()):
     """`item in items` ("contains"), items.count(item) and items.index(item)
     for a list or tuple where the item or some items are runtime numbers:
     each item `is` it (statically) or `==` it, at run time, in order.  The answer is
     a runtime Python bool or int; index() of an item that no comparison
-    finds raises ValueError when the call returns."""
+    finds raises ValueError when the call returns.  `bounds`: index()'s
+    start and stop."""
+    if any(isinstance(b, Array) for b in bounds):
+        raise NeedsStatic("index()'s start or stop")
+    if bounds:
+        window = slice(*bounds, None) if len(bounds) == 1 else slice(*bounds)
+        offset, items = range(len(items))[window].start, items[window]
+    else:
+        offset = 0
     hits = []
     for v in items:             # (in order: Python stops at the first hit it knows)
-        hits.append(_runtime_hit(v, item))
+        hits.append(_runtime_hit(interp, v, item))
         if hits[-1] is True and name != "count":
             break
     runtime = [(k, h) for k, h in enumerate(hits) if isinstance(h, Array)]
@@ -231,18 +260,18 @@ def runtime_search(name: str, item, items):
             raise UserCodeError(missing)
         from . import checks
         checks.require(_any_of([h for _, h in candidates]), missing, raises="ValueError")
-    position = emit("full", shape=(), dtype=np.dtype(np.int64), value=first or 0)
+    position = emit("full", shape=(), dtype=np.dtype(np.int64), value=offset + (first or 0))
     for k, h in reversed(candidates):
-        position = emit("select", h, np.int64(k), position)
+        position = emit("select", h, np.int64(offset + k), position)
     return to_python_scalar(position, np.int64)
 
 
-def _runtime_hit(v, item):
+def _runtime_hit(interp, v, item):
     """Whether list item `v` matches `item` as list.__contains__ asks: a
     static bool, or a runtime bool Array."""
     if v is item:
         return True
-    eq = operator.eq(v, item)
+    eq = apply(interp, operator.eq, v, item)
     if isinstance(eq, np.ndarray) and eq.shape == ():
         eq = eq[()]
     if isinstance(eq, Array):

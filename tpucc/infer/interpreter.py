@@ -575,8 +575,8 @@ def _is_python_bool(v) -> bool:
 @handler
 def CONTAINS_OP(f, invert):
     b, a = f.pop(), f.pop()
-    if isinstance(b, Array) or isinstance(a, Array) or _holds_runtime_items(b):
-        found = _runtime_contains(a, b)
+    if isinstance(b, Array) or isinstance(a, Array) or _holds_runtime_items(b, a):
+        found = _runtime_contains(f.interp, a, b)
         f.push(dunders.negation(f.interp, found) if invert else found)
         return
     f.push(f.interp.contains(a, b) != bool(invert))
@@ -585,7 +585,7 @@ def CONTAINS_OP(f, invert):
 _NUMBERS = (bool, int, float, complex, np.generic)
 
 
-def _runtime_contains(item, container) -> Array:
+def _runtime_contains(interp, item, container) -> Array:
     """`item in container` on runtime values, as a runtime Python bool:
     an array holds v when any element equals it (ndarray.__contains__); a
     list or tuple of numbers holds a runtime number equal to one of them."""
@@ -596,15 +596,17 @@ def _runtime_contains(item, container) -> Array:
         refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                             else "a set item")
     if type(container) not in (list, tuple) or not all(
-            isinstance(v, (*_NUMBERS, Array)) for v in container):
+            isinstance(v, (*_NUMBERS, Array, tuple, list)) for v in container):
         raise UnsupportedError("`in` with a runtime value is supported on arrays and on lists "
                                "or tuples of numbers", hint="compare with == and np.any")
-    return dunders.runtime_search("contains", item, container)
+    return dunders.runtime_search(interp, "contains", item, container)
 
 
-def _holds_runtime_items(container) -> bool:
-    """A list or tuple with a runtime value among its items."""
-    return type(container) in (list, tuple) and any(isinstance(v, Array) for v in container)
+def _holds_runtime_items(container, item) -> bool:
+    """A list or tuple searched for a runtime value, or with one among its
+    items (in tuples too: `(3, loss) in history`)."""
+    return type(container) in (list, tuple) and (
+        builtins_impl.holds_array(container) or builtins_impl.holds_array(item))
 
 
 def _python_bool(v: Array) -> Array:

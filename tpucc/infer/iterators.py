@@ -116,10 +116,11 @@ def caught_up(it: SeqIter) -> SeqIter:
         return it
     if c.runtime:
         raise StaticValueError(
-            "this iterator was advanced under a runtime condition (a loop over it left by a "
-            "runtime `break`), so where it stands is known only at run time",
-            hint="iterate over the items by index (for i in range(n)) and keep the index, "
-                 "or make a new iterator")
+            "this iterator was advanced under a runtime condition (a loop over it that a "
+            "runtime `break` or `return` may leave), so where it stands is known only at "
+            "run time",
+            hint="iterate over an array's rows or over range(n) instead (a runtime early exit "
+                 "from those compiles), or find the position with np.argmax of a mask")
     return it.at(c.pos)
 
 

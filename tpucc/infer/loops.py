@@ -431,7 +431,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             ex = _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
                              counted, trip_count, rebound, resume)
             if growth is not None:
-                growth.fill(frame.interp, state_leaves(frame.locals, frame.stack)[1])
+                growth.fill(frame.interp, state_leaves(frame.locals, frame.stack)[1], leaves)
             return ex
         promote.update(new_promote)
         boxes, kind_paths = new_boxes, new_kinds
@@ -682,7 +682,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             _drop_dead_locals(frame, header, entry=body_entry[0], reached=ex.targets)
             if growth is not None:
                 growth.write_rows(entry_stack[-1].pos, frame,
-                                  state_leaves(frame.locals, frame.stack)[1], fresh_floor)
+                                  state_leaves(frame.locals, frame.stack)[1], fresh_floor,
+                                  {id(a): leaves[i][0] for i, a in slot_arrays.items()})
                 growth.check_carried(slot_arrays, leaves)
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's

@@ -24,7 +24,14 @@ Only where that is exact:
   (`s = s * 0.9 + r; states.append(s)`) when that iteration writes nothing
   into it (checked on the body's parameter: `check_carried`); the list's
   last item is then the loop's final value of the variable itself, the
-  same object, as in NumPy.
+  same object, as in NumPy.  Likewise the array a variable holds when the
+  iteration starts, appended before the iteration rebinds it (`hs.append(h);
+  h = step(h)`): the list's first item is then the array from before the
+  loop itself.
+- or the row the counter picks of an array from before the loop that the
+  loop does not write (`r` of `for r in x`, `x[i]` of `for i in range(n)`,
+  yielded by `sum(r for r in x)`'s generator): NumPy's item is a view of
+  that row, and so is the list's, made after the loop (no buffer).
 - or a tuple, named tuple, list or dict of such values, nested as deep as
   it likes (`history.append({"loss": float(loss), "w": w.copy()})`): each
   leaf gets a buffer, and after the loop the list gets the structures
@@ -47,6 +54,7 @@ from .builder import ctx, emit, emit_op
 from .values import Array, RuntimeKind
 
 _STATIC_ITEMS = (bool, int, float, complex, str, bytes, type(None), np.generic)
+_COUNTER = object()         # Growth.statics: the item is the loop's counter
 
 
 class NotStackable(SideEffectError):
@@ -69,6 +77,9 @@ class Growth:
     wanted: dict = field(default_factory=dict)      # (id(list), j) -> AVal
     statics: dict = field(default_factory=dict)     # (id(list), j) -> the static value
     carried: dict = field(default_factory=dict)     # (id(list), j) -> the variable's path
+    entering: dict = field(default_factory=dict)    # (id(list), j) -> the variable's path
+    rows_of: dict = field(default_factory=dict)     # (id(list), j) -> the array it is a row
+    #   of, or the path of the variable holding it (the loop carries it, unchanged)
 
     def enter_body(self, frame, header):
         """A trial of the body starts (inside its region)."""
@@ -76,7 +87,7 @@ class Growth:
         self.depth = (c.runtime_depth, c.grad_depth)
         self.floor = c.effect_floor[-1]
         self.appends = {}
-        self.carried = {}
+        self.carried, self.entering, self.rows_of = {}, {}, {}
         self.named = frozenset(
             id(v) for name, v in frame.locals.items()
             if type(v) is list and all(isinstance(x, _STATIC_ITEMS) for x in v)
@@ -97,14 +108,16 @@ class Growth:
         self.appends.setdefault(id(lst), (lst, []))[1].append(value)
         return True
 
-    def write_rows(self, pos, frame, leaves, fresh_floor: int):
+    def write_rows(self, pos, frame, leaves, fresh_floor: int, entries: dict):
         """At the end of a trial body: each appended array into row t of its
         buffer (t from the loop's counter `pos`).  A value whose type has no
         buffer yet is noted for `make_buffers`.  Arrays from `fresh_floor` on
         are the iteration's own (the carried ones are made before it).
-        `leaves`: the body's state (`frame`'s) as the next iteration gets it."""
+        `leaves`: the body's state (`frame`'s) as the next iteration gets it;
+        `entries`: {id(the Array a carried variable starts it with): its path}."""
         t = None
         self._check_containers(frame)
+        kept = {(path, id(v)) for path, v in leaves if isinstance(v, Array)}
         held = {}                       # id -> the paths holding it (or a view of it)
         for path, v in leaves:
             while isinstance(v, Array):
@@ -113,13 +126,25 @@ class Growth:
         self._refuse_compile_time_items(pos)
         self._refuse_shared_items()
         for key, v in self._parts():
+            if v is pos:                # the counter itself: a static number in each row
+                self.statics[key] = _COUNTER
+                continue
             if not isinstance(v, Array):
                 self._static_item(key, v)
                 continue
-            carrier = _sole_carrier(v, held, leaves)
-            if carrier is not None:
-                self.carried[key] = carrier
-            self._check_fresh(v, held if carrier is None else {}, fresh_floor)
+            if _counter_row(v, pos, fresh_floor):
+                holder = entries.get(id(v.base))
+                if holder is None or (holder, id(v.base)) in kept:     # (not rebound)
+                    self.rows_of[key] = v.base if holder is None else holder
+                    continue
+            entering = entries.get(id(v)) if v.base is None and v.immutable is False else None
+            if entering is not None and id(v) not in held:
+                self.entering[key] = entering       # (rebound: the next iteration has another)
+            else:
+                carrier = _sole_carrier(v, held, leaves)
+                if carrier is not None:
+                    self.carried[key] = carrier
+                self._check_fresh(v, held if carrier is None else {}, fresh_floor)
             buf = self.buffers.get(key)
             if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
                 self.wanted[key] = v.aval
@@ -153,7 +178,7 @@ class Growth:
         """Items computed from the loop's counter alone (`[i * i for i in
         range(n)]`) are numbers known at compile time when the loop is
         unrolled: it is, rather than filling buffers at run time."""
-        arrays = [v for _, v in self._parts() if isinstance(v, Array)]
+        arrays = [v for _, v in self._parts() if isinstance(v, Array) and v is not pos]
         if arrays and _from_counter_only([a.var for a in arrays], ctx().region.ops, pos._var):
             raise NotStackable("the loop's items are compile-time values")
 
@@ -170,11 +195,18 @@ class Growth:
         the body writes nothing into that variable's parameter (its
         version would change; writes through views reach it too)."""
         slots = {path: i for i, (path, _) in enumerate(entry_leaves)}
-        for path in self.carried.values():
+        for path in [*self.carried.values(), *self.entering.values(),
+                     *(p for p in self.rows_of.values() if type(p) is str)]:
             arr = entry_arrays.get(slots.get(path))
             if arr is None or arr.version != 0:
                 raise NotStackable(f"the loop appends the array `{path}` holds to a list and "
                                    "then writes into it in place")
+        firsts = dict(entry_leaves)
+        if any(not isinstance(firsts[p], Array) or firsts[p].immutable is not False
+               for p in self.entering.values()):
+            raise NotStackable("the loop appends a number a variable held before it")
+        if set(self.carried.values()) & set(self.entering.values()):
+            raise NotStackable("the loop appends one array in two iterations")
 
     def _static_item(self, key, v):
         if not isinstance(v, _STATIC_ITEMS):
@@ -242,20 +274,29 @@ class Growth:
         if _is_structure(v):
             return _rebuilt(interp, v, [self._item(interp, (*key, k), part, t)
                                         for k, part in _children(v)])
-        if not isinstance(v, Array) or key in self.carried and t == self.trips - 1:
+        if self.statics.get(key) is _COUNTER:
+            return self.start + t * self.step       # (a Python int, as the unrolled loop's)
+        if key in self.rows_of:
+            from ..ops import indexing
+            return indexing.row(self.rows_of[key], self.start + t * self.step)
+        if not isinstance(v, Array) or key in self.carried and t == self.trips - 1 \
+                or key in self.entering and t == 0:
             return self.statics[key]
         return _row(self.buffers[key], t, v)
 
-    def fill(self, interp, final_leaves):
+    def fill(self, interp, final_leaves, first_leaves):
         """After the While: the lists get the appended items, row by row;
         the last of a carried array is the variable's final array itself
         (`final_leaves`: the state after the loop), which reads as the
-        buffer's last row for as long as nothing writes into it."""
-        finals = dict(final_leaves)
-        for key, path in self.carried.items():
-            last = finals[path]
-            self.statics[key] = last
-            ctx().stacked_rows[id(last.var)] = (last.var, self.buffers[key].var, self.trips - 1)
+        buffer's last row for as long as nothing writes into it; the first of
+        an array a variable entered an iteration with is the variable's
+        array from before the loop (`first_leaves`: the state then)."""
+        finals, firsts = dict(final_leaves), dict(first_leaves)
+        self.rows_of = {key: firsts[p] if type(p) is str else p for key, p in self.rows_of.items()}
+        for ends, paths, t in ((finals, self.carried, self.trips - 1), (firsts, self.entering, 0)):
+            for key, path in paths.items():
+                item = self.statics[key] = ends[path]
+                ctx().stacked_rows[id(item.var)] = (item.var, self.buffers[key].var, t)
         for lid, (lst, values) in self.appends.items():
             items = []
             for t in range(self.trips):
@@ -332,6 +373,15 @@ def _sole_carrier(v: Array, held: dict, leaves) -> str | None:
     return paths[0] if any(p == paths[0] and x is v for p, x in leaves) else None
 
 
+def _counter_row(v: Array, pos, fresh_floor: int) -> bool:
+    """Whether `v` is the view of row `pos` (the loop's counter) of an array
+    from before the loop (one the loop carries must not change in it:
+    check_carried)."""
+    base = v.base
+    return (base is not None and base.base is None and isinstance(pos, Array)
+            and v.index == (pos.var,) and base.serial < fresh_floor)
+
+
 def _chain(v: Array) -> list:
     """v, then the arrays it is a view of, out to the root."""
     chain = [v]
@@ -384,6 +434,8 @@ def whole_buffer(items, dtype=None):
     np.array of a list a counted loop grew), as a new Array; None when they
     are not, or when `dtype` asks for another dtype."""
     rows = ctx().stacked_rows
+    if items and isinstance(items[0], Array) and items[0].base is not None:
+        return _all_rows_of_one_array(items, dtype)
     if not items or not all(isinstance(a, Array) and a.base is None for a in items):
         return None
     found = [rows.get(id(a.var)) for a in items]
@@ -396,6 +448,19 @@ def whole_buffer(items, dtype=None):
     if dtype is not None and np.dtype(dtype) != buf.aval.dtype:
         return None
     return Array(buf)
+
+
+def _all_rows_of_one_array(items, dtype):
+    """The array whose rows, all of them in order, `items` are views of
+    (`list(x)`, a loop's `r` of `for r in x`), as a new Array; or None."""
+    base = items[0].base
+    if base.base is not None or base.shape[:1] != (len(items),) or any(
+            not isinstance(a, Array) or a.base is not base or a.index != (t,)
+            for t, a in enumerate(items)):
+        return None
+    if dtype is not None and np.dtype(dtype) != base.dtype:
+        return None
+    return Array(base.var)
 
 
 @contextlib.contextmanager

@@ -74,7 +74,7 @@ def _reshaped(a, shape: tuple, view: bool):
     """a reshaped: a view of a runtime array when `view` (NumPy gives one
     when no copy is needed: writes through it change `a`), else a new array."""
     out = _emit("reshape", a, shape=shape)
-    if view and isinstance(a, Array) and not a.immutable and (a.ndim or len(shape)):
+    if view and isinstance(a, Array) and not a.immutable:
         return Array(out.var, base=a, index=indexing.Reshaped(shape))
     return out
 
@@ -161,7 +161,7 @@ def _transposed(a, perm):
     view: `x.T[0] = 1` writes into x), a new array for a constant."""
     from .indexing import Permuted
     out = _emit("transpose", a, perm=perm)
-    if isinstance(a, Array) and a.ndim and not a.immutable:
+    if isinstance(a, Array) and not a.immutable:
         return Array(out.var, base=a, index=Permuted(perm))
     return out
 
