@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import LimitError, UnsupportedError, UserCodeError
+from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, TpuccError,
+                      UnsupportedError, UserCodeError)
 from ..ir import AVal, Region, Value
 from ..ops.registry import const_aval
 from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
+from .control import MAX_UNROLL
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
                     instance_attributes, unflatten)
@@ -186,14 +188,50 @@ def _leaf_keys(value, here=()) -> list:
 
 def trace(fn, args, kwargs, options, places=scalar_state.Places()) -> Traced:
     """`places`: the places holding Python numbers that earlier traces of
-    `fn` found rebound (scalar_state.Places)."""
-    traced, traced.places = scalar_state.trace_promoting(
-        lambda state: _trace_once(fn, args, kwargs, options, state), places)
-    return traced
+    `fn` found rebound (scalar_state.Places).
+
+    A static loop longer than the unroll budget runs as one counted While,
+    which makes the Python numbers it computes (`n += size`) runtime values.
+    Where the trace then fails (a later line needs such a number at compile
+    time: a shape, `range(n)`'s step), it is run again with those loops
+    unrolled, which is exact; where that fails too, the first error stands."""
+    unrolled = frozenset(options.get("unroll_loops", ()))
+    first_error = None
+    while True:
+        made_runtime = []
+        opts = {**options, "unroll_loops": unrolled} if unrolled else options
+        try:
+            traced, traced.places = scalar_state.trace_promoting(
+                lambda state: _trace_once(fn, args, kwargs, opts, state, made_runtime), places)
+            return traced
+        except TpuccError as e:
+            retry = {c.key for c in made_runtime if c.trips <= MAX_UNROLL} - unrolled
+            if isinstance(e, (InternalError, LimitError)) or not retry:
+                if first_error is not None:
+                    raise first_error.with_traceback(None) from None
+                if made_runtime and isinstance(e, (StaticValueError, ShapeError)):
+                    raise _naming_the_loops(e, made_runtime)
+                raise
+            first_error = first_error or e
+            unrolled |= retry
 
 
-def _trace_once(fn, args, kwargs, options, state) -> Traced:
+def _naming_the_loops(error, loops):
+    """`error` with a hint naming the counted loops that made numbers runtime
+    values (ones too long to unroll)."""
+    note = "; ".join(
+        f"`{', '.join(c.paths)}` is a runtime value: the loop at line "
+        f"{c.loc.line if c.loc is not None else '?'} has {c.trips} iterations, more than tpucc "
+        f"unrolls ({MAX_UNROLL}), so it runs as one runtime `while`; compute the number "
+        "without that loop (a formula of static values), or shorten the loop" for c in loops)
+    error.hint = f"{error.hint}; {note}" if error.hint else note
+    error.args = (error.render(),)
+    return error
+
+
+def _trace_once(fn, args, kwargs, options, state, made_runtime) -> Traced:
     context = Context(options=dict(options))
+    context.counted_statics = made_runtime
     runtime_names = set(options.get("runtime_args", ()))
     with compiling(context):
         checks.start(context)

@@ -78,6 +78,10 @@ class Context:
     # -> (the item's Value, the buffer's, its row), so np.stack / np.array of
     # all of them in order is the buffer itself (stacking.whole_buffer).
     stacked_rows: dict = field(default_factory=dict)
+    # Static loops made counted Whiles that turned Python numbers they carry
+    # into runtime values (loops.CountedStatics): where a later line needs
+    # one at compile time, infer.trace compiles again with them unrolled.
+    counted_statics: list = field(default_factory=list)
 
     @property
     def region(self) -> RegionBuilder:

@@ -402,12 +402,18 @@ def sum_(interp, x, start=0):
     from . import dunders
     items = interp.static_items(x)
     total = start
-    for k, v in enumerate(items):
+    added, skip = 0, 0
+    for v in items:         # (iterated: a generator's exception comes at its end)
+        if skip:
+            skip -= 1
+            continue
         before, total = total, dunders.apply(interp, operator.add, total, v)  # (a user __radd__)
-        if k == 1:
+        added += 1
+        if added == 2:
             folded = _folded_rows(items, before, total)
             if folded is not None:
-                return folded
+                total, done = folded
+                skip = done - added
     return total
 
 
@@ -416,17 +422,21 @@ def _folded_rows(items, before, total):
     for i in range(n))`): once adding the second row leaves the total's
     type as the first left it, every further row does too, and the rest
     are added in order by one scan over the buffer, not one op per item.
-    None otherwise."""
-    from .stacking import whole_buffer
+    (The total, how many items that added) or None.  Items after the
+    buffer's rows (the last iteration of a loop over a list, unrolled
+    after the While: list_loops) are left to add one by one."""
+    from .stacking import buffer_then_rest, whole_buffer
     if len(items) < 3 or not (isinstance(before, Array) and isinstance(total, Array)) \
             or total.aval != before.aval or total.immutable != before.immutable:
         return None
-    rows = whole_buffer(items)
+    rows, rest = whole_buffer(items), ()
+    if rows is None:
+        rows, rest = buffer_then_rest(items) or (None, ())
     if rows is None:
         return None
     out = emit("fold_add", total, rows, first=2)
     out.immutable = total.immutable
-    return out
+    return out, len(items) - len(rest)
 
 
 @builtin(np.fromiter)

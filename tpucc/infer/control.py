@@ -25,6 +25,7 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from . import builder
 from .builder import ctx, emit, emit_op
+from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
                     merge_subject, pretty_path, rebuild_state, state_leaves, static_equal,
                     unflatten, unify)
@@ -301,14 +302,25 @@ def drop_dead_locals(states: list, dead):
     hold an array or a scalar: those need no merged or carried value (a
     scratch array of each branch's own size; a grid that doubles until a
     runtime test breaks).  A container or object stays: the writes into its
-    items are followed through the names that reach it."""
+    items are followed through the names that reach it; a tuple of arrays
+    and scalars, whose items nothing rebinds, goes (`for p in pairs`), and
+    so does an iterator (a 3.11 comprehension's `.0`: the loop took it onto
+    its stack, and the copies share where it stands)."""
     for locals_ in states:
         for name in dead & locals_.keys():
-            if isinstance(locals_[name], _DROPPABLE):
+            if _droppable(locals_[name]):
                 del locals_[name]
 
 
-_DROPPABLE = (Array, Undefined, bool, int, float, complex, str, bytes, type(None), np.generic)
+_DROPPABLE = (Array, Undefined, bool, int, float, complex, str, bytes, type(None), np.generic,
+              RangeIter, SeqIter)
+
+
+def _droppable(v) -> bool:
+    if isinstance(v, _DROPPABLE):
+        return True
+    return (type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields")) and \
+        all(_droppable(x) for x in v)
 
 
 def _normalize_states(arms):

@@ -45,7 +45,8 @@ class RangeIter:
                 return self.pos
             return source.start + self.pos * source.step
         from ..ops.assign import FlatIter
-        if isinstance(source, FlatIter):
+        from .list_loops import ListRows
+        if isinstance(source, (FlatIter, ListRows)):
             return source.item_at(self.pos)
         from ..ops.indexing import row
         from .values import scalar_if_numpy_would

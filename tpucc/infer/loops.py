@@ -9,6 +9,7 @@ reverse-mode AD can differentiate.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 from dataclasses import dataclass, field
@@ -19,12 +20,12 @@ from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
-from . import builder, privacy, stacking
+from . import builder, list_loops, privacy, stacking
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, is_endless_count
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
                     static_equal, unify)
-from .values import (Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
+from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (MAX_UNROLL, Exit, as_aval, close_region, drop_dead_locals, end_watch_scope,
                       finish_journal, in_open_region, journaled_region, kept_containers,
@@ -34,6 +35,11 @@ from .control import (MAX_UNROLL, Exit, as_aval, close_region, drop_dead_locals,
 class UpdatedThenRebound(SideEffectError):
     """A variable the loop body updates in place and then rebinds, whose
     array at the loop's entry others may reach (_run_body)."""
+
+
+class LeavesEarly(SideEffectError):
+    """A loop with a `break` or `return` cannot run all but its last
+    iteration as a While (_try_counted_but_last)."""
 
 
 class StaticChanged(SideEffectError):
@@ -61,11 +67,20 @@ def run_loop(frame, header: int, stops) -> Exit:
         counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
         if isinstance(counted, Exit):
             return counted
-        unrolled_because, peel = counted
+        unrolled_because, refusal = counted
+        peel = isinstance(refusal, (UpdatedThenRebound, StaticChanged))
         # (one more trial of the body: its last window may be the short one)
         if not peel and it.remaining() > 2 and \
                 _try_counted_but_last(frame, header, stops, loop_stops, it, enclosing):
             it = _for_iterator(frame, header)       # the last iteration, unrolled
+    if isinstance(it, SeqIter) and it.remaining() > 2 and it.remaining() * enclosing > budget:
+        counted = _try_counted_list(frame, header, stops, loop_stops, it, enclosing)
+        if isinstance(counted, Exit):
+            return counted
+        if counted is True:
+            it = _for_iterator(frame, header)       # the last iteration, unrolled
+        else:
+            unrolled_because = counted
     ctx().unrolled_trips = enclosing * max(it.remaining(), 1) if it is not None else enclosing
     try:
         if peel:
@@ -264,9 +279,11 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     cannot carry (a list it appends to, a variable whose shape or dtype
     settles only after the first iteration).  Unrolling such a loop is exact,
     only slower, so it is unrolled: returns the Exit, or (why it must unroll,
-    whether running one iteration first may let the rest be a While) (errors
-    that do not come from the While recur while unrolling).  `resume`: see
+    the error that said so, if any) (errors that do not come from the While
+    recur while unrolling).  `resume`: see
     _try_counted_but_last."""
+    if (frame.fc.code, header) in ctx().options.get("unroll_loops", ()):
+        return "the code after it needs a number it computes at compile time", None
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
@@ -284,13 +301,12 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
         what = e.message if isinstance(e, StaticValueError) else e.what
-        return f"its body needs a static value ({what})", False
+        return f"its body needs a static value ({what})", e
     except TpuccError as e:     # e.g. a list that grows, a `raise` under `if i > n:`
         if isinstance(e, InternalError):
             raise
         frame.locals, frame.stack = locals0, stack0
-        return f"it cannot run as one runtime loop ({e.message})", \
-            isinstance(e, (UpdatedThenRebound, StaticChanged))
+        return f"it cannot run as one runtime loop ({e.message})", e
 
 
 def _drop_dead_locals(frame, header, entry=None, reached=()):
@@ -328,6 +344,38 @@ def _try_counted_but_last(frame, header, stops, loop_stops, it: RangeIter, enclo
     return False
 
 
+def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
+    """A long loop over a list's (or another static sequence's) items, when
+    they are alike: all but the last iteration as one counted While over
+    the positions, the item at each picked at run time (list_loops); the
+    last left to unroll after it, so that the loop variable then holds the
+    list's last item itself.  True where that could be done, the Exit where
+    the whole loop is one While, else why the loop is unrolled (None: its
+    items differ)."""
+    rows = list_loops.rows_of(it)
+    if rows is None:
+        return None
+    last = len(it.items) - 1
+    frame.stack[-1] = RangeIter(it.pos, last, 1, rows)
+    with list_loops.refused_elsewhere(it) as cursor:
+        made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing,
+                            resume=it.at(last))
+        if isinstance(made, Exit):
+            return True
+        if isinstance(made[1], LeavesEarly):
+            # A runtime `break` or `return`: all the iterations as one While,
+            # after which the loop variable is a copy of the item it left
+            # at (updating it in place is refused), and where the iterator
+            # stands is known only at run time.
+            frame.stack[-1] = RangeIter(it.pos, len(it.items), 1, rows)
+            made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing)
+            if isinstance(made, Exit):
+                cursor.keep()
+                return made
+    frame.stack[-1] = it
+    return made[0]
+
+
 def _weak(arr: Array):
     (v,) = emit_op("convert", (arr.var,), {"dtype": arr.dtype},
                    (AVal(arr.dtype, arr.shape, True),))
@@ -352,11 +400,32 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
     entry = dict(state_leaves(frame.locals, frame.stack)[1])    # for _explain_types
     is_private = privacy.private_arrays(frame)
     try:
-        return _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared,
-                             detached, kind_paths, rebound, note, trip_count, is_private,
-                             resume)
+        ex = _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared,
+                           detached, kind_paths, rebound, note, trip_count, is_private, resume)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
+    made_runtime = [p for p in promote if isinstance(entry.get(p), _PY_NUMBERS)]
+    if trip_count is not None and made_runtime:
+        ctx().counted_statics.append(CountedStatics(
+            (frame.fc.code, header), loc, made_runtime, trip_count * ctx().unrolled_trips))
+    return ex
+
+
+_PY_NUMBERS = (bool, int, float, complex, np.generic)
+
+
+@dataclass(frozen=True)
+class CountedStatics:
+    """A static loop run as a counted While (more iterations than the unroll
+    budget) that made the Python numbers at `paths` runtime values: `n += i`
+    gives a runtime n, where unrolled it would be a number known at compile
+    time.  `key`: the loop's (code, header block), which the `unroll_loops`
+    option lists to unroll it (infer.trace, when a later line needs such a
+    number at compile time); `trips`: its copies, unrolled."""
+    key: tuple
+    loc: object
+    paths: list
+    trips: int
 
 
 def _static_change_hint(path, before, after) -> str:
@@ -708,8 +777,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
     views_rebound = {leaves[i][0] for i, a in slot_arrays.items()
                      if a.base is not None and i not in kept} if out_td == td else set()
-    shared = {id(a) for a in slot_arrays.values()
-              if sum(b is a for b in slot_arrays.values()) > 1}
+    holders = collections.Counter(id(a) for a in slot_arrays.values())
+    shared = {k for k, n in holders.items() if n > 1}
     permuted = _permuted_slots(slot_arrays, out_leaves, kept, leaves) \
         if out_td == td and trip_count is not None else {}
     for i, a in slot_arrays.items():
@@ -863,8 +932,11 @@ def _check_entry_uses(uses, leaves, slot_arrays, updated, loc):
     (`updated`: slots whose array the body changes in place; a variable the
     body rebinds leaves the entry array as it was, which the other name
     rightly reads)."""
+    slots_of = {}
+    for i in slot_arrays:
+        slots_of.setdefault(id(leaves[i][1]), []).append(i)
     for entry, how in uses:
-        slots = [i for i in slot_arrays if leaves[i][1] is entry]
+        slots = slots_of.get(id(entry), [])
         if how == "read" and not any(i in updated for i in slots):
             continue
         name = leaves[slots[0]][0] if slots else "a variable"
@@ -1140,7 +1212,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                    counted, trip_count=None, rebound=None, resume=None) -> Exit:
     targets = trial.exit.targets
     if resume is not None and not (trial.exit.static and targets == (header,)):
-        raise SideEffectError("the loop body leaves the loop early", loc)   # (unrolled instead)
+        raise LeavesEarly("the loop body leaves the loop early", loc)   # (unrolled instead)
     shift = 0
     if header not in targets:       # the body always leaves: it runs at most once
         targets, shift = (header,) + targets, 1
@@ -1203,6 +1275,9 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                                        _carried_kind(leaves[i][1], trial.leaves, i))
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])
+            end = trial.leaves[i][1]
+            if isinstance(end, Array) and end.frozen == CHOSEN:
+                new_leaves[i].frozen = CHOSEN   # (an item a list loop picked: list_loops)
             if i not in trial.fresh or (counted and not trip_count):
                 alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
                          "loop (or another name's array) on some runtime paths and a new one "

@@ -450,6 +450,20 @@ def whole_buffer(items, dtype=None):
     return Array(buf)
 
 
+def buffer_then_rest(items, dtype=None):
+    """(The buffer whose rows, all of them in order, begin `items`, as a new
+    Array; the items after them) for a list a counted loop grew and then
+    one more item (the last iteration of a loop over a list, unrolled after
+    its While: list_loops); else None."""
+    first = items[0] if items and isinstance(items[0], Array) else None
+    found = ctx().stacked_rows.get(id(first.var)) if first is not None else None
+    if found is None or found[0] is not first.var:
+        return None
+    n = found[1].aval.shape[0]
+    whole = whole_buffer(items[:n], dtype) if len(items) > n else None
+    return None if whole is None else (whole, items[n:])
+
+
 def _all_rows_of_one_array(items, dtype):
     """The array whose rows, all of them in order, `items` are views of
     (`list(x)`, a loop's `r` of `for r in x`), as a new Array; or None."""

@@ -255,10 +255,11 @@ def rebinds_in_place(a) -> bool:
 def _refuse_update(kind):
     if kind == CHOSEN:
         raise SideEffectError(
-            "updating in place an array chosen from a list by a runtime index: compiled code "
+            "updating in place an array chosen from a list by a runtime index (`xs[i]`, or "
+            "the item a loop over a long list left at: a runtime `break`): compiled code "
             "chooses a copy, so the update would not reach the list's array",
-            hint="keep the arrays in one array (xs = np.stack(...)) and update xs[i], or "
-                 "choose with a static index")
+            hint="keep the arrays in one array (xs = np.stack(...)) and update xs[i], "
+                 "choose with a static index, or update a copy (v = v.copy())")
     if kind == JAX:
         raise SideEffectError(
             "jax arrays are immutable: item assignment and in-place updates of one raise "

@@ -270,6 +270,10 @@ def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
     whole = stacking.whole_buffer(arrays, dtype) if axis == 0 else None
     if whole is not None:               # the items of a list a counted loop grew
         return whole
+    split = stacking.buffer_then_rest(arrays, dtype) if axis == 0 else None
+    if split is not None and all(_aval(a).shape == _aval(split[0]).shape[1:] for a in split[1]):
+        # ... and then more items: the last one of a loop over a list (list_loops)
+        return concatenate([split[0], stack(split[1], dtype=dtype, casting=casting)], 0)
     arrays = [as_array_operand(a) for a in arrays]
     shapes = {_aval(a).shape for a in arrays}
     if len(shapes) != 1:

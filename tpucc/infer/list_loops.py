@@ -1,0 +1,201 @@
+"""Long loops over a list's items: one counted While.
+
+`ys = [w @ h for h in hs]` over the 300 states an RNN appended used to be
+unrolled: 300 copies of the body, seconds of XLA.  When the items are
+alike (arrays of one shape and dtype, tuples of such, numbers), the loop
+is a counted While over the positions instead (loops._try_counted_list):
+the item at a runtime position is picked from the items stacked, or from
+the buffer whose rows they are when a counted loop appended them
+(stacking.whole_buffer: no copy).  The stacking is emitted in the body,
+from the items as they are there: an item the body rebinds (`hs[0] = v`)
+or updates through another name is read as Python's iterator reads it,
+when the loop gets to it; an unchanged list's stacking is loop-invariant,
+which XLA hoists out of the While.
+
+Only where that is exact:
+- the picked item is a copy, not the list's array: an in-place update of
+  it (`h += 1`, `h[0] = 0`) is refused (values.CHOSEN) while the While is
+  tried, and the loop is unrolled as before;
+- the list keeps its length (a change raises while the While is tried);
+- the last iteration runs unrolled after the While, so that the loop
+  variable then holds the list's last item itself, as in Python (where a
+  runtime `break` or `return` may leave the loop, all of it is one While,
+  and the variable is then a copy of the item it left at);
+- nothing else advances the iterator meanwhile (`next(it)` in the body of
+  `for v in it`): `refused_elsewhere`.
+A loop over static numbers only is left unrolled: its sums stay static
+(as Python values, usable as shapes).
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from ..errors import SideEffectError
+from ..ir import AVal
+from .builder import emit_op
+from .iterators import SeqIter
+from .values import CHOSEN, Array
+
+_STATIC = (str, bytes, type(None), bool, int, float, complex)
+
+
+class NotPickable(SideEffectError):
+    """The items of a list differ in a way one runtime pick cannot give."""
+
+
+@dataclass(frozen=True, eq=False)
+class ListRows:
+    """A RangeIter's rows (iterators.RangeIter.item): the items of a
+    SeqIter, read at a runtime position.  `count`: how many it has;
+    `read`: position -> the item now (a list's iterator reads it when
+    it gets there), or None for the fixed `items` of a tuple, a zip or
+    a generator."""
+    items: tuple
+    read: object
+    source: object
+
+    def item_at(self, pos):
+        if isinstance(pos, int):
+            return self._current(pos)
+        if type(self.source) is list and len(self.source) != len(self.items):
+            raise NotPickable("the loop changes the length of the list it goes over")
+        return _picked([self._current(k) for k in range(len(self.items))], pos)
+
+    def _current(self, k: int):
+        return self.items[k] if self.read is None else self.read(k)
+
+
+def rows_of(it: SeqIter) -> ListRows | None:
+    """The rows for a counted loop over `it`'s items, or None where they
+    differ in type, or hold no array (static numbers stay static)."""
+    if type(it.items) is not tuple or not isinstance(it.pos, int):
+        return None
+    rows = ListRows(it.items, it.read, it.source)
+    current = [rows._current(k) for k in range(it.pos, len(it.items))]
+    if not any(_holds_array(v) for v in current[:1]):
+        return None
+    try:
+        _check_alike(current)
+    except NotPickable:
+        return None
+    return rows
+
+
+class _Cursor:
+    def __init__(self, cursor):
+        self.cursor, self.kept = cursor, False
+
+    def keep(self):
+        """The loop ran as one While that a runtime `break` may leave: the
+        iterator stays where only the run knows."""
+        self.kept = True
+
+
+@contextlib.contextmanager
+def refused_elsewhere(it: SeqIter):
+    """While the While is tried, the iterator stands where only the run
+    knows (iterators.caught_up refuses another copy of it: the loop is
+    unrolled); after, at `it`'s position, unless `keep()` was called."""
+    c = it.cursor
+    handle = _Cursor(c)
+    if c is None:
+        yield handle
+        return
+    saved = c.pos, c.runtime
+    c.pos, c.runtime = len(it.items), True
+    try:
+        yield handle
+    finally:
+        if not handle.kept:
+            c.pos, c.runtime = saved
+
+
+def _holds_array(v) -> bool:
+    if isinstance(v, Array):
+        return True
+    return _is_tuple(v) and any(_holds_array(x) for x in v)
+
+
+def _is_tuple(v) -> bool:
+    """A tuple or named tuple (immutable: a rebuilt one is as good)."""
+    return type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields")
+
+
+def _check_alike(items):
+    """Raises NotPickable unless one runtime pick can give each item."""
+    first = items[0]
+    if isinstance(first, Array):
+        if not isinstance(first.immutable, bool) or any(
+                not isinstance(a, Array) or a.aval != first.aval
+                or a.immutable is not first.immutable for a in items):
+            raise NotPickable("the list holds arrays of different types")
+    elif _is_tuple(first):
+        if any(type(v) is not type(first) or len(v) != len(first) for v in items):
+            raise NotPickable("the list holds tuples of different lengths")
+        for parts in zip(*items):
+            _check_alike(parts)
+    elif not (_all_equal_static(items) or _numbers_of_one_type(items)):
+        raise NotPickable("the list holds items of different kinds")
+
+
+def _picked(items, pos):
+    """The item at runtime position `pos` of `items` (all alike)."""
+    first = items[0]
+    _check_alike(items)
+    if isinstance(first, Array):
+        return _picked_array(items, pos)
+    if _is_tuple(first):
+        parts = [_picked(list(column), pos) for column in zip(*items)]
+        return tuple(parts) if type(first) is tuple else type(first)(*parts)
+    if _all_equal_static(items):
+        return first
+    from ..ops import indexing
+    return _like(indexing.row(_number_column(items), pos), _PY_NUMBER)
+
+
+_PY_NUMBER = object()       # _like's model: a Python number (weak, immutable)
+
+
+def _picked_array(items, pos):
+    from ..ops import indexing, shape
+    stacked = shape.stack(items)            # (the buffer itself for a counted loop's rows)
+    return _like(indexing.row(stacked, pos), items[0])
+
+
+def _like(view: Array, model) -> Array:
+    """A copy (not a view) of the picked row with `model`'s kind: a NumPy
+    scalar or a Python number stays one, an array refuses updates in place
+    (they would not reach the list's array)."""
+    weak = True if model is _PY_NUMBER else model.aval.weak
+    var = view.var
+    if var.aval.weak != weak:
+        (var,) = emit_op("convert", (var,), {"dtype": var.aval.dtype},
+                         (AVal(var.aval.dtype, var.aval.shape, weak),))
+    item = Array(var)
+    item.immutable = True if model is _PY_NUMBER else model.immutable
+    if item.immutable is False:
+        item.frozen = CHOSEN
+    return item
+
+
+def _all_equal_static(items) -> bool:
+    first = items[0]
+    return isinstance(first, _STATIC) and all(
+        type(v) is type(first) and (v is first or v == first) for v in items)
+
+
+def _numbers_of_one_type(items) -> bool:
+    """Python numbers of one type (enumerate's counts), which a table holds:
+    ints within int64."""
+    kind = type(items[0])
+    if kind not in (int, float, bool) or any(type(v) is not kind for v in items):
+        return False
+    return kind is not int or all(-2 ** 63 <= v < 2 ** 63 for v in items)
+
+
+def _number_column(items) -> Array:
+    """The items, Python numbers of one type, as a runtime array (weak, as
+    a Python number is)."""
+    from ..ops import indexing
+    return indexing.static_number_table(list(items))
