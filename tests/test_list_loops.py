@@ -233,8 +233,8 @@ def break_then_write(xs):
 
 def test_updating_the_item_a_runtime_break_left_at_is_refused():
     xs = np.random.default_rng(4).normal(size=(N, 3))
-    with pytest.raises(tpucc.errors.SideEffectError, match="the item a loop over a long list "
-                       "left at") as info:
+    with pytest.raises(tpucc.errors.SideEffectError, match="the item a loop over a "
+                       "long list left at") as info:
         tpucc.compile(break_then_write)(xs)
     assert info.value.loc.line == break_then_write.__code__.co_firstlineno + 5
 
@@ -264,3 +264,101 @@ def test_gradient_through_a_loop_over_a_list():
     num = [(grad_through_weights(x + eps * e, ws) - grad_through_weights(x - eps * e, ws))
            / (2 * eps) for e in np.eye(2)]
     np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
+
+
+# --- max() and min() with runtime keys pick with the same machinery ---------------------------
+
+def best_result(xs):
+    results = [(i, float(x.sum()), x * 2) for i, x in enumerate(xs)]
+    best = max(results, key=lambda r: r[1])
+    worst = min(results, key=lambda r: r[1])
+    return best[0], best[1], best[2], worst
+
+
+def test_max_and_min_of_tuples_by_a_runtime_key():
+    xs = np.random.default_rng(5).normal(size=(6, 3))
+    xs[4] = xs[1]                   # a tie: the first of equal keys wins, as Python's
+    check(best_result, xs, rtol=1e-12, atol=1e-12)
+
+
+def max_then_write(arrays):
+    best = max(arrays, key=lambda a: a.sum())
+    best[0] = 99.0                  # NumPy: into the list's array
+    return np.stack(arrays)
+
+
+def test_updating_what_max_chose_at_run_time_is_refused():
+    arrays = [np.random.default_rng(k).normal(size=3) for k in range(4)]
+    with pytest.raises(tpucc.errors.SideEffectError, match="max\\(\\) or min\\(\\) with "
+                       "runtime keys") as info:
+        tpucc.compile(max_then_write)(arrays)
+    assert info.value.loc.line == max_then_write.__code__.co_firstlineno + 2
+
+
+# --- zip() and enumerate(reversed()) read their lists live, as Python's iterators ---------------
+
+def zipped_with_a_rebound_item(hs, gs):
+    out = []
+    for a, b in zip(hs, gs):
+        hs[-1] = hs[-1] + a         # the last pair sees the new item
+        out.append(a + b)
+    return np.stack(out)
+
+
+def zipped_list_grows(xs, gs):
+    hs = list(xs)
+    out = []
+    for i, (a, b) in enumerate(zip(hs, gs)):
+        if len(hs) < 6:
+            hs.append(a * 2)        # reached: zip goes on to the shortest list's end
+        out.append(a + b + i)
+    return np.stack(out)
+
+
+def reversed_enumerated(hs):
+    out = []
+    for i, h in enumerate(reversed(hs)):
+        hs[0] = hs[0] + h
+        out.append(h * i)
+    return np.stack(out)
+
+
+def identity_in_a_long_loop(hs):
+    count = 0
+    for h in hs:
+        if h is hs[7]:
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("n", [3, N])
+@pytest.mark.parametrize("fn", [zipped_with_a_rebound_item, zipped_list_grows,
+                                reversed_enumerated, identity_in_a_long_loop])
+def test_iterators_read_lists_when_they_get_there(fn, n):
+    hs = [np.full(2, float(k), np.float32) for k in range(max(n, 8))]
+    args = (hs,) if fn in (reversed_enumerated, identity_in_a_long_loop) else \
+        (hs[:n], [np.ones(2, np.float32) for _ in range(n + 3)])
+    check(fn, *args)
+
+
+def copied_list(hs):
+    keep = [h for h in hs]          # NumPy: the same arrays
+    keep[3] += 1.0
+    return hs[3], keep[3] is hs[3], [(i, h) for i, h in enumerate(hs)][5][1] is hs[5]
+
+
+def test_a_list_of_the_items_themselves_keeps_them():
+    check(copied_list, [np.zeros(2) for _ in range(N)])
+
+
+def rotated_while_iterating(x):
+    hs = [x * k for k in range(5)]
+    out = []
+    for h in hs:
+        hs[:] = hs[1:] + hs[:1]     # the same length: item by item
+        out.append(h.sum())
+    return out, hs
+
+
+def test_a_slice_assignment_to_the_list_a_loop_goes_over():
+    check(rotated_while_iterating, np.ones(2, np.float32))

@@ -408,7 +408,7 @@ def test_updating_an_array_chosen_by_a_runtime_index_is_refused():
         i = int(x[0] > 0)
         ls[i][0] += 5
         return ls
-    with pytest.raises(tpucc.TpuccError, match="chosen from a list by a runtime index"):
+    with pytest.raises(tpucc.TpuccError, match="chosen at run time among several"):
         tpucc.compile(f)(np.ones(2))
 
 

@@ -194,7 +194,9 @@ def trace(fn, args, kwargs, options, places=scalar_state.Places()) -> Traced:
     which makes the Python numbers it computes (`n += size`) runtime values.
     Where the trace then fails (a later line needs such a number at compile
     time: a shape, `range(n)`'s step), it is run again with those loops
-    unrolled, which is exact; where that fails too, the first error stands."""
+    unrolled, which is exact; where that fails too, its error stands (the
+    program's own, exactly), unless unrolling ran into tpucc's limits: then
+    the first one."""
     unrolled = frozenset(options.get("unroll_loops", ()))
     first_error = None
     while True:
@@ -205,10 +207,12 @@ def trace(fn, args, kwargs, options, places=scalar_state.Places()) -> Traced:
                 lambda state: _trace_once(fn, args, kwargs, opts, state, made_runtime), places)
             return traced
         except TpuccError as e:
-            retry = {c.key for c in made_runtime if c.trips <= MAX_UNROLL} - unrolled
+            retry = {c.key for c in made_runtime if _may_unroll(c) and not c.leaves_early} \
+                - unrolled
             if isinstance(e, (InternalError, LimitError)) or not retry:
-                if first_error is not None:
+                if first_error is not None and isinstance(e, (InternalError, LimitError)):
                     raise first_error.with_traceback(None) from None
+                # (else the unrolled trace's error: that program's, exactly)
                 if made_runtime and isinstance(e, (StaticValueError, ShapeError)):
                     raise _naming_the_loops(e, made_runtime)
                 raise
@@ -216,16 +220,32 @@ def trace(fn, args, kwargs, options, places=scalar_state.Places()) -> Traced:
             unrolled |= retry
 
 
+# Unrolled, a loop whose copies hold more ops than this takes XLA seconds
+# (about a thousand small ops a second on 2 cores): the error names it instead.
+RETRY_UNROLLED_OPS = 4000
+
+
+def _may_unroll(c) -> bool:
+    return c.trips is None or c.trips <= MAX_UNROLL and c.ops <= RETRY_UNROLLED_OPS
+
+
 def _naming_the_loops(error, loops):
-    """`error` with a hint naming the counted loops that made numbers runtime
-    values (ones too long to unroll)."""
-    note = "; ".join(
-        f"`{', '.join(c.paths)}` is a runtime value: the loop at line "
-        f"{c.loc.line if c.loc is not None else '?'} has {c.trips} iterations, more than tpucc "
-        f"unrolls ({MAX_UNROLL}), so it runs as one runtime `while`; compute the number "
-        "without that loop (a formula of static values), or shorten the loop" for c in loops)
-    error.hint = f"{error.hint}; {note}" if error.hint else note
-    error.args = (error.render(),)
+    """`error` with a hint naming the static loops that made numbers runtime
+    values and are too long to unroll."""
+    def why(c):
+        line = c.loc.line if c.loc is not None else "?"
+        head = f"`{', '.join(c.paths)}` is a runtime value: the loop at line {line} runs as " \
+               "one runtime `while`"
+        if c.trips > MAX_UNROLL:
+            return f"{head} ({c.trips} iterations, more than tpucc unrolls: {MAX_UNROLL}); " \
+                   "compute the number without that loop (a formula of static values)"
+        return f"{head} (unrolled, its {c.trips} copies would be {c.ops} ops, slow to " \
+               "compile); compute the number without that loop (a formula of static " \
+               f"values), or pass unroll={c.trips} to tpucc.compile to unroll it anyway"
+    note = "; ".join(why(c) for c in loops if not _may_unroll(c) and not c.leaves_early)
+    if note:
+        error.hint = f"{error.hint}; {note}" if error.hint else note
+        error.args = (error.render(),)
     return error
 
 

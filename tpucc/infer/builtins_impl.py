@@ -21,13 +21,13 @@ from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.registry import static_index
-from . import builder, iterators, messages
+from . import builder, iterators, list_loops, messages
 from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance, returning)
-from .values import MISSING, Array
+from .values import CHOSEN, MISSING, Array
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -137,7 +137,20 @@ def enumerate_(interp, x, start=0):
             return loop
     if zipped is not None:          # (a zip made for a loop: see rows_loop)
         x = _items_of(x)
+    if _fresh_list_iterator(x) and type(start) is int:
+        # enumerate(reversed(hs)), enumerate(iter(hs)): reads the list as that
+        # iterator does, when the loop gets to each item (and advances it)
+        return SeqIter(tuple(enumerate(x.items, start)), 0, x.source, x.stamp,
+                       lambda pos: (start + pos, x.read(pos)), x.follows_length, x.cursor)
     return interp.live_iter(x, start=start)
+
+
+def _fresh_list_iterator(x) -> bool:
+    """An iterator over a list (or a zip of lists) that reads it live
+    (interp.live_iter, _live_zip), not yet advanced."""
+    return isinstance(x, SeqIter) and (type(x.source) is list or isinstance(
+        x.source, iterators.Zipped)) and x.read is not None and \
+        x.pos == 0 and (x.cursor is None or x.cursor.pos == 0) and type(x.items) is tuple
 
 
 def _items_of(zipped: RangeIter):
@@ -174,7 +187,25 @@ def zip_(interp, *xs, strict=False):
     xs = tuple(x if _zip_rows(x) is None else _items_of(x) for x in xs)
     if strict:
         return held_iterator(zip(*(interp.static_items(x) for x in xs), strict=True))
+    if any(type(x) is list for x in xs) and all(type(x) in (list, tuple, range) for x in xs):
+        return _live_zip(interp, xs)
     return held_iterator(_zipped(interp, xs))
+
+
+def _live_zip(interp, xs) -> SeqIter:
+    """zip() of lists (and tuples, ranges): each list read when the loop gets
+    to its item, as zip's list iterators read it (a body that rebinds a
+    later item sees it, one that appends reaches the new items)."""
+    parts = [interp.live_iter(x) for x in xs]
+    lists = tuple(x if type(x) is list else None for x in xs)
+    fixed = min([len(p.items) for p, x in zip(parts, lists) if x is None], default=sys.maxsize)
+
+    def read(pos):
+        return tuple(p.read(pos) if p.read is not None else p.items[pos] for p in parts)
+    return held_iterator(tuple(zip(*(p.items for p in parts))),
+                         source=iterators.Zipped(lists, fixed),
+                         stamp=tuple(p.stamp if p.read is not None else None for p in parts),
+                         read=read, follows_length=True)
 
 
 def rows_loop(interp, parts, through_enumerate=False) -> RangeIter | None:
@@ -472,10 +503,15 @@ def _extreme(builtin_fn, pick_later):
         if not any(isinstance(k, Array) for k in keys):
             return _static_extreme(items, keys, interp, pick_later)
         if not all(isinstance(v, Array) or type(v) in (int, float, bool) for v in items):
-            raise StaticValueError(
-                f"{builtin_fn.__name__}() with runtime keys returns one of its items, chosen "
-                "at run time: the items must be arrays or numbers",
-                hint=f"use np.arg{builtin_fn.__name__} of the keys to pick the item's index")
+            # (`max(results, key=lambda r: r[1])` over tuples of alike items)
+            if key is None or not list_loops.alike(items):
+                raise StaticValueError(
+                    f"{builtin_fn.__name__}() with runtime keys returns one of its items, "
+                    "chosen at run time: the items must be arrays or numbers, or tuples of "
+                    "such alike", hint=f"use np.arg{builtin_fn.__name__} of the keys to pick "
+                    "the item's index")
+            _one_type(builtin_fn.__name__, keys)
+            return list_loops.picked(items, _best_position(keys, pick_later))
         if key is None:
             _one_type(builtin_fn.__name__, items)
         else:           # the keys are compared; the items are only chosen between
@@ -489,8 +525,20 @@ def _extreme(builtin_fn, pick_later):
                                                      weak_result=True)
         # Python's min/max returns one of the items: a 0-d result has their kind.
         best.immutable = merged_kind(items)
+        if len(items) > 1 and best.immutable is False:
+            best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
     return impl
+
+
+def _best_position(keys, pick_later):
+    """The runtime position of the first best of `keys` (Python's choice)."""
+    best, best_key = 0, keys[0]
+    for i, k in enumerate(keys[1:], 1):
+        better = pick_later(k, best_key)
+        best = emit("select", better, i, best, weak_result=True)
+        best_key = emit("select", better, k, best_key, weak_result=True)
+    return best
 
 
 def _one_type(name, items, compared=True):

@@ -1119,13 +1119,16 @@ class Interpreter:
             refuse_runtime_hash((key,), "a dict key")
         elif isinstance(obj, list) and isinstance(key, Array):
             key = operator.index(key)       # a runtime position: refused (E400) as when reading
-        if isinstance(obj, list) and isinstance(key, slice) and id(obj) in self.argument_containers:
+        if isinstance(obj, list) and isinstance(key, slice):
             positions = range(*key.indices(len(obj)))
             items = list(self.static_items(value))
-            if len(items) == len(positions):    # `ps[:] = new`: item by item, written back
+            if len(items) == len(positions):
+                # `ps[:] = new`: item by item (written back to an argument's list;
+                # each write journaled inside a loop's iteration or a branch)
                 for position, item in zip(positions, items):
                     self.setitem(obj, position, item)
                 return
+            value = items
         if id(obj) in self.argument_containers and not (isinstance(value, Array)
                                                         or _is_number(value)):
             # (an array or a number is written back: infer._argument_item_writebacks)

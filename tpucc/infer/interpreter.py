@@ -31,7 +31,7 @@ from .control import RETURN, Exit
 from . import iterators
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
-from .values import MISSING, Array, NeedsStatic, Undefined
+from .values import CHOSEN, MISSING, Array, NeedsStatic, Undefined
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
 HANDLERS: dict = {}
@@ -564,6 +564,13 @@ def IS_OP(f, invert):
         same = emit("equal", a, b)
         f.push(dunders.negation(f.interp, same) if invert else same)
         return
+    if a is not b and isinstance(a, Array) and isinstance(b, Array) and CHOSEN in (
+            a.frozen, b.frozen):
+        # (inside a loop over a long list, the loop is unrolled instead: list_loops)
+        raise SideEffectError(
+            "whether an array chosen at run time among several (`xs[i]` of a list with a "
+            "runtime i, max() with runtime keys, a long loop's item) is another array (`is`) "
+            "is known only at run time", hint="compare positions instead (`i == 7`)")
     f.push((a is b) != bool(invert))
 
 
@@ -1273,6 +1280,13 @@ def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
         return it
     if isinstance(source, Array):
         if source.var is it.stamp or pos >= len(items):
+            return it
+    elif isinstance(source, iterators.Zipped):
+        n = source.length()
+        if n != len(items):
+            items = items[:n] + tuple(it.read(k) for k in range(len(items), n))
+        elif pos >= len(items) or all(x is None or pos >= len(stamp) or x[pos] is stamp[pos]
+                                      for x, stamp in zip(source.lists, it.stamp)):
             return it
     else:       # a list: its length, and the item here (one check a step, not a copy)
         k = pos if it.follows_length else len(it.stamp) - 1 - pos      # (reversed's)

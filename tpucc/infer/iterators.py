@@ -97,6 +97,21 @@ class SeqIter:
         return max(len(self.items) - self.pos, 0)
 
 
+@dataclass(frozen=True, eq=False, slots=True)
+class Zipped:
+    """A SeqIter's source for zip() of lists (and tuples, ranges): each list
+    read when the loop gets to its item, as zip's list iterators read them
+    (interpreter._read_again_if_changed), the zip ending at the shortest.
+    `lists`: the arguments that are lists (None for the others, which have
+    `fixed` items at least)."""
+    lists: tuple
+    fixed: int
+
+    def length(self) -> int:
+        """How many items the zip has now."""
+        return min([len(x) for x in self.lists if x is not None] + [self.fixed])
+
+
 class Cursor:
     """Where one Python iterator stands, shared by the functional copies of
     it (SeqIter.cursor): a variable holding the iterator (`rows = iter(x)`,
@@ -181,12 +196,15 @@ class NativeSteps:
     def step(self):
         if builder.ctx().runtime_depth != self.depth:
             what = type(self.it).__name__
+            hint = ("a static `break` within the unroll budget ends it; else count with a "
+                    "variable (`i = 0; while cond: ...; i += 1`), or loop over "
+                    "`itertools.count()` written in the `for` statement itself")
+            if what == "repeat":
+                hint = "loop over a range instead: `for _ in range(n):` using the value itself"
             raise UnsupportedError(
                 f"a loop over itertools.{what}() that runs as a runtime loop (left on a "
                 "runtime condition, or longer than the unroll budget) is not supported",
-                hint="a static `break` within the unroll budget ends it; else count with a "
-                     "variable (`i = 0; while cond: ...; i += 1`), or loop over "
-                     "`itertools.count()` written in the `for` statement itself")
+                hint=hint)
         return next(self.it, END)
 
 

@@ -60,7 +60,7 @@ class ListRows:
             return self._current(pos)
         if type(self.source) is list and len(self.source) != len(self.items):
             raise NotPickable("the loop changes the length of the list it goes over")
-        return _picked([self._current(k) for k in range(len(self.items))], pos)
+        return picked([self._current(k) for k in range(len(self.items))], pos)
 
     def _current(self, k: int):
         return self.items[k] if self.read is None else self.read(k)
@@ -111,6 +111,15 @@ def refused_elsewhere(it: SeqIter):
             c.pos, c.runtime = saved
 
 
+def alike(items) -> bool:
+    """Whether one runtime pick can give each of `items` (`picked`)."""
+    try:
+        _check_alike(items)
+    except NotPickable:
+        return False
+    return True
+
+
 def _holds_array(v) -> bool:
     if isinstance(v, Array):
         return True
@@ -139,14 +148,17 @@ def _check_alike(items):
         raise NotPickable("the list holds items of different kinds")
 
 
-def _picked(items, pos):
-    """The item at runtime position `pos` of `items` (all alike)."""
+def picked(items, pos):
+    """The item at runtime position `pos` of `items` (all alike): a copy,
+    rebuilt (an array in it refuses updates in place: values.CHOSEN)."""
     first = items[0]
     _check_alike(items)
+    if all(v is first for v in items):
+        return first                    # (`[w] * n`: that very object, whatever the position)
     if isinstance(first, Array):
         return _picked_array(items, pos)
     if _is_tuple(first):
-        parts = [_picked(list(column), pos) for column in zip(*items)]
+        parts = [picked(list(column), pos) for column in zip(*items)]
         return tuple(parts) if type(first) is tuple else type(first)(*parts)
     if _all_equal_static(items):
         return first
@@ -187,9 +199,10 @@ def _all_equal_static(items) -> bool:
 
 def _numbers_of_one_type(items) -> bool:
     """Python numbers of one type (enumerate's counts), which a table holds:
-    ints within int64."""
+    ints within int64, floats.  (Not bools: `b and 5` gives False or 5, a
+    kind a runtime bool would leave to the run.)"""
     kind = type(items[0])
-    if kind not in (int, float, bool) or any(type(v) is not kind for v in items):
+    if kind not in (int, float) or any(type(v) is not kind for v in items):
         return False
     return kind is not int or all(-2 ** 63 <= v < 2 ** 63 for v in items)
 

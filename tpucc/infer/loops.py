@@ -116,6 +116,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     enclosing = ctx().unrolled_trips
     nested_while = it is None and enclosing > 1
     tried_rest = False
+    forced = _unrolled_by_request(frame, header)
     while True:
         if it is None:
             ctx().unrolled_trips = enclosing * (count + 1)
@@ -166,7 +167,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if count == stop_after:
             return None
         it = _for_iterator(frame, header)
-        if not tried_rest and (_holds_runtime_loop(iteration_ops) and (
+        if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
                 or _too_big_to_unroll(iteration_ops, it, budget)):
             # Each copy of this body would hold its own runtime loop (a heap
@@ -177,15 +178,15 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             made = _rest_as_while(frame, header, stops, loop_stops, it)
             if isinstance(made, Exit):
                 return made
-        if count >= budget and it is None and count < MAX_UNROLL:
+        if count >= budget and it is None and count < MAX_UNROLL and not forced:
             return build_while(frame, header, stops, loop_stops,
                                f"while: still looping after {count} unrolled iterations; "
-                               "values that change are carried at runtime")
-        if nested_while and count * enclosing >= budget:
+                               "values that change are carried at runtime", static_loop=True)
+        if nested_while and count * enclosing >= budget and not forced:
             nested_while = False        # (tried once: unrolling on is exact)
             made = _try_while(frame, header, stops, loop_stops,
                               f"while: still looping after {count} unrolled iterations within "
-                              f"unrolled loops of {enclosing} iterations")
+                              f"unrolled loops of {enclosing} iterations", static_loop=True)
             if isinstance(made, Exit):
                 return made
         if count >= MAX_UNROLL:
@@ -220,18 +221,18 @@ def _rest_as_while(frame, header, stops, loop_stops, it) -> Exit | None:
     or None where it cannot be one: the caller goes on unrolling."""
     note = "static loop whose body holds a runtime loop: one While for the rest"
     if it is None:
-        return _try_while(frame, header, stops, loop_stops, f"while: {note}")
+        return _try_while(frame, header, stops, loop_stops, f"while: {note}", static_loop=True)
     counted = _try_counted(frame, header, stops, loop_stops, it, ctx().unrolled_trips)
     return counted if isinstance(counted, Exit) else None
 
 
-def _try_while(frame, header, stops, loop_stops, note):
+def _try_while(frame, header, stops, loop_stops, note, static_loop=False):
     """build_while, or None where the loop cannot run as one (its body needs
     a static value, or changes what a While cannot carry): the caller
     unrolls it instead, which is exact."""
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     try:
-        return build_while(frame, header, stops, loop_stops, note)
+        return build_while(frame, header, stops, loop_stops, note, static_loop=static_loop)
     except (StaticValueError, NeedsStatic):
         pass
     except TpuccError as e:
@@ -282,7 +283,7 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     the error that said so, if any) (errors that do not come from the While
     recur while unrolling).  `resume`: see
     _try_counted_but_last."""
-    if (frame.fc.code, header) in ctx().options.get("unroll_loops", ()):
+    if _unrolled_by_request(frame, header):
         return "the code after it needs a number it computes at compile time", None
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
@@ -382,7 +383,13 @@ def _weak(arr: Array):
     return v
 
 
-def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=None) -> Exit:
+def _unrolled_by_request(frame, header) -> bool:
+    """Whether infer.trace asked for this static loop unrolled (CountedStatics)."""
+    return (frame.fc.code, header) in ctx().options.get("unroll_loops", ())
+
+
+def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=None,
+                static_loop=False) -> Exit:
     """One While op for the loop at `header`, found by a fixpoint on the
     loop-carried slots (see module docstring).  `trip_count`: the static
     number of iterations of a counted range loop, if known.  `resume`: a
@@ -400,14 +407,20 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
     entry = dict(state_leaves(frame.locals, frame.stack)[1])    # for _explain_types
     is_private = privacy.private_arrays(frame)
     try:
-        ex = _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared,
-                           detached, kind_paths, rebound, note, trip_count, is_private, resume)
+        ex, every_trip = _settle_while(frame, header, loop_stops, loc, counted, promote, boxes,
+                                       unshared, detached, kind_paths, rebound, note,
+                                       trip_count, is_private, resume)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
-    made_runtime = [p for p in promote if isinstance(entry.get(p), _PY_NUMBERS)]
-    if trip_count is not None and made_runtime:
+    made_runtime = [p for p in promote if isinstance(entry.get(p), _PY_NUMBERS)] + \
+        rebound.made_runtime
+    if (trip_count is not None or static_loop) and made_runtime:
+        body = next(op for op in reversed(ctx().region.ops) if op.name == "while")
+        copies = None if trip_count is None else trip_count * ctx().unrolled_trips
         ctx().counted_statics.append(CountedStatics(
-            (frame.fc.code, header), loc, made_runtime, trip_count * ctx().unrolled_trips))
+            (frame.fc.code, header), loc, made_runtime, copies,
+            None if copies is None else copies * _op_count(body.regions[1].ops),
+            trip_count is not None and not every_trip))
     return ex
 
 
@@ -421,11 +434,14 @@ class CountedStatics:
     gives a runtime n, where unrolled it would be a number known at compile
     time.  `key`: the loop's (code, header block), which the `unroll_loops`
     option lists to unroll it (infer.trace, when a later line needs such a
-    number at compile time); `trips`: its copies, unrolled."""
+    number at compile time); `trips`: its copies, unrolled, and `ops` the
+    ops they would hold (None for a static `while`: not known)."""
     key: tuple
     loc: object
     paths: list
-    trips: int
+    trips: int | None
+    ops: int | None
+    leaves_early: bool      # a runtime `break` or `return` (unrolled, still runtime)
 
 
 def _static_change_hint(path, before, after) -> str:
@@ -464,7 +480,8 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
 def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
                   kind_paths, rebound, note, trip_count, is_private, resume=None) -> Exit:
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
-    boxes and the other sets grow until a trial of the body changes nothing."""
+    boxes and the other sets grow until a trial of the body changes nothing.
+    -> (the Exit, whether every iteration runs to the end of the body)."""
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with _items_kept(frame.interp, rebound.in_place):
@@ -501,7 +518,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                              counted, trip_count, rebound, resume)
             if growth is not None:
                 growth.fill(frame.interp, state_leaves(frame.locals, frame.stack)[1], leaves)
-            return ex
+            return ex, trial.exit.static and trial.exit.targets == (header,)
         promote.update(new_promote)
         boxes, kind_paths = new_boxes, new_kinds
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
@@ -517,6 +534,7 @@ class Rebound:
     as values of their own (holder[key] is the slot)."""
     in_place: dict = field(default_factory=dict)
     loose: dict = field(default_factory=dict)
+    made_runtime: list = field(default_factory=list)    # names of static numbers it carries
 
     def params(self) -> list:
         return [Value(aval) for *_, aval in self.loose.values()]
@@ -564,6 +582,8 @@ class Rebound:
                     f"({describe_static(before)} -> {describe_static(end)})", loc,
                     "only arrays and numbers can change inside a loop on runtime values")
             aval = unify(name, avals, "iterations of this loop")
+            if carried is None and isinstance(before, _PY_NUMBERS):
+                self.made_runtime.append(name)      # (`self.n += 1`: see CountedStatics)
             if carried is None or aval != carried[3]:
                 self.loose[slot] = [holder, key, serial, aval]
                 changed = True

@@ -51,7 +51,7 @@ from ..errors import SideEffectError
 from ..ir import AVal
 from ..frontend.cfg import only_appended_in_loop
 from .builder import ctx, emit, emit_op
-from .values import Array, RuntimeKind
+from .values import CHOSEN, Array, RuntimeKind
 
 _STATIC_ITEMS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 _COUNTER = object()         # Growth.statics: the item is the loop's counter
@@ -184,8 +184,13 @@ class Growth:
 
     def _refuse_shared_items(self):
         """One array appended twice (to one list or two), or two views of one:
-        NumPy's items share memory, separate buffer rows would not."""
+        NumPy's items share memory, separate buffer rows would not.  Nor an
+        array chosen at run time among others (`[h for h in hs]` over a long
+        list, `xs[i]`: values.CHOSEN): NumPy's item would be that array."""
         roots = [_root(v) for _, v in self._parts() if isinstance(v, Array)]
+        if any(r.frozen == CHOSEN for r in roots):
+            raise NotStackable("the loop appends an array it chose among others (an item "
+                               "of a list it goes over)")
         if len({id(r) for r in roots}) != len(roots):
             raise NotStackable("the loop appends one array (or views of it) more than once")
 

@@ -255,9 +255,10 @@ def rebinds_in_place(a) -> bool:
 def _refuse_update(kind):
     if kind == CHOSEN:
         raise SideEffectError(
-            "updating in place an array chosen from a list by a runtime index (`xs[i]`, or "
-            "the item a loop over a long list left at: a runtime `break`): compiled code "
-            "chooses a copy, so the update would not reach the list's array",
+            "updating in place an array chosen at run time among several (`xs[i]` of a list "
+            "with a runtime i, max() or min() with runtime keys, or the item a loop over a "
+            "long list left at: a runtime `break`): compiled code chooses a copy, so the "
+            "update would not reach the chosen array",
             hint="keep the arrays in one array (xs = np.stack(...)) and update xs[i], "
                  "choose with a static index, or update a copy (v = v.copy())")
     if kind == JAX:
@@ -323,6 +324,11 @@ def set_item(container, key, value, serial: int) -> None:
     write (finish_items) so that its state can be merged or carried."""
     c = builder.ctx()
     if c.item_journal and serial < c.serial_floor[-1]:
+        if isinstance(key, slice):      # (one of another length: calls.setitem does the rest)
+            raise SideEffectError(
+                "assigning a list slice of another length inside a loop or a runtime `if`, "
+                "to a list from before it, is not supported", hint="build a new list "
+                "(`hs = hs[1:] + [v]`), or assign as many items as the slice holds")
         before = container[key] if type(container) is list or key in container else ABSENT
         c.item_journal[-1].setdefault((id(container), key),
                                       (container, key, before, c.loc, serial))
