@@ -294,7 +294,8 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     frame.stack[-1] = dataclasses.replace(it, pos=pos)
     try:
         within = f" within unrolled loops of {enclosing} iterations" if enclosing > 1 else ""
-        with stacking.growing(it.pos, it.step, it.remaining()):
+        with stacking.growing(it.pos, it.step, it.remaining()), \
+                stacking.items_set_aside(frame, header):
             return build_while(frame, header, stops, loop_stops,
                                f"counted loop: {it.remaining()} iterations{within} exceed the "
                                f"unroll budget ({ctx().options.get('unroll', 32)})",

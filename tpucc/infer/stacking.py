@@ -80,6 +80,7 @@ class Growth:
     entering: dict = field(default_factory=dict)    # (id(list), j) -> the variable's path
     rows_of: dict = field(default_factory=dict)     # (id(list), j) -> the array it is a row
     #   of, or the path of the variable holding it (the loop carries it, unchanged)
+    flat_blocks: dict = field(default_factory=dict)  # (id(list), j) -> buffer of Blocks, flat
 
     def enter_body(self, frame, header):
         """A trial of the body starts (inside its region)."""
@@ -126,6 +127,8 @@ class Growth:
         self._refuse_compile_time_items(pos)
         self._refuse_shared_items()
         for key, v in self._parts():
+            if isinstance(v, Block):
+                v = v.buffer            # (each iteration's block: a row of the buffer)
             if v is pos:                # the counter itself: a static number in each row
                 self.statics[key] = _COUNTER
                 continue
@@ -279,6 +282,9 @@ class Growth:
         if _is_structure(v):
             return _rebuilt(interp, v, [self._item(interp, (*key, k), part, t)
                                         for k, part in _children(v)])
+        if isinstance(v, Block):
+            flat = self._flattened(key)
+            return [_row(flat, t * v.count + k, v.like) for k in range(v.count)]
         if self.statics.get(key) is _COUNTER:
             return self.start + t * self.step       # (a Python int, as the unrolled loop's)
         if key in self.rows_of:
@@ -288,6 +294,18 @@ class Growth:
                 or key in self.entering and t == 0:
             return self.statics[key]
         return _row(self.buffers[key], t, v)
+
+    def _flattened(self, key) -> Array:
+        """The buffer of Blocks under `key`, (trips, count, ...), as the
+        (trips * count, ...) rows the list gets: rows of a major axis, as
+        any buffer's (XLA:CPU makes each [t, k] item a kernel of its own:
+        4 s for 400)."""
+        flat = self.flat_blocks.get(key)
+        if flat is None:
+            buf = self.buffers[key]
+            flat = self.flat_blocks[key] = Array(emit(
+                "reshape", buf, shape=(buf.shape[0] * buf.shape[1], *buf.shape[2:])).var)
+        return flat
 
     def fill(self, interp, final_leaves, first_leaves):
         """After the While: the lists get the appended items, row by row;
@@ -302,14 +320,45 @@ class Growth:
             for key, path in paths.items():
                 item = self.statics[key] = ends[path]
                 ctx().stacked_rows[id(item.var)] = (item.var, self.buffers[key].var, t)
+        enclosing = _enclosing(self)
         for lid, (lst, values) in self.appends.items():
+            if self._as_block(interp, lid, lst, values, enclosing):
+                continue
             items = []
             for t in range(self.trips):
-                items.extend(self._item(interp, (lid, j), v, t) for j, v in enumerate(values))
+                for j, v in enumerate(values):
+                    item = self._item(interp, (lid, j), v, t)
+                    items.extend(item if isinstance(v, Block) else [item])
             for item in items:          # (an enclosing counted loop may stack them)
-                if not try_record(interp, lst, item, named=lid in self.named):
+                if not (enclosing is not None
+                        and enclosing.record(interp, lst, item, lid in self.named)):
                     interp.check_mutation(lst, "a comprehension's result")
                     lst.append(item)
+
+    def _as_block(self, interp, lid, lst, values, enclosing) -> bool:
+        """Inside the body of an enclosing counted loop that stacks this
+        list's items too (a second epoch's `for b in batches:
+        losses.append(...)` in a While over the epochs): the one value each
+        iteration appended, from a buffer, goes to the enclosing loop as
+        that whole buffer (a Block: a row of the enclosing loop's buffer),
+        not one value per row (hundreds of buffers it would carry).
+        Whether it went."""
+        key = (lid, 0)
+        if enclosing is None or len(values) != 1 or not isinstance(values[0], Array) \
+                or key not in self.buffers or any(key in d for d in (
+                    self.statics, self.rows_of, self.carried, self.entering)):
+            return False
+        block = Block(Array(self.buffers[key].var), values[0], self.trips)
+        return enclosing.record(interp, lst, block, lid in self.named)
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """The `count` items one list got from a counted loop's buffer (their
+    type: `like`'s), appended as one value to an enclosing loop's list."""
+    buffer: Array
+    like: Array
+    count: int
 
 
 def _is_structure(v) -> bool:
@@ -493,9 +542,40 @@ def growing(start: int, step: int, trips: int):
         ctx().growths.pop()
 
 
+@contextlib.contextmanager
+def items_set_aside(frame, header):
+    """The arrays a list already holds when a counted loop that may grow it
+    starts (`losses` in a second epoch of `for ep in range(3): for b in
+    batches: losses.append(...)`), set aside while its While is built and
+    put back in front of the items the loop appends.  Only for a list the
+    loop cannot read (frontend.cfg.only_appended_in_loop: from the list's
+    making to the loop's end, only `name.append(v)` uses it): the While
+    need not carry the items (hundreds of them, by the later epochs), and
+    the list holds nothing else a trial body could see."""
+    aside = [(v, list(v)) for name, v in frame.locals.items()
+             if type(v) is list and not all(isinstance(x, _STATIC_ITEMS) for x in v)
+             and only_appended_in_loop(frame.fc, header, name,
+                                       frame.globals.get("list", list) is list)]
+    for lst, _ in aside:
+        lst.clear()
+    try:
+        yield
+    finally:
+        for lst, items in aside:
+            lst[:0] = items
+
+
 def current() -> Growth | None:
     growths = ctx().growths
     return growths[-1] if growths else None
+
+
+def _enclosing(g: Growth) -> Growth | None:
+    """The Growth of the counted loop around g's (whose body g's While is
+    in), if any."""
+    growths = ctx().growths
+    i = next(i for i, x in enumerate(growths) if x is g)
+    return growths[i - 1] if i else None
 
 
 def try_record(interp, lst, value, named=False) -> bool:
