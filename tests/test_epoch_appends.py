@@ -155,3 +155,36 @@ def test_epochs_left_on_a_runtime_condition_are_refused_naming_the_append():
     with pytest.raises(tpucc.SideEffectError, match="runtime `if` or loop") as e:
         tpucc.compile(with_a_break)(batches(), np.ones(4), 100.0)
     assert "losses.append(np.sum(w * b) + ep)" in str(e.value)
+
+
+def trajectory_from_the_start(x):
+    traj = [x]
+    for _ in range(N):
+        x = 0.5 * x + 1
+        traj.append(x)
+    return np.stack(traj), traj[0] is traj[0]
+
+
+def test_a_trajectory_that_starts_with_the_state_from_before():
+    # was unrolled (the list held x): 22 s of XLA for 256 steps
+    x = np.arange(3.0)
+    check(trajectory_from_the_start, x)
+    assert whiles(trajectory_from_the_start, x) == 1
+
+
+def stacked_over_epochs(batches, w):
+    losses = []
+    for _ in range(3):
+        for b in batches:
+            w = w * 0.99 + b
+            losses.append(w.sum())
+    return np.stack(losses)
+
+
+def test_stacking_items_of_several_buffers_and_items_between():
+    bs = batches()
+    check(stacked_over_epochs, bs, np.ones(4), rtol=1e-12)
+    ir = tpucc.compile(stacked_over_epochs).lower(bs, np.ones(4)).ir()
+    # the result: a few slices of buffers, not one piece per item
+    (result,) = [line for line in ir.splitlines() if "[120] = concatenate(" in line]
+    assert result.count("%") <= 8

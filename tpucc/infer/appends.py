@@ -25,10 +25,8 @@ def record(interp, lst, method: str, args, kwargs) -> bool:
     plain list from outside the call: recorded for the driver (True); False
     for any other call or list (made by the call, an argument's copy),
     which the caller handles as before."""
-    ctx = interp.ctx
-    if method not in ("append", "extend") or type(lst) is not list or kwargs or len(args) != 1 \
-            or id(lst) in interp.fresh_ids or id(lst) in interp.argument_containers \
-            or ctx.merged_containers.get(id(lst)) is lst:
+    if method not in ("append", "extend") or kwargs or len(args) != 1 \
+            or not is_outside(interp, lst):
         return False
     if method == "extend" and type(args[0]) not in (list, tuple):
         return False
@@ -38,8 +36,16 @@ def record(interp, lst, method: str, args, kwargs) -> bool:
             "is not supported: how many items it gets would be known only when the call runs",
             hint="append after the `if` or loop, or fill a preallocated array (x[i] = v)")
     items = [args[0]] if method == "append" else interp.static_items(args[0])
-    interp.outside_appends.extend((lst, item, ctx.loc) for item in items)
+    interp.outside_appends.extend((lst, item, interp.ctx.loc) for item in items)
     return True
+
+
+def is_outside(interp, lst) -> bool:
+    """Whether `lst` is a plain list from outside the call (not one it made,
+    an argument's copy or one a runtime `if` rebuilt)."""
+    return type(lst) is list and id(lst) not in interp.fresh_ids \
+        and id(lst) not in interp.argument_containers \
+        and interp.ctx.merged_containers.get(id(lst)) is not lst
 
 
 def finish(interp, ctx) -> list:

@@ -74,6 +74,9 @@ class Context:
     # The counted loops whose While is being built, innermost last: the
     # lists their bodies grow (stacking.Growth).
     growths: list = field(default_factory=list)
+    # The runtime branches being interpreted, outermost first: (the
+    # condition's Value, whether this is the arm it selects) (periodic.py).
+    branch_guards: list = field(default_factory=list)
     # Items a counted loop appended, read back from its buffers: id(Value)
     # -> (the item's Value, the buffer's, its row), so np.stack / np.array of
     # all of them in order is the buffer itself (stacking.whole_buffer).

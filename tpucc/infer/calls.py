@@ -360,6 +360,7 @@ class Interpreter:
         self.identity_views: dict[str, IdentitiesGuardView] = {}
         self.dunders: dict[tuple, object] = {}      # (class, name) -> user_dunder's answer
         self.outside_appends: list = []         # (list, value, loc): see appends.py
+        self.set_aside: list = []       # lists of items held aside (stacking.items_set_aside)
         self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
         # Arrays from this serial on were made by the traced call's own ops
         # (privacy.py); None: not known, so no array counts as private.

@@ -239,10 +239,10 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     loc = ctx().loc                 # the branch's line: where the Cond is reported
     current = frame.current         # where each arm's region opens (exceptions.py)
     results = []
-    for run, setup in arms:
+    for index, (run, setup) in enumerate(arms):
         frame.locals, frame.stack = dict(locals0), list(stack0)
         frame.current = current
-        with journaled_region(frame=frame) as rec:
+        with journaled_region(frame=frame) as rec, _taking(pred, index == 0):
             if setup is not None:
                 setup(frame)
             ex = run(frame)
@@ -254,6 +254,17 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
         results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars, items))
     with builder.at(loc):
         return merge_arms(frame, pred, results, note, floor, (locals0, stack0))
+
+
+@contextlib.contextmanager
+def _taking(pred: Array, selected: bool):
+    """Inside the arm of `pred`'s branch it selects (True) or the other."""
+    guards = ctx().branch_guards
+    guards.append((pred.var, selected))
+    try:
+        yield
+    finally:
+        guards.pop()
 
 
 @dataclass

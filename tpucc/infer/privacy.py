@@ -31,6 +31,7 @@ def private_arrays(frame):
     roots = [v for f in interp.frames for v in (dict(f.locals), list(f.stack))]
     roots.append(list(interp.shadow.values()))
     roots.append([value for _, value, _ in interp.outside_appends])
+    roots.append(list(interp.set_aside))        # a list's items, held out of its While
     captured = {id(c.array) for c in interp.captured.values() if c.array is not None}
     counts = []
 

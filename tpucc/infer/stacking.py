@@ -50,6 +50,7 @@ import numpy as np
 from ..errors import SideEffectError
 from ..ir import AVal
 from ..frontend.cfg import only_appended_in_loop
+from . import appends, periodic
 from .builder import ctx, emit, emit_op
 from .values import CHOSEN, Array, RuntimeKind
 
@@ -81,14 +82,24 @@ class Growth:
     rows_of: dict = field(default_factory=dict)     # (id(list), j) -> the array it is a row
     #   of, or the path of the variable holding it (the loop carries it, unchanged)
     flat_blocks: dict = field(default_factory=dict)  # (id(list), j) -> buffer of Blocks, flat
+    # (id(list), j) -> on which iterations the value is appended, for one
+    # appended under a runtime `if` on the counter alone (periodic.py)
+    guards: dict = field(default_factory=dict)
+    outside: set = field(default_factory=set)  # ids of lists from outside the call
+    #   (appends.py: appended when it returns)
+    counter: object = None          # the body's counter (an Array)
+    region_base: int = 0            # the body's region, in ctx().regions
+    guard_base: int = 0             # the branches around the loop, in ctx().branch_guards
 
     def enter_body(self, frame, header):
         """A trial of the body starts (inside its region)."""
         c = ctx()
         self.depth = (c.runtime_depth, c.grad_depth)
         self.floor = c.effect_floor[-1]
-        self.appends = {}
+        self.appends, self.guards, self.outside = {}, {}, set()
         self.carried, self.entering, self.rows_of = {}, {}, {}
+        self.counter = frame.stack[-1].pos
+        self.region_base, self.guard_base = len(c.regions) - 1, len(c.branch_guards)
         self.named = frozenset(
             id(v) for name, v in frame.locals.items()
             if type(v) is list and all(isinstance(x, _STATIC_ITEMS) for x in v)
@@ -100,13 +111,58 @@ class Growth:
         the append runs on every iteration (at the body's own depth) and
         `lst` is older than the body (a list the iteration made is its own)."""
         c = ctx()
-        if (c.runtime_depth, c.grad_depth) != self.depth or c.effect_floor[-1] != self.floor:
+        if c.grad_depth != self.depth[1]:
             return False
         made = interp.fresh_ids.get(id(lst))
-        if made is None or made[0] is not lst or made[1] >= self.floor \
-                or named and id(lst) not in self.named:
+        outside = made is None and named and appends.is_outside(interp, lst)
+        if not outside and (made is None or made[0] is not lst or made[1] >= self.floor
+                            or named and id(lst) not in self.named):
             return False
-        self.appends.setdefault(id(lst), (lst, []))[1].append(value)
+        if outside:
+            self.outside.add(id(lst))
+        values = self.appends.setdefault(id(lst), (lst, []))[1]
+        if c.runtime_depth != self.depth[0] or c.effect_floor[-1] != self.floor:
+            guard = self._guard()
+            if guard is None or not self._write_guarded((id(lst), len(values)), value):
+                return False
+            self.guards[(id(lst), len(values))] = guard
+        values.append(value)
+        return True
+
+    def _guard(self):
+        """Inside runtime branches of the body on the counter alone: on which
+        iterations they are all taken (periodic.mask); else None."""
+        c = ctx()
+        guards = c.branch_guards[self.guard_base:]
+        if not guards or c.runtime_depth - self.depth[0] != len(guards) \
+                or not isinstance(self.counter, Array):
+            return None                 # (not only branches: a runtime loop in the body)
+        ops = [op for rb in c.regions[self.region_base:] for op in rb.ops]
+        positions = self.start + self.step * np.arange(self.trips, dtype=np.int64)
+        return periodic.mask(guards, ops, self.counter._var, positions)
+
+    def _write_guarded(self, key, value) -> bool:
+        """An appended value under a runtime branch into its buffers, there
+        (numbers, static values and the counter, in tuples at will: no
+        identity a later write could show); whether it could be."""
+        if any(not isinstance(c, tuple) for c in _containers(value)):
+            return False
+        from ..ops import indexing
+        for leaf_key, v in _leaves(key, value):
+            if v is self.counter:
+                self.statics[leaf_key] = _COUNTER
+            elif not isinstance(v, Array):
+                if not isinstance(v, _STATIC_ITEMS):
+                    return False
+                self.statics[leaf_key] = v
+            elif not (v.immutable is True or v.aval.weak) or v.base is not None or v.shape:
+                return False            # (an array: a write into it would show in the list)
+            elif (buf := self.buffers.get(leaf_key)) is None or buf.dtype != v.dtype:
+                self.wanted[leaf_key] = v.aval
+            else:
+                static, arrays = indexing.normalize_key((self._iteration(self.counter),),
+                                                        buf.shape)
+                buf.set(emit("setitem", buf, v, *arrays, key=static).var)
         return True
 
     def write_rows(self, pos, frame, leaves, fresh_floor: int, entries: dict):
@@ -127,6 +183,8 @@ class Growth:
         self._refuse_compile_time_items(pos)
         self._refuse_shared_items()
         for key, v in self._parts():
+            if key[:2] in self.guards:
+                continue                # (written in its branch)
             if isinstance(v, Block):
                 v = v.buffer            # (each iteration's block: a row of the buffer)
             if v is pos:                # the counter itself: a static number in each row
@@ -327,11 +385,17 @@ class Growth:
             items = []
             for t in range(self.trips):
                 for j, v in enumerate(values):
+                    if (lid, j) in self.guards and not self.guards[(lid, j)][t]:
+                        continue
                     item = self._item(interp, (lid, j), v, t)
                     items.extend(item if isinstance(v, Block) else [item])
+            named = lid in self.named or lid in self.outside
             for item in items:          # (an enclosing counted loop may stack them)
-                if not (enclosing is not None
-                        and enclosing.record(interp, lst, item, lid in self.named)):
+                if enclosing is not None and enclosing.record(interp, lst, item, named):
+                    continue
+                if lid in self.outside:
+                    appends.record(interp, lst, "append", (item,), {})
+                else:
                     interp.check_mutation(lst, "a comprehension's result")
                     lst.append(item)
 
@@ -346,10 +410,10 @@ class Growth:
         key = (lid, 0)
         if enclosing is None or len(values) != 1 or not isinstance(values[0], Array) \
                 or key not in self.buffers or any(key in d for d in (
-                    self.statics, self.rows_of, self.carried, self.entering)):
+                    self.statics, self.rows_of, self.carried, self.entering, self.guards)):
             return False
         block = Block(Array(self.buffers[key].var), values[0], self.trips)
-        return enclosing.record(interp, lst, block, lid in self.named)
+        return enclosing.record(interp, lst, block, lid in self.named or lid in self.outside)
 
 
 @dataclass(frozen=True, eq=False)
@@ -504,6 +568,44 @@ def whole_buffer(items, dtype=None):
     return Array(buf)
 
 
+@dataclass(frozen=True)
+class Run:
+    """Rows start .. start + count - 1 of a buffer (an IR Value), in order:
+    a stretch of a list's items (`buffer_runs`)."""
+    buffer: object
+    start: int
+    count: int
+
+
+def buffer_runs(items, dtype=None) -> list | None:
+    """`items` (a list's, to be stacked) with each stretch of two or more
+    consecutive rows of one buffer a counted loop filled as a Run: a
+    trajectory that starts with the state from before its loop (`traj =
+    [x]`), losses over several epochs (a buffer each, and the items a
+    list loop's last iteration appended between them).  None when there
+    is no such stretch, or `dtype` asks for another dtype than a buffer's."""
+    rows = ctx().stacked_rows
+    found = [rows.get(id(a.var)) if isinstance(a, Array) and a.base is None else None
+             for a in items]
+    found = [f if f is not None and f[0] is a.var else None for f, a in zip(found, items)]
+    pieces, i = [], 0
+    while i < len(items):
+        j = i + 1
+        while found[i] is not None and j < len(items) and found[j] is not None \
+                and found[j][1] is found[i][1] and found[j][2] == found[i][2] + j - i:
+            j += 1
+        if j - i >= 2:
+            pieces.append(Run(found[i][1], found[i][2], j - i))
+        else:
+            pieces.append(items[i])
+        i = j
+    runs = [p for p in pieces if isinstance(p, Run)]
+    if not runs or dtype is not None and any(r.buffer.aval.dtype != np.dtype(dtype)
+                                             for r in runs):
+        return None
+    return pieces
+
+
 def buffer_then_rest(items, dtype=None):
     """(The buffer whose rows, all of them in order, begin `items`, as a new
     Array; the items after them) for a list a counted loop grew and then
@@ -556,13 +658,15 @@ def items_set_aside(frame, header):
              if type(v) is list and not all(isinstance(x, _STATIC_ITEMS) for x in v)
              and only_appended_in_loop(frame.fc, header, name,
                                        frame.globals.get("list", list) is list)]
-    for lst, _ in aside:
+    for lst, items in aside:
         lst.clear()
+        frame.interp.set_aside.append(items)    # (still holders: privacy.py)
     try:
         yield
     finally:
         for lst, items in aside:
             lst[:0] = items
+            frame.interp.set_aside.pop()
 
 
 def current() -> Growth | None:

@@ -270,10 +270,12 @@ def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
     whole = stacking.whole_buffer(arrays, dtype) if axis == 0 else None
     if whole is not None:               # the items of a list a counted loop grew
         return whole
-    split = stacking.buffer_then_rest(arrays, dtype) if axis == 0 else None
-    if split is not None and all(_aval(a).shape == _aval(split[0]).shape[1:] for a in split[1]):
-        # ... and then more items: the last one of a loop over a list (list_loops)
-        return concatenate([split[0], stack(split[1], dtype=dtype, casting=casting)], 0)
+    runs = stacking.buffer_runs(arrays, dtype) if axis == 0 else None
+    if runs is not None and len({_aval(a).shape for a in arrays}) == 1:
+        # ... or stretches of them among other items (the last iteration of a
+        # loop over a list, a trajectory's first state): slices, concatenated
+        return concatenate([_buffer_rows(p) if isinstance(p, stacking.Run)
+                            else expand_dims(as_array_operand(p), 0) for p in runs], 0)
     arrays = [as_array_operand(a) for a in arrays]
     shapes = {_aval(a).shape for a in arrays}
     if len(shapes) != 1:
@@ -283,6 +285,13 @@ def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
     if dtype is not None:
         arrays = cast_operands("stack", arrays, dtype, casting)
     return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+def _buffer_rows(run):
+    whole = Array(run.buffer)
+    if run.count == _aval(whole).shape[0]:
+        return whole
+    return indexing.getitem(whole, slice(run.start, run.start + run.count))
 
 
 @implements(np.vstack)
