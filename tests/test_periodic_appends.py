@@ -98,3 +98,32 @@ def snapshots(x):
 def test_arrays_appended_under_the_condition_are_exact():
     # an array has an identity a later write could show: unrolled as before
     check(snapshots, np.ones(3))
+
+
+class Trainer:
+    def __init__(self):
+        self.w = np.zeros(4)
+        self.losses, self.checkpoints = [], []
+
+    def fit(self, epochs):
+        for ep in range(epochs):
+            r = X @ self.w - Y
+            self.w -= 0.01 * X.T @ r
+            self.losses.append(float((r ** 2).mean()))
+            if ep % 50 == 49:
+                self.checkpoints.append((ep, np.abs(r).max()))
+        return self.w
+
+
+def test_an_outside_list_appended_in_a_long_loop():
+    # appended when the call returns, from buffer rows: one While (was 20 s unrolled)
+    eager, compiled = Trainer(), Trainer()
+    fit = tpucc.compile(compiled.fit)
+    np.testing.assert_allclose(fit(200), eager.fit(200), rtol=1e-9)
+    np.testing.assert_allclose(compiled.losses, eager.losses, rtol=1e-9)
+    assert [c[0] for c in compiled.checkpoints] == [49, 99, 149, 199]
+    np.testing.assert_allclose([c[1] for c in compiled.checkpoints],
+                               [c[1] for c in eager.checkpoints], rtol=1e-9)
+    fit(200)                            # a second call appends again
+    assert len(compiled.losses) == 400 and type(compiled.losses[-1]) is float
+    assert fit.lower(200).ir().count("= while(") == 1
