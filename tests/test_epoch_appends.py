@@ -188,3 +188,56 @@ def test_stacking_items_of_several_buffers_and_items_between():
     # the result: a few slices of buffers, not one piece per item
     (result,) = [line for line in ir.splitlines() if "[120] = concatenate(" in line]
     assert result.count("%") <= 8
+
+
+def keras_history(w, epochs):
+    hist = {"loss": [], "gnorm": []}
+    log = ([], [])
+    for ep in range(epochs):
+        r = X @ w - Y
+        g = X.T @ r
+        w = w - 0.01 * g
+        hist["loss"].append(float((r ** 2).mean()))
+        hist["gnorm"].append(np.linalg.norm(g))
+        log[0].append(ep)
+        log[1].append(r[0])
+    return w, hist, log
+
+
+rng = np.random.default_rng(1)
+X = rng.standard_normal((16, 4))
+Y = X @ rng.standard_normal(4)
+
+
+def test_lists_of_a_history_dict_or_tuple():
+    # a dict or tuple of new lists used only as hist[k].append(v): one While
+    check(keras_history, np.zeros(4), 100, rtol=1e-9)
+    assert whiles(keras_history, np.zeros(4), 100) == 1
+
+
+def history_over_epochs(batches, w):
+    hist = {"loss": [], "first": []}
+    for ep in range(3):
+        for b in batches:
+            w = w * 0.9 + b
+            hist["loss"].append(float(w.sum()))
+        hist["first"].append(ep)
+    return hist
+
+
+def test_a_history_dict_over_epochs():
+    check(history_over_epochs, batches(), np.ones(4), rtol=1e-12)
+    assert whiles(history_over_epochs, batches(), np.ones(4)) == 3
+
+
+def history_read_in_the_loop(w):
+    hist = {"loss": []}
+    for ep in range(40):
+        w = w * 0.9 + 1
+        hist["loss"].append(float(w.sum()))
+        w = w + len(hist["loss"])
+    return hist, w
+
+
+def test_a_history_the_loop_reads_is_exact():
+    check(history_read_in_the_loop, np.ones(2))

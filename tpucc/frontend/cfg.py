@@ -209,29 +209,32 @@ def _intersect(a, b, idom, rank):
     return a
 
 
-def only_appended_in_loop(fc, header: int, name: str, list_is_builtin: bool = True) -> bool:
+def only_appended_in_loop(fc, header: int, name: str, list_is_builtin: bool = True,
+                          holder: bool = False) -> bool:
     """Whether the list the local `name` holds when the loop at `header`
     starts is one this function made (`name = [...]`, `a, b = [], []`, or
     `name = list()` where `list_is_builtin`: the global name is not
     rebound), which no code reads from there to the loop's end except as
     `name.append(v)`: no other name, object or call can reach it while the
     loop runs, so the loop may defer its appends (infer/stacking.py).  Not
-    for a variable a closure reads."""
-    key = (header, name)
+    for a variable a closure reads.  `holder`: the same for the lists of a
+    dict or tuple display of empty lists (`hist = {"loss": [], "acc": []}`,
+    `log = ([], [])`), used only as `name[k].append(v)` (k a constant)."""
+    key = (header, name, holder)
     if key not in fc.appended_only:
-        fc.appended_only[key] = _only_appended(fc, header, name)
+        fc.appended_only[key] = _only_appended(fc, header, name, holder)
     found = fc.appended_only[key]
     return found is True or (found == "list()" and list_is_builtin)
 
 
-def _only_appended(fc, header, name):
+def _only_appended(fc, header, name, holder):
     """True, False, or "list()" where a binding the loop's entry sees is
     `name = list()` (true if the global `list` is the builtin)."""
     code = fc.code
     if name in code.co_cellvars or name in code.co_freevars:
         return False
     body = fc.loop_bodies[header]
-    if any(_scan(fc.blocks[n].instrs, name) for n in body):
+    if any(_scan(fc.blocks[n].instrs, name, holder) for n in body):
         return False            # read otherwise, rebound or deleted in the loop
     work, seen, answer = [p for p in fc.preds[header] if p not in body], set(), True
     while work:                 # back from the loop's entry to `name = [...]`
@@ -239,7 +242,7 @@ def _only_appended(fc, header, name):
         if n in seen:
             continue
         seen.add(n)
-        found = _scan(fc.blocks[n].instrs, name)
+        found = _scan(fc.blocks[n].instrs, name, holder)
         if found in ("made", "list()"):
             answer = answer if found == "made" else found
             continue
@@ -277,19 +280,57 @@ def _stored_list(instrs, i):
     return None
 
 
-def _scan(instrs, name):
+def _scan(instrs, name, holder=False):
     """Backward over a block: "made" at `name = [...]` ("list()" at `name =
     list()`), "other" at any use of `name` but `name.append(...)` or at
-    another binding, else None."""
+    another binding, else None.  `holder`: "made" at a dict or tuple
+    display of empty lists, and the use allowed is `name[k].append(...)`."""
     for i in range(len(instrs) - 1, -1, -1):
         ins = instrs[i]
         if ins.arg != name:
             continue
         if ins.op == "STORE_FAST":
-            return _stored_list(instrs, i) or "other"
+            made = _stored_holder(instrs, i) if holder else _stored_list(instrs, i)
+            return made or "other"
         if ins.op in _READS or ins.op == "DELETE_FAST":
-            method = instrs[i + 1] if i + 1 < len(instrs) else None
-            if ins.op != "LOAD_FAST" or method is None or method.op != "LOAD_ATTR" \
-                    or method.arg != (True, "append"):
+            if ins.op != "LOAD_FAST" or not _appends_to(instrs, i + (3 if holder else 1)) \
+                    or holder and not _constant_item(instrs, i + 1):
                 return "other"
     return None
+
+
+def _appends_to(instrs, i) -> bool:
+    """Whether instrs[i] loads the bound method `append` of what is below it."""
+    return i < len(instrs) and instrs[i].op == "LOAD_ATTR" and instrs[i].arg == (True, "append")
+
+
+def _constant_item(instrs, i) -> bool:
+    """Whether instrs[i:i + 2] take an item at a constant key or index."""
+    return i + 1 < len(instrs) and instrs[i].op == "LOAD_CONST" \
+        and type(instrs[i].arg) in (str, int) and instrs[i + 1].op == "BINARY_SUBSCR"
+
+
+def _stored_holder(instrs, i):
+    """"made" when the STORE_FAST at i stores a dict or tuple display of n
+    empty lists: `{"a": [], "b": []}` (BUILD_CONST_KEY_MAP, or BUILD_MAP of
+    constant keys) or `([], [])`; else None."""
+    build = instrs[i - 1] if i > 0 else None
+    if build is None or build.op not in ("BUILD_CONST_KEY_MAP", "BUILD_MAP", "BUILD_TUPLE") \
+            or not build.arg:
+        return None
+    n = build.arg
+    if build.op == "BUILD_MAP":
+        parts = instrs[i - 1 - 2 * n:i - 1]
+        ok = len(parts) == 2 * n and all(
+            k.op == "LOAD_CONST" and type(k.arg) in (str, int) and _empty_list(v)
+            for k, v in zip(parts[::2], parts[1::2]))
+    else:
+        keys = 1 if build.op == "BUILD_CONST_KEY_MAP" else 0
+        parts = instrs[i - 1 - keys - n:i - 1 - keys]
+        ok = len(parts) == n and all(map(_empty_list, parts)) and (
+            not keys or instrs[i - 2].op == "LOAD_CONST")
+    return "made" if ok else None
+
+
+def _empty_list(ins) -> bool:
+    return ins.op == "BUILD_LIST" and ins.arg == 0

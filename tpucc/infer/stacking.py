@@ -100,11 +100,8 @@ class Growth:
         self.carried, self.entering, self.rows_of = {}, {}, {}
         self.counter = frame.stack[-1].pos
         self.region_base, self.guard_base = len(c.regions) - 1, len(c.branch_guards)
-        self.named = frozenset(
-            id(v) for name, v in frame.locals.items()
-            if type(v) is list and all(isinstance(x, _STATIC_ITEMS) for x in v)
-            and only_appended_in_loop(frame.fc, header, name,
-                                      frame.globals.get("list", list) is list))
+        self.named = frozenset(id(v) for v in deferrable_lists(frame, header)
+                               if all(isinstance(x, _STATIC_ITEMS) for x in v))
 
     def record(self, interp, lst, value, named: bool) -> bool:
         """`lst.append(value)` in the body: recorded instead of done, when
@@ -644,6 +641,25 @@ def growing(start: int, step: int, trips: int):
         ctx().growths.pop()
 
 
+def deferrable_lists(frame, header) -> list:
+    """The lists the loop at `header` can only append to: held by a local
+    that nothing but `name.append(v)` uses from the list's making to the
+    loop's end, or in a dict or tuple of new empty lists that nothing but
+    `name[k].append(v)` uses (frontend.cfg.only_appended_in_loop)."""
+    found = []
+    for name, v in frame.locals.items():
+        if type(v) is list:
+            if only_appended_in_loop(frame.fc, header, name,
+                                     frame.globals.get("list", list) is list):
+                found.append(v)
+        elif type(v) in (dict, tuple) and v:
+            lists = list(v.values() if type(v) is dict else v)
+            if all(type(x) is list for x in lists) and len({id(x) for x in lists}) == len(lists) \
+                    and only_appended_in_loop(frame.fc, header, name, holder=True):
+                found.extend(lists)
+    return found
+
+
 @contextlib.contextmanager
 def items_set_aside(frame, header):
     """The arrays a list already holds when a counted loop that may grow it
@@ -654,10 +670,8 @@ def items_set_aside(frame, header):
     making to the loop's end, only `name.append(v)` uses it): the While
     need not carry the items (hundreds of them, by the later epochs), and
     the list holds nothing else a trial body could see."""
-    aside = [(v, list(v)) for name, v in frame.locals.items()
-             if type(v) is list and not all(isinstance(x, _STATIC_ITEMS) for x in v)
-             and only_appended_in_loop(frame.fc, header, name,
-                                       frame.globals.get("list", list) is list)]
+    aside = [(v, list(v)) for v in deferrable_lists(frame, header)
+             if not all(isinstance(x, _STATIC_ITEMS) for x in v)]
     for lst, items in aside:
         lst.clear()
         frame.interp.set_aside.append(items)    # (still holders: privacy.py)
