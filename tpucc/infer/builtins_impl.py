@@ -328,7 +328,8 @@ def sorted_(interp, x, key=None, reverse=False):
     if key is None and len(items) > 1 and any(isinstance(v, Array) for v in items):
         return interp.fresh(_sorted_runtime(items, reverse))
     keys = [interp.call(key, [v], {}) for v in items] if key is not None else items
-    if key is not None and len(keys) > 1 and any(isinstance(k, Array) for k in keys):
+    if len(keys) > 1 and (key is not None and any(isinstance(k, Array) for k in keys)
+                          or any(type(k) in (tuple, list) and holds_array(k) for k in keys)):
         raise _sorted_refusal()
     from . import dunders
     if any(map(dunders.involves_user, keys)):           # the user's __lt__, interpreted
@@ -501,6 +502,11 @@ def _extreme(builtin_fn, pick_later):
             return builtin_fn(())       # raises Python's own ValueError: the user's error
         keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
         if not any(isinstance(k, Array) for k in keys):
+            if len(keys) > 1 and all(type(k) is tuple for k in keys) \
+                    and any(map(holds_array, keys)) and list_loops.alike(keys):
+                # (`max((loss, i) for i, loss in ...)`: tuples compared at run time)
+                _one_type(builtin_fn.__name__, [x for k in keys for x in k])
+                return list_loops.picked(items, _best_position(keys, pick_later, interp))
             return _static_extreme(items, keys, interp, pick_later)
         if not all(isinstance(v, Array) or type(v) in (int, float, bool) for v in items):
             # (`max(results, key=lambda r: r[1])` over tuples of alike items)
@@ -531,13 +537,23 @@ def _extreme(builtin_fn, pick_later):
     return impl
 
 
-def _best_position(keys, pick_later):
-    """The runtime position of the first best of `keys` (Python's choice)."""
+def _best_position(keys, pick_later, interp=None):
+    """The runtime position of the first best of `keys` (Python's choice):
+    numbers, or (`interp` given) alike tuples, compared as Python does."""
+    from . import dunders
     best, best_key = 0, keys[0]
+    pick = list_loops.picker(keys) if interp is not None else None
     for i, k in enumerate(keys[1:], 1):
-        better = pick_later(k, best_key)
+        if interp is None:
+            better = pick_later(k, best_key)
+        else:
+            better = dunders.apply(interp, pick_later, k, best_key)
+            if not isinstance(better, Array):   # (decided at compile time)
+                best, best_key = (i, k) if better else (best, best_key)
+                continue
         best = emit("select", better, i, best, weak_result=True)
-        best_key = emit("select", better, k, best_key, weak_result=True)
+        best_key = emit("select", better, k, best_key, weak_result=True) if pick is None \
+            else pick(best)
     return best
 
 

@@ -151,28 +151,29 @@ def _check_alike(items):
 def picked(items, pos):
     """The item at runtime position `pos` of `items` (all alike): a copy,
     rebuilt (an array in it refuses updates in place: values.CHOSEN)."""
+    return picker(items)(pos)
+
+
+def picker(items):
+    """picked(items, pos) for any number of positions: a function of the
+    position, the items stacked once."""
+    from ..ops import indexing, shape
     first = items[0]
     _check_alike(items)
-    if all(v is first for v in items):
-        return first                    # (`[w] * n`: that very object, whatever the position)
+    if all(v is first for v in items) or _all_equal_static(items):
+        return lambda pos: first    # (`[w] * n`: that very object, whatever the position)
     if isinstance(first, Array):
-        return _picked_array(items, pos)
+        stacked = shape.stack(items)        # (the buffer itself for a counted loop's rows)
+        return lambda pos: _like(indexing.row(stacked, pos), first)
     if _is_tuple(first):
-        parts = [picked(list(column), pos) for column in zip(*items)]
-        return tuple(parts) if type(first) is tuple else type(first)(*parts)
-    if _all_equal_static(items):
-        return first
-    from ..ops import indexing
-    return _like(indexing.row(_number_column(items), pos), _PY_NUMBER)
+        parts = [picker(list(column)) for column in zip(*items)]
+        rebuilt = tuple if type(first) is tuple else lambda xs: type(first)(*xs)
+        return lambda pos: rebuilt([part(pos) for part in parts])
+    column = _number_column(items)
+    return lambda pos: _like(indexing.row(column, pos), _PY_NUMBER)
 
 
 _PY_NUMBER = object()       # _like's model: a Python number (weak, immutable)
-
-
-def _picked_array(items, pos):
-    from ..ops import indexing, shape
-    stacked = shape.stack(items)            # (the buffer itself for a counted loop's rows)
-    return _like(indexing.row(stacked, pos), items[0])
 
 
 def _like(view: Array, model) -> Array:

@@ -264,3 +264,43 @@ def to_python_int(x: Array, fn_name: str) -> Array:
 
 for _name in ("floor", "ceil", "trunc"):
     _math(getattr(math, _name))(lambda x, _name=_name: to_python_int(x, _name))
+
+
+# --- integer functions ----------------------------------------------------------------------
+# On runtime ints (int(x[0]), a NumPy integer scalar): Python ints, 64-bit
+# here as every runtime Python int (README).
+
+def _runtime_int(x, fn) -> Array:
+    """x as the Python int math's integer functions take (its __index__):
+    a float is Python's TypeError."""
+    if isinstance(x, Array) and x.dtype.kind not in "biu" or isinstance(x, float):
+        kind = "float" if isinstance(x, float) or x.dtype.kind == "f" else x.dtype.name
+        raise UserCodeError(f"TypeError: '{kind}' object cannot be interpreted as an integer "
+                            f"(math.{fn.__name__})")
+    return to_python_scalar(x, np.int64) if isinstance(x, Array) else x
+
+
+def _gcd_or_lcm(fn, np_fn, empty):
+    @_math(fn)
+    def impl(*ints):
+        result = empty
+        for x in ints:
+            result = _ufunc(np_fn, result, _runtime_int(x, fn))
+        return _python(result, np.int64)
+
+
+_gcd_or_lcm(math.gcd, np.gcd, 0)
+_gcd_or_lcm(math.lcm, np.lcm, 1)
+
+
+@_math(math.isqrt)
+def isqrt(n):
+    """The floor of the square root, exact: float64's sqrt, corrected by
+    one where rounding put it past (ints beyond 2**53 are not exact
+    floats)."""
+    n = _runtime_int(n, math.isqrt)
+    _raise_where(n < 0, "isqrt() argument must be nonnegative", "ValueError")
+    root = to_python_scalar(_ufunc(np.floor, _ufunc(np.sqrt, as_float(n, math.isqrt))),
+                            np.int64)
+    root = root - (root * root > n)
+    return _python(root + ((root + 1) * (root + 1) <= n), np.int64)

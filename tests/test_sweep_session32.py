@@ -1,0 +1,58 @@
+"""Session 32's sweep of realistic programs: max()/min() of tuples holding
+runtime numbers (no key=) compare them as Python does, at run time;
+sorted() of such tuples is refused saying so; math.gcd, math.lcm and
+math.isqrt take runtime Python ints."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import check
+
+
+def best_of_tuples(x):
+    best = max((v, i) for i, v in enumerate(x))
+    least = min((v, -i) for i, v in enumerate(x))
+    mixed = max([(x[0], 1.5), (x[1], 0.5), (x[1], 2.5)])
+    return best, least, mixed
+
+
+@pytest.mark.parametrize("x", [[1.0, 3.0, 2.0, 3.0], [2.0, 2.0, 1.0, 0.0], [5.0, -1.0, 5.0, 5.0]])
+def test_max_and_min_of_tuples_compare_at_run_time(x):
+    compiled = check(best_of_tuples, np.array(x))
+    (v, i), _, _ = compiled(np.array(x))
+    assert type(i) is int and isinstance(v, np.float64)
+
+
+def sorted_tuples(x):
+    return sorted([(x[1], "b"), (x[0], "a")])
+
+
+def test_sorted_of_tuples_with_runtime_numbers_is_refused_with_a_way_out():
+    with pytest.raises(tpucc.StaticValueError, match="sorted\\(\\) of runtime values") as e:
+        tpucc.compile(sorted_tuples)(np.ones(2))
+    assert "np.argsort" in str(e.value)
+
+
+def integer_math(x):
+    a, b = int(x[0]), int(x[1])
+    return (math.gcd(a, b), math.lcm(a, b, 3), math.gcd(a), math.isqrt(a),
+            math.isqrt(b * b - 1), math.gcd(x[0], -x[1]))
+
+
+@pytest.mark.parametrize("x", [[12, 8], [0, 7], [99999999999, 3037000499]])
+def test_gcd_lcm_isqrt_of_runtime_ints(x):
+    x = np.array(x)
+    if x[0] > 2 ** 32:              # lcm past int64 wraps, as runtime Python ints do
+        assert tpucc.compile(integer_math)(x)[3:] == integer_math(x)[3:]
+        return
+    compiled = check(integer_math, x)
+    assert all(type(v) is int for v in compiled(x))
+
+
+def test_isqrt_of_a_negative_int_raises_value_error():
+    with pytest.raises(ValueError, match="isqrt\\(\\) argument must be nonnegative"):
+        tpucc.compile(lambda x: math.isqrt(int(x[0])))(np.array([-4]))
