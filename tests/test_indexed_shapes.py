@@ -36,7 +36,7 @@ def test_basic_shapes_agree_with_jax(shape):
         if fast is not None:
             answered += 1
             assert fast == jax_shape(shape, key, idx), key
-    assert answered > 50
+    assert answered > 20
 
 
 def test_advanced_and_mask_indices_are_left_to_jax():
