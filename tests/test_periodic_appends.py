@@ -95,9 +95,31 @@ def snapshots(x):
     return snaps
 
 
-def test_arrays_appended_under_the_condition_are_exact():
-    # an array has an identity a later write could show: unrolled as before
+def snapshot_written_after(x):
+    snaps = []
+    for i in range(40):
+        x = x * 0.5 + i
+        if i % 10 == 0:
+            s = x * 2
+            snaps.append(s)
+            s[0] = -1.0             # NumPy's item sees this write
+    return snaps
+
+
+def filtered_comprehension(x):
+    return np.stack([np.tanh(x[i]) * i for i in range(60) if i % 4 == 1])
+
+
+def test_arrays_the_branch_made_that_nothing_else_holds():
     check(snapshots, np.ones(3))
+    assert whiles(snapshots, np.ones(3)) == 1
+    check(filtered_comprehension, np.linspace(0, 1, 120).reshape(60, 2))
+    assert whiles(filtered_comprehension, np.ones((60, 2))) == 1
+
+
+def test_an_array_a_variable_holds_is_exact():
+    # a name holds it: a later write must show in the list, so unrolled
+    check(snapshot_written_after, np.ones(3))
 
 
 class Trainer:

@@ -120,7 +120,7 @@ class Growth:
         values = self.appends.setdefault(id(lst), (lst, []))[1]
         if c.runtime_depth != self.depth[0] or c.effect_floor[-1] != self.floor:
             guard = self._guard()
-            if guard is None or not self._write_guarded((id(lst), len(values)), value):
+            if guard is None or not self._write_guarded(interp, (id(lst), len(values)), value):
                 return False
             self.guards[(id(lst), len(values))] = guard
         values.append(value)
@@ -138,10 +138,11 @@ class Growth:
         positions = self.start + self.step * np.arange(self.trips, dtype=np.int64)
         return periodic.mask(guards, ops, self.counter._var, positions)
 
-    def _write_guarded(self, key, value) -> bool:
+    def _write_guarded(self, interp, key, value) -> bool:
         """An appended value under a runtime branch into its buffers, there
-        (numbers, static values and the counter, in tuples at will: no
-        identity a later write could show); whether it could be."""
+        (numbers, static values, the counter, and arrays the branch made that
+        nothing else holds, in tuples at will: no later write could show in
+        the list's item); whether it could be."""
         if any(not isinstance(c, tuple) for c in _containers(value)):
             return False
         from ..ops import indexing
@@ -152,9 +153,11 @@ class Growth:
                 if not isinstance(v, _STATIC_ITEMS):
                     return False
                 self.statics[leaf_key] = v
-            elif not (v.immutable is True or v.aval.weak) or v.base is not None or v.shape:
-                return False            # (an array: a write into it would show in the list)
-            elif (buf := self.buffers.get(leaf_key)) is None or buf.dtype != v.dtype:
+            elif v.base is not None or not (v.immutable is True or v.aval.weak and not v.shape
+                                            or _unheld_new_array(interp, v)):
+                return False            # (a write into it would show in the list)
+            elif (buf := self.buffers.get(leaf_key)) is None or buf.dtype != v.dtype \
+                    or buf.aval.shape[1:] != v.shape:
                 self.wanted[leaf_key] = v.aval
             else:
                 static, arrays = indexing.normalize_key((self._iteration(self.counter),),
@@ -420,6 +423,17 @@ class Block:
     buffer: Array
     like: Array
     count: int
+
+
+def _unheld_new_array(interp, v: Array) -> bool:
+    """Whether `v` is an array made in the current runtime region (a
+    branch) that no variable or stack slot of the compiled frames holds,
+    nor a view of it (privacy.holder_counts)."""
+    from .privacy import holder_counts
+    if v.immutable is not False or v.frozen is not None or v.serial < ctx().serial_floor[-1]:
+        return False
+    counts = holder_counts([x for f in interp.frames for x in (dict(f.locals), list(f.stack))])
+    return counts is not None and counts.get(id(v), 0) == 0
 
 
 def _is_structure(v) -> bool:
