@@ -149,3 +149,35 @@ def test_an_outside_list_appended_in_a_long_loop():
     fit(200)                            # a second call appends again
     assert len(compiled.losses) == 400 and type(compiled.losses[-1]) is float
     assert fit.lower(200).ir().count("= while(") == 1
+
+
+def even_rows(x):
+    rows = [x[i] for i in range(100) if i % 2 == 0]
+    return np.stack(rows), len(rows)
+
+
+def rows_seen_by_a_later_write(x):
+    rows = []
+    for i in range(60):
+        if i % 7 == 3:
+            rows.append(x[i])
+    x[3, 0] = 99.0              # rows[0] is a view of x[3], as NumPy's
+    return rows
+
+
+def rows_of_a_rebound_array(x):
+    rows = []
+    for i in range(60):
+        if i % 7 == 3:
+            rows.append(x[i])
+        x = x * 1.0
+    return rows
+
+
+def test_rows_the_counter_picks_under_the_condition():
+    x = np.arange(200.0).reshape(100, 2)
+    check(even_rows, x)
+    assert whiles(even_rows, x) == 1
+    check(rows_seen_by_a_later_write, x[:60].copy())
+    assert whiles(rows_seen_by_a_later_write, x[:60].copy()) == 1
+    check(rows_of_a_rebound_array, x[:60].copy())      # (unrolled: exact)

@@ -52,7 +52,7 @@ from ..ir import AVal
 from ..frontend.cfg import only_appended_in_loop
 from . import appends, periodic
 from .builder import ctx, emit, emit_op
-from .values import CHOSEN, Array, RuntimeKind
+from .values import CHOSEN, Array, RuntimeKind, new_serial_floor
 
 _STATIC_ITEMS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 _COUNTER = object()         # Growth.statics: the item is the loop's counter
@@ -85,6 +85,8 @@ class Growth:
     # (id(list), j) -> on which iterations the value is appended, for one
     # appended under a runtime `if` on the counter alone (periodic.py)
     guards: dict = field(default_factory=dict)
+    guarded_rows: dict = field(default_factory=dict)   # key -> a counter row appended there
+    fresh_floor: int = 0            # the serial of the body's first array
     outside: set = field(default_factory=set)  # ids of lists from outside the call
     #   (appends.py: appended when it returns)
     counter: object = None          # the body's counter (an Array)
@@ -97,6 +99,8 @@ class Growth:
         self.depth = (c.runtime_depth, c.grad_depth)
         self.floor = c.effect_floor[-1]
         self.appends, self.guards, self.outside = {}, {}, set()
+        self.guarded_rows = {}
+        self.fresh_floor = new_serial_floor()       # (the body's parameters are older)
         self.carried, self.entering, self.rows_of = {}, {}, {}
         self.counter = frame.stack[-1].pos
         self.region_base, self.guard_base = len(c.regions) - 1, len(c.branch_guards)
@@ -149,6 +153,8 @@ class Growth:
         for leaf_key, v in _leaves(key, value):
             if v is self.counter:
                 self.statics[leaf_key] = _COUNTER
+            elif isinstance(v, Array) and _counter_row(v, self.counter, self.fresh_floor):
+                self.guarded_rows[leaf_key] = v    # (checked as the body ends: write_rows)
             elif not isinstance(v, Array):
                 if not isinstance(v, _STATIC_ITEMS):
                     return False
@@ -183,6 +189,12 @@ class Growth:
         self._refuse_compile_time_items(pos)
         self._refuse_shared_items()
         for key, v in self._parts():
+            if key in self.guarded_rows:
+                v = self.guarded_rows[key]
+                holder = entries.get(id(v.base))
+                if holder is not None and (holder, id(v.base)) not in kept:
+                    raise NotStackable("the loop appends a row of an array it rebinds")
+                self.rows_of[key] = v.base if holder is None else holder
             if key[:2] in self.guards:
                 continue                # (written in its branch)
             if isinstance(v, Block):
