@@ -46,8 +46,9 @@ def integer_math(x):
 @pytest.mark.parametrize("x", [[12, 8], [0, 7], [99999999999, 3037000499]])
 def test_gcd_lcm_isqrt_of_runtime_ints(x):
     x = np.array(x)
-    if x[0] > 2 ** 32:              # lcm past int64 wraps, as runtime Python ints do
-        assert tpucc.compile(integer_math)(x)[3:] == integer_math(x)[3:]
+    if x[0] > 2 ** 32:              # an lcm past int64, compiled code's Python int
+        with pytest.raises(OverflowError):
+            tpucc.compile(integer_math)(x)
         return
     compiled = check(integer_math, x)
     assert all(type(v) is int for v in compiled(x))
@@ -56,3 +57,41 @@ def test_gcd_lcm_isqrt_of_runtime_ints(x):
 def test_isqrt_of_a_negative_int_raises_value_error():
     with pytest.raises(ValueError, match="isqrt\\(\\) argument must be nonnegative"):
         tpucc.compile(lambda x: math.isqrt(int(x[0])))(np.array([-4]))
+
+
+def isqrt_near_the_top(x):
+    return math.isqrt(int(x[0])), math.isqrt(int(x[1]))
+
+
+def test_isqrt_of_ints_near_two_to_the_63():
+    check(isqrt_near_the_top, np.array([2 ** 63 - 1, 3037000499 ** 2], dtype=np.int64))
+
+
+def test_an_lcm_past_int64_raises_overflow_error():
+    # runtime Python ints are 64-bit: past that, OverflowError, not a wrapped value
+    with pytest.raises(OverflowError, match="does not fit 64 bits"):
+        tpucc.compile(lambda x: math.lcm(int(x[0]), int(x[1])))(
+            np.array([10 ** 18, 10 ** 18 - 1]))
+
+
+def max_of_unlike_tuples(x):
+    return max((float(x[0]), 1), (2, 0))
+
+
+def test_max_of_unlike_tuples_says_what_differs():
+    with pytest.raises(tpucc.StaticValueError, match="must be alike") as e:
+        tpucc.compile(max_of_unlike_tuples)(np.array([1.0, 3.0]))
+    assert "key=lambda t: t[0]" in str(e.value)
+
+
+def counter_test_past_int64(x):
+    log = []
+    for ep in range(120):
+        x = x * 0.99
+        if (ep * 10 ** 18) % 7 == 3:        # Python's ints do not wrap
+            log.append(ep)
+    return log, x
+
+
+def test_a_counter_condition_that_would_wrap_is_unrolled_exactly():
+    check(counter_test_past_int64, np.arange(4.0))

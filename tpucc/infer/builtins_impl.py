@@ -503,8 +503,17 @@ def _extreme(builtin_fn, pick_later):
         keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
         if not any(isinstance(k, Array) for k in keys):
             if len(keys) > 1 and all(type(k) is tuple for k in keys) \
-                    and any(map(holds_array, keys)) and list_loops.alike(keys):
+                    and any(map(holds_array, keys)):
                 # (`max((loss, i) for i, loss in ...)`: tuples compared at run time)
+                if not list_loops.alike(keys):
+                    raise StaticValueError(
+                        f"{builtin_fn.__name__}() of tuples holding runtime values returns one "
+                        "of them, chosen at run time: they must be alike (the same length, "
+                        "and position by position the same type: " + ", ".join(
+                            f"({', '.join(_type_name(x) for x in k)})" for k in keys[:3])
+                        + (", ..." if len(keys) > 3 else "") + ")",
+                        hint="give every tuple the same types (float(...), np.float64(...)), "
+                             f"or compare by a key: {builtin_fn.__name__}(..., key=lambda t: t[0])")
                 _one_type(builtin_fn.__name__, [x for k in keys for x in k])
                 return list_loops.picked(items, _best_position(keys, pick_later, interp))
             return _static_extreme(items, keys, interp, pick_later)
@@ -535,6 +544,13 @@ def _extreme(builtin_fn, pick_later):
             best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
     return impl
+
+
+def _type_name(x) -> str:
+    if isinstance(x, Array):
+        return ("runtime " + ("Python number" if x.aval.weak else str(x.dtype))
+                + ("" if not x.shape else f" array {x.shape}"))
+    return type(x).__name__
 
 
 def _best_position(keys, pick_later, interp=None):

@@ -280,12 +280,24 @@ def _runtime_int(x, fn) -> Array:
     return to_python_scalar(x, np.int64) if isinstance(x, Array) else x
 
 
+_INT64_MAX = 2 ** 63 - 1
+
+
 def _gcd_or_lcm(fn, np_fn, empty):
     @_math(fn)
     def impl(*ints):
         result = empty
         for x in ints:
-            result = _ufunc(np_fn, result, _runtime_int(x, fn))
+            x = _runtime_int(x, fn)
+            if np_fn is np.lcm:             # |a| // gcd * |b| must fit 64 bits
+                part = _ufunc(np.floor_divide, _ufunc(np.absolute, result),
+                              _ufunc(np.maximum, _ufunc(np.gcd, result, x), 1))
+                fits = (part == 0) | (_ufunc(np.absolute, x) <=
+                                      _ufunc(np.floor_divide, _INT64_MAX,
+                                             _ufunc(np.maximum, part, 1)))
+                _raise_where(~fits, "the integer does not fit 64 bits, compiled code's "
+                             "Python int", "OverflowError")
+            result = _ufunc(np_fn, result, x)
         return _python(result, np.int64)
 
 
@@ -302,5 +314,6 @@ def isqrt(n):
     _raise_where(n < 0, "isqrt() argument must be nonnegative", "ValueError")
     root = to_python_scalar(_ufunc(np.floor, _ufunc(np.sqrt, as_float(n, math.isqrt))),
                             np.int64)
+    root = _ufunc(np.minimum, root, math.isqrt(_INT64_MAX))    # (root * root fits)
     root = root - (root * root > n)
-    return _python(root + ((root + 1) * (root + 1) <= n), np.int64)
+    return _python(root + (root + 1 <= n // (root + 1)), np.int64)

@@ -65,7 +65,7 @@ def mask(guards, ops, counter, positions: np.ndarray) -> np.ndarray | None:
     first) are all taken; None when a condition is not computed by `ops`
     from `counter` (a Value) and constants alone."""
     made = {id(out): op for op in ops for out in op.outputs}
-    known = {id(counter): positions}
+    known = {id(counter): positions.astype(object)}
 
     def value(v):
         if id(v) not in known:
@@ -73,7 +73,7 @@ def mask(guards, ops, counter, positions: np.ndarray) -> np.ndarray | None:
             fn = _EVAL.get(op.name) if op is not None and len(op.outputs) == 1 else None
             if fn is None or op.regions:
                 raise _NotFromCounter
-            known[id(v)] = fn(op, *(value(x) for x in op.inputs))
+            known[id(v)] = _in_int64(fn(op, *(value(x) for x in op.inputs)))
         return known[id(v)]
 
     taken = np.ones(len(positions), dtype=bool)
@@ -82,6 +82,17 @@ def mask(guards, ops, counter, positions: np.ndarray) -> np.ndarray | None:
             for condition, arm in guards:
                 cond = np.broadcast_to(np.asarray(value(condition)).astype(bool), taken.shape)
                 taken &= cond if arm else ~cond
-    except (_NotFromCounter, TypeError, ValueError):
+    except (_NotFromCounter, TypeError, ValueError, ArithmeticError):
         return None
     return taken
+
+
+def _in_int64(result):
+    """`result` as Python computes it (the counter's values are Python ints
+    in object arrays, so nothing wraps), when each int fits int64, as the
+    compiled loop computes it; else the loop is unrolled (exact)."""
+    result = np.asarray(result)
+    if result.dtype == object and any(type(v) is int and not -2 ** 63 <= v < 2 ** 63
+                                      for v in result.flat):
+        raise _NotFromCounter
+    return result
