@@ -181,3 +181,37 @@ def test_rows_the_counter_picks_under_the_condition():
     check(rows_seen_by_a_later_write, x[:60].copy())
     assert whiles(rows_seen_by_a_later_write, x[:60].copy()) == 1
     check(rows_of_a_rebound_array, x[:60].copy())      # (unrolled: exact)
+
+
+def float_condition(x):
+    log = []
+    for ep in range(40):
+        x = x * 0.99
+        if ep * 0.1 - 0.3 == 5.551115123125783e-17:     # true at ep 3, in Python's rounding
+            log.append(float(x[0]))
+        if ep * 1e-310 > 0:                             # XLA:CPU flushes such floats to zero
+            log.append(ep)
+    return log
+
+
+def test_a_condition_computed_in_floats_is_left_to_unrolling():
+    # XLA may round it otherwise (a fused multiply-add, flushed denormals):
+    # which iterations append must be what the run computes, so unrolled
+    check(float_condition, np.ones(2))
+
+
+def data_chosen_number(x):
+    log = []
+    v = -1.0
+    for ep in range(40):
+        x = x * 0.99
+        if x[0] > 1.5:
+            v = float(x[0])
+        if ep % 10 == 0:
+            log.append(v)
+            log.append(float(x[0]) if x[0] > 1.9 else -2.0)
+    return log
+
+
+def test_a_number_a_runtime_if_chose():
+    check(data_chosen_number, np.full(2, 2.0))

@@ -95,3 +95,12 @@ def counter_test_past_int64(x):
 
 def test_a_counter_condition_that_would_wrap_is_unrolled_exactly():
     check(counter_test_past_int64, np.arange(4.0))
+
+
+def min_of_products(x):
+    losses = [float(x[0]), float(x[1]) * 2]
+    return min((v, i) for i, v in enumerate(losses))
+
+
+def test_python_floats_made_differently_are_alike():
+    check(min_of_products, np.array([3.0, 1.0]))

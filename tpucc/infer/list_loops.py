@@ -135,9 +135,11 @@ def _check_alike(items):
     """Raises NotPickable unless one runtime pick can give each item."""
     first = items[0]
     if isinstance(first, Array):
+        number = first.aval.weak and not first.shape    # (a Python number, either flag)
         if not isinstance(first.immutable, bool) or any(
                 not isinstance(a, Array) or a.aval != first.aval
-                or a.immutable is not first.immutable for a in items):
+                or not isinstance(a.immutable, bool)
+                or a.immutable is not first.immutable and not number for a in items):
             raise NotPickable("the list holds arrays of different types")
     elif _is_tuple(first):
         if any(type(v) is not type(first) or len(v) != len(first) for v in items):

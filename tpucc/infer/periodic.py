@@ -89,10 +89,16 @@ def mask(guards, ops, counter, positions: np.ndarray) -> np.ndarray | None:
 
 def _in_int64(result):
     """`result` as Python computes it (the counter's values are Python ints
-    in object arrays, so nothing wraps), when each int fits int64, as the
-    compiled loop computes it; else the loop is unrolled (exact)."""
+    in object arrays, so nothing wraps), when it is integers that each fit
+    int64, or bools: then the compiled loop's branch computes the same.
+    Else (a float, which XLA may compute otherwise: a fused multiply-add,
+    a tiny value flushed to zero; an int past int64) the loop is unrolled,
+    which is exact."""
     result = np.asarray(result)
-    if result.dtype == object and any(type(v) is int and not -2 ** 63 <= v < 2 ** 63
-                                      for v in result.flat):
+    if result.dtype.kind == "b":
+        return result
+    if result.dtype.kind not in "iuO" or result.dtype == object and any(
+            type(v) is not int and not isinstance(v, (bool, np.bool_, np.integer))
+            or not -2 ** 63 <= v < 2 ** 63 for v in result.flat):
         raise _NotFromCounter
     return result

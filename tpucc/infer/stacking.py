@@ -159,8 +159,9 @@ class Growth:
                 if not isinstance(v, _STATIC_ITEMS):
                     return False
                 self.statics[leaf_key] = v
-            elif v.base is not None or not (v.immutable is True or v.aval.weak and not v.shape
-                                            or _unheld_new_array(interp, v)):
+            elif v.base is not None or not isinstance(v.immutable, bool) or not (
+                    v.immutable is True or v.aval.weak and not v.shape
+                    or _unheld_new_array(interp, v)):
                 return False            # (a write into it would show in the list)
             elif (buf := self.buffers.get(leaf_key)) is None or buf.dtype != v.dtype \
                     or buf.aval.shape[1:] != v.shape:
