@@ -12,11 +12,18 @@ place; after the loop the list gets the buffers' rows, in append order.
 Only where that is exact:
 - the loop is a counted one (a static number of iterations), and each of
   them runs to its end (no `break` or early `return`);
-- the appends happen on every iteration (not under a runtime `if`);
+- the appends happen on every iteration, or under runtime `if`s that test
+  the counter alone (`if ep % 100 == 0`: which iterations append is then
+  known here, periodic.py; the value goes into its row inside the branch,
+  `_write_guarded`);
 - the list cannot be read inside the loop: a comprehension's list, which no
-  name holds until the comprehension ends, or a list the function made
+  name holds until the comprehension ends, a list the function made
   (`out = []`) that nothing but `out.append(v)` uses from there to the
-  loop's end (frontend.cfg.only_appended_in_loop), holding no arrays yet;
+  loop's end (frontend.cfg.only_appended_in_loop), one of a dict or tuple
+  of new lists used only as `hist[k].append(v)`, or a list from outside
+  the call, which appends.py refuses to read (its items are appended when
+  the call returns).  Items such a list already holds are set aside while
+  the While is built (`items_set_aside`), and stay in front;
 - each appended value is a new array of the iteration (not an array from
   before the loop, or a view of one: NumPy's list would hold that very
   object, and see later writes to it), or a static number, string or None.
@@ -109,8 +116,10 @@ class Growth:
 
     def record(self, interp, lst, value, named: bool) -> bool:
         """`lst.append(value)` in the body: recorded instead of done, when
-        the append runs on every iteration (at the body's own depth) and
-        `lst` is older than the body (a list the iteration made is its own)."""
+        the append runs on every iteration (at the body's own depth) or
+        under branches on the counter alone (`_guard`), and `lst` is older
+        than the body (a list the iteration made is its own) or from
+        outside the call (appends.py)."""
         c = ctx()
         if c.grad_depth != self.depth[1]:
             return False
