@@ -104,6 +104,31 @@ def test_captured_arrays_are_reread_on_every_call():
         TABLE[0] = 0.0
 
 
+def test_a_captured_array_rebound_to_another_kind_is_seen():
+    """The reader of arrays the program only reads checks their type, shape
+    and dtype per call; a jax array or a read-only array in their place
+    takes the full checks (and compiles again where the trace depends on it)."""
+    global TABLE
+    x = np.ones(4)
+    compiled = tpucc.compile(adds_table)
+    compiled(x)
+    saved = TABLE
+    try:
+        with jax.enable_x64(True):
+            TABLE = jnp.asarray(np.arange(4.0) * 2)
+        assert_same(x + np.asarray(TABLE), compiled(x))
+        TABLE = np.arange(4.0) * 3
+        TABLE.flags.writeable = False
+        assert_same(x + TABLE, compiled(x))
+        TABLE = np.arange(4.0).reshape(2, 2)              # another shape
+        with pytest.raises(ValueError):                   # as eager NumPy broadcasts
+            adds_table(x)
+        with pytest.raises(tpucc.TpuccError):
+            compiled(x)
+    finally:
+        TABLE = saved
+
+
 def accumulate(acc, x):
     acc += x
     return acc.sum()

@@ -237,7 +237,16 @@ def emit(name: str, *operands, **attrs):
     arrays = tuple(Array(v) for v in outs)
     if not multi and out.shape == () and name not in ARRAY_MAKERS:
         arrays[0].immutable = True      # NumPy gives a scalar here, not a 0-d array
+    if opdef.value_range is not None and not multi and out.dtype.kind in "iu":
+        arrays[0].span = _value_span(opdef, operands, avals, attrs, outs[0])
     return arrays if multi else arrays[0]
+
+
+def _value_span(opdef, operands, avals, attrs, out: Value):
+    """The Span of an integer result whose op has a range rule."""
+    bounds = opdef.value_range(avals, tuple(int_bounds(x, a) for x, a in zip(operands, avals)),
+                               **attrs)
+    return ranged_span(out, out.aval.dtype, bounds)
 
 
 # Ops whose 0-d results are 0-d arrays in NumPy (np.zeros(()), x[...], astype, ...);
@@ -318,4 +327,4 @@ class _Hashable:
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..ops.registry import OPS, const_aval  # noqa: E402
-from .values import Array, to_value  # noqa: E402
+from .values import Array, int_bounds, ranged_span, to_value  # noqa: E402

@@ -27,7 +27,7 @@ from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance, returning)
-from .values import CHOSEN, MISSING, Array
+from .values import CHOSEN, MISSING, Array, int_bounds, ranged_span
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -540,6 +540,11 @@ def _extreme(builtin_fn, pick_later):
             best = emit("select", better, v, best, weak_result=True)
             best_key = best if key is None else emit("select", better, k, best_key,
                                                      weak_result=True)
+        if key is None and len(items) > 1 and best.dtype.kind in "iu":   # max(i, 0)
+            bounds = [int_bounds(v) for v in items]
+            if None not in bounds:
+                best.span = ranged_span(best.var, best.dtype, (
+                    builtin_fn(b[0] for b in bounds), builtin_fn(b[1] for b in bounds)))
         # Python's min/max returns one of the items: a 0-d result has their kind.
         best.immutable = merged_kind(items)
         if len(items) > 1 and best.immutable is False:

@@ -75,6 +75,47 @@ class Span:
         ends = (self.scale * self.lo, self.scale * self.hi)
         return min(ends) + self.offset, max(ends) + self.offset
 
+    def fits(self, dtype) -> bool:
+        """Whether the values stay inside an integer dtype (else they wrapped)."""
+        info = np.iinfo(dtype)
+        lo, hi = self.bounds()
+        return info.min <= lo and hi <= info.max
+
+
+def int_bounds(x, aval: AVal | None = None):
+    """(lo, hi) bounding every element of an integer or bool operand: a
+    static one's own, a runtime one's Span, else its dtype's range; None for
+    other dtypes or a large static array (not worth scanning)."""
+    if aval is None:
+        aval = x.aval if isinstance(x, Array) else AVal(np.asarray(x).dtype, (), False)
+    kind = aval.dtype.kind
+    if kind == "b":
+        return 0, 1
+    if kind not in "iu":
+        return None
+    if isinstance(x, Array):
+        if x.span is not None:
+            return x.span.bounds()
+        info = np.iinfo(aval.dtype)
+        return int(info.min), int(info.max)
+    values = np.asarray(x)
+    if values.size == 0 or values.size > 4096:
+        return None
+    return int(values.min()), int(values.max())
+
+
+def ranged_span(token: Value, dtype, bounds) -> Span | None:
+    """The Span of a new integer value (its own token: it equals no other)
+    whose elements lie in `bounds`; None where that says nothing narrower
+    than the dtype, or goes beyond it (the values would have wrapped)."""
+    if bounds is None:
+        return None
+    info = np.iinfo(dtype)
+    lo, hi = bounds
+    if lo < info.min or hi > info.max or lo > hi or (lo, hi) == (info.min, info.max):
+        return None
+    return Span(token, 0, lo, hi)
+
 
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
@@ -107,7 +148,9 @@ class Array:
         # raises UnboundLocalError where it is read after a loop that did not.
         self.bound_if = None
         # A runtime int known as `token + offset` with token in [lo, hi]
-        # (Span): a counted loop's counter, and counter + c.
+        # (Span): a counted loop's counter, and counter + c; an integer
+        # array whose elements lie in [lo, hi] (OpDef.value_range: np.clip,
+        # `% n`, argmax).  An update in place forgets it.
         self.span = None
 
     # --- the SSA value, with view re-reads -------------------------------
@@ -144,6 +187,7 @@ class Array:
             self._base_var = self.base.var
         self._var = var
         self._read_in = None
+        self.span = None
         self.version += 1
 
     def assign(self, var: Value) -> None:
@@ -152,6 +196,7 @@ class Array:
         _journal(self)
         self._var = var
         self._read_in = None
+        self.span = None
         self.version += 1
 
     def restore(self, var: Value) -> None:

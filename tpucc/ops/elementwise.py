@@ -18,7 +18,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       const_aval, define_vjp, divide, float_to_int, implements, loop_keys, register,
+                       const_aval, define_range, define_vjp, divide, float_to_int, implements, loop_keys, register,
                        static_index, trunc, ufunc_loop, unsafe_cast)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
@@ -782,6 +782,31 @@ for _name in _CHAIN:
     define_vjp(_name, _ufunc_vjp(_name))
 
 
+# --- value ranges (OpDef.value_range) --------------------------------------------------------
+
+def _extreme_range(pick):
+    def rule(avals, bounds, **_):
+        a, b = bounds
+        return None if a is None or b is None else (pick(a[0], b[0]), pick(a[1], b[1]))
+    return rule
+
+
+def _remainder_range(avals, bounds, **_):
+    """An integer x % n takes n's sign: in [0, n - 1] for n > 0, whatever x."""
+    n = bounds[1]
+    if n is not None and n[0] > 0:
+        return 0, n[1] - 1
+    if n is not None and n[1] < 0:
+        return n[0] + 1, 0
+    return None
+
+
+# np.clip is maximum then minimum: np.clip(i, 0, n - 1) lies in [0, n - 1].
+define_range("maximum", _extreme_range(max))
+define_range("minimum", _extreme_range(min))
+define_range("remainder", _remainder_range)
+
+
 # --- astype -------------------------------------------------------------------
 
 def _astype_abstract(avals, dtype):
@@ -797,6 +822,18 @@ register("convert", _astype_abstract, _astype_lower,
 # A float-to-float cast passes the cotangent through (cast back by reverse.py).
 define_vjp("convert", lambda lc, operands, perms, out, ct, dtype:
            (ct if lc.in_avals[0].dtype.kind == "f" and out.dtype.kind == "f" else None,))
+
+
+def _convert_range(avals, bounds, dtype, **_):
+    """An integer cast keeps the values where they fit the new dtype."""
+    b = bounds[0]
+    if b is None or np.dtype(dtype).kind not in "iu":
+        return None
+    info = np.iinfo(dtype)
+    return b if info.min <= b[0] and b[1] <= info.max else None
+
+
+define_range("convert", _convert_range)
 
 
 def astype(x, dtype, copy=True, casting="unsafe"):
@@ -1161,8 +1198,10 @@ def _spanned(result, ufname, a, b, reflected=False):
         result.span = span.shifted(b)
     elif ufname == "subtract":
         result.span = span.scaled(-1).shifted(b) if reflected else span.shifted(-b)
-    elif ufname == "multiply":
+    elif ufname == "multiply" and b != 0:
         result.span = span.scaled(b)
+    if result.span is not None and not result.span.fits(result.dtype):
+        result.span = None          # the values wrapped around
     return result
 
 

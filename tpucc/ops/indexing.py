@@ -165,6 +165,9 @@ def require_in_bounds(static, arrays, shape):
         if not isinstance(index, Array) or entry != ARRAY:     # a DSLICE is in range
             continue
         n = shape[axis]
+        if index.span is not None and -n <= index.span.bounds()[0] and \
+                index.span.bounds()[1] < n:                     # np.clip(i, 0, n - 1), i % n
+            continue
         checks.require(emit("in_bounds", index, n=n),
                        f"an index is out of bounds for axis {axis} with size {n}",
                        hint="NumPy raises IndexError here; compiled code checks every "

@@ -41,7 +41,9 @@ _HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x
          "shape with np.where(mask, x, fill)")
 
 
-_SLICE_HINT = ("reductions of x[i:j] (sum prod mean max min any all, len), elementwise math on "
+_SLICE_HINT = ("a window x[i:i + k] has k rows where i is known to lie in [0, n - k]: "
+               "j = np.clip(i, 0, n - k) (or min(max(i, 0), n - k)), then x[j:j + k]; "
+               "reductions of x[i:j] (sum prod mean max min any all, len), elementwise math on "
                "it and x[i:j] = v, x[i:j] += v compile; otherwise slice with static bounds, or "
                "keep the shape with np.where((i <= np.arange(n)) & (np.arange(n) < j), x, fill)")
 
@@ -266,16 +268,20 @@ def _assigned_value(v, ndim: int):
     return _drop_axes(v, shape, drop, ndim, "x[mask] = values")
 
 
-def _operand(v, ndim: int, name: str):
+def _operand(v, ndim: int, name: str, sel=None):
     """An operand of a ufunc on (k,) + rest (ndim = len(rest)) with at most
     ndim axes; one more leading axis of length 1 broadcasts against k."""
     shape = _shape(v)
     drop = 1 if len(shape) == ndim + 1 and shape[0] == 1 else 0
-    return _drop_axes(v, shape, drop, ndim, f"np.{name} of x[mask] and an array")
+    return _drop_axes(v, shape, drop, ndim, f"np.{name} of x[mask] and an array", sel)
 
 
-def _drop_axes(v, shape, drop: int, ndim: int, what: str):
+def _drop_axes(v, shape, drop: int, ndim: int, what: str, sel=None):
     if len(shape) - drop > ndim:
+        if sel is not None and sel.view is not None:
+            raise ShapeError(f"{what.replace('x[mask]', 'x[i:j]')}: an array of shape {shape} "
+                             "would have to match the length of a slice with runtime bounds, "
+                             "which is data-dependent", hint=_SLICE_HINT)
         raise ShapeError(f"{what}: an array of shape {shape} would have to match the number "
                          "of True values in the mask, which is data-dependent",
                          hint="give the values the full shape and select with "
@@ -346,7 +352,7 @@ def elementwise(fn, operands: tuple, kwargs=None) -> Selection:
                               f"(k,)+{v.rest}", sel)
             values.append(v.data)
         else:
-            values.append(_operand(_as_operand(v), len(sel.rest), name)[0])
+            values.append(_operand(_as_operand(v), len(sel.rest), name, sel)[0])
     return Selection(NUMPY[fn](*values, **(kwargs or {})), sel.mask)
 
 

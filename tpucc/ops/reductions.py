@@ -8,6 +8,7 @@ cast the input to the accumulation dtype, then jax.numpy's reduction.
 from __future__ import annotations
 
 import inspect
+import math
 import warnings
 from functools import lru_cache
 
@@ -17,7 +18,7 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (NUMPY, METHODS, OPS, cast, define_vjp, divide, implements,
+from .registry import (NUMPY, METHODS, OPS, cast, define_range, define_vjp, divide, implements,
                        normalize_axes, normalize_axis, register, target_platforms, unsafe_cast)
 
 
@@ -412,6 +413,12 @@ def _arg_abstract(avals, axis, keepdims):
     return AVal(np.dtype(np.int64), _reduced_shape(a.shape, axes, keepdims), False)
 
 
+def _arg_range(avals, bounds, axis, keepdims):
+    """A position along the reduced axes: an index in range for them."""
+    shape = avals[0].shape
+    return 0, max((math.prod(shape) if axis is None else shape[axis]) - 1, 0)
+
+
 def _arg(name, jnp_fn, np_fn):
     def lower(lc, x, axis, keepdims):
         r = jnp_fn(x if axis is not None else x.reshape(-1), axis=axis if axis is not None else 0,
@@ -420,6 +427,7 @@ def _arg(name, jnp_fn, np_fn):
             r = r.reshape((1,) * lc.in_avals[0].ndim)
         return lax.convert_element_type(r, np.int64)
     register(name, _arg_abstract, lower, numpy=np_fn)
+    define_range(name, _arg_range)
 
     def impl(a, axis=None, out=None, keepdims=False):
         if out is not None:

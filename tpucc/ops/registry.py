@@ -64,6 +64,12 @@ class OpDef:
     # cotangent, **attrs) -> one cotangent per operand (None: zero), or
     # NotImplemented; None: jax.vjp of the lowering.
     vjp: Callable | None = None
+    # Range analysis (infer/builder.py emit): (avals, bounds, **attrs) ->
+    # (lo, hi) that every element of an integer result lies in, or None;
+    # `bounds` holds each operand's (lo, hi) (values.int_bounds), or None
+    # where nothing is known.  A runtime index known in range needs no
+    # bounds check, and x[j:j + k] with such a j has a static length.
+    value_range: Callable | None = None
 
 
 OPS: dict[str, OpDef] = {}
@@ -80,6 +86,11 @@ def register(name, abstract, lower, numpy=None, layout=None, stored_layouts=None
 def define_vjp(name: str, rule: Callable):
     """Give op `name` its reverse-mode rule (see OpDef.vjp)."""
     OPS[name] = dataclasses.replace(OPS[name], vjp=rule)
+
+
+def define_range(name: str, rule: Callable):
+    """Give op `name` its range rule (see OpDef.value_range)."""
+    OPS[name] = dataclasses.replace(OPS[name], value_range=rule)
 
 
 def implements(*targets, method: str | tuple | None = None):

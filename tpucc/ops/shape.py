@@ -12,8 +12,8 @@ from jax import lax
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, broadcast_shapes,
-                       broadcast_value, cast, define_vjp, implements, normalize_axes, normalize_axis,
-                       register, result_type, static_index)
+                       broadcast_value, cast, define_range, define_vjp, implements, normalize_axes,
+                       normalize_axis, register, result_type, static_index)
 
 
 def _emit(*a, **k):
@@ -427,6 +427,8 @@ def _select_vjp(lc, operands, perms, out, ct, weak_result=False):
 
 
 define_vjp("select", _select_vjp)
+define_range("select", lambda avals, bounds, weak_result=False: None if None in bounds[1:] else (
+    min(bounds[1][0], bounds[2][0]), max(bounds[1][1], bounds[2][1])))
 
 
 @implements(np.where)
