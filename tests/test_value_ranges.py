@@ -91,6 +91,14 @@ def cast_index(x, i):
     return x[np.clip(i, 0, 4).astype(np.int8)]
 
 
+def reordered(x, y):
+    return x[np.argsort(y)], x[np.searchsorted(np.sort(y), y) - 1], x[(y > 0).argsort()]
+
+
+def halved(x, i):
+    return x[np.clip(i, 0, 2 * len(x) - 1) // 2], x[np.clip(i, -9, 9) // -2]
+
+
 CASES = [
     (periodic, (np.arange(5.0), np.int64(7))),
     (periodic, (np.arange(5.0), np.int64(-13))),
@@ -99,10 +107,14 @@ CASES = [
     (argmax_of_other, (np.arange(4.0), np.array([0.5, -1.0, 3.0, 2.0]))),
     (taken, (np.arange(5) * 10, np.array([-7, 0, 4, 5, 12]))),
     (cast_index, (np.arange(5.0), np.int64(300))),
+    (reordered, (np.arange(4.0), np.array([0.5, -1.0, 3.0, 2.0]))),
+    (halved, (np.arange(5.0), np.int64(7))),
+    (halved, (np.arange(5.0), np.int64(-9))),
 ]
 
 
-@pytest.mark.parametrize("fn, args", CASES, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{fn.__name__}-{k}" for k, (fn, _) in
+                                                  enumerate(CASES)])
 def test_indices_known_in_range_need_no_check(fn, args):
     check(fn, *args)
     assert checks_of(fn, *args) == 0

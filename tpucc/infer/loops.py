@@ -802,7 +802,23 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     shared = {k for k, n in holders.items() if n > 1}
     permuted = _permuted_slots(slot_arrays, out_leaves, kept, leaves) \
         if out_td == td and trip_count is not None else {}
+    body_slot = {id(a): i for i, a in slot_arrays.items()}
     for i, a in slot_arrays.items():
+        if out_td == td and i not in kept and a.version and id(a) not in shared \
+                and i not in permuted and is_private is not None \
+                and is_private(leaves[i][1]) and i < len(out_leaves):
+            # The update into a private entry array is unobservable, unless the
+            # name then takes another name's array (`u, un = un, u`), which
+            # the next iteration updates: the caller's array, say.
+            j = body_slot.get(id(out_leaves[i][1]))
+            if j is not None and j != i and not is_private(leaves[j][1]):
+                raise UpdatedThenRebound(
+                    f"this loop updates `{leaves[i][0]}` in place and then gives it the array "
+                    f"of `{leaves[j][0]}`, and a runtime exit decides how often: which array "
+                    "each name holds after it, and so which of them the updates reached, is "
+                    "known only at run time", frame.fc.loop_locs[header],
+                    f"copy `{leaves[j][0]}` before the loop (`{leaves[j][0]} = "
+                    f"{leaves[j][0]}.copy()`), or update out of place")
         if out_td == td and i not in kept and a.version and id(a) not in shared \
                 and i not in permuted \
                 and not (is_private is not None and is_private(leaves[i][1])):
@@ -815,6 +831,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 f"copy it before the loop (`{leaves[i][0]} = {leaves[i][0]}.copy()`): the "
                 "loop then updates memory of its own, and compiles to one runtime `while`; "
                 "or compute the new value out of place")
+    if out_td == td:
+        _check_new_aliases(slot_arrays, out_leaves, leaves, frame.fc.loop_locs[header])
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
         _check_unshared_moves(slot_arrays, leaves, out_leaves, unshared,
@@ -834,6 +852,56 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
                  loose_fresh={slot for slot, end in loose_ends.items()
                               if _is_fresh(end[3], fresh_floor)})
+
+
+def _check_new_aliases(slot_arrays, out_leaves, leaves, loc):
+    """Names the body leaves naming one array that were two arrays when it
+    started (`x = y` at its end; `best = u` under a runtime `if`): the next
+    iteration starts with them shared, while its parameters are separate
+    values.  Where the body updates the array of one of them in place, that
+    update would show through the other name in NumPy and not in the
+    compiled loop: refused.  (Names sharing an array when the loop starts
+    share one parameter, _slot_arrays; a body that breaks that: _diverged.)"""
+    body_slot = {id(a): i for i, a in slot_arrays.items()}
+
+    def held(value):        # the slots whose body Array `value` is or views
+        out = []
+        while isinstance(value, Array):
+            if id(value) in body_slot:
+                out.append(body_slot[id(value)])
+            value = value.base
+        return out
+
+    ends = {i: out_leaves[i][1] for i in slot_arrays if i < len(out_leaves)}
+    holding = collections.Counter(k for e in ends.values() for k in set(held(e)))
+    for i, end in ends.items():
+        if not isinstance(end, Array):
+            continue
+        conditional = bool(end.alias_note and end.alias_partners)
+        others = [k for k in held(end) if slot_arrays[k] is not slot_arrays[i]]
+        if conditional:         # (the arrays a runtime `if` may have made it)
+            others += [k for p in end.alias_partners for k in held(p)
+                       if slot_arrays[k] is not slot_arrays[i]]
+        for k in others:
+            if k in held(slot_arrays[i]) or i in held(slot_arrays[k]):
+                continue        # (one a view of the other from the start: followed)
+            # k's array is still held (by k, or i's end plus another name), and
+            # one of the two arrays is updated in place by the body.
+            written = slot_arrays[i].version if not conditional else slot_arrays[k].version
+            if written and holding[k] + conditional > 1:
+                name, other = leaves[i][0], leaves[k][0]
+                updated = other if conditional else name
+                what = (f"may name the array of `{other}` (on some runtime paths), which the "
+                        f"loop updates in place: from the next iteration on, `{name}` would "
+                        "see those updates on those paths only" if conditional else
+                        f"names the array of `{other}` (or a view of it), and the loop updates "
+                        f"`{name}` in place: from the next iteration on, that update goes into "
+                        f"`{other}`'s array too")
+                raise SideEffectError(
+                    f"after an iteration of this loop `{name}` {what}, which the compiled loop "
+                    "cannot follow", loc,
+                    f"give `{name}` its own copy (`{name} = {other}.copy()`), or update "
+                    f"`{updated}` out of place (`{updated} = {updated} * ...`)")
 
 
 def _permuted_slots(slot_arrays, out_leaves, kept, leaves) -> dict:

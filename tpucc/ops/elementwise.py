@@ -801,10 +801,20 @@ def _remainder_range(avals, bounds, **_):
     return None
 
 
+def _floor_divide_range(avals, bounds, **_):
+    """i // k for a static k: floor division is monotonic in i."""
+    a, k = bounds
+    if a is None or k is None or k[0] != k[1] or k[0] == 0:
+        return None
+    ends = (a[0] // k[0], a[1] // k[0])
+    return min(ends), max(ends)
+
+
 # np.clip is maximum then minimum: np.clip(i, 0, n - 1) lies in [0, n - 1].
 define_range("maximum", _extreme_range(max))
 define_range("minimum", _extreme_range(min))
 define_range("remainder", _remainder_range)
+define_range("floor_divide", _floor_divide_range)
 
 
 # --- astype -------------------------------------------------------------------

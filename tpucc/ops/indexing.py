@@ -489,7 +489,9 @@ def _indexed(x, static, arrays):
     out = emit("getitem", x, *arrays, key=static)
     if _is_basic(static):                   # (a DSLICE's start is no index array)
         return Array(out.var, base=x, index=_view_index(static, arrays))
-    kinds = [a.immutable if a.ndim == 0 else False for a in arrays]
+    # A Python int (weak: `int(i)`, `i.item()`, a counter) is always a
+    # scalar index, whatever kind a runtime branch gave the value it came from.
+    kinds = [(True if a.weak else a.immutable) if a.ndim == 0 else False for a in arrays]
     if all(k is True for k in kinds):       # NumPy scalars: basic indexing, a view
         return Array(out.var, base=x, index=_view_index(static, arrays))
     if any(isinstance(k, RuntimeKind) for k in kinds):

@@ -29,7 +29,7 @@ from ..errors import DTypeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .elementwise import astype
 from .manipulation import as_array
-from .registry import NUMPY, as_array_operand, implements, register, static_index
+from .registry import NUMPY, as_array_operand, define_range, implements, register, static_index
 from .shape import clip, ravel, where
 
 
@@ -178,6 +178,8 @@ def _searchsorted_lower(lc, a, v, side):
 register("searchsorted", lambda avals, side: AVal(np.dtype(np.int64), avals[1].shape, False),
          _searchsorted_lower,
          numpy=lambda a, v, side: np.asarray(np.searchsorted(a, v, side=side)))
+# An insertion point: 0 to len(a).
+define_range("searchsorted", lambda avals, bounds, side: (0, avals[0].shape[0]))
 
 
 @implements(np.searchsorted, method="searchsorted")

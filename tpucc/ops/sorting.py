@@ -17,7 +17,7 @@ from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .creation import arange
 from .manipulation import along, as_array
-from .registry import implements, normalize_axis, register
+from .registry import define_range, implements, normalize_axis, register
 from .shape import clip, ravel, reshape
 
 
@@ -53,6 +53,8 @@ register("sort", lambda avals, axis: AVal(avals[0].dtype, avals[0].shape, False)
          numpy=lambda x, axis: np.sort(x, axis))
 register("argsort", lambda avals, axis: AVal(np.dtype(np.int64), avals[0].shape, False),
          _order_lower, numpy=lambda x, axis: np.argsort(x, axis, kind="stable"))
+# x[np.argsort(y)] with y as long as x: positions along the sorted axis.
+define_range("argsort", lambda avals, bounds, axis: (0, max(avals[0].shape[axis] - 1, 0)))
 
 
 def _check_kind(kind, order, stable):
