@@ -177,3 +177,119 @@ def test_a_runtime_double_buffer_over_the_callers_array_is_refused():
         tpucc.compile(jacobi)(u0.copy(), 1e-3)
     assert "u = u.copy()" in info.value.hint
     check(jacobi_copied, u0, 1e-3)
+
+
+# --- runtime slices in counted loops stay one While --------------------------------------
+
+def longest_increasing(x):
+    L = np.ones(len(x), dtype=np.int64)
+    for i in range(1, len(x)):
+        L[i] = np.where(x[:i] < x[i], L[:i], 0).max() + 1
+    return L.max()
+
+
+def forward_substitution(L, b):
+    x = np.zeros(len(b))
+    for i in range(len(b)):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def pivots(A):
+    n = A.shape[0]
+    out = np.zeros(n, np.int64)
+    for k in range(n):
+        out[k] = np.argmax(np.abs(A[k:, k])) + k
+    return out
+
+
+def zero_below(A):
+    for k in range(A.shape[0]):
+        A[k + 1:, k] *= 0.5
+        A[k, :k] = 0.0
+        A[k, k:] -= A[k, k:].mean()
+    return A
+
+
+def slice_products(x, y, k):
+    s, t = x[:k], y[:k]
+    return (s @ t, np.dot(s, t), np.inner(s, 2 * t), np.vdot(s, t), np.dot(s, 3.0).sum(),
+            np.linalg.norm(s), s.max(initial=0.5), np.sum(s, initial=2), np.prod(s, initial=3),
+            np.min(t, initial=-1))
+
+
+def slice_positions(x, i, j):
+    return np.argmax(x[i:j]), x[i:j].argmin(), np.argmax(x[:j]), np.argmin(x[i:])
+
+
+@pytest.mark.parametrize("fn, make", [
+    (longest_increasing, lambda rng: (rng.integers(0, 100, 60),)),
+    (forward_substitution, lambda rng: (np.tril(rng.random((50, 50))) + 3 * np.eye(50),
+                                        rng.random(50))),
+    (pivots, lambda rng: (rng.standard_normal((40, 40)),)),
+    (zero_below, lambda rng: (rng.standard_normal((40, 40)),)),
+])
+def test_runtime_slices_of_a_counted_loop_keep_it_one_while(fn, make):
+    args = make(np.random.default_rng(3))
+    compiled = check(fn, *args, rtol=1e-12, atol=1e-12)
+    assert count_hlo(hlo(compiled, *args), "while") == 1
+
+
+@pytest.mark.parametrize("k", [0, 1, 4, 10])
+def test_products_norms_and_initial_of_runtime_slices(k):
+    rng = np.random.default_rng(k)
+    check(slice_products, rng.standard_normal(10), rng.standard_normal(10), np.int64(k))
+    check(slice_products, np.arange(10, dtype=np.int32) - 3, np.arange(10, dtype=np.int32),
+          np.int64(k))
+
+
+def test_argmax_of_runtime_slices_counts_from_the_slice():
+    x = np.array([3.0, np.nan, -np.inf, 7.0, 7.0, -np.inf, 1.0])
+    for i, j in [(0, 7), (2, 3), (2, 6), (3, 5), (5, 6), (0, 1)]:
+        check(slice_positions, x, np.int64(i), np.int64(j))
+    with pytest.raises(ValueError):
+        slice_positions(x, 3, 3)
+    with pytest.raises(ValueError, match="empty sequence"):
+        tpucc.compile(slice_positions)(x, np.int64(3), np.int64(3))
+
+
+def where_of_slices(x, i):
+    return np.where(x[:i] > 0, x[:i], 0).sum(), np.clip(x[:i], -1, 1).sum()
+
+
+def test_where_and_clip_of_runtime_slices():
+    check(where_of_slices, np.array([1.0, -2.0, 3.0, 0.5]), np.int64(3))
+
+
+def test_a_runtime_slice_of_the_wrong_use_is_named_as_a_slice():
+    def returns_slice_product(x, i):
+        return (x[:i] < 1) * np.ones(3)
+    with pytest.raises(tpucc.errors.ShapeError, match=r"x\[i:j\]") as info:
+        tpucc.compile(returns_slice_product)(np.arange(4.0), np.int64(2))
+    assert "mask" not in str(info.value).split("hint")[0]
+
+
+# --- a static while with a big body ------------------------------------------------------
+
+def oscillator(y, k):
+    return np.array([y[1], -k * y[0] - 0.1 * y[1]])
+
+
+def rk4_to(y0, t_end, dt, k):
+    t = 0.0
+    y = y0.copy()
+    while t < t_end:
+        h = min(dt, t_end - t)
+        k1 = oscillator(y, k)
+        k2 = oscillator(y + h / 2 * k1, k)
+        k3 = oscillator(y + h / 2 * k2, k)
+        k4 = oscillator(y + h * k3, k)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t += h
+    return y, t
+
+
+def test_a_static_while_with_a_big_body_runs_as_one_while():
+    y0 = np.array([1.0, 0.0])
+    compiled = check(rk4_to, y0, 10.0, 0.05, 2.0, rtol=1e-12, atol=1e-12)
+    assert count_hlo(hlo(compiled, y0, 10.0, 0.05, 2.0), "while") == 1

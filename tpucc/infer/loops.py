@@ -169,7 +169,8 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         it = _for_iterator(frame, header)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
-                or _too_big_to_unroll(iteration_ops, it, budget)):
+                or _too_big_to_unroll(iteration_ops, it, budget)
+                or it is None and _op_count(iteration_ops) > OPS_PER_UNROLLED_TRIP):
             # Each copy of this body would hold its own runtime loop (a heap
             # sort's sift-down: 46 Whiles, 20 s of XLA for 32 items), or the
             # copies would be thousands of ops (25 RK4 steps: 3 s of XLA);
@@ -201,7 +202,10 @@ OPS_PER_UNROLLED_TRIP = 40
 
 def _too_big_to_unroll(ops, it, budget) -> bool:
     """Whether the rest of a static range loop, unrolled, would hold more ops
-    than the budget allows (`ops`: one iteration's)."""
+    than the budget allows (`ops`: one iteration's).  A static `while`,
+    whose trips are not known ahead, tries one While for the rest as soon
+    as one iteration holds more than OPS_PER_UNROLLED_TRIP ops (RK4 steps
+    to a static end time: 32 copies, 10 s of XLA)."""
     if not isinstance(it, RangeIter) or it.remaining() < 2:
         return False
     return _op_count(ops) * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget

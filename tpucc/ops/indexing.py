@@ -463,6 +463,9 @@ def getitem(x, key):
     if split is not None:
         slc, rest = split
         return masked.select_slice(getitem(x, (slice(None),) + rest) if rest else x, slc)
+    lead = _integers_before_runtime_slice(key)
+    if lead and lead < x.ndim:
+        return getitem(getitem(x, key[:lead]), key[lead:])
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     return _indexed(x, static, arrays)
@@ -532,11 +535,32 @@ def _runtime_slice_first(key, shape: tuple):
     if fixed_length_slice(items[0], shape[0]) is not None:
         return None
     rest = items[1:]
-    static = all(i is Ellipsis or isinstance(i, (int, np.integer)) and not isinstance(i, bool)
-                 or isinstance(i, slice) and not any(_is_runtime(v) for v in
-                                                     (i.start, i.stop, i.step))
-                 for i in rest)
-    return (items[0], tuple(rest)) if static else None
+    plain = all(i is Ellipsis or _integer_scalar(i)
+                or isinstance(i, slice) and not any(_is_runtime(v) for v in
+                                                    (i.start, i.stop, i.step))
+                for i in rest)
+    return (items[0], tuple(rest)) if plain else None
+
+
+def _integer_scalar(i) -> bool:
+    """An int index, static or runtime (`A[k:, k]` with k a loop's counter)."""
+    if isinstance(i, Array):
+        return i.ndim == 0 and i.dtype.kind in "iu"
+    return isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+
+
+def _integers_before_runtime_slice(key) -> int:
+    """How many int indices lead a key whose next item is a slice with a
+    runtime bound: `L[i, :i]` is `L[i][:i]`, the row's runtime slice."""
+    if not isinstance(key, tuple):
+        return 0
+    for n, item in enumerate(key):
+        if isinstance(item, slice):
+            runtime = any(_is_runtime(v) for v in (item.start, item.stop, item.step))
+            return n if runtime else 0
+        if not _integer_scalar(item):
+            return 0
+    return 0
 
 
 def _is_advanced(key) -> bool:
@@ -623,9 +647,19 @@ def setitem(x, key, value):
         target = getitem(x, (slice(None),) + rest) if rest else x     # a view: writes go to x
         masked.assign_slice(target, slc, value)
         return
+    lead = _integers_before_runtime_slice(key)
+    if lead and lead < x.ndim and all(_scalar_index(i) for i in key[:lead]):
+        setitem(getitem(x, key[:lead]), key[lead:], value)     # into a view of x's row
+        return
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
+
+
+def _scalar_index(i) -> bool:
+    """An int index that NumPy's basic indexing takes (a view), not a 0-d
+    integer array (advanced indexing: a copy)."""
+    return not isinstance(i, Array) or i.weak or i.immutable is True
 
 
 _PY_NUMBERS = (bool, int, float, complex)

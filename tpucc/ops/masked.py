@@ -51,7 +51,7 @@ _SLICE_HINT = ("a window x[i:i + k] has k rows where i is known to lie in [0, n 
 def refusal(what: str, sel: "Selection | None" = None) -> ShapeError:
     """The E200 for a use of a selection whose result shape is data-dependent;
     `sel` names a slice with runtime bounds as such."""
-    if sel is not None and sel.view is not None:
+    if sel is not None and sel.sliced:
         what = what.replace("x[mask]", "x[i:j]").replace("y[mask]", "x[i:j]")
         return ShapeError(f"{what}: a slice with runtime bounds, x[i:j], has a data-dependent "
                           "shape (one row per index in the range)", hint=_SLICE_HINT)
@@ -65,11 +65,13 @@ class Selection:
     regions merge the update as they merge any array's.  `view`: the slice,
     for a slice with runtime bounds (see `select_slice`), whose `data` is a
     view of y, as NumPy's slice is: y's later changes show in it, its updates
-    go into y.  None for a mask."""
-    __slots__ = ("data", "mask", "view")
+    go into y.  None for a mask.  `sliced`: made from such a slice (`x[:i] <
+    c`, a copy): errors name the slice, not a mask."""
+    __slots__ = ("data", "mask", "view", "sliced")
 
-    def __init__(self, data, mask: Value, view: slice | None = None):
+    def __init__(self, data, mask: Value, view: slice | None = None, sliced=False):
         self.data, self.mask, self.view = data, mask, view
+        self.sliced = sliced or view is not None
 
     @property
     def rank(self) -> int:
@@ -278,7 +280,7 @@ def _operand(v, ndim: int, name: str, sel=None):
 
 def _drop_axes(v, shape, drop: int, ndim: int, what: str, sel=None):
     if len(shape) - drop > ndim:
-        if sel is not None and sel.view is not None:
+        if sel is not None and sel.sliced:
             raise ShapeError(f"{what.replace('x[mask]', 'x[i:j]')}: an array of shape {shape} "
                              "would have to match the length of a slice with runtime bounds, "
                              "which is data-dependent", hint=_SLICE_HINT)
@@ -302,13 +304,22 @@ def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
         raise refusal(f"{what} with two different masks (or a mask changed in between)", sel)
 
 
-def same_value(a: Value, b: Value, depth: int = 8) -> bool:
+def same_value(a: Value, b: Value, depth: int = 12, memo: dict | None = None) -> bool:
     """Whether two Values are equal by construction: the same Value, or made
     by the same op with the same attributes from equal inputs (SSA values
     never change, and registry ops are pure).  `x > 2` written twice gives
-    two Values that are the same mask."""
+    two Values that are the same mask (12 ops deep: a runtime slice's
+    mask, x[:i] and y[:i], is 9).  `memo`: pairs already compared, so that
+    an input used several times is compared once."""
     if a is b:
         return True
+    memo = {} if memo is None else memo
+    if (id(a), id(b)) not in memo:
+        memo[id(a), id(b)] = _same_value(a, b, depth, memo)
+    return memo[id(a), id(b)]
+
+
+def _same_value(a: Value, b: Value, depth: int, memo: dict) -> bool:
     if depth == 0 or a.aval != b.aval:
         return False
     op_a, op_b = _producer(a), _producer(b)
@@ -322,7 +333,7 @@ def same_value(a: Value, b: Value, depth: int = 8) -> bool:
         return False
     if op_a.outputs.index(a) != op_b.outputs.index(b):
         return False
-    return all(same_value(p, q, depth - 1) for p, q in zip(op_a.inputs, op_b.inputs))
+    return all(same_value(p, q, depth - 1, memo) for p, q in zip(op_a.inputs, op_b.inputs))
 
 
 def _producer(value: Value):
@@ -353,7 +364,7 @@ def elementwise(fn, operands: tuple, kwargs=None) -> Selection:
             values.append(v.data)
         else:
             values.append(_operand(_as_operand(v), len(sel.rest), name, sel)[0])
-    return Selection(NUMPY[fn](*values, **(kwargs or {})), sel.mask)
+    return Selection(NUMPY[fn](*values, **(kwargs or {})), sel.mask, sliced=sel.sliced)
 
 
 def install_operators():
@@ -386,8 +397,39 @@ def install_operators():
     for stem, ufname in UNARY_OPERATORS.items():
         setattr(Selection, f"__{stem}__",
                 (lambda uf: lambda a: elementwise(uf, (a,)))(getattr(np, ufname)))
-    Selection.__matmul__ = Selection.__rmatmul__ = \
-        lambda a, b: _refuse_call(operator.matmul, (a, b))
+    Selection.__matmul__ = lambda a, b: product(np.matmul, a, b)
+    Selection.__rmatmul__ = lambda a, b: product(np.matmul, b, a)
+
+
+# --- products ---------------------------------------------------------------------------
+
+def product(fn, a, b):
+    """x[:i] @ y[:i], np.dot of two 1-d selections by one mask: the sum of
+    the selected products (forward substitution's `L[i][:i] @ x[:i]`);
+    rows x[:i] (k, m) @ w: the selection of the rows' products; np.dot of
+    a selection and a scalar: their product."""
+    sa, sb = isinstance(a, Selection), isinstance(b, Selection)
+    sel = a if sa else b
+    if sa and sb and not a.rest and not b.rest and \
+            not {a.dtype.kind, b.dtype.kind} & {"b", "c"}:     # (bool: any; vdot: conj)
+        products = elementwise(np.multiply, (a, b))
+        return reduce("sum", products, dtype=products.dtype)    # (a dot keeps int32)
+    if fn is np.dot and (np.ndim(b) == 0 if sa else np.ndim(a) == 0):
+        return elementwise(np.multiply, (a, b))
+    if sa and not sb and a.rest and fn is not np.vdot and np.ndim(b) in (1, 2):
+        return Selection(NUMPY[fn](a.data, b), a.mask, sliced=a.sliced)
+    return _refuse_call(fn, (a, b))
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm(x[:i]): the 2-norm of the selected values (of all of
+    them for rows), as NumPy's sqrt(x . x), in floating point."""
+    if ord is not None or axis is not None or keepdims or x.dtype.kind == "c":
+        return _refuse_call(np.linalg.norm, (x,))
+    if x.dtype.kind not in "f":
+        x = _astype(x, np.float64)
+    squares = reduce("sum", elementwise(np.multiply, (x, x)))
+    return NUMPY[np.sqrt](squares)
 
 
 # --- reductions -------------------------------------------------------------------------
@@ -439,9 +481,15 @@ def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdi
            **kw):
     """np.<name>(x[mask], axis) for axis None or 0: the reduction of the
     full-size values with the unselected ones replaced by its identity."""
+    initial = kw.pop("initial", None) if name in _WITH_INITIAL else None
     if out is not None or kw:
         raise UnsupportedError(f"np.{name} of x[mask]: unsupported arguments "
                                f"{sorted(kw) + (['out'] if out is not None else [])}")
+    if initial is not None:         # as if one more element held it
+        result = reduce(name, sel, axis, dtype=dtype, keepdims=keepdims)
+        initial = (astype(initial, result.dtype) if isinstance(initial, Array)    # (NumPy
+                   else np.asarray(initial).astype(result.dtype))              # casts it)
+        return NUMPY[_WITH_INITIAL[name]](result, initial)
     axes = _reduced_axes(sel, axis)
     if name == "mean":
         result = _mean(sel, axes, dtype)
@@ -464,6 +512,9 @@ def _mean(sel: Selection, axes, dtype):
         result.immutable = True     # a NumPy scalar, as NumPy's mean gives
     return result
 
+
+# Reductions whose `initial=` joins the result by their own ufunc.
+_WITH_INITIAL = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
 
 _REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.max: "max", np.amax: "max", np.min: "min",
                np.amin: "min", np.mean: "mean", np.any: "any", np.all: "all",
@@ -497,21 +548,50 @@ def attribute(sel: Selection, name: str):
 
 def _astype(sel: Selection, dtype, order="K", casting="unsafe", subok=True, copy=True):
     check_astype(sel.data, dtype, order, casting)
-    return Selection(astype(sel.data, dtype), sel.mask)
+    return Selection(astype(sel.data, dtype), sel.mask, sliced=sel.sliced)
 
 
 def _copy(sel: Selection, order="K"):
-    return Selection(Array(sel.data.var), sel.mask)
+    return Selection(Array(sel.data.var), sel.mask, sliced=sel.sliced)
 
 
 METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
            for name in ("sum", "prod", "max", "min", "mean", "any", "all")}
 METHODS.update(astype=_astype, copy=_copy)
+METHODS.update(argmax=lambda sel, *a, **k: arg_extreme("argmax", sel, *a, **k),
+               argmin=lambda sel, *a, **k: arg_extreme("argmin", sel, *a, **k))
+
+
+def arg_extreme(name: str, sel: Selection, axis=None, out=None, *, keepdims=False):
+    """np.argmax(x[:i]) (the pivot search of Gaussian elimination), of a 1-d
+    selection: the position, among the selected elements in order, of the
+    first largest (or smallest; NaN first, as NumPy's).  Unselected
+    elements are filled with the reduction's identity, and if every
+    selected one equals it, the first selected wins.  An empty selection
+    raises NumPy's ValueError when the call returns."""
+    from ..infer import checks
+    step = sel.view.step if sel.view is not None else None
+    if axis not in (None, 0, -1) or out is not None or keepdims or sel.rest or sel.rank != 1 \
+            or not (step is None or isinstance(step, int) and step > 0):
+        raise refusal(f"np.{name} of x[mask] (other than of a 1-d selection, in order)", sel)
+    checks.require(_count(sel, None) > 0, f"attempt to get {name} of an empty sequence",
+                   raises="ValueError")
+    mask = Array(sel.mask)
+    filled = where(mask, sel.data, _identity(name[3:], sel.dtype))
+    position = NUMPY[getattr(np, name)](filled)
+    position = where(mask[position], position, NUMPY[np.argmax](mask))
+    before = NUMPY[np.cumsum](astype(mask, np.int64))[position] - 1
+    before.immutable = True         # a NumPy scalar, as NumPy's argmax gives
+    return before
+
+
+# Elementwise functions that are not ufuncs: np.where(x[:i] < c, y[:i], 0).
+_ELEMENTWISE_CALLS = (np.where, np.clip)
 
 
 def numpy_call(fn, args, kwargs):
     """A NumPy function given a selection: ufuncs and the reductions above."""
-    if isinstance(fn, np.ufunc) and fn in NUMPY:
+    if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
         return elementwise(fn, tuple(args), kwargs)
     name = next((n for f, n in _REDUCTIONS.items() if f is fn), None)    # fn may be unhashable
     if name is not None and args and isinstance(args[0], Selection) and \
@@ -519,6 +599,12 @@ def numpy_call(fn, args, kwargs):
         return reduce(name, *args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Selection):
         return _copy(*args, **kwargs)
+    if fn in (np.dot, np.matmul, np.inner, np.vdot) and len(args) == 2 and not kwargs:
+        return product(fn, *args)
+    if fn is np.linalg.norm and args and isinstance(args[0], Selection):
+        return norm(*args, **kwargs)
+    if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
+        return arg_extreme(fn.__name__, *args, **kwargs)
     return _refuse_call(fn, args)
 
 
