@@ -293,3 +293,26 @@ def test_a_static_while_with_a_big_body_runs_as_one_while():
     y0 = np.array([1.0, 0.0])
     compiled = check(rk4_to, y0, 10.0, 0.05, 2.0, rtol=1e-12, atol=1e-12)
     assert count_hlo(hlo(compiled, y0, 10.0, 0.05, 2.0), "while") == 1
+
+
+# --- round() of a runtime Python float is CPython's --------------------------------------
+
+def rounded(x, n):
+    return round(float(x), n)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 15, 22])
+def test_round_of_a_python_float_is_correctly_rounded(n):
+    """2.675 is 2.67499999...: round(2.675, 2) is 2.67 (NumPy's np.round
+    rounds 267.49999999999997 * ... to 2.68); ties of the exact value go
+    to even; the result is a Python float."""
+    rng = np.random.default_rng(n)
+    values = [2.675, 1.15, 0.125, 0.375, -2.675, 2.5, -0.001, 0.0, -0.0, 1e300, 1e-300,
+              7.2924999999999995, 4503599627370497.0, np.inf, -np.inf, np.nan, 1.005, 8.345]
+    values += list(rng.uniform(-1000, 1000, 40)) + list(np.round(rng.uniform(-99, 99, 40), 3)
+                                                        + 0.0005)
+    compiled = tpucc.compile(rounded)
+    for v in values:
+        got, want = compiled(np.float64(v), n), round(float(v), n)
+        assert type(got) is float
+        assert got == want or (got != got and want != want), (v, n, got, want)

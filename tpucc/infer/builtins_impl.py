@@ -688,8 +688,11 @@ def round_(interp, x, ndigits=None):
             return to_python_int(x, "round")
         if ndigits is None:
             return to_python_scalar(NUMPY[np.rint](x), np.int64)
+        ndigits = static_index(ndigits)
+        if x.weak and x.dtype == np.float64 and 0 <= ndigits <= 22:
+            return emit("python_round", x, ndigits=ndigits)     # CPython's, exactly
         # a Python float stays one (round(2.567, 2)), a NumPy scalar stays NumPy
-        return emit("round", x, decimals=static_index(ndigits), weak_result=True)
+        return emit("round", x, decimals=ndigits, weak_result=True)
     return round(x, ndigits)
 
 

@@ -1365,6 +1365,78 @@ def round_(a, decimals=0, out=None):
     return emit("round", a, decimals=static_index(decimals))
 
 
+# --- Python's round(x, ndigits) of a float ------------------------------------------------
+
+def _python_round_lower(lc, x, ndigits):
+    """CPython's round(x, n) for 0 <= n <= 22: x's exact value rounded half
+    to even at n decimals, then the double nearest that decimal.  NumPy's
+    rint(x * 10**n) / 10**n rounds the product first (2.675 * 100 is
+    267.5, so round(2.675, 2) would be 2.68; 2.675 is 2.67499999...).
+    Here the product's rounding error comes exactly from Dekker's two-
+    product, and decides the ties that rounding made.  The products whose
+    rounding matters are kept apart from the subtractions after them
+    (_rounded_mul): XLA:CPU would fuse them into one FMA."""
+    scale = 10.0 ** ndigits                             # exact up to 1e22
+    p = _rounded_mul(x, scale)
+    x_hi, x_lo = _split(x)
+    s_hi, s_lo = _split_constant(scale)
+    # x * scale == p + error exactly; every product here is exact.
+    error = lax.add(lax.add(lax.add(lax.sub(lax.mul(x_hi, _c(s_hi, x)), p),
+                                    lax.mul(x_hi, _c(s_lo, x))),
+                            lax.mul(x_lo, _c(s_hi, x))),
+                    lax.mul(x_lo, _c(s_lo, x)))
+    k = lax.round(p, lax.RoundingMethod.TO_NEAREST_EVEN)
+    half = lax.sub(p, k)                                # exact: |p - k| <= 0.5
+    zero, one, point5 = _c(0.0, x), _c(1.0, x), _c(0.5, x)
+    k = lax.select(lax.bitwise_and(lax.eq(half, point5), lax.gt(error, zero)),
+                   lax.add(k, one), k)
+    k = lax.select(lax.bitwise_and(lax.eq(half, lax.neg(point5)), lax.lt(error, zero)),
+                   lax.sub(k, one), k)
+    # 2**52 <= |p| < 2**53: p is whole and the error may be a tie itself.
+    odd = lax.ne(lax.rem(k, _c(2.0, x)), zero)
+    k = lax.select(lax.bitwise_and(lax.eq(lax.abs(error), point5), odd),
+                   lax.add(k, lax.sign(error)), k)
+    # Not finite, or |x * 10**n| >= 2**53: the decimal is closer to x than
+    # a quarter of its ulp, so x is the double nearest it.
+    whole = lax.bitwise_not(lax.lt(lax.abs(p), _c(2.0 ** 53, x)))
+    # (a divisor XLA sees as a constant becomes a product with its reciprocal)
+    divisor = _kept_apart(x, lambda: _c(scale, x))
+    return lax.select(whole, x, lax.div(k, divisor))
+
+
+def _c(value, like):
+    return lax.full((), value, like.dtype)
+
+
+def _rounded_mul(x, c: float):
+    """x * c rounded to a double before anything adds to it."""
+    return _kept_apart(x, lambda: lax.mul(x, _c(c, x)))
+
+
+def _kept_apart(x, make):
+    """make() as a value XLA can neither fold into the ops that use it (a
+    constant) nor fuse with them (a product into an FMA): a conditional on a
+    runtime predicate about the 0-d x, both branches make()."""
+    return lax.cond(lax.eq(x, x), make, make)
+
+
+def _split(a):
+    """Veltkamp's split of a double into two 26-bit halves, a == hi + lo."""
+    c = _rounded_mul(a, 134217729.0)                    # 2**27 + 1
+    hi = lax.sub(c, lax.sub(c, a))
+    return hi, lax.sub(a, hi)
+
+
+def _split_constant(value: float) -> tuple:
+    c = value * 134217729.0
+    hi = c - (c - value)
+    return hi, value - hi
+
+
+register("python_round", lambda avals, ndigits: avals[0], _python_round_lower,
+         numpy=lambda x, ndigits: np.asarray(round(float(x), ndigits), x.dtype))
+
+
 # --- complex parts --------------------------------------------------------------
 
 def _part_abstract(avals):
