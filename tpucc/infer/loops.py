@@ -806,23 +806,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     shared = {k for k, n in holders.items() if n > 1}
     permuted = _permuted_slots(slot_arrays, out_leaves, kept, leaves) \
         if out_td == td and trip_count is not None else {}
-    body_slot = {id(a): i for i, a in slot_arrays.items()}
     for i, a in slot_arrays.items():
-        if out_td == td and i not in kept and a.version and id(a) not in shared \
-                and i not in permuted and is_private is not None \
-                and is_private(leaves[i][1]) and i < len(out_leaves):
-            # The update into a private entry array is unobservable, unless the
-            # name then takes another name's array (`u, un = un, u`), which
-            # the next iteration updates: the caller's array, say.
-            j = body_slot.get(id(out_leaves[i][1]))
-            if j is not None and j != i and not is_private(leaves[j][1]):
-                raise UpdatedThenRebound(
-                    f"this loop updates `{leaves[i][0]}` in place and then gives it the array "
-                    f"of `{leaves[j][0]}`, and a runtime exit decides how often: which array "
-                    "each name holds after it, and so which of them the updates reached, is "
-                    "known only at run time", frame.fc.loop_locs[header],
-                    f"copy `{leaves[j][0]}` before the loop (`{leaves[j][0]} = "
-                    f"{leaves[j][0]}.copy()`), or update out of place")
         if out_td == td and i not in kept and a.version and id(a) not in shared \
                 and i not in permuted \
                 and not (is_private is not None and is_private(leaves[i][1])):
@@ -835,12 +819,15 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 f"copy it before the loop (`{leaves[i][0]} = {leaves[i][0]}.copy()`): the "
                 "loop then updates memory of its own, and compiles to one runtime `while`; "
                 "or compute the new value out of place")
-    if out_td == td:
-        _check_new_aliases(slot_arrays, out_leaves, leaves, frame.fc.loop_locs[header])
     if unshared and out_td == td:
         _check_unshared(slot_arrays, leaves, unshared, frame.fc.loop_locs[header])
         _check_unshared_moves(slot_arrays, leaves, out_leaves, unshared,
                               frame.fc.loop_locs[header])
+    if out_td == td:
+        _check_new_aliases(slot_arrays, out_leaves, leaves, frame.fc.loop_locs[header])
+        if is_private is not None:
+            _check_private_swaps(slot_arrays, out_leaves, leaves, kept | permuted.keys(),
+                                 shared, is_private, frame.fc.loop_locs[header])
     unchanged = {i for i in kept if slot_vars[i] is entry_vars[i]}
     # (a permuted slot's entry array gets another slot's value after the
     # loop: no other name may read it inside)
@@ -856,6 +843,29 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
                  loose_fresh={slot for slot, end in loose_ends.items()
                               if _is_fresh(end[3], fresh_floor)})
+
+
+def _check_private_swaps(slot_arrays, out_leaves, leaves, stay, shared, is_private, loc):
+    """A name whose private array (`un = u.copy()`) the body updates in
+    place and then gives another name's array (`u, un = un, u`, u the
+    caller's): the next iteration's update goes into that array, which the
+    While does not write back.  (A counted loop's whole permutation of
+    names is followed: _permuted_slots.)"""
+    body_slot = {id(a): i for i, a in slot_arrays.items()}
+    for i, a in slot_arrays.items():
+        if i in stay or not a.version or id(a) in shared or i >= len(out_leaves) \
+                or not is_private(leaves[i][1]):
+            continue
+        j = body_slot.get(id(out_leaves[i][1]))
+        if j is not None and j != i and not is_private(leaves[j][1]) \
+                and id(slot_arrays[j]) not in shared:
+            raise UpdatedThenRebound(
+                f"this loop updates `{leaves[i][0]}` in place and then gives it the array "
+                f"of `{leaves[j][0]}`, and a runtime exit decides how often: which array "
+                "each name holds after it, and so which of them the updates reached, is "
+                "known only at run time", loc,
+                f"copy `{leaves[j][0]}` before the loop (`{leaves[j][0]} = "
+                f"{leaves[j][0]}.copy()`), or update out of place")
 
 
 def _check_new_aliases(slot_arrays, out_leaves, leaves, loc):
@@ -878,6 +888,7 @@ def _check_new_aliases(slot_arrays, out_leaves, leaves, loc):
 
     ends = {i: out_leaves[i][1] for i in slot_arrays if i < len(out_leaves)}
     holding = collections.Counter(k for e in ends.values() for k in set(held(e)))
+    entry_holders = collections.Counter(id(a) for a in slot_arrays.values())
     for i, end in ends.items():
         if not isinstance(end, Array):
             continue
@@ -887,8 +898,9 @@ def _check_new_aliases(slot_arrays, out_leaves, leaves, loc):
             others += [k for p in end.alias_partners for k in held(p)
                        if slot_arrays[k] is not slot_arrays[i]]
         for k in others:
-            if k in held(slot_arrays[i]) or i in held(slot_arrays[k]):
-                continue        # (one a view of the other from the start: followed)
+            if k in held(slot_arrays[i]) or i in held(slot_arrays[k]) or \
+                    entry_holders[id(slot_arrays[k])] > 1:
+                continue        # (shared from the start: followed, or _check_unshared_moves)
             # k's array is still held (by k, or i's end plus another name), and
             # one of the two arrays is updated in place by the body.
             written = slot_arrays[i].version if not conditional else slot_arrays[k].version
