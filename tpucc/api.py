@@ -296,9 +296,7 @@ class CompiledFunction:
                     f"{n} programs for new {type(value).__name__} objects passed as "
                     f"`{name}`: arguments that are objects without value equality are told "
                     "apart by identity, so each new one compiles again (and its program is "
-                    "kept). Pass the same object each time, make the class hashable by "
-                    "value (@dataclasses.dataclass(frozen=True)), or read it from an "
-                    "attribute or a global instead of an argument"), stacklevel=3)
+                    f"kept). {_identity_advice(value)}"), stacklevel=3)
 
     def _varying_numbers(self, args, kwargs) -> frozenset:
         """Names of the number arguments (int, float, complex; not bool)
@@ -340,6 +338,20 @@ class CompiledFunction:
 
     def __repr__(self):
         return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
+
+
+def _identity_advice(value) -> str:
+    """What to do about new objects compiling again: an object holding
+    arrays (parameters in a dataclass, frozen or not) cannot be hashed by
+    value, but its arrays can travel in a runtime pytree."""
+    if any(isinstance(v, np.ndarray) or type(v).__module__.startswith("jax")
+           for v in getattr(value, "__dict__", {}).values()):
+        return ("Its arrays are read from the object compiled for: pass them in a NamedTuple "
+                "or a dict (whose arrays are runtime inputs: one program for every call), or "
+                "pass the same object each time")
+    return ("Pass the same object each time, make the class hashable by value "
+            "(@dataclasses.dataclass(frozen=True)), or read it from an attribute or a global "
+            "instead of an argument")
 
 
 def _keyed_by_identity(value) -> bool:

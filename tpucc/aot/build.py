@@ -422,10 +422,23 @@ def _static(ep, value, path):
     try:
         return tree.encode_static(value)
     except tree.NotStorable as e:
+        if _holds_arrays(value):        # a dataclass or object of parameters
+            raise BuildError(f"entry {ep.name!r}: argument {path} is a {e} holding arrays; an "
+                             "artifact's inputs are arrays and tuples, named tuples, lists "
+                             "and dicts of them", ep.loc,
+                             hint="pass its arrays as a dict or a named tuple "
+                                  "(dataclasses.asdict(p), or a NamedTuple class) and rebuild "
+                                  "the object inside the entry") from None
         raise BuildError(f"entry {ep.name!r}: argument {path} is a static {e} value, "
                          "which an artifact cannot store", ep.loc,
                          hint="static arguments of an entry must be None, bool, int, "
                               "float, complex, str or NumPy scalars") from None
+
+
+def _holds_arrays(value) -> bool:
+    """Whether an object's attributes (or a dataclass's fields) hold arrays."""
+    attrs = getattr(value, "__dict__", None) or {}
+    return any(isinstance(v, (np.ndarray, jax.Array)) for v in attrs.values())
 
 
 def _outputs(ep, traced) -> dict:

@@ -420,6 +420,16 @@ def _match(node, value, out, path):
         out[node["input"]] = value
         return
     kind = next(iter(node))
+    if kind == "namedtuple":            # (Params(w, b): its fields, by position)
+        spec = node["namedtuple"]
+        name = spec["name"].rsplit(".", 1)[-1]
+        if not isinstance(value, tuple) or tuple(getattr(value, "_fields", ())) != \
+                tuple(spec["fields"]):
+            raise ArgumentError(f"argument {path} expects a {name} (a named tuple of fields "
+                                f"{', '.join(spec['fields'])}), got {type(value).__name__}")
+        for field, n, v in zip(spec["fields"], spec["items"], value):
+            _match(n, v, out, f"{path}.{field}")
+        return
     want_type = {"tuple": tuple, "list": list, "dict": dict}[kind]
     if not isinstance(value, want_type) or (kind == "tuple" and hasattr(value, "_fields")):
         raise ArgumentError(f"argument {path} expects a {kind}, got "

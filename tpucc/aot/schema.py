@@ -187,7 +187,8 @@ class Tree:
             stack.extend(reversed(children))
 
 
-_INPUT_LEAVES, _INPUT_CONTAINERS = ("array", "scalar", "static"), ("tuple", "list", "dict")
+_INPUT_LEAVES, _INPUT_CONTAINERS = ("array", "scalar", "static"), ("tuple", "list", "dict",
+                                                                   "namedtuple")
 
 # --- the manifest -----------------------------------------------------------------------------
 

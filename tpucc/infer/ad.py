@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import copy
 import inspect
 import os
 import types
@@ -105,8 +106,8 @@ def _spec(interp, value, leaves: Leaves, seen: set):
         spec = (type(value).__name__,
                 [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
     elif isinstance(value, dict) and has_static_keys(value):
-        spec = ("dict", list(value), [_spec(interp, interp.getitem(value, k), leaves, seen)
-                                      for k in value])
+        spec = ("dict", list(value), value, [_spec(interp, interp.getitem(value, k), leaves, seen)
+                                             for k in value])
     elif _is_plain_object(value) and id(value) in seen:
         # Met again (a module registry, a parent link): one object, one gradient.
         return ("same", value)
@@ -145,8 +146,8 @@ def _substitute(interp, spec, params: list, shadows: dict):
         return _copy_for_region(interp, [_substitute(interp, s, params, shadows)
                                          for s in spec[1]])
     if kind == "dict":
-        return _copy_for_region(interp, {k: _substitute(interp, s, params, shadows)
-                                         for k, s in zip(spec[1], spec[2])})
+        return _copy_for_region(interp, _dict_like(spec[2], {
+            k: _substitute(interp, s, params, shadows) for k, s in zip(spec[1], spec[3])}))
     obj, names, subs = spec[1], spec[2], spec[3]
     for name, sub in zip(names, subs):
         if sub[0] not in ("const", "same"):
@@ -188,8 +189,8 @@ def _gradient(interp, spec, grads: list, made=None):
     if kind == "list":
         return interp.fresh([_gradient(interp, s, grads, made) for s in spec[1]])
     if kind == "dict":
-        return interp.fresh({k: _gradient(interp, s, grads, made)
-                             for k, s in zip(spec[1], spec[2])})
+        return interp.fresh(_dict_like(spec[2], {k: _gradient(interp, s, grads, made)
+                                                 for k, s in zip(spec[1], spec[3])}))
     obj, names, subs = spec[1], spec[2], spec[3]
     cls = type(obj)
     out = made[id(obj)] = interp.fresh(cls.__new__(cls))
@@ -206,8 +207,20 @@ def _none_like(interp, value):
     if isinstance(value, list):
         return interp.fresh([_none_like(interp, v) for v in value])
     if isinstance(value, dict):
-        return interp.fresh({k: _none_like(interp, v) for k, v in value.items()})
+        return interp.fresh(_dict_like(value, {k: _none_like(interp, v)
+                                               for k, v in value.items()}))
     return None
+
+
+def _dict_like(template: dict, items: dict) -> dict:
+    """`items` in a dict of the template's class, as jax.grad gives: an
+    OrderedDict, a defaultdict with its default_factory, a Counter..."""
+    if type(template) is dict:
+        return items
+    out = copy.copy(template)
+    out.clear()
+    out.update(items)
+    return out
 
 
 @contextlib.contextmanager

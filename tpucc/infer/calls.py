@@ -35,7 +35,7 @@ from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_read_once, refuse_runtime_hash)
-from . import appends, exceptions, messages, pynumbers, stacking
+from . import appends, exceptions, list_loops, messages, pynumbers, stacking
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -952,6 +952,15 @@ class Interpreter:
                 if isinstance(chosen, Array):
                     chosen.frozen = CHOSEN      # (and its views)
                 return chosen
+            if isinstance(obj, (list, tuple)) and len(obj) > 1 and key.ndim == 0 \
+                    and key.dtype.kind in "iu":
+                # alike tuples (`x, y = batches[step % len(batches)]`): the item
+                # picked at run time; its position checked as an index (or known
+                # in range: values.Span) and counted from the end if negative
+                items = [self._read_tuples(v) for v in obj]
+                if list_loops.alike(items):
+                    positions = Array(builder.const_value(np.arange(len(items))))
+                    return list_loops.picked(items, indexing.getitem(positions, key))
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint="index an array instead (np.stack the items first)")
         if isinstance(obj, RuntimeRange):
@@ -1225,6 +1234,35 @@ class Interpreter:
         if self.ctx.merged_containers.get(id(obj)) is obj:
             return False
         return self.ctx.runtime_depth > 0 and self.ctx.effect_frames[-1] is not None
+
+    def _rebinding_items(self, d, name, args, kwargs):
+        """(result,) of `d.update(...)` or `d.setdefault(k, ...)` that only
+        rebinds or reads keys d has (restoring a checkpoint into the
+        parameters): the item assignments they are, written back and
+        journaled as those; None for any other call."""
+        if type(d) is not dict or name not in ("update", "setdefault"):
+            return None
+        if name == "setdefault":
+            if args and not _any_runtime(args[:1], {}) and args[0] in d:
+                return (self.getitem(d, args[0]),)
+            return None
+        try:
+            new = dict(*args, **kwargs)
+        except (TypeError, ValueError):
+            return None
+        if not all(not isinstance(k, Array) and k in d for k in new):
+            return None
+        for k, v in new.items():
+            self.setitem(d, k, v)
+        return (None,)
+
+    def _read_tuples(self, v):
+        """A tuple (a namedtuple) with its arrays read as the program's
+        values, as unpacking it would (those of a global: captured inputs)."""
+        if not isinstance(v, tuple):
+            return v
+        items = [self._read_tuples(x) for x in self.static_items(v)]
+        return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
 
     def static_items(self, v) -> tuple:
         if isinstance(v, Array):
@@ -1559,11 +1597,19 @@ class Interpreter:
                 return None             # a counted While's buffers hold it
             if appends.record(self, fn.__self__, fn.__name__, args, kwargs):
                 return None
+            rebound = self._rebinding_items(fn.__self__, fn.__name__, args, kwargs)
+            if rebound is not None:
+                return rebound[0]
             self.check_mutation(fn.__self__, "a container")
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
                 refuse_runtime_hash(args[:1], "a dict key")
+            elif fn.__name__ == "sort" and type(fn.__self__) is list and not args \
+                    and any(map(holds_array, fn.__self__)):
+                # runtime numbers: sorted()'s rules and messages, in place
+                fn.__self__[:] = BUILTINS[sorted](self, list(fn.__self__), **kwargs)
+                return None
             elif fn.__name__ == "sort" and kwargs.get("key") is not None:
                 kwargs = {**kwargs, "key": InterpretedCallback(self, kwargs["key"])}
             return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays

@@ -526,15 +526,37 @@ class Slot:
 
 
 def _check_same_structure(flat, what):
-    td0 = flat[0][0]
+    td0, leaves0 = flat[0]
     for td, leaves in flat[1:]:
         if td != td0:
             names, tl0, ts0 = td0
             for n, a, b in zip(names, tl0, td[1]):
                 if a != b:
-                    raise MergeError(f"{what} give {pretty_path(n)} different structures "
-                                     "(e.g. a tuple of different length)")
+                    name = pretty_path(n)
+                    raise MergeError(
+                        f"{what} give {name} different structures: "
+                        f"{_structure(a, leaves0, n)} and {_structure(b, leaves, n)}",
+                        hint=f"give {name} one structure on every path: bind it before the "
+                             "branch to a value of the structure it may get (copies of the "
+                             "arrays, say, rather than None), and keep a flag for whether "
+                             "it was set")
             raise MergeError(f"{what} leave different values on the stack")
+
+
+def _structure(td, leaves, path: str) -> str:
+    """A variable's structure as an error names it (td: state.flatten's)."""
+    if td is None:                  # a leaf: the value itself
+        value = next((v for p, v in leaves if p == path), None)
+        return "None" if value is None else describe_static(value)
+    kind = td[0]
+    if kind in ("tuple", "list"):
+        return f"a {kind} of {len(td[1])} items"
+    if kind == "dict":
+        return f"a dict with keys {', '.join(map(repr, td[1][:4]))}" + (
+            ", ..." if len(td[1]) > 4 else "") if td[1] else "an empty dict"
+    if kind == "object":
+        return f"a {td[1].__name__}"
+    return {"range": "a range iterator", "seq": "an iterator"}.get(kind, f"a {kind}")
 
 
 def scalar_kind(v) -> bool | None:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import SideEffectError
 from ..ir import AVal
 from .builder import emit_op
@@ -172,23 +174,26 @@ def picker(items):
         rebuilt = tuple if type(first) is tuple else lambda xs: type(first)(*xs)
         return lambda pos: rebuilt([part(pos) for part in parts])
     column = _number_column(items)
-    return lambda pos: _like(indexing.row(column, pos), _PY_NUMBER)
+    model = _NUMPY_SCALAR if isinstance(first, np.generic) else _PY_NUMBER
+    return lambda pos: _like(indexing.row(column, pos), model)
 
 
 _PY_NUMBER = object()       # _like's model: a Python number (weak, immutable)
+_NUMPY_SCALAR = object()    # ... a NumPy scalar (strong, immutable)
 
 
 def _like(view: Array, model) -> Array:
     """A copy (not a view) of the picked row with `model`'s kind: a NumPy
     scalar or a Python number stays one, an array refuses updates in place
     (they would not reach the list's array)."""
-    weak = True if model is _PY_NUMBER else model.aval.weak
+    number = model is _PY_NUMBER or model is _NUMPY_SCALAR
+    weak = model is _PY_NUMBER or (not number and model.aval.weak)
     var = view.var
     if var.aval.weak != weak:
         (var,) = emit_op("convert", (var,), {"dtype": var.aval.dtype},
                          (AVal(var.aval.dtype, var.aval.shape, weak),))
     item = Array(var)
-    item.immutable = True if model is _PY_NUMBER else model.immutable
+    item.immutable = True if number else model.immutable
     if item.immutable is False:
         item.frozen = CHOSEN
     return item
@@ -205,6 +210,8 @@ def _numbers_of_one_type(items) -> bool:
     ints within int64, floats.  (Not bools: `b and 5` gives False or 5, a
     kind a runtime bool would leave to the run.)"""
     kind = type(items[0])
+    if isinstance(items[0], np.generic):        # NumPy scalars of one dtype
+        return items[0].dtype.kind in "biuf" and all(type(v) is kind for v in items)
     if kind not in (int, float) or any(type(v) is not kind for v in items):
         return False
     return kind is not int or all(-2 ** 63 <= v < 2 ** 63 for v in items)

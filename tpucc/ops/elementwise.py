@@ -773,9 +773,27 @@ def _ufunc_vjp(name):
                 for x in operands]
         cts = [partial(ct, out, *args) if lc.wants(k) else None
                for k, partial in enumerate(partials)]
+        if name not in _BOUNDED_PARTIALS:
+            cts = [None if g is None else _none_without_cotangent(ct, g) for g in cts]
         return tuple(None if g is None else unbroadcast(g, np.shape(x))
                      for g, x in zip(cts, operands))
     return vjp
+
+
+# Ufuncs whose partial derivatives stay finite where their operands are.
+_BOUNDED_PARTIALS = frozenset({
+    "add", "subtract", "negative", "positive", "deg2rad", "rad2deg", "sin", "cos", "tanh",
+    "arctan", "absolute", "fabs", "maximum", "minimum", "floor", "ceil", "trunc", "rint",
+    "sign"})
+
+
+def _none_without_cotangent(ct, g):
+    """0 where the cotangent is 0, whatever the partial derivative is there:
+    through the branch np.where does not take, `p * np.log(p)` at p == 0
+    would give 0 * -inf = NaN (jax's and PyTorch's answer), where the
+    function's own derivative is 0."""
+    zero = lax.full_like(g, 0)
+    return lax.select(lax.eq(ct, lax.full_like(ct, 0)), zero, g)
 
 
 for _name in _CHAIN:
