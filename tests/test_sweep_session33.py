@@ -316,3 +316,37 @@ def test_round_of_a_python_float_is_correctly_rounded(n):
         got, want = compiled(np.float64(v), n), round(float(v), n)
         assert type(got) is float
         assert got == want or (got != got and want != want), (v, n, got, want)
+
+
+# --- a short loop with a runtime break, then a raise on how it ended ---------------------
+
+def fixed_point(x0, maxit, tol):
+    x = x0
+    converged = False
+    for it in range(maxit):
+        x_new = np.cos(x)
+        if np.max(np.abs(x_new - x)) < tol:
+            converged = True
+            x = x_new
+            break
+        x = x_new
+    res = np.max(np.abs(np.cos(x) - x))
+    if not converged:
+        raise RuntimeError(f"no convergence after {maxit} iterations, residual {res:.3e}")
+    return x, it
+
+
+@pytest.mark.parametrize("maxit", [10, 40])
+def test_a_raise_after_a_loop_left_early_is_a_check(maxit):
+    """A static `for` left by a runtime `break` runs as one While (not one
+    guarded copy per iteration with the code after it once per way out), so
+    the flag it leaves is a runtime bool and the raise a check."""
+    x0 = np.array([0.1, 0.5, 1.0])
+    with pytest.raises(RuntimeError) as eager:
+        fixed_point(x0, maxit, 1e-10)
+    compiled = tpucc.compile(fixed_point)
+    with pytest.raises(RuntimeError) as info:
+        compiled(x0, maxit, 1e-10)
+    assert str(eager.value) in str(info.value)
+    check(fixed_point, x0, maxit, 0.05)
+    assert count_hlo(hlo(compiled, x0, maxit, 0.05), "while") == 1

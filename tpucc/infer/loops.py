@@ -135,7 +135,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             # runtime exits): with a loop inside, one While is far smaller
             # (except under tpucc.grad, which differentiates no runtime loop).
             keep = ex.static or _may_unroll_guarded(it, budget) and (
-                guard_anyway or header not in frame.fc.nesting_loops or ctx().grad_depth)
+                guard_anyway or ctx().grad_depth)
             if not keep:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
