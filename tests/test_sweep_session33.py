@@ -350,3 +350,20 @@ def test_a_raise_after_a_loop_left_early_is_a_check(maxit):
     assert str(eager.value) in str(info.value)
     check(fixed_point, x0, maxit, 0.05)
     assert count_hlo(hlo(compiled, x0, maxit, 0.05), "while") == 1
+
+
+def deletes_on_one_path(x, n):
+    y = 5.0
+    for i in range(n):
+        if x[i] < 0:
+            del y
+            continue
+        y = float(x[i])
+    return y
+
+
+def test_a_loop_deleting_a_variable_on_one_path_is_refused():
+    """(The While took the deleted variable as unchanged: every assignment
+    to it was lost.)"""
+    with pytest.raises(tpucc.errors.MergeError, match="deletes `y` on some runtime paths"):
+        tpucc.compile(deletes_on_one_path)(np.full(3, 2.0), np.int64(3))

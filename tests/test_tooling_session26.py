@@ -183,7 +183,7 @@ def _args():
 EDITS = {
     "an empty node": (lambda m: m["inputs"]["args"]["tuple"].__setitem__(0, {}),
                       "inputs.args.tuple[0] should be a node: a leaf, or an object whose one "
-                      "key is 'tuple', 'list', 'dict', not {}"),
+                      "key is 'tuple', 'list', 'dict', 'namedtuple', not {}"),
     "an unknown dtype": (lambda m: m["inputs"]["args"]["tuple"][0].__setitem__("dtype", "x"),
                          "inputs.args.tuple[0].dtype should be a dtype compiled code holds "
                          "(unknown dtype 'x'), not \"x\""),

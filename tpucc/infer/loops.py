@@ -134,8 +134,11 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             # Guarded iterations nest (each runs under the previous ones'
             # runtime exits): with a loop inside, one While is far smaller
             # (except under tpucc.grad, which differentiates no runtime loop).
+            # (a range loop tries one While first: the code after it then
+            # runs once; over a list's items, each iteration keeps its item)
             keep = ex.static or _may_unroll_guarded(it, budget) and (
-                guard_anyway or ctx().grad_depth)
+                guard_anyway or ctx().grad_depth or not isinstance(it, RangeIter)
+                and header not in frame.fc.nesting_loops)
             if not keep:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
@@ -1276,6 +1279,15 @@ def _check_loop_structure(td, trial, loc):
 def _widen(leaves, trial: Trial, promote, boxes, loc):
     promote = dict(promote)
     for (path, before), (_, after) in zip(leaves, trial.leaves):
+        if isinstance(after, Undefined) and not isinstance(before, Undefined) \
+                and not path.startswith("<"):
+            # (`del y` on a path that goes on looping: whether `y` is bound
+            # after an iteration is known only at run time)
+            raise MergeError(f"this loop deletes `{path}` on some runtime paths and not on "
+                             "others: whether it is bound after an iteration is known only "
+                             "at run time", loc,
+                             f"rebind `{path}` instead of deleting it (to a value of the "
+                             "same kind, with a flag saying whether it is valid)")
         if isinstance(before, Array):
             if isinstance(after, Undefined):
                 continue
