@@ -367,3 +367,26 @@ def test_a_loop_deleting_a_variable_on_one_path_is_refused():
     to it was lost.)"""
     with pytest.raises(tpucc.errors.MergeError, match="deletes `y` on some runtime paths"):
         tpucc.compile(deletes_on_one_path)(np.full(3, 2.0), np.int64(3))
+
+
+def zip_runtime_range(x, n):
+    s = 0.0
+    for i, v in zip(range(n), x):
+        s += i * v
+    return s
+
+
+def indexed_runtime_range(x, n):
+    s = 0.0
+    for i in range(min(n, len(x))):
+        s += i * x[i]
+    return s
+
+
+def test_zip_of_a_runtime_range_says_to_index_instead():
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(tpucc.errors.StaticValueError, match="zip\\(\\) of a range") as info:
+        tpucc.compile(zip_runtime_range)(x, np.int64(2))
+    assert "range(min(n, len(x)))" in info.value.hint
+    compiled = check(indexed_runtime_range, x, np.int64(2))
+    assert count_hlo(hlo(compiled, x, np.int64(2)), "while") == 1

@@ -184,6 +184,13 @@ def zip_(interp, *xs, strict=False):
         rows_loop(interp, parts, through_enumerate=True)
     if loop is not None:
         return loop
+    from .calls import RuntimeRange
+    if any(isinstance(x, RuntimeRange) for x in xs) and len(xs) > 1:
+        raise StaticValueError(
+            "zip() of a range with a runtime length and other sequences: the pairs it makes "
+            "are needed at compile time", hint="loop over the range alone and index the "
+                                              "rest in the body: `for i in range(min(n, "
+                                              "len(x))): v = x[i]` is a runtime `while`")
     xs = tuple(x if _zip_rows(x) is None else _items_of(x) for x in xs)
     if strict:
         return held_iterator(zip(*(interp.static_items(x) for x in xs), strict=True))
