@@ -68,14 +68,15 @@ class ListRows:
         return self.items[k] if self.read is None else self.read(k)
 
 
-def rows_of(it: SeqIter) -> ListRows | None:
+def rows_of(it: SeqIter, numbers=False) -> ListRows | None:
     """The rows for a counted loop over `it`'s items, or None where they
-    differ in type, or hold no array (static numbers stay static)."""
+    differ in type, or hold no array (static numbers stay static, unless
+    `numbers`: a long loop over them that a runtime `break` may leave)."""
     if type(it.items) is not tuple or not isinstance(it.pos, int):
         return None
     rows = ListRows(it.items, it.read, it.source)
     current = [rows._current(k) for k in range(it.pos, len(it.items))]
-    if not any(_holds_array(v) for v in current[:1]):
+    if not current or not numbers and not any(_holds_array(v) for v in current[:1]):
         return None
     try:
         _check_alike(current)

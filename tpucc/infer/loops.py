@@ -154,6 +154,13 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             if keep:
                 return ex
             frame.locals, frame.stack = locals0, stack0
+            if isinstance(it, SeqIter) and not _may_unroll_guarded(it, budget):
+                # Too long to unroll with guards: one While over the
+                # positions, the items (static numbers too) picked there.
+                made = _items_as_while(frame, header, stops, loop_stops, it,
+                                       list_loops.rows_of(it, numbers=True), enclosing)
+                if made is not None:
+                    return made
             if not _may_unroll_guarded(it, budget):
                 return build_while(frame, header, stops, loop_stops,
                                    "while: the loop condition depends on a runtime value")
@@ -366,23 +373,36 @@ def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
         return None
     last = len(it.items) - 1
     frame.stack[-1] = RangeIter(it.pos, last, 1, rows)
-    with list_loops.refused_elsewhere(it) as cursor:
+    with list_loops.refused_elsewhere(it):
         made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing,
                             resume=it.at(last))
         if isinstance(made, Exit):
             return True
-        if isinstance(made[1], LeavesEarly):
-            # A runtime `break` or `return`: all the iterations as one While,
-            # after which the loop variable is a copy of the item it left
-            # at (updating it in place is refused), and where the iterator
-            # stands is known only at run time.
-            frame.stack[-1] = RangeIter(it.pos, len(it.items), 1, rows)
-            made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing)
-            if isinstance(made, Exit):
-                cursor.keep()
-                return made
     frame.stack[-1] = it
+    if isinstance(made[1], LeavesEarly):
+        whole = _items_as_while(frame, header, stops, loop_stops, it, rows, enclosing)
+        if whole is not None:
+            return whole
     return made[0]
+
+
+def _items_as_while(frame, header, stops, loop_stops, it: SeqIter, rows, enclosing):
+    """A loop over `it`'s items that a runtime `break` or `return` may leave,
+    all its iterations as one counted While over the positions (rows: the
+    items, list_loops.rows_of), or None where it cannot be one.  After it
+    the loop variable is a copy of the item it left at (updating it in
+    place is refused), and where the iterator stands is known only at run
+    time."""
+    if rows is None:
+        return None
+    frame.stack[-1] = RangeIter(it.pos, len(it.items), 1, rows)
+    with list_loops.refused_elsewhere(it) as cursor:
+        made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing)
+        if isinstance(made, Exit):
+            cursor.keep()
+            return made
+    frame.stack[-1] = it
+    return None
 
 
 def _weak(arr: Array):
