@@ -185,7 +185,7 @@ def test_an_entry_given_an_object_of_arrays_says_to_pass_a_dict(tmp_path):
 def test_new_objects_of_arrays_are_told_to_travel_as_a_named_tuple():
     import dataclasses
 
-    @dataclasses.dataclass(frozen=True)
+    @dataclasses.dataclass          # (a frozen one is a value: session 34)
     class P:
         w: np.ndarray
 

@@ -28,7 +28,7 @@ from . import cache, envvars, infer, lower, snapshot
 from .errors import DTypeError, InternalError, SideEffectError, TpuccError, UnsupportedError
 from .infer import appends, checks
 from .infer.ad import identity_pattern
-from .infer.state import has_static_keys, is_namedtuple, unflatten
+from .infer.state import has_static_keys, is_namedtuple, is_value_dataclass, unflatten, value_fields
 from .infer.values import JAX, MISSING as _MISSING, frozen_kind, refuse_array_subclass
 from .ir import print_region, verify
 from .outputs import (_dropped, kept_writebacks, output_pool, recycled_avals,
@@ -410,6 +410,10 @@ def _key_with_places(x, runtime_scalar, leaves, places, here):
     if isinstance(x, dict) and has_static_keys(x):
         return _dict_tag(x) + tuple((k, _key_with_places(v, runtime_scalar, leaves, places, here + (k,)))
                               for k, v in x.items())
+    if is_value_dataclass(x, holding_array=True):
+        return ("V", type(x)) + tuple(
+            _key_with_places(getattr(x, k), runtime_scalar, leaves, places, here + (k,))
+            for k in value_fields(x))
     return _key(x, runtime_scalar, leaves)
 
 
@@ -441,6 +445,9 @@ def _key(x, runtime_scalar, leaves):
         return ("F", x.hex())             # 0.0 == -0.0, but they fold differently
     if type(x) is complex:
         return ("C", x.real.hex(), x.imag.hex())
+    if is_value_dataclass(x, holding_array=True):   # its arrays are runtime inputs
+        return ("V", type(x)) + tuple(_key(getattr(x, k), runtime_scalar, leaves)
+                                      for k in value_fields(x))
     try:
         hash(x)
     except TypeError:

@@ -376,7 +376,12 @@ def _inputs(ep, args, kwargs, traced) -> dict:
             else:
                 nodes.append({"leaf": "static", "value": _static(ep, leaf, path),
                               "path": path})
-        return tree.encode(td, nodes)
+        try:
+            return tree.encode(td, nodes)
+        except tree.NotStorable as e:         # a frozen dataclass of arrays
+            raise BuildError(f"entry {ep.name!r}: argument {root} holds {e}; an artifact's "
+                             "inputs are arrays and tuples, named tuples, lists and dicts "
+                             "of them", ep.loc, hint=_OBJECT_ARGUMENT_HINT) from None
 
     names = _names(ep.fn, len(args))
     arg_nodes = {"tuple": [node_of(a, nm) for a, nm in zip(args, names)]}
@@ -426,13 +431,15 @@ def _static(ep, value, path):
             raise BuildError(f"entry {ep.name!r}: argument {path} is a {e} holding arrays; an "
                              "artifact's inputs are arrays and tuples, named tuples, lists "
                              "and dicts of them", ep.loc,
-                             hint="pass its arrays as a dict or a named tuple "
-                                  "(dataclasses.asdict(p), or a NamedTuple class) and rebuild "
-                                  "the object inside the entry") from None
+                             hint=_OBJECT_ARGUMENT_HINT) from None
         raise BuildError(f"entry {ep.name!r}: argument {path} is a static {e} value, "
                          "which an artifact cannot store", ep.loc,
                          hint="static arguments of an entry must be None, bool, int, "
                               "float, complex, str or NumPy scalars") from None
+
+
+_OBJECT_ARGUMENT_HINT = ("pass its arrays as a dict or a named tuple (dataclasses.asdict(p), "
+                         "or a NamedTuple class) and rebuild the object inside the entry")
 
 
 def _holds_arrays(value) -> bool:

@@ -29,7 +29,7 @@ from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from .control import MAX_UNROLL
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
-                    instance_attributes, unflatten)
+                    instance_attributes, is_value_dataclass, unflatten, value_fields)
 from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
                      new_serial_floor)
 
@@ -183,6 +183,9 @@ def _leaf_keys(value, here=()) -> list:
         return [k for i, v in enumerate(value) for k in _leaf_keys(v, here + (i,))]
     if isinstance(value, dict) and has_static_keys(value):
         return [k for key, v in value.items() for k in _leaf_keys(v, here + (key,))]
+    if is_value_dataclass(value):
+        return [k for key in value_fields(value)
+                for k in _leaf_keys(getattr(value, key), here + (key,))]
     return [here]
 
 
@@ -458,6 +461,9 @@ def _refuse_iterators(result, fn):
 def _returned_objects(interp, value):
     """Objects made by the compiled code that hold arrays (e.g. gradients of
     an object) are returned as new objects built from their attributes."""
+    if is_value_dataclass(value, holding_array=True):
+        return ObjectNode(type(value), {k: _returned_objects(interp, getattr(value, k))
+                                        for k in value_fields(value)})
     if isinstance(value, tuple) and hasattr(value, "_fields") and _holds_array(value):
         return ObjectNode(type(value), {k: _returned_objects(interp, v)
                                         for k, v in zip(value._fields, value)})

@@ -10,6 +10,7 @@ Python scalars; two different strong dtypes are an error.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import types
 
 import numpy as np
@@ -62,6 +63,12 @@ def flatten(value, path: str, out: list) -> object:
         keys = tuple(value.attrs)
         return ("object", value.cls, keys,
                 tuple(sub(value.attrs[k], f"{path}.{k}") for k in keys))
+    if is_value_dataclass(value):
+        # A frozen dataclass of arrays (Flax-style parameters, a new one
+        # each step via dataclasses.replace) is a value, as a namedtuple is.
+        names = value_fields(value)
+        return ("object", type(value), names,
+                tuple(sub(getattr(value, k), f"{path}.{k}") for k in names))
     out.append((path, value))
     return None
 
@@ -72,6 +79,54 @@ def is_namedtuple(value) -> bool:
     cls = type(value)
     return (isinstance(value, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
             and len(cls._fields) == len(value) and not hasattr(value, "__dict__"))
+
+
+def is_value_dataclass(value, holding_array=False) -> bool:
+    """A frozen dataclass instance whose attributes are its fields (nothing
+    cached beside them), each an array, a Python scalar, a string, None, or
+    a tuple or such a dataclass of those: no container the program could
+    change.  Like a namedtuple it is a value: its items are slots of the
+    state (a loop may carry `r = Result(r.x * 2, r.n + 1)`), it is rebuilt
+    from them, and as an argument (`holding_array`: one that holds an
+    array) its arrays are runtime inputs: a new instance each call (Flax-
+    style parameters, dataclasses.replace'd each step) is no new program."""
+    found = _value_parts(value)
+    return found is not None and (found > 0 or not holding_array)
+
+
+def value_fields(value) -> tuple:
+    """The field names of a dataclass instance, in order."""
+    return tuple(f.name for f in dataclasses.fields(value))
+
+
+def _value_parts(value) -> int | None:
+    """How many arrays a value dataclass holds; None if `value` is none."""
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is None or not params.frozen or isinstance(value, type) or \
+            type(value).__module__.startswith("tpucc."):       # (tpucc's own: RangeIter...)
+        return None
+    names = value_fields(value)
+    if set(instance_attributes(value)) != set(names):
+        return None
+    count = 0
+    for k in names:
+        n = _arrays_in_part(getattr(value, k))
+        if n is None:
+            return None
+        count += n
+    return count
+
+
+def _arrays_in_part(v) -> int | None:
+    if isinstance(v, (Array, np.ndarray)) or hasattr(v, "shape") and hasattr(v, "dtype") and \
+            type(v).__module__.startswith("jax"):
+        return 1
+    if v is None or isinstance(v, (str, bytes, *SCALARS)):
+        return 0
+    if type(v) is tuple or is_namedtuple(v):
+        counts = [_arrays_in_part(x) for x in v]
+        return None if None in counts else sum(counts)
+    return _value_parts(v)
 
 
 class ObjectNode:
