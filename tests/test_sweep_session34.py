@@ -2,7 +2,9 @@
 exercises (a model zoo, NumPy's wider API, the ahead-of-time path)."""
 from __future__ import annotations
 
+import collections
 import dataclasses
+import math
 import warnings
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 
 import tpucc
 
-from conftest import check, count_hlo, hlo
+from conftest import check, count_hlo, hlo, raises_at
 
 
 def weighted_until(x):
@@ -123,3 +125,96 @@ def test_an_entry_given_a_frozen_dataclass_of_arrays_says_to_pass_a_dict(tmp_pat
     with pytest.raises(tpucc.TpuccError, match="argument p holds a DParams object") as info:
         aot.build_file(str(model), str(tmp_path))
     assert "dataclasses.asdict" in info.value.hint
+
+
+def tolist_changed(a):
+    values = a.tolist()
+    values[0] = 3.0
+    values.append(5.0)
+    values.sort()
+    values.pop()
+    del values[0]
+    return np.array(values).sum(), values
+
+
+def rows_changed(a):
+    rows = a.reshape(2, 2).tolist()
+    rows[1][0] = 9.0
+    rows[0].append(1.5)
+    parts = np.split(a, 2)
+    parts[0] = parts[0] * 2
+    parts.append(a)
+    return rows, np.concatenate(parts)
+
+
+@pytest.mark.parametrize("fn", [tolist_changed, rows_changed])
+def test_lists_numpy_makes_are_the_programs_own(fn):
+    # (x.tolist()'s list was taken for one from outside: its updates were lost)
+    check(fn, np.array([7.0, 7.0, 1.0, 2.0]))
+
+
+def counted(a):
+    return collections.Counter(a.tolist())
+
+
+def ordered(a):
+    return collections.OrderedDict((float(v), 1) for v in a)
+
+
+def updated(a):
+    d = {}
+    d.update(zip(a.tolist(), range(3)))
+    return d
+
+
+@pytest.mark.parametrize("fn, line", [(counted, "Counter("), (ordered, "OrderedDict("),
+                                      (updated, "d.update(")])
+def test_native_code_hashing_runtime_keys_is_refused(fn, line):
+    # (the dict came back keyed by tpucc's own objects, equal values apart)
+    raises_at(fn, (np.array([7.0, 7.0, 1.0]),), tpucc.StaticValueError,
+              match="a runtime value as a dict key", line_of=line)
+
+
+def nll_by_range(p, y):
+    n = p.shape[0]
+    return -np.log(p[range(n), y]).mean(), p[range(1, 3)], p[:, range(1, 2)], p[range(0)]
+
+
+def store_by_range(p):
+    p[range(2), 0] = 5.0
+    p[:, range(1, 2)] += 1
+    return p
+
+
+def rows_up_to(p, n):
+    return p[range(n)]
+
+
+def test_a_range_indexes_as_its_integers():
+    # (the textbook cross-entropy p[range(n), y] was an E200 "invalid index")
+    p = np.array([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]])
+    check(nll_by_range, p, np.array([1, 0, 1]))
+    check(store_by_range, p)
+    raises_at(rows_up_to, (p, 2), tpucc.StaticValueError, match="range.. with runtime bounds",
+              line_of="p[range(n)]", runtime_args=("n",))
+
+
+erf_each = np.vectorize(math.erf)
+below_each = np.vectorize(lambda v, t: v if v < t else t)
+int_each = np.vectorize(lambda n: n * 3 + 100)
+f32_each = np.vectorize(lambda v: v * 2, otypes=[np.float32])
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1 + erf_each(x / math.sqrt(2))), erf_each(0.5), erf_each(x[0, 0])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (gelu_erf, (np.linspace(-2, 2, 40).reshape(8, 5),)),
+    (lambda x, t: below_each(x, t), (np.linspace(-2, 2, 6), 0.5)),
+    (lambda x: int_each(x), (np.arange(6, dtype=np.int8),)),      # (int8: NumPy's first call)
+    (lambda x: f32_each(x), (np.linspace(-2, 2, 6),)),
+])
+def test_np_vectorize_calls_the_function_on_each_element(fn, args):
+    # (was refused, naming numpy.erf())
+    check(fn, *args)

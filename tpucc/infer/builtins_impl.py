@@ -360,6 +360,7 @@ def _sorted_runtime(items, reverse):
     a NaN depends on where it starts)."""
     from ..ops.indexing import getitem
     from ..ops.registry import NUMPY
+    items = _with_runtime_numbers(items)
     first = items[0]
     if not all(isinstance(v, Array) and v.shape == () and v.aval == first.aval
                and v.immutable is first.immutable for v in items) or first.dtype.kind == "c":
@@ -374,6 +375,23 @@ def _sorted_runtime(items, reverse):
             v = to_python_scalar(v, first.dtype)
         v.immutable = first.immutable
         out.append(v)
+    return out
+
+
+def _with_runtime_numbers(items):
+    """Static Python numbers among Python numbers known at run time (a list
+    from x.tolist(), then `.append(5.0)`) as runtime ones of the same kind."""
+    model = next(v for v in items if isinstance(v, Array))
+    kind = {"f": float, "i": int}.get(model.dtype.kind) if model.weak and not model.shape else None
+    if kind is None:
+        return items
+    return [_number_like(builder.const_value(v), model) if type(v) is kind else v
+            for v in items]
+
+
+def _number_like(value, model: Array) -> Array:
+    out = Array(value)
+    out.immutable = model.immutable
     return out
 
 

@@ -35,7 +35,7 @@ from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_read_once, refuse_runtime_hash)
-from . import appends, exceptions, list_loops, messages, pynumbers, stacking
+from . import appends, exceptions, list_loops, messages, pynumbers, stacking, vectorize
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -1503,9 +1503,12 @@ class Interpreter:
             table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
-            return _scalar_stays_scalar(fn.array, table[fn.name](fn.array, *args, **kwargs))
+            return self._owned(_scalar_stays_scalar(fn.array,
+                                                    table[fn.name](fn.array, *args, **kwargs)))
         if isinstance(fn, pynumbers.BoundNumberMethod):
             return pynumbers.call(self, fn, args, kwargs)
+        if isinstance(fn, np.vectorize):
+            return self._vectorized(fn, args, kwargs)
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
         if isinstance(fn, GradFunction):
@@ -1612,7 +1615,9 @@ class Interpreter:
                 return None
             elif fn.__name__ == "sort" and kwargs.get("key") is not None:
                 kwargs = {**kwargs, "key": InterpretedCallback(self, kwargs["key"])}
-            return fn(*args, **kwargs)      # a list/dict/set of ours: it may hold arrays
+            out = fn(*args, **kwargs)       # a list/dict/set of ours: it may hold arrays
+            _refuse_runtime_keys(fn.__self__)       # (d.update(zip(runtime, ...)))
+            return out
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, (list, dict)) \
                 and not args and not kwargs:
             if fn.__name__ == "copy":
@@ -1660,8 +1665,26 @@ class Interpreter:
             _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
                 return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
-            return impl(*args, **kwargs)
-        return self._library_call(fn, args, kwargs)
+            return self._owned(impl(*args, **kwargs))
+        return self._owned(self._library_call(fn, args, kwargs))
+
+    def _vectorized(self, fn, args, kwargs):
+        """np.vectorize(f)(...): a loop calling f (vectorize.py)."""
+        if fn.signature is not None or fn.excluded or kwargs or (fn.otypes and len(fn.otypes) > 1):
+            raise UnsupportedError(
+                "np.vectorize with a signature, excluded arguments, keyword arguments or "
+                "several outputs is not supported in compiled code",
+                hint="write the loop over the elements, or use NumPy's ufuncs on the arrays")
+        return self.call(vectorize.vectorized_call, [fn.pyfunc, fn.otypes, *args], {})
+
+    def _owned(self, out):
+        """The lists a NumPy function or method made (x.tolist(), np.split)
+        are the program's own, as a list display is: it may change them."""
+        if type(out) is list:
+            for v in out:
+                self._owned(v)
+            self.fresh(out)
+        return out
 
     def _arrays_as_inputs(self, v):
         """A list or tuple holding NumPy arrays (`np.stack(self.weights)`):
@@ -1700,6 +1723,7 @@ class Interpreter:
         self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
         args, kwargs = _callbacks_interpreted(self, fn, args, kwargs)
         result = fn(*args, **kwargs)
+        _refuse_runtime_keys(result, getattr(fn, "__self__", None), *args)
         if isinstance(result, np.ndarray):
             return Array(builder.const_value(result))
         return result
@@ -1742,6 +1766,7 @@ class Interpreter:
                     else a for a in args]
             args, kwargs = _callbacks_interpreted(self, cls, args, kwargs)
             obj = _made_by_library(cls, args, kwargs)
+            _refuse_runtime_keys(obj)
             if isinstance(obj, (list, dict, set, collections.deque)):
                 # collections.defaultdict(list), OrderedDict(), deque(): made
                 # by the call, which may fill it
@@ -2199,6 +2224,16 @@ def _refuse_scalar_item_assignment(x: Array):
         raise UserCodeError(f"TypeError: {message}")
     from . import checks
     checks.require(NUMPY[np.logical_not](Array(x.immutable.var)), message, raises="TypeError")
+
+
+def _refuse_runtime_keys(*objs):
+    """Native code (dict.update, OrderedDict(pairs), Counter's counting)
+    hashed runtime values into a dict or set: by their compile-time
+    identity, not their values."""
+    for obj in objs:
+        if isinstance(obj, (dict, set, frozenset)):
+            refuse_runtime_hash(obj, "a set item" if isinstance(obj, (set, frozenset))
+                                else "a dict key")
 
 
 def _scalar_stays_scalar(operand, out):

@@ -108,13 +108,18 @@ def normalize_key(key, shape):
             raise ShapeError("boolean scalar indices are not supported")
         elif isinstance(item, (int, np.integer)):
             static.append(int(item))
-        elif isinstance(item, (list, np.ndarray)):
+        elif isinstance(item, (list, range, np.ndarray)):      # (p[range(n), labels])
             arr = np.asarray(item)
             if arr.dtype == np.bool_:
                 arr = _static_mask_indices(arr, axis, shape)
             known[len(static)] = arr
             static.append(ARRAY)
             arrays.append(arr.astype(np.int64))
+        elif all(hasattr(item, a) for a in ("start", "stop", "step")):   # a runtime range
+            raise StaticValueError(
+                "a range() with runtime bounds as an index gives a data-dependent shape",
+                hint="index with a slice (x[a:b]) where the result is reduced or assigned, "
+                     "or keep the shape with np.where(np.arange(n) < b, x, fill)")
         else:
             raise ShapeError(f"invalid index of type {type(item).__name__}")
     _check_static_indices(static, shape, known)
