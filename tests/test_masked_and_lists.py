@@ -499,7 +499,7 @@ def into_whole_array(x, y):
 
 
 def mask_among_indices(grid):
-    grid[grid[:, 0] > 0, 0] = 1
+    grid[grid[:, 0] > 0, [0]] = 1     # (among static ints and slices it compiles)
     return grid
 
 

@@ -218,3 +218,38 @@ def gelu_erf(x):
 def test_np_vectorize_calls_the_function_on_each_element(fn, args):
     # (was refused, naming numpy.erf())
     check(fn, *args)
+
+
+def rows_masked(X, m):
+    X[m, 0] = -1
+    X[m, :] += 0.5
+    X[m, 1:] += 5
+    return X, X[m, 1].sum(), X[m, 1:].max()
+
+
+def columns_masked(X, cm):
+    X[:, cm] = 0
+    X[1:, cm] += 2
+    X[..., cm] *= 3
+    return X, X[:, cm].sum()
+
+
+def last_axis_masked(X, cm):
+    X[..., cm] *= 3
+    X[0, :, cm] = 7
+    return X
+
+
+def columns_given_values(X, cm):
+    X[:, cm] = np.ones((4, 2))
+    return X
+
+
+def test_a_mask_among_static_indices():
+    # (was an E200 "a boolean mask among other indices gives a data-dependent shape")
+    X = np.arange(12.).reshape(4, 3)
+    check(rows_masked, X, np.array([True, False, True, True]))
+    check(columns_masked, X, np.array([True, False, True]))
+    check(last_axis_masked, X.reshape(2, 2, 3), np.array([False, True, True]))
+    raises_at(columns_given_values, (X, np.array([True, False, True])), tpucc.ShapeError,
+              match="an array of values", line_of="X[:, cm] =")

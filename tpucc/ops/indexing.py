@@ -5,7 +5,8 @@ Ellipsis, and slots for runtime integer index arrays) plus the runtime index
 arrays themselves.  Static ints are bounds-checked at compile time as NumPy
 would at run time.  A runtime boolean mask as the whole key gives a
 data-dependent shape: `x[mask]` is a Selection and `x[mask] = v` a select
-(see masked.py); a mask among other indices is refused.
+(see masked.py); so is a mask among static ints and slices (X[m, 0],
+X[:, colmask]: _mask_among_basic); among index arrays it is refused.
 
 Basic indexing gives views, as in NumPy: with static keys, and with runtime
 integer *scalars* (a loop counter, an argmax), which NumPy also reads as
@@ -464,6 +465,9 @@ def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
     if _is_mask(key):
         return masked.select(x, key)
+    among = _mask_among_basic(x, key)
+    if among is not None:
+        return masked.select(*among)
     split = _runtime_slice_first(key, x.shape)
     if split is not None:
         slc, rest = split
@@ -646,6 +650,17 @@ def setitem(x, key, value):
     if _is_mask(key):
         masked.assign(x, key, value)
         return
+    among = _mask_among_basic(x, key)
+    if among is not None:
+        view, mask = among
+        if not isinstance(value, masked.Selection) and not _mask_leads(key) and \
+                np.ndim(value):
+            raise ShapeError(
+                "x[:, mask] = values with an array of values: which value goes where "
+                "follows a data-dependent shape", hint="assign a scalar, or keep the shape: "
+                "x[...] = np.where(mask, new, x[...]) with `new` of that shape")
+        masked.assign(view, mask, value)
+        return
     split = _runtime_slice_first(key, x.shape)
     if split is not None:
         slc, rest = split
@@ -659,6 +674,62 @@ def setitem(x, key, value):
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
+
+
+def _mask_among_basic(x, key):
+    """x[..., mask, ...] with static ints and slices around one runtime mask
+    (X[m, 0], X[m, 1:], X[:, colmask]): (a view of x without the other
+    indices' axes, the mask over its axes), whose selection is the same
+    elements; None for other keys.  The mask's axes lead the view where
+    only ints come before it; elsewhere it is broadcast over the view, the
+    selection is the elements in x's order (not NumPy's for an array read
+    or a stored array: masked.assign refuses the latter), which
+    reductions, elementwise math and scalar stores do not see."""
+    items = key if isinstance(key, tuple) else (key,)
+    found = [i for i, item in enumerate(items) if _is_mask(item)]
+    if len(items) < 2 or len(found) != 1 or not all(
+            i in found or item is Ellipsis or _static_basic(item) for i, item in enumerate(items)):
+        return None
+    (at,) = found
+    mask = items[at]
+    dots = sum(1 for item in items if item is Ellipsis)
+    free = x.ndim - (len(items) - 1 - dots) - mask.ndim
+    if free < 0:
+        return None         # (too many indices: normalize_key says so)
+    wide = []
+    for item in items:
+        if item is Ellipsis:
+            wide.extend([slice(None)] * free)
+            free = 0
+        elif item is mask:
+            start = len(wide)
+            wide.extend([slice(None)] * mask.ndim)
+        else:
+            wide.append(item)
+    view = getitem(x, tuple(wide))
+    lead = sum(1 for item in wide[:start] if isinstance(item, slice))
+    if lead == 0:
+        return view, mask
+    from .shape import broadcast_to, reshape
+    placed = reshape(mask, (1,) * lead + mask.shape + (1,) * (view.ndim - lead - mask.ndim))
+    return view, broadcast_to(placed, view.shape)
+
+
+def _mask_leads(key) -> bool:
+    """Whether only ints come before the mask in `key` (_mask_among_basic)."""
+    for item in key:
+        if _is_mask(item):
+            return True
+        if not isinstance(item, (int, np.integer)):
+            return False
+    return True
+
+
+def _static_basic(item) -> bool:
+    """A static int or a slice with static bounds."""
+    if isinstance(item, slice):
+        return not any(_is_runtime(v) for v in (item.start, item.stop, item.step))
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
 
 
 def _scalar_index(i) -> bool:
