@@ -253,3 +253,30 @@ def test_a_mask_among_static_indices():
     check(last_axis_masked, X.reshape(2, 2, 3), np.array([False, True, True]))
     raises_at(columns_given_values, (X, np.array([True, False, True])), tpucc.ShapeError,
               match="an array of values", line_of="X[:, cm] =")
+
+
+def add_into(a, o):
+    np.add(a, 1, o)
+    np.sqrt(a, o, where=a > 1)
+    return o
+
+
+def test_a_ufuncs_output_passed_by_position():
+    check(add_into, np.array([1., 4., 9.]), np.zeros(3))
+
+
+def quantiles_of_constants(x):
+    return (np.quantile(x, np.linspace(0, 1, 5)), np.percentile(x, np.arange(0, 101, 25)),
+            np.percentile(x, np.array(50)), np.repeat(x, np.array([1, 2, 0, 1, 1])),
+            np.unique(np.array([3, 1, 3])), np.nonzero(np.array([0, 2, 0, 1]))[0] + x[0])
+
+
+def counts_of_constants(x):
+    values, counts = np.unique(np.array([3, 1, 3]), return_counts=True)
+    return x[values] * counts
+
+
+def test_arrays_the_function_makes_from_constants_are_known():
+    # (np.quantile(x, np.linspace(0, 1, 5)) was "quantiles known only at run time")
+    check(quantiles_of_constants, np.array([3.0, 1.0, 4.0, 1.5, 9.0]))
+    check(counts_of_constants, np.arange(5.0))

@@ -85,6 +85,9 @@ class Context:
     # into runtime values (loops.CountedStatics): where a later line needs
     # one at compile time, infer.trace compiles again with them unrolled.
     counted_statics: list = field(default_factory=list)
+    # The NumPy value of each Value a `const` op made (values.known_constant):
+    # q = np.linspace(0, 1, 5) is a constant where np.quantile needs one.
+    constants: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:
@@ -310,6 +313,7 @@ def const_value(x) -> Value:
     aval = const_aval(x)
     arr = np.asarray(x, dtype=aval.dtype)
     (v,) = emit_op("const", (), {"value": _Hashable(arr)}, (aval,))
+    ctx().constants[v] = arr
     return v
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import autodiff
 from ..autodiff import GradFunction
-from ..errors import (LimitError, SideEffectError, StaticValueError, TpuccError,
+from ..errors import (LimitError, ShapeError, SideEffectError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked
@@ -45,7 +45,7 @@ from .state import dict_of_class
 from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
                            is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
-                     check_runtime_size, frozen_kind, refuse_array_subclass,
+                     check_runtime_size, frozen_kind, known_constant, refuse_array_subclass,
                      scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
@@ -1659,13 +1659,26 @@ class Interpreter:
         if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
             exceptions.refuse_never_raised(self.frames, np.linalg.LinAlgError,
                                            f"np.linalg.{fn.__name__} of a runtime matrix")
+        if isinstance(fn, np.ufunc) and len(args) > fn.nin and "out" not in kwargs:
+            # np.add(a, b, o): the outputs passed by position, as out= (NumPy's order)
+            outs = tuple(args[fn.nin:])
+            args, kwargs = args[:fn.nin], {**kwargs, "out": outs if len(outs) > 1 else outs[0]}
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             if not (isinstance(fn, np.ufunc) and _takes_out(impl)):
                 _refuse_out(f"np.{getattr(fn, '__name__', fn)}", kwargs)
             _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
                 return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
-            return self._owned(impl(*args, **kwargs))
+            try:
+                out = impl(*args, **kwargs)
+                if not _any_runtime(args, kwargs):      # np.arange(0, 101, 25)
+                    _known_creation(fn, args, kwargs, out)
+                return self._owned(out)
+            except (UnsupportedError, StaticValueError, ShapeError):
+                folded = _constants_folded(args, kwargs)
+                if folded is None:
+                    raise
+                args, kwargs = folded       # np.unique(np.array([3, 1, 3])): NumPy's, now
         return self._owned(self._library_call(fn, args, kwargs))
 
     def _vectorized(self, fn, args, kwargs):
@@ -2224,6 +2237,37 @@ def _refuse_scalar_item_assignment(x: Array):
         raise UserCodeError(f"TypeError: {message}")
     from . import checks
     checks.require(NUMPY[np.logical_not](Array(x.immutable.var)), message, raises="TypeError")
+
+
+def _known_creation(fn, args, kwargs, out):
+    """Records the value of a small array made from static arguments
+    (np.arange, np.zeros: an op, not a constant) for values.known_constant,
+    as long as no one changes it."""
+    if not isinstance(out, Array) or out.size > 4096 or fn.__name__.startswith("empty"):
+        return
+    value = np.asarray(fn(*args, **kwargs))
+    if value.dtype == out.dtype and value.shape == out.shape:
+        builder.ctx().constants[out.var] = value
+
+
+def _constants_folded(args, kwargs):
+    """The arguments with each Array replaced by the constant it holds
+    (values.known_constant), or None where one holds a runtime value: a
+    NumPy function that needs its values while compiling (np.unique,
+    np.nonzero) is then NumPy's, called on them now."""
+    def folded(v):
+        if isinstance(v, Array):
+            known = known_constant(v)
+            if known is None:
+                raise LookupError
+            return known.copy()
+        if type(v) in (list, tuple):
+            return type(v)(map(folded, v))
+        return v
+    try:
+        return [folded(a) for a in args], {k: folded(v) for k, v in kwargs.items()}
+    except LookupError:
+        return None
 
 
 def _refuse_runtime_keys(*objs):

@@ -82,6 +82,15 @@ class Span:
         return info.min <= lo and hi <= info.max
 
 
+def known_constant(x):
+    """The NumPy value of an Array that holds a constant (one NumPy made
+    while compiling: np.linspace(0, 1, 5), np.array([1, 2])) and has not
+    been changed since, else None."""
+    if not isinstance(x, Array):
+        return None
+    return builder.ctx().constants.get(x.var)
+
+
 def int_bounds(x, aval: AVal | None = None):
     """(lo, hi) bounding every element of an integer or bool operand: a
     static one's own, a runtime one's Span, else its dtype's range; None for

@@ -603,6 +603,9 @@ def tile(a, reps):
 
 @implements(np.repeat, method="repeat")
 def repeat(a, repeats, axis=None):
+    known = known_constant(repeats)
+    if known is not None:           # np.repeat(x, np.array([1, 2, 0]))
+        repeats = known if known.ndim else known[()]
     if isinstance(repeats, Array) and repeats.ndim == 0:
         raise ShapeError("np.repeat: the number of repetitions depends on runtime values "
                          "(data-dependent shape)", hint="pass a Python int")
@@ -707,7 +710,7 @@ def result_type_of(*arrays_and_dtypes):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer import stacking  # noqa: E402
-from ..infer.values import Array, READ_ONLY, to_value  # noqa: E402
+from ..infer.values import Array, READ_ONLY, known_constant, to_value  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
 from ..lower.reverse import unbroadcast  # noqa: E402

@@ -146,6 +146,9 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 
 def _static_quantiles(q, name):
+    known = known_constant(q)
+    if known is not None:
+        return known
     if isinstance(q, Array) or isinstance(q, (list, tuple)) and any(
             isinstance(v, Array) for v in q):
         raise UnsupportedError(f"np.{name} with quantiles known only at run time is not "
@@ -403,4 +406,4 @@ def _weighted_average(a, axis, w, keepdims):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import Array  # noqa: E402
+from ..infer.values import Array, known_constant  # noqa: E402
