@@ -280,3 +280,23 @@ def test_arrays_the_function_makes_from_constants_are_known():
     # (np.quantile(x, np.linspace(0, 1, 5)) was "quantiles known only at run time")
     check(quantiles_of_constants, np.array([3.0, 1.0, 4.0, 1.5, 9.0]))
     check(counts_of_constants, np.arange(5.0))
+
+
+def number_methods(x):
+    r = np.sqrt(x.sum())
+    return (r.is_integer(), x[1].is_integer(), np.float32(x[0]).is_integer(),
+            hasattr(x[0], "hex"), hasattr(x[0], "nope"), float(x[0]).is_integer(),
+            np.int16(x[2]).bit_count(), np.int64(x[1]).is_integer())
+
+
+def test_numpy_scalars_have_the_methods_of_pythons_numbers():
+    # (hasattr(x[0], "hex") was False: np.float64 is a float)
+    check(number_methods, np.array([2.5, 6.5, 7.0]))
+    raises_at(lambda x: x[0].hex(), (np.array([2.5]),), tpucc.UnsupportedError,
+              match=r"hex\(\)` of a NumPy float64")
+
+
+def test_an_unsupported_ufunc_method_names_itself_and_the_closest():
+    err = raises_at(lambda x: np.fmax.reduce(x), (np.arange(4.0),), tpucc.UnsupportedError,
+                    match=r"np\.fmax\.reduce\(\)")
+    assert "np.nanmax" in err.hint and "np.add.accumulate" in err.hint

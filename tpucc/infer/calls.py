@@ -29,7 +29,7 @@ from ..autodiff import GradFunction
 from ..errors import (LimitError, ShapeError, SideEffectError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
-from ..ops import indexing, manipulation, masked
+from ..ops import indexing, manipulation, masked, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
@@ -760,6 +760,8 @@ class Interpreter:
             return FlatIter(arr)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
+        if arr.immutable is True and not arr.shape and not hasattr(np.ndarray, name):
+            return pynumbers.numpy_scalar_attribute(arr, name)     # x[0].is_integer()
         if not hasattr(np.ndarray, name):       # what NumPy raises (hasattr / except see it)
             raise UserCodeError(f"AttributeError: 'numpy.ndarray' object has no attribute "
                                 f"'{name}'")
@@ -1720,6 +1722,11 @@ class Interpreter:
         if module.startswith("numpy.random"):
             raise UnsupportedError(f"np.random.{name} would be evaluated once at compile time",
                                    hint="draw random numbers outside and pass them in")
+        owner = getattr(fn, "__self__", None)
+        if _any_runtime(args, kwargs) and isinstance(owner, np.ufunc):     # np.fmax.reduce
+            raise UnsupportedError(f"np.{owner.__name__}.{fn.__name__}() is not supported on "
+                                   "runtime arrays by tpucc",
+                                   hint=ufuncs.method_hint(owner, fn.__name__))
         if _any_runtime(args, kwargs):
             where = f"{module}.{name}" if module else name
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "

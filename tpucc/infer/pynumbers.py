@@ -47,18 +47,38 @@ def attribute(interp, x: Array, name: str):
         return _part(x, pytype, name)
     if name in ("numerator", "denominator"):        # (an int's: itself over 1)
         return _as_int(x) if name == "numerator" else 1
-    if name in _METHODS or name in _SAME_AS:
-        return BoundNumberMethod(x, name)
-    raise UnsupportedError(f"`.{name}` of a Python {pytype.__name__} known only at run time "
-                           "is not supported in compiled code",
-                           hint="compute it outside the compiled function, or use NumPy "
-                                "functions on the value")
+    if name in _METHODS or name in _SAME_AS or callable(getattr(pytype, name)):
+        return BoundNumberMethod(x, name)       # (hasattr(x, "hex") is True; a call says)
+    raise _unsupported(name, pytype)
+
+
+def numpy_scalar_attribute(x: Array, name: str):
+    """x.name of a NumPy scalar that ndarray lacks: the methods of Python's
+    numbers NumPy's scalar types have too (np.float64 is a float; NumPy 2
+    gives np.floating and np.integer is_integer, as_integer_ratio...)."""
+    kind = x.dtype.type
+    if not hasattr(kind, name):
+        raise UserCodeError(f"AttributeError: 'numpy.{kind.__name__}' object has no attribute "
+                            f"'{name}'")
+    if not callable(getattr(kind, name)):
+        raise _unsupported(name, kind)
+    return BoundNumberMethod(x, name)
+
+
+def _unsupported(name: str, kind: type) -> UnsupportedError:
+    where = f"a NumPy {kind.__name__}" if issubclass(kind, np.generic) else \
+        f"a Python {kind.__name__}"
+    return UnsupportedError(f"`.{name}` of {where} known only at run time is not supported "
+                            "in compiled code", hint="compute it outside the compiled function, "
+                                                     "or use NumPy functions on the value")
 
 
 def call(interp, method: BoundNumberMethod, args, kwargs):
     x, name = method.number, method.name
     if name in _SAME_AS:        # f.__round__(1) is round(f, 1)
         return interp.call(_SAME_AS[name], [x, *args], kwargs)
+    if name not in _METHODS:
+        raise _unsupported(f"{name}()", x.dtype.type if not x.weak else python_type(x))
     if args or kwargs:
         raise UserCodeError(f"TypeError: {python_type(x).__name__}.{name}() takes no arguments "
                             f"({len(args) + len(kwargs)} given)")
@@ -68,7 +88,8 @@ def call(interp, method: BoundNumberMethod, args, kwargs):
 def _as_int(x: Array) -> Array:
     """An int's value (True.real is the int 1)."""
     from .builtins_impl import to_python_scalar
-    return to_python_scalar(x, np.int64) if x.dtype == np.bool_ else x
+    # (a NumPy scalar's too: np.int16(5).as_integer_ratio() is (5, 1) of ints)
+    return to_python_scalar(x, np.int64) if x.dtype == np.bool_ or not x.weak else x
 
 
 def _part(x: Array, pytype: type, name: str):

@@ -119,6 +119,21 @@ for _name in BINARY:
     implements(getattr(np, _name).outer)(_outer(getattr(np, _name)))
 
 
+def method_hint(ufunc, method: str) -> str:
+    """What to say where `ufunc.method` is not compiled: which are."""
+    closest = {("fmax", "reduce"): "np.nanmax(x, axis) is np.fmax.reduce (NaN where all are)",
+               ("fmin", "reduce"): "np.nanmin(x, axis) is np.fmin.reduce (NaN where all are)",
+               ("add", "reduceat"): "for increasing starts, np.add.reduceat(x, starts) is "
+                                    "np.diff(c[np.append(starts, len(x))]) with c = "
+                                    "np.concatenate([[0], np.cumsum(x)])"}
+    names = {"reduce": _REDUCE, "accumulate": {**_ACCUMULATE, **_RUNNING}}
+    known = ", ".join(f"np.{u.__name__}.{m}" for m, table in names.items() for u in table)
+    said = closest.get((ufunc.__name__, method))
+    return (f"{said}; " if said else "") + (
+        f"tpucc compiles {known}, .outer of binary ufuncs and .at of "
+        f"{', '.join('np.' + n for n in _AT)}")
+
+
 # --- ufunc.at: unbuffered in-place updates ---------------------------------------
 
 _AT = {"add": "add", "subtract": "add", "multiply": "multiply", "maximum": "max",
