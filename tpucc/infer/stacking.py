@@ -603,11 +603,17 @@ def whole_buffer(items, dtype=None):
 
 @dataclass(frozen=True)
 class Run:
-    """Rows start .. start + count - 1 of a buffer (an IR Value), in order:
-    a stretch of a list's items (`buffer_runs`)."""
+    """Rows start, start + step, ... (count of them) of a buffer (an IR
+    Value): a stretch of a list's items (`buffer_runs`), in order or
+    sliced (`hs[::-1]`, `hs[::2]`)."""
     buffer: object
     start: int
     count: int
+    step: int = 1
+
+    def rows(self) -> slice:
+        stop = self.start + self.count * self.step
+        return slice(self.start, stop if stop >= 0 else None, self.step)
 
 
 def buffer_runs(items, dtype=None) -> list | None:
@@ -624,11 +630,13 @@ def buffer_runs(items, dtype=None) -> list | None:
     pieces, i = [], 0
     while i < len(items):
         j = i + 1
-        while found[i] is not None and j < len(items) and found[j] is not None \
-                and found[j][1] is found[i][1] and found[j][2] == found[i][2] + j - i:
+        step = found[j][2] - found[i][2] if j < len(items) and None not in (
+            found[i], found[j]) else 0
+        while step and j < len(items) and found[j] is not None \
+                and found[j][1] is found[i][1] and found[j][2] == found[i][2] + (j - i) * step:
             j += 1
         if j - i >= 2:
-            pieces.append(Run(found[i][1], found[i][2], j - i))
+            pieces.append(Run(found[i][1], found[i][2], j - i, step))
         else:
             pieces.append(items[i])
         i = j

@@ -289,9 +289,9 @@ def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
 
 def _buffer_rows(run):
     whole = Array(run.buffer)
-    if run.count == _aval(whole).shape[0]:
+    if run.count == _aval(whole).shape[0] and run.step == 1:
         return whole
-    return indexing.getitem(whole, slice(run.start, run.start + run.count))
+    return indexing.getitem(whole, run.rows())
 
 
 @implements(np.vstack)
