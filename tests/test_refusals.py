@@ -696,7 +696,7 @@ REFUSALS = [
     R(pad_mean, E.UnsupportedError, "np.pad(mode='mean') is not supported"),
     R(reshape_fortran, E.UnsupportedError, "reshape(order='F') is not supported"),
     # E200
-    R(matmul_mismatch, E.ShapeError, "are not aligned"),
+    R(matmul_mismatch, E.ShapeError, "mismatch in its core dimension 0"),
     R(broadcast_mismatch, E.ShapeError, "cannot be broadcast"),
     R(reshape_size, E.ShapeError, "cannot reshape array of size 3 into shape (5, -1)"),
     R(index_out_of_bounds, E.UserCodeError, "IndexError: index 10 is out of bounds for axis 0 with size 3"),

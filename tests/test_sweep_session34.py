@@ -300,3 +300,22 @@ def test_an_unsupported_ufunc_method_names_itself_and_the_closest():
     err = raises_at(lambda x: np.fmax.reduce(x), (np.arange(4.0),), tpucc.UnsupportedError,
                     match=r"np\.fmax\.reduce\(\)")
     assert "np.nanmax" in err.hint and "np.add.accumulate" in err.hint
+
+
+def layer(x, w):
+    return x @ w
+
+
+def two_layers(x, w1, w2):
+    h = layer(x, w1)
+    return layer(h, w2)
+
+
+def test_an_error_in_a_helper_names_the_call_that_led_there():
+    # (a helper called from two lines: the message could not tell which)
+    err = raises_at(two_layers, (np.ones((2, 3)), np.ones((3, 4)), np.ones((5, 2))),
+                    tpucc.ShapeError, match="mismatch in its core dimension")
+    assert err.loc.func == "layer"
+    (caller,) = err.callers
+    assert caller.func == "two_layers" and "return layer(h, w2)" in caller.source_line()
+    assert f"called from {caller}" in str(err)

@@ -35,6 +35,7 @@ class TpuccError(Exception):
         self.message = message
         self.loc = loc
         self.hint = hint
+        self.callers: list[Loc] = []    # the calls that led to `loc`, innermost first
         super().__init__(self.render())
 
     def with_loc(self, loc: Loc | None) -> "TpuccError":
@@ -56,9 +57,24 @@ class TpuccError(Exception):
                 parts.append("    " + stripped)
                 col = max(self.loc.col - indent, 0)
                 parts.append("    " + " " * col + "^")
+        for caller in self.callers:
+            parts.append(f"  called from {caller}" + (f" (in {caller.func})" if caller.func
+                                                      else ""))
+            parts.append("    " + caller.source_line().strip())
         if self.hint:
             parts.append(f"  hint: {self.hint}")
         return "\n".join(parts)
+
+    def called_from(self, loc: Loc) -> None:
+        """The error, placed in a function, leaves it through a call at
+        `loc`: a helper called from several lines says which call failed."""
+        last = self.callers[-1] if self.callers else self.loc
+        if len(self.callers) < MAX_CALLERS and loc is not None and loc != last:
+            self.callers.append(loc)        # (a recursive call's line: once)
+            self.args = (self.render(),)
+
+
+MAX_CALLERS = 8         # (recursion: the innermost calls are the telling ones)
 
 
 class OptionError(TpuccError, TypeError):

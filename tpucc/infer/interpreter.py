@@ -117,6 +117,13 @@ class Frame:
                 raise
             return exceptions.to_handler(self, ins.handler, e)
 
+    def _leaving_through_call(self, e: TpuccError, loc):
+        """An error placed in another frame leaves this one at `loc`: a call."""
+        placed_in = getattr(e, "placed_in", None)
+        if placed_in is not None and placed_in is not self:
+            e.called_from(loc)
+        e.placed_in = self
+
     def execute(self, fn, ins, *extra):
         loc = ins.loc if self.placed else None      # None: the calling frame places errors
         try:
@@ -125,7 +132,13 @@ class Frame:
             return fn(self, ins.arg, *extra)
         except TpuccError as e:
             exceptions.note_raised(e)
-            raise e.with_loc(loc) if loc is not None else _in_library(e, ins.loc)
+            if loc is None:
+                raise _in_library(e, ins.loc)
+            if e.loc is not None:
+                self._leaving_through_call(e, loc)
+            else:
+                e.placed_in = self
+            raise e.with_loc(loc)
         except NeedsStatic as e:
             raise _in_library(StaticValueError(
                 f"{e.what} is needed at compile time, but it depends on runtime values",

@@ -48,10 +48,30 @@ def _abstract(fn, name):
                 out = jax.eval_shape(lambda *xs: fn(*xs, None, **attrs),
                                      *(jax.ShapeDtypeStruct(a.shape, dt) for a in avals))
         except (TypeError, ValueError) as e:
-            shapes = " and ".join(str(a.shape) for a in avals)
-            raise ShapeError(f"{name}: shapes {shapes} are not aligned: {_first_line(e)}") from None
+            raise _misaligned(name, avals, e) from None
         return AVal(dt, tuple(out.shape), all_weak(avals))
     return abstract
+
+
+def _misaligned(name, avals, error) -> ShapeError:
+    """NumPy's words for a product whose inner dimensions differ (jax's
+    name its dot_general); else jax's first line."""
+    shapes = " and ".join(str(a.shape) for a in avals)
+    if name in ("matmul", "dot") and len(avals) == 2 and avals[0].ndim and avals[1].ndim:
+        a, b = avals
+        k_at = max(b.ndim - 2, 0)           # (b's contracted axis)
+        k, k2 = a.shape[-1], b.shape[k_at]
+        if k != k2:
+            if name == "matmul":
+                return ShapeError(f"matmul: Input operand 1 has a mismatch in its core "
+                                  f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
+                                  f"(size {k2} is different from {k})")
+            return ShapeError(f"shapes {shapes} not aligned: {k} (dim {a.ndim - 1}) != {k2} "
+                              f"(dim {k_at})")
+        if name == "matmul":
+            return ShapeError(f"matmul: the leading (batch) dimensions of {shapes} could not "
+                              "be broadcast together")
+    return ShapeError(f"{name}: shapes {shapes} do not fit: {_first_line(error)}")
 
 
 def _plain_product_shape(name, avals):
