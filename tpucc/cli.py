@@ -6,7 +6,8 @@
     tpucc run ARTIFACT --input in.npz --output out.npz
 
 Every error a user can cause prints one tpucc message on stderr and exits 1
-(click's own usage errors exit 2).
+(click's own usage errors exit 2); `build` goes on to the next entry after
+one fails, printing one message per failed entry.
 """
 from __future__ import annotations
 
@@ -68,7 +69,11 @@ def main():
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 @_errors
 def build(model, entries, out_dir, targets, emit, progress, quiet):
-    """Compile the @entry functions of MODEL into artifact directories."""
+    """Compile the @entry functions of MODEL into artifact directories.
+
+    Every chosen entry is built, even after one fails: each success prints
+    its "built" line, each failure its own error, and the exit status is 1
+    if any failed."""
     from .aot import build_file
     from .aot.build import Progress
     t0 = time.perf_counter()
@@ -76,16 +81,32 @@ def build(model, entries, out_dir, targets, emit, progress, quiet):
         progress = sys.stderr.isatty()
     shown = Progress(progress and not quiet)
     started_in = os.getcwd()            # (the model may change it as it imports)
-    built = build_file(model, out_dir, entries, tuple(targets), tuple(emit), shown)
-    if quiet:
-        return
-    for b in built:
+    failed = []
+
+    def report_built(b):
+        if quiet:
+            return
         exes = ", ".join(b.executables) or "none"
         path = b.path if os.path.isabs(out_dir) else os.path.relpath(b.path, started_in)
         click.echo(f"built {path} ({_size(b.path) / 1024:.1f} KiB; executables: {exes})")
         for note in b.notes:
             click.echo(f"  note: {note}")
-    shown.say(f"total {time.perf_counter() - t0:.2f} s")
+
+    def report_failed(name, error):
+        if os.environ.get("TPUCC_DEBUG"):
+            raise error
+        failed.append(name)
+        click.echo(f"tpucc: error: {error}", err=True)
+
+    built = build_file(model, out_dir, entries, tuple(targets), tuple(emit), shown,
+                       on_built=report_built, on_failed=report_failed)
+    if failed:
+        if len(failed) + len(built) > 1:
+            click.echo(f"tpucc: {len(failed)} of {len(failed) + len(built)} entries failed "
+                       f"({', '.join(failed)}); built {len(built)}", err=True)
+        sys.exit(1)
+    if not quiet:
+        shown.say(f"total {time.perf_counter() - t0:.2f} s")
 
 
 def _size(path) -> int:
@@ -111,6 +132,7 @@ def inspect(artifact, verify):
                    "(`tpucc inspect` lists them, e.g. x or params['w1']) or by flat "
                    "position (arg0, arg1, ...).")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False),
+              callback=lambda ctx, param, value: _npz_name(value),
               help="An .npz receiving each result leaf under its path (out, out[0], "
                    "out['loss'], ...).")
 @click.option("--quiet", "-q", is_flag=True)
@@ -132,6 +154,15 @@ def run(artifact, input_path, output_path, quiet):
     if not quiet:
         click.echo(f"wrote {output_path}: {', '.join(names)} "
                    f"({time.perf_counter() - t0:.2f} s)")
+
+
+def _npz_name(path: str) -> str:
+    """--output names a file: np.savez would write "" or "out/" as a hidden
+    ".npz" (it appends the suffix to whatever it is given)."""
+    if not os.path.basename(path):
+        raise click.BadParameter(f"{path!r} names no file; name the .npz to write, "
+                                 "e.g. --output out.npz")
+    return path
 
 
 if __name__ == "__main__":

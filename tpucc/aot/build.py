@@ -47,7 +47,9 @@ from .errors import BuildError
 
 FORMAT = "tpucc-artifact"
 # 3: manifest_sha256 (the manifest's own checksum), inputs.parameters (the
-# entry's parameters, for keyword arguments to a loaded artifact)
+# entry's parameters, for keyword arguments to a loaded artifact); later,
+# inputs.defaults (optional: a version 3 artifact without it loads as before,
+# and a reader that does not know it ignores it)
 FORMAT_VERSION = 3
 EMITS = ("ir", "stablehlo", "hlo", "optimized-hlo")
 
@@ -93,6 +95,7 @@ def select(entries: list[EntryPoint], names, path) -> list[EntryPoint]:
                               "from tpucc.aot")
     if not names:
         return entries
+    names = list(dict.fromkeys(names))  # (--entry f --entry f builds f once)
     by_name = {e.name: e for e in entries}
     unknown = [n for n in names if n not in by_name]
     if unknown:
@@ -159,9 +162,19 @@ class Built:
 
 
 def build_file(model_path, out_dir=".", names=(), targets=("cpu",), emit=(),
-               progress: Progress | bool = False) -> list[Built]:
+               progress: Progress | bool = False, on_built=None,
+               on_failed=None) -> list[Built]:
     """Builds the chosen entries of a model file into `out_dir`; the artifacts'
-    paths are absolute."""
+    paths are absolute.
+
+    Every chosen entry is tried, as `make -k` does: each artifact stands
+    alone (written whole or not at all), so one entry that cannot be built
+    neither stops the others nor hides their own errors.  `on_built(Built)`
+    hears of each artifact as it is written and `on_failed(name, error)` of
+    each entry's TpuccError; without `on_failed`, the first failure is
+    raised once all entries were tried, noting what else was built or failed.
+    The model file, the targets and the entry names are checked before
+    anything is built: an error there builds nothing."""
     # A model may change the working directory as it imports (to read files
     # next to it): paths are the caller's, so they are resolved before that.
     model_path, out_dir = os.path.abspath(model_path), os.path.abspath(out_dir)
@@ -178,12 +191,37 @@ def build_file(model_path, out_dir=".", names=(), targets=("cpu",), emit=(),
         source_sha = hashlib.sha256(f.read()).hexdigest()
     model = {"path": os.path.abspath(model_path), "sha256": source_sha}
     shared = dict(p.times)
-    built = []
+    built, failed = [], []
     for ep in chosen:
         p.say(f"entry {ep.name}")
         p.times = dict(shared)          # each manifest gets its own entry's times
-        built.append(build_entry(ep, out_dir, model, chosen_targets, emit, p))
+        try:
+            b = build_entry(ep, out_dir, model, chosen_targets, emit, p)
+        except TpuccError as e:
+            p.say(f"entry {ep.name} failed")
+            failed.append((ep.name, e))
+            if on_failed is not None:
+                on_failed(ep.name, e)
+            continue
+        built.append(b)
+        if on_built is not None:
+            on_built(b)
+    if failed and on_failed is None:
+        raise _first_failure(failed, built)
     return built
+
+
+def _first_failure(failed, built) -> TpuccError:
+    """The first entry's error, as it was raised (its own class and code),
+    with a note naming the artifacts written and the other failures."""
+    error = failed[0][1]
+    if built:
+        error.add_note("tpucc build: also built " +
+                       ", ".join(os.path.basename(b.path) for b in built))
+    for name, other in failed[1:]:
+        error.add_note(f"tpucc build: entry {name!r} failed too: [{other.code}] "
+                       f"{other.message}")
+    return error
 
 
 def _check_emit(emit):
@@ -398,8 +436,8 @@ def _inputs(ep, args, kwargs, traced) -> dict:
             record["shape"] = list(lower.layout.physical_shape(aval.shape, perm))
             record["layout"] = list(perm)
         flat.append(record)
-    return {"names": names, "parameters": _parameters(ep.fn), "args": arg_nodes,
-            "kwargs": kw_nodes, "flat": flat, "n_args": n}
+    return {"names": names, "parameters": _parameters(ep.fn), "defaults": _defaults(ep.fn),
+            "args": arg_nodes, "kwargs": kw_nodes, "flat": flat, "n_args": n}
 
 
 def _parameters(fn) -> list:
@@ -412,6 +450,34 @@ def _parameters(fn) -> list:
     except (TypeError, ValueError):
         return []
     return [[p.name, p.kind.name.lower()] for p in params]
+
+
+def _defaults(fn) -> dict:
+    """name -> {"value": node} for each parameter default that an artifact
+    can store (None, numbers, strings and tuples, lists, dicts of them: a
+    tree of static leaves), {"unstored": type name} for any other: a loaded
+    artifact fills in an omitted argument with its default, as a call of the
+    function does, and checks one given for a parameter the build left at
+    its default."""
+    import inspect
+    from ..infer.state import flatten
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for p in params:
+        if p.default is p.empty:
+            continue
+        pairs: list = []
+        try:
+            td = flatten(p.default, p.name, pairs)
+            out[p.name] = {"value": tree.encode(td, [
+                {"leaf": "static", "value": tree.encode_static(leaf), "path": path}
+                for path, leaf in pairs])}
+        except (tree.NotStorable, TypeError, ValueError):   # an object, a function
+            out[p.name] = {"unstored": type(p.default).__name__}
+    return out
 
 
 def _names(fn, k):
@@ -483,8 +549,15 @@ def _outputs(ep, traced) -> dict:
         node = tree.encode(traced.out_treedef, nodes)
     except tree.NotStorable as e:
         raise BuildError(f"entry {ep.name!r} returns {e}, which an artifact cannot "
-                         "store", ep.loc) from None
+                         "store", ep.loc, hint=_OBJECT_RESULT_HINT if str(e).endswith(
+                             " object") else _RESULT_HINT) from None
     return {"tree": node, "n_runtime": k}
+
+
+_RESULT_HINT = "return arrays, numbers, and tuples, lists, dicts and named tuples of them"
+_OBJECT_RESULT_HINT = ("return its arrays as a dict or a named tuple (dataclasses.asdict(s), "
+                       "or a NamedTuple class) and rebuild the object from the loaded "
+                       "artifact's result")
 
 
 def _out_paths(treedef) -> list[str]:

@@ -33,8 +33,7 @@ def read_manifest(path: str) -> dict:
     """The manifest of an artifact directory, checked for format and version."""
     mpath = os.path.join(path, "manifest.json")
     if not os.path.isdir(path):
-        raise ArtifactError(f"artifact {path} does not exist (or is not a directory)",
-                            hint="build one with `tpucc build MODEL.py`")
+        _refuse_not_a_directory(path)
     if not os.path.isfile(mpath):
         raise ArtifactError(f"artifact {path} has no manifest.json",
                             hint="rebuild it with `tpucc build`")
@@ -76,6 +75,20 @@ def read_manifest(path: str) -> dict:
         raise ArtifactError(f"the manifest {mpath} is corrupted: {field} {what}",
                             hint="rebuild the artifact with `tpucc build`") from None
     return manifest
+
+
+def _refuse_not_a_directory(path: str):
+    """An artifact is a directory NAME.tpucc/: a missing path, or a file
+    (the model file itself, given where its artifact was meant)."""
+    if not os.path.exists(path):
+        raise ArtifactError(f"artifact {path} does not exist",
+                            hint="build one with `tpucc build MODEL.py`")
+    if path.endswith(".py"):
+        hint = f"build its artifacts with `tpucc build {path}`, then pass NAME.tpucc"
+    else:
+        hint = "pass the NAME.tpucc folder that `tpucc build MODEL.py` writes"
+    raise ArtifactError(f"{path} is a file, not an artifact: an artifact is a folder "
+                        "NAME.tpucc holding manifest.json", hint=hint)
 
 
 def _short_json(value) -> str:
@@ -137,7 +150,7 @@ def load(path: str, prefer: str = "executable", verify: bool = False) -> "Loaded
     if prefer not in ("executable", "stablehlo"):
         raise OptionError(f"tpucc.load: prefer must be 'executable' or 'stablehlo', "
                           f"not {prefer!r}")
-    path = os.fspath(path)
+    path = _path_text(path)
     manifest = read_manifest(path)
     try:
         for name in manifest["files"]:      # (a damaged module read only at a fallback)
@@ -148,6 +161,17 @@ def load(path: str, prefer: str = "executable", verify: bool = False) -> "Loaded
         raise ArtifactError(f"the manifest of {path} is corrupted: "
                             f"{type(e).__name__}: {e}",
                             hint="rebuild the artifact with `tpucc build`") from None
+
+
+def _path_text(path) -> str:
+    """A path as text: str, bytes (os.fsencode's) or os.PathLike, as open() takes."""
+    try:
+        return os.fsdecode(path)
+    except TypeError:
+        raise OptionError(f"tpucc.load: the artifact path must be a str, bytes or "
+                          f"os.PathLike, not {type(path).__name__} ({path!r:.40})",
+                          hint="pass the artifact directory's path, e.g. "
+                               "'build/predict.tpucc'") from None
 
 
 class LoadedEntry:
@@ -300,17 +324,26 @@ class LoadedEntry:
         """A call's arguments as the build passed them (`n_pos` positional,
         then the keyword arguments `kw_nodes`), bound as Python binds them
         to the entry's parameters: f(x=..., params=...) for f(x, params),
-        f(x, 0.1) for an entry built with lr=0.1 as a keyword."""
+        f(x, 0.1) for an entry built with lr=0.1 as a keyword.  A parameter
+        with a default may be omitted, as in a call of the function, and
+        one the build left at its default (no spec) may be passed that
+        default (inputs.defaults)."""
         params = [(p[0], p[1]) for p in self.manifest["inputs"].get("parameters") or []]
         kinds = dict(params)
         names = self.manifest["inputs"].get("names") or []
+        defaults = self.manifest["inputs"].get("defaults") or {}
         # the name a positional input may also be passed by
         by_name = {params[i][0]: i for i in range(min(n_pos, len(params)))
                    if params[i][1] == "positional_or_keyword"}
-        # keyword inputs that may also be passed by position, after those
+        # parameters the build left at their default (they had no spec)
+        fixed = {name for name, kind in params[n_pos:]
+                 if name in defaults and name not in kw_nodes}
+        # keyword inputs and fixed parameters that may also be passed by
+        # position, after the positional inputs
         more = []
         for name, kind in params[n_pos:]:
-            if kind != "positional_or_keyword" or name not in kw_nodes:
+            if kind not in ("positional_or_keyword", "positional_only") or \
+                    (name not in kw_nodes and name not in fixed):
                 break
             more.append(name)
         if len(args) > n_pos + len(more):
@@ -318,6 +351,10 @@ class LoadedEntry:
                                 f"argument{'s' if n_pos + len(more) != 1 else ''}, got "
                                 f"{len(args)}")
         named = dict(kwargs)
+        for name in named:
+            if name in fixed and kinds.get(name) == "positional_only":
+                raise ArgumentError(f"{self.name}: argument {name!r} is positional-only",
+                                    hint="pass it by position")
         for name, value in zip(more, args[n_pos:]):
             if name in named:
                 raise ArgumentError(f"{self.name} got argument {name!r} twice, by position "
@@ -328,7 +365,9 @@ class LoadedEntry:
         for k in list(named):
             if k in kw_nodes:
                 continue
-            if k in by_name:
+            if k in fixed:
+                self._check_fixed(k, named.pop(k), defaults[k])
+            elif k in by_name:
                 if full[by_name[k]] is not missing:
                     raise ArgumentError(f"{self.name} got argument {k!r} twice, by "
                                         "position and by keyword")
@@ -340,7 +379,9 @@ class LoadedEntry:
                 given = [names[i] if i < len(names) else f"arg{i}" for i in range(n_pos)]
                 raise ArgumentError(f"{self.name} has no argument {k!r}",
                                     hint="its arguments are: " +
-                                         (", ".join(given + list(kw_nodes)) or "none"))
+                                         (", ".join(given + list(kw_nodes) + sorted(fixed))
+                                          or "none"))
+        self._fill_defaults(full, named, missing, names, kw_nodes, defaults)
         absent = [names[i] if i < len(names) else f"arg{i}" for i in range(n_pos)
                   if full[i] is missing] + [k for k in kw_nodes if k not in named]
         if absent:
@@ -352,6 +393,49 @@ class LoadedEntry:
                                      (f" and the keyword arguments {', '.join(kw_nodes)}"
                                       if kw_nodes else ""))
         return tuple(full), named
+
+    def _fill_defaults(self, full, named, missing, names, kw_nodes, defaults):
+        """Omitted inputs take their parameter's stored default, as in a call
+        of the function, where the artifact was built for that value."""
+        arg_nodes = self.manifest["inputs"]["args"]["tuple"]
+        for i, value in enumerate(full):
+            name = names[i] if i < len(names) else None
+            if value is missing and name in defaults and "value" in defaults[name]:
+                full[i] = self._default_for(name, arg_nodes[i], defaults[name])
+        for k, node in kw_nodes.items():
+            if k not in named and k in defaults and "value" in defaults[k]:
+                named[k] = self._default_for(k, node, defaults[k])
+
+    def _default_for(self, name, node, default):
+        """The default of parameter `name`, checked against what the build
+        passed there (`node`)."""
+        value = _stored_default(default)
+        try:
+            _match(node, value, [None] * self._n_args, name)
+        except ArgumentError:
+            raise ArgumentError(f"{self.name}: argument {name!r} is omitted, so it would "
+                                f"take its default {value!r}, but the artifact was built "
+                                f"with {name} = {tree.describe(node)}",
+                                hint=f"pass {name} as it was built; a loaded artifact cannot "
+                                     "recompile for another value") from None
+        return value
+
+    def _check_fixed(self, name, value, default):
+        """A value passed for a parameter the build left at its default
+        must be that default: the artifact was built for it alone."""
+        hint = (f"omit {name}; to pass other values, give it a spec in @entry(...) "
+                "(with runtime_args=... for a Python scalar) and rebuild")
+        if "value" not in default:
+            raise ArgumentError(f"{self.name}: argument {name!r} has no spec, so the artifact "
+                                f"was built with its default (a {default['unstored']}, "
+                                "which an artifact cannot compare a value with)", hint=hint)
+        expected = _stored_default(default)
+        try:
+            _match(default["value"], value, [], name)
+        except ArgumentError:
+            raise ArgumentError(f"{self.name}: argument {name!r} has no spec, so the artifact "
+                                f"was built with its default {expected!r}; got "
+                                f"{value!r:.40}", hint=hint) from None
 
     def _rebuild(self, outs):
         def leaf(node):
@@ -375,6 +459,11 @@ class LoadedEntry:
                     np.copyto(target, np.asarray(value))
             else:
                 self._captured[wb["index"]] = value
+
+
+def _stored_default(default: dict):
+    """A parameter's default as the manifest stores it (inputs.defaults)."""
+    return tree.build(default["value"], lambda leaf: tree.decode_static(leaf["value"]))
 
 
 def _same_static(value, expected) -> bool:

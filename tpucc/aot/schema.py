@@ -208,6 +208,8 @@ MANIFEST = {
     "options?": Maybe(dict),
     "versions": Map(Maybe(str)),
     "inputs": {"names?": Maybe([str]), "parameters?": Maybe([Fixed(str, str)]),
+               "defaults?": Map({"value?": Tree(("static",), _INPUT_CONTAINERS),
+                                 "unstored?": str}),
                "args": Tree(_INPUT_LEAVES, _INPUT_CONTAINERS, root="tuple"),
                "kwargs": Tree(_INPUT_LEAVES, _INPUT_CONTAINERS, root="dict"),
                "flat": [_FLAT], "n_args": _count},

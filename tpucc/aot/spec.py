@@ -93,8 +93,8 @@ def parse(text: str) -> tuple[np.dtype, tuple[int, ...]]:
 
 
 def example(spec, path: str, entry_name: str, loc: Loc | None):
-    """The example argument described by `spec` (arrays are zeros: only their
-    dtype and shape are used by tracing)."""
+    """The example argument described by `spec` (arrays are zeros that take
+    no memory: only their dtype and shape are used by tracing)."""
     if callable(spec) and not isinstance(spec, type):
         try:
             return spec()
@@ -107,11 +107,7 @@ def example(spec, path: str, entry_name: str, loc: Loc | None):
         except ValueError as e:
             raise BuildError(f"entry {entry_name!r}: the spec {spec!r} of {path} is "
                              f"malformed: {e}", loc, hint=GRAMMAR) from None
-        try:
-            return np.zeros(shape, dtype)       # (pages untouched: no memory used)
-        except (ValueError, MemoryError):
-            raise BuildError(f"entry {entry_name!r}: the spec {spec!r} of {path} is larger "
-                             "than this machine can address", loc) from None
+        return _zeros(dtype, shape, repr(spec), path, entry_name, loc)
     if isinstance(spec, tuple) and not hasattr(spec, "_fields"):
         return tuple(example(s, f"{path}[{i}]", entry_name, loc) for i, s in enumerate(spec))
     if isinstance(spec, list):
@@ -125,13 +121,69 @@ def example(spec, path: str, entry_name: str, loc: Loc | None):
         except TypeError as e:
             raise BuildError(f"entry {entry_name!r}: the example array of {path} has a dtype "
                              f"compiled code cannot hold: {e}", loc) from None
-        return np.zeros(tuple(spec.shape), dtype)
+        return _zeros(dtype, tuple(spec.shape), _describe(spec), path, entry_name, loc)
     if spec is None or isinstance(spec, (bool, int, float, complex)):
         return spec
     raise BuildError(f"entry {entry_name!r}: {path} has a spec of type "
                      f"{type(spec).__name__}", loc, hint=GRAMMAR +
                      "; pytrees (tuple, list, dict) of specs, arrays, Python scalars "
                      "and zero-argument callables are accepted too")
+
+
+def _zeros(dtype, shape, spec, path, entry_name, loc):
+    """An example array of zeros; tracing reads only its dtype and shape.
+    np.zeros touches no page (calloc), but the OS may refuse to reserve an
+    array larger than its memory (a model meant for a TPU slice): then the
+    zeros are a private mapping the OS does not reserve either, still a
+    contiguous, writeable array as an argument would be."""
+    try:
+        return np.zeros(shape, dtype)
+    except MemoryError:
+        pass
+    except ValueError:      # more bytes than a 64-bit size can count
+        raise BuildError(f"entry {entry_name!r}: the spec {spec} of {path} is larger than "
+                         "this machine can address (its size in bytes passes 2**63)",
+                         loc) from None
+    try:
+        return _unreserved_zeros(dtype, shape)
+    except (OSError, ValueError, OverflowError, AttributeError) as e:
+        raise BuildError(f"entry {entry_name!r}: the spec {spec} of {path} is larger than "
+                         f"this machine can address ({e})", loc,
+                         hint="build on a machine with more memory or address space") from None
+
+
+def _unreserved_zeros(dtype, shape) -> np.ndarray:
+    """Zeros in an anonymous private mapping that commits no memory until
+    a page is written (tracing writes none): writeable with MAP_NORESERVE,
+    else read-only (a mapping no one can write is never committed either).
+    The array keeps the mapping alive."""
+    import math
+    import mmap
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    private = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+    noreserve = getattr(mmap, "MAP_NORESERVE", _LINUX_MAP_NORESERVE)   # (Python >= 3.12)
+    if noreserve:
+        buffer = mmap.mmap(-1, nbytes, flags=private | noreserve)
+    else:
+        buffer = mmap.mmap(-1, nbytes, flags=private, prot=mmap.PROT_READ)
+    return np.frombuffer(buffer, dtype).reshape(shape)
+
+
+def _linux_map_noreserve() -> int:
+    """MAP_NORESERVE where Linux gives it its generic value (asm-generic/
+    mman.h); 0 (unknown) elsewhere."""
+    import platform
+    import sys
+    generic = ("x86_64", "amd64", "aarch64", "arm64", "riscv64", "s390x")
+    return 0x4000 if sys.platform == "linux" and platform.machine().lower() in generic else 0
+
+
+_LINUX_MAP_NORESERVE = _linux_map_noreserve()
+
+
+def _describe(spec) -> str:
+    """An array or ShapeDtypeStruct spec in the spec grammar's words."""
+    return aval_text(spec.dtype, tuple(spec.shape))
 
 
 def _is_shape_struct(x) -> bool:

@@ -1523,6 +1523,8 @@ class Interpreter:
                              {**dict(self.dict_items(fn.keywords)), **kwargs})
         if type(fn).__name__ == "CompiledFunction" and type(fn).__module__ == "tpucc.api":
             return self.call(fn.fn, args, kwargs)   # a compiled helper: part of this program
+        if type(fn).__name__ == "LoadedEntry" and type(fn).__module__ == "tpucc.aot.load":
+            _refuse_loaded_artifact(fn)
         if isinstance(fn, (operator.itemgetter, operator.attrgetter)) and len(args) == 1 \
                 and not kwargs:
             return getter_call(self, fn, args[0])
@@ -2179,6 +2181,20 @@ def _is_library_class(cls) -> bool:
 
 
 _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
+
+
+def _refuse_loaded_artifact(fn):
+    """A tpucc.load(...) artifact runs its own executable: compiled code
+    holds no executables, and the artifact has no source to inline."""
+    raise UnsupportedError(f"calling the loaded artifact {fn.name!r} ({fn.path}) is not "
+                           "supported in compiled code: it runs an executable of its own",
+                           hint=f"call the entry's source function ({_function_name(fn)}) instead, "
+                                "which compiles into this program, or call the artifact "
+                                "outside the compiled function")
+
+
+def _function_name(loaded) -> str:
+    return loaded.manifest.get("function") or loaded.name
 
 
 class RuntimeRange:
