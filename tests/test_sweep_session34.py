@@ -319,3 +319,37 @@ def test_an_error_in_a_helper_names_the_call_that_led_there():
     (caller,) = err.callers
     assert caller.func == "two_layers" and "return layer(h, w2)" in caller.source_line()
     assert f"called from {caller}" in str(err)
+
+
+RNG = np.random.default_rng(34)
+BLOCKS = [{"w": RNG.standard_normal((6, 6)) * 0.2, "b": RNG.standard_normal(6) * 0.1}
+          for _ in range(40)]
+
+
+def residual_blocks(blocks, x):
+    h = x
+    for p in blocks:
+        h = h + np.tanh(h @ p["w"] + p["b"])
+    return np.mean(h ** 2)
+
+
+def block_changed(blocks, x):
+    for p in blocks:
+        p["w"] *= 0.5               # (the list's dicts themselves: unrolled, exact)
+    return residual_blocks(blocks, x)
+
+
+def test_a_long_loop_over_a_list_of_dicts_of_arrays_is_one_while():
+    # (layers' parameters as dicts: unrolled, 64 copies and seconds of XLA)
+    x = RNG.standard_normal((3, 6))
+    compiled = check(residual_blocks, BLOCKS, x)
+    assert count_hlo(hlo(compiled, BLOCKS, x), "while") == 1
+    check(block_changed, [dict(p) for p in BLOCKS], x)
+    g = tpucc.compile(lambda b, v: tpucc.grad(residual_blocks)(b, v))(BLOCKS, x)
+    eps, k = 1e-6, 17
+    up = [dict(p) for p in BLOCKS]
+    up[k] = {"w": BLOCKS[k]["w"], "b": BLOCKS[k]["b"] + eps * np.eye(6)[2]}
+    down = [dict(p) for p in BLOCKS]
+    down[k] = {"w": BLOCKS[k]["w"], "b": BLOCKS[k]["b"] - eps * np.eye(6)[2]}
+    numeric = (residual_blocks(up, x) - residual_blocks(down, x)) / (2 * eps)
+    np.testing.assert_allclose(g[k]["b"][2], numeric, rtol=1e-6)

@@ -88,6 +88,9 @@ class Context:
     # The NumPy value of each Value a `const` op made (values.known_constant):
     # q = np.linspace(0, 1, 5) is a constant where np.quantile needs one.
     constants: dict = field(default_factory=dict)
+    # Dicts picked at a runtime position of a list (list_loops): id -> the
+    # dict, a copy the program may not change.
+    chosen_containers: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:

@@ -373,6 +373,12 @@ class Interpreter:
 
     def check_mutation(self, obj, what):
         self.refuse_differentiated_change(obj)
+        if self.ctx.chosen_containers.get(id(obj)) is obj:
+            raise SideEffectError(
+                f"changing {what} chosen at run time among a list's items (`layers[i]` with "
+                "a runtime i, or the item of a long loop over the list) is not supported: "
+                "compiled code chooses a copy, so the change would not reach the list's item",
+                hint="choose with a static index, or keep the values in arrays")
         entry = self.fresh_ids.get(id(obj))
         if id(obj) in self.argument_containers:
             raise SideEffectError(

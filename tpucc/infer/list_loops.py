@@ -29,14 +29,15 @@ A loop over static numbers only is left unrolled: its sums stay static
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import SideEffectError
 from ..ir import AVal
-from .builder import emit_op
+from .builder import ctx, emit_op
 from .iterators import SeqIter
+from .state import has_static_keys
 from .values import CHOSEN, Array
 
 _STATIC = (str, bytes, type(None), bool, int, float, complex)
@@ -56,13 +57,26 @@ class ListRows:
     items: tuple
     read: object
     source: object
+    # The items' arrays stacked before the loop (`prestack`): key -> Array
+    stacked: dict = field(default_factory=dict)
 
     def item_at(self, pos):
         if isinstance(pos, int):
             return self._current(pos)
         if type(self.source) is list and len(self.source) != len(self.items):
             raise NotPickable("the loop changes the length of the list it goes over")
-        return picked([self._current(k) for k in range(len(self.items))], pos)
+        return picker([self._current(k) for k in range(len(self.items))], self.stacked)(pos)
+
+    def prestack(self):
+        """Stacks the items' arrays where the loop starts, outside its While:
+        the body's picks of items it leaves unchanged read those stacks (a
+        stacking in the body, once per iteration, is XLA's to hoist, and
+        reverse mode would transpose it into one slice per item per
+        iteration: 12 s of XLA for 64 layers).  Unused stacks are dead code."""
+        try:
+            _prestack([self._current(k) for k in range(len(self.items))], self.stacked)
+        except NotPickable:
+            pass
 
     def _current(self, k: int):
         return self.items[k] if self.read is None else self.read(k)
@@ -126,6 +140,8 @@ def alike(items) -> bool:
 def _holds_array(v) -> bool:
     if isinstance(v, Array):
         return True
+    if type(v) is dict:
+        return any(_holds_array(x) for x in v.values())
     return _is_tuple(v) and any(_holds_array(x) for x in v)
 
 
@@ -149,6 +165,13 @@ def _check_alike(items):
             raise NotPickable("the list holds tuples of different lengths")
         for parts in zip(*items):
             _check_alike(parts)
+    elif type(first) is dict:           # a layer's parameters: {"w": ..., "b": ...}
+        keys = list(first)
+        if any(type(v) is not dict or list(v) != keys for v in items) or \
+                not has_static_keys(first):
+            raise NotPickable("the list holds dicts with different keys")
+        for k in keys:
+            _check_alike([v[k] for v in items])
     elif not (_all_equal_static(items) or _numbers_of_one_type(items)):
         raise NotPickable("the list holds items of different kinds")
 
@@ -159,24 +182,59 @@ def picked(items, pos):
     return picker(items)(pos)
 
 
-def picker(items):
+def picker(items, stacked=None):
     """picked(items, pos) for any number of positions: a function of the
-    position, the items stacked once."""
+    position, the items stacked once (or found in `stacked`: ListRows.prestack)."""
     from ..ops import indexing, shape
     first = items[0]
     _check_alike(items)
     if all(v is first for v in items) or _all_equal_static(items):
         return lambda pos: first    # (`[w] * n`: that very object, whatever the position)
     if isinstance(first, Array):
-        stacked = shape.stack(items)        # (the buffer itself for a counted loop's rows)
-        return lambda pos: _like(indexing.row(stacked, pos), first)
+        whole = (stacked or {}).get(_stack_key(items))
+        if whole is None:
+            whole = shape.stack(items)      # (the buffer itself for a counted loop's rows)
+        return lambda pos: _like(indexing.row(whole, pos), first)
     if _is_tuple(first):
-        parts = [picker(list(column)) for column in zip(*items)]
+        parts = [picker(list(column), stacked) for column in zip(*items)]
         rebuilt = tuple if type(first) is tuple else lambda xs: type(first)(*xs)
         return lambda pos: rebuilt([part(pos) for part in parts])
+    if type(first) is dict:
+        columns = {k: picker([v[k] for v in items], stacked) for k in first}
+        return lambda pos: chosen_container({k: part(pos) for k, part in columns.items()})
     column = _number_column(items)
     model = _NUMPY_SCALAR if isinstance(first, np.generic) else _PY_NUMBER
     return lambda pos: _like(indexing.row(column, pos), model)
+
+
+def _prestack(items, out: dict):
+    """ListRows.prestack: each column of arrays among `items` stacked into
+    `out`, keyed by the Values they hold now."""
+    from ..ops import shape
+    first = items[0]
+    _check_alike(items)
+    if all(v is first for v in items) or _all_equal_static(items):
+        return
+    if isinstance(first, Array):
+        out[_stack_key(items)] = shape.stack(items)
+    elif _is_tuple(first):
+        for column in zip(*items):
+            _prestack(list(column), out)
+    elif type(first) is dict:
+        for k in first:
+            _prestack([v[k] for v in items], out)
+
+
+def _stack_key(arrays) -> tuple:
+    """The arrays' Values: the same key where none of them changed since."""
+    return tuple(a.var for a in arrays)
+
+
+def chosen_container(made: dict) -> dict:
+    """A dict picked at a runtime position: a copy, which the program may
+    read but not change (the change would not reach the list's dict)."""
+    ctx().chosen_containers[id(made)] = made
+    return made
 
 
 _PY_NUMBER = object()       # _like's model: a Python number (weak, immutable)

@@ -371,6 +371,7 @@ def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
     rows = list_loops.rows_of(it)
     if rows is None:
         return None
+    rows.prestack()
     last = len(it.items) - 1
     frame.stack[-1] = RangeIter(it.pos, last, 1, rows)
     with list_loops.refused_elsewhere(it):
@@ -395,6 +396,8 @@ def _items_as_while(frame, header, stops, loop_stops, it: SeqIter, rows, enclosi
     time."""
     if rows is None:
         return None
+    if not rows.stacked:
+        rows.prestack()
     frame.stack[-1] = RangeIter(it.pos, len(it.items), 1, rows)
     with list_loops.refused_elsewhere(it) as cursor:
         made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing)
