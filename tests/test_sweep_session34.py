@@ -353,3 +353,49 @@ def test_a_long_loop_over_a_list_of_dicts_of_arrays_is_one_while():
     down[k] = {"w": BLOCKS[k]["w"], "b": BLOCKS[k]["b"] - eps * np.eye(6)[2]}
     numeric = (residual_blocks(up, x) - residual_blocks(down, x)) / (2 * eps)
     np.testing.assert_allclose(g[k]["b"][2], numeric, rtol=1e-6)
+
+
+def bfs_levels(adj, s):
+    n = adj.shape[0]
+    q = np.zeros(n, dtype=np.int64)
+    dist = np.full(n, -1, dtype=np.int64)
+    head, tail = 0, 0
+    q[tail] = s
+    tail += 1
+    dist[s] = 0
+    while head < tail:
+        u = q[head]
+        head += 1
+        for v in range(n):
+            if adj[u, v] and dist[v] < 0:
+                dist[v] = dist[u] + 1
+                q[tail] = v         # (tail == n on a 1-node graph: never reached)
+                tail += 1
+    return dist
+
+
+def counting_sort(x, counts):
+    out = np.empty_like(x)
+    pos = 0
+    for i in range(len(counts)):
+        for _ in range(counts[i]):
+            out[pos] = i            # (out is empty when the counts are 0)
+            pos += 1
+    return out
+
+
+def past_the_end_if(x):
+    if x.sum() > 0:
+        x[5] = 1.0
+    return x
+
+
+def test_an_index_past_the_end_on_a_path_under_a_runtime_condition_is_checked_there():
+    # (refused at compile time with an IndexError eager never reaches)
+    check(bfs_levels, np.zeros((1, 1), dtype=bool), 0)
+    check(bfs_levels, np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool), 2)
+    check(counting_sort, np.zeros(0, np.int64), np.zeros(3, np.int64))
+    check(counting_sort, np.zeros(4, np.int64), np.array([1, 0, 3]))
+    compiled = check(past_the_end_if, np.zeros(3))
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        compiled(np.ones(3))

@@ -158,8 +158,28 @@ def _check_static_indices(static, shape, known):
             item = next((int(v) for v in item.ravel()
                          if not -shape[axis] <= v < shape[axis]), None)
         if isinstance(item, int) and not -shape[axis] <= item < shape[axis]:
-            raise UserCodeError(f"IndexError: index {item} is out of bounds for axis {axis} "
-                                f"with size {shape[axis]}")
+            message = f"index {item} is out of bounds for axis {axis} with size {shape[axis]}"
+            if not _under_runtime_condition():
+                raise UserCodeError(f"IndexError: {message}")
+            # Under a runtime `if` or in a runtime loop, NumPy raises only if
+            # the line runs (a queue's `q[tail] = v` on a 1-node graph): a
+            # check that fails whenever it does (the lowering clamps meanwhile).
+            from ..infer import checks
+            checks.require(Array(const_value(np.False_)), message)
+            if not shape[axis]:
+                raise EmptyAxisIndex(message)
+
+
+class EmptyAxisIndex(UserCodeError):
+    """An int index into an empty axis, on a path under a runtime condition
+    (checked there): a store there is no store; a read stays refused."""
+
+    def __init__(self, message):
+        super().__init__(f"IndexError: {message}")
+
+
+def _under_runtime_condition() -> bool:
+    return ctx().runtime_depth > 0
 
 
 def require_in_bounds(static, arrays, shape):
@@ -399,6 +419,8 @@ def _setitem_lower(lc, x, v, *idx, key):
 def _set(x, v, key, idx):
     """x with x[key] = v, of jax values (v of x's dtype).  Through a DSLICE
     entry: the window it takes, updated, put back."""
+    if 0 in x.shape:
+        return x        # (no element to store into: an index there fails its check)
     if any(_is_dslice(s) for s in key):
         at = next(k for k, s in enumerate(key) if _is_dslice(s))
         k_idx = sum(1 for s in key[:at] if _takes_array(s))
@@ -671,7 +693,10 @@ def setitem(x, key, value):
     if lead and lead < x.ndim and all(_scalar_index(i) for i in key[:lead]):
         setitem(getitem(x, key[:lead]), key[lead:], value)     # into a view of x's row
         return
-    static, arrays = normalize_key(key, x.shape)
+    try:
+        static, arrays = normalize_key(key, x.shape)
+    except EmptyAxisIndex:
+        return          # (an array without elements: nothing to store)
     require_in_bounds(static, arrays, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
 
@@ -889,6 +914,6 @@ def write_through(base, index, value):
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from ..infer.builder import (emit, input_stand_in, is_c_contiguous_root,  # noqa: E402
-                             reshape_of_input_is_view)
+from ..infer.builder import (const_value, ctx, emit, input_stand_in,  # noqa: E402
+                             is_c_contiguous_root, reshape_of_input_is_view)
 from ..infer.values import Array, RuntimeKind, array_like  # noqa: E402
