@@ -421,13 +421,6 @@ def reshape_to_runtime_size(x):
     return x.reshape(int(x[0]), -1)  # <- here
 
 
-def range_runtime_step(x):
-    total = 0
-    for i in range(0, 10, int(x[0])):  # <- here
-        total += i
-    return total
-
-
 def formats_runtime(x):
     label = f"x = {x}"  # <- here
     print(label)        # (print(f"x = {x}") itself prints at run time)
@@ -734,7 +727,6 @@ REFUSALS = [
     R(slice_bound_runtime, E.StaticValueError, "slice bounds that depend on runtime values"),
     R(returns_runtime_slice, E.ShapeError, "returning x[i:j]: a slice with runtime bounds"),
     R(reshape_to_runtime_size, E.StaticValueError, "taken from an array is needed at compile time"),
-    R(range_runtime_step, E.StaticValueError, "range() with a runtime step"),
     R(formats_runtime, E.StaticValueError, "formatting a runtime value into a string"),
     R(bool_of_array, E.StaticValueError, "only size-1 arrays can be converted to Python scalars"),
     R(range_of_float, E.StaticValueError, "range() needs an integer scalar"),

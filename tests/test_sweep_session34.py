@@ -399,3 +399,31 @@ def test_an_index_past_the_end_on_a_path_under_a_runtime_condition_is_checked_th
     compiled = check(past_the_end_if, np.zeros(3))
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
         compiled(np.ones(3))
+
+
+def sieve(marks):
+    n = marks.shape[0]
+    is_prime = np.ones(n, dtype=bool)
+    is_prime[:2] = False
+    for i in range(2, int(n ** 0.5) + 1):
+        if is_prime[i]:
+            for j in range(i * i, n, i):        # (a runtime step)
+                is_prime[j] = False
+    return is_prime
+
+
+def stepped_sum(a, b, s):
+    total = 0
+    for k in range(a, b, s):
+        total += k
+    return total
+
+
+def test_a_range_with_a_runtime_step_is_a_runtime_loop():
+    # (was refused: the sieve's outer loop was unrolled instead, 5 s for n = 2000)
+    compiled = check(sieve, np.zeros(300))
+    assert count_hlo(hlo(compiled, np.zeros(300)), "while") <= 3      # (not 17 copies)
+    for a, b, s in [(0, 10, 3), (10, 0, -3), (5, 5, 2), (0, 10, -1), (3, -7, -2)]:
+        check(stepped_sum, a, b, s, compile_kwargs={"runtime_args": ("a", "b", "s")})
+    with pytest.raises(ValueError, match="range.. arg 3 must not be zero"):
+        tpucc.compile(stepped_sum, runtime_args=("a", "b", "s"))(0, 10, 0)

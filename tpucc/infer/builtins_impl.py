@@ -87,11 +87,28 @@ def range_(interp, *args):
         return range(*args)
     from .calls import RuntimeRange
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
-    if isinstance(step, Array):
-        raise StaticValueError("range() with a runtime step is not supported",
-                               hint="use a static step")
     conv = lambda v: _runtime_int(v) if isinstance(v, Array) else v  # noqa: E731
+    if isinstance(step, Array):
+        return _stepped_range(conv(start), conv(stop), conv(step))
     return RuntimeRange(conv(start), conv(stop), step)
+
+
+def _stepped_range(start, stop, step):
+    """range(start, stop, step) with a runtime step (a sieve's `range(i * i,
+    n, i)`): its length, as Python computes it, at run time (ValueError
+    when the step is 0), and its items counted by position."""
+    from ..ops.elementwise import emit_ufunc
+    from ..ops.registry import NUMPY
+    from . import checks
+    from .calls import RuntimeRange
+    checks.require(emit_ufunc("not_equal", step, 0), "range() arg 3 must not be zero",
+                   raises="ValueError")
+    nonzero = NUMPY[np.where](emit_ufunc("equal", step, 0), 1, step)
+    toward = emit_ufunc("sign", nonzero)
+    count = emit_ufunc("maximum", emit_ufunc("floor_divide", emit_ufunc(
+        "subtract", emit_ufunc("add", emit_ufunc("subtract", stop, start), nonzero), toward),
+        nonzero), 0)
+    return RuntimeRange(0, count, 1, iterators.Stepped(start, step))
 
 
 @builtin(py.len)

@@ -1435,7 +1435,7 @@ class Interpreter:
         if isinstance(v, range):
             return RangeIter(v.start, v.stop, v.step)
         if isinstance(v, RuntimeRange):
-            return RangeIter(v.start, v.stop, v.step)
+            return RangeIter(v.start, v.stop, v.step, v.rows)
         if type(v) in ENDLESS:     # read as the loop gets to each item
             return NativeSteps(v, self.ctx.runtime_depth)
         it = self.user_iterator(v)
@@ -2204,11 +2204,13 @@ def _function_name(loaded) -> str:
 
 
 class RuntimeRange:
-    """range() with a runtime bound (a weak int64 Array)."""
-    __slots__ = ("start", "stop", "step")
+    """range() with a runtime bound (a weak int64 Array).  With `rows`
+    (iterators.Stepped), a range with a runtime step: the positions 0 ..
+    stop - 1, each item start + position * step."""
+    __slots__ = ("start", "stop", "step", "rows")
 
-    def __init__(self, start, stop, step):
-        self.start, self.stop, self.step = start, stop, step
+    def __init__(self, start, stop, step, rows=None):
+        self.start, self.stop, self.step, self.rows = start, stop, step, rows
 
 
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE

@@ -40,6 +40,8 @@ class RangeIter:
             return tuple(self._part(p) for p in source)
         if isinstance(source, Counting):
             return source.start + self.pos
+        if isinstance(source, Stepped):
+            return source.start + self.pos * source.step
         if isinstance(source, range):
             if source.start == 0 and source.step == 1:
                 return self.pos
@@ -58,6 +60,14 @@ class RangeIter:
 
     def remaining(self) -> int:
         return len(range(self.pos, self.stop, self.step))
+
+
+@dataclass(frozen=True, slots=True)
+class Stepped:
+    """The items of a range whose step is known only at run time, counted
+    by position (a part of a RangeIter's rows): start + pos * step."""
+    start: object
+    step: object
 
 
 @dataclass(frozen=True, slots=True)
