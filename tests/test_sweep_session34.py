@@ -427,3 +427,86 @@ def test_a_range_with_a_runtime_step_is_a_runtime_loop():
         check(stepped_sum, a, b, s, compile_kwargs={"runtime_args": ("a", "b", "s")})
     with pytest.raises(ValueError, match="range.. arg 3 must not be zero"):
         tpucc.compile(stepped_sum, runtime_args=("a", "b", "s"))(0, 10, 0)
+
+
+def contiguous_copies(a):
+    b = np.ascontiguousarray(a.T)
+    b[0, 1] = 55.0
+    c = np.asarray(a[:, ::2], order="C")
+    c[0, 0] = -1.0
+    d = np.ascontiguousarray(a[1])      # (contiguous already: a view)
+    d[0] = 7.0
+    e = np.ascontiguousarray(np.broadcast_to(a[0], (2, 3)))
+    e[1] = 0.0
+    return b.sum() + c.sum() + e.sum()
+
+
+def conjugate_is_itself(a):
+    b = a.conj()
+    b[0] = 5.0
+    a[1] = 7.0
+    return b.sum()
+
+
+def tiled_and_repeated(w):
+    h = np.tile(w, 2)
+    h[0] = 5.0
+    r = np.repeat(w, 2)
+    r[1:3] += 1.0
+    return h, r
+
+
+@pytest.mark.parametrize("fn", [contiguous_copies, conjugate_is_itself, tiled_and_repeated])
+def test_copies_and_views_as_numpy_makes_them(fn):
+    # (np.ascontiguousarray(a.T) wrote into the caller's a; a.conj() of a
+    # real array was a copy; np.tile's result was read-only)
+    check(fn, np.arange(9.0).reshape(3, 3) if fn is contiguous_copies else np.arange(3.0))
+
+
+def cursor_over_rows(x, n):
+    buf = np.zeros((3, 3))
+    v = buf[0]
+    for i in range(n):
+        v += x[i]
+        v = buf[(i + 1) % 3]
+    return buf
+
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+
+def masked_item_written(a):
+    b = a[a > 2]
+    b[0] = 100.0
+    return b.sum()
+
+
+def chosen_then_updated(x, c):
+    a = x.copy()
+    b = x * 2
+    t = a if c > 0 else b
+    t += 1
+    return a, b
+
+
+def any_order(a):
+    return a.reshape(6, order="A"), a.ravel("K"), a.flatten("A")
+
+
+def test_messages_of_sweep_34f_name_the_program_and_keep_its_meaning():
+    err = raises_at(cursor_over_rows, (np.arange(5.0), 4), tpucc.SideEffectError,
+                    runtime_args=("n",))
+    assert "v.copy()" not in err.hint and "buf[k]" in err.hint   # (a copy changes the answer)
+    import copy
+    raises_at(lambda p: copy.copy(p).w.sum(), (Holder(np.ones(2)),), tpucc.UnsupportedError,
+              match=r"copy\.copy\(\) of a Holder object")
+    raises_at(lambda p: copy.deepcopy(p).w.sum(), (Holder(np.ones(2)),), tpucc.UnsupportedError,
+              match=r"copy\.deepcopy\(\) of a Holder object")
+    raises_at(masked_item_written, (np.arange(5.0),), tpucc.ShapeError,
+              match="assigning into an item of x.mask.", line_of="b[0] = 100.0")
+    err = raises_at(chosen_then_updated, (np.arange(3.0), 1), tpucc.SideEffectError,
+                    runtime_args=("c",))
+    assert "<stack" not in str(err) and "if <runtime condition> else" in str(err)
+    check(any_order, np.arange(6.0).reshape(2, 3))

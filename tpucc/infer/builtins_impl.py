@@ -917,6 +917,8 @@ def copy_copy(interp, x):
 
 @builtin(copy_module.deepcopy)
 def copy_deepcopy(interp, x, memo=None):
+    if memo is not None and isinstance(x, Array):      # (the copy module's own recursion)
+        return x if x.immutable else array_copy(x)
     if memo is not None:
         return _copied_by_module(interp, copy_module.deepcopy, x, memo)
     return _deep_copy(interp, x, {})
@@ -951,8 +953,9 @@ def _deep_copy(interp, x, memo: dict):
 
 
 def _copied_by_module(interp, fn, x, *rest):
-    if holds_array(x) or (not isinstance(x, (list, tuple, dict, set)) and
-                          any(isinstance(v, Array) for v in getattr(x, "__dict__", {}).values())):
+    # (an argument's attributes are still NumPy's arrays: read when used)
+    if holds_array(x) or (not isinstance(x, (list, tuple, dict, set)) and any(
+            isinstance(v, (Array, np.ndarray)) for v in getattr(x, "__dict__", {}).values())):
         raise UnsupportedError(
             f"{fn.__module__}.{fn.__name__}() of a {type(x).__name__} object that holds runtime "
             "arrays is not supported in compiled code (the copy module asks native code "

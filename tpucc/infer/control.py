@@ -688,13 +688,22 @@ def _relate_merged(slots, merged, floor):
         if noted and not shared:
             merged[s.index].alias_note = noted[0]   # it may be what that arm's array may be
         if shared:
+            what = _slot_words(s.path)
             merged[s.index].alias_note = (
-                f"`{s.path}` is the same array as one from before the `if` (or a view of one) "
+                f"{what} is the same array as one from before the `if` (or a view of one) "
                 "on some runtime paths and a different one on others")
             merged[s.index].alias_partners = () if noted else tuple(shared)
             for a in shared:
-                watch(a, f"after a runtime `if`, `{s.path}` is this array (or a view of it) "
+                watch(a, f"after a runtime `if`, {what} is this array (or a view of it) "
                           "on some paths only")
+
+
+def _slot_words(path: str) -> str:
+    """A merged slot as messages name it: a variable, or the value of an
+    expression that chose on a runtime condition (`a if c else b`)."""
+    if path.startswith("<stack"):
+        return "the value of `... if <runtime condition> else ...`"
+    return f"`{path}`"
 
 
 def _same_as_slot(s, holders):

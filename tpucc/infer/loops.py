@@ -838,11 +838,16 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                 and not (is_private is not None and is_private(leaves[i][1])):
             # (slots align only then; shared arrays: _diverged, then _check_unshared;
             # the first iteration's update into a private entry array is unobservable)
+            name = leaves[i][0]
             raise UpdatedThenRebound(
-                f"`{leaves[i][0]}` is updated in place and then rebound inside this loop: on "
+                f"`{name}` is updated in place and then rebound inside this loop: on "
                 "the first iteration the update goes into the array it named before the loop",
                 frame.fc.loop_locs[header],
-                f"copy it before the loop (`{leaves[i][0]} = {leaves[i][0]}.copy()`): the "
+                # (a copy of a view would keep its updates from the array it views)
+                f"`{name}` is a view of another array: update that array where it views it "
+                f"(`buf[k] += ...`), or bind `{name}` to its view at the top of the body"
+                if leaves[i][1].base is not None else
+                f"copy it before the loop (`{name} = {name}.copy()`): the "
                 "loop then updates memory of its own, and compiles to one runtime `while`; "
                 "or compute the new value out of place")
     if unshared and out_td == td:

@@ -673,7 +673,15 @@ for _name in BINARY + UNARY:
     _uf = getattr(np, _name)
     register(_name, _abstract(_uf), _lower(_uf), numpy=_uf, layout="elementwise")
     NUMPY[_uf] = _ufunc_impl(_name)
-METHODS["conj"] = METHODS["conjugate"] = NUMPY[np.conjugate]
+def conjugate_method(a):
+    """a.conj(): a real array's is the array itself (NumPy's ndarray.conjugate
+    returns self: writes through either name are seen by the other)."""
+    if isinstance(a, Array) and a.dtype.kind != "c" and not a.weak:
+        return a
+    return NUMPY[np.conjugate](a)
+
+
+METHODS["conj"] = METHODS["conjugate"] = conjugate_method
 
 
 @implements(np.divmod)
@@ -1550,7 +1558,10 @@ def _to_array(name, obj, dtype, copy, order, ndmin, like):
     if isinstance(obj, Array):
         # not `dtype in (None, obj.dtype)`: np.dtype("float64") == None is True
         same_dtype = dtype is None or dtype == obj.dtype
-        if not (copy or obj.weak or obj.immutable) and same_dtype:
+        # order="C" of a view that is not C-contiguous (a.T, a[:, ::2], the
+        # zero strides of np.broadcast_to's read-only view): a copy
+        laid_out = order != "C" or indexing.is_c_contiguous(obj) and obj.frozen != READ_ONLY
+        if not (copy or obj.weak or obj.immutable) and same_dtype and laid_out:
             out = obj       # NumPy returns the same array: updates through it are seen
         elif copy is False:
             raise UserCodeError("ValueError: Unable to avoid copy while creating an array as "
@@ -1632,8 +1643,8 @@ NUMPY[np.ascontiguousarray] = ascontiguousarray
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
 from ..infer import stacking  # noqa: E402
-from ..infer.values import (Array, RuntimeKind, array_like, compile_time_kind,  # noqa: E402
-                            rebinds_in_place, to_value)
+from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
+                            compile_time_kind, rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)

@@ -61,8 +61,7 @@ def reshape_function(a, shape=None, order="C", *, newshape=None, copy=None):
 
 @implements(method="reshape")
 def reshape(a, *shape, order="C", newshape=None, **kw):
-    if order != "C":
-        raise UnsupportedError("reshape(order='F') is not supported")
+    _require_c_order(a, order, "reshape", ("C", "A"))
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -87,8 +86,7 @@ def _aval(a) -> AVal:
 def ravel(a, order="C"):
     """A view only of a C-contiguous array: NumPy's ravel copies any other,
     even one that reshape(-1) would view (x[:, ::2])."""
-    if order != "C":
-        raise UnsupportedError(f"ravel(order={order!r}) is not supported")
+    _require_c_order(a, order, "ravel", ("C", "A", "K"))
     from .indexing import is_c_contiguous
     return _reshaped(a, (_aval(a).size,), isinstance(a, Array) and is_c_contiguous(a))
 
@@ -96,9 +94,20 @@ def ravel(a, order="C"):
 @implements(method="flatten")
 def flatten(a, order="C"):
     """Always a copy, unlike ravel."""
-    if order != "C":
-        raise UnsupportedError("flatten(order='F') is not supported")
+    _require_c_order(a, order, "flatten", ("C", "A", "K"))
     return _reshaped(a, (_aval(a).size,), view=False)
+
+
+def _require_c_order(a, order, name, same_as_c):
+    """Compiled code reads arrays in C order: order='C', and 'A' or 'K'
+    (`same_as_c`: what NumPy takes them to mean) of a C-contiguous array."""
+    if order == "C" or order in same_as_c and (
+            not isinstance(a, Array) or indexing.is_c_contiguous(a)):
+        return
+    raise UnsupportedError(f"{name}(order={order!r}) is not supported" + (
+        " of an array that is not C-contiguous" if order in same_as_c else ""),
+        hint="compiled code reads arrays in C order: transpose explicitly "
+             "(x.T.reshape(...) is the 'F' order reshape of a 2-d x)")
 
 
 @implements(np.expand_dims)
@@ -204,6 +213,12 @@ register("broadcast_to", _broadcast_abstract,
 def broadcast_to(a, shape):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return read_only(_emit("broadcast_to", a, shape=shape))
+
+
+def _broadcast(a, shape):
+    """np.broadcast_to's values, for a function whose result is a new,
+    writeable array (np.tile, np.repeat), not a read-only view."""
+    return _emit("broadcast_to", a, shape=tuple(shape))
 
 
 def read_only(x):
@@ -597,7 +612,7 @@ def tile(a, reps):
     reps = (1,) * (nd - len(reps)) + reps
     x = reshape(a, shape)
     expanded = reshape(x, tuple(v for d in shape for v in (1, d)))
-    big = broadcast_to(expanded, tuple(v for r, d in zip(reps, shape) for v in (r, d)))
+    big = _broadcast(expanded, tuple(v for r, d in zip(reps, shape) for v in (r, d)))
     return reshape(big, tuple(r * d for r, d in zip(reps, shape)))
 
 
@@ -624,7 +639,7 @@ def repeat(a, repeats, axis=None):
     repeats = int(repeats)
     x = expand_dims(a, axis + 1)
     target = shape[:axis + 1] + (repeats,) + shape[axis + 1:]
-    x = broadcast_to(x, target)
+    x = _broadcast(x, target)
     return reshape(x, shape[:axis] + (shape[axis] * repeats,) + shape[axis + 1:])
 
 
