@@ -510,3 +510,29 @@ def test_messages_of_sweep_34f_name_the_program_and_keep_its_meaning():
                     runtime_args=("c",))
     assert "<stack" not in str(err) and "if <runtime condition> else" in str(err)
     check(any_order, np.arange(6.0).reshape(2, 3))
+
+
+class Cache:
+    def forward(self, x):
+        self.x = x
+        self.t = x.T
+        return x.sum()
+
+
+def tie_items(d):
+    d["b"] = d["a"]
+    return 0.0
+
+
+def test_an_attribute_bound_to_an_input_array_is_that_array():
+    # (it was given a copy: the caller's later updates of x did not show)
+    layer = Cache()
+    forward = tpucc.compile(layer.forward)
+    for x in (np.arange(4.0).reshape(2, 2), np.ones((2, 2))):
+        assert forward(x) == x.sum()
+        assert layer.x is x and np.shares_memory(layer.t, x)
+        x[0, 1] = -7.0
+        assert layer.t[1, 0] == -7.0
+    d = {"a": np.zeros(3), "b": np.ones(3)}
+    tpucc.compile(tie_items)(d)
+    assert d["b"] is d["a"]

@@ -521,9 +521,12 @@ def runner(entry: Entry):
     if traced.appends:
         build, single = appends.appending_builder(build, traced.appends), None
     writebacks = traced.writebacks
+    aliases = traced.aliases
     # An input's memory layout decided whether reshapes of it are views
     # (written through, or not: NumPy's semantics either way).
     layouts = tuple(traced.input_strides)
+    if aliases:
+        single = None               # (the general path binds them)
     if captured is None and not ties and not writebacks and single is not None and not layouts:
         def run(leaves, args=(), kwargs=None):  # the common case, in one frame
             for g, name, value in guards:
@@ -537,7 +540,7 @@ def runner(entry: Entry):
                     return RECOMPILE
             inputs = captured(leaves)
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
-    elif writebacks and captured is None and not layouts and \
+    elif writebacks and captured is None and not layouts and not aliases and \
             all(wb[0] == "arg" for wb in writebacks):
         run = _argument_update_runner(traced, guards, call, build, ties)
     else:
@@ -579,6 +582,8 @@ def runner(entry: Entry):
                 _write_back(traced, leaves, outs[written], kept, fetch_early, (args, kwargs))
                 pool.give_back([outs[i] for i in recycled], inputs,
                                None if replaced is None else _dropped(inputs, replaced))
+            if aliases:
+                _bind_aliases(traced, leaves, (args, kwargs))
             return build(outs)
     entry.run = run
     return run
@@ -1075,6 +1080,20 @@ def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
         if isinstance(target, np.ndarray) and target.flags.writeable:
             np.copyto(target, np.asarray(value))
+
+
+def _bind_aliases(traced, leaves, arguments):
+    """Binds each attribute or item the program bound to an input array (or
+    a view of one) to this call's array itself (or NumPy's view of it)."""
+    for kind, holder, name, source, index, view in traced.aliases:
+        base = leaves[index] if source == "arg" else traced.captured[index].getter()
+        value = base if view is None else view(base)
+        if kind == "attr":
+            setattr(holder, name, value)
+        elif kind == "setitem":
+            holder[name] = value
+        else:
+            _put_argument_item(arguments, holder, name, value)
 
 
 def _put_argument_item(arguments, root, keys, value):

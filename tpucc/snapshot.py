@@ -341,6 +341,8 @@ def describe(traced, w: Walk) -> dict:
         raise NotReplayable("rebinds argument items or Python numbers")
     if traced.appends:
         raise NotReplayable("appends to lists from outside the call (found by identity)")
+    if traced.aliases:
+        raise NotReplayable("binds attributes to input arrays (found by identity)")
     if traced.process_local is not None:
         raise NotReplayable(traced.process_local)
     if any(c.hop is None for c in traced.captured):

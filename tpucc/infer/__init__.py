@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Region, Value
+from ..ops.indexing import numpy_view
 from ..ops.registry import const_aval
 from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
@@ -101,6 +102,32 @@ class Traced:
     # the arrays tpucc.grad differentiates were one array (tied weights) when
     # traced; a call where that differs compiles again.
     input_identities: list = field(default_factory=list)
+    # Attributes and items bound to an input array as the call got it, or a
+    # view of one (`self.cache = x`, `self.head = self.buf[:2]`): (kind,
+    # holder, name, "arg" | "captured", input index, NumPy view or None),
+    # bound after each call to the caller's array itself, as eagerly (a
+    # write-back would give them a copy: later updates through one name
+    # would not show through the other).  kind: "attr", "setitem" (an
+    # outside container's item) or "item" (an argument's: holder, name =
+    # its root, keys).
+    aliases: list = field(default_factory=list)
+
+
+def _input_alias(value, inputs: dict):
+    """(source, index, view) where `value` is an input array (`inputs`:
+    id(Array) -> (source, index)) or a static view of one, else None."""
+    if not isinstance(value, Array) or value.immutable is not False:
+        return None
+    view, base = None, value
+    if value.base is not None:
+        base = value.base
+        if base.base is not None or value._base_var is not base.var:
+            return None
+        view = numpy_view(value.index)
+        if view is None:
+            return None
+    found = inputs.get(id(base))
+    return None if found is None else found + (view,)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -355,10 +382,17 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             results.append(c.array.var)
             writebacks.append(("captured", i))
             writeback_locs.append(None)
+    inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)}
+    inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured)})
+    aliases = []
     for key, (obj, name) in interp.attr_writes.items():
         value = interp.shadow[key]
         # name ("item", key): an item of a dict or list from outside
         head = ("setitem", obj, name[1]) if isinstance(name, tuple) else ("attr", obj, name)
+        alias = _input_alias(value, inputs) if key not in interp.scalar_attrs else None
+        if alias is not None:           # `self.cache = x`: the caller's x itself
+            aliases.append(head + alias)
+            continue
         writeback_locs.append(interp.write_locs.get(("attr", key)))
         if key in interp.scalar_attrs:      # a Python number (scalar_state)
             results.append(_number_var(value))
@@ -374,6 +408,10 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         writebacks.append(("global", namespace, name, _number_type(value)))
         writeback_locs.append(interp.write_locs.get(("global", key)))
     for root, keys, value, convert, loc in _argument_item_writebacks(interp):
+        alias = _input_alias(value, inputs)
+        if alias is not None:           # `d["b"] = d["a"]`: that very array
+            aliases.append(("item", root, keys) + alias)
+            continue
         results.append(_number_var(value))
         writebacks.append(("item", root, keys, convert))
         writeback_locs.append(loc)
@@ -401,7 +439,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   checks=check_records, input_strides=input_strides,
                   number_places=context.number_places, appends=appended,
                   process_local=context.process_local, writeback_locs=writeback_locs,
-                  input_identities=identities)
+                  input_identities=identities, aliases=aliases)
 
 
 def _row_groups(context, out_leaves) -> dict:

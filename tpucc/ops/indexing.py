@@ -15,6 +15,9 @@ such a scalar as the SSA Value it had when the view was made.
 """
 from __future__ import annotations
 
+import functools
+import operator
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -880,6 +883,21 @@ def _layout_key(k):
     if _is_static_slice(k):
         return slice(*k[1:])
     return 0 if isinstance(k, Value) else k
+
+
+def numpy_view(index):
+    """The NumPy function making the view a static view `index` describes
+    (of the caller's array, after a call), or None for a runtime one."""
+    if type(index) is Permuted:
+        return functools.partial(np.transpose, axes=tuple(index))
+    if type(index) is Reshaped:
+        return functools.partial(np.reshape, shape=tuple(index))
+    if type(index) is ComplexPart:
+        return operator.attrgetter(index[0])
+    if any(_is_dslice(k) or isinstance(k, Value) for k in index):
+        return None
+    key = tuple(slice(*k[1:]) if _is_static_slice(k) else k for k in index)
+    return operator.itemgetter(key)
 
 
 def basic_index_value(base, index):
