@@ -138,6 +138,17 @@ def raises_at(fn, args, error=tpucc.TpuccError, match=None, line_of=None, **comp
     return err
 
 
+def build_model_source(tmp_path_factory, name: str, source: str):
+    """Writes `source` as the model file `name`.py in a new folder and
+    builds its entries there (tpucc build); returns (folder, model path)."""
+    from tpucc import aot
+    out = tmp_path_factory.mktemp(name)
+    model = out / f"{name}.py"
+    model.write_text(source)
+    aot.build_file(str(model), str(out))
+    return out, model
+
+
 @pytest.fixture
 def builds(monkeypatch):
     """How many times tpucc traced and compiled (driver.build_entry)."""

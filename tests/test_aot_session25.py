@@ -18,6 +18,8 @@ from tpucc import aot
 from tpucc.cli import main
 from test_aot import _copy
 
+from conftest import build_model_source
+
 STEP = '''
 import numpy as np
 from tpucc.aot import entry
@@ -47,11 +49,7 @@ def only_positional(x, /):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("artifacts")
-    model = out / "step_model.py"
-    model.write_text(STEP)
-    aot.build_file(str(model), str(out))
-    return out
+    return build_model_source(tmp_path_factory, "step_model", STEP)[0]
 
 
 def _fails(args, code, *expected):

@@ -19,6 +19,8 @@ from tpucc import aot
 from tpucc.aot import spec
 from tpucc.cli import main
 
+from conftest import build_model_source
+
 MODEL = '''
 import numpy as np
 from tpucc.aot import entry
@@ -77,10 +79,7 @@ def worse(a):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("artifacts34")
-    model = out / "model34.py"
-    model.write_text(MODEL)
-    aot.build_file(str(model), str(out))
+    out, model = build_model_source(tmp_path_factory, "model34", MODEL)
     return out, aot.load_model(str(model))
 
 
