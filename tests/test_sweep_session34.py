@@ -536,3 +536,16 @@ def test_an_attribute_bound_to_an_input_array_is_that_array():
     d = {"a": np.zeros(3), "b": np.ones(3)}
     tpucc.compile(tie_items)(d)
     assert d["b"] is d["a"]
+
+
+def table_of(x, n):
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = x[i] * 2
+    return out
+
+
+def test_a_value_needed_at_compile_time_names_the_runtime_args():
+    err = raises_at(table_of, (np.arange(5.0), 3), tpucc.ShapeError, line_of="np.zeros(n)",
+                    runtime_args=("n",))
+    assert "`n` is a runtime value: runtime_args asks for that" in err.hint

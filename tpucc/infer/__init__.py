@@ -245,6 +245,8 @@ def trace(fn, args, kwargs, options, places=scalar_state.Places()) -> Traced:
                 # (else the unrolled trace's error: that program's, exactly)
                 if made_runtime and isinstance(e, (StaticValueError, ShapeError)):
                     raise _naming_the_loops(e, made_runtime)
+                if options.get("runtime_args") and isinstance(e, (StaticValueError, ShapeError)):
+                    raise _naming_runtime_args(e, options["runtime_args"])
                 raise
             first_error = first_error or e
             unrolled |= retry
@@ -274,6 +276,19 @@ def _naming_the_loops(error, loops):
                f"values), or pass unroll={c.trips} to tpucc.compile to unroll it anyway"
     note = "; ".join(why(c) for c in loops if not _may_unroll(c) and not c.leaves_early)
     if note:
+        error.hint = f"{error.hint}; {note}" if error.hint else note
+        error.args = (error.render(),)
+    return error
+
+
+def _naming_runtime_args(error, names):
+    """`error` (a value needed at compile time is a runtime one) with a
+    hint naming the arguments the user made runtime values."""
+    listed = ", ".join(f"`{n}`" for n in names)
+    note = (f"{listed} {'is a runtime value' if len(names) == 1 else 'are runtime values'}: "
+            "runtime_args asks for that; leave out of it an argument needed at compile time "
+            "(one program per value)")
+    if note not in (error.hint or ""):
         error.hint = f"{error.hint}; {note}" if error.hint else note
         error.args = (error.render(),)
     return error
