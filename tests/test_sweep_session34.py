@@ -549,3 +549,18 @@ def test_a_value_needed_at_compile_time_names_the_runtime_args():
     err = raises_at(table_of, (np.arange(5.0), 3), tpucc.ShapeError, line_of="np.zeros(n)",
                     runtime_args=("n",))
     assert "`n` is a runtime value: runtime_args asks for that" in err.hint
+
+
+def max_subarray(x):
+    best = [0.0] * len(x)
+    best[0] = x[0]
+    for i in range(1, len(x)):
+        best[i] = max(x[i], best[i - 1] + x[i])     # (a list indexed by the counter)
+    return max(best)
+
+
+def test_a_long_loop_unrolled_because_it_cannot_be_one_while_warns():
+    # (1000 rows took 37 s to compile without a word)
+    with pytest.warns(tpucc.UnrollWarning, match="a table as np.zeros.n., not a list") as found:
+        tpucc.compile(max_subarray).lower(np.ones(500))
+    assert found[0].filename == __file__

@@ -7,6 +7,7 @@ from .autodiff import grad, value_and_grad
 from .errors import (TpuccError, UnsupportedError, ShapeError, DTypeError, MergeError,
                      StaticValueError, SideEffectError, LimitError, UserCodeError, InternalError,
                      GradError, RuntimeIndexError, RuntimeRaiseError, OptionError)
+from .infer.loops import UnrollWarning
 from .infer.scalar_state import RecompileWarning
 
 __version__ = "0.1.0"
@@ -15,4 +16,4 @@ __all__ = ["compile", "grad", "value_and_grad", "load", "CompiledFunction", "Low
            "TpuccError", "UnsupportedError", "ShapeError", "DTypeError", "MergeError",
            "StaticValueError", "SideEffectError", "LimitError", "UserCodeError",
            "InternalError", "GradError", "RuntimeIndexError", "RuntimeRaiseError", "OptionError",
-           "RecompileWarning", "__version__"]
+           "RecompileWarning", "UnrollWarning", "__version__"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -117,6 +118,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     nested_while = it is None and enclosing > 1
     tried_rest = False
     forced = _unrolled_by_request(frame, header)
+    unrolled_ops, warned = 0, forced
     while True:
         if it is None:
             ctx().unrolled_trips = enclosing * (count + 1)
@@ -177,6 +179,10 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if count == stop_after:
             return None
         it = _for_iterator(frame, header)
+        unrolled_ops += _op_count(iteration_ops)
+        if unrolled_because and not warned and unrolled_ops > UNROLL_WARNING_OPS:
+            warned = True
+            _warn_unrolled(frame.fc.loop_locs[header], it, count, unrolled_ops, unrolled_because)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
                 or _too_big_to_unroll(iteration_ops, it, budget)
@@ -202,6 +208,29 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 return made
         if count >= MAX_UNROLL:
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
+
+
+# A loop unrolled because it cannot be one While warns once its copies hold
+# this many ops (seconds of XLA: a DP table in a Python list, 1000 rows, 37 s).
+UNROLL_WARNING_OPS = 1200
+
+
+class UnrollWarning(UserWarning):
+    """A long loop is unrolled because it cannot run as one runtime loop:
+    its copies make the compile slow."""
+
+
+def _warn_unrolled(loc, it, count, ops, why):
+    left = f"{count + it.remaining()} iterations" if it is not None else \
+        f"{count} iterations so far"
+    message = (f"tpucc: this loop is unrolled ({left}; {ops} ops after {count}: slow to "
+               f"compile, XLA takes about a second per thousand) because {why}; keep what "
+               "it indexes or updates in NumPy arrays (a table as np.zeros(n), not a list) "
+               "so that it runs as one runtime `while`")
+    if loc is None:
+        warnings.warn(message, UnrollWarning, stacklevel=2)
+    else:
+        warnings.warn_explicit(message, UnrollWarning, loc.file, loc.line)
 
 
 # A short static range loop is unrolled unless its copies would hold more
