@@ -76,7 +76,7 @@ def test_a_python_float_has_no_array_attributes():
 def test_a_runtime_float_method_tpucc_does_not_compute_is_refused_by_name():
     def f(x):
         return float(x[1]).hex()
-    raises_at(f, (X,), tpucc.UnsupportedError, match=r"`\.hex` of a Python float",
+    raises_at(f, (X,), tpucc.UnsupportedError, match=r"`\.hex\(\)` of a Python float",
               line_of=".hex()")
 
 

@@ -282,7 +282,8 @@ def _stored_list(instrs, i):
 
 def _scan(instrs, name, holder=False):
     """Backward over a block: "made" at `name = [...]` ("list()" at `name =
-    list()`), "other" at any use of `name` but `name.append(...)` or at
+    list()`), "other" at any use of `name` but `name.append(...)` (or
+    `name.insert(0, ...)`) or at
     another binding, else None.  `holder`: "made" at a dict or tuple
     display of empty lists, and the use allowed is `name[k].append(...)`."""
     for i in range(len(instrs) - 1, -1, -1):
@@ -300,8 +301,14 @@ def _scan(instrs, name, holder=False):
 
 
 def _appends_to(instrs, i) -> bool:
-    """Whether instrs[i] loads the bound method `append` of what is below it."""
-    return i < len(instrs) and instrs[i].op == "LOAD_ATTR" and instrs[i].arg == (True, "append")
+    """Whether instrs[i] loads the bound method `append` of what is below it,
+    or `insert` called with the position 0 (`outs.insert(0, h)`: a backward
+    RNN's outputs, in order)."""
+    if i >= len(instrs) or instrs[i].op != "LOAD_ATTR":
+        return False
+    return instrs[i].arg == (True, "append") or instrs[i].arg == (True, "insert") and \
+        i + 1 < len(instrs) and instrs[i + 1].op == "LOAD_CONST" and instrs[i + 1].arg == 0 \
+        and type(instrs[i + 1].arg) is int
 
 
 def _constant_item(instrs, i) -> bool:

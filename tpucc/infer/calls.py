@@ -361,6 +361,7 @@ class Interpreter:
         self.dunders: dict[tuple, object] = {}      # (class, name) -> user_dunder's answer
         self.outside_appends: list = []         # (list, value, loc): see appends.py
         self.set_aside: list = []       # lists of items held aside (stacking.items_set_aside)
+        self.prepended: set = set()     # ids of lists a counted While grew in front
         self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
         # Arrays from this serial on were made by the traced call's own ops
         # (privacy.py); None: not known, so no array counts as private.
@@ -1610,6 +1611,11 @@ class Interpreter:
             if fn.__name__ == "append" and type(fn.__self__) is list and len(args) == 1 \
                     and not kwargs and stacking.try_record(self, fn.__self__, args[0], True):
                 return None             # a counted While's buffers hold it
+            if fn.__name__ == "insert" and type(fn.__self__) is list and len(args) == 2 \
+                    and type(args[0]) is int and args[0] == 0 and not kwargs \
+                    and stacking.try_record(self, fn.__self__, args[1], True, front=True):
+                return None             # ... in front, in reverse
+
             if appends.record(self, fn.__self__, fn.__name__, args, kwargs):
                 return None
             rebound = self._rebinding_items(fn.__self__, fn.__name__, args, kwargs)
@@ -2288,19 +2294,23 @@ def _constants_folded(args, kwargs):
     (values.known_constant), or None where one holds a runtime value: a
     NumPy function that needs its values while compiling (np.unique,
     np.nonzero) is then NumPy's, called on them now."""
+    replaced = []
+
     def folded(v):
         if isinstance(v, Array):
             known = known_constant(v)
             if known is None:
                 raise LookupError
+            replaced.append(v)
             return known.copy()
         if type(v) in (list, tuple):
             return type(v)(map(folded, v))
         return v
     try:
-        return [folded(a) for a in args], {k: folded(v) for k, v in kwargs.items()}
+        out = [folded(a) for a in args], {k: folded(v) for k, v in kwargs.items()}
     except LookupError:
         return None
+    return out if replaced else None    # (static arguments alone: the refusal stands)
 
 
 def _refuse_runtime_keys(*objs):

@@ -96,6 +96,7 @@ class Growth:
     fresh_floor: int = 0            # the serial of the body's first array
     outside: set = field(default_factory=set)  # ids of lists from outside the call
     #   (appends.py: appended when it returns)
+    fronts: set = field(default_factory=set)   # ids of lists grown by insert(0, v)
     counter: object = None          # the body's counter (an Array)
     region_base: int = 0            # the body's region, in ctx().regions
     guard_base: int = 0             # the branches around the loop, in ctx().branch_guards
@@ -105,7 +106,7 @@ class Growth:
         c = ctx()
         self.depth = (c.runtime_depth, c.grad_depth)
         self.floor = c.effect_floor[-1]
-        self.appends, self.guards, self.outside = {}, {}, set()
+        self.appends, self.guards, self.outside, self.fronts = {}, {}, set(), set()
         self.guarded_rows = {}
         self.fresh_floor = new_serial_floor()       # (the body's parameters are older)
         self.carried, self.entering, self.rows_of = {}, {}, {}
@@ -114,12 +115,13 @@ class Growth:
         self.named = frozenset(id(v) for v in deferrable_lists(frame, header)
                                if all(isinstance(x, _STATIC_ITEMS) for x in v))
 
-    def record(self, interp, lst, value, named: bool) -> bool:
+    def record(self, interp, lst, value, named: bool, front=False) -> bool:
         """`lst.append(value)` in the body: recorded instead of done, when
         the append runs on every iteration (at the body's own depth) or
         under branches on the counter alone (`_guard`), and `lst` is older
         than the body (a list the iteration made is its own) or from
-        outside the call (appends.py)."""
+        outside the call (appends.py).  `front`: `lst.insert(0, value)`,
+        on a list the function made, that the loop grows only so."""
         c = ctx()
         if c.grad_depth != self.depth[1]:
             return False
@@ -128,6 +130,12 @@ class Growth:
         if not outside and (made is None or made[0] is not lst or made[1] >= self.floor
                             or named and id(lst) not in self.named):
             return False
+        if (front or id(lst) in self.fronts) and (
+                outside or _enclosing(self) is not None
+                or id(lst) in self.appends and (id(lst) in self.fronts) != front):
+            return False        # (in front and at the end, or for an enclosing loop: done as is)
+        if front:
+            self.fronts.add(id(lst))
         if outside:
             self.outside.add(id(lst))
         values = self.appends.setdefault(id(lst), (lst, []))[1]
@@ -411,6 +419,11 @@ class Growth:
                         continue
                     item = self._item(interp, (lid, j), v, t)
                     items.extend(item if isinstance(v, Block) else [item])
+            if lid in self.fronts:      # insert(0, v) at each iteration: the last first
+                interp.check_mutation(lst, "a list")
+                lst[:0] = items[::-1]
+                interp.prepended.add(lid)
+                continue
             named = lid in self.named or lid in self.outside
             for item in items:          # (an enclosing counted loop may stack them)
                 if enclosing is not None and enclosing.record(interp, lst, item, named):
@@ -723,7 +736,10 @@ def items_set_aside(frame, header):
         yield
     finally:
         for lst, items in aside:
-            lst[:0] = items
+            if id(lst) in frame.interp.prepended:
+                lst.extend(items)       # (the loop's items went in front of them)
+            else:
+                lst[:0] = items
             frame.interp.set_aside.pop()
 
 
@@ -740,9 +756,9 @@ def _enclosing(g: Growth) -> Growth | None:
     return growths[i - 1] if i else None
 
 
-def try_record(interp, lst, value, named=False) -> bool:
-    """A comprehension's LIST_APPEND (or, `named`, a call of `lst.append`)
-    inside a counted loop's body: recorded by the loop's Growth (True), else
-    done as usual (False)."""
+def try_record(interp, lst, value, named=False, front=False) -> bool:
+    """A comprehension's LIST_APPEND (or, `named`, a call of `lst.append`,
+    `front`: of `lst.insert(0, v)`) inside a counted loop's body: recorded
+    by the loop's Growth (True), else done as usual (False)."""
     g = current()
-    return g is not None and g.depth != () and g.record(interp, lst, value, named)
+    return g is not None and g.depth != () and g.record(interp, lst, value, named, front)
