@@ -244,6 +244,11 @@ class Captured:
         self.aliases.append((getter, owner, hop))
 
 
+# The hint of a library function refused on runtime arrays, when nothing
+# more specific is known.
+README_HINT = "see the README for the NumPy functions tpucc compiles"
+
+
 def _is_number(value) -> bool:
     """A Python number, or a runtime one (a weak 0-d value: `float(loss)`),
     or a NumPy number known while compiling (`np.float32(1) * 0.5`)."""
@@ -1747,7 +1752,7 @@ class Interpreter:
             where = f"{module}.{name}" if module else name
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
-                    "see the README for the NumPy functions tpucc compiles")
+                    README_HINT)
             raise UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
                                    hint=hint)
         # Iterators made by compiled code (a generator expression, map, zip)
@@ -1870,6 +1875,8 @@ class Interpreter:
                 bool(code.co_flags & inspect.CO_VARARGS)
             self.fresh(locals_.get(code.co_varnames[n]))
         frame = Frame(self, fn, locals_, {})
+        if self.depth == 0:     # the compiled function places its errors, wherever it lives
+            frame.placed = True
         frame.cells = self._cells(fn, frame)
         return frame
 

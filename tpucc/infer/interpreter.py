@@ -187,11 +187,25 @@ def in_numpy(path: str) -> bool:
     return os.path.realpath(path).startswith(_NUMPY_ROOT + os.sep)
 
 
+def installed_package(path: str) -> str | None:
+    """The top-level package of a file installed in site-packages (SciPy's
+    _aliases.py: 'scipy'), or None."""
+    parts = os.path.realpath(path).replace("\\", "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            rest = parts[len(parts) - parts[::-1].index(marker):]
+            return rest[0].split(".")[0] if rest else None
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def in_library(path: str) -> bool:
     """Code whose errors the program's calling line places: Python's own
-    library, NumPy's and tpucc's (nn.cross_entropy given bad labels)."""
-    return in_tpucc(path) or in_numpy(path) or in_standard_library(path) or in_generated(path)
+    library, NumPy's and tpucc's (nn.cross_entropy given bad labels), and any
+    installed package's (scipy.special.logsumexp refused deep inside SciPy:
+    the program's line is the one to change)."""
+    return (in_tpucc(path) or in_numpy(path) or in_standard_library(path)
+            or in_generated(path) or installed_package(path) is not None)
 
 
 def in_generated(path: str) -> bool:
@@ -206,11 +220,33 @@ def _in_library(e: TpuccError, loc) -> TpuccError:
     frame that called it places it."""
     if e.loc is None and not getattr(e, "library_line", None):
         e.library_line = f"{os.path.basename(loc.file)}:{loc.line}"
-        whose = ("tpucc's" if in_tpucc(loc.file) else "NumPy's" if in_numpy(loc.file)
-                 else "generated code's" if in_generated(loc.file) else "the standard library's")
+        whose = _library_owner(loc.file)
         e.message += f" (in {whose} {e.library_line}, called from here)"
+        package = _third_party(loc.file)
+        if package and not isinstance(e, (UserCodeError, InternalError)) and \
+                e.hint in (None, calls.README_HINT):
+            e.hint = (f"{package}'s Python code is compiled as the program's own, and this "
+                      "part of it does not compile: compute it with NumPy functions in your "
+                      "code, or call it outside the compiled function")
         e.args = (e.render(),)
     return e
+
+
+def _third_party(path: str) -> str | None:
+    """The installed package a file is in, other than NumPy and tpucc."""
+    return None if in_tpucc(path) or in_numpy(path) else installed_package(path)
+
+
+def _library_owner(path: str) -> str:
+    """Whose code a library line is, for a message: "the scipy package's _aliases.py:94"."""
+    if in_tpucc(path):
+        return "tpucc's"
+    if in_numpy(path):
+        return "NumPy's"
+    if in_generated(path):
+        return "generated code's"
+    package = installed_package(path)
+    return f"the {package} package's" if package else "the standard library's"
 
 
 # The statement a user wrote, for the opcodes no handler accepts: (what, hint).

@@ -1551,9 +1551,28 @@ def ascontiguousarray(a, dtype=None, *, like=None):
     return _to_array("np.ascontiguousarray", a, dtype, None, "C", 1, like)
 
 
+def _copy_mode(copy):
+    """NumPy's copy= as True (always), None (if needed) or False (never): it
+    also takes np._CopyMode's members (SciPy passes IF_NEEDED) and any other
+    object by its truth, but no string."""
+    if copy is None or isinstance(copy, bool):
+        return copy
+    if isinstance(copy, np._CopyMode):
+        return {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None,
+                np._CopyMode.NEVER: False}[copy]
+    if isinstance(copy, str):
+        raise UserCodeError("ValueError: strings are not allowed for 'copy' keyword. Use "
+                            "True/False/None instead.")
+    if isinstance(copy, Array):
+        raise StaticValueError("copy= of a runtime value: whether np.array copies must be "
+                               "known at compile time", hint="pass True, False or None")
+    return bool(copy)
+
+
 def _to_array(name, obj, dtype, copy, order, ndmin, like):
     if like is not None or order not in (None, "K", "A", "C"):
         raise UnsupportedError(f"{name}: like= and order='F' are not supported")
+    copy = _copy_mode(copy)
     dtype = None if dtype is None else np.dtype(dtype)
     if isinstance(obj, Array):
         # not `dtype in (None, obj.dtype)`: np.dtype("float64") == None is True

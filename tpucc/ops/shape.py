@@ -699,6 +699,14 @@ def size_of(a, axis=None):
     return int(np.prod(shape, dtype=np.int64)) if axis is None else shape[normalize_axis(axis, len(shape))]
 
 
+@implements(np.iterable)
+def iterable(y):
+    """np.iterable: whether iter(y) works.  An array iterates over its first
+    axis, so it is iterable when it has one; the lists, tuples and dicts that
+    hold runtime values always are."""
+    return _aval(y).ndim > 0 if isinstance(y, Array) else True
+
+
 @implements(np.iscomplexobj)
 def iscomplexobj(x):
     return _aval(x).dtype.kind == "c"
