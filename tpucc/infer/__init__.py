@@ -29,6 +29,7 @@ from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from .control import MAX_UNROLL
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
+from . import statistics_impl as _statistics  # noqa: E402,F401  (statistics.mean: refused)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
                     instance_attributes, is_value_dataclass, unflatten, value_fields)
 from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,

@@ -790,11 +790,29 @@ def refuse_runtime_hash(values, what: str):
                                hint="keep runtime values in arrays; use static keys")
 
 
-def refuse_runtime_text(values):
+_PRINT_HINT = 'use print(x) or print(f"...{x}...") to print it at run time'
+
+
+def refuse_runtime_text(values, interp=None):
     if any(holds_array(v) or isinstance(v, messages.RuntimeText) for v in values):
         raise StaticValueError("formatting a runtime value into a string needs its value at "
-                               "compile time", hint="use print(x) or print(f\"...{x}...\") to "
-                                                    "print it at run time")
+                               "compile time",
+                               hint=_PRINT_HINT if interp is None else _text_hint(interp))
+
+
+def _text_hint(interp) -> str:
+    """What to write instead of str(x) of a runtime x: in an exception's
+    message (its class is on a frame's stack), the f-string compiled code
+    formats when it raises at run time."""
+    raising = next((v for frame in interp.frames for v in frame.stack
+                    if isinstance(v, type) and issubclass(v, BaseException)), None)
+    if raising is AssertionError:
+        return ('write the message as an f-string, which is formatted when the assert fails '
+                'at run time: assert cond, f"...{x}..."')
+    if raising is not None:
+        return ('write the message as an f-string, which is formatted when it is raised at '
+                f'run time: raise {raising.__name__}(f"...{{x}}...")')
+    return _PRINT_HINT
 
 
 def check_format(x: Array, conversion, spec):
@@ -866,7 +884,7 @@ def _text(pytype):
                                         text_renderer(interp))
             if parts is not None:
                 return messages.runtime_text(parts)
-        refuse_runtime_text(args[:1])
+        refuse_runtime_text(args[:1], interp)
         if args and not kwargs:
             from . import dunders
             result = dunders.text(interp, pytype, *args)    # a user class's __str__ ...
@@ -973,6 +991,15 @@ def dict_(interp, *args, **kwargs):
     out = dict(source, **kwargs)
     refuse_runtime_hash(out, "a dict key")
     return interp.fresh(out)
+
+
+@builtin(py.dict.fromkeys)
+def dict_fromkeys(interp, keys, value=None):
+    """dict.fromkeys(["a", "b"], a): static keys, all holding the one value
+    (a runtime array among them is shared, as in Python)."""
+    keys = interp.static_items(keys)
+    refuse_runtime_hash(keys, "a dict key")
+    return interp.fresh(dict.fromkeys(keys, value))
 
 
 @builtin(py.getattr)
@@ -1325,7 +1352,7 @@ def _printed_parts(interp, value) -> list:
     finally:
         interp.printing -= 1
     if parts is None:
-        refuse_runtime_text([value])
+        refuse_runtime_text([value], interp)
     return parts
 
 
