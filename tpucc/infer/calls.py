@@ -1525,6 +1525,8 @@ class Interpreter:
             return pynumbers.call(self, fn, args, kwargs)
         if isinstance(fn, np.vectorize):
             return self._vectorized(fn, args, kwargs)
+        if isinstance(fn, types.MethodWrapperType) and fn.__name__ == "__call__":
+            return self.call(fn.__self__, args, kwargs)     # getattr(np.add, "__call__")(x, 1)
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
         if isinstance(fn, GradFunction):
@@ -1671,6 +1673,11 @@ class Interpreter:
                             lambda: fn(*args, **kwargs))
 
     def _numpy_call(self, fn, impl, args, kwargs):
+        if isinstance(fn, np.ufunc):     # NumPy's protocols on the user's objects, interpreted
+            out = dunders.array_ufunc(self, fn, args, kwargs)
+            if out is not dunders.NATIVE:
+                return out
+        args, kwargs = dunders.arrays_of(self, fn, args, kwargs)
         if getattr(fn, "__name__", "") in _CREATION and args:     # np.ones(n): a user __index__
             args = [self.index_values(args[0]), *args[1:]]
         args = [self._arrays_as_inputs(a) for a in args]
@@ -2504,4 +2511,5 @@ def _any_runtime(args, kwargs) -> bool:
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from . import control  # noqa: E402
+from . import dunders  # noqa: E402  (which imports this module)
 from .interpreter import Frame, OwnedCell  # noqa: E402

@@ -18,7 +18,7 @@ import string
 
 import numpy as np
 
-from ..errors import UserCodeError
+from ..errors import UnsupportedError, UserCodeError
 from . import control
 from .builder import emit
 from . import calls, messages
@@ -391,7 +391,7 @@ def str_format(interp, template: str, args, kwargs):
             continue
         if "{" in (spec or ""):
             if runtime:
-                refuse_runtime_text(values)
+                refuse_runtime_text(values, interp)
             return NATIVE
         first, rest = _string.formatter_field_name_split(field)
         if first == "":
@@ -415,7 +415,7 @@ def _formatted(interp, value, conversion, spec):
     if _formatted_at_run_time(value):
         printed = printed_text(interp, value, conversion, spec)
         if printed is None:             # (not for print(), or a spec on a container)
-            refuse_runtime_text((value,))
+            refuse_runtime_text((value,), interp)
         return printed
     formatted = text(interp, format, value, spec)
     return format(value, spec) if formatted is NATIVE else formatted
@@ -595,3 +595,58 @@ def _call(interp, x, name, y):
         return NotImplemented       # a NumPy scalar defers to an object it cannot convert
     native = getattr(x, name, None)
     return NotImplemented if native is None else native(y)
+
+
+# --- NumPy's array protocols on user objects -------------------------------------
+# NumPy converts an argument it needs as an array with its class's __array__,
+# and lets a class's __array_ufunc__ take over a ufunc call.  Run natively,
+# these would hand NumPy tpucc's stand-in for a runtime array: they are
+# interpreted here, as the Python methods they are.
+
+def array_ufunc(interp, ufunc, args, kwargs):
+    """ufunc(*args, **kwargs) given to the __array_ufunc__ of the user
+    objects among its inputs and outputs, in NumPy's order (left to right,
+    each class once) until one answers other than NotImplemented; NATIVE
+    where none defines it in Python."""
+    outs = kwargs.get("out", ())
+    operands = [*args, *(outs if isinstance(outs, tuple) else (outs,))]
+    seen, results = set(), []
+    for x in operands:
+        method = interp.user_dunder(x, "__array_ufunc__")
+        if method is None or type(x) in seen:
+            continue
+        seen.add(type(x))
+        result = interp.inline(method, [x, ufunc, "__call__", *args], dict(kwargs))
+        if result is not NotImplemented:
+            return result
+        results.append(type(x).__name__)
+    if not results:
+        return NATIVE
+    raise UserCodeError(f"TypeError: operand type(s) all returned NotImplemented from "
+                        f"__array_ufunc__({ufunc!r}, '__call__', ...): "
+                        + ", ".join(f"'{name}'" for name in results))
+
+
+def arrays_of(interp, fn, args, kwargs):
+    """The arguments of a NumPy function with the user objects whose class
+    defines __array__ in Python replaced by the array it returns (NumPy
+    converts them so, and an array it does not copy is the same array)."""
+    name = f"np.{getattr(fn, '__name__', fn)}"
+
+    def converted(x):
+        if isinstance(x, Array) or is_library_class(type(x)):
+            return x
+        if not isinstance(fn, np.ufunc) and \
+                interp.user_dunder(x, "__array_function__") is not None:
+            raise UnsupportedError(
+                f"{name}() of a {type(x).__name__} object: its class's __array_function__ "
+                "is not run by compiled code", hint=f"call {name} on the arrays the object "
+                                                    "holds (or return them from __array__)")
+        method = interp.user_dunder(x, "__array__")
+        if method is None:
+            return x
+        out = interp.inline(method, [x], {})
+        if not isinstance(out, (Array, np.ndarray)):
+            raise UserCodeError("ValueError: object __array__ method not producing an array")
+        return out
+    return [converted(x) for x in args], {k: converted(v) for k, v in kwargs.items()}
