@@ -17,6 +17,17 @@ FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
 ALL = FLOATS + [np.int64, np.int32]
 
 
+def rotated(dtypes, variants, per=2):
+    """(dtype, variant) pairs where each dtype meets `per` variants, rotating
+    from dtype to dtype, so every variant meets several dtypes: the product
+    compiles every pair (XLA's time, not coverage)."""
+    return [(d, variants[(i + j) % len(variants)]) for i, d in enumerate(dtypes)
+            for j in range(per)]
+
+
+SHAPES = [(4, 4), (5, 3), (3, 5), (2, 4, 3)]
+
+
 def tol(dtype):
     single = np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64))
     return dict(rtol=2e-4, atol=2e-5) if single else dict(rtol=1e-10, atol=1e-11)
@@ -93,8 +104,7 @@ def singular_values(a):
     return np.linalg.svd(a, compute_uv=False), np.linalg.svd(a, False, False)
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("dtype, shape", rotated(ALL, SHAPES))
 def test_svd(dtype, shape):
     a = matrices(*shape, dtype=dtype)
     check(svd_parts, a, **tol(dtype))
@@ -133,8 +143,7 @@ def qr_parts(a):
             np.abs(np.linalg.qr(a, mode="r")), type(np.linalg.qr(a)).__name__)
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("dtype, shape", rotated(ALL, SHAPES))
 def test_qr(dtype, shape):
     check(qr_parts, matrices(*shape, dtype=dtype), **tol(dtype))
 
@@ -219,10 +228,10 @@ def solve_least_squares(a, b):
     return np.linalg.lstsq(a, b)
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("m, n", [(6, 3), (3, 3), (3, 5)])
-@pytest.mark.parametrize("k", [None, 2])
-def test_lstsq(dtype, m, n, k):
+@pytest.mark.parametrize("dtype, sizes", rotated(
+    ALL, [(m, n, k) for m, n in [(6, 3), (3, 3), (3, 5)] for k in (None, 2)]))
+def test_lstsq(dtype, sizes):
+    m, n, k = sizes
     a = matrices(m, n, dtype=dtype)
     b = matrices(m, dtype=dtype, seed=1) if k is None else matrices(m, k, dtype=dtype, seed=1)
     check(solve_least_squares, a, b, **tol(dtype))     # rank: np.int32, residuals as NumPy
