@@ -600,3 +600,27 @@ def test_a_counted_loop_growing_a_list_in_front_is_one_while():
     assert count_hlo(hlo(compiled, xs), "while") == 1
     check(prepended_to_old, xs)
     check(prepended_and_appended, xs[:36])
+
+
+def lambda_each_trip(x):
+    i = 0
+    while i < 40:               # (a runtime `while` after the unroll budget)
+        double = lambda v: v * 2
+        x = double(x) * 0.5 + 1
+        i += 1
+    return x
+
+
+def closure_each_trip(x, n):
+    total = 0.0
+    for k in range(n):
+        scale = x[k]
+        times = lambda v: v * scale
+        total = total + times(2.0)
+    return total
+
+
+def test_a_function_made_anew_in_each_iteration_of_a_runtime_loop():
+    # (E500: "this runtime loop changes the static value `double`")
+    check(lambda_each_trip, np.ones(2))
+    check(closure_each_trip, np.arange(5.0), 5, compile_kwargs={"runtime_args": ("n",)})

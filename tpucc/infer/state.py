@@ -352,11 +352,29 @@ def static_equal(a, b) -> bool:
         return False
     if type(a) is not type(b) or _holds_array(a) or _holds_array(b):
         return False        # (its __eq__ would compare arrays: ops, no static answer)
+    if type(a) is types.FunctionType:
+        return _same_function(a, b)
     try:
         eq = a == b
         return bool(eq) if isinstance(eq, (bool, np.bool_)) else False
     except Exception:
         return False
+
+
+def _same_function(a, b) -> bool:
+    """Two functions a `def` or `lambda` made from one code with the same
+    defaults, cells and no attributes of their own: interchangeable (a
+    lambda made in each iteration of a loop; only `is` tells them apart)."""
+    return (a.__code__ is b.__code__ and a.__globals__ is b.__globals__
+            and not a.__dict__ and not b.__dict__
+            and _same_cells(a.__closure__ or (), b.__closure__ or ())
+            and static_equal(a.__defaults__, b.__defaults__)
+            and static_equal(a.__kwdefaults__, b.__kwdefaults__))
+
+
+def _same_cells(a: tuple, b: tuple) -> bool:
+    """By identity: a cell's == compares what it holds (an Array: ops)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _holds_array(x, depth=0) -> bool:
