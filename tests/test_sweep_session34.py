@@ -624,3 +624,30 @@ def test_a_function_made_anew_in_each_iteration_of_a_runtime_loop():
     # (E500: "this runtime loop changes the static value `double`")
     check(lambda_each_trip, np.ones(2))
     check(closure_each_trip, np.arange(5.0), 5, compile_kwargs={"runtime_args": ("n",)})
+
+
+def bound_before_break(x):
+    for i in range(40):
+        if x[i] < 0:
+            break
+        y = x[i]
+    return y
+
+
+def bound_in_zero_trip_inner_loop(x, n, m):
+    for i in range(n):
+        for j in range(m):
+            z = x[i] + j
+    return z
+
+
+def test_a_variable_a_runtime_exit_leaves_unbound_raises_when_read():
+    # (was 0.0: the While carried a placeholder; session 33's known gap)
+    compiled = check(bound_before_break, np.where(np.arange(40) == 10, -1.0, np.arange(40.0)))
+    assert compiled(np.arange(40.0)) == 39.0
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'y'"):
+        compiled(-np.ones(40))
+    nested = tpucc.compile(bound_in_zero_trip_inner_loop, runtime_args=("n", "m"))
+    assert nested(np.array([1.0, 2.0]), 2, 3) == 4.0
+    with pytest.raises(UnboundLocalError, match="local variable 'z'"):
+        nested(np.array([1.0, 2.0]), 2, 0)

@@ -307,6 +307,15 @@ def _exit_union(arms):
     return tuple(targets), depths
 
 
+BOUND_SUFFIX = "?bound"         # (not an identifier: no variable of the program's)
+
+
+def bound_flag(name: str) -> str:
+    """The local holding whether `name` is bound, where a runtime exit
+    decides it (interpreter.Frame.bound_flags)."""
+    return name + BOUND_SUFFIX
+
+
 def drop_dead_locals(states: list, dead):
     """Unbinds the variables in `dead` (nothing after this point reads them
     before binding them again) in each locals dict of `states`, where they
@@ -321,6 +330,7 @@ def drop_dead_locals(states: list, dead):
         for name in dead & locals_.keys():
             if _droppable(locals_[name]):
                 del locals_[name]
+                locals_.pop(bound_flag(name), None)
 
 
 _DROPPABLE = (Array, Undefined, bool, int, float, complex, str, bytes, type(None), np.generic,

@@ -27,7 +27,7 @@ from . import (builder, builtins_impl, calls, checks, control, dunders, exceptio
                stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
-from .control import RETURN, Exit
+from .control import RETURN, Exit, bound_flag
 from . import iterators
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
@@ -72,6 +72,9 @@ class Frame:
         # Errors and ops in standard-library code the program calls (a
         # decorator it applies) are placed at the program's line that called it.
         self.placed = not in_library(func.__code__.co_filename)
+        # Variables a loop binds first that a runtime exit may leave unbound:
+        # each has a flag local (bound_flag), True once bound (loops.py).
+        self.bound_flags: set = set()
         # While a runtime `raise`'s message is computed (_static_message):
         # FORMAT_VALUE's hook for a runtime value (messages.Fields.format).
         self.format_runtime = None
@@ -320,6 +323,8 @@ def LOAD_CONST(f, arg):
 @handler
 def LOAD_FAST(f, name):
     v = _defined(f.locals, name)
+    if f.bound_flags and name in f.bound_flags:
+        _require_bound(f, name)
     if isinstance(v, Array) and v.bound_if is not None:
         ran, bound_name = v.bound_if
         checks.require(ran, f"cannot access local variable '{bound_name}' where it is not "
@@ -327,6 +332,21 @@ def LOAD_FAST(f, name):
                        hint="the loop that binds it may run zero times: assign it before "
                             "the loop")
     f.push(v)
+
+
+def _require_bound(f, name):
+    """Eager Python raises UnboundLocalError reading `name` where no path
+    bound it: at run time where a runtime exit decided (a loop left by a
+    `break` before `y = ...`)."""
+    flag = f.locals.get(bound_flag(name), True)
+    if flag is True:
+        return
+    message = f"cannot access local variable '{name}' where it is not associated with a value"
+    if flag is False:
+        raise UserCodeError(f"UnboundLocalError: {message}")
+    checks.require(flag, message, raises="UnboundLocalError",
+                   hint="the loop that binds it may run zero times, or a runtime `break` "
+                        "may leave it first: assign the variable before the loop")
 
 
 def _defined(locals_: dict, name: str):
@@ -382,11 +402,15 @@ def STORE_FAST(f, name):
         f.locals.pop(name, None)
     else:
         f.locals[name] = v
+    if f.bound_flags and name in f.bound_flags:
+        f.locals[bound_flag(name)] = True
 
 
 @handler
 def DELETE_FAST(f, name):
     f.locals.pop(name, None)
+    if f.bound_flags and name in f.bound_flags:
+        f.locals[bound_flag(name)] = False
 
 
 @handler

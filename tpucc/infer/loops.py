@@ -28,10 +28,10 @@ from .state import (container_paths, describe_static, leaf_aval, rebuild_state, 
                     static_equal, unify)
 from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
-from .control import (MAX_UNROLL, Exit, as_aval, close_region, drop_dead_locals, end_watch_scope,
-                      finish_journal, in_open_region, journaled_region, kept_containers,
-                      kind_value, scalar_kind, shape_undefined, slot_name, state_vars, walk,
-                      watch, watch_scope)
+from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
+                      drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
+                      journaled_region, kept_containers, kind_value, scalar_kind,
+                      shape_undefined, slot_name, state_vars, walk, watch, watch_scope)
 
 class UpdatedThenRebound(SideEffectError):
     """A variable the loop body updates in place and then rebinds, whose
@@ -566,7 +566,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         if trial.detached - detached:
             detached |= trial.detached      # again, those views as values of their own
             continue
-        if _add_loop_defined(frame, trial):
+        if _add_loop_defined(frame, trial, header, runs_once=bool(trip_count)):
             continue                # variables first bound inside the loop join the state
         _check_loop_structure(td, trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
@@ -1315,13 +1315,20 @@ def _unpark_exit_stack(frame, header):
         i += 1
 
 
-def _add_loop_defined(frame, trial) -> bool:
+def _add_loop_defined(frame, trial, header, runs_once: bool) -> bool:
     """Variables bound by the body but not before the loop are added to the
-    entry state as Undefined (zeros once promoted).  True if any were added."""
+    entry state as Undefined (zeros once promoted).  True if any were added.
+    Unless the loop surely runs one whole iteration (`runs_once`: a static
+    trip count, and no runtime `break` or `return`), whether each is bound
+    after it is a flag the While carries (interpreter.Frame.bound_flags)."""
     new = [n for n in trial.locals if n not in frame.locals]
     for n in new:
         frame.locals[n] = Undefined(n)
         shape_undefined([frame.locals, trial.locals], n)
+        if not n.endswith(BOUND_SUFFIX) and (
+                not runs_once or any(t != header for t in trial.exit.targets)):
+            frame.bound_flags.add(n)
+            frame.locals[bound_flag(n)] = False
     return bool(new)
 
 
