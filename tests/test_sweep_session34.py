@@ -651,3 +651,24 @@ def test_a_variable_a_runtime_exit_leaves_unbound_raises_when_read():
     assert nested(np.array([1.0, 2.0]), 2, 3) == 4.0
     with pytest.raises(UnboundLocalError, match="local variable 'z'"):
         nested(np.array([1.0, 2.0]), 2, 0)
+
+
+def generator_then_rebound(x):
+    k = 2.0
+    scaled = (v * k for v in x)
+    k = 5.0                     # (Python's generator reads k = 5.0 when consumed)
+    return sum(scaled)
+
+
+def generator_consumed_then_rebound(x):
+    k = 2.0
+    total = sum(v * k for v in x)
+    k = 5.0
+    return total + k
+
+
+def test_a_variable_a_pending_generator_reads_cannot_be_rebound():
+    # (the generator ran when made: 6.0 where Python gives 15.0)
+    raises_at(generator_then_rebound, (np.arange(3.0),), tpucc.SideEffectError,
+              match="rebinding `k`, which a generator made before reads", line_of="k = 5.0")
+    check(generator_consumed_then_rebound, np.arange(3.0))

@@ -366,6 +366,10 @@ class Interpreter:
         self.dunders: dict[tuple, object] = {}      # (class, name) -> user_dunder's answer
         self.outside_appends: list = []         # (list, value, loc): see appends.py
         self.set_aside: list = []       # lists of items held aside (stacking.items_set_aside)
+        # Generators run when made whose code reads cells of compiled frames:
+        # ({(id(frame), name)}, the iterator, its item count, the region it was
+        # made in) (_refuse_late_binding)
+        self.early_generators: list = []
         self.prepended: set = set()     # ids of lists a counted While grew in front
         self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
         # Arrays from this serial on were made by the traced call's own ops
@@ -1860,8 +1864,10 @@ class Interpreter:
             raise
         if frame.yields is not None:
             value = frame.locals.get("<return>")
-            return held_iterator(frame.yields if value is None
+            made = held_iterator(frame.yields if value is None
                                  else ReturningTail(frame.yields, value))
+            self._note_early_generator(fn, made, len(frame.yields))
+            return made
         result = frame.locals.get("<return>")
         if self.depth == 0 and masked.holds_selection((result,), {}):
             raise masked.refusal("returning x[mask]", masked.first_selection((result,))
@@ -1948,12 +1954,40 @@ class Interpreter:
             cells[name] = self.fresh(types.CellType(OwnedCell(frame, name)))
         return cells
 
+    def _note_early_generator(self, fn, made, count: int):
+        """A generator (a generator expression's, `(v * k for v in x)`) ran
+        now, when made; Python runs it as it is consumed: a variable of ours
+        it reads, rebound before it is consumed, would have its new value
+        there (_refuse_late_binding)."""
+        keys = {(id(c.frame), c.name) for c in map(_cell_contents, fn.__closure__ or ())
+                if isinstance(c, OwnedCell)}
+        if keys and count:
+            self.early_generators.append((keys, made, count, self.ctx.region))
+
+    def _refuse_late_binding(self, owned, name):
+        pending = []
+        for keys, made, count, region in self.early_generators:
+            if made.cursor.pos >= count and not made.cursor.runtime or \
+                    not any(r is region for r in self.ctx.regions):
+                continue            # consumed, or made in a region left (a loop's trial)
+            if (id(owned.frame), owned.name) in keys:
+                raise SideEffectError(
+                    f"rebinding `{name}`, which a generator made before reads: compiled code "
+                    "runs a generator (a generator expression) when it is made, so its items "
+                    "would not see the new value, as Python's do when consumed",
+                    hint="make the generator after this assignment, or use a list "
+                         "comprehension (evaluated at once, as compiled)")
+            pending.append((keys, made, count, region))
+        self.early_generators = pending
+
     def store_cell(self, cell, name, value):
         """`name = value` for a cell variable (STORE_DEREF): into the locals of
         the compiled frame that owns the cell, else the rebinding of a closure
         variable from outside, written back after each call as an attribute
         is."""
         owned = _cell_contents(cell)
+        if self.early_generators and isinstance(owned, OwnedCell):
+            self._refuse_late_binding(owned, name)
         if not isinstance(owned, OwnedCell):
             self._rebind_outside(cell, "cell_contents", value, f"the closure variable `{name}`",
                                  f"the closure variable `{name}` (its cell outlives the call)",
