@@ -1840,8 +1840,9 @@ class Interpreter:
     def inline(self, fn: types.FunctionType, args, kwargs):
         fn = past_repr_guard(fn)
         if fn.__code__ is _SINGLE_DISPATCH and len(args) == 1 and not kwargs \
-                and isinstance(args[0], type):
-            return fn(*args)
+                and isinstance(args[0], type) and not any(
+                    isinstance(_cell_contents(c), OwnedCell) for c in fn.__closure__ or ()):
+            return fn(*args)        # (one made by compiled code reads its frame's cells)
         if fn.__code__.co_flags & _ASYNC_FLAGS:
             # Eagerly the call returns a coroutine, not the function's result.
             raise UnsupportedError("async code (`async def`) is not supported in compiled code",

@@ -1034,22 +1034,33 @@ def CALL_FUNCTION_EX(f, flags):
 def MAKE_FUNCTION(f, flags):
     code = f.pop()
     closure = tuple(f.pop()) if flags & 0x08 else None
-    if flags & 0x04:
-        f.pop()
+    annotations = _annotations(f.pop()) if flags & 0x04 else None
     kwdefaults = f.pop() if flags & 0x02 else None
     defaults = tuple(f.pop()) if flags & 0x01 else None
-    f.push(_function(f.interp, code, f.globals, defaults, kwdefaults, closure))
+    f.push(_function(f.interp, code, f.globals, defaults, kwdefaults, closure, annotations))
 
 
-def _function(interp, code, globals_, defaults, kwdefaults, closure):
+def _annotations(value) -> dict:
+    """A function's annotations as MAKE_FUNCTION gets them: a tuple of names
+    and values in turn (3.10+), or a dict."""
+    if isinstance(value, dict):
+        return dict(value)
+    items = tuple(value)
+    return dict(zip(items[::2], items[1::2]))
+
+
+def _function(interp, code, globals_, defaults, kwdefaults, closure, annotations=None):
     """A function made by the compiled code, and its __dict__ (which
-    functools.wraps fills in): objects of this trace."""
+    functools.wraps fills in): objects of this trace.  Its annotations are
+    kept (functools.singledispatch's register reads them)."""
     if closure is None and code.co_freevars:
         # 3.13 sets the closure after making the function (SET_FUNCTION_ATTRIBUTE).
         closure = tuple(types.CellType() for _ in code.co_freevars)
     fn = types.FunctionType(code, globals_, code.co_name, defaults, closure)
     fn.__kwdefaults__ = kwdefaults
     fn.__qualname__ = code.co_qualname
+    if annotations:
+        fn.__annotations__ = annotations
     interp.fresh(fn.__dict__)
     return interp.fresh(fn)
 
@@ -1062,13 +1073,17 @@ def SET_FUNCTION_ATTRIBUTE(f, flag):
     object, so the function is made again."""
     fn, value = f.pop(), f.pop()
     defaults, kwdefaults, closure = fn.__defaults__, fn.__kwdefaults__, fn.__closure__
+    annotations = fn.__annotations__
     if flag == 0x01:
         defaults = tuple(value)
     elif flag == 0x02:
         kwdefaults = value
+    elif flag == 0x04:
+        annotations = _annotations(value)
     elif flag == 0x08:
         closure = tuple(value)
-    f.push(_function(f.interp, fn.__code__, fn.__globals__, defaults, kwdefaults, closure))
+    f.push(_function(f.interp, fn.__code__, fn.__globals__, defaults, kwdefaults, closure,
+                     annotations))
 
 
 @handler
