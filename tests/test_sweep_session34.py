@@ -686,3 +686,45 @@ def test_functions_made_inside_keep_their_annotations():
     check(annotated_inner, np.arange(3.0) + 1)
     from programs_session34 import dispatched_inside     # (annotations not strings there)
     check(dispatched_inside, np.arange(3.0) + 1)
+
+
+def module_weights(x):
+    return x @ GLOBAL_W
+
+
+def summed(x):
+    return sum(x)
+
+
+def test_globals_an_array_is_rebound_in_or_a_builtin_hidden_later(monkeypatch):
+    # (rebinding the global array compiled again at every call; a global
+    # defined later with a builtin's name was not seen: stale sum())
+    monkeypatch.setitem(globals(), "GLOBAL_W", np.ones((3, 2)))
+    compiled = tpucc.compile(module_weights)
+    x = np.arange(3.0)
+    for step in range(5):
+        monkeypatch.setitem(globals(), "GLOBAL_W", GLOBAL_W - 0.1 * step)
+        np.testing.assert_array_equal(compiled(x), module_weights(x))
+    assert len(compiled._cache) == 1
+    adding = tpucc.compile(summed)
+    assert adding(np.arange(3.0)) == 3.0
+    monkeypatch.setitem(globals(), "sum", lambda v: v * 10)      # (`from numpy import *`)
+    np.testing.assert_array_equal(adding(np.arange(3.0)), np.arange(3.0) * 10)
+
+
+def test_why_a_program_compiles_again_after_a_trace_record_hit(monkeypatch, tmp_path, capsys):
+    # (a raw KeyError: the record names no owners of what it read)
+    monkeypatch.setenv("TPUCC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TPUCC_CACHE_MIN_COMPILE_S", "0")
+    monkeypatch.setenv("TPUCC_LOG", "recompiles")
+    monkeypatch.setitem(globals(), "GLOBAL_K", 2.0)
+    tpucc.compile(scaled_by_k)(np.ones(3))
+    again = tpucc.compile(scaled_by_k)
+    again(np.ones(3))
+    monkeypatch.setitem(globals(), "GLOBAL_K", 3.0)
+    np.testing.assert_array_equal(again(np.ones(3)), np.full(3, 3.0))
+    assert "`GLOBAL_K`: 2.0 -> 3.0" in capsys.readouterr().err
+
+
+def scaled_by_k(x):
+    return x * GLOBAL_K

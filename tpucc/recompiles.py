@@ -43,7 +43,12 @@ def changed_reads(traced) -> list[str]:
         now = namespace.get(key, MISSING)     # (what guards record for an absent name)
         if now is value:
             continue
-        _, owner, kind = traced.namespaces[id(namespace)]
+        found = traced.namespaces.get(id(namespace))
+        if found is None:           # (a trace record from the disk cache names no owners)
+            out.append(f"`{key}`: {_short(value)} -> {_short(now)}"
+                       if isinstance(key, str) else "something the program read")
+            continue
+        _, owner, kind = found
         if kind == "identities":
             out.extend(_identity_change(obj, key, was, now)
                        for obj, was, now in namespace.changed())

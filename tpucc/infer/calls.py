@@ -450,12 +450,18 @@ class Interpreter:
             if _is_static_scalar(value) and global_key(g, name) in self.scalars.promoted:
                 return self.capture_number(g, name, value, ("global", func.__module__, name),
                                            ("globals", name), lambda: g[name])
-            self._guard(g, name, value, g, "globals", (global_key(g, name),
-                                                       f"the global `{name}`"))
+            if not (isinstance(value, np.ndarray) or _is_jax_array(value)):
+                # (an array is a runtime input, re-read at every call, its type
+                # checked: `W = W - lr * g` at module level compiles nothing)
+                self._guard(g, name, value, g, "globals", (global_key(g, name),
+                                                           f"the global `{name}`"))
         else:
             value = getattr(builtins, name, _MISSING)
+            if value is _MISSING or not _is_library_module_name(g.get("__name__")):
+                # (an `except NameError`; a global of that name made later, by a
+                # notebook's `from numpy import *`, hides the builtin)
+                self._guard(g, name, MISSING, g, "globals")
             if value is _MISSING:
-                self._guard(g, name, MISSING, g, "globals")     # (an `except NameError`)
                 raise UserCodeError(f"NameError: name '{name}' is not defined")
         return self.capture(value, ("global", func.__module__, name), lambda: g[name],
                             g, ("globals", name))
