@@ -728,3 +728,27 @@ def test_why_a_program_compiles_again_after_a_trace_record_hit(monkeypatch, tmp_
 
 def scaled_by_k(x):
     return x * GLOBAL_K
+
+
+def count_steps(x):
+    global STEP
+    STEP += 1
+    return x * STEP
+
+
+def test_a_global_counter_changing_between_a_python_and_a_numpy_int(monkeypatch):
+    # (np.int64 from a checkpoint: E100 "assigning the global"; back to a
+    # Python int: a compile at every call)
+    monkeypatch.setitem(globals(), "STEP", 0)
+    compiled = tpucc.compile(count_steps)
+    compiled(np.ones(3))
+    compiled(np.ones(3))
+    monkeypatch.setitem(globals(), "STEP", np.int64(3))
+    np.testing.assert_array_equal(compiled(np.ones(3)), np.full(3, 4.0))
+    assert type(STEP) is np.int64 and STEP == 4
+    monkeypatch.setitem(globals(), "STEP", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for k in range(1, 7):
+            np.testing.assert_array_equal(compiled(np.ones(3)), np.full(3, float(k)))
+    assert type(STEP) is int and STEP == 6

@@ -621,7 +621,12 @@ def _number_var(value) -> Value:
 
 
 def _number_type(value) -> type:
-    return _py_type(value.aval) if isinstance(value, Array) else type(value)
+    """The type a number written back gets: a Python number's, or a NumPy
+    scalar's (a runtime one: np.int64 from a checkpoint, then `step += 1`)."""
+    if isinstance(value, Array):
+        numpy_scalar = not value.aval.weak and value.immutable is True
+        return value.dtype.type if numpy_scalar else _py_type(value.aval)
+    return type(value)
 
 
 def _py_type(aval):

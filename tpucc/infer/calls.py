@@ -252,8 +252,8 @@ README_HINT = "see the README for the NumPy functions tpucc compiles"
 def _is_number(value) -> bool:
     """A Python number, or a runtime one (a weak 0-d value: `float(loss)`),
     or a NumPy number known while compiling (`np.float32(1) * 0.5`)."""
-    return is_python_number(value) or (isinstance(value, Array) and value.aval.weak
-                                       and value.ndim == 0) or (
+    return is_python_number(value) or (isinstance(value, Array) and value.ndim == 0 and (
+        value.aval.weak or value.immutable is True)) or (       # (or a runtime NumPy scalar)
         isinstance(value, np.generic) and value.dtype.kind in "biufc")
 
 
