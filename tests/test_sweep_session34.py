@@ -752,3 +752,15 @@ def test_a_global_counter_changing_between_a_python_and_a_numpy_int(monkeypatch)
         for k in range(1, 7):
             np.testing.assert_array_equal(compiled(np.ones(3)), np.full(3, float(k)))
     assert type(STEP) is int and STEP == 6
+
+
+def powers_of_two(x, n):
+    total = 0
+    for k in range(n):
+        total += 2 ** k         # (k never negative: an int)
+    return x * total
+
+
+def test_a_runtime_ranges_counter_keeps_its_sign():
+    # (refused: "an int or a float, depending on the exponent's sign")
+    check(powers_of_two, np.arange(3.0), 5, compile_kwargs={"runtime_args": ("n",)})

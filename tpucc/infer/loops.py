@@ -542,6 +542,8 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
     boxes and the other sets grow until a trial of the body changes nothing.
     -> (the Exit, whether every iteration runs to the end of the body)."""
+    # (where a runtime range's counter starts, if static: _counter_span)
+    counter_from = frame.stack[-1].pos if counted and type(frame.stack[-1].pos) is int else None
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with _items_kept(frame.interp, rebound.in_place):
@@ -550,7 +552,8 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                              unshared, kind_paths, rebound, detached, is_private, trip_count)
+                              unshared, kind_paths, rebound, detached, is_private, trip_count,
+                              counter_from)
         frame.locals, frame.stack = locals0, stack0
         growth = stacking.current() if trip_count is not None else None
         if growth is not None and growth.make_buffers():
@@ -778,7 +781,8 @@ def _advance(frame):
 
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
               unshared=frozenset(), kind_paths=frozenset(), rebound=None,
-              detached=frozenset(), is_private=None, trip_count=None) -> Trial:
+              detached=frozenset(), is_private=None, trip_count=None,
+              counter_from=None) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
@@ -806,7 +810,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
         for i, p in zip(kind_slots, kind_params):
             slot_arrays[i].immutable = RuntimeKind(p)
-        _counter_span(leaves, slot_arrays, len(frame.stack))
+        _counter_span(leaves, slot_arrays, len(frame.stack),
+                      (counter_from, frame.stack[-1].step) if counter_from is not None else None)
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
         fresh_floor = new_serial_floor()
@@ -1147,16 +1152,25 @@ def _loop_shared(end, slot_arrays, leaves, floor) -> list:
     return out
 
 
-def _counter_span(leaves, slot_arrays, depth: int):
+def _counter_span(leaves, slot_arrays, depth: int, counting=None):
     """A counted loop's counter in the body keeps its range (values.Span,
     set by _try_counted): the iterator on top of the stack holds it.  Only
-    that slot: another one holding it at entry may hold anything later."""
+    that slot: another one holding it at entry may hold anything later.
+    A runtime range's (`counting`: its static start and step) counts on from
+    its start, so it lies on that side of it (`2 ** k` is an int)."""
     path = f"<stack {depth - 1}>.pos"
     for i, arr in slot_arrays.items():
-        span = leaves[i][1].span
-        if leaves[i][0] == path and span is not None:
-            lo, hi = span.bounds()
-            arr.span = Span(arr._var, 0, lo, hi)
+        entry = leaves[i][1]
+        if leaves[i][0] != path or not isinstance(entry, Array):
+            continue
+        if entry.span is not None:
+            lo, hi = entry.span.bounds()
+        elif counting is not None:
+            (start, step), info = counting, np.iinfo(np.int64)
+            lo, hi = (start, int(info.max)) if step > 0 else (int(info.min), start)
+        else:
+            continue
+        arr.span = Span(arr._var, 0, lo, hi)
 
 
 def _slot_arrays(leaves, carried, params, unshared, detached=frozenset()) -> dict:

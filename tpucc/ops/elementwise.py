@@ -1169,6 +1169,8 @@ def _python_int_power_base(base, exponent):
     if not (_python_int(base) and _python_int(exponent)) or not (
             isinstance(base, Array) or isinstance(exponent, Array)):
         return base
+    if isinstance(exponent, Array) and (int_bounds(exponent) or (-1, 0))[0] >= 0:
+        return base     # (never negative: a range's counter, `2 ** k`)
     if isinstance(exponent, Array):
         raise StaticValueError(
             "a Python int to the power of a runtime Python int is an int or a float, "
@@ -1663,7 +1665,7 @@ NUMPY[np.ascontiguousarray] = ascontiguousarray
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
 from ..infer import stacking  # noqa: E402
 from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
-                            compile_time_kind, rebinds_in_place, to_value)
+                            compile_time_kind, int_bounds, rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
