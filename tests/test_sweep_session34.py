@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import math
 import warnings
 
@@ -764,3 +765,15 @@ def powers_of_two(x, n):
 def test_a_runtime_ranges_counter_keeps_its_sign():
     # (refused: "an int or a float, depending on the exponent's sign")
     check(powers_of_two, np.arange(3.0), 5, compile_kwargs={"runtime_args": ("n",)})
+
+
+def tee_rows(x):
+    a, b = itertools.tee(x[:3], 2)
+    return [r * 2 for r in a], [r + 1 for r in b]
+
+
+def test_itertools_tee_and_an_int64_overflow_hint():
+    check(tee_rows, np.arange(4.0))
+    err = raises_at(lambda x: x + 2 ** 70, (np.arange(3),), tpucc.UserCodeError,
+                    match="out of bounds for int64")
+    assert "no integer dtype is wider" in err.hint

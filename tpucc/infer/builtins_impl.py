@@ -7,6 +7,7 @@ import builtins as py
 import copy as copy_module
 import functools
 import importlib.util
+import itertools
 import operator
 import os
 import sys
@@ -410,6 +411,13 @@ def _number_like(value, model: Array) -> Array:
     out = Array(value)
     out.immutable = model.immutable
     return out
+
+
+@builtin(itertools.tee)
+def tee_(interp, iterable, n=2):
+    """itertools.tee: n iterators over the same items, each of its own."""
+    items = interp.static_items(interp.get_iter(iterable))
+    return tuple(iterators.held_iterator(items) for _ in range(n))
 
 
 @builtin(py.list)

@@ -1769,7 +1769,10 @@ class Interpreter:
             where = f"{module}.{name}" if module else name
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
-                    README_HINT)
+                    README_HINT if module.split(".")[0] == "numpy" else
+                    f"{module}'s native code cannot read values known only at run time: "
+                    "write it with NumPy functions or Python loops on the arrays, or call it "
+                    "outside the compiled function")
             raise UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
                                    hint=hint)
         # Iterators made by compiled code (a generator expression, map, zip)

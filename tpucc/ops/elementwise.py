@@ -481,7 +481,15 @@ def python_int_out_of_bounds(value: int, dtype) -> UserCodeError:
     dtype=np.uint8)): the program's exception, which its `except
     OverflowError` catches."""
     return UserCodeError(f"OverflowError: Python integer {value} out of bounds for {dtype}",
-                         hint=_WIDER_HINT)
+                         hint=_wider_hint(dtype))
+
+
+def _wider_hint(dtype) -> str:
+    """What to do about a Python int that `dtype` cannot hold."""
+    if np.dtype(dtype) in (np.dtype(np.int64), np.dtype(np.uint64)):
+        return ("no integer dtype is wider: compute in float64 (x.astype(np.float64)), or "
+                "keep the number within the dtype's range")
+    return _WIDER_HINT
 
 
 def require_int_fits(x, dtype):
@@ -502,7 +510,7 @@ def require_int_fits(x, dtype):
         checks.append(emit("less_equal", x, int(target.max)))
     ok = checks[0] if len(checks) == 1 else emit("logical_and", *checks)
     _require(ok, ("Python integer ", x, f" out of bounds for {dtype}"), "OverflowError",
-             "NumPy raises OverflowError here; " + _WIDER_HINT)
+             "NumPy raises OverflowError here; " + _wider_hint(dtype))
 
 
 def require_int_conversion(x, dtype):
