@@ -777,3 +777,20 @@ def test_itertools_tee_and_an_int64_overflow_hint():
     err = raises_at(lambda x: x + 2 ** 70, (np.arange(3),), tpucc.UserCodeError,
                     match="out of bounds for int64")
     assert "no integer dtype is wider" in err.hint
+
+
+def mapped_rows(x):
+    return np.stack(list(map(lambda r: r * 2, x))), list(map(np.dot, x, x))
+
+
+def reduced_rows(x):
+    return (functools.reduce(lambda a, r: a * 0.9 + r, x, np.zeros(4)),
+            functools.reduce(lambda a, r: np.maximum(a, r), x))
+
+
+@pytest.mark.parametrize("fn", [mapped_rows, reduced_rows])
+def test_map_and_reduce_over_many_rows_are_one_while(fn):
+    # (unrolled: map over 500 rows took 16 s to compile)
+    x = np.random.default_rng(5).standard_normal((40, 4))
+    compiled = check(fn, x)
+    assert " while(" in hlo(compiled, x)

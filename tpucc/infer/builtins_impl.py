@@ -22,7 +22,7 @@ from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.registry import static_index
-from . import builder, iterators, list_loops, messages
+from . import builder, interpreted, iterators, list_loops, messages
 from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
@@ -432,7 +432,16 @@ def tuple_(interp, x=()):
 
 @builtin(py.map)
 def map_(interp, fn, *xs):
+    if _many_rows(interp, xs):
+        return interp.call(interpreted.mapped, [fn, *xs], {})
     return held_iterator(interp.call(fn, list(args), {}) for args in _zipped(interp, xs))
+
+
+def _many_rows(interp, xs) -> bool:
+    """Whether `xs` are arrays of more rows than the unroll budget: a loop
+    over them is better one While (interpreted.py)."""
+    budget = interp.ctx.options.get("unroll", 32)
+    return bool(xs) and all(isinstance(x, Array) and x.ndim and len(x) > budget for x in xs)
 
 
 @builtin(py.filter)
@@ -1308,10 +1317,14 @@ def method_caller_call(interp, caller: operator.methodcaller, obj):
 
 @builtin(functools.reduce)
 def reduce_(interp, fn, iterable, *initial):
-    items = list(interp.static_items(iterable))
     if len(initial) > 1:
         raise UserCodeError(f"TypeError: reduce expected at most 3 arguments, got "
                             f"{2 + len(initial)}")
+    if _many_rows(interp, (iterable,)):
+        if not initial:
+            iterable, initial = iterable[1:], (iterable[0],)
+        return interp.call(interpreted.reduced, [fn, iterable, initial[0]], {})
+    items = list(interp.static_items(iterable))
     if not initial and not items:
         raise UserCodeError("TypeError: reduce() of empty iterable with no initial value")
     acc = initial[0] if initial else items.pop(0)
