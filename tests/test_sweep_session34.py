@@ -794,3 +794,24 @@ def test_map_and_reduce_over_many_rows_are_one_while(fn):
     x = np.random.default_rng(5).standard_normal((40, 4))
     compiled = check(fn, x)
     assert " while(" in hlo(compiled, x)
+
+
+def up_to(n):
+    i = 0
+    while i < n:
+        yield i
+        i += 1
+
+
+def endless():
+    i = 0
+    while True:
+        yield i
+        i += 1
+
+
+def test_a_generators_static_while_is_unrolled_and_an_endless_one_says_so():
+    # (both were refused as "`yield` under a runtime condition or loop")
+    check(lambda x: sum(x[i % 4] for i in up_to(40)), np.arange(4.0))
+    raises_at(lambda x: [r * i for i, r in zip(endless(), x)], (np.arange(4.0),),
+              tpucc.LimitError, match="an endless one cannot be consumed lazily")

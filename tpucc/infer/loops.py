@@ -195,6 +195,18 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             made = _rest_as_while(frame, header, stops, loop_stops, it)
             if isinstance(made, Exit):
                 return made
+        if it is None and frame.yields is not None:
+            # A generator runs when made (its yields collected): a static
+            # `while` in it is unrolled, as yields cannot be in a While;
+            # an endless one (`while True: yield i`) is said so.
+            if count >= GENERATOR_STATIC_TRIPS:
+                raise LimitError(
+                    f"a generator's `while` ran {count} iterations while compiling without "
+                    "ending: compiled code runs a generator when it is made, taking all its "
+                    "items, so an endless one cannot be consumed lazily",
+                    frame.fc.loop_locs[header], "make it finite (a `for` over range(n)), or "
+                    "use itertools.count() or range() where it is consumed")
+            continue
         if count >= budget and it is None and count < MAX_UNROLL and not forced:
             return build_while(frame, header, stops, loop_stops,
                                f"while: still looping after {count} unrolled iterations; "
@@ -209,6 +221,10 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if count >= MAX_UNROLL:
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
 
+
+# A generator's static `while` is unrolled up to this many iterations (its
+# items are taken when it is made: an endless one would never end).
+GENERATOR_STATIC_TRIPS = 2000
 
 # A loop unrolled because it cannot be one While warns once its copies hold
 # this many ops (seconds of XLA: a DP table in a Python list, 1000 rows, 37 s).
