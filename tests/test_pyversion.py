@@ -38,6 +38,7 @@ def run(ops, stack=()):
     frame = interpreter.Frame.__new__(interpreter.Frame)
     frame.interp, frame.stack, frame.format_runtime = FakeInterp(), list(stack), None
     frame.globals, frame.locals, frame.cells, frame.plain_cells = {}, {}, {}, set()
+    frame.bound_flags = set()
     for op, arg in ops:
         interpreter.HANDLERS[op](frame, arg)
     return frame

@@ -1773,8 +1773,10 @@ class Interpreter:
                     f"{module}'s native code cannot read values known only at run time: "
                     "write it with NumPy functions or Python loops on the arrays, or call it "
                     "outside the compiled function")
-            raise UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
-                                   hint=hint)
+            error = UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
+                                     hint=hint)
+            error.generic_hint = True   # (a library's own caller may say it better)
+            raise error
         # Iterators made by compiled code (a generator expression, map, zip)
         # exist only here: hand the library a real one over the same items.
         args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))

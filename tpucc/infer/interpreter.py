@@ -227,7 +227,7 @@ def _in_library(e: TpuccError, loc) -> TpuccError:
         e.message += f" (in {whose} {e.library_line}, called from here)"
         package = _third_party(loc.file)
         if package and not isinstance(e, (UserCodeError, InternalError)) and \
-                e.hint in (None, calls.README_HINT):
+                (e.hint in (None, calls.README_HINT) or getattr(e, "generic_hint", False)):
             e.hint = (f"{package}'s Python code is compiled as the program's own, and this "
                       "part of it does not compile: compute it with NumPy functions in your "
                       "code, or call it outside the compiled function")
