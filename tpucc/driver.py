@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import operator
 import os
@@ -579,7 +580,7 @@ def runner(entry: Entry):
                     return RECOMPILE
             outs = pool.call(call, inputs)
             if writebacks:
-                _write_back(traced, leaves, outs[written], kept, fetch_early, (args, kwargs))
+                _write_back(traced, leaves, outs, written, kept, fetch_early, (args, kwargs))
                 pool.give_back([outs[i] for i in recycled], inputs,
                                None if replaced is None else _dropped(inputs, replaced))
             if aliases:
@@ -1053,13 +1054,16 @@ def _source_name(sources, i) -> str:
     return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
 
 
-def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
+def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, arguments):
     """Puts the program's updates where the user's code put them: into the
     NumPy arrays it updated in place, or as the new value of an attribute it
     rebound: the result itself where `kept` (kept_writebacks), else a NumPy
     array; a Python number as one of its type, also into a global or an
-    argument's dict or list (`arguments`: the call's (args, kwargs)).  On an accelerator,
-    every copy to the host is queued first."""
+    argument's dict or list (`arguments`: the call's (args, kwargs)); a 0-d
+    value of the kind an output says (infer.KindedScalar).  `written`: the
+    outputs in `outs` the write-backs take.  On an accelerator, every copy
+    to the host is queued first."""
+    values = outs[written]
     if fetch_early:
         _start_host_copies([v for v, k in zip(values, kept) if not k])
     for wb, value, keep in zip(traced.writebacks, values, kept):
@@ -1068,18 +1072,24 @@ def _write_back(traced, leaves, values, kept, fetch_early: bool, arguments):
             # scalar; an attribute that held a jax array keeps the result as
             # one (kept_writebacks) unless it is now a Python number
             convert = wb[3] if len(wb) > 3 else np.array
+            if isinstance(convert, infer.KindedScalar):
+                convert = functools.partial(convert, outs=outs)
             setattr(wb[1], wb[2], value if keep and not isinstance(convert, type) else
                     convert(value))
             continue
         if wb[0] == "item":
-            _put_argument_item(arguments, wb[1], wb[2], wb[3](value))
+            _put_argument_item(arguments, wb[1], wb[2], _converted(wb[3], value, outs))
             continue
         if wb[0] in ("global", "setitem"):     # a namespace's or a container's item
-            wb[1][wb[2]] = wb[3](value)
+            wb[1][wb[2]] = _converted(wb[3], value, outs)
             continue
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
         if isinstance(target, np.ndarray) and target.flags.writeable:
             np.copyto(target, np.asarray(value))
+
+
+def _converted(convert, value, outs):
+    return convert(value, outs) if isinstance(convert, infer.KindedScalar) else convert(value)
 
 
 def _bind_aliases(traced, leaves, arguments):

@@ -57,6 +57,19 @@ class RowOf:
 
 
 @dataclass
+class KindedScalar:
+    """The conversion of a written-back 0-d value whose kind a runtime
+    branch or loop decided (values.RuntimeKind): the executable's output
+    `output`, a bool, says whether it is a NumPy scalar or a 0-d array.
+    (`var` while tracing: that bool's Value, until it is given an output.)"""
+    output: int | None = None
+    var: object = None
+
+    def __call__(self, value, outs):
+        return np.asarray(value)[()] if bool(outs[self.output]) else np.array(value)
+
+
+@dataclass
 class Traced:
     program: Region
     in_avals: list                  # argument leaves then captured arrays
@@ -410,7 +423,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             aliases.append(head + alias)
             continue
         writeback_locs.append(interp.write_locs.get(("attr", key)))
-        if key in interp.scalar_attrs:      # a Python number (scalar_state)
+        if key in interp.scalar_attrs and not _kinded(value):   # a Python number (scalar_state)
             results.append(_number_var(value))
             writebacks.append(head + (_number_type(value),))
         else:
@@ -431,7 +444,12 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         results.append(_number_var(value))
         writebacks.append(("item", root, keys, convert))
         writeback_locs.append(loc)
-    for k, var in runtime_kinds:            # after the write-backs, which the driver zips
+    for wb in writebacks:                   # after the write-backs, which the driver zips
+        if isinstance(wb[-1], KindedScalar):
+            wb[-1].output = len(results)
+            results.append(wb[-1].var)
+            wb[-1].var = None
+    for k, var in runtime_kinds:
         out_scalar[k] = len(results)
         results.append(var)
     for buf, leaves in buffers.values():
@@ -604,10 +622,15 @@ def _array_conversion(value: Array):
     is given to the user: as NumPy gives it, a NumPy scalar where it is one
     (`self.total += x.sum()` on a float makes an np.float64, as returned
     values are, see driver.to_user_value), else a NumPy array."""
-    if value.ndim == 0 and value.immutable is not False and \
-            not isinstance(value.immutable, RuntimeKind):
+    if _kinded(value):
+        return KindedScalar(var=value.immutable.var)
+    if value.ndim == 0 and value.immutable is not False:
         return _numpy_scalar
     return np.array
+
+
+def _kinded(value) -> bool:
+    return isinstance(value, Array) and isinstance(value.immutable, RuntimeKind)
 
 
 def _numpy_scalar(x):

@@ -45,14 +45,17 @@ _PLAIN = (bool, int, str, bytes, type(None), complex)
 
 @dataclass
 class Leaves:
-    """The differentiable leaves, each array once: one array held at several
-    places (tied weights) is one leaf, whose gradient (the total) is at each.
+    """The differentiable leaves, each array once per argument: one array
+    held at several places of an argument (tied weights) is one leaf, whose
+    gradient (the total) is at each.
     The caller's arrays are module inputs of their own at each place where
     the call passes them (an argument's dict items): those are told apart by
     the caller's array, and `inputs` lists them for the identity check."""
     arrays: list = field(default_factory=list)
     index: dict = field(default_factory=dict)
     inputs: list = field(default_factory=list)  # (param Value, caller's array) per place
+    argument: int = 0       # the argument whose leaves are being added
+    objects: dict = field(default_factory=dict)     # id(object) -> its first argument
 
     def add(self, interp, arr: Array) -> int:
         key = id(arr)
@@ -60,6 +63,7 @@ class Leaves:
         if entry is not None and entry[0] is arr:
             self.inputs.append(entry[1:])
             key = id(entry[2])
+        key = (self.argument, key)
         i = self.index.get(key)
         if i is None:
             i = self.index[key] = len(self.arrays)
@@ -114,8 +118,13 @@ def _spec(interp, value, leaves: Leaves, seen: set):
     elif _is_plain_object(value):
         seen.add(id(value))
         names = list(instance_attributes(value))    # __dict__ and slots
+        # An object passed as two arguments is one object: its arrays are
+        # the first argument's parameters (its attributes have one shadow).
+        argument = leaves.argument
+        leaves.argument = leaves.objects.setdefault(id(value), argument)
         spec = ("object", value, names,
                 [_spec(interp, interp.getattr(value, n), leaves, seen) for n in names])
+        leaves.argument = argument
     else:
         return ("const", value)
     # A container or object with no float leaf is a constant as a whole.
@@ -245,7 +254,12 @@ def trace_grad(interp, gf, args, kwargs):
     from .control import journaled_region
     argnums = _argnums(gf, len(args))
     leaves = Leaves()
-    specs = {i: _spec(interp, args[i], leaves, set()) for i in argnums}
+    specs = {}
+    for i in argnums:
+        # (each argument its own parameters: f(w, w) with argnums=(0, 1) has
+        # two partial derivatives, as argnums=0 and argnums=1 alone give)
+        leaves.argument = i
+        specs[i] = _spec(interp, args[i], leaves, set())
     for i, spec in specs.items():
         if spec[0] == "const":
             raise GradError(f"argument {i} of {gf.name} is {_describe(spec[1])}: only float "

@@ -314,10 +314,20 @@ def human_bytes(n: int) -> str:
 def const_value(x) -> Value:
     """A Value holding a static scalar or ndarray (Python scalars are weak)."""
     aval = const_aval(x)
+    if aval.dtype.kind not in "biufc":
+        raise DTypeError(f"an array of dtype {aval.dtype} ({_kind_of(x)}) cannot be used by "
+                         "compiled code",
+                         hint="keep Python objects in a list, and make arrays of their "
+                              "numbers (`np.array([p.x for p in points])`)")
     arr = np.asarray(x, dtype=aval.dtype)
     (v,) = emit_op("const", (), {"value": _Hashable(arr)}, (aval,))
     ctx().constants[v] = arr
     return v
+
+
+def _kind_of(x) -> str:
+    items = np.asarray(x).ravel()[:1]
+    return f"of {type(items[0]).__name__} objects" if items.size else "empty"
 
 
 class _Hashable:

@@ -137,6 +137,12 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
         target = inside[0]
         others = frozenset(inside[1:])
         index = ex.targets.index(target)
+        if _raise_checked(frame, ex, target, index):
+            # (a loop's `else: raise ...`, or a raise after a loop that a
+            # runtime `return` may leave: a check, as under a runtime `if`)
+            ex = _without(ex, target)
+            _trim_dead_stack(frame, ex)
+            continue
         pred = emit("equal", ex.code, index)
         taken = lambda f, t=target, d=ex.depths: _truncate(f, d[t])  # noqa: E731
         try:
@@ -154,7 +160,13 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
     return ex
 
 
-def _merge_hint(values) -> str:
+def _merge_hint(values, what: str = "") -> str:
+    if "loop" in what and len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
+        name = type(values[0]).__name__
+        return (f"each iteration makes a new {name} object, and a runtime loop carries only "
+                f"values: make {name} a namedtuple or a frozen dataclass "
+                "(`@dataclass(frozen=True)`), which loops carry item by item, or make one "
+                "object before the loop and set its attributes in the body")
     if any(v is None for v in values):
         return ("only arrays and numbers can differ between runtime paths: where one path "
                 "gives None, give a value of the others' kind (np.nan, -1) and, if needed, a "
@@ -175,6 +187,21 @@ def _merge_hint(values) -> str:
 
 def _first_loc(frame, block: int):
     return next((b.instrs[0].loc for b in frame.fc.blocks[block:] if b.instrs), None)
+
+
+def _raise_checked(frame, ex: Exit, target: int, index: int) -> bool:
+    """Where block `target` is all a raise of a built-in exception (as
+    interpreter.raised_by sees it): a runtime check that the exit does not
+    go there, made now; whether it was."""
+    from . import checks
+    from .interpreter import raised_by
+    raised = raised_by(frame, target)
+    if raised is None:
+        return False
+    name, message = raised
+    checks.require(emit("not_equal", ex.code, index), message, raises=name,
+                   loc=frame.fc.blocks[target].instrs[-1].loc, hint=checks.RUNTIME_RAISE_HINT)
+    return True
 
 
 def _without(ex: Exit, target) -> Exit:
@@ -637,7 +664,7 @@ def _classify(flat, multi: bool, what: str, floor: int):
             subject = merge_subject(path, what)
             subject += " incompatible kinds" if path.startswith("<stack") else \
                 " incompatible values"
-            raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values))
+            raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values, what))
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what)))
     return slots, merged

@@ -627,6 +627,9 @@ def array_ufunc(interp, ufunc, args, kwargs):
                         + ", ".join(f"'{name}'" for name in results))
 
 
+_UFUNC_REDUCTIONS = (np.sum, np.prod, np.max, np.amax, np.min, np.amin, np.any, np.all)
+
+
 def arrays_of(interp, fn, args, kwargs):
     """The arguments of a NumPy function with the user objects whose class
     defines __array__ in Python replaced by the array it returns (NumPy
@@ -636,6 +639,12 @@ def arrays_of(interp, fn, args, kwargs):
     def converted(x):
         if isinstance(x, Array) or is_library_class(type(x)):
             return x
+        if getattr(type(x), "__array_ufunc__", False) is None and (
+                isinstance(fn, np.ufunc) or any(fn is f for f in _UFUNC_REDUCTIONS)):
+            # (NumPy's way for a class to opt out of ufuncs, `ndarray * v`
+            # then calling v.__rmul__; its sum/max/... are ufunc reductions)
+            raise UserCodeError(f"TypeError: operand '{type(x).__name__}' does not support "
+                                "ufuncs (__array_ufunc__=None)")
         if not isinstance(fn, np.ufunc) and \
                 interp.user_dunder(x, "__array_function__") is not None:
             raise UnsupportedError(

@@ -240,13 +240,22 @@ def _warn_unrolled(loc, it, count, ops, why):
     left = f"{count + it.remaining()} iterations" if it is not None else \
         f"{count} iterations so far"
     message = (f"tpucc: this loop is unrolled ({left}; {ops} ops after {count}: slow to "
-               f"compile, XLA takes about a second per thousand) because {why}; keep what "
-               "it indexes or updates in NumPy arrays (a table as np.zeros(n), not a list) "
-               "so that it runs as one runtime `while`")
+               f"compile, XLA takes about a second per thousand) because {why}; "
+               f"{_unroll_advice(why)} so that it runs as one runtime `while`")
     if loc is None:
         warnings.warn(message, UnrollWarning, stacklevel=2)
     else:
         warnings.warn_explicit(message, UnrollWarning, loc.file, loc.line)
+
+
+def _unroll_advice(why: str) -> str:
+    """What to change, for the reason a loop is unrolled."""
+    if "slice bounds" in why:
+        return ("a slice whose bounds depend on the counter compiles on the first axis it "
+                "slices only: slice the other axes with static bounds, or loop over the rows "
+                "(`for i in range(k + 1, n): A[i, k + 1:] -= A[i, k] * A[k, k + 1:]`)")
+    return ("keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a "
+            "list)")
 
 
 # A short static range loop is unrolled unless its copies would hold more
@@ -614,9 +623,18 @@ class Rebound:
     in_place: dict = field(default_factory=dict)
     loose: dict = field(default_factory=dict)
     made_runtime: list = field(default_factory=list)    # names of static numbers it carries
+    # Loose 0-d slots an iteration leaves with another kind than it found
+    # (`m.b = m.b * 0.9` makes a NumPy scalar of a 0-d array): the While
+    # carries each one's kind as a bool, as _kind_changing_paths for variables.
+    kinds: list = field(default_factory=list)
 
     def params(self) -> list:
-        return [Value(aval) for *_, aval in self.loose.values()]
+        return [Value(aval) for *_, aval in self.loose.values()] + \
+            [Value(AVal(np.dtype(bool), ())) for _ in self.kinds]
+
+    def size(self) -> int:
+        """How many values the While carries for these slots."""
+        return len(self.loose) + len(self.kinds)
 
     def befores(self) -> dict:
         """{slot: (its name, what it holds)}, before `enter`."""
@@ -627,9 +645,10 @@ class Rebound:
         """In the body: each carried slot holds its parameter.  Returns
         {slot: the Array it holds}."""
         entries = {}
+        kinds = dict(zip(self.kinds, params[len(self.loose):]))
         for (slot, (holder, key, serial, _)), p in zip(self.loose.items(), params):
             arr = entries[slot] = Array(p)
-            arr.immutable = scalar_kind(holder[key])
+            arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
             set_item(holder, key, arr, serial)
         return entries
 
@@ -666,14 +685,20 @@ class Rebound:
             if carried is None or aval != carried[3]:
                 self.loose[slot] = [holder, key, serial, aval]
                 changed = True
+            if not aval.shape and slot not in self.kinds and \
+                    None is not scalar_kind(end) is not scalar_kind(before) is not None:
+                self.kinds.append(slot)
+                changed = True
         return changed
 
     def results(self, ends: dict) -> list:
         return [as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
-                for slot, (*_, aval) in self.loose.items()]
+                for slot, (*_, aval) in self.loose.items()] + \
+            [kind_value(ends[slot][3]) for slot in self.kinds]
 
     def inits(self) -> list:
-        return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()]
+        return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()] + \
+            [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds]
 
     def leave(self, outs, shares: dict, renewed=frozenset()):
         """After the While: each carried slot holds its result.  Where it held
@@ -684,10 +709,11 @@ class Rebound:
         before the loop in it (`shares`, loops._loop_shared), it may be that
         one: in-place updates of any of them are refused after the loop (as
         for variables)."""
+        kinds = dict(zip(self.kinds, outs[len(self.loose):]))
         for (slot, (holder, key, serial, _)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
-            arr.immutable = scalar_kind(before)
+            arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(before)
             older = [before] if isinstance(before, Array) and slot not in renewed else []
             older += shares.get(slot, [])
             if older:
@@ -1503,7 +1529,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   "of it) on some paths only")
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
-    rebound.leave(outs[len(outs) - len(rebound.loose):], trial.loose_shares,
+    rebound.leave(outs[len(outs) - rebound.size():], trial.loose_shares,
                   trial.loose_fresh if counted and trip_count else set())
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
                                               in_place=rebound.in_place)
@@ -1518,6 +1544,13 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         after = [done if t == header else t for t in targets]
     else:
         after = [t for t in targets if t != header]
+        if not after:
+            raise LimitError(
+                "this loop never ends: no iteration leaves it (its condition stays true, and "
+                "no `break` or `return` runs)", loc,
+                "make the loop's condition change (`i += 1`), or leave it with `break`; a "
+                "`raise` on runtime values inside a loop is a check made when the call "
+                "returns, which does not end the loop")
     _unpark_exit_stack(frame, header)
     rest = tuple(dict.fromkeys(after))
     if len(rest) == 1:

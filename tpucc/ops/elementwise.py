@@ -18,8 +18,9 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       const_aval, define_range, define_vjp, divide, float_to_int, implements, loop_keys, register,
-                       static_index, trunc, ufunc_loop, unsafe_cast)
+                       const_aval, define_range, define_vjp, divide, float_to_int, implements,
+                       loop_keys, register, static_index, trunc, ufunc_loop, unfolded,
+                       unsafe_cast)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -181,6 +182,10 @@ def _zero_signed_as(x):
 
 # Keyed by ufunc.__name__: np.true_divide is named "divide" in NumPy 2.
 _LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rule
+              "add": unfolded(lax.add), "subtract": unfolded(lax.sub),
+              "multiply": unfolded(lax.mul),
+              # (XLA makes x ** 3.0 x * x * x, two roundings: libm's pow, as NumPy)
+              "power": unfolded(lax.pow),
               "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh,
               "sign": _sign,
               "floor_divide": lambda a, b: _float_divmod(a, b)[0],

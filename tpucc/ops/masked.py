@@ -20,8 +20,8 @@ compiles:
   reduction's identity; `len()`, `.size` and `.shape[0]` as runtime ints.
 
 Anything else (returning it, indexing it again, np.concatenate of it, ...)
-is an E200 that says so.  One difference from NumPy: max/min of an empty
-selection give the identity (-inf, or the dtype's extreme) where NumPy raises.
+is an E200 that says so.  max/min of an empty selection raise NumPy's
+ValueError when the call returns (a runtime check).
 """
 from __future__ import annotations
 
@@ -486,10 +486,18 @@ def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdi
         raise UnsupportedError(f"np.{name} of x[mask]: unsupported arguments "
                                f"{sorted(kw) + (['out'] if out is not None else [])}")
     if initial is not None:         # as if one more element held it
-        result = reduce(name, sel, axis, dtype=dtype, keepdims=keepdims)
+        result = _reduce(name, sel, axis, dtype, keepdims)
         initial = (astype(initial, result.dtype) if isinstance(initial, Array)    # (NumPy
                    else np.asarray(initial).astype(result.dtype))              # casts it)
         return NUMPY[_WITH_INITIAL[name]](result, initial)
+    if name in ("max", "min"):
+        from ..infer import checks
+        checks.require(_count(sel, None) > 0, "zero-size array to reduction operation "
+                       f"{_UFUNC_NAMES[name]} which has no identity", raises="ValueError")
+    return _reduce(name, sel, axis, dtype, keepdims)
+
+
+def _reduce(name, sel, axis, dtype, keepdims):
     axes = _reduced_axes(sel, axis)
     if name == "mean":
         result = _mean(sel, axes, dtype)
@@ -512,6 +520,8 @@ def _mean(sel: Selection, axes, dtype):
         result.immutable = True     # a NumPy scalar, as NumPy's mean gives
     return result
 
+
+_UFUNC_NAMES = {"max": "maximum", "min": "minimum"}
 
 # Reductions whose `initial=` joins the result by their own ufunc.
 _WITH_INITIAL = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
@@ -557,7 +567,7 @@ def _copy(sel: Selection, order="K"):
 
 METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
            for name in ("sum", "prod", "max", "min", "mean", "any", "all")}
-METHODS.update(astype=_astype, copy=_copy)
+METHODS.update(astype=_astype, copy=_copy, dot=lambda sel, b: product(np.dot, sel, b))
 METHODS.update(argmax=lambda sel, *a, **k: arg_extreme("argmax", sel, *a, **k),
                argmin=lambda sel, *a, **k: arg_extreme("argmin", sel, *a, **k))
 
@@ -591,6 +601,8 @@ _ELEMENTWISE_CALLS = (np.where, np.clip)
 
 def numpy_call(fn, args, kwargs):
     """A NumPy function given a selection: ufuncs and the reductions above."""
+    if fn in _PRODUCTS and len(args) == 2 and not kwargs:     # (matmul and vecdot: ufuncs)
+        return product(fn, *args)
     if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
         return elementwise(fn, tuple(args), kwargs)
     name = next((n for f, n in _REDUCTIONS.items() if f is fn), None)    # fn may be unhashable
@@ -599,13 +611,14 @@ def numpy_call(fn, args, kwargs):
         return reduce(name, *args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Selection):
         return _copy(*args, **kwargs)
-    if fn in (np.dot, np.matmul, np.inner, np.vdot) and len(args) == 2 and not kwargs:
-        return product(fn, *args)
     if fn is np.linalg.norm and args and isinstance(args[0], Selection):
         return norm(*args, **kwargs)
     if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
         return arg_extreme(fn.__name__, *args, **kwargs)
     return _refuse_call(fn, args)
+
+
+_PRODUCTS = (np.dot, np.matmul, np.inner, np.vdot, np.vecdot)
 
 
 def _refuse_call(fn, args):

@@ -358,6 +358,22 @@ def divide(x, y):
     return lax.div(*lax.optimization_barrier((x, y)))
 
 
+def unfolded(op):
+    """`op` (lax.add, sub, mul or pow) of floats with its constant operands
+    hidden from XLA's algebraic simplifier, which folds the constants of two
+    such operations into one: (x + 0.05) - 0.1 into x + -0.05, (x * 3.0) *
+    7.0 into x * 21.0, each another rounding than NumPy's (90% of the
+    elements of the first differ); and makes x ** 3.0 x * x * x (26% one ulp
+    off NumPy's pow).  As for `divide`, the barrier is dropped after
+    simplifying on the CPU, and kept on accelerators (which get XLA's)."""
+    def apply(x, y):
+        if target_platforms() != ("cpu",):
+            return op(x, y)
+        return op(*(v if isinstance(v, jax.core.Tracer) else lax.optimization_barrier(v)
+                    for v in (x, y)))
+    return apply
+
+
 _DIFFERENTIATED = contextvars.ContextVar("tpucc_differentiated", default=False)
 
 

@@ -547,12 +547,31 @@ def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even
     widths = _pad_widths(array, pad_width)
     if any(isinstance(v, Array) for v in _leaves(constant_values)):
         return _pad_with_runtime_value(array, widths, constant_values)
-    for value in _leaves(constant_values):      # NumPy: OverflowError
-        indexing.check_python_number_fits(value, _aval(array).dtype)
     if _aval(array).ndim == 0:     # NumPy returns a 0-d array unchanged (a copy)
         return _emit("convert", array, dtype=_aval(array).dtype)
     return _emit("pad", array, widths=tuple(map(tuple, widths.tolist())),
-                 value=constant_values)
+                 value=_numpy_pad_values(_aval(array), constant_values))
+
+
+def _numpy_pad_values(aval, constant_values) -> tuple:
+    """Each side's value, ((before, after) per axis), as NumPy pads with it:
+    read off NumPy's own padding of a one-element array of the dtype, so its
+    casts (300 pads a uint8 image with 44, -1 with 255) and its errors (an
+    OverflowError for 1000 into int8) are NumPy's."""
+    probe = np.zeros((1,) * aval.ndim, aval.dtype)
+    try:
+        padded = np.pad(probe, 1, constant_values=constant_values)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+    sides = []
+    for axis in range(aval.ndim):
+        at = [1] * aval.ndim
+        pair = []
+        for end in (0, 2):
+            at[axis] = end
+            pair.append(padded[tuple(at)].item())
+        sides.append(tuple(pair))
+    return tuple(sides)
 
 
 def _pad_with_runtime_value(array, widths, value):
@@ -596,8 +615,17 @@ def _pad_widths(array, pad_width):
     if np.asarray(pad_width).dtype.kind not in "iu":
         raise TypeError("`pad_width` must be of integral type.")     # NumPy's error, not a cast
     nd = _aval(array).ndim
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2)
-                             if np.ndim(pad_width) else np.full((1, 2), pad_width), (nd, 2))
+    given = np.asarray(pad_width, dtype=np.int64)
+    # NumPy's reading: one number for every side, a pair for every axis, or
+    # one row (`(n,)`, `(before, after)`) per axis, broadcast to (ndim, 2)
+    if given.size == 1:
+        given = given.ravel()[:1]
+    elif given.size == 2 and given.shape != (2, 1):
+        given = given.ravel()
+    try:
+        widths = np.broadcast_to(given, (nd, 2))
+    except ValueError as e:
+        raise UserCodeError(f"ValueError: {e}") from None
     if (widths < 0).any():
         raise ShapeError(f"np.pad: negative pad widths {pad_width!r}")
     return widths

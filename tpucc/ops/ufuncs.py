@@ -154,9 +154,15 @@ def _scatter_at_abstract(avals, key, how, unique=False):
 
 
 def _scatter_at_lower(lc, x, v, *idx, key, how, unique=False):
-    # `unique`: no element is updated twice, which a product's derivative needs
-    v = jnp.asarray(v).astype(lc.out_avals[0].dtype)
-    return getattr(jnp.asarray(x).at[_materialize(key, idx)], how)(v, unique_indices=unique)
+    # `unique`: no element is updated twice, which a product's derivative needs.
+    # NumPy updates in the dtype of its loop (float64 for float32 += float64)
+    # and casts each result back: so do we (an element updated twice is then
+    # rounded once, at the end, where NumPy rounds after each update).
+    out = lc.out_avals[0].dtype
+    loop = np.result_type(out, lc.in_avals[1].dtype if not lc.in_avals[1].weak else out)
+    x = jnp.asarray(x).astype(loop)
+    v = jnp.asarray(v).astype(loop)
+    return getattr(x.at[_materialize(key, idx)], how)(v, unique_indices=unique).astype(out)
 
 
 def _scatter_at_numpy(x, v, *idx, key, how, unique=False):
@@ -192,9 +198,10 @@ def _at(ufunc):
                                         f"a[mask] = np.{name}(a[mask], b)")
         static, arrays = normalize_key(indices, a.shape)
         require_in_bounds(static, arrays, a.shape)
-        if name == "subtract":      # negated in a's dtype: an unsigned one wraps as NumPy's
-            b = (NUMPY[np.negative](astype(b, a.dtype)) if isinstance(b, Array) else
-                 np.negative(np.asarray(b).astype(a.dtype)))
+        if name == "subtract":      # negated in NumPy's loop dtype: an unsigned one wraps
+            loop = a.dtype if value.weak else np.result_type(a.dtype, value.dtype)
+            b = (NUMPY[np.negative](astype(b, loop)) if isinstance(b, Array) else
+                 np.negative(np.asarray(b).astype(loop)))
         a.set(emit("scatter_at", a, b, *arrays, key=static, how=_AT[name],
                    unique=_hits_each_once(static, arrays, a.shape)).var)
     return at
