@@ -1107,11 +1107,14 @@ def _bind_aliases(traced, leaves, arguments):
 
 
 def _put_argument_item(arguments, root, keys, value):
-    """args[root][k1]...[kn] = value (kwargs[root] for a keyword)."""
+    """args[root][k1]...[kn] = value (kwargs[root] for a keyword); a key
+    on the way that names a frozen dataclass's field is read as its
+    attribute (`st.params["w"]`)."""
     args, kwargs = arguments
     container = args[root] if isinstance(root, int) else kwargs[root]
     for k in keys[:-1]:
-        container = container[k]
+        container = container[k] if isinstance(container, (list, tuple, dict)) \
+            else getattr(container, k)
     container[keys[-1]] = value
 
 

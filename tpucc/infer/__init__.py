@@ -214,6 +214,10 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
             work.extend((x, o, keys + (i,)) for i, (x, o) in enumerate(zip(v, original)))
         elif isinstance(v, dict) and isinstance(original, dict):
             work.extend((x, original.get(k), keys + (k,)) for k, x in v.items())
+        elif type(v) is type(original) and is_value_dataclass(v):
+            # (a frozen TrainState's `params` dict: its rebound items are written back too)
+            work.extend((getattr(v, k), getattr(original, k), keys + (k,))
+                        for k in value_fields(v))
     return out
 
 

@@ -107,6 +107,7 @@ def _spec(interp, value, leaves: Leaves, seen: set):
         spec = ("namedtuple", type(value),
                 [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
     elif isinstance(value, (tuple, list)):
+        interp.flattened_for_grad.add(id(value))
         spec = (type(value).__name__,
                 [_spec(interp, v, leaves, seen) for v in interp.static_items(value)])
     elif isinstance(value, dict) and has_static_keys(value):

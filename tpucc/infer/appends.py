@@ -58,6 +58,14 @@ def finish(interp, ctx) -> list:
     read.update(id(c.owner) for c in interp.captured.values() if c.owner is not None)
     read.update(interp.contents_read)
     for lst, _, loc in appends:
+        if id(lst) in read and id(lst) in interp.flattened_for_grad:
+            raise SideEffectError(
+                "the compiled function appends to a list from outside it that tpucc.grad "
+                "also reads: differentiating an object reads every attribute, this list "
+                "included, and the items the calls add would make every call compile again",
+                loc, hint="differentiate a function of the object's arrays (pass `m.w` or a "
+                          "dict of them), or keep the list outside the differentiated object "
+                          "(a global, or another object)")
         if id(lst) in read:
             raise SideEffectError(
                 "the compiled function appends to a list from outside it and also reads "

@@ -42,8 +42,8 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
                         is_native_iterator)
 from .state import dict_of_class
-from .scalar_state import (ScalarState, attr_key, cell_key, class_attr_key, global_key,
-                           is_promotable, is_python_number, outside_item_key)
+from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
+                           global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
                      check_runtime_size, frozen_kind, known_constant, refuse_array_subclass,
                      scalar_if_numpy_would, set_item)
@@ -355,6 +355,9 @@ class Interpreter:
         self.list_views: dict[int, ListGuardView] = {}
         # id(list or dict from outside) -> [its view, whether its items were read too]
         self.contents_read: dict[int, list] = {}
+        # ids of the lists and dicts from outside tpucc.grad read to flatten a
+        # differentiated object (ad._spec): named by appends.finish's refusal
+        self.flattened_for_grad: set = set()
         self.dict_views: dict[int, tuple] = {}      # id(d.items()) -> (it, d)
         self.comprehension_cells = 0    # numbers the cells 3.12's inlined comprehensions make
         self.cell_views: dict[int, CellGuardView] = {}
@@ -866,6 +869,10 @@ class Interpreter:
         reads its value now."""
         if isinstance(value, Array) and self._current_attr(obj, name) is value:
             return      # `obj.w -= d`: the array was updated in place; the store is a no-op
+        if not isinstance(value, Array) and not _is_number(value) \
+                and _current_or_missing(current) is value:
+            return      # `self.pos += v` (an __iadd__ returning self), `self.hist += [v]`:
+                        # rebound to the object it holds, changed in place; nothing to store
         key = (id(obj), name)
         self.scalar_attrs.discard(key)
         if _is_number(value):
@@ -932,9 +939,9 @@ class Interpreter:
                 not isinstance(value, Array):
             value = Array(builder.const_value(value))
         if not isinstance(value, Array) and self.in_region():
-            raise SideEffectError(f"assigning {what} {self.region_name()} is not supported "
-                                  "while the compiled code needs its value at compile time",
-                                  hint="assign after the `if` or loop")
+            raise StaticInRegion(f"assigning {what} {self.region_name()} is not supported "
+                                 "while the compiled code needs its value at compile time",
+                                 hint="assign after the `if` or loop")
         return value
 
     def _current_attr(self, obj, name):
@@ -1027,6 +1034,8 @@ class Interpreter:
 
     def sequence_op(self, op, a, b):
         """`a + b`, `a * n`, `a += b` where a list or tuple is involved."""
+        if op is operator.iadd and type(a) is list and appends.record(self, a, "extend", (b,), {}):
+            return a        # `self.hist += [v]` on an outside list: an extend, replayed per call
         if op in (operator.iadd, operator.imul) and isinstance(a, list):
             self.check_mutation(a, "a list")
             a[:] = (self.static_items(a) + self.static_items(b) if op is operator.iadd
@@ -1578,6 +1587,8 @@ class Interpreter:
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             if fn.__func__ is messages.refuse_use:      # a str method of a RuntimeText
                 messages.refuse_use()
+            if fn.__func__.__code__ is CONTEXTMANAGER_CALL:    # `with model.eval_mode():`
+                return GeneratorManager(fn.__func__.__wrapped__, [fn.__self__, *args], kwargs)
             return self.inline(fn.__func__, [fn.__self__] + list(args), kwargs)
         if isinstance(fn, types.FunctionType):
             if fn.__code__ is CONTEXTMANAGER_CALL:     # a @contextlib.contextmanager function

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import TpuccError
+from ..errors import SideEffectError, TpuccError
 
 SCALAR_TYPES = (bool, int, float, complex)
 
@@ -50,6 +50,13 @@ class PromoteScalars(BaseException):
     def __init__(self, key, what: str):
         super().__init__(key)
         self.key, self.what = key, what
+
+
+class StaticInRegion(SideEffectError):
+    """A place kept static (trace_promoting's retry) is rebound inside a
+    runtime `if` or loop, where its new value is known only at run time: the
+    retry cannot succeed, so the error of the promoted trace is the one that
+    stops the program."""
 
 
 def is_python_number(value) -> bool:
@@ -195,6 +202,10 @@ def trace_promoting(trace_once, places: Places):
             added.append((p.key, p.what))
             continue
         except TpuccError as e:
+            if isinstance(e, StaticInRegion) and kept_static is not None:
+                # (`m.t += 1` in a loop that also appends to an outside list:
+                # the append, not the counter, is what to report)
+                raise kept_static[1] from None
             fresh = [(k, w) for k, w in added if k in state.promoted]
             if not fresh:
                 raise

@@ -126,6 +126,11 @@ def _arrays_in_part(v) -> int | None:
     if type(v) is tuple or is_namedtuple(v):
         counts = [_arrays_in_part(x) for x in v]
         return None if None in counts else sum(counts)
+    if type(v) is dict and has_static_keys(v):
+        # Flax-style `params`: a dict of arrays is a pytree as a tuple is
+        # (flatten, the driver's key and the rebuild treat it so)
+        counts = [_arrays_in_part(x) for x in v.values()]
+        return None if None in counts else sum(counts)
     return _value_parts(v)
 
 
@@ -443,9 +448,11 @@ def describe_static(v) -> str:
 
 
 def is_plain_object(v) -> bool:
-    """An instance of a user class (a dataclass, a model), not a number,
-    string, function, class or module."""
+    """An instance of a user class (a dataclass, a model, a small value
+    class with __slots__), not a number, string, function, class, module or
+    namedtuple."""
     import types
-    return (hasattr(v, "__dict__") and not isinstance(
+    slotted = hasattr(type(v), "__slots__") and not isinstance(v, tuple)
+    return ((hasattr(v, "__dict__") or slotted) and not isinstance(
         v, (type, types.FunctionType, types.MethodType, types.ModuleType, types.BuiltinFunctionType))
         and type(v).__module__ not in ("builtins", "numpy"))
