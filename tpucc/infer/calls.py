@@ -580,8 +580,10 @@ class Interpreter:
         if isinstance(static, property) and static.fget is not None:
             self._guard_attr(obj, name, static)
             return self.call(static.fget, [obj], {})
+        # (a library object's, np.finfo(x.dtype).tiny, is a static fact that
+        # NumPy's own getter computes now, below, as eagerly)
         if isinstance(static, functools.cached_property) and not isinstance(obj, type) \
-                and name not in (instance_dict(obj) or {}):
+                and not is_library_class(type(obj)) and name not in (instance_dict(obj) or {}):
             return self._cached_property(obj, name, static)
         getter = self._user_descriptor(obj, name, static)
         if getter is not None:
