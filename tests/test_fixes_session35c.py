@@ -26,3 +26,24 @@ def test_finfo_tiny_a_cached_property_of_numpy_is_a_static_fact(dtype):
     x = np.arange(4, dtype=dtype)
     compiled = tpucc.compile(guarded_normalize)(x)
     assert_same(guarded_normalize(x), compiled)
+
+
+def forward_fill_in_place(x):
+    idx = np.where(~np.isnan(x), np.arange(len(x)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    return x[idx]
+
+
+def forward_fill(x):
+    idx = np.where(~np.isnan(x), np.arange(len(x)), 0)
+    idx[...] = np.maximum.accumulate(idx)
+    return x[idx]
+
+
+def test_a_ufunc_methods_out_is_refused_under_the_name_the_user_wrote():
+    # (was "np.accumulate(out=...)": the ufunc's name was dropped)
+    x = np.array([np.nan, 1.0, np.nan, 4.0, np.nan])
+    err = raises_at(forward_fill_in_place, (x,), match=r"np\.maximum\.accumulate\(out=",
+                    line_of="np.maximum.accumulate(idx, out=idx)")
+    assert "out[...] = np.maximum.accumulate(...)" in err.hint
+    check(forward_fill, x)       # (the hint)

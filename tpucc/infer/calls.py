@@ -1718,7 +1718,7 @@ class Interpreter:
             args, kwargs = args[:fn.nin], {**kwargs, "out": outs if len(outs) > 1 else outs[0]}
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             if not (isinstance(fn, np.ufunc) and _takes_out(impl)):
-                _refuse_out(f"np.{getattr(fn, '__name__', fn)}", kwargs)
+                _refuse_out(numpy_name(fn), kwargs)
             _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
                 return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
@@ -2452,10 +2452,7 @@ def _refuse_unknown_keywords(fn, impl, kwargs: dict):
     unknown = [k for k in kwargs if accepted is not None and k not in accepted]
     if not unknown:
         return
-    ufunc = getattr(fn, "__self__", None)
-    module = "np.linalg." if getattr(fn, "__module__", "") == "numpy.linalg" else "np."
-    name = (f"np.{ufunc.__name__}.{fn.__name__}" if isinstance(ufunc, np.ufunc) else
-            f"{module}{getattr(fn, '__name__', fn)}")
+    name = numpy_name(fn)
     numpy_accepts = _keywords_of(fn)
     if numpy_accepts is not None and unknown[0] not in numpy_accepts:
         raise UserCodeError(f"TypeError: {name}() got an unexpected keyword argument "
@@ -2463,6 +2460,16 @@ def _refuse_unknown_keywords(fn, impl, kwargs: dict):
     raise UnsupportedError(f"{name}(): the argument {unknown[0]}= is not supported by tpucc",
                            hint=f"call {name} without {unknown[0]}= (cast or mask the "
                                 "operands first)")
+
+
+def numpy_name(fn) -> str:
+    """How the user wrote a NumPy function: np.maximum.accumulate for a
+    ufunc's method (its __name__ alone is `accumulate`), np.linalg.inv."""
+    ufunc = getattr(fn, "__self__", None)
+    if isinstance(ufunc, np.ufunc):
+        return f"np.{ufunc.__name__}.{fn.__name__}"
+    module = "np.linalg." if getattr(fn, "__module__", "") == "numpy.linalg" else "np."
+    return f"{module}{getattr(fn, '__name__', fn)}"
 
 
 def _refuse_out(name: str, kwargs: dict):
