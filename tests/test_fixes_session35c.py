@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tpucc
+from numpy.lib.stride_tricks import sliding_window_view
 
 from conftest import assert_same, check, raises_at
 
@@ -47,3 +48,21 @@ def test_a_ufunc_methods_out_is_refused_under_the_name_the_user_wrote():
                     line_of="np.maximum.accumulate(idx, out=idx)")
     assert "out[...] = np.maximum.accumulate(...)" in err.hint
     check(forward_fill, x)       # (the hint)
+
+
+def moving_sum(x):
+    w = sliding_window_view(x, 3, writeable=True)
+    return w.sum(axis=1), w[1:, ::2]
+
+
+def write_through_windows(x):
+    w = sliding_window_view(x, 3, writeable=True)
+    w[0, 0] = 5
+    return x
+
+
+def test_a_writeable_sliding_window_view_is_read_and_only_a_write_through_it_refused():
+    # (was refused where made, even when only read)
+    check(moving_sum, np.arange(6.0))
+    raises_at(write_through_windows, (np.arange(6.0),), match="sliding_window_view",
+              line_of="w[0, 0] = 5")

@@ -286,6 +286,7 @@ class Array:
 JAX = "jax"
 READ_ONLY = "read-only"
 CHOSEN = "chosen"       # ls[i] with a runtime i: a copy of one of the list's arrays
+WINDOWS = "windows"     # sliding_window_view(writeable=True): a copy of overlapping windows
 
 
 def frozen_kind(value) -> str | None:
@@ -315,6 +316,11 @@ def _refuse_update(kind):
             "update would not reach the chosen array",
             hint="keep the arrays in one array (xs = np.stack(...)) and update xs[i], "
                  "choose with a static index, or update a copy (v = v.copy())")
+    if kind == WINDOWS:
+        raise SideEffectError(
+            "writing through sliding_window_view(writeable=True): the windows overlap, and "
+            "compiled code reads them as a copy that writes cannot go through",
+            hint="update the array itself (x[start:start + n] = ...)")
     if kind == JAX:
         raise SideEffectError(
             "jax arrays are immutable: item assignment and in-place updates of one raise "

@@ -221,11 +221,12 @@ def _broadcast(a, shape):
     return _emit("broadcast_to", a, shape=tuple(shape))
 
 
-def read_only(x):
+def read_only(x, kind=None):
     """x, made read-only as NumPy makes the views np.broadcast_to and
-    np.diagonal return: writing into one raises (E500 here)."""
+    np.diagonal return: writing into one raises (E500 here, saying why as
+    `kind` tells: READ_ONLY by default)."""
     if isinstance(x, Array):
-        x.frozen = READ_ONLY
+        x.frozen = kind or READ_ONLY
     elif isinstance(x, np.ndarray):
         x.flags.writeable = False
     return x
@@ -686,11 +687,9 @@ def _repeat_each(a, repeats: np.ndarray, axis: int, n: int):
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
     """NumPy's view of every window, as a gather: each windowed axis taken
     at the static indices start + offset (the axis becomes (starts, window)),
-    its window axis moved to the end.  Read-only, as NumPy's view is."""
-    if writeable:
-        raise UnsupportedError("sliding_window_view(writeable=True): the windows overlap, and "
-                               "compiled code makes a copy that writes cannot go through",
-                               hint="update the array itself")
+    its window axis moved to the end.  Read-only, as NumPy's view is; a
+    writeable=True one is read as well, and a write through it refused
+    (the copy holds each element once per window it is in)."""
     x = as_array_operand(x)
     shape = _aval(x).shape
     try:    # NumPy checks the arguments, on an array of this shape that holds nothing
@@ -704,7 +703,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         ax = normalize_axis(ax, len(shape))
         index = np.arange(_aval(x).shape[ax] - w + 1)[:, None] + np.arange(w)
         x = moveaxis(NUMPY[np.take](x, index, axis=ax), ax + 1, -1)
-    return read_only(x)
+    return read_only(x, WINDOWS if writeable else READ_ONLY)
 
 
 # --- facts about an array that are known at compile time ----------------------
@@ -761,7 +760,7 @@ def result_type_of(*arrays_and_dtypes):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer import stacking  # noqa: E402
-from ..infer.values import Array, READ_ONLY, known_constant, to_value  # noqa: E402
+from ..infer.values import Array, READ_ONLY, WINDOWS, known_constant, to_value  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
 from ..lower.reverse import unbroadcast  # noqa: E402
