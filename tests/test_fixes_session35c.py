@@ -66,3 +66,26 @@ def test_a_writeable_sliding_window_view_is_read_and_only_a_write_through_it_ref
     check(moving_sum, np.arange(6.0))
     raises_at(write_through_windows, (np.arange(6.0),), match="sliding_window_view",
               line_of="w[0, 0] = 5")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.percentile(x, [[10, 20], [30, 45]], axis=0),
+    lambda x: np.quantile(x, [[0.1], [0.5]], axis=1, keepdims=True),
+    lambda x: np.nanquantile(x, np.array([[0.25, 0.5, 1.0]])),
+    lambda x: np.nanpercentile(x, [[10, 90]], axis=(0, 1)),
+])
+def test_a_2d_q_gives_quantiles_with_qs_shape_in_front(fn):
+    # (NumPy accepts q of two dimensions; was refused as its ValueError)
+    x = np.arange(12.0).reshape(4, 3)
+    x[1, 2] = np.nan
+    check(fn, x)
+    check(fn, np.arange(12.0).reshape(4, 3))
+
+
+def three_d_q(x):
+    return np.quantile(x, [[[0.5]]])
+
+
+def test_a_3d_q_raises_numpys_valueerror():
+    raises_at(three_d_q, (np.arange(4.0),), match="q must be a scalar or 1d",
+              line_of="np.quantile")

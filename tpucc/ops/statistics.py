@@ -169,8 +169,12 @@ def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation,
         if value != default if isinstance(value, str) else value is not default:
             raise UnsupportedError(f"np.percentile/np.quantile({name}=...) is not supported",
                                    hint="the default method, 'linear', compiles")
-    if qs.ndim > 1:
+    if qs.ndim > 2:                     # (NumPy's own limit, for now it says)
         raise UserCodeError("ValueError: q must be a scalar or 1d")
+    if qs.ndim == 2:    # the quantiles of its rows one after another, q's shape in front
+        flat = _quantile(a, qs.reshape(-1), weak, axis, out, method, keepdims, weights,
+                         interpolation, skip_nan)
+        return reshape(flat, qs.shape + flat.shape[1:])
     a = as_array(a)
     if a.dtype.kind == "c":
         raise UserCodeError("TypeError: a must be an array of real numbers")
