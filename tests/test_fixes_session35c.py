@@ -89,3 +89,25 @@ def three_d_q(x):
 def test_a_3d_q_raises_numpys_valueerror():
     raises_at(three_d_q, (np.arange(4.0),), match="q must be a scalar or 1d",
               line_of="np.quantile")
+
+
+def image_histogram(img):
+    return np.bincount(img.ravel(), minlength=256)
+
+
+def weighted_votes(mask, w):
+    return np.bincount(mask, weights=w, minlength=3)
+
+
+def short_histogram(img):
+    return np.bincount(img.ravel(), minlength=16)
+
+
+def test_bincount_of_an_unsigned_array_with_minlength_past_its_values_has_a_static_length():
+    # (was refused: "its length, max(x) + 1, depends on the values")
+    img = (np.arange(64).reshape(8, 8) * 37 % 256).astype(np.uint8)
+    check(image_histogram, img)
+    check(weighted_votes, np.array([True, False, True]), np.array([0.5, 2.0, 1.25], np.float32))
+    err = raises_at(short_histogram, (img,), match="depends on the values",
+                    line_of="np.bincount")
+    assert "minlength=256" in err.hint

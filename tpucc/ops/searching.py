@@ -1,8 +1,8 @@
 """Index arithmetic and searches in sorted arrays: np.unravel_index,
 np.ravel_multi_index, np.searchsorted (function and method), np.digitize;
 and the NumPy functions refused here with the reason and what compiles
-instead (np.partition, np.argpartition, np.bincount, np.unique, np.nonzero,
-np.argwhere, np.flatnonzero).
+instead (np.partition, np.argpartition, np.bincount unless its length is
+known, np.unique, np.nonzero, np.argwhere, np.flatnonzero).
 
 Shapes are static, index values runtime.  Where NumPy raises on a runtime
 value (an index past the array's size, a sorter entry out of range, bins
@@ -283,12 +283,44 @@ implements(method="argpartition")(_refuse_partition("a.argpartition()"))
 
 @implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
-    raise UnsupportedError(
-        "np.bincount of a runtime array is not supported: its length, max(x) + 1, depends on "
-        "the values, and compiled code needs static shapes",
-        hint="with a known number of bins K: counts = np.zeros(K, np.int64); "
-             "np.add.at(counts, x, 1) (or np.zeros(K) and np.add.at(counts, x, weights)); "
-             "x must lie in [0, K)")
+    """np.bincount where its length is known: x of an unsigned (or bool)
+    dtype holds values below 2**bits, so a minlength at least that is the
+    length (the image histogram: uint8 with minlength=256); a scatter-add of
+    ones, or of the weights as float64 (NumPy sums them so).  Otherwise the
+    length, max(x) + 1, depends on the values: refused."""
+    x = as_array(x)
+    w = None if weights is None else as_array(weights)
+    bound = _bincount_bound(x.dtype)
+    if bound is None or not isinstance(minlength, (int, np.integer)) or minlength < bound:
+        raise UnsupportedError(
+            "np.bincount of a runtime array is not supported: its length, max(x) + 1, depends "
+            "on the values, and compiled code needs static shapes",
+            hint=(f"with minlength={bound} (a {x.dtype} x holds values below it) the length is "
+                  "known; or " if bound is not None else "") +
+                 "with a known number of bins K: counts = np.zeros(K, np.int64); "
+                 "np.add.at(counts, x, 1) (or np.zeros(K) and np.add.at(counts, x, weights)); "
+                 "x must lie in [0, K)")
+    try:    # NumPy checks the arguments (1-d, casts, lengths) on arrays that hold zeros
+        np.bincount(np.zeros(x.shape, x.dtype),
+                    None if w is None else np.zeros(w.shape, w.dtype), minlength)
+    except (ValueError, TypeError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+    if w is None:
+        counts, values = NUMPY[np.zeros](int(minlength), np.int64), 1
+    else:
+        counts, values = NUMPY[np.zeros](int(minlength), np.float64), astype(w, np.float64)
+    NUMPY[np.add.at](counts, astype(x, np.int64), values)
+    return counts
+
+
+def _bincount_bound(dtype) -> int | None:
+    """A bound on the values of an array of `dtype` that np.bincount takes:
+    2**bits of an unsigned integer one, 2 of bool (None: no useful bound)."""
+    if dtype == np.bool_:
+        return 2
+    if dtype.kind == "u" and dtype.itemsize <= 2:      # (uint32 and up: too many bins)
+        return 2 ** (8 * dtype.itemsize)
+    return None
 
 
 # np.unique, np.nonzero, np.argwhere, np.flatnonzero: how many elements they
