@@ -111,3 +111,27 @@ def test_bincount_of_an_unsigned_array_with_minlength_past_its_values_has_a_stat
     err = raises_at(short_histogram, (img,), match="depends on the values",
                     line_of="np.bincount")
     assert "minlength=256" in err.hint
+
+
+def signed_bytes(im):
+    return im.view(np.int8), im.view(), im.view(np.ndarray)
+
+
+def float_bits(x):
+    bits = x.view(np.uint32)
+    bits[0] = 0x3F800000        # 1.0f, written through the view into x
+    x[1] = -2.0                 # and a write into x read through the view
+    return bits, x.view(np.int32) >> 31, x[2].view(np.int32)
+
+
+def view_pairs(im):
+    return im.view(np.uint16)
+
+
+def test_x_view_of_a_dtype_of_the_same_size_reinterprets_the_bytes():
+    # (was refused: "array attribute or method `.view` is not supported")
+    check(signed_bytes, np.array([[0, 127, 128, 255]], np.uint8))
+    check(float_bits, np.array([0.5, 3.0, -1.5], np.float32))
+    err = raises_at(view_pairs, (np.zeros((2, 4), np.uint8),), match="same size",
+                    line_of="im.view(np.uint16)")
+    assert "<< 8" in err.hint

@@ -8,6 +8,7 @@ floor division and modulo), cast to the loop's output dtype.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 
@@ -953,6 +954,43 @@ def astype_function(x, dtype, /, *, copy=True, device=None):
         raise UserCodeError(f"ValueError: Device not understood. Only \"cpu\" is allowed, but "
                             f"received: {device}")
     return astype_method(x, dtype, copy=copy)
+
+
+# --- x.view(dtype) --------------------------------------------------------------
+# The same bytes read as another dtype of the same size: a bitcast, and a view
+# (writes through it reach x, cast back).  Between sizes NumPy changes the
+# last axis, in the machine's byte order, which XLA leaves to the device.
+
+register("bitcast", _astype_abstract,
+         lambda lc, x, dtype: lax.bitcast_convert_type(x, np.dtype(dtype)),
+         numpy=lambda x, dtype: x.view(dtype))
+
+
+def view_method(x, dtype=None, type=None):
+    """`x.view(np.int8)`: x's bytes as that dtype; `x.view()` and
+    `x.view(np.ndarray)`: x itself, a view."""
+    if isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray):
+        dtype, type = None, dtype
+    if type not in (None, np.ndarray):
+        raise UnsupportedError(f"x.view({type.__name__}): compiled code has no ndarray "
+                               "subclasses", hint="use x.view() or np.asarray(x)")
+    target = x.dtype if dtype is None else np.dtype(dtype)
+    if target.itemsize != x.dtype.itemsize or "b" in (target.kind, x.dtype.kind) \
+            or "c" in (target.kind, x.dtype.kind) or target.kind not in "iuf":
+        raise UnsupportedError(
+            f"x.view({target}) of a {x.dtype} array is not supported: only a dtype of the same "
+            "size, integer or float (not bool or complex), reinterprets the bytes in compiled "
+            "code", hint="view as an integer of the same size and take its bytes apart with "
+            "shifts and masks, e.g. uint16 from uint8 pairs: (a[..., 1::2].astype(np.uint16) "
+            "<< 8) | a[..., ::2] (little-endian)")
+    out = emit("bitcast", x, dtype=target)
+    if x.immutable or x.weak:       # a NumPy scalar's view is a new scalar
+        out.immutable = x.immutable
+        return out
+    return Array(out.var, base=x, index=indexing.Retyped((target.str,)))
+
+
+METHODS["view"] = view_method
 
 
 # --- Python operators on Arrays ------------------------------------------------

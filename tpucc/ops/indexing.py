@@ -824,6 +824,12 @@ class ComplexPart(_ViewIndex):
     __slots__ = ()
 
 
+class Retyped(_ViewIndex):
+    """The `index` of x.view(dtype), the same bytes as a dtype of the same
+    size: (the dtype's str,).  Writes go through, cast back."""
+    __slots__ = ()
+
+
 def reshape_is_view(a, shape) -> bool:
     """Whether NumPy's reshape of Array `a` to `shape` is a view: when its
     strides allow one (x[:, 1:] of a (3, 2) array, one column, merges into
@@ -872,6 +878,8 @@ def _numpy_layout(a) -> np.ndarray:
         return base.transpose(tuple(index))
     if type(index) is ComplexPart:
         return getattr(base, index[0])
+    if type(index) is Retyped:
+        return base.view(index[0])
     return base[tuple(_layout_key(k) for k in index)]
 
 
@@ -894,6 +902,8 @@ def numpy_view(index):
         return functools.partial(np.reshape, shape=tuple(index))
     if type(index) is ComplexPart:
         return operator.attrgetter(index[0])
+    if type(index) is Retyped:
+        return operator.methodcaller("view", index[0])
     if any(_is_dslice(k) or isinstance(k, Value) for k in index):
         return None
     key = tuple(slice(*k[1:]) if _is_static_slice(k) else k for k in index)
@@ -908,6 +918,8 @@ def basic_index_value(base, index):
         return emit("reshape", base, shape=tuple(index)).var
     if type(index) is ComplexPart:
         return emit(index[0], base).var
+    if type(index) is Retyped:
+        return emit("bitcast", base, dtype=np.dtype(index[0])).var
     static, arrays = _view_key(index)
     return emit("getitem", base, *arrays, key=static).var
 
@@ -925,6 +937,9 @@ def write_through(base, index, value):
         parts = (Array(value), emit("imag", base)) if index[0] == "real" else \
             (emit("real", base), Array(value))
         base.set(emit("complex", *parts).var)
+        return
+    if type(index) is Retyped:
+        base.set(emit("bitcast", Array(value), dtype=base.dtype).var)
         return
     static, arrays = _view_key(index)
     base.set(emit("setitem", base, value, *arrays, key=static).var)
