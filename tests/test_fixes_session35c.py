@@ -135,3 +135,22 @@ def test_x_view_of_a_dtype_of_the_same_size_reinterprets_the_bytes():
     err = raises_at(view_pairs, (np.zeros((2, 4), np.uint8),), match="same size",
                     line_of="im.view(np.uint16)")
     assert "<< 8" in err.hint
+
+
+def threshold_into_default(im):
+    return np.select([im < 50, im > 200], [0, 255], im)
+
+
+def threshold_kinds_that_cast(im, x):
+    return (np.select([im < 50], [-3], im.astype(np.int8)),
+            np.select([x < 0.5], [0.25], x), np.select([x < 0.5], [1], x))
+
+
+def test_select_refuses_a_choice_numpys_copyto_cannot_cast_as_it_does():
+    # (NumPy: the Python ints become int64 arrays, not castable 'same_kind'
+    # into the uint8 result; compiled code returned a result)
+    im = np.array([10, 100, 250], np.uint8)
+    raises_at(threshold_into_default, (im,), error=tpucc.UserCodeError,
+              match=r"TypeError: Cannot cast array data from dtype\('int64'\) to "
+                    r"dtype\('uint8'\) according to the rule 'same_kind'", line_of="np.select")
+    check(threshold_kinds_that_cast, im, np.array([0.2, 0.7], np.float32))

@@ -481,6 +481,13 @@ def select(condlist, choicelist, default=0):
         if c.dtype != np.bool_:
             raise UserCodeError(f"TypeError: invalid entry {i} in condlist: should be boolean "
                                 "ndarray")
+    for choice in choices[:-1]:
+        # NumPy's np.copyto of each choice, an array by then (a Python int an
+        # int64 one), casts 'same_kind': 255 into a uint8 result is refused
+        strong = choice.dtype if isinstance(choice, Array) else np.asarray(choice).dtype
+        if not np.can_cast(strong, dtype, "same_kind"):
+            raise UserCodeError(f"TypeError: Cannot cast array data from {strong!r} to "
+                                f"{dtype!r} according to the rule 'same_kind'")
     shape = broadcast(*(AVal(v.dtype, v.shape, False) for v in conds), *avals)
     # NumPy copies each choice into the result with unsafe casting: a
     # Python int out of an int8 result's range wraps (default=1000: -24).
