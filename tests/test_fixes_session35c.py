@@ -154,3 +154,30 @@ def test_select_refuses_a_choice_numpys_copyto_cannot_cast_as_it_does():
               match=r"TypeError: Cannot cast array data from dtype\('int64'\) to "
                     r"dtype\('uint8'\) according to the rule 'same_kind'", line_of="np.select")
     check(threshold_kinds_that_cast, im, np.array([0.2, 0.7], np.float32))
+
+
+def levels_of_runtime_count(im):
+    n = int(im.max()) // 64
+    return [i * 64 for i in range(n)]
+
+
+def levels_masked(im):
+    n = int(im.max()) // 64
+    v = np.arange(4) * 64
+    keep = np.arange(4) < n
+    return np.where(keep, v, -1)
+
+
+def positives(x):
+    return [v for v in x if v > 0]
+
+
+def test_a_comprehension_over_a_runtime_range_is_refused_naming_the_range():
+    # (was refused as if its `if` tested a runtime value: it has no `if`)
+    img = np.arange(64, dtype=np.uint8).reshape(8, 8) * 4
+    err = raises_at(levels_of_runtime_count, (img,), match=r"range\(\) of a runtime bound",
+                    line_of="for i in range(n)")
+    assert "`if`" not in str(err)
+    check(levels_masked, img)       # (the hint)
+    raises_at(positives, (np.array([1.0, -2.0]),), match="comprehension's `if` tests",
+              line_of="if v > 0")

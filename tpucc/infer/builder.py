@@ -27,6 +27,9 @@ class Context:
     regions: list = field(default_factory=lambda: [RegionBuilder()])
     loc: Loc | None = None
     runtime_depth: int = 0        # > 0 inside a runtime branch or loop body
+    # Per runtime region, innermost last: whether a loop made it (its body, or
+    # an unrolled runtime range's arm), else an `if`: errors name the construct.
+    runtime_loops: list = field(default_factory=list)
     # The interpreter's frames, innermost last: a runtime check looks for a
     # `try` around it (exceptions.refuse_caught_check).
     frames: list = field(default_factory=list)

@@ -50,13 +50,14 @@ class Exit:
 # --- regions with a journal of in-place updates ----------------------------------------
 
 @contextlib.contextmanager
-def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
+def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None, loop=False):
     """A fresh region; in-place updates of Arrays made before it are journaled
     (and undone on exit) so the caller can merge or discard them.  Python
     containers made before it may not change inside it when it is an
     effects barrier (by default: when it is a runtime region).  `frame`: the
     frame whose branch or loop it is (its locals, cell variables included,
-    are what the region's end state merges)."""
+    are what the region's end state merges); `loop`: whether it is a loop's
+    body (or an arm of a runtime range's `has another item?` branch)."""
     c = ctx()
     barrier = runtime if effects_barrier is None else effects_barrier
     # Where the frame opened it: an exception raised inside is caught only
@@ -66,6 +67,8 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
         frame.open_regions.append(frame.current.handler if frame.current else None)
     with builder.new_region(params) as rb:
         c.runtime_depth += runtime
+        if runtime:
+            c.runtime_loops.append(loop)
         c.serial_floor.append(new_serial_floor())
         if barrier:
             c.effect_floor.append(c.serial_floor[-1])
@@ -91,6 +94,8 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None):
                 c.effect_frames.pop()
             c.serial_floor.pop()
             c.runtime_depth -= runtime
+            if runtime:
+                c.runtime_loops.pop()
             if opened:
                 frame.open_regions.pop()
 
@@ -269,7 +274,8 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     for index, (run, setup) in enumerate(arms):
         frame.locals, frame.stack = dict(locals0), list(stack0)
         frame.current = current
-        with journaled_region(frame=frame) as rec, _taking(pred, index == 0):
+        with journaled_region(frame=frame, loop=note.startswith("loop:")) as rec, \
+                _taking(pred, index == 0):
             if setup is not None:
                 setup(frame)
             ex = run(frame)

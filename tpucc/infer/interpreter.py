@@ -937,10 +937,19 @@ def MAP_ADD(f, i):
 
 def _check_comprehension_add(f, container):
     """A comprehension adds its items from inside a runtime branch when its
-    `if` tests a runtime value: how many items there are would be data."""
+    `if` tests a runtime value, from inside a runtime loop when it iterates
+    over range() with a runtime bound (or a runtime while's generator): how
+    many items there are would be data."""
     try:
         f.interp.check_mutation(container, "a comprehension's result")
     except SideEffectError:
+        if builder.ctx().runtime_loops[-1:] == [True]:
+            raise SideEffectError(
+                f"this comprehension loops a number of times known only at run time (range() "
+                f"of a runtime bound), so the length of the {type(container).__name__} it "
+                "makes would depend on the data",
+                hint="give range() a static bound N and mask what is past the runtime one: "
+                     "v = np.arange(N) * 64, keep = np.arange(N) < n") from None
         raise SideEffectError(
             f"this comprehension's `if` tests a runtime value, so the length of the "
             f"{type(container).__name__} it makes would depend on the data",

@@ -843,7 +843,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     # may start with the `try`, so not its header; exceptions.to_handler).
     latch = frame.fc.blocks[max(frame.fc.preds[header])].instrs
     frame.current = latch[-1] if latch else frame.current
-    with journaled_region(all_params, frame=frame) as rec:
+    with journaled_region(all_params, frame=frame, loop=True) as rec:
         for box, p in zip(boxes, box_params):
             box.assign(p)
         body_leaves = [v for _, v in leaves]
