@@ -181,3 +181,32 @@ def test_a_comprehension_over_a_runtime_range_is_refused_naming_the_range():
     check(levels_masked, img)       # (the hint)
     raises_at(positives, (np.array([1.0, -2.0]),), match="comprehension's `if` tests",
               line_of="if v > 0")
+
+
+def notch(im):
+    F = np.fft.fftshift(np.fft.fft2(im))
+    cy, cx = np.array(F.shape) // 2
+    F[cy - 1:cy + 2, cx - 1:cx + 2] = 0
+    return np.abs(np.fft.ifft2(np.fft.ifftshift(F)))
+
+
+def center_parts(im):
+    c = np.array(im.shape) // 2
+    cy, cx = c
+    return (im[c[0] - 2:c[0] + 2, c[1] - 2:c[1] + 2], np.zeros((cy, cx)) + im[:cy, :cx],
+            im.reshape(np.asarray(im.shape)[0] // 2, -1))
+
+
+def center_changed(im, k):
+    c = np.array(im.shape) // 2
+    c[0] = k                    # no longer a constant
+    return im[c[0]:c[0] + 2]
+
+
+def test_integer_arithmetic_on_static_numbers_gives_static_bounds_and_shapes():
+    # (np.array(F.shape) // 2 was a runtime value: slicing with it was refused
+    # as a data-dependent shape)
+    img = np.arange(64, dtype=np.uint8).reshape(8, 8)
+    check(notch, img, atol=1e-9)
+    check(center_parts, img)
+    raises_at(center_changed, (img, 3), match="runtime bounds", line_of="return im[c[0]")

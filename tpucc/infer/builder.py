@@ -248,7 +248,29 @@ def emit(name: str, *operands, **attrs):
         arrays[0].immutable = True      # NumPy gives a scalar here, not a 0-d array
     if opdef.value_range is not None and not multi and out.dtype.kind in "iu":
         arrays[0].span = _value_span(opdef, operands, avals, attrs, outs[0])
+    if not multi and out.dtype.kind in "biu" and math.prod(out.shape) <= _FOLDED_SIZE:
+        _fold_constant(opdef, values, attrs, outs[0])
     return arrays if multi else arrays[0]
+
+
+_FOLDED_SIZE = 64
+
+
+def _fold_constant(opdef, values, attrs, out: Value):
+    """Records the value of a small integer result whose operands are all
+    constants (np.array(x.shape) // 2, its items): shapes, slice bounds and
+    counts computed from static numbers stay static, as they are eagerly
+    (values.known_integer).  The op is emitted all the same."""
+    constants = ctx().constants
+    if opdef.numpy is None or opdef.name == "check" or not all(v in constants for v in values):
+        return
+    try:
+        with np.errstate(all="ignore"):
+            value = np.asarray(opdef.numpy(*(constants[v] for v in values), **attrs))
+    except Exception:  # noqa: BLE001 - a reference that cannot take these: not folded
+        return
+    if value.dtype == out.aval.dtype and value.shape == out.aval.shape:
+        constants[out] = value
 
 
 def _value_span(opdef, operands, avals, attrs, out: Value):

@@ -91,6 +91,16 @@ def known_constant(x):
     return builder.ctx().constants.get(x.var)
 
 
+def known_integer(x):
+    """x as a Python int where it is an Array holding a constant integer
+    scalar (cy of `cy, cx = np.array(F.shape) // 2`), else x itself: a slice
+    bound or dimension that is static as eagerly."""
+    known = known_constant(x)
+    if known is None or known.shape != () or known.dtype.kind not in "iu":
+        return x
+    return int(known)
+
+
 def int_bounds(x, aval: AVal | None = None):
     """(lo, hi) bounding every element of an integer or bool operand: a
     static one's own, a runtime one's Span, else its dtype's range; None for
@@ -255,6 +265,9 @@ class Array:
         raise NeedsStatic("the truth value of an array")
 
     def __index__(self):
+        known = known_integer(self)
+        if known is not self:       # (np.array(x.shape)[0]: a constant)
+            return known
         raise NeedsStatic("an integer index taken from an array")
 
     def __int__(self):

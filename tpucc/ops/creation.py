@@ -20,6 +20,8 @@ def _emit(*a, **k):
 
 
 def _shape(shape) -> tuple:
+    shape = known_integer(shape) if not isinstance(shape, (tuple, list)) else \
+        tuple(known_integer(d) for d in shape)     # (np.zeros((cy, cx)) of constants)
     if isinstance(shape, Array) or (isinstance(shape, (tuple, list)) and any(
             isinstance(d, Array) for d in shape)):
         raise ShapeError("an array's shape depends on runtime values (data-dependent shape)",
@@ -191,5 +193,5 @@ def _const_lower(value, dtype):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit  # noqa: E402
-from ..infer.values import Array, array_like, to_value  # noqa: E402
+from ..infer.values import Array, array_like, known_integer, to_value  # noqa: E402
 from . import elementwise  # noqa: E402

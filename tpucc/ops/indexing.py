@@ -92,6 +92,7 @@ def normalize_key(key, shape):
             static.append(ARRAY)
             arrays.append(item)
         elif isinstance(item, slice):
+            item = slice(*(known_integer(v) for v in (item.start, item.stop, item.step)))
             fixed = (fixed_length_slice(item, shape[axis])
                      if axis is not None and axis < len(shape) else None)
             if fixed is not None:
@@ -949,4 +950,4 @@ def write_through(base, index, value):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import (const_value, ctx, emit, input_stand_in,  # noqa: E402
                              is_c_contiguous_root, reshape_of_input_is_view)
-from ..infer.values import Array, RuntimeKind, array_like  # noqa: E402
+from ..infer.values import Array, RuntimeKind, array_like, known_integer  # noqa: E402
