@@ -210,3 +210,25 @@ def test_integer_arithmetic_on_static_numbers_gives_static_bounds_and_shapes():
     check(notch, img, atol=1e-9)
     check(center_parts, img)
     raises_at(center_changed, (img, 3), match="runtime bounds", line_of="return im[c[0]")
+
+
+def write_window(w, i):
+    h = np.zeros(6)
+    h[i:i + 3] = w
+    return h
+
+
+def write_window_clipped(w, i):
+    h = np.zeros(6)
+    j = np.clip(i, 0, 6 - 3)
+    h[j:j + 3] = w
+    return h
+
+
+def test_an_array_assigned_to_a_runtime_slice_is_refused_as_a_slice_not_a_mask():
+    # (was "x[mask] = values ... the number of True values in the mask")
+    err = raises_at(write_window, (np.ones(3), 2), match=r"x\[i:j\] = values: .* a slice with "
+                    "runtime bounds", line_of="h[i:i + 3] = w", runtime_args=("i",))
+    assert "mask" not in str(err).splitlines()[0] and "np.clip(i, 0, n - k)" in err.hint
+    for i in (0, 2, 3):
+        check(write_window_clipped, np.arange(3.0), i, compile_kwargs={"runtime_args": ("i",)})

@@ -231,7 +231,7 @@ def assign(x, mask, value, bounds=False) -> None:
         value_rest = value.rest
     else:
         new = _as_operand(value)
-        new, value_rest = _assigned_value(new, len(rest))
+        new, value_rest = _assigned_value(new, len(rest), sliced=bounds)
     try:
         fits = broadcast_shapes(value_rest, rest) == rest
     except ValueError:
@@ -255,11 +255,12 @@ def _shape(v) -> tuple:
     return tuple(v.shape) if hasattr(v, "shape") else ()
 
 
-def _assigned_value(v, ndim: int):
+def _assigned_value(v, ndim: int, sliced=False):
     """The value of `x[mask] = v` with at most `ndim` (= len(rest)) axes, as
     NumPy's assignment broadcasts it into (k,) + rest: leading axes of length
     1 go (only a 0-d or 1-d value for a 1-d selection); a leading axis of
-    another length would have to equal the runtime count k."""
+    another length would have to equal the runtime count k (`sliced`: the
+    length of x[i:j] with runtime bounds)."""
     shape = _shape(v)
     if ndim == 0 and len(shape) > 1:
         raise ShapeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
@@ -267,7 +268,7 @@ def _assigned_value(v, ndim: int):
     drop = 0
     while len(shape) - drop > ndim and shape[drop] == 1:
         drop += 1
-    return _drop_axes(v, shape, drop, ndim, "x[mask] = values")
+    return _drop_axes(v, shape, drop, ndim, "x[mask] = values", sliced=sliced)
 
 
 def _operand(v, ndim: int, name: str, sel=None):
@@ -278,9 +279,9 @@ def _operand(v, ndim: int, name: str, sel=None):
     return _drop_axes(v, shape, drop, ndim, f"np.{name} of x[mask] and an array", sel)
 
 
-def _drop_axes(v, shape, drop: int, ndim: int, what: str, sel=None):
+def _drop_axes(v, shape, drop: int, ndim: int, what: str, sel=None, sliced=False):
     if len(shape) - drop > ndim:
-        if sel is not None and sel.sliced:
+        if sliced or sel is not None and sel.sliced:
             raise ShapeError(f"{what.replace('x[mask]', 'x[i:j]')}: an array of shape {shape} "
                              "would have to match the length of a slice with runtime bounds, "
                              "which is data-dependent", hint=_SLICE_HINT)
