@@ -232,3 +232,25 @@ def test_an_array_assigned_to_a_runtime_slice_is_refused_as_a_slice_not_a_mask()
     assert "mask" not in str(err).splitlines()[0] and "np.clip(i, 0, n - k)" in err.hint
     for i in (0, 2, 3):
         check(write_window_clipped, np.arange(3.0), i, compile_kwargs={"runtime_args": ("i",)})
+
+
+class Recorder:
+    def __init__(self):
+        self.w = np.ones(3)
+        self.act = None
+
+    def loss(self, x):
+        h = x * self.w
+        self.act = h
+        return np.sum(h ** 2)
+
+
+def test_a_standalone_gradients_error_is_called_from_the_users_line_not_tpuccs():
+    # (the "called from" frame was tpucc/autodiff.py's apply_gradient)
+    import inspect
+    with pytest.raises(tpucc.TpuccError) as info:
+        call_line = inspect.currentframe().f_lineno + 1
+        tpucc.grad(Recorder.loss)(Recorder(), np.ones(3))
+    err = info.value
+    assert "tpucc/autodiff.py" not in str(err)
+    assert [(c.file, c.line) for c in err.callers] == [(__file__, call_line)]

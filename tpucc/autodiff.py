@@ -15,9 +15,10 @@ own, the gradient function is compiled by tpucc on first use, like a
 from __future__ import annotations
 
 import functools
+import sys
 import types
 
-from .errors import OptionError
+from .errors import Loc, OptionError, TpuccError
 
 
 class GradFunction:
@@ -46,7 +47,10 @@ class GradFunction:
     def __call__(self, *args, **kwargs):
         # Reached only outside compiled code: the interpreter handles calls
         # made inside it (calls.Interpreter.call -> infer.ad.trace_grad).
-        return self._compiled_function()(*args, **kwargs)
+        try:
+            return self._compiled_function()(*args, **kwargs)
+        except TpuccError as e:
+            raise _called_from_user(e, sys._getframe(1)) from None
 
     def lower(self, *args, **kwargs):
         """The staged form (HLO, IR, times) of the gradient computation."""
@@ -96,6 +100,18 @@ def _identity(fn):
 
 def _is_index(argnum) -> bool:
     return isinstance(argnum, int) and not isinstance(argnum, bool)
+
+
+def _called_from_user(e: TpuccError, frame) -> TpuccError:
+    """An error of a gradient computed outside compiled code, called from
+    the user's line that called the gradient function (`frame`), not from
+    _applier's line here, which the compiled function inlines."""
+    e.callers = [c for c in e.callers if c.file != __file__]
+    code = frame.f_code
+    e.called_from(Loc(code.co_filename, frame.f_lineno, 0,
+                      getattr(code, "co_qualname", code.co_name)))
+    e.args = (e.render(),)
+    return e
 
 
 def _applier(gf: GradFunction):
