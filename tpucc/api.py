@@ -116,6 +116,11 @@ IDENTITY_WARN_AFTER = 8
 
 class CompiledFunction:
     def __init__(self, fn, options):
+        if not callable(fn):    # tpucc.compile(f(x)) for tpucc.compile(f): say so now
+            raise OptionError(f"tpucc.compile: expected a function, got "
+                              f"{type(fn).__name__} {_short_repr(fn)}",
+                              hint="pass the function itself: tpucc.compile(f), "
+                                   "not tpucc.compile(f(...))")
         # Name and docstring of fn; not its __dict__, which would overwrite
         # ours when fn is itself an object (tpucc.grad(f) has an `fn` too).
         functools.update_wrapper(self, fn, updated=())
@@ -331,6 +336,14 @@ class CompiledFunction:
         key, _ = driver.signature_key(args, kwargs, self._runtime, names, self._promoted_items)
         return Lowered(entry, self, key)
 
+    def __get__(self, obj, objtype=None):
+        # A method decorated with @tpucc.compile binds `self` as the plain
+        # function would (jax.jit's wrapper does too): the instance is the
+        # first argument, static, its array attributes runtime inputs.
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
     def __tpucc_snapshot__(self):
         """What tpucc.snapshot fingerprints of a compiled function called
         from compiled code (not its cache of executables)."""
@@ -338,6 +351,11 @@ class CompiledFunction:
 
     def __repr__(self):
         return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _identity_advice(value) -> str:

@@ -1558,8 +1558,10 @@ class Interpreter:
         if isinstance(fn, functools.partial):    # its args read as a tuple's and dict's items are
             return self.call(fn.func, list(self.static_items(fn.args)) + list(args),
                              {**dict(self.dict_items(fn.keywords)), **kwargs})
-        if type(fn).__name__ == "CompiledFunction" and type(fn).__module__ == "tpucc.api":
+        if _is_compiled(fn):
             return self.call(fn.fn, args, kwargs)   # a compiled helper: part of this program
+        if isinstance(fn, types.MethodType) and _is_compiled(fn.__func__):   # a compiled method
+            return self.call(fn.__func__.fn, [fn.__self__, *args], kwargs)
         if type(fn).__name__ == "LoadedEntry" and type(fn).__module__ == "tpucc.aot.load":
             _refuse_loaded_artifact(fn)
         if isinstance(fn, (operator.itemgetter, operator.attrgetter)) and len(args) == 1 \
@@ -2268,6 +2270,12 @@ def _is_library_class(cls) -> bool:
 
 
 _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
+
+
+def _is_compiled(fn) -> bool:
+    """Whether fn is a tpucc.compile'd function (by name: tpucc.api imports
+    this package)."""
+    return type(fn).__name__ == "CompiledFunction" and type(fn).__module__ == "tpucc.api"
 
 
 def _refuse_loaded_artifact(fn):
