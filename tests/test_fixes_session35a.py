@@ -42,3 +42,39 @@ def test_compile_of_a_call_result_is_refused_at_once():
     assert "tpucc.compile(f)" in info.value.hint
     with pytest.raises(E.OptionError, match="got int 3"):
         tpucc.compile(unroll=4)(3)
+
+
+# --- `raise E("... %s" % runtime)`: the hint says how to write a raise's message -------
+
+def test_percent_format_in_a_raise_hints_at_an_f_string():
+    def f(x):
+        s = x.sum()
+        if s > 5:
+            raise ValueError("sum too big: %s" % s)
+        return x
+    err = raises_at(f, (np.array([1.0, 2.0, 7.0]),), E.StaticValueError,
+                    "formatting a runtime value", line_of="% s")
+    assert 'raise ValueError(f"' in err.hint and "print(" not in err.hint
+
+    def fixed(x):               # the hint, followed
+        s = x.sum()
+        if s > 5:
+            raise ValueError(f"sum too big: {s}")
+        return x
+    check(fixed, np.array([1.0, 2.0, 0.5]))
+    with pytest.raises(ValueError, match="sum too big: 10.0"):
+        tpucc.compile(fixed)(np.array([1.0, 2.0, 7.0]))
+
+
+def test_percent_format_of_a_static_value_still_compiles():
+    check(lambda x: ("n=%d" % x.shape[0], "%s-%s" % ("a", 2), x), np.ones(3))
+
+
+# --- returning a range with a runtime bound: a hint that works -------------------------
+
+def test_returned_runtime_range_hints_at_returning_its_bound():
+    def f(x):
+        return range(x.sum())
+    err = raises_at(f, (np.ones(4, int),), E.UnsupportedError, "returns a range with a runtime")
+    assert "list(" not in err.hint and "return n" in err.hint
+    check(lambda x: x.sum(), np.ones(4, int))           # the hint, followed

@@ -522,12 +522,14 @@ def _refuse_iterators(result, fn):
             continue
         seen.add(id(v))
         if isinstance(v, (SeqIter, RangeIter, RuntimeRange)):
-            what = "a range with a runtime bound" if isinstance(v, RuntimeRange) else \
-                "a generator or iterator"
+            # (list() of a runtime-length range needs its items now: return its bound)
+            what, hint = ("a range with a runtime bound",
+                          "return its bound (`return n`) and make the range from the result, "
+                          "outside the compiled function") if isinstance(v, RuntimeRange) else \
+                ("a generator or iterator", "return a list or tuple (e.g. `return list(gen)`)")
             raise UnsupportedError(f"{getattr(fn, '__qualname__', 'the function')} returns "
                                    f"{what}, which exists only while compiling",
-                                   builder.def_loc(fn),
-                                   "return a list or tuple (e.g. `return list(gen)`)")
+                                   builder.def_loc(fn), hint)
         if isinstance(v, (list, tuple)):
             stack.extend(v)
         elif isinstance(v, dict):

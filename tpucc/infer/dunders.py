@@ -72,8 +72,10 @@ def apply(interp, op, *operands, native=None):
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
     if _all_library(operands) and not (
-            type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)):
-        # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects)
+            type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)
+            or type(operands[0]) is str and op in (operator.mod, operator.imod)):
+        # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects;
+        # `fmt % x` of a runtime x is refused by _printf, whose hint knows a raise's message)
         return (native or op)(*operands)        # numbers, arrays: the common case
     if len(operands) == 1:
         result = unary(interp, op, *operands) if op in UNARY else NATIVE
@@ -495,6 +497,7 @@ def _printf(interp, template: str, values):
     of values (`%(key)s`)."""
     mapping = type(values) is dict
     items = values if isinstance(values, tuple) else (values,)     # (a namedtuple too)
+    refuse_runtime_text(values.values() if mapping else items, interp)
     if all(is_library_class(type(v)) for v in (values.values() if mapping else items)):
         return NATIVE
     if mapping:
