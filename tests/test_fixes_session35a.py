@@ -78,3 +78,25 @@ def test_returned_runtime_range_hints_at_returning_its_bound():
     err = raises_at(f, (np.ones(4, int),), E.UnsupportedError, "returns a range with a runtime")
     assert "list(" not in err.hint and "return n" in err.hint
     check(lambda x: x.sum(), np.ones(4, int))           # the hint, followed
+
+
+# --- np.zeros(n / 2): NumPy's TypeError, and a hint to use // --------------------------
+
+@pytest.mark.parametrize("make", [lambda n: np.zeros(n / 2), lambda n: np.ones((n / 2, 2)),
+                                  lambda n: np.full(np.float64(n), 1.0), lambda n: np.empty(None)])
+def test_a_shape_that_is_not_ints_raises_numpys_error(make):
+    with pytest.raises(TypeError) as eager:
+        make(4)
+    err = raises_at(lambda x: make(x.shape[0]), (np.ones(4),), E.UserCodeError)
+    assert err.message == f"TypeError: {eager.value}"
+    if "None" not in str(eager.value):
+        assert "//" in err.hint
+
+
+def test_a_float_shape_error_is_caught_as_a_type_error():
+    def f(x):
+        try:
+            return np.zeros(x.shape[0] / 2)
+        except TypeError:
+            return np.zeros(x.shape[0] // 2)      # the hint, followed
+    check(f, np.ones(4))

@@ -26,11 +26,29 @@ def _shape(shape) -> tuple:
             isinstance(d, Array) for d in shape)):
         raise ShapeError("an array's shape depends on runtime values (data-dependent shape)",
                          hint="shapes must come from other shapes or Python values")
-    dims = (static_index(shape),) if isinstance(shape, (int, np.integer)) else tuple(
-        static_index(d) for d in shape)
+    dims = _static_dims(shape)
     if any(d < 0 for d in dims):
         raise ShapeError(f"negative dimensions are not allowed: {dims}")
     return dims
+
+
+def _static_dims(shape) -> tuple:
+    """A static shape argument read as NumPy reads it (one int, or a
+    sequence of ints), with NumPy's TypeError for anything else; a float
+    (`np.zeros(n / 2)`) also says how to make the int."""
+    try:
+        if isinstance(shape, (int, np.integer)):
+            return (static_index(shape),)
+        if shape is None:
+            raise TypeError("Use () not None as shape arguments")
+        if not hasattr(shape, "__iter__"):
+            raise TypeError(f"expected a sequence of integers or a single integer, got '{shape!r}'")
+        return tuple(static_index(d) for d in shape)
+    except TypeError as e:
+        floats = isinstance(shape, (float, np.floating)) or hasattr(shape, "__iter__") and any(
+            isinstance(d, (float, np.floating)) for d in shape)
+        raise UserCodeError(f"TypeError: {e}", hint="a shape is made of ints: divide it with "
+                            "// (`n // 2`), or convert with int()" if floats else None) from None
 
 
 register("full", lambda avals, shape, dtype, value: AVal(dtype, shape, False),
