@@ -100,3 +100,17 @@ def test_a_float_shape_error_is_caught_as_a_type_error():
         except TypeError:
             return np.zeros(x.shape[0] // 2)      # the hint, followed
     check(f, np.ones(4))
+
+
+# --- None (or a str) as an array operand: E210 saying so, not E400 ---------------------
+
+@pytest.mark.parametrize("f", [lambda x, w=None: x @ w, lambda x: x * None,
+                               lambda x: np.concatenate([x, None]), lambda x: None - x])
+def test_none_as_an_operand_is_a_dtype_error_naming_none(f):
+    err = raises_at(f, (np.ones(3),), E.DTypeError, "None used as an array operand")
+    assert "is None" in err.hint
+
+
+def test_a_str_operand_is_a_dtype_error():
+    raises_at(lambda x: x + "a", (np.ones(3),), E.DTypeError,
+              r"a str \('a'\) used as an array operand: NumPy would make a string array")

@@ -456,7 +456,30 @@ def to_value(x) -> Value:
     from ..ops import masked
     if isinstance(x, masked.Selection):
         raise masked.refusal("using y[mask] as an operand here", x)
-    raise StaticValueError(f"cannot use a value of type {type(x).__name__} as an array")
+    raise _not_an_array(x)
+
+
+def _not_an_array(x) -> Exception:
+    """The error for a static value that is no array operand: None (a
+    forgotten argument, `x @ w` with w=None), a str, a dict or an object.
+    NumPy would make an object or string array of it and refuse it in the
+    op; a compiled program cannot hold such dtypes (E210).  A string of
+    runtime values made for print() is E400, as its other uses are."""
+    from .messages import RuntimeText, refuse_use
+    if isinstance(x, RuntimeText):
+        refuse_use()
+    what = "None" if x is None else f"a {type(x).__name__} ({_short(x)})"
+    kind = "a string" if isinstance(x, str) else "an object"
+    return DTypeError(f"{what} used as an array operand: NumPy would make {kind} array of "
+                      "it, which compiled code cannot hold",
+                      hint="pass an array or a number here" + (
+                          " (an argument left out?), or test `... is None` before using it"
+                          if x is None else ""))
+
+
+def _short(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def array_like(x):
