@@ -114,3 +114,41 @@ def test_none_as_an_operand_is_a_dtype_error_naming_none(f):
 def test_a_str_operand_is_a_dtype_error():
     raises_at(lambda x: x + "a", (np.ones(3),), E.DTypeError,
               r"a str \('a'\) used as an array operand: NumPy would make a string array")
+
+
+# --- a local no path assigned: Python's UnboundLocalError (E700), catchable ------------
+
+def test_unbound_local_read_is_pythons_error_and_caught():
+    def f(x):
+        try:
+            y = y + 1       # noqa: F821 - the program's own mistake, caught
+        except UnboundLocalError:
+            y = x
+        return y
+    check(f, np.ones(2))
+
+    def g(x):
+        total = total + x.sum()     # noqa: F821
+        return total
+    raises_at(g, (np.ones(2),), E.UserCodeError,
+              "UnboundLocalError: cannot access local variable 'total'", line_of="total +")
+
+
+def test_del_of_an_unbound_local_raises():
+    def f(x):
+        y = x * 2
+        del z               # noqa: F821 - meant `del y`
+        return x
+    raises_at(f, (np.ones(2),), E.UserCodeError,
+              "UnboundLocalError: cannot access local variable 'z'", line_of="del z")
+
+
+def test_del_after_a_runtime_loop_that_may_not_bind_it_is_checked_at_run_time():
+    def f(x):
+        for i in range(int(x[0])):
+            y = i
+        del y
+        return x
+    check(f, np.ones(2))
+    with pytest.raises(UnboundLocalError, match="local variable 'y'"):
+        tpucc.compile(f)(np.zeros(2))

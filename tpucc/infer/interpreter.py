@@ -350,11 +350,25 @@ def _require_bound(f, name):
 
 
 def _defined(locals_: dict, name: str):
-    v = locals_.get(name, Undefined(name))
+    """The value of local `name`.  Not bound on any path that reaches here
+    (read before its assignment, or deleted): Python's UnboundLocalError,
+    which the program's `except` may catch.  Bound on some paths of a
+    runtime branch only: a refusal (E300)."""
+    v = locals_.get(name, _UNBOUND)
+    if v is _UNBOUND:
+        raise unbound_local(name)
     if isinstance(v, Undefined):
         raise MergeError(f"variable `{name}` is not defined on every path that reaches here",
                          hint="assign it before the `if`/loop, on every path")
     return v
+
+
+_UNBOUND = object()
+
+
+def unbound_local(name: str) -> UserCodeError:
+    return UserCodeError(f"UnboundLocalError: cannot access local variable '{name}' where it "
+                         "is not associated with a value")
 
 
 @handler
@@ -408,6 +422,12 @@ def STORE_FAST(f, name):
 
 @handler
 def DELETE_FAST(f, name):
+    # `del z` of an unbound z raises, as eagerly (bound on some runtime
+    # paths only: deleted, unchecked)
+    if name not in f.locals:
+        raise unbound_local(name)
+    if f.bound_flags and name in f.bound_flags:
+        _require_bound(f, name)
     f.locals.pop(name, None)
     if f.bound_flags and name in f.bound_flags:
         f.locals[bound_flag(name)] = False
