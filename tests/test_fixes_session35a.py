@@ -1,6 +1,8 @@
 """Bugs from session 35's sweep (part A): each program now gives eager
 NumPy's (and Python's) result, or is refused with an error that says what
 is wrong, at the user's line, with a hint that works."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -152,3 +154,38 @@ def test_del_after_a_runtime_loop_that_may_not_bind_it_is_checked_at_run_time():
     check(f, np.ones(2))
     with pytest.raises(UnboundLocalError, match="local variable 'y'"):
         tpucc.compile(f)(np.zeros(2))
+
+
+# --- warnings.warn at compile time: shown at the program's line ------------------------
+
+def _warns_from_helper(x):
+    warnings.warn("from helper", DeprecationWarning, stacklevel=2)
+    return x
+
+
+def _warning_places(fn, x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(x)
+    return [(w.filename, w.lineno, w.category, str(w.message)) for w in caught]
+
+
+def test_warnings_warn_is_shown_at_the_programs_line():
+    def f(x):
+        if x.shape[0] > 1:
+            warnings.warn("big input")
+        return _warns_from_helper(x) + 1
+    eager = _warning_places(f, np.ones(2))
+    assert _warning_places(tpucc.compile(f), np.ones(2)) == eager
+    assert [w[0] for w in eager] == [__file__, __file__]
+
+
+def test_warnings_warn_is_filtered_by_the_programs_module():
+    def f(x):
+        warnings.warn("noisy", UserWarning)
+        return x
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", module=__name__)
+        tpucc.compile(f)(np.ones(2))
+    assert not caught

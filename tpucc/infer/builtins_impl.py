@@ -1359,6 +1359,43 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
     return None
 
 
+@builtin(warnings.warn)
+def warn(interp, message, category=None, stacklevel=1, source=None, **_skip_file_prefixes):
+    """warnings.warn runs at compile time (on a static condition), shown at
+    the program's line as eagerly (its caller's for stacklevel=2), not at
+    tpucc's frame that ran it: the default filter, keyed on that place,
+    and filterwarnings(module=...) see the program's module."""
+    refuse_runtime_text([message], interp)
+    if isinstance(message, Warning):
+        category = type(message)
+    file, line, globals_ = _warned_at(interp, max(1, int(stacklevel)))
+    warnings.warn_explicit(message, category or UserWarning, file, line,
+                           module=globals_.get("__name__", "<unknown>"),
+                           registry=globals_.setdefault("__warningregistry__", {}),
+                           module_globals=globals_, source=source)
+
+
+def _warned_at(interp, stacklevel: int):
+    """(file, line, module globals) of the call `stacklevel` calls out:
+    an interpreted frame's current line, or past the compiled function,
+    the Python frames that called it (tpucc's own skipped)."""
+    frames = interp.frames
+    if stacklevel <= len(frames):
+        frame = frames[-stacklevel]
+        return frame.current.loc.file, frame.current.loc.line, frame.globals
+    from .interpreter import in_tpucc
+    outer, levels = sys._getframe(1), stacklevel - len(frames)
+    while outer is not None:
+        if not in_tpucc(outer.f_code.co_filename):
+            levels -= 1
+            if levels == 0:
+                break
+        outer = outer.f_back
+    if outer is None:
+        return "sys", 1, sys.__dict__      # (as warnings.warn past the outermost frame)
+    return outer.f_code.co_filename, outer.f_lineno, outer.f_globals
+
+
 def _printed_parts(interp, value) -> list:
     """What print() shows of a value, as literal text and messages.Fields
     (the runtime values in it): its str() as the program makes it, a user
