@@ -1,6 +1,8 @@
 """Bugs from session 35's sweep (part A): each program now gives eager
 NumPy's (and Python's) result, or is refused with an error that says what
 is wrong, at the user's line, with a hint that works."""
+import logging
+import threading
 import warnings
 
 import numpy as np
@@ -189,3 +191,43 @@ def test_warnings_warn_is_filtered_by_the_programs_module():
         warnings.filterwarnings("ignore", module=__name__)
         tpucc.compile(f)(np.ones(2))
     assert not caught
+
+
+# --- logging and threads: E100 naming them, with a hint that works --------------------
+
+_log = logging.getLogger("tpucc.test_fixes_session35a")
+
+
+def test_logging_is_refused_naming_logging():
+    def f(x):
+        _log.warning("starting")
+        return x + 1
+    err = raises_at(f, (np.ones(3),), E.UnsupportedError, r"logging\.Logger\.warning\(\)",
+                    line_of="_log.warning")
+    assert "print()" in err.hint
+    raises_at(lambda x: logging.info("x") or x, (np.ones(3),), E.UnsupportedError,
+              r"logging\.info\(\)")
+
+    def fixed(x):           # the hint, followed
+        print("starting")
+        return x + 1
+    check(fixed, np.ones(3))
+
+
+def test_starting_a_thread_is_refused_naming_threading():
+    def g(x):
+        t = threading.Thread(target=print)
+        t.start()
+        return x + 1
+    err = raises_at(g, (np.ones(3),), E.UnsupportedError, r"threading\.Thread\(\)",
+                    line_of="threading.Thread")
+    assert "container" not in err.hint
+
+
+def test_a_library_changing_its_own_state_hints_to_call_it_outside():
+    def f(x):
+        warnings.simplefilter("ignore")     # changes warnings.filters, a list of the library's
+        return x + 1
+    err = raises_at(f, (np.ones(3),), E.SideEffectError, "mutating a container",
+                    line_of="simplefilter")
+    assert "outside the compiled function" in err.hint and "new container" not in err.hint

@@ -44,6 +44,29 @@ REFUSED = {
     py.delattr: "compiled code cannot delete attributes",
 }
 
+# Modules whose calls act on the host (log records, threads, processes):
+# run while compiling they would act once, not at every call, and they
+# change their own state (locks, caches), which the program cannot replay.
+_OUTSIDE = "call it outside the compiled function (a compiled call runs one XLA program)"
+HOST_MODULES = {
+    "logging": "log outside the compiled function, or use print(), which prints each time "
+               "the compiled code runs (runtime values too)",
+    "threading": _OUTSIDE, "multiprocessing": _OUTSIDE, "concurrent": _OUTSIDE,
+    "subprocess": _OUTSIDE, "asyncio": _OUTSIDE,
+}
+
+
+def refuse_host_call(fn):
+    """E100 for a function, method or class of a HOST_MODULES module."""
+    module = getattr(fn, "__module__", None)
+    root = module.split(".")[0] if isinstance(module, str) else None
+    if root in HOST_MODULES:
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "?")
+        raise UnsupportedError(f"{module}.{name}() is not supported in compiled code: "
+                               f"{root} acts when the program runs, and would act once, "
+                               "while compiling", hint=HOST_MODULES[root])
+
+
 # Clocks and entropy: evaluated while compiling, each would be one constant
 # in every call.  (Methods of random.Random objects, `random.random` among
 # them, are refused by calls.Interpreter.call.)

@@ -34,7 +34,8 @@ from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
-                            method_caller_call, refuse_read_once, refuse_runtime_hash)
+                            method_caller_call, refuse_host_call, refuse_read_once,
+                            refuse_runtime_hash)
 from . import appends, exceptions, list_loops, messages, pynumbers, stacking, vectorize
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
@@ -1588,6 +1589,7 @@ class Interpreter:
             refuse_read_once(fn, READ_ONCE[fn])
         if isinstance(getattr(fn, "__self__", None), random.Random):    # random.random, rng.gauss
             refuse_read_once(fn, f"random.{getattr(fn, '__name__', 'random')}")
+        refuse_host_call(fn)                # log.warning(...), threading.Thread(...)
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             if fn.__func__ is messages.refuse_use:      # a str method of a RuntimeText
                 messages.refuse_use()

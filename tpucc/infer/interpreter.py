@@ -231,6 +231,10 @@ def _in_library(e: TpuccError, loc) -> TpuccError:
             e.hint = (f"{package}'s Python code is compiled as the program's own, and this "
                       "part of it does not compile: compute it with NumPy functions in your "
                       "code, or call it outside the compiled function")
+        elif isinstance(e, SideEffectError) and not in_tpucc(loc.file):
+            # (the library's own state, a cache or a registry: the program made no container)
+            e.hint = ("this library call changes the library's own state, which a compiled "
+                      "program cannot replay: call it outside the compiled function")
         e.args = (e.render(),)
     return e
 
