@@ -231,3 +231,63 @@ def test_a_library_changing_its_own_state_hints_to_call_it_outside():
     err = raises_at(f, (np.ones(3),), E.SideEffectError, "mutating a container",
                     line_of="simplefilter")
     assert "outside the compiled function" in err.hint and "new container" not in err.hint
+
+
+# --- run-time errors in a helper name the call that led there --------------------------
+
+def _positive_norm(v):
+    s = v.sum()
+    if s <= 0:              # (an `assert` here would be pytest's, rewritten)
+        raise ValueError("sum must be positive")
+    return v / s
+
+
+def _two_norms(x, y):
+    a = _positive_norm(x)
+    b = _positive_norm(y)           # the failing call
+    return a + b
+
+
+def test_runtime_assert_in_a_helper_names_the_call():
+    check(_two_norms, np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="sum must be positive") as info:
+        tpucc.compile(_two_norms)(np.ones(3), -np.ones(3))
+    err = info.value
+    assert err.loc.func == "_positive_norm"
+    assert [c.func for c in err.callers] == ["_two_norms"]
+    assert "b = _positive_norm(y)" in str(err)
+
+
+def test_runtime_index_error_in_a_helper_names_the_call():
+    def pick(v, i):
+        return v[i]
+
+    def f(x, i):
+        return pick(x, i)
+    with pytest.raises(IndexError) as info:
+        tpucc.compile(f, runtime_args=("i",))(np.ones(3), 5)
+    assert "called from" in str(info.value) and "return pick(x, i)" in str(info.value)
+
+
+MODEL = '''
+import numpy as np
+from tpucc.aot import entry
+
+def helper(v):
+    assert v.sum() > 0, "needs a positive sum"
+    return v * 2
+
+@entry("f64[3]")
+def twice(x):
+    return helper(x)
+'''
+
+
+def test_an_artifact_keeps_the_calls_of_its_checks(tmp_path_factory):
+    from tpucc import aot
+    from conftest import build_model_source
+    out, _ = build_model_source(tmp_path_factory, "calls35a", MODEL)
+    loaded = aot.load(str(out / "twice.tpucc"))
+    with pytest.raises(AssertionError, match="needs a positive sum") as info:
+        loaded(-np.ones(3))
+    assert [c.func for c in info.value.callers] == ["twice"]

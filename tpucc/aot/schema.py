@@ -197,7 +197,8 @@ _FLAT = {"index": _count, "kind": _one_of("argument", "captured"), "path": str,
          "offset?": _count, "nbytes?": _count, "layout?": Maybe([_count])}
 _CHECK = {"message": str, "loc": Maybe(Fixed(str, _count, _count, Maybe(str))),
           "hint": Maybe(str), "raises?": _one_of(*RAISABLE_AT_RUN_TIME, described="the name of an exception compiled code "
-                                   "raises (IndexError, AssertionError, ...)"), "template?": list}
+                                   "raises (IndexError, AssertionError, ...)"), "template?": list,
+          "callers?": [Fixed(str, _count, _count, Maybe(str))]}
 _EXECUTABLE = {"target": str, "platform": str, "file?": Maybe(str), "reason?": str,
                "n_outputs?": _count, "n_devices?": _count, "uses_lapack?": bool,
                "device_kind?": Maybe(str), "topology?": Maybe(str)}

@@ -62,8 +62,17 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
                 f"runtime values of more than {MAX_MESSAGE_VALUE_SIZE} elements in its "
                 f"message show as {messages.RUNTIME_TEXT}")
         message = message.text()
-    c.checks.append((message, loc or c.loc, hint, raises, parts))
+    c.checks.append((message, loc or c.loc, hint, raises, parts, _callers(c)))
     c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
+
+
+def _callers(c) -> list:
+    """The lines of the calls that led to the check, innermost first, as a
+    compile-time error's `called from` lines: a helper called from several
+    lines says which call failed.  (Library frames are left out: the
+    program's line that called them is the check's own.)"""
+    placed = [f for f in c.frames if f.placed and f.current is not None]
+    return [f.current.loc for f in reversed(placed[:-1])]
 
 
 def _carry(c, ok: Array, message) -> tuple[list, bool]:
@@ -126,22 +135,37 @@ def finish(context, results: list) -> list:
 
 
 def record(message: str, loc: Loc | None, hint: str | None, raises: str | None = None,
-           parts: list | None = None, outputs: dict | None = None) -> dict:
+           parts: list | None = None, callers: list = (), outputs: dict | None = None) -> dict:
     """A check as plain data (trace records and artifacts store it as JSON).
     `message` is the text to show; with `parts` (require's), also the
     template the values are formatted into, their results' indices taken
-    from `outputs` (id(slot) -> index)."""
-    where = None if loc is None else [loc.file, loc.line, loc.col, loc.func]
-    out = {"message": message, "loc": where, "hint": hint}
+    from `outputs` (id(slot) -> index); `callers`: the calls that led there."""
+    out = {"message": message, "loc": _plain(loc), "hint": hint}
     if raises is not None:
         out["raises"] = raises
+    if callers:
+        out["callers"] = [_plain(caller) for caller in callers]
     if parts is not None:
         out["template"] = [p if isinstance(p, str) else
                            messages.template_field(outputs[id(p[0])], *p[1:]) for p in parts]
     return out
 
 
+def _plain(loc: Loc | None) -> list | None:
+    return None if loc is None else [loc.file, loc.line, loc.col, loc.func]
+
+
 def error(checks: list, outs) -> TpuccError | None:
+    """The error of the failed check, if any, with the calls that led to
+    its line."""
+    err = _error(checks, outs)
+    if err is not None:
+        for caller in checks[int(np.asarray(outs[-1])) - 1].get("callers", ()):
+            err.called_from(Loc(*caller))
+    return err
+
+
+def _error(checks: list, outs) -> TpuccError | None:
     """The error of the failed check, if any: `outs` are the executable's
     outputs, the last the code (0: none failed)."""
     code = int(np.asarray(outs[-1]))
