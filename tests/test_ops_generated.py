@@ -466,6 +466,21 @@ def gen_astype(fn, dtypes, name):
                     make_case(fn, sample(rng, dtypes[-1], (0, 2)), np.int8)]
 
 
+def gen_view(fn, dtypes, name):
+    """Each dtype seen as every other numeric dtype of its item size (a
+    bitcast); NaN and inf among the floats' bits."""
+    rng = rng_for(name)
+    cases = []
+    for dt in dtypes:
+        x = sample(rng, dt, (3, 4))
+        if dt.kind == "f":
+            x.reshape(-1)[:4] = SPECIALS
+        for to in ALL_DTYPES:
+            if to.itemsize == dt.itemsize and to != dt and "b" not in (to.kind, dt.kind):
+                cases.append(make_case(fn, x, to))
+    return cases
+
+
 gen_round = rotating(
     v(sarr(3, 4)), v(sarr(3, 4), 1), v(arr(3, 4, lo=-60, hi=60), -1), v(arr()), v(arr(0, 2)),
     v(arr(5), 2), once=[v(arr(3, 4), 1.0)])
@@ -1369,7 +1384,8 @@ FUNCTION_KINDS = {
 # Methods take the kind of the function of the same name, except these.
 METHOD_KINDS = {"astype": (gen_astype, ALL_DTYPES), "flatten": (gen_ravel, CORE),
                 "sort": (gen_sort_method, CORE), "fill": (gen_fill_method, ALL_DTYPES),
-                "item": (gen_item_method, ALL_DTYPES), "tolist": (gen_ravel, ALL_DTYPES)}
+                "item": (gen_item_method, ALL_DTYPES), "tolist": (gen_ravel, ALL_DTYPES),
+                "view": (gen_view, ALL_DTYPES)}
 
 # An entry whose implementation is another entry's (np.amax is np.max's, the
 # method a.sum is np.sum's) gets a light pass: a quarter of its cases, on two
