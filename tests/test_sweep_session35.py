@@ -381,3 +381,23 @@ def test_pad_casts_constant_values_as_numpy():
     image = np.arange(6).reshape(2, 3).astype(np.uint8)
     check(lambda x: (np.pad(x, 1, constant_values=300), np.pad(x, 1, constant_values=-1),
                      np.pad(x, 1, constant_values=((1, 2), (3, 4)))), image)
+
+
+# --- read-only views follow later writes into their base --------------------------------------
+
+def windows_then_write(x):
+    w = np.lib.stride_tricks.sliding_window_view(x, 3)
+    x[0] = 100.0
+    return w.sum(axis=1)
+
+
+def broadcast_then_write(x):
+    b = np.broadcast_to(x, (2, 5))
+    x[1] = 7.0
+    return b.sum(axis=0)
+
+
+@pytest.mark.parametrize("fn", [windows_then_write, broadcast_then_write])
+def test_a_read_only_view_shows_a_later_write_into_its_base(fn):
+    # (the windows and the broadcast were copies: [3, 6, 9] where NumPy gives [103, 6, 9])
+    check(fn, np.arange(5.0))

@@ -831,6 +831,18 @@ class Retyped(_ViewIndex):
     __slots__ = ()
 
 
+class Broadcast(_ViewIndex):
+    """The `index` of np.broadcast_to's read-only view: (its shape,).  A
+    later write into the base shows through it, as in NumPy."""
+    __slots__ = ()
+
+
+class Windowed(_ViewIndex):
+    """The `index` of sliding_window_view's read-only view: (the window
+    shape, the windowed axes).  A later write into the base shows through."""
+    __slots__ = ()
+
+
 def reshape_is_view(a, shape) -> bool:
     """Whether NumPy's reshape of Array `a` to `shape` is a view: when its
     strides allow one (x[:, 1:] of a (3, 2) array, one column, merges into
@@ -881,6 +893,10 @@ def _numpy_layout(a) -> np.ndarray:
         return getattr(base, index[0])
     if type(index) is Retyped:
         return base.view(index[0])
+    if type(index) is Broadcast:
+        return np.broadcast_to(base, index[0])
+    if type(index) is Windowed:
+        return np.lib.stride_tricks.sliding_window_view(base, index[0], index[1])
     return base[tuple(_layout_key(k) for k in index)]
 
 
@@ -905,6 +921,11 @@ def numpy_view(index):
         return operator.attrgetter(index[0])
     if type(index) is Retyped:
         return operator.methodcaller("view", index[0])
+    if type(index) is Broadcast:
+        return functools.partial(np.broadcast_to, shape=index[0])
+    if type(index) is Windowed:
+        return functools.partial(np.lib.stride_tricks.sliding_window_view,
+                                 window_shape=index[0], axis=index[1])
     if any(_is_dslice(k) or isinstance(k, Value) for k in index):
         return None
     key = tuple(slice(*k[1:]) if _is_static_slice(k) else k for k in index)
@@ -921,6 +942,11 @@ def basic_index_value(base, index):
         return emit(index[0], base).var
     if type(index) is Retyped:
         return emit("bitcast", base, dtype=np.dtype(index[0])).var
+    if type(index) is Broadcast:
+        return emit("broadcast_to", base, shape=index[0]).var
+    if type(index) is Windowed:
+        from .shape import windows
+        return windows(base, *index).var
     static, arrays = _view_key(index)
     return emit("getitem", base, *arrays, key=static).var
 

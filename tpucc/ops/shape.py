@@ -212,7 +212,10 @@ register("broadcast_to", _broadcast_abstract,
 @implements(np.broadcast_to)
 def broadcast_to(a, shape):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return read_only(_emit("broadcast_to", a, shape=shape))
+    out = _emit("broadcast_to", a, shape=shape)
+    if isinstance(a, Array):    # NumPy's view: a later write into `a` shows through it
+        out = Array(out.var, base=a, index=indexing.Broadcast((shape,)))
+    return read_only(out)
 
 
 def _broadcast(a, shape):
@@ -704,13 +707,21 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
             np.broadcast_to(np.zeros((), np.int8), shape), window_shape, axis)
     except (ValueError, TypeError) as e:
         raise ShapeError(f"sliding_window_view: {e}") from None
-    windows = tuple(np.atleast_1d(window_shape).tolist())
-    axes = range(len(shape)) if axis is None else np.atleast_1d(axis).tolist()
-    for ax, w in zip(axes, windows):
-        ax = normalize_axis(ax, len(shape))
+    sizes = tuple(np.atleast_1d(window_shape).tolist())
+    axes = tuple(normalize_axis(ax, len(shape)) for ax in
+                 (range(len(shape)) if axis is None else np.atleast_1d(axis).tolist()))
+    # NumPy's view: a later write into x shows through it
+    out = Array(windows(x, sizes, axes).var, base=x, index=indexing.Windowed((sizes, axes)))
+    return read_only(out, WINDOWS if writeable else READ_ONLY)
+
+
+def windows(x, sizes, axes):
+    """sliding_window_view's values: each windowed axis taken at the static
+    indices start + offset, its window axis moved to the end."""
+    for ax, w in zip(axes, sizes):
         index = np.arange(_aval(x).shape[ax] - w + 1)[:, None] + np.arange(w)
         x = moveaxis(NUMPY[np.take](x, index, axis=ax), ax + 1, -1)
-    return read_only(x, WINDOWS if writeable else READ_ONLY)
+    return x
 
 
 # --- facts about an array that are known at compile time ----------------------
