@@ -401,3 +401,58 @@ def broadcast_then_write(x):
 def test_a_read_only_view_shows_a_later_write_into_its_base(fn):
     # (the windows and the broadcast were copies: [3, 6, 9] where NumPy gives [103, 6, 9])
     check(fn, np.arange(5.0))
+
+
+# --- edge values: complex magnitudes, runtime clip bounds --------------------------------------
+
+def test_the_magnitude_of_a_complex_with_an_infinite_part_is_inf_even_beside_nan():
+    # (XLA's gave NaN for inf + nan*j; NumPy's hypot gives inf)
+    z = np.array([complex(np.inf, np.nan), complex(np.nan, -np.inf), 3 + 4j, np.nan + 0j])
+    check(lambda z: (np.abs(z), np.abs(z.astype(np.complex64))), z)
+
+
+def clip_between(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+@pytest.mark.parametrize("lo, hi", [(-1000, 3), (0, 1000), (-3, 2)])
+def test_a_runtime_int_clip_bound_beyond_the_dtype_is_taken_as_numpy_takes_it(lo, hi):
+    # (converted to int8, -1000 wrapped to 24 and clipped everything to 3)
+    check(clip_between, np.array([1, 5, -2], np.int8), lo, hi,
+          compile_kwargs={"runtime_args": ("lo", "hi")})
+
+
+def test_a_runtime_int_clip_bound_beyond_the_other_end_is_numpys_overflow_error():
+    raises_at(clip_between, (np.array([1, 5, -2], np.int8), 1000, 3), OverflowError,
+              match="Python integer 1000 out of bounds for int8", line_of="np.clip",
+              runtime_args=("lo", "hi"))
+
+
+# --- one compiled function, several threads ----------------------------------------------------
+
+def scaled_sum(x, k):
+    return (x * k).sum()
+
+
+def test_threads_compiling_one_function_at_once_each_get_their_result():
+    # (two traces of one function at once mixed their values: E999, or a
+    # raw jax TypeError)
+    import threading
+    compiled = tpucc.compile(scaled_sum)
+    results, errors = {}, []
+
+    def work(n):
+        try:
+            x = np.arange(n, dtype=np.float64)
+            results[n] = compiled(x, 2.0)
+        except Exception as e:      # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(3, 9)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert results == {n: np.arange(n, dtype=np.float64).sum() * 2.0 for n in range(3, 9)}
+    import copy
+    assert copy.deepcopy(compiled) is compiled      # (as a function; failed after a call)

@@ -5,6 +5,7 @@ import functools
 import inspect
 import itertools
 import os
+import threading
 import types
 import warnings
 
@@ -154,6 +155,9 @@ class CompiledFunction:
         self._static_numbers: set = set()
         self._identity_compiles: dict = {}      # argument -> ids of the objects compiled for
         self._identity_warned: set = set()
+        # One thread at a time compiles and updates the caches above: two
+        # threads compiling one signature at once mixed their traces (E999).
+        self._lock = threading.RLock()
 
     def _names_for(self, n):
         return (self._names + [None] * n)[:n]
@@ -178,6 +182,10 @@ class CompiledFunction:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
+        with self._lock:        # (the cached path in __call__ takes no lock)
+            return self._call_locked(args, kwargs)
+
+    def _call_locked(self, args, kwargs):
         names = self._names_for(len(args)) if self._runtime else ()
         key, leaves = driver.signature_key(args, kwargs, self._runtime, names,
                                            self._promoted_items)
@@ -330,11 +338,20 @@ class CompiledFunction:
 
     def lower(self, *args, **kwargs) -> "Lowered":
         names = self._names_for(len(args)) if self._runtime else ()
-        entry = self._build(args, kwargs, compile_xla=False)
-        if entry.traced.places != self._places:
-            self._learn(entry.traced.places)
+        with self._lock:
+            entry = self._build(args, kwargs, compile_xla=False)
+            if entry.traced.places != self._places:
+                self._learn(entry.traced.places)
         key, _ = driver.signature_key(args, kwargs, self._runtime, names, self._promoted_items)
         return Lowered(entry, self, key)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        # As for a function (copy.deepcopy(f) is f): its caches of
+        # executables and its lock are not copied.
+        return self
 
     def __get__(self, obj, objtype=None):
         # A method decorated with @tpucc.compile binds `self` as the plain

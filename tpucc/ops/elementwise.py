@@ -301,7 +301,16 @@ def _complex_power(a, b):
     return lax.select(lax.eq(br, zero) & lax.eq(bi, zero), one, out)
 
 
-_LAX_COMPLEX = {"maximum": _complex_extreme(True, True), "minimum": _complex_extreme(False, True),
+def _complex_abs(z):
+    """|z| as NumPy's (C99's hypot): inf where either part is infinite, even
+    where the other is NaN, for which XLA's gives NaN."""
+    re, im = lax.real(z), lax.imag(z)
+    inf = lax.full_like(re, np.inf)
+    infinite = lax.bitwise_or(lax.eq(lax.abs(re), inf), lax.eq(lax.abs(im), inf))
+    return lax.select(infinite, inf, lax.abs(z))
+
+
+_LAX_COMPLEX = {"absolute": _complex_abs, "maximum": _complex_extreme(True, True), "minimum": _complex_extreme(False, True),
                 "fmax": _complex_extreme(True, False), "fmin": _complex_extreme(False, False),
                 "sign": _sign, "divide": _complex_divide, "reciprocal": _complex_reciprocal,
                 "power": _complex_power, "float_power": _complex_power}

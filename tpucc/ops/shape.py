@@ -510,6 +510,8 @@ def clip(a, a_min=None, a_max=None, **kw):
     a_max = kw.pop("max", a_max)
     a = as_array_operand(a)     # np.clip(1, 0, 2) is np.int64(1): a Python number turns strong
     a_min, a_max = _drop_unreachable_int_bounds(_aval(a).dtype, a_min, a_max)
+    a_min = _runtime_int_bound(_aval(a).dtype, a_min, "maximum")
+    a_max = _runtime_int_bound(_aval(a).dtype, a_max, "minimum")
     if a_min is None and a_max is None:
         return _emit("positive", a)     # a new array, as NumPy's (never `a` itself)
     out = a
@@ -518,6 +520,23 @@ def clip(a, a_min=None, a_max=None, **kw):
     if a_max is not None:
         out = _emit("minimum", out, a_max)
     return out
+
+
+def _runtime_int_bound(dtype, bound, towards: str):
+    """A runtime Python int bound of an integer array's clip, as NumPy takes
+    it: one beyond the dtype's range on its own side (a low bound under the
+    minimum) changes nothing, so it is moved to the range's end (`towards`:
+    "maximum" for a low bound, "minimum" for a high one); one beyond the
+    other end raises NumPy's OverflowError, a runtime check.  (Converted to
+    the array's dtype as it was, -1000 into int8 clipped everything to 24.)"""
+    if dtype.kind not in "iu" or not (isinstance(bound, Array) and bound.weak and
+                                       bound.ndim == 0 and bound.dtype.kind in "iu"):
+        return bound
+    info = np.iinfo(dtype)
+    end = int(info.min) if towards == "maximum" else int(info.max)
+    moved = _emit(towards, bound, end)
+    elementwise.require_int_fits(moved, dtype)
+    return moved
 
 
 def _drop_unreachable_int_bounds(dtype, a_min, a_max):
@@ -779,6 +798,7 @@ def result_type_of(*arrays_and_dtypes):
 from ..infer.builder import emit  # noqa: E402
 from ..infer import stacking  # noqa: E402
 from ..infer.values import Array, READ_ONLY, WINDOWS, known_constant, to_value  # noqa: E402
+from . import elementwise  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
 from ..lower.reverse import unbroadcast  # noqa: E402
