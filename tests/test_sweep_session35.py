@@ -456,3 +456,63 @@ def test_threads_compiling_one_function_at_once_each_get_their_result():
     assert results == {n: np.arange(n, dtype=np.float64).sum() * 2.0 for n in range(3, 9)}
     import copy
     assert copy.deepcopy(compiled) is compiled      # (as a function; failed after a call)
+
+
+# --- the API's edges ----------------------------------------------------------------------------
+
+class Doubler:
+    def __init__(self):
+        self.k = 2.0
+
+    def forward(self, x):
+        return x * self.k
+
+
+def test_an_argument_may_be_passed_by_the_keyword_self():
+    # (CompiledFunction.__call__ got multiple values for argument 'self')
+    m, x = Doubler(), np.ones(3)
+    np.testing.assert_array_equal(tpucc.compile(Doubler.forward)(self=m, x=x), 2 * x)
+    assert "while" not in tpucc.compile(Doubler.forward).lower(self=m, x=x).as_text()
+
+
+def test_a_compiled_function_inside_a_jax_transformation_is_a_tpucc_error():
+    import jax
+    compiled = tpucc.compile(lambda x: np.sin(x).sum())
+    with pytest.raises(tpucc.errors.OptionError, match="inside a jax transformation"):
+        jax.grad(compiled)(np.ones(3))
+
+
+def test_a_recompile_warning_names_the_users_call():
+    class Box:
+        def __init__(self, v):
+            self.v = v
+    compiled = tpucc.compile(lambda b, x: x * b.v)
+    with warnings.catch_warnings(record=True) as found:
+        warnings.simplefilter("always")
+        for _ in range(10):
+            compiled(Box(2.0), np.ones(2))
+    said = [w for w in found if issubclass(w.category, tpucc.RecompileWarning)]
+    assert said and said[0].filename == __file__
+
+
+def make_adder(x):
+    k = 2
+    return lambda y: y + x * k
+
+
+def make_partial(x):
+    import functools
+    return functools.partial(np.add, x * 2)
+
+
+def make_static_function(x):
+    return np.add, x       # (a function of no compiled value: returned as it is)
+
+
+@pytest.mark.parametrize("fn", [make_adder, make_partial])
+def test_returning_a_function_holding_compiled_values_is_refused(fn):
+    # (the caller got tpucc's placeholders in its cells and arguments)
+    raises_at(fn, (np.ones(2),), tpucc.errors.UnsupportedError,
+              match="returns a function that holds values of the compiled code")
+    add, x = tpucc.compile(make_static_function)(np.ones(2))
+    assert add is np.add and np.array_equal(x, np.ones(2))

@@ -5,10 +5,12 @@ import functools
 import inspect
 import itertools
 import os
+import sys
 import threading
 import types
 import warnings
 
+import jax
 import numpy as np
 
 from . import driver, infer, recompiles
@@ -162,7 +164,7 @@ class CompiledFunction:
     def _names_for(self, n):
         return (self._names + [None] * n)[:n]
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):     # (a parameter may be named `self`)
         # The per-call path: keep it short (see driver.runner).  The common
         # call, NumPy arrays only, is keyed here on their dtypes and shapes,
         # as driver.signature_key keys them (a function call would cost as
@@ -182,6 +184,12 @@ class CompiledFunction:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
+        if any(isinstance(a, jax.core.Tracer) for a in (*args, *kwargs.values())):
+            raise OptionError(
+                f"{getattr(self.fn, '__qualname__', self.fn)}, compiled by tpucc, was called "
+                "inside a jax transformation (jax.jit, jax.grad, jax.vmap): its executable "
+                "cannot be traced", hint="transform the plain function instead, or use "
+                "tpucc.grad and tpucc.compile around the whole computation")
         with self._lock:        # (the cached path in __call__ takes no lock)
             return self._call_locked(args, kwargs)
 
@@ -257,7 +265,7 @@ class CompiledFunction:
                 f"{PROGRAMS_PER_SIGNATURE} programs for one argument signature, because what "
                 f"it reads from outside keeps changing (now: "
                 f"{recompiles.reason_for_guards(entry.traced)}); each further change compiles "
-                "again (TPUCC_LOG=recompiles says why at each compile)"), stacklevel=3)
+                "again (TPUCC_LOG=recompiles says why at each compile)"), stacklevel=_user_level())
         del older[PROGRAMS_PER_SIGNATURE - 1:]
 
     def _build_promoting(self, args, kwargs, changed: dict, varying=frozenset()):
@@ -309,7 +317,7 @@ class CompiledFunction:
                     f"{n} programs for new {type(value).__name__} objects passed as "
                     f"`{name}`: arguments that are objects without value equality are told "
                     "apart by identity, so each new one compiles again (and its program is "
-                    f"kept). {_identity_advice(value)}"), stacklevel=3)
+                    f"kept). {_identity_advice(value)}"), stacklevel=_user_level())
 
     def _varying_numbers(self, args, kwargs) -> frozenset:
         """Names of the number arguments (int, float, complex; not bool)
@@ -336,7 +344,7 @@ class CompiledFunction:
         self._places = Places(*(mine | theirs for mine, theirs in zip(self._places, places)))
         self._promoted_items = promoted_items(self._places.promoted)
 
-    def lower(self, *args, **kwargs) -> "Lowered":
+    def lower(self, /, *args, **kwargs) -> "Lowered":
         names = self._names_for(len(args)) if self._runtime else ()
         with self._lock:
             entry = self._build(args, kwargs, compile_xla=False)
@@ -368,6 +376,19 @@ class CompiledFunction:
 
     def __repr__(self):
         return f"<tpucc.compile of {getattr(self.fn, '__qualname__', self.fn)}>"
+
+
+def _user_level() -> int:
+    """The stacklevel for warnings.warn, called by the function calling this
+    one, that names the first frame outside tpucc: the user's call, which
+    warning filters by module then match."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _short_repr(value) -> str:

@@ -44,7 +44,7 @@ class GradFunction:
         """What tpucc.snapshot fingerprints (not the compiled cache)."""
         return self.fn, self.argnums, self.has_aux, self.with_value
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):    # (a parameter may be named `self`)
         # Reached only outside compiled code: the interpreter handles calls
         # made inside it (calls.Interpreter.call -> infer.ad.trace_grad).
         try:
@@ -52,7 +52,7 @@ class GradFunction:
         except TpuccError as e:
             raise _called_from_user(e, sys._getframe(1)) from None
 
-    def lower(self, *args, **kwargs):
+    def lower(self, /, *args, **kwargs):
         """The staged form (HLO, IR, times) of the gradient computation."""
         return self._compiled_function().lower(*args, **kwargs)
 

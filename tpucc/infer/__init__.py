@@ -13,8 +13,10 @@ or `while`; static values never appear in the IR except as constants.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import sys
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -530,10 +532,40 @@ def _refuse_iterators(result, fn):
             raise UnsupportedError(f"{getattr(fn, '__qualname__', 'the function')} returns "
                                    f"{what}, which exists only while compiling",
                                    builder.def_loc(fn), hint)
+        if _made_while_compiling(v):
+            raise UnsupportedError(
+                f"{getattr(fn, '__qualname__', 'the function')} returns a function that holds "
+                "values of the compiled code (a closure, functools.partial or bound method "
+                "made inside it), which exist only while compiling", builder.def_loc(fn),
+                "return the values the function needs, and make the function from the "
+                "results outside the compiled function")
         if isinstance(v, (list, tuple)):
             stack.extend(v)
         elif isinstance(v, dict):
             stack.extend(v.values())
+
+
+def _made_while_compiling(v) -> bool:
+    """A callable holding what compiled code holds only while compiling: a
+    closure over its variables (cells that are OwnedCells, or hold arrays),
+    a partial or a bound method holding its arrays."""
+    from .interpreter import OwnedCell
+    if isinstance(v, types.FunctionType):
+        return any(isinstance(c.cell_contents, OwnedCell) or _holds_array(c.cell_contents)
+                   for c in v.__closure__ or () if _cell_filled(c))
+    if isinstance(v, functools.partial):
+        return _holds_array((v.func, v.args, v.keywords))
+    if isinstance(v, types.MethodType):
+        return _holds_array(v.__self__)
+    return False
+
+
+def _cell_filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:      # an empty cell
+        return False
+    return True
 
 
 def _returned_objects(interp, value):
