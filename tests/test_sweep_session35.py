@@ -516,3 +516,13 @@ def test_returning_a_function_holding_compiled_values_is_refused(fn):
               match="returns a function that holds values of the compiled code")
     add, x = tpucc.compile(make_static_function)(np.ones(2))
     assert add is np.add and np.array_equal(x, np.ones(2))
+
+
+def close_to(x, k):
+    return np.isclose(x, k), np.isclose(x, k + 0.5)
+
+
+@pytest.mark.parametrize("k", [-1000, 300, 5])
+def test_isclose_of_an_int8_array_and_a_runtime_python_int_compares_as_numpy(k):
+    # (a runtime int that int8 cannot hold raised a spurious OverflowError)
+    check(close_to, np.array([1, 5, -2], np.int8), k, compile_kwargs={"runtime_args": ("k",)})

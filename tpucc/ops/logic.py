@@ -39,7 +39,8 @@ _PYTHON_DTYPE = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.c
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     x, y, atol, rtol = (v if _is_python_number(v) else as_array(v) for v in (a, b, atol, rtol))
     # NumPy compares in at least a float dtype of y's: y = asarray(y, result_type(y, 1.0))
-    if not _is_python_number(y):
+    # (also a runtime Python int: as an int8 array's dtype it did not fit)
+    if isinstance(y, Array) or not _is_python_number(y):
         y = astype(y, np.result_type(y.dtype, 1.0), copy=False)
     elif type(y) is int:
         y = float(y)
