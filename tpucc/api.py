@@ -119,7 +119,8 @@ IDENTITY_WARN_AFTER = 8
 
 class CompiledFunction:
     def __init__(self, fn, options):
-        if not callable(fn):    # tpucc.compile(f(x)) for tpucc.compile(f): say so now
+        if not callable(fn) and not isinstance(fn, classmethod):
+            # tpucc.compile(f(x)) for tpucc.compile(f): say so now
             raise OptionError(f"tpucc.compile: expected a function, got "
                               f"{type(fn).__name__} {_short_repr(fn)}",
                               hint="pass the function itself: tpucc.compile(f), "
@@ -127,7 +128,10 @@ class CompiledFunction:
         # Name and docstring of fn; not its __dict__, which would overwrite
         # ours when fn is itself an object (tpucc.grad(f) has an `fn` too).
         functools.update_wrapper(self, fn, updated=())
-        self.fn = fn
+        # @tpucc.compile above @staticmethod or @classmethod: compile the
+        # function, and bind as that descriptor does (__get__).
+        self._binding = type(fn) if isinstance(fn, (staticmethod, classmethod)) else None
+        self.fn = fn = fn.__func__ if self._binding else fn
         self.options = {**DEFAULT_OPTIONS, **options}
         self._runtime = frozenset(self.options["runtime_args"])
         try:
@@ -135,6 +139,10 @@ class CompiledFunction:
         except (TypeError, ValueError):
             parameters = []
         self._names = [p.name for p in parameters]
+        # Defaults of the parameters a call may leave out, for runtime_args
+        # naming one (_with_runtime_defaults).
+        self._defaults = {p.name: p.default for p in parameters if p.default is not p.empty
+                          and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
         _check_runtime_names(fn, self._runtime, parameters)
         # Parameters that may take a Python number worth reading at run time
         # (_varying_numbers): by position, then by keyword.
@@ -190,8 +198,18 @@ class CompiledFunction:
                 "inside a jax transformation (jax.jit, jax.grad, jax.vmap): its executable "
                 "cannot be traced", hint="transform the plain function instead, or use "
                 "tpucc.grad and tpucc.compile around the whole computation")
+        kwargs = self._with_runtime_defaults(args, kwargs)
         with self._lock:        # (the cached path in __call__ takes no lock)
             return self._call_locked(args, kwargs)
+
+    def _with_runtime_defaults(self, args, kwargs) -> dict:
+        """kwargs, with the default of each runtime_args parameter the call
+        leaves out: read at run time as when it is passed (not folded into
+        the program as a constant: one program, the loop it bounds a While)."""
+        missing = [name for name in self._runtime if name in self._defaults and
+                   name not in kwargs and name not in self._names[:len(args)]]
+        return {**kwargs, **{name: self._defaults[name] for name in missing}} if missing \
+            else kwargs
 
     def _call_locked(self, args, kwargs):
         names = self._names_for(len(args)) if self._runtime else ()
@@ -345,6 +363,7 @@ class CompiledFunction:
         self._promoted_items = promoted_items(self._places.promoted)
 
     def lower(self, /, *args, **kwargs) -> "Lowered":
+        kwargs = self._with_runtime_defaults(args, kwargs)
         names = self._names_for(len(args)) if self._runtime else ()
         with self._lock:
             entry = self._build(args, kwargs, compile_xla=False)
@@ -361,10 +380,19 @@ class CompiledFunction:
         # executables and its lock are not copied.
         return self
 
+    def __reduce__(self):
+        # Pickled by reference, as the function it replaces is (by its
+        # module and qualified name): multiprocessing and joblib send it so.
+        return self.__qualname__
+
     def __get__(self, obj, objtype=None):
         # A method decorated with @tpucc.compile binds `self` as the plain
         # function would (jax.jit's wrapper does too): the instance is the
         # first argument, static, its array attributes runtime inputs.
+        if self._binding is staticmethod:
+            return self
+        if self._binding is classmethod:
+            return types.MethodType(self, objtype if objtype is not None else type(obj))
         if obj is None:
             return self
         return types.MethodType(self, obj)

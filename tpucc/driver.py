@@ -463,8 +463,9 @@ def _fits_int64(x):
     refused (jax would raise OverflowError from its conversion)."""
     if type(x) is int and not -2**63 <= x < 2**63:
         raise DTypeError(f"the Python int {x} is read at run time, as an int64, and does not "
-                         "fit one", hint="pass it as a float or a static value (leave it out "
-                         "of runtime_args), or keep it within int64")
+                         "fit one", hint="pass it as a float, or keep it within int64 (an int "
+                         "argument is read at run time where runtime_args names it, and once "
+                         "calls have passed it three different values)")   # api.VARYING_AFTER
     return x
 
 

@@ -139,9 +139,10 @@ def tolist(a):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN and infinities replaced in a copy (in x itself with copy=False)."""
     x = array(x, copy=copy)
-    if x.dtype.kind == "c":
-        raise UnsupportedError("np.nan_to_num of complex arrays is not supported")
-    if x.dtype.kind == "f":
+    if x.dtype.kind == "c":     # each part on its own, as NumPy does
+        parts = [nan_to_num(emit(part, x), True, nan, posinf, neginf) for part in ("real", "imag")]
+        x.set(emit("complex", *parts).var)
+    elif x.dtype.kind == "f":
         info = np.finfo(x.dtype)
         # every mask is taken before the first replacement, as NumPy does
         replacements = [(nan, emit_ufunc("isnan", x)),

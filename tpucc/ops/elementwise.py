@@ -650,6 +650,9 @@ def _ufunc_with_dtype(name, operands, dtype):
     except TypeError as e:
         raise DTypeError(f"np.{name}(..., dtype={dtype}): {e}",
                          hint="cast the inputs with .astype(...) first") from None
+    for x, dt in zip(operands, loop):
+        if _is_runtime_python_int(x):
+            require_int_fits(x, dt)     # NumPy converts it to the loop's dtype, or raises
     result = emit_ufunc(name, *(astype(x, dt, copy=False) for x, dt in zip(operands, loop)))
     return result if result.dtype == loop[-1] else astype(result, loop[-1])
 
@@ -1088,6 +1091,8 @@ def _refuse_sequence_repeat(seq, count) -> None:
 def _py_type_name(x) -> str:
     """The type(x).__name__ Python shows for a runtime scalar: 'float' for a
     Python number, 'numpy.float64' for a NumPy scalar."""
+    if not isinstance(x, Array):
+        return type(x).__name__
     if x.weak:
         return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[x.dtype.kind]
     return f"numpy.{x.dtype.type.__name__}"
@@ -1117,6 +1122,10 @@ def _check_python_operands(ufname, left, right) -> None:
     range's index), where NumPy's scalars and arrays give inf, 0 or NaN:
     raised now where a static operand decides them, else checked in the
     executable (raised when the call returns)."""
+    if ufname in _ORDERINGS and (_is_python_complex(left) and _is_python_scalar(right) or
+                                 _is_python_complex(right) and _is_python_scalar(left)):
+        raise UserCodeError(f"TypeError: '{_ORDERINGS[ufname]}' not supported between "
+                            f"instances of '{_py_type_name(left)}' and '{_py_type_name(right)}'")
     if not (_is_python_number(left) and _is_python_number(right)):
         return
     if ufname in _PYTHON_DIVISIONS:
@@ -1254,6 +1263,22 @@ def _zero_power_message() -> str:
 
 
 _ZERO_POWER_MESSAGE = _zero_power_message()
+
+
+# Python orders no complex numbers (NumPy's complex arrays and scalars it
+# orders lexicographically).
+_ORDERINGS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">="}
+
+
+def _is_python_complex(x) -> bool:
+    """A Python complex, known now or at run time (a weak complex scalar)."""
+    if isinstance(x, Array):
+        return x.weak and x.shape == () and x.dtype.kind == "c"
+    return type(x) is complex
+
+
+def _is_python_scalar(x) -> bool:
+    return _is_python_number(x) or _is_python_complex(x)
 
 
 def _is_python_number(x) -> bool:
@@ -1450,6 +1475,10 @@ define_vjp("round", lambda lc, operands, perms, out, ct, decimals, weak_result=F
 
 
 def round_(a, decimals=0, out=None):
+    if isinstance(decimals, Array):
+        raise StaticValueError("np.round's decimals must be known at compile time; here it is "
+                               "a runtime value", hint="pass a Python int (leave it out of "
+                               "runtime_args)")
     return emit("round", a, decimals=static_index(decimals))
 
 

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import ShapeError, UnsupportedError, UserCodeError
+from ..errors import ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (NUMPY, METHODS, OPS, cast, define_range, define_vjp, divide, implements,
                        normalize_axes, normalize_axis, register, target_platforms, unsafe_cast)
@@ -77,6 +77,11 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
             raise UnsupportedError(f"np.{name}(out=...) is not supported", hint="assign the result")
         a = array_like(a)       # np.mean([a.sum(), b.sum()])
         extra = {k: kw.pop(k) for k in extra_attrs if k in kw}
+        for key, value in extra.items():
+            if isinstance(value, Array):
+                raise StaticValueError(f"np.{name}'s {key} must be known at compile time; here "
+                                       "it is a runtime value", hint="pass a Python int (leave "
+                                       "it out of runtime_args)")
         where, initial = kw.pop("where", True), kw.pop("initial", NO_INITIAL)
         if initial is None:
             initial = NO_INITIAL        # NumPy: None is "no initial value"

@@ -611,6 +611,11 @@ def _pad_with_runtime_value(array, widths, value):
         raise UnsupportedError("np.pad with per-side constant_values known only at run time "
                                "is not supported", hint="pad with one value per call")
     aval = _aval(array)
+    if aval.dtype.kind in "iu":     # NumPy stores it as an item: it must fit (OverflowError)
+        if value.weak and value.dtype.kind in "iu":
+            elementwise.require_int_fits(value, aval.dtype)
+        elif value.dtype.kind == "f":
+            elementwise.require_int_conversion(value, aval.dtype)
     widths = widths.tolist()
     shape = tuple(d + lo + hi for d, (lo, hi) in zip(aval.shape, widths))
     out = _emit("convert", broadcast_to(astype(value, aval.dtype), shape), dtype=aval.dtype)

@@ -1,0 +1,157 @@
+"""Bugs left open from session 35's sweeps (35h, 35i), fixed in session 36:
+each program now gives eager NumPy's (and Python's) result, or an error that
+says what is wrong and what to do."""
+import pickle
+
+import numpy as np
+import pytest
+
+import tpucc
+from tpucc import errors as E
+from conftest import check, count_hlo, hlo, raises_at
+
+
+# --- @tpucc.compile above @staticmethod / @classmethod ---------------------------------
+
+class _Holder:
+    scale = 3.0
+
+    @tpucc.compile
+    @staticmethod
+    def plus_two(x):
+        return x + 2
+
+    @tpucc.compile
+    @classmethod
+    def scaled(cls, x):
+        return x * cls.scale
+
+
+class _Child(_Holder):
+    scale = 5.0
+
+
+def test_compile_over_staticmethod_and_classmethod_binds_as_they_do():
+    x = np.ones(2)
+    np.testing.assert_array_equal(_Holder.plus_two(x), [3.0, 3.0])
+    np.testing.assert_array_equal(_Holder().plus_two(x), [3.0, 3.0])
+    np.testing.assert_array_equal(_Holder.scaled(x), [3.0, 3.0])
+    np.testing.assert_array_equal(_Holder().scaled(x), [3.0, 3.0])
+    np.testing.assert_array_equal(_Child.scaled(x), [5.0, 5.0])     # cls is the subclass
+
+
+# --- pickling a compiled module-level function: by reference, as the function -------------
+
+@tpucc.compile
+def _module_square(x):
+    return x * x
+
+
+def test_compiled_function_pickles_by_reference():
+    assert pickle.loads(pickle.dumps(_module_square)) is _module_square
+
+    def local(x):
+        return x
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(tpucc.compile(local))      # as the local function itself
+
+
+# --- a runtime_args parameter left at its default is still a runtime value ----------------
+
+def test_defaulted_runtime_arg_is_read_at_run_time():
+    def halve(x, n=3):
+        i = 0
+        while i < n:
+            x = x * 0.5
+            i += 1
+        return x
+    cf = tpucc.compile(halve, runtime_args=("n",))
+    assert count_hlo(hlo(cf, np.ones(2)), "while") == 1
+    np.testing.assert_array_equal(cf(np.ones(2)), halve(np.ones(2)))
+    np.testing.assert_array_equal(cf(np.ones(2), 1), halve(np.ones(2), 1))
+    np.testing.assert_array_equal(cf(np.ones(2), n=5), halve(np.ones(2), n=5))
+
+
+# --- Python orders no complex numbers, runtime ones included -----------------------------
+
+def test_ordering_a_runtime_python_complex_is_a_type_error():
+    def f(x, a):
+        if a > 1:
+            x = x + 1
+        return x
+    with pytest.raises(E.UserCodeError, match="'>' not supported between instances of "
+                                              "'complex' and 'int'"):
+        tpucc.compile(f, runtime_args=("a",))(np.ones(2), 1 + 2j)
+
+    def g(x, a):                    # NumPy orders complex arrays: still compiles
+        return x > a
+    check(g, np.array([1 + 1j, 3 - 1j]), 2 + 0j)
+
+
+# --- a big int for an argument read at run time: the hint fits the case ------------------
+
+def test_big_int_for_a_promoted_argument_hints_at_a_float():
+    def g(x, a):
+        return x * a
+    cg = tpucc.compile(g)
+    for a in (1, 2, 3):
+        cg(np.ones(2), a)
+    with pytest.raises(E.DTypeError, match="does not fit") as info:
+        cg(np.ones(2), 2**63 + 5)
+    assert "pass it as a float" in info.value.hint and "three different values" in info.value.hint
+    np.testing.assert_array_equal(cg(np.ones(2), float(2**63 + 5)), g(np.ones(2), 2**63 + 5))
+
+
+# --- np.nan_to_num of complex arrays: each part on its own -------------------------------
+
+def test_nan_to_num_of_complex_arrays():
+    z = np.array([1 + np.nan * 1j, np.inf + 0j, 2 - 1j, complex(-np.inf, np.nan)])
+    check(lambda z: np.nan_to_num(z), z)
+    check(lambda z: np.nan_to_num(z, nan=1.5, posinf=7.0, neginf=-7.0), z)
+    check(lambda z: np.nan_to_num(z.astype(np.complex64)), z)
+
+    def in_place(z):
+        np.nan_to_num(z, copy=False)
+        return z.sum()
+    check(in_place, z)
+
+
+# --- decimals and ddof must be static: the message says so ------------------------------
+
+def test_runtime_decimals_and_ddof_are_refused_by_name():
+    def r(x, k):
+        return np.round(x, k)
+
+    def v(x, d):
+        return np.var(x, ddof=d)
+    x = np.array([1.25, 2.0, 4.0])
+    raises_at(r, (x, 1), E.StaticValueError, "np.round's decimals must be known at compile "
+              "time", line_of="np.round", runtime_args=("k",))
+    raises_at(v, (x, 1), E.StaticValueError, "np.var's ddof must be known at compile time",
+              line_of="np.var", runtime_args=("d",))
+
+
+# --- a runtime Python int converted to an integer dtype must fit it ----------------------
+
+@pytest.mark.parametrize("call", [lambda x, k: np.add(x, k, dtype=np.int8),
+                                  lambda x, k: np.multiply(x, k, dtype=np.int8),
+                                  lambda x, k: np.pad(x, 1, constant_values=k)])
+def test_runtime_python_int_into_int8_raises_overflow(call):
+    x = np.array([1, 5, -2], np.int8)
+    cf = tpucc.compile(call, runtime_args=("k",))
+    np.testing.assert_array_equal(cf(x, 7), call(x, 7))
+    with pytest.raises(OverflowError, match="Python integer 1000 out of bounds for int8"):
+        cf(x, 1000)
+
+
+def test_runtime_float_pad_value_of_an_int_array_is_stored_as_numpy_stores_it():
+    def f(x, k):
+        return np.pad(x, 1, constant_values=k)
+    x = np.array([1, 5, -2], np.int8)
+    cf = tpucc.compile(f, runtime_args=("k",))
+    for k in (2.7, -3.2):
+        np.testing.assert_array_equal(cf(x, k), f(x, k))
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        cf(x, float("nan"))
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        cf(x, 1000.0)
