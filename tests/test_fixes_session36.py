@@ -155,3 +155,36 @@ def test_runtime_float_pad_value_of_an_int_array_is_stored_as_numpy_stores_it():
         cf(x, float("nan"))
     with pytest.raises(OverflowError, match="out of bounds for int8"):
         cf(x, 1000.0)
+
+
+# --- an array shifted in place, then accumulated (XLA:CPU fused the two wrongly) ---------
+
+def _shifted_right(y):
+    y[1:] = y[:-1]
+    return y
+
+
+@pytest.mark.parametrize("accumulate", [np.cumsum, np.cumprod, np.maximum.accumulate,
+                                        np.add.accumulate, np.nancumsum])
+@pytest.mark.parametrize("n", [4, 16, 40])
+def test_accumulating_an_array_just_shifted_in_place(accumulate, n):
+    def f(x):
+        return accumulate(_shifted_right(x.copy()))
+
+    def first_difference(x):
+        y = x.copy()
+        y[1:] = y[1:] - y[:-1]
+        return accumulate(y)
+    x = np.arange(1.0, n + 1) % 7 + 1
+    check(f, x)
+    check(first_difference, x)
+    check(f, x.astype(np.int64))
+
+
+def test_delay_line_then_cumsum():
+    def f(x):
+        y = np.zeros(x.shape[0] + 1)
+        y[1:] = x
+        y[1:] = y[:-1]
+        return np.cumsum(y), np.cumsum(y.reshape(1, -1), axis=1)
+    check(f, np.array([1.0, 2.0, 3.0, 4.0]))

@@ -467,7 +467,10 @@ def _cum(name, np_fn, jnp_fn, public=True):
 
     def lower(lc, x, axis, dtype=None):
         x = _to_acc(x, lc.out_avals[0].dtype)
-        return jnp_fn(x.reshape(-1) if axis is None else x, axis=0 if axis is None else axis)
+        x, axis = (x.reshape(-1), 0) if axis is None else (x, axis)
+        if _just_updated(lc):
+            return _past_updated(jnp_fn, x, axis)
+        return jnp_fn(x, axis=axis)
     register(name, abstract, lower, numpy=np_fn)
 
     def impl(a, axis=None, dtype=None, out=None):
@@ -477,6 +480,27 @@ def _cum(name, np_fn, jnp_fn, public=True):
     if public:
         NUMPY[np_fn] = METHODS[name] = impl
     return impl
+
+
+def _just_updated(lc) -> bool:
+    """Whether the operand is an array just updated in place (`y[1:] =
+    y[:-1]`), on the CPU.  XLA:CPU (jax 0.10) fuses such an update into a
+    small 1-d cumulative op's input and writes it in place element by
+    element, so an update reading the array itself reads what it already
+    wrote: cumsum of [1, 2, 3, 4] shifted right gave [1, 2, 3, 4], not
+    [1, 2, 4, 7]."""
+    made = lc.producer(0)
+    return made is not None and made[0] == "setitem" and target_platforms() == ("cpu",)
+
+
+def _past_updated(jnp_fn, x, axis):
+    """jnp_fn(x, axis) of a just-updated x, through one more element at the
+    end of the axis (prefixes do not see it, whatever it is): the pad is an
+    op of its own between the update and the cumulative op, which keeps
+    XLA from fusing them (a slice of the input, taken before, it removes)."""
+    widths = [(0, 1 if k == axis else 0, 0) for k in range(x.ndim)]
+    padded = lax.pad(x, np.zeros((), x.dtype), widths)
+    return lax.slice_in_dim(jnp_fn(padded, axis=axis), 0, x.shape[axis], axis=axis)
 
 
 def _running_extreme(lax_fn, ufunc_name):
