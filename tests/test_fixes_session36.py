@@ -188,3 +188,69 @@ def test_delay_line_then_cumsum():
         y[1:] = y[:-1]
         return np.cumsum(y), np.cumsum(y.reshape(1, -1), axis=1)
     check(f, np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+# --- Gaussian elimination's rank-one update on the rows below the pivot: one While --------
+
+def _lu_partial_pivoting(a):
+    n = a.shape[0]
+    for i in range(n - 1):
+        p = i + int(np.argmax(np.abs(a[i:, i])))
+        tmp = a[i].copy()
+        a[i] = a[p]
+        a[p] = tmp
+        a[i + 1:] -= np.outer(a[i + 1:, i] / a[i, i], a[i])
+    return a
+
+
+def _eliminate_by_column(a):
+    n = a.shape[0]
+    for i in range(n - 1):
+        f = a[i + 1:, i] / a[i, i]
+        a[i + 1:] -= f[:, None] * a[i]
+    return a
+
+
+def _eliminate_by_window(a):
+    n = a.shape[0]
+    for i in range(n - 1):
+        a[i + 1:] -= a[i + 1:, i:i + 1] / a[i, i] * a[i]
+    return a
+
+
+def _lu_factors(a):
+    n = a.shape[0]
+    u, low = a.copy(), np.eye(n)
+    for i in range(n - 1):
+        low[i + 1:, i] = u[i + 1:, i] / u[i, i]
+        u[i + 1:] -= np.outer(low[i + 1:, i], u[i])
+    return low, u
+
+
+@pytest.mark.parametrize("program", [_lu_partial_pivoting, _eliminate_by_column,
+                                     _eliminate_by_window, _lu_factors])
+def test_elimination_below_a_runtime_pivot_row_is_one_while(program):
+    a = np.random.default_rng(3).standard_normal((9, 9)) + 9 * np.eye(9)
+    compiled = check(program, a, rtol=1e-12, atol=1e-12, compile_kwargs={"unroll": 2})
+    assert count_hlo(hlo(compiled, a), "while") == 1
+
+
+def test_trailing_index_of_a_runtime_slice_is_a_view():
+    def f(a, k):
+        col = a[k:][:, 1]           # NumPy: a view of a's column 1, rows k on
+        col *= 10.0
+        return a, a[k:][:, 0].sum(), a[k:, :2][:, None, 0].max()
+    a = np.arange(12.0).reshape(4, 3)
+    check(f, a, 2, compile_kwargs={"runtime_args": ("k",)})
+
+
+def test_what_a_runtime_slice_still_refuses():
+    def row_of_it(a, k):
+        return a[k:][0]             # which row: data-dependent
+    def outer_on_the_right(a, k):
+        return np.outer(a[0], a[k:, 0])
+    a = np.ones((4, 3))
+    raises_at(row_of_it, (a, 1), E.ShapeError, "indexing x\\[i:j\\] again", line_of="[0]",
+              runtime_args=("k",))
+    raises_at(outer_on_the_right, (a, 1), E.ShapeError, "np.outer of x\\[i:j\\]",
+              line_of="np.outer", runtime_args=("k",))

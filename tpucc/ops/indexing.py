@@ -570,10 +570,13 @@ def _runtime_slice_first(key, shape: tuple):
     if fixed_length_slice(items[0], shape[0]) is not None:
         return None
     rest = items[1:]
+    axes = _item_axes(rest, len(shape) - 1)
     plain = all(i is Ellipsis or _integer_scalar(i)
                 or isinstance(i, slice) and not any(_is_runtime(v) for v in
                                                     (i.start, i.stop, i.step))
-                for i in rest)
+                # a window of static length (`A[k + 1:, k:k + 1]`)
+                or axis is not None and fixed_length_slice(i, shape[1 + axis]) is not None
+                for i, axis in zip(rest, axes))
     return (items[0], tuple(rest)) if plain else None
 
 

@@ -93,7 +93,17 @@ class Selection:
     __hash__ = object.__hash__
 
     def __getitem__(self, key):
-        raise refusal("indexing x[mask] again", self)
+        """x[i:j][:, k], f[:, None]: basic indexing of the trailing axes
+        (the selected rows stay whole) selects the same rows of the indexed
+        values, a view of them as NumPy's is."""
+        items = key if isinstance(key, tuple) else (key,)
+        lead = items[:self.rank]
+        if len(lead) < self.rank or not all(_whole(i) for i in lead) or \
+                not all(_basic_item(i) for i in items[self.rank:]):
+            raise refusal("indexing x[mask] again", self)
+        from .indexing import getitem
+        return Selection(getitem(self.data, items), self.mask, view=self.view,
+                         sliced=self.sliced)
 
     def __setitem__(self, key, value):
         raise refusal("assigning into an element of x[mask]", self)
@@ -120,6 +130,20 @@ class Selection:
         raise refusal("formatting x[mask] as text", self)
 
     __int__ = __float__ = __complex__ = __index__
+
+
+def _whole(item) -> bool:
+    return isinstance(item, slice) and item == slice(None)
+
+
+def _basic_item(item) -> bool:
+    """None, `...` (after the rows), a static or runtime int, or a slice:
+    an index of the trailing axes that leaves the rows as they are."""
+    if item is None or item is Ellipsis or isinstance(item, slice):
+        return True
+    if isinstance(item, Array):
+        return item.ndim == 0 and item.dtype.kind in "iu"
+    return isinstance(item, (int, np.integer)) and not isinstance(item, bool)
 
 
 def holds_selection(args, kwargs) -> bool:
@@ -422,6 +446,16 @@ def product(fn, a, b):
     return _refuse_call(fn, (a, b))
 
 
+def outer(a, b, out=None):
+    """np.outer(x[i:], row) (Gaussian elimination's rank-one update): the
+    rows of the outer product of the full-size values that the mask
+    selects.  (A selection on the right would select columns.)"""
+    if not isinstance(a, Selection) or a.rest or a.rank != 1 or out is not None or \
+            isinstance(b, Selection):
+        return _refuse_call(np.outer, (a, b))
+    return Selection(NUMPY[np.outer](a.data, b), a.mask, sliced=a.sliced)
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """np.linalg.norm(x[:i]): the 2-norm of the selected values (of all of
     them for rows), as NumPy's sqrt(x . x), in floating point."""
@@ -612,6 +646,8 @@ def numpy_call(fn, args, kwargs):
         return reduce(name, *args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Selection):
         return _copy(*args, **kwargs)
+    if fn is np.outer:
+        return outer(*args, **kwargs)
     if fn is np.linalg.norm and args and isinstance(args[0], Selection):
         return norm(*args, **kwargs)
     if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
