@@ -254,3 +254,64 @@ def test_what_a_runtime_slice_still_refuses():
               runtime_args=("k",))
     raises_at(outer_on_the_right, (a, 1), E.ShapeError, "np.outer of x\\[i:j\\]",
               line_of="np.outer", runtime_args=("k",))
+
+
+# --- selections by different bounds or masks pair their rows in order, as NumPy does -----
+
+def _autocorrelation(x, lags):
+    n = x.shape[0]
+    xm = x - x.mean()
+    r = np.zeros(lags)
+    for k in range(lags):
+        r[k] = np.dot(xm[:n - k], xm[k:]) / n
+    return r
+
+
+def _lagged_distance(x):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(1, n):
+        out[k] = np.abs(x[k:] - x[:n - k]).sum()
+    return out
+
+
+def _shifted_rows(x):
+    n = x.shape[0]
+    y = np.zeros((n, n))
+    for k in range(n):
+        y[k, k:] = x[:n - k]
+    return y
+
+
+@pytest.mark.parametrize("program", [_autocorrelation, _lagged_distance, _shifted_rows])
+def test_slices_by_different_runtime_bounds_pair_in_order_in_one_while(program):
+    x = np.random.default_rng(4).standard_normal(12)
+    args = (x, 9) if program is _autocorrelation else (x,)
+    compiled = check(program, *args, rtol=1e-12, atol=1e-12, compile_kwargs={"unroll": 2})
+    assert count_hlo(hlo(compiled, *args), "while") == 1
+
+
+def test_selections_of_different_lengths_raise_numpys_value_error():
+    def product(x, k):
+        return (x[k:] * x[:k]).sum()
+
+    def store(x, k):
+        y = np.zeros(x.shape[0])
+        y[k:] = x[:k]
+        return y
+
+    def masks(x, y):
+        x[x > 0] = y[y > 0]         # NumPy: the i-th selected of y into the i-th of x
+        return x
+    x = np.arange(8.0) - 3
+    for program in (product, store):
+        compiled = tpucc.compile(program, runtime_args=("k",))
+        np.testing.assert_array_equal(compiled(x, 4), program(x, 4))
+        with pytest.raises(ValueError) as eager:
+            program(x, 3)
+        with pytest.raises(ValueError) as ours:
+            compiled(x, 3)
+        assert str(eager.value).strip() in str(ours.value)
+    check(masks, x.copy(), x[::-1].copy())      # five positives on both sides
+    with pytest.raises(ValueError, match="could not broadcast input array from shape"):
+        tpucc.compile(masks)(x.copy(), x + 1)

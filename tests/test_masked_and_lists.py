@@ -459,19 +459,6 @@ def returns_selection_in_tuple(x):
     return x.sum(), [x[x > 0]]
 
 
-def other_mask(x, y):
-    x[x > 0] = y[y > 0]
-    return x
-
-
-def mask_changed_in_between(x, y):
-    m = x > 0
-    s = y[m]
-    m[0] = ~m[0]
-    x[m] = s
-    return x
-
-
 def array_of_values(x, y):
     x[x > 0] = y[:2]
     return x
@@ -547,9 +534,6 @@ def different_selections_merge(x, y):
 @pytest.mark.parametrize("fn,args,error,text,line_of", [
     (returns_selection, lambda: (_f(),), E.ShapeError, "returning x[mask]", "return"),
     (returns_selection_in_tuple, lambda: (_f(),), E.ShapeError, "returning x[mask]", "return"),
-    (other_mask, lambda: (_f(), _f()), E.ShapeError, "two different masks", "x[x > 0] ="),
-    (mask_changed_in_between, lambda: (_f(), _f()), E.ShapeError, "two different masks",
-     "x[m] = s"),
     (array_of_values, lambda: (_f(), _f()), E.ShapeError,
      "an array of shape (2,) would have to match the number of True values", "x[x > 0] ="),
     (full_shape_operand, lambda: (_f(), _f()), E.ShapeError,

@@ -243,15 +243,10 @@ def assign(x, mask, value, bounds=False) -> None:
     mask_value = _checked_mask(x.shape, mask)
     rest = x.shape[mask.ndim:]
     if isinstance(value, Selection):
-        if bounds and not same_value(value.mask, mask_value):
-            raise ShapeError("x[i:j] = y[k:l] with runtime bounds that may differ: the slices "
-                             "have data-dependent shapes, which compiled code cannot match "
-                             "row by row", hint=_SLICE_HINT)
-        _require_same_mask(value, mask_value, "x[mask] = y[other_mask]")
         if len(value.rest) != len(rest):
             raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
                           f"(k,)+{rest}", value)
-        new = value.data
+        new = _paired(value, Selection(x, mask_value), "x[mask] = y[other_mask]", assigning=True)
         value_rest = value.rest
     else:
         new = _as_operand(value)
@@ -322,7 +317,42 @@ def _expanded(mask: Value, extra: int):
     return reshape(m, m.shape + (1,) * extra) if extra else m
 
 
-# --- the same mask ----------------------------------------------------------------------
+# --- the same mask, or rows paired in order ---------------------------------------------
+
+def _tail(rest: tuple) -> str:
+    """The end of a shape (k,) + rest as NumPy's messages print it."""
+    return ",)" if not rest else "," + ",".join(map(str, rest)) + ")"
+
+
+def _paired(sel: Selection, to: Selection, what: str, assigning=False):
+    """sel's full-size values, where `to` has the same mask; else (both
+    selecting rows of axis 0: `x[:n - k] * x[k:]`, `y[k:] = x[:n - k]`)
+    sel's t-th selected row moved to where `to` has its t-th, as NumPy
+    pairs the rows of two arrays of one length.  Lengths that differ raise
+    NumPy's ValueError when the call returns."""
+    if same_value(sel.mask, to.mask):
+        return sel.data
+    if sel.rank != 1 or to.rank != 1:
+        _require_same_mask(sel, to.mask, what)
+    from .elementwise import _require
+    count, wanted = _count(sel, ()), _count(to, ())
+    if assigning:
+        message = ("could not broadcast input array from shape (", count, _tail(sel.rest),
+                   " into shape (", wanted, _tail(to.rest))
+    else:
+        message = ("operands could not be broadcast together with shapes (", wanted,
+                   _tail(to.rest), " (", count, _tail(sel.rest))
+    _require(count == wanted, message, "ValueError", "the slices must have the same length")
+    # Where sel's rows are, by their number among its selected ones: the
+    # first position whose running count of selected rows passes that number.
+    taken = NUMPY[np.cumsum](astype(Array(sel.mask), np.int64))
+    numbers = NUMPY[np.cumsum](astype(Array(to.mask), np.int64))
+    rows = NUMPY[np.searchsorted](taken, numbers)
+    rows = NUMPY[np.minimum](rows, sel.data.shape[0] - 1)     # (past its last: unselected)
+    from .indexing import getitem
+    return getitem(sel.data, rows)
+
+
 
 def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
     if not same_value(sel.mask, mask):
@@ -382,11 +412,10 @@ def elementwise(fn, operands: tuple, kwargs=None) -> Selection:
     values = []
     for v in operands:
         if isinstance(v, Selection):
-            _require_same_mask(v, sel.mask, f"np.{name} of selections")
             if len(v.rest) != len(sel.rest):
                 raise refusal(f"np.{name} of selections of shapes (k,)+{sel.rest} and "
                               f"(k,)+{v.rest}", sel)
-            values.append(v.data)
+            values.append(_paired(v, sel, f"np.{name} of selections"))
         else:
             values.append(_operand(_as_operand(v), len(sel.rest), name, sel)[0])
     return Selection(NUMPY[fn](*values, **(kwargs or {})), sel.mask, sliced=sel.sliced)
