@@ -754,8 +754,8 @@ REFUSALS = [
     R(deletes_from_global_list, E.SideEffectError, "mutating a container that exists outside"),
     R(loop_changes_string, E.SideEffectError, "this runtime loop changes the static value `s`"),
     # E600
-    R(recursion_with_runtime_depth, E.LimitError, "calls nested more than 100 deep",
-      where=_countdown),
+    R(recursion_with_runtime_depth, E.LimitError,
+      "calls itself inside a runtime `if` or loop with the arguments", where=_countdown),
     R(recursion_without_end, E.LimitError, "calls nested more than 100 deep", where=_forever),
     # E700
     R(failing_shape_assert, E.UserCodeError, "AssertionError: expected a matrix"),

@@ -731,20 +731,21 @@ def pow_(interp, a, b, mod=None):
 
 
 def _modular_power(base, exponent, mod):
-    """pow(base, exponent, mod) of a runtime Python int base, by squaring
-    (each product below mod**2, so mod must be static and at most 2**31 to
-    stay within int64)."""
-    if isinstance(exponent, Array) or isinstance(mod, Array) or not all(
-            type(v) is int or isinstance(v, Array) and v.weak and v.dtype.kind == "i"
-            for v in (base, exponent, mod)):
-        raise UnsupportedError("pow(base, exponent, mod) with a runtime exponent or modulus, "
-                               "or of values that are not Python ints, is not supported",
-                               hint="use a static exponent and modulus, or compute "
-                                    "(base ** exponent) % mod on small numbers")
-    if not 0 < abs(mod) <= 2 ** 31 or exponent < 0:
-        raise UnsupportedError("pow(base, exponent, mod) of a runtime base with a negative "
-                               "exponent or a modulus beyond 2**31 is not supported",
+    """pow(base, exponent, mod) of runtime Python ints, the modulus static:
+    each product stays below mod**2, so |mod| must be at most 2**31 to stay
+    within int64.  A static exponent unrolls square and multiply here; a
+    runtime or negative one is a loop (the op modular_power)."""
+    if isinstance(mod, Array) or not all(_python_int(v) for v in (base, exponent, mod)):
+        raise UnsupportedError("pow(base, exponent, mod) with a runtime modulus, or of values "
+                               "that are not Python ints, is not supported",
+                               hint="make the modulus a static Python int (a constant, or an "
+                                    "argument left out of runtime_args) and the others int(...)")
+    if not 0 < abs(mod) <= 2 ** 31:
+        raise UnsupportedError("pow(base, exponent, mod) with a modulus of 0 or beyond 2**31 "
+                               "is not supported",
                                hint="keep the modulus within 2**31 (products stay in int64)")
+    if isinstance(exponent, Array) or exponent < 0:
+        return _looped_modular_power(base, exponent, mod)
     result, square = 1 % mod, base % mod
     while exponent:
         if exponent & 1:
@@ -753,6 +754,34 @@ def _modular_power(base, exponent, mod):
         if exponent:
             square = (square * square) % mod
     return result
+
+
+def _python_int(v) -> bool:
+    """A Python int, known now or at run time (a weak 0-d int)."""
+    return type(v) is int or isinstance(v, Array) and v.weak and v.shape == () and \
+        v.dtype.kind == "i"
+
+
+def _looped_modular_power(base, exponent, mod):
+    """A negative exponent raises the base's inverse, which exists only where
+    gcd(base, mod) == 1: else Python's ValueError, at run time."""
+    if (int_bounds(exponent) or (-1, 0))[0] < 0:
+        from . import checks
+        invertible = emit("equal", emit("gcd", base, mod), 1)
+        checks.require(emit("logical_or", emit("greater_equal", exponent, 0), invertible),
+                       _NOT_INVERTIBLE_MESSAGE, raises="ValueError")
+    return emit("modular_power", base, exponent, mod=mod)
+
+
+def _not_invertible_message() -> str:
+    try:
+        pow(2, -1, 4)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("no ValueError")
+
+
+_NOT_INVERTIBLE_MESSAGE = _not_invertible_message()
 
 
 @builtin(py.round)

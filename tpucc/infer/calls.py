@@ -36,7 +36,8 @@ from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import appends, exceptions, list_loops, messages, pynumbers, stacking, vectorize
+from . import (appends, exceptions, list_loops, messages, pynumbers, recursion, stacking,
+               vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -996,7 +997,7 @@ class Interpreter:
                     positions = Array(builder.const_value(np.arange(len(items))))
                     return list_loops.picked(items, indexing.getitem(positions, key))
             raise StaticValueError("indexing a Python container with a runtime value",
-                                   hint="index an array instead (np.stack the items first)")
+                                   hint=_runtime_index_hint(obj))
         if isinstance(obj, RuntimeRange):
             raise StaticValueError("indexing a range with a runtime length is not supported",
                                    hint="compute the item: start + k * step (the last: "
@@ -1880,6 +1881,7 @@ class Interpreter:
             raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                              hint="recursion must end on a static condition")
         frame = self.make_frame(fn, args, kwargs)
+        recursion.note_call(self.frames, frame)
         if frame.yields is not None:
             self.fresh(frame.yields)        # (a list only the generator appends to)
         try:
@@ -2143,6 +2145,21 @@ _IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset,
 
 # What a subscript indexes by position (calling its key's __index__).
 _INDEXED_BY_POSITION = (Array, np.ndarray, np.generic, list, tuple, str, bytes, range)
+
+
+def _runtime_index_hint(items) -> str:
+    """How to index these items with a runtime position.  Rows of different
+    lengths (an adjacency list) np.stack refuses: they become the CSR pair
+    of a sparse matrix, whose row is a runtime-bounded loop."""
+    if isinstance(items, (list, tuple)) and len(items) > 1 and all(
+            isinstance(v, (list, tuple, np.ndarray, Array)) for v in items) and \
+            len({len(v) if isinstance(v, (list, tuple)) else v.shape for v in items}) > 1:
+        return ("its rows differ in length (a ragged list, which no one array holds): "
+                "store them as two arrays, indptr = np.cumsum([0] + [len(r) for r in ROWS]) and "
+                "indices = np.array([v for r in ROWS for v in r]), and loop over row u with "
+                "`for k in range(indptr[u], indptr[u + 1]): v = indices[k]` (or pad the rows "
+                "to one length)")
+    return "index an array instead (np.stack the items first)"
 
 
 def _existing_slot(container, key):

@@ -1244,7 +1244,9 @@ def _python_int_power_base(base, exponent):
         raise StaticValueError(
             "a Python int to the power of a runtime Python int is an int or a float, "
             "depending on the exponent's sign (known only at run time)",
-            hint="write float(a) ** b for a float, or a ** abs(b) for an int")
+            # (not a ** abs(b): a Python int held in 64 bits has abs(-2**63) < 0)
+            hint="write float(a) ** b for a float, or np.int64(a) ** b for an int "
+                 "(NumPy's integer power: a negative b raises ValueError at run time)")
     if exponent >= 0:
         return base
     from ..infer import checks

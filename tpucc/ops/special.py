@@ -18,7 +18,7 @@ from ..errors import UnsupportedError, UserCodeError
 from ..ir import AVal
 from .elementwise import _abstract, _ufunc_impl, astype, emit_ufunc
 from .manipulation import as_array
-from .registry import NUMPY, cast, implements, loop_keys, register, ufunc_loop
+from .registry import NUMPY, cast, define_range, implements, loop_keys, register, ufunc_loop
 from .shape import where
 
 
@@ -58,6 +58,48 @@ def _gcd_lcm_lower(which):
             g = jnp.where(g == 0, jnp.zeros((), unsigned), (ux // jnp.where(g == 0, 1, g)) * uy)
         return lax.convert_element_type(g, lc.out_avals[0].dtype)
     return lower
+
+
+# --- Python's pow(base, exponent, mod) with a runtime exponent -------------------------------
+# Square and multiply, one bit of the exponent per step of a while loop: the
+# products stay below mod**2, exact in int64 for |mod| <= 2**31.  A negative
+# exponent (Python 3.8+) raises the inverse of the base to its magnitude.
+
+def _modular_power_lower(lc, base, exponent, mod):
+    m = abs(mod)
+    b = jnp.remainder(base, m)                          # in [0, m)
+    negative = exponent < 0
+    b = jnp.where(negative, _modular_inverse(b, m), b)
+    # The magnitude as unsigned: -(-2**63) does not fit an int64.
+    e = lax.convert_element_type(exponent, np.uint64)
+    e = jnp.where(negative, jnp.negative(e), e)
+    one = np.uint64(1)
+
+    def step(state):
+        r, b, e = state
+        r = jnp.where((e & one) == one, r * b % m, r)
+        return r, b * b % m, e >> one
+    r, _, _ = lax.while_loop(lambda state: state[2] != 0, step,
+                             (jnp.remainder(jnp.ones_like(base), m), b, e))
+    return r if mod > 0 else jnp.where(r == 0, r, r + mod)     # Python's: mod's sign
+
+
+def _modular_inverse(a, m):
+    """t with t * a % m == 1 where gcd(a, m) == 1 (extended Euclid, every
+    value within m); the caller checks that gcd."""
+    def step(state):
+        r0, r1, t0, t1 = state
+        q = r0 // r1
+        return r1, r0 - q * r1, t1, t0 - q * t1
+    zero = jnp.zeros_like(a)
+    _, _, t, _ = lax.while_loop(lambda state: state[1] != 0, step, (zero + m, a, zero, zero + 1))
+    return jnp.remainder(t, m)
+
+
+register("modular_power", lambda avals, mod: avals[0], _modular_power_lower,
+         numpy=lambda base, exponent, mod: np.asarray(pow(int(base), int(exponent), mod),
+                                                      base.dtype))
+define_range("modular_power", lambda avals, bounds, mod: (0, mod - 1) if mod > 0 else (mod + 1, 0))
 
 
 # --- spacing ----------------------------------------------------------------------------------
