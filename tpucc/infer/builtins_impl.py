@@ -28,7 +28,7 @@ from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance, returning)
-from .values import CHOSEN, MISSING, Array, int_bounds, ranged_span
+from .values import CHOSEN, MISSING, Array, NeedsStatic, int_bounds, ranged_span
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -376,14 +376,21 @@ def sorted_(interp, x, key=None, reverse=False):
     if key is None and len(items) > 1 and any(isinstance(v, Array) for v in items):
         return interp.fresh(_sorted_runtime(items, reverse))
     keys = [interp.call(key, [v], {}) for v in items] if key is not None else items
-    if len(keys) > 1 and (key is not None and any(isinstance(k, Array) for k in keys)
-                          or any(type(k) in (tuple, list) and holds_array(k) for k in keys)):
+    if len(keys) > 1 and key is not None and any(isinstance(k, Array) for k in keys):
         raise _sorted_refusal()
     from . import dunders
-    if any(map(dunders.involves_user, keys)):           # the user's __lt__, interpreted
+    # the user's __lt__, interpreted; tuples holding arrays compared as Python
+    # does, item by item: sorted(params.items()) is decided by the static names
+    holding = len(keys) > 1 and any(type(k) in (tuple, list) and holds_array(k) for k in keys)
+    if holding or any(map(dunders.involves_user, keys)):
         wrap = dunders.sort_key(interp)
         keys = [wrap(k) for k in keys]
-    order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    try:
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    except NeedsStatic:
+        if not holding:
+            raise
+        raise _sorted_tuples_refusal() from None
     return interp.fresh([items[i] for i in order])
 
 
@@ -393,6 +400,16 @@ def _sorted_refusal() -> StaticValueError:
         "for runtime real scalars of one type, without key=",
         hint="sort them as an array: np.sort(np.array(items)), or order other values by "
              "np.argsort(np.array(keys))")
+
+
+def _sorted_tuples_refusal() -> StaticValueError:
+    return StaticValueError(
+        "sorted() of runtime values would compare them at compile time: some of these "
+        "tuples are told apart only by their runtime items (Python compares tuples item by "
+        "item, up to the first that differs)",
+        hint="order them by a static item (key=lambda t: t[0], where those items are "
+             "distinct names or numbers), or sort the runtime keys as an array: "
+             "order = np.argsort(np.array(keys))")
 
 
 def _sorted_runtime(items, reverse):
@@ -588,14 +605,10 @@ def _extreme(builtin_fn, pick_later):
                     and any(map(holds_array, keys)):
                 # (`max((loss, i) for i, loss in ...)`: tuples compared at run time)
                 if not list_loops.alike(keys):
-                    raise StaticValueError(
-                        f"{builtin_fn.__name__}() of tuples holding runtime values returns one "
-                        "of them, chosen at run time: they must be alike (the same length, "
-                        "and position by position the same type: " + ", ".join(
-                            f"({', '.join(_type_name(x) for x in k)})" for k in keys[:3])
-                        + (", ..." if len(keys) > 3 else "") + ")",
-                        hint="give every tuple the same types (float(...), np.float64(...)), "
-                             f"or compare by a key: {builtin_fn.__name__}(..., key=lambda t: t[0])")
+                    try:    # (`max(params.items())`: decided by the static names)
+                        return _static_extreme(items, keys, interp, pick_later)
+                    except NeedsStatic:
+                        raise _unlike_tuples_refusal(builtin_fn.__name__, keys) from None
                 _one_type(builtin_fn.__name__, [x for k in keys for x in k])
                 if len(keys) > builder.ctx().options.get("unroll", 32):
                     return interp.call(_extreme_loop, [list(items), pick_later], {})
@@ -612,6 +625,9 @@ def _extreme(builtin_fn, pick_later):
             _one_type(builtin_fn.__name__, keys)
             return list_loops.picked(items, _best_position(keys, pick_later))
         if key is None:
+            items = keys = _without_decided_ints(builtin_fn, items)
+            if len(items) == 1:
+                return items[0]
             _one_type(builtin_fn.__name__, items)
         else:           # the keys are compared; the items are only chosen between
             _one_type(builtin_fn.__name__, keys)
@@ -635,6 +651,25 @@ def _extreme(builtin_fn, pick_later):
     return impl
 
 
+def _without_decided_ints(builtin_fn, items):
+    """max(u8, 300) is 300 whatever u8 holds, and min(u8, 300) never is: a
+    static Python int beyond the range of the NumPy integers it is compared
+    with is decided at compile time.  Chosen at run time it would take their
+    dtype, and wrap (300 -> 44).  -> the items left to choose between."""
+    dtypes = {v.dtype for v in items if isinstance(v, Array)}
+    if len(dtypes) != 1 or any(isinstance(v, Array) and v.weak for v in items):
+        return items        # (a runtime Python int may beat a static one)
+    dtype = dtypes.pop()
+    if dtype.kind not in "iu":
+        return items
+    info = np.iinfo(dtype)
+    beyond = [v for v in items if type(v) is int and not info.min <= v <= info.max]
+    winners = [v for v in beyond if (v > info.max) == (builtin_fn is py.max)]
+    if winners:
+        return [builtin_fn(winners)]
+    return [v for v in items if not any(v is b for b in beyond)]
+
+
 def _extreme_loop(items, better):
     """Python's max/min of many tuples (its own loop, interpreted like the
     user's code: a long loop over alike items is one While, list_loops.py),
@@ -645,6 +680,29 @@ def _extreme_loop(items, better):
         if better(item, best):
             best = item
     return best
+
+
+def _unlike_tuples_refusal(name: str, keys) -> StaticValueError:
+    """max()/min() of tuples that runtime values order, and that no runtime
+    pick can give: what stands in the way, by position."""
+    if len({len(k) for k in keys}) == 1:
+        for i, column in enumerate(zip(*keys)):
+            if not holds_array(column) and not list_loops.alike(column):
+                shown = ", ".join(map(repr, column[:3])) + (", ..." if len(column) > 3 else "")
+                return StaticValueError(
+                    f"{name}() of tuples holding runtime values returns one of them, chosen "
+                    f"at run time, but their items at position {i} differ ({shown}) and are "
+                    f"not numbers: only arrays and numbers can be chosen at run time",
+                    hint=f"choose a position instead: {name}(zip(losses, range(n))) gives the "
+                         f"runtime index of the best (np.arg{name} of the losses too), and "
+                         "what is not a number can be looked up with it after the call")
+    return StaticValueError(
+        f"{name}() of tuples holding runtime values returns one of them, chosen at run time: "
+        "they must be alike (the same length, and position by position the same type: "
+        + ", ".join(f"({', '.join(_type_name(x) for x in k)})" for k in keys[:3])
+        + (", ..." if len(keys) > 3 else "") + ")",
+        hint="give every tuple the same types (float(...), np.float64(...)), "
+             f"or compare by a key: {name}(..., key=lambda t: t[0])")
 
 
 def _type_name(x) -> str:

@@ -16,6 +16,7 @@ on runtime values, a runtime index (`code`) into several possible targets.
 from __future__ import annotations
 
 import contextlib
+import enum
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -166,6 +167,10 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
 
 
 def _merge_hint(values, what: str = "") -> str:
+    if all(isinstance(v, enum.Enum) for v in values):
+        name = type(values[0]).__name__
+        return (f"which {name} member this is would be known only at run time: carry its "
+                f"number (`st = {name}.X.value`) and compare numbers (`st == {name}.X.value`)")
     if "loop" in what and len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
         name = type(values[0]).__name__
         return (f"each iteration makes a new {name} object, and a runtime loop carries only "

@@ -71,7 +71,7 @@ def apply(interp, op, *operands, native=None):
     """op(*operands) (a binary, in-place or unary operator, or a comparison)
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
-    if _all_library(operands) and not (
+    if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)
             or type(operands[0]) is str and op in (operator.mod, operator.imod)):
         # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects;
@@ -86,7 +86,7 @@ def apply(interp, op, *operands, native=None):
     return (native or op)(*operands) if result is NATIVE else result
 
 
-def _all_library(values) -> bool:
+def all_library(values) -> bool:
     try:
         return all(map(_LIBRARY_TYPE, map(type, values)))
     except TypeError:           # (a class whose metaclass makes it unhashable)
@@ -179,14 +179,27 @@ def _runtime_sequences(interp, op, a, b):
     if op in (operator.eq, operator.ne) and len(a) != len(b):
         return op is operator.ne
     result = op(len(a), len(b))
-    for x, y in reversed(list(zip(a, b))):
-        same = _runtime_hit(interp, x, y)
-        if same is True:
-            continue
+    for x, y, same in reversed(_pairs_compared(interp, a, b)):
         decided = (op is operator.ne) if op in (operator.eq, operator.ne) else \
             apply(interp, op, x, y)
         result = decided if same is False else emit("select", same, result, decided)
     return to_python_scalar(result, np.bool_) if isinstance(result, Array) else result
+
+
+def _pairs_compared(interp, a, b) -> list:
+    """The pairs of items Python's tuple comparison looks at past the equal
+    ones, with whether they are equal (a runtime bool, or False): up to the
+    first pair unequal at compile time, and not beyond it (("l1", w1) <
+    ("l2", w2) never compares the arrays)."""
+    pairs = []
+    for x, y in zip(a, b):
+        same = _runtime_hit(interp, x, y)
+        if same is True:
+            continue
+        pairs.append((x, y, same))
+        if same is False:
+            break
+    return pairs
 
 
 def compare(interp, op, a, b):

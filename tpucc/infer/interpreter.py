@@ -629,7 +629,11 @@ def BINARY_OP(f, name):
     b, a = f.pop(), f.pop()
     op = PY_INPLACE.get(name) or PY_BINARY[name]
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)) and not isinstance(a, str):
-        f.push(f.interp.sequence_op(op, a, b))     # read item by item: calls._item
+        # a NamedTuple's own __add__ / __mul__ first: only where it has none, tuple's
+        result = dunders.binary(f.interp, op, a, b) if not dunders.all_library((a, b)) \
+            else dunders.NATIVE
+        # read item by item: calls._item
+        f.push(f.interp.sequence_op(op, a, b) if result is dunders.NATIVE else result)
         return
     _guard_read_natively(f, a, b)                  # `d | {...}`, `d.keys() & s`
     # a user class's __mul__ ... interpreted

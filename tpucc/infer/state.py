@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import enum
 import types
 
 import numpy as np
@@ -343,9 +344,13 @@ def _refill(container, items, in_place: dict):
 
 
 def leaf_aval(v) -> AVal | None:
+    """The aval a merge or loop carries `v` as; None where it cannot be a
+    runtime value.  A number of a subclass (an IntEnum member, a user int
+    class) is not one: carried as its number, it would come out a plain
+    number (`st is S.RUN` false, no `st.name`)."""
     if isinstance(v, Array):
         return v.aval
-    if isinstance(v, SCALARS):
+    if type(v) in (bool, int, float, complex) or isinstance(v, np.generic):
         return const_aval(v)
     return None
 
@@ -442,6 +447,8 @@ def describe_static(v) -> str:
         return f"an array {v.aval}"
     if isinstance(v, RuntimeText):
         return f"an f-string of runtime values ({str.__repr__(v)})"[:80]
+    if isinstance(v, enum.Enum):
+        return str(enum.Enum.__str__(v))       # S.RUN (an IntEnum's own str is its number)
     if is_plain_object(v):     # its repr would show the interpreter's arrays
         return f"a {type(v).__name__} object"
     return f"{type(v).__name__} {v!r}"[:60]

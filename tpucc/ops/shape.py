@@ -414,9 +414,10 @@ def _select_abstract(avals, weak_result=False):
     is an ndarray, strong even when every operand is a Python number:
     f32_array * np.where(k > 0, k, 0.5) is float64 for a Python int k.  The
     builtins min and max of Python numbers give a Python number
-    (weak_result=True)."""
+    (weak_result=True), whatever compared them (`min(range(3), key=lambda i:
+    losses[i])` is a Python int though its condition compares NumPy floats)."""
     c, x, y = avals
-    return AVal(result_type(x, y), broadcast(c, x, y), weak_result and all_weak((c, x, y)))
+    return AVal(result_type(x, y), broadcast(c, x, y), weak_result and all_weak((x, y)))
 
 
 def _select_lower(lc, c, x, y, weak_result=False):
