@@ -10,6 +10,7 @@ import pytest
 import tpucc
 from tpucc import errors as E
 from conftest import check, raises_at
+import user_programs_session16 as P  # noqa: E402  (its asserts must stay Python's)
 
 
 # --- a tuple subclass's own operators: V + V calls V.__add__, not tuple's -----------------
@@ -144,3 +145,32 @@ def test_min_of_tuples_with_text_names_the_text_and_its_hint_compiles():
               r"items at position 1 differ \('a', 'b', 'c'\) and are not numbers(.|\n)*"
               r"zip\(losses, range\(n\)\)", line_of="min(")
     check(by_position, np.array([3.0, 1.0, 2.0]))
+
+
+# --- an E700 is also an instance of the exception the program raised -------------------
+
+class _NeedMatrix(ValueError):
+    def __init__(self, message, ndim):
+        super().__init__(message)
+        self.ndim = ndim
+
+
+def test_user_code_error_is_an_instance_of_what_was_raised():
+    def f(x, y=None, /):
+        if x.ndim != 2:
+            raise _NeedMatrix("need a matrix", x.ndim)
+        return {"a": x}["b"]
+    cf = tpucc.compile(f)
+    with pytest.raises(TypeError, match="missing a required argument"):
+        cf()
+    with pytest.raises(TypeError, match="positional only"):
+        cf(np.ones((2, 2)), y=1)
+    with pytest.raises(AssertionError, match=r"\[E700\] AssertionError: expected a matrix") as e:
+        tpucc.compile(P.checked_normalize)(np.ones(3))      # (its assert is Python's)
+    assert isinstance(e.value, tpucc.UserCodeError) and e.value.code == "E700"
+    with pytest.raises(_NeedMatrix) as e:
+        cf(np.ones(3))
+    assert e.value.ndim == 1 and e.value.loc.line > 0
+    with pytest.raises(KeyError) as e:       # its message, not KeyError's quoted repr
+        cf(np.ones((2, 2)))
+    assert str(e.value).startswith("[E700] KeyError: 'b'\n")

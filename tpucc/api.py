@@ -14,7 +14,7 @@ import jax
 import numpy as np
 
 from . import driver, infer, recompiles
-from .errors import OptionError, TpuccError
+from .errors import OptionError, TpuccError, as_raised
 from .infer.scalar_state import (Places, RecompileWarning, changed_places, promoted_items,
                                  warn_changed_static)
 from .ir import print_region
@@ -256,7 +256,7 @@ class CompiledFunction:
             return driver.build_entry(self.fn, args, kwargs, self.options, compile_xla,
                                       self._places)
         except TpuccError as e:
-            raise e.with_traceback(None) from None
+            raise as_raised(e).with_traceback(None) from None
 
     def _run_older(self, key, leaves, args, kwargs):
         """Runs an earlier program of this signature whose guards hold now

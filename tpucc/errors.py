@@ -65,6 +65,10 @@ class TpuccError(Exception):
             parts.append(f"  hint: {self.hint}")
         return "\n".join(parts)
 
+    # Ahead of a built-in base's own: KeyError's would quote the message
+    # (runtime_raise_class, as_raised).
+    __str__ = Exception.__str__
+
     def called_from(self, loc: Loc) -> None:
         """The error, placed in a function, leaves it through a call at
         `loc`: a helper called from several lines says which call failed."""
@@ -142,6 +146,41 @@ class UserCodeError(TpuccError):
             raised = _builtin_exception(message)
         self.raised = raised
         self.level = None           # where it was raised (infer/exceptions.py)
+
+
+def as_raised(error: TpuccError) -> TpuccError:
+    """The error as the caller of a compiled function gets it: an E700 is
+    also an instance of the exception the program raised (a failed static
+    `assert`: AssertionError; a call missing an argument: TypeError), so an
+    `except AssertionError` around the call catches it, as it catches the
+    runtime flavour (E910).  Unchanged where that class cannot be a base
+    (a layout of its own, such as OSError's)."""
+    raised = getattr(error, "raised", None)
+    if not isinstance(error, UserCodeError) or raised is None or isinstance(error, type(raised)):
+        return error
+    cls = _user_code_class(type(raised))
+    if cls is None:
+        return error
+    caught = cls.__new__(cls)
+    caught.__dict__.update(getattr(raised, "__dict__", {}))    # (its own attributes too)
+    caught.__dict__.update(error.__dict__)
+    caught.args = error.args
+    return caught
+
+
+_USER_CODE_CLASSES: dict = {}
+
+
+def _user_code_class(base: type) -> type | None:
+    """UserCodeError that is also `base`; None where Python refuses that."""
+    if base not in _USER_CODE_CLASSES:
+        try:
+            cls = type(f"UserCode{base.__name__}", (UserCodeError, base),
+                       {"__module__": __name__})
+        except TypeError:       # (a layout conflict, a final class)
+            cls = None
+        _USER_CODE_CLASSES[base] = cls
+    return _USER_CODE_CLASSES[base]
 
 
 # UserCodeError.level of an error that left a runtime `if` or loop (raised
