@@ -174,3 +174,32 @@ def test_user_code_error_is_an_instance_of_what_was_raised():
     with pytest.raises(KeyError) as e:       # its message, not KeyError's quoted repr
         cf(np.ones((2, 2)))
     assert str(e.value).startswith("[E700] KeyError: 'b'\n")
+
+
+# --- a runtime check's message may compute static values: {len(x)}, {-tol} -------------
+
+def test_runtime_raise_message_with_static_expressions():
+    def f(x, tol=0.5):
+        err = np.abs(x).max()
+        if err >= 3:
+            raise AssertionError(f"error {err} too big for {len(x)} rows")
+        if err > 2 + tol:
+            raise ValueError(f"{err} beyond {-tol} or {x.shape[0] + 1} {abs(-tol)}")
+        return x * 2
+    cf = tpucc.compile(f)
+    x = np.arange(6.0).reshape(3, 2) - 2
+    with pytest.raises(AssertionError, match=r"\[E910\] error 3.0 too big for 3 rows"):
+        cf(x)
+    with pytest.raises(ValueError, match=r"\[E910\] 2.75 beyond -0.5 or 4 0.5"):
+        cf(x * 0.9166666666666666)
+    check(f, x / 10)
+
+
+def test_runtime_raise_message_computing_on_runtime_values_is_still_refused():
+    # (computed on every path, x[i] would check its index where the raise does not run)
+    def f(x, i):
+        if x.sum() > 100:
+            raise ValueError(f"too big at {x[i]}")
+        return x
+    raises_at(f, (np.ones(3), np.int64(1)), E.StaticValueError,
+              "formatting a runtime value", line_of="raise ValueError")

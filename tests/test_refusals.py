@@ -143,7 +143,7 @@ def raises_own_exception_under_runtime_if(x):
 
 
 def asserts_with_a_computed_message(x):
-    assert x.sum() < 0, "sum " + str(x.shape)  # <- here
+    assert x.sum() < 0, "sum " + ", ".join(map(str, x.shape))  # <- here
     return x
 
 

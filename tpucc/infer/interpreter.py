@@ -1261,7 +1261,17 @@ def BRANCH(f, arg, block, stops):
 _RAISE_BLOCK_OPS = {"LOAD_ASSERTION_ERROR", "LOAD_GLOBAL", "PUSH_NULL", "PRECALL", "CALL",
                     "RAISE_VARARGS"}
 _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_ATTR",
-                "FORMAT_VALUE", "CONVERT_VALUE", "BUILD_STRING"}
+                "FORMAT_VALUE", "CONVERT_VALUE", "BUILD_STRING",
+                *"PUSH_NULL PRECALL CALL UNARY_NEGATIVE UNARY_POSITIVE UNARY_INVERT BINARY_OP "
+                 "BINARY_SUBSCR".split()}
+# A runtime check's message is computed on every path, where Python computes
+# it only when the check fails: its computations must be harmless there.
+# These run on static operands only (a runtime x[i] would check its index),
+# and calls only of these builtins (len of an array: static).
+_OPERANDS = {"UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1, "UNARY_INVERT": 1, "BINARY_OP": 2,
+             "BINARY_SUBSCR": 2}
+_MESSAGE_CALLS = {len: "any", abs: "static", min: "static", max: "static", round: "static",
+                  int: "static", float: "static", str: "static", repr: "static"}
 
 
 def raised_by(f, index: int) -> tuple | None:
@@ -1285,10 +1295,12 @@ def raised_by(f, index: int) -> tuple | None:
     if not (isinstance(exc, type) and RAISABLE_AT_RUN_TIME.get(exc.__name__) is exc):
         return None
     body = instrs[1:-1]
-    while body and body[-1].op in ("PRECALL", "CALL"):     # the exception's own call
+    if body and body[-1].op == "CALL":          # the exception's own call
         body = body[:-1]
-    if any(i.op not in _MESSAGE_OPS or i.op == "LOAD_ATTR" and i.arg[0] for i in body):
-        return None         # a call inside the message
+    if body and body[-1].op == "PRECALL":
+        body = body[:-1]
+    if any(i.op == "LOAD_ATTR" and i.arg[0] for i in body):
+        return None         # a method call inside the message
     message = _static_message(f, body)
     if message is None:
         return None
@@ -1304,6 +1316,8 @@ def _static_message(f, instrs):
     f.format_runtime = fields.format
     try:
         for i in instrs:
+            if not _harmless(f, i):
+                return None
             HANDLERS[i.op](f, i.arg)
     except TpuccError:      # a runtime value used otherwise (a runtime format spec)
         return None
@@ -1316,6 +1330,24 @@ def _static_message(f, instrs):
     if len(values) > 1 or not isinstance(values[0], (str, int, float)):
         return None
     return fields.message(str(values[0]))
+
+
+def _harmless(f, i) -> bool:
+    """Whether message instruction `i` may run on every path, not only on
+    the failing one (_OPERANDS, _MESSAGE_CALLS)."""
+    runtime = lambda v: isinstance(v, Array) or builtins_impl.holds_array(v)  # noqa: E731
+    if i.op in _OPERANDS:
+        return not any(map(runtime, f.stack[-_OPERANDS[i.op]:]))
+    if i.op != "CALL":
+        return True
+    argc, kwnames = i.arg
+    args = f.stack[len(f.stack) - argc:]
+    first, fn = f.stack[-argc - 2], f.stack[-argc - 1]
+    try:
+        allowed = _MESSAGE_CALLS.get(fn) if first is NULL and not kwnames else None
+    except TypeError:           # (an unhashable callable)
+        return False
+    return allowed == "any" or allowed == "static" and not any(map(runtime, args))
 
 
 @terminator
