@@ -15,6 +15,7 @@ own, the gradient function is compiled by tpucc on first use, like a
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 
@@ -118,6 +119,14 @@ def _applier(gf: GradFunction):
     def apply_gradient(*args, **kwargs):
         return gf(*args, **kwargs)
     apply_gradient.__qualname__ = f"grad({gf.name})"
+    # fn's parameters, which tpucc.compile reads (inspect.signature): a
+    # Python number passed by position or name (a step size an optimizer
+    # loop changes) is then read at run time from its third value, as for
+    # a compiled function, not compiled again for every value.
+    try:
+        apply_gradient.__signature__ = inspect.signature(gf.fn)
+    except (TypeError, ValueError):
+        pass
     return apply_gradient
 
 

@@ -159,8 +159,9 @@ def conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     y = conv2d_nchw(x, w, cfg["stride"], cfg["padding"], cfg["dilation"], groups,
                     cfg["shape"][2:])
     if b is not None:
-        # A Python number stays one (weak, as NumPy types it): 0.5 keeps float32.
-        y = y + (b if isinstance(b, (int, float)) else np.reshape(b, (1, -1, 1, 1)))
+        # A Python number stays one (weak, as NumPy types it): 0.5 keeps float32 and
+        # 1+2j makes complex64, as the compiled conv2d (and y + b in NumPy) types them.
+        y = y + (b if isinstance(b, (int, float, complex)) else np.reshape(b, (1, -1, 1, 1)))
     return y
 
 

@@ -2213,7 +2213,7 @@ def bind_arguments(fn, args, kwargs) -> dict:
     if bound is not None:
         return bound
     try:
-        signature = inspect.signature(_with_empty_defaults_standing_in(fn), follow_wrapped=False)
+        signature = inspect.signature(_as_bound(fn), follow_wrapped=False)
         bound = signature.bind(*args, **kwargs)
     except TypeError as e:
         raise UserCodeError(f"TypeError: calling {fn.__qualname__}(): {e}") from None
@@ -2228,12 +2228,15 @@ def bind_arguments(fn, args, kwargs) -> dict:
 _EMPTY_DEFAULT = object()
 
 
-def _with_empty_defaults_standing_in(fn):
-    """fn, or where one of its defaults is inspect.Parameter.empty a copy of
-    it whose defaults have _EMPTY_DEFAULT there."""
+def _as_bound(fn):
+    """fn, or a copy of it that inspect.signature reads as Python binds a
+    call: without the __signature__ fn may advertise (tpucc.grad's applier
+    advertises the loss's parameters), and where one of its defaults is
+    inspect.Parameter.empty, with _EMPTY_DEFAULT there."""
     empty = inspect.Parameter.empty
     defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
-    if not any(d is empty for d in (*defaults, *kwdefaults.values())):
+    if "__signature__" not in vars(fn) and \
+            not any(d is empty for d in (*defaults, *kwdefaults.values())):
         return fn
     stand_in = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
                                   tuple(_EMPTY_DEFAULT if d is empty else d for d in defaults),

@@ -275,12 +275,12 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     floor = new_serial_floor()
     loc = ctx().loc                 # the branch's line: where the Cond is reported
     current = frame.current         # where each arm's region opens (exceptions.py)
-    results = []
+    results, notes = [], []
     for index, (run, setup) in enumerate(arms):
         frame.locals, frame.stack = dict(locals0), list(stack0)
         frame.current = current
         with journaled_region(frame=frame, loop=note.startswith("loop:")) as rec, \
-                _taking(pred, index == 0):
+                _taking(pred, index == 0), _arm_watches(notes):
             if setup is not None:
                 setup(frame)
             ex = run(frame)
@@ -290,6 +290,8 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
             ends = finish_journal(rec["journal"])
             items = finish_items(rec["items"])
         results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars, items))
+    for arr, why in notes:          # (after the `if`, what any path made may alias)
+        watch(arr, why)
     with builder.at(loc):
         return merge_arms(frame, pred, results, note, floor, (locals0, stack0))
 
@@ -833,6 +835,23 @@ def watch_scope():
         yield log
     finally:
         _watch_logs.pop()
+
+
+@contextlib.contextmanager
+def _arm_watches(notes: list):
+    """An arm of a runtime `if` starts from the state before the `if`: the
+    refusals another arm's merges set (an array it may alias on some of its
+    paths) are lifted for it, collected into `notes`, and set again after
+    the last arm."""
+    log: list = []
+    try:
+        with watch_scope() as log:
+            yield
+    except BaseException:
+        end_watch_scope(log, keep=True)     # (a discarded trial around undoes them)
+        raise
+    end_watch_scope(log, keep=False)
+    notes.extend(log)
 
 
 def end_watch_scope(log, keep: bool):
