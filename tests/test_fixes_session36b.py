@@ -117,3 +117,26 @@ def test_an_alias_made_in_one_arm_is_still_refused_after_the_if():
     raises_at(_alias_made_in_a_nested_arm, (np.arange(6.0).reshape(3, 2), np.float64(1.0),
                                             np.float64(1.0)),
               match="E500", line_of="S[0] = 9.0")
+
+
+# --- a value chosen on a runtime condition that may be a row of the updated array ---------
+
+def _replace_last_row(S, f, xe):
+    S = S + 0
+    S[-1] = xe if f[1] > 0.5 else S[0]
+    return S
+
+
+def _replace_last_row_copied(S, f, xe):
+    S = S + 0
+    S[-1] = xe if f[1] > 0.5 else S[0].copy()       # the hint's fix
+    return S
+
+
+def test_value_that_may_be_a_row_of_the_updated_array_hints_at_copying_it():
+    S, xe = np.arange(6.0).reshape(3, 2), np.ones(2)
+    err = raises_at(_replace_last_row, (S, np.array([0.9, 0.1]), xe), match="E500",
+                    line_of="S[-1] = xe if")
+    assert "S[0].copy()" in err.hint
+    for f in (np.array([0.9, 0.1]), np.array([0.9, 0.9])):
+        check(_replace_last_row_copied, S, f, xe)

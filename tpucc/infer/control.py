@@ -30,8 +30,8 @@ from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
                     merge_subject, pretty_path, rebuild_state, state_leaves, static_equal,
                     unflatten, unify)
-from .values import (ABSENT, Array, RuntimeKind, Undefined, finish_items, new_serial_floor,
-                     put_item, set_item)
+from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items,
+                     new_serial_floor, put_item, set_item)
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -744,8 +744,12 @@ def _relate_merged(slots, merged, floor):
                 "on some runtime paths and a different one on others")
             merged[s.index].alias_partners = () if noted else tuple(shared)
             for a in shared:
-                watch(a, f"after a runtime `if`, {what} is this array (or a view of it) "
-                          "on some paths only")
+                watch(a, AliasNote(
+                    f"after a runtime `if`, {what} is this array (or a view of it) on some "
+                    "paths only, and would not follow its update", hint=
+                    f"make {what} a copy where it takes this array (`... else S[0].copy()`, "
+                    "`v = S[0].copy()`), so that it never shares memory with the array "
+                    "updated here"))
 
 
 def _slot_words(path: str) -> str:

@@ -136,6 +136,20 @@ def ranged_span(token: Value, dtype, bounds) -> Span | None:
     return Span(token, 0, lo, hi)
 
 
+_COPY_HINT = ("make a copy first (x = x.copy()) so the update has one target, or assign the "
+              "new value instead of updating in place")
+
+
+class AliasNote(str):
+    """An alias_note with its own hint: why an array outside a runtime `if`
+    may not be updated in place (a value chosen in the `if` may be it)."""
+
+    def __new__(cls, note: str, hint: str):
+        self = super().__new__(cls, note)
+        self.hint = hint
+        return self
+
+
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
@@ -193,8 +207,7 @@ class Array:
         if self.alias_note is not None:
             raise SideEffectError(
                 f"in-place update of an array whose identity depends on a runtime condition: "
-                f"{self.alias_note}", hint="make a copy first (x = x.copy()) so the update has "
-                "one target, or assign the new value instead of updating in place")
+                f"{self.alias_note}", hint=getattr(self.alias_note, "hint", _COPY_HINT))
         if self.frozen is not None:
             _refuse_update(self.frozen)
         if self.fence is not None:
