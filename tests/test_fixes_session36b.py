@@ -1,11 +1,13 @@
 """Bugs from session 36's sweeps (36b, 36e, 36g), fixed in session 36: each
 program now gives eager NumPy's result, or an error that says what is wrong
 and what to do."""
+import warnings
+
 import numpy as np
 
 import tpucc
 from tpucc import nn
-from conftest import check, raises_at
+from conftest import check, count_hlo, hlo, raises_at
 
 
 # --- nn.conv2d with a Python complex bias: weak, as a Python float is -------------------
@@ -140,3 +142,83 @@ def test_value_that_may_be_a_row_of_the_updated_array_hints_at_copying_it():
     assert "S[0].copy()" in err.hint
     for f in (np.array([0.9, 0.1]), np.array([0.9, 0.9])):
         check(_replace_last_row_copied, S, f, xe)
+
+
+# --- a Python bool scalar index: a new axis of length 1 or 0 -----------------------------
+
+def _bool_scalar_indices(a, b):
+    a[True] = 5
+    b[:, False] = 7.0
+    b[..., True] = b[..., True] * 2
+    return a[None, True], a[..., False], a[:, None, False], a[True, ..., None], b[True, :, 1:]
+
+
+def _bool_beside_an_int(b):
+    return b[0, True]
+
+
+def test_python_bool_scalar_index_adds_an_axis_as_numpy():
+    check(_bool_scalar_indices, np.arange(3.0), np.arange(6.0).reshape(2, 3))
+    err = raises_at(_bool_beside_an_int, (np.ones((2, 3)),), match="E100",
+                    line_of="b[0, True]")
+    assert "x[0][None]" in err.hint
+
+
+# --- a constant that overflows its float dtype: no warning from inside jax ------------------
+
+def _stores_overflowing_float(a):
+    b = a.astype(np.float32)
+    b[1] = 1e40
+    return b
+
+
+def test_overflowing_float_constant_warns_nowhere_inside_jax():
+    with np.errstate(over="ignore"):
+        want = _stores_overflowing_float(np.arange(3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = tpucc.compile(_stores_overflowing_float)(np.arange(3))
+    assert not [w for w in caught if "jax" in w.filename], [str(w.filename) for w in caught]
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+
+
+# --- an append to a list passed as an argument: refused, with advice that works ----------
+
+def _descent_logging_into_argument(x, lr, log):
+    for k in range(3):
+        x = x - lr * 2 * x
+        log.append(float(x.sum()))
+    return x
+
+
+def _descent_returning_its_log(x, lr):
+    log = []
+    for k in range(3):
+        x = x - lr * 2 * x
+        log.append(float(x.sum()))
+    return x, log
+
+
+def test_append_to_a_list_argument_hints_at_returning_the_values():
+    err = raises_at(_descent_logging_into_argument, (np.ones(2), 0.1, []), match="E500",
+                    line_of="log.append")
+    assert "log.extend(h)" in err.hint
+    check(_descent_returning_its_log, np.ones(2), 0.1)
+
+
+# --- out[i, m] = v with a loop counter i and a runtime mask: one While --------------------
+
+def _masked_rows(x):
+    out = np.full(x.shape, -1)
+    for i in range(x.shape[0]):
+        m = x[i] > 0.5
+        out[i, m] = i
+        out[i, m] += x[i, m].sum() > 1
+    return out
+
+
+def test_counter_then_mask_index_in_a_long_loop_is_one_while():
+    x = np.random.RandomState(1).rand(40, 5)
+    cf = check(_masked_rows, x)
+    assert count_hlo(hlo(cf, x), "while") == 1

@@ -386,7 +386,9 @@ class Interpreter:
         self.fresh_ids[id(obj)] = (obj, self.ctx.serial_floor[-1])
         return obj
 
-    def check_mutation(self, obj, what):
+    def check_mutation(self, obj, what, argument_hint=None):
+        """Refuses a change of `obj` the compiled call cannot replay;
+        `argument_hint`: the advice where obj is an argument's container."""
         self.refuse_differentiated_change(obj)
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             raise SideEffectError(
@@ -400,8 +402,8 @@ class Interpreter:
                 f"changing a {type(obj).__name__} passed as an argument is not supported "
                 "beyond rebinding its items to arrays or numbers: the compiled call works on a "
                 "copy, and writes back only those",
-                hint="give it every item before the call (p['w'] = new and p['t'] += 1 "
-                     "are written back), or return a new container")
+                hint=argument_hint or "give it every item before the call (p['w'] = new and "
+                     "p['t'] += 1 are written back), or return a new container")
         if entry is None and self.ctx.merged_containers.get(id(obj)) is obj:
             raise SideEffectError(
                 f"mutating {what} after a runtime `if` or loop that made it a different "
@@ -1656,7 +1658,8 @@ class Interpreter:
             rebound = self._rebinding_items(fn.__self__, fn.__name__, args, kwargs)
             if rebound is not None:
                 return rebound[0]
-            self.check_mutation(fn.__self__, "a container")
+            self.check_mutation(fn.__self__, "a container", argument_hint=_APPEND_HINT
+                                if fn.__name__ in ("append", "extend") else None)
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
@@ -2200,6 +2203,14 @@ def _cell_contents(cell):
         return cell.cell_contents
     except ValueError:          # empty: a variable its function has not assigned yet
         return None
+
+
+# An append to a list argument: the call works on the argument's copy, while
+# a list read from a global or an attribute gets its appends after each call
+# (appends.py).
+_APPEND_HINT = ("return the values and append them after the call (`x, h = f(x, lr); "
+                "log.extend(h)`), or append to a list held by a global or an attribute "
+                "(`self.log.append(v)`): that list gets the items after each call")
 
 
 def bind_arguments(fn, args, kwargs) -> dict:

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import DTypeError, ShapeError, StaticValueError, UserCodeError
+from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal, Value
 from . import elementwise, masked
 from .registry import broadcast_shapes, define_vjp, implements, register, unsafe_cast
@@ -109,8 +109,6 @@ def normalize_key(key, shape):
                 static.append(("slice", item.start, item.stop, item.step))
         elif item is None or item is Ellipsis:
             static.append(item)
-        elif isinstance(item, (bool, np.bool_)):
-            raise ShapeError("boolean scalar indices are not supported")
         elif isinstance(item, (int, np.integer)):
             static.append(int(item))
         elif isinstance(item, (list, range, np.ndarray)):      # (p[range(n), labels])
@@ -489,6 +487,11 @@ def _is_basic(static) -> bool:
 
 def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
+    flag = _bool_scalar_key(key, x.ndim)
+    if flag is not None:
+        key, empty_axis = flag
+        out = getitem(x, key)
+        return out if empty_axis is None else getitem(out, _empty_at(empty_axis))
     if _is_mask(key):
         return masked.select(x, key)
     among = _mask_among_basic(x, key)
@@ -500,7 +503,7 @@ def getitem(x, key):
         return masked.select_slice(getitem(x, (slice(None),) + rest) if rest else x, slc)
     lead = _integers_before_runtime_slice(key)
     if lead and lead < x.ndim:
-        return getitem(getitem(x, key[:lead]), key[lead:])
+        return getitem(getitem(x, key[:lead]), _after(key, lead))
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     return _indexed(x, static, arrays)
@@ -589,16 +592,26 @@ def _integer_scalar(i) -> bool:
 
 def _integers_before_runtime_slice(key) -> int:
     """How many int indices lead a key whose next item is a slice with a
-    runtime bound: `L[i, :i]` is `L[i][:i]`, the row's runtime slice."""
+    runtime bound or a runtime boolean mask: `L[i, :i]` is `L[i][:i]`, the
+    row's runtime slice, and `out[i, m]` is `out[i][m]` (with a counter i,
+    in a While: a mask beside a runtime int has no other lowering)."""
     if not isinstance(key, tuple):
         return 0
     for n, item in enumerate(key):
         if isinstance(item, slice):
             runtime = any(_is_runtime(v) for v in (item.start, item.stop, item.step))
             return n if runtime else 0
+        if _is_mask(item):
+            return n
         if not _integer_scalar(item):
             return 0
     return 0
+
+
+def _after(key: tuple, lead: int):
+    """The key's items from `lead` on; one item alone (a mask is a key of its own)."""
+    rest = key[lead:]
+    return rest[0] if len(rest) == 1 else rest
 
 
 def _is_advanced(key) -> bool:
@@ -675,6 +688,14 @@ def _holds_python_complex(value) -> bool:
 
 
 def setitem(x, key, value):
+    flag = _bool_scalar_key(key, x.ndim)
+    if flag is not None:
+        key, empty_axis = flag
+        if empty_axis is None:
+            setitem(x, key, value)
+        else:               # (nothing is stored; the value must still broadcast)
+            setitem(getitem(x, key), _empty_at(empty_axis), value)
+        return
     check_python_item(value, x.dtype, numpy_scalars=not _is_advanced(key))
     if _is_mask(key):
         masked.assign(x, key, value)
@@ -698,7 +719,7 @@ def setitem(x, key, value):
         return
     lead = _integers_before_runtime_slice(key)
     if lead and lead < x.ndim and all(_scalar_index(i) for i in key[:lead]):
-        setitem(getitem(x, key[:lead]), key[lead:], value)     # into a view of x's row
+        setitem(getitem(x, key[:lead]), _after(key, lead), value)    # into a view of x's row
         return
     try:
         static, arrays = normalize_key(key, x.shape)
@@ -706,6 +727,33 @@ def setitem(x, key, value):
         return          # (an array without elements: nothing to store)
     require_in_bounds(static, arrays, x.shape)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
+
+
+def _bool_scalar_key(key, ndim):
+    """x[..., True] / x[None, False]: a static bool scalar indexes as a 0-d
+    mask, a new axis of length 1 (True) or 0 (False) where it stands.
+    -> (the key with None for it, that axis of the result where False, else
+    None); None when the key has no bool scalar.  Beside slices, None and
+    Ellipsis only: with ints or index arrays NumPy broadcasts it as an
+    advanced index, which this does not follow."""
+    items = key if isinstance(key, tuple) else (key,)
+    found = [i for i, item in enumerate(items) if isinstance(item, (bool, np.bool_))]
+    if not found:
+        return None
+    if len(found) > 1 or not all(i in found or item is None or item is Ellipsis or
+                                 isinstance(item, slice) for i, item in enumerate(items)):
+        raise UnsupportedError(
+            "a boolean scalar index beside integer or array indices is not supported",
+            hint="write the new axis as None (x[None] for x[True]) and index it apart, "
+                 "e.g. x[0][None] for x[0, True]")
+    at = found[0]
+    out_axis = sum(ndim - (len(items) - 1 - items.count(None) - items.count(Ellipsis))
+                   if item is Ellipsis else 1 for item in items[:at])
+    return items[:at] + (None,) + items[at + 1:], None if items[at] else out_axis
+
+
+def _empty_at(axis: int) -> tuple:
+    return (slice(None),) * axis + (slice(0, 0),)
 
 
 def _mask_among_basic(x, key):

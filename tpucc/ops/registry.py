@@ -251,6 +251,13 @@ def convert(x, dtype):
     as NumPy rounds it: XLA converts through float32, and a value just above a
     float16 halfway point (1 + 2**-11 + 2**-40) loses its excess in float32
     and then ties to even the wrong way."""
+    if isinstance(x, (np.ndarray, np.generic)) and np.dtype(dtype).kind in "fc" and \
+            x.dtype.kind in "biuf":
+        # A constant (b[1] = 1e40 into float32): cast by NumPy, as jax would,
+        # but quietly: jax's RuntimeWarning on overflow would name its own
+        # line, not the program's.
+        with np.errstate(over="ignore"):
+            return np.asarray(x).astype(dtype)
     if np.dtype(dtype) == np.float16 and getattr(x, "dtype", None) == np.float64:
         x = _to_float32_rounding_to_odd(x)
     return lax.convert_element_type(x, dtype)
