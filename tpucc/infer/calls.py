@@ -2505,12 +2505,14 @@ def _refuse_unknown_keywords(fn, impl, kwargs: dict):
 
 def numpy_name(fn) -> str:
     """How the user wrote a NumPy function: np.maximum.accumulate for a
-    ufunc's method (its __name__ alone is `accumulate`), np.linalg.inv."""
+    ufunc's method (its __name__ alone is `accumulate`), np.linalg.inv,
+    np.fft.rfft (a public submodule's functions name it)."""
     ufunc = getattr(fn, "__self__", None)
     if isinstance(ufunc, np.ufunc):
         return f"np.{ufunc.__name__}.{fn.__name__}"
-    module = "np.linalg." if getattr(fn, "__module__", "") == "numpy.linalg" else "np."
-    return f"{module}{getattr(fn, '__name__', fn)}"
+    module = getattr(fn, "__module__", None) or "numpy"
+    public = module.startswith("numpy.") and not module.startswith("numpy._")
+    return f"{'np' + module[len('numpy'):] if public else 'np'}.{getattr(fn, '__name__', fn)}"
 
 
 def _refuse_out(name: str, kwargs: dict):

@@ -180,7 +180,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             return None
         it = _for_iterator(frame, header)
         unrolled_ops += _op_count(iteration_ops)
-        if unrolled_because and not warned and unrolled_ops > UNROLL_WARNING_OPS:
+        if unrolled_because and not warned and unrolled_ops > _warning_ops(unrolled_because):
             warned = True
             _warn_unrolled(frame.fc.loop_locs[header], it, count, unrolled_ops, unrolled_because)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
@@ -231,6 +231,25 @@ GENERATOR_STATIC_TRIPS = 2000
 UNROLL_WARNING_OPS = 1200
 
 
+def _warning_ops(why: str) -> int:
+    """How many unrolled ops make a loop unrolled for `why` warn.  One
+    unrolled for slices whose bounds follow the counter (x[k:], a[i + 1:, i])
+    warns after its first copy, being over the budget: its ops are products
+    and updates of whole slices, each copy of its own shapes, which XLA
+    compiles 1.5 to 4 times slower per op than the small ops the 1200 was
+    measured on (40 copies of a 4-op autocorrelation step, 160 ops: 12 s of
+    XLA while a trivial jit took 0.1 s; 39 LU steps, 900 ops: 29 s), and the
+    cure is always there: slices of fixed shapes, which make one `while`."""
+    return 0 if _runtime_slices(why) else UNROLL_WARNING_OPS
+
+
+def _runtime_slices(why: str) -> bool:
+    """Whether a loop is unrolled for a slice with runtime bounds: indexing's
+    StaticValueError, or masked.refusal of a slice used where its length
+    matters (np.dot of x[:n - k] and x[k:], np.outer of x[k:])."""
+    return "slice bounds" in why or "slice with runtime bounds" in why
+
+
 class UnrollWarning(UserWarning):
     """A long loop is unrolled because it cannot run as one runtime loop:
     its copies make the compile slow."""
@@ -239,8 +258,11 @@ class UnrollWarning(UserWarning):
 def _warn_unrolled(loc, it, count, ops, why):
     left = f"{count + it.remaining()} iterations" if it is not None else \
         f"{count} iterations so far"
-    message = (f"tpucc: this loop is unrolled ({left}; {ops} ops after {count}: slow to "
-               f"compile, XLA takes about a second per thousand) because {why}; "
+    cost = (f"{left}, each slicing arrays of its own shapes: slow to compile, XLA takes "
+            "seconds for a few dozen copies" if _runtime_slices(why) else
+            f"{left}; {ops} ops after {count}: slow to compile, XLA takes about a second "
+            "per thousand")
+    message = (f"tpucc: this loop is unrolled ({cost}) because {why}; "
                f"{_unroll_advice(why)} so that it runs as one runtime `while`")
     if loc is None:
         warnings.warn(message, UnrollWarning, stacklevel=2)
@@ -254,6 +276,10 @@ def _unroll_advice(why: str) -> str:
         return ("a slice whose bounds depend on the counter compiles on the first axis it "
                 "slices only: slice the other axes with static bounds, or loop over the rows "
                 "(`for i in range(k + 1, n): A[i, k + 1:] -= A[i, k] * A[k, k + 1:]`)")
+    if "slice with runtime bounds" in why:
+        return ("keep the shapes fixed: a window of static length over a zero-padded copy "
+                "(`xp = np.concatenate([x, np.zeros(m)])`, then `np.dot(x, xp[k:k + n])`), "
+                "or the whole axis under a mask (`np.where(np.arange(n) > k, x, 0)`)")
     return ("keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a "
             "list)")
 

@@ -45,9 +45,27 @@ def _out_dtype(kind, dt: np.dtype) -> np.dtype:
     if kind == "irfft":
         return _real_dtype(dt)
     if kind == "rfft" and dt.kind == "c":
-        raise DTypeError(f"np.fft.rfft: ufunc 'rfft' not supported for the input type {dt} "
-                         "(rfft's input is real)", hint="use np.fft.fft for complex input")
+        raise _complex_refused("rfft", dt)
     return np.result_type(dt, 1j)
+
+
+# The transforms of real input, and the one each user would call for complex input.
+_COMPLEX_TWIN = {"rfft": "fft", "ihfft": "ifft", "rfftn": "fftn", "rfft2": "fft2"}
+
+
+def _complex_refused(name: str, dt: np.dtype) -> DTypeError:
+    """NumPy's TypeError for complex input to a real transform, naming the
+    function the user called (ihfft and rfftn are made of rfft)."""
+    return DTypeError(f"np.fft.{name}: ufunc '{name}' not supported for the input type {dt} "
+                      f"({name}'s input is real)",
+                      hint=f"use np.fft.{_COMPLEX_TWIN[name]} for complex input")
+
+
+def _real_input(name: str, a):
+    a = as_array(a)
+    if a.dtype.kind == "c":
+        raise _complex_refused(name, a.dtype)
+    return a
 
 
 def _fft_abstract(avals, kind, n, axis, norm):
@@ -136,7 +154,7 @@ def ifft(a, n=None, axis=-1, norm=None, out=None):
 @implements(np.fft.rfft)
 def rfft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out)
-    return transform("rfft", a, n, axis, norm)
+    return transform("rfft", _real_input("rfft", a), n, axis, norm)
 
 
 @implements(np.fft.irfft)
@@ -163,7 +181,7 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
 def ihfft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out)
     _check_norm(norm)
-    return _conj(transform("rfft", a, n, axis, _SWAP[norm]))
+    return _conj(transform("rfft", _real_input("ihfft", a), n, axis, _SWAP[norm]))
 
 
 # --- n-d transforms ------------------------------------------------------------------------
@@ -203,9 +221,9 @@ def _nd(kind, a, s, axes, norm, out):
     return a
 
 
-def _rfftn(a, s, axes, norm, out):
+def _rfftn(name, a, s, axes, norm, out):
     _no_out(out)
-    a = as_array(a)
+    a = _real_input(name, a)
     s, axes = _cook_nd_args(a, s, axes)
     if not axes:
         raise UserCodeError("IndexError: list index out of range")
@@ -248,12 +266,12 @@ def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 
 @implements(np.fft.rfftn)
 def rfftn(a, s=None, axes=None, norm=None, out=None):
-    return _rfftn(a, s, axes, norm, out)
+    return _rfftn("rfftn", a, s, axes, norm, out)
 
 
 @implements(np.fft.rfft2)
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return _rfftn(a, s, axes, norm, out)
+    return _rfftn("rfft2", a, s, axes, norm, out)
 
 
 @implements(np.fft.irfftn)

@@ -52,7 +52,8 @@ def refusal(what: str, sel: "Selection | None" = None) -> ShapeError:
     """The E200 for a use of a selection whose result shape is data-dependent;
     `sel` names a slice with runtime bounds as such."""
     if sel is not None and sel.sliced:
-        what = what.replace("x[mask]", "x[i:j]").replace("y[mask]", "x[i:j]")
+        what = what.replace("x[mask]", "x[i:j]").replace("y[mask]", "x[i:j]").replace(
+            "selections", "slices")
         return ShapeError(f"{what}: a slice with runtime bounds, x[i:j], has a data-dependent "
                           "shape (one row per index in the range)", hint=_SLICE_HINT)
     return ShapeError(f"{what}: x[mask] has a data-dependent shape (one row per True in the "
@@ -356,7 +357,9 @@ def _paired(sel: Selection, to: Selection, what: str, assigning=False):
 
 def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
     if not same_value(sel.mask, mask):
-        raise refusal(f"{what} with two different masks (or a mask changed in between)", sel)
+        differ = ("with different runtime bounds (such as x[:n - k] and x[k:])"
+                  if sel.sliced else "with two different masks (or a mask changed in between)")
+        raise refusal(f"{what} {differ}", sel)
 
 
 def same_value(a: Value, b: Value, depth: int = 12, memo: dict | None = None) -> bool:
@@ -466,6 +469,7 @@ def product(fn, a, b):
     sel = a if sa else b
     if sa and sb and not a.rest and not b.rest and \
             not {a.dtype.kind, b.dtype.kind} & {"b", "c"}:     # (bool: any; vdot: conj)
+        _require_same_mask(b, a.mask, f"np.{fn.__name__} of selections")   # (named as called)
         products = elementwise(np.multiply, (a, b))
         return reduce("sum", products, dtype=products.dtype)    # (a dot keeps int32)
     if fn is np.dot and (np.ndim(b) == 0 if sa else np.ndim(a) == 0):

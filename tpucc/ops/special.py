@@ -1,7 +1,8 @@
 """NumPy's number-theoretic and floating-point ufuncs whose jax versions
 differ from NumPy's (gcd, lcm, spacing, frexp, modf), and the math functions
-NumPy writes in Python (sinc, i0), composed of other ops step by step with
-NumPy's own expressions so that the roundings are NumPy's.
+NumPy writes in Python (sinc, i0, the window functions), composed of other
+ops step by step with NumPy's own expressions so that the roundings are
+NumPy's.
 
 Dtype rule of the ufuncs: NumPy's loop resolution (see elementwise.py).
 """
@@ -14,7 +15,7 @@ from jax import lax
 # that the series is NumPy's to the last bit.
 from numpy.lib import _function_base_impl as _fb
 
-from ..errors import UnsupportedError, UserCodeError
+from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .elementwise import _abstract, _ufunc_impl, astype, emit_ufunc
 from .manipulation import as_array
@@ -230,7 +231,57 @@ def _chbevl(x, vals):
     return 0.5 * (b0 - b2)
 
 
+# --- window functions: hanning hamming blackman bartlett kaiser --------------------------------
+# With static arguments NumPy computes them at compile time (a library call);
+# these run when an argument is runtime.  The length M is the result's shape.
+
+def _window_length(M, name: str):
+    """A window's length: static (np.hanning(len(x))), or an error that
+    says why, not that the function is unknown."""
+    M = known_integer(M)
+    if isinstance(M, Array):
+        raise ShapeError(f"np.{name}: the window's length M depends on runtime values "
+                         "(data-dependent shape)",
+                         hint=f"shapes must come from other shapes or Python values "
+                              f"(np.{name}(len(x)))")
+    return M
+
+
+def _fixed_window(fn):
+    def window(M):
+        return as_array(fn(_window_length(M, fn.__name__)))    # NumPy's, now
+    return window
+
+
+for _fn in (np.hanning, np.hamming, np.blackman, np.bartlett):
+    implements(_fn)(_fixed_window(_fn))
+
+
+@implements(np.kaiser)
+def kaiser(M, beta):
+    """A runtime beta: NumPy's i0(beta * sqrt(1 - ((n - a) / a)**2)) / i0(beta),
+    the square root (static) computed by NumPy now, as NumPy computes it."""
+    M = _window_length(M, "kaiser")
+    beta = as_array(beta)
+    if beta.ndim:
+        raise UserCodeError("ValueError: setting an array element with a sequence. The "
+                            "requested array has an inhomogeneous shape after 1 dimensions. "
+                            "The detected shape was (3,) + inhomogeneous part.")
+    try:
+        values = np.array([0.0, M, np.zeros((), beta.dtype)])  # NumPy's dtype: float64, complex
+        M = values[1]
+        if M == 1:
+            return as_array(np.ones(1, dtype=values.dtype))
+        n = np.arange(0, M)
+        alpha = (M - 1) / 2.0
+        root = np.sqrt(1 - ((n - alpha) / alpha)**2.0)
+    except (TypeError, ValueError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+    beta = astype(beta, values.dtype)
+    return i0(beta * as_array(root)) / i0(beta)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import array_like  # noqa: E402
+from ..infer.values import Array, array_like, known_integer  # noqa: E402
