@@ -166,24 +166,31 @@ def _unroll_warnings(fn, *args) -> list:
     return [w for w in found if w.category is tpucc.UnrollWarning]
 
 
+def trailing_update(a):
+    n = a.shape[0]
+    for k in range(n - 1):          # a[k + 1:, k + 1:]: runtime bounds on two axes
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k + 1:])
+    return a
+
+
+def running_median(x):
+    r = np.zeros(40)
+    for k in range(40):             # a median's sort of a runtime-length slice
+        r[k] = np.median(x[:k + 1])
+    return r
+
+
 @pytest.mark.parametrize("fn, arg", [
-    (autocorrelation, np.random.default_rng(0).standard_normal(300)),
-    (lu_pivoting, np.random.default_rng(0).random((40, 40)))])
+    (running_median, np.random.default_rng(0).standard_normal(300)),
+    (trailing_update, np.random.default_rng(0).random((40, 40)) + 40 * np.eye(40))])
 def test_a_loop_unrolled_for_runtime_bounded_slices_warns_whatever_its_size(fn, arg):
-    # (160 and 900 ops, under the 1200-op threshold: no warning, while XLA
-    # took 12 s and 29 s on them)
+    # (under the 1200-op threshold: no warning, while XLA took seconds on
+    # such loops: 12 s for 40 lags of an autocorrelation, before it compiled
+    # as one While)
     said = _unroll_warnings(fn, arg)
     assert len(said) == 1 and said[0].filename == __file__
     message = str(said[0].message)
-    assert "each slicing arrays of its own shapes" in message
-    assert "keep the shapes fixed" in message and "not a list" not in message
-
-
-def test_the_warning_names_the_product_and_the_slices():
-    # (was "np.multiply of selections with two different masks")
-    message = str(_unroll_warnings(autocorrelation, np.ones(300))[0].message)
-    assert "np.dot of slices with different runtime bounds" in message
-    assert "mask" not in message.split("; keep")[0]
+    assert "each slicing arrays of its own shapes" in message and "not a list" not in message
 
 
 @pytest.mark.parametrize("fn, ref, arg", [
@@ -200,7 +207,7 @@ def dot_of_shifted_slices(x, k):
     return np.dot(x[:len(x) - k], x[k:])
 
 
-def test_a_product_of_slices_with_different_bounds_says_slices():
-    raises_at(dot_of_shifted_slices, (np.ones(8), np.int64(2)), E.ShapeError,
-              match=r"np\.dot of slices with different runtime bounds",
-              line_of="np.dot(")
+def test_a_product_of_slices_with_different_bounds_pairs_their_rows():
+    x = np.arange(8.0)
+    compiled = tpucc.compile(dot_of_shifted_slices, runtime_args=("k",))
+    assert compiled(x, 2) == dot_of_shifted_slices(x, 2)

@@ -469,7 +469,6 @@ def product(fn, a, b):
     sel = a if sa else b
     if sa and sb and not a.rest and not b.rest and \
             not {a.dtype.kind, b.dtype.kind} & {"b", "c"}:     # (bool: any; vdot: conj)
-        _require_same_mask(b, a.mask, f"np.{fn.__name__} of selections")   # (named as called)
         products = elementwise(np.multiply, (a, b))
         return reduce("sum", products, dtype=products.dtype)    # (a dot keeps int32)
     if fn is np.dot and (np.ndim(b) == 0 if sa else np.ndim(a) == 0):
