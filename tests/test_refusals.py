@@ -235,8 +235,8 @@ def pad_mean(x):
     return np.pad(x, 1, mode="mean")  # <- here
 
 
-def reshape_fortran(x):
-    return x.reshape(3, order="F")  # <- here
+def ravel_in_stride_order(x):
+    return np.ones((2, 3, 4))[:, ::2].transpose(1, 0, 2).ravel(order="K")  # <- here
 
 
 # --------------------------------------------------------------------------
@@ -687,7 +687,8 @@ REFUSALS = [
     R(misspelled_keyword, E.UnsupportedError, "np.sum: unsupported arguments ['axes']"),
     R(nonzero_method, E.UnsupportedError, "np.nonzero of a runtime array is not supported"),
     R(pad_mean, E.UnsupportedError, "np.pad(mode='mean') is not supported"),
-    R(reshape_fortran, E.UnsupportedError, "reshape(order='F') is not supported"),
+    R(ravel_in_stride_order, E.UnsupportedError,
+      "ravel(order='K') of an array that is neither C- nor F-contiguous"),
     # E200
     R(matmul_mismatch, E.ShapeError, "mismatch in its core dimension 0"),
     R(broadcast_mismatch, E.ShapeError, "cannot be broadcast"),

@@ -1,11 +1,15 @@
 """`@entry(...)`: declares a function of a model file as an entry point that
 `tpucc build` compiles into an artifact.  The function itself is returned
 unchanged (the model file still runs eagerly); the declaration is attached to
-it and found by `find_entries(module)`."""
+it and found by `find_entries(module)`.  A bound method (`entry(...)(model.
+forward)`: `self` is a captured object, its arrays weights) cannot hold an
+attribute: its declaration is kept beside it, for as long as it lives."""
 from __future__ import annotations
 
 import re
 import sys
+import types
+import weakref
 from dataclasses import dataclass, field
 
 from ..errors import Loc
@@ -13,6 +17,9 @@ from . import spec as specs
 from .errors import BuildError
 
 ATTR = "__tpucc_entry__"
+# Declarations of callables that cannot hold ATTR (bound methods), by the
+# callable: `model.forward == model.forward`, one bound method or another.
+_DECLARED_BESIDE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -69,9 +76,37 @@ def entry(*arg_specs, name: str | None = None, runtime_args=(), unroll: int | No
                         loc, options)
         _check_specs(ep)
         _check_runtime_args(ep)
-        setattr(fn, ATTR, ep)
+        _attach(fn, ep)
         return fn
     return declare
+
+
+def _attach(fn, ep: EntryPoint):
+    try:
+        setattr(fn, ATTR, ep)
+        return
+    except (AttributeError, TypeError):     # a bound method, a builtin
+        pass
+    try:
+        _DECLARED_BESIDE[fn] = ep
+    except TypeError:                       # neither weakly referable nor hashable
+        raise BuildError(f"@entry: {type(fn).__name__} {fn!r:.60} cannot be declared an "
+                         "entry", ep.loc,
+                         hint="declare a function of the model file (def f(x): "
+                              "return g(x)) calling it") from None
+
+
+def declared(value) -> EntryPoint | None:
+    """The entry point declared on `value`, if any."""
+    if not callable(value):
+        return None
+    if isinstance(value, types.MethodType):
+        # (not getattr: a bound method reads its function's attributes, and
+        # an @entry in the class body is not a declaration of this method)
+        ep = _DECLARED_BESIDE.get(value)
+    else:
+        ep = getattr(value, ATTR, None)
+    return ep if isinstance(ep, EntryPoint) else None
 
 
 def _options(runtime_args, unroll, matmul_precision, loc) -> dict:
@@ -180,12 +215,46 @@ def _param_names(fn):
 def find_entries(module) -> list[EntryPoint]:
     """The entry points declared in a module, in definition order."""
     found, seen = [], {}
-    for value in list(vars(module).values()):
-        ep = getattr(value, ATTR, None) if callable(value) else None
-        if isinstance(ep, EntryPoint) and id(ep) not in {id(e) for e in found}:
+    declarations = [declared(v) for v in list(vars(module).values())]
+    for ep in declarations + _class_body_entries(module):
+        if ep is not None and id(ep) not in {id(e) for e in found}:
             if ep.name in seen:
                 raise BuildError(f"two entries are named {ep.name!r}", ep.loc,
                                  hint=f"the other is at {seen[ep.name]}; pass name=...")
             seen[ep.name] = ep.loc
             found.append(ep)
     return found
+
+
+def _class_body_entries(module) -> list:
+    """Entries declared in the class bodies of the module: a static method
+    is a function and builds; @entry on a method declares a function of
+    `self`, which an artifact cannot take (an object holding arrays is no
+    input), so it is refused, pointing at the form that builds: the method
+    bound to an instance, whose arrays are then the entry's weights."""
+    found = []
+    todo = [v for v in vars(module).values() if _defined_in(v, module)]
+    seen = {id(c) for c in todo}
+    while todo:
+        cls = todo.pop()
+        for attr, value in vars(cls).items():
+            if _defined_in(value, module) and id(value) not in seen:
+                seen.add(id(value))
+                todo.append(value)
+            function = value.__func__ if isinstance(value, (classmethod, staticmethod)) \
+                else value
+            ep = declared(value) or declared(function)    # (either decorator outermost)
+            if ep is None:
+                continue
+            if not isinstance(value, staticmethod):
+                raise BuildError(f"@entry on the method {cls.__qualname__}.{attr}: an entry is a "
+                                 "function of the model file or a method bound to an instance",
+                                 ep.loc, hint=f"declare it at module level on an instance: "
+                                              f"{attr} = entry(<the specs after self>, "
+                                              f"name={ep.name!r})(<instance>.{attr})")
+            found.append(ep)
+    return found
+
+
+def _defined_in(value, module) -> bool:
+    return isinstance(value, type) and value.__module__ == module.__name__

@@ -260,9 +260,11 @@ class LoadedEntry:
         out_tree = jax.tree_util.tree_structure(tuple(range(record["n_outputs"])))
         devices = jax.devices(record["platform"])[:record["n_devices"]]
         with jax.enable_x64(True):
-            return se.deserialize_and_load(blob, in_tree, out_tree,
-                                           backend=devices[0].client,
-                                           execution_devices=devices)
+            compiled = se.deserialize_and_load(blob, in_tree, out_tree,
+                                               backend=devices[0].client,
+                                               execution_devices=devices)
+        self._check_input_types(jax.tree_util.tree_leaves(compiled.in_avals), record["file"])
+        return compiled
 
     def _load_exported(self):
         blob = read_file(self.path, self.manifest, self.manifest["module"]["file"])
@@ -274,7 +276,26 @@ class LoadedEntry:
                                 f"{self.manifest['versions'].get('jax')}): "
                                 f"{type(e).__name__}: {e}",
                                 hint="rebuild the artifact with this jax") from None
+        self._check_input_types(exported.in_avals, self.manifest["module"]["file"])
         return jax.jit(exported.call)
+
+    def _check_input_types(self, avals, file):
+        """The manifest's inputs must be the program's: arguments are checked
+        against the manifest, so a manifest edited and re-sealed to other
+        dtypes or shapes would otherwise pass them to the program, which
+        refuses them at every call (or maps weights.bin wrongly)."""
+        flat = self.manifest["inputs"]["flat"]
+        if len(flat) != len(avals):
+            raise ArtifactError(f"the manifest of {self.path} lists {len(flat)} inputs; its "
+                                f"{file} takes {len(avals)}",
+                                hint="rebuild the artifact with `tpucc build`")
+        for record, aval in zip(flat, avals):
+            listed = aval_text(dtype_of(record["dtype"]), tuple(record["shape"]))
+            program = aval_text(aval.dtype, tuple(aval.shape))
+            if listed != program:
+                raise ArtifactError(f"the manifest of {self.path} is corrupted: its input "
+                                    f"{record['path']} is {listed}; its {file} takes "
+                                    f"{program}", hint="rebuild the artifact with `tpucc build`")
 
     # --- calling -----------------------------------------------------------------------
 

@@ -11,8 +11,8 @@ Grammar of a spec string (whitespace is ignored):
     "f32[8,3,224,224]"   a float32 array of that shape
     "i64[]"              a 0-d int64 array (np.int64 scalars are accepted too)
 
-An argument's spec is a spec string, a pytree (tuple, list, dict with str or
-int keys) of specs, a NumPy array or jax.ShapeDtypeStruct (only its dtype and
+An argument's spec is a spec string, a pytree (tuple, named tuple, list, dict
+with str or int keys) of specs, a NumPy array or jax.ShapeDtypeStruct (only its dtype and
 shape matter), a Python scalar / None (a static value, fixed at build time),
 or a zero-argument callable returning the example argument (e.g. a model's
 `init_params`: its arrays give dtypes and shapes; its values are not kept).
@@ -108,7 +108,10 @@ def example(spec, path: str, entry_name: str, loc: Loc | None):
             raise BuildError(f"entry {entry_name!r}: the spec {spec!r} of {path} is "
                              f"malformed: {e}", loc, hint=GRAMMAR) from None
         return _zeros(dtype, shape, repr(spec), path, entry_name, loc)
-    if isinstance(spec, tuple) and not hasattr(spec, "_fields"):
+    if isinstance(spec, tuple) and hasattr(spec, "_fields"):   # (P("f32[2]", "f32[]"))
+        return type(spec)._make(example(s, f"{path}.{k}", entry_name, loc)
+                                for k, s in zip(spec._fields, spec))
+    if isinstance(spec, tuple):
         return tuple(example(s, f"{path}[{i}]", entry_name, loc) for i, s in enumerate(spec))
     if isinstance(spec, list):
         return [example(s, f"{path}[{i}]", entry_name, loc) for i, s in enumerate(spec)]
@@ -126,7 +129,7 @@ def example(spec, path: str, entry_name: str, loc: Loc | None):
         return spec
     raise BuildError(f"entry {entry_name!r}: {path} has a spec of type "
                      f"{type(spec).__name__}", loc, hint=GRAMMAR +
-                     "; pytrees (tuple, list, dict) of specs, arrays, Python scalars "
+                     "; pytrees (tuple, named tuple, list, dict) of specs, arrays, Python scalars "
                      "and zero-argument callables are accepted too")
 
 

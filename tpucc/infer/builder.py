@@ -55,6 +55,9 @@ class Context:
     module_reads: list = field(default_factory=list)  # (module, name) read, present or not
     writebacks: list = field(default_factory=list)
     checks: list = field(default_factory=list)   # checks.require's tuple per runtime check
+    # (checks.ReadWatched, the error code its check made) per check that
+    # holds only if the program reads that value (checks.require_if_read)
+    read_guards: list = field(default_factory=list)
     error_code: object = None                     # the checks' Array (see checks.py)
     error_code_origin: object = None
     message_slots: dict = field(default_factory=dict)   # AVal -> [Array] (checks._slot)

@@ -18,11 +18,13 @@ code; a program without such messages has none.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..errors import (RAISABLE_AT_RUN_TIME, Loc, RuntimeIndexError, RuntimeRaiseError,
                       TpuccError, runtime_raise_class)
-from ..ir import AVal
+from ..ir import AVal, Value
 from . import builder, exceptions, messages
 from .control import in_open_region
 from .values import Array, compile_time_kind
@@ -64,6 +66,56 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
         message = message.text()
     c.checks.append((message, loc or c.loc, hint, raises, parts, _callers(c)))
     c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
+
+
+class ReadWatched(Array):
+    """An Array that notes whether the program read it: its runtime value
+    (`var`) or a static fact (shape, dtype, size: `aval`).  Internal reads
+    count too, so a value only bound, unpacked or dropped stays unread,
+    and any doubt keeps the check."""
+    __slots__ = ("was_read",)
+
+    def __init__(self, var: Value):
+        super().__init__(var)
+        self.was_read = False
+
+    @property
+    def var(self) -> Value:
+        self.was_read = True
+        return Array.var.fget(self)
+
+    @property
+    def aval(self) -> AVal:
+        self.was_read = True
+        return Array.aval.fget(self)
+
+
+def require_if_read(value: Array, ok: Array, message, hint: str | None = None,
+                    raises: str | None = None) -> Array:
+    """`require`, for a value whose shape NumPy decides at run time: the
+    compiled one is right when `ok` holds.  Returns `value` watched: when
+    the program never reads it (`np.linalg.lstsq(a, b)[0]` drops the
+    residuals), the check cannot matter, and `finish` drops it."""
+    require(ok, message, hint=hint, raises=raises)
+    c = builder.ctx()
+    watched = ReadWatched(value.var)
+    c.read_guards.append((watched, c.error_code.var))
+    return watched
+
+
+def _drop_unread_checks(context) -> None:
+    """The checks of values the program never read pass the error code
+    through (an `unchecked` op)."""
+    unread = {id(code) for watched, code in context.read_guards if not watched.was_read}
+    if not unread:
+        return
+    todo = [context.regions[0].ops]
+    while todo:
+        ops = todo.pop()
+        for i, op in enumerate(ops):
+            if op.name == "check" and id(op.outputs[0]) in unread:
+                ops[i] = dataclasses.replace(op, name="unchecked", inputs=op.inputs[:1])
+            todo.extend(r.ops for r in op.regions)
 
 
 def _callers(c) -> list:
@@ -121,6 +173,7 @@ def finish(context, results: list) -> list:
     """Appends the message slots and the error code to the program's
     results when a check was made (else drops the code's constant);
     returns the checks as records."""
+    _drop_unread_checks(context)
     if not context.checks:
         first = context.regions[0].ops
         first[:] = [op for op in first if op.outputs[:1] != (context.error_code_origin,)]

@@ -6,6 +6,8 @@ in_bounds(i) n=N   -> bool[]: every element of the index array i lies in
                       index into an axis of size N.
 check(code, ok) k=K -> i32[]: code, or K if ok is false and no earlier
                       check failed (code == 0): the first failure wins.
+unchecked(code) k=K -> i32[]: code: check K, dropped after tracing as what
+                      it guarded was never read (checks.require_if_read).
 """
 from __future__ import annotations
 
@@ -50,3 +52,6 @@ def _check_lower(lc, code, ok, k):
 
 register("check", lambda avals, k: _CODE, _check_lower,
          numpy=lambda code, ok, k: np.int32(code if ok or code else k))
+
+register("unchecked", lambda avals, k: _CODE, lambda lc, code, k: code,
+         numpy=lambda code, k: code)

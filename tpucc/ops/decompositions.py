@@ -23,7 +23,8 @@ Data-dependent results and what is done about them:
 - np.linalg.lstsq's residuals are empty when rank < N: for M > N the compiled
   call returns the (K,) residuals of a full-rank matrix and checks at run
   time that the rank is N; a rank-deficient matrix raises a
-  RuntimeRaiseError (a LinAlgError-like ValueError) when the call returns.
+  RuntimeRaiseError (a LinAlgError-like ValueError) when the call returns,
+  if the program read the residuals (their value, or their shape).
 - NumPy raises LinAlgError when a factorization does not converge; the
   compiled program gives the NaN that the factorization produces.
 
@@ -403,20 +404,22 @@ def lstsq_arrays(a, b, rcond, residuals):
     rcond = None if rcond is None else float(rcond)
     x, resids, rank, s = _emit("linalg_lstsq", a, b, rcond=rcond)
     if residuals and a.ndim == 2 and a.shape[0] > a.shape[1]:
-        _require_full_rank(rank, a.shape[1])
+        resids = _full_rank_residuals(resids, rank, a.shape[1])
     return x, resids, _scalars(rank), s
 
 
-def _require_full_rank(rank, n):
+def _full_rank_residuals(resids, rank, n):
     """NumPy's residuals are empty for a rank-deficient matrix, a shape known
     only at run time: the compiled call returns those of a full-rank matrix
-    and checks that it is one."""
+    and checks that it is one, if the program reads them (not after
+    `lstsq(a, b)[0]`: the solution is right whatever the rank)."""
     from ..infer import checks
-    checks.require(rank == n, f"np.linalg.lstsq: the matrix has rank < {n} (its number of "
-                   "columns), where NumPy returns empty residuals: a shape tpucc cannot know "
-                   "when compiling", raises="ValueError",
-                   hint="make the columns independent, or compute the solution with "
-                        "np.linalg.pinv(a) @ b")
+    return checks.require_if_read(
+        resids, rank == n, f"np.linalg.lstsq: the matrix has rank < {n} (its number of "
+        "columns), where NumPy returns empty residuals: a shape tpucc cannot know "
+        "when compiling", raises="ValueError",
+        hint="make the columns independent, or compute the solution with "
+             "np.linalg.pinv(a) @ b")
 
 
 # --- pinv, matrix_rank ---------------------------------------------------------------------

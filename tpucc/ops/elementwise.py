@@ -909,7 +909,10 @@ def astype_method(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """`x.astype(dtype)`: a NumPy scalar's astype gives a NumPy scalar, a 0-d
     array's a 0-d array (np.asarray(x, dtype) always gives an array)."""
     check_astype(x, dtype, order, casting)
-    out = astype(x, dtype, copy)
+    f_order = order == "F" and isinstance(x, Array) and x.ndim > 1
+    out = astype(x, dtype, copy or f_order and not indexing.is_f_contiguous(x))
+    if f_order and out is not x:
+        out = in_f_order(out)
     if out is not x and out.ndim == 0:
         out.immutable = bool(getattr(x, "immutable", False))
     return out
@@ -937,9 +940,6 @@ def check_astype(x, dtype, order, casting) -> None:
     if order not in ("K", "A", "C", "F"):
         raise UserCodeError(f"ValueError: order must be one of 'C', 'F', 'A', or 'K' "
                             f"(got {order!r})")
-    if order == "F" and x.ndim > 1:
-        raise UnsupportedError("x.astype(order='F') is not supported: compiled code's arrays "
-                               "are in C order", hint="drop order= (the values are the same)")
     if casting not in _ASTYPE_CASTINGS:
         raise UserCodeError(f"ValueError: casting must be one of "
                             f"{', '.join(map(repr, _ASTYPE_CASTINGS))} (got {casting!r})")
@@ -1620,7 +1620,27 @@ NUMPY.update({np.real: real, np.imag: imag, np.angle: angle})
 
 
 def copy(a, order="K"):
-    return Array(to_value(a))
+    out = Array(to_value(a))
+    return in_f_order(out) if _memory_order(order) == "F" else out
+
+
+def in_f_order(a: Array) -> Array:
+    """A new array's values laid out in Fortran order, as a transposed view
+    of a C-contiguous array: its layout then answers as NumPy's does
+    (ravel('K') reads it in F order, a reshape views it where NumPy's
+    would); XLA folds the two transposes away."""
+    if a.ndim < 2:
+        return a
+    return transpose(emit("transpose", a, perm=tuple(reversed(range(a.ndim)))))
+
+
+def _memory_order(order) -> str:
+    """NumPy's order= of a new array, upper case; None is 'K'."""
+    order = "K" if order is None else order.upper() if isinstance(order, str) else order
+    if order not in ("K", "A", "C", "F"):
+        raise UserCodeError(f"ValueError: order must be one of 'C', 'F', 'A', or 'K' "
+                            f"(got {order!r})")
+    return order
 
 
 NUMPY[np.round] = NUMPY[np.around] = METHODS["round"] = round_
@@ -1644,6 +1664,10 @@ def ascontiguousarray(a, dtype=None, *, like=None):
     return _to_array("np.ascontiguousarray", a, dtype, None, "C", 1, like)
 
 
+def asfortranarray(a, dtype=None, *, like=None):
+    return _to_array("np.asfortranarray", a, dtype, None, "F", 1, like)
+
+
 def _copy_mode(copy):
     """NumPy's copy= as True (always), None (if needed) or False (never): it
     also takes np._CopyMode's members (SciPy passes IF_NEEDED) and any other
@@ -1663,8 +1687,10 @@ def _copy_mode(copy):
 
 
 def _to_array(name, obj, dtype, copy, order, ndmin, like):
-    if like is not None or order not in (None, "K", "A", "C"):
-        raise UnsupportedError(f"{name}: like= and order='F' are not supported")
+    if like is not None:
+        raise UnsupportedError(f"{name}: like= is not supported",
+                               hint="drop like= (compiled code's arrays are NumPy's)")
+    order = _memory_order(order)
     copy = _copy_mode(copy)
     dtype = None if dtype is None else np.dtype(dtype)
     if isinstance(obj, Array):
@@ -1672,7 +1698,8 @@ def _to_array(name, obj, dtype, copy, order, ndmin, like):
         same_dtype = dtype is None or dtype == obj.dtype
         # order="C" of a view that is not C-contiguous (a.T, a[:, ::2], the
         # zero strides of np.broadcast_to's read-only view): a copy
-        laid_out = order != "C" or indexing.is_c_contiguous(obj) and obj.frozen != READ_ONLY
+        laid_out = order not in ("C", "F") or obj.frozen != READ_ONLY and (
+            indexing.is_c_contiguous(obj) if order == "C" else indexing.is_f_contiguous(obj))
         if not (copy or obj.weak or obj.immutable) and same_dtype and laid_out:
             out = obj       # NumPy returns the same array: updates through it are seen
         elif copy is False:
@@ -1691,7 +1718,7 @@ def _to_array(name, obj, dtype, copy, order, ndmin, like):
         out = _stack_nested(obj, dtype)
     if out.ndim < ndmin:
         out = emit("reshape", out, shape=(1,) * (ndmin - out.ndim) + out.shape)
-    return out
+    return in_f_order(out) if order == "F" and out is not obj else out
 
 
 def _stack_nested(obj, dtype):
@@ -1749,6 +1776,7 @@ def _build_nested(obj, dtype):
 NUMPY[np.array] = array
 NUMPY[np.asarray] = NUMPY[np.asanyarray] = asarray
 NUMPY[np.ascontiguousarray] = ascontiguousarray
+NUMPY[np.asfortranarray] = asfortranarray
 
 
 # Bound last: these modules import this one.  (A function-level import
@@ -1757,6 +1785,6 @@ from ..infer.builder import const_value, emit, emit_op  # noqa: E402
 from ..infer import stacking  # noqa: E402
 from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
                             compile_time_kind, int_bounds, rebinds_in_place, to_value)
-from .shape import broadcast_to, stack, where as select  # noqa: E402
+from .shape import broadcast_to, stack, transpose, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)

@@ -921,6 +921,12 @@ def is_c_contiguous(a) -> bool:
     return bool(_numpy_layout(a).flags.c_contiguous)
 
 
+def is_f_contiguous(a) -> bool:
+    """Whether NumPy's array for Array `a` is F-contiguous (a.T of a
+    C-contiguous one; a 1-d contiguous one is both)."""
+    return bool(_numpy_layout(a).flags.f_contiguous)
+
+
 def _numpy_layout(a) -> np.ndarray:
     """A NumPy array with the shape and strides NumPy's array for Array `a`
     has (its data is never read: only its layout is asked): the input's own

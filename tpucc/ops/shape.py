@@ -61,11 +61,13 @@ def reshape_function(a, shape=None, order="C", *, newshape=None, copy=None):
 
 @implements(method="reshape")
 def reshape(a, *shape, order="C", newshape=None, **kw):
-    _require_c_order(a, order, "reshape", ("C", "A"))
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     shape = resolve_shape(shape, _aval(a).size)
+    if _reads_in_f_order(a, order, "reshape", ("C", "F", "A")):
+        # (NumPy's own definition; a view exactly where NumPy's reshape is)
+        return transpose(reshape(transpose(a), shape[::-1]))
     return _reshaped(a, shape, isinstance(a, Array) and indexing.reshape_is_view(a, shape))
 
 
@@ -86,7 +88,8 @@ def _aval(a) -> AVal:
 def ravel(a, order="C"):
     """A view only of a C-contiguous array: NumPy's ravel copies any other,
     even one that reshape(-1) would view (x[:, ::2])."""
-    _require_c_order(a, order, "ravel", ("C", "A", "K"))
+    if _reads_in_f_order(a, order, "ravel", ("C", "F", "A", "K")):
+        return ravel(transpose(a))
     from .indexing import is_c_contiguous
     return _reshaped(a, (_aval(a).size,), isinstance(a, Array) and is_c_contiguous(a))
 
@@ -94,20 +97,30 @@ def ravel(a, order="C"):
 @implements(method="flatten")
 def flatten(a, order="C"):
     """Always a copy, unlike ravel."""
-    _require_c_order(a, order, "flatten", ("C", "A", "K"))
+    if _reads_in_f_order(a, order, "flatten", ("C", "F", "A", "K")):
+        return flatten(transpose(a))
     return _reshaped(a, (_aval(a).size,), view=False)
 
 
-def _require_c_order(a, order, name, same_as_c):
-    """Compiled code reads arrays in C order: order='C', and 'A' or 'K'
-    (`same_as_c`: what NumPy takes them to mean) of a C-contiguous array."""
-    if order == "C" or order in same_as_c and (
-            not isinstance(a, Array) or indexing.is_c_contiguous(a)):
-        return
-    raise UnsupportedError(f"{name}(order={order!r}) is not supported" + (
-        " of an array that is not C-contiguous" if order in same_as_c else ""),
-        hint="compiled code reads arrays in C order: transpose explicitly "
-             "(x.T.reshape(...) is the 'F' order reshape of a 2-d x)")
+def _reads_in_f_order(a, order, name, orders) -> bool:
+    """Whether `order` reads `a` in Fortran order: 'F'; 'A' of an array that
+    is F- and not C-contiguous; 'K' of one that is either (memory order).
+    The F order reading of x is x.T's in C order, transposed back."""
+    order = "C" if order is None else order.upper() if isinstance(order, str) else order
+    if order not in ("C", "F", "A", "K"):
+        raise UserCodeError(f"ValueError: order must be one of 'C', 'F', 'A', or 'K' "
+                            f"(got {order!r})")
+    if order not in orders:
+        raise UserCodeError(f"ValueError: order {order!r} is not permitted for reshaping")
+    if order in ("C", "F"):
+        return order == "F"
+    c = not isinstance(a, Array) or indexing.is_c_contiguous(a)
+    f = isinstance(a, Array) and indexing.is_f_contiguous(a)
+    if order == "A" or c or f:
+        return f and not c
+    raise UnsupportedError(f"{name}(order='K') of an array that is neither C- nor "
+                           "F-contiguous is not supported: NumPy reads it in the order of "
+                           "its strides", hint="pass order='C' or order='F'")
 
 
 @implements(np.expand_dims)
