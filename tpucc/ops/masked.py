@@ -15,9 +15,13 @@ compiles:
   `x[x > 2] = y[x > 2]`);
 - elementwise operators and ufuncs between a selection, scalars, arrays of
   its trailing shape and selections by the same mask: a selection;
-- reductions over the whole selection or its first axis (sum prod mean max
-  min any all count_nonzero), with the unselected elements replaced by the
-  reduction's identity; `len()`, `.size` and `.shape[0]` as runtime ints.
+- reductions over the whole selection or axes that include its first
+  (sum prod mean max min any all count_nonzero, also with where= and
+  initial=), with the unselected elements replaced by the reduction's
+  identity; `len()`, `.size` and `.shape[0]` as runtime ints;
+- NumPy's statistics and norms built from those reductions (var std ptp
+  average, np.linalg.norm, a dot written as einsum or tensordot): see
+  masked_statistics.py.
 
 Anything else (returning it, indexing it again, np.concatenate of it, ...)
 is an E200 that says so.  max/min of an empty selection raise NumPy's
@@ -27,24 +31,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError, UnsupportedError
+from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import Value
 from . import reductions
 from .elementwise import (COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, check_astype,
                           store_inplace)
 from .registry import METHODS as ARRAY_METHODS
-from .registry import NUMPY, broadcast_shapes, normalize_axis
+from .registry import NUMPY, broadcast_shapes, normalize_axes
 from .shape import reshape, where
 
 _HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x[mask] and "
-         "its reductions (sum prod mean max min any all, len) compile; otherwise keep the "
-         "shape with np.where(mask, x, fill)")
+         "its reductions (sum prod mean max min any all var std ptp average, np.linalg.norm, "
+         "len) compile; otherwise keep the shape with np.where(mask, x, fill)")
 
 
 _SLICE_HINT = ("a window x[i:i + k] has k rows where i is known to lie in [0, n - k]: "
                "j = np.clip(i, 0, n - k) (or min(max(i, 0), n - k)), then x[j:j + k]; "
-               "reductions of x[i:j] (sum prod mean max min any all, len), elementwise math on "
-               "it and x[i:j] = v, x[i:j] += v compile; otherwise slice with static bounds, or "
+               "reductions of x[i:j] (sum prod mean max min any all var std ptp average, "
+               "np.linalg.norm, len), elementwise math on it and x[i:j] = v, x[i:j] += v "
+               "compile; otherwise slice with static bounds, or "
                "keep the shape with np.where((i <= np.arange(n)) & (np.arange(n) < j), x, fill)")
 
 
@@ -488,17 +493,6 @@ def outer(a, b, out=None):
     return Selection(NUMPY[np.outer](a.data, b), a.mask, sliced=a.sliced)
 
 
-def norm(x, ord=None, axis=None, keepdims=False):
-    """np.linalg.norm(x[:i]): the 2-norm of the selected values (of all of
-    them for rows), as NumPy's sqrt(x . x), in floating point."""
-    if ord is not None or axis is not None or keepdims or x.dtype.kind == "c":
-        return _refuse_call(np.linalg.norm, (x,))
-    if x.dtype.kind not in "f":
-        x = _astype(x, np.float64)
-    squares = reduce("sum", elementwise(np.multiply, (x, x)))
-    return NUMPY[np.sqrt](squares)
-
-
 # --- reductions -------------------------------------------------------------------------
 
 def _identity(name: str, dtype: np.dtype):
@@ -516,17 +510,18 @@ def _identity(name: str, dtype: np.dtype):
 
 
 def _reduced_axes(sel: Selection, axis):
-    """None (the whole selection) or its first axis (the mask's axes)."""
-    if axis is None:
+    """None (the whole selection) or the axes of `sel.data` that a reduction
+    over `axis` (an int or a tuple of the selection's axes) reduces: the
+    mask's axes for its first, the trailing ones after them.  The first axis
+    must be among them, else the result would keep the selected rows."""
+    ndim = 1 + len(sel.rest)
+    axes = normalize_axes(axis, ndim)
+    if axes is None or len(axes) == ndim:
         return None
-    if isinstance(axis, tuple):
-        if len(axis) != 1:
-            raise refusal(f"reducing x[mask] over the axes {axis}", sel)
-        axis = axis[0]
-    if normalize_axis(axis, 1 + len(sel.rest)) != 0:
+    if axes[0] != 0:
         raise refusal(f"reducing x[mask] over axis {axis} (the result keeps the selected rows)",
                       sel)
-    return tuple(range(sel.rank))
+    return tuple(range(sel.rank)) + tuple(sel.rank - 1 + a for a in axes[1:])
 
 
 def _filled(sel: Selection, name: str):
@@ -536,24 +531,34 @@ def _filled(sel: Selection, name: str):
 def _count(sel: Selection, axes):
     """The number of elements each result element reduces (an int64 Array)."""
     rows = ARRAY_METHODS["sum"](Array(sel.mask), dtype=np.int64)
-    per_row = int(np.prod(sel.rest, dtype=np.int64)) if axes is None else 1
+    shape = sel.data.shape
+    per_row = int(np.prod([shape[a] for a in range(sel.rank, len(shape))
+                           if axes is None or a in axes], dtype=np.int64))
     return rows * per_row if per_row != 1 else rows
 
 
 def _keepdims(sel: Selection, out, axes):
-    return reshape(out, (1,) * (1 + len(sel.rest)) if axes is None else (1,) + sel.rest)
+    kept = tuple(1 if axes is None or sel.rank + i in axes else n
+                 for i, n in enumerate(sel.rest))
+    return reshape(out, (1,) + kept)
 
 
 def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdims=False,
            **kw):
-    """np.<name>(x[mask], axis) for axis None or 0: the reduction of the
-    full-size values with the unselected ones replaced by its identity."""
+    """np.<name>(x[mask], axis) over everything or axes that include the
+    first: the reduction of the full-size values with the unselected ones
+    replaced by its identity.  `where=` (a selection by the same mask, or an
+    array of the trailing shape) replaces more of them."""
     initial = kw.pop("initial", None) if name in _WITH_INITIAL else None
+    wanted = kw.pop("where", True) if name != "count_nonzero" else True
     if out is not None or kw:
         raise UnsupportedError(f"np.{name} of x[mask]: unsupported arguments "
                                f"{sorted(kw) + (['out'] if out is not None else [])}")
+    where_values = None
+    if wanted is not True:
+        sel, where_values = _where_selected(name, sel, wanted, initial)
     if initial is not None:         # as if one more element held it
-        result = _reduce(name, sel, axis, dtype, keepdims)
+        result = _reduce(name, sel, axis, dtype, keepdims, where_values)
         initial = (astype(initial, result.dtype) if isinstance(initial, Array)    # (NumPy
                    else np.asarray(initial).astype(result.dtype))              # casts it)
         return NUMPY[_WITH_INITIAL[name]](result, initial)
@@ -561,13 +566,35 @@ def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdi
         from ..infer import checks
         checks.require(_count(sel, None) > 0, "zero-size array to reduction operation "
                        f"{_UFUNC_NAMES[name]} which has no identity", raises="ValueError")
-    return _reduce(name, sel, axis, dtype, keepdims)
+    return _reduce(name, sel, axis, dtype, keepdims, where_values)
 
 
-def _reduce(name, sel, axis, dtype, keepdims):
+def _where_selected(name: str, sel: Selection, wanted, initial):
+    """x[:i].sum(where=w): the selection with the elements w leaves out
+    replaced by the reduction's identity, and w's full-size values (by which
+    a mean counts)."""
+    if name in ("max", "min") and initial is None:
+        raise UserCodeError(f"ValueError: reduction operation '{_UFUNC_NAMES[name]}' does not "
+                            "have an identity, so to use a where mask one has to specify "
+                            "'initial'")
+    if isinstance(wanted, Selection):
+        _require_same_mask(wanted, sel.mask, f"np.{name}(where=...) of selections")
+        values = wanted.data
+    else:
+        values = _operand(_as_operand(wanted), len(sel.rest), name, sel)[0]
+    kind = values.dtype if hasattr(values, "dtype") else np.asarray(values).dtype
+    if kind != np.bool_:
+        raise UserCodeError(f"TypeError: Cannot cast array data from dtype('{kind}') to "
+                            "dtype('bool') according to the rule 'safe' (where=)")
+    values = NUMPY[np.broadcast_to](values, sel.data.shape)
+    data = where(values, sel.data, _identity(name, sel.dtype))
+    return Selection(data, sel.mask, sliced=sel.sliced), values
+
+
+def _reduce(name, sel, axis, dtype, keepdims, where_values=None):
     axes = _reduced_axes(sel, axis)
     if name == "mean":
-        result = _mean(sel, axes, dtype)
+        result = _mean(sel, axes, dtype, where_values)
     elif name == "count_nonzero":
         result = NUMPY[np.count_nonzero](_filled(sel, name), axis=axes)
     else:
@@ -576,13 +603,19 @@ def _reduce(name, sel, axis, dtype, keepdims):
     return _keepdims(sel, result, axes) if keepdims else result
 
 
-def _mean(sel: Selection, axes, dtype):
+def _mean(sel: Selection, axes, dtype, where_values=None):
     """NumPy's mean: the sum in the accumulation dtype (float32 for float16),
-    divided by the count in that dtype, cast to the result dtype."""
+    divided by the count in that dtype, cast to the result dtype.  With
+    where=, the count is of the selected elements it keeps."""
     out = reductions._np_dtype(np.mean, sel.dtype, None if dtype is None else np.dtype(dtype))
     acc = np.dtype(np.float32) if out == np.float16 else out
     total = ARRAY_METHODS["sum"](_filled(sel, "sum"), axis=axes, dtype=acc)
-    result = astype(total / astype(_count(sel, axes), acc), out, copy=False)
+    if where_values is None:
+        count = _count(sel, axes)
+    else:
+        kept = NUMPY[np.logical_and](_expanded(sel.mask, len(sel.rest)), where_values)
+        count = ARRAY_METHODS["sum"](kept, axis=axes, dtype=np.int64)
+    result = astype(total / astype(count, acc), out, copy=False)
     if result.ndim == 0:
         result.immutable = True     # a NumPy scalar, as NumPy's mean gives
     return result
@@ -674,14 +707,15 @@ def numpy_call(fn, args, kwargs):
         return elementwise(fn, tuple(args), kwargs)
     name = next((n for f, n in _REDUCTIONS.items() if f is fn), None)    # fn may be unhashable
     if name is not None and args and isinstance(args[0], Selection) and \
-            not holds_selection(args[1:], kwargs):
+            not holds_selection(args[1:], {k: v for k, v in kwargs.items() if k != "where"}):
         return reduce(name, *args, **kwargs)
+    statistic = next((s for f, s in statistics.FUNCTIONS.items() if f is fn), None)
+    if statistic is not None and args and isinstance(args[0], (Selection, str)):   # (einsum)
+        return statistic(*args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Selection):
         return _copy(*args, **kwargs)
     if fn is np.outer:
         return outer(*args, **kwargs)
-    if fn is np.linalg.norm and args and isinstance(args[0], Selection):
-        return norm(*args, **kwargs)
     if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
         return arg_extreme(fn.__name__, *args, **kwargs)
     return _refuse_call(fn, args)
@@ -714,3 +748,6 @@ def first_selection(values) -> "Selection | None":
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.values import Array, array_like, holds  # noqa: E402
+from . import masked_statistics as statistics  # noqa: E402
+
+METHODS.update(statistics.METHODS)
