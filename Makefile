@@ -25,10 +25,11 @@ demo: $(STAMP)
 	$(BIN)/python models/demo.py
 
 # One worker per core (pytest-xdist), each test file on one worker: its
-# module-level compiled functions are compiled once.
+# module-level compiled functions are compiled once.  The slowest tests are
+# listed at the end, to keep the suite within its ten minutes.
 test: $(TEST_STAMP)
 	JAX_PLATFORMS=cpu $(BIN)/python -m pytest tests -p no:cacheprovider --timeout 600 \
-		-n auto --dist loadfile
+		-n auto --dist loadfile --durations=15
 
 fuzz: $(STAMP)
 	JAX_PLATFORMS=cpu $(BIN)/python -m tests.fuzz.run --count $(N)
