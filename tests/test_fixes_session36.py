@@ -315,3 +315,67 @@ def test_selections_of_different_lengths_raise_numpys_value_error():
     check(masks, x.copy(), x[::-1].copy())      # five positives on both sides
     with pytest.raises(ValueError, match="could not broadcast input array from shape"):
         tpucc.compile(masks)(x.copy(), x + 1)
+
+
+# --- pairing follows each selection's order, and a one-row selection broadcasts ----------
+
+def _convolution(x, h):
+    n = x.shape[0]
+    y = np.zeros(n)
+    for i in range(n):
+        y[i] = np.dot(x[i::-1], h[:i + 1])      # x backwards against h forwards
+    return y
+
+
+def test_a_backward_slice_pairs_from_its_first_row_in_one_while():
+    x, h = np.arange(1.0, 10.0), np.array([0.5, -1, 2, 3, 1, 0, 2, 1, 4.0])
+    compiled = check(_convolution, x, h, compile_kwargs={"unroll": 2})
+    assert count_hlo(hlo(compiled, x, h), "while") == 1
+
+
+@pytest.mark.parametrize("k", [0, 3, 7])
+def test_backward_slices_on_either_side_of_a_store(k):
+    def f(x, k):
+        y = np.zeros(8)
+        y[:k + 1] = x[k::-1]
+        y[k::-1] += x[:k + 1] * 10
+        z = np.zeros((8, 2))
+        z[k::-1] = np.outer(x[:k + 1], [1.0, 2.0])
+        return y, z, (x[k::-1] - x[:k + 1]).sum()
+    check(f, np.arange(1.0, 9.0), np.array(k))
+
+
+@pytest.mark.parametrize("step", [-3, -1])
+def test_runtime_negative_steps_pair_in_their_order(step):
+    def f(x, s):
+        return np.dot(x[8::s], x[:9:abs(s)]), (x[8::s] - x[:9:abs(s)] * 2).max()
+    check(f, np.arange(1.0, 10.0) ** 2, np.array(step))
+
+
+def test_a_one_row_selection_broadcasts_as_numpy_does():
+    def products(x, i, j):
+        return (x[:i] * x[j:]).sum(), (x[j:] * x[:i]).sum(), np.where(x[j:] > 0, x[:i], 0).sum()
+
+    def store(x, k, j):
+        y = np.zeros(8)
+        y[k:] = x[j:]
+        y[:k] += x[j:]
+        return y
+
+    def dot(x, i, j):
+        return np.dot(x[:i], x[j:])
+    x = np.arange(1.0, 9.0)
+    for i, j in ((1, 5), (3, 7), (3, 5)):
+        check(products, x, np.array(i), np.array(j))
+    check(store, x, np.array(3), np.array(7))
+    with pytest.raises(ValueError, match="could not broadcast input array from shape"):
+        tpucc.compile(store)(x, np.array(3), np.array(6))
+    with pytest.raises(ValueError, match=r"shapes \(1,\) and \(3,\) not aligned"):
+        tpucc.compile(dot)(x, np.array(1), np.array(5))     # np.dot does not broadcast
+
+
+def test_argmax_of_a_backward_selection_is_refused_not_misordered():
+    def f(x, k):
+        return np.argmax(x[k::-1] * 2)
+    raises_at(f, (np.arange(5.0), np.array(3)), E.ShapeError, "np.argmax of x\\[i:j\\]",
+              line_of="np.argmax")

@@ -72,12 +72,22 @@ class Selection:
     for a slice with runtime bounds (see `select_slice`), whose `data` is a
     view of y, as NumPy's slice is: y's later changes show in it, its updates
     go into y.  None for a mask.  `sliced`: made from such a slice (`x[:i] <
-    c`, a copy): errors name the slice, not a mask."""
-    __slots__ = ("data", "mask", "view", "sliced")
+    c`, a copy): errors name the slice, not a mask.  `descending`: whether
+    its rows run from the last selected to the first (a slice with a
+    negative step: x[k::-1]), False, True or a runtime bool; it orders the
+    rows where two selections pair them (`_aligned`)."""
+    __slots__ = ("data", "mask", "view", "sliced", "descending")
 
-    def __init__(self, data, mask: Value, view: slice | None = None, sliced=False):
+    def __init__(self, data, mask: Value, view: slice | None = None, sliced=False,
+                 descending=False):
         self.data, self.mask, self.view = data, mask, view
         self.sliced = sliced or view is not None
+        self.descending = descending
+
+    def like(self, data) -> "Selection":
+        """A selection of `data` (full-size values of the same rows) by the
+        same mask, in the same order: a result computed from this one."""
+        return Selection(data, self.mask, sliced=self.sliced, descending=self.descending)
 
     @property
     def rank(self) -> int:
@@ -109,7 +119,7 @@ class Selection:
             raise refusal("indexing x[mask] again", self)
         from .indexing import getitem
         return Selection(getitem(self.data, items), self.mask, view=self.view,
-                         sliced=self.sliced)
+                         sliced=self.sliced, descending=self.descending)
 
     def __setitem__(self, key, value):
         raise refusal("assigning into an element of x[mask]", self)
@@ -180,7 +190,17 @@ def select_slice(x, slc: slice) -> Selection:
     """x[i:j:k] with runtime bounds: the selection of the rows of axis 0 the
     slice takes, as a view of x."""
     from .indexing import getitem
-    return Selection(getitem(x, slice(None)), slice_mask(slc, x.shape[0]).var, view=slc)
+    return Selection(getitem(x, slice(None)), slice_mask(slc, x.shape[0]).var, view=slc,
+                     descending=select_slice_order(slc))
+
+
+def select_slice_order(slc: slice):
+    """Whether a slice's rows run backwards: its step is negative (static,
+    or a runtime bool)."""
+    step = slc.step
+    if step is None:
+        return False
+    return step < 0 if isinstance(step, Array) else bool(step < 0)
 
 
 def assign_slice(x, slc: slice, value) -> None:
@@ -193,7 +213,7 @@ def assign_slice(x, slc: slice, value) -> None:
         mask = Array(value.mask)
     else:
         mask = slice_mask(slc, n)
-    assign(x, mask, value, bounds=True)
+    assign(x, mask, value, bounds=True, descending=select_slice_order(slc))
 
 
 def _same_bounds(a: slice, b: slice) -> bool:
@@ -243,16 +263,21 @@ def _clamped(bound, n: int, lo: int, hi: int):
     return where(bound < lo, lo, where(bound > hi, hi, bound))
 
 
-def assign(x, mask, value, bounds=False) -> None:
+def assign(x, mask, value, bounds=False, descending=False) -> None:
     """x[mask] = value, as a select of the new values where the mask holds
-    (`bounds`: the mask is a slice's with runtime bounds, x[i:j] = value)."""
+    (`bounds`: the mask is a slice's with runtime bounds, x[i:j] = value,
+    whose rows run backwards where `descending`)."""
     mask_value = _checked_mask(x.shape, mask)
     rest = x.shape[mask.ndim:]
     if isinstance(value, Selection):
         if len(value.rest) != len(rest):
             raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
                           f"(k,)+{rest}", value)
-        new = _paired(value, Selection(x, mask_value), "x[mask] = y[other_mask]", assigning=True)
+        what = "x[mask] = y[other_mask]"
+        target = _target_of(Selection(x, mask_value, descending=descending))
+        if not _same_rows(value, target):
+            target = _joined_target(target, value, _STORE, what)
+        new = _aligned(value, target, what, _STORE)
         value_rest = value.rest
     else:
         new = _as_operand(value)
@@ -330,34 +355,91 @@ def _tail(rest: tuple) -> str:
     return ",)" if not rest else "," + ",".join(map(str, rest)) + ")"
 
 
-def _paired(sel: Selection, to: Selection, what: str, assigning=False):
-    """sel's full-size values, where `to` has the same mask; else (both
-    selecting rows of axis 0: `x[:n - k] * x[k:]`, `y[k:] = x[:n - k]`)
-    sel's t-th selected row moved to where `to` has its t-th, as NumPy
-    pairs the rows of two arrays of one length.  Lengths that differ raise
-    NumPy's ValueError when the call returns."""
-    if same_value(sel.mask, to.mask):
-        return sel.data
-    if sel.rank != 1 or to.rank != 1:
-        _require_same_mask(sel, to.mask, what)
+# How the rows of selections by different masks pair: _BROADCAST (a ufunc:
+# a one-row selection repeats against a longer one, on either side), _STORE
+# (into the first: `y[k:] = x[j:]`, `y[k:] += x[j:]`, whose length stays;
+# one row repeats), _EQUAL (np.dot: the lengths must be equal).
+_BROADCAST, _STORE, _EQUAL = "broadcast", "store", "equal"
+
+
+def _target_of(sel: Selection) -> tuple:
+    """(mask Value, descending, row count) of the rows a result takes."""
+    return sel.mask, sel.descending, _count(sel, ())
+
+
+def _same_rows(sel: Selection, target: tuple) -> bool:
+    return same_value(sel.mask, target[0]) and sel.descending is target[1]
+
+
+def _joined_target(target: tuple, sel: Selection, how: str, what: str) -> tuple:
+    """The rows of the result of an operation on selections by `target` and
+    by `sel`, as NumPy broadcasts (k,) against (1,): the longer's, or (how
+    is _STORE or _EQUAL) target's; lengths that cannot pair raise NumPy's
+    ValueError when the call returns."""
     from .elementwise import _require
-    count, wanted = _count(sel, ()), _count(to, ())
-    if assigning:
-        message = ("could not broadcast input array from shape (", count, _tail(sel.rest),
-                   " into shape (", wanted, _tail(to.rest))
+    mask, descending, count = target
+    other = _count(sel, ())
+    if how == _EQUAL:
+        _require(count == other, ("shapes (", count, ",) and (", other, ",) not aligned: ",
+                                  count, " (dim 0) != ", other, " (dim 0)"),
+                 "ValueError", "the slices must have the same length")
+        return target
+    fits = (count == other) | (other == 1)
+    if how == _STORE:
+        _require(fits, ("could not broadcast input array from shape (", other,
+                        _tail(sel.rest), " into shape (", count, _tail(sel.rest)),
+                 "ValueError", "the slices must have the same length, or one row")
+        return target
+    _require(fits | (count == 1), ("operands could not be broadcast together with shapes (",
+                                   count, _tail(sel.rest), " (", other, _tail(sel.rest)),
+             "ValueError", "the slices must have the same length, or one row")
+    longer = (count == 1) & (other != 1)
+    if sel.descending is descending:
+        order = descending
     else:
-        message = ("operands could not be broadcast together with shapes (", wanted,
-                   _tail(to.rest), " (", count, _tail(sel.rest))
-    _require(count == wanted, message, "ValueError", "the slices must have the same length")
-    # Where sel's rows are, by their number among its selected ones: the
-    # first position whose running count of selected rows passes that number.
+        order = where(longer, sel.descending, descending)
+    return (where(longer, Array(sel.mask), Array(mask)).var, order,
+            where(longer, other, count))
+
+
+def _aligned(sel: Selection, target: tuple, what: str, how=_BROADCAST):
+    """sel's full-size values with its rows where the target's are: the
+    same values where the mask and order are the same; else sel's t-th row
+    (in its order) where the target has its t-th, as NumPy pairs the rows of
+    two arrays of one length (`x[:n - k] * x[k:]`, `y[k:] = x[:n - k]`,
+    `np.dot(x[i::-1], h[:i + 1])`), its only row everywhere where it has
+    one (broadcast)."""
+    if _same_rows(sel, target):
+        return sel.data
+    if sel.rank != 1 or Array(target[0]).ndim != 1:
+        _require_same_mask(sel, target[0], what)
+    mask, descending, count = target
+    own = _count(sel, ())
+    number = _numbers(Array(mask), descending, count)     # the target's rows, from 1
+    if how != _EQUAL:
+        number = where(own == 1, 1, number)
+    # sel's row of that number, counted from its first selected position
+    ascending = _in_order(number, sel.descending, own)
     taken = NUMPY[np.cumsum](astype(Array(sel.mask), np.int64))
-    numbers = NUMPY[np.cumsum](astype(Array(to.mask), np.int64))
-    rows = NUMPY[np.searchsorted](taken, numbers)
+    rows = NUMPY[np.searchsorted](taken, ascending)
     rows = NUMPY[np.minimum](rows, sel.data.shape[0] - 1)     # (past its last: unselected)
     from .indexing import getitem
     return getitem(sel.data, rows)
 
+
+def _numbers(mask, descending, count):
+    """Each selected position's row number, from 1, in the selection's order."""
+    up = NUMPY[np.cumsum](astype(mask, np.int64))
+    return _in_order(up, descending, count)
+
+
+def _in_order(number, descending, count):
+    """Row numbers counted from the other end where the rows run backwards:
+    the t-th of k from the first is the (k + 1 - t)-th from the last."""
+    if descending is False:
+        return number
+    down = count + 1 - number
+    return down if descending is True else where(descending, down, number)
 
 
 def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
@@ -412,21 +494,28 @@ def _producer(value: Value):
 
 # --- elementwise ------------------------------------------------------------------------
 
-def elementwise(fn, operands: tuple, kwargs=None) -> Selection:
-    """A ufunc on selections by one mask, scalars and arrays of their trailing
-    shape: the ufunc on the full-size values, selected by the same mask."""
+def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
+    """A ufunc on selections, scalars and arrays of their trailing shape:
+    the ufunc on the full-size values, selected by the same mask; the rows
+    of selections by other masks paired in order (`_aligned`; `how`: as
+    there, _STORE for an in-place operator, _EQUAL for a product)."""
     sel = next(v for v in operands if isinstance(v, Selection))
     name = getattr(fn, "__name__", "the operation")
-    values = []
+    what = f"np.{name} of selections"
+    target = _target_of(sel)
     for v in operands:
         if isinstance(v, Selection):
             if len(v.rest) != len(sel.rest):
                 raise refusal(f"np.{name} of selections of shapes (k,)+{sel.rest} and "
                               f"(k,)+{v.rest}", sel)
-            values.append(_paired(v, sel, f"np.{name} of selections"))
-        else:
-            values.append(_operand(_as_operand(v), len(sel.rest), name, sel)[0])
-    return Selection(NUMPY[fn](*values, **(kwargs or {})), sel.mask, sliced=sel.sliced)
+            if not _same_rows(v, target):
+                if v.rank != 1 or sel.rank != 1:
+                    _require_same_mask(v, target[0], what)
+                target = _joined_target(target, v, how, what)
+    values = [_aligned(v, target, what, how) if isinstance(v, Selection) else
+              _operand(_as_operand(v), len(sel.rest), name, sel)[0] for v in operands]
+    return Selection(NUMPY[fn](*values, **(kwargs or {})), target[0], sliced=sel.sliced,
+                     descending=target[1])
 
 
 def install_operators():
@@ -439,7 +528,7 @@ def install_operators():
 
     def inplace(uf):
         def iop(a, b):
-            result = elementwise(uf, (a, b)).data
+            result = elementwise(uf, (a, b), how=_STORE).data
             if a.view is not None:      # only the selected elements of the array it views change
                 result = where(_expanded(a.mask, len(a.rest)), result, a.data)
             store_inplace(a.data, result, uf.__name__)
@@ -474,12 +563,12 @@ def product(fn, a, b):
     sel = a if sa else b
     if sa and sb and not a.rest and not b.rest and \
             not {a.dtype.kind, b.dtype.kind} & {"b", "c"}:     # (bool: any; vdot: conj)
-        products = elementwise(np.multiply, (a, b))
+        products = elementwise(np.multiply, (a, b), how=_EQUAL)
         return reduce("sum", products, dtype=products.dtype)    # (a dot keeps int32)
     if fn is np.dot and (np.ndim(b) == 0 if sa else np.ndim(a) == 0):
         return elementwise(np.multiply, (a, b))
     if sa and not sb and a.rest and fn is not np.vdot and np.ndim(b) in (1, 2):
-        return Selection(NUMPY[fn](a.data, b), a.mask, sliced=a.sliced)
+        return a.like(NUMPY[fn](a.data, b))
     return _refuse_call(fn, (a, b))
 
 
@@ -490,7 +579,7 @@ def outer(a, b, out=None):
     if not isinstance(a, Selection) or a.rest or a.rank != 1 or out is not None or \
             isinstance(b, Selection):
         return _refuse_call(np.outer, (a, b))
-    return Selection(NUMPY[np.outer](a.data, b), a.mask, sliced=a.sliced)
+    return a.like(NUMPY[np.outer](a.data, b))
 
 
 # --- reductions -------------------------------------------------------------------------
@@ -588,7 +677,7 @@ def _where_selected(name: str, sel: Selection, wanted, initial):
                             "dtype('bool') according to the rule 'safe' (where=)")
     values = NUMPY[np.broadcast_to](values, sel.data.shape)
     data = where(values, sel.data, _identity(name, sel.dtype))
-    return Selection(data, sel.mask, sliced=sel.sliced), values
+    return sel.like(data), values
 
 
 def _reduce(name, sel, axis, dtype, keepdims, where_values=None):
@@ -658,11 +747,11 @@ def attribute(sel: Selection, name: str):
 
 def _astype(sel: Selection, dtype, order="K", casting="unsafe", subok=True, copy=True):
     check_astype(sel.data, dtype, order, casting)
-    return Selection(astype(sel.data, dtype), sel.mask, sliced=sel.sliced)
+    return sel.like(astype(sel.data, dtype))
 
 
 def _copy(sel: Selection, order="K"):
-    return Selection(Array(sel.data.var), sel.mask, sliced=sel.sliced)
+    return sel.like(Array(sel.data.var))
 
 
 METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
@@ -682,7 +771,8 @@ def arg_extreme(name: str, sel: Selection, axis=None, out=None, *, keepdims=Fals
     from ..infer import checks
     step = sel.view.step if sel.view is not None else None
     if axis not in (None, 0, -1) or out is not None or keepdims or sel.rest or sel.rank != 1 \
-            or not (step is None or isinstance(step, int) and step > 0):
+            or not (step is None or isinstance(step, int) and step > 0) or \
+            sel.descending is not False:
         raise refusal(f"np.{name} of x[mask] (other than of a 1-d selection, in order)", sel)
     checks.require(_count(sel, None) > 0, f"attempt to get {name} of an empty sequence",
                    raises="ValueError")

@@ -153,7 +153,7 @@ def norm(sel: Selection, ord=None, axis=None, keepdims=False):
         normalize_axis(a, ndim) for a in (axis if isinstance(axis, tuple) else (axis,)))
     data = sel.data if sel.dtype.kind in "fc" else astype(sel.data, np.float64)
     if 0 not in axes:
-        return Selection(full_norm(data, ord, axis, keepdims), sel.mask, sliced=sel.sliced)
+        return sel.like(full_norm(data, ord, axis, keepdims))
     if len(axes) == 2 and (ord in (2, -2) or ord == "nuc"):
         raise refusal(f"np.linalg.norm(x[mask], ord={ord!r}) (singular values of x[mask])", sel)
     least = _least_over_rows(ord, axes)
