@@ -379,3 +379,30 @@ def test_argmax_of_a_backward_selection_is_refused_not_misordered():
         return np.argmax(x[k::-1] * 2)
     raises_at(f, (np.arange(5.0), np.array(3)), E.ShapeError, "np.argmax of x\\[i:j\\]",
               line_of="np.argmax")
+
+
+# --- writing through a runtime slice's trailing index; complex selections -----------------
+
+def test_writes_through_a_trailing_index_of_a_runtime_slice_reach_the_array():
+    def f(a, k):
+        a[k:][:, 1] *= 2
+        a[k:][:, 0] = -1.0
+        m = a[a[:, 2] > 6]
+        m[:, 1] = 100.0             # x[mask] is a copy: a keeps its values
+        return a, m.sum()
+
+    def in_a_loop(a):
+        for k in range(a.shape[0]):
+            a[k:][:, 1] *= 2
+        return a
+    check(f, np.arange(15.0).reshape(5, 3), np.array(2))
+    compiled = check(in_a_loop, np.arange(18.0).reshape(6, 3), compile_kwargs={"unroll": 2})
+    assert count_hlo(hlo(compiled, np.ones((6, 3))), "while") == 1
+
+
+def test_products_and_parts_of_complex_runtime_slices():
+    def f(x, y, k):
+        return (np.vdot(x[:k], y[:k]), np.dot(x[:k], x[:k]), np.inner(x[:k], y[:k]),
+                (x[:k].conj() * x[:k]).sum(), x[:k].real.max(), x[:k].imag.sum())
+    x = np.arange(5) * (1 + 1j) - 2j
+    check(f, x, x[::-1].copy(), np.array(3))

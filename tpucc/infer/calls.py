@@ -1157,8 +1157,9 @@ class Interpreter:
         if isinstance(obj, FlatIter):
             obj[key] = value
             return
-        if isinstance(obj, masked.Selection):      # b = a[a > 2]; b[0] = v
-            raise masked.refusal("assigning into an item of x[mask]", obj)
+        if isinstance(obj, masked.Selection):      # x[k:][:, 1] = v; b = a[a > 2]; b[0] = v
+            obj[key] = value
+            return
         if not hasattr(type(obj), "__setitem__"):
             raise UserCodeError(f"TypeError: '{type(obj).__name__}' object does not support "
                                 "item assignment")

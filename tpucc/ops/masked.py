@@ -112,17 +112,32 @@ class Selection:
         """x[i:j][:, k], f[:, None]: basic indexing of the trailing axes
         (the selected rows stay whole) selects the same rows of the indexed
         values, a view of them as NumPy's is."""
-        items = key if isinstance(key, tuple) else (key,)
-        lead = items[:self.rank]
-        if len(lead) < self.rank or not all(_whole(i) for i in lead) or \
-                not all(_basic_item(i) for i in items[self.rank:]):
+        items = self._trailing_key(key)
+        if items is None:
             raise refusal("indexing x[mask] again", self)
         from .indexing import getitem
         return Selection(getitem(self.data, items), self.mask, view=self.view,
                          sliced=self.sliced, descending=self.descending)
 
     def __setitem__(self, key, value):
-        raise refusal("assigning into an element of x[mask]", self)
+        """x[i:j][:, k] = v (and `x[i:j][:, k] *= 2`): into the same rows of
+        the indexed values, which are a view: through a slice's, into x."""
+        items = self._trailing_key(key)
+        if items is None:
+            raise refusal("assigning into an item of x[mask]", self)
+        from .indexing import getitem
+        assign(getitem(self.data, items), Array(self.mask), value, bounds=self.sliced,
+               descending=self.descending)
+
+    def _trailing_key(self, key):
+        """The key as a tuple where it indexes only the trailing axes (the
+        rows whole, then None, `...`, ints or slices), else None."""
+        items = key if isinstance(key, tuple) else (key,)
+        lead = items[:self.rank]
+        if len(lead) < self.rank or not all(_whole(i) for i in lead) or \
+                not all(_basic_item(i) for i in items[self.rank:]):
+            return None
+        return items
 
     def __iter__(self):
         raise refusal("iterating over x[mask]", self)
@@ -561,8 +576,9 @@ def product(fn, a, b):
     a selection and a scalar: their product."""
     sa, sb = isinstance(a, Selection), isinstance(b, Selection)
     sel = a if sa else b
-    if sa and sb and not a.rest and not b.rest and \
-            not {a.dtype.kind, b.dtype.kind} & {"b", "c"}:     # (bool: any; vdot: conj)
+    if sa and sb and not a.rest and not b.rest and "b" not in (a.dtype.kind, b.dtype.kind):
+        if fn is np.vdot:               # the first conjugated (a real one is itself)
+            a = elementwise(np.conjugate, (a,))
         products = elementwise(np.multiply, (a, b), how=_EQUAL)
         return reduce("sum", products, dtype=products.dtype)    # (a dot keeps int32)
     if fn is np.dot and (np.ndim(b) == 0 if sa else np.ndim(a) == 0):
@@ -742,7 +758,14 @@ def attribute(sel: Selection, name: str):
         return (length(sel),) + sel.rest
     if name in METHODS:
         return BoundArrayMethod(sel, name)
+    if name in _PARTS:
+        return elementwise(_PARTS[name], (sel,))
     raise refusal(f"x[mask].{name}", sel)
+
+
+# x[:k].real and .imag: the parts of the selected values (copies here: a
+# write into one is refused, as assigning into x[mask]'s attributes is).
+_PARTS = {"real": np.real, "imag": np.imag}
 
 
 def _astype(sel: Selection, dtype, order="K", casting="unsafe", subok=True, copy=True):
@@ -756,7 +779,9 @@ def _copy(sel: Selection, order="K"):
 
 METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
            for name in ("sum", "prod", "max", "min", "mean", "any", "all")}
-METHODS.update(astype=_astype, copy=_copy, dot=lambda sel, b: product(np.dot, sel, b))
+METHODS.update(astype=_astype, copy=_copy, dot=lambda sel, b: product(np.dot, sel, b),
+               conj=lambda sel: elementwise(np.conjugate, (sel,)),
+               conjugate=lambda sel: elementwise(np.conjugate, (sel,)))
 METHODS.update(argmax=lambda sel, *a, **k: arg_extreme("argmax", sel, *a, **k),
                argmin=lambda sel, *a, **k: arg_extreme("argmin", sel, *a, **k))
 
