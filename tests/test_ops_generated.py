@@ -627,6 +627,8 @@ gen_eye = rotating(v(3, dtype=ROW), v(2, 4, 1, dtype=ROW),
                    once=[v(3), v(2, 4), v(3, 3, 1), v(3, 4, -1), v(0), v(2, k=5), v(-1),
                          v(2.0), v(2, k=1.0)])
 gen_identity = rotating(v(2, dtype=ROW), once=[v(3), v(0), v(-1)])
+gen_window = rotating(v(6), once=[v(5), v(1), v(0), v(-2), v(4.0)])
+gen_kaiser = rotating(v(6, 5.0), once=[v(5, 0.0), v(1, 3.0), v(0, 1.0), v(7, 14)])
 
 # --- products ---------------------------------------------------------------------------------
 
@@ -1310,6 +1312,9 @@ FUNCTION_KINDS = {
     "round": (gen_round, ALL_DTYPES), "around": (gen_round, CORE), "copy": (gen_copy, CORE),
     "asarray": (gen_asarray, ALL_DTYPES), "array": (gen_asarray, CORE),
     "asanyarray": (gen_asarray, CORE), "ascontiguousarray": (gen_asarray, CORE),
+    "asfortranarray": (gen_asarray, CORE),
+    **{n: (gen_window, CORE) for n in ("hanning", "hamming", "blackman", "bartlett")},
+    "kaiser": (gen_kaiser, CORE),
     "zeros": (gen_fill, ALL_DTYPES), "ones": (gen_fill, ALL_DTYPES), "empty": (gen_empty, CORE),
     "full": (gen_full, ALL_DTYPES), "zeros_like": (gen_like, ALL_DTYPES),
     "ones_like": (gen_like, ALL_DTYPES), "empty_like": (gen_empty_like, CORE),
@@ -1600,7 +1605,9 @@ OP_SKIP = {"print": "a side effect on stdout, not a value; see tests/test_straig
            "python_round": "round(x, n) of a runtime Python float (CPython's, not NumPy's "
                            "np.round); see tests/test_sweep_session33.py",
            "modular_power": "pow(b, e, m) of Python ints with a runtime exponent (NumPy has "
-                            "none); see tests/test_fixes_session36c.py"}
+                            "none); see tests/test_fixes_session36c.py",
+           "unchecked": "a runtime check whose value the program never reads (lstsq's "
+                        "residuals); see tests/test_fixes_session36e.py"}
 
 
 def test_every_registered_op_is_exercised():
