@@ -166,7 +166,7 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
     return ex
 
 
-def _merge_hint(values, what: str = "") -> str:
+def _merge_hint(values, what: str = "", path: str = "") -> str:
     if all(isinstance(v, enum.Enum) for v in values):
         name = type(values[0]).__name__
         return (f"which {name} member this is would be known only at run time: carry its "
@@ -189,9 +189,16 @@ def _merge_hint(values, what: str = "") -> str:
                 "path makes, make it once before the `if` and set its attributes on each path "
                 "(attributes merge like variables)")
     if all(isinstance(v, str) for v in values):
-        return ("only arrays and numbers can differ between runtime paths, not text: print "
-                "in each branch (`if c: print(\"big\")` / `else: print(\"small\")`), or "
-                "print a number that tells them apart")
+        if path.startswith("<return>"):
+            # a returned status ("converged" / "maxit"): the caller, outside, makes the text
+            return ("only arrays and numbers can differ between runtime paths, not text: "
+                    "return a number or bool that tells the paths apart (`return x, True` / "
+                    "`return x, False`, or an int code) and turn it into text outside the "
+                    "compiled function")
+        return ("only arrays and numbers can differ between runtime paths, not text: give a "
+                "number that tells the paths apart (`code = 0` / `code = 1`) and turn it into "
+                "text outside the compiled function, or print in each branch (`if c: "
+                "print(\"big\")` / `else: print(\"small\")`)")
     return "only arrays and numbers can differ between runtime paths"
 
 
@@ -677,7 +684,7 @@ def _classify(flat, multi: bool, what: str, floor: int):
             subject = merge_subject(path, what)
             subject += " incompatible kinds" if path.startswith("<stack") else \
                 " incompatible values"
-            raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values, what))
+            raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values, what, path))
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what)))
     return slots, merged

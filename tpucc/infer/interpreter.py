@@ -1399,6 +1399,12 @@ def FOR_ITER(f, exit_target, block, stops):
             return Exit((block.next,))
         f.pop()
         return Exit((exit_target,))
+    if iterators.is_endless_count(it):
+        # itertools.count() in a While: another item always (a runtime test
+        # would add a path past the loop, returning None, that never runs)
+        f.stack[-1] = it.advanced()
+        f.push(it.item())
+        return Exit((block.next,))
     more = it.pos < it.stop if it.step > 0 else it.pos > it.stop
 
     def advance(fr):

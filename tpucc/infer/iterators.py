@@ -169,6 +169,12 @@ MAX_NATIVE_ITEMS = 1_000_000
 _COUNT_HORIZON = 2 ** 40
 
 
+class _Horizon(int):
+    """The stop of a counting_range: marks it endless, so that a loop over it
+    (a While, its counter a runtime value) has no path that runs out of items
+    (only a `break` or `return` leaves it, as `while True:`)."""
+
+
 def counting_range(args, kwargs) -> RangeIter | None:
     """`for i in itertools.count(start, step)` with Python int arguments:
     the range it is up to any loop's end, so a static `break` ends it where
@@ -179,13 +185,13 @@ def counting_range(args, kwargs) -> RangeIter | None:
         return None
     if type(start) is not int or type(step) is not int or step == 0:
         return None
-    return RangeIter(start, start + step * _COUNT_HORIZON, step)
+    return RangeIter(start, _Horizon(start + step * _COUNT_HORIZON), step)
 
 
 def is_endless_count(it: RangeIter) -> bool:
     """A counting_range (no loop gets near its end): a loop over it runs
     as `while True` does, unrolled until its exit is runtime."""
-    return it.rows is None and it.is_static() and it.remaining() > _COUNT_HORIZON // 2
+    return it.rows is None and type(it.stop) is _Horizon
 
 
 def _count_arguments(start=0, step=1):
