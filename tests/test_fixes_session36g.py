@@ -29,3 +29,29 @@ def test_returned_status_text_hint_says_return_a_code():
     err = raises_at(solve, (np.ones(3), 500), tpucc.MergeError,
                     r"`<return>\[1\]` incompatible values: str")
     assert "print" not in err.hint and "return a number or bool" in err.hint
+
+
+def test_ternary_on_counter_of_a_while_loop_hint_works():
+    # j > 0 is runtime once the loop (40 > unroll budget, with a runtime
+    # break) is one While: the hint's np.where form compiles
+    def refused(V, beta, m):
+        w = np.zeros(V.shape[1])
+        for j in range(m):
+            w = w - (beta[j - 1] * V[j - 1] if j > 0 else 0)   # <- here
+            if w[0] < -1e9:
+                break
+        return w
+
+    def hinted(V, beta, m):
+        w = np.zeros(V.shape[1])
+        for j in range(m):
+            w = w - np.where(j > 0, beta[j - 1] * V[j - 1], 0)
+            if w[0] < -1e9:
+                break
+        return w
+    V, beta = np.arange(160.0).reshape(40, 4), np.linspace(0, 1, 40)
+    err = raises_at(refused, (V, beta, 40), tpucc.MergeError, "different shapes",
+                    line_of="<- here")
+    assert "np.where(c, a, 0)" in err.hint and "unroll=" in err.hint
+    check(hinted, V, beta, 40)
+    check(refused, V, beta, 40, compile_kwargs={"unroll": 40})

@@ -411,8 +411,7 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
     if len(shapes) > 1:
         raise MergeError(f"{merge_subject(path, what)} different shapes: "
                          + " and ".join(str(a) for a in avals),
-                         hint=f"give {_slot_kind(path)} the same shape on every path "
-                              "(e.g. pad, or compute both and select with np.where)")
+                         hint=_shapes_hint(path, shapes))
     strong = {a.dtype for a in avals if not a.weak}
     if len(strong) > 1:
         raise MergeError(f"{merge_subject(path, what)} different dtypes: "
@@ -420,6 +419,20 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
                          hint="cast with .astype(...) so every path gives the same dtype")
     dtype = result_type(*avals)
     return AVal(dtype, avals[0].shape, all(a.weak for a in avals))
+
+
+def _shapes_hint(path: str, shapes) -> str:
+    if path.startswith("<stack") and () in shapes:
+        # `w - (a if j > 0 else 0)`: NumPy broadcasts the number; a runtime
+        # choice must have one shape. Often the condition is on the counter
+        # of a loop that became one While (longer than the unroll budget).
+        return ("write it `np.where(c, a, 0)`, which broadcasts the number as NumPy's "
+                "arithmetic would, or as an `if` statement (`if j > 0: w = w - a`); a "
+                "condition on a loop's counter is runtime where the loop runs as one "
+                "While (longer than the unroll budget): unroll=N with N at least its trip "
+                "count keeps it static")
+    return (f"give {_slot_kind(path)} the same shape on every path "
+            "(e.g. pad, or compute both and select with np.where)")
 
 
 def pretty_path(path: str) -> str:
