@@ -136,15 +136,7 @@ def autocorrelation_padded(x):          # the warning's advice, followed
     return r / r[0]
 
 
-def lu_pivoting(a):
-    n = a.shape[0]
-    for i in range(n - 1):
-        p = i + int(np.argmax(np.abs(a[i:, i])))
-        tmp = a[i].copy()
-        a[i] = a[p]
-        a[p] = tmp
-        a[i + 1:] -= np.outer(a[i + 1:, i] / a[i, i], a[i])
-    return a
+from test_fixes_session36 import _lu_partial_pivoting as lu_pivoting  # noqa: E402
 
 
 def lu_pivoting_masked(a):              # the warning's advice, followed
