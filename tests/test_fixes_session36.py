@@ -406,3 +406,15 @@ def test_products_and_parts_of_complex_runtime_slices():
                 (x[:k].conj() * x[:k]).sum(), x[:k].real.max(), x[:k].imag.sum())
     x = np.arange(5) * (1 + 1j) - 2j
     check(f, x, x[::-1].copy(), np.array(3))
+
+
+def test_a_store_of_rows_that_do_not_fit_names_both_shapes_as_numpy_does():
+    def f(x, k):
+        y = np.zeros((6, 3))
+        y[k:] = x[k - 1:][:, None]
+        return y
+    with pytest.raises(ValueError) as eager:
+        f(np.arange(6.0), 2)
+    with pytest.raises(ValueError) as ours:
+        tpucc.compile(f)(np.arange(6.0), np.array(2))
+    assert str(eager.value) in str(ours.value)     # (5,1) into (4,3)

@@ -291,7 +291,7 @@ def assign(x, mask, value, bounds=False, descending=False) -> None:
         what = "x[mask] = y[other_mask]"
         target = _target_of(Selection(x, mask_value, descending=descending))
         if not _same_rows(value, target):
-            target = _joined_target(target, value, _STORE, what)
+            target = _joined_target(target, value, _STORE, rest)
         new = _aligned(value, target, what, _STORE)
         value_rest = value.rest
     else:
@@ -386,11 +386,12 @@ def _same_rows(sel: Selection, target: tuple) -> bool:
     return same_value(sel.mask, target[0]) and sel.descending is target[1]
 
 
-def _joined_target(target: tuple, sel: Selection, how: str, what: str) -> tuple:
+def _joined_target(target: tuple, sel: Selection, how: str, rest: tuple) -> tuple:
     """The rows of the result of an operation on selections by `target` and
     by `sel`, as NumPy broadcasts (k,) against (1,): the longer's, or (how
     is _STORE or _EQUAL) target's; lengths that cannot pair raise NumPy's
-    ValueError when the call returns."""
+    ValueError when the call returns (`rest`: the target's trailing shape,
+    for its message)."""
     from .elementwise import _require
     mask, descending, count = target
     other = _count(sel, ())
@@ -402,11 +403,11 @@ def _joined_target(target: tuple, sel: Selection, how: str, what: str) -> tuple:
     fits = (count == other) | (other == 1)
     if how == _STORE:
         _require(fits, ("could not broadcast input array from shape (", other,
-                        _tail(sel.rest), " into shape (", count, _tail(sel.rest)),
+                        _tail(sel.rest), " into shape (", count, _tail(rest)),
                  "ValueError", "the slices must have the same length, or one row")
         return target
     _require(fits | (count == 1), ("operands could not be broadcast together with shapes (",
-                                   count, _tail(sel.rest), " (", other, _tail(sel.rest)),
+                                   count, _tail(rest), " (", other, _tail(sel.rest)),
              "ValueError", "the slices must have the same length, or one row")
     longer = (count == 1) & (other != 1)
     if sel.descending is descending:
@@ -526,7 +527,7 @@ def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
             if not _same_rows(v, target):
                 if v.rank != 1 or sel.rank != 1:
                     _require_same_mask(v, target[0], what)
-                target = _joined_target(target, v, how, what)
+                target = _joined_target(target, v, how, sel.rest)
     values = [_aligned(v, target, what, how) if isinstance(v, Selection) else
               _operand(_as_operand(v), len(sel.rest), name, sel)[0] for v in operands]
     return Selection(NUMPY[fn](*values, **(kwargs or {})), target[0], sliced=sel.sliced,
