@@ -245,15 +245,15 @@ def test_trailing_index_of_a_runtime_slice_is_a_view():
 
 
 def test_what_a_runtime_slice_still_refuses():
-    def row_of_it(a, k):
-        return a[k:][0]             # which row: data-dependent
+    def rows_of_it(a, k):
+        return a[k:][[0, 1]]        # an index array: which rows, data-dependent
     def outer_on_the_right(a, k):
-        return np.outer(a[0], a[k:, 0])
+        return np.outer(a[0], a[k:, 0])     # its columns: data-dependent (boxes.py)
     a = np.ones((4, 3))
-    raises_at(row_of_it, (a, 1), E.ShapeError, "indexing x\\[i:j\\] again", line_of="[0]",
+    raises_at(rows_of_it, (a, 1), E.ShapeError, "indexing x\\[i:j\\] again", line_of="[[0, 1]]",
               runtime_args=("k",))
-    raises_at(outer_on_the_right, (a, 1), E.ShapeError, "np.outer of x\\[i:j\\]",
-              line_of="np.outer", runtime_args=("k",))
+    raises_at(outer_on_the_right, (a, 1), E.ShapeError, "returning x\\[i:j\\]",
+              line_of="return np.outer", runtime_args=("k",))
 
 
 # --- selections by different bounds or masks pair their rows in order, as NumPy does -----

@@ -506,8 +506,7 @@ def test_messages_of_sweep_34f_name_the_program_and_keep_its_meaning():
               match=r"copy\.copy\(\) of a Holder object")
     raises_at(lambda p: copy.deepcopy(p).w.sum(), (Holder(np.ones(2)),), tpucc.UnsupportedError,
               match=r"copy\.deepcopy\(\) of a Holder object")
-    raises_at(masked_item_written, (np.arange(5.0),), tpucc.ShapeError,
-              match="assigning into an item of x.mask.", line_of="b[0] = 100.0")
+    check(masked_item_written, np.arange(5.0))     # (its first element: compiles now)
     err = raises_at(chosen_then_updated, (np.arange(3.0), 1), tpucc.SideEffectError,
                     runtime_args=("c",))
     assert "<stack" not in str(err) and "if <runtime condition> else" in str(err)

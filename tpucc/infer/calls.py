@@ -1542,7 +1542,8 @@ class Interpreter:
                                    hint="use it in a `with` statement inside the function")
         if isinstance(fn, BoundArrayMethod):
             _refuse_out(f"x.{fn.name}", kwargs)
-            table = masked.METHODS if isinstance(fn.array, masked.Selection) else METHODS
+            table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \
+                else METHODS
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
             return self._owned(_scalar_stays_scalar(fn.array,

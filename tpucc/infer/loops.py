@@ -273,9 +273,10 @@ def _warn_unrolled(loc, it, count, ops, why):
 def _unroll_advice(why: str) -> str:
     """What to change, for the reason a loop is unrolled."""
     if "slice bounds" in why:
-        return ("a slice whose bounds depend on the counter compiles on the first axis it "
-                "slices only: slice the other axes with static bounds, or loop over the rows "
-                "(`for i in range(k + 1, n): A[i, k + 1:] -= A[i, k] * A[k, k + 1:]`)")
+        return ("a slice whose bounds depend on the counter compiles with a positive step "
+                "and basic indices beside it (a backward or runtime step on the first axis "
+                "only): slice the other axes with static bounds or a positive step, or keep "
+                "the shape with `np.where(np.arange(n) > k, x, 0)`")
     if "slice with runtime bounds" in why:
         return ("keep the shapes fixed: a window of static length over a zero-padded copy "
                 "(`xp = np.concatenate([x, np.zeros(m)])`, then `np.dot(x, xp[k:k + n])`), "

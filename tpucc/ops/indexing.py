@@ -25,7 +25,7 @@ from jax import lax
 
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal, Value
-from . import elementwise, masked
+from . import boxes, elementwise, masked
 from .registry import broadcast_shapes, define_vjp, implements, register, unsafe_cast
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
@@ -101,10 +101,11 @@ def normalize_key(key, shape):
             elif any(_is_runtime(v) for v in (item.start, item.stop, item.step)):
                 raise StaticValueError(
                     "slice bounds that depend on runtime values give a data-dependent shape",
-                    hint="a runtime slice of the first axis followed by static indices "
-                         "(x[:i], x[i:j, 0]) compiles when reduced (x[:i].sum()) or assigned "
-                         "(x[i::k] = 0); elsewhere slice with static bounds, or keep the shape "
-                         "with np.where(np.arange(n) < i, x, fill)")
+                    hint="runtime slices beside static and runtime ints and static slices "
+                         "(x[:i], x[i:j, 0], A[k:, :j]; a negative or runtime step on the "
+                         "first axis only, no index arrays) compile when reduced (x[:i].sum()) "
+                         "or assigned (x[i::k] = 0); elsewhere slice with static bounds, or "
+                         "keep the shape with np.where(np.arange(n) < i, x, fill)")
             else:
                 static.append(("slice", item.start, item.stop, item.step))
         elif item is None or item is Ellipsis:
@@ -504,6 +505,8 @@ def getitem(x, key):
     lead = _integers_before_runtime_slice(key)
     if lead and lead < x.ndim:
         return getitem(getitem(x, key[:lead]), _after(key, lead))
+    if boxes.runtime_slice_key(key, x.shape) is not None:
+        return boxes.select(x, key)
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     return _indexed(x, static, arrays)
@@ -720,6 +723,9 @@ def setitem(x, key, value):
     lead = _integers_before_runtime_slice(key)
     if lead and lead < x.ndim and all(_scalar_index(i) for i in key[:lead]):
         setitem(getitem(x, key[:lead]), _after(key, lead), value)    # into a view of x's row
+        return
+    if boxes.runtime_slice_key(key, x.shape) is not None:
+        boxes.assign(x, key, value)
         return
     try:
         static, arrays = normalize_key(key, x.shape)

@@ -318,7 +318,10 @@ def inplace_matmul(a, b):
 
 
 def install_operators():
-    Array.__matmul__ = lambda a, b: matmul(a, b)
+    from .masked import Selection
+
+    # With a runtime slice on the right, Python asks the slice instead.
+    Array.__matmul__ = lambda a, b: NotImplemented if isinstance(b, Selection) else matmul(a, b)
     Array.__rmatmul__ = lambda a, b: matmul(b, a)
     Array.__imatmul__ = inplace_matmul
 

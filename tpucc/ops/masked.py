@@ -112,22 +112,41 @@ class Selection:
         """x[i:j][:, k], f[:, None]: basic indexing of the trailing axes
         (the selected rows stay whole) selects the same rows of the indexed
         values, a view of them as NumPy's is."""
+        from .indexing import getitem
+        row = self._row_key(key)
+        if row is not None:
+            return scalar_if_numpy_would(self.data, row, getitem(self.data, row))
         items = self._trailing_key(key)
         if items is None:
             raise refusal("indexing x[mask] again", self)
-        from .indexing import getitem
         return Selection(getitem(self.data, items), self.mask, view=self.view,
                          sliced=self.sliced, descending=self.descending)
 
     def __setitem__(self, key, value):
         """x[i:j][:, k] = v (and `x[i:j][:, k] *= 2`): into the same rows of
         the indexed values, which are a view: through a slice's, into x."""
+        from .indexing import getitem, setitem
+        row = self._row_key(key)
+        if row is not None:
+            setitem(self.data, row, value)
+            return
         items = self._trailing_key(key)
         if items is None:
             raise refusal("assigning into an item of x[mask]", self)
-        from .indexing import getitem
         assign(getitem(self.data, items), Array(self.mask), value, bounds=self.sliced,
                descending=self.descending)
+
+    def _row_key(self, key):
+        """x[k:][0], v[-1] (an int first, then basic items): the key of the
+        data for that row of the selection, whose position is found at run
+        time (NumPy's IndexError when the call returns if it has no such
+        row); None for a key that does not start with an int."""
+        items = key if isinstance(key, tuple) else (key,)
+        if not items or self.rank != 1 or not _basic_item(items[0]) or \
+                items[0] is None or items[0] is Ellipsis or isinstance(items[0], slice) or \
+                not all(_basic_item(i) for i in items[1:]):
+            return None
+        return (_row_position(self, items[0]),) + tuple(items[1:])
 
     def _trailing_key(self, key):
         """The key as a tuple where it indexes only the trailing axes (the
@@ -161,6 +180,25 @@ class Selection:
         raise refusal("formatting x[mask] as text", self)
 
     __int__ = __float__ = __complex__ = __index__
+
+
+def _row_position(sel: Selection, i):
+    """Where in sel.data its i-th row (in its order, negative from its end)
+    is: past the rows before it among the selected, as NumPy counts."""
+    from .elementwise import _require
+    count = _count(sel, ())
+    index = astype(i, np.int64) if isinstance(i, Array) else int(i)
+    wrapped = where(index < 0, index + count, index)
+    _require((wrapped >= 0) & (wrapped < count),
+             ("index ", index if isinstance(index, Array) else str(index),
+              " is out of bounds for axis 0 with size ", count), "IndexError",
+             "the slice has fewer rows than that")
+    number = _in_order(wrapped + 1, sel.descending, count)     # from 1, ascending
+    taken = NUMPY[np.cumsum](astype(Array(sel.mask), np.int64))
+    position = NUMPY[np.searchsorted](taken, number)
+    position = NUMPY[np.minimum](position, sel.data.shape[0] - 1)
+    position.immutable = True       # a scalar index: x[k:][0] of a matrix is a view of a row
+    return position
 
 
 def _whole(item) -> bool:
@@ -223,7 +261,7 @@ def assign_slice(x, slc: slice, value) -> None:
     is a slice of the same bounds (x[:i] += 1 reads x[:i], updates it and
     stores it back) is known to have the same mask."""
     n = x.shape[0]
-    if isinstance(value, Selection) and value.view is not None and \
+    if isinstance(value, Selection) and isinstance(value.view, slice) and \
             value.data.shape[0] == n and _same_bounds(value.view, slc):
         mask = Array(value.mask)
     else:
@@ -284,6 +322,12 @@ def assign(x, mask, value, bounds=False, descending=False) -> None:
     whose rows run backwards where `descending`)."""
     mask_value = _checked_mask(x.shape, mask)
     rest = x.shape[mask.ndim:]
+    if isinstance(value, boxes.Box):
+        if mask.ndim != 1 or descending is not False:
+            raise refusal("assigning x[i:j, k:l] into a selection by a multi-axis mask or a "
+                          "backward slice", value)
+        boxes.store(x, (mask,) + (None,) * len(rest), value)
+        return
     if isinstance(value, Selection):
         if len(value.rest) != len(rest):
             raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
@@ -515,6 +559,11 @@ def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
     the ufunc on the full-size values, selected by the same mask; the rows
     of selections by other masks paired in order (`_aligned`; `how`: as
     there, _STORE for an in-place operator, _EQUAL for a product)."""
+    if any(isinstance(v, boxes.Box) for v in operands):
+        if how != _BROADCAST:
+            raise refusal("updating x[i:j] in place by a slice with runtime bounds on another "
+                          "axis", first_selection(operands))
+        return boxes.elementwise(fn, operands, kwargs)
     sel = next(v for v in operands if isinstance(v, Selection))
     name = getattr(fn, "__name__", "the operation")
     what = f"np.{name} of selections"
@@ -575,6 +624,8 @@ def product(fn, a, b):
     the selected products (forward substitution's `L[i][:i] @ x[:i]`);
     rows x[:i] (k, m) @ w: the selection of the rows' products; np.dot of
     a selection and a scalar: their product."""
+    if boxes.involves_box(a, b):
+        return boxes.product(fn, a, b)
     sa, sb = isinstance(a, Selection), isinstance(b, Selection)
     sel = a if sa else b
     if sa and sb and not a.rest and not b.rest and "b" not in (a.dtype.kind, b.dtype.kind):
@@ -592,7 +643,9 @@ def product(fn, a, b):
 def outer(a, b, out=None):
     """np.outer(x[i:], row) (Gaussian elimination's rank-one update): the
     rows of the outer product of the full-size values that the mask
-    selects.  (A selection on the right would select columns.)"""
+    selects; other slices' (boxes.outer) select columns too."""
+    if isinstance(b, Selection) or isinstance(a, boxes.Box) or not isinstance(a, Selection):
+        return boxes.outer(a, b, out)
     if not isinstance(a, Selection) or a.rest or a.rank != 1 or out is not None or \
             isinstance(b, Selection):
         return _refuse_call(np.outer, (a, b))
@@ -655,6 +708,8 @@ def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdi
     first: the reduction of the full-size values with the unselected ones
     replaced by its identity.  `where=` (a selection by the same mask, or an
     array of the trailing shape) replaces more of them."""
+    if isinstance(sel, boxes.Box):
+        return boxes.reduce(name, sel, axis, dtype=dtype, out=out, keepdims=keepdims, **kw)
     initial = kw.pop("initial", None) if name in _WITH_INITIAL else None
     wanted = kw.pop("where", True) if name != "count_nonzero" else True
     if out is not None or kw:
@@ -741,12 +796,16 @@ _REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.max: "max", np.amax: "max", np
 
 def length(sel: Selection):
     """len(x[mask]): the runtime number of True values, a Python int."""
+    if isinstance(sel, boxes.Box):
+        return boxes.length(sel)
     from ..infer.builtins_impl import to_python_scalar
     return to_python_scalar(_count(sel, ()), np.int64)
 
 
 def attribute(sel: Selection, name: str):
     """x[mask].<name>: static facts, runtime counts, or a method to call."""
+    if isinstance(sel, boxes.Box):
+        return boxes.attribute(sel, name)
     from ..infer.builtins_impl import to_python_scalar
     from ..infer.calls import BoundArrayMethod
     if name == "dtype":
@@ -817,6 +876,8 @@ _ELEMENTWISE_CALLS = (np.where, np.clip)
 
 def numpy_call(fn, args, kwargs):
     """A NumPy function given a selection: ufuncs and the reductions above."""
+    if holds([*args, *kwargs.values()], boxes.Box):
+        return boxes.numpy_call(fn, args, kwargs)
     if fn in _PRODUCTS and len(args) == 2 and not kwargs:     # (matmul and vecdot: ufuncs)
         return product(fn, *args)
     if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
@@ -863,7 +924,13 @@ def first_selection(values) -> "Selection | None":
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from ..infer.values import Array, array_like, holds  # noqa: E402
+from ..infer.values import Array, array_like, holds, scalar_if_numpy_would  # noqa: E402
 from . import masked_statistics as statistics  # noqa: E402
+from . import boxes  # noqa: E402
+
+
+def methods_of(sel: Selection) -> dict:
+    """The array methods a selection has (a Box's are its module's)."""
+    return boxes.METHODS if isinstance(sel, boxes.Box) else METHODS
 
 METHODS.update(statistics.METHODS)

@@ -1,0 +1,520 @@
+"""Slices with runtime bounds on an axis other than the first, or on more
+than one axis: `Q[:, :j]` (Gram-Schmidt), `L[j + 1:, :j]` (Cholesky),
+`A[k + 1:, k + 1:]` (LU's trailing update).
+
+Such a slice has a runtime length on each axis it slices with runtime
+bounds, so, like `x[i:j]` (masked.py), it is not an Array but a `Box`: the
+full-size values (a view of x, as NumPy's slice is) and, for each axis,
+the mask of the indices the slice takes there (None for an axis it keeps
+as it is: a static slice or index already applied to the view).  Each
+selected element sits where it sits in x, so what compiles is what keeps
+that correspondence, and the unselected elements never show:
+
+- elementwise math between boxes by the same bounds on each axis, scalars,
+  arrays that broadcast along the masked axes (length 1 there), and `x[i:j]`
+  selections of the first axis by the same bounds;
+- `A[k + 1:, k + 1:] = v` and `A[...] -= v` (only the selected elements
+  change); `np.outer(x[k + 1:], y[k + 1:])`, whose masks are the two
+  vectors';
+- `@`, np.dot and np.matmul of 1-d and 2-d boxes, contracting axes masked
+  by the same bounds (the unselected products are zeros), the other axes'
+  masks carried to the result; a product that contracts all of them is an
+  Array;
+- reductions (sum prod mean max min any all) over any axes, `.T`, `.shape`,
+  `len()`, `astype`, `copy`, and NumPy functions of those.
+
+Anything else is masked.refusal's E200 for a slice with runtime bounds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from . import masked
+from .elementwise import astype, check_astype, store_inplace
+from .registry import METHODS as ARRAY_METHODS
+from .registry import NUMPY, normalize_axes
+from .shape import reshape, transpose, where
+
+
+class Box(masked.Selection):
+    """A slice with runtime bounds on some axes (see the module's text):
+    `data` full-size values, `masks` one bool Array per axis of data, or
+    None for an axis taken whole.  The Selection it extends has no `mask`
+    (None): masked.py hands every Box to this module."""
+    __slots__ = ("masks",)
+
+    def __init__(self, data, masks, view=None):
+        super().__init__(data, None, view=view, sliced=True)
+        self.masks = tuple(masks)
+
+    def __repr__(self):
+        return f"a slice with runtime bounds on several axes of {self.data.aval}"
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    def __getitem__(self, key):
+        return index(self, key)
+
+    def __setitem__(self, key, value):
+        raise masked.refusal("assigning into an item of x[i:j, k:l]", self)
+
+
+def boxed(data, masks, view=None):
+    """The value of data restricted by masks: an Array where no axis is
+    masked, x[i:j]'s Selection where only the first is, else a Box."""
+    if all(m is None for m in masks):
+        return data
+    if all(m is None for m in masks[1:]):
+        return masked.Selection(data, masks[0].var, sliced=True)
+    return Box(data, masks, view=view)
+
+
+# --- making one ---------------------------------------------------------------------------
+
+def runtime_slice_key(key, shape: tuple):
+    """(view key, per-axis items) for a key of basic items (ints, static
+    slices, None, `...`, slices of static length) with a slice of runtime
+    bounds and positive step on some axis other than the first, or on two
+    or more; None for any other key.  The view key is the key with each
+    runtime slice replaced by `:`."""
+    from .indexing import _integer_scalar, _is_runtime, _item_axes, fixed_length_slice
+    items = key if isinstance(key, tuple) else (key,)
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        return None
+    axes = _item_axes(items, len(shape))
+    runtime = []
+    for n, (item, axis) in enumerate(zip(items, axes)):
+        if isinstance(item, slice):
+            if axis >= len(shape):
+                return None         # (too many indices: NumPy's IndexError, from indexing)
+            bounds = (item.start, item.stop, item.step)
+            if not any(_is_runtime(v) for v in bounds) or \
+                    fixed_length_slice(item, shape[axis]) is not None:
+                continue
+            if _is_runtime(item.step) or item.step is not None and item.step <= 0:
+                return None         # (rows that run backwards pair only on the first axis)
+            runtime.append(n)
+        elif not (item is None or item is Ellipsis or _integer_scalar(item)):
+            return None
+    if not runtime:
+        return None
+    view_key = tuple(slice(None) if n in runtime else item for n, item in enumerate(items))
+    return view_key, items
+
+
+def select(x, key) -> "Box | masked.Selection":
+    """x[key] for a runtime_slice_key key: the view of x by the key's static
+    items, each runtime slice's mask on the axis of the view it became."""
+    from .indexing import getitem
+    view_key, items = runtime_slice_key(key, x.shape)
+    view = getitem(x, view_key)
+    masks = _view_masks(items, view_key, x.shape, view.ndim)
+    if all(m is None for m in masks[1:]):         # (x[k:, None]: a selection of rows)
+        first = next(i for i, v in zip(items, view_key) if i is not v)
+        return masked.Selection(view, masks[0].var, view=first)
+    return Box(view, masks, view=view_key)
+
+
+def _view_masks(items, view_key, shape: tuple, ndim: int) -> list:
+    """The mask of each axis of the view: a runtime slice's (an item the
+    view key replaced) over the axis of x it slices, None elsewhere."""
+    from .indexing import _item_axes
+    masks, out = [None] * ndim, 0
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    for item, kept, axis in zip(items, view_key, _item_axes(items, len(shape))):
+        if item is Ellipsis:
+            out += len(shape) - consumed
+        elif item is None:
+            out += 1
+        elif isinstance(item, slice):
+            if item is not kept:
+                masks[out] = masked.slice_mask(item, shape[axis])
+            out += 1
+    return masks
+
+
+def assign(x, key, value) -> None:
+    """x[key] = value for a runtime_slice_key key."""
+    target = select(x, key)
+    store(target.data, _parts(target)[1], value)
+
+
+def store(data, masks, value) -> None:
+    """The selected elements of `data` (a view, whose writes go into the
+    array it views) by per-axis `masks` take the value's, cast to its dtype
+    as NumPy's assignment casts them."""
+    target = Box(data, masks)
+    new = _aligned_operands((target, value), "x[i:j, k:l] = values", store=True)[1][1]
+    data.set(where(_full_mask(masks, data.ndim), astype(new, data.dtype), data).var)
+
+
+# --- operands -----------------------------------------------------------------------------
+
+def _parts(v):
+    """(values, per-axis masks) of a box, a selection of the first axis by
+    a slice or 1-d mask in order, an array or a scalar."""
+    if isinstance(v, Box):
+        return v.data, v.masks
+    if isinstance(v, masked.Selection):
+        if v.rank != 1 or v.descending is not False:
+            raise masked.refusal("combining x[i:j, k:l] with a selection by a multi-axis mask "
+                                 "or a backward slice", v)
+        return v.data, (masked.Array(v.mask),) + (None,) * len(v.rest)
+    v = masked._as_operand(v)
+    return v, (None,) * np.ndim(v)
+
+
+def _same_mask(a, b) -> bool:
+    return a is b or masked.same_value(a.var, b.var)
+
+
+def _aligned_operands(operands, what: str, store=False):
+    """-> (masks of the result, [values of each operand]): the operands'
+    masks per axis (aligned from the last, as broadcasting aligns shapes)
+    agree, and an operand without a mask on a masked axis has length 1
+    there.  `store`: the first operand is the target, whose shape the
+    others broadcast into."""
+    parts = [_parts(v) for v in operands]
+    ndim = max(len(masks) for _, masks in parts)
+    if store and len(parts[0][1]) < ndim:
+        raise ShapeError(f"{what}: a value of {ndim} dimensions does not fit a slice of "
+                         f"{len(parts[0][1])}")
+    result = []
+    for axis in range(-ndim, 0):
+        found = [m[axis] for _, m in parts if len(m) >= -axis and m[axis] is not None]
+        mask = found[0] if found else None
+        if any(not _same_mask(m, mask) for m in found[1:]):
+            raise masked.refusal(f"{what} with different runtime bounds on one axis (such as "
+                                 "x[:n - k] and x[k:])", _first_sliced(operands))
+        if mask is not None:
+            for value, m in parts:
+                if len(m) >= -axis and m[axis] is None and np.shape(value)[axis] != 1:
+                    raise masked.refusal(f"{what} with an array of shape {np.shape(value)}: its "
+                                         f"axis {ndim + axis} would have to match the length of "
+                                         "a slice with runtime bounds",
+                                         _first_sliced(operands))
+        result.append(mask)
+    return tuple(result), [value for value, _ in parts]
+
+
+def _first_sliced(values):
+    return next((v for v in values if isinstance(v, masked.Selection)), None)
+
+
+def _full_mask(masks, ndim: int):
+    """One bool Array over all axes (broadcast): where every axis's mask holds."""
+    full = None
+    for axis, m in enumerate(masks):
+        if m is None:
+            continue
+        shaped = reshape(m, tuple(-1 if a == axis else 1 for a in range(ndim)))
+        full = shaped if full is None else full & shaped
+    return full
+
+
+# --- elementwise --------------------------------------------------------------------------
+
+def elementwise(fn, operands: tuple, kwargs=None):
+    """A ufunc (or np.where, np.clip) of boxes, selections, scalars and arrays."""
+    name = getattr(fn, "__name__", "the operation")
+    masks, values = _aligned_operands(operands, f"np.{name} of slices")
+    return boxed(NUMPY[fn](*values, **(kwargs or {})), masks)
+
+
+def inplace(fn, box: Box, other):
+    """box OP= other: only the selected elements of the values (of the
+    array the box views) change."""
+    result = NUMPY[fn](*_aligned_operands((box, other), f"np.{fn.__name__} of slices",
+                                          store=True)[1])
+    result = where(_full_mask(box.masks, box.data.ndim), result, box.data)
+    store_inplace(box.data, result, fn.__name__)
+    return box
+
+
+def install_operators():
+    from .elementwise import COMPARISONS, OPERATORS, UNARY_OPERATORS
+    for stem, ufname in OPERATORS.items():
+        if ufname is None:
+            continue
+        uf = getattr(np, ufname)
+        setattr(Box, f"__{stem}__", (lambda u: lambda a, b: elementwise(u, (a, b)))(uf))
+        setattr(Box, f"__r{stem}__", (lambda u: lambda a, b: elementwise(u, (b, a)))(uf))
+        setattr(Box, f"__i{stem}__", (lambda u: lambda a, b: inplace(u, a, b))(uf))
+    for stem, ufname in COMPARISONS.items():
+        setattr(Box, f"__{stem}__",
+                (lambda u: lambda a, b: elementwise(u, (a, b)))(getattr(np, ufname)))
+    for stem, ufname in UNARY_OPERATORS.items():
+        setattr(Box, f"__{stem}__",
+                (lambda u: lambda a: elementwise(u, (a,)))(getattr(np, ufname)))
+    Box.__matmul__ = lambda a, b: product(np.matmul, a, b)
+    Box.__rmatmul__ = lambda a, b: product(np.matmul, b, a)
+
+
+# --- products -----------------------------------------------------------------------------
+
+def involves_box(a, b) -> bool:
+    """Whether a product of a and b is this module's: a box among them, or
+    a selection of rows (x[i:j] of a matrix) with another selection."""
+    if isinstance(a, Box) or isinstance(b, Box):
+        return True
+    both = isinstance(a, masked.Selection) and isinstance(b, masked.Selection)
+    return both and bool(a.rest or b.rest)
+
+
+def product(fn, a, b):
+    """a @ b (np.dot, np.matmul) of 1-d and 2-d operands, one of them a box
+    or a selection: the product of the full-size values with the
+    unselected elements of the contracted axis zeroed (so each sum takes
+    the selected products only, as the slices' product does), the result
+    masked by the axes that remain."""
+    what = f"np.{fn.__name__} of slices"
+    (da, ma), (db, mb) = _parts(a), _parts(b)
+    if fn not in (np.dot, np.matmul) or not (1 <= len(ma) <= 2 and 1 <= len(mb) <= 2):
+        if fn is np.dot and (np.ndim(da) == 0 or np.ndim(db) == 0):
+            return elementwise(np.multiply, (a, b))
+        raise masked.refusal(f"{what} (other than of 1-d and 2-d operands by np.dot, "
+                             "np.matmul or @)", _first_sliced((a, b)))
+    ka, kb = ma[-1], mb[0] if len(mb) == 1 else mb[-2]
+    axis_b = 0 if len(mb) == 1 else len(mb) - 2
+    if (ka is None) != (kb is None) or ka is not None and not _same_mask(ka, kb):
+        raise masked.refusal(f"{what} contracting an axis sliced with runtime bounds on one "
+                             "side only, or with different bounds", _first_sliced((a, b)))
+    if ka is not None:
+        da = where(reshape(ka, (-1,)), da, np.zeros((), da.dtype))
+        db = where(reshape(kb, (-1,) + (1,) * (len(mb) - 1 - axis_b)), db,
+                   np.zeros((), db.dtype))
+    masks = tuple(ma[:-1]) + tuple(m for n, m in enumerate(mb) if n != axis_b)
+    return boxed(NUMPY[fn](da, db), masks)
+
+
+def outer(a, b, out=None):
+    """np.outer of two 1-d operands, slices among them: the outer product
+    of the full-size values, masked by the first's rows and the second's
+    columns."""
+    (da, ma), (db, mb) = _parts(a), _parts(b)
+    if out is not None or len(ma) != 1 or len(mb) != 1:
+        raise masked.refusal("np.outer of x[i:j] (other than of 1-d slices)",
+                             _first_sliced((a, b)))
+    return boxed(NUMPY[np.outer](da, db), (ma[0], mb[0]))
+
+
+# --- reductions ---------------------------------------------------------------------------
+
+_IDENTITY_REDUCTIONS = ("sum", "prod", "max", "min", "any", "all")
+
+
+def reduce(name: str, box: Box, axis=None, *, dtype=None, out=None, keepdims=False, **kw):
+    """np.<name>(box, axis): the reduction of the full-size values with the
+    unselected ones replaced by its identity (a mean divides by the count
+    of selected ones), the masks of the axes kept carried to the result."""
+    if out is not None or kw or name not in _IDENTITY_REDUCTIONS + ("mean",):
+        raise masked.refusal(f"np.{name} of x[i:j, k:l] with "
+                             f"{sorted(kw) + (['out'] if out is not None else []) or name}",
+                             box)
+    ndim = box.data.ndim
+    axes = normalize_axes(axis, ndim)
+    axes = tuple(range(ndim)) if axes is None else tuple(axes)
+    count = _count(box, axes)
+    if name in ("max", "min") and isinstance(count, masked.Array):
+        from ..infer import checks
+        checks.require(count > 0, "zero-size array to reduction operation "
+                       f"{masked._UFUNC_NAMES[name]} which has no identity", raises="ValueError")
+    filler = masked._identity("sum" if name == "mean" else name, box.dtype)
+    filled = where(_full_mask(box.masks, ndim), box.data, filler)
+    if name == "mean":
+        return _mean(box, filled, axes, dtype, keepdims, count)
+    extra = {"dtype": dtype} if name in ("sum", "prod") else {}
+    result = ARRAY_METHODS[name](filled, axis=axes, keepdims=keepdims, **extra)
+    return _kept(box, result, axes, keepdims)
+
+
+def _mean(box: Box, filled, axes, dtype, keepdims, count):
+    from . import reductions
+    out = reductions._np_dtype(np.mean, box.dtype, None if dtype is None else np.dtype(dtype))
+    acc = np.dtype(np.float32) if out == np.float16 else out
+    total = ARRAY_METHODS["sum"](filled, axis=axes, keepdims=keepdims, dtype=acc)
+    count = astype(count, acc) if isinstance(count, masked.Array) else acc.type(count)
+    result = astype(total / count, out, copy=False)
+    if result.ndim == 0:
+        result.immutable = True     # a NumPy scalar, as NumPy's mean gives
+    return _kept(box, result, axes, keepdims)
+
+
+def _kept(box: Box, result, axes, keepdims):
+    """The result of reducing `axes`, masked by the axes that remain (kept
+    axes of length 1 take no mask)."""
+    if result.ndim == 0:
+        result.immutable = True
+        return result
+    masks = tuple(None if n in axes else m for n, m in enumerate(box.masks)
+                  if keepdims or n not in axes)
+    return boxed(result, masks)
+
+
+def _count(box: Box, axes):
+    """How many selected elements each result element reduces (int64)."""
+    total = 1
+    for n in axes:
+        m = box.masks[n]
+        total = total * (box.data.shape[n] if m is None else
+                         ARRAY_METHODS["sum"](m, dtype=np.int64))
+    return total
+
+
+# --- attributes, methods, indexing and NumPy functions --------------------------------------
+
+def shape(box: Box) -> tuple:
+    from ..infer.builtins_impl import to_python_scalar
+    return tuple(n if m is None else to_python_scalar(ARRAY_METHODS["sum"](m, dtype=np.int64),
+                                                      np.int64)
+                 for n, m in zip(box.data.shape, box.masks))
+
+
+def length(box: Box):
+    return shape(box)[0]
+
+
+def _transposed(box: Box, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    ndim = box.data.ndim
+    order = tuple(int(a) % ndim for a in axes) if axes else tuple(reversed(range(ndim)))
+    if sorted(order) != list(range(ndim)):
+        raise ShapeError(f"axes {tuple(axes)} don't match array of {ndim} dimensions")
+    return boxed(transpose(box.data, order), tuple(box.masks[a] for a in order))
+
+
+def attribute(box: Box, name: str):
+    from ..infer.builtins_impl import to_python_scalar
+    from ..infer.calls import BoundArrayMethod
+    if name == "dtype":
+        return box.dtype
+    if name == "ndim":
+        return box.data.ndim
+    if name == "shape":
+        return shape(box)
+    if name == "size":
+        return to_python_scalar(_count(box, tuple(range(box.data.ndim))), np.int64)
+    if name == "T":
+        return _transposed(box)
+    if name in METHODS:
+        return BoundArrayMethod(box, name)
+    if name in masked._PARTS:
+        return elementwise(masked._PARTS[name], (box,))
+    raise masked.refusal(f"x[i:j, k:l].{name}", box)
+
+
+def index(box: Box, key):
+    """box[key] with None, `...`, ints and static slices on the axes taken
+    whole, and `:` on the masked ones: the same elements, indexed."""
+    from .indexing import _item_axes, getitem
+    items = key if isinstance(key, tuple) else (key,)
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise masked.refusal("indexing x[i:j, k:l] with more than one `...`", box)
+    masks = []
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    covered = 0
+    for item, axis in zip(items, _item_axes(items, box.data.ndim)):
+        if item is Ellipsis:
+            n = box.data.ndim - consumed
+            masks.extend(box.masks[covered:covered + n])
+            covered += n
+        elif item is None:
+            masks.append(None)
+        elif axis >= box.data.ndim:
+            raise ShapeError(f"too many indices for array: array is {box.data.ndim}-dimensional, "
+                             f"but {consumed} were indexed")
+        else:
+            covered += 1
+            if box.masks[axis] is not None:
+                if not masked._whole(item):
+                    raise masked.refusal("indexing x[i:j, k:l] again on an axis sliced with "
+                                         "runtime bounds", box)
+                masks.append(box.masks[axis])
+            elif isinstance(item, slice):
+                if any(isinstance(v, masked.Array) for v in (item.start, item.stop, item.step)):
+                    raise masked.refusal("indexing x[i:j, k:l] again with runtime bounds", box)
+                masks.append(None)
+            elif not masked._basic_item(item):
+                raise masked.refusal("indexing x[i:j, k:l] with an array", box)
+    masks.extend(box.masks[covered:])
+    return boxed(getitem(box.data, items), masks)
+
+
+def _astype(box: Box, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    check_astype(box.data, dtype, order, casting)
+    return boxed(astype(box.data, dtype), box.masks)
+
+
+def _copy(box: Box, order="K"):
+    return boxed(masked.Array(box.data.var), box.masks)
+
+
+METHODS = {name: (lambda n: lambda box, *a, **k: reduce(n, box, *a, **k))(name)
+           for name in _IDENTITY_REDUCTIONS + ("mean",)}
+METHODS.update(astype=_astype, copy=_copy, transpose=_transposed,
+               dot=lambda box, b: product(np.dot, box, b),
+               conj=lambda box: elementwise(np.conjugate, (box,)),
+               conjugate=lambda box: elementwise(np.conjugate, (box,)))
+
+
+def _norm(box: Box, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm's Euclidean (Frobenius) norm, over everything or
+    `axis`: the square root of the sum of the selected squared magnitudes."""
+    if ord not in (None, 2 if axis is not None and np.ndim(axis) == 0 else "fro"):
+        raise masked.refusal(f"np.linalg.norm of x[i:j, k:l] with ord={ord!r}", box)
+    magnitude = elementwise(np.abs, (box,))
+    if magnitude.dtype.kind in "iub":
+        magnitude = _astype(magnitude, np.float64) if isinstance(magnitude, Box) else \
+            masked._astype(magnitude, np.float64)
+    squares = elementwise(np.multiply, (magnitude, magnitude))
+    total = reduce("sum", squares, axis, keepdims=keepdims) if isinstance(squares, Box) else \
+        masked.reduce("sum", squares, axis, keepdims=keepdims)
+    return NUMPY[np.sqrt](total) if not isinstance(total, masked.Selection) else \
+        elementwise(np.sqrt, (total,))
+
+
+def _ufunc_into(fn, args, kwargs):
+    """np.add(a, b, out=A[i:, :j]): the result stored as `A[i:, :j] =`
+    stores it, with the ufunc's 'same_kind' cast; the call returns out."""
+    from .elementwise import check_same_kind
+    out = kwargs["out"]
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    if not isinstance(fn, np.ufunc) or not isinstance(out, Box) or \
+            rest.get("where", True) is not True:
+        raise masked.refusal(f"np.{getattr(fn, '__name__', fn)}(out=...) with x[i:j, k:l]",
+                             _first_sliced((*args, out)))
+    result = elementwise(fn, tuple(args), rest)
+    check_same_kind(result.dtype, out.dtype, fn.__name__)
+    store(out.data, out.masks, result)
+    return out
+
+
+def numpy_call(fn, args, kwargs):
+    """A NumPy function given a box."""
+    if "out" in kwargs:
+        return _ufunc_into(fn, args, kwargs)
+    if fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
+        return product(fn, *args)
+    if isinstance(fn, np.ufunc) and fn in NUMPY or fn in masked._ELEMENTWISE_CALLS:
+        return elementwise(fn, tuple(args), kwargs)
+    name = next((n for f, n in masked._REDUCTIONS.items() if f is fn), None)
+    if name is not None and args and isinstance(args[0], Box) and \
+            not masked.holds_selection(args[1:], kwargs):
+        return reduce(name, *args, **kwargs)
+    if fn is np.outer:
+        return outer(*args, **kwargs)
+    if fn is np.linalg.norm and args and isinstance(args[0], Box):
+        return _norm(*args, **kwargs)
+    if fn is np.transpose and args and isinstance(args[0], Box):
+        return _transposed(*args, **kwargs)
+    if fn is np.copy and args and isinstance(args[0], Box):
+        return _copy(*args, **kwargs)
+    return masked._refuse_call(fn, args)
+
+
+install_operators()
