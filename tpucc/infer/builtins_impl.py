@@ -28,7 +28,7 @@ from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance, returning)
-from .values import CHOSEN, MISSING, Array, NeedsStatic, int_bounds, ranged_span
+from .values import CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, int_bounds, ranged_span
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -867,6 +867,8 @@ def round_(interp, x, ndigits=None):
 
 @builtin(py.isinstance)
 def isinstance_(interp, obj, cls):
+    if isinstance(obj, Array) and isinstance(obj.immutable, RuntimeKind):
+        return _kind_dependent(obj, lambda sample: isinstance(sample, cls))
     if isinstance(obj, Array):
         obj = _python_sample(obj)   # Python checks `cls` (and raises) as it would eagerly
     else:
@@ -884,8 +886,27 @@ def _python_sample(x: Array):
     return np.empty((0,), x.dtype)
 
 
+def _kind_dependent(x: Array, test):
+    """test(a value of x's eager type) where runtime branches decided x's
+    kind (a NumPy scalar or a 0-d array, values.RuntimeKind): a runtime
+    Python bool where the two kinds answer differently."""
+    as_scalar, as_array = test(np.zeros((), x.dtype)[()]), test(np.zeros((), x.dtype))
+    if as_scalar == as_array:
+        return as_scalar
+    is_scalar = Array(x.immutable.var)
+    return to_python_scalar(is_scalar if as_scalar else emit("logical_not", is_scalar),
+                            np.bool_)
+
+
 @builtin(py.type)
 def type_(interp, *args):
+    if len(args) == 1 and isinstance(args[0], Array) and \
+            isinstance(args[0].immutable, RuntimeKind):
+        raise StaticValueError(
+            "type() of a value that is a NumPy scalar on some runtime paths and a 0-d array "
+            "on others: which type it is is known only at run time",
+            hint="test isinstance(y, np.ndarray) (or np.generic), which compiled code "
+                 "answers at run time")
     if len(args) == 1 and isinstance(args[0], Array):
         return type(_python_sample(args[0]))
     if len(args) == 1:

@@ -987,6 +987,7 @@ class Interpreter:
                 from ..ops.shape import stack
                 chosen = indexing.getitem(stack(list(obj)), key)
                 if isinstance(chosen, Array):
+                    chosen = _item_kind(obj, chosen)
                     chosen.frozen = CHOSEN      # (and its views)
                 return chosen
             if isinstance(obj, (list, tuple)) and len(obj) > 1 and key.ndim == 0 \
@@ -2150,6 +2151,29 @@ _IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset,
 
 # What a subscript indexes by position (calling its key's __index__).
 _INDEXED_BY_POSITION = (Array, np.ndarray, np.generic, list, tuple, str, bytes, range)
+
+
+def _item_kind(items, chosen: Array) -> Array:
+    """items[i] with a runtime i (`dp[a - c]` of a DP table that is a list
+    of numbers) is an item of the list, not the 0-d array that indexing
+    their stack makes: a Python number where every item is one (of the
+    widest of their types, as a runtime `if` merges them), a NumPy scalar
+    where every item is a scalar."""
+    if chosen.ndim or not all(_is_scalar_item(v) for v in items):
+        return chosen
+    if all(type(v) in (bool, int, float, complex) or isinstance(v, Array) and v.weak
+           for v in items):
+        weak = AVal(chosen.dtype, (), True)
+        (value,) = builder.emit_op("convert", (chosen.var,), {"dtype": chosen.dtype}, (weak,))
+        chosen = Array(value)
+    chosen.immutable = True
+    return chosen
+
+
+def _is_scalar_item(v) -> bool:
+    if isinstance(v, Array):
+        return v.ndim == 0 and (v.weak or v.immutable is True)
+    return isinstance(v, (bool, int, float, complex, np.generic))
 
 
 def _runtime_index_hint(items) -> str:

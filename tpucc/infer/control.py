@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCodeError
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
+from ..ops import elementwise
 from . import builder
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
@@ -441,12 +442,16 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     slots, merged = _classify(flat, multi, what, floor)
     boxes = _merged_boxes(arms)
     kind_slots = [s for s in slots if not s.aval.shape and _kind_is_runtime(s.values)]
+    # (the value as a Python int too, checked after the Cond: it must fit)
+    narrowed = [s for s in slots if any(python_int_narrowed(v, s.aval) for v in s.values)]
     regions = []
     for k, arm in enumerate(arms):
         with in_open_region(arm.builder):
             values = [_arm_value(s.values[k], s.aval, arm.ends, arm.vars) for s in slots]
             values += [as_aval(arm.ends.get(box, box.var), aval) for box, aval in boxes]
             values += [kind_value(s.values[k]) for s in kind_slots]
+            values += [_arm_value(s.values[k], PYTHON_INT, arm.ends, arm.vars)
+                       for s in narrowed]
             values += [_arm_value(vals[k], aval, arm.ends, arm.vars)
                        for *_, vals, aval in loose_runtime]
             if len(targets) > 1:
@@ -454,6 +459,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
         regions.append(close_region(arm.builder, values))
     avals = [s.aval for s in slots] + [aval for _, aval in boxes]
     avals += [AVal(np.dtype(bool), (), False)] * len(kind_slots)
+    avals += [PYTHON_INT] * len(narrowed)
     avals += [x[4] for x in loose_runtime]
     if len(targets) > 1:
         avals.append(AVal(np.dtype(np.int32), (), False))
@@ -472,6 +478,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     kinds = outputs[len(slots) + len(boxes):]
     for slot, kind in zip(kind_slots, kinds):
         merged[slot.index].immutable = RuntimeKind(kind)
+    for slot, wide in zip(narrowed, outputs[len(slots) + len(boxes) + len(kind_slots):]):
+        require_python_int_fits(Array(wide), slot.aval)
     _relate_merged(slots, merged, floor)
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
@@ -552,7 +560,7 @@ def _merge_loose(arms, loose: dict):
                              "values: " + " and ".join(describe_static(v) for v in values),
                              hint="only arrays and numbers can differ between runtime paths")
         out.append((holder, key, serial, values,
-                    unify(slot_name(holder, key), avals, "the branches")))
+                    unify(slot_name(holder, key), avals, "the branches", values)))
     return out
 
 
@@ -618,11 +626,14 @@ def _structure(td, leaves, path: str) -> str:
 
 def scalar_kind(v) -> bool | None:
     """Whether a value is a NumPy scalar (not a 0-d array) in NumPy; None
-    when unknown (a placeholder for a name not defined yet)."""
+    when unknown (a placeholder for a name not defined yet).  A runtime
+    Python number (a weak Array) is a scalar whatever made it: `n + 1` of a
+    promoted counter is no 0-d array, so a loop that rebinds it keeps no
+    kind for it (else the caller would get array(3) for `self.steps`)."""
     if isinstance(v, Undefined):
         return None
     if isinstance(v, Array):
-        return v.immutable
+        return True if v.weak and not v.shape else v.immutable
     return isinstance(v, (bool, int, float, complex, np.generic))
 
 
@@ -686,7 +697,7 @@ def _classify(flat, multi: bool, what: str, floor: int):
                 " incompatible values"
             raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values, what, path))
         merged.append(None)
-        slots.append(Slot(i, path, values, unify(path, avals, what)))
+        slots.append(Slot(i, path, values, unify(path, avals, what, defined)))
     return slots, merged
 
 
@@ -888,6 +899,28 @@ def as_aval(value, aval: AVal):
     if v.aval.weak != aval.weak:
         (v,) = emit_op("convert", (v,), {"dtype": aval.dtype}, (aval,))
     return v
+
+
+# A runtime Python int merged with NumPy integers takes their dtype (static
+# ones that do not fit are refused: state.unify), where eager Python keeps
+# the int: one that does not fit raises when the call returns, not wraps.
+_NARROWED_INT_HINT = (
+    "a variable that is a Python int on some runtime paths and a NumPy integer on others "
+    "takes the NumPy dtype in compiled code (eager Python keeps the int): cast the array to "
+    "a wider dtype (x.astype(np.int64)), or make the NumPy values Python ints (int(...))")
+PYTHON_INT = AVal(np.dtype(np.int64), (), True)
+
+
+def python_int_narrowed(value, aval: AVal) -> bool:
+    """Whether a runtime Python int (int64 in compiled code) goes into a
+    narrower NumPy integer dtype: it would wrap where it does not fit."""
+    return (isinstance(value, Array) and value.weak and value.dtype.kind in "iu"
+            and not aval.weak and aval.dtype.kind in "iu" and aval.dtype != value.dtype)
+
+
+def require_python_int_fits(value: Array, aval: AVal) -> None:
+    """The runtime check that a Python int merged into `aval` fits it."""
+    elementwise.require_int_fits(value, aval.dtype, hint=_NARROWED_INT_HINT)
 
 
 def _exit_code(arm, targets):

@@ -30,8 +30,9 @@ from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, c
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
                       drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
-                      journaled_region, kept_containers, kind_value, scalar_kind,
-                      shape_undefined, slot_name, state_vars, walk, watch, watch_scope)
+                      journaled_region, kept_containers, kind_value, python_int_narrowed,
+                      require_python_int_fits, scalar_kind, shape_undefined, slot_name,
+                      state_vars, walk, watch, watch_scope)
 
 class UpdatedThenRebound(SideEffectError):
     """A variable the loop body updates in place and then rebinds, whose
@@ -600,12 +601,13 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with _items_kept(frame.interp, rebound.in_place):
             with builder.at(loc):
-                _apply_promotions(frame, promote, rebound.in_place)
+                narrowed = _apply_promotions(frame, promote, rebound.in_place)
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                               unshared, kind_paths, rebound, detached, is_private, trip_count,
                               counter_from)
+            trial.entry_narrowed = narrowed
         frame.locals, frame.stack = locals0, stack0
         growth = stacking.current() if trip_count is not None else None
         if growth is not None and growth.make_buffers():
@@ -706,7 +708,7 @@ class Rebound:
                     f"this runtime loop changes the static value `{name}` "
                     f"({describe_static(before)} -> {describe_static(end)})", loc,
                     "only arrays and numbers can change inside a loop on runtime values")
-            aval = unify(name, avals, "iterations of this loop")
+            aval = unify(name, avals, "iterations of this loop", (before, end))
             if carried is None and isinstance(before, _PY_NUMBERS):
                 self.made_runtime.append(name)      # (`self.n += 1`: see CountedStatics)
             if carried is None or aval != carried[3]:
@@ -765,9 +767,12 @@ def _items_kept(interp, in_place: dict):
                 container[k] = v
 
 
-def _apply_promotions(frame, promote, in_place):
+def _apply_promotions(frame, promote, in_place) -> list:
+    """Gives the promoted slots their carried types; returns the runtime
+    Python ints that took a narrower NumPy dtype [(value, aval)]: the While
+    checks that they fit (_emit_while_at), once the types have settled."""
     td, leaves = state_leaves(frame.locals, frame.stack)
-    out = []
+    out, narrowed = [], []
     for path, v in leaves:
         aval = promote.get(path)
         if aval is None:
@@ -776,10 +781,13 @@ def _apply_promotions(frame, promote, in_place):
             out.append(Array(as_aval(0, aval)))
             out[-1].immutable = None        # a placeholder: its kind comes from the body
         else:
+            if python_int_narrowed(v, aval):
+                narrowed.append((v, aval))
             out.append(Array(as_aval(v, aval)))
             out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
     frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)],
                                               in_place=in_place)
+    return narrowed
 
 
 @dataclass
@@ -806,6 +814,7 @@ class Trial:
     loose_shares: dict = field(default_factory=dict)    # ... arrays from before they may be
     permuted: dict = field(default_factory=dict)    # slots rebound to each other's arrays
     loose_fresh: set = field(default_factory=set)   # other slots an iteration leaves a new array in
+    entry_narrowed: list = field(default_factory=list)  # _apply_promotions' runtime ints
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -1442,7 +1451,7 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
             if a_aval is None:
                 raise MergeError(f"this loop turns `{path}` from an array into "
                                  f"{describe_static(after)}", loc)
-            u = unify(path, [before.aval, a_aval], "iterations of this loop")
+            u = unify(path, [before.aval, a_aval], "iterations of this loop", (before, after))
             if u != before.aval:
                 promote[path] = u
         elif not (after is before or static_equal(before, after)):
@@ -1460,7 +1469,7 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
                     f"this runtime loop changes the static value `{path}` "
                     f"({describe_static(before)} -> {describe_static(after)})", loc,
                     _static_change_hint(path, before, after))
-            promote[path] = unify(path, avals, "iterations of this loop")
+            promote[path] = unify(path, avals, "iterations of this loop", (before, after))
     new_boxes = list(boxes) + [b for b in trial.ends if all(b is not x for x in boxes)]
     return promote, new_boxes
 
@@ -1498,6 +1507,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
     cond = _cond_region(trial.params, targets.index(header), range_slots,
                         _error_code_in_loop(trial.params, carried, boxes))
+    for value, aval in trial.entry_narrowed:     # (before the error code enters the While)
+        require_python_int_fits(value, aval)
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     init += [kind_value(leaves[i][1]) for i in trial.kind_slots]

@@ -405,8 +405,9 @@ def _holds_array(x, depth=0) -> bool:
     return any(_holds_array(v, depth + 1) for v in items)
 
 
-def unify(path: str, avals: list[AVal], what: str) -> AVal:
-    """The type of a runtime slot that takes each of `avals` on some path."""
+def unify(path: str, avals: list[AVal], what: str, values=()) -> AVal:
+    """The type of a runtime slot that takes each of `avals` on some path.
+    `values`: those of them known (static numbers are checked to fit)."""
     shapes = {a.shape for a in avals}
     if len(shapes) > 1:
         raise MergeError(f"{merge_subject(path, what)} different shapes: "
@@ -417,8 +418,70 @@ def unify(path: str, avals: list[AVal], what: str) -> AVal:
         raise MergeError(f"{merge_subject(path, what)} different dtypes: "
                          + " and ".join(str(a) for a in avals),
                          hint="cast with .astype(...) so every path gives the same dtype")
-    dtype = result_type(*avals)
+    dtype = np.dtype(bool) if _bools_and_bits(avals, values) else result_type(*avals)
+    _refuse_unfit_numbers(path, values, dtype, what)
     return AVal(dtype, avals[0].shape, all(a.weak for a in avals))
+
+
+def _bools_and_bits(avals, values) -> bool:
+    """NumPy bools merged with the Python ints 0 and 1 (`y = x[1] > 0` or
+    `y = 0` on a runtime `if`) stay bools, by the rule of a Python number
+    merged with a NumPy scalar (it takes the scalar's dtype) where the bool
+    holds the numbers: NumPy's promotion (int64) would change the NumPy
+    path's np.True_ too.  Another int, or one known only at run time, is
+    merged as NumPy promotes it."""
+    return (len(values) == len(avals) and any(not a.weak for a in avals)
+            and all(a.dtype == bool or a.weak for a in avals)
+            and all(isinstance(v, (Array, np.bool_)) and v.dtype == bool
+                    or type(v) in (bool, int) and v in (0, 1) for v in values))
+
+
+def _refuse_unfit_numbers(path: str, values, dtype: np.dtype, what: str) -> None:
+    """A Python number merged with NumPy values takes their dtype (`lo = -1`,
+    then `lo = x[i]` in a runtime loop: uint8 for a uint8 x).  A static one
+    that dtype cannot hold (-1 as uint8, 10**6 as int16, 1e300 as float32)
+    would wrap or become inf, and the program would compute with 255 where
+    eager Python keeps -1: refused.  (A float rounded, 0.1 as float32, is
+    the rule's documented price; a runtime int is checked at run time:
+    control.require_python_int_fits.)"""
+    for v in values:
+        if type(v) in (bool, int, float, complex) and not _holds_number(dtype, v):
+            wider = _wider_dtype(dtype, v)
+            raise MergeError(
+                f"{merge_subject(path, what)} mixed types: the Python {type(v).__name__} "
+                f"{v!r} and {dtype} values; compiled code gives it their dtype, {dtype}, which "
+                f"cannot hold {v!r}",
+                hint=f"use a number {dtype} holds (np.iinfo(np.{dtype}).min or .max as a "
+                     f"sentinel), make the NumPy values Python ints (int(x[i])), or cast the "
+                     f"array to {wider} (x.astype(np.{wider}))"
+                if dtype.kind in "iu" else
+                f"use a number {dtype} holds (np.inf as a sentinel), make the NumPy values "
+                f"Python floats (float(...)), or cast the array to {wider} "
+                f"(x.astype(np.{wider}))")
+
+
+def _holds_number(dtype: np.dtype, v) -> bool:
+    """Whether a Python number keeps its value as `dtype` (an integer dtype:
+    in its range; a float one: no overflow to inf, rounding allowed)."""
+    if dtype.kind in "iu":
+        return type(v) is bool or isinstance(v, int) and \
+            np.iinfo(dtype).min <= v <= np.iinfo(dtype).max
+    if dtype.kind in "fc":
+        try:
+            with np.errstate(over="ignore"):
+                return bool(np.isfinite(dtype.type(v))) or not np.isfinite(complex(v))
+        except OverflowError:        # an int beyond any float
+            return False
+    return True
+
+
+def _wider_dtype(dtype: np.dtype, v) -> str:
+    """The dtype of the hint's cast: one that holds both `dtype` and `v`."""
+    try:
+        wider = np.promote_types(dtype, np.min_scalar_type(v))
+    except TypeError:               # (an int beyond 64 bits: object)
+        return "float64"
+    return wider.name if wider.kind in "biufc" else "float64"
 
 
 def _shapes_hint(path: str, shapes) -> str:

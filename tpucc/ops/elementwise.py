@@ -507,13 +507,13 @@ def _wider_hint(dtype) -> str:
     return _WIDER_HINT
 
 
-def require_int_fits(x, dtype):
+def require_int_fits(x, dtype, hint: str | None = None):
     """The same OverflowError for an integer known only at run time going
     into `dtype` (a Python int: a counter of a runtime loop, a runtime
     argument; or a NumPy integer stored as NumPy stores one into a signed
     array, through int()): a runtime check (infer/checks.py) naming the
     value, as NumPy's message does.  Compiled code holds Python ints in
-    int64."""
+    int64.  `hint`: why it must fit where NumPy itself would not raise."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu" or np.can_cast(x.dtype, dtype):
         return
@@ -525,7 +525,7 @@ def require_int_fits(x, dtype):
         checks.append(emit("less_equal", x, int(target.max)))
     ok = checks[0] if len(checks) == 1 else emit("logical_and", *checks)
     _require(ok, ("Python integer ", x, f" out of bounds for {dtype}"), "OverflowError",
-             "NumPy raises OverflowError here; " + _wider_hint(dtype))
+             hint or "NumPy raises OverflowError here; " + _wider_hint(dtype))
 
 
 def require_int_conversion(x, dtype):
@@ -914,7 +914,9 @@ def astype_method(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     if f_order and out is not x:
         out = in_f_order(out)
     if out is not x and out.ndim == 0:
-        out.immutable = bool(getattr(x, "immutable", False))
+        kind = getattr(x, "immutable", False)
+        # (a kind decided at run time, RuntimeKind, stays one: the same bool says it)
+        out.immutable = kind if isinstance(kind, RuntimeKind) else bool(kind)
     return out
 
 
