@@ -29,8 +29,8 @@ from . import builder
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
-                    merge_subject, pretty_path, rebuild_state, state_leaves, static_equal,
-                    unflatten, unify)
+                    merge_subject, pretty_path, rebuild_state, settled_test, state_leaves,
+                    static_equal, taken_whole, unflatten, unify)
 from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items,
                      new_serial_floor, put_item, set_item)
 
@@ -292,7 +292,7 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
             if setup is not None:
                 setup(frame)
             ex = run(frame)
-            end_vars = state_vars(frame)
+            end_vars = state_vars(frame, settled_test())
             end_vars.update((id(v), v.var) for c, k, *_ in rec["items"].values()
                             if isinstance(v := c[k], Array))
             ends = finish_journal(rec["journal"])
@@ -327,11 +327,13 @@ class Arm:
     items: dict = field(default_factory=dict)
 
 
-def state_vars(frame) -> dict:
+def state_vars(frame, whole=None) -> dict:
     """The Values of the state's Arrays at the end of a region, read before
     the journal restores outer arrays (a view made in the region re-reads
-    its base, which is about to be restored)."""
-    _, leaves = state_leaves(frame.locals, frame.stack)
+    its base, which is about to be restored).  `whole`: state_leaves'; a
+    branch skips lists of plain leaves (`settled_test`), whose arrays read
+    the same Value after the journal (those it restores are in its ends)."""
+    _, leaves = state_leaves(frame.locals, frame.stack, whole)
     return {id(v): v.var for _, v in leaves if isinstance(v, Array)}
 
 
@@ -407,6 +409,8 @@ def _normalize_states(arms):
 
 
 def shape_undefined(slots, key):
+    if not any(isinstance(s[key], Undefined) for s in slots):
+        return                          # (flattening a big table at each merge is slow)
     model = next((s[key] for s in slots if not isinstance(s[key], Undefined)), None)
     if model is None:
         return
@@ -424,10 +428,12 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
     _normalize_states(arms)
+    whole = taken_whole([(a.locals, a.stack) for a in arms],
+                        {slot for a in arms for slot in a.items})
     flat = []
     for a in arms:
         with items_applied(a.items):
-            flat.append(state_leaves(a.locals, a.stack))
+            flat.append(state_leaves(a.locals, a.stack, whole))
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
     what = ("the branches of this `if`" if note.startswith("if") else
             "the iterations of this loop" if note.startswith("loop") else
@@ -435,7 +441,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
     writes = [(c, k, loc, serial) for a in arms for c, k, _, loc, serial in a.items.values()]
     in_place, loose = kept_containers(frame.interp, entry,
                                       [(a.locals, a.stack, a.items) for a in arms],
-                                      writes, "runtime path")
+                                      writes, "runtime path", whole)
     loose = _merge_loose(arms, loose)
     loose_runtime = [x for x in loose if x[4] is not None]
     _check_same_structure(flat, what)
@@ -485,7 +491,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged,
                                               like=[(a.locals, a.stack) for a in arms],
-                                              in_place=in_place)
+                                              in_place=in_place, whole=whole)
     code = Array(outputs[-1]) if len(targets) > 1 else None
     return Exit(targets, code, depths)
 
@@ -506,7 +512,7 @@ def items_applied(items: dict):
             put_item(container, key, value)
 
 
-def kept_containers(interp, entry, states, writes, where: str):
+def kept_containers(interp, entry, states, writes, where: str, whole=None):
     """The slots rebound by a region (`writes`: (holder, key, loc) each,
     holder a list, a dict, an object's __dict__ or the interpreter's shadow
     of outside attributes), split in two:
@@ -515,21 +521,23 @@ def kept_containers(interp, entry, states, writes, where: str):
       checked to be where the entry held them in every end state ((locals,
       stack, item writes to redo));
     - {(id(holder), key): (holder, key)} of the others (an attribute, a list
-      only an object holds), merged or carried as slots of their own."""
+      only an object holds), merged or carried as slots of their own.
+    `whole`: the containers a merge takes whole (state.taken_whole), which
+    hold none of those rebound, so that their items are not walked."""
     written = {}
     for holder, key, loc, _ in writes:
         written.setdefault(id(holder), (holder, key, loc))
     in_place, loose = {}, {}
     if not written:
         return in_place, loose
-    at_entry = container_paths(*entry)
+    at_entry = container_paths(*entry, whole)
     for cid, (container, key, loc) in written.items():
         paths = at_entry.get(cid, (None, set()))[1]
         if not paths:
             continue
         for locals_, stack, items in states:
             with items_applied(items):
-                held = container_paths(locals_, stack).get(cid, (None, set()))[1]
+                held = container_paths(locals_, stack, whole).get(cid, (None, set()))[1]
             if not paths <= held:
                 name = sorted(paths)[0]
                 raise SideEffectError(

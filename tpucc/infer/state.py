@@ -26,10 +26,15 @@ from .values import Array, Undefined, set_item
 SCALARS = (bool, int, float, complex, np.generic)
 
 
-def flatten(value, path: str, out: list) -> object:
-    """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`."""
+def flatten(value, path: str, out: list, whole=None) -> object:
+    """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`.
+    `whole(value, path)`: whether to take a list or dict as one leaf, its
+    items unwalked (a merge's shared containers: see `taken_whole`)."""
     def sub(v, p):
-        return flatten(v, p, out)
+        return flatten(v, p, out, whole)
+    if whole is not None and type(value) in (list, dict) and whole(value, path):
+        out.append((path, value))
+        return None
     if is_namedtuple(value):
         # its items are slots of the state, as a plain tuple's are: a loop
         # may carry `s = State(s.x * 0.5, s.v + 1)`, a branch merge it, and
@@ -231,16 +236,106 @@ def dict_of_class(cls, default_factory, items: dict) -> dict:
     return made
 
 
-def state_leaves(locals_: dict, stack: list):
-    """Flattens a frame state: (treedef, [(path, leaf)])."""
+def state_leaves(locals_: dict, stack: list, whole=None):
+    """Flattens a frame state: (treedef, [(path, leaf)]).  `whole`: as
+    `flatten`'s, or a {path: container} of `taken_whole`."""
+    if isinstance(whole, dict):
+        whole = _taken_at(whole)
     out = []
     names = tuple(sorted(locals_))
-    td_locals = tuple(flatten(locals_[n], n, out) for n in names)
-    td_stack = tuple(flatten(v, f"<stack {i}>", out) for i, v in enumerate(stack))
+    td_locals = tuple(flatten(locals_[n], n, out, whole) for n in names)
+    td_stack = tuple(flatten(v, f"<stack {i}>", out, whole) for i, v in enumerate(stack))
     return (names, td_locals, td_stack), out
 
 
-def rebuild_state(treedef, leaves, like=(), in_place=None):
+def _taken_at(whole: dict):
+    return lambda value, path: whole.get(path) is value
+
+
+# --- containers a merge takes whole --------------------------------------------------
+#
+# A runtime `if` inside an unrolled loop merges the frame's whole state at
+# each iteration; walking every item of a big list of lists (a DP table) at
+# each merge made the merges cost cells x table size.  A list or dict that
+# every arm holds at the same path, and whose items (nested ones included)
+# no arm rebound, is the same in every arm: the merge takes it as one leaf,
+# which every arm shares, and walks only what the arms may have changed.
+
+_PLAIN = (bool, int, float, complex, str, type(None))
+_LEAF_TYPES = frozenset((*_PLAIN, Array))
+
+
+def plain_leaf(x) -> bool:
+    """A leaf whose value at a region's end is the value read after it: a
+    number, a string, None, or an array that is no view (a view re-reads its
+    base, which the region's end restores) and that no loop fences (loops.
+    _fenced logs each read of it)."""
+    if type(x) is Array:
+        return x.base is None and x.fence is None
+    return type(x) in _PLAIN or isinstance(x, np.generic)
+
+
+def settled(container, rebound: set, memo: dict) -> bool:
+    """Whether a list or dict (of static keys) holds only plain leaves and
+    settled lists and dicts, none of them in `rebound` (the ids of those a
+    region rebound items of).  `memo`: {id: answer}, shared by one merge."""
+    known = memo.get(id(container))
+    if known is not None:
+        return known
+    memo[id(container)] = False         # (a list holding itself is walked, as flatten would)
+    if id(container) in rebound:
+        return False
+    items = container.values() if type(container) is dict else container
+    if type(container) is dict and not has_static_keys(container):
+        return False
+    kinds = set(map(type, items))
+    if kinds <= _LEAF_TYPES:            # (the common case, checked without a call per item)
+        answer = Array not in kinds or all(
+            type(x) is not Array or x.base is None and x.fence is None for x in items)
+    else:
+        answer = all(settled(x, rebound, memo) if type(x) in (list, dict) else plain_leaf(x)
+                     for x in items)
+    memo[id(container)] = answer
+    return answer
+
+
+def settled_test():
+    """A `flatten` whole test for a region's end: lists and dicts of plain
+    leaves only (state_vars needs the Values of the others' arrays)."""
+    memo: dict = {}
+    return lambda value, path: settled(value, (), memo)
+
+
+def taken_whole(states, rebound_slots) -> dict:
+    """{path: container} of the lists and dicts a merge of `states` ((locals,
+    stack) each, with the same names) takes whole: each state holds that very
+    object at that path, and no item of it, or of a list or dict inside it,
+    is in `rebound_slots` ((id(container), key) of each item a region
+    rebound).  Descends only through lists and dicts no region rebound items
+    of (their items are then the same objects in every state)."""
+    rebound = {cid for cid, _ in rebound_slots}
+    memo: dict = {}
+    work = []
+    for n in sorted(states[0][0]):
+        work.append(([loc.get(n, _NONE) for loc, _ in states], n))
+    for i in range(min(len(st) for _, st in states)):
+        work.append(([st[i] for _, st in states], f"<stack {i}>"))
+    whole = {}
+    while work:
+        values, path = work.pop()
+        value = values[0]
+        if type(value) not in (list, dict) or any(v is not value for v in values):
+            continue
+        if settled(value, rebound, memo):
+            whole[path] = value
+        elif id(value) not in rebound and (type(value) is list or has_static_keys(value)):
+            items = value.items() if type(value) is dict else enumerate(value)
+            work.extend(([v], f"{path}[{k!r}]" if type(value) is dict else f"{path}[{k}]")
+                        for k, v in items)
+    return whole
+
+
+def rebuild_state(treedef, leaves, like=(), in_place=None, whole=None):
     """The state of `treedef` holding `leaves`.  `like`: the (locals, stack)
     states it was flattened from (a branch's arms, a loop's entry): a list,
     dict or tuple that is one object in all of them and gets back the very
@@ -248,7 +343,8 @@ def rebuild_state(treedef, leaves, like=(), in_place=None):
     (`acc.append` on the stack) and callers sharing it still share it.
     `in_place`: {id: serial} of the lists and dicts whose items the region
     rebound (`h[0] = ...`): they stay the same objects and get the new
-    items, as in Python."""
+    items, as in Python.  `whole`: the containers the merge took whole
+    (taken_whole)."""
     names, td_locals, td_stack = treedef
     it = iter(leaves)
     locals_ = {n: _build(t, it) for n, t in zip(names, td_locals)}
@@ -259,14 +355,16 @@ def rebuild_state(treedef, leaves, like=(), in_place=None):
                    for n, v in locals_.items()}
         stack = [same_object(v, [st[i] if i < len(st) else _NONE for _, st in like], in_place)
                  for i, v in enumerate(stack)]
-        _note_rebuilt(list(locals_.values()) + stack, like)
+        _note_rebuilt(list(locals_.values()) + stack, like, whole or {})
     return locals_, stack
 
 
-def container_paths(locals_: dict, stack: list) -> dict:
+def container_paths(locals_: dict, stack: list, whole=None) -> dict:
     """{id(list or dict): (it, the paths at which the state holds it)}, as
-    `flatten` names them."""
+    `flatten` names them.  `whole`: {path: container} not to walk into
+    (taken_whole: it holds no container a region changed)."""
     found: dict = {}
+    whole = whole or {}
     work = [(locals_[n], n) for n in sorted(locals_)]
     work += [(v, f"<stack {i}>") for i, v in enumerate(stack)]
     while work:
@@ -275,10 +373,12 @@ def container_paths(locals_: dict, stack: list) -> dict:
             work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
         elif isinstance(value, list):
             found.setdefault(id(value), (value, set()))[1].add(path)
-            work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+            if whole.get(path) is not value:
+                work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
         elif isinstance(value, dict) and has_static_keys(value):
             found.setdefault(id(value), (value, set()))[1].add(path)
-            work.extend((v, f"{path}[{k!r}]") for k, v in value.items())
+            if whole.get(path) is not value:
+                work.extend((v, f"{path}[{k!r}]") for k, v in value.items())
         elif isinstance(value, SeqIter):
             work.append((value.items, f"{path}.items"))
         elif isinstance(value, ObjectNode):
@@ -286,17 +386,19 @@ def container_paths(locals_: dict, stack: list) -> dict:
     return found
 
 
-def _note_rebuilt(values, like):
+def _note_rebuilt(values, like, whole: dict):
     """Records the lists and dicts that are new objects after the merge, so
-    that mutating one is refused saying why (not as made outside)."""
+    that mutating one is refused saying why (not as made outside).  Those
+    taken whole, and all inside them, are the states' own."""
     from .builder import ctx
     olds = {id(v) for loc, st in like for v in list(loc.values()) + list(st)}
     for loc, st in like:
-        olds.update(container_paths(loc, st))       # nested ones kept as they were
+        olds.update(container_paths(loc, st, whole))    # nested ones kept as they were
+    taken = {id(c) for c in whole.values()}
     work = list(values)
     while work:
         v = work.pop()
-        if type(v) in (list, dict, tuple):
+        if type(v) in (list, dict, tuple) and id(v) not in taken:
             if type(v) is not tuple and id(v) not in olds:
                 ctx().merged_containers[id(v)] = v
             work.extend(v.values() if type(v) is dict else v)
@@ -313,6 +415,8 @@ def same_object(new, olds: list, in_place=None):
     first = olds[0] if olds else _NONE
     if type(first) is not type(new) or any(o is not first for o in olds):
         return new
+    if new is first:                    # (a container taken whole: not walked again)
+        return first
     if type(new) in (list, tuple):
         if len(new) != len(first):
             return new
