@@ -216,9 +216,9 @@ def _raise_checked(frame, ex: Exit, target: int, index: int) -> bool:
     raised = raised_by(frame, target)
     if raised is None:
         return False
-    name, message = raised
-    checks.require(emit("not_equal", ex.code, index), message, raises=name,
-                   loc=frame.fc.blocks[target].instrs[-1].loc, hint=checks.RUNTIME_RAISE_HINT)
+    name, message, loc = raised
+    checks.require(emit("not_equal", ex.code, index), message, raises=name, loc=loc,
+                   hint=checks.RUNTIME_RAISE_HINT)
     return True
 
 

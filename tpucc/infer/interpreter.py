@@ -1247,9 +1247,8 @@ def BRANCH(f, arg, block, stops):
                                   (if_false, if_true, lambda: pred)):
         raised = raised_by(f, raising)
         if raised is not None:
-            name, message = raised
-            checks.require(holds(), message, raises=name, loc=f.fc.blocks[raising].instrs[-1].loc,
-                           hint=checks.RUNTIME_RAISE_HINT)
+            name, message, loc = raised
+            checks.require(holds(), message, raises=name, loc=loc, hint=checks.RUNTIME_RAISE_HINT)
             return Exit((other,))
     return control.runtime_branch(f, block.index, pred, if_true, if_false, stops)
 
@@ -1275,11 +1274,11 @@ _MESSAGE_CALLS = {len: "any", abs: "static", min: "static", max: "static", round
 
 
 def raised_by(f, index: int) -> tuple | None:
-    """(exception class name, message: a str or messages.Message) when block
-    `index` is an `assert`'s failure or `raise SomeError(message)`, of a
-    built-in exception the error can be rebuilt from
-    (errors.RAISABLE_AT_RUN_TIME); else None."""
-    instrs = f.fc.blocks[index].instrs
+    """(exception class name, message: a str or messages.Message, the raise's
+    location) when block `index` leads straight to an `assert`'s failure or
+    `raise SomeError(message)`, of a built-in exception the error can be
+    rebuilt from (errors.RAISABLE_AT_RUN_TIME); else None."""
+    instrs = f.fc.blocks[_past_passages(f.fc, index)].instrs
     if not instrs or instrs[-1].op != "RAISE_VARARGS" or instrs[-1].arg != 1 or \
             any(i.op not in _RAISE_BLOCK_OPS | _MESSAGE_OPS for i in instrs):
         return None
@@ -1304,7 +1303,28 @@ def raised_by(f, index: int) -> tuple | None:
     message = _static_message(f, body)
     if message is None:
         return None
-    return exc.__name__, message if message != () else exc.__name__
+    return exc.__name__, message if message != () else exc.__name__, instrs[-1].loc
+
+
+# What a block may do that only passes on to the next one.
+_PASSAGE_OPS = {"POP_TOP", "NOP", "JUMP"}
+
+
+def _past_passages(fc, index: int) -> int:
+    """The block reached from block `index` past blocks that only drop stack
+    slots or jump: a chained comparison's failure paths (`assert 0 <= a < n`
+    fails through `POP_TOP` when `0 <= a` is false, and through a `JUMP` when
+    `a < n` is) reach its raise that way."""
+    seen = set()
+    while index not in seen and index is not None:
+        seen.add(index)
+        block = fc.blocks[index]
+        successors = block.successors()
+        if not block.instrs or len(successors) != 1 or \
+                any(i.op not in _PASSAGE_OPS for i in block.instrs):
+            return index
+        index = successors[0]
+    return index
 
 
 def _static_message(f, instrs):
