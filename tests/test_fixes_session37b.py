@@ -34,3 +34,48 @@ def test_chained_comparison_assert_is_a_runtime_check():
         tpucc.compile(act_nomsg)(np.int64(4), 4)
     with pytest.raises(ValueError, match="invalid action -3"):
         tpucc.compile(act_raise)(np.int64(-3), 4)
+
+
+def test_runtime_number_in_a_range():
+    # range.__contains__: between the ends and on the step's grid; a float
+    # equal to an item is in it; no wrapping of small unsigned dtypes
+    def valid(a, r):
+        return a in r, a not in r
+    for r in (range(4), range(0), range(2, 11, 3), range(10, -5, -4), range(-3, 9, 3)):
+        for a in (np.int64(2), np.int64(5), np.int64(-3), np.float64(2.0), np.float64(2.5),
+                  np.uint8(2), np.int64(10), np.float32(np.nan), np.int32(-2)):
+            check(valid, a, r)
+
+    def step(a):
+        if a in range(4):
+            return a + 1
+        return a - 1
+    check(step, np.int64(2))
+    check(step, np.int64(7))
+
+
+def test_range_of_a_one_element_array_or_numpy_bool_is_a_type_error():
+    # eager: ndarray.__index__ wants a 0-d array, and numpy.bool has no __index__
+    def total(x, n):
+        s = 0
+        for i in range(n):   # <- here
+            s += x[i]
+        return s
+    x = np.arange(1, 11)
+    raises_at(total, (x, np.array([3])), TypeError, "only integer scalar arrays",
+              line_of="<- here")
+    raises_at(total, (x, np.bool_(True)), TypeError, "'numpy.bool' object cannot be",
+              line_of="<- here")
+    check(total, x, np.array(3))
+    check(total, x, np.int32(3))
+
+    def hinted(x, n, flag):     # the hints' forms, and a Python bool
+        s = 0
+        for i in range(n[0]):
+            s += x[i]
+        for i in range(int(flag)):
+            s += x[i]
+        for i in range(bool(n.sum())):
+            s += x[i]
+        return s
+    check(hinted, x, np.array([3]), np.bool_(True))

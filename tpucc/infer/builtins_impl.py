@@ -93,12 +93,20 @@ def builtin(*fns):
 
 
 def _runtime_int(v) -> Array:
-    """A runtime bound for range(): a weak int64 scalar."""
+    """A runtime bound for range(): a weak int64 scalar.  range() takes what
+    has __index__, as eager Python does: an integer scalar or 0-d array, or
+    a Python bool; not a 1-element array nor a NumPy bool (TypeError)."""
     if v.size != 1 or v.dtype.kind not in "iub":
         raise StaticValueError(f"range() needs an integer scalar, got an array {v.aval}",
                                hint="pass one integer value, e.g. range(int(n.sum())) or "
                                     "range(x.shape[0])")
-    v = emit("reshape", v, shape=()) if v.shape else v
+    if v.shape:
+        raise UserCodeError("TypeError: only integer scalar arrays can be converted to a "
+                            "scalar index", hint="pass the element: range(n[0]) or "
+                                                 "range(int(n[0]))")
+    if v.dtype.kind == "b" and not v.weak:
+        raise UserCodeError("TypeError: 'numpy.bool' object cannot be interpreted as an "
+                            "integer", hint="convert it: range(int(flag))")
     (out,) = emit_op("convert", (v.var,), {"dtype": np.dtype(np.int64)},
                      (AVal(np.dtype(np.int64), (), True),))
     return Array(out)

@@ -697,18 +697,37 @@ _NUMBERS = (bool, int, float, complex, np.generic)
 def _runtime_contains(interp, item, container) -> Array:
     """`item in container` on runtime values, as a runtime Python bool:
     an array holds v when any element equals it (ndarray.__contains__); a
-    list or tuple of numbers holds a runtime number equal to one of them."""
+    list or tuple of numbers holds a runtime number equal to one of them, and
+    a range one on its grid."""
     if isinstance(container, Array):
         hits = container == item        # (== handles a Python int out of the dtype's range)
         return _python_bool(emit("any", hits, axes=tuple(range(hits.ndim)), keepdims=False))
+    if isinstance(container, range) and isinstance(item, Array) and item.shape == () and \
+            item.dtype.kind in "biuf":
+        return _in_range(item, container)
     if isinstance(container, (dict, set, frozenset)):
         refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                             else "a set item")
     if type(container) not in (list, tuple) or not all(
             isinstance(v, (*_NUMBERS, Array, tuple, list)) for v in container):
-        raise UnsupportedError("`in` with a runtime value is supported on arrays and on lists "
-                               "or tuples of numbers", hint="compare with == and np.any")
+        raise UnsupportedError("`in` with a runtime value is supported on arrays, ranges and "
+                               "lists or tuples of numbers", hint="compare with == and np.any")
     return dunders.runtime_search(interp, "contains", item, container)
+
+
+def _in_range(item: Array, r: range):
+    """`item in range(...)` for a runtime real number, as range.__contains__
+    answers it: between the ends and on the step's grid (for a float, equal
+    to one of the items: the same answer), without comparing each item."""
+    if not r:
+        return False
+    # as the Python number it equals (no uint8 wrapping below start)
+    item = builtins_impl.to_python_scalar(item, np.float64 if item.dtype.kind == "f" else np.int64)
+    inside = (r.start <= item) & (item < r.stop) if r.step > 0 else \
+        (r.stop < item) & (item <= r.start)
+    if abs(r.step) != 1 or item.dtype.kind == "f":
+        inside = inside & ((item - r.start) % r.step == 0)
+    return _python_bool(inside)
 
 
 def _holds_runtime_items(container, item) -> bool:
