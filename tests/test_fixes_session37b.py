@@ -79,3 +79,17 @@ def test_range_of_a_one_element_array_or_numpy_bool_is_a_type_error():
             s += x[i]
         return s
     check(hinted, x, np.array([3]), np.bool_(True))
+
+
+def test_np_isscalar_of_runtime_values():
+    # a NumPy scalar (x.sum(), x[0]) or a Python number is one, an array or a
+    # 0-d array is not; a kind runtime branches chose is read at run time
+    def f(x, c):
+        s = x.sum()
+        z = np.zeros(())
+        chosen = x[0] if c > 0 else z
+        return (np.isscalar(s), np.isscalar(x), np.isscalar(x[0]), np.isscalar(z),
+                np.isscalar(float(x[0])), np.isscalar(x[:1]), np.isscalar(z[()]),
+                np.isscalar(chosen), s * 2 if np.isscalar(s) else s)
+    for c in (1, -1):
+        check(f, np.ones(3), np.int64(c))

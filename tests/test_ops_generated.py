@@ -1367,7 +1367,7 @@ FUNCTION_KINDS = {
     "fftshift": (gen_fftshift, CORE), "ifftshift": (gen_fftshift, CORE),
     "fftfreq": (gen_fftfreq, ALL_DTYPES), "rfftfreq": (gen_fftfreq, ALL_DTYPES),
     **{n: (gen_static_fact, CORE) for n in ("shape", "ndim", "iscomplexobj", "isrealobj",
-                                              "iterable")},
+                                              "iterable", "isscalar")},
     "size": (gen_size, CORE), "result_type": (gen_result_type, ALL_DTYPES),
     "sinc": (gen_unary, ALL_DTYPES), "i0": (gen_unary, ALL_DTYPES),
     "ptp": (gen_reduction, ALL_DTYPES), "average": (gen_average, ALL_DTYPES),

@@ -790,6 +790,22 @@ def iterable(y):
     return _aval(y).ndim > 0 if isinstance(y, Array) else True
 
 
+@implements(np.isscalar)
+def isscalar(element):
+    """np.isscalar: a Python or NumPy scalar, not a 0-d array.  tpucc knows
+    which of the two a runtime 0-d value is (Array.immutable: a NumPy
+    scalar's `+=` rebinds); where runtime branches chose the kind, it is
+    read at run time."""
+    if not isinstance(element, Array):
+        return np.isscalar(element)
+    if element.ndim or element.weak:
+        return not element.ndim
+    if isinstance(element.immutable, RuntimeKind):
+        from ..infer.builtins_impl import to_python_scalar
+        return to_python_scalar(Array(element.immutable.var), np.bool_)
+    return element.immutable is not False
+
+
 @implements(np.iscomplexobj)
 def iscomplexobj(x):
     return _aval(x).dtype.kind == "c"
@@ -816,7 +832,8 @@ def result_type_of(*arrays_and_dtypes):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer import stacking  # noqa: E402
-from ..infer.values import Array, READ_ONLY, WINDOWS, known_constant, to_value  # noqa: E402
+from ..infer.values import (Array, READ_ONLY, WINDOWS, RuntimeKind, known_constant,  # noqa: E402
+                            to_value)
 from . import elementwise  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
