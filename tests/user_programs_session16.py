@@ -921,14 +921,13 @@ def string_dispatch(x, mode):
     return label, getattr(np, "mean")(x), ops[name](x)
 
 
-def lru_helper(x):
-    """Refused: the decorator sets an attribute on a function object it made
-    (an effect compiled code cannot replay); the error is at this line."""
-    @functools.lru_cache(maxsize=None)
-    def coeffs(n):
-        return tuple(1.0 / (k + 1) for k in range(n))
-    c = coeffs(3)
-    return sum(ci * x ** i for i, ci in enumerate(c))
+def namedtuple_helper(x):
+    """Refused: collections.namedtuple builds its class with eval(), which
+    compiled code cannot run; the error is at this line.  (A
+    functools.lru_cache made here was the example once: it compiles now.)"""
+    Point = collections.namedtuple("Point", "x y")
+    p = Point(x, 2 * x)
+    return p.x + p.y
 
 
 def print_progress(x, steps):

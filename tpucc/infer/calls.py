@@ -36,8 +36,8 @@ from . import builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, exceptions, list_loops, messages, pynumbers, recursion, stacking,
-               vectorize)
+from . import (appends, exceptions, list_loops, local_caches, messages, pynumbers, recursion,
+               stacking, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -1578,6 +1578,10 @@ class Interpreter:
             return method_caller_call(self, fn, args[0])
         if isinstance(fn, functools._lru_cache_wrapper):
             return self._cached_call(fn, args, kwargs)
+        if local_caches.is_cache_maker(fn):     # a cache made, and dying, in the call
+            return local_caches.make(fn, args, kwargs)
+        if isinstance(fn, local_caches.LocalCache):
+            return local_caches.call(self, fn, list(args), kwargs, _any_runtime(args, kwargs))
         if _is_object_setattr(fn):          # super().__setattr__(name, value)
             return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
         # A callable object need not be hashable (a dataclass with eq=True is not).
