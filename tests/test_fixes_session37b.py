@@ -143,3 +143,21 @@ def test_local_cache_answers_are_reused_only_where_their_values_exist():
         check(branchy, np.arange(3.0), np.int64(c))
     check(runtime_argument, np.arange(3.0), np.int64(2))
     check(typed, np.arange(3.0))
+
+
+def test_runtime_branch_choosing_a_runtime_slice_names_it_and_its_hint_works():
+    def part_sum(x, n, c):
+        seg = x[:n] if c > 0 else x[n:]   # <- here
+        return seg.sum()
+
+    def hinted(x, n, c):
+        s = x[:n].sum() if c > 0 else x[n:].sum()
+        ar = np.arange(len(x))
+        lo, hi = (0, n) if c > 0 else (n, len(x))
+        return s, np.where((lo <= ar) & (ar < hi), x, 0).sum()
+    args = (np.arange(10.0), np.int64(4), np.int64(1))
+    err = raises_at(part_sum, args, tpucc.MergeError,
+                    r"x\[i:j\], a slice with runtime bounds, on some path", line_of="<- here")
+    assert "Selection" not in str(err) and "attributes" not in err.hint
+    check(hinted, *args)
+    check(hinted, np.arange(10.0), np.int64(4), np.int64(-1))

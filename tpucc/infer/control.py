@@ -701,12 +701,35 @@ def _classify(flat, multi: bool, what: str, floor: int):
         if any(a is None for a in avals):
             kinds = " and ".join(describe_static(v) for v in values)
             subject = merge_subject(path, what)
+            _refuse_chosen_selection(values, subject, path)
             subject += " incompatible kinds" if path.startswith("<stack") else \
                 " incompatible values"
             raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values, what, path))
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what, defined)))
     return slots, merged
+
+
+def _refuse_chosen_selection(values, subject: str, path: str) -> None:
+    """A runtime branch choosing x[i:j] or x[mask] (`x[:n] if c else x[n:]`):
+    their rows are counted at run time, so they are no array a branch can
+    hand out; each branch can use its own."""
+    from ..ops.masked import Selection
+    chosen = [v for v in values if isinstance(v, Selection)]
+    if not chosen:
+        return
+    if any(v.sliced for v in chosen):
+        what, used, kept = ("x[i:j], a slice with runtime bounds", "x[:n].sum() if c > 0 else "
+                            "x[n:].sum()", "ar = np.arange(len(x))`, then `np.where((lo <= ar) "
+                            "& (ar < hi), x, 0)")
+    else:
+        what, used, kept = ("x[mask], a boolean-mask selection", "x[m1].sum() if c > 0 else "
+                            "x[m2].sum()", "np.where(m1, x, 0)")
+    raise MergeError(
+        f"{subject}{'' if path.startswith('<stack') else ' as'} {what}, on some path: its "
+        "length is known only at run time, so a runtime branch cannot choose it",
+        hint=f"use it inside each branch, e.g. reduce it there (`s = {used}`), or keep the "
+             f"shape, zeroing the other rows (`{kept}`), and choose that")
 
 
 def _merged_boxes(arms):
