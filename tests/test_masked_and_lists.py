@@ -560,8 +560,8 @@ def different_selections_merge(x, y):
      "Cannot cast ufunc 'add' output from float64 to int64", "+= 0.5"),
     (python_int_too_big, lambda: (_i(np.int8),), E.UserCodeError,
      "Python integer 300 out of bounds for int8", "+= 300"),
-    (different_selections_merge, lambda: (_f(), _f()), E.MergeError, "a runtime branch cannot choose it",
-     "if x.sum()"),
+    (different_selections_merge, lambda: (_f(), _f()), E.MergeError,
+     "a runtime branch cannot choose it", "if x.sum()"),
 ], ids=lambda v: getattr(v, "__name__", "") if callable(v) and hasattr(v, "__code__") else "")
 def test_refused(fn, args, error, text, line_of):
     err = raises_at(fn, args(), error=error, line_of=line_of)
