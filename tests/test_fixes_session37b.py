@@ -161,3 +161,26 @@ def test_runtime_branch_choosing_a_runtime_slice_names_it_and_its_hint_works():
     assert "Selection" not in str(err) and "attributes" not in err.hint
     check(hinted, *args)
     check(hinted, np.arange(10.0), np.int64(4), np.int64(-1))
+
+
+def test_ufunc_out_into_a_slice_with_runtime_bounds():
+    # the 0/1 knapsack row update: out= overlapping an input reads it whole
+    # first (NumPy buffers), and the call returns out
+    def knap01(dp, w, v):
+        n = dp.shape[0]
+        for k in range(w.shape[0]):
+            np.maximum(dp[w[k]:], dp[:n - w[k]] + v[k], out=dp[w[k]:])
+        return dp
+    check(knap01, np.zeros(10, np.int64), np.array([2, 3]), np.array([5, 7]))
+
+    def returned(x, n):
+        r = np.multiply(x[n:], 2, out=x[n:])
+        s = np.add(x[x > 3], 1, out=x[x > 3])       # a copy: x keeps its values
+        return r.sum(), s.sum(), x
+    check(returned, np.arange(6.0), np.int64(2))
+
+    def widening(x, n):
+        np.add(x[n:], 0.5, out=x[n:])   # <- here
+        return x
+    raises_at(widening, (np.arange(6), np.int64(2)), tpucc.DTypeError, "same_kind",
+              line_of="<- here")

@@ -1361,19 +1361,25 @@ def store_inplace(a, result, ufname):
     """Writes `result` into the array `a` as NumPy's in-place operators do:
     'same_kind' casting into a's dtype, and no change of a's shape."""
     if result.dtype != a.dtype:
-        if not np.can_cast(result.dtype, a.dtype, casting="same_kind"):
-            raise DTypeError(
-                f"Cannot cast ufunc '{ufname}' output from {result.dtype} to {a.dtype} "
-                "with casting rule 'same_kind' (in-place operation)",
-                hint=(f"write `a = a {_SYMBOL[ufname]} b`" if ufname in _SYMBOL else
-                      f"assign the result instead (`a = np.{ufname}(...)`)")
-                + f" to get a new {result.dtype} array, or cast the operands first")
+        check_same_kind(result.dtype, a.dtype, ufname)
         result = emit("convert", result, dtype=a.dtype)
     if result.shape != a.shape:
         raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
                          f"match the broadcast shape {result.shape} (in-place operation)")
     a.set(result.var)
     return a
+
+
+def check_same_kind(result_dtype, out_dtype, ufname):
+    """NumPy's error for a ufunc's output that 'same_kind' casting cannot
+    write into an array of `out_dtype` (an in-place operator, out=)."""
+    if not np.can_cast(result_dtype, out_dtype, casting="same_kind"):
+        raise DTypeError(
+            f"Cannot cast ufunc '{ufname}' output from {result_dtype} to {out_dtype} "
+            "with casting rule 'same_kind' (in-place operation)",
+            hint=(f"write `a = a {_SYMBOL[ufname]} b`" if ufname in _SYMBOL else
+                  f"assign the result instead (`a = np.{ufname}(...)`)")
+            + f" to get a new {result_dtype} array, or cast the operands first")
 
 
 _SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "divide": "/",

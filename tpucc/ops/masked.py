@@ -880,6 +880,8 @@ def numpy_call(fn, args, kwargs):
         return boxes.numpy_call(fn, args, kwargs)
     if fn in _PRODUCTS and len(args) == 2 and not kwargs:     # (matmul and vecdot: ufuncs)
         return product(fn, *args)
+    if isinstance(fn, np.ufunc) and isinstance(_only_out(kwargs), Selection):
+        return _ufunc_into(fn, args, kwargs)
     if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
         return elementwise(fn, tuple(args), kwargs)
     name = next((n for f, n in _REDUCTIONS.items() if f is fn), None)    # fn may be unhashable
@@ -899,6 +901,29 @@ def numpy_call(fn, args, kwargs):
 
 
 _PRODUCTS = (np.dot, np.matmul, np.inner, np.vdot, np.vecdot)
+
+
+def _only_out(kwargs):
+    out = kwargs.get("out")
+    return out[0] if isinstance(out, tuple) and len(out) == 1 else out
+
+
+def _ufunc_into(fn, args, kwargs):
+    """np.maximum(a, b, out=x[i:j]) (a knapsack's row update): the result
+    written as x[i:j] = result is, with the ufunc's 'same_kind' cast; the
+    call returns out.  (NumPy buffers inputs that overlap out, as this
+    computes the whole result first.)"""
+    from .elementwise import check_same_kind
+    out = _only_out(kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    if kwargs.get("where", True) is not True:
+        raise refusal(f"np.{fn.__name__}(out=x[mask], where=...)", out)
+    result = numpy_call(fn, args, kwargs) if holds_selection(args, kwargs) else \
+        NUMPY[fn](*args, **kwargs)
+    check_same_kind(result.dtype, out.dtype, fn.__name__)
+    assign(out.data, Array(out.mask), result, bounds=out.view is not None,
+           descending=out.descending)
+    return out
 
 
 def _refuse_call(fn, args):
