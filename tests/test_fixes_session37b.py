@@ -184,3 +184,26 @@ def test_ufunc_out_into_a_slice_with_runtime_bounds():
         return x
     raises_at(widening, (np.arange(6), np.int64(2)), tpucc.DTypeError, "same_kind",
               line_of="<- here")
+
+
+def test_rows_of_a_runtime_slice_one_by_one_hint_the_index_loop_that_compiles():
+    def sq_sum(dp, n):
+        s = 0
+        for v in dp[:n]:   # <- here
+            s += v * v
+        return s
+
+    def last(dp, n):
+        return dp[:n][-1]   # <- here
+
+    def hinted(dp, n):
+        s = 0
+        for k in range(n):
+            v = dp[k]
+            s += v * v
+        return s, dp[n - 1], np.sum(dp[:n]), dp[:n].max()
+    args = (np.array([3, 1, 4, 1, 5, 9, 2]), np.int64(5))
+    for fn, what in ((sq_sum, "iterating over x"), (last, "indexing x")):
+        err = raises_at(fn, args, tpucc.ShapeError, what, line_of="<- here")
+        assert "for k in range(n)" in err.hint and "x[n - 1]" in err.hint
+    check(hinted, *args)

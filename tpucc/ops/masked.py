@@ -53,14 +53,23 @@ _SLICE_HINT = ("a window x[i:i + k] has k rows where i is known to lie in [0, n 
                "keep the shape with np.where((i <= np.arange(n)) & (np.arange(n) < j), x, fill)")
 
 
-def refusal(what: str, sel: "Selection | None" = None) -> ShapeError:
+# Where the program goes through a slice's rows one by one, an index does it.
+_SLICE_ROWS_HINT = ("go through the rows by index, a runtime loop: `for k in range(i, j): v = "
+                    "x[k]` (`for k in range(n)` for x[:n]); one row by an int compiles "
+                    "(x[i:j][k], x[:n][-1]), and np.sum(x[i:j]), x[i:j].max() and the other "
+                    "reductions compile as they are")
+
+
+def refusal(what: str, sel: "Selection | None" = None, by_rows: bool = False) -> ShapeError:
     """The E200 for a use of a selection whose result shape is data-dependent;
-    `sel` names a slice with runtime bounds as such."""
+    `sel` names a slice with runtime bounds as such (`by_rows`: a use that
+    takes its rows one by one, which indices can do)."""
     if sel is not None and sel.sliced:
         what = what.replace("x[mask]", "x[i:j]").replace("y[mask]", "x[i:j]").replace(
             "selections", "slices")
         return ShapeError(f"{what}: a slice with runtime bounds, x[i:j], has a data-dependent "
-                          "shape (one row per index in the range)", hint=_SLICE_HINT)
+                          "shape (one row per index in the range)",
+                          hint=_SLICE_ROWS_HINT if by_rows else _SLICE_HINT)
     return ShapeError(f"{what}: x[mask] has a data-dependent shape (one row per True in the "
                       "mask)", hint=_HINT)
 
@@ -118,7 +127,7 @@ class Selection:
             return scalar_if_numpy_would(self.data, row, getitem(self.data, row))
         items = self._trailing_key(key)
         if items is None:
-            raise refusal("indexing x[mask] again", self)
+            raise refusal("indexing x[mask] again", self, by_rows=True)
         return Selection(getitem(self.data, items), self.mask, view=self.view,
                          sliced=self.sliced, descending=self.descending)
 
@@ -159,7 +168,7 @@ class Selection:
         return items
 
     def __iter__(self):
-        raise refusal("iterating over x[mask]", self)
+        raise refusal("iterating over x[mask]", self, by_rows=True)
 
     def __len__(self):
         raise refusal("len() of x[mask] as a static number", self)
