@@ -207,3 +207,18 @@ def test_rows_of_a_runtime_slice_one_by_one_hint_the_index_loop_that_compiles():
         err = raises_at(fn, args, tpucc.ShapeError, what, line_of="<- here")
         assert "for k in range(n)" in err.hint and "x[n - 1]" in err.hint
     check(hinted, *args)
+
+
+def test_generator_over_a_runtime_range_hints_the_loop():
+    def refused(x, n):
+        return sum(x[i] for i in range(int(n)))
+
+    def hinted(x, n):
+        acc = 0
+        for i in range(n):
+            acc += x[i]
+        return acc, np.where(np.arange(len(x)) < n, x, 0).sum()
+    err = raises_at(refused, (np.arange(40.0), np.int64(30)), tpucc.UnsupportedError,
+                    "`yield` under a runtime condition or loop")
+    assert "for i in range(n): acc += x[i]" in err.hint and "np.where(c" not in err.hint
+    check(hinted, np.arange(40.0), np.int64(30))

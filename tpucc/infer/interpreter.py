@@ -1198,10 +1198,19 @@ def YIELD_VALUE(f, arg):
     if builder.ctx().runtime_depth > f.entry_depth:
         raise UnsupportedError(
             "`yield` under a runtime condition or loop is not supported: how many items the "
-            "generator yields would be known only at run time",
-            hint="yield on every path, choosing the value with np.where (`sum(np.where(c, r, "
-                 "0) for r in x)`), or filter with a boolean mask (`x[mask].sum(axis=0)`)")
+            "generator yields would be known only at run time", hint=_runtime_yield_hint())
     f.yields.append(v)
+
+
+def _runtime_yield_hint() -> str:
+    """A runtime loop (range() of a runtime bound) or a runtime `if` (a
+    filter) around the yield: what to write instead differs."""
+    if builder.ctx().runtime_loops[-1:] == [True]:
+        return ("write the loop, adding up as it goes (`acc = 0`, then `for i in range(n): "
+                "acc += x[i]`: one runtime loop), or give range() a static bound and mask what "
+                "is past the runtime one (`np.where(np.arange(len(x)) < n, x, 0).sum()`)")
+    return ("yield on every path, choosing the value with np.where (`sum(np.where(c, r, 0) for "
+            "r in x)`), or filter with a boolean mask (`x[mask].sum(axis=0)`)")
 
 
 @handler
