@@ -222,3 +222,26 @@ def test_generator_over_a_runtime_range_hints_the_loop():
                     "`yield` under a runtime condition or loop")
     assert "for i in range(n): acc += x[i]" in err.hint and "np.where(c" not in err.hint
     check(hinted, np.arange(40.0), np.int64(30))
+
+
+def test_update_after_a_zero_trip_while_names_the_loop_not_an_if():
+    # CPython compiles a `while`'s first test as an `if` before the loop
+    def f(x, n):
+        r = x
+        i = 0
+        while i < n:
+            r = r * 2
+            i += 1
+        r[0] = 5   # <- here
+        return r
+    err = raises_at(f, (np.ones(3), np.int64(2)), tpucc.SideEffectError,
+                    r"from before the `while` loop of line \d+", line_of="<- here")
+    assert "`if`" not in err.message
+
+    def g(x, c):        # an `if` is still called one
+        r = x
+        if c > 0:
+            r = r * 2
+        r[0] = 5
+        return r
+    raises_at(g, (np.ones(3), np.int64(2)), tpucc.SideEffectError, "before the `if`")

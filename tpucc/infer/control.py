@@ -269,10 +269,25 @@ def runtime_branch(frame, block: int, pred: Array, true_target: int, false_targe
                    note="if: condition depends on a runtime value") -> Exit:
     join = find_join(frame.fc, block, stops)
     arm_stops = stops | {join} if join is not None else stops
+    if _enters_while(frame.fc, block, (true_target, false_target)):
+        note = WHILE_ENTRY
     return branch_regions(frame, pred, [
         (lambda f: walk(f, true_target, arm_stops), setup_true),
         (lambda f: walk(f, false_target, arm_stops), setup_false),
     ], note=note)
+
+
+# The note of the `if` CPython compiles a `while` loop's first test into
+# (the others are at the bottom of the body): messages name the loop.
+WHILE_ENTRY = "if: the first test of a `while` loop"
+
+
+def _enters_while(fc, block: int, targets) -> bool:
+    """Whether block's branch is a `while` loop's first test: it goes to
+    the loop's header from the `while` statement's line."""
+    line = fc.blocks[block].instrs[-1].loc.line
+    return any(t in fc.loop_headers and fc.loop_locs.get(t) is not None and
+               fc.loop_locs[t].line == line for t in targets)
 
 
 def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
@@ -435,7 +450,9 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
         with items_applied(a.items):
             flat.append(state_leaves(a.locals, a.stack, whole))
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
-    what = ("the branches of this `if`" if note.startswith("if") else
+    what = ("the paths where this `while` loop runs and where it does not" if
+            note == WHILE_ENTRY else
+            "the branches of this `if`" if note.startswith("if") else
             "the iterations of this loop" if note.startswith("loop") else
             "the runtime paths that meet here (an `if`, or a loop left early or not)")
     writes = [(c, k, loc, serial) for a in arms for c, k, _, loc, serial in a.items.values()]
@@ -486,7 +503,9 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
         merged[slot.index].immutable = RuntimeKind(kind)
     for slot, wide in zip(narrowed, outputs[len(slots) + len(boxes) + len(kind_slots):]):
         require_python_int_fits(Array(wide), slot.aval)
-    _relate_merged(slots, merged, floor)
+    loc = ctx().loc
+    _relate_merged(slots, merged, floor, "the `if`" if note != WHILE_ENTRY else
+                   f"the `while` loop of line {loc.line}" if loc else "the `while` loop")
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged,
@@ -759,13 +778,14 @@ def _arm_value(value, aval: AVal, ends: dict, end_vars: dict):
 
 # --- array identity across a merge ------------------------------------------------------
 
-def _relate_merged(slots, merged, floor):
+def _relate_merged(slots, merged, floor, construct: str):
     """NumPy identity after a Cond.  Merged slots that hold the same array on
     every path are one Array; a slot that is on every path the same view
     (same index) of the same array stays a view of it.  Otherwise a slot that
     shares memory on some path with another array that outlives the `if` (an
     array from before it, another slot's array, a view's base) cannot follow
-    in-place updates: updates of either are refused (alias_note)."""
+    in-place updates: updates of either are refused (alias_note), naming
+    `construct` (the `if`)."""
     holders: dict = {}              # (arm, id(value)) -> slots holding it there
     for s in slots:
         for k, v in enumerate(s.values):
@@ -789,13 +809,13 @@ def _relate_merged(slots, merged, floor):
         if shared:
             what = _slot_words(s.path)
             merged[s.index].alias_note = (
-                f"{what} is the same array as one from before the `if` (or a view of one) "
-                "on some runtime paths and a different one on others")
+                f"{what} is the same array as one from before {construct} (or a view of "
+                "one) on some runtime paths and a different one on others")
             merged[s.index].alias_partners = () if noted else tuple(shared)
             for a in shared:
                 watch(a, AliasNote(
-                    f"after a runtime `if`, {what} is this array (or a view of it) on some "
-                    "paths only, and would not follow its update", hint=
+                    f"after {construct} on a runtime value, {what} is this array (or a view "
+                    "of it) on some paths only, and would not follow its update", hint=
                     f"make {what} a copy where it takes this array (`... else S[0].copy()`, "
                     "`v = S[0].copy()`), so that it never shares memory with the array "
                     "updated here"))
