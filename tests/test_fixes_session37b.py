@@ -4,12 +4,13 @@ PYTEST_DONT_REWRITE: compiled functions here use `assert`, which pytest
 would rewrite into calls of its own.
 """
 import functools
+import warnings
 
 import numpy as np
 import pytest
 
 import tpucc
-from conftest import check, raises_at
+from conftest import assert_same, check, raises_at
 
 
 def test_chained_comparison_assert_is_a_runtime_check():
@@ -245,3 +246,23 @@ def test_update_after_a_zero_trip_while_names_the_loop_not_an_if():
         r[0] = 5
         return r
     raises_at(g, (np.ones(3), np.int64(2)), tpucc.SideEffectError, "before the `if`")
+
+
+def test_huge_constant_cast_to_float32_while_compiling_warns_nothing():
+    # 1e300 in float32 is inf; NumPy's overflow warning from jax's (or
+    # tpucc's) cast of the constant used to reach the user while compiling
+    def merged(x):
+        y = 1e300
+        if x.sum() > 0:
+            y = x.sum()
+        return y
+
+    def added(x):
+        return np.where(x > 0, x, 1e300)
+    x = np.ones(3, np.float32)
+    for fn in (merged, added):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            out = tpucc.compile(fn, cache=False)(x)
+        with np.errstate(over="ignore"):
+            assert_same(fn(x), out)

@@ -51,8 +51,15 @@ def _static_dims(shape) -> tuple:
                             "// (`n // 2`), or convert with int()" if floats else None) from None
 
 
-register("full", lambda avals, shape, dtype, value: AVal(dtype, shape, False),
-         lambda lc, shape, dtype, value: lax.full(shape, value, dtype),
+def _lower_full(lc, shape, dtype, value):
+    # A constant out of the dtype's range (1e300 merged with a float32) is
+    # inf, as NumPy's cast makes it: jax casts it with NumPy, whose overflow
+    # warning would reach the user from jax's code while compiling.
+    with np.errstate(over="ignore"):
+        return lax.full(shape, value, dtype)
+
+
+register("full", lambda avals, shape, dtype, value: AVal(dtype, shape, False), _lower_full,
          numpy=lambda shape, dtype, value: np.full(shape, value, dtype))
 
 
