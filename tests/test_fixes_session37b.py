@@ -204,10 +204,10 @@ def test_rows_of_a_runtime_slice_one_by_one_hint_the_index_loop_that_compiles():
             s += v * v
         return s, dp[n - 1], np.sum(dp[:n]), dp[:n].max()
     args = (np.array([3, 1, 4, 1, 5, 9, 2]), np.int64(5))
-    for fn, what in ((sq_sum, "iterating over x"), (last, "indexing x")):
-        err = raises_at(fn, args, tpucc.ShapeError, what, line_of="<- here")
-        assert "for k in range(n)" in err.hint and "x[n - 1]" in err.hint
+    err = raises_at(sq_sum, args, tpucc.ShapeError, "iterating over x", line_of="<- here")
+    assert "for k in range(n)" in err.hint
     check(hinted, *args)
+    check(last, *args)          # one row by an int: compiles (its position found at run time)
 
 
 def test_generator_over_a_runtime_range_hints_the_loop():
