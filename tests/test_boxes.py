@@ -321,3 +321,12 @@ def test_a_window_of_static_length_beside_a_runtime_slice():
     a = _matrix((6, 6))
     compiled = check(f, a, 6, rtol=1e-12, atol=1e-12, compile_kwargs={"runtime_args": ("n",)})
     assert count_hlo(hlo(compiled, a, 6), "while") == 1
+
+
+def test_a_ufunc_out_into_a_box():
+    def f(a, i, j):
+        np.add(a[i:, :j], 1.0, out=a[i:, :j])
+        r = np.multiply(a[i:, j:], 2, out=a[i:, j:])
+        return a, r.sum()
+    for i, j in [(1, 4), (0, 6), (5, 0)]:
+        check(f, _matrix(), i, j, compile_kwargs=RT)
