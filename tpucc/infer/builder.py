@@ -80,6 +80,13 @@ class Context:
     # The counted loops whose While is being built, innermost last: the
     # lists their bodies grow (stacking.Growth).
     growths: list = field(default_factory=list)
+    # Per loop ((code, header block)): the arrays that exist before every
+    # region (serial 0: captured arrays, the checks' code and message slots)
+    # that its While carried the last time it was built.  The next build
+    # (in the next trial of an enclosing loop's body) carries them from its
+    # first trial on: else each trial of a nest found them again, one
+    # retrace per level, 2 ** depth traces of the innermost body (loops.py).
+    loop_boxes: dict = field(default_factory=dict)
     # The runtime branches being interpreted, outermost first: (the
     # condition's Value, whether this is the arm it selects) (periodic.py).
     branch_guards: list = field(default_factory=list)

@@ -42,6 +42,7 @@ MAX_MESSAGE_VALUE_SIZE = 1000
 def start(context) -> None:
     """Makes the error code: called before anything is traced."""
     context.error_code = Array(builder.const_value(np.int32(0)))
+    context.error_code.serial = 0       # (as a message slot's: before every region)
     context.error_code_origin = context.error_code.var
 
 

@@ -58,6 +58,12 @@ def run_loop(frame, header: int, stops) -> Exit:
     loop_stops = stops | {header} | fc.loop_exits[header]
     budget = ctx().options.get("unroll", 32)
     it = _for_iterator(frame, header)
+    if _runtime_range_test(frame, header):
+        # Its first iteration, unrolled, would only be thrown away (its exit
+        # is runtime): in a nest of such loops each level would trace the
+        # levels inside it once more, 3 ** depth traces of the innermost body.
+        return build_while(frame, header, stops, loop_stops,
+                           "while: the loop condition depends on a runtime value")
     unrolled_because = None         # why a loop longer than the budget is unrolled
     # Nested static loops share the budget: 12 x 12 unrolled loops would be
     # 144 copies of the inner body (each compiled by XLA: 25 s for an edit
@@ -511,8 +517,8 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
     loc = frame.fc.loop_locs[header]
     counted = _runtime_range_header(frame, header)
     _drop_dead_locals(frame, header)
-    promote: dict[str, AVal] = {}
-    boxes: list = []
+    promote: dict[str, AVal] = _counter_promoted(frame, counted)
+    boxes: list = list(ctx().loop_boxes.get((frame.fc.code, header), ()))
     unshared: set = set()           # entry arrays whose aliasing the body breaks
     detached: set = set()           # views the body rebinds: carried as values
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
@@ -538,6 +544,17 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
 
 
 _PY_NUMBERS = (bool, int, float, complex, np.generic)
+
+
+def _counter_promoted(frame, counted) -> dict:
+    """The promotion a runtime range's counter needs from the fixpoint's
+    first trial: a static start (`range(n)`: 0) changes in every iteration,
+    so the first trial would only find that out (and a nest of such loops
+    would trace each level once more per level around it)."""
+    pos = frame.stack[-1].pos if counted else None
+    if type(pos) is not int:
+        return {}
+    return {f"<stack {len(frame.stack) - 1}>.pos": leaf_aval(pos)}
 
 
 @dataclass(frozen=True)
@@ -631,6 +648,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
             if growth is not None:
                 growth.check_complete(trial.exit.static and trial.exit.targets == (header,), loc)
+            ctx().loop_boxes[frame.fc.code, header] = [b for b in boxes if b.serial == 0]
             ex = _emit_while(frame, header, td, leaves, carried, boxes, trial, note, loc,
                              counted, trip_count, rebound, resume)
             if growth is not None:
@@ -849,6 +867,12 @@ def _runtime_range_header(frame, header) -> bool:
     instrs = frame.fc.blocks[header].instrs
     return (bool(instrs) and instrs[0].op == "FOR_ITER" and bool(frame.stack)
             and isinstance(frame.stack[-1], RangeIter) and not frame.stack[-1].is_static())
+
+
+def _runtime_range_test(frame, header) -> bool:
+    """A range loop with a runtime bound, whose header tests at run time
+    whether another item comes (not itertools.count(), which always has one)."""
+    return _runtime_range_header(frame, header) and not is_endless_count(frame.stack[-1])
 
 
 def _advance(frame):
