@@ -87,6 +87,9 @@ class Context:
     # first trial on: else each trial of a nest found them again, one
     # retrace per level, 2 ** depth traces of the innermost body (loops.py).
     loop_boxes: dict = field(default_factory=dict)
+    # (code, block) of the joins where runtime paths met with different
+    # static values: the code after them runs once per path (control.py).
+    unjoined: set = field(default_factory=set)
     # The runtime branches being interpreted, outermost first: (the
     # condition's Value, whether this is the arm it selects) (periodic.py).
     branch_guards: list = field(default_factory=list)

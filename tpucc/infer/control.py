@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +33,7 @@ from .state import (container_paths, describe_static, flatten, is_plain_object, 
                     merge_subject, pretty_path, rebuild_state, settled_test, state_leaves,
                     static_equal, taken_whole, unflatten, unify)
 from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items,
-                     new_serial_floor, put_item, set_item)
+                     items_before, journal_before, new_serial_floor, put_item, set_item)
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -136,13 +137,51 @@ def walk(frame, start: int, stops: frozenset, entering: int | None = None) -> Ex
 
 def continue_multi(frame, ex: Exit, stops) -> Exit:
     """A runtime choice of targets: each target inside the current region runs
-    under a guard Cond until only targets in `stops` remain."""
+    under a guard Cond until only targets in `stops` remain.
+
+    The paths meet where they all go on (a loop's `break` and its end both go
+    on after the loop): each runs up to there, and the code from there runs
+    once, not once per path (in a row of unrolled loops that a runtime `break`
+    may leave, under tpucc.grad: once per combination of their exits).  Where
+    the paths reach it with different static values (a Python number, a
+    shape), that would make them runtime or fail: then, as before, the code
+    after runs once per path, each with its own static values."""
+    join = _common_join(frame.fc, ex.targets, stops)
+    if join is None or (frame.fc.code, join) in ctx().unjoined:
+        return _continue_paths(frame, ex, stops)
+    locals0, stack0, current = dict(frame.locals), list(frame.stack), frame.current
+    with journaled_region(runtime=False) as rec, watch_scope() as marks:
+        try:
+            out = _continue_paths(frame, ex, stops, join)
+        except _PathsDiffer:
+            out = None
+            ctx().unjoined.add((frame.fc.code, join))
+            finish_journal(rec["journal"])
+            finish_items(rec["items"])
+    end_watch_scope(marks, out is not None)
+    if out is None:
+        frame.locals, frame.stack, frame.current = locals0, stack0, current
+        return _continue_paths(frame, ex, stops)
+    ctx().region.ops.extend(rec["builder"].ops)
+    for arr, before in rec["journal"].items():
+        journal_before(arr, before)
+    items_before(rec["items"])
+    return out
+
+
+class _PathsDiffer(MergeError):
+    """Paths that meet where they go on hold different static values there
+    (continue_multi then continues each on its own)."""
+
+
+def _continue_paths(frame, ex: Exit, stops, join=None) -> Exit:
+    """continue_multi's guard Conds; with `join`, each path stops there."""
     while not ex.static:
         inside = sorted(t for t in ex.targets if t not in stops and t != RETURN)
         if not inside:
             return ex
-        target = inside[0]
-        others = frozenset(inside[1:])
+        target = next((t for t in inside if t != join), inside[0])
+        others = frozenset(t for t in inside if t != target) | ({join} - {None, target})
         index = ex.targets.index(target)
         if _raise_checked(frame, ex, target, index):
             # (a loop's `else: raise ...`, or a raise after a loop that a
@@ -156,7 +195,10 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
             ex = branch_regions(frame, pred, [
                 (lambda f: walk(f, target, stops | others), taken),
                 (lambda f, e=ex, t=target: _without(e, t), None),
-            ], note=f"guard: code after block {target} runs only on the path that reached it")
+            ], note=f"guard: code after block {target} runs only on the path that reached it",
+                same_statics_at=join)
+        except _PathsDiffer:
+            raise
         except MergeError as e:
             # No instruction of the user's is running here: the paths meet
             # where the code that only one of them runs begins.
@@ -165,6 +207,24 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
         if ex.static and ex.targets[0] not in stops:
             return ex
     return ex
+
+
+def _common_join(fc, targets, stops) -> int | None:
+    """The first block that every path from each of the `targets` inside the
+    region reaches (their nearest common post-dominator), if there are two
+    or more and it is not a stop."""
+    inside = [t for t in targets if t not in stops and t != RETURN]
+    if len(inside) < 2:
+        return None
+    chains = []
+    for t in inside:
+        chain = [t]
+        while (up := fc.ipdom.get(chain[-1])) is not None:
+            chain.append(up)
+        chains.append(chain)
+    rest = [set(c) for c in chains[1:]]
+    join = next((b for b in chains[0] if all(b in r for r in rest)), None)
+    return None if join in stops else join
 
 
 def _merge_hint(values, what: str = "", path: str = "") -> str:
@@ -290,9 +350,10 @@ def _enters_while(fc, block: int, targets) -> bool:
                fc.loop_locs[t].line == line for t in targets)
 
 
-def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
+def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None) -> Exit:
     """Interprets each arm (a walk function and a setup) into its own region
-    from the same starting state, then merges them into one Cond op."""
+    from the same starting state, then merges them into one Cond op
+    (`same_statics_at`: see merge_arms)."""
     pred = scalar_bool(pred)
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     floor = new_serial_floor()
@@ -316,7 +377,8 @@ def branch_regions(frame, pred: Array, arms, note: str) -> Exit:
     for arr, why in notes:          # (after the `if`, what any path made may alias)
         watch(arr, why)
     with builder.at(loc):
-        return merge_arms(frame, pred, results, note, floor, (locals0, stack0))
+        return merge_arms(frame, pred, results, note, floor, (locals0, stack0),
+                          same_statics_at)
 
 
 @contextlib.contextmanager
@@ -438,7 +500,13 @@ def shape_undefined(slots, key):
             s[key] = unflatten(td, [Undefined(p) for p, _ in leaves])
 
 
-def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
+def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
+               same_statics_at=None) -> Exit:
+    """One Cond op for the arms, the state after it merged from theirs.
+    `same_statics_at`: a block where the arms' paths meet; on what is live
+    there they must agree on every static value (a Python number, a shape,
+    a dtype, whether a 0-d value is a NumPy scalar), else _PathsDiffer: none
+    may become runtime (continue_multi)."""
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
@@ -455,15 +523,19 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry) -> Exit:
             "the branches of this `if`" if note.startswith("if") else
             "the iterations of this loop" if note.startswith("loop") else
             "the runtime paths that meet here (an `if`, or a loop left early or not)")
-    writes = [(c, k, loc, serial) for a in arms for c, k, _, loc, serial in a.items.values()]
-    in_place, loose = kept_containers(frame.interp, entry,
-                                      [(a.locals, a.stack, a.items) for a in arms],
-                                      writes, "runtime path", whole)
-    loose = _merge_loose(arms, loose)
-    loose_runtime = [x for x in loose if x[4] is not None]
-    _check_same_structure(flat, what)
-    slots, merged = _classify(flat, multi, what, floor)
-    boxes = _merged_boxes(arms)
+    with _paths_differ(same_statics_at is not None):
+        writes = [(c, k, loc, serial) for a in arms for c, k, _, loc, serial in a.items.values()]
+        in_place, loose = kept_containers(frame.interp, entry,
+                                          [(a.locals, a.stack, a.items) for a in arms],
+                                          writes, "runtime path", whole)
+        loose = _merge_loose(arms, loose)
+        loose_runtime = [x for x in loose if x[4] is not None]
+        _check_same_structure(flat, what)
+        slots, merged = _classify(flat, multi, what, floor)
+        if same_statics_at is not None:
+            _check_same_statics(slots, loose, dead_locals(frame.fc, [same_statics_at]),
+                                depths.get(same_statics_at, 0))
+        boxes = _merged_boxes(arms)
     kind_slots = [s for s in slots if not s.aval.shape and _kind_is_runtime(s.values)]
     # (the value as a Python int too, checked after the Cond: it must fit)
     narrowed = [s for s in slots if any(python_int_narrowed(v, s.aval) for v in s.values)]
@@ -690,6 +762,40 @@ def kind_value(value) -> Value:
 
 def _made_in_arm(v, floor) -> bool:
     return isinstance(v, Array) and v.serial >= floor
+
+
+@contextlib.contextmanager
+def _paths_differ(active: bool):
+    """Where paths that meet must agree on static values (merge_arms'
+    `same_statics_at`), a merge that fails says only that they differ:
+    continue_multi then goes on with each path on its own, where the
+    merge may not be needed."""
+    try:
+        yield
+    except MergeError as e:
+        if not active or isinstance(e, _PathsDiffer):
+            raise
+        raise _PathsDiffer(e.message) from None
+
+
+def _check_same_statics(slots, loose, dead: frozenset, depth: int):
+    """merge_arms' `same_statics_at`: each slot live at the join (not a
+    `dead` local, nor a stack slot at `depth` or deeper) that differs
+    between the arms is an array of one type, of one kind, on all of them."""
+    for s in slots:
+        if s.path.startswith("<stack"):
+            if int(s.path[len("<stack "):].split(">")[0]) >= depth:
+                continue
+        elif re.split(r"[.\[]", s.path)[0] in dead:
+            continue
+        defined = [v for v in s.values if not isinstance(v, Undefined)]
+        kinds = [scalar_kind(v) for v in defined]
+        if any(not isinstance(v, Array) or v.aval != s.aval for v in defined) or \
+                any(k is not kinds[0] for k in kinds):
+            raise _PathsDiffer(f"the paths give `{s.path}` different static values")
+    for *_, values, aval in loose:
+        if aval is not None and any(not isinstance(v, Array) or v.aval != aval for v in values):
+            raise _PathsDiffer("the paths give an attribute different static values")
 
 
 def _classify(flat, multi: bool, what: str, floor: int):
