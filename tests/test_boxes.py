@@ -252,7 +252,7 @@ def test_what_a_box_refuses():
         return (a[:, :j] + a).sum()
 
     def row_of_it(a, i, j):
-        return a[i:, :j][0]
+        return a[i:, :j][[0, 1]]
 
     def returned(a, i, j):
         return a[i:, :j]
@@ -263,7 +263,7 @@ def test_what_a_box_refuses():
               "would have to match the length of a slice", line_of="+ a)",
               runtime_args=("i", "j"))
     raises_at(row_of_it, (a, 1, 2), E.ShapeError, "indexing x\\[i:j, k:l\\] again",
-              line_of="[0]", runtime_args=("i", "j"))
+              line_of="[[0, 1]]", runtime_args=("i", "j"))
     raises_at(returned, (a, 1, 2), E.ShapeError, "returning", line_of="return",
               runtime_args=("i", "j"))
 
@@ -330,3 +330,55 @@ def test_a_ufunc_out_into_a_box():
         return a, r.sum()
     for i, j in [(1, 4), (0, 6), (5, 0)]:
         check(f, _matrix(), i, j, compile_kwargs=RT)
+
+
+# --- sweep 37g: views through names, ints on sliced axes, in-place products -----------------
+
+def test_writes_through_a_named_view_of_a_box():
+    def f(a, i, j):
+        b = a[i:, :j]
+        b[:] = 0.5                  # into a
+        b[:, 0] += 1                # (a Selection of b's rows: still a view)
+        c = a[i:, :j].astype(a.dtype, copy=False)
+        c *= 2                      # the same array: a view
+        d = a[:, j:]
+        d[0] = -1.0                 # its first row: sliced by an int
+        return a, b.sum()
+    for i, j in [(1, 4), (0, 6), (5, 2), (2, 1)]:
+        check(f, _matrix(), i, j, compile_kwargs=RT)
+
+
+def test_an_int_on_a_sliced_axis_of_a_box():
+    def f(a, i, j):
+        b = a[i:, :j]
+        return b[0].sum(), b[:, -1].sum(), b[-1, 0], b[0][1]
+    for i, j in [(1, 4), (4, 3)]:
+        check(f, _matrix(), i, j, compile_kwargs=RT)
+    compiled = tpucc.compile(f, runtime_args=("i", "j"))
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 0"):
+        compiled(_matrix(), 5, 3)
+
+
+def test_a_runtime_row_of_a_runtime_slice():
+    def f(x, k, j):
+        v = x[k:]
+        return v[j], x[k:][-j - 1]
+    x = np.arange(6.0) * 1.5
+    check(f, x, 1, 2, compile_kwargs={"runtime_args": ("k", "j")})
+
+
+def test_in_place_matrix_product_of_runtime_rows():
+    def f(a, m, k):
+        rows = a[k:]
+        rows @= m                   # a view: a's rows k on change
+        return a
+    a, m = _matrix((5, 3)), _matrix((3, 3), seed=1)
+    for k in (0, 2, 5):
+        check(f, a, m, k, rtol=1e-12, atol=1e-12, compile_kwargs={"runtime_args": ("k",)})
+
+
+def test_the_same_bound_written_out_twice_deep():
+    def f(a, t):
+        n = a.shape[1]
+        return (a[:, n - 2 * (t + 1) - 1:] * a[:, n - 2 * (t + 1) - 1:]).sum()
+    check(f, _matrix(), 1, compile_kwargs={"runtime_args": ("t",)})

@@ -967,7 +967,7 @@ class Interpreter:
             key = self.index_values(key)
         if isinstance(obj, Array):
             return indexing.getitem(obj, key)
-        if isinstance(obj, FlatIter):
+        if isinstance(obj, (FlatIter, masked.Selection)):    # (x[k:][j]: its row j)
             return obj[key]
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)

@@ -59,7 +59,7 @@ class Box(masked.Selection):
         return index(self, key)
 
     def __setitem__(self, key, value):
-        raise masked.refusal("assigning into an item of x[i:j, k:l]", self)
+        assign_item(self, key, value)
 
 
 def boxed(data, masks, view=None):
@@ -67,8 +67,9 @@ def boxed(data, masks, view=None):
     masked, x[i:j]'s Selection where only the first is, else a Box."""
     if all(m is None for m in masks):
         return data
-    if all(m is None for m in masks[1:]):
-        return masked.Selection(data, masks[0].var, sliced=True)
+    if all(m is None for m in masks[1:]):       # (a view's rows in order: as of `x[:]`)
+        return masked.Selection(data, masks[0].var, view=None if view is None else slice(None),
+                                sliced=True)
     return Box(data, masks, view=view)
 
 
@@ -251,6 +252,21 @@ def install_operators():
                 (lambda u: lambda a: elementwise(u, (a,)))(getattr(np, ufname)))
     Box.__matmul__ = lambda a, b: product(np.matmul, a, b)
     Box.__rmatmul__ = lambda a, b: product(np.matmul, b, a)
+    Box.__imatmul__ = _inplace_matmul
+
+
+def _inplace_matmul(box: Box, other):
+    """`A[i:, :j] @= M` through a view: its selected elements become the
+    product's, which must keep the box's shape (its last axis taken whole,
+    M square), as NumPy's in-place matmul requires."""
+    result = product(np.matmul, box, other)
+    if not isinstance(result, Box) or result.data.shape != box.data.shape or \
+            any((m is None) != (n is None) for m, n in zip(result.masks, box.masks)):
+        raise masked.refusal("an in-place matrix product of x[i:j, k:l] that would change its "
+                             "shape", box)
+    store_inplace(box.data, where(_full_mask(box.masks, box.data.ndim), result.data, box.data),
+                  "matmul")
+    return box
 
 
 # --- products -----------------------------------------------------------------------------
@@ -409,19 +425,40 @@ def attribute(box: Box, name: str):
 
 def index(box: Box, key):
     """box[key] with None, `...`, ints and static slices on the axes taken
-    whole, and `:` on the masked ones: the same elements, indexed."""
-    from .indexing import _item_axes, getitem
-    items = key if isinstance(key, tuple) else (key,)
+    whole, and `:` or an int on the sliced ones (an int: the selected index
+    of that rank, found at run time): the same elements, indexed (a view)."""
+    from ..infer.values import scalar_if_numpy_would
+    from .indexing import getitem
+    items, masks = _indexed(box, key)
+    return boxed(scalar_if_numpy_would(box.data, items, getitem(box.data, items)), masks,
+                 view=box.view)
+
+
+def assign_item(box: Box, key, value) -> None:
+    """box[key] = value (`b[:] = 0`, `b[0] = v`): into the same elements of
+    the values the box views."""
+    from .indexing import getitem, setitem
+    items, masks = _indexed(box, key)
+    if all(m is None for m in masks):
+        setitem(box.data, items, value)
+    else:
+        store(getitem(box.data, items), masks, value)
+
+
+def _indexed(box: Box, key) -> tuple:
+    """(key of box.data, masks of the result) for box[key]."""
+    from .indexing import _item_axes
+    items = list(key) if isinstance(key, tuple) else [key]
     if sum(1 for i in items if i is Ellipsis) > 1:
         raise masked.refusal("indexing x[i:j, k:l] with more than one `...`", box)
     masks = []
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     covered = 0
-    for item, axis in zip(items, _item_axes(items, box.data.ndim)):
+    for n, (item, axis) in enumerate(zip(list(items), _item_axes(items, box.data.ndim))):
         if item is Ellipsis:
-            n = box.data.ndim - consumed
-            masks.extend(box.masks[covered:covered + n])
-            covered += n
+            count = box.data.ndim - consumed
+            masks.extend(box.masks[covered:covered + count])
+            covered += count
         elif item is None:
             masks.append(None)
         elif axis >= box.data.ndim:
@@ -429,11 +466,15 @@ def index(box: Box, key):
                              f"but {consumed} were indexed")
         else:
             covered += 1
-            if box.masks[axis] is not None:
-                if not masked._whole(item):
-                    raise masked.refusal("indexing x[i:j, k:l] again on an axis sliced with "
-                                         "runtime bounds", box)
-                masks.append(box.masks[axis])
+            mask = box.masks[axis]
+            if mask is not None and masked._whole(item):
+                masks.append(mask)
+            elif mask is not None and masked._basic_item(item) and \
+                    not isinstance(item, slice):
+                items[n] = masked.position(mask, item, axis=axis)     # A[i:, :j][0]
+            elif mask is not None:
+                raise masked.refusal("indexing x[i:j, k:l] again on an axis sliced with "
+                                     "runtime bounds (other than by `:` or an int)", box)
             elif isinstance(item, slice):
                 if any(isinstance(v, masked.Array) for v in (item.start, item.stop, item.step)):
                     raise masked.refusal("indexing x[i:j, k:l] again with runtime bounds", box)
@@ -441,11 +482,13 @@ def index(box: Box, key):
             elif not masked._basic_item(item):
                 raise masked.refusal("indexing x[i:j, k:l] with an array", box)
     masks.extend(box.masks[covered:])
-    return boxed(getitem(box.data, items), masks)
+    return tuple(items), masks
 
 
 def _astype(box: Box, dtype, order="K", casting="unsafe", subok=True, copy=True):
     check_astype(box.data, dtype, order, casting)
+    if not copy and np.dtype(dtype) == box.dtype:
+        return box                  # NumPy's own array: a view stays a view
     return boxed(astype(box.data, dtype), box.masks)
 
 

@@ -194,20 +194,28 @@ class Selection:
 def _row_position(sel: Selection, i):
     """Where in sel.data its i-th row (in its order, negative from its end)
     is: past the rows before it among the selected, as NumPy counts."""
+    return position(Array(sel.mask), i, sel.descending)
+
+
+def position(mask: Array, i, descending=False, axis: int = 0):
+    """Where along a 1-d mask's axis the i-th selected index (in order,
+    negative from the end; `descending`: counted from the last) is, with
+    NumPy's IndexError when the call returns where there is none.  An
+    immutable int Array: a scalar index, which gives views."""
     from .elementwise import _require
-    count = _count(sel, ())
+    count = ARRAY_METHODS["sum"](mask, dtype=np.int64)
     index = astype(i, np.int64) if isinstance(i, Array) else int(i)
     wrapped = where(index < 0, index + count, index)
     _require((wrapped >= 0) & (wrapped < count),
              ("index ", index if isinstance(index, Array) else str(index),
-              " is out of bounds for axis 0 with size ", count), "IndexError",
+              f" is out of bounds for axis {axis} with size ", count), "IndexError",
              "the slice has fewer rows than that")
-    number = _in_order(wrapped + 1, sel.descending, count)     # from 1, ascending
-    taken = NUMPY[np.cumsum](astype(Array(sel.mask), np.int64))
-    position = NUMPY[np.searchsorted](taken, number)
-    position = NUMPY[np.minimum](position, sel.data.shape[0] - 1)
-    position.immutable = True       # a scalar index: x[k:][0] of a matrix is a view of a row
-    return position
+    number = _in_order(wrapped + 1, descending, count)     # from 1, ascending
+    taken = NUMPY[np.cumsum](astype(mask, np.int64))
+    found = NUMPY[np.searchsorted](taken, number)
+    found = NUMPY[np.minimum](found, mask.shape[0] - 1)
+    found.immutable = True          # a scalar index: x[k:][0] of a matrix is a view of a row
+    return found
 
 
 def _whole(item) -> bool:
@@ -518,12 +526,12 @@ def _require_same_mask(sel: Selection, mask: Value, what: str) -> None:
         raise refusal(f"{what} {differ}", sel)
 
 
-def same_value(a: Value, b: Value, depth: int = 12, memo: dict | None = None) -> bool:
+def same_value(a: Value, b: Value, depth: int = 40, memo: dict | None = None) -> bool:
     """Whether two Values are equal by construction: the same Value, or made
     by the same op with the same attributes from equal inputs (SSA values
     never change, and registry ops are pure).  `x > 2` written twice gives
-    two Values that are the same mask (12 ops deep: a runtime slice's
-    mask, x[:i] and y[:i], is 9).  `memo`: pairs already compared, so that
+    two Values that are the same mask (a runtime slice's mask, x[:i] and
+    y[:i], is 9 ops deep; bounds such as `n - 2 * (t + 1) - 1` add theirs).  `memo`: pairs already compared, so that
     an input used several times is compared once."""
     if a is b:
         return True
@@ -624,6 +632,20 @@ def install_operators():
                 (lambda uf: lambda a: elementwise(uf, (a,)))(getattr(np, ufname)))
     Selection.__matmul__ = lambda a, b: product(np.matmul, a, b)
     Selection.__rmatmul__ = lambda a, b: product(np.matmul, b, a)
+    Selection.__imatmul__ = _inplace_matmul
+
+
+def _inplace_matmul(a: Selection, b):
+    """`rows @= M` (rows = x[k:], a view): the selected rows of x become
+    their products with M, whose result must keep their shape, as NumPy's
+    in-place matmul requires."""
+    result = product(np.matmul, a, b)
+    if not isinstance(result, Selection) or isinstance(result, boxes.Box) or \
+            result.data.shape != a.data.shape:
+        raise ShapeError("inplace matrix multiplication: the product must keep the shape of "
+                         f"the selected rows, (k,)+{a.rest}")
+    store_inplace(a.data, where(_expanded(a.mask, len(a.rest)), result.data, a.data), "matmul")
+    return a
 
 
 # --- products ---------------------------------------------------------------------------
@@ -839,6 +861,8 @@ _PARTS = {"real": np.real, "imag": np.imag}
 
 def _astype(sel: Selection, dtype, order="K", casting="unsafe", subok=True, copy=True):
     check_astype(sel.data, dtype, order, casting)
+    if not copy and np.dtype(dtype) == sel.dtype:
+        return sel                  # NumPy's own array: a view stays a view
     return sel.like(astype(sel.data, dtype))
 
 
