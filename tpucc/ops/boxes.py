@@ -21,7 +21,10 @@ that correspondence, and the unselected elements never show:
   masks carried to the result; a product that contracts all of them is an
   Array;
 - reductions (sum prod mean max min any all) over any axes, `.T`, `.shape`,
-  `len()`, `astype`, `copy`, and NumPy functions of those.
+  `len()`, `astype`, `copy`, np.linalg.norm, and NumPy functions of those;
+- `box[...]` keeping the sliced axes whole, or taking one selected index
+  of a sliced axis by an int (masked.position: found at run time), and
+  writes through it (`b = A[i:, :j]; b[:] = 0`).
 
 Anything else is masked.refusal's E200 for a slice with runtime bounds.
 """
