@@ -63,12 +63,13 @@ def sum_used_at_run_time(x):
     n = 0
     for i in range(100):
         n += i
+        x = x * 0.99        # (a loop of numbers alone runs while compiling: number_loops)
     return x * n
 
 
 def test_a_number_used_at_run_time_keeps_the_loop_one_while():
-    check(sum_used_at_run_time, 1.5)
-    assert whiles(sum_used_at_run_time, 1.5) == 1
+    check(sum_used_at_run_time, np.full(2, 1.5))
+    assert whiles(sum_used_at_run_time, np.full(2, 1.5)) == 1
 
 
 def too_long_to_unroll(x):

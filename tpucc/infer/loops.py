@@ -22,6 +22,7 @@ from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from . import builder, list_loops, privacy, stacking
+from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, is_endless_count
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
@@ -78,7 +79,7 @@ def run_loop(frame, header: int, stops) -> Exit:
         unrolled_because, refusal = counted
         peel = isinstance(refusal, (UpdatedThenRebound, StaticChanged))
         # (one more trial of the body: its last window may be the short one)
-        if not peel and it.remaining() > 2 and \
+        if not peel and unrolled_because != COMPUTES_NUMBERS and it.remaining() > 2 and \
                 _try_counted_but_last(frame, header, stops, loop_stops, it, enclosing):
             it = _for_iterator(frame, header)       # the last iteration, unrolled
     if isinstance(it, SeqIter) and it.remaining() > 2 and it.remaining() * enclosing > budget:
@@ -126,6 +127,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     tried_rest = False
     forced = _unrolled_by_request(frame, header)
     unrolled_ops, warned = 0, forced
+    folding = unrolled_because == COMPUTES_NUMBERS     # (a static `while`: found below)
     while True:
         if it is None:
             ctx().unrolled_trips = enclosing * (count + 1)
@@ -187,6 +189,12 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             return None
         it = _for_iterator(frame, header)
         unrolled_ops += _op_count(iteration_ops)
+        if folding and iteration_ops:
+            # (number_loops misjudged the body: the rest as the While after all)
+            folding = False
+            made = _rest_as_while(frame, header, stops, loop_stops, it, fold=False)
+            if isinstance(made, Exit):
+                return made
         if unrolled_because and not warned and unrolled_ops > _warning_ops(unrolled_because):
             warned = True
             _warn_unrolled(frame.fc.loop_locs[header], it, count, unrolled_ops, unrolled_because)
@@ -214,18 +222,32 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                     frame.fc.loop_locs[header], "make it finite (a `for` over range(n)), or "
                     "use itertools.count() or range() where it is consumed")
             continue
-        if count >= budget and it is None and count < MAX_UNROLL and not forced:
-            return build_while(frame, header, stops, loop_stops,
-                               f"while: still looping after {count} unrolled iterations; "
-                               "values that change are carried at runtime", static_loop=True)
+        if count >= budget and it is None and count < MAX_UNROLL and not forced \
+                and not folding:
+            locals0, stack0 = dict(frame.locals), list(frame.stack)
+            try:
+                return build_while(frame, header, stops, loop_stops,
+                                   f"while: still looping after {count} unrolled iterations; "
+                                   "values that change are carried at runtime",
+                                   static_loop=True, fold=True)
+            except RunsWhileCompiling:
+                frame.locals, frame.stack = locals0, stack0
+                folding = True      # unrolled on, up to MAX_UNROLL iterations
         if nested_while and count * enclosing >= budget and not forced:
             nested_while = False        # (tried once: unrolling on is exact)
             made = _try_while(frame, header, stops, loop_stops,
                               f"while: still looping after {count} unrolled iterations within "
-                              f"unrolled loops of {enclosing} iterations", static_loop=True)
+                              f"unrolled loops of {enclosing} iterations", static_loop=True,
+                              fold=True)
             if isinstance(made, Exit):
                 return made
-        if count >= MAX_UNROLL:
+            folding = made is FOLDS
+        if count >= MAX_UNROLL and it is None and folding:
+            return build_while(frame, header, stops, loop_stops,
+                               f"while: still looping after {count} iterations unrolled while "
+                               "compiling; values that change are carried at runtime",
+                               static_loop=True)
+        if count >= MAX_UNROLL and (it is None or it.remaining() > 0):
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
 
 
@@ -318,23 +340,31 @@ def _holds_runtime_loop(ops) -> bool:
                for op in ops)
 
 
-def _rest_as_while(frame, header, stops, loop_stops, it) -> Exit | None:
+def _rest_as_while(frame, header, stops, loop_stops, it, fold=True) -> Exit | None:
     """The rest of a static loop as one While (a counted one for a range),
     or None where it cannot be one: the caller goes on unrolling."""
     note = "static loop whose body holds a runtime loop: one While for the rest"
     if it is None:
-        return _try_while(frame, header, stops, loop_stops, f"while: {note}", static_loop=True)
-    counted = _try_counted(frame, header, stops, loop_stops, it, ctx().unrolled_trips)
+        made = _try_while(frame, header, stops, loop_stops, f"while: {note}", static_loop=True,
+                          fold=fold)
+        return made if isinstance(made, Exit) else None
+    counted = _try_counted(frame, header, stops, loop_stops, it, ctx().unrolled_trips,
+                           fold=fold)
     return counted if isinstance(counted, Exit) else None
 
 
-def _try_while(frame, header, stops, loop_stops, note, static_loop=False):
+def _try_while(frame, header, stops, loop_stops, note, static_loop=False, fold=False):
     """build_while, or None where the loop cannot run as one (its body needs
-    a static value, or changes what a While cannot carry): the caller
+    a static value, or changes what a While cannot carry), or FOLDS where a
+    static one computes Python numbers only (number_loops): the caller
     unrolls it instead, which is exact."""
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     try:
-        return build_while(frame, header, stops, loop_stops, note, static_loop=static_loop)
+        return build_while(frame, header, stops, loop_stops, note, static_loop=static_loop,
+                           fold=fold)
+    except RunsWhileCompiling:
+        frame.locals, frame.stack = locals0, stack0
+        return FOLDS
     except (StaticValueError, NeedsStatic):
         pass
     except TpuccError as e:
@@ -342,6 +372,9 @@ def _try_while(frame, header, stops, loop_stops, note, static_loop=False):
             raise
     frame.locals, frame.stack = locals0, stack0
     return None
+
+
+FOLDS = "folds"     # _try_while: the loop computes Python numbers only (number_loops)
 
 
 def _unroll_limit(loc, it, unrolled_because) -> LimitError:
@@ -376,18 +409,20 @@ def _for_iterator(frame, header):
 
 
 def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int,
-                 resume=None):
+                 resume=None, fold=True):
     """A long static range loop becomes a While over a runtime counter, unless
     its body needs the counter as a static value, or changes something a While
     cannot carry (a list it appends to, a variable whose shape or dtype
     settles only after the first iteration).  Unrolling such a loop is exact,
     only slower, so it is unrolled: returns the Exit, or (why it must unroll,
     the error that said so, if any) (errors that do not come from the While
-    recur while unrolling).  `resume`: see
+    recur while unrolling).  A loop that computes Python numbers only is
+    unrolled too, when `fold` (number_loops).  `resume`: see
     _try_counted_but_last."""
     if _unrolled_by_request(frame, header):
         return "the code after it needs a number it computes at compile time", None
     locals0, stack0 = dict(frame.locals), list(frame.stack)
+    emitted = len(ctx().region.ops)
     pos = emit("full", shape=(), dtype=np.dtype(np.int64), value=it.pos)
     pos = Array(_weak(pos))
     pos.immutable = True        # a Python int: `i += 1` rebinds, `x[i]` is a view
@@ -401,7 +436,12 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
             return build_while(frame, header, stops, loop_stops,
                                f"counted loop: {it.remaining()} iterations{within} exceed the "
                                f"unroll budget ({ctx().options.get('unroll', 32)})",
-                               trip_count=it.remaining(), resume=resume)
+                               trip_count=it.remaining(), resume=resume,
+                               fold=fold and it.remaining() <= MAX_UNROLL)
+    except RunsWhileCompiling as e:
+        frame.locals, frame.stack = locals0, stack0
+        del ctx().region.ops[emitted:]      # (the counter's and the promoted numbers' ops)
+        return COMPUTES_NUMBERS, e
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
         what = e.message if isinstance(e, StaticValueError) else e.what
@@ -508,12 +548,14 @@ def _unrolled_by_request(frame, header) -> bool:
 
 
 def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=None,
-                static_loop=False) -> Exit:
+                static_loop=False, fold=False) -> Exit:
     """One While op for the loop at `header`, found by a fixpoint on the
     loop-carried slots (see module docstring).  `trip_count`: the static
     number of iterations of a counted range loop, if known.  `resume`: a
     static range iterator the loop goes on with, from its header, after
-    the While (which must then always go back to the header)."""
+    the While (which must then always go back to the header).  `fold`:
+    raise RunsWhileCompiling instead of emitting a While that would
+    compute Python numbers only (number_loops)."""
     loc = frame.fc.loop_locs[header]
     counted = _runtime_range_header(frame, header)
     _drop_dead_locals(frame, header)
@@ -528,7 +570,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
     try:
         ex, every_trip = _settle_while(frame, header, loop_stops, loc, counted, promote, boxes,
                                        unshared, detached, kind_paths, rebound, note,
-                                       trip_count, is_private, resume)
+                                       trip_count, is_private, resume, fold)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
     made_runtime = [p for p in promote if isinstance(entry.get(p), _PY_NUMBERS)] + \
@@ -608,7 +650,8 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
 
 
 def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
-                  kind_paths, rebound, note, trip_count, is_private, resume=None) -> Exit:
+                  kind_paths, rebound, note, trip_count, is_private, resume=None,
+                  fold=False) -> Exit:
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
     boxes and the other sets grow until a trial of the body changes nothing.
     -> (the Exit, whether every iteration runs to the end of the body)."""
@@ -646,6 +689,8 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
+            if fold and computes_numbers_only(trial, leaves, carried, boxes, rebound):
+                raise RunsWhileCompiling("a loop that computes Python numbers only", loc)
             if growth is not None:
                 growth.check_complete(trial.exit.static and trial.exit.targets == (header,), loc)
             ctx().loop_boxes[frame.fc.code, header] = [b for b in boxes if b.serial == 0]
