@@ -17,9 +17,11 @@ import functools
 import gc
 import inspect
 import itertools
+import math
 import operator
 import random
 import reprlib
+import sys
 import types
 
 import numpy as np
@@ -1784,7 +1786,7 @@ class Interpreter:
             fn_type = type(fn)
             name, module = f"{fn_type.__qualname__} object", fn_type.__module__
         else:
-            module = getattr(fn, "__module__", "") or ""
+            module = getattr(fn, "__module__", "") or _module_holding(fn, name)
         if module.startswith("numpy.random"):
             raise UnsupportedError(f"np.random.{name} would be evaluated once at compile time",
                                    hint="draw random numbers outside and pass them in")
@@ -1798,9 +1800,8 @@ class Interpreter:
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
                     README_HINT if module.split(".")[0] == "numpy" else
-                    f"{module}'s native code cannot read values known only at run time: "
-                    "write it with NumPy functions or Python loops on the arrays, or call it "
-                    "outside the compiled function")
+                    f"{where}'s native code cannot read values known only at run time: "
+                    f"{_instead_of_native(fn, name)}, or call it outside the compiled function")
             error = UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
                                      hint=hint)
             error.generic_hint = True   # (a library's own caller may say it better)
@@ -1888,8 +1889,7 @@ class Interpreter:
                                    None if self.frames else builder.def_loc(fn),
                                    "compile a plain function; call it from your async code")
         if self.depth >= MAX_INLINE_DEPTH:
-            raise LimitError(f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
-                             hint="recursion must end on a static condition")
+            raise _nested_too_deep(fn, self.frames)
         frame = self.make_frame(fn, args, kwargs)
         recursion.note_call(self.frames, frame)
         if frame.yields is not None:
@@ -2180,6 +2180,45 @@ def _is_scalar_item(v) -> bool:
     return isinstance(v, (bool, int, float, complex, np.generic))
 
 
+def _module_holding(fn, name: str) -> str:
+    """The public module that holds `fn` under `name`, for one that does not
+    say (a SciPy ufunc: scipy.special.erf), else ""."""
+    found = [m for m, mod in list(sys.modules.items())
+             if mod is not None and not any(p.startswith("_") for p in m.split("."))
+             and getattr(mod, "__dict__", {}).get(name) is fn]     # (no module __getattr__)
+    return min(found, key=len, default="")
+
+
+def _instead_of_native(fn, name: str) -> str:
+    """What compiles in place of a library function on runtime arrays: for
+    an elementwise one that the math module has (scipy.special.erf), that
+    function per element."""
+    if isinstance(fn, np.ufunc) and callable(getattr(math, name, None)):
+        return (f"use np.vectorize(math.{name})(x) (math.{name} per element, which tpucc "
+                "compiles), or write it with NumPy functions")
+    return "write it with NumPy functions or Python loops on the arrays"
+
+
+def _nested_too_deep(fn, frames) -> LimitError:
+    """Inlining `fn` would nest calls past MAX_INLINE_DEPTH (a fixed limit:
+    each inlined call takes a few dozen of the compiler's own Python
+    frames).  A function that calls itself is a recursion to write as a
+    loop; a chain of distinct functions, calls to make one after another."""
+    codes = collections.Counter(f.func.__code__ for f in frames)
+    code, times = max(codes.items(), key=lambda kv: kv[1], default=(fn.__code__, 0))
+    limit = f"calls nested more than {MAX_INLINE_DEPTH} deep, the most tpucc inlines " \
+            "(a fixed limit, no option raises it)"
+    if times > 1:
+        return LimitError(
+            f"{limit}: {code.co_name} calls itself, {times} calls deep",
+            hint=f"a recursion compiles when it ends on a static condition within "
+                 f"{MAX_INLINE_DEPTH} calls; write a deeper one as a loop over the items "
+                 "(`total = 0.0` then `for w in ws: total = total + w`)")
+    return LimitError(f"{limit}: a chain of {len(frames)} different functions, each calling "
+                      "the next", hint="call them one after another from one function (a "
+                      "loop over a list of the functions) instead of each calling the next")
+
+
 def _runtime_index_hint(items) -> str:
     """How to index these items with a runtime position.  Rows of different
     lengths (an adjacency list) np.stack refuses: they become the CSR pair
@@ -2192,7 +2231,18 @@ def _runtime_index_hint(items) -> str:
                 "indices = np.array([v for r in ROWS for v in r]), and loop over row u with "
                 "`for k in range(indptr[u], indptr[u + 1]): v = indices[k]` (or pad the rows "
                 "to one length)")
+    if isinstance(items, (list, tuple, dict)) and any(isinstance(v, (str, bytes))
+                                                       for v in _items_of(items)):
+        # (np.stack would refuse them, and no compiled result holds a string)
+        return ("its items are strings, which compiled code cannot pick at run time (it "
+                "computes arrays and numbers): return the positions (an index, token ids) "
+                "and look the strings up outside the compiled function "
+                "(`[names[i] for i in ids]`)")
     return "index an array instead (np.stack the items first)"
+
+
+def _items_of(container):
+    return container.values() if isinstance(container, dict) else container
 
 
 def _existing_slot(container, key):
