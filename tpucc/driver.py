@@ -162,10 +162,25 @@ def run_lower(traced: infer.Traced):
     try:
         return lower.lower_to_jax(traced.program, traced.in_avals, traced.input_layouts,
                                   recycled_avals(traced))
-    except TpuccError:
-        raise
+    except TpuccError as e:
+        raise _without_jax_notes(e) from None
     except Exception as e:  # noqa: BLE001 - jax rejecting our IR is our bug
         raise InternalError(f"lowering failed: {type(e).__name__}: {e}") from None
+
+
+def _without_jax_notes(e: TpuccError) -> TpuccError:
+    """A tpucc error raised while jax traced the lowering crossed jax's API
+    boundaries (jit, vjp), each of which notes that it removed jax's frames
+    from the traceback and names a jax setting: noise about frames the user
+    never sees, as tpucc's own are dropped too."""
+    notes = getattr(e, "__notes__", None)
+    if notes:
+        kept = [n for n in notes if "JAX has removed its internal frames" not in n]
+        if kept:
+            e.__notes__ = kept
+        else:
+            del e.__notes__
+    return e
 
 
 # XLA options tpucc chooses for the user, per platform.  On the CPU, XLA

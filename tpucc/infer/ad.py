@@ -271,6 +271,7 @@ def trace_grad(interp, gf, args, kwargs):
     params = tuple(Value(a.aval) for a in leaves.arrays)
     known_captures = set(interp.captured)
     ctx = builder.ctx()
+    outer_calls = len(builder.calling_lines(ctx))   # the calls that led to this one
     ctx.grad_depth += 1
     try:
         with journaled_region(params, runtime=False, effects_barrier=True) as rec:
@@ -294,7 +295,7 @@ def trace_grad(interp, gf, args, kwargs):
     n_aux = len(aux_values) + len(effects) + len(updated)
     region = Region(params, rec["builder"].ops,
                     (loss.var, *aux_values, *(end for _, end in effects + updated)))
-    _refuse_runtime_loops(region, gf)
+    _refuse_runtime_loops(region, gf, outer_calls)
     out_avals = ([loss.aval.strong()] + [v.aval for v in aux_values]
                  + [arr.aval for arr, _ in effects + updated] + [p.aval for p in params])
     outs = builder.emit_op("grad", tuple(a.var for a in leaves.arrays),
@@ -383,9 +384,12 @@ def _split_result(gf, result):
         result = Array(builder.const_value(result))
         result.immutable = scalar       # a NumPy scalar's value is one too
     if not isinstance(result, Array) or result.shape != () or result.dtype.kind != "f":
+        several = isinstance(result, (tuple, list))
         raise GradError(f"{gf.name} must return a float scalar to be differentiated; it "
                         f"returned {_describe(result)}", builder.current_loc(),
-                        hint="reduce to a scalar (e.g. .sum() or .mean()); return other "
+                        hint="return (loss, other values) with tpucc.grad(f, has_aux=True), "
+                             "which gives (gradient, other values)" if several else
+                             "reduce to a scalar (e.g. .sum() or .mean()); return other "
                              "values as aux with has_aux=True")
     aux_leaves: list = []
     aux_td = flatten(aux, "aux", aux_leaves)
@@ -405,28 +409,56 @@ def _rebuild_aux(td, leaves, values):
     return unflatten(td, out)
 
 
-def _refuse_runtime_loops(region: Region, gf):
+def _refuse_runtime_loops(region: Region, gf, outer_calls: int):
+    """E350 at the first loop of f that runs as XLA's While, called from
+    the lines inside f that led to it (the error, raised here, leaves through
+    the frames outside f, which add theirs: the last `outer_calls`)."""
     for op in walk_ops(region):
-        if op.name == "while" and op.attr("trip_count") is None and \
-                (op.note or "").startswith("while: still looping after"):
-            budget = builder.ctx().options.get("unroll", 32)
-            raise GradError(
-                f"reverse-mode differentiation of {gf.name} through a `while` loop that was "
-                f"still looping after the unroll budget ({budget} iterations) is not "
-                "supported: past it the loop runs as XLA's While, which has no reverse mode",
-                op.loc, hint=f"write it as `for i in range(N)` (a counted loop), or raise the "
-                             f"budget above its iterations: tpucc.compile(..., unroll=N)")
         if op.name == "while" and op.attr("trip_count") is None:
-            raise GradError(
-                f"reverse-mode differentiation of {gf.name} through a loop whose number of "
-                "iterations is known only at run time is not supported (XLA's While has "
-                "no reverse mode)", op.loc,
-                hint="give the loop a static trip count (`for i in range(N)` with N known "
-                     "at compile time and no runtime `break`), or move the loop out of the "
-                     "differentiated function")
+            error = _runtime_loop_error(op, gf)
+            callers = builder.ctx().runtime_loop_callers.get(id(op.outputs[0]), [])
+            for loc in callers[:len(callers) - outer_calls]:
+                error.called_from(loc)
+            raise error
+
+
+def _runtime_loop_error(op, gf) -> GradError:
+    if (op.note or "").startswith("while: still looping after"):
+        budget = builder.ctx().options.get("unroll", 32)
+        return GradError(
+            f"reverse-mode differentiation of {gf.name} through a `while` loop that was "
+            f"still looping after the unroll budget ({budget} iterations) is not "
+            "supported: past it the loop runs as XLA's While, which has no reverse mode",
+            op.loc, hint=f"write it as `for i in range(N)` (a counted loop), or raise the "
+                         f"budget above its iterations: tpucc.compile(..., unroll=N)")
+    return GradError(
+        f"reverse-mode differentiation of {gf.name} through a loop whose number of "
+        "iterations is known only at run time is not supported (XLA's While has "
+        "no reverse mode)", op.loc,
+        hint="give the loop a static trip count (`for i in range(N)` with N known "
+             "at compile time and no runtime `break`), or move the loop out of the "
+             "differentiated function")
 
 
 def _describe(v) -> str:
+    """A value f returned or was given, in the user's terms (not the IR's)."""
     if isinstance(v, Array):
-        return f"an array {v.aval}"
-    return f"{type(v).__name__} {v!r}"[:80]
+        if v.weak:          # a Python number
+            return f"a Python {_PY_NUMBER[v.dtype.kind]}"
+        article = "an" if str(v.dtype)[0] in "aeiou" else "a"      # an int64, a float64
+        if v.shape == ():
+            return f"{article} {v.dtype} scalar"
+        return f"{article} {v.dtype} array of shape {v.shape}"
+    if isinstance(v, (tuple, list)):
+        items = [_describe(x) for x in list(v)[:4]] + (["..."] if len(v) > 4 else [])
+        return f"a {type(v).__name__} of {len(v)} values ({', '.join(items)})"
+    if isinstance(v, dict):
+        return f"a {type(v).__name__} of {len(v)} item{'s' * (len(v) != 1)}"
+    if v is None:
+        return "None"
+    if isinstance(v, (bool, int, float, complex, str)):
+        return f"{type(v).__name__} {v!r}"[:80]
+    return f"a {type(v).__name__} object"
+
+
+_PY_NUMBER = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}

@@ -101,6 +101,9 @@ class Context:
     # into runtime values (loops.CountedStatics): where a later line needs
     # one at compile time, infer.trace compiles again with them unrolled.
     counted_statics: list = field(default_factory=list)
+    # Under tpucc.grad: id(a runtime While's first result) -> calling_lines
+    # where it was made, for its E350 (infer.ad), raised once f is traced.
+    runtime_loop_callers: dict = field(default_factory=dict)
     # The NumPy value of each Value a `const` op made (values.known_constant):
     # q = np.linspace(0, 1, 5) is a constant where np.quantile needs one.
     constants: dict = field(default_factory=dict)
@@ -157,6 +160,15 @@ def at(loc: Loc | None):
 
 def current_loc() -> Loc | None:
     return _current[-1].loc if _current else None
+
+
+def calling_lines(c: Context) -> list:
+    """The lines of the calls that led to the line being interpreted,
+    innermost first, as an error's `called from` lines: a helper called
+    from several lines says which call failed.  (Library frames are left
+    out: the program's line that called them is the error's own.)"""
+    placed = [f for f in c.frames if f.placed and f.current is not None]
+    return [f.current.loc for f in reversed(placed[:-1])]
 
 
 def def_loc(fn) -> Loc | None:

@@ -65,7 +65,7 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
                 f"runtime values of more than {MAX_MESSAGE_VALUE_SIZE} elements in its "
                 f"message show as {messages.RUNTIME_TEXT}")
         message = message.text()
-    c.checks.append((message, loc or c.loc, hint, raises, parts, _callers(c)))
+    c.checks.append((message, loc or c.loc, hint, raises, parts, builder.calling_lines(c)))
     c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
 
 
@@ -117,15 +117,6 @@ def _drop_unread_checks(context) -> None:
             if op.name == "check" and id(op.outputs[0]) in unread:
                 ops[i] = dataclasses.replace(op, name="unchecked", inputs=op.inputs[:1])
             todo.extend(r.ops for r in op.regions)
-
-
-def _callers(c) -> list:
-    """The lines of the calls that led to the check, innermost first, as a
-    compile-time error's `called from` lines: a helper called from several
-    lines says which call failed.  (Library frames are left out: the
-    program's line that called them is the check's own.)"""
-    placed = [f for f in c.frames if f.placed and f.current is not None]
-    return [f.current.loc for f in reversed(placed[:-1])]
 
 
 def _carry(c, ok: Array, message) -> tuple[list, bool]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import (InternalError, LimitError, MergeError, SideEffectError,
+from ..errors import (GradError, InternalError, LimitError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
@@ -173,6 +173,9 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 if made is not None:
                     return made
             if not _may_unroll_guarded(it, budget):
+                if it is not None and ctx().grad_depth:
+                    raise _guarded_over_budget(frame.fc.loop_locs[header], count + it.remaining(),
+                                               budget)
                 return build_while(frame, header, stops, loop_stops,
                                    "while: the loop condition depends on a runtime value")
             made = _try_while(frame, header, stops, loop_stops,
@@ -390,6 +393,22 @@ def _unroll_limit(loc, it, unrolled_because) -> LimitError:
         "a long loop compiles to one runtime `while` when its body works on runtime values: "
         "index arrays instead of Python lists, fill a preallocated array (out[i] = v) instead "
         "of growing a list; or shorten the loop")
+
+
+def _guarded_over_budget(loc, trips: int, budget: int) -> GradError:
+    """Under tpucc.grad, a static loop that a runtime exit may leave is
+    unrolled with guards (XLA's While has no reverse mode), but only within
+    the unroll budget: past it, the budget that would unroll it."""
+    return GradError(
+        f"reverse-mode differentiation through this loop is not supported: it has {trips} "
+        "iterations and a runtime `break` or `return` may leave it; under tpucc.grad such a "
+        "loop is unrolled (each iteration under the previous ones' exits) only within the "
+        f"unroll budget ({budget} iterations), past which it would run as XLA's While, which "
+        "has no reverse mode",
+        loc, hint=f"raise the budget: tpucc.compile(..., unroll={trips}) on the function that "
+                  f"calls tpucc.grad (a gradient called on its own: tpucc.compile(lambda x: "
+                  f"tpucc.grad(f)(x), unroll={trips})); or drop the `break` and mask the "
+                  "iterations after it (`x = np.where(done, x, step(x))`)")
 
 
 def _may_unroll_guarded(it, budget) -> bool:
@@ -1586,6 +1605,11 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
     attrs = {"trip_count": trip_count} if (
         trip_count is not None and trial.exit.static and targets == (header,)) else {}
+    if trip_count is not None and not attrs and ctx().grad_depth:
+        # A While that a runtime exit may leave early has no reverse mode:
+        # unrolled with guards instead, within the budget (_unroll).
+        raise LeavesEarly("under tpucc.grad, a counted loop that a runtime exit may leave "
+                          "cannot be one While", loc)
     if trial.permuted and not attrs:
         raise UpdatedThenRebound(
             "this loop updates arrays in place and swaps their names, and a runtime exit "
@@ -1595,6 +1619,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     with builder.at(loc):
         outs = emit_op("while", tuple(init), attrs, [v.aval for v in init],
                        regions=(cond, body), note=note)
+    if ctx().grad_depth and not attrs:      # refused (infer.ad): say which calls led here
+        ctx().runtime_loop_callers[id(outs[0])] = builder.calling_lines(ctx())
     new_leaves = [v for _, v in leaves]
     for i, ((_, before), (_, after)) in enumerate(zip(leaves, trial.leaves)):
         if isinstance(before, Undefined) and leaf_aval(after) is None and not isinstance(

@@ -15,7 +15,7 @@ from jax import lax
 
 from ..errors import InternalError, TpuccError
 from ..ir import Region
-from ..ops.registry import OPS, LowerCtx, cast, differentiating
+from ..ops.registry import OPS, LowerCtx, cast, differentiated, differentiating
 from . import layout, reverse
 
 
@@ -101,6 +101,11 @@ def lower_registry_op(op, ins, made_by: dict | None = None) -> layout.Lowered:
         out = opdef.lower(lc, *operands, **attrs)
     except TpuccError as e:         # a lowering's refusal names the op's line
         raise e.with_loc(op.loc) from None
+    except NotImplementedError as e:
+        if not differentiated():
+            raise
+        # jax's AD, tracing this lowering, has no derivative for it (svd's full U)
+        raise reverse.no_derivative_error(op, e) from None
     if len(op.outputs) == 1 and not isinstance(out, tuple):
         out = (out,)
     outs = [cast(x, v.aval.dtype) for x, v in zip(out, op.outputs)]

@@ -108,13 +108,28 @@ def _input_cotangents(op, lowered, out_cts, values, active) -> list:
     return cts
 
 
-_NO_DERIVATIVE_HINTS = {
-    "linalg_svd": "np.linalg.svd(a, full_matrices=False) has a derivative (and the same S)",
-    "linalg_eig": "derivatives of non-symmetric eigenvectors are defined only under "
-                  "assumptions jax cannot check; np.linalg.eigvals or eigh have them",
-    "scatter_at": "np.multiply.at has a derivative where its indices are static and reach "
-                  "each element once; with runtime indices, write a[idx] = a[idx] * b when "
-                  "they are unique"}
+# Ops jax has no derivative for in some cases: (what to say instead of
+# jax's message, which may advise jax's own options; None: jax's) and a hint.
+_NO_DERIVATIVE = {
+    "linalg_svd": (None, "np.linalg.svd(a, full_matrices=False) has a derivative (and the "
+                         "same S)"),
+    "linalg_eig": ("the eigenvectors of np.linalg.eig have no derivative (it is defined only "
+                   "under assumptions on the matrix that cannot be checked), and while they "
+                   "are computed the eigenvalues have none either",
+                   "np.linalg.eigvals(a) differentiates (the same eigenvalues); for a "
+                   "hermitian matrix, np.linalg.eigh differentiates both"),
+    "scatter_at": (None, "np.multiply.at has a derivative where its indices are static and "
+                         "reach each element once; with runtime indices, write a[idx] = "
+                         "a[idx] * b when they are unique")}
+
+
+def no_derivative_error(op, e: NotImplementedError):
+    """The E350 at the op's line for jax's refusal `e` to differentiate its
+    lowering (jax's AD raises when it traces the op's lowering)."""
+    from ..errors import GradError
+    what, hint = _NO_DERIVATIVE.get(op.name, (None, None))
+    return GradError(f"reverse-mode differentiation through {op.name} is not supported "
+                     f"here: {what or e}", op.loc, hint=hint)
 
 
 def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:
@@ -133,12 +148,8 @@ def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:
             outs = lower_registry_op(op, args).outs
         return [outs[k] for k in float_outs]
 
-    try:
-        outs, pullback = jax.vjp(fn, *(inputs[k] for k in wrt))
-    except NotImplementedError as e:    # jax has no derivative here (svd's full U)
-        from ..errors import GradError
-        raise GradError(f"reverse-mode differentiation through {op.name} is not supported "
-                        f"here: {e}", op.loc, hint=_NO_DERIVATIVE_HINTS.get(op.name)) from None
+    # (where jax has no derivative, svd's full U, lower_registry_op says so)
+    outs, pullback = jax.vjp(fn, *(inputs[k] for k in wrt))
     seeds = []
     for k, out in zip(float_outs, outs):
         ct = out_cts[k]

@@ -42,7 +42,7 @@ from ..errors import ShapeError, StaticValueError, UnsupportedError, UserCodeErr
 from ..ir import AVal
 from .manipulation import as_array
 from .registry import NUMPY, implements, register, target_platforms
-from .solvers import linalg_dtype
+from .solvers import hermitian_from_triangle, linalg_dtype
 
 _linalg = np.linalg._linalg      # NumPy's result types (EighResult, SVDResult, ...)
 
@@ -100,7 +100,8 @@ def _eigh_lower(x, UPLO, vectors):
     if x.shape[-1] == 0:
         w = jnp.zeros(x.shape[:-1], real_dtype(x.dtype))
         return (w, x) if vectors else w
-    w, v = jnp.linalg.eigh(x, UPLO=UPLO, symmetrize_input=False)
+    w, v = jnp.linalg.eigh(hermitian_from_triangle(x, lower=UPLO == "L"),
+                           symmetrize_input=False)
     return (w, v) if vectors else w
 
 
@@ -186,7 +187,9 @@ def _svd_lower(x, full_matrices, compute_uv, hermitian):
 
 
 def _hermitian_svd(x, compute_uv):
-    """NumPy's: the eigendecomposition, |w| in decreasing order."""
+    """NumPy's: the eigendecomposition (of the lower triangle), |w| in
+    decreasing order."""
+    x = hermitian_from_triangle(x, lower=True)
     if not compute_uv:
         w = jnp.linalg.eigh(x, symmetrize_input=False)[0]
         return jnp.flip(jnp.sort(jnp.abs(w), axis=-1), axis=-1)
@@ -305,8 +308,9 @@ def _eig_lower(x, vectors):
     if x.shape[-1] == 0:
         w = jnp.zeros(x.shape[:-1], x.dtype)
         return (w, x) if vectors else w
-    w, v = jnp.linalg.eig(x)
-    return (w, v) if vectors else w
+    if not vectors:     # (no eigenvectors: jax differentiates the eigenvalues then)
+        return jnp.linalg.eigvals(x)
+    return tuple(jnp.linalg.eig(x))
 
 
 _register("linalg_eig", _eig_abstract, _eig_lower,

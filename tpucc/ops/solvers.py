@@ -74,13 +74,28 @@ def _det_shape(a: AVal) -> tuple:
     return a.shape[:-2]
 
 
+def _adjoint(x):
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+def hermitian_from_triangle(x, lower: bool):
+    """The hermitian matrix LAPACK sees when it reads only one triangle of
+    x (and the real part of its diagonal): the same values, and the
+    derivative of NumPy's function, which is zero for the triangle it never
+    reads.  jax's cholesky and eigh derivatives assume a hermitian tangent;
+    fed x itself they give a full matrix, wrong above the diagonal."""
+    tri = jnp.tril(x, -1) if lower else jnp.triu(x, 1)
+    diagonal = jnp.real(jnp.diagonal(x, axis1=-2, axis2=-1)).astype(x.dtype)
+    eye = jnp.eye(x.shape[-1], dtype=x.dtype)
+    return tri + _adjoint(tri) + eye * diagonal[..., None, :]
+
+
 def _cholesky(x, upper):
     """NumPy reads only the lower triangle (the upper one for upper=True),
     where jnp.linalg.cholesky would average a with its transpose first."""
-    if not upper:
-        return lax.linalg.cholesky(x, symmetrize_input=False)
-    lower = lax.linalg.cholesky(jnp.conj(jnp.swapaxes(x, -1, -2)), symmetrize_input=False)
-    return jnp.conj(jnp.swapaxes(lower, -1, -2))
+    lower = lax.linalg.cholesky(hermitian_from_triangle(x, lower=not upper),
+                                symmetrize_input=False)
+    return _adjoint(lower) if upper else lower
 
 
 # name -> (shape rule, lowering, NumPy reference)
