@@ -725,7 +725,7 @@ REFUSALS = [
       "an integer index taken from an array is needed at compile time"),
     R(list_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(dict_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
-    R(slice_bound_runtime, E.StaticValueError, "slice bounds that depend on runtime values"),
+    R(slice_bound_runtime, E.ShapeError, "returning x[i:j]: a slice with runtime bounds"),
     R(returns_runtime_slice, E.ShapeError, "returning x[i:j]: a slice with runtime bounds"),
     R(reshape_to_runtime_size, E.StaticValueError, "taken from an array is needed at compile time"),
     R(formats_runtime, E.StaticValueError, "formatting a runtime value into a string"),

@@ -63,8 +63,15 @@ def run_loop(frame, header: int, stops) -> Exit:
         # Its first iteration, unrolled, would only be thrown away (its exit
         # is runtime): in a nest of such loops each level would trace the
         # levels inside it once more, 3 ** depth traces of the innermost body.
-        return build_while(frame, header, stops, loop_stops,
-                           "while: the loop condition depends on a runtime value")
+        # Unless the body changes a static value (`state = None` before the
+        # loop, an object made anew): then its first iteration runs unrolled,
+        # as below, and the While may take the rest.
+        locals0, stack0 = dict(frame.locals), list(frame.stack)
+        try:
+            return build_while(frame, header, stops, loop_stops,
+                               "while: the loop condition depends on a runtime value")
+        except StaticChanged:
+            frame.locals, frame.stack = locals0, stack0
     unrolled_because = None         # why a loop longer than the budget is unrolled
     # Nested static loops share the budget: 12 x 12 unrolled loops would be
     # 144 copies of the inner body (each compiled by XLA: 25 s for an edit

@@ -84,8 +84,12 @@ def runtime_slice_key(key, shape: tuple):
     bounds and positive step on some axis other than the first, or on two
     or more; None for any other key.  The view key is the key with each
     runtime slice replaced by `:`."""
+    from ..infer.values import known_integer
     from .indexing import _integer_scalar, _is_runtime, _item_axes, fixed_length_slice
     items = key if isinstance(key, tuple) else (key,)
+    # (a bound that is a runtime Array holding a constant is static: `cy, cx = ... // 2`)
+    items = tuple(slice(*(known_integer(v) for v in (i.start, i.stop, i.step)))
+                  if isinstance(i, slice) else i for i in items)
     if sum(1 for i in items if i is Ellipsis) > 1:
         return None
     axes = _item_axes(items, len(shape))
