@@ -243,23 +243,7 @@ def inplace(fn, box: Box, other):
 
 
 def install_operators():
-    from .elementwise import COMPARISONS, OPERATORS, UNARY_OPERATORS
-    for stem, ufname in OPERATORS.items():
-        if ufname is None:
-            continue
-        uf = getattr(np, ufname)
-        setattr(Box, f"__{stem}__", (lambda u: lambda a, b: elementwise(u, (a, b)))(uf))
-        setattr(Box, f"__r{stem}__", (lambda u: lambda a, b: elementwise(u, (b, a)))(uf))
-        setattr(Box, f"__i{stem}__", (lambda u: lambda a, b: inplace(u, a, b))(uf))
-    for stem, ufname in COMPARISONS.items():
-        setattr(Box, f"__{stem}__",
-                (lambda u: lambda a, b: elementwise(u, (a, b)))(getattr(np, ufname)))
-    for stem, ufname in UNARY_OPERATORS.items():
-        setattr(Box, f"__{stem}__",
-                (lambda u: lambda a: elementwise(u, (a,)))(getattr(np, ufname)))
-    Box.__matmul__ = lambda a, b: product(np.matmul, a, b)
-    Box.__rmatmul__ = lambda a, b: product(np.matmul, b, a)
-    Box.__imatmul__ = _inplace_matmul
+    masked.install_on(Box, elementwise, inplace, product, _inplace_matmul)
 
 
 def _inplace_matmul(box: Box, other):
@@ -565,6 +549,3 @@ def numpy_call(fn, args, kwargs):
     if fn is np.copy and args and isinstance(args[0], Box):
         return _copy(*args, **kwargs)
     return masked._refuse_call(fn, args)
-
-
-install_operators()

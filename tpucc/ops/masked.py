@@ -603,36 +603,36 @@ def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
 def install_operators():
     """Python operators on selections; `s OP= v` updates the selection's own
     values with NumPy's same_kind rule."""
-    import operator
+    install_on(Selection, elementwise, _inplace_operator, product, _inplace_matmul)
 
-    def binary(uf):
-        return (lambda a, b: elementwise(uf, (a, b))), (lambda a, b: elementwise(uf, (b, a)))
 
-    def inplace(uf):
-        def iop(a, b):
-            result = elementwise(uf, (a, b), how=_STORE).data
-            if a.view is not None:      # only the selected elements of the array it views change
-                result = where(_expanded(a.mask, len(a.rest)), result, a.data)
-            store_inplace(a.data, result, uf.__name__)
-            return a
-        return iop
-
+def install_on(cls, apply, inplace, multiply, inplace_matmul):
+    """Python's array operators on a class of selections (this module's, or
+    boxes.Box): `apply(ufunc, operands)`, `inplace(ufunc, a, b)` for OP=,
+    `multiply(np.matmul, a, b)` for @ and `inplace_matmul(a, b)` for @=."""
     for stem, ufname in OPERATORS.items():
-        if ufname is None:
-            continue
-        uf = getattr(np, ufname)
-        fwd, rev = binary(uf)
-        setattr(Selection, f"__{stem}__", fwd)
-        setattr(Selection, f"__r{stem}__", rev)
-        setattr(Selection, f"__i{stem}__", inplace(uf))
+        if ufname is not None:
+            uf = getattr(np, ufname)
+            setattr(cls, f"__{stem}__", lambda a, b, uf=uf: apply(uf, (a, b)))
+            setattr(cls, f"__r{stem}__", lambda a, b, uf=uf: apply(uf, (b, a)))
+            setattr(cls, f"__i{stem}__", lambda a, b, uf=uf: inplace(uf, a, b))
     for stem, ufname in COMPARISONS.items():
-        setattr(Selection, f"__{stem}__", binary(getattr(np, ufname))[0])
+        setattr(cls, f"__{stem}__", lambda a, b, uf=getattr(np, ufname): apply(uf, (a, b)))
     for stem, ufname in UNARY_OPERATORS.items():
-        setattr(Selection, f"__{stem}__",
-                (lambda uf: lambda a: elementwise(uf, (a,)))(getattr(np, ufname)))
-    Selection.__matmul__ = lambda a, b: product(np.matmul, a, b)
-    Selection.__rmatmul__ = lambda a, b: product(np.matmul, b, a)
-    Selection.__imatmul__ = _inplace_matmul
+        setattr(cls, f"__{stem}__", lambda a, uf=getattr(np, ufname): apply(uf, (a,)))
+    cls.__matmul__ = lambda a, b: multiply(np.matmul, a, b)
+    cls.__rmatmul__ = lambda a, b: multiply(np.matmul, b, a)
+    cls.__imatmul__ = inplace_matmul
+
+
+def _inplace_operator(uf, a: Selection, b):
+    """`s OP= v`: the selection's values updated; through a view only the
+    selected elements of the array it views change."""
+    result = elementwise(uf, (a, b), how=_STORE).data
+    if a.view is not None:
+        result = where(_expanded(a.mask, len(a.rest)), result, a.data)
+    store_inplace(a.data, result, uf.__name__)
+    return a
 
 
 def _inplace_matmul(a: Selection, b):
