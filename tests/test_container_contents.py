@@ -23,7 +23,10 @@ def eye(k):
 
 @pytest.fixture
 def traces(monkeypatch):
-    """How many times infer ran."""
+    """How many times infer ran.  The disk cache is off: a trace record that
+    another test left (kept when XLA's compile took longer than the cache's
+    threshold, as on a loaded machine) would replay instead of inferring."""
+    monkeypatch.setenv("TPUCC_CACHE", "0")
     count = [0]
     run = driver.run_infer
 
