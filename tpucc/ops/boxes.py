@@ -10,15 +10,18 @@ as it is: a static slice or index already applied to the view).  Each
 selected element sits where it sits in x, so what compiles is what keeps
 that correspondence, and the unselected elements never show:
 
-- elementwise math between boxes by the same bounds on each axis, scalars,
-  arrays that broadcast along the masked axes (length 1 there), and `x[i:j]`
-  selections of the first axis by the same bounds;
+- elementwise math between boxes, scalars, arrays that broadcast along the
+  masked axes (length 1 there), and `x[i:j]` selections of the first axis;
+  on an axis masked by different bounds (or the same bounds over axes of
+  different lengths) the selected elements pair in order, as NumPy pairs
+  two arrays of one length: all but the result's own are gathered to its
+  positions (`_paired_in_order`);
 - `A[k + 1:, k + 1:] = v` and `A[...] -= v` (only the selected elements
   change); `np.outer(x[k + 1:], y[k + 1:])`, whose masks are the two
   vectors';
 - `@`, np.dot and np.matmul of 1-d and 2-d boxes, contracting axes masked
-  by the same bounds (the unselected products are zeros), the other axes'
-  masks carried to the result; a product that contracts all of them is an
+  on both sides (paired in order; the unselected products are zeros), the
+  other axes' masks carried to the result; a product that contracts all of them is an
   Array;
 - reductions (sum prod mean max min any all) over any axes, `.T`, `.shape`,
   `len()`, `astype`, `copy`, np.linalg.norm, and NumPy functions of those;
@@ -34,7 +37,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from . import masked
-from .elementwise import astype, check_astype, store_inplace
+from .elementwise import _require, astype, check_astype, store_inplace
 from .registry import METHODS as ARRAY_METHODS
 from .registry import NUMPY, normalize_axes
 from .shape import reshape, transpose, where
@@ -180,23 +183,21 @@ def _same_mask(a, b) -> bool:
 
 
 def _aligned_operands(operands, what: str, store=False):
-    """-> (masks of the result, [values of each operand]): the operands'
-    masks per axis (aligned from the last, as broadcasting aligns shapes)
-    agree, and an operand without a mask on a masked axis has length 1
-    there.  `store`: the first operand is the target, whose shape the
-    others broadcast into."""
+    """-> (masks of the result, [values of each operand]): per axis (aligned
+    from the last, as broadcasting aligns shapes), the operands masked there
+    pair their selected elements in order, and an operand without a mask on
+    a masked axis has length 1 there.  `store`: the first operand is the
+    target, whose shape the others broadcast into."""
     parts = [_parts(v) for v in operands]
     ndim = max(len(masks) for _, masks in parts)
     if store and len(parts[0][1]) < ndim:
         raise ShapeError(f"{what}: a value of {ndim} dimensions does not fit a slice of "
                          f"{len(parts[0][1])}")
+    values = [value for value, _ in parts]
     result = []
     for axis in range(-ndim, 0):
-        found = [m[axis] for _, m in parts if len(m) >= -axis and m[axis] is not None]
-        mask = found[0] if found else None
-        if any(not _same_mask(m, mask) for m in found[1:]):
-            raise masked.refusal(f"{what} with different runtime bounds on one axis (such as "
-                                 "x[:n - k] and x[k:])", _first_sliced(operands))
+        holders = [n for n, (_, m) in enumerate(parts) if len(m) >= -axis and m[axis] is not None]
+        mask = parts[holders[0]][1][axis] if holders else None
         if mask is not None:
             for value, m in parts:
                 if len(m) >= -axis and m[axis] is None and np.shape(value)[axis] != 1:
@@ -204,8 +205,64 @@ def _aligned_operands(operands, what: str, store=False):
                                          f"axis {ndim + axis} would have to match the length of "
                                          "a slice with runtime bounds",
                                          _first_sliced(operands))
+            if any(not _same_mask(parts[n][1][axis], mask) for n in holders[1:]):
+                mask = _paired_in_order(parts, values, holders, axis, store)
         result.append(mask)
-    return tuple(result), [value for value, _ in parts]
+    return tuple(result), values
+
+
+def _paired_in_order(parts, values, holders, axis: int, store: bool):
+    """The mask of `axis` (counted from the end) of the result of operands
+    masked there by different bounds (`x[:, :n - k] * x[:, k:]`), or by the
+    same bounds on axes of different lengths (`U[:, :k] * s[:k]` with U
+    wider): their selected elements pair in order, as NumPy pairs those of
+    two arrays of one length, one element repeating against many.  The
+    values of `holders` (indices into parts and values) are gathered along
+    the axis to the result mask's positions; lengths that cannot pair raise
+    NumPy's ValueError when the call returns."""
+    masks = [parts[n][1][axis] for n in holders]
+    counts = [ARRAY_METHODS["sum"](m, dtype=np.int64) for m in masks]
+    target, count = masks[0], counts[0]
+    for n, m, c in zip(holders[1:], masks[1:], counts[1:]):
+        shapes = (_shape_text(parts[0]), _shape_text(parts[n]))
+        if store:
+            _require((c == count) | (c == 1),
+                     ("could not broadcast input array from shape ",) + shapes[1] +
+                     (" into shape ",) + shapes[0], "ValueError",
+                     "the slices must have the same length on each axis, or one element")
+            continue
+        _require((c == count) | (c == 1) | (count == 1),
+                 ("operands could not be broadcast together with shapes ",) + shapes[0] +
+                 (" ",) + shapes[1], "ValueError",
+                 "the slices must have the same length on each axis, or one element")
+        longer = (count == 1) & (c != 1)
+        target, m = masked.padded_to_one_length(target, m)
+        target, count = where(longer, m, target), where(longer, c, count)
+    for n, m, c in zip(holders, masks, counts):
+        if m is not target:
+            rows = masked.rows_in_order((m.var, False, c), (target.var, False, count), True)
+            values[n] = NUMPY[np.take](values[n], rows, axis=len(parts[n][1]) + axis)
+    return target
+
+
+def _shape_text(part) -> tuple:
+    """A box's runtime shape as message parts: `(3,` k `)`."""
+    value, masks = part
+    pieces = ["("]
+    for n, m in zip(np.shape(value), masks):
+        pieces.append(str(n) if m is None else ARRAY_METHODS["sum"](m, dtype=np.int64))
+        pieces.append(",")
+    if len(masks) > 1:
+        pieces.pop()
+    pieces = pieces + [")"]
+    # consecutive text joined, so that the runtime values alone are fields
+    out = []
+    for p in pieces:
+        if out and isinstance(p, str) and isinstance(out[-1], str):
+            out[-1] += p
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 def _first_sliced(values):
@@ -286,15 +343,39 @@ def product(fn, a, b):
                              "np.matmul or @)", _first_sliced((a, b)))
     ka, kb = ma[-1], mb[0] if len(mb) == 1 else mb[-2]
     axis_b = 0 if len(mb) == 1 else len(mb) - 2
-    if (ka is None) != (kb is None) or ka is not None and not _same_mask(ka, kb):
+    if (ka is None) != (kb is None):
         raise masked.refusal(f"{what} contracting an axis sliced with runtime bounds on one "
-                             "side only, or with different bounds", _first_sliced((a, b)))
+                             "side only", _first_sliced((a, b)))
+    if ka is not None and not _same_mask(ka, kb):
+        db, kb = _contracted_in_order(fn, (da, ma), (db, mb), axis_b), ka
     if ka is not None:
         da = where(reshape(ka, (-1,)), da, np.zeros((), da.dtype))
         db = where(reshape(kb, (-1,) + (1,) * (len(mb) - 1 - axis_b)), db,
                    np.zeros((), db.dtype))
     masks = tuple(ma[:-1]) + tuple(m for n, m in enumerate(mb) if n != axis_b)
     return boxed(NUMPY[fn](da, db), masks)
+
+
+def _contracted_in_order(fn, a, b, axis_b: int):
+    """b's values with the selected elements of its contracted axis
+    (`axis_b`) moved to where a's contracted axis (its last) has them, in
+    order (`x[:, :n - k] @ y[k:]`, or `U[:, :k] @ Vt[:k]` with U wider than
+    Vt is tall); different counts raise NumPy's ValueError at run time."""
+    (da, ma), (db, mb) = a, b
+    ka, kb = ma[-1], mb[axis_b]
+    count_a = ARRAY_METHODS["sum"](ka, dtype=np.int64)
+    count_b = ARRAY_METHODS["sum"](kb, dtype=np.int64)
+    if fn is np.dot:
+        message = (("shapes ",) + _shape_text(a) + (" and ",) + _shape_text(b) +
+                   (" not aligned: ", count_a, f" (dim {len(ma) - 1}) != ", count_b,
+                    f" (dim {axis_b})"))
+    else:
+        message = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                   "gufunc signature (n?,k),(k,m?)->(n?,m?) (size ", count_b,
+                   " is different from ", count_a, ")")
+    _require(count_a == count_b, message, "ValueError", "the slices must have the same length")
+    rows = masked.rows_in_order((kb.var, False, count_b), (ka.var, False, count_a), False)
+    return NUMPY[np.take](db, rows, axis=axis_b)
 
 
 def outer(a, b, out=None):

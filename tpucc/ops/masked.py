@@ -475,8 +475,19 @@ def _joined_target(target: tuple, sel: Selection, how: str, rest: tuple) -> tupl
         order = descending
     else:
         order = where(longer, sel.descending, descending)
-    return (where(longer, Array(sel.mask), Array(mask)).var, order,
-            where(longer, other, count))
+    mask, other_mask = padded_to_one_length(Array(mask), Array(sel.mask))
+    return where(longer, other_mask, mask).var, order, where(longer, other, count)
+
+
+def padded_to_one_length(*masks):
+    """1-d masks of axes of different lengths (`x[:k] + y[:k]`, x longer than
+    y) as masks of one length, the longest: the positions past an axis's end
+    are never selected."""
+    from .shape import concatenate
+    n = max(m.shape[0] for m in masks)
+    return tuple(m if m.shape[0] == n else
+                 concatenate([m, np.zeros(n - m.shape[0], bool)])
+                 for m in masks)
 
 
 def _aligned(sel: Selection, target: tuple, what: str, how=_BROADCAST):
@@ -490,18 +501,29 @@ def _aligned(sel: Selection, target: tuple, what: str, how=_BROADCAST):
         return sel.data
     if sel.rank != 1 or Array(target[0]).ndim != 1:
         _require_same_mask(sel, target[0], what)
-    mask, descending, count = target
-    own = _count(sel, ())
-    number = _numbers(Array(mask), descending, count)     # the target's rows, from 1
-    if how != _EQUAL:
-        number = where(own == 1, 1, number)
-    # sel's row of that number, counted from its first selected position
-    ascending = _in_order(number, sel.descending, own)
-    taken = NUMPY[np.cumsum](astype(Array(sel.mask), np.int64))
-    rows = NUMPY[np.searchsorted](taken, ascending)
-    rows = NUMPY[np.minimum](rows, sel.data.shape[0] - 1)     # (past its last: unselected)
     from .indexing import getitem
-    return getitem(sel.data, rows)
+    return getitem(sel.data, rows_in_order((sel.mask, sel.descending, _count(sel, ())), target,
+                                           repeat_one=how != _EQUAL))
+
+
+def rows_in_order(own: tuple, target: tuple, repeat_one: bool):
+    """For each position of the target's mask, the index (along the mask's
+    axis) of the selected element of `own` that pairs with it: the t-th in
+    own's order where the target has its t-th in its order (`repeat_one`:
+    own's only element everywhere when it has one, as broadcasting repeats
+    it).  own and target: (mask Value, descending, count); their axes may
+    have different lengths.  Unselected positions of the target get some
+    index in range, whose value never shows."""
+    mask, descending, count = target
+    own_mask, own_descending, own_count = own
+    number = _numbers(Array(mask), descending, count)     # the target's rows, from 1
+    if repeat_one:
+        number = where(own_count == 1, 1, number)
+    # own's element of that number, counted from its first selected position
+    ascending = _in_order(number, own_descending, own_count)
+    taken = NUMPY[np.cumsum](astype(Array(own_mask), np.int64))
+    rows = NUMPY[np.searchsorted](taken, ascending)
+    return NUMPY[np.minimum](rows, Array(own_mask).shape[0] - 1)   # (past its last: unselected)
 
 
 def _numbers(mask, descending, count):
