@@ -1283,12 +1283,31 @@ def _check_entry_uses(uses, leaves, slot_arrays, updated, loc):
         if how == "read" and not any(i in updated for i in slots):
             continue
         name = leaves[slots[0]][0] if slots else "a variable"
+        _refuse_runtime_slice_view(leaves, entry, name, loc)
         raise SideEffectError(
             f"this loop changes `{name}`, whose array it also reaches by another name (an "
             "attribute, a global, or a list or dict an object holds): the compiled loop "
             "follows the variable only", loc,
             "use one name for that array inside the loop (e.g. update the attribute "
             "itself), or give the variable its own copy before the loop")
+
+def _refuse_runtime_slice_view(leaves, entry, name: str, loc) -> None:
+    """The body reaches `entry` through a slice with runtime bounds made
+    before the loop (`b = A[i:, :j]`, then `b += 1` inside): such a view is
+    no array the loop can carry (its length is known only at run time), so
+    it keeps the entry array, which the loop's own `A` does not follow."""
+    from ..ops.masked import Selection
+    for path, leaf in leaves:
+        if isinstance(leaf, Selection) and leaf.view is not None and \
+                _share_memory(leaf.data, entry):
+            raise SideEffectError(
+                f"`{path}` is a slice of `{name}` with runtime bounds made before this loop, "
+                f"and the loop changes `{name}` through it or beside it: the compiled loop "
+                "carries arrays, and such a slice is no array (its length is known only at "
+                "run time)", loc,
+                f"slice inside the loop (`{path} = {name}[...]` at the top of its body), or "
+                f"update `{name}[...]` there directly")
+
 
 def _note_copies(interp, entry, body, floor) -> dict:
     """{id(copy): original} for the lists and dicts the body starts with as
