@@ -173,8 +173,7 @@ def running_median(x):
 
 
 @pytest.mark.parametrize("fn, arg", [
-    (running_median, np.random.default_rng(0).standard_normal(300)),
-    (shifted_columns, np.random.default_rng(0).random((40, 40)))])
+    (running_median, np.random.default_rng(0).standard_normal(300))])
 def test_a_loop_unrolled_for_runtime_bounded_slices_warns_whatever_its_size(fn, arg):
     # (under the 1200-op threshold: no warning, while XLA took seconds on
     # such loops: 12 s for 40 lags of an autocorrelation, before it compiled
@@ -203,3 +202,10 @@ def test_a_product_of_slices_with_different_bounds_pairs_their_rows():
     x = np.arange(8.0)
     compiled = tpucc.compile(dot_of_shifted_slices, runtime_args=("k",))
     assert compiled(x, 2) == dot_of_shifted_slices(x, 2)
+
+
+def test_columns_of_different_runtime_bounds_pair_in_one_while():
+    # (session 36: unrolled, with a warning; they pair in order since session 38)
+    a = np.random.default_rng(0).random((40, 40))
+    compiled = check(shifted_columns, a, rtol=1e-12)
+    assert count_hlo(hlo(compiled, a), "while") == 1

@@ -1,8 +1,9 @@
 """Session 38's fixes, each checked against eager NumPy or for its message."""
 import numpy as np
+import pytest
 
 from tpucc import errors as E
-from conftest import check, raises_at
+from conftest import check, count_hlo, hlo, raises_at
 
 
 def test_a_runtime_slice_view_made_before_a_loop_is_named_with_a_fix_that_works():
@@ -22,3 +23,55 @@ def test_a_runtime_slice_view_made_before_a_loop_is_named_with_a_fix_that_works(
               "`b` is a slice of `a` with runtime bounds made before this loop",
               line_of="for _ in range")
     check(inside, a, ij)
+
+
+# --- the rows of a selection in order (tpucc/ops/masked_rows.py) ------------------------------
+
+def _row_slices(x, k):
+    return (x[k:][1:].sum(), x[k:][::2].sum(), x[k::-1][1:].sum(), x[k:][-2:].sum(),
+            x[:k][::-1][:2].sum(), x[x > 10][1:-1].mean())
+
+
+def _neighbours(x, k):
+    d = x[k:]
+    return (d[1:] - d[:-1]).sum(), np.dot(d[1:], d[:-1]), np.diff(x[:k]).sum(), \
+        np.diff(x[k:], 2).sum(), np.diff(x[x > 10]).sum(), np.diff(x[k::-1]).sum()
+
+
+def _running_totals(x, k):
+    return (np.cumsum(x[:k]).sum(), x[k:].cumsum().sum(), np.cumprod(x[k:k + 3] + 1).sum(),
+            np.cumsum(x[k::-1]).sum(), (np.cumsum(x[k:]) * x[k:]).sum())
+
+
+def _writes_through_row_slices(x, k):
+    x[k:][1:] = 0
+    x[:k][::2] += 100
+    s = x[x > 10]
+    t = s[1:]
+    t += 1                                  # a view of the selection's copy, not of x
+    return s.sum(), t.sum(), x
+
+
+def _rows_of_a_matrix(a, k):
+    return (np.cumsum(a[k:], axis=0).sum(axis=0), np.diff(a[k:], axis=0).sum(),
+            np.diff(a[k:]).sum(), a[k:][1:, 0].sum(), np.cumsum(a[k:], axis=1).sum())
+
+
+@pytest.mark.parametrize("program", [_row_slices, _neighbours, _running_totals,
+                                     _writes_through_row_slices, _rows_of_a_matrix])
+@pytest.mark.parametrize("k", [0, 3, 7, -2, 20])
+def test_rows_of_a_selection_sliced_differenced_and_summed_in_order(program, k):
+    x = np.arange(24.0).reshape(8, 3) ** 2 if program is _rows_of_a_matrix else \
+        np.arange(8.0) ** 2
+    check(program, x, k, compile_kwargs={"runtime_args": ("k",)})
+
+
+def test_a_row_slice_of_a_runtime_slice_in_a_loop_is_one_while():
+    def smoothness(x, n):
+        total = 0.0
+        for k in range(n):
+            d = x[k:]
+            total += np.abs(np.diff(d)).sum() + d[1:].max()
+        return total
+    compiled = check(smoothness, np.sin(np.arange(10.0)), 6, compile_kwargs={"runtime_args": ("n",)})
+    assert count_hlo(hlo(compiled, np.sin(np.arange(10.0)), 6), "while") == 1

@@ -21,7 +21,9 @@ compiles:
   identity; `len()`, `.size` and `.shape[0]` as runtime ints;
 - NumPy's statistics and norms built from those reductions (var std ptp
   average, np.linalg.norm, a dot written as einsum or tensordot): see
-  masked_statistics.py.
+  masked_statistics.py;
+- its rows in order: a slice of them (`x[k:][1:]`), np.diff, np.cumsum:
+  see masked_rows.py.
 
 Anything else (returning it, indexing it again, np.concatenate of it, ...)
 is an E200 that says so.  max/min of an empty selection raise NumPy's
@@ -125,6 +127,8 @@ class Selection:
         row = self._row_key(key)
         if row is not None:
             return scalar_if_numpy_would(self.data, row, getitem(self.data, row))
+        if rows.is_row_slice(self, key):
+            return rows.take_rows(self, key)
         items = self._trailing_key(key)
         if items is None:
             raise refusal("indexing x[mask] again", self, by_rows=True)
@@ -138,6 +142,11 @@ class Selection:
         row = self._row_key(key)
         if row is not None:
             setitem(self.data, row, value)
+            return
+        if rows.is_row_slice(self, key):
+            target = rows.take_rows(self, key)
+            assign(target.data, Array(target.mask), value, bounds=self.sliced,
+                   descending=target.descending)
             return
         items = self._trailing_key(key)
         if items is None:
@@ -909,7 +918,7 @@ def arg_extreme(name: str, sel: Selection, axis=None, out=None, *, keepdims=Fals
     selected one equals it, the first selected wins.  An empty selection
     raises NumPy's ValueError when the call returns."""
     from ..infer import checks
-    step = sel.view.step if sel.view is not None else None
+    step = getattr(sel.view, "step", None)
     if axis not in (None, 0, -1) or out is not None or keepdims or sel.rest or sel.rank != 1 \
             or not (step is None or isinstance(step, int) and step > 0) or \
             sel.descending is not False:
@@ -943,6 +952,9 @@ def numpy_call(fn, args, kwargs):
     if name is not None and args and isinstance(args[0], Selection) and \
             not holds_selection(args[1:], {k: v for k, v in kwargs.items() if k != "where"}):
         return reduce(name, *args, **kwargs)
+    in_order = next((r for f, r in rows.FUNCTIONS.items() if f is fn), None)
+    if in_order is not None and args and isinstance(args[0], Selection):
+        return in_order(*args, **kwargs)
     statistic = next((s for f, s in statistics.FUNCTIONS.items() if f is fn), None)
     if statistic is not None and args and isinstance(args[0], (Selection, str)):   # (einsum)
         return statistic(*args, **kwargs)
@@ -1006,6 +1018,7 @@ def first_selection(values) -> "Selection | None":
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.values import Array, array_like, holds, scalar_if_numpy_would  # noqa: E402
 from . import masked_statistics as statistics  # noqa: E402
+from . import masked_rows as rows  # noqa: E402
 from . import boxes  # noqa: E402
 
 
@@ -1014,3 +1027,4 @@ def methods_of(sel: Selection) -> dict:
     return boxes.METHODS if isinstance(sel, boxes.Box) else METHODS
 
 METHODS.update(statistics.METHODS)
+METHODS.update(rows.METHODS)

@@ -15,7 +15,8 @@ count where NumPy divides by the number of elements), so a loop over
   their dot product.
 
 What would need the selected elements laid out in a row of runtime length
-(np.sort, np.median, np.cumsum, np.diff, ...) stays an E200.
+(np.sort, np.median, ...) stays an E200; what counts them in order (a
+slice of the rows, np.diff, np.cumsum) is masked_rows.py's.
 """
 from __future__ import annotations
 

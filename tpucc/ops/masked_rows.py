@@ -1,0 +1,142 @@
+"""The rows of a selection in order (masked.py): `x[i:j]` with runtime
+bounds, or `x[mask]`, taken again by a slice, differenced, or summed up
+cumulatively.
+
+A selection keeps its rows where they sit in the full-size values, so what
+needs them in order counts them: the t-th selected row (in the selection's
+order) is the one where the running count of the mask reaches t.  Then:
+
+- `s[a:b:c]` (and `x[k:][1:]`, `d[:-1]`; the bounds static or runtime, the
+  step static) is the selection of the rows whose number the slice takes,
+  with slice.indices' rules for the runtime row count; a view, as NumPy's
+  slice of a slice is: writes through it reach what `s` views;
+- np.diff of a 1-d selection, or of the rows of a wider one, is
+  `s[1:] - s[:-1]` (their rows pair in order), n times; along a trailing
+  axis it is np.diff of the values;
+- np.cumsum and np.cumprod (and the methods) along the rows: the running
+  sum of the values with the unselected rows replaced by the identity, in
+  the selection's order (from its last row for a backward slice).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from .elementwise import astype
+from .masked import (Selection, _count, _expanded, _numbers, elementwise, refusal)
+from .registry import NUMPY, normalize_axis
+from .shape import where
+
+# `view` of a selection whose rows another selection's slice took: its data
+# is still a view (in-place updates change its selected elements only), but
+# not of a slice that masked.assign_slice could compare bounds with.
+ROWS_OF_A_SELECTION = "rows of a selection"
+
+
+def is_row_slice(sel: Selection, key) -> bool:
+    """Whether `key` slices a 1-d selection's rows (not `:` alone), then
+    indexes its trailing axes by basic items."""
+    from .masked import _basic_item
+    items = key if isinstance(key, tuple) else (key,)
+    return (sel.rank == 1 and bool(items) and isinstance(items[0], slice)
+            and items[0] != slice(None) and _static_step(items[0].step) is not None
+            and all(_basic_item(i) for i in items[1:]))
+
+
+def _static_step(step):
+    if step is None:
+        return 1
+    if isinstance(step, (int, np.integer)) and not isinstance(step, bool):
+        return int(step)
+    return None
+
+
+def take_rows(sel: Selection, key) -> Selection:
+    """sel[a:b:c, ...] for a key is_row_slice accepts: a view."""
+    from .indexing import getitem
+    items = key if isinstance(key, tuple) else (key,)
+    rows, trailing = items[0], items[1:]
+    step = _static_step(rows.step)
+    if step == 0:
+        raise ShapeError("slice step cannot be zero")
+    count = _count(sel, ())
+    number = _numbers(sel_mask(sel), sel.descending, count)    # from 1, in order
+    kept = _in_slice(number - 1, count, rows.start, rows.stop, step)
+    data = getitem(sel.data, (slice(None),) + tuple(trailing)) if trailing else sel.data
+    return Selection(data, (sel_mask(sel) & kept).var, view=ROWS_OF_A_SELECTION,
+                     sliced=sel.sliced, descending=_order(sel.descending, step))
+
+
+def sel_mask(sel: Selection):
+    from ..infer.values import Array
+    return Array(sel.mask)
+
+
+def _order(descending, step: int):
+    """A slice with a negative step runs the rows the other way."""
+    if step > 0:
+        return descending
+    if isinstance(descending, bool):
+        return not descending
+    return NUMPY[np.logical_not](descending)
+
+
+def _in_slice(position, count, start, stop, step: int):
+    """Whether each row position (from 0, in order) is one the slice takes
+    of `count` rows, with slice.indices' rules (negative bounds count from
+    the end, then clamp)."""
+    if step > 0:
+        lo = 0 if start is None else _clamped(start, count, 0, count)
+        hi = count if stop is None else _clamped(stop, count, 0, count)
+        return (lo <= position) & (position < hi) & ((position - lo) % step == 0)
+    first = count - 1 if start is None else _clamped(start, count, -1, count - 1)
+    past = -1 if stop is None else _clamped(stop, count, -1, count - 1)
+    return (past < position) & (position <= first) & ((first - position) % -step == 0)
+
+
+def _clamped(bound, count, lo, hi):
+    bound = astype(bound, np.int64) if hasattr(bound, "dtype") else int(bound)
+    bound = where(bound < 0, bound + count, bound)
+    return where(bound < lo, lo, where(bound > hi, hi, bound))
+
+
+# --- np.diff, np.cumsum, np.cumprod ---------------------------------------------------------
+
+def diff(a: Selection, n=1, axis=-1, prepend=None, append=None):
+    """np.diff(x[i:j]): along the rows, the differences of neighbours in
+    order (`s[1:] - s[:-1]`); along a trailing axis, of the values."""
+    if prepend is not None or append is not None:
+        raise refusal("np.diff of x[mask] with prepend= or append=", a)
+    axis = normalize_axis(axis, 1 + len(a.rest))
+    if axis != 0:
+        return a.like(NUMPY[np.diff](a.data, n, axis=axis + a.rank - 1))
+    subtract = np.not_equal if a.dtype == np.bool_ else np.subtract
+    for _ in range(int(n)):
+        a = elementwise(subtract, (take_rows(a, slice(1, None)), take_rows(a, slice(None, -1))))
+    return a
+
+
+def cumulative(name: str, sel: Selection, axis=None, dtype=None, out=None):
+    """np.cumsum / np.cumprod of a selection along its rows (axis None of a
+    1-d one, or 0), or along a trailing axis."""
+    if out is not None or sel.rank != 1 or axis is None and sel.rest:
+        raise refusal(f"np.{name} of x[mask] (other than along an axis, without out=)", sel)
+    fn = getattr(np, name)
+    axis = 0 if axis is None else normalize_axis(axis, 1 + len(sel.rest))
+    if axis != 0:
+        return sel.like(NUMPY[fn](sel.data, axis=axis, dtype=dtype))
+    identity = np.zeros((), sel.dtype) if name == "cumsum" else np.ones((), sel.dtype)
+    filled = where(_expanded(sel.mask, len(sel.rest)), sel.data, identity)
+    forward = NUMPY[fn](filled, axis=0, dtype=dtype)
+    if sel.descending is False:
+        return sel.like(forward)
+    flip = NUMPY[np.flip]
+    backward = flip(NUMPY[fn](flip(filled, 0), axis=0, dtype=dtype), 0)
+    return sel.like(backward if sel.descending is True else
+                    where(sel.descending, backward, forward))
+
+
+FUNCTIONS = {np.diff: diff,
+             np.cumsum: lambda sel, *a, **k: cumulative("cumsum", sel, *a, **k),
+             np.cumprod: lambda sel, *a, **k: cumulative("cumprod", sel, *a, **k)}
+METHODS = {"cumsum": FUNCTIONS[np.cumsum], "cumprod": FUNCTIONS[np.cumprod]}
