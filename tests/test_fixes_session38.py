@@ -75,3 +75,24 @@ def test_a_row_slice_of_a_runtime_slice_in_a_loop_is_one_while():
         return total
     compiled = check(smoothness, np.sin(np.arange(10.0)), 6, compile_kwargs={"runtime_args": ("n",)})
     assert count_hlo(hlo(compiled, np.sin(np.arange(10.0)), 6), "while") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_degrees_and_radians_are_numpys_bit_for_bit(dtype):
+    x = np.random.default_rng(0).uniform(-10, 10, 1000).astype(dtype)
+    check(lambda x: (np.degrees(x), np.radians(x), np.rad2deg(x), np.deg2rad(x)), x,
+          rtol=0, atol=0)
+
+
+def test_a_cast_to_bfloat16_is_refused_as_a_bfloat16_argument_is():
+    bfloat16 = pytest.importorskip("ml_dtypes").bfloat16
+
+    def cast(x):
+        b = x.astype(bfloat16)
+        return (b * 3).astype(np.float32)
+
+    def made(x):
+        return np.zeros(3, "bfloat16").astype(np.float32) + x[:3]
+    x = np.linspace(0, 1, 5).astype(np.float32)
+    raises_at(cast, (x,), E.DTypeError, "a cast to bfloat16", line_of="x.astype(bfloat16)")
+    raises_at(made, (x,), E.DTypeError, "a cast to bfloat16", line_of="np.zeros")

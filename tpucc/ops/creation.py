@@ -73,6 +73,9 @@ def full_of(shape, value, dtype):
     """An array of `shape` filled with a static or runtime `value`: a scalar,
     or an array-like broadcast to `shape` (np.full's copyto)."""
     value = array_like(value)
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "biufc":
+        elementwise.refuse_cast_to(dtype)
     check_python_int_fits(value, dtype)
     if isinstance(value, Array):
         return _emit("broadcast_to", _emit("convert", value, dtype=np.dtype(dtype)),

@@ -35,7 +35,8 @@ UNARY = ["negative", "positive", "absolute", "sign", "sqrt", "cbrt", "exp", "exp
          "rint", "square", "reciprocal", "logical_not", "invert", "isnan", "isinf",
          "isfinite", "signbit", "conjugate", "deg2rad", "rad2deg", "fabs", "bitwise_count"]
 
-# NumPy aliases that are the same ufunc object under another name.
+# NumPy's other names for those ufuncs: mostly the same object, and where
+# not (np.degrees is a ufunc of its own), the same function.
 ALIASES = {"divide": "true_divide", "mod": "remainder", "abs": "absolute", "conj": "conjugate",
            "bitwise_not": "invert", "pow": "power", "degrees": "rad2deg", "radians": "deg2rad",
            "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
@@ -182,12 +183,20 @@ def _zero_signed_as(x):
 
 
 # Keyed by ufunc.__name__: np.true_divide is named "divide" in NumPy 2.
+def _rad2deg(x):
+    """NumPy multiplies by 180/pi computed in the loop's precision (float32:
+    180.0f / NPY_PIf, one ulp below float32(180 / pi), which jnp uses)."""
+    dt = np.dtype(x.dtype)
+    return lax.mul(x, np.asarray(dt.type(180) / dt.type(np.pi), dt))
+
+
 _LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rule
               "add": unfolded(lax.add), "subtract": unfolded(lax.sub),
               "multiply": unfolded(lax.mul),
               # (XLA makes x ** 3.0 x * x * x, two roundings: libm's pow, as NumPy)
               "power": unfolded(lax.pow),
               "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh,
+              "rad2deg": lambda x: _rad2deg(x),
               "sign": _sign,
               "floor_divide": lambda a, b: _float_divmod(a, b)[0],
               "remainder": lambda a, b: _float_divmod(a, b)[1]}
@@ -699,6 +708,10 @@ for _name in BINARY + UNARY:
     _uf = getattr(np, _name)
     register(_name, _abstract(_uf), _lower(_uf), numpy=_uf, layout="elementwise")
     NUMPY[_uf] = _ufunc_impl(_name)
+for _alias, _name in ALIASES.items():
+    # (most are the same object; np.degrees and np.radians are ufuncs of their own)
+    if hasattr(np, _alias):
+        NUMPY.setdefault(getattr(np, _alias), NUMPY[getattr(np, _name)])
 def conjugate_method(a):
     """a.conj(): a real array's is the array itself (NumPy's ndarray.conjugate
     returns self: writes through either name are seen by the other)."""
@@ -900,9 +913,21 @@ define_range("convert", _convert_range)
 
 def astype(x, dtype, copy=True, casting="unsafe"):
     dtype = np.dtype(dtype)
+    if dtype.kind not in "biufc":
+        refuse_cast_to(dtype)
     if isinstance(x, Array) and x.dtype == dtype and not x.weak and not copy:
         return x
     return emit("convert", x, dtype=dtype)
+
+
+def refuse_cast_to(dtype: np.dtype):
+    """A cast to a dtype compiled code has no NumPy arithmetic for:
+    bfloat16 (ml_dtypes rounds every result to it; XLA:CPU computes in
+    float32 and would not), strings, objects."""
+    from ..aot.spec import BFLOAT16
+    if dtype.name == "bfloat16":
+        raise DTypeError("a cast to bfloat16 in compiled code", hint=BFLOAT16)
+    raise DTypeError(f"a cast to {dtype} in compiled code, which holds numbers and bools only")
 
 
 def astype_method(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
