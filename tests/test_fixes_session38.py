@@ -96,3 +96,29 @@ def test_a_cast_to_bfloat16_is_refused_as_a_bfloat16_argument_is():
     x = np.linspace(0, 1, 5).astype(np.float32)
     raises_at(cast, (x,), E.DTypeError, "a cast to bfloat16", line_of="x.astype(bfloat16)")
     raises_at(made, (x,), E.DTypeError, "a cast to bfloat16", line_of="np.zeros")
+
+
+def test_runtime_bounds_of_a_slice_of_a_selection_and_a_runtime_step_refused_as_such():
+    def inner(x, k, i, j):
+        return x[k:][i:].sum(), x[k:][:j].sum(), x[k:][i:j].sum(), x[x > 10][i:].sum()
+
+    def stepped(x, k, i, j):
+        return x[k:][::i].sum()
+    x = np.arange(10.0) ** 2
+    for k, i, j in [(2, 3, 5), (0, -2, 20), (7, 1, -1)]:
+        check(inner, x, k, i, j, compile_kwargs={"runtime_args": ("k", "i", "j")})
+    raises_at(stepped, (x, 2, 3, 5), E.ShapeError, "runtime step", line_of="x[k:][::i]",
+              runtime_args=("k", "i", "j"))
+
+
+def test_argmax_and_argmin_of_a_selection_that_runs_backwards():
+    def f(x, k, s):
+        return (np.argmax(x[k::-1]), np.argmin(x[:k][::-1]), x[k::-2].argmax(),
+                np.argmax(x[k::s]), np.argmax(x[x > 0][::-1]), np.argmax(x[k:][1::3]))
+    rng = np.random.default_rng(0)
+    for t in range(8):
+        x = rng.integers(-3, 4, 12).astype(np.float64)
+        if t % 3 == 0:
+            x[rng.integers(0, 12)] = np.nan           # NaN first, in the selection's order
+        check(f, x, int(rng.integers(1, 11)), int(rng.choice([-3, -1, 1, 2])),
+              compile_kwargs={"runtime_args": ("k", "s")})

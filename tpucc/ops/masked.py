@@ -915,23 +915,35 @@ def arg_extreme(name: str, sel: Selection, axis=None, out=None, *, keepdims=Fals
     selection: the position, among the selected elements in order, of the
     first largest (or smallest; NaN first, as NumPy's).  Unselected
     elements are filled with the reduction's identity, and if every
-    selected one equals it, the first selected wins.  An empty selection
-    raises NumPy's ValueError when the call returns."""
+    selected one equals it, the first selected wins.  A selection whose
+    rows run backwards (x[k::-1]) looks for it from the last position.  An
+    empty selection raises NumPy's ValueError when the call returns."""
     from ..infer import checks
-    step = getattr(sel.view, "step", None)
-    if axis not in (None, 0, -1) or out is not None or keepdims or sel.rest or sel.rank != 1 \
-            or not (step is None or isinstance(step, int) and step > 0) or \
-            sel.descending is not False:
-        raise refusal(f"np.{name} of x[mask] (other than of a 1-d selection, in order)", sel)
-    checks.require(_count(sel, None) > 0, f"attempt to get {name} of an empty sequence",
+    if axis not in (None, 0, -1) or out is not None or keepdims or sel.rest or sel.rank != 1:
+        raise refusal(f"np.{name} of x[mask] (other than of a 1-d selection)", sel)
+    count = _count(sel, None)
+    checks.require(count > 0, f"attempt to get {name} of an empty sequence",
                    raises="ValueError")
     mask = Array(sel.mask)
     filled = where(mask, sel.data, _identity(name[3:], sel.dtype))
+    taken = NUMPY[np.cumsum](astype(mask, np.int64))    # each position's number, from 1
+    if sel.descending is not True:
+        forward = taken[_first_extreme(name, filled, mask)] - 1
+    if sel.descending is not False:
+        flip = NUMPY[np.flip]
+        last = mask.shape[0] - 1 - _first_extreme(name, flip(filled), flip(mask))
+        backward = count - taken[last]
+    index = forward if sel.descending is False else backward if sel.descending is True \
+        else where(sel.descending, backward, forward)
+    index.immutable = True          # a NumPy scalar, as NumPy's argmax gives
+    return index
+
+
+def _first_extreme(name: str, filled, mask):
+    """Where np.<name> of the filled values is, or the first selected
+    position where every selected value is the filling identity."""
     position = NUMPY[getattr(np, name)](filled)
-    position = where(mask[position], position, NUMPY[np.argmax](mask))
-    before = NUMPY[np.cumsum](astype(mask, np.int64))[position] - 1
-    before.immutable = True         # a NumPy scalar, as NumPy's argmax gives
-    return before
+    return where(mask[position], position, NUMPY[np.argmax](mask))
 
 
 # Elementwise functions that are not ufuncs: np.where(x[:i] < c, y[:i], 0).

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .elementwise import astype
-from .masked import (Selection, _count, _expanded, _numbers, elementwise, refusal)
+from .masked import Selection, _count, _expanded, _numbers, elementwise, refusal
 from .registry import NUMPY, normalize_axis
 from .shape import where
 
@@ -38,8 +38,10 @@ def is_row_slice(sel: Selection, key) -> bool:
     indexes its trailing axes by basic items."""
     from .masked import _basic_item
     items = key if isinstance(key, tuple) else (key,)
-    return (sel.rank == 1 and bool(items) and isinstance(items[0], slice)
-            and items[0] != slice(None) and _static_step(items[0].step) is not None
+    rows = items[0] if items else None
+    # (compared by identity: `==` of a runtime bound with None would be an array's)
+    return (sel.rank == 1 and isinstance(rows, slice)
+            and not (rows.start is None and rows.stop is None and rows.step is None)
             and all(_basic_item(i) for i in items[1:]))
 
 
@@ -57,6 +59,9 @@ def take_rows(sel: Selection, key) -> Selection:
     items = key if isinstance(key, tuple) else (key,)
     rows, trailing = items[0], items[1:]
     step = _static_step(rows.step)
+    if step is None:
+        raise refusal("a slice of x[i:j]'s rows with a runtime step (its rows' order would "
+                      "be known only at run time)", sel)
     if step == 0:
         raise ShapeError("slice step cannot be zero")
     count = _count(sel, ())
