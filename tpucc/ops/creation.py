@@ -74,8 +74,8 @@ def full_of(shape, value, dtype):
     or an array-like broadcast to `shape` (np.full's copyto)."""
     value = array_like(value)
     dtype = np.dtype(dtype)
-    if dtype.kind not in "biufc":
-        elementwise.refuse_cast_to(dtype)
+    if dtype.kind == "V":
+        elementwise.refuse_bfloat16(dtype)
     check_python_int_fits(value, dtype)
     if isinstance(value, Array):
         return _emit("broadcast_to", _emit("convert", value, dtype=np.dtype(dtype)),

@@ -913,21 +913,19 @@ define_range("convert", _convert_range)
 
 def astype(x, dtype, copy=True, casting="unsafe"):
     dtype = np.dtype(dtype)
-    if dtype.kind not in "biufc":
-        refuse_cast_to(dtype)
+    if dtype.kind == "V":
+        refuse_bfloat16(dtype)
     if isinstance(x, Array) and x.dtype == dtype and not x.weak and not copy:
         return x
     return emit("convert", x, dtype=dtype)
 
 
-def refuse_cast_to(dtype: np.dtype):
-    """A cast to a dtype compiled code has no NumPy arithmetic for:
-    bfloat16 (ml_dtypes rounds every result to it; XLA:CPU computes in
-    float32 and would not), strings, objects."""
+def refuse_bfloat16(dtype: np.dtype):
+    """A cast to bfloat16 (ml_dtypes rounds every result to it; XLA:CPU
+    computes in float32 and would not), refused as a bfloat16 argument is."""
     from ..aot.spec import BFLOAT16
     if dtype.name == "bfloat16":
         raise DTypeError("a cast to bfloat16 in compiled code", hint=BFLOAT16)
-    raise DTypeError(f"a cast to {dtype} in compiled code, which holds numbers and bools only")
 
 
 def astype_method(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
