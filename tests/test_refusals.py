@@ -696,7 +696,7 @@ REFUSALS = [
     R(index_out_of_bounds, E.UserCodeError, "IndexError: index 10 is out of bounds for axis 0 with size 3"),
     R(too_many_indices, E.UserCodeError, "IndexError: too many indices for array"),
     R(axis_out_of_bounds, E.ShapeError, "axis 2 is out of bounds for an array of dimension 1"),
-    R(float_index, E.ShapeError, "arrays used as indices must be of integer type"),
+    R(float_index, E.UserCodeError, "IndexError: arrays used as indices must be of integer"),
     R(concatenates_scalars, E.ShapeError, "zero-dimensional arrays cannot be concatenated"),
     R(empty_max, E.ShapeError, "zero-size array to reduction operation max"),
     R(mask_read, E.ShapeError, "returning x[mask]: x[mask] has a data-dependent shape"),
@@ -722,7 +722,7 @@ REFUSALS = [
     R(loop_grows_tuple, E.MergeError, "an iteration of this loop changes the structure"),
     # E400
     R(list_item_at_a_runtime_position_in_a_loop, E.StaticValueError,
-      "an integer index taken from an array is needed at compile time"),
+      "assigning a list's item at a runtime position: the position is a runtime value"),
     R(list_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(dict_index_runtime, E.StaticValueError, "indexing a Python container with a runtime value"),
     R(slice_bound_runtime, E.ShapeError, "returning x[i:j]: a slice with runtime bounds"),

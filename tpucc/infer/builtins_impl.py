@@ -855,6 +855,9 @@ def round_(interp, x, ndigits=None):
     method = None if isinstance(x, Array) else interp.user_dunder(x, "__round__")
     if method is not None:
         return interp.inline(method, [x] if ndigits is None else [x, ndigits], {})
+    if isinstance(ndigits, Array) and (isinstance(x, (Array, int, float)) or np.isscalar(x)):
+        from ..ops.elementwise import runtime_digits
+        raise runtime_digits("round()'s ndigits")
     if isinstance(x, Array):
         from ..ops.registry import NUMPY
         if x.ndim:

@@ -49,8 +49,8 @@ from .state import dict_of_class
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
-                     check_runtime_size, frozen_kind, known_constant, refuse_array_subclass,
-                     scalar_if_numpy_would, set_item)
+                     check_runtime_size, frozen_kind, known_constant, known_integer,
+                     refuse_array_subclass, scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
@@ -1173,7 +1173,9 @@ class Interpreter:
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
         elif isinstance(obj, list) and isinstance(key, Array):
-            key = operator.index(key)       # a runtime position: refused (E400) as when reading
+            key = known_integer(key)        # (a constant: np.array(x.shape)[0])
+            if isinstance(key, Array):
+                raise self._runtime_list_position(key)
         if isinstance(obj, list) and isinstance(key, slice):
             positions = range(*key.indices(len(obj)))
             items = list(self.static_items(value))
@@ -1204,6 +1206,27 @@ class Interpreter:
         if id(obj) in self.argument_containers:
             self.write_locs[("item", id(obj), slot)] = builder.current_loc()
         set_item(obj, slot, value, entry[1])
+
+    def _runtime_list_position(self, key) -> StaticValueError:
+        """The refusal of `lst[i] = v` at a runtime position: each item of a
+        list is a value of its own, bound at compile time (reading one at a
+        runtime position selects among them; a write would have to make every
+        item depend on the position).  Mostly a runtime loop storing its
+        states by its counter (`hs[t] = h`): named as such, with the array
+        that holds them instead."""
+        frame = self.frames[-1] if self.frames else None
+        name = _local_name(frame, key)
+        what = f"`{name}`" if name else "the position"
+        counter = _runtime_loop_counter(frame, key)
+        why = (f"{what} {'is' if key.span.offset == 0 and key.span.scale == 1 else 'follows'} "
+               "the counter of a loop whose number of iterations is known only at run time"
+               if counter else f"{what} is a runtime value")
+        return StaticValueError(
+            f"assigning a list's item at a runtime position: {why}, so which item changes is "
+            "not known at compile time",
+            hint="keep the items in an array and assign its rows instead (`H = np.zeros((T, "
+                 "d))` before the loop, `H[t] = h` inside it)"
+                 + (", or give the loop a static trip count" if counter else ""))
 
     def _check_aliased_argument_read(self, obj, key):
         """obj[key] where obj is a list or dict also passed as an argument
@@ -2239,6 +2262,26 @@ def _runtime_index_hint(items) -> str:
                 "and look the strings up outside the compiled function "
                 "(`[names[i] for i in ids]`)")
     return "index an array instead (np.stack the items first)"
+
+
+def _local_name(frame, value) -> str | None:
+    """The name of a local variable of `frame` holding `value`, for a message."""
+    if frame is None:
+        return None
+    return next((n for n, v in frame.locals.items() if v is value and not n.startswith(".")),
+                None)
+
+
+def _runtime_loop_counter(frame, key) -> bool:
+    """Whether a runtime int follows the counter of a runtime-bounded range
+    loop of `frame` (t, t + 1, 2 * t): its values.Span's token is a loop
+    body's parameter (only a counter's has a Span, loops._counter_span) and
+    the frame's stack holds a range iterator with runtime bounds."""
+    span = getattr(key, "span", None)
+    if frame is None or span is None:
+        return False
+    return any(isinstance(it, RangeIter) and not it.is_static() for it in frame.stack) and \
+        any(span.token in region.params for region in builder.ctx().regions)
 
 
 def _items_of(container):

@@ -1509,10 +1509,18 @@ define_vjp("round", lambda lc, operands, perms, out, ct, decimals, weak_result=F
 
 def round_(a, decimals=0, out=None):
     if isinstance(decimals, Array):
-        raise StaticValueError("np.round's decimals must be known at compile time; here it is "
-                               "a runtime value", hint="pass a Python int (leave it out of "
-                               "runtime_args)")
+        raise runtime_digits("np.round's decimals")
     return emit("round", a, decimals=static_index(decimals))
+
+
+def runtime_digits(what: str) -> StaticValueError:
+    """The refusal of a number of decimals known only at run time (np.round's
+    `decimals`, round()'s `ndigits`): the ops take it as a static parameter.
+    Scaling by a runtime power of ten rounds as np.round does."""
+    return StaticValueError(
+        f"{what} must be known at compile time; here it is a runtime value",
+        hint="pass a Python int (a literal, or computed from shapes); for a number of digits "
+             "known only at run time, scale instead: np.rint(v * 10.0 ** n) / 10.0 ** n")
 
 
 # --- Python's round(x, ndigits) of a float ------------------------------------------------

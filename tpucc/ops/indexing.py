@@ -88,7 +88,7 @@ def normalize_key(key, shape):
                                  "shape", hint="index with the mask alone (x[mask]), or use "
                                  "np.where(mask, x, fill) to keep the shape")
             if item.dtype.kind not in "iu":
-                raise ShapeError(f"arrays used as indices must be of integer type, not {item.dtype}")
+                raise _invalid_index(item)
             static.append(ARRAY)
             arrays.append(item)
         elif isinstance(item, slice):
@@ -114,6 +114,8 @@ def normalize_key(key, shape):
             static.append(int(item))
         elif isinstance(item, (list, range, np.ndarray)):      # (p[range(n), labels])
             arr = np.asarray(item)
+            if arr.dtype.kind not in "biu" and (arr.size or isinstance(item, np.ndarray)):
+                raise _invalid_index(item)      # ([] and range(0): empty integer indices)
             if arr.dtype == np.bool_:
                 arr = _static_mask_indices(arr, axis, shape)
             known[len(static)] = arr
@@ -125,9 +127,30 @@ def normalize_key(key, shape):
                 hint="index with a slice (x[a:b]) where the result is reduced or assigned, "
                      "or keep the shape with np.where(np.arange(n) < b, x, fill)")
         else:
-            raise ShapeError(f"invalid index of type {type(item).__name__}")
+            raise _invalid_index(item)
     _check_static_indices(static, shape, known)
     return tuple(static), arrays
+
+
+_FLOAT_INDEX_HINT = ("an index must be an integer, and `/` always makes a float: use integer "
+                     "division `//` (mid = (lo + hi) // 2), or convert with int(...)")
+_FLOAT_INDICES_HINT = ("index arrays must be of an integer dtype: compute them with `//` "
+                       "rather than `/`, or convert with .astype(np.int64)")
+
+
+def _invalid_index(item) -> UserCodeError:
+    """NumPy's IndexError for an index of another kind than an integer,
+    slice, None, `...` or integer or boolean array (the program's error:
+    its own `except IndexError` catches it).  A float is mostly a `/`
+    that was meant as `//` (a binary search's midpoint): the hint says so."""
+    is_array = isinstance(item, (Array, np.ndarray)) and not (
+        item.shape == () and (getattr(item, "weak", False) or getattr(item, "immutable", None)))
+    message = ("arrays used as indices must be of integer (or boolean) type" if is_array else
+               "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+               "integer or boolean arrays are valid indices")
+    kind = np.asarray(item).dtype.kind if not isinstance(item, Array) else item.dtype.kind
+    hint = (_FLOAT_INDICES_HINT if is_array else _FLOAT_INDEX_HINT) if kind in "fc" else None
+    return UserCodeError(f"IndexError: {message}", hint=hint)
 
 
 def _static_mask_indices(mask: np.ndarray, axis, shape) -> np.ndarray:
@@ -334,7 +357,23 @@ def _getitem_lower(lc, x, *idx, key):
 def _indexed_value(x, key, idx):
     """x[key] of jax values, its DSLICE entries taken first as dynamic slices."""
     x, key, idx = _dynamic_slices(x, key, idx)
-    return x[_materialize(key, idx)]
+    return _readable(x, key, idx)[_materialize(key, idx)]
+
+
+def _readable(x, key, idx):
+    """x, or zeros of its dtype where a runtime integer scalar indexes one
+    of its axes of length 0 (each such axis made length 1).  jax refuses
+    that index while tracing (there is no element to read), but the read
+    runs only where it never shows: its bounds check fails (E900, as NumPy's
+    IndexError), or it sits in a runtime branch that does not run (`if lo <
+    hi: pivot = a[hi]` on an empty array).  Like _set's empty target."""
+    if 0 not in x.shape:
+        return x
+    shape = list(x.shape)
+    for (axis, _), i in zip(_indexed_axes(key, x.ndim), idx):
+        if jnp.ndim(i) == 0 and shape[axis] == 0:
+            shape[axis] = 1
+    return x if shape == list(x.shape) else jnp.zeros(shape, x.dtype)
 
 
 def _dynamic_slices(x, key, idx):
