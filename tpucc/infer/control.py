@@ -32,8 +32,9 @@ from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
                     merge_subject, pretty_path, rebuild_state, settled_test, state_leaves,
                     static_equal, taken_whole, unflatten, unify)
-from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items,
-                     items_before, journal_before, new_serial_floor, put_item, set_item)
+from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items, int_bounds,
+                     items_before, journal_before, new_serial_floor, put_item, ranged_span,
+                     set_item)
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -570,6 +571,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
         merged[slot.index].immutable = merged_kind(slot.values)
+        merged[slot.index].span = _merged_span(out, slot)
     kinds = outputs[len(slots) + len(boxes):]
     for slot, kind in zip(kind_slots, kinds):
         merged[slot.index].immutable = RuntimeKind(kind)
@@ -585,6 +587,20 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
                                               in_place=in_place, whole=whole)
     code = Array(outputs[-1]) if len(targets) > 1 else None
     return Exit(targets, code, depths)
+
+
+def _merged_span(out: Value, slot):
+    """What is known of an integer the paths merge: it lies in the range
+    that holds each path's value (`k = 0` or a While's counter from 0 up:
+    never negative, so `2 ** k` is an int); None where some path's value may
+    be anything."""
+    if slot.aval.shape or slot.aval.dtype.kind not in "iu":
+        return None
+    bounds = [int_bounds(v) for v in slot.values if not isinstance(v, Undefined)]
+    if not bounds or None in bounds:
+        return None
+    return ranged_span(out, slot.aval.dtype, (min(lo for lo, _ in bounds),
+                                              max(hi for _, hi in bounds)))
 
 
 @contextlib.contextmanager
@@ -1054,7 +1070,11 @@ def as_aval(value, aval: AVal):
         value = emit("convert", value, dtype=aval.dtype)
     v = value.var
     if v.aval.weak != aval.weak:
-        (v,) = emit_op("convert", (v,), {"dtype": aval.dtype}, (aval,))
+        (weak,) = emit_op("convert", (v,), {"dtype": aval.dtype}, (aval,))
+        constants = ctx().constants
+        if v in constants:      # (the same number: a promoted `k = 0` is known to start at 0)
+            constants[weak] = constants[v]
+        v = weak
     return v
 
 

@@ -60,6 +60,7 @@ class Frame:
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
         self.entry_depth = builder.ctx().runtime_depth
         self.recursion_key = None   # a recursive call's arguments (recursion.py)
+        self.branched_calls = 0     # recursive calls under runtime conditions (recursion.py)
         self.entry_level = exceptions.level()
         self.current = None         # the instruction running (infer/exceptions.py)
         self.open_regions: list = []    # per runtime region it opened: the handler in force

@@ -21,7 +21,7 @@ from ..errors import (GradError, InternalError, LimitError, MergeError, SideEffe
                       StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
-from . import builder, list_loops, privacy, stacking
+from . import builder, counters, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, is_endless_count
@@ -320,6 +320,9 @@ def _unroll_advice(why: str) -> str:
         return ("keep the shapes fixed: a window of static length over a zero-padded copy "
                 "(`xp = np.concatenate([x, np.zeros(m)])`, then `np.dot(x, xp[k:k + n])`), "
                 "or the whole axis under a mask (`np.where(np.arange(n) > k, x, 0)`)")
+    if "appends" in why and "array" in why:
+        # (a copy is the iteration's own new array, which a buffer row holds exactly)
+        return "append a copy of the array (`out.append(x.copy())`)"
     return ("keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a "
             "list)")
 
@@ -683,6 +686,8 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
     -> (the Exit, whether every iteration runs to the end of the body)."""
     # (where a runtime range's counter starts, if static: _counter_span)
     counter_from = frame.stack[-1].pos if counted and type(frame.stack[-1].pos) is int else None
+    iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
+    not_counting: set = set()       # slots an iteration does not count up (counters.py)
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with _items_kept(frame.interp, rebound.in_place):
@@ -690,11 +695,17 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                 narrowed = _apply_promotions(frame, promote, rebound.in_place)
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
+            counting = counters.guesses(leaves, carried, iterator, not_counting)
             trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                               unshared, kind_paths, rebound, detached, is_private, trip_count,
-                              counter_from)
-            trial.entry_narrowed = narrowed
+                              counter_from, counting)
+            trial.entry_narrowed, trial.counters = narrowed, counting
         frame.locals, frame.stack = locals0, stack0
+        slot_params = dict(zip(carried, trial.params[1:]))
+        wrong = counters.refuted(counting, leaves, slot_params, trial.leaves)
+        if wrong:
+            not_counting |= wrong       # again, without assuming those count up
+            continue
         growth = stacking.current() if trip_count is not None else None
         if growth is not None and growth.make_buffers():
             continue                    # again, the appended values going into buffers
@@ -904,6 +915,7 @@ class Trial:
     permuted: dict = field(default_factory=dict)    # slots rebound to each other's arrays
     loose_fresh: set = field(default_factory=set)   # other slots an iteration leaves a new array in
     entry_narrowed: list = field(default_factory=list)  # _apply_promotions' runtime ints
+    counters: dict = field(default_factory=dict)    # slot -> (lo, top): counters.py
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -955,7 +967,7 @@ def _advance(frame):
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
               unshared=frozenset(), kind_paths=frozenset(), rebound=None,
               detached=frozenset(), is_private=None, trip_count=None,
-              counter_from=None) -> Trial:
+              counter_from=None, counting=None) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
@@ -985,6 +997,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             slot_arrays[i].immutable = RuntimeKind(p)
         _counter_span(leaves, slot_arrays, len(frame.stack),
                       (counter_from, frame.stack[-1].step) if counter_from is not None else None)
+        counters.assume(slot_arrays, counting or {})
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
         fresh_floor = new_serial_floor()
@@ -1669,6 +1682,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i] = Array(out)
             new_leaves[i].immutable = (RuntimeKind(kinds[i]) if i in kinds else
                                        _carried_kind(leaves[i][1], trial.leaves, i))
+            counters.after_loop(new_leaves[i], out, trial.counters.get(i))
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])
             end = trial.leaves[i][1]

@@ -17,6 +17,13 @@ of any other kind (or too large to compare) tells the calls apart: such a
 call is left to the depth budget.  (State the arguments do not reach, a
 global counter, could still end the recursion; under a runtime condition
 it would be a runtime value, which cannot.)
+
+A recursion that a static argument does end (`depth - 1`, an adaptive
+quadrature's textbook form) still inlines every branch of every level:
+2 ** depth calls, each compiled by XLA, where a depth of 30 would never
+finish compiling.  So one call tree (the calls below the outermost one of
+the function) inlines at most MAX_BRANCHED_CALLS calls inside runtime
+conditions; the next is refused (E600) with the way out: an explicit stack.
 """
 from __future__ import annotations
 
@@ -29,6 +36,8 @@ from . import builder
 from .values import Array, known_constant
 
 MAX_KEYED_ITEMS = 1000      # values compared per call, at most
+# (a depth of 5 with two calls a level is 62 calls: 23 s to compile, 18 of them XLA's)
+MAX_BRANCHED_CALLS = 100
 _MAX_NESTING = 8
 _BY_VALUE = (int, float, complex, str, bytes, type(None), range, slice)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type)
@@ -43,8 +52,12 @@ def note_call(frames: list, frame) -> None:
     if not enclosing or builder.ctx().runtime_depth == 0:
         return
     frame.recursion_key = arguments_key(frame.locals)
-    if frame.recursion_key is UNKNOWN:
-        return
+    if frame.recursion_key is not UNKNOWN:
+        _refuse_repeat(enclosing, frame, code)
+    _count_branched(enclosing[0], code)
+
+
+def _refuse_repeat(enclosing: list, frame, code) -> None:
     for f in enclosing:
         if f.recursion_key == frame.recursion_key and \
                 builder.ctx().runtime_depth > f.entry_depth:
@@ -56,6 +69,24 @@ def note_call(frames: list, frame) -> None:
                      "the data (a depth-first search), keep the pending items in an "
                      "array used as a stack: `stack[top] = v; top += 1` and `while top > "
                      "0: top -= 1; u = stack[top]; ...`")
+
+
+def _count_branched(root, code) -> None:
+    """Counts a recursive call inside a runtime condition against the call
+    tree of `root`, the outermost call of the function running."""
+    if builder.ctx().runtime_depth <= root.entry_depth:
+        return
+    root.branched_calls += 1
+    if root.branched_calls > MAX_BRANCHED_CALLS:
+        raise LimitError(
+            f"{code.co_name} calls itself inside runtime `if`s or loops more than "
+            f"{MAX_BRANCHED_CALLS} times in one call tree, the most tpucc inlines (a fixed "
+            "limit): every level compiles all its branches, so the calls grow as 2 ** depth "
+            "even where a static argument ends the recursion",
+            hint="write it as a loop that keeps the pending calls' arguments as rows of an "
+                 "array used as a stack: `st[top] = (a, b, depth - 1); top += 1` and `while "
+                 "top > 0: top -= 1; a, b, depth = st[top]; ...` (one runtime `while`), or "
+                 "give it a static depth of at most 5 levels of two calls")
 
 
 def arguments_key(locals_: dict):

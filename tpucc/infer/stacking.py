@@ -59,7 +59,7 @@ from ..ir import AVal
 from ..frontend.cfg import only_appended_in_loop
 from . import appends, periodic
 from .builder import ctx, emit, emit_op
-from .values import CHOSEN, Array, RuntimeKind, new_serial_floor
+from .values import CHOSEN, AliasNote, Array, RuntimeKind, new_serial_floor
 
 _STATIC_ITEMS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 _COUNTER = object()         # Growth.statics: the item is the loop's counter
@@ -93,6 +93,10 @@ class Growth:
     # appended under a runtime `if` on the counter alone (periodic.py)
     guards: dict = field(default_factory=dict)
     guarded_rows: dict = field(default_factory=dict)   # key -> a counter row appended there
+    # (id(list), j) -> the variable whose array an iteration appends and
+    # carries on, its own new one or, on other runtime paths, the one it
+    # began with (_kept_or_new)
+    repeated: dict = field(default_factory=dict)
     fresh_floor: int = 0            # the serial of the body's first array
     outside: set = field(default_factory=set)  # ids of lists from outside the call
     #   (appends.py: appended when it returns)
@@ -109,7 +113,7 @@ class Growth:
         self.appends, self.guards, self.outside, self.fronts = {}, {}, set(), set()
         self.guarded_rows = {}
         self.fresh_floor = new_serial_floor()       # (the body's parameters are older)
-        self.carried, self.entering, self.rows_of = {}, {}, {}
+        self.carried, self.entering, self.rows_of, self.repeated = {}, {}, {}, {}
         self.counter = frame.stack[-1].pos
         self.region_base, self.guard_base = len(c.regions) - 1, len(c.branch_guards)
         self.named = frozenset(id(v) for v in deferrable_lists(frame, header)
@@ -235,7 +239,11 @@ class Growth:
                 carrier = _sole_carrier(v, held, leaves)
                 if carrier is not None:
                     self.carried[key] = carrier
-                self._check_fresh(v, held if carrier is None else {}, fresh_floor)
+                if carrier is not None and self._kept_or_new(v, carrier, entries, held,
+                                                             fresh_floor):
+                    self.repeated[key] = carrier
+                else:
+                    self._check_fresh(v, held if carrier is None else {}, fresh_floor)
             buf = self.buffers.get(key)
             if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
                 self.wanted[key] = v.aval
@@ -321,17 +329,43 @@ class Growth:
             raise NotStackable("the loop appends an array from before it (or a view of "
                                "one) to a list, or one a variable holds")
 
-    def _partners_unseen(self, root: Array, held: set, fresh_floor: int) -> bool:
+    def _partners_unseen(self, root: Array, held: set, fresh_floor: int,
+                         partners=None) -> bool:
         """Whether the arrays a runtime `if` left `root` sharing memory with
-        on some paths (`y = r * 2; if c: y = -y`: the first y) are the
-        iteration's own and nothing else reaches them: not appended, not
-        held by a variable the loop carries.  Then its row is exact."""
-        if not root.alias_partners:
-            return False
+        on some paths (`y = r * 2; if c: y = -y`: the first y; `partners`
+        where not all of them) are the iteration's own and nothing else
+        reaches them: not appended, not held by a variable the loop carries.
+        Then its row is exact."""
+        if partners is None:
+            if not root.alias_partners:
+                return False
+            partners = root.alias_partners
         appended = {id(_root(a)) for _, a in self._parts()
                     if isinstance(a, Array) and _root(a) is not root}
         return all(a.serial >= fresh_floor and id(a) not in held and id(a) not in appended
-                   for p in root.alias_partners for a in _chain(p))
+                   for p in partners for a in _chain(p))
+
+    def _kept_or_new(self, v: Array, carrier: str, entries: dict, held: dict,
+                     fresh_floor: int) -> bool:
+        """Whether the appended `v`, which the variable `carrier` carries
+        into the next iteration, is the iteration's own new array on some
+        runtime paths and on the others the array `carrier` began it with:
+        `if accept: x = xn`, then `samples.append(x)` (a Metropolis chain).
+        NumPy's list then holds one array as the items of the iterations
+        that kept it (the first ones maybe the variable's array from before
+        the loop), where the buffer's rows are arrays of their own: the same
+        values for as long as none of them is updated in place, which fill
+        refuses from then on (_watch_repeated).  Updates inside the loop are
+        refused as for any carried item (check_carried; the `if` watches the
+        array it began with).  Its other partners must be unseen, as for
+        _partners_unseen."""
+        partners = v.alias_partners or ()
+        kept = {id(p) for p in partners if p.base is None and entries.get(id(p)) == carrier}
+        others = tuple(p for p in partners if id(p) not in kept)
+        if not kept or v.base is not None or v.serial < fresh_floor \
+                or not isinstance(v.immutable, bool):
+            return False
+        return self._partners_unseen(v, held, fresh_floor, others)
 
     def _iteration(self, pos):
         t = pos
@@ -412,6 +446,7 @@ class Growth:
         for lid, (lst, values) in self.appends.items():
             if self._as_block(interp, lid, lst, values, enclosing):
                 continue
+            repeated = [j for j in range(len(values)) if (lid, j) in self.repeated]
             items = []
             for t in range(self.trips):
                 for j, v in enumerate(values):
@@ -419,6 +454,12 @@ class Growth:
                         continue
                     item = self._item(interp, (lid, j), v, t)
                     items.extend(item if isinstance(v, Block) else [item])
+                    if j in repeated:
+                        _watch_repeated(item, self.repeated[(lid, j)])
+            for j in repeated:      # (the list's last item, and maybe its first ones)
+                path = self.repeated[(lid, j)]
+                _watch_repeated(finals[path], path)
+                _watch_repeated(firsts[path], path)
             if lid in self.fronts:      # insert(0, v) at each iteration: the last first
                 interp.check_mutation(lst, "a list")
                 lst[:0] = items[::-1]
@@ -458,6 +499,17 @@ class Block:
     buffer: Array
     like: Array
     count: int
+
+
+def _watch_repeated(item, path: str) -> None:
+    from .control import watch
+    if isinstance(item, Array):
+        watch(item, AliasNote(
+            f"a loop appended the array `{path}` held, which a runtime `if` left unchanged on "
+            "some iterations: the list's items of those iterations are one array in NumPy, "
+            "separate ones in compiled code, which would not follow this update",
+            hint=f"append a copy (`.append({path}.copy())`), or update a copy of the item "
+                 "(`y = item.copy()`)"))
 
 
 def _unheld_new_array(interp, v: Array) -> bool:

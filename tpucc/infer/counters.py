@@ -1,0 +1,81 @@
+"""The sign of a runtime loop's counters: ints that only count up.
+
+A Python int that a `while` loop changes becomes a runtime value, and with
+it everything known of it is lost: `2 ** k` of a runtime `k` is an int or a
+float depending on its sign (elementwise._python_int_power_base), so it is
+refused unless k is known never to be negative.  A counter that starts at a
+static `lo` and that every iteration leaves at `k + c` (a static c >= 0) or
+at a static value from `lo` up is never below `lo`: `k = 0; while ...:
+k += 1`, then `2 ** k` (Romberg's `n = 2 ** (k - 1)`) is an int, as eagerly.
+
+This is an inductive guess, checked: the loop's fixpoint (loops._settle_while)
+gives each candidate slot's parameter the range [lo, top] (values.Span) for
+its trial of the body, and drops the guess for the slots whose end value
+does not keep it, tracing the body again without it.  `top` leaves room for
+the steps: a runtime Python int is an int64 that wraps past 2**63 (README,
+"arithmetic past 2**63 wraps"), which a counter counting by at most
+MAX_STEP an iteration reaches after 2**53 iterations, years of run time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .values import Array, Span, known_integer
+
+MAX_STEP = 1024
+
+
+def guesses(leaves, carried, skip: str | None, refuted: set) -> dict:
+    """{slot: (lo, top)} for the carried 0-d integer slots whose value at
+    the loop's entry is at least a static lo (not the dtype's minimum),
+    except the path `skip` (a range's counter: loops._counter_span) and the
+    paths `refuted` by an earlier trial."""
+    out = {}
+    for i in carried:
+        path, entry = leaves[i]
+        if path == skip or path in refuted or entry.aval.shape != () or \
+                entry.dtype.kind not in "iu":
+            continue
+        lo = _floor(entry)
+        info = np.iinfo(entry.dtype)
+        if lo is not None and info.min < lo <= info.max - MAX_STEP:
+            out[i] = (lo, int(info.max) - MAX_STEP)
+    return out
+
+
+def _floor(entry) -> int | None:
+    value = known_integer(entry)
+    if type(value) is int:
+        return value
+    return entry.span.bounds()[0] if entry.span is not None else None
+
+
+def assume(slot_arrays: dict, counters: dict) -> None:
+    """Gives each guessed counter's body Array (on its parameter) its range."""
+    for i, (lo, top) in counters.items():
+        arr = slot_arrays[i]
+        arr.span = Span(arr._var, 0, lo, top)
+
+
+def refuted(counters: dict, leaves, params: dict, ends) -> set:
+    """The paths of the guessed counters that an iteration does not leave
+    counted on from their parameter (`params`: slot -> that Value; `ends`:
+    the body's end leaves)."""
+    return {leaves[i][0] for i, (lo, top) in counters.items()
+            if i >= len(ends) or not _counts_on(ends[i][1], params[i], lo, top)}
+
+
+def _counts_on(end, param, lo: int, top: int) -> bool:
+    value = known_integer(end)
+    if type(value) is int:          # set to a number (`k = 0`): within the range
+        return lo <= value <= top
+    span = getattr(end, "span", None)
+    return isinstance(end, Array) and span is not None and span.token is param and \
+        span.scale == 1 and 0 <= span.offset <= MAX_STEP
+
+
+def after_loop(arr: Array, out_var, counter) -> None:
+    """The While's result for a counter lies in its range as well: the entry
+    value (no iteration) or what an iteration left."""
+    if counter is not None:
+        arr.span = Span(out_var, 0, *counter)
