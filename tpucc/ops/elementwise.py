@@ -12,6 +12,7 @@ import builtins
 import math
 import operator
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -19,7 +20,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       const_aval, define_range, define_vjp, divide, float_to_int, implements,
+                       const_aval, define_range, define_vjp, differentiated, divide, float_to_int, implements,
                        loop_keys, register, static_index, trunc, ufunc_loop, unfolded,
                        unsafe_cast)
 
@@ -149,6 +150,119 @@ def _is_inf(x):
     return lax.bitwise_and(lax.bitwise_not(lax.is_finite(x)), lax.eq(x, x))
 
 
+
+# --- cbrt, log2 and log10 where an exact answer exists --------------------------------------
+# XLA:CPU's cbrt fused into a dynamic-update-slice (an element written in a
+# loop: `out[i] = np.cbrt(x[i])`) is another code path than its vectorized
+# one, up to 118 ulps off (cbrt(1e-300)); where it runs is fusion's choice.
+# One Newton step on the exact residual x - y**3 gives the correctly
+# rounded root from either (glibc's, which NumPy calls, is up to 2.5 ulps
+# off it: within 3 of NumPy's, and 3.0 for 27.0).  XLA's log2 and log10 are
+# log(x) / log(base), 1 ulp off at exact powers, where NumPy's are exact:
+# floor(log10(1e15)) would be 14.
+
+def _halves(a):
+    """Veltkamp's split of an array: a == hi + lo, each with half the
+    mantissa's bits (_split below is the one for 0-d doubles)."""
+    t = lax.mul(_const(2.0 ** ((np.finfo(a.dtype).nmant + 2) // 2) + 1, a), a)
+    hi = lax.sub(t, lax.sub(t, a))
+    return hi, lax.sub(a, hi)
+
+
+def _exact_product(a, b):
+    """(a * b rounded, its rounding error): a * b == p + err exactly."""
+    p = lax.mul(a, b)
+    (ah, al), (bh, bl) = _halves(a), _halves(b)
+    err = lax.add(lax.add(lax.add(lax.sub(lax.mul(ah, bh), p), lax.mul(ah, bl)),
+                          lax.mul(al, bh)), lax.mul(al, bl))
+    return p, err
+
+
+def _cbrt(x):
+    """XLA's cbrt, corrected by y + (x - y**3) / (3 y**2) with the residual
+    computed exactly; |x| far from 1 is scaled by 2**(-+3k) first, so that
+    y**3 and its rounding errors stay normal floats (XLA flushes subnormals)."""
+    k = 3 * (np.finfo(x.dtype).maxexp // 6)
+    big, small = lax.gt(lax.abs(x), _const(2.0 ** k, x)), lax.lt(lax.abs(x), _const(2.0 ** -k, x))
+    scale = lax.select(big, lax.full_like(x, 2.0 ** -k),
+                       lax.select(small, lax.full_like(x, 2.0 ** k), lax.full_like(x, 1)))
+    unscale = lax.select(big, lax.full_like(x, 2.0 ** (k // 3)),
+                         lax.select(small, lax.full_like(x, 2.0 ** -(k // 3)), lax.full_like(x, 1)))
+    xs = lax.mul(x, scale)
+    y = lax.cbrt(xs)
+    square, square_error = _exact_product(y, y)
+    cube, cube_error = _exact_product(square, y)
+    residual = lax.sub(lax.sub(lax.sub(xs, cube), cube_error), lax.mul(square_error, y))
+    step = lax.div(residual, lax.mul(_const(3, x), square))
+    corrected = lax.mul(lax.add(y, lax.stop_gradient(step)), unscale)   # (jax's derivative: y's)
+    defined = lax.is_finite(x) & lax.ne(x, _const(0, x))      # 0, inf and NaN: y itself
+    return lax.select(defined, corrected, lax.cbrt(x))
+
+
+def _exact_at_powers(base: int, log_fn):
+    """log_fn (jnp.log2 or jnp.log10), exactly k where x is the float
+    nearest base**k (its true logarithm rounds to k, as glibc's does)."""
+    tables = {}
+
+    def powers(dtype):
+        if dtype not in tables:
+            fi = np.finfo(dtype)            # normal powers only: XLA flushes the others to 0
+            lo, hi = ((fi.minexp, fi.maxexp - 1) if base == 2 else
+                      (math.ceil(math.log10(fi.tiny)), math.floor(math.log10(fi.max))))
+            # (Python parses a decimal power of ten correctly rounded)
+            values = [float(f"1e{k}") if base == 10 else 2.0 ** k for k in range(lo, hi + 1)]
+            tables[dtype] = lo, np.array(values, dtype)
+        return tables[dtype]
+
+    def log(x):
+        y = log_fn(x)
+        if x.dtype not in (np.float32, np.float64):
+            return y
+        lo, table = powers(np.dtype(x.dtype))
+        k = lax.clamp(_const(lo, y), lax.round(y), _const(lo + len(table) - 1, y))
+        k = lax.select(lax.eq(k, k), k, lax.full_like(k, lo))          # NaN: any row
+        power = jnp.asarray(table)[lax.convert_element_type(k, np.int32) - lo]
+        exact = lax.select(lax.eq(power, x), lax.sub(k, y), lax.full_like(y, 0))
+        return lax.add(y, lax.stop_gradient(exact))                  # (jax's derivative: y's)
+    return log
+
+
+
+# --- logaddexp's derivative -----------------------------------------------------------------
+# d logaddexp(x, y) / dx is x's share of the sum, 1 / (1 + e**(y - x)): jax's
+# rule, exp(x - out), is -inf - -inf = NaN where both are -inf (a log-space
+# recursion's impossible states), which a 0 cotangent does not cancel.
+
+def _share(x, other, log_base):
+    """x's share of base**x + base**other, in [0, 1]: 1/2 where the two are
+    equal, also both infinite (the limit along x == other)."""
+    shape = broadcast_shapes(np.shape(x), np.shape(other))
+    x, other = broadcast_value(x, shape), broadcast_value(other, shape)
+    share = lax.logistic(lax.mul(lax.sub(x, other), _const(log_base, x)))
+    return lax.select(lax.eq(x, other), lax.full_like(share, 0.5), share)
+
+
+def _logaddexp_with_shares(fn, log_base):
+    """fn (jnp.logaddexp or logaddexp2) whose jax derivative is _share's,
+    where jax differentiates the lowering (a region with loops)."""
+    @jax.custom_jvp
+    def differentiable(x, y):
+        return fn(x, y)
+
+    @differentiable.defjvp
+    def jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        return fn(x, y), lax.add(lax.mul(tx, _share(x, y, log_base)),
+                                 lax.mul(ty, _share(y, x, log_base)))
+
+    def lower(x, y):
+        if not differentiated():
+            return fn(x, y)
+        shape = broadcast_shapes(np.shape(x), np.shape(y))
+        return differentiable(broadcast_value(x, shape), broadcast_value(y, shape))
+    return lower
+
+
 # --- float floor division and remainder ---------------------------------------
 # NumPy's npy_divmod (the same as CPython's float // and %): fmod, moved to
 # the divisor's side; a zero remainder takes the divisor's sign (-4.0 % 2.0
@@ -197,6 +311,10 @@ _LAX_FLOAT = {"divide": divide,             # integer division rounds: jnp's rul
               "power": unfolded(lax.pow),
               "exp2": _exp2, "sinh": _sinh, "cosh": _cosh, "arctanh": _arctanh,
               "rad2deg": lambda x: _rad2deg(x),
+              "cbrt": _cbrt, "log2": _exact_at_powers(2, jnp.log2),
+              "log10": _exact_at_powers(10, jnp.log10),
+              "logaddexp": _logaddexp_with_shares(jnp.logaddexp, 1.0),
+              "logaddexp2": _logaddexp_with_shares(jnp.logaddexp2, math.log(2)),
               "sign": _sign,
               "floor_divide": lambda a, b: _float_divmod(a, b)[0],
               "remainder": lambda a, b: _float_divmod(a, b)[1]}
@@ -774,6 +892,10 @@ _CHAIN = {
     **{name: (lambda ct, out, x: None,) for name in ("floor", "ceil", "trunc", "rint", "sign")},
     "maximum": (lambda ct, out, x, y: lax.mul(ct, _chosen(x, out, y)),
                 lambda ct, out, x, y: lax.mul(ct, _chosen(y, out, x))),
+    "logaddexp": (lambda ct, out, x, y: lax.mul(ct, _share(x, y, 1.0)),
+                  lambda ct, out, x, y: lax.mul(ct, _share(y, x, 1.0))),
+    "logaddexp2": (lambda ct, out, x, y: lax.mul(ct, _share(x, y, math.log(2))),
+                   lambda ct, out, x, y: lax.mul(ct, _share(y, x, math.log(2)))),
     "minimum": (lambda ct, out, x, y: lax.mul(ct, _chosen(x, out, y)),
                 lambda ct, out, x, y: lax.mul(ct, _chosen(y, out, x))),
 }
@@ -831,7 +953,7 @@ def _ufunc_vjp(name):
 _BOUNDED_PARTIALS = frozenset({
     "add", "subtract", "negative", "positive", "deg2rad", "rad2deg", "sin", "cos", "tanh",
     "arctan", "absolute", "fabs", "maximum", "minimum", "floor", "ceil", "trunc", "rint",
-    "sign"})
+    "sign", "logaddexp", "logaddexp2"})
 
 
 def _none_without_cotangent(ct, g):
