@@ -881,13 +881,13 @@ def isinstance_(interp, obj, cls):
     if isinstance(obj, Array) and isinstance(obj.immutable, RuntimeKind):
         return _kind_dependent(obj, lambda sample: isinstance(sample, cls))
     if isinstance(obj, Array):
-        obj = _python_sample(obj)   # Python checks `cls` (and raises) as it would eagerly
+        obj = python_sample(obj)   # Python checks `cls` (and raises) as it would eagerly
     else:
         interp.guard_class(obj)     # (`o.__class__ = B` recompiles)
     return isinstance(obj, cls)
 
 
-def _python_sample(x: Array):
+def python_sample(x: Array):
     """A static value of the Python type `x` has when the program runs eagerly:
     a Python scalar (weak), a NumPy scalar, or an ndarray."""
     if x.weak:
@@ -919,7 +919,7 @@ def type_(interp, *args):
             hint="test isinstance(y, np.ndarray) (or np.generic), which compiled code "
                  "answers at run time")
     if len(args) == 1 and isinstance(args[0], Array):
-        return type(_python_sample(args[0]))
+        return type(python_sample(args[0]))
     if len(args) == 1:
         interp.guard_class(args[0])
     return type(*args)
@@ -978,7 +978,7 @@ def check_format(x: Array, conversion, spec):
     """Raises now what format() of a value like x's (the Python or NumPy
     type it has eagerly) raises for this conversion and spec, as the eager
     program would at this line (f"{array:.2f}": TypeError)."""
-    sample = _python_sample(x)
+    sample = python_sample(x)
     if isinstance(sample, np.ndarray):
         sample = np.zeros((1,) * x.ndim, x.dtype)
     try:
@@ -1411,7 +1411,7 @@ def _concat(pure):
     TypeError), though `a + b` of its Python definition would add it."""
     def call(interp, *args, **kwargs):
         if any(isinstance(v, Array) for v in args):
-            samples = [_python_sample(v) if isinstance(v, Array) else v for v in args]
+            samples = [python_sample(v) if isinstance(v, Array) else v for v in args]
             try:
                 getattr(operator, pure.__name__)(*samples, **kwargs)
             except TypeError as e:
@@ -1577,7 +1577,7 @@ def _printed_kind(x: Array) -> str:
     """How eager Python holds x (ops.debug prints it so): float32 digits for
     a NumPy float32, a Python float's for a Python float."""
     if x.weak:
-        return type(_python_sample(x)).__name__
+        return type(python_sample(x)).__name__
     return "scalar" if x.immutable else "array"
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import StaticValueError, UserCodeError
 from ..ops.registry import NUMPY
-from . import checks
+from . import builtins_impl, checks
 from .builder import emit
 from .builtins_impl import BUILTINS, to_python_number, to_python_scalar
 from .values import Array
@@ -73,6 +73,8 @@ def _user_numbers(interp, fn, args):
         method = interp.user_dunder(args[0], _ROUNDING[fn])
         if method is not None:
             return _Rounded(interp.inline(method, [args[0]], {}))
+        if fn is math.trunc:        # (floor and ceil fall back to __float__, trunc does not)
+            _refuse_trunc(type(args[0]))
     converted = [dunders.conversion(interp, float, a) for a in args]
     return tuple(a if c is dunders.NATIVE else c for a, c in zip(args, converted))
 
@@ -181,6 +183,28 @@ def fmod(x, y):
     return _python(result)
 
 
+@_math(math.remainder)
+def remainder(x, y):
+    """CPython's m_remainder, IEEE 754's remainder: x - n * y for the
+    integer n nearest x / y (ties to even), in [-|y| / 2, |y| / 2]; computed
+    exactly from fmod (np.remainder is Python's %, floored: another
+    function).  An infinite x or a zero y is a domain error."""
+    x, y = _runtime_float(x, math.remainder), _runtime_float(y, math.remainder)
+    ax, ay = abs(x), abs(y)
+    m = _ufunc(np.fmod, ax, ay)
+    c = ay - m                          # (exact)
+    tie = m - 2.0 * _ufunc(np.fmod, 0.5 * (ax - m), ay)     # the even n of the two
+    r = _ufunc(np.where, m < c, m, _ufunc(np.where, m > c, -c, tie))
+    r = _ufunc(np.copysign, 1.0, x) * r
+    r = _ufunc(np.where, y == 0, np.nan, r)
+    # C's special values: a NaN propagates, remainder(inf, y) is NaN, remainder(x, inf) is x
+    undefined = _is_nan(x) | _is_nan(y) | _ufunc(np.isinf, x)
+    finite = _ufunc(np.isfinite, x) & _ufunc(np.isfinite, y)
+    result = _ufunc(np.where, finite, r, _ufunc(np.where, undefined, np.nan, x))
+    _raise_where(_is_nan(result) & ~_is_nan(x) & ~_is_nan(y), _DOMAIN, "ValueError")
+    return _python(result)
+
+
 @_math(math.atan2)
 def atan2(y, x):
     return _python(_ufunc(np.arctan2, _runtime_float(y, math.atan2),
@@ -231,8 +255,12 @@ for _fn, _np_fn in ((math.isnan, np.isnan), (math.isinf, np.isinf), (math.isfini
 def isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     """CPython's rule: equal, or both finite and |a - b| within
     max(rel_tol * max(|a|, |b|), abs_tol)."""
-    if rel_tol < 0 or abs_tol < 0:
-        raise UserCodeError("ValueError: tolerances must be non-negative")
+    rel_tol, abs_tol = (_runtime_float(t, math.isclose) for t in (rel_tol, abs_tol))
+    for tol in (rel_tol, abs_tol):
+        if isinstance(tol, Array):      # (computed from the data: checked when it runs)
+            _raise_where(tol < 0, "tolerances must be non-negative", "ValueError")
+        elif tol < 0:
+            raise UserCodeError("ValueError: tolerances must be non-negative")
     a, b = _runtime_float(a, math.isclose), _runtime_float(b, math.isclose)
     diff = abs(a - b)
     close = (diff <= abs(rel_tol * b)) | (diff <= abs(rel_tol * a)) | (diff <= abs_tol)
@@ -262,8 +290,25 @@ def to_python_int(x: Array, fn_name: str) -> Array:
     return to_python_scalar(rounded, np.int64)
 
 
-for _name in ("floor", "ceil", "trunc"):
+for _name in ("floor", "ceil"):
     _math(getattr(math, _name))(lambda x, _name=_name: to_python_int(x, _name))
+
+
+@_math(math.trunc)
+def trunc(x):
+    """math.trunc calls the argument's __trunc__, which Python's numbers and
+    np.float64 (a float) have and other NumPy scalars and arrays do not:
+    math.trunc(np.float32(1.5)) is a TypeError (np.trunc is NumPy's)."""
+    sample = builtins_impl.python_sample(x)
+    if not hasattr(type(sample), "__trunc__"):
+        _refuse_trunc(type(sample))
+    return to_python_int(x, "trunc")
+
+
+def _refuse_trunc(cls):
+    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    raise UserCodeError(f"TypeError: type {name} doesn't define __trunc__ method",
+                        hint="math.trunc(float(x)), or np.trunc(x) for a NumPy value")
 
 
 # --- integer functions ----------------------------------------------------------------------
