@@ -374,11 +374,12 @@ def test_a_one_row_selection_broadcasts_as_numpy_does():
         tpucc.compile(dot)(x, np.array(1), np.array(5))     # np.dot does not broadcast
 
 
-def test_argmax_of_a_backward_selection_is_refused_not_misordered():
+def test_argmax_of_a_backward_selection_counts_from_its_own_start():
+    # (refused until session 38, rather than misordered; now counted in the rows' order)
     def f(x, k):
-        return np.argmax(x[k::-1] * 2)
-    raises_at(f, (np.arange(5.0), np.array(3)), E.ShapeError, "np.argmax of x\\[i:j\\]",
-              line_of="np.argmax")
+        return np.argmax(x[k::-1] * 2), np.argmax(np.ones(5)[k::-1])
+    for k in (0, 3, 4):
+        check(f, np.array([1.0, 5.0, 2.0, 5.0, 0.0]), np.array(k))
 
 
 # --- writing through a runtime slice's trailing index; complex selections -----------------
