@@ -122,3 +122,24 @@ def test_argmax_and_argmin_of_a_selection_that_runs_backwards():
             x[rng.integers(0, 12)] = np.nan           # NaN first, in the selection's order
         check(f, x, int(rng.integers(1, 11)), int(rng.choice([-3, -1, 1, 2])),
               compile_kwargs={"runtime_args": ("k", "s")})
+
+
+def _point_in_polygon(edges, pts):
+    inside = np.zeros(len(pts), bool)
+    for (xi, yi), (xj, yj) in edges:
+        crosses = (yi > pts[:, 1]) != (yj > pts[:, 1])
+        inside ^= crosses & (pts[:, 0] < (xj - xi) * (pts[:, 1] - yi) / (yj - yi) + xi)
+    return inside, (pts[:, 0] - xi) * 0.5
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_long_loop_over_static_numbers_with_a_big_body_is_one_while(dtype):
+    # (137 edges unrolled: 2700 ops, in one fused kernel that XLA:CPU's LLVM
+    # ran out of memory compiling; the rest of the loop picks the edges at
+    # run time, weak Python floats still, so float32 stays float32)
+    t = np.linspace(0, 2 * np.pi, 137, endpoint=False)
+    vertices = [tuple(v) for v in np.stack([np.cos(t), np.sin(t)], 1).tolist()]
+    edges = list(zip(vertices, vertices[-1:] + vertices[:-1]))
+    pts = np.random.default_rng(0).uniform(-1.5, 1.5, (50, 2)).astype(dtype)
+    compiled = check(_point_in_polygon, edges, pts, rtol=0, atol=0)
+    assert count_hlo(hlo(compiled, edges, pts), "while") == 1

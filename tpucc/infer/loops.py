@@ -339,7 +339,7 @@ def _too_big_to_unroll(ops, it, budget) -> bool:
     whose trips are not known ahead, tries one While for the rest as soon
     as one iteration holds more than OPS_PER_UNROLLED_TRIP ops (RK4 steps
     to a static end time: 32 copies, 10 s of XLA)."""
-    if not isinstance(it, RangeIter) or it.remaining() < 2:
+    if not isinstance(it, (RangeIter, SeqIter)) or it.remaining() < 2:
         return False
     return _op_count(ops) * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget
 
@@ -357,6 +357,12 @@ def _rest_as_while(frame, header, stops, loop_stops, it, fold=True) -> Exit | No
     """The rest of a static loop as one While (a counted one for a range),
     or None where it cannot be one: the caller goes on unrolling."""
     note = "static loop whose body holds a runtime loop: one While for the rest"
+    if isinstance(it, SeqIter):
+        # (a long list of static numbers, a polygon's vertices: each copy of a
+        # big body is XLA's to compile; the rest picks the items at run time)
+        return _items_as_while(frame, header, stops, loop_stops, it,
+                               list_loops.rows_of(it, numbers=True), ctx().unrolled_trips,
+                               fold=fold)
     if it is None:
         made = _try_while(frame, header, stops, loop_stops, f"while: {note}", static_loop=True,
                           fold=fold)
@@ -544,7 +550,8 @@ def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
     return made[0]
 
 
-def _items_as_while(frame, header, stops, loop_stops, it: SeqIter, rows, enclosing):
+def _items_as_while(frame, header, stops, loop_stops, it: SeqIter, rows, enclosing,
+                    fold=True):
     """A loop over `it`'s items that a runtime `break` or `return` may leave,
     all its iterations as one counted While over the positions (rows: the
     items, list_loops.rows_of), or None where it cannot be one.  After it
@@ -557,7 +564,8 @@ def _items_as_while(frame, header, stops, loop_stops, it: SeqIter, rows, enclosi
         rows.prestack()
     frame.stack[-1] = RangeIter(it.pos, len(it.items), 1, rows)
     with list_loops.refused_elsewhere(it) as cursor:
-        made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing)
+        made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing,
+                            fold=fold)
         if isinstance(made, Exit):
             cursor.keep()
             return made
