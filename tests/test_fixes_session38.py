@@ -143,3 +143,18 @@ def test_a_long_loop_over_static_numbers_with_a_big_body_is_one_while(dtype):
     pts = np.random.default_rng(0).uniform(-1.5, 1.5, (50, 2)).astype(dtype)
     compiled = check(_point_in_polygon, edges, pts, rtol=0, atol=0)
     assert count_hlo(hlo(compiled, edges, pts), "while") == 1
+
+
+def test_reading_strides_and_as_strided_point_to_sliding_window_view():
+    def strides(x):
+        return x.strides[0]
+
+    def strided(x, s):
+        return np.lib.stride_tricks.as_strided(x, shape=(8, 3), strides=(s, s)).mean(axis=1)
+
+    def windows(x):
+        return np.lib.stride_tricks.sliding_window_view(x, 3).mean(axis=1)
+    x = np.arange(10.0)
+    raises_at(strides, (x,), E.UnsupportedError, "sliding_window_view", line_of="x.strides")
+    raises_at(strided, (x, 8), E.UnsupportedError, "sliding_window_view", line_of="as_strided")
+    check(windows, x)

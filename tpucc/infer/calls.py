@@ -252,6 +252,13 @@ class Captured:
 # more specific is known.
 README_HINT = "see the README for the NumPy functions tpucc compiles"
 
+# What compiles in place of a NumPy function or array attribute that reads
+# an array's memory layout (compiled arrays have none to read).
+_WINDOWS = ("rolling windows: np.lib.stride_tricks.sliding_window_view(x, w) (then "
+            ".mean(axis=-1), ...) compiles and gives the same windows")
+NUMPY_INSTEAD = {"as_strided": _WINDOWS}
+ATTRIBUTE_INSTEAD = {"strides": "compiled arrays have no strides to read; for " + _WINDOWS}
+
 
 def _is_number(value) -> bool:
     """A Python number, or a runtime one (a weak 0-d value: `float(loss)`),
@@ -798,7 +805,8 @@ class Interpreter:
         if not hasattr(np.ndarray, name):       # what NumPy raises (hasattr / except see it)
             raise UserCodeError(f"AttributeError: 'numpy.ndarray' object has no attribute "
                                 f"'{name}'")
-        raise UnsupportedError(f"array attribute or method `.{name}` is not supported")
+        raise UnsupportedError(f"array attribute or method `.{name}` is not supported",
+                               hint=ATTRIBUTE_INSTEAD.get(name))
 
     def setattr(self, obj, name, value, hook=True):
         """obj.name = value.  `hook`: False for object.__setattr__(obj, name,
@@ -1822,7 +1830,7 @@ class Interpreter:
             where = f"{module}.{name}" if module else name
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
-                    README_HINT if module.split(".")[0] == "numpy" else
+                    NUMPY_INSTEAD.get(name, README_HINT) if module.split(".")[0] == "numpy" else
                     f"{where}'s native code cannot read values known only at run time: "
                     f"{_instead_of_native(fn, name)}, or call it outside the compiled function")
             error = UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
