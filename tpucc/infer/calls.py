@@ -1451,7 +1451,9 @@ class Interpreter:
         if isinstance(key, tuple):
             return tuple(map(self.index_values, key))
         if isinstance(key, slice):
-            return slice(*map(self.index_values, (key.start, key.stop, key.step)))
+            key = slice(*map(self.index_values, (key.start, key.stop, key.step)))
+            indexing.check_slice_bounds(key)    # (a list's [:k / 2] too: never an int)
+            return key
         method = self.user_dunder(key, "__index__")
         return key if method is None else self.inline(method, [key], {})
 

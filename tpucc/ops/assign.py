@@ -346,6 +346,7 @@ class FlatIter:
                                     f"iterator is 1-dimensional, but {len(key)} were indexed")
             key = slice(None)
         if isinstance(key, slice):
+            check_slice_bounds(key)
             if any(_is_array(b) for b in (key.start, key.stop, key.step)):
                 raise StaticValueError("a.flat[i:j] = v with runtime bounds is not supported",
                                        hint="slice with static bounds, or write "
@@ -397,7 +398,8 @@ class FlatIter:
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.values import Array  # noqa: E402
 from .elementwise import array, emit_ufunc  # noqa: E402
-from .indexing import ARRAY, check_python_item, getitem, row, setitem  # noqa: E402
+from .indexing import (ARRAY, check_python_item, check_slice_bounds, getitem,  # noqa: E402
+                       row, setitem)
 from .sorting import along_axis_key, take  # noqa: E402
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import array_like, scalar_if_numpy_would  # noqa: E402

@@ -153,6 +153,41 @@ def _invalid_index(item) -> UserCodeError:
     return UserCodeError(f"IndexError: {message}", hint=hint)
 
 
+_FLOAT_SLICE_HINT = ("a slice bound must be an integer, and `/` always makes a float: use "
+                     "integer division `//` (x[:n // 2]), or convert with int(...)")
+
+
+def check_slice_bounds(key) -> None:
+    """NumPy's TypeError for a slice bound or step that is not an integer,
+    None or an object with __index__ (x[:n / 2]), raised before anything
+    reads the bound: a static float would otherwise fail inside the shape
+    rule, and a runtime one be converted silently by the lowering."""
+    for item in key if isinstance(key, tuple) else (key,):
+        if isinstance(item, slice):
+            for bound in (item.start, item.stop, item.step):
+                _check_slice_bound(bound)
+
+
+def _check_slice_bound(bound) -> None:
+    if bound is None or isinstance(bound, (int, np.integer)):
+        return
+    if isinstance(bound, (Array, np.ndarray)):
+        kind = bound.dtype.kind
+        if bound.ndim == 0 and kind in "iu":
+            return
+        scalar = bound.ndim == 0 and (getattr(bound, "weak", False)
+                                      or getattr(bound, "immutable", None))
+    else:
+        if hasattr(type(bound), "__index__"):
+            return
+        kind, scalar = np.asarray(bound).dtype.kind, True
+    # NumPy's two messages: a NumPy or Python scalar has no __index__, an
+    # array is not an integer scalar array (np.array(2.0) included).
+    message = ("slice indices must be integers or None or have an __index__ method" if scalar
+               else "only integer scalar arrays can be converted to a scalar index")
+    raise UserCodeError(f"TypeError: {message}", hint=_FLOAT_SLICE_HINT if kind in "fc" else None)
+
+
 def _static_mask_indices(mask: np.ndarray, axis, shape) -> np.ndarray:
     """x[[True, False, True]]: a static 1-d mask indexes as the positions of
     its True items (NumPy reads a boolean index as np.nonzero of it)."""
@@ -527,6 +562,7 @@ def _is_basic(static) -> bool:
 
 def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
+    check_slice_bounds(key)
     flag = _bool_scalar_key(key, x.ndim)
     if flag is not None:
         key, empty_axis = flag
@@ -730,6 +766,7 @@ def _holds_python_complex(value) -> bool:
 
 
 def setitem(x, key, value):
+    check_slice_bounds(key)
     flag = _bool_scalar_key(key, x.ndim)
     if flag is not None:
         key, empty_axis = flag
