@@ -27,6 +27,7 @@ class Context:
     regions: list = field(default_factory=lambda: [RegionBuilder()])
     loc: Loc | None = None
     runtime_depth: int = 0        # > 0 inside a runtime branch or loop body
+    emitted: int = 0              # ops emitted so far, kept or not: work done (recursion.py)
     # Per runtime region, innermost last: whether a loop made it (its body, or
     # an unrolled runtime range's arm), else an `if`: errors name the construct.
     runtime_loops: list = field(default_factory=list)
@@ -248,6 +249,7 @@ def emit_op(name: str, inputs: tuple[Value, ...], attrs: dict, out_avals, region
     outs = tuple(Value(a) for a in out_avals)
     op = Op(name, tuple(inputs), tuple(sorted(attrs.items())), outs, c.loc, tuple(regions), note)
     c.region.ops.append(op)
+    c.emitted += 1
     return outs
 
 

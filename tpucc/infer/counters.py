@@ -5,8 +5,9 @@ it everything known of it is lost: `2 ** k` of a runtime `k` is an int or a
 float depending on its sign (elementwise._python_int_power_base), so it is
 refused unless k is known never to be negative.  A counter that starts at a
 static `lo` and that every iteration leaves at `k + c` (a static c >= 0) or
-at a static value from `lo` up is never below `lo`: `k = 0; while ...:
-k += 1`, then `2 ** k` (Romberg's `n = 2 ** (k - 1)`) is an int, as eagerly.
+at a static value from `lo` up, or at one of those chosen by a runtime `if`
+or an inner loop, is never below `lo`: `k = 0; while ...: k += 1`, then
+`2 ** k` (Romberg's `n = 2 ** (k - 1)`) is an int, as eagerly.
 
 This is an inductive guess, checked: the loop's fixpoint (loops._settle_while)
 gives each candidate slot's parameter the range [lo, top] (values.Span) for
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .values import Array, Span, known_integer
+from .values import Array, Span, int_bounds, known_integer
 
 MAX_STEP = 1024
 
@@ -57,21 +58,30 @@ def assume(slot_arrays: dict, counters: dict) -> None:
         arr.span = Span(arr._var, 0, lo, top)
 
 
-def refuted(counters: dict, leaves, params: dict, ends) -> set:
+def refuted(counters: dict, leaves, ends) -> set:
     """The paths of the guessed counters that an iteration does not leave
-    counted on from their parameter (`params`: slot -> that Value; `ends`:
-    the body's end leaves)."""
+    counted on from their parameter (`ends`: the body's end leaves)."""
     return {leaves[i][0] for i, (lo, top) in counters.items()
-            if i >= len(ends) or not _counts_on(ends[i][1], params[i], lo, top)}
+            if i >= len(ends) or not _counts_on(ends[i][1], lo, top)}
 
 
-def _counts_on(end, param, lo: int, top: int) -> bool:
+def _counts_on(end, lo: int, top: int) -> bool:
+    """Whether an iteration's end value is never below `lo` nor past
+    `top + MAX_STEP`, as the body's ops bound it with its parameter in [lo,
+    top]: a static number from lo up (`k = 0`), `k + c` (a static c from 0
+    to MAX_STEP), or what a runtime `if` merged of those (`if x[i] > t: k +=
+    1`, `if k > 3: k = 0`: control._merged_span) or an inner loop left of
+    them (after_loop).  Each keeps k >= lo; above top it could only come by
+    counting for 2**53 iterations (or by a number the program made past
+    2**63 - MAX_STEP, whose sums wrap anyway: README)."""
     value = known_integer(end)
-    if type(value) is int:          # set to a number (`k = 0`): within the range
-        return lo <= value <= top
-    span = getattr(end, "span", None)
-    return isinstance(end, Array) and span is not None and span.token is param and \
-        span.scale == 1 and 0 <= span.offset <= MAX_STEP
+    if type(value) is int:
+        bounds = (value, value)
+    elif isinstance(end, Array) and end.span is not None:
+        bounds = int_bounds(end)
+    else:
+        return False            # (anything its dtype holds)
+    return lo <= bounds[0] and bounds[1] <= top + MAX_STEP
 
 
 def after_loop(arr: Array, out_var, counter) -> None:

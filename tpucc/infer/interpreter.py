@@ -61,6 +61,7 @@ class Frame:
         self.entry_depth = builder.ctx().runtime_depth
         self.recursion_key = None   # a recursive call's arguments (recursion.py)
         self.branched_calls = 0     # recursive calls under runtime conditions (recursion.py)
+        self.entry_ops = builder.ctx().emitted     # (its call tree's work: recursion.py)
         self.entry_level = exceptions.level()
         self.current = None         # the instruction running (infer/exceptions.py)
         self.open_regions: list = []    # per runtime region it opened: the handler in force

@@ -709,8 +709,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                               counter_from, counting)
             trial.entry_narrowed, trial.counters = narrowed, counting
         frame.locals, frame.stack = locals0, stack0
-        slot_params = dict(zip(carried, trial.params[1:]))
-        wrong = counters.refuted(counting, leaves, slot_params, trial.leaves)
+        wrong = counters.refuted(counting, leaves, trial.leaves)
         if wrong:
             not_counting |= wrong       # again, without assuming those count up
             continue

@@ -22,8 +22,11 @@ A recursion that a static argument does end (`depth - 1`, an adaptive
 quadrature's textbook form) still inlines every branch of every level:
 2 ** depth calls, each compiled by XLA, where a depth of 30 would never
 finish compiling.  So one call tree (the calls below the outermost one of
-the function) inlines at most MAX_BRANCHED_CALLS calls inside runtime
-conditions; the next is refused (E600) with the way out: an explicit stack.
+the function) may emit at most MAX_RECURSION_OPS ops once it calls itself
+inside runtime conditions; its next such call is refused (E600) with the
+way out: an explicit stack.  The budget is work, not calls: a decision
+tree's walk of depth 7 is 254 calls of 3 ops (765 ops, 2 s), an adaptive
+Simpson of depth 5 is 62 calls of 110 (6 900 ops, 17 s).
 """
 from __future__ import annotations
 
@@ -36,8 +39,9 @@ from . import builder
 from .values import Array, known_constant
 
 MAX_KEYED_ITEMS = 1000      # values compared per call, at most
-# (a depth of 5 with two calls a level is 62 calls: 23 s to compile, 18 of them XLA's)
-MAX_BRANCHED_CALLS = 100
+# (XLA compiles about a thousand small ops a second: an adaptive Simpson of
+# depth 5, 6 900 ops, takes 17 s to compile; depth 6 would be twice that)
+MAX_RECURSION_OPS = 8000
 _MAX_NESTING = 8
 _BY_VALUE = (int, float, complex, str, bytes, type(None), range, slice)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type)
@@ -73,20 +77,23 @@ def _refuse_repeat(enclosing: list, frame, code) -> None:
 
 def _count_branched(root, code) -> None:
     """Counts a recursive call inside a runtime condition against the call
-    tree of `root`, the outermost call of the function running."""
+    tree of `root`, the outermost call of the function running, and refuses
+    it once that tree has emitted more than MAX_RECURSION_OPS ops."""
     if builder.ctx().runtime_depth <= root.entry_depth:
         return
     root.branched_calls += 1
-    if root.branched_calls > MAX_BRANCHED_CALLS:
+    ops = builder.ctx().emitted - root.entry_ops
+    if ops > MAX_RECURSION_OPS:
         raise LimitError(
-            f"{code.co_name} calls itself inside runtime `if`s or loops more than "
-            f"{MAX_BRANCHED_CALLS} times in one call tree, the most tpucc inlines (a fixed "
-            "limit): every level compiles all its branches, so the calls grow as 2 ** depth "
-            "even where a static argument ends the recursion",
+            f"{code.co_name} calls itself inside runtime `if`s or loops, and this call tree "
+            f"has inlined {root.branched_calls} such calls, {ops} ops, more than the "
+            f"{MAX_RECURSION_OPS} tpucc inlines for one recursion (a fixed limit): every level "
+            "compiles all its branches, so the work grows as 2 ** depth even where a static "
+            "argument ends the recursion",
             hint="write it as a loop that keeps the pending calls' arguments as rows of an "
                  "array used as a stack: `st[top] = (a, b, depth - 1); top += 1` and `while "
                  "top > 0: top -= 1; a, b, depth = st[top]; ...` (one runtime `while`), or "
-                 "give it a static depth of at most 5 levels of two calls")
+                 "give it fewer levels")
 
 
 def arguments_key(locals_: dict):

@@ -93,9 +93,9 @@ class Growth:
     # appended under a runtime `if` on the counter alone (periodic.py)
     guards: dict = field(default_factory=dict)
     guarded_rows: dict = field(default_factory=dict)   # key -> a counter row appended there
-    # (id(list), j) -> the variable whose array an iteration appends and
-    # carries on, its own new one or, on other runtime paths, the one it
-    # began with (_kept_or_new)
+    # (id(list), j) -> the variable whose array (or a view of it: not in
+    # `carried`) an iteration appends and carries on, its own new one or,
+    # on other runtime paths, the one it began with (_kept_or_new)
     repeated: dict = field(default_factory=dict)
     fresh_floor: int = 0            # the serial of the body's first array
     outside: set = field(default_factory=set)  # ids of lists from outside the call
@@ -239,9 +239,10 @@ class Growth:
                 carrier = _sole_carrier(v, held, leaves)
                 if carrier is not None:
                     self.carried[key] = carrier
-                if carrier is not None and self._kept_or_new(v, carrier, entries, held,
-                                                             fresh_floor):
-                    self.repeated[key] = carrier
+                viewed = carrier or _viewed_carrier(v, held, leaves, fresh_floor)
+                if viewed is not None and self._kept_or_new(_root(v), viewed, entries, held,
+                                                            fresh_floor):
+                    self.repeated[key] = viewed
                 else:
                     self._check_fresh(v, held if carrier is None else {}, fresh_floor)
             buf = self.buffers.get(key)
@@ -300,6 +301,7 @@ class Growth:
         version would change; writes through views reach it too)."""
         slots = {path: i for i, (path, _) in enumerate(entry_leaves)}
         for path in [*self.carried.values(), *self.entering.values(),
+                     *self.repeated.values(),
                      *(p for p in self.rows_of.values() if type(p) is str)]:
             arr = entry_arrays.get(slots.get(path))
             if arr is None or arr.version != 0:
@@ -350,12 +352,13 @@ class Growth:
         """Whether the appended `v`, which the variable `carrier` carries
         into the next iteration, is the iteration's own new array on some
         runtime paths and on the others the array `carrier` began it with:
-        `if accept: x = xn`, then `samples.append(x)` (a Metropolis chain).
-        NumPy's list then holds one array as the items of the iterations
-        that kept it (the first ones maybe the variable's array from before
-        the loop), where the buffer's rows are arrays of their own: the same
-        values for as long as none of them is updated in place, which fill
-        refuses from then on (_watch_repeated).  Updates inside the loop are
+        `if accept: x = xn`, then `samples.append(x)` (a Metropolis chain;
+        `v` may also be the root of an appended view, `samples.append(x[0])`).
+        NumPy's list then holds one array (or views of one) as the items of
+        the iterations that kept it (the first ones maybe the variable's
+        array from before the loop), where the buffer's rows are arrays of
+        their own: the same values for as long as none of them is updated
+        in place, which fill refuses from then on (_watch_repeated).  Updates inside the loop are
         refused as for any carried item (check_carried; the `if` watches the
         array it began with).  Its other partners must be unseen, as for
         _partners_unseen."""
@@ -455,11 +458,11 @@ class Growth:
                     item = self._item(interp, (lid, j), v, t)
                     items.extend(item if isinstance(v, Block) else [item])
                     if j in repeated:
-                        _watch_repeated(item, self.repeated[(lid, j)])
+                        _watch_repeated(item, self.repeated[(lid, j)], (lid, j) in self.carried)
             for j in repeated:      # (the list's last item, and maybe its first ones)
-                path = self.repeated[(lid, j)]
-                _watch_repeated(finals[path], path)
-                _watch_repeated(firsts[path], path)
+                path, whole = self.repeated[(lid, j)], (lid, j) in self.carried
+                _watch_repeated(finals[path], path, whole, last=True)
+                _watch_repeated(firsts[path], path, whole)
             if lid in self.fronts:      # insert(0, v) at each iteration: the last first
                 interp.check_mutation(lst, "a list")
                 lst[:0] = items[::-1]
@@ -501,15 +504,38 @@ class Block:
     count: int
 
 
-def _watch_repeated(item, path: str) -> None:
+def _watch_repeated(item, path: str, whole: bool, last: bool = False) -> None:
+    """Refuses in-place updates of an item the repeated append left (see
+    _kept_or_new), the array `path` held (`whole`) or a view of it; with
+    `last`, of the array `path` names after the loop (the list's last item,
+    or what it views)."""
     from .control import watch
-    if isinstance(item, Array):
-        watch(item, AliasNote(
-            f"a loop appended the array `{path}` held, which a runtime `if` left unchanged on "
-            "some iterations: the list's items of those iterations are one array in NumPy, "
-            "separate ones in compiled code, which would not follow this update",
-            hint=f"append a copy (`.append({path}.copy())`), or update a copy of the item "
-                 "(`y = item.copy()`)"))
+    if not isinstance(item, Array):
+        return
+    note = _repeated_note(path, whole, last)
+    if last and item.alias_note is not None:
+        # (over the loop's own note on the variable, whose hint, a copy of
+        # it, would leave the list's last item shared; the loop set that
+        # one outside any watch scope as well)
+        item.alias_note = note
+    else:
+        watch(item, note)
+
+
+def _repeated_note(path: str, whole: bool, last: bool) -> AliasNote:
+    what, items, copy = (
+        (f"the array `{path}` held", "one array", f"a copy (`.append({path}.copy())`)")
+        if whole else
+        (f"a view of the array `{path}` held", "views of one array",
+         f"a copy of the view (`.append({path}[0].copy())` for `{path}[0]`)"))
+    after = "" if not last else f" (after the loop `{path}` is the list's last item)" \
+        if whole else f" (after the loop the list's last item is a view of `{path}`)"
+    variable = f"; `{path} = {path}.copy()` before updating `{path}`" if last else ""
+    return AliasNote(
+        f"a loop appended {what}, which a runtime `if` left unchanged on some iterations: the "
+        f"list's items of those iterations are {items} in NumPy, separate ones in compiled "
+        f"code, which would not follow this update{after}",
+        hint=f"append {copy}, or update a copy of the item (`y = item.copy()`{variable})")
 
 
 def _unheld_new_array(interp, v: Array) -> bool:
@@ -587,6 +613,16 @@ def _sole_carrier(v: Array, held: dict, leaves) -> str | None:
     if v.immutable is True or v.base is not None or len(paths) != 1 or paths[0].startswith("<stack"):
         return None
     return paths[0] if any(p == paths[0] and x is v for p, x in leaves) else None
+
+
+def _viewed_carrier(v: Array, held: dict, leaves, fresh_floor: int) -> str | None:
+    """For `v` a view the iteration made (`x[0]`) of an array one variable
+    carries (as _sole_carrier), that variable's path, where no variable
+    carries the view itself; else None."""
+    chain = _chain(v)
+    if len(chain) == 1 or any(id(a) in held or a.serial < fresh_floor for a in chain[:-1]):
+        return None
+    return _sole_carrier(chain[-1], held, leaves)
 
 
 def _counter_row(v: Array, pos, fresh_floor: int) -> bool:
