@@ -87,7 +87,7 @@ def test_the_recursion_hint_compiles():
 
 # --- a Metropolis chain appending the sample it kept: one While (stacking.py) -------------
 
-def _chain(x0, props, us):
+def _chain(x0, props, us, copies=False):
     x = x0.copy()
     lp = -0.5 * x @ x
     samples = []
@@ -96,7 +96,7 @@ def _chain(x0, props, us):
         lpn = -0.5 * xn @ xn
         if np.log(us[i]) < lpn - lp:        # runtime accept / reject
             x, lp = xn, lpn
-        samples.append(x)
+        samples.append(x.copy() if copies else x)
     return samples
 
 
@@ -127,15 +127,7 @@ def test_an_item_that_may_be_another_is_not_updated_in_place():
     assert "x.copy()" in err.hint
 
     def update_copies(x0, props, us):       # the hint's fix
-        x = x0.copy()
-        lp = -0.5 * x @ x
-        samples = []
-        for i in range(len(props)):
-            xn = x + 0.5 * props[i]
-            lpn = -0.5 * xn @ xn
-            if np.log(us[i]) < lpn - lp:
-                x, lp = xn, lpn
-            samples.append(x.copy())
+        samples = _chain(x0, props, us, copies=True)
         samples[3][0] = 100.0
         return np.array(samples)
     check(update_copies, *_mh_args())
