@@ -158,3 +158,17 @@ def test_reading_strides_and_as_strided_point_to_sliding_window_view():
     raises_at(strides, (x,), E.UnsupportedError, "sliding_window_view", line_of="x.strides")
     raises_at(strided, (x, 8), E.UnsupportedError, "sliding_window_view", line_of="as_strided")
     check(windows, x)
+
+
+def test_reading_a_file_inside_compiled_code_is_refused_not_fixed_at_compile_time(tmp_path):
+    path = str(tmp_path / "ckpt.npz")
+    np.savez(path, w=np.ones(3))
+
+    def loads(x):
+        return x * np.load(path)["w"]
+
+    def passed_in(params, x):           # the hint's fix: a new file is seen at the next call
+        return x * params["w"]
+    raises_at(loads, (np.ones(3),), E.UnsupportedError, "np.load\\(\\) is not supported",
+              line_of="np.load(path)")
+    check(passed_in, dict(np.load(path)), np.ones(3))

@@ -43,6 +43,13 @@ REFUSED = {
     py.vars: "refer to attributes by name",
     py.delattr: "compiled code cannot delete attributes",
 }
+# NumPy's file readers would read the file once, while compiling: the
+# program would keep those values however the file changes later.
+_READ_OUTSIDE = ("read the file outside the compiled function and pass the arrays in "
+                 "(`params = dict(np.load(path))`, then `f(params, x)`): read while compiling, "
+                 "its contents would be fixed in the program")
+REFUSED.update({reader: _READ_OUTSIDE for reader in (np.load, np.loadtxt, np.genfromtxt,
+                                                      np.fromfile, np.fromregex)})
 
 # Modules whose calls act on the host (log records, threads, processes):
 # run while compiling they would act once, not at every call, and they

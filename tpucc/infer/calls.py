@@ -1622,8 +1622,11 @@ class Interpreter:
         # A callable object need not be hashable (a dataclass with eq=True is not).
         hashable = _hashable(fn)
         if hashable and fn in REFUSED:
-            raise UnsupportedError(f"calling {getattr(fn, '__name__', fn)}() is not supported in "
-                                   "compiled code", hint=REFUSED[fn])
+            name = getattr(fn, "__name__", fn)
+            if getattr(fn, "__module__", "").startswith("numpy"):
+                name = f"np.{name}"
+            raise UnsupportedError(f"calling {name}() is not supported in compiled code",
+                                   hint=REFUSED[fn])
         impl = BUILTINS.get(fn) if hashable else None
         if impl is not None:
             return impl(self, *args, **kwargs)
