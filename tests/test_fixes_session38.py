@@ -172,3 +172,11 @@ def test_reading_a_file_inside_compiled_code_is_refused_not_fixed_at_compile_tim
     raises_at(loads, (np.ones(3),), E.UnsupportedError, "np.load\\(\\) is not supported",
               line_of="np.load(path)")
     check(passed_in, dict(np.load(path)), np.ones(3))
+
+
+def test_a_slice_bound_that_is_a_constant_array_is_static():
+    def f(a):
+        b = a.copy()
+        b[np.array(1):np.array(3)] = 7
+        return a[:np.array(2)], a[np.int64(1):np.array(4):np.array(2)], b
+    check(f, np.arange(5.0))

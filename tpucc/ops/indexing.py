@@ -157,6 +157,19 @@ _FLOAT_SLICE_HINT = ("a slice bound must be an integer, and `/` always makes a f
                      "integer division `//` (x[:n // 2]), or convert with int(...)")
 
 
+def _constant_bounds(key):
+    """The key with slice bounds that are Arrays holding a constant
+    (`x[:np.array(2)]`, `cy` of `cy, cx = np.array(F.shape) // 2`) as the
+    ints they are: a slice of static length, as eagerly."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(i, slice) and any(isinstance(v, Array) for v in (i.start, i.stop, i.step))
+               for i in items):
+        return key
+    fixed = tuple(slice(*(known_integer(v) for v in (i.start, i.stop, i.step)))
+                  if isinstance(i, slice) else i for i in items)
+    return fixed if isinstance(key, tuple) else fixed[0]
+
+
 def check_slice_bounds(key) -> None:
     """NumPy's TypeError for a slice bound or step that is not an integer,
     None or an object with __index__ (x[:n / 2]), raised before anything
@@ -563,6 +576,7 @@ def _is_basic(static) -> bool:
 def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
     check_slice_bounds(key)
+    key = _constant_bounds(key)
     flag = _bool_scalar_key(key, x.ndim)
     if flag is not None:
         key, empty_axis = flag
@@ -767,6 +781,7 @@ def _holds_python_complex(value) -> bool:
 
 def setitem(x, key, value):
     check_slice_bounds(key)
+    key = _constant_bounds(key)
     flag = _bool_scalar_key(key, x.ndim)
     if flag is not None:
         key, empty_axis = flag
