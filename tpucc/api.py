@@ -453,7 +453,7 @@ def _keyed_by_identity(value) -> bool:
         return False
     try:
         hash(value)
-    except TypeError:
+    except (TypeError, ValueError):     # (a writable memoryview raises ValueError)
         return True
     return t.__eq__ is object.__eq__
 

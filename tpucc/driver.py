@@ -438,7 +438,8 @@ def _key(x, runtime_scalar, leaves):
     if type(x) is np.ndarray:
         leaves.append(x)
         return (x.dtype, x.shape)         # np.dtype hashes fast; .str builds a string
-    if isinstance(x, np.generic):
+    if isinstance(x, np.generic) and not isinstance(x, np.character):
+        # (np.str_ and np.bytes_ are static strings, keyed by value below.)
         # A NumPy scalar is immutable (`+=` rebinds), a 0-d array is updated in
         # place and written back: different programs for the same dtype and shape.
         leaves.append(x)
@@ -471,7 +472,7 @@ def _key(x, runtime_scalar, leaves):
                                       for k in value_fields(x))
     try:
         hash(x)
-    except TypeError:
+    except (TypeError, ValueError):     # (a writable memoryview raises ValueError)
         return ("O", id(x))
     if isinstance(x, (tuple, frozenset)) or dataclasses.is_dataclass(x):
         return ("S", type(x), x, _held_types(x))
@@ -882,7 +883,7 @@ def _written_array_shared(inputs, first, written, sources) -> bool:
                 continue
             if other is target and j >= first:
                 return True
-            if np.may_share_memory(target, other):
+            if overlaps(target, other):
                 raise SideEffectError(
                     f"{_source_name(sources, first + i)} is updated in place and shares "
                     f"memory with {_source_name(sources, j)}: compiled code reads them as "
@@ -1096,11 +1097,28 @@ def check_updated_arguments(updated, leaves, name_of):
                                   "in place (NumPy: 'output array is read-only')",
                                   hint="pass a writable copy (np.copy(x))")
         for j, other in enumerate(leaves):
-            if j != i and isinstance(other, np.ndarray) and np.may_share_memory(target, other):
+            if j != i and isinstance(other, np.ndarray) and overlaps(target, other):
                 raise SideEffectError(
                     f"{name_of(i)} is updated in place and shares memory with {name_of(j)}: "
                     "compiled code reads them as separate arrays",
                     hint="pass a copy of one of them (np.copy(x))")
+
+
+def overlaps(a, b) -> bool:
+    """Whether arrays a and b share an element.  np.may_share_memory only
+    compares bounds: a[::2] and a[1::2], or two columns, are disjoint within
+    one span, and NumPy runs them as separate arrays.  The exact test is
+    bounded (an integer program): past SHARE_WORK candidate solutions it
+    answers "shares", which refuses rather than miss an overlap."""
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return bool(np.shares_memory(a, b, max_work=SHARE_WORK))
+    except np.exceptions.TooHardError:
+        return True
+
+
+SHARE_WORK = 10_000
 
 
 def _source_name(sources, i) -> str:

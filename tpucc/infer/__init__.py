@@ -30,6 +30,7 @@ from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from .control import MAX_UNROLL
+from .iterators import note_outside_iterator
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from . import statistics_impl as _statistics  # noqa: E402,F401  (statistics.mean: refused)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
@@ -147,6 +148,8 @@ def _input_alias(value, inputs: dict):
 
 
 def is_runtime_leaf(x) -> bool:
+    if isinstance(x, np.character):
+        return False        # np.str_ and np.bytes_ are strings: static, as str is
     return isinstance(x, RUNTIME_TYPES) or (
         type(x).__module__.startswith("jax") and hasattr(x, "shape") and hasattr(x, "dtype"))
 
@@ -163,11 +166,19 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
         check_runtime_size(aval.shape, aval.dtype, f"argument {path}")
         p = Value(aval)
         kind = "array"
+    elif isinstance(x, memoryview):
+        # Static, its contents would be folded in at the first call, and a
+        # later write through the buffer not seen.
+        raise UnsupportedError(f"argument {path} is a memoryview: compiled code reads "
+                               "buffers as NumPy arrays only",
+                               hint=f"pass np.asarray({path}), the array it views (updates "
+                                    "in place still show through the memoryview)")
     elif runtime_scalar and scalar_state.is_python_number(x):
         p = Value(const_aval(x))
         kind = ("Python scalar named in runtime_args" if runtime_scalar is True else
                 "Python number the function rebinds")
     else:
+        note_outside_iterator(x, f"argument {path}")
         return x
     params.append(p)
     sources.append(f"argument {path} ({kind})")

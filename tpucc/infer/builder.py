@@ -111,6 +111,10 @@ class Context:
     # Dicts picked at a runtime position of a list (list_loops): id -> the
     # dict, a copy the program may not change.
     chosen_containers: dict = field(default_factory=dict)
+    # Python iterators from outside the call (arguments, globals, attributes):
+    # id -> (the iterator, where it was found); advancing one is refused
+    # (iterators.refuse_outside_iterator).
+    outside_iterators: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:

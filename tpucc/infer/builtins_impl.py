@@ -27,7 +27,8 @@ from .builder import emit, emit_op
 from .control import merged_kind
 from .state import dict_of_class, leaf_aval
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
-                        ended, held_iterator, is_native_iterator, note_advance, returning)
+                        ended, held_iterator, is_native_iterator, note_advance,
+                        refuse_outside_iterator, returning)
 from .values import CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, int_bounds, ranged_span
 
 BUILTINS: dict = {}
@@ -347,6 +348,7 @@ def _puller(interp, x):
             return it.items[it.pos]
         return pull_held
     if is_native_iterator(x):
+        refuse_outside_iterator(x)
         return lambda: next(x, _END)
     items = iter(interp.static_items(x))
     return lambda: next(items, _END)
@@ -512,6 +514,7 @@ def next_(interp, it, *default):
     """next(it): the item where the iterator stands, read now (its items
     are static; a runtime value among them is fine)."""
     if is_native_iterator(it):
+        refuse_outside_iterator(it)
         return next(it, *default) if default else _native_next(it)
     method = interp.user_dunder(it, "__next__")
     if method is not None:          # a user class's iterator

@@ -44,7 +44,7 @@ from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
-                        is_native_iterator)
+                        is_native_iterator, note_outside_iterator, refuse_outside_iterator)
 from .state import dict_of_class
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
@@ -316,6 +316,20 @@ def _describe_source(source) -> str:
             "call": f"the result of {name}()"}.get(kind, f"item [{name}]")
 
 
+def _guarded_place(kind: str, key, place) -> str:
+    """Where a guarded value was read, for a message: `place`'s words
+    where the guard has them, else its namespace's kind and key."""
+    if place is not None:
+        return place[1]
+    return {"globals": f"global `{key}`", "vars": f"attribute `.{key}`",
+            "slots": f"attribute `.{key}`"}.get(kind, f"item [{key!r}]")
+
+
+def _refuse_outside_iterators(args, kwargs) -> None:
+    for a in (*args, *kwargs.values()):
+        refuse_outside_iterator(a)
+
+
 def _holds(container, key, value) -> bool:
     """Whether container[key] is already `value` (a static key)."""
     try:
@@ -518,6 +532,7 @@ class Interpreter:
         read as a runtime value instead, which the caller promotes when the
         number changes between calls (scalar_state.changed_places)."""
         self.ctx.guards.append((namespace, key, value))     # (infer keeps the first of each)
+        note_outside_iterator(value, _guarded_place(kind, key, place))
         self.ctx.namespaces[id(namespace)] = (namespace, owner, kind)
         if place is not None and is_promotable(value):
             self.ctx.number_places.setdefault((id(namespace), key), place)
@@ -1371,6 +1386,7 @@ class Interpreter:
         if it is not None:          # a user container (a ModuleList): what it reads is guarded
             return self.pulled_items(it) if self.user_dunder(it, "__next__") is not None \
                 else self.static_items(it)
+        refuse_outside_iterator(v)
         return native_items(v)
 
     def user_iterator(self, v):
@@ -1507,6 +1523,7 @@ class Interpreter:
         if isinstance(v, RuntimeRange):
             return RangeIter(v.start, v.stop, v.step, v.rows)
         if type(v) in ENDLESS:     # read as the loop gets to each item
+            refuse_outside_iterator(v)
             return NativeSteps(v, self.ctx.runtime_depth)
         it = self.user_iterator(v)
         if it is not None:
@@ -1842,6 +1859,7 @@ class Interpreter:
                                      hint=hint)
             error.generic_hint = True   # (a library's own caller may say it better)
             raise error
+        _refuse_outside_iterators(args, kwargs)     # (the library would advance them now)
         # Iterators made by compiled code (a generator expression, map, zip)
         # exist only here: hand the library a real one over the same items.
         args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
@@ -1890,6 +1908,7 @@ class Interpreter:
         if not _is_user_class(cls):
             # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
             # an iterator made by compiled code exists only here, so it gets a real one
+            _refuse_outside_iterators(args, kwargs)
             args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
                     else a for a in args]
             args, kwargs = _callbacks_interpreted(self, cls, args, kwargs)
@@ -1959,6 +1978,9 @@ class Interpreter:
         if self.depth > 0:
             self._guard_function(fn)
         locals_ = self._capture_default_arrays(fn, bind_arguments(fn, args, kwargs))
+        for d in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
+            # (made once, with the function: it outlives every call)
+            note_outside_iterator(d, f"a default argument of {fn.__name__}()")
         code = fn.__code__
         if code.co_flags & inspect.CO_VARKEYWORDS:      # `**kw`: a dict the call made
             n = code.co_argcount + code.co_kwonlyargcount + \

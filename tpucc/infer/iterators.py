@@ -235,6 +235,31 @@ def is_native_iterator(x) -> bool:
         and not isinstance(x, (SeqIter, RangeIter))
 
 
+def note_outside_iterator(x, where: str) -> None:
+    """`x`, found outside the call (`where`: "argument batches", "global
+    `it`"), is a Python iterator: compiled code may not advance it
+    (refuse_outside_iterator)."""
+    if is_native_iterator(x):
+        builder.ctx().outside_iterators.setdefault(id(x), (x, where))
+
+
+def refuse_outside_iterator(x) -> None:
+    """Refuses to advance (next(), a for loop, a call that consumes it) a
+    Python iterator from outside the call: its items would be read once,
+    while compiling, and folded in; every later call would reuse them and
+    leave the caller's iterator where it is.  An iterator the program makes
+    is made again at each call, so reading it while compiling is exact."""
+    found = builder.ctx().outside_iterators.get(id(x))
+    if found is None or found[0] is not x:
+        return
+    raise UnsupportedError(
+        f"{found[1]} (a {type(x).__name__}) is an iterator from outside the compiled function, "
+        "advanced inside it: compiled code would read its items once, while compiling, "
+        "and every call would reuse them without advancing it",
+        hint="take the item outside and pass it (step(w, next(batches))), or pass the "
+             "batches stacked in one array with an index (x = batches[i])")
+
+
 class RaisingTail(tuple):
     """A generator's items, then the exception it raised after yielding them.
     tpucc runs a generator to its end when it is called; the program meets

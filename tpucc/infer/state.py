@@ -523,8 +523,25 @@ def unify(path: str, avals: list[AVal], what: str, values=()) -> AVal:
                          + " and ".join(str(a) for a in avals),
                          hint="cast with .astype(...) so every path gives the same dtype")
     dtype = np.dtype(bool) if _bools_and_bits(avals, values) else result_type(*avals)
+    weak = all(a.weak for a in avals)
+    if weak:
+        _refuse_unfit_python_ints(path, values, dtype, what)
     _refuse_unfit_numbers(path, values, dtype, what)
-    return AVal(dtype, avals[0].shape, all(a.weak for a in avals))
+    return AVal(dtype, avals[0].shape, weak)
+
+
+def _refuse_unfit_python_ints(path: str, values, dtype: np.dtype, what: str) -> None:
+    """Python numbers alone (`s = 0`, then `s += k` in a runtime loop): the
+    int64 is tpucc's own form of a runtime Python int (README), not the
+    dtype of NumPy values, so the message and the fix are about the number."""
+    for v in values:
+        if type(v) is int and dtype.kind in "iu" and not _holds_number(dtype, v):
+            raise MergeError(
+                f"{merge_subject(path, what)} the Python int {v!r}: a Python int that changes "
+                f"at run time is an {dtype} in compiled code, which cannot hold it",
+                hint=f"keep the number within int64, or make it a float: start "
+                     f"{'it' if path.startswith('<stack') else pretty_path(path)} at 0.0, "
+                     "or pass the number as a float (float(k))")
 
 
 def _bools_and_bits(avals, values) -> bool:

@@ -558,7 +558,9 @@ def check_runtime_size(shape: tuple, dtype: np.dtype, what: str):
 def refuse_array_subclass(x, what: str) -> None:
     """Refuses the ndarray subclasses compiled code would read as plain
     arrays, losing what they mean: a masked array's mask, np.matrix's `*`
-    (a matrix product), `**` and 2-d indexing.  `what`: "argument", or
+    (a matrix product), `**` and 2-d indexing, any other subclass's
+    overrides and the class of its results (np.memmap computes as a plain
+    array, and is accepted).  `what`: "argument", or
     where a captured array was found ("global `W`")."""
     if isinstance(x, np.ma.MaskedArray):
         raise UnsupportedError(f"a NumPy masked array {what} is not supported: compiled code "
@@ -570,6 +572,17 @@ def refuse_array_subclass(x, what: str) -> None:
                                "`**` and indexing are not an ndarray's, and compiled code "
                                "reads it as an ndarray",
                                hint="use np.asarray(m), and write matrix products as a @ b")
+    if isinstance(x, np.ndarray) and type(x) not in PLAIN_ARRAY_TYPES:
+        raise UnsupportedError(f"an ndarray subclass ({type(x).__name__}) {what} is not "
+                               "supported: compiled code reads it as a plain ndarray, so "
+                               "its class's methods (__array_ufunc__, operators, attributes) "
+                               "would not run",
+                               hint="pass np.asarray(x), the plain array it holds")
+
+
+# ndarray subclasses that compute as plain arrays: a memmap's results are
+# plain arrays (memmap.__array_wrap__), and it is read in place at each call.
+PLAIN_ARRAY_TYPES = (np.ndarray, np.memmap)
 
 
 def check_runtime_dtype(dtype: np.dtype, what: str):
