@@ -663,14 +663,20 @@ def _argument_item_writebacks(interp):
                 out.append((root, keys + (slot,), new, _number_type(new), loc))
             elif isinstance(new, Array):
                 out.append((root, keys + (slot,), new, _array_conversion(new), loc))
+            elif scalar_state.is_python_number(new) or isinstance(new, np.generic):
+                # an array rebound to a number known while compiling (`d["y"] = 3.5`)
+                out.append((root, keys + (slot,), new, type(new), loc))
     return out
 
 
 def _array_conversion(value: Array):
     """How an array written back into an attribute or an argument's item
-    is given to the user: as NumPy gives it, a NumPy scalar where it is one
+    is given to the user: as NumPy gives it, a Python number where it is
+    one (`d["y"] = float(x[0])`), a NumPy scalar where it is one
     (`self.total += x.sum()` on a float makes an np.float64, as returned
     values are, see driver.to_user_value), else a NumPy array."""
+    if value.ndim == 0 and value.aval.weak:
+        return _py_type(value.aval)     # a Python number computed at run time: `float(x[0])`
     if _kinded(value):
         return KindedScalar(var=value.immutable.var)
     if value.ndim == 0 and value.immutable is not False:
