@@ -57,3 +57,105 @@ def test_an_array_item_rebound_to_a_runtime_python_number_is_one(fn):
         tpucc.compile(fn)(compiled)
         # (exact types: check's comparison takes an np.float64 for a float)
         assert type(compiled["y"]) is type(eager["y"]) and compiled["y"] == eager["y"]
+
+
+# --- returned arrays NumPy gives back as the caller's objects (infer._returned_aliases) -------
+
+def _tail(a):
+    return a[1:]
+
+
+def _transposed(a):
+    return a.T
+
+
+def _bumped(a):
+    a += 1
+    return a
+
+
+def _same(a):
+    return a, a
+
+
+def _updated_view(a):
+    v = a[1:]
+    a[0] = 5.0
+    return v
+
+
+@pytest.mark.parametrize("fn", [_tail, _transposed, _bumped, _same, _updated_view])
+def test_a_returned_argument_or_view_of_it_is_the_callers(fn):
+    # (was a copy: a write into the result did not reach the caller's array)
+    eager_a, compiled_a = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    check(fn, eager_a.copy())
+    eager, compiled = fn(eager_a), tpucc.compile(fn)(compiled_a)
+    for e, c in zip(eager if type(eager) is tuple else (eager,),
+                    compiled if type(compiled) is tuple else (compiled,)):
+        assert (c is compiled_a) == (e is eager_a)
+        e[...] = 7.0
+        c[...] = 7.0
+    np.testing.assert_array_equal(compiled_a, eager_a)
+
+
+def _twice(a):
+    b = a * 2
+    return b, b
+
+
+def test_an_array_returned_twice_is_one_object():
+    # (was two copies)
+    compiled = tpucc.compile(_twice)(np.arange(3.0))
+    assert compiled[0] is compiled[1]
+    check(_twice, np.arange(3.0))
+
+
+_WEIGHTS = np.arange(3.0)
+
+
+def _weights_and_sum(a):
+    return _WEIGHTS, a.sum()
+
+
+def test_a_returned_global_array_is_the_global():
+    assert tpucc.compile(_weights_and_sum)(np.ones(2))[0] is _WEIGHTS
+
+
+# --- a returned list or dict argument is the caller's (infer.CallersContainer) ---------------
+
+def _same_list(xs):
+    return xs
+
+
+def _updated_dict(d):
+    d["w"] -= 1.0
+    d["t"] = float(d["w"].sum())
+    return d, d["w"]
+
+
+def test_a_returned_list_argument_is_the_callers():
+    xs = [np.ones(2), np.zeros(2)]
+    assert tpucc.compile(_same_list)(xs) is xs
+    check(_same_list, [np.ones(2), np.zeros(2)])
+
+
+def test_a_returned_dict_argument_is_the_callers_after_the_write_backs():
+    d = {"w": np.ones(2), "t": 0.0}
+    r, w = tpucc.compile(_updated_dict)(d)
+    assert r is d and w is d["w"] and d["t"] == 0.0
+    check(_updated_dict, {"w": np.ones(2), "t": 0.0})
+
+
+def test_an_artifact_returning_a_dict_argument_is_refused_with_a_hint_that_works(tmp_path):
+    from click.testing import CliRunner
+    from tpucc.cli import main
+    model = tmp_path / "returns_dict.py"
+    source = ('from tpucc.aot import entry\n\n@entry({"w": "f32[4]"})\n'
+              'def f(d):\n    d["w"] *= 2\n    return RESULT\n')
+    model.write_text(source.replace("RESULT", "d"))
+    result = CliRunner().invoke(main, ["build", str(model), "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "cannot give back the caller's own container" in \
+        result.stderr and f"{model}:3" in result.stderr, result.output
+    model.write_text(source.replace("RESULT", "dict(d)"))
+    result = CliRunner().invoke(main, ["build", str(model), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output

@@ -580,7 +580,7 @@ def runner(entry: Entry):
     # An input's memory layout decided whether reshapes of it are views
     # (written through, or not: NumPy's semantics either way).
     layouts = tuple(traced.input_strides)
-    if aliases:
+    if aliases or traced.returned_aliases:
         single = None               # (the general path binds them)
     if captured is None and not ties and not writebacks and single is not None and not layouts:
         def run(leaves, args=(), kwargs=None):  # the common case, in one frame
@@ -596,7 +596,7 @@ def runner(entry: Entry):
             inputs = captured(leaves)
             return inputs if inputs is RECOMPILE else single(call(*inputs)[0])
     elif writebacks and captured is None and not layouts and not aliases and \
-            all(wb[0] == "arg" for wb in writebacks):
+            not traced.returned_aliases and all(wb[0] == "arg" for wb in writebacks):
         run = _argument_update_runner(traced, guards, call, build, ties)
     else:
         updated_args = [wb[1] for wb in writebacks if wb[0] == "arg"]
@@ -639,7 +639,7 @@ def runner(entry: Entry):
                                None if replaced is None else _dropped(inputs, replaced))
             if aliases:
                 _bind_aliases(traced, leaves, (args, kwargs))
-            return build(outs)
+            return build(outs, leaves, (args, kwargs))
     entry.run = run
     return run
 
@@ -919,20 +919,21 @@ def _output_builder(traced):
             k += 1
         else:
             converters.append((-1, s))
-    if runtime_kinds or rows:
+    if runtime_kinds or rows or traced.returned_aliases:
         return k, _general_builder(traced, runtime_kinds), None
     treedef = traced.out_treedef
     if treedef is None and converters[0][0] == 0:
         convert = converters[0][1]
-        return k, lambda outs: convert(outs[0]), convert
+        return k, lambda outs, inputs=(), arguments=None: convert(outs[0]), convert
     if treedef is None:
         static = converters[0][1]
-        return k, lambda outs: static, None
+        return k, lambda outs, inputs=(), arguments=None: static, None
     if treedef == ("tuple", (None,) * len(converters)) and k == len(converters):
         convs = [conv for _, conv in converters]        # `return a, b`: no tree to walk
-        return k, lambda outs: tuple(map(operator.call, convs, outs)), None
+        return k, (lambda outs, inputs=(), arguments=None:
+                   tuple(map(operator.call, convs, outs))), None
 
-    def build(outs):
+    def build(outs, inputs=(), arguments=None):
         return unflatten(treedef, [conv(outs[i]) if i >= 0 else conv
                                    for i, conv in converters])
     return k, build, None
@@ -947,13 +948,23 @@ def is_runtime_kind(scalar) -> bool:
 
 def _general_builder(traced, runtime_kinds: dict):
     """The output builder of a program with outputs whose kind (NumPy
-    scalar or 0-d array) the executable computes, or with leaves that are
-    rows of one output (infer.RowOf)."""
+    scalar or 0-d array) the executable computes, with leaves that are
+    rows of one output (infer.RowOf), or with leaves that are objects the
+    caller has or another leaf (infer.Traced.returned_aliases: those take
+    the call's input arrays, `inputs`, and its (args, kwargs), `arguments`)."""
     weak = traced.out_weak
+    returned = dict(traced.returned_aliases)
 
-    def build(outs):
+    def build(outs, inputs=(), arguments=None):
         leaves, k, hosts = [], 0, {}
-        for s in traced.out_static:
+        for position, s in enumerate(traced.out_static):
+            how = returned.get(position)
+            if how is not None:
+                leaves.append(leaves[how[1]] if how[0] == "leaf" else
+                              _argument_at(arguments, *how[1:]) if how[0] == "argument" else
+                              _input_object(traced, inputs, *how))
+                k += s is infer.RUNTIME
+                continue
             if type(s) is infer.RowOf:
                 leaves.append(_row_value(s, outs, hosts))
                 continue
@@ -1167,8 +1178,7 @@ def _bind_aliases(traced, leaves, arguments):
     """Binds each attribute or item the program bound to an input array (or
     a view of one) to this call's array itself (or NumPy's view of it)."""
     for kind, holder, name, source, index, view in traced.aliases:
-        base = leaves[index] if source == "arg" else traced.captured[index].getter()
-        value = base if view is None else view(base)
+        value = _input_object(traced, leaves, source, index, view)
         if kind == "attr":
             setattr(holder, name, value)
         elif kind == "setitem":
@@ -1177,16 +1187,28 @@ def _bind_aliases(traced, leaves, arguments):
             _put_argument_item(arguments, holder, name, value)
 
 
+def _input_object(traced, leaves, source, index, view):
+    """This call's input array (an argument's, or the captured one: `leaves`
+    holds the arguments'), or NumPy's view `view` of it."""
+    base = leaves[index] if source == "arg" else traced.captured[index].getter()
+    return base if view is None else view(base)
+
+
 def _put_argument_item(arguments, root, keys, value):
-    """args[root][k1]...[kn] = value (kwargs[root] for a keyword); a key
-    on the way that names a frozen dataclass's field is read as its
-    attribute (`st.params["w"]`)."""
+    """args[root][k1]...[kn] = value (kwargs[root] for a keyword)."""
+    _argument_at(arguments, root, keys[:-1])[keys[-1]] = value
+
+
+def _argument_at(arguments, root, keys):
+    """args[root][k1]...[kn] (kwargs[root] for a keyword); a key on the way
+    that names a frozen dataclass's field is read as its attribute
+    (`st.params["w"]`)."""
     args, kwargs = arguments
     container = args[root] if isinstance(root, int) else kwargs[root]
-    for k in keys[:-1]:
+    for k in keys:
         container = container[k] if isinstance(container, (list, tuple, dict)) \
             else getattr(container, k)
-    container[keys[-1]] = value
+    return container
 
 
 def _start_host_copies(values):

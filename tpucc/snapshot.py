@@ -343,6 +343,9 @@ def describe(traced, w: Walk) -> dict:
         raise NotReplayable("appends to lists from outside the call (found by identity)")
     if traced.aliases:
         raise NotReplayable("binds attributes to input arrays (found by identity)")
+    if any(how[0] in ("arg", "captured") and how[2] is not None
+           for _, how in traced.returned_aliases):
+        raise NotReplayable("returns views of input arrays (made by NumPy functions)")
     if traced.process_local is not None:
         raise NotReplayable(traced.process_local)
     if any(c.hop is None for c in traced.captured):
@@ -385,7 +388,9 @@ def describe(traced, w: Walk) -> dict:
             "input_strides": [[i, None if st is None else list(st)]
                               for i, st in traced.input_strides],
             "input_identities": [[list(places), list(pattern)]
-                                 for places, pattern in traced.input_identities]}
+                                 for places, pattern in traced.input_identities],
+            "returned_aliases": [[position, list(how)]
+                                 for position, how in traced.returned_aliases]}
 
 
 def rebind(record: dict, w: Walk):
@@ -427,7 +432,9 @@ def rebind(record: dict, w: Walk):
                   input_strides=[(i, None if st is None else tuple(st))
                                  for i, st in record.get("input_strides", [])],
                   input_identities=[(tuple(places), tuple(pattern))
-                                    for places, pattern in record.get("input_identities", [])])
+                                    for places, pattern in record.get("input_identities", [])],
+                  returned_aliases=[(position, tuple(how))
+                                    for position, how in record.get("returned_aliases", [])])
 
 
 def _ref(w: Walk, obj, kind):

@@ -515,7 +515,7 @@ def _holds_arrays(value) -> bool:
 
 
 def _outputs(ep, traced) -> dict:
-    from ..infer import RUNTIME, RowOf
+    from ..infer import RUNTIME, CallersContainer, RowOf
     avals = [v.aval for v in traced.program.results]
     nodes, k = [], 0
     paths = _out_paths(traced.out_treedef)
@@ -537,6 +537,11 @@ def _outputs(ep, traced) -> dict:
                 node["scalar_output"] = scalar     # the output saying whether it is one
             nodes.append(node)
             k += 1
+        elif type(s) is CallersContainer:
+            raise BuildError(f"entry {ep.name!r} returns a list or dict it was passed (the "
+                             f"result {path}): an artifact cannot give back the caller's "
+                             "own container", ep.loc,
+                             hint="return a copy (`list(xs)`, `dict(d)`)")
         else:
             try:
                 value = tree.encode_static(s)

@@ -59,6 +59,15 @@ class RowOf:
     scalar: bool
 
 
+@dataclass(frozen=True)
+class CallersContainer:
+    """out_static marker of a returned list or dict that is an argument's
+    (`return xs`; the call works on a copy, see _bind): the caller's own
+    container, at `keys` in argument `root`, as the write-backs leave it."""
+    root: object
+    keys: tuple
+
+
 @dataclass
 class KindedScalar:
     """The conversion of a written-back 0-d value whose kind a runtime
@@ -128,6 +137,13 @@ class Traced:
     # outside container's item) or "item" (an argument's: holder, name =
     # its root, keys).
     aliases: list = field(default_factory=list)
+    # Returned values NumPy gives back as objects the caller has
+    # (_returned_aliases): (position among the result's leaves, ("leaf",
+    # an earlier position), (source, input index, NumPy view or None) as
+    # in `aliases`, or ("argument", root, keys) for a CallersContainer).
+    # The driver returns those objects; the program still computes an
+    # array leaf (an artifact, `tpucc build`, returns it as a copy).
+    returned_aliases: list = field(default_factory=list)
 
 
 def _input_alias(value, inputs: dict):
@@ -416,20 +432,21 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                 out_scalar.append(v.immutable is not False)     # None (unknown): as most are
         else:
             out_static.append(v)
+    captured = list(interp.captured.values())
+    inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)}
+    inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured)})
+    returned_aliases = _returned_aliases(out_leaves, inputs)
     writebacks, writeback_locs = [], []
     for i, (arr, p) in enumerate(arrays):
         if arr.var is not p:
             results.append(arr.var)
             writebacks.append(("arg", i))
             writeback_locs.append(None)
-    captured = list(interp.captured.values())
     for i, c in enumerate(captured):
         if c.array.var is not c.param:
             results.append(c.array.var)
             writebacks.append(("captured", i))
             writeback_locs.append(None)
-    inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)}
-    inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured)})
     aliases = []
     for key, (obj, name) in interp.attr_writes.items():
         value = interp.shadow[key]
@@ -490,7 +507,31 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   checks=check_records, input_strides=input_strides,
                   number_places=context.number_places, appends=appended,
                   process_local=context.process_local, writeback_locs=writeback_locs,
-                  input_identities=identities, aliases=aliases)
+                  input_identities=identities, aliases=aliases,
+                  returned_aliases=returned_aliases)
+
+
+def _returned_aliases(out_leaves, inputs) -> list:
+    """Traced.returned_aliases: the returned arrays that are, as NumPy
+    returns them, another returned leaf (`return b, b`: one object twice)
+    or an input array as the caller passed it, or a static view of one
+    (`return a`, also after `a += 1`; `return a[1:]`, `a.T`): a copy would
+    not see the caller's later writes, nor they its.  Not a Python number
+    read as a runtime input (runtime_args): the caller's number is a value."""
+    out, first = [], {}
+    for position, (_, v) in enumerate(out_leaves):
+        if isinstance(v, CallersContainer):
+            out.append((position, ("argument", v.root, v.keys)))
+        if not isinstance(v, Array):
+            continue
+        if id(v) in first:
+            out.append((position, ("leaf", first[id(v)])))
+            continue
+        first[id(v)] = position
+        alias = None if v.aval.weak else _input_alias(v, inputs)
+        if alias is not None:
+            out.append((position, alias))
+    return out
 
 
 def _row_groups(context, out_leaves) -> dict:
@@ -581,7 +622,11 @@ def _cell_filled(cell) -> bool:
 
 def _returned_objects(interp, value):
     """Objects made by the compiled code that hold arrays (e.g. gradients of
-    an object) are returned as new objects built from their attributes."""
+    an object) are returned as new objects built from their attributes; a
+    list or dict argument as the caller's (CallersContainer)."""
+    if isinstance(value, (list, dict)) and interp.argument_containers.get(id(value)) is value:
+        root, keys, _ = interp.argument_places[id(value)]
+        return CallersContainer(root, keys)
     if is_value_dataclass(value, holding_array=True):
         return ObjectNode(type(value), {k: _returned_objects(interp, getattr(value, k))
                                         for k in value_fields(value)})

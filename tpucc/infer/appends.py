@@ -84,8 +84,8 @@ def appending_builder(build, lists: list):
     """`build` (executable outputs -> the value returned, here the pair of
     the function's result and the appended values) made to append the
     values to their lists and return the function's result."""
-    def build_and_append(outs):
-        result, appended = build(outs)
+    def build_and_append(outs, inputs=(), arguments=None):
+        result, appended = build(outs, inputs, arguments)
         for lst, value in zip(lists, appended):
             lst.append(value)
         return result
