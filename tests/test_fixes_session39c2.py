@@ -146,16 +146,19 @@ def test_a_returned_dict_argument_is_the_callers_after_the_write_backs():
     check(_updated_dict, {"w": np.ones(2), "t": 0.0})
 
 
-def test_an_artifact_returning_a_dict_argument_is_refused_with_a_hint_that_works(tmp_path):
+def test_an_artifact_returning_its_dict_argument_gives_back_the_callers(tmp_path):
     from click.testing import CliRunner
     from tpucc.cli import main
     model = tmp_path / "returns_dict.py"
-    source = ('from tpucc.aot import entry\n\n@entry({"w": "f32[4]"})\n'
-              'def f(d):\n    d["w"] *= 2\n    return RESULT\n')
-    model.write_text(source.replace("RESULT", "d"))
-    result = CliRunner().invoke(main, ["build", str(model), "--out", str(tmp_path)])
-    assert result.exit_code == 1 and "cannot give back the caller's own container" in \
-        result.stderr and f"{model}:3" in result.stderr, result.output
-    model.write_text(source.replace("RESULT", "dict(d)"))
+    model.write_text('from tpucc.aot import entry\n\n@entry({"w": "f32[4]"}, 2.0)\n'
+                     'def f(d, k):\n    d["w"] *= k\n    return d, d["w"].sum()\n')
     result = CliRunner().invoke(main, ["build", str(model), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
+    loaded = tpucc.load(str(tmp_path / "f.tpucc"))
+    for call in (lambda d: loaded(d, 2.0), lambda d: loaded(k=2.0, d=d)):
+        d = {"w": np.arange(4, dtype=np.float32)}
+        r, total = call(d)
+        assert r is d and total == 12.0
+        np.testing.assert_array_equal(d["w"], np.arange(4, dtype=np.float32) * 2)
+    shown = CliRunner().invoke(main, ["inspect", str(tmp_path / "f.tpucc")])
+    assert "argument arg0 itself" in shown.output, shown.output

@@ -961,7 +961,7 @@ def _general_builder(traced, runtime_kinds: dict):
             how = returned.get(position)
             if how is not None:
                 leaves.append(leaves[how[1]] if how[0] == "leaf" else
-                              _argument_at(arguments, *how[1:]) if how[0] == "argument" else
+                              argument_at(arguments, *how[1:]) if how[0] == "argument" else
                               _input_object(traced, inputs, *how))
                 k += s is infer.RUNTIME
                 continue
@@ -1196,10 +1196,10 @@ def _input_object(traced, leaves, source, index, view):
 
 def _put_argument_item(arguments, root, keys, value):
     """args[root][k1]...[kn] = value (kwargs[root] for a keyword)."""
-    _argument_at(arguments, root, keys[:-1])[keys[-1]] = value
+    argument_at(arguments, root, keys[:-1])[keys[-1]] = value
 
 
-def _argument_at(arguments, root, keys):
+def argument_at(arguments, root, keys):
     """args[root][k1]...[kn] (kwargs[root] for a keyword); a key on the way
     that names a frozen dataclass's field is read as its attribute
     (`st.params["w"]`)."""

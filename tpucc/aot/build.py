@@ -538,10 +538,17 @@ def _outputs(ep, traced) -> dict:
             nodes.append(node)
             k += 1
         elif type(s) is CallersContainer:
-            raise BuildError(f"entry {ep.name!r} returns a list or dict it was passed (the "
-                             f"result {path}): an artifact cannot give back the caller's "
-                             "own container", ep.loc,
-                             hint="return a copy (`list(xs)`, `dict(d)`)")
+            # `return d` of a dict or list argument: the loaded entry gives
+            # back the caller's own container (its arrays updated in place;
+            # an artifact refuses rebinding an argument's item).
+            try:
+                where = [tree.encode_static(s.root), [tree.encode_static(k) for k in s.keys]]
+            except tree.NotStorable as e:
+                raise BuildError(f"entry {ep.name!r} returns the container it was passed at "
+                                 f"a {e} key (the result {path}), which an artifact cannot "
+                                 "store", ep.loc, hint="return a copy (`list(xs)`, "
+                                 "`dict(d)`)") from None
+            nodes.append({"leaf": "argument", "root": where[0], "keys": where[1], "path": path})
         else:
             try:
                 value = tree.encode_static(s)

@@ -19,7 +19,7 @@ import warnings
 import jax
 import numpy as np
 
-from ..driver import check_updated_arguments, to_user_value
+from ..driver import argument_at, check_updated_arguments, to_user_value
 from ..infer import checks
 from ..errors import OptionError, TpuccError
 
@@ -312,7 +312,8 @@ class LoadedEntry:
                                 hint="rebuild the artifact with `tpucc build`") from None
 
     def _call(self, args, kwargs):
-        leaves = self.flatten_args(args, kwargs)
+        args, kwargs = self._bound(args, kwargs)
+        leaves = self._flatten_bound(args, kwargs)
         if self._updated_args:
             paths = self.manifest["inputs"]["flat"]
             check_updated_arguments(self._updated_args, leaves,
@@ -324,15 +325,24 @@ class LoadedEntry:
             raise failed
         if self._writebacks:
             self._write_back(leaves, outs[self._n_out:])
-        return self._rebuild(outs)
+        return self._rebuild(outs, args, kwargs)
 
     def flatten_args(self, args, kwargs) -> list:
         """The runtime leaves of the arguments in input order, checked."""
+        return self._flatten_bound(*self._bound(args, kwargs))
+
+    def _bound(self, args, kwargs) -> tuple[tuple, dict]:
+        """The call's arguments as the build passed them (see _bind)."""
         inputs = self.manifest["inputs"]
         arg_nodes = inputs["args"]["tuple"]
         kw_nodes = dict((k, n) for k, n in inputs["kwargs"]["dict"])
         if len(args) != len(arg_nodes) or set(kwargs) != set(kw_nodes):
-            args, kwargs = self._bind(args, kwargs, len(arg_nodes), kw_nodes)
+            return self._bind(args, kwargs, len(arg_nodes), kw_nodes)
+        return args, kwargs
+
+    def _flatten_bound(self, args, kwargs) -> list:
+        inputs = self.manifest["inputs"]
+        arg_nodes = inputs["args"]["tuple"]
         out = [None] * self._n_args
         names = inputs.get("names") or [f"arg{i}" for i in range(len(args))]
         for node, value, name in zip(arg_nodes, args, names):
@@ -458,10 +468,13 @@ class LoadedEntry:
                                 f"was built with its default {expected!r}; got "
                                 f"{value!r:.40}", hint=hint) from None
 
-    def _rebuild(self, outs):
+    def _rebuild(self, outs, args=(), kwargs=None):
         def leaf(node):
             if node["leaf"] == "static":
                 return tree.decode_static(node["value"])
+            if node["leaf"] == "argument":      # a list or dict argument returned itself
+                return argument_at((args, kwargs or {}), tree.decode_static(node["root"]),
+                                    [tree.decode_static(k) for k in node["keys"]])
             weak = node.get("weak")
             scalar = node.get("scalar", True)
             if "scalar_output" in node:         # runtime branches disagreed on the kind

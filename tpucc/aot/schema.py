@@ -147,6 +147,8 @@ _LEAVES = {
     "runtime": {"output": _count, "weak": Maybe(_WEAK), "scalar?": bool, "dtype": _dtype,
                 "shape": SHAPE, "path": str, "scalar_output?": _count, "row?": _count},
     "static": {"value": _static, "path": str},
+    # an output that is a list or dict argument itself: args[root][keys...]
+    "argument": {"root": _static, "keys": [_static], "path": str},
 }
 _CONTAINERS = {"tuple": list, "list": list, "dict": [Fixed((str, int), lambda v: None)],
                "namedtuple": {"module": str, "name": str, "fields": [str], "items": list}}
@@ -214,7 +216,7 @@ MANIFEST = {
                "args": Tree(_INPUT_LEAVES, _INPUT_CONTAINERS, root="tuple"),
                "kwargs": Tree(_INPUT_LEAVES, _INPUT_CONTAINERS, root="dict"),
                "flat": [_FLAT], "n_args": _count},
-    "outputs": {"tree": Tree(("runtime", "static"), ("tuple", "list", "dict", "namedtuple")),
+    "outputs": {"tree": Tree(("runtime", "static", "argument"), ("tuple", "list", "dict", "namedtuple")),
                 "n_runtime": _count},
     "writebacks?": [{"kind": _one_of("argument", "captured"), "index": _count}],
     "checks?": [_CHECK],

@@ -157,6 +157,11 @@ def describe(node) -> str:
             from .spec import aval_text
             text = aval_text(dtype_of(node["dtype"]), node["shape"])
             return f"{node['weak']}~{text}" if node.get("weak") else text
+        if node["leaf"] == "argument":
+            where = "".join(f"[{decode_static(k)!r}]" for k in node["keys"])
+            root = decode_static(node["root"])
+            return (f"argument {root if isinstance(root, str) else f'arg{root}'}{where} itself "
+                    "(the caller's container)")
         return f"static {decode_static(node['value'])!r}"
     if "tuple" in node:
         items = [describe(n) for n in node["tuple"]]
