@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import check
+from conftest import check, child_env
 
 
 # --- an argument's item that held an array, rebound to a number (infer._argument_item_writebacks)
@@ -162,3 +162,25 @@ def test_an_artifact_returning_its_dict_argument_gives_back_the_callers(tmp_path
         np.testing.assert_array_equal(d["w"], np.arange(4, dtype=np.float32) * 2)
     shown = CliRunner().invoke(main, ["inspect", str(tmp_path / "f.tpucc")])
     assert "argument arg0 itself" in shown.output, shown.output
+
+
+def test_a_numpy_string_argument_keys_the_trace_record_by_its_value(tmp_path):
+    """A replayed trace record (snapshot.roots) once keyed an np.str_
+    argument by its dtype only: "relu" and "tanh" (both <U4) shared one."""
+    import subprocess
+    import sys
+    import textwrap
+    script = tmp_path / "modes.py"
+    script.write_text(textwrap.dedent('''
+        import numpy as np, tpucc
+        def act(x, mode):
+            return np.maximum(x, 0) if mode == "relu" else np.tanh(x)
+        f = tpucc.compile(act)
+        modes = np.array(["relu", "tanh"])
+        x = np.array([-1.0, 1.0])
+        print(f(x, modes[0]).tolist(), f(x, modes[1]).tolist())
+    '''))
+    env = child_env(TPUCC_CACHE_DIR=str(tmp_path / "cache"), TPUCC_CACHE_MIN_COMPILE_S="0")
+    outs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env=env, check=True).stdout for _ in range(2)]
+    assert outs[0] == outs[1] and "0.76159" in outs[1], outs

@@ -307,9 +307,10 @@ def roots(fn, args, kwargs, runtime_names=frozenset()) -> Walk:
     names = _param_names(fn, len(args)) if runtime_names else [None] * len(args)
     for a, name in [*zip(args, names), *((kwargs[k], k) for k in sorted(kwargs))]:
         w.token("argument", name if name in kwargs else None)
-        if isinstance(a, np.generic):
+        if isinstance(a, np.generic) and not isinstance(a, np.character):
             # A NumPy scalar argument is a runtime value, like an array: its
-            # value is an input, not part of what the trace read.
+            # value is an input, not part of what the trace read (np.str_ and
+            # np.bytes_ are static strings: their values are walked).
             w.token("npscalar-argument", a.dtype.str)
             continue
         w.scalar_types_only = name in runtime_names
