@@ -454,14 +454,20 @@ def _sorted_runtime(items, reverse):
 
 
 def _with_runtime_numbers(items):
-    """Static Python numbers among Python numbers known at run time (a list
-    from x.tolist(), then `.append(5.0)`) as runtime ones of the same kind."""
+    """Static numbers among runtime numbers of their type as runtime ones of
+    the same kind: Python numbers among Python numbers known at run time (a
+    list from x.tolist(), then `.append(5.0)`), NumPy scalars among NumPy
+    scalars of their dtype (`sorted([np.float32(0.5), x[0], x[1]])`)."""
     model = next(v for v in items if isinstance(v, Array))
-    kind = {"f": float, "i": int}.get(model.dtype.kind) if model.weak and not model.shape else None
-    if kind is None:
+    if model.shape:
         return items
-    return [_number_like(builder.const_value(v), model) if type(v) is kind else v
-            for v in items]
+    if model.weak:
+        kind = {"f": float, "i": int}.get(model.dtype.kind)
+        alike = lambda v: type(v) is kind       # noqa: E731
+    else:
+        alike = lambda v: (isinstance(v, np.generic) and v.dtype == model.dtype  # noqa: E731
+                           and model.immutable is True)     # (not among 0-d arrays)
+    return [_number_like(builder.const_value(v), model) if alike(v) else v for v in items]
 
 
 def _number_like(value, model: Array) -> Array:
@@ -632,7 +638,7 @@ def _extreme(builtin_fn, pick_later):
                     return interp.call(_extreme_loop, [list(items), pick_later], {})
                 return list_loops.picked(items, _best_position(keys, pick_later, interp))
             return _static_extreme(items, keys, interp, pick_later)
-        if not all(isinstance(v, Array) or type(v) in (int, float, bool) for v in items):
+        if not all(isinstance(v, Array) or _static_real(v) for v in items):
             # (`max(results, key=lambda r: r[1])` over tuples of alike items)
             if key is None or not list_loops.alike(items):
                 raise StaticValueError(
@@ -667,6 +673,12 @@ def _extreme(builtin_fn, pick_later):
             best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
     return impl
+
+
+def _static_real(v) -> bool:
+    """A static number that a runtime pick can return: a Python number or a
+    real NumPy scalar (`best = np.float32(0)` before a running maximum)."""
+    return type(v) in (int, float, bool) or isinstance(v, (np.integer, np.floating, np.bool_))
 
 
 def _without_decided_ints(builtin_fn, items):
