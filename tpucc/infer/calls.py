@@ -39,7 +39,7 @@ from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_arr
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
 from . import (appends, exceptions, list_loops, local_caches, messages, pynumbers, recursion,
-               stacking, vectorize)
+               stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -1599,8 +1599,9 @@ class Interpreter:
                 else METHODS
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
-            return self._owned(_scalar_stays_scalar(fn.array,
-                                                    table[fn.name](fn.array, *args, **kwargs)))
+            out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name],
+                                        [fn.array, *args], kwargs)
+            return self._owned(_scalar_stays_scalar(fn.array, out))
         if isinstance(fn, pynumbers.BoundNumberMethod):
             return pynumbers.call(self, fn, args, kwargs)
         if isinstance(fn, np.vectorize):
@@ -1791,9 +1792,10 @@ class Interpreter:
                 _refuse_out(numpy_name(fn), kwargs)
             _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
-                return _scalar_stays_scalar(args[0], impl(*args, **kwargs))
+                return _scalar_stays_scalar(
+                    args[0], static_arguments.call(numpy_name(fn), fn, impl, args, kwargs))
             try:
-                out = impl(*args, **kwargs)
+                out = static_arguments.call(numpy_name(fn), fn, impl, args, kwargs)
                 if not _any_runtime(args, kwargs):      # np.arange(0, 101, 25)
                     _known_creation(fn, args, kwargs, out)
                 return self._owned(out)

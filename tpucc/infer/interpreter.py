@@ -31,6 +31,7 @@ from .control import RETURN, Exit, bound_flag
 from . import iterators
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
+from .static_arguments import runtime_argument_error, runtime_scalar_iterated
 from .values import CHOSEN, MISSING, Array, NeedsStatic, Undefined
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
@@ -283,11 +284,8 @@ def unsupported_construct(ins) -> UnsupportedError:
 
 
 def classify_exception(e: Exception, loc):
-    if _op_iterated_runtime_scalar(e):
-        return StaticValueError(
-            "a runtime value is given where NumPy needs a static one (an axis, a shape, a "
-            "count of repetitions): it must be known at compile time", loc,
-            "compute it from shapes or Python values")
+    if runtime_scalar_iterated(e) is not None:  # (an op not called as a NumPy function)
+        return runtime_argument_error(loc=loc)
     tb = e.__traceback__
     last = None
     while tb is not None:
@@ -300,24 +298,6 @@ def classify_exception(e: Exception, loc):
     ours = exceptions.raised_by_the_program(e)
     return UserCodeError(f"{type(e).__name__}: {e}", loc, raised=e if ours else None,
                          program_raised=ours)
-
-
-def _op_iterated_runtime_scalar(e: Exception) -> bool:
-    """True for the TypeError of a 0-d Array iterated (or measured) by an op's
-    implementation in tpucc/ops: an axis or reps argument that NumPy reads as
-    an int or a tuple of ints was a runtime value.  (The same TypeError from
-    the user's own `for v in scalar_array` stays the user's error.)"""
-    if not isinstance(e, TypeError):
-        return False
-    frames, tb = [], e.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    probes = (Array.__iter__.__code__, Array.__len__.__code__)
-    for caller, frame in zip(frames, frames[1:]):
-        if frame.f_code in probes:
-            return "/tpucc/ops/" in caller.f_code.co_filename.replace("\\", "/")
-    return False
 
 
 # --- loads and stores ----------------------------------------------------------------------

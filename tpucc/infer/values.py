@@ -28,10 +28,13 @@ _serials = itertools.count(1)
 
 
 class NeedsStatic(Exception):
-    """Raised when a runtime Array is used where a static value is needed."""
-    def __init__(self, what: str):
+    """Raised when a runtime Array is used where a static value is needed.
+    `value`: that Array, where known (static_arguments names the NumPy
+    parameter that was given it)."""
+    def __init__(self, what: str, value=None):
         super().__init__(what)
         self.what = what
+        self.value = value
 
 
 class RuntimeKind:
@@ -275,22 +278,22 @@ class Array:
 
     # --- conversions that need a static value ------------------------------
     def __bool__(self):
-        raise NeedsStatic("the truth value of an array")
+        raise NeedsStatic("the truth value of an array", self)
 
     def __index__(self):
         known = known_integer(self)
         if known is not self:       # (np.array(x.shape)[0]: a constant)
             return known
-        raise NeedsStatic("an integer index taken from an array")
+        raise NeedsStatic("an integer index taken from an array", self)
 
     def __int__(self):
-        raise NeedsStatic("int() of an array")
+        raise NeedsStatic("int() of an array", self)
 
     def __float__(self):
-        raise NeedsStatic("float() of an array")
+        raise NeedsStatic("float() of an array", self)
 
     def __array__(self, *a, **k):
-        raise NeedsStatic("converting a traced array to a NumPy array")
+        raise NeedsStatic("converting a runtime array to a NumPy array", self)
 
     def __hash__(self):
         return id(self)

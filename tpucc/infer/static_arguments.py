@@ -1,0 +1,108 @@
+"""A NumPy function or array method given a runtime value where it needs a
+static one: np.rot90's k, np.pad's widths, reshape's shape, an axis, a
+count.  Its implementation in tpucc/ops reads such an argument as NumPy
+does (operator.index, np.asarray, a truth test, iteration), and a runtime
+value refuses that (values.NeedsStatic, or the TypeError of iterating a
+0-d Array).  This module turns that refusal into one E400 that names the
+function and its parameter, whichever way the implementation read it, not
+the conversion that happened to fail inside tpucc.
+"""
+from __future__ import annotations
+
+import inspect
+
+from ..errors import StaticValueError
+from .values import Array, NeedsStatic
+
+
+def runtime_argument_error(where: str | None = None, loc=None) -> StaticValueError:
+    """The one E400 for a runtime value given where NumPy needs a static
+    one.  `where`: what was given it ("`k` of np.rot90"), where known."""
+    said = f"{where} must be known at compile time" if where else \
+        "it must be known at compile time"
+    return StaticValueError(
+        "a runtime value is given where NumPy needs a static one (an axis, a shape, a "
+        f"count of repetitions): {said}", loc,
+        "compute it from shapes or Python values (a number read from an array is known "
+        "only at run time); where every choice gives the same shape, compute each one and "
+        "pick with np.select([k == 0, k == 1, ...], [f(x, 0), f(x, 1), ...])")
+
+
+def call(name: str, fn, impl, args, kwargs):
+    """impl(*args, **kwargs), the implementation of a NumPy function (or
+    method) `name`: a runtime argument it needed static is refused naming
+    `name` and the parameter, read off the signature of `fn` (NumPy's, with
+    its own parameter names; None for a method) or else `impl`'s."""
+    try:
+        return impl(*args, **kwargs)
+    except NeedsStatic as e:
+        raise _refusal(name, fn, impl, args, kwargs, e.value) from None
+    except TypeError as e:
+        probed = runtime_scalar_iterated(e)
+        if probed is None:
+            raise
+        raise _refusal(name, fn, impl, args, kwargs, probed) from None
+
+
+def runtime_scalar_iterated(e: TypeError):
+    """The 0-d runtime Array that an op's implementation in tpucc/ops
+    iterated or measured (an axis or reps argument that NumPy reads as an
+    int or a tuple of ints), which raised `e`; None for any other TypeError
+    (the same one from the user's own `for v in scalar_array` stays the
+    user's error)."""
+    if not isinstance(e, TypeError):
+        return None
+    frames, tb = [], e.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    probes = (Array.__iter__.__code__, Array.__len__.__code__)
+    for caller, frame in zip(frames, frames[1:]):
+        if frame.f_code in probes:
+            in_ops = "/tpucc/ops/" in caller.f_code.co_filename.replace("\\", "/")
+            return frame.f_locals.get("self") if in_ops else None
+    return None
+
+
+def _refusal(name, fn, impl, args, kwargs, probed) -> StaticValueError:
+    parameter = _parameter_given(probed, _bound(fn, impl, args, kwargs))
+    return runtime_argument_error(f"`{parameter}` of {name}" if parameter else f"({name})")
+
+
+def _bound(fn, impl, args, kwargs) -> dict:
+    """The arguments by parameter name: NumPy's names where its function has
+    a signature, else the implementation's; {} where neither binds."""
+    for callable_ in (fn, impl):
+        try:
+            return dict(inspect.signature(callable_).bind(*args, **kwargs).arguments)
+        except (TypeError, ValueError):     # no signature (a C function), or another one
+            continue
+    return {}
+
+
+def _parameter_given(probed, bound: dict) -> str | None:
+    """The parameter whose argument is, or holds, the runtime value that was
+    read; where the implementation read a value computed from it (split's
+    `n % sections`), the one parameter given a runtime number or a
+    container of them (the arrays operated on have dimensions)."""
+    if probed is not None:
+        holding = [p for p, v in bound.items() if _holds(v, probed)]
+        if len(holding) == 1:
+            return holding[0]
+    scalars = [p for p, v in bound.items() if _runtime_number_or_container(v)]
+    return scalars[0] if len(scalars) == 1 else None
+
+
+def _holds(value, probed, depth=3) -> bool:
+    if value is probed:
+        return True
+    return depth > 0 and isinstance(value, (tuple, list)) and \
+        any(_holds(v, probed, depth - 1) for v in value)
+
+
+def _runtime_number_or_container(value, depth=3) -> bool:
+    """A 0-d runtime value, or a tuple or list holding one (pad's widths)."""
+    if isinstance(value, Array):
+        return value.ndim == 0
+    return depth > 0 and isinstance(value, (tuple, list)) and \
+        any(_runtime_number_or_container(v, depth - 1) for v in value)
