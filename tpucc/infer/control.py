@@ -706,21 +706,57 @@ class Slot:
 
 
 def _check_same_structure(flat, what):
-    td0, leaves0 = flat[0]
     for td, leaves in flat[1:]:
-        if td != td0:
-            names, tl0, ts0 = td0
-            for n, a, b in zip(names, tl0, td[1]):
-                if a != b:
-                    name = pretty_path(n)
-                    raise MergeError(
-                        f"{what} give {name} different structures: "
-                        f"{_structure(a, leaves0, n)} and {_structure(b, leaves, n)}",
-                        hint=f"give {name} one structure on every path: bind it before the "
-                             "branch to a value of the structure it may get (copies of the "
-                             "arrays, say, rather than None), and keep a flag for whether "
-                             "it was set")
-            raise MergeError(f"{what} leave different values on the stack")
+        if td != flat[0][0]:
+            differs = structure_difference(flat[0], (td, leaves))
+            if differs is None:
+                raise MergeError(f"{what} leave different values on the stack")
+            name, first, other = differs
+            raise MergeError(
+                f"{what} give {name} different structures: {first} and {other}",
+                hint=f"give {name} one structure on every path: bind it before the "
+                     "branch to a value of the structure it may get (copies of the "
+                     "arrays, say, rather than None), and keep a flag for whether "
+                     "it was set")
+
+
+def structure_difference(flat0, flat1) -> tuple[str, str, str] | None:
+    """The first variable whose structure differs between two flattened
+    states (state.state_leaves's): (its name as messages write it, its
+    structure in each), or None where only the operand stacks differ."""
+    (td0, leaves0), (td1, leaves1) = flat0, flat1
+    others = dict(zip(td1[0], td1[1]))
+    for n, a in zip(td0[0], td0[1]):
+        if n in others and others[n] != a:
+            n, a, b = _innermost_difference(n, a, others[n])
+            return pretty_path(n), _structure(a, leaves0, n), _structure(b, leaves1, n)
+    return None
+
+
+def _innermost_difference(path: str, a, b):
+    """Where two treedefs of one variable differ, down to the innermost
+    item that does (`s[1]` of `s = (x, ())` -> `(x, (x,))`): the message
+    names that item rather than two tuples of 2 items."""
+    while a != b:
+        shell_a, items_a = _shell_and_items(a, path)
+        shell_b, items_b = _shell_and_items(b, path)
+        if shell_a is None or shell_a != shell_b:
+            break               # the difference is here: kinds, lengths or keys
+        path, a, b = next((p, x, y) for (p, x), (_, y) in zip(items_a, items_b) if x != y)
+    return path, a, b
+
+
+def _shell_and_items(td, path: str):
+    """A container's treedef split into what fixes its shape (kind, length,
+    keys, class) and its items' [(path, treedef)]; (None, ()) for others."""
+    kind = td[0] if td is not None else None
+    if kind in ("tuple", "list"):
+        return (kind, len(td[1])), [(f"{path}[{i}]", t) for i, t in enumerate(td[1])]
+    if kind == "dict":
+        return (kind, td[1], td[3:]), [(f"{path}[{k!r}]", t) for k, t in zip(td[1], td[2])]
+    if kind == "object":
+        return td[:3], [(f"{path}.{k}", t) for k, t in zip(td[2], td[3])]
+    return None, ()
 
 
 def _structure(td, leaves, path: str) -> str:
@@ -730,7 +766,7 @@ def _structure(td, leaves, path: str) -> str:
         return "None" if value is None else describe_static(value)
     kind = td[0]
     if kind in ("tuple", "list"):
-        return f"a {kind} of {len(td[1])} items"
+        return f"a {kind} of {len(td[1])} item{'' if len(td[1]) == 1 else 's'}"
     if kind == "dict":
         return f"a dict with keys {', '.join(map(repr, td[1][:4]))}" + (
             ", ..." if len(td[1]) > 4 else "") if td[1] else "an empty dict"

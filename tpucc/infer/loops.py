@@ -33,7 +33,7 @@ from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close
                       drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
                       journaled_region, kept_containers, kind_value, python_int_narrowed,
                       require_python_int_fits, scalar_kind, shape_undefined, slot_name,
-                      state_vars, walk, watch, watch_scope)
+                      state_vars, structure_difference, walk, watch, watch_scope)
 
 class UpdatedThenRebound(SideEffectError):
     """A variable the loop body updates in place and then rebinds, whose
@@ -729,7 +729,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             continue
         if _add_loop_defined(frame, trial, header, runs_once=bool(trip_count)):
             continue                # variables first bound inside the loop join the state
-        _check_loop_structure(td, trial, loc)
+        _check_loop_structure((td, leaves), trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
         if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
@@ -1558,12 +1558,16 @@ def _add_loop_defined(frame, trial, header, runs_once: bool) -> bool:
     return bool(new)
 
 
-def _check_loop_structure(td, trial, loc):
-    if trial.td != td:
-        raise MergeError("an iteration of this loop changes the structure of a variable "
-                         "(e.g. a tuple's length, or a list it appends to)", loc,
-                         "keep the same structure on every iteration; use arrays for data "
-                         "that grows")
+def _check_loop_structure(entry, trial, loc):
+    """entry: the state's (treedef, leaves) when an iteration starts."""
+    if trial.td == entry[0]:
+        return
+    differs = structure_difference(entry, (trial.td, trial.leaves))
+    what = ("a variable (e.g. a tuple's length, or a list it appends to)" if differs is None
+            else f"{differs[0]}: {differs[1]} before it, {differs[2]} after it")
+    raise MergeError(f"an iteration of this loop changes the structure of {what}", loc,
+                     "keep the same structure on every iteration; use arrays for data "
+                     "that grows")
 
 
 def _widen(leaves, trial: Trial, promote, boxes, loc):
