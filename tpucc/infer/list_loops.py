@@ -23,8 +23,12 @@ Only where that is exact:
   and the variable is then a copy of the item it left at);
 - nothing else advances the iterator meanwhile (`next(it)` in the body of
   `for v in it`): `refused_elsewhere`.
-A loop over static numbers only is left unrolled: its sums stay static
-(as Python values, usable as shapes).
+Items that are static numbers (np.ndindex's, itertools.product's, a list
+of `(i, j)` pairs) are picked so too, as a range loop's counter is a
+runtime int past the budget: where the body needs them at compile time
+(a shape), computes Python numbers only (their sums stay static), or a
+later line needs such a number (CountedStatics), the loop is unrolled as
+a range loop would be (loops._try_counted).
 """
 from __future__ import annotations
 
@@ -82,15 +86,14 @@ class ListRows:
         return self.items[k] if self.read is None else self.read(k)
 
 
-def rows_of(it: SeqIter, numbers=False) -> ListRows | None:
+def rows_of(it: SeqIter) -> ListRows | None:
     """The rows for a counted loop over `it`'s items, or None where they
-    differ in type, or hold no array (static numbers stay static, unless
-    `numbers`: a long loop over them that a runtime `break` may leave)."""
+    differ in type."""
     if type(it.items) is not tuple or not isinstance(it.pos, int):
         return None
     rows = ListRows(it.items, it.read, it.source)
     current = [rows._current(k) for k in range(it.pos, len(it.items))]
-    if not current or not numbers and not any(_holds_array(v) for v in current[:1]):
+    if not current:
         return None
     try:
         _check_alike(current)
@@ -135,14 +138,6 @@ def alike(items) -> bool:
     except NotPickable:
         return False
     return True
-
-
-def _holds_array(v) -> bool:
-    if isinstance(v, Array):
-        return True
-    if type(v) is dict:
-        return any(_holds_array(x) for x in v.values())
-    return _is_tuple(v) and any(_holds_array(x) for x in v)
 
 
 def _is_tuple(v) -> bool:

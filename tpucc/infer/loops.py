@@ -176,7 +176,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 # Too long to unroll with guards: one While over the
                 # positions, the items (static numbers too) picked there.
                 made = _items_as_while(frame, header, stops, loop_stops, it,
-                                       list_loops.rows_of(it, numbers=True), enclosing)
+                                       list_loops.rows_of(it), enclosing)
                 if made is not None:
                     return made
             if not _may_unroll_guarded(it, budget):
@@ -361,7 +361,7 @@ def _rest_as_while(frame, header, stops, loop_stops, it, fold=True) -> Exit | No
         # (a long list of static numbers, a polygon's vertices: each copy of a
         # big body is XLA's to compile; the rest picks the items at run time)
         return _items_as_while(frame, header, stops, loop_stops, it,
-                               list_loops.rows_of(it, numbers=True), ctx().unrolled_trips,
+                               list_loops.rows_of(it), ctx().unrolled_trips,
                                fold=fold)
     if it is None:
         made = _try_while(frame, header, stops, loop_stops, f"while: {note}", static_loop=True,
