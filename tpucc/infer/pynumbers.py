@@ -131,7 +131,10 @@ def _bit_count(x: Array):
 def _count_bits(x: Array, test):
     from ..ops.elementwise import astype
     from .builtins_impl import to_python_scalar
-    magnitude = astype(NUMPY[np.absolute](_as_int(x)), np.uint64)
+    # (a NumPy unsigned scalar is its own magnitude: made a Python int first,
+    # a uint64 from 2**63 up would not fit compiled code's int64)
+    magnitude = astype(x if x.dtype.kind == "u" and not x.weak else
+                       NUMPY[np.absolute](_as_int(x)), np.uint64)
     powers = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
     count = NUMPY[np.sum](astype(test(magnitude, powers), np.int64))
     return to_python_scalar(count, np.int64)
