@@ -80,7 +80,7 @@ def _run_holder(make, attrs, calls=3):
 
 
 @pytest.mark.xfail(strict=True, reason="a promoted Python int is an int64 at run time: "
-                   "past int64 it wraps silently instead of growing (or being refused)")
+                   "past int64 it raises OverflowError (E910) instead of growing")
 def test_python_int_growing_past_int64():
     _run_holder(P.counter, {"t": 2 ** 61})
 

@@ -14,7 +14,8 @@ import jax
 import numpy as np
 
 from . import driver, infer, recompiles
-from .errors import OptionError, TpuccError, as_raised
+from .errors import DTypeError, OptionError, RuntimeRaiseError, TpuccError, as_raised
+from .ops import python_ints
 from .infer.scalar_state import (Places, RecompileWarning, changed_places, promoted_items,
                                  warn_changed_static)
 from .ir import print_region
@@ -134,6 +135,7 @@ class CompiledFunction:
         self.fn = fn = fn.__func__ if self._binding else fn
         self.options = {**DEFAULT_OPTIONS, **options}
         self._runtime = frozenset(self.options["runtime_args"])
+        self._asked_runtime = self._runtime     # (the option; _runtime adds varying numbers)
         try:
             parameters = inspect.signature(fn).parameters.values()
         except (TypeError, ValueError):
@@ -200,7 +202,40 @@ class CompiledFunction:
                 "tpucc.grad and tpucc.compile around the whole computation")
         kwargs = self._with_runtime_defaults(args, kwargs)
         with self._lock:        # (the cached path in __call__ takes no lock)
-            return self._call_locked(args, kwargs)
+            try:
+                return self._call_locked(args, kwargs)
+            except (DTypeError, RuntimeRaiseError) as e:
+                if not self._keep_wide_ints_static(args, kwargs, e):
+                    raise
+                return self._call_locked(args, kwargs)
+
+    def _keep_wide_ints_static(self, args, kwargs, error) -> bool:
+        """An int argument read at run time only because its calls passed
+        three values (_varying_numbers), where this call's value does not
+        fit the int64 it is read as (E210), or the program's Python int
+        arithmetic on it went past int64 (E910, ops/python_ints.py): eager
+        Python gets the exact big int, so from now on the argument is static
+        again, each new value compiling a program (warned once), and this
+        call runs again.  False where that does not apply (runtime_args
+        asked for it: the error stands)."""
+        if not (isinstance(error, DTypeError) and driver.WIDE_INT_ARGUMENT in error.message or
+                isinstance(error, RuntimeRaiseError) and
+                error.message.startswith(python_ints.PAST_INT64)):
+            return False
+        named = [*zip(self._positional, args), *kwargs.items()]
+        wide = frozenset(name for name, value in named if type(value) is int and
+                         name in self._runtime - self._asked_runtime)
+        if not wide:
+            return False
+        self._static_numbers |= wide
+        self._read_at_run_time(self._runtime - wide)
+        warnings.warn(RecompileWarning(
+            f"tpucc: {', '.join(f'the argument `{n}`' for n in sorted(wide))} of "
+            f"{getattr(self.fn, '__qualname__', self.fn)} changed between calls and was read "
+            f"at run time as an int64, which Python's int outgrew ({error.message}), so each "
+            "new value compiles the function again (where it computes modulo 2**64, a hash or "
+            "a seed, pass np.uint64(n): one program for every value)"), stacklevel=_user_level())
+        return True
 
     def _with_runtime_defaults(self, args, kwargs) -> dict:
         """kwargs, with the default of each runtime_args parameter the call

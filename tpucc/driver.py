@@ -511,14 +511,20 @@ def _alike_scalars_key(x):
     return None
 
 
+# (api.py recognizes the message: an argument read at run time only because
+# it changed is read at compile time again instead)
+WIDE_INT_ARGUMENT = "is read at run time, as an int64, and does not fit one"
+
+
 def _fits_int64(x):
     """A Python int read at run time is an int64 there: one beyond it is
     refused (jax would raise OverflowError from its conversion)."""
     if type(x) is int and not -2**63 <= x < 2**63:
-        raise DTypeError(f"the Python int {x} is read at run time, as an int64, and does not "
-                         "fit one", hint="pass it as a float, or keep it within int64 (an int "
-                         "argument is read at run time where runtime_args names it, and once "
-                         "calls have passed it three different values)")   # api.VARYING_AFTER
+        raise DTypeError(f"the Python int {x} {WIDE_INT_ARGUMENT}",
+                         hint="where it holds the 64 bits of a hash, mask or seed, make it "
+                              "np.uint64(n) (a NumPy integer is read as its own dtype; a float "
+                              "would lose its low bits); else keep it within int64, or leave it "
+                              "out of runtime_args")
     return x
 
 

@@ -47,16 +47,20 @@ def start(context) -> None:
 
 
 def require(ok: Array, message, hint: str | None = None, raises: str | None = None,
-            loc: Loc | None = None) -> None:
+            loc: Loc | None = None, tpucc_limit: bool = False) -> None:
     """The runtime bool `ok` must hold here, else the call raises `message`
     at `loc` (default: the current line): a RuntimeIndexError, or, with
     `raises` (a built-in exception's name, the program's own `assert` /
     `raise`), a RuntimeRaiseError of that class.  `message` is a string or
-    a messages.Message whose runtime values the check carries."""
+    a messages.Message whose runtime values the check carries.
+    `tpucc_limit`: the error is one eager Python never raises (compiled
+    code's int64 for a Python int), so no `except` of the program is one
+    that would catch it eagerly: none is refused."""
     c = builder.ctx()
-    exceptions.refuse_caught_check(
-        c.frames, RAISABLE_AT_RUN_TIME[raises] if raises else IndexError,
-        "whether this raises" if raises else "whether this index is in bounds")
+    if not tpucc_limit:
+        exceptions.refuse_caught_check(
+            c.frames, RAISABLE_AT_RUN_TIME[raises] if raises else IndexError,
+            "whether this raises" if raises else "whether this index is in bounds")
     parts = None
     if isinstance(message, messages.Message):
         parts, shown_all = _carry(c, ok, message)

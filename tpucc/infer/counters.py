@@ -13,9 +13,10 @@ This is an inductive guess, checked: the loop's fixpoint (loops._settle_while)
 gives each candidate slot's parameter the range [lo, top] (values.Span) for
 its trial of the body, and drops the guess for the slots whose end value
 does not keep it, tracing the body again without it.  `top` leaves room for
-the steps: a runtime Python int is an int64 that wraps past 2**63 (README,
-"arithmetic past 2**63 wraps"), which a counter counting by at most
-MAX_STEP an iteration reaches after 2**53 iterations, years of run time.
+the steps: a runtime Python int is an int64, whose arithmetic is checked
+not to pass 2**63 (ops/python_ints.py) unless its range shows it cannot,
+and a counter counting by at most MAX_STEP an iteration reaches that
+after 2**53 iterations, years of run time: its steps need no check.
 """
 from __future__ import annotations
 

@@ -25,15 +25,19 @@ class RangeIter:
     rows: object = None
 
     def advanced(self) -> "RangeIter":
-        return RangeIter(self.pos + self.step, self.stop, self.step, self.rows)
+        from ..ops.python_ints import unchecked
+        with unchecked():       # (the position past the end may wrap: never read)
+            return RangeIter(self.pos + self.step, self.stop, self.step, self.rows)
 
     def item(self):
         """The item at pos (a row: a view of `rows`, as NumPy's iterator gives)."""
         if self.rows is None:
             return self.pos
-        if isinstance(self.rows, tuple):
-            return tuple(self._part(p) for p in self.rows)
-        return self._part(self.rows)
+        from ..ops.python_ints import unchecked
+        with unchecked():       # (start + pos * step: in the range, where wrapped or not)
+            if isinstance(self.rows, tuple):
+                return tuple(self._part(p) for p in self.rows)
+            return self._part(self.rows)
 
     def _part(self, source):
         if isinstance(source, tuple):           # enumerate(zip(...)): its items

@@ -2,8 +2,8 @@
 
 A static loop longer than the unroll budget becomes one While, which
 carries the Python numbers it computes as runtime values: an int there is
-an int64, which wraps past 2**63 where Python's int grows (`t = 1; for i
-in range(70): t *= 2` gave 0).  Where the loop reads no runtime value at
+an int64, whose arithmetic past 2**63 raises OverflowError where Python's
+int grows (`t = 1; for i in range(70): t *= 2` gave 0, then raised).  Where the loop reads no runtime value at
 all (every slot it carries entered as a number known at compile time, and
 its body reads nothing else from before the loop), unrolling it runs it
 while compiling, on Python numbers: exact, and it emits no op.  So such a

@@ -530,11 +530,11 @@ def _check_python_ints(ufname, operands) -> tuple:
         return operands
     if all(_is_python_int(x) or _is_runtime_python_int(x) for x in operands) and any(
             _is_python_int(x) and not _INT64_MIN <= x <= _INT64_MAX for x in operands):
+        wide = next(x for x in operands if _is_python_int(x) and not _INT64_MIN <= x <= _INT64_MAX)
         raise UnsupportedError(
             f"arithmetic ({ufname}) of a Python int known only at run time and the Python int "
-            f"{next(x for x in operands if _is_python_int(x) and not _INT64_MIN <= x <= _INT64_MAX)}"
-            ", which no int64 holds: compiled code holds Python ints in 64 bits",
-            hint="use a float, or keep the numbers within int64")
+            f"{wide}, which no int64 holds: compiled code holds Python ints in 64 bits",
+            hint=_wide_python_int_hint(wide))
     try:
         # A Python int is an `int` to NumPy's resolution, also one only a
         # float holds (2**64): int64_array * 2**64 raises, int64_array / 2**64 not.
@@ -557,6 +557,19 @@ def _check_python_ints(ufname, operands) -> tuple:
                                    "which no 64-bit integer holds, is not supported",
                                    hint="write it as a float (e.g. 2.0**64)")
     return tuple(converted)
+
+
+def _wide_python_int_hint(value: int) -> str:
+    """What to do about a Python int past int64 in arithmetic with runtime
+    Python ints: one uint64 holds is most likely 64 bits of a hash, mask or
+    seed, which NumPy's uint64 computes modulo 2**64 (a float would lose
+    the low bits, and has no `^ & >>`)."""
+    if 0 <= value <= _UINT64_MAX:
+        return (f"for 64-bit hashes, masks and seeds hold the numbers as NumPy uint64 "
+                f"(h = np.uint64({value}), np.uint64(int(x[i])) or x.astype(np.uint64)): its "
+                "arithmetic wraps modulo 2**64, as a `& 0xFFFFFFFFFFFFFFFF` mask does; else "
+                "keep the numbers within int64")
+    return "use a float, or keep the numbers within int64"
 
 
 def _int_as_float(x: int) -> float:
@@ -623,11 +636,19 @@ def python_int_out_of_bounds(value: int, dtype) -> UserCodeError:
     dtype=np.uint8)): the program's exception, which its `except
     OverflowError` catches."""
     return UserCodeError(f"OverflowError: Python integer {value} out of bounds for {dtype}",
-                         hint=_wider_hint(dtype))
+                         hint=_wider_hint(dtype, value))
 
 
-def _wider_hint(dtype) -> str:
-    """What to do about a Python int that `dtype` cannot hold."""
+def _wider_hint(dtype, value: int | None = None) -> str:
+    """What to do about a Python int (`value`, where known) that `dtype`
+    cannot hold: from 2**63 up one uint64 holds is most likely a hash or
+    mask constant (Fibonacci hashing's 0x9E3779B97F4A7C15), whose
+    arithmetic NumPy's uint64 does modulo 2**64 (float64 would lose the low
+    bits, and has no `^ >>`; int64 holds no such number)."""
+    if value is not None and _INT64_MAX < value <= _UINT64_MAX:
+        return ("cast the array to uint64 first (x.astype(np.uint64)), which holds the number "
+                "and computes modulo 2**64 as hashes and masks do; or compute in float64 "
+                "(x.astype(np.float64)), rounding to 53 bits")
     if np.dtype(dtype) in (np.dtype(np.int64), np.dtype(np.uint64)):
         return ("no integer dtype is wider: compute in float64 (x.astype(np.float64)), or "
                 "keep the number within the dtype's range")
@@ -1184,7 +1205,8 @@ def _install_operators():
                 if _fast_power(a, b):
                     return emit_ufunc(_fast_power(a, b), a)
                 a = _python_int_power_base(a, b)
-            return _spanned(emit_ufunc(ufname, a, b), ufname, a, b)
+            return _spanned(python_ints.checked(emit_ufunc(ufname, a, b), ufname, a, b),
+                            ufname, a, b)
 
         def rev(a, b):
             if isinstance(b, Selection):
@@ -1196,12 +1218,14 @@ def _install_operators():
             _check_python_operands(ufname, b, a)
             if ufname == "power":
                 b = _python_int_power_base(b, a)
-            return _spanned(emit_ufunc(ufname, b, a), ufname, a, b, reflected=True)
+            return _spanned(python_ints.checked(emit_ufunc(ufname, b, a), ufname, b, a),
+                            ufname, a, b, reflected=True)
         return fwd, rev
 
     def unary(ufname):
         def op(a):
-            return emit(ufname, _as_python_int(a) if _python_bool(a) else a)
+            a = _as_python_int(a) if _python_bool(a) else a
+            return python_ints.checked(emit(ufname, a), ufname, a)
         return op
 
     for stem, ufname in OPERATORS.items():
@@ -1485,7 +1509,8 @@ def _inplace(ufname):
             if ufname == "multiply":
                 _refuse_sequence_repeat(b, a)       # n *= [0]
             _check_python_operands(ufname, a, b)
-            return _kept_runtime_kind(a, _spanned(emit_ufunc(ufname, a, b), ufname, a, b))
+            result = python_ints.checked(emit_ufunc(ufname, a, b), ufname, a, b)
+            return _kept_runtime_kind(a, _spanned(result, ufname, a, b))
         fast = _fast_power(a, b) if ufname == "power" else None
         result = emit_ufunc(fast, a) if fast else emit_ufunc(ufname, a, b)
         return store_inplace(a, result, ufname)
@@ -1949,3 +1974,4 @@ from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: 
 from .shape import broadcast_to, stack, transpose, where as select  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
+from . import python_ints  # noqa: E402

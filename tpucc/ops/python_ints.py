@@ -1,0 +1,207 @@
+"""Python int arithmetic on ints known only at run time, checked for int64.
+
+Python's ints grow without bound.  Compiled code holds a Python int known
+only at run time (a `runtime_args` or promoted number, `int(x[i])`, a
+counter a runtime loop changes) in an int64, whose arithmetic wraps past
+2**63.  So the result of each `+ - * << **`, unary `-` and `abs()` of such
+ints is checked at run time to be the exact one: where it is not, the call
+raises OverflowError (E910) when it returns, instead of giving a wrapped
+number eager Python never gives.  NumPy's own integers (np.int64(n), an
+int64 array) wrap as NumPy's do, unchecked.
+
+Where one operand is static, the result fits exactly when the runtime one
+lies in a static range (`_range_keeping_exact`): one or two comparisons,
+and none where what is known of it (values.int_bounds: a counted loop's
+counter) lies inside.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+import numpy as np
+
+from ..infer.builder import const_value, emit
+from ..infer.values import Array, int_bounds
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+
+# The message of the check (api.py recognizes it: a number argument read at
+# run time because it changed is read at compile time again instead).
+PAST_INT64 = "Python int arithmetic past int64"
+
+_HINT = ("compiled code holds a Python int known only at run time (int(x[i]), a runtime_args "
+         "argument, a number a runtime loop changes) in an int64; for arithmetic modulo 2**64 "
+         "(hashes, masks, seeds) use NumPy integers, which wrap as eagerly: np.uint64(n); "
+         "else keep the numbers within int64 (reduce modulo first)")
+
+_SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "left_shift": "<<", "power": "**",
+            "negative": "unary -", "absolute": "abs()"}
+
+
+# Inside `unchecked()`: arithmetic of tpucc's own on runtime ints.
+_UNCHECKED = contextvars.ContextVar("python_ints_unchecked", default=False)
+
+
+@contextlib.contextmanager
+def unchecked():
+    """Operators on runtime ints that are tpucc's own, not the program's (a
+    range iterator's position and items: Python's never overflow, and the
+    int64 ones wrap back into the range), are not checked."""
+    token = _UNCHECKED.set(True)
+    try:
+        yield
+    finally:
+        _UNCHECKED.reset(token)
+
+
+def checked(result, ufname: str, *operands):
+    """`result` of the Python operator `ufname` on `operands` (in the
+    operator's order), checked to be exact where it is Python int
+    arithmetic held in int64 (module docstring)."""
+    if ufname not in _SYMBOLS or not _is_runtime_python_int(result) or \
+            not any(isinstance(x, Array) for x in operands) or _UNCHECKED.get():
+        return result
+    ok = _fits(ufname, operands, result)
+    if ok is not True:
+        from ..infer import checks
+        checks.require(ok, f"{PAST_INT64} ({_SYMBOLS[ufname]}): Python's int would grow "
+                           "beyond 64 bits", hint=_HINT, raises="OverflowError", tpucc_limit=True)
+    return result
+
+
+def _is_runtime_python_int(x) -> bool:
+    return isinstance(x, Array) and x.weak and x.ndim == 0 and x.dtype == np.int64
+
+
+def _fits(ufname: str, operands, result):
+    """True, or a runtime bool: whether the int64 `result` is exact."""
+    runtime = [i for i, x in enumerate(operands) if isinstance(x, Array)]
+    if len(runtime) == 1:
+        (k,) = runtime
+        x = operands[k]
+        lo, hi = _range_keeping_exact(ufname, operands, k)
+        known_lo, known_hi = int_bounds(x)
+        checks = ([emit("greater_equal", x, lo)] if known_lo < lo else []) + \
+                 ([emit("less_equal", x, hi)] if known_hi > hi else [])
+        return True if not checks else checks[0] if len(checks) == 1 else \
+            emit("logical_and", *checks)
+    a, b = operands
+    if ufname in ("add", "subtract", "multiply") and _corners_fit(ufname, a, b):
+        return True
+    return _EXACT_AT_RUN_TIME[ufname](a, b, result)
+
+
+def _range_keeping_exact(ufname: str, operands, k: int) -> tuple:
+    """(lo, hi): the values of the runtime operand `k` for which the result,
+    the other operand static, stays within int64."""
+    if ufname in ("negative", "absolute"):
+        return INT64_MIN + 1, INT64_MAX
+    c = operands[1 - k]
+    if ufname == "add":
+        return INT64_MIN - c, INT64_MAX - c
+    if ufname == "subtract":
+        return (INT64_MIN + c, INT64_MAX + c) if k == 0 else (c - INT64_MAX, c - INT64_MIN)
+    if ufname == "multiply":
+        if c == 0:
+            return INT64_MIN, INT64_MAX
+        ends = (INT64_MIN, INT64_MAX) if c > 0 else (INT64_MAX, INT64_MIN)
+        return -(-ends[0] // c), ends[1] // c       # (ceil, floor)
+    if ufname == "left_shift":
+        return _shifted_range(c) if k == 0 else (INT64_MIN, _most_shift(c))
+    return _power_base_range(c) if k == 0 else (INT64_MIN, _most_exponent(c))
+
+
+def _shifted_range(count: int) -> tuple:
+    """The ints x with x << count in int64 (a negative count raises anyway)."""
+    if count >= 64:
+        return 0, 0
+    return (INT64_MIN >> count, INT64_MAX >> count) if count >= 0 else (INT64_MIN, INT64_MAX)
+
+
+def _most_shift(value: int) -> int:
+    """The largest count with value << count in int64 (any, for 0)."""
+    if value == 0:
+        return INT64_MAX
+    return 63 - (value.bit_length() if value > 0 else (-value - 1).bit_length())
+
+
+def _power_base_range(exponent: int) -> tuple:
+    """The ints x with x ** exponent in int64 (exponent >= 0 here: a
+    negative one made the base a float, elementwise._python_int_power_base)."""
+    if exponent <= 1:
+        return INT64_MIN, INT64_MAX
+    top = _int_root(INT64_MAX, exponent)
+    return -(_int_root(-INT64_MIN, exponent) if exponent % 2 else top), top
+
+
+def _int_root(n: int, k: int) -> int:
+    """The largest m >= 0 with m ** k <= n."""
+    m = int(round(n ** (1.0 / k)))
+    while m ** k > n:
+        m -= 1
+    while (m + 1) ** k <= n:
+        m += 1
+    return m
+
+
+def _most_exponent(base: int) -> int:
+    """The largest e with base ** e in int64 (any, for -1, 0 and 1)."""
+    if -1 <= base <= 1:
+        return INT64_MAX
+    e = 1
+    while INT64_MIN <= base ** (e + 1) <= INT64_MAX:
+        e += 1
+    return e
+
+
+def _corners_fit(ufname: str, a, b) -> bool:
+    """Whether what is known of two runtime ints keeps a + b, a - b or a * b
+    within int64 (the extremes are at the corners of their ranges)."""
+    (alo, ahi), (blo, bhi) = int_bounds(a), int_bounds(b)
+    op = {"add": int.__add__, "subtract": int.__sub__, "multiply": int.__mul__}[ufname]
+    corners = [op(x, y) for x in (alo, ahi) for y in (blo, bhi)]
+    return INT64_MIN <= min(corners) and max(corners) <= INT64_MAX
+
+
+def _add_exact(a, b, r):
+    """No overflow unless a and b have one sign and r the other."""
+    both = emit("bitwise_and", emit("bitwise_xor", a, r), emit("bitwise_xor", b, r))
+    return emit("greater_equal", both, 0)
+
+
+def _subtract_exact(a, b, r):
+    """No overflow unless a and b differ in sign and r has b's."""
+    both = emit("bitwise_and", emit("bitwise_xor", a, b), emit("bitwise_xor", a, r))
+    return emit("greater_equal", both, 0)
+
+
+def _multiply_exact(a, b, r):
+    """r // a == b exactly when r is a * b (else r is off by a multiple of
+    2**64, at least 2 * |a|); a == -1 wraps only for b == -2**63, and
+    a == 0 never (divided by 1 instead: no division by zero, nor -2**63 // -1)."""
+    from .shape import where
+    unsafe = emit("logical_or", emit("equal", a, 0), emit("equal", a, -1))
+    divided = emit("equal", emit("floor_divide", r, where(unsafe, 1, a)), b)
+    return where(emit("equal", a, 0), True,
+                 where(emit("equal", a, -1), emit("not_equal", b, INT64_MIN), divided))
+
+
+def _shift_exact(a, n, r):
+    """Shifting back gives a exactly when no bit fell off (a count from 64
+    up gives 0: exact for a == 0 only; a negative one raises anyway)."""
+    return emit("equal", emit("right_shift", r, emit("minimum", n, 63)), a)
+
+
+def _power_exact(a, e, r):
+    """a within the exponent's range (_power_base_range), read from a table
+    by the exponent (from 64 up: -1, 0 and 1 only)."""
+    from .registry import NUMPY
+    ranges = [_power_base_range(k) if k < 64 else (-1, 1) for k in range(65)]
+    lo, hi = (NUMPY[np.take](Array(const_value(np.array(column, np.int64))), e, mode="clip")
+              for column in zip(*ranges))
+    return emit("logical_and", emit("greater_equal", a, lo), emit("less_equal", a, hi))
+
+
+_EXACT_AT_RUN_TIME = {"add": _add_exact, "subtract": _subtract_exact, "multiply": _multiply_exact,
+                      "left_shift": _shift_exact, "power": _power_exact}
