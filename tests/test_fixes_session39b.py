@@ -214,3 +214,16 @@ def test_a_python_int_hash_past_int64_hints_uint64():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)     # (NumPy's scalar overflow)
         check(fnv1a64_as_hinted, data)
+
+
+# --- a refused library call names what it got at run time (calls._runtime_what) ---------
+
+def hashed(x):
+    return hash(int(x[0]))
+
+
+def test_hash_of_a_runtime_python_int_says_python_number():
+    # (was "hash() is not supported on runtime arrays" for an int)
+    raises_at(hashed, (np.array([3]),), tpucc.UnsupportedError,
+              match=r"hash\(\) is not supported on a Python number known only at run time",
+              line_of="hash(")

@@ -1857,8 +1857,8 @@ class Interpreter:
                     NUMPY_INSTEAD.get(name, README_HINT) if module.split(".")[0] == "numpy" else
                     f"{where}'s native code cannot read values known only at run time: "
                     f"{_instead_of_native(fn, name)}, or call it outside the compiled function")
-            error = UnsupportedError(f"{where}() is not supported on runtime arrays by tpucc",
-                                     hint=hint)
+            error = UnsupportedError(f"{where}() is not supported on {_runtime_what(args, kwargs)} "
+                                     "by tpucc", hint=hint)
             error.generic_hint = True   # (a library's own caller may say it better)
             raise error
         _refuse_outside_iterators(args, kwargs)     # (the library would advance them now)
@@ -2776,6 +2776,15 @@ def _any_runtime(args, kwargs) -> bool:
         elif isinstance(v, dict):
             stack.extend(v.values())
     return False
+
+def _runtime_what(args, kwargs) -> str:
+    """What a refused library call was given at run time, for its message:
+    Python numbers only (`hash(int(k))`), or arrays (NumPy scalars too)."""
+    runtime = [v for v in (*args, *kwargs.values()) if _any_runtime([v], {})]
+    if runtime and all(isinstance(v, Array) and v.weak and v.ndim == 0 for v in runtime):
+        return "a Python number known only at run time"
+    return "runtime arrays"
+
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
