@@ -223,31 +223,67 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
-def _axis_plan(arr, axis):
-    """NumPy's start of insert and delete: axis=None works on the flat array."""
+def _axis_plan(arr, obj, axis):
+    """NumPy's start of insert and delete: axis=None works on the flat
+    array; positions holding runtime values are an array of them."""
     arr = as_array(as_array_operand(arr))
+    obj = known_integer(array_like(obj))
     if axis is None:
-        return (arr if arr.ndim == 1 else ravel(arr)), 0
-    return arr, normalize_axis(axis, arr.ndim)
+        return (arr if arr.ndim == 1 else ravel(arr)), obj, 0
+    return arr, obj, normalize_axis(axis, arr.ndim)
 
 
-def _static_positions(obj, name):
-    if isinstance(obj, Array):
-        raise UnsupportedError(f"np.{name} with runtime indices: the result's shape would "
-                               "depend on them", hint="pass the indices as Python ints, a "
-                               "list or a slice")
-    return obj
+def _runtime_position(obj, name, n: int, axis: int, end: bool):
+    """np.insert / np.delete at ONE runtime integer position (a 0-d index,
+    or a list or array of one): the result's shape is known whatever its
+    value, so it is the position as an int64 0-d Array in [0, n) ([0, n]
+    where `end`: np.insert may append), with NumPy's IndexError checked
+    at run time.  None for static positions, which NumPy itself places."""
+    if not isinstance(obj, Array):
+        return None
+    if obj.dtype.kind not in "biu":
+        raise UserCodeError("IndexError: arrays used as indices must be of integer (or "
+                            "boolean) type")
+    if obj.size != 1 or obj.ndim > 1 or obj.dtype.kind == "b":
+        raise UnsupportedError(f"np.{name} with several runtime indices or a runtime mask: the "
+                               "result's shape would depend on their values",
+                               hint=f"np.{name} at one runtime position at a time, or keep the "
+                                    "shape and mask instead (`keep = np.arange(n) != i`, then "
+                                    "`x.mean(where=keep)` or `np.where(keep, x, 0)`)")
+    index = astype(reshape(obj, ()), np.int64)
+    top = n if end else n - 1
+    lo, hi = int_bounds(obj)
+    if not -n <= lo <= hi <= top:
+        _require((index >= -n) & (index <= top),
+                 ("index ", index, f" is out of bounds for axis {axis} with size {n}"),
+                 "IndexError", "NumPy raises IndexError here; compiled code checks the runtime "
+                               "index and raises when the call returns")
+    return where(index < 0, index + n, index)
+
+
+def _gathered(arr, axis: int, source, size: int):
+    """arr's slices along `axis` in the order `source` gives: static
+    positions, or runtime ones that lie in [0, size) by construction (no
+    bounds check of their own)."""
+    if isinstance(source, Array):
+        source.span = ranged_span(source.var, source.dtype, (0, size - 1))
+    return arr[along(axis, source)]
 
 
 @implements(np.insert)
 def insert(arr, obj, values, axis=None):
-    """The new array gathered (a static permutation) from `arr` followed by
-    the inserted values broadcast to their slot; NumPy itself, run on the
-    positions 0..N-1, says where each goes (and raises what it raises)."""
-    arr, axis = _axis_plan(arr, axis)
-    obj = _static_positions(obj, "insert")
+    """The new array gathered (a permutation) from `arr` followed by the
+    inserted values broadcast to their slot; NumPy itself, run on the
+    positions 0..N-1, says where each goes (and raises what it raises).
+    At one runtime position the shape is the same whatever it is: the
+    gather's source is computed at run time."""
+    arr, obj, axis = _axis_plan(arr, obj, axis)
     n = arr.shape[axis]
-    indices = np.arange(*obj.indices(n)) if isinstance(obj, slice) else np.asarray(obj)
+    position = _runtime_position(obj, "insert", n, axis, end=True)
+    if position is not None:
+        indices = np.zeros(obj.shape, np.int64)     # (its shape is all the layout needs)
+    else:
+        indices = np.arange(*obj.indices(n)) if isinstance(obj, slice) else np.asarray(obj)
     values = _as_dtype(values, arr.dtype)
     if indices.size == 1:           # one position: a block of values, as NumPy's own path
         values = values[(None,) * (arr.ndim - values.ndim)] if values.ndim < arr.ndim else values
@@ -257,9 +293,13 @@ def insert(arr, obj, values, axis=None):
     else:
         count = indices.size
     slot = arr.shape[:axis] + (count,) + arr.shape[axis + 1:]
-    source = np.insert(np.arange(n), obj, n + np.arange(count))
+    if position is None:
+        source = np.insert(np.arange(n), obj, n + np.arange(count))
+    else:                           # before it arr's own, then the count new ones, then the rest
+        k = asarray(np.arange(n + count))
+        source = where(k < position, k, where(k < position + count, n + k - position, k - count))
     joined = concatenate([arr, broadcast_to(values, slot)], axis)
-    return joined[along(axis, source)]
+    return _gathered(joined, axis, source, n + count)
 
 
 def _as_dtype(values, dtype):
@@ -273,10 +313,18 @@ def _as_dtype(values, dtype):
 
 @implements(np.delete)
 def delete(arr, obj, axis=None):
-    arr, axis = _axis_plan(arr, axis)
-    obj = _static_positions(obj, "delete")
-    keep = np.delete(np.arange(arr.shape[axis]), obj)
-    return arr[along(axis, keep)]
+    """The slices kept, gathered: NumPy says which for static positions; at
+    one runtime position (a leave-one-out loop's counter) the n - 1 kept
+    are those before it, then those after it."""
+    arr, obj, axis = _axis_plan(arr, obj, axis)
+    n = arr.shape[axis]
+    position = _runtime_position(obj, "delete", n, axis, end=False)
+    if position is None:
+        keep = np.delete(np.arange(n), obj)
+    else:
+        k = asarray(np.arange(max(n - 1, 0)))
+        keep = k + astype(k >= position, np.int64)
+    return _gathered(arr, axis, keep, n)
 
 
 # --- block / unstack --------------------------------------------------------------------
@@ -404,5 +452,6 @@ def index_trick(obj, key):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer import checks  # noqa: E402
-from ..infer.values import Array, holds_runtime, scalar_if_numpy_would  # noqa: E402
-from .elementwise import astype, asarray, copy as copy_array  # noqa: E402
+from ..infer.values import (Array, array_like, holds_runtime, int_bounds,  # noqa: E402
+                            known_integer, ranged_span, scalar_if_numpy_would)
+from .elementwise import _require, astype, asarray, copy as copy_array  # noqa: E402
