@@ -103,3 +103,55 @@ def test_several_runtime_positions_stay_refused_with_a_hint_that_works():
 def test_a_runtime_float_position_raises_numpys_index_error():
     raises_at(_delete_at_float, (np.arange(5.0), 1), IndexError,
               match="arrays used as indices must be of integer", line_of="np.delete")
+
+
+# --- the UnrollWarning's advice fits the reason the loop is unrolled --------------------------
+
+def _unroll_warnings(fn, *args) -> list:
+    with warnings.catch_warnings(record=True) as found:
+        warnings.simplefilter("always")
+        tpucc.compile(fn).lower(*args)
+    return [str(w.message) for w in found if w.category is tpucc.UnrollWarning]
+
+
+def _deciles(x):
+    out = np.zeros(99)
+    for p in range(1, 100):
+        out[p - 1] = np.percentile(x, p)            # (q must be known at compile time)
+    return out
+
+
+def _deciles_hoisted(x):                            # the advice, followed
+    q = np.percentile(x, list(range(1, 100)))
+    out = np.zeros(99)
+    for p in range(1, 100):
+        out[p - 1] = q[p - 1]
+    return out
+
+
+def _ones_counted(x):
+    out = np.zeros(300)
+    for k in range(300):
+        out[k] = np.ones(k % 7 + 1).sum() * x[k]      # (a shape made of the counter)
+    return out
+
+
+def _ones_masked(x):                                # the advice, followed
+    out = np.zeros(300)
+    for k in range(300):
+        out[k] = np.where(np.arange(7) < k % 7 + 1, 1.0, 0.0).sum() * x[k]
+    return out
+
+
+@pytest.mark.parametrize("fn, fixed, says", [
+    (_deciles, _deciles_hoisted, "`q = np.percentile(x, list(range(1, 100)))` before"),
+    (_ones_counted, _ones_masked, "make each array at its largest size and mask")])
+def test_the_unroll_advice_fits_its_cause_and_works(fn, fixed, says):
+    """Every unrolled loop was told to keep its table in np.zeros(n), not a
+    list, which these already do."""
+    x = np.random.default_rng(0).normal(size=300)
+    said = _unroll_warnings(fn, x)
+    assert len(said) == 1 and says in said[0] and "not a list" not in said[0], said
+    assert not _unroll_warnings(fixed, x)
+    compiled = check(fixed, x)
+    assert count_hlo(hlo(compiled, x), "while") <= 1

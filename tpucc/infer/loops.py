@@ -301,30 +301,61 @@ def _warn_unrolled(loc, it, count, ops, why):
             "seconds for a few dozen copies" if _runtime_slices(why) else
             f"{left}; {ops} ops after {count}: slow to compile, XLA takes about a second "
             "per thousand")
-    message = (f"tpucc: this loop is unrolled ({cost}) because {why}; "
-               f"{_unroll_advice(why)} so that it runs as one runtime `while`")
+    advice = _unroll_advice(why)
+    message = f"tpucc: this loop is unrolled ({cost}) because {why}" + (
+        f"; {advice} so that it runs as one runtime `while`" if advice else "")
     if loc is None:
         warnings.warn(message, UnrollWarning, stacklevel=2)
     else:
         warnings.warn_explicit(message, UnrollWarning, loc.file, loc.line)
 
 
-def _unroll_advice(why: str) -> str:
-    """What to change, for the reason a loop is unrolled."""
-    if "slice bounds" in why:
-        return ("a slice whose bounds depend on the counter compiles with a positive step "
-                "and basic indices beside it (a backward or runtime step on the first axis "
-                "only): slice the other axes with static bounds or a positive step, or keep "
-                "the shape with `np.where(np.arange(n) > k, x, 0)`")
-    if "slice with runtime bounds" in why:
-        return ("keep the shapes fixed: a window of static length over a zero-padded copy "
-                "(`xp = np.concatenate([x, np.zeros(m)])`, then `np.dot(x, xp[k:k + n])`), "
-                "or the whole axis under a mask (`np.where(np.arange(n) > k, x, 0)`)")
-    if "appends" in why and "array" in why:
-        # (a copy is the iteration's own new array, which a buffer row holds exactly)
-        return "append a copy of the array (`out.append(x.copy())`)"
-    return ("keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a "
-            "list)")
+# What to change for each reason a loop is unrolled (_try_counted states
+# it, quoting the refusal of its body as a While): (words of the reason,
+# advice), the first row that matches.  No row: no advice, rather than
+# one that cannot help (a loop that already fills an np.zeros table was
+# told to use one instead of a list).
+_ADVICE = (
+    (("slice bounds",),
+     "a slice whose bounds depend on the counter compiles with a positive step and basic "
+     "indices beside it (a backward or runtime step on the first axis only): slice the other "
+     "axes with static bounds or a positive step, or keep the shape with "
+     "`np.where(np.arange(n) > k, x, 0)`"),
+    (("slice with runtime bounds",),
+     "keep the shapes fixed: a window of static length over a zero-padded copy (`xp = "
+     "np.concatenate([x, np.zeros(m)])`, then `np.dot(x, xp[k:k + n])`), or the whole axis "
+     "under a mask (`np.where(np.arange(n) > k, x, 0)`)"),
+    # (a copy is the iteration's own new array, which a buffer row holds exactly)
+    (("appends a row of an array", "appends an array", "appends one array", "appends the array"),
+     "append a copy of the array (`out.append(x.copy())`)"),
+    (("a list's item", "Python container", "of a list", "a list slice", "items its list gets"),
+     "keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a list)"),
+    (("the code after it needs",),
+     "let the code after the loop use that number as a runtime value (a mask of fixed shape "
+     "rather than a shape or a slice length made of it)"),
+    (("data-dependent shape", "shape would depend", "length of the result would depend"),
+     "keep the shapes fixed: make each array at its largest size and mask the part the "
+     "counter selects (`np.where(np.arange(n) < k, x, 0)`)"),
+    # (the counter reaches a call that needs a number known at compile time:
+    # np.percentile(x, p) one quantile at a time, a matrix power)
+    (("known only at run time", "known at compile time", "needed at compile time",
+      "needs a static value"),
+     "do that for all the counter's values at once, before the loop, and index the result "
+     "with the counter inside it (`q = np.percentile(x, list(range(1, 100)))` before, "
+     "`q[p - 1]` inside)"),
+)
+
+
+def _unroll_advice(why: str) -> str | None:
+    """What to change, for the reason a loop is unrolled; None where no
+    change would make it one While (COMPUTES_NUMBERS: unrolled on purpose)
+    or tpucc knows none for that reason."""
+    if why == COMPUTES_NUMBERS:
+        return None
+    for words, advice in _ADVICE:
+        if any(w in why for w in words):
+            return advice
+    return None
 
 
 # A short static range loop is unrolled unless its copies would hold more
@@ -403,9 +434,11 @@ def _unroll_limit(loc, it, unrolled_because) -> LimitError:
         return LimitError(f"loop unrolled {MAX_UNROLL} times without ending", loc,
                           "make the loop bound a runtime value, or shorten the loop")
     why = unrolled_because or "its items are a static sequence (a list, tuple or dict)"
+    advice = _unroll_advice(why)
     return LimitError(
         f"loop unrolled {MAX_UNROLL} times, the most tpucc unrolls, with {it.remaining()} "
         f"iterations left; it is unrolled because {why}", loc,
+        f"{advice} so that it runs as one runtime `while`; or shorten the loop" if advice else
         "a long loop compiles to one runtime `while` when its body works on runtime values: "
         "index arrays instead of Python lists, fill a preallocated array (out[i] = v) instead "
         "of growing a list; or shorten the loop")
