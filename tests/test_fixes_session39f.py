@@ -101,7 +101,7 @@ def test_several_runtime_positions_stay_refused_with_a_hint_that_works():
 
 
 def test_a_runtime_float_position_raises_numpys_index_error():
-    raises_at(_delete_at_float, (np.arange(5.0), 1), IndexError,
+    raises_at(_delete_at_float, (np.arange(5.0), np.int64(1)), IndexError,
               match="arrays used as indices must be of integer", line_of="np.delete")
 
 
