@@ -34,6 +34,7 @@ def analyze(fc) -> None:
                      for h, body in bodies.items()}
     fc.nesting_loops = frozenset(h for h, body in bodies.items()
                                  if any(o != h and o in body for o in fc.loop_headers))
+    fc.past_loops = frozenset(succ) - _reaching(fc.loop_headers, loop_preds)
     fc.ipdom = _post_dominators(succ)
     fc.loop_locs = {h: _loop_loc(fc, h, [t for t, hh in back_edges if hh == h])
                     for h in fc.loop_headers}
@@ -93,6 +94,17 @@ def _liveness(fc) -> dict:
             live[n] = new
             work.extend(preds[n])
     return live
+
+
+def _reaching(blocks, preds) -> set[int]:
+    """The blocks from which some path reaches one of `blocks`."""
+    seen, work = set(blocks), list(blocks)
+    while work:
+        for p in preds[work.pop()]:
+            if p not in seen:
+                seen.add(p)
+                work.append(p)
+    return seen
 
 
 def _loop_loc(fc, header, latches):

@@ -29,6 +29,9 @@ class FunctionCode:
     vetted_handlers: set[int] = field(default_factory=set)
     live_in: dict | None = None     # block -> locals read before bound again (cfg.dead_locals)
     loop_bodies: dict[int, frozenset[int]] = field(default_factory=dict)     # header -> blocks
+    # Blocks from which no path reaches a loop's header (the way out of a
+    # `return` inside loops): the loops' iterators on the stack are only popped.
+    past_loops: frozenset = frozenset()
     # (header, name) -> cfg.only_appended_in_loop's answer
     appended_only: dict = field(default_factory=dict)
 

@@ -199,7 +199,7 @@ def enumerate_(interp, x, start=0):
         # iterator does, when the loop gets to each item (and advances it)
         return SeqIter(tuple(enumerate(x.items, start)), 0, x.source, x.stamp,
                        lambda pos: (start + pos, x.read(pos)), x.follows_length, x.cursor)
-    return interp.live_iter(x, start=start)
+    return interp.live_iter(x, start=start, held=not interp.result_feeds_loop())
 
 
 def _fresh_list_iterator(x) -> bool:
@@ -250,10 +250,18 @@ def zip_(interp, *xs, strict=False):
                                               "len(x))): v = x[i]` is a runtime `while`")
     xs = tuple(x if _zip_rows(x) is None else _items_of(x) for x in xs)
     if strict:
-        return held_iterator(zip(*(interp.static_items(x) for x in xs), strict=True))
+        return made_iterator(interp, zip(*(interp.static_items(x) for x in xs), strict=True))
     if any(type(x) is list for x in xs) and all(type(x) in (list, tuple, range) for x in xs):
         return _live_zip(interp, xs)
-    return held_iterator(_zipped(interp, xs))
+    return made_iterator(interp, _zipped(interp, xs))
+
+
+def made_iterator(interp, items, **fields) -> SeqIter:
+    """The iterator a builtin makes (zip, map, filter): the loop's alone
+    where the call's result goes straight to a `for` (no variable holds
+    it: iterators.loop_iterator), else one the program may keep."""
+    make = iterators.loop_iterator if interp.result_feeds_loop() else held_iterator
+    return make(items, **fields)
 
 
 def _live_zip(interp, xs) -> SeqIter:
@@ -266,7 +274,7 @@ def _live_zip(interp, xs) -> SeqIter:
 
     def read(pos):
         return tuple(p.read(pos) if p.read is not None else p.items[pos] for p in parts)
-    return held_iterator(tuple(zip(*(p.items for p in parts))),
+    return made_iterator(interp, tuple(zip(*(p.items for p in parts))),
                          source=iterators.Zipped(lists, fixed),
                          stamp=tuple(p.stamp if p.read is not None else None for p in parts),
                          read=read, follows_length=True)
@@ -369,7 +377,7 @@ def reversed_(interp, x):
             back = x[::-1]
             return RangeIter(back.start, back.stop, back.step)
         return RangeIter(x.shape[0] - 1, -1, -1, rows=x)
-    return interp.live_iter(x, backward=True)
+    return interp.live_iter(x, backward=True, held=not interp.result_feeds_loop())
 
 
 def _reversed_range(r):
@@ -497,7 +505,7 @@ def tuple_(interp, x=()):
 def map_(interp, fn, *xs):
     if _many_rows(interp, xs):
         return interp.call(interpreted.mapped, [fn, *xs], {})
-    return held_iterator(interp.call(fn, list(args), {}) for args in _zipped(interp, xs))
+    return made_iterator(interp, (interp.call(fn, list(args), {}) for args in _zipped(interp, xs)))
 
 
 def _many_rows(interp, xs) -> bool:
@@ -511,8 +519,8 @@ def _many_rows(interp, xs) -> bool:
 def filter_(interp, fn, x):
     from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)
     items = interp.static_items(x)
-    return held_iterator(v for v in items
-                         if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
+    kept = (v for v in items if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
+    return made_iterator(interp, kept)
 
 
 @builtin(py.next)

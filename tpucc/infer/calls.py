@@ -44,7 +44,8 @@ from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
-                        is_native_iterator, note_outside_iterator, refuse_outside_iterator)
+                        is_native_iterator, loop_iterator, note_outside_iterator,
+                        refuse_outside_iterator)
 from .state import dict_of_class
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
@@ -1515,7 +1516,9 @@ class Interpreter:
             return tuple(self._item(mapping, k, mapping[k]) for k in mapping)
         return tuple((k, self._item(mapping, k, mapping[k])) for k in mapping)
 
-    def get_iter(self, v):
+    def get_iter(self, v, for_loop=False):
+        """iter(v); `for_loop`: for a `for` statement's GET_ITER, where an
+        iterator made here over a container is the loop's alone."""
         if isinstance(v, (RangeIter, SeqIter)):
             return v
         if isinstance(v, range):
@@ -1530,7 +1533,7 @@ class Interpreter:
             # a user iterator (its __next__ called at each step: FOR_ITER, next()), or
             # what a user container's __iter__ gives
             return it if self.user_dunder(it, "__next__") is not None else self.get_iter(it)
-        return self.live_iter(v)
+        return self.live_iter(v, held=not for_loop)
 
     def result_feeds_loop(self, through_enumerate=False) -> bool:
         """Whether the value of the call being made goes straight to a for
@@ -1560,10 +1563,12 @@ class Interpreter:
         return calls > 0 and len(waiting) == calls and all(v is enumerate or v is zip
                                                            for v in waiting)
 
-    def live_iter(self, v, start=None, backward=False) -> SeqIter:
+    def live_iter(self, v, start=None, backward=False, held=True) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
         does, or `backward` as reversed gives them), each read when the loop
-        gets to it once v changed, where v is a list or an array (SeqIter)."""
+        gets to it once v changed, where v is a list or an array (SeqIter).
+        `held`: the program may keep it (else iterators.loop_iterator)."""
+        make = held_iterator if held else loop_iterator
         items = self.static_items(v)
         n = len(items)
         where = (lambda pos: n - 1 - pos) if backward else (lambda pos: pos)
@@ -1575,13 +1580,13 @@ class Interpreter:
         items = items[::-1] if backward else items
         items = items if start is None else tuple(enumerate(items, start))
         if type(v) is list or isinstance(v, Array):     # (a subclass may iterate its own way)
-            return held_iterator(items, source=v, stamp=items_stamp(v), read=read,
-                                 follows_length=type(v) is list and not backward)
+            return make(items, source=v, stamp=items_stamp(v), read=read,
+                        follows_length=type(v) is list and not backward)
         hashed = self.dict_of(v)
         if type(hashed) in (dict, set) and start is None and not backward:
             # Python refuses to go on once the dict or set changed size
-            return held_iterator(items, source=hashed, stamp=len(hashed))
-        return held_iterator(items)
+            return make(items, source=hashed, stamp=len(hashed))
+        return make(items)
 
     # --- calls ------------------------------------------------------------------------------
     def call(self, fn, args, kwargs):

@@ -486,6 +486,24 @@ def _normalize_states(arms):
         shape_undefined([a.stack for a in arms], i)
 
 
+def _drop_finished_iterators(fc, arms, targets, depths):
+    """Empties (None) the stack slots holding loop iterators that every
+    target only pops: `return` from inside nested loops pops their
+    iterators unread.  The paths need not agree on those: the arm that
+    went on with an outer loop holds a new iterator of the inner one, the
+    arm that returns the old one (`for r in range(n): for d in DIRS: if
+    hit: return d`)."""
+    def finished(i):
+        return all(t == RETURN or depths.get(t, 0) <= i or t in fc.past_loops for t in targets)
+    for i in range(len(arms[0].stack)):
+        if finished(i) and all(isinstance(a.stack[i], _ITERATORS) for a in arms):
+            for a in arms:
+                a.stack[i] = None
+
+
+_ITERATORS = (RangeIter, SeqIter, Undefined, type(None))     # (None: emptied by an earlier merge)
+
+
 def shape_undefined(slots, key):
     if not any(isinstance(s[key], Undefined) for s in slots):
         return                          # (flattening a big table at each merge is slow)
@@ -512,6 +530,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
     _normalize_states(arms)
+    _drop_finished_iterators(frame.fc, arms, targets, depths)
     whole = taken_whole([(a.locals, a.stack) for a in arms],
                         {slot for a in arms for slot in a.items})
     flat = []

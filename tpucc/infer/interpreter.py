@@ -1158,7 +1158,7 @@ def GET_ITER(f, arg):
         # read when the loop gets there
         f.push(RangeIter(0, v.base.size, 1, rows=v))
     else:
-        f.push(f.interp.get_iter(v))
+        f.push(f.interp.get_iter(v, for_loop=True))
 
 
 @handler

@@ -318,6 +318,17 @@ def held_iterator(items, **fields) -> SeqIter:
     return SeqIter(items, cursor=Cursor(builder.ctx().runtime_depth), **fields)
 
 
+def loop_iterator(items, **fields) -> SeqIter:
+    """A SeqIter that only the `for` statement taking it holds (`for p in
+    (1, 2)`, `for k, d in enumerate(DIRS)`): no variable reaches it, so it
+    needs no Cursor.  Each copy stands where its own path took it: the arm
+    of a runtime `if` that starts the loop's next iteration, a While trial
+    thrown away, an unrolled iteration tried again (a shared Cursor would
+    say such a copy lags behind a position only the run knows)."""
+    items = items if isinstance(items, (RaisingTail, ReturningTail)) else tuple(items)
+    return SeqIter(items, **fields)
+
+
 def consumed(it: SeqIter) -> tuple:
     """The items left in `it`, taken by a consumer that reads them all
     (list(it), unpacking): the iterator is exhausted afterwards."""

@@ -1,0 +1,72 @@
+"""Session 39e's fixes, each checked against eager NumPy/Python."""
+import numpy as np
+import pytest
+
+from conftest import check
+
+# --- a runtime `return` from loops over tuples nested with range loops ---------------------
+# (winner checks: "for each player / direction, scan the board, return the first hit")
+
+DIRECTIONS = [(0, 1), (1, 0)]
+
+
+def _return_in_inner_tuple_loop(board):
+    for r in range(2):
+        for d in (0, 1):
+            if board[r, d] == 1:
+                return 1
+    return 0
+
+
+def _return_in_inner_list_of_pairs(board):
+    for r in range(2):
+        for dr, dc in DIRECTIONS:
+            if board[r + dr, dc] == 1:
+                return r
+    return -1
+
+
+def _return_in_inner_enumerate(board):
+    for r in range(2):
+        for k, d in enumerate((0, 1)):
+            if board[r, d] == 1:
+                return k
+    return -1
+
+
+def _return_under_outer_tuple_loop(board):
+    for p in (1, 2):
+        for r in range(2):
+            if board[r, 0] == p:
+                return p
+    return 0
+
+
+def _return_under_outer_zip(board):
+    for p, c in zip((1, 2), (0, 1)):
+        for r in range(board.shape[0]):     # (a runtime-length loop: one While)
+            if board[r, c] == p:
+                return p
+    return -1
+
+
+def _return_in_three_nested_loops(board):
+    for p in [1, 2]:
+        for r in range(2):
+            for c in (0, 1):
+                if board[r, c] == p:
+                    return p * 10 + c
+    return 0
+
+
+BOARDS = [np.eye(3, dtype=np.int8), np.zeros((3, 3), np.int8),
+          np.array([[0, 0, 0], [2, 0, 0], [0, 0, 0]], np.int8),
+          np.array([[0, 1, 0], [0, 2, 0], [1, 0, 0]], np.int8)]
+
+
+@pytest.mark.parametrize("fn", [_return_in_inner_tuple_loop, _return_in_inner_list_of_pairs,
+                                _return_in_inner_enumerate, _return_under_outer_tuple_loop,
+                                _return_under_outer_zip, _return_in_three_nested_loops])
+@pytest.mark.parametrize("board", range(len(BOARDS)))
+def test_runtime_return_from_nested_loops_over_tuples_and_ranges(fn, board):
+    check(fn, BOARDS[board])
