@@ -70,3 +70,37 @@ BOARDS = [np.eye(3, dtype=np.int8), np.zeros((3, 3), np.int8),
 @pytest.mark.parametrize("board", range(len(BOARDS)))
 def test_runtime_return_from_nested_loops_over_tuples_and_ranges(fn, board):
     check(fn, BOARDS[board])
+
+
+# --- NumPy's warnings while folding static values: at the program's line ----------------------
+
+def _lcg(s):
+    return s * np.uint32(1664525) + np.uint32(1013904223)      # overflows: a RuntimeWarning
+
+
+def _lcg_steps(b, seed):
+    s = _lcg(np.uint32(seed))
+    return b + s % np.uint32(4)
+
+
+def test_compile_time_numpy_warning_is_shown_at_the_programs_line():
+    import inspect
+    import warnings
+    b = np.zeros(3, np.uint32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check(_lcg_steps, b, 4000000000)
+    lines, start = inspect.getsourcelines(_lcg)
+    at = {(w.filename, w.lineno) for w in caught if issubclass(w.category, RuntimeWarning)}
+    assert at == {(__file__, start + 1)}, at
+
+
+def test_compile_time_numpy_warning_made_an_error_is_the_programs_error():
+    import warnings
+    import tpucc
+    from tpucc import errors as E
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(E.UserCodeError, match="overflow") as info:
+            tpucc.compile(_lcg_steps)(np.zeros(3, np.uint32), 4000000000)
+    assert info.value.loc.line == _lcg.__code__.co_firstlineno + 1

@@ -28,6 +28,7 @@ from ..ops.indexing import numpy_view
 from ..ops.registry import const_aval
 from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
+from .builtins_impl import warnings_at_program_lines
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from .control import MAX_UNROLL
 from .iterators import note_outside_iterator
@@ -357,7 +358,7 @@ def _trace_once(fn, args, kwargs, options, state, made_runtime) -> Traced:
                              k) for k in sorted(kwargs)}
         interp.call_floor = new_serial_floor()
         try:
-            with _deep_python_stack():
+            with _deep_python_stack(), warnings_at_program_lines(interp):
                 result = interp.call(fn, b_args, b_kwargs)
         except RecursionError:
             raise LimitError("the program nests too deeply to compile (recursion?)",

@@ -4,6 +4,7 @@ arrays give ops."""
 from __future__ import annotations
 
 import builtins as py
+import contextlib
 import copy as copy_module
 import functools
 import importlib.util
@@ -1545,6 +1546,32 @@ def warn(interp, message, category=None, stacklevel=1, source=None, **_skip_file
                            module=globals_.get("__name__", "<unknown>"),
                            registry=globals_.setdefault("__warningregistry__", {}),
                            module_globals=globals_, source=source)
+
+
+@contextlib.contextmanager
+def warnings_at_program_lines(interp):
+    """A warning NumPy gives while tpucc folds the program's static values
+    (`s * np.uint32(1664525)` overflowing: tpucc runs that multiply at
+    compile time) is shown at the program's line, as eagerly, not at
+    tpucc's line that ran the operation.  The filters keyed on tpucc's
+    modules let every such warning through to be placed; the program's
+    filters, keyed on its module and line, then decide as eagerly (an
+    "error" one raises it there)."""
+    from .interpreter import in_tpucc
+    with warnings.catch_warnings():
+        show = warnings.showwarning
+
+        def placed(message, category, filename, lineno, file=None, line=None):
+            if not in_tpucc(filename) or not interp.frames:
+                return show(message, category, filename, lineno, file, line)
+            file_, line_, globals_ = _warned_at(interp, 1)
+            warnings.warn_explicit(message, category, file_, line_,
+                                   module=globals_.get("__name__", "<unknown>"),
+                                   registry=globals_.setdefault("__warningregistry__", {}),
+                                   module_globals=globals_)
+        warnings.showwarning = placed
+        warnings.filterwarnings("always", module=r"tpucc\.")
+        yield
 
 
 def _warned_at(interp, stacklevel: int):

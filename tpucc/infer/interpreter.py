@@ -291,9 +291,10 @@ def classify_exception(e: Exception, loc):
     while tb is not None:
         last = tb.tb_frame.f_code.co_filename
         tb = tb.tb_next
+    # (a Warning: NumPy's, folding the program's values, that its filters make an error)
     if last and "/tpucc/" in last.replace("\\", "/") and not isinstance(
             e, (ValueError, TypeError, LookupError, AttributeError, ArithmeticError,
-                ImportError)):
+                ImportError, Warning)):
         return InternalError(f"{type(e).__name__}: {e}", loc)
     ours = exceptions.raised_by_the_program(e)
     return UserCodeError(f"{type(e).__name__}: {e}", loc, raised=e if ours else None,
