@@ -104,3 +104,39 @@ def test_compile_time_numpy_warning_made_an_error_is_the_programs_error():
         with pytest.raises(E.UserCodeError, match="overflow") as info:
             tpucc.compile(_lcg_steps)(np.zeros(3, np.uint32), 4000000000)
     assert info.value.loc.line == _lcg.__code__.co_firstlineno + 1
+
+
+# --- a window of the outer loop's counter inside an inner loop: both loops stay Whiles --------
+
+def _column_sums_of_windows(m):
+    k = np.array([1, 2, 1])
+    p = np.pad(m, 1)
+    out = np.zeros_like(m)
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            out[i, j] = (p[i:i + 3, j + 1] * k).sum()     # i: the outer counter
+    return out
+
+
+def test_outer_counters_window_inside_an_inner_loop_keeps_both_loops_whiles():
+    import warnings
+    from conftest import count_hlo, hlo
+    m = np.arange(40 * 40).reshape(40, 40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # (no UnrollWarning: nothing unrolled)
+        compiled = check(_column_sums_of_windows, m)
+    assert count_hlo(hlo(compiled, m), "while") == 2
+
+
+def _outer_counter_changed_inside(m):
+    out = np.zeros(m.shape[0], m.dtype)
+    for i in range(m.shape[0] - 2):
+        for j in range(m.shape[1]):
+            if m[i, j] > 100:
+                i = i + 1                       # no longer the range it entered with
+        out[i] += m[i:i + 2, 0].sum()
+    return out
+
+
+def test_outer_counter_rebound_inside_an_inner_loop_is_still_exact():
+    check(_outer_counter_changed_inside, np.arange(40 * 40).reshape(40, 40) % 150)

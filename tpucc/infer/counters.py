@@ -31,18 +31,29 @@ def guesses(leaves, carried, skip: str | None, refuted: set) -> dict:
     """{slot: (lo, top)} for the carried 0-d integer slots whose value at
     the loop's entry is at least a static lo (not the dtype's minimum),
     except the path `skip` (a range's counter: loops._counter_span) and the
-    paths `refuted` by an earlier trial."""
+    paths `refuted` by an earlier trial.  A slot whose entry value lies in
+    a static range [lo, hi] (an outer loop's counter) is first guessed to
+    stay in it, `(lo, hi, KEPT)` (refuted: `(path, KEPT)`): the inner loop
+    leaves it as it is, so `p[i:i + 3]` of the outer counter inside the
+    inner loop is still a window of static length."""
     out = {}
     for i in carried:
         path, entry = leaves[i]
         if path == skip or path in refuted or entry.aval.shape != () or \
                 entry.dtype.kind not in "iu":
             continue
+        bounds = entry.span.bounds() if isinstance(entry, Array) and entry.span else None
+        if bounds is not None and (path, KEPT) not in refuted:
+            out[i] = (*bounds, KEPT)
+            continue
         lo = _floor(entry)
         info = np.iinfo(entry.dtype)
         if lo is not None and info.min < lo <= info.max - MAX_STEP:
             out[i] = (lo, int(info.max) - MAX_STEP)
     return out
+
+
+KEPT = "kept"       # a guess that the slot stays in its entry range (guesses)
 
 
 def _floor(entry) -> int | None:
@@ -54,16 +65,32 @@ def _floor(entry) -> int | None:
 
 def assume(slot_arrays: dict, counters: dict) -> None:
     """Gives each guessed counter's body Array (on its parameter) its range."""
-    for i, (lo, top) in counters.items():
+    for i, (lo, top, *_) in counters.items():
         arr = slot_arrays[i]
         arr.span = Span(arr._var, 0, lo, top)
 
 
 def refuted(counters: dict, leaves, ends) -> set:
     """The paths of the guessed counters that an iteration does not leave
-    counted on from their parameter (`ends`: the body's end leaves)."""
-    return {leaves[i][0] for i, (lo, top) in counters.items()
-            if i >= len(ends) or not _counts_on(ends[i][1], lo, top)}
+    counted on from their parameter (`ends`: the body's end leaves); for a
+    KEPT guess, (path, KEPT) where it does not stay in its range."""
+    out = set()
+    for i, (lo, top, *kept) in counters.items():
+        end = ends[i][1] if i < len(ends) else None
+        if kept and not (end is not None and _stays_in(end, lo, top)):
+            out.add((leaves[i][0], KEPT))
+        elif not kept and not (end is not None and _counts_on(end, lo, top)):
+            out.add(leaves[i][0])
+    return out
+
+
+def _stays_in(end, lo: int, hi: int) -> bool:
+    """Whether an iteration's end value is in [lo, hi] (the parameter
+    itself, left as it was: its range is the guess's)."""
+    value = known_integer(end)
+    bounds = (value, value) if type(value) is int else \
+        int_bounds(end) if isinstance(end, Array) and end.span is not None else None
+    return bounds is not None and lo <= bounds[0] and bounds[1] <= hi
 
 
 def _counts_on(end, lo: int, top: int) -> bool:
@@ -89,4 +116,4 @@ def after_loop(arr: Array, out_var, counter) -> None:
     """The While's result for a counter lies in its range as well: the entry
     value (no iteration) or what an iteration left."""
     if counter is not None:
-        arr.span = Span(out_var, 0, *counter)
+        arr.span = Span(out_var, 0, *counter[:2])
