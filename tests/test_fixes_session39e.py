@@ -102,7 +102,7 @@ def test_compile_time_numpy_warning_made_an_error_is_the_programs_error():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(E.UserCodeError, match="overflow") as info:
-            tpucc.compile(_lcg_steps)(np.zeros(3, np.uint32), 4000000000)
+            tpucc.compile(_lcg_steps, cache=False)(np.zeros(3, np.uint32), 4000000000)
     assert info.value.loc.line == _lcg.__code__.co_firstlineno + 1
 
 
