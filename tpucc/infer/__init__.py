@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Region, Value
-from ..ops.indexing import numpy_view
+from ..ops.indexing import chained_view, numpy_view
 from ..ops.registry import const_aval
 from . import appends, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
@@ -149,19 +149,21 @@ class Traced:
 
 def _input_alias(value, inputs: dict):
     """(source, index, view) where `value` is an input array (`inputs`:
-    id(Array) -> (source, index)) or a static view of one, else None."""
+    id(Array) -> (source, index)) or a static view of one, also a view of
+    a view (`a[1:][::2]`, `a.T.T`: NumPy's views composed), else None."""
     if not isinstance(value, Array) or value.immutable is not False:
         return None
-    view, base = None, value
-    if value.base is not None:
-        base = value.base
-        if base.base is not None or value._base_var is not base.var:
-            return None
-        view = numpy_view(value.index)
+    views, base = [], value
+    while base.base is not None:
+        if base._base_var is not base.base._var:
+            return None             # (not the base's current value)
+        view = numpy_view(base.index)
         if view is None:
             return None
+        views.append(view)
+        base = base.base
     found = inputs.get(id(base))
-    return None if found is None else found + (view,)
+    return None if found is None else found + (chained_view(views[::-1]),)
 
 
 def is_runtime_leaf(x) -> bool:

@@ -1086,6 +1086,20 @@ def numpy_view(index):
     return operator.itemgetter(key)
 
 
+def chained_view(views: list):
+    """One function making NumPy's view through `views` in turn (a view
+    of a view: `a[1:][::2]`), None for none."""
+    if len(views) <= 1:
+        return views[0] if views else None
+    return functools.partial(_apply_views, tuple(views))
+
+
+def _apply_views(views: tuple, array):
+    for view in views:
+        array = view(array)
+    return array
+
+
 def basic_index_value(base, index):
     """The current value of a view: its base's value indexed again."""
     if type(index) is Permuted:
