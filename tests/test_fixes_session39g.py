@@ -63,3 +63,105 @@ def test_a_view_of_a_view_of_a_global_is_the_globals_view():
     result = tpucc.compile(_global_view_of_view)(np.zeros(1))[1]
     assert np.shares_memory(result, G)
     np.testing.assert_array_equal(result, np.arange(6.0)[1:][::2])
+
+
+# --- an iterator from outside advanced by `in`, __next__(), extend(), or NumPy's own -----------
+
+def _contains(x, it):
+    return x + (2.0 in it)
+
+
+def _not_contains(x, it):
+    return x + (2.0 not in it)
+
+
+def _dunder_next(x, it):
+    return x + it.__next__()
+
+
+def _extends(x, it):
+    items = [0.0]
+    items.extend(it)
+    return x + len(items)
+
+
+def _counts(x, it):
+    return x + sum(1 for _ in it)
+
+
+@pytest.mark.parametrize("fn, make, line", [
+    (_contains, lambda: iter([1.0, 2.0, 3.0]), "2.0 in it"),
+    (_not_contains, lambda: iter([1.0, 2.0, 3.0]), "2.0 not in it"),
+    (_dunder_next, lambda: iter([1.0, 2.0, 3.0]), "it.__next__()"),
+    (_extends, lambda: iter([1.0, 2.0, 3.0]), "items.extend(it)"),
+    (_counts, lambda: np.ndindex(2, 2), "sum(1 for _ in it)"),
+    (_dunder_next, lambda: np.arange(3.0).flat, "it.__next__()")])
+def test_an_iterator_from_outside_advanced_inside_is_refused(fn, make, line):
+    # (was folded: every call reused the items read while compiling)
+    raises_at(fn, (np.zeros(1), make()), match=r"E100.*iterator from outside the compiled",
+              line_of=line)
+
+
+def _contains_in_a_list(x, items):
+    return x + (2.0 in items)
+
+
+def test_in_of_a_list_from_outside_still_compiles():
+    check(_contains_in_a_list, np.zeros(1), [1.0, 2.0])
+
+
+# --- next() of np.ndindex, a.flat and np.ndenumerate made inside (were a fake E700 TypeError) ---
+
+def _first_index(x):
+    nd = np.ndindex(*x.shape)
+    first = next(nd)
+    return x[first], [x[i] for i in nd]
+
+
+def _flat_next_then_loop(x):
+    it = x.flat
+    first, second = next(it), next(it)
+    rest = 0.0
+    for v in it:
+        rest += v
+    return first + second, rest
+
+
+def _flat_next_then_sum(x):
+    it = x.flat
+    next(it)
+    return sum(it), list(it), next(it, -1.0)
+
+
+def _ndenumerate_next(x):
+    it = np.ndenumerate(x)
+    idx, v = next(it)
+    return idx, v, [(j, w * 2) for j, w in it]
+
+
+@pytest.mark.parametrize("fn", [_first_index, _flat_next_then_loop, _flat_next_then_sum,
+                                _ndenumerate_next])
+def test_next_of_numpy_iterators_made_inside(fn):
+    check(fn, np.arange(6.0).reshape(2, 3))
+
+
+def _flat_next_after_a_loop(x):
+    it = x.flat
+    for v in it:
+        if v > 0:
+            break
+    return next(it)
+
+
+def _flat_next_in_a_runtime_if(x):
+    it = x.flat
+    if x.sum() > 0:
+        return next(it)
+    return x[0, 0]
+
+
+def test_next_of_a_flat_where_it_stands_is_not_followed_is_refused():
+    raises_at(_flat_next_after_a_loop, (np.arange(6.0),), match=r"E100.*after a for loop",
+              line_of="return next(it)")
+    raises_at(_flat_next_in_a_runtime_if, (np.arange(6.0),), match=r"E400.*runtime condition",
+              line_of="return next(it)")

@@ -22,6 +22,7 @@ from ..errors import LimitError, MergeError, StaticValueError, UnsupportedError,
 from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
+from ..ops.assign import FlatIter
 from ..ops.registry import static_index
 from . import builder, interpreted, iterators, list_loops, messages
 from .builder import emit, emit_op
@@ -539,6 +540,8 @@ def next_(interp, it, *default):
         if default:
             return default[0]
         raise UserCodeError("StopIteration")
+    if isinstance(it, FlatIter):
+        return it.advance(*default)
     if isinstance(it, RangeIter):
         raise UnsupportedError("next() of a range iterator is not supported",
                                hint="index the range (r[0]) or use a for loop")

@@ -326,6 +326,10 @@ def _guarded_place(kind: str, key, place) -> str:
             "slots": f"attribute `.{key}`"}.get(kind, f"item [{key!r}]")
 
 
+# An iterator's own methods that advance it.
+_ADVANCING = frozenset({"__next__", "send", "throw"})
+
+
 def _refuse_outside_iterators(args, kwargs) -> None:
     for a in (*args, *kwargs.values()):
         refuse_outside_iterator(a)
@@ -770,6 +774,7 @@ class Interpreter:
 
     def contains(self, item, container):
         """`item in container`; on a dict from outside, guarded."""
+        refuse_outside_iterator(container)      # (`in` advances an iterator up to the item)
         if isinstance(container, (dict, set, frozenset)):
             refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                                 else "a set item")
@@ -1710,6 +1715,7 @@ class Interpreter:
             messages.refuse_use()                           # str.upper(text)
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
+            _refuse_outside_iterators(args, kwargs)     # (`lst.extend(it)` reads it to its end)
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
                         else a for a in args]
@@ -1867,6 +1873,8 @@ class Interpreter:
             error.generic_hint = True   # (a library's own caller may say it better)
             raise error
         _refuse_outside_iterators(args, kwargs)     # (the library would advance them now)
+        if getattr(fn, "__name__", None) in _ADVANCING:
+            refuse_outside_iterator(owner)          # it.__next__(), gen.send(v)
         # Iterators made by compiled code (a generator expression, map, zip)
         # exist only here: hand the library a real one over the same items.
         args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))

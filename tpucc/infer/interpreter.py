@@ -1157,7 +1157,7 @@ def GET_ITER(f, arg):
     elif isinstance(v, FlatIter):
         # `for x in a.flat`: a loop over the flat positions, each element
         # read when the loop gets there
-        f.push(RangeIter(0, v.base.size, 1, rows=v))
+        f.push(RangeIter(v.looped(), v.base.size, 1, rows=v))
     else:
         f.push(f.interp.get_iter(v, for_loop=True))
 

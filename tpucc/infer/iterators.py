@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import StaticValueError, UnsupportedError
 
 
@@ -232,11 +234,17 @@ END = object()      # what NativeSteps.step gives past the end (of a repeat(x, n
 ENDLESS = (itertools.count, itertools.cycle, itertools.repeat)
 
 
+# NumPy's iterators of native code: np.ndindex(2, 3), and from outside the
+# call a.flat and np.nditer (made inside, a.flat is an ops.assign.FlatIter).
+NUMPY_ITERATORS = (np.ndindex, np.flatiter, np.nditer)
+
+
 def is_native_iterator(x) -> bool:
-    """An iterator of Python's or itertools' own (a generator made by native
-    code, itertools.count()): next() on it reads it now."""
-    return hasattr(type(x), "__next__") and type(x).__module__ in ("itertools", "builtins") \
-        and not isinstance(x, (SeqIter, RangeIter))
+    """An iterator of Python's, itertools' or NumPy's own (a generator made
+    by native code, itertools.count(), np.ndindex(2, 3)): next() on it
+    reads it now."""
+    return (hasattr(type(x), "__next__") and type(x).__module__ in ("itertools", "builtins")
+            or isinstance(x, NUMPY_ITERATORS)) and not isinstance(x, (SeqIter, RangeIter))
 
 
 def note_outside_iterator(x, where: str) -> None:

@@ -302,11 +302,46 @@ class FlatIter:
     (np.put with mode 'raise'; a 1-d boolean key of a.size selects the
     positions, v cycled over the selected ones); `for x in a.flat` reads
     each element when the loop gets to it (interpreter.GET_ITER).  It is
-    not an array: np.asarray(a.flat) and the like are a 1-d copy."""
-    __slots__ = ("base",)
+    not an array: np.asarray(a.flat) and the like are a 1-d copy.  As
+    NumPy's, it is an iterator: next() takes the element at `pos`
+    (`advance`), where a loop over it starts (`looped`)."""
+    __slots__ = ("base", "pos", "depth")
 
     def __init__(self, base):
         self.base = base
+        self.pos = 0                # None once a loop went over it: where it left, unknown
+        self.depth = builder.ctx().runtime_depth
+
+    def advance(self, *default):
+        """next(a.flat[, default]): the element where it stands, read now."""
+        self._check_position("next() of a.flat")
+        if self.pos >= self.base.size:
+            if default:
+                return default[0]
+            raise UserCodeError("StopIteration", raised=StopIteration())
+        self.pos += 1
+        return self.item_at(self.pos - 1)
+
+    def looped(self) -> int:
+        """Where a for loop over it starts (after the elements next() took);
+        where a `break` leaves it is not followed: it takes no more items."""
+        self._check_looped("a for loop over a.flat")
+        start, self.pos = self.pos, None
+        return start
+
+    def _check_looped(self, what: str) -> None:
+        if self.pos is None:
+            raise UnsupportedError(f"{what} after a for loop over the same a.flat iterator is "
+                                   "not supported (where the loop left it is not followed)",
+                                   hint="index it where the loop left it: a.flat[k]")
+
+    def _check_position(self, what: str) -> None:
+        self._check_looped(what)
+        if builder.ctx().runtime_depth != self.depth and self.pos < self.base.size:
+            raise StaticValueError(
+                f"{what} under a runtime condition or in a runtime loop, the iterator made "
+                "outside it: where it stands would be known only at run time",
+                hint="index it with a counter instead: a.flat[k]")
 
     def __repr__(self):
         return f"a.flat of {self.base.aval}"
@@ -388,7 +423,10 @@ class FlatIter:
         a.set(reshape(select(mask, chosen, ravel(a)), a.shape).var)
 
     def __iter__(self):
-        return (self.item_at(k) for k in range(self.base.size))
+        """Its elements from where it stands, all read now (list(it), sum(it))."""
+        start = self.looped()
+        self.pos = self.base.size
+        return (self.item_at(k) for k in range(start, self.base.size))
 
     def __array__(self, *args, **kwargs):
         raise UnsupportedError("a.flat used as an array", hint="use a.ravel() or a.flat[:]")
@@ -396,6 +434,7 @@ class FlatIter:
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer import builder  # noqa: E402
 from ..infer.values import Array  # noqa: E402
 from .elementwise import array, emit_ufunc  # noqa: E402
 from .indexing import (ARRAY, check_python_item, check_slice_bounds, getitem,  # noqa: E402

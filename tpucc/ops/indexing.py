@@ -611,11 +611,12 @@ def row(x, i):
 @implements(np.ndenumerate)
 def ndenumerate(arr):
     """np.ndenumerate of a runtime array: its (index tuple, element) pairs in
-    C order, each element a NumPy scalar as NumPy's iterator gives (a static
-    sequence: the loop over it is unrolled)."""
+    C order, each element a NumPy scalar as NumPy's iterator gives; an
+    iterator, as NumPy's (next() takes the first), over static items."""
+    from ..infer.iterators import held_iterator
     from ..infer.values import scalar_if_numpy_would
-    return [(idx, scalar_if_numpy_would(arr, idx, getitem(arr, idx)))
-            for idx in np.ndindex(*arr.shape)]
+    return held_iterator((idx, scalar_if_numpy_would(arr, idx, getitem(arr, idx)))
+                         for idx in np.ndindex(*arr.shape))
 
 
 def _indexed(x, static, arrays):
