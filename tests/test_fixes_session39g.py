@@ -165,3 +165,21 @@ def test_next_of_a_flat_where_it_stands_is_not_followed_is_refused():
               line_of="return next(it)")
     raises_at(_flat_next_in_a_runtime_if, (np.arange(6.0),), match=r"E400.*runtime condition",
               line_of="return next(it)")
+
+
+# --- a captured ndarray subclass: the hint converts it where it is made -------------------------
+
+SUBCLASS_GLOBAL = np.matrix([[1.0, 2.0]])
+
+
+def _reads_global_matrix(x):
+    return x + np.asarray(SUBCLASS_GLOBAL)
+
+
+def test_a_global_matrix_hint_converts_it_outside_and_works(monkeypatch):
+    # (the hint was "use np.asarray(m)", which np.asarray(M) inside the function did not satisfy)
+    err = raises_at(_reads_global_matrix, (np.ones((1, 2)),), match=r"E100.*np\.matrix",
+                    line_of="np.asarray(SUBCLASS_GLOBAL)")
+    assert "SUBCLASS_GLOBAL = np.asarray(SUBCLASS_GLOBAL)" in str(err)
+    monkeypatch.setitem(globals(), "SUBCLASS_GLOBAL", np.asarray(SUBCLASS_GLOBAL))
+    check(_reads_global_matrix, np.ones((1, 2)))

@@ -574,13 +574,27 @@ def refuse_array_subclass(x, what: str) -> None:
         raise UnsupportedError(f"a NumPy matrix (np.matrix) {what} is not supported: its `*`, "
                                "`**` and indexing are not an ndarray's, and compiled code "
                                "reads it as an ndarray",
-                               hint="use np.asarray(m), and write matrix products as a @ b")
+                               hint=_plain_array_hint(what, "m") + "; write matrix "
+                                    "products as a @ b")
     if isinstance(x, np.ndarray) and type(x) not in PLAIN_ARRAY_TYPES:
         raise UnsupportedError(f"an ndarray subclass ({type(x).__name__}) {what} is not "
                                "supported: compiled code reads it as a plain ndarray, so "
                                "its class's methods (__array_ufunc__, operators, attributes) "
                                "would not run",
-                               hint="pass np.asarray(x), the plain array it holds")
+                               hint=_plain_array_hint(what, "x"))
+
+
+def _plain_array_hint(what: str, name: str) -> str:
+    """How to give compiled code the plain array instead.  An array found
+    outside the call is read as it is found, before any np.asarray() of it
+    inside the function runs: it is converted where it is made."""
+    if what == "argument":
+        return f"pass np.asarray({name}), the plain array it holds"
+    named = what.split("`")[1:2]            # global `M`: M
+    name = named[0] if named and named[0].isidentifier() else name
+    return (f"convert it outside the compiled function, where it is made ({name} = "
+            f"np.asarray({name})), or pass np.asarray({name}) as an argument (np.asarray "
+            "inside the function comes too late: the array is read as it is found)")
 
 
 # ndarray subclasses that compute as plain arrays: a memmap's results are
