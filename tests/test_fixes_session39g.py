@@ -183,3 +183,32 @@ def test_a_global_matrix_hint_converts_it_outside_and_works(monkeypatch):
     assert "SUBCLASS_GLOBAL = np.asarray(SUBCLASS_GLOBAL)" in str(err)
     monkeypatch.setitem(globals(), "SUBCLASS_GLOBAL", np.asarray(SUBCLASS_GLOBAL))
     check(_reads_global_matrix, np.ones((1, 2)))
+
+
+# --- a NumPy function run at compile time given a runtime int: E400 naming the parameter ------
+
+def _lower_part(x, k):
+    return x[np.tril_indices(x.shape[0], k)]
+
+
+def _upper_part(x, k):
+    return x[np.triu_indices(x.shape[0], k)]
+
+
+@pytest.mark.parametrize("fn, name", [(_lower_part, "tril_indices"),
+                                      (_upper_part, "triu_indices")])
+def test_tril_indices_with_a_runtime_k_names_k(fn, name):
+    # (was "[E100] numpy.tril_indices() is not supported on ... runtime": only k must be static)
+    raises_at(fn, (np.arange(9.0).reshape(3, 3), 0), tpucc.errors.StaticValueError,
+              match=rf"`k` of np\.{name} must be known at compile time", line_of=f"np.{name}(",
+              runtime_args=("k",))
+    check(fn, np.arange(9.0).reshape(3, 3), 0)
+
+
+def _format_runtime_float(x, f):
+    return x + len(np.format_float_positional(f))
+
+
+def test_a_runtime_float_for_a_numpy_function_stays_unsupported():
+    raises_at(_format_runtime_float, (np.zeros(1), 1.0), tpucc.errors.UnsupportedError,
+              runtime_args=("f",))

@@ -1862,6 +1862,11 @@ class Interpreter:
                                    "runtime arrays by tpucc",
                                    hint=ufuncs.method_hint(owner, fn.__name__))
         if _any_runtime(args, kwargs):
+            if module.split(".")[0] == "numpy":     # np.tril_indices(n, k) with a runtime k
+                needs_static = static_arguments.refused_library_call(numpy_name(fn), fn,
+                                                                     args, kwargs)
+                if needs_static is not None:
+                    raise needs_static
             where = f"{module}.{name}" if module else name
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else

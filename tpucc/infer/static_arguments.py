@@ -44,6 +44,27 @@ def call(name: str, fn, impl, args, kwargs):
         raise _refusal(name, fn, impl, args, kwargs, probed) from None
 
 
+def refused_library_call(name: str, fn, args, kwargs) -> StaticValueError | None:
+    """The E400 for a NumPy function tpucc runs at compile time only
+    (np.tril_indices: NumPy's own code, given static arguments), called
+    with runtime ints alone (its `k` a runtime_args number): those are
+    sizes and offsets it must know, not data; None where an array or a
+    runtime float is given (not supported on runtime values: E100)."""
+    runtime = [v for v in _leaves((*args, *kwargs.values())) if isinstance(v, Array)]
+    if not runtime or not all(v.ndim == 0 and v.dtype.kind in "iub" for v in runtime):
+        return None
+    parameter = _parameter_given(None, _bound(fn, None, args, kwargs))
+    return runtime_argument_error(f"`{parameter}` of {name}" if parameter else f"({name})")
+
+
+def _leaves(values, depth=3):
+    for v in values:
+        if depth > 0 and isinstance(v, (tuple, list)):
+            yield from _leaves(v, depth - 1)
+        else:
+            yield v
+
+
 def runtime_scalar_iterated(e: TypeError):
     """The 0-d runtime Array that an op's implementation in tpucc/ops
     iterated or measured (an axis or reps argument that NumPy reads as an
@@ -73,6 +94,8 @@ def _bound(fn, impl, args, kwargs) -> dict:
     """The arguments by parameter name: NumPy's names where its function has
     a signature, else the implementation's; {} where neither binds."""
     for callable_ in (fn, impl):
+        if callable_ is None:
+            continue
         try:
             return dict(inspect.signature(callable_).bind(*args, **kwargs).arguments)
         except (TypeError, ValueError):     # no signature (a C function), or another one
