@@ -212,3 +212,37 @@ def _format_runtime_float(x, f):
 def test_a_runtime_float_for_a_numpy_function_stays_unsupported():
     raises_at(_format_runtime_float, (np.zeros(1), 1.0), tpucc.errors.UnsupportedError,
               runtime_args=("f",))
+
+
+# --- a long loop over static big ints stays unrolled: exact, as Python (list_loops.BIG_INT) -----
+
+def _sum_of_big_ints(x):
+    s = x * 0
+    for v in [2 ** 62 + k for k in range(40)]:
+        s = s + v * 4
+    return s
+
+
+def _pairs_with_big_ints(x):
+    for a, b in [(k, 2 ** 40 * k) for k in range(40)]:
+        x = x + (a * b * b) % 1000      # 2**80 * k**3, exact in Python
+    return x
+
+
+def _small_ints_still_one_while(x):
+    s = x * 0
+    for v in [3 * k for k in range(40)]:
+        s = s + v * 4
+    return s
+
+
+@pytest.mark.parametrize("fn", [_sum_of_big_ints, _pairs_with_big_ints])
+def test_a_long_loop_over_big_static_ints_is_exact(fn):
+    # (was one While picking the items as int64: 1.8e19 instead of 7.4e20, then E910)
+    check(fn, np.zeros(1))
+
+
+def test_a_long_loop_over_small_static_ints_is_still_one_while():
+    from conftest import count_hlo, hlo
+    compiled = check(_small_ints_still_one_while, np.zeros(1))
+    assert count_hlo(hlo(compiled, np.zeros(1)), "while") == 1

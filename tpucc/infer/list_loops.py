@@ -28,7 +28,8 @@ of `(i, j)` pairs) are picked so too, as a range loop's counter is a
 runtime int past the budget: where the body needs them at compile time
 (a shape), computes Python numbers only (their sums stay static), or a
 later line needs such a number (CountedStatics), the loop is unrolled as
-a range loop would be (loops._try_counted).
+a range loop would be (loops._try_counted); so is a loop over ints from
+BIG_INT up, which Python computes with exactly.
 """
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ def rows_of(it: SeqIter) -> ListRows | None:
         return None
     rows = ListRows(it.items, it.read, it.source)
     current = [rows._current(k) for k in range(it.pos, len(it.items))]
-    if not current:
+    if not current or any(map(_holds_big_int, current)):
         return None
     try:
         _check_alike(current)
@@ -257,6 +258,23 @@ def _all_equal_static(items) -> bool:
     first = items[0]
     return isinstance(first, _STATIC) and all(
         type(v) is type(first) and (v is first or v == first) for v in items)
+
+
+# Static ints from this magnitude up keep a loop over them unrolled: there
+# they stay static, computed with exactly as Python does (`v * 4` of 2**62),
+# while a runtime pick is an int64, whose arithmetic past 2**63 is refused at
+# run time (E910).  A product of two smaller ones fits in an int64.
+BIG_INT = 2 ** 31
+
+
+def _holds_big_int(item, depth=3) -> bool:
+    if type(item) is int:
+        return abs(item) >= BIG_INT
+    if depth > 0 and isinstance(item, (tuple, list)):
+        return any(_holds_big_int(v, depth - 1) for v in item)
+    if depth > 0 and type(item) is dict:
+        return any(_holds_big_int(v, depth - 1) for v in item.values())
+    return False
 
 
 def _numbers_of_one_type(items) -> bool:
