@@ -246,3 +246,37 @@ def test_a_long_loop_over_small_static_ints_is_still_one_while():
     from conftest import count_hlo, hlo
     compiled = check(_small_ints_still_one_while, np.zeros(1))
     assert count_hlo(hlo(compiled, np.zeros(1)), "while") == 1
+
+
+# --- zip() with an endless user iterator pulls only the items zip takes (was E600) ---------------
+
+class _Endless:
+    def __init__(self):
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.i += 1
+        return float(self.i)
+
+
+def _zip_with_endless(x):
+    return x + sum(v for _, v in zip(range(2), _Endless()))
+
+
+def _zip_then_next(x):
+    counter = _Endless()
+    pairs = list(zip(range(3), counter))
+    return x + pairs[-1][1], next(counter)
+
+
+def _zip_one_iterator_twice(x):
+    counter = _Endless()
+    return x, list(zip(counter, counter, range(2)))
+
+
+@pytest.mark.parametrize("fn", [_zip_with_endless, _zip_then_next, _zip_one_iterator_twice])
+def test_zip_with_a_user_iterator_pulls_only_what_zip_takes(fn):
+    check(fn, np.zeros(1))

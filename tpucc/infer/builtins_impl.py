@@ -360,6 +360,12 @@ def _puller(interp, x):
     if is_native_iterator(x):
         refuse_outside_iterator(x)
         return lambda: next(x, _END)
+    it = interp.user_iterator(x)
+    if it is not None:              # a user iterator: its __next__ called for each item only
+        method = interp.user_dunder(it, "__next__")
+        if method is None:
+            return _puller(interp, it)      # what a user container's __iter__ gives
+        return lambda: _END if (item := interp.next_item(it, method)) is MISSING else item
     items = iter(interp.static_items(x))
     return lambda: next(items, _END)
 
