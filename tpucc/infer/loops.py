@@ -24,7 +24,7 @@ from ..ir import AVal, Region, Value
 from . import builder, counters, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
-from .iterators import RangeIter, SeqIter, is_endless_count
+from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
 from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
                     static_equal, unify)
 from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
@@ -564,6 +564,7 @@ def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
     list's last item itself.  True where that could be done, the Exit where
     the whole loop is one While, else why the loop is unrolled (None: its
     items differ)."""
+    it = caught_up(it)      # (an iterator held in a variable goes on where next() left it)
     rows = list_loops.rows_of(it)
     if rows is None:
         return None
