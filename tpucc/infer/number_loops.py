@@ -36,8 +36,13 @@ def computes_numbers_only(trial, leaves, carried, boxes, rebound) -> bool:
     untouched and unread: an array the code after the loop reads), its body
     reads nothing else from before the loop but such numbers, and makes
     only numbers (0-d values; no print)."""
+    # The checks' error code (checks.py) is carried as a box when the body
+    # checks something: a check on numbers alone (a Python int's overflow
+    # past int64, ops/python_ints.py; an assert) runs while compiling too,
+    # exactly, and then emits nothing.
+    boxes = [b for b in boxes if b is not ctx().error_code]
     if boxes or rebound.loose or trial.kind_slots:
-        return False        # (an array updated in place, a runtime check, an attribute)
+        return False        # (an array updated in place, an attribute)
     body = _Body({id(p) for p in trial.params})
     if not body.scan(trial.builder.ops) or body.arrays & body.read:
         return False        # (a print; an array made and read)
@@ -68,6 +73,7 @@ class _Body:
 
     def __init__(self, defined=()):
         self.defined, self.read, self.arrays = set(defined), set(), set()
+        self.constants = set()  # ids of arrays the body makes from static values
         self.same = {}          # id(a passenger's result) -> the Value it carried
 
     def scan(self, ops) -> bool:
@@ -81,9 +87,16 @@ class _Body:
                     self.same[id(op.outputs[k])] = v
                 else:
                     self.read.add(id(v))
+            constant = op.name == "const" or op.name == "convert" and \
+                id(op.inputs[0]) in self.constants
             for k, o in enumerate(op.outputs):
                 self.defined.add(id(o))
-                if o.aval.shape and k not in passengers:
+                if constant:
+                    # (a static list's numbers picked at the counter: one
+                    # table, indexing.static_number_table; unrolled, the
+                    # items are the Python numbers themselves)
+                    self.constants.add(id(o))
+                elif o.aval.shape and k not in passengers:
                     self.arrays.add(id(o))
             for r in op.regions:
                 self.defined.update(id(p) for p in r.params)
