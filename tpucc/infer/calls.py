@@ -257,7 +257,20 @@ README_HINT = "see the README for the NumPy functions tpucc compiles"
 # an array's memory layout (compiled arrays have none to read).
 _WINDOWS = ("rolling windows: np.lib.stride_tricks.sliding_window_view(x, w) (then "
             ".mean(axis=-1), ...) compiles and gives the same windows")
-NUMPY_INSTEAD = {"as_strided": _WINDOWS}
+# Polynomials whose length NumPy decides from the values (leading zero
+# coefficients dropped, real or complex roots): what compiles instead.
+_TRIMMED = ("NumPy drops leading zero coefficients here (np.trim_zeros, as np.poly1d "
+            "does), a length known only at run time: keep the coefficient array and use "
+            "np.polyval, np.polyder, np.polyint, np.polyadd, np.polysub on it")
+NUMPY_INSTEAD = {
+    "as_strided": _WINDOWS,
+    "trim_zeros": _TRIMMED,
+    "polymul": "np.polymul" + _TRIMMED[5:] + ", and np.convolve(a1, a2) for the product",
+    "roots": ("NumPy returns real or complex roots depending on the values: the eigenvalues "
+              "of the companion matrix compile (n = len(p) - 1; A = np.diag(np.ones(n - 1), "
+              "-1).astype(complex); A[0] = -p[1:] / p[0]; np.linalg.eigvals(A), for p[0] "
+              "!= 0)"),
+}
 ATTRIBUTE_INSTEAD = {"strides": "compiled arrays have no strides to read; for " + _WINDOWS}
 
 

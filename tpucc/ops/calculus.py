@@ -26,17 +26,20 @@ def _is_array(x) -> bool:
 @implements(np.trapezoid)
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = as_array(y)
-    axis = normalize_axis(axis, y.ndim)
+    y_axis = normalize_axis(axis, y.ndim)
     if x is None:
         d = dx
     else:
         x = as_array(x)
         if x.ndim == 1:
             d = NUMPY[np.diff](x)
-            d = reshape(d, tuple(d.shape[0] if i == axis else 1 for i in range(y.ndim)))
+            d = reshape(d, tuple(d.shape[0] if i == y_axis else 1 for i in range(y.ndim)))
         else:
+            # NumPy's diff(x, axis=axis): a negative axis counts from x's own
+            # end (a 2-d x of sample rows beside a 1-d y broadcasts)
             d = NUMPY[np.diff](x, axis=axis)
-    upper, lower = y[along(axis, slice(1, None))], y[along(axis, slice(None, -1))]
+    upper, lower = y[along(y_axis, slice(1, None))], y[along(y_axis, slice(None, -1))]
+    # (NumPy's add.reduce(..., axis): the axis of the broadcast product)
     return NUMPY[np.sum](d * (upper + lower) / 2.0, axis=axis)
 
 
@@ -171,8 +174,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         raise UserCodeError("ValueError: fp and xp are not of the same length.")
     if xp.shape[0] == 0:
         raise UserCodeError("ValueError: array of sample points is empty")
-    lval = fp[0] if left is None else astype(as_array(left), np.float64)
-    rval = fp[-1] if right is None else astype(as_array(right), np.float64)
+    lval = fp[0] if left is None else _fill_value(left)
+    rval = fp[-1] if right is None else _fill_value(right)
     n = xp.shape[0]
     if n == 1:      # NumPy's own branch: no search, a NaN x gives fp[0]
         result = where(x < xp[0], lval, where(x > xp[0], rval, fp[0]))
@@ -181,6 +184,20 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if result.ndim == 0:
         result.immutable = True     # np.float64, as NumPy's
     return result
+
+
+def _fill_value(v):
+    """`left` / `right` as NumPy's C code reads them: one real number (a
+    Python float, a 0-d array), never broadcast, never complex."""
+    if isinstance(v, (list, tuple, str)):
+        raise UserCodeError(f"TypeError: must be real number, not {type(v).__name__}")
+    v = as_array(v)
+    if v.ndim != 0:
+        raise UserCodeError("TypeError: only 0-dimensional arrays can be converted to "
+                            "Python scalars")
+    if v.dtype.kind == "c":
+        raise UserCodeError("TypeError: must be real number, not complex")
+    return astype(v, np.float64)
 
 
 def _interpolated(x, xp, fp, lval, rval, n):

@@ -1,5 +1,5 @@
-"""Polynomials and discrete convolution: np.vander, np.polyval, np.polyfit,
-np.convolve and np.correlate (and the `correlate` op they are made of).
+"""Polynomials and discrete convolution: np.vander, np.polyval, np.polyder,
+np.polyint, np.polyadd, np.polysub, np.polyfit, np.convolve and np.correlate (and the `correlate` op they are made of).
 
 vander and polyval are NumPy's loops unrolled (the number of columns and
 of coefficients is static), so every product rounds where NumPy's does.
@@ -63,6 +63,73 @@ def polyval(p, x):
     for i in range(p.shape[0]):
         y = y * x + p[i]
     return y
+
+
+# --- polyder / polyint / polyadd / polysub ------------------------------------------------------
+# NumPy's code, on coefficient arrays of static length (highest power first).
+# polymul and np.poly1d are not here: both drop leading zero coefficients
+# (np.trim_zeros), a length that depends on the values.
+
+@implements(np.polyder)
+def polyder(p, m=1):
+    m = int(m)
+    if m < 0:
+        raise UserCodeError("ValueError: Order of derivative must be positive (see polyint)")
+    p = as_array(p)
+    if p.ndim == 0:
+        raise UserCodeError("TypeError: len() of unsized object")
+    for level in range(m + 1):
+        # NumPy's recursion also differentiates the last result and drops
+        # it: a 2-d p whose rows do not broadcast raises there, as here
+        y = p[:-1] * NUMPY[np.arange](len(p) - 1, 0, -1)   # int64: float32 p gives float64
+        if level < m:
+            p = y
+    return p
+
+
+@implements(np.polyint)
+def polyint(p, m=1, k=None):
+    """Each integral divides by the powers and appends the next constant of
+    `k` (zeros by default; one number serves every order)."""
+    m = int(m)
+    if m < 0:
+        raise UserCodeError("ValueError: Order of integral must be positive (see polyder)")
+    k = NUMPY[np.zeros](m, float) if k is None else NUMPY[np.atleast_1d](k)
+    if len(k) == 1 and m > 1:
+        k = k[0] * NUMPY[np.ones](m, float)
+    if len(k) < m:
+        raise UserCodeError("ValueError: k must be a scalar or a rank-1 array of length 1 "
+                            "or >m.")
+    p = as_array(p)
+    if p.ndim == 0 and m > 0:
+        raise UserCodeError("TypeError: len() of unsized object")
+    for i in range(m):
+        p = NUMPY[np.concatenate]([p / NUMPY[np.arange](len(p), 0, -1), k[i:i + 1]])
+    return p
+
+
+def _aligned(a1, a2):
+    """a1 and a2 as NumPy's polyadd lines them up: the shorter one with
+    zeros of its own dtype in front."""
+    a1, a2 = NUMPY[np.atleast_1d](a1), NUMPY[np.atleast_1d](a2)
+    diff = len(a2) - len(a1)
+    if diff > 0:
+        a1 = NUMPY[np.concatenate]([NUMPY[np.zeros](diff, a1.dtype), a1])
+    elif diff < 0:
+        a2 = NUMPY[np.concatenate]([NUMPY[np.zeros](-diff, a2.dtype), a2])
+    return a1, a2
+
+
+@implements(np.polyadd)
+def polyadd(a1, a2):
+    a1, a2 = _aligned(a1, a2)
+    return a1 + a2
+
+
+@implements(np.polysub)
+def polysub(a1, a2):
+    a1, a2 = _aligned(a1, a2)
+    return a1 - a2
 
 
 # --- polyfit ---------------------------------------------------------------------------------
