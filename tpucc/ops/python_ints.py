@@ -3,7 +3,7 @@
 Python's ints grow without bound.  Compiled code holds a Python int known
 only at run time (a `runtime_args` or promoted number, `int(x[i])`, a
 counter a runtime loop changes) in an int64, whose arithmetic wraps past
-2**63.  So the result of each `+ - * << **`, unary `-` and `abs()` of such
+2**63.  So the result of each `+ - * << ** //`, unary `-` and `abs()` of such
 ints is checked at run time to be the exact one: where it is not, the call
 raises OverflowError (E910) when it returns, instead of giving a wrapped
 number eager Python never gives.  NumPy's own integers (np.int64(n), an
@@ -36,7 +36,7 @@ _HINT = ("compiled code holds a Python int known only at run time (int(x[i]), a 
          "else keep the numbers within int64 (reduce modulo first)")
 
 _SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "left_shift": "<<", "power": "**",
-            "negative": "unary -", "absolute": "abs()"}
+            "floor_divide": "//", "negative": "unary -", "absolute": "abs()"}
 
 
 # Inside `unchecked()`: arithmetic of tpucc's own on runtime ints.
@@ -76,6 +76,8 @@ def _is_runtime_python_int(x) -> bool:
 
 def _fits(ufname: str, operands, result):
     """True, or a runtime bool: whether the int64 `result` is exact."""
+    if ufname == "floor_divide":
+        return _floor_divide_exact(*operands)
     runtime = [i for i, x in enumerate(operands) if isinstance(x, Array)]
     if len(runtime) == 1:
         (k,) = runtime
@@ -162,6 +164,25 @@ def _corners_fit(ufname: str, a, b) -> bool:
     op = {"add": int.__add__, "subtract": int.__sub__, "multiply": int.__mul__}[ufname]
     corners = [op(x, y) for x in (alo, ahi) for y in (blo, bhi)]
     return INT64_MIN <= min(corners) and max(corners) <= INT64_MAX
+
+
+def _floor_divide_exact(a, b):
+    """True, or a runtime bool: a // b leaves int64 only as -2**63 // -1
+    (2**63, wrapped to -2**63; divmod's quotient too).  No check where
+    what is known of a or b rules that out."""
+    a_may, b_may = (_may_be(x, v) for x, v in ((a, INT64_MIN), (b, -1)))
+    if not (a_may and b_may):
+        return True
+    differs = [emit("not_equal", x, v) for x, v in ((a, INT64_MIN), (b, -1))
+               if isinstance(x, Array)]
+    return differs[0] if len(differs) == 1 else emit("logical_or", *differs)
+
+
+def _may_be(x, value: int) -> bool:
+    """Whether the int x (static, or runtime within its int_bounds) may
+    equal `value`."""
+    bounds = int_bounds(x) if isinstance(x, Array) or isinstance(x, (int, np.integer)) else None
+    return bounds is None or bounds[0] <= value <= bounds[1]
 
 
 def _add_exact(a, b, r):
