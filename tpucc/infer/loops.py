@@ -324,7 +324,9 @@ _ADVICE = (
     (("slice with runtime bounds",),
      "keep the shapes fixed: a window of static length over a zero-padded copy (`xp = "
      "np.concatenate([x, np.zeros(m)])`, then `np.dot(x, xp[k:k + n])`), or the whole axis "
-     "under a mask (`np.where(np.arange(n) > k, x, 0)`)"),
+     "under a mask (`np.where(np.arange(n) > k, x, 0)` for a sum or a product; for a median, "
+     "a sort or a percentile, fill with np.nan and use np.nanmedian / np.nanpercentile, "
+     "or np.inf and np.sort)"),
     # (a copy is the iteration's own new array, which a buffer row holds exactly)
     (("appends a row of an array", "appends an array", "appends one array", "appends the array"),
      "append a copy of the array (`out.append(x.copy())`)"),
