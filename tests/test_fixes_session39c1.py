@@ -100,7 +100,7 @@ def test_a_memmap_argument_still_compiles(tmp_path):
     assert np.array_equal(tpucc.compile(lambda a: a * 2)(mm), [2.0, 4.0, 6.0])
 
 
-# --- views of one array that share no element are separate arguments (driver.overlaps) -----
+# --- views of one array that share no element are separate arguments (driver.shares_elements) -----
 
 def _add_into(a, b):
     a += b

@@ -889,7 +889,7 @@ def _written_array_shared(inputs, first, written, sources) -> bool:
                 continue
             if other is target and j >= first:
                 return True
-            if overlaps(target, other):
+            if np.may_share_memory(target, other) and shares_elements(target, other):
                 raise SideEffectError(
                     f"{_source_name(sources, first + i)} is updated in place and shares "
                     f"memory with {_source_name(sources, j)}: compiled code reads them as "
@@ -1114,21 +1114,22 @@ def check_updated_arguments(updated, leaves, name_of):
                                   "in place (NumPy: 'output array is read-only')",
                                   hint="pass a writable copy (np.copy(x))")
         for j, other in enumerate(leaves):
-            if j != i and isinstance(other, np.ndarray) and overlaps(target, other):
+            if j != i and isinstance(other, np.ndarray) and \
+                    np.may_share_memory(target, other) and shares_elements(target, other):
                 raise SideEffectError(
                     f"{name_of(i)} is updated in place and shares memory with {name_of(j)}: "
                     "compiled code reads them as separate arrays",
                     hint="pass a copy of one of them (np.copy(x))")
 
 
-def overlaps(a, b) -> bool:
-    """Whether arrays a and b share an element.  np.may_share_memory only
-    compares bounds: a[::2] and a[1::2], or two columns, are disjoint within
-    one span, and NumPy runs them as separate arrays.  The exact test is
-    bounded (an integer program): past SHARE_WORK candidate solutions it
-    answers "shares", which refuses rather than miss an overlap."""
-    if not np.may_share_memory(a, b):
-        return False
+def shares_elements(a, b) -> bool:
+    """Whether arrays a and b, whose bounds overlap (np.may_share_memory,
+    checked first by the callers: it is cheap, and a training step makes
+    ~1500 such tests per call), share an element: a[::2] and a[1::2], or
+    two columns, are disjoint within one span, and NumPy runs them as
+    separate arrays.  The exact test is bounded (an integer program): past
+    SHARE_WORK candidate solutions it answers "shares", which refuses
+    rather than miss an overlap."""
     try:
         return bool(np.shares_memory(a, b, max_work=SHARE_WORK))
     except np.exceptions.TooHardError:
