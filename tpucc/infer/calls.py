@@ -262,6 +262,12 @@ _WINDOWS = ("rolling windows: np.lib.stride_tricks.sliding_window_view(x, w) (th
 _TRIMMED = ("NumPy drops leading zero coefficients here (np.trim_zeros, as np.poly1d "
             "does), a length known only at run time: keep the coefficient array and use "
             "np.polyval, np.polyder, np.polyint, np.polyadd, np.polysub on it")
+# np.polynomial: the three evaluations compile (ops/polynomial.py), nothing else.
+SERIES_INSTEAD = ("of np.polynomial, tpucc compiles only the evaluations "
+                  "np.polynomial.polynomial.polyval(x, c), np.polynomial.chebyshev.chebval(x, c) "
+                  "and np.polynomial.legendre.legval(x, c) (c: the coefficient array, lowest "
+                  "power first); use them in place of the series classes (Polynomial(c)(x)), "
+                  "or call the other functions outside the compiled function")
 NUMPY_INSTEAD = {
     "as_strided": _WINDOWS,
     "trim_zeros": _TRIMMED,
@@ -1883,6 +1889,7 @@ class Interpreter:
             where = f"{module}.{name}" if module else name
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
+                    SERIES_INSTEAD if module.startswith("numpy.polynomial") else
                     NUMPY_INSTEAD.get(name, README_HINT) if module.split(".")[0] == "numpy" else
                     f"{where}'s native code cannot read values known only at run time: "
                     f"{_instead_of_native(fn, name)}, or call it outside the compiled function")

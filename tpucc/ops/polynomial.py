@@ -1,5 +1,6 @@
 """Polynomials and discrete convolution: np.vander, np.polyval, np.polyder,
-np.polyint, np.polyadd, np.polysub, np.polyfit, np.convolve and np.correlate (and the `correlate` op they are made of).
+np.polyint, np.polyadd, np.polysub, np.polyfit, np.convolve and np.correlate (and the `correlate` op they are made of);
+of np.polynomial, the evaluations polyval, chebval and legval.
 
 vander and polyval are NumPy's loops unrolled (the number of columns and
 of coefficients is static), so every product rounds where NumPy's does.
@@ -63,6 +64,68 @@ def polyval(p, x):
     for i in range(p.shape[0]):
         y = y * x + p[i]
     return y
+
+
+# --- np.polynomial: polyval / chebval / legval ------------------------------------------------
+# NumPy's code (lowest power first), its loops unrolled over the static
+# number of coefficients.  Unlike np.polyval, x is not converted: a Python
+# number stays weak (NEP 50), so float32 coefficients give float32.
+
+def _series_operands(x, c, tensor):
+    """NumPy's prologue: c at least 1-d, bools and integers as float64; a
+    list x as an array; with tensor=True and an array x, c gets x.ndim
+    trailing axes, so each coefficient (c[i], of shape c.shape[1:]) meets
+    every x."""
+    c = as_array(c)
+    if c.ndim == 0:
+        c = reshape(c, (1,))
+    if c.dtype.kind in "biu":
+        c = astype(c, np.float64)
+    if isinstance(x, (list, tuple, np.ndarray, np.generic)):  # (a NumPy scalar is strong too)
+        x = as_array(x)
+    if tensor and getattr(x, "ndim", 0):                      # (a Python number has none)
+        c = reshape(c, c.shape + (1,) * x.ndim)
+    return x, c
+
+
+@implements(np.polynomial.polynomial.polyval)
+def series_polyval(x, c, tensor=True):
+    """Horner's scheme, from the highest power: c0 = c[-i] + c0 * x."""
+    x, c = _series_operands(x, c, tensor)
+    c0 = c[-1] + x * 0
+    for i in range(2, len(c) + 1):
+        c0 = c[-i] + c0 * x
+    return c0
+
+
+@implements(np.polynomial.chebyshev.chebval)
+def chebval(x, c, tensor=True):
+    """Clenshaw's recurrence for T_k: T_{k+1} = 2x T_k - T_{k-1}."""
+    x, c = _series_operands(x, c, tensor)
+    if len(c) <= 2:
+        c0, c1 = c[0], (c[1] if len(c) == 2 else 0)
+    else:
+        x2 = 2 * x
+        c0, c1 = c[-2], c[-1]
+        for i in range(3, len(c) + 1):
+            c0, c1 = c[-i] - c1, c0 + c1 * x2
+    return c0 + c1 * x
+
+
+@implements(np.polynomial.legendre.legval)
+def legval(x, c, tensor=True):
+    """Clenshaw's recurrence for P_k: (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1};
+    the ratios are Python floats (weak), computed as NumPy computes them."""
+    x, c = _series_operands(x, c, tensor)
+    if len(c) <= 2:
+        c0, c1 = c[0], (c[1] if len(c) == 2 else 0)
+    else:
+        nd = len(c)
+        c0, c1 = c[-2], c[-1]
+        for i in range(3, len(c) + 1):
+            nd = nd - 1
+            c0, c1 = c[-i] - c1 * ((nd - 1) / nd), c0 + c1 * x * ((2 * nd - 1) / nd)
+    return c0 + c1 * x
 
 
 # --- polyder / polyint / polyadd / polysub ------------------------------------------------------
