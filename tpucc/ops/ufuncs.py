@@ -11,6 +11,7 @@ distinct index.
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 
 from ..errors import DTypeError, ShapeError, UnsupportedError, UserCodeError
@@ -156,13 +157,40 @@ def _scatter_at_abstract(avals, key, how, unique=False):
 def _scatter_at_lower(lc, x, v, *idx, key, how, unique=False):
     # `unique`: no element is updated twice, which a product's derivative needs.
     # NumPy updates in the dtype of its loop (float64 for float32 += float64)
-    # and casts each result back: so do we (an element updated twice is then
-    # rounded once, at the end, where NumPy rounds after each update).
+    # and casts each result back.
     out = lc.out_avals[0].dtype
     loop = np.result_type(out, lc.in_avals[1].dtype if not lc.in_avals[1].weak else out)
+    index = _materialize(key, idx)
+    if not unique and _rounds_each_update(out, loop, how):
+        return _scatter_one_by_one(jnp.asarray(x), jnp.asarray(v), index, loop, how)
     x = jnp.asarray(x).astype(loop)
     v = jnp.asarray(v).astype(loop)
-    return getattr(x.at[_materialize(key, idx)], how)(v, unique_indices=unique).astype(out)
+    return getattr(x.at[index], how)(v, unique_indices=unique).astype(out)
+
+
+def _rounds_each_update(out, loop, how) -> bool:
+    """Whether an element updated twice must be rounded back to `out` after
+    each update to equal NumPy: a float sum or product in a wider loop dtype
+    (float16 += float64 rounds 1 + 0.0003 + 0.0003 to 1.0 twice, where one
+    rounding at the end gives 1.001). Integer wrap-around commutes with the
+    update, and max/min of a monotone cast are the same either way."""
+    return (how in ("add", "multiply") and np.dtype(out).kind == "f"
+            and np.dtype(loop) != np.dtype(out))
+
+
+def _scatter_one_by_one(x, v, index, loop, how):
+    """NumPy's unbuffered loop: each value in C order, computed in `loop` and
+    rounded to x's dtype before the next, as one XLA while (sequential, like
+    XLA:CPU's scatter itself)."""
+    positions = jnp.arange(x.size).reshape(x.shape)[index]
+    values = jnp.broadcast_to(v, positions.shape).ravel()
+    positions = positions.ravel()
+    apply = {"add": jnp.add, "multiply": jnp.multiply}[how]
+
+    def update(k, flat):
+        p = positions[k]
+        return flat.at[p].set(apply(flat[p].astype(loop), values[k].astype(loop)).astype(x.dtype))
+    return lax.fori_loop(0, positions.size, update, x.ravel()).reshape(x.shape)
 
 
 def _scatter_at_numpy(x, v, *idx, key, how, unique=False):
