@@ -1428,6 +1428,9 @@ SKIP["np.ndenumerate"] = ("a static sequence of (index, element) pairs; tested i
                           "tests/test_sweep_session24.py")
 SKIP["np.linspace"] = ("its runtime-endpoint form; tested bit for bit in "
                        "tests/test_sweep_session27.py")
+SKIP.update({f"np.polynomial.{name}": "series of a runtime length's coefficients; tested in "
+             "tests/test_fixes_session39k.py" for name in (
+                 "polynomial.polyval", "chebyshev.chebval", "legendre.legval")})
 SKIP["np.linalg.matrix_transpose"] = ("np.matrix_transpose's implementation; tested in "
                                       "tests/test_sweep_session25.py")
 
@@ -1438,6 +1441,9 @@ def qualname(fn) -> str:
         return f"np.{fn.__self__.__name__}.{name}"
     if (getattr(fn, "__module__", None) or "").startswith("tpucc.nn"):
         return f"nn.{name}"
+    module = getattr(fn, "__module__", None) or ""
+    if module.startswith("numpy.polynomial."):       # np.polynomial.polynomial.polyval
+        return f"np.polynomial.{module.rsplit('.', 1)[1]}.{name}"     # besides np.polyval
     if getattr(fn, "__module__", None) == "numpy.linalg" and getattr(np, name, None) is not None \
             and getattr(np, name) is not fn:
         return f"np.linalg.{name}"      # np.linalg.matrix_transpose besides np.matrix_transpose
