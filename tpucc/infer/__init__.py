@@ -69,6 +69,17 @@ class CallersContainer:
     keys: tuple
 
 
+class OutsideList:
+    """A returned list from outside the call that the program appends to
+    (`self.history`: appends.py): the caller's own list, which the driver
+    appends to after each call, is the result, as eagerly; a copy made
+    while tracing would hold none of the items."""
+    __slots__ = ("items",)
+
+    def __init__(self, items: list):
+        self.items = items
+
+
 @dataclass
 class KindedScalar:
     """The conversion of a written-back 0-d value whose kind a runtime
@@ -434,7 +445,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             else:
                 out_scalar.append(v.immutable is not False)     # None (unknown): as most are
         else:
-            out_static.append(v)
+            out_static.append(v.items if type(v) is OutsideList else v)
     captured = list(interp.captured.values())
     inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)}
     inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured)})
@@ -626,10 +637,13 @@ def _cell_filled(cell) -> bool:
 def _returned_objects(interp, value):
     """Objects made by the compiled code that hold arrays (e.g. gradients of
     an object) are returned as new objects built from their attributes; a
-    list or dict argument as the caller's (CallersContainer)."""
+    list or dict argument as the caller's (CallersContainer), a list from
+    outside that the program appends to as itself (OutsideList)."""
     if isinstance(value, (list, dict)) and interp.argument_containers.get(id(value)) is value:
         root, keys, _ = interp.argument_places[id(value)]
         return CallersContainer(root, keys)
+    if type(value) is list and any(lst is value for lst, _, _ in interp.outside_appends):
+        return OutsideList(value)
     if is_value_dataclass(value, holding_array=True):
         return ObjectNode(type(value), {k: _returned_objects(interp, getattr(value, k))
                                         for k in value_fields(value)})
