@@ -617,6 +617,7 @@ def runner(entry: Entry):
         recycled = [n_out + i for i, k in enumerate(kept) if not k]
         replaced = replaced_inputs(traced) if recycles_replaced(traced) else None
         fetch_early = jax.default_backend() != "cpu"
+        held_indices = _captured_named(traced)
 
         def run(leaves, args=(), kwargs=None):
             for g, name, value in guards:
@@ -639,13 +640,17 @@ def runner(entry: Entry):
                 if _strides_unless_contiguous(inputs[i]) != strides:
                     return RECOMPILE
             outs = pool.call(call, inputs)
+            # The captured arrays the results and aliases name, as this call
+            # read them: a write-back may rebind where they were read from
+            # (`old = m.w; m.w = m.w - g; return old, m.w`).
+            held = _held_captured(traced, held_indices) if held_indices else None
             if writebacks:
                 _write_back(traced, leaves, outs, written, kept, fetch_early, (args, kwargs))
                 pool.give_back([outs[i] for i in recycled], inputs,
                                None if replaced is None else _dropped(inputs, replaced))
             if aliases:
-                _bind_aliases(traced, leaves, (args, kwargs))
-            return build(outs, leaves, (args, kwargs))
+                _bind_aliases(traced, (leaves, held), (args, kwargs))
+            return build(outs, (leaves, held), (args, kwargs))
     entry.run = run
     return run
 
@@ -968,6 +973,7 @@ def _general_builder(traced, runtime_kinds: dict):
             if how is not None:
                 leaves.append(leaves[how[1]] if how[0] == "leaf" else
                               argument_at(arguments, *how[1:]) if how[0] == "argument" else
+                              _stored_object(*how[1:]) if how[0] == "written" else
                               _input_object(traced, inputs, *how))
                 k += s is infer.RUNTIME
                 continue
@@ -1181,11 +1187,11 @@ def _converted(convert, value, outs):
     return convert(value, outs) if isinstance(convert, infer.KindedScalar) else convert(value)
 
 
-def _bind_aliases(traced, leaves, arguments):
+def _bind_aliases(traced, inputs, arguments):
     """Binds each attribute or item the program bound to an input array (or
     a view of one) to this call's array itself (or NumPy's view of it)."""
     for kind, holder, name, source, index, view in traced.aliases:
-        value = _input_object(traced, leaves, source, index, view)
+        value = _input_object(traced, inputs, source, index, view)
         if kind == "attr":
             setattr(holder, name, value)
         elif kind == "setitem":
@@ -1194,11 +1200,28 @@ def _bind_aliases(traced, leaves, arguments):
             _put_argument_item(arguments, holder, name, value)
 
 
-def _input_object(traced, leaves, source, index, view):
-    """This call's input array (an argument's, or the captured one: `leaves`
-    holds the arguments'), or NumPy's view `view` of it."""
-    base = leaves[index] if source == "arg" else traced.captured[index].getter()
+def _input_object(traced, inputs, source, index, view):
+    """This call's input array, or NumPy's view `view` of it.  `inputs`:
+    (the argument leaves, the captured arrays _held_captured kept)."""
+    leaves, held = inputs
+    base = leaves[index] if source == "arg" else held[index]
     return base if view is None else view(base)
+
+
+def _captured_named(traced) -> list:
+    """Indices of the captured arrays that aliases or returned values name."""
+    named = {a[4] for a in traced.aliases if a[3] == "captured"}
+    named.update(how[1] for _, how in traced.returned_aliases if how[0] == "captured")
+    return sorted(named)
+
+
+def _held_captured(traced, indices) -> dict:
+    return {i: traced.captured[i].getter() for i in indices}
+
+
+def _stored_object(kind, holder, name):
+    """The array a write-back stored on an object (infer._returned_stored)."""
+    return getattr(holder, name) if kind == "attr" else holder[name]
 
 
 def _put_argument_item(arguments, root, keys, value):

@@ -152,7 +152,9 @@ class Traced:
     # Returned values NumPy gives back as objects the caller has
     # (_returned_aliases): (position among the result's leaves, ("leaf",
     # an earlier position), (source, input index, NumPy view or None) as
-    # in `aliases`, or ("argument", root, keys) for a CallersContainer).
+    # in `aliases`, ("argument", root, keys) for a CallersContainer, or
+    # ("written", "attr" or "setitem", holder, name) for an array the
+    # write-backs store on an object).
     # The driver returns those objects; the program still computes an
     # array leaf (an artifact, `tpucc build`, returns it as a copy).
     returned_aliases: list = field(default_factory=list)
@@ -462,6 +464,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             writebacks.append(("captured", i))
             writeback_locs.append(None)
     aliases = []
+    stored = {}         # id(array) -> ("written", head...): arrays stored on objects
     for key, (obj, name) in interp.attr_writes.items():
         value = interp.shadow[key]
         # name ("item", key): an item of a dict or list from outside
@@ -477,8 +480,11 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         else:
             results.append(value.var)
             convert = _array_conversion(value)
+            if convert is np.array:
+                stored[id(value)] = ("written",) + head
             writebacks.append(head if convert is np.array and head[0] == "attr" else
                               head + (convert,))
+    returned_aliases += _returned_stored(out_leaves, stored, returned_aliases)
     for key, (namespace, name) in interp.global_writes.items():
         value = interp.shadow[key]
         results.append(_number_var(value))
@@ -546,6 +552,16 @@ def _returned_aliases(out_leaves, inputs) -> list:
         if alias is not None:
             out.append((position, alias))
     return out
+
+
+def _returned_stored(out_leaves, stored: dict, aliased) -> list:
+    """Traced.returned_aliases entries of the returned arrays that the
+    program also stores on an object (`self.w = self.w - g; return self.w`):
+    the array the write-back stores there, as NumPy returns that one
+    object (writing into the result changes the attribute)."""
+    taken = {position for position, _ in aliased}
+    return [(position, stored[id(v)]) for position, (_, v) in enumerate(out_leaves)
+            if position not in taken and isinstance(v, Array) and id(v) in stored]
 
 
 def _row_groups(context, out_leaves) -> dict:
