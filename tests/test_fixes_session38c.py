@@ -58,8 +58,11 @@ def test_log10_and_log2_of_exact_powers_are_the_exponents():
     assert compiled[:2] == expected[:2] == (15, -52)
     for e, c in zip(expected[2:], compiled[2:]):
         assert c.dtype == e.dtype
-        np.testing.assert_array_equal(c, e)
-        np.testing.assert_array_equal(e, np.round(e))
+        # The exponents themselves.  NumPy's float32 log10 on a CPU with
+        # AVX-512 (its own vector code) is an ulp off at some of them:
+        # -37.000004 for 1e-37 on an AMD EPYC Zen 4; glibc's is exact.
+        np.testing.assert_array_equal(c, np.round(c))
+        np.testing.assert_array_max_ulp(c, e, maxulp=1)
 
 
 # --- cbrt in a loop --------------------------------------------------------------------------
