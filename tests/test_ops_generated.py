@@ -1246,6 +1246,14 @@ gen_size = rotating(v(arr(3, 4)), v(arr()), v(arr(0, 2), 1), v(arr(2, 3, 4), -1)
 gen_result_type = rotating(
     v(arr(3), arr(2, dtype=OTHER)), v(arr(3), 1.5), v(arr(), 1), v(arr(2), np.dtype("int8")),
     v(arr(scalar=True), True), v(arr(2, 2), np.float32, 1j))
+# Answered from the dtypes alone (NEP 50): static results.  A Python number
+# as can_cast's from_, and bool arrays in common_type, make NumPy raise.
+gen_can_cast = rotating(
+    v(arr(3), np.dtype("int8")), v(arr(), np.float32, casting="same_kind"),
+    v(arr(2), OTHER), v(arr(scalar=True), np.dtype("int64"), "unsafe"),
+    once=[v(arr(2), np.zeros(2))])
+gen_common_type = rotating(v(arr(3)), v(arr(3), arr(2, dtype=OTHER)), v(arr()),
+                           v(arr(scalar=True), arr(2, 2, dtype=np.dtype("float16"))))
 
 # The methods of ufuncs (np.add.reduce, np.maximum.accumulate, np.subtract.outer,
 # np.add.at).  `at` updates its first argument in place: the program returns it.
@@ -1376,6 +1384,7 @@ FUNCTION_KINDS = {
     **{n: (gen_static_fact, CORE) for n in ("shape", "ndim", "iscomplexobj", "isrealobj",
                                               "iterable", "isscalar")},
     "size": (gen_size, CORE), "result_type": (gen_result_type, ALL_DTYPES),
+    "can_cast": (gen_can_cast, ALL_DTYPES), "common_type": (gen_common_type, ALL_DTYPES),
     "sinc": (gen_unary, ALL_DTYPES), "i0": (gen_unary, ALL_DTYPES),
     "ptp": (gen_reduction, ALL_DTYPES), "average": (gen_average, ALL_DTYPES),
     "nanvar": (gen_nan_accumulating, ALL_DTYPES), "nanstd": (gen_nan_accumulating, ALL_DTYPES),

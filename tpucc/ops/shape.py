@@ -828,6 +828,29 @@ def result_type_of(*arrays_and_dtypes):
     return np.result_type(*map(described, arrays_and_dtypes))
 
 
+def _as_numpy_sees(x):
+    """A runtime array as a dtype-only NumPy query sees it: an empty array of
+    its dtype (only the dtype matters to can_cast and common_type); a weak one
+    (a promoted Python scalar) as a Python number, which NumPy refuses there
+    exactly as it refuses the eager Python number."""
+    if not isinstance(x, Array):
+        return x
+    return x.dtype.type(0).item() if x.weak else np.empty(0, x.dtype)
+
+
+@implements(np.can_cast)
+def can_cast_of(from_, to, casting="safe"):
+    """np.can_cast(array, dtype): NumPy 2 answers from the array's dtype alone
+    (NEP 50 dropped value-based casting), so the answer is static."""
+    return np.can_cast(_as_numpy_sees(from_), _as_numpy_sees(to), casting)
+
+
+@implements(np.common_type)
+def common_type_of(*arrays):
+    """np.common_type: a scalar type chosen from the arrays' dtypes alone."""
+    return np.common_type(*map(_as_numpy_sees, arrays))
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
