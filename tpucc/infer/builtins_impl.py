@@ -26,8 +26,8 @@ from ..ops.assign import FlatIter
 from ..ops.registry import static_index
 from . import builder, interpreted, iterators, list_loops, messages
 from .builder import emit, emit_op
-from .control import merged_kind
-from .state import dict_of_class, leaf_aval
+from .control import as_aval, merged_kind
+from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance,
                         refuse_outside_iterator, returning)
@@ -674,6 +674,12 @@ def _extreme(builtin_fn, pick_later):
         else:           # the keys are compared; the items are only chosen between
             _one_type(builtin_fn.__name__, keys)
             _one_type(builtin_fn.__name__, items, compared=False)
+        kind = merged_kind(items)
+        chosen = _in_merged_dtype(builtin_fn.__name__, items)
+        if key is None:     # (numbers that fit compare the same in the NumPy dtype)
+            items = keys = chosen
+        else:
+            items = chosen
         best, best_key = items[0], keys[0]
         for v, k in zip(items[1:], keys[1:]):
             better = pick_later(k, best_key)     # (the first of equal keys wins, as Python's)
@@ -686,7 +692,7 @@ def _extreme(builtin_fn, pick_later):
                 best.span = ranged_span(best.var, best.dtype, (
                     builtin_fn(b[0] for b in bounds), builtin_fn(b[1] for b in bounds)))
         # Python's min/max returns one of the items: a 0-d result has their kind.
-        best.immutable = merged_kind(items)
+        best.immutable = kind
         if len(items) > 1 and best.immutable is False:
             best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
@@ -701,9 +707,10 @@ def _static_real(v) -> bool:
 
 def _without_decided_ints(builtin_fn, items):
     """max(u8, 300) is 300 whatever u8 holds, and min(u8, 300) never is: a
-    static Python int beyond the range of the NumPy integers it is compared
-    with is decided at compile time.  Chosen at run time it would take their
-    dtype, and wrap (300 -> 44).  -> the items left to choose between."""
+    static Python int (or float: -inf) beyond the range of the NumPy
+    integers it is compared with is decided at compile time.  Chosen at run
+    time it would take their dtype, and wrap (300 -> 44) or be refused
+    (state.merged_dtype).  -> the items left to choose between."""
     dtypes = {v.dtype for v in items if isinstance(v, Array)}
     if len(dtypes) != 1 or any(isinstance(v, Array) and v.weak for v in items):
         return items        # (a runtime Python int may beat a static one)
@@ -711,7 +718,7 @@ def _without_decided_ints(builtin_fn, items):
     if dtype.kind not in "iu":
         return items
     info = np.iinfo(dtype)
-    beyond = [v for v in items if type(v) is int and not info.min <= v <= info.max]
+    beyond = [v for v in items if type(v) in (int, float) and (v < info.min or v > info.max)]
     winners = [v for v in beyond if (v > info.max) == (builtin_fn is py.max)]
     if winners:
         return [builtin_fn(winners)]
@@ -797,6 +804,23 @@ def _one_type(name, items, compared=True):
                          + ", ".join(map(str, avals)) + f"; {name}() returns one of them, "
                          "chosen at run time, so its type would depend on the data",
                          hint="cast with .astype(...) so every item has the same dtype")
+
+
+def _in_merged_dtype(name, items) -> list:
+    """max()/min() returns one of its items as an `if` would (state.merged_dtype):
+    a Python number beside NumPy values takes their dtype, so max(u8, 2.0)
+    is the uint8 on the path that picks it, not NumPy's promotion to float64
+    (the select's); one that dtype cannot hold (2.5 beside uint8) is refused."""
+    avals = [leaf_aval(v) for v in items]
+    dtype = merged_dtype(avals, items)
+    refuse_unfit_numbers(f"{name}() returns one of its items, chosen at run time, and they "
+                         "are of", items, dtype)
+    strong = next((a for a in avals if not a.weak), None)
+    if strong is None or dtype != strong.dtype:
+        return list(items)     # (promoted as NumPy does, as the select will)
+    target = AVal(dtype, strong.shape, False)
+    return [Array(as_aval(v, target)) if a.weak and a.dtype != dtype else v
+            for v, a in zip(items, avals)]
 
 
 def _static_extreme(items, keys, interp, pick_later):

@@ -1119,6 +1119,8 @@ def as_aval(value, aval: AVal):
         value = Array(value)
     if isinstance(value, Undefined):
         value = 0                   # dead on this path
+    if type(value) is complex and aval.dtype.kind != "c":
+        value = value.real      # (2+0j merged with float32 values: state.merged_dtype)
     if not isinstance(value, Array):
         value = emit("full", shape=aval.shape, dtype=aval.dtype, value=value)
     if value.dtype != aval.dtype:

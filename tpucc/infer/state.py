@@ -522,12 +522,48 @@ def unify(path: str, avals: list[AVal], what: str, values=()) -> AVal:
         raise MergeError(f"{merge_subject(path, what)} different dtypes: "
                          + " and ".join(str(a) for a in avals),
                          hint="cast with .astype(...) so every path gives the same dtype")
-    dtype = np.dtype(bool) if _bools_and_bits(avals, values) else result_type(*avals)
+    dtype = merged_dtype(avals, values)
     weak = all(a.weak for a in avals)
     if weak:
         _refuse_unfit_python_ints(path, values, dtype, what)
-    _refuse_unfit_numbers(path, values, dtype, what)
+    refuse_unfit_numbers(merge_subject(path, what), values, dtype)
     return AVal(dtype, avals[0].shape, weak)
+
+
+def merged_dtype(avals, values=()) -> np.dtype:
+    """The dtype of a value that is one of `avals`, chosen at run time (an
+    `if`'s arms, a loop's iterations, max()'s items); `values`: those
+    values, where known, one per aval.  A Python number merged with NumPy
+    values takes their dtype (README), so the path that gives the NumPy
+    scalar gives it unchanged; NumPy's promotion (NEP 50) would instead turn
+    np.uint8(200) into np.float64(200.0) beside the Python float 2.5.  A
+    number that dtype cannot hold is refused by refuse_unfit_numbers."""
+    if _bools_and_bits(avals, values):
+        return np.dtype(bool)
+    strong = next((a for a in avals if not a.weak), None)
+    if strong is not None and _numbers_adapt(strong, avals, values):
+        return strong.dtype
+    return result_type(*avals)
+
+
+def _numbers_adapt(strong: AVal, avals, values) -> bool:
+    """Whether the Python numbers beside NumPy values of `strong`'s dtype
+    can take it, where NEP 50 would promote (a float beside integers, a
+    complex beside floats): only numbers known at compile time, which
+    refuse_unfit_numbers checks.  One known only at run time promotes as
+    NumPy does (the values survive; the int case has its own runtime check:
+    control.require_python_int_fits).  A NumPy bool beside ints other than
+    0 and 1 promotes to int64 as NumPy does (README; _bools_and_bits)."""
+    if len(values) != len(avals):
+        return False
+    for a, v in zip(avals, values):
+        if not a.weak or result_type(strong, a) == strong.dtype:
+            continue
+        if type(v) not in (bool, int, float, complex):
+            return False
+        if strong.dtype == bool and type(v) is int:
+            return False
+    return True
 
 
 def _refuse_unfit_python_ints(path: str, values, dtype: np.dtype, what: str) -> None:
@@ -557,7 +593,7 @@ def _bools_and_bits(avals, values) -> bool:
                     or type(v) in (bool, int) and v in (0, 1) for v in values))
 
 
-def _refuse_unfit_numbers(path: str, values, dtype: np.dtype, what: str) -> None:
+def refuse_unfit_numbers(subject: str, values, dtype: np.dtype) -> None:
     """A Python number merged with NumPy values takes their dtype (`lo = -1`,
     then `lo = x[i]` in a runtime loop: uint8 for a uint8 x).  A static one
     that dtype cannot hold (-1 as uint8, 10**6 as int16, 1e300 as float32)
@@ -567,23 +603,43 @@ def _refuse_unfit_numbers(path: str, values, dtype: np.dtype, what: str) -> None
     control.require_python_int_fits.)"""
     for v in values:
         if type(v) in (bool, int, float, complex) and not _holds_number(dtype, v):
-            wider = _wider_dtype(dtype, v)
             raise MergeError(
-                f"{merge_subject(path, what)} mixed types: the Python {type(v).__name__} "
+                f"{subject} mixed types: the Python {type(v).__name__} "
                 f"{v!r} and {dtype} values; compiled code gives it their dtype, {dtype}, which "
-                f"cannot hold {v!r}",
-                hint=f"use a number {dtype} holds (np.iinfo(np.{dtype}).min or .max as a "
-                     f"sentinel), make the NumPy values Python ints (int(x[i])), or cast the "
-                     f"array to {wider} (x.astype(np.{wider}))"
-                if dtype.kind in "iu" else
-                f"use a number {dtype} holds (np.inf as a sentinel), make the NumPy values "
-                f"Python floats (float(...)), or cast the array to {wider} "
-                f"(x.astype(np.{wider}))")
+                f"cannot hold {v!r}", hint=_unfit_number_hint(dtype, v))
+
+
+def _unfit_number_hint(dtype: np.dtype, v) -> str:
+    wider = _wider_dtype(dtype, v)
+    cast = f"cast the array to {wider} (x.astype(np.{wider}))"
+    if dtype.kind in "iu" and type(v) in (bool, int):
+        return (f"use a number {dtype} holds (np.iinfo(np.{dtype}).min or .max as a "
+                f"sentinel), make the NumPy values Python ints (int(x[i])), or {cast}")
+    if dtype.kind in "iu":      # a float sentinel (-inf) or a fraction beside integers
+        return (f"use a whole number {dtype} holds (np.iinfo(np.{dtype}).min or .max as a "
+                f"sentinel), make the NumPy values Python floats (float(x[i])), or {cast}")
+    if dtype.kind == "b":
+        return (f"use False or True, make the NumPy values Python numbers (float(...) or "
+                f"int(...)), or {cast}")
+    numbers = "complex numbers (complex(...))" if type(v) is complex else "floats (float(...))"
+    return (f"use a number {dtype} holds (np.inf as a sentinel), make the NumPy values "
+            f"Python {numbers}, or {cast}")
 
 
 def _holds_number(dtype: np.dtype, v) -> bool:
     """Whether a Python number keeps its value as `dtype` (an integer dtype:
-    in its range; a float one: no overflow to inf, rounding allowed)."""
+    a whole number in its range, 2.0 as 2; bool: 0 or 1; a float one: no
+    overflow to inf, rounding allowed; a real one: no imaginary part)."""
+    if type(v) is complex and dtype.kind != "c":
+        if v.imag:
+            return False
+        v = v.real
+    if dtype.kind == "b":
+        return v in (0, 1)
+    if type(v) is float and dtype.kind in "iu":
+        if not v.is_integer():      # (a fraction, inf, nan)
+            return False
+        v = int(v)
     if dtype.kind in "iu":
         return type(v) is bool or isinstance(v, int) and \
             np.iinfo(dtype).min <= v <= np.iinfo(dtype).max
@@ -598,6 +654,8 @@ def _holds_number(dtype: np.dtype, v) -> bool:
 
 def _wider_dtype(dtype: np.dtype, v) -> str:
     """The dtype of the hint's cast: one that holds both `dtype` and `v`."""
+    if type(v) is float and dtype.kind in "biu" or type(v) is complex and dtype.kind != "c":
+        return np.result_type(dtype, v).name    # NumPy's own: float64 beside integers
     try:
         wider = np.promote_types(dtype, np.min_scalar_type(v))
     except TypeError:               # (an int beyond 64 bits: object)
