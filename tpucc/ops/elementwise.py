@@ -471,17 +471,20 @@ def _lower(ufunc):
         if kind in "iu" and name == "reciprocal":
             prim = _int_reciprocal
         if prim is not None:
-            # lax broadcasts scalars (a constant one stays a literal) and
-            # size-1 axes itself; only a lower rank needs a broadcast.
-            shape = broadcast_shapes(*(np.shape(x) for x in args))
-            out = prim(*(x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape)
-                         for x in args))
+            out = prim(*_to_common_rank(args))
         else:
             out = fn(*args)
         if name == "floor_divide" and kind in "biu":
             out = jnp.where(args[1] == 0, jnp.zeros_like(out), out)   # NumPy: x // 0 == 0
         return cast(out, lc.out_avals[0].dtype)
     return lower
+
+
+def _to_common_rank(args):
+    """lax broadcasts scalars (a constant one stays a literal) and size-1
+    axes itself; only an operand of a lower rank needs a broadcast."""
+    shape = broadcast_shapes(*(np.shape(x) for x in args))
+    return [x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape) for x in args]
 
 
 def _int_reciprocal(x):
@@ -496,6 +499,7 @@ def _mixed_sign_compare(ufunc, compare, args, loop):
     they are; lax needs one dtype): where the signed operand is negative the
     answer is the one for (-1 vs 0), elsewhere both compare as uint64."""
     signed = 0 if loop[0].kind == "i" else 1
+    args = _to_common_rank(args)          # lax's comparisons need one rank
     negative = lax.lt(args[signed], np.array(0, loop[signed]))
     positive = jnp.asarray(compare(*(jnp.asarray(x).astype(np.uint64) for x in args)))
     when_negative = bool(ufunc(*(-1 if i == signed else 0 for i in range(2))))
