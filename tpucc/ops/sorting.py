@@ -269,28 +269,32 @@ def ix_(*args):
 def lexsort(keys, axis=-1):
     """Indices sorting by the last key, ties broken by the one before, ...:
     stable argsorts from the first key to the last, each of the key
-    permuted by the order so far (NaN last, as NumPy's)."""
+    permuted by the order so far (NaN last, as NumPy's). Each key of a
+    sequence is sorted in its own dtype, as NumPy does: stacking them would
+    promote int64 and uint64 keys to float64 and lose their low bits."""
+    keys = _lexsort_keys(keys)
+    if keys[0].ndim == 0:      # NumPy: a sequence of 0-d keys, whose one index is 0
+        return np.int64(0)
+    axis = normalize_axis(axis, keys[0].ndim)
+    order = argsort(keys[0], axis=axis)
+    for key in keys[1:]:
+        order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis=axis), axis)
+    return order
+
+
+def _lexsort_keys(keys) -> list:
+    """The keys as a list of same-shape arrays: a sequence's items, or the
+    rows of an array along its first axis."""
     if isinstance(keys, (tuple, list)):
         keys = [as_array(k) for k in keys]
         if len({k.shape for k in keys}) > 1:
             raise UserCodeError("ValueError: all keys need to be the same shape")
-        keys = stack(keys) if keys else None
     else:
         keys = as_array(keys)
-    if keys is None or keys.ndim == 0 or keys.shape[0] == 0:
+        keys = [] if keys.ndim == 0 else [keys[i] for i in range(keys.shape[0])]
+    if not keys:
         raise UserCodeError("TypeError: need sequence of keys with len > 0 in lexsort")
-    if keys.ndim == 1:      # NumPy: a sequence of 0-d keys, whose one index is 0
-        return np.int64(0)
-    axis = normalize_axis(axis, keys.ndim - 1)
-    order = None
-    for i in range(keys.shape[0]):
-        key = keys[i]
-        if order is None:
-            order = argsort(key, axis=axis)
-        else:
-            order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis=axis),
-                                    axis)
-    return order
+    return keys
 
 
 @implements(np.isin)
@@ -319,4 +323,3 @@ from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, array_like  # noqa: E402
 from .elementwise import astype, copy, emit_ufunc, store_inplace  # noqa: E402
 from .registry import NUMPY  # noqa: E402
-from .shape import stack  # noqa: E402
