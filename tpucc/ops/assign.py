@@ -1,7 +1,7 @@
 """Writing into arrays and reading one element out: `a.fill(v)`,
 np.copyto(dst, src), np.fill_diagonal(a, val), np.put(a, ind, v) (and
-`a.put`), np.putmask(a, mask, v), np.put_along_axis(arr, idx, v, axis) and
-`a.flat[k] = v` update their array in place (every alias and view sees it,
+`a.put`), np.putmask(a, mask, v), np.place(a, mask, v),
+np.put_along_axis(arr, idx, v, axis) and `a.flat[k] = v` update their array in place (every alias and view sees it,
 and an argument is written back, as with `x[...] = v`); `a.item()` gives a
 Python scalar, held at run time; `a.flat` is a FlatIter.
 
@@ -253,23 +253,66 @@ def put(a, ind, v, mode="raise"):
 def putmask(a, mask, values):
     """a.flat[n] = values.flat[n % len(values)] where mask.flat[n]: the
     values cycled over all of a, then np.copyto where the mask holds.
-    Values cast 'safe' (a Python number as an assignment converts it)."""
+    Array values cast 'safe'; a Python number or a NumPy scalar is
+    converted as an assignment converts it (NumPy checks only arrays)."""
     if not _is_array(a):
         raise UserCodeError("TypeError: putmask: first argument must be an array")
     a = _updatable(a, "np.putmask")
     mask = astype(as_array(mask), np.bool_, copy=False)
     if mask.size != a.size:
         raise UserCodeError("ValueError: putmask: mask and data must be the same size")
-    values = array_like(values)
-    aval = values.aval if _is_array(values) else const_aval(values)
-    if not aval.weak and not np.can_cast(aval.dtype, a.dtype, "safe"):
-        raise DTypeError(f"Cannot cast array data from {aval.dtype!r} to {a.dtype!r} "
-                         "according to the rule 'safe' (np.putmask)")
+    _check_values_cast(values, a.dtype, "np.putmask")
     flat = _flat_values(values, a.dtype, a.size)
     if flat is None:
         return None
     copyto(a, reshape(flat, a.shape), casting="unsafe", where=reshape(mask, a.shape))
     return None
+
+
+def _check_values_cast(values, dtype, what) -> None:
+    """NumPy's TypeError for array values np.putmask and np.place cannot
+    cast 'safe'.  Only an array is checked: NumPy converts a Python number,
+    a NumPy scalar (np.float64(1.5), b.max()) or a list as an assignment
+    converts it."""
+    if isinstance(values, np.ndarray):
+        aval = const_aval(values)
+    elif _is_array(values) and not values.weak and not compile_time_kind(values.immutable):
+        aval = values.aval      # (a kind known only at run time counts as a NumPy scalar)
+    else:
+        return
+    if not np.can_cast(aval.dtype, dtype, "safe"):
+        kind = "scalar" if len(aval.shape) == 0 else "array data"
+        raise DTypeError(f"Cannot cast {kind} from {aval.dtype!r} to {dtype!r} "
+                         f"according to the rule 'safe' ({what})",
+                         hint=f"cast the values first (v.astype(np.{dtype})), as NumPy asks")
+
+
+@implements(np.place)
+def place(arr, mask, vals):
+    """The k-th place where mask.flat holds gets vals.flat[k % len(vals)]:
+    `arr.flat[mask.ravel()] = vals`, with np.putmask's casting (np.putmask
+    takes vals.flat[n] for the n-th element instead)."""
+    if not _is_array(arr):
+        raise UserCodeError(f"TypeError: place() argument 1 must be numpy.ndarray, not "
+                            f"{type(arr).__name__}")
+    arr = _updatable(arr, "np.place")
+    mask = ravel(astype(as_array(mask), np.bool_, copy=False))
+    if mask.size != arr.size:
+        raise UserCodeError("ValueError: place: mask and data must be the same size")
+    _check_values_cast(vals, arr.dtype, "np.place")
+    if _flat_values(vals, arr.dtype) is None:       # nothing to cycle: no place may be chosen
+        _require_no_place(mask)
+        return None
+    FlatIter(arr)._set_masked(mask, vals)
+    return None
+
+
+def _require_no_place(mask) -> None:
+    """np.place with no values raises ValueError where the mask chooses a
+    place: a check when the call returns."""
+    from ..infer import checks
+    checks.require(~NUMPY[np.any](mask), "Cannot insert from an empty array!", raises="ValueError",
+                   hint="give np.place at least one value, or a mask that chooses nothing")
 
 
 @implements(np.put_along_axis)
@@ -435,7 +478,7 @@ class FlatIter:
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer import builder  # noqa: E402
-from ..infer.values import Array  # noqa: E402
+from ..infer.values import Array, compile_time_kind  # noqa: E402
 from .elementwise import array, emit_ufunc  # noqa: E402
 from .indexing import (ARRAY, check_python_item, check_slice_bounds, getitem,  # noqa: E402
                        row, setitem)
