@@ -992,6 +992,9 @@ gen_histogram_bin_edges = rotating(
 gen_refused_partition = rotating(v(arr(5), 2, refused=True), once=[v(arr(3, 4), 1, refused=True)])
 gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True))
 gen_refused_data_dependent = rotating(v(arr(5), refused=True), once=[v(arr(2, 3), refused=True)])
+gen_refused_trim_zeros = rotating(v(arr(5), refused=True))
+gen_refused_set_operation = rotating(v(arr(5), arr(4), refused=True),
+                                     once=[v(arr(2, 3), arr(3), refused=True)])
 
 
 def complex_part(part):
@@ -1364,7 +1367,11 @@ FUNCTION_KINDS = {
     "partition": (gen_refused_partition, CORE), "argpartition": (gen_refused_partition, CORE),
     "bincount": (gen_refused_bincount, (np.dtype("int64"),)),
     **{n: (gen_refused_data_dependent, CORE)
-       for n in ("unique", "nonzero", "argwhere", "flatnonzero")},
+       for n in ("unique", "nonzero", "argwhere", "flatnonzero", "unique_values",
+                 "unique_counts", "unique_inverse", "unique_all")},
+    "trim_zeros": (gen_refused_trim_zeros, CORE),
+    **{n: (gen_refused_set_operation, CORE)
+       for n in ("intersect1d", "union1d", "setdiff1d", "setxor1d")},
     "percentile": (gen_percentile, ALL_DTYPES), "quantile": (gen_quantile, ALL_DTYPES),
     "real": (gen_complex_part, CORE), "imag": (gen_complex_part, CORE),
     "angle": (gen_complex_part, CORE),
@@ -1433,6 +1440,8 @@ SKIP.update({name: _SESSION27 for name in (
     "np.put", "method.put", "np.putmask", "np.put_along_axis", "np.compress",
     "method.compress", "np.ix_", "np.nanmedian", "np.nanpercentile", "np.nanquantile",
     "np.histogram2d")})
+SKIP.update({name: "an in-place write / a mask selection (compiles where x[mask] does); tested "
+             "in tests/test_fixes_session40e2.py" for name in ("np.place", "np.extract")})
 SKIP["np.ndenumerate"] = ("a static sequence of (index, element) pairs; tested in "
                           "tests/test_sweep_session24.py")
 SKIP["np.linspace"] = ("its runtime-endpoint form; tested bit for bit in "

@@ -270,7 +270,6 @@ SERIES_INSTEAD = ("of np.polynomial, tpucc compiles only the evaluations "
                   "or call the other functions outside the compiled function")
 NUMPY_INSTEAD = {
     "as_strided": _WINDOWS,
-    "trim_zeros": _TRIMMED,
     "polymul": "np.polymul" + _TRIMMED[5:] + ", and np.convolve(a1, a2) for the product",
     "roots": ("NumPy returns real or complex roots depending on the values: the eigenvalues "
               "of the companion matrix compile (n = len(p) - 1; A = np.diag(np.ones(n - 1), "

@@ -2,7 +2,10 @@
 np.ravel_multi_index, np.searchsorted (function and method), np.digitize;
 and the NumPy functions refused here with the reason and what compiles
 instead (np.partition, np.argpartition, np.bincount unless its length is
-known, np.unique, np.nonzero, np.argwhere, np.flatnonzero).
+known, np.unique and NumPy 2's unique_* functions, the set operations
+intersect1d / union1d / setdiff1d / setxor1d, np.trim_zeros, np.nonzero,
+np.argwhere, np.flatnonzero).  np.extract(cond, x) is x.ravel()[cond.ravel()],
+a mask selection (masked.py).
 
 Shapes are static, index values runtime.  Where NumPy raises on a runtime
 value (an index past the array's size, a sorter entry out of range, bins
@@ -11,7 +14,8 @@ that are not monotonic), compiled code makes a runtime check
 returns.
 
 np.searchsorted is the one op of its own: a binary search of every key,
-unrolled to the bit length of the array's size (log2 n gathers).  NaN sorts
+a loop of as many halving steps as the bit length of the array's size (log2
+n gathers).  NaN sorts
 last, as in NumPy's comparison, and -0.0 equals 0.0.  NumPy requires `a` to
 be sorted (ascending, NaN last); on a sorted `a` the answer is unique, so it
 equals NumPy's; on an unsorted one both are meaningless and may differ
@@ -160,19 +164,28 @@ def _less(x, y):
 
 def _searchsorted_lower(lc, a, v, side):
     """The first position whose element is not before the key (left: a[i] <
-    v; right: a[i] <= v), by a binary search of every key at once."""
+    v; right: a[i] <= v), by a binary search of every key at once.  The
+    halving steps are a loop, not unrolled: XLA:CPU fuses an unrolled chain
+    of gathers into one kernel that recomputes every earlier step, which
+    took seconds of compile time for a long array (jax's searchsorted loops
+    the same way)."""
     if a.dtype == np.bool_:
         a, v = a.astype(np.uint8), v.astype(np.uint8)
     n = a.shape[0]
-    lo = jnp.zeros(v.shape, np.int64)
-    hi = jnp.full(v.shape, n, np.int64)
-    for _ in range(n.bit_length()):     # the interval at least halves each step
+    if n == 0:      # (the loop's body is traced even when it runs no step)
+        return jnp.zeros(v.shape, np.int64)
+
+    def halve(_, bounds):
+        lo, hi = bounds
         mid = lax.shift_right_logical(lo + hi, np.int64(1))
         middle = jnp.take(a, jnp.minimum(mid, n - 1))
         before = _less(middle, v) if side == "left" else ~_less(v, middle)
         go = before & (lo < hi)
-        lo, hi = jnp.where(go, mid + 1, lo), jnp.where(go | (lo >= hi), hi, mid)
-    return lo
+        return jnp.where(go, mid + 1, lo), jnp.where(go | (lo >= hi), hi, mid)
+
+    bounds = (jnp.zeros(v.shape, np.int64), jnp.full(v.shape, n, np.int64))
+    # the interval at least halves each step
+    return lax.fori_loop(0, n.bit_length(), halve, bounds)[0]
 
 
 register("searchsorted", lambda avals, side: AVal(np.dtype(np.int64), avals[1].shape, False),
@@ -323,12 +336,35 @@ def _bincount_bound(dtype) -> int | None:
     return None
 
 
-# np.unique, np.nonzero, np.argwhere, np.flatnonzero: how many elements they
+# np.unique, np.nonzero, the set operations, ...: how many elements they
 # return depends on the values.  Each refusal says what compiles instead.
+_UNIQUE = ("with a known bound K on the distinct values: np.isin(np.arange(K), x) marks "
+           "those present, and np.sort(x) with x[1:] != x[:-1] marks where new values "
+           "start (a static shape: mask, don't select)")
 _DATA_DEPENDENT = {
-    "np.unique": "with a known bound K on the distinct values: np.isin(np.arange(K), x) marks "
-                 "those present, and np.sort(x) with x[1:] != x[:-1] marks where new values "
-                 "start (a static shape: mask, don't select)",
+    "np.unique": _UNIQUE,
+    "np.unique_values": _UNIQUE,
+    "np.unique_counts": "for integers in [0, K) with a known K: counts = np.zeros(K, "
+                        "np.int64); np.add.at(counts, x, 1) counts each value, and counts > 0 "
+                        "marks those present (a static shape)",
+    "np.unique_inverse": "np.searchsorted(np.sort(x), x) gives each element the position of "
+                         "its value in the sorted array (equal values: one position), a static "
+                         "shape; " + _UNIQUE,
+    "np.unique_all": _UNIQUE,
+    "np.intersect1d": "keep the shape: np.isin(a, b) marks a's elements that are in b; "
+                      "np.where(np.isin(a, b), a, fill) or reductions of a[np.isin(a, b)] "
+                      "compile",
+    "np.union1d": "keep the shape: np.concatenate((a, b)), then mark its distinct values as "
+                  "for np.unique: s = np.sort(...); s[1:] != s[:-1] marks where new values start",
+    "np.setdiff1d": "keep the shape: np.isin(a, b, invert=True) marks a's elements that are "
+                    "not in b; np.where(mask, a, fill) or reductions of a[mask] compile",
+    "np.setxor1d": "keep the shape: np.isin(a, b, invert=True) and np.isin(b, a, invert=True) "
+                   "mark the elements found in only one of them",
+    "np.trim_zeros": "keep the shape: nz = x != 0; np.cumsum(nz) > 0 marks the elements from "
+                     "the first nonzero on, np.cumsum(nz[::-1])[::-1] > 0 those up to the last; "
+                     "where NumPy drops leading zero coefficients (np.poly1d), keep the "
+                     "coefficient array: np.polyval, np.polyder, np.polyint, np.polyadd and "
+                     "np.polysub compile on it",
     "np.nonzero": "keep the shape: np.where(cond, x, fill) selects values, np.count_nonzero "
                   "counts them, and np.argsort(~cond, kind='stable')[:K] gives the first K "
                   "positions where cond holds, for a known K",
@@ -352,8 +388,23 @@ for _name in _DATA_DEPENDENT:
 implements(method="nonzero")(_refuse_data_dependent("np.nonzero"))
 
 
+@implements(np.extract)
+def extract(condition, arr):
+    """NumPy's definition, arr.ravel() taken where condition.ravel() is
+    nonzero: a mask selection (masked.py), which compiles where x[mask]
+    does (its reductions, elementwise math on it).  A shorter condition
+    reads arr's first elements, as NumPy's take does."""
+    condition, arr = ravel(as_array(condition)), ravel(as_array(arr))
+    if condition.size > arr.size:
+        raise UnsupportedError("np.extract with a condition longer than the array is not "
+                               "supported (NumPy raises IndexError where it holds past the end)",
+                               hint="give np.extract a condition of the array's size")
+    return getitem(arr[:condition.size], condition != 0)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array  # noqa: E402
+from .indexing import getitem  # noqa: E402
 from .sorting import take  # noqa: E402
