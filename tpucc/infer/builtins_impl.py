@@ -31,7 +31,8 @@ from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance,
                         refuse_outside_iterator, returning)
-from .values import CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, int_bounds, ranged_span
+from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, int_bounds, known_constant,
+                     ranged_span)
 
 BUILTINS: dict = {}
 REFUSED = {
@@ -1284,6 +1285,10 @@ def to_python_scalar(x: Array, dtype) -> Array:
     if dt == np.bool_:
         x = emit("not_equal", x, 0)
     (out,) = emit_op("convert", (x.var,), {"dtype": dt}, (AVal(dt, (), True),))
+    known = known_constant(x)
+    if known is not None and dt.kind in "biu":
+        # int(np.array([2, 0, 3])[0]) stays known, as the item was (values.known_integer)
+        builder.ctx().constants[out] = np.asarray(known).astype(dt)
     return Array(out)
 
 

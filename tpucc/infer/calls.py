@@ -808,7 +808,7 @@ class Interpreter:
         if method is not None:
             return self.inline(method, [container, item], {})
         from . import dunders
-        if type(container) in (list, tuple) and (
+        if isinstance(container, (list, tuple)) and (
                 dunders.involves_user(item) or dunders.involves_user(container)):
             return dunders.contains(self, item, self.static_items(container))
         return item in container
@@ -816,6 +816,7 @@ class Interpreter:
     def dict_get(self, d: dict, key, default=None):
         """d.get(key, default) on a dict: a missing key guarded, a present
         one read as d[key] is."""
+        key = known_integer(key)        # (a constant: np.array([2, 0])[0])
         refuse_runtime_hash((key,), "a dict key")
         if key in d:
             return self.getitem(d, key)
@@ -922,8 +923,10 @@ class Interpreter:
         array is written back after each call (attr_writes); `what` names
         the target in messages, `lasting` says why it matters, `current()`
         reads its value now."""
-        if isinstance(value, Array) and self._current_attr(obj, name) is value:
+        if isinstance(value, Array) and self._current_attr(obj, name) is value and (
+                (id(obj), name) in self.shadow or _bound_on_itself(obj, name)):
             return      # `obj.w -= d`: the array was updated in place; the store is a no-op
+        # (but `k.buf += 1` where buf is the class's array binds that array on k too)
         if not isinstance(value, Array) and not _is_number(value) \
                 and _current_or_missing(current) is value:
             return      # `self.pos += v` (an __iadd__ returning self), `self.hist += [v]`:
@@ -1025,6 +1028,10 @@ class Interpreter:
             return self.inline(method, [obj, key], {})
         if isinstance(obj, _AXIS_CONCATENATOR) and _any_runtime([key], {}):   # np.r_[a, b]
             return manipulation.index_trick(obj, key)
+        if isinstance(key, Array):
+            # a constant (np.array([2, 0, 3])[0], cy of np.array(F.shape) // 2) is
+            # known now, as a slice bound is: the item is picked at compile time
+            key = known_integer(key)
         if isinstance(key, Array):
             if isinstance(obj, (list, tuple)):
                 obj = self.static_items(obj)
@@ -1213,6 +1220,12 @@ class Interpreter:
         if not hasattr(type(obj), "__setitem__"):
             raise UserCodeError(f"TypeError: '{type(obj).__name__}' object does not support "
                                 "item assignment")
+        method = self.user_dunder(obj, "__setitem__")
+        if method is not None:
+            # the user's __setitem__, interpreted: what it changes is checked as it
+            # changes it (`self.data[i] = v` updates an array in place, anywhere)
+            self.inline(method, [obj, key, value], {})
+            return
         if isinstance(value, Array) and (_holds(obj, key, value)
                                          or self._holds_captured(obj, key, value)):
             return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
@@ -2730,6 +2743,15 @@ def class_attribute(cls: type, name: str, default=None):
         if name in attrs:
             return attrs[name]
     return default
+
+
+def _bound_on_itself(obj, name) -> bool:
+    """Whether obj.name is found on obj itself (its __dict__, a slot, a cell,
+    an item), not on its class: storing it back then changes nothing."""
+    if isinstance(name, tuple) or isinstance(obj, types.CellType):
+        return True
+    own = getattr(obj, "__dict__", None)
+    return own is None or name in own or class_attribute(type(obj), name) is None
 
 
 def user_dunder(obj, name: str):

@@ -19,8 +19,10 @@ import string
 import numpy as np
 
 from ..errors import UnsupportedError, UserCodeError
+from ..ir import AVal
 from . import control
 from .builder import emit
+from .control import as_aval
 from . import calls, messages
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import class_attribute, is_library_class
@@ -158,17 +160,12 @@ def is_true(interp, value) -> bool:
     return bool(truth)
 
 
-def _sequences(interp, op, a, b):
-    """Tuples (or lists) compared as Python does, item by item: the first
-    pair that is not the same object nor equal decides, else the lengths."""
-    for x, y in zip(a, b):
-        if x is not y and not is_true(interp, apply(interp, operator.eq, x, y)):
-            if op is operator.eq:
-                return False
-            if op is operator.ne:
-                return True
-            return apply(interp, op, x, y)
-    return op(len(a), len(b))
+def _compared_as_sequences(interp, a, b, names) -> bool:
+    """Whether Python compares a and b item by item: two tuples (named
+    tuples too) or two lists, whose classes define no comparison of their own."""
+    both = isinstance(a, tuple) and isinstance(b, tuple) or \
+        isinstance(a, list) and isinstance(b, list)
+    return both and not _involves_user(interp, a, b, names)
 
 
 def _runtime_sequences(interp, op, a, b):
@@ -179,11 +176,26 @@ def _runtime_sequences(interp, op, a, b):
     if op in (operator.eq, operator.ne) and len(a) != len(b):
         return op is operator.ne
     result = op(len(a), len(b))
+    numpy_bool = False
     for x, y, same in reversed(_pairs_compared(interp, a, b)):
         decided = (op is operator.ne) if op in (operator.eq, operator.ne) else \
             apply(interp, op, x, y)
+        numpy_bool |= isinstance(decided, Array) and not decided.weak
         result = decided if same is False else emit("select", same, result, decided)
-    return to_python_scalar(result, np.bool_) if isinstance(result, Array) else result
+    if not isinstance(result, Array):
+        return result
+    # `<` returns what the deciding items' `<` gave: np.True_ for NumPy scalars.
+    # Where the lengths may decide instead (a Python bool), the NumPy type wins,
+    # as for any Python number merged with a NumPy scalar.
+    return _numpy_bool(result) if numpy_bool else to_python_scalar(result, np.bool_)
+
+
+def _numpy_bool(x: Array) -> Array:
+    """A runtime truth value as a NumPy bool scalar (np.bool_, not bool)."""
+    x = emit("reshape", x, shape=()) if x.shape else x
+    scalar = Array(as_aval(x, AVal(np.dtype(np.bool_), (), False)))
+    scalar.immutable = True         # a NumPy scalar, not a 0-d array
+    return scalar
 
 
 def _pairs_compared(interp, a, b) -> list:
@@ -204,12 +216,11 @@ def _pairs_compared(interp, a, b) -> list:
 
 def compare(interp, op, a, b):
     """`op(a, b)` for `a == b` and the other comparisons, or NATIVE."""
-    if type(a) is type(b) and type(a) in (tuple, list):
-        if involves_user(a) or involves_user(b):
-            return _sequences(interp, op, a, b)
-        return _runtime_sequences(interp, op, a, b) if holds_array(a) or holds_array(b) \
-            else NATIVE
     method, reflected, symbol = COMPARE[op]
+    if _compared_as_sequences(interp, a, b, (method, reflected)):
+        if involves_user(a) or involves_user(b) or holds_array(a) or holds_array(b):
+            return _runtime_sequences(interp, op, a, b)
+        return NATIVE
     if not _involves_user(interp, a, b, (method, reflected)):
         return NATIVE
     result = _forward_then_reflected(interp, a, b, method, reflected,
@@ -226,15 +237,9 @@ def compare(interp, op, a, b):
 
 def sequence_method(interp, items, name: str, item):
     """list.index(item), list.count(item) (and a tuple's) where a user
-    object is involved: each item `is` it or `== it`, interpreted."""
-    found = [i for i, v in enumerate(items)
-             if v is item or is_true(interp, apply(interp, operator.eq, v, item))]
-    if name == "count":
-        return len(found)
-    if not found:
-        raise UserCodeError(f"ValueError: {_repr(interp, item)} is not in "
-                            f"{type(items).__name__}")
-    return found[0]
+    object is involved: each item `is` it or `== it`, interpreted (at run
+    time where an interpreted __eq__ answers at run time)."""
+    return runtime_search(interp, name, item, items)
 
 
 def runtime_search(interp, name: str, item, items, bounds=()):
@@ -268,8 +273,7 @@ def runtime_search(interp, name: str, item, items, bounds=()):
             to_python_scalar(_any_of([h for _, h in runtime]), np.bool_)
     first = static[0] if static else None
     candidates = [(k, h) for k, h in runtime if first is None or k < first]
-    missing = (f"ValueError: {repr(item) if not isinstance(item, Array) else 'the value'} "
-               f"is not in {type(items).__name__}")
+    missing = f"ValueError: {_shown(interp, item)} is not in {type(items).__name__}"
     if first is None:
         if not candidates:
             raise UserCodeError(missing)
@@ -281,6 +285,13 @@ def runtime_search(interp, name: str, item, items, bounds=()):
     return to_python_scalar(position, np.int64)
 
 
+def _shown(interp, item) -> str:
+    """item as a message shows it: its repr (a user's __repr__ interpreted)
+    where that is known at compile time."""
+    shown = "the value" if isinstance(item, Array) else _repr(interp, item)
+    return shown if isinstance(shown, str) else "the value"
+
+
 def _runtime_hit(interp, v, item):
     """Whether list item `v` matches `item` as list.__contains__ asks: a
     static bool, or a runtime bool Array."""
@@ -289,13 +300,13 @@ def _runtime_hit(interp, v, item):
     eq = apply(interp, operator.eq, v, item)
     if isinstance(eq, np.ndarray) and eq.shape == ():
         eq = eq[()]
+    if not isinstance(eq, (Array, bool, np.bool_)):
+        eq = interp.truth_value(eq)     # what a user __eq__ returned: its __bool__
     if isinstance(eq, Array):
         if eq.size != 1:            # bool() of it, as an `if` would take
             raise UserCodeError("ValueError: The truth value of an array with more than one "
                                 "element is ambiguous. Use a.any() or a.all()")
         return control.scalar_bool(eq)
-    if not isinstance(eq, (bool, np.bool_)):
-        raise NeedsStatic(f"the truth value of {type(eq).__name__}")
     return bool(eq)
 
 
@@ -306,11 +317,11 @@ def _any_of(flags: list) -> Array:
     return found
 
 
-def contains(interp, item, items) -> bool:
+def contains(interp, item, items):
     """`item in items` for a list or tuple: each item `is` it or `== it`,
-    the list's item on the left (list_contains)."""
-    return any(v is item or is_true(interp, apply(interp, operator.eq, v, item))
-               for v in items)
+    the list's item on the left (list_contains); a runtime Python bool
+    where an interpreted __eq__ answers at run time."""
+    return runtime_search(interp, "contains", item, items)
 
 
 def sort_key(interp):

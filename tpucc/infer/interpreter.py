@@ -32,7 +32,7 @@ from . import iterators
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
 from .static_arguments import runtime_argument_error, runtime_scalar_iterated
-from .values import CHOSEN, MISSING, Array, NeedsStatic, Undefined
+from .values import CHOSEN, MISSING, Array, NeedsStatic, Undefined, known_integer
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
 HANDLERS: dict = {}
@@ -667,11 +667,23 @@ def _is_python_bool(v) -> bool:
 @handler
 def CONTAINS_OP(f, invert):
     b, a = f.pop(), f.pop()
-    if isinstance(b, Array) or isinstance(a, Array) or _holds_runtime_items(b, a):
+    a = known_integer(a)        # (a constant: `int(i) in WORDS` for i of np.array([2, 0]))
+    if f.interp.user_dunder(b, "__contains__") is None and (
+            isinstance(b, Array) or isinstance(a, Array) or _holds_runtime_items(b, a)):
         found = _runtime_contains(f.interp, a, b)
-        f.push(dunders.negation(f.interp, found) if invert else found)
-        return
-    f.push(f.interp.contains(a, b) != bool(invert))
+    else:       # (a user __contains__ interpreted, even for a runtime item)
+        found = f.interp.contains(a, b)
+    f.push(_truth_of_in(f.interp, found, invert))
+
+
+def _truth_of_in(interp, found, invert):
+    """What `in` (`not in`) gives: bool() of what the search returned (a user
+    __contains__ may return anything), a runtime Python bool where it is known
+    only at run time."""
+    if invert:
+        return dunders.negation(interp, found)
+    truth = interp.truth_value(found)
+    return _python_bool(truth) if isinstance(truth, Array) else bool(truth)
 
 
 _NUMBERS = (bool, int, float, complex, np.generic)
@@ -691,7 +703,7 @@ def _runtime_contains(interp, item, container) -> Array:
     if isinstance(container, (dict, set, frozenset)):
         refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                             else "a set item")
-    if type(container) not in (list, tuple) or not all(
+    if not isinstance(container, (list, tuple)) or not all(
             isinstance(v, (*_NUMBERS, Array, tuple, list)) for v in container):
         raise UnsupportedError("`in` with a runtime value is supported on arrays, ranges and "
                                "lists or tuples of numbers", hint="compare with == and np.any")
@@ -716,7 +728,7 @@ def _in_range(item: Array, r: range):
 def _holds_runtime_items(container, item) -> bool:
     """A list or tuple searched for a runtime value, or with one among its
     items (in tuples too: `(3, loss) in history`)."""
-    return type(container) in (list, tuple) and (
+    return isinstance(container, (list, tuple)) and (
         builtins_impl.holds_array(container) or builtins_impl.holds_array(item))
 
 
@@ -758,6 +770,10 @@ def DELETE_SUBSCR(f, arg):
     key, obj = f.pop(), f.pop()
     if not hasattr(type(obj), "__delitem__"):
         del obj[key]        # a tuple or string: Python's own TypeError, the user's error
+    method = f.interp.user_dunder(obj, "__delitem__")
+    if method is not None:          # interpreted: it checks what it changes itself
+        f.interp.inline(method, [obj, key], {})
+        return
     f.interp.check_mutation(obj, "a container")
     del obj[key]
 
