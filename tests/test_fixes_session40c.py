@@ -9,6 +9,7 @@
 - `k.buf += 1` on a class-attribute array binds it on the instance too;
 - an item of a small constant int array indexes a Python list or dict.
 """
+import dataclasses
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -375,3 +376,169 @@ def test_runtime_item_as_list_index_is_still_refused():
     raises_at(runtime_item_as_list_index, (np.arange(3.0),),
               match="indexing a Python container with a runtime value",
               line_of="return NAMES[k]", cache=False)
+
+
+# --- bug_09: a tuple, named tuple or frozen dataclass of arrays stored outside -----------
+
+class St(NamedTuple):
+    h: np.ndarray
+    c: np.ndarray
+
+
+@dataclass(frozen=True)
+class Params:
+    w: np.ndarray
+    n: int
+    scale: float = 1.0
+
+
+class Cell:
+    def __init__(self, dtype=np.float64):
+        self.state = St(np.zeros(2, dtype), np.zeros(2, dtype))
+        self.p = Params(np.ones(3, dtype), 2, 0.0)
+        self.pair = (np.zeros(2, dtype), "tag")
+        self.states = {"a": St(np.ones(2, dtype), np.ones(2, dtype))}
+
+
+def lstm_like_step(cell, x):
+    h = np.tanh(cell.state.h + x)
+    cell.state = St(h, cell.state.c + h)
+    return h
+
+
+def replaced_values(cell, x):
+    cell.state = cell.state._replace(c=cell.state.c * 2 + x)
+    cell.p = dataclasses.replace(cell.p, w=cell.p.w - 0.5 * cell.p.n, scale=float(x[0] > 100))
+    cell.pair = (cell.pair[0] + x, cell.pair[1])
+    h, c = cell.states["a"]
+    cell.states["a"] = St(c, h + x)
+    return cell.state.c.sum() + cell.p.w.sum()
+
+
+def _state_of(cell):
+    return [cell.state, cell.p.w, cell.p.n, cell.p.scale, cell.pair, cell.states["a"]]
+
+
+@pytest.mark.parametrize("fn", [lstm_like_step, replaced_values])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_value_of_arrays_stored_on_an_outside_object(fn, dtype, monkeypatch):
+    builds = []
+    build = tpucc.driver.build_entry
+    monkeypatch.setattr(tpucc.driver, "build_entry",
+                        lambda *a, **k: builds.append(1) or build(*a, **k))
+    f = compiled(fn)
+    eager_cell, cell = Cell(dtype), Cell(dtype)
+    for i in range(5):
+        x = np.full(2, i + 0.5, dtype)
+        assert_same(fn(eager_cell, x), f(cell, x))
+        assert_same(_state_of(eager_cell), _state_of(cell))
+        assert type(cell.state) is St and type(cell.p) is Params
+        assert type(cell.p.scale) is type(eager_cell.p.scale)
+    # the new value each call is no new program (its numbers, folded, are
+    # the same each call here: a changed one compiles again)
+    assert len(builds) == 1
+
+
+def counts_in_state(cell, x):
+    cell.p = dataclasses.replace(cell.p, w=cell.p.w + x.sum(), scale=float(x.sum()))
+    return cell.p.w
+
+
+def test_numbers_in_a_stored_value_are_written_back_as_python_numbers():
+    f = compiled(counts_in_state)
+    eager_cell, cell = Cell(), Cell()
+    for i in range(3):
+        x = np.full(3, i + 0.5)
+        assert_same(counts_in_state(eager_cell, x), f(cell, x))
+        assert_same(_state_of(eager_cell), _state_of(cell))
+
+
+def test_stored_value_is_new_and_the_old_one_keeps_its_arrays():
+    f = compiled(lstm_like_step)
+    cell = Cell()
+    before = cell.state
+    f(cell, np.ones(2))
+    assert cell.state is not before
+    np.testing.assert_array_equal(before.h, np.zeros(2))
+    kept = cell.state
+    f(cell, np.ones(2))
+    assert_same(kept, St(np.tanh(np.ones(2)), np.tanh(np.ones(2))))
+
+
+def test_value_reset_from_outside_between_calls(monkeypatch):
+    builds = []
+    build = tpucc.driver.build_entry
+    monkeypatch.setattr(tpucc.driver, "build_entry",
+                        lambda *a, **k: builds.append(1) or build(*a, **k))
+    f = compiled(lstm_like_step)
+    eager_cell, cell = Cell(), Cell()
+    for i in range(4):
+        if i == 2:          # a new sequence: the state reset by the caller
+            eager_cell.state = cell.state = St(np.full(2, 3.0), np.zeros(2))
+        assert_same(lstm_like_step(eager_cell, np.ones(2)), f(cell, np.ones(2)))
+        assert_same(_state_of(eager_cell), _state_of(cell))
+    assert len(builds) == 1
+    cell.state = St(np.zeros(3), np.zeros(3))       # another shape: compiled again
+    eager_cell.state = St(np.zeros(3), np.zeros(3))
+    assert_same(lstm_like_step(eager_cell, np.ones(3)), f(cell, np.ones(3)))
+    assert_same(_state_of(eager_cell), _state_of(cell))
+
+
+def closure_state():
+    state = St(np.zeros(2), np.ones(2))
+
+    def step(x):
+        nonlocal state
+        state = St(state.h + x, state.c * 2)
+        return state.h.sum()
+    return step, lambda: state
+
+
+def test_value_of_arrays_rebinding_a_closure_variable():
+    eager, eager_state = closure_state()
+    step, state = closure_state()
+    f = compiled(step)
+    for i in range(3):
+        assert_same(eager(np.full(2, i * 1.0)), f(np.full(2, i * 1.0)))
+        assert_same(eager_state(), state())
+
+
+class Holder:
+    def __init__(self):
+        self.label = "a"
+        self.state = St(np.zeros(2), np.zeros(2))
+
+
+def stores_static_tuple(o, x):
+    o.label = ("b", 1)      # <- refused
+    return x
+
+
+def stores_value_under_runtime_if(o, x):
+    if x.sum() > 0:
+        o.state = St(x, x)  # <- refused
+    return x
+
+
+def test_values_without_arrays_or_under_runtime_control_flow_are_still_refused():
+    raises_at(stores_static_tuple, (Holder(), np.ones(2)), tpucc.SideEffectError,
+              match="assigning a Python value to `.label`", line_of="<- refused", cache=False)
+    raises_at(stores_value_under_runtime_if, (Holder(), np.ones(2)), tpucc.SideEffectError,
+              match="assigning `.state` inside a runtime `if`", line_of="<- refused",
+              cache=False)
+
+
+def test_value_kept_by_replace_follows_a_reset_from_outside():
+    # _replace / dataclasses.replace keep the other arrays of the value they
+    # copy: read as the program reads them, they are the new value's
+    f = compiled(replaced_values)
+    eager_cell, cell = Cell(), Cell()
+    for i in range(4):
+        if i == 2:
+            for c in (eager_cell, cell):
+                c.state = St(np.full(2, 7.0), np.full(2, -1.0))
+                c.p = Params(np.full(3, 4.0), 2, 0.0)
+                c.states["a"] = St(np.full(2, 2.0), np.full(2, 3.0))
+        x = np.full(2, i + 0.5)
+        assert_same(replaced_values(eager_cell, x), f(cell, x))
+        assert_same(_state_of(eager_cell), _state_of(cell))

@@ -1167,7 +1167,7 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
             # scalar; an attribute that held a jax array keeps the result as
             # one (kept_writebacks) unless it is now a Python number
             convert = wb[3] if len(wb) > 3 else np.array
-            if isinstance(convert, infer.KindedScalar):
+            if isinstance(convert, infer.READS_OUTPUTS):
                 convert = functools.partial(convert, outs=outs)
             setattr(wb[1], wb[2], value if keep and not isinstance(convert, type) else
                     convert(value))
@@ -1183,8 +1183,7 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
             np.copyto(target, np.asarray(value))
 
 
-def _converted(convert, value, outs):
-    return convert(value, outs) if isinstance(convert, infer.KindedScalar) else convert(value)
+_converted = infer.converted_output
 
 
 def _bind_aliases(traced, inputs, arguments):

@@ -10,6 +10,7 @@ RecompileWarning of a signature that has used up its programs
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import types
@@ -73,19 +74,67 @@ def renew_equal_guards(entry) -> bool:
     entry's runner is made again, instead of a compile."""
     guards = entry.traced.guards
     renewed = []
+    followed = {}           # id(part of a traced value) -> the same part of the new one
     for i, (namespace, key, value) in enumerate(guards):
         now = namespace.get(key, MISSING)     # (what guards record for an absent name)
         if now is value:
             continue
-        if not same_immutable(value, now):
+        if not (same_immutable(value, now) or alike_but_arrays(value, now, followed)):
             return False
         renewed.append((i, (namespace, key, now)))
     if not renewed:
         return False        # (an array read from outside changed its type)
     for i, guard in renewed:
         guards[i] = guard
+    _follow_parts(entry.traced.captured, followed)
     entry.run = None
     return True
+
+
+def alike_but_arrays(a, b, followed: dict) -> bool:
+    """Whether `b` is `a` but for its arrays: tuples, named tuples and frozen
+    dataclasses of the same classes, whose other items are the same
+    immutable values (what the trace folded), and arrays where `a` has them
+    (the captured arrays, read again at each call, whose types the reader
+    checks).  `cell.state = St(h, c)` stores such a value at each call.  Their
+    parts are noted in `followed`, by the id of a's."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) is np.ndarray
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple) and len(a) == len(b):
+        parts = list(zip(a, b))
+    elif _is_value_dataclass(a):
+        parts = [(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)]
+    else:
+        return same_immutable(a, b)
+    followed[id(a)] = b
+    return all(alike_but_arrays(x, y, followed) for x, y in parts)
+
+
+def _is_value_dataclass(x) -> bool:
+    params = getattr(type(x), "__dataclass_params__", None)
+    return params is not None and params.frozen and not isinstance(x, type)
+
+
+def _follow_parts(captured, followed: dict):
+    """The captured arrays read from parts of a value now replaced by one
+    alike (alike_but_arrays) are read from the same places of the new one."""
+    def place(owner, hop):
+        new = followed.get(id(owner))
+        return None if new is None or hop is None or hop[0] not in ("attr", "item") else new
+
+    for c in captured:
+        new = place(c.owner, c.hop)
+        if new is not None:
+            c.owner, c.getter = new, _reader(new, c.hop)
+        c.aliases = [(g, o, h) if place(o, h) is None else (_reader(place(o, h), h), place(o, h), h)
+                     for g, o, h in c.aliases]
+
+
+def _reader(owner, hop):
+    kind, key = hop
+    return (lambda: getattr(owner, key)) if kind == "attr" else (lambda: owner[key])
 
 
 def same_immutable(a, b) -> bool:

@@ -35,7 +35,8 @@ from .iterators import note_outside_iterator
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
 from . import statistics_impl as _statistics  # noqa: E402,F401  (statistics.mean: refused)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
-                    instance_attributes, is_value_dataclass, unflatten, value_fields)
+                    instance_attributes, is_value_dataclass, rebuilt_value,
+                    stored_value_arrays, unflatten, value_fields)
 from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
                      new_serial_floor)
 
@@ -91,6 +92,44 @@ class KindedScalar:
 
     def __call__(self, value, outs):
         return np.asarray(value)[()] if bool(outs[self.output]) else np.array(value)
+
+    def claim_outputs(self, results: list):
+        self.output = len(results)
+        results.append(self.var)
+        self.var = None
+
+
+@dataclass(eq=False)
+class RebuiltValue:
+    """The conversion of a written-back tuple, named tuple or frozen
+    dataclass of arrays (`cell.state = St(h, c)`): made again around the
+    executable's outputs `outputs`, its arrays, each converted as an array
+    written back alone is (`converts`).  (`arrays` while tracing, until
+    they are given outputs.)"""
+    template: object
+    converts: list
+    arrays: list | None = None
+    outputs: list | None = None
+
+    def __call__(self, value, outs):
+        arrays = (converted_output(convert, outs[i], outs)
+                  for convert, i in zip(self.converts, self.outputs))
+        return rebuilt_value(self.template, arrays)
+
+    def claim_outputs(self, results: list):
+        self.outputs = list(range(len(results), len(results) + len(self.arrays)))
+        results.extend(a.var for a in self.arrays)
+        for convert in self.converts:
+            if isinstance(convert, KindedScalar):
+                convert.claim_outputs(results)
+        self.arrays = None
+
+
+READS_OUTPUTS = (KindedScalar, RebuiltValue)     # conversions called with all the outputs
+
+
+def converted_output(convert, value, outs):
+    return convert(value, outs) if isinstance(convert, READS_OUTPUTS) else convert(value)
 
 
 @dataclass
@@ -477,6 +516,11 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         if key in interp.scalar_attrs and not _kinded(value):   # a Python number (scalar_state)
             results.append(_number_var(value))
             writebacks.append(head + (_number_type(value),))
+        elif not isinstance(value, Array):      # a named tuple of arrays ...: made again
+            arrays = stored_value_arrays(value)
+            results.append(arrays[0].var)       # (what the driver zips: unused)
+            writebacks.append(head + (RebuiltValue(value, [_array_conversion(a) for a in arrays],
+                                                   arrays),))
         else:
             results.append(value.var)
             convert = _array_conversion(value)
@@ -499,10 +543,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         writebacks.append(("item", root, keys, convert))
         writeback_locs.append(loc)
     for wb in writebacks:                   # after the write-backs, which the driver zips
-        if isinstance(wb[-1], KindedScalar):
-            wb[-1].output = len(results)
-            results.append(wb[-1].var)
-            wb[-1].var = None
+        if isinstance(wb[-1], READS_OUTPUTS):
+            wb[-1].claim_outputs(results)
     for k, var in runtime_kinds:
         out_scalar[k] = len(results)
         results.append(var)

@@ -46,7 +46,7 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
                         is_native_iterator, loop_iterator, note_outside_iterator,
                         refuse_outside_iterator)
-from .state import dict_of_class
+from .state import dict_of_class, stored_value_arrays
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
@@ -969,11 +969,14 @@ class Interpreter:
                     "and assign the results after tpucc.grad")
             raise SideEffectError(f"assigning {what} {self.region_name()} is not "
                                   "supported", hint=hint)
-        if not isinstance(value, Array):
+        if not isinstance(value, Array) and stored_value_arrays(value) is None:
             raise SideEffectError(
                 f"assigning a Python value to {lasting} would only happen once, at "
                 "compile time",
-                hint="store arrays (they are written back after each call), or return the value")
+                hint="store arrays, or tuples, named tuples or frozen dataclasses of arrays "
+                     "(they are written back after each call), or return the value")
+        # an array, or a value holding arrays (`cell.state = St(h, c)`): made again
+        # after each call around that call's arrays (infer.RebuiltValue)
         set_item(self.shadow, key, value, 0)
         self.attr_writes[key] = (obj, name)
         self.write_locs[("attr", key)] = builder.current_loc()
@@ -1329,7 +1332,8 @@ class Interpreter:
         list from outside (not an argument) has: rebound after each call,
         as an attribute is (_rebind_outside, shadow key ("item", slot)).
         False where that is not it (then the change is refused)."""
-        if not (isinstance(value, Array) or _is_number(value)) or type(obj) not in (dict, list) \
+        if not (isinstance(value, Array) or _is_number(value)
+                or stored_value_arrays(value) is not None) or type(obj) not in (dict, list) \
                 or id(obj) in self.argument_containers \
                 or self.ctx.merged_containers.get(id(obj)) is obj:
             return False

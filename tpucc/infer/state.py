@@ -140,6 +140,51 @@ def _arrays_in_part(v) -> int | None:
     return _value_parts(v)
 
 
+def stored_value_arrays(value) -> list | None:
+    """The runtime arrays, in order, of a tuple, named tuple or frozen
+    dataclass of arrays and immutable statics (numbers, strings, None, and
+    such values again): a value the program may store on an object that
+    outlives the call (`cell.state = St(h, c)`), made again after each call
+    around that call's arrays (rebuilt_value).  None for anything else, or
+    for one holding no runtime array (a static value would be stored once,
+    at compile time)."""
+    if not (type(value) is tuple or is_namedtuple(value) or _value_parts(value) is not None):
+        return None
+    arrays, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array):
+            arrays.append(v)
+        elif type(v) is tuple or is_namedtuple(v):
+            stack.extend(reversed(v))
+        elif _value_parts(v) is not None:
+            stack.extend(reversed([getattr(v, k) for k in value_fields(v)]))
+        elif not (v is None or isinstance(v, (str, bytes, *SCALARS))):
+            # (a dict: a container the program could change later; a NumPy
+            # array library code put there unread would be kept as it was)
+            return None
+    return arrays or None
+
+
+def rebuilt_value(template, arrays):
+    """`template` (a value stored_value_arrays accepted) made again with the
+    items of the iterator `arrays` in place of its runtime arrays: named
+    tuples and dataclasses of their own classes, other items as they are."""
+    if isinstance(template, Array):
+        return next(arrays)
+    if type(template) is tuple:
+        return tuple(rebuilt_value(v, arrays) for v in template)
+    if is_namedtuple(template):
+        return type(template)(*(rebuilt_value(v, arrays) for v in template))
+    if _value_parts(template) is not None:
+        # its fields set as they were, without running __init__ / __post_init__ again
+        made = object.__new__(type(template))
+        for k in value_fields(template):
+            object.__setattr__(made, k, rebuilt_value(getattr(template, k), arrays))
+        return made
+    return template
+
+
 class ObjectNode:
     """An object made by compiled code and returned from it (e.g. a gradient
     object): rebuilt after each call from its class and attributes."""
