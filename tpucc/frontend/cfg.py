@@ -227,11 +227,13 @@ def only_appended_in_loop(fc, header: int, name: str, list_is_builtin: bool = Tr
     starts is one this function made (`name = [...]`, `a, b = [], []`, or
     `name = list()` where `list_is_builtin`: the global name is not
     rebound), which no code reads from there to the loop's end except as
-    `name.append(v)`: no other name, object or call can reach it while the
+    `name.append(v)` (or `.extend(vs)`, `+= vs`): no other name, object or
+    call can reach it while the
     loop runs, so the loop may defer its appends (infer/stacking.py).  Not
     for a variable a closure reads.  `holder`: the same for the lists of a
-    dict or tuple display of empty lists (`hist = {"loss": [], "acc": []}`,
-    `log = ([], [])`), used only as `name[k].append(v)` (k a constant)."""
+    dict, tuple or list display of empty lists (`hist = {"loss": [], "acc":
+    []}`, `log = ([], [])`, `cols = [[], []]`), used only as
+    `name[k].append(v)` (k a constant)."""
     key = (header, name, holder)
     if key not in fc.appended_only:
         fc.appended_only[key] = _only_appended(fc, header, name, holder)
@@ -266,59 +268,130 @@ def _only_appended(fc, header, name, holder):
 
 def _stored_list(instrs, i):
     """What the STORE_FAST at i stores, if a new list: "made" for a list
-    display (`[...]`, one of the empty lists of `a, b = [], []`), "list()"
-    for a call of the global `list` without arguments; else None."""
-    if i > 0 and instrs[i - 1].op == "BUILD_LIST":
+    display (`name = [...]`, and in a multiple assignment `a, b = [], []`,
+    `out, k = [], 0`), "list()" for a call of the global `list` without
+    arguments; else None."""
+    j = _producer(instrs, i)
+    if j is None:
+        return None
+    if instrs[j].op == "BUILD_LIST":
         return "made"
-    j = i - 1
-    while j >= 0 and instrs[j].op in ("STORE_FAST", "SWAP"):
-        j -= 1                  # `a, b, c = [], [], []`: the lists, then their stores
-    if j >= 1 and instrs[j].op == "UNPACK_SEQUENCE" and instrs[j - 1].op == "BUILD_TUPLE" \
-            and instrs[j].arg == instrs[j - 1].arg:
-        j -= 2                  # four names and more: a tuple of the lists, unpacked
-    k = 0
-    while i + k < len(instrs) and instrs[i + k].op in ("STORE_FAST", "SWAP"):
-        k += 1
-    stores = sum(ins.op == "STORE_FAST" for ins in instrs[j + 1:i + k])
-    empties = 0
-    while j - empties >= 0 and instrs[j - empties].op == "BUILD_LIST" \
-            and instrs[j - empties].arg == 0:
-        empties += 1
-    if stores > 1 and empties >= stores:
-        return "made"
-    if i >= 2 and instrs[i - 1].op == "CALL" and instrs[i - 1].arg == (0, ()) \
-            and instrs[i - 2].op == "LOAD_GLOBAL" and instrs[i - 2].arg == (True, "list"):
+    if instrs[j].op == "CALL" and instrs[j].arg == (0, ()) and j >= 1 \
+            and instrs[j - 1].op == "LOAD_GLOBAL" and instrs[j - 1].arg == (True, "list"):
         return "list()"
+    return None
+
+
+def _producer(instrs, i):
+    """The index of the instruction that pushed the value the STORE_FAST at
+    i stores, found back through the stores and swaps of a multiple
+    assignment (CPython orders them as it likes: `out, k = [], 0` stores
+    `k` first) and the instructions that pushed the other values; None
+    where an instruction on the way has a stack effect not known here."""
+    s = i
+    while s > 0 and instrs[s - 1].op in ("STORE_FAST", "SWAP"):
+        s -= 1
+    slots = list(range(i - s + 8, -1, -1))     # depths below the stores' top, top last
+    for ins in instrs[s:i]:
+        if ins.op == "SWAP":
+            if ins.arg > len(slots):
+                return None
+            slots[-1], slots[-ins.arg] = slots[-ins.arg], slots[-1]
+        else:
+            slots.pop()
+    depth, j = slots[-1], s - 1
+    if j >= 1 and instrs[j].op == "UNPACK_SEQUENCE" and instrs[j - 1].op == "BUILD_TUPLE" \
+            and instrs[j].arg == instrs[j - 1].arg and depth < instrs[j].arg:
+        depth, j = instrs[j].arg - 1 - depth, j - 2    # four names and more: a tuple, unpacked
+    return _producer_below(instrs, j, depth)
+
+
+def _producer_below(instrs, j, depth):
+    """The index of the instruction that pushed the value `depth` below the
+    top of the stack as it is after instrs[j]; None where unsure."""
+    while j >= 0:
+        effect = _stack_effect(instrs[j])
+        if effect is None:
+            return None
+        pops, pushes = effect
+        if depth < pushes:
+            return j if pushes == 1 else None
+        depth += pops - pushes
+        j -= 1
+    return None
+
+
+def _stack_effect(ins):
+    """(values popped, values pushed) of the instructions a right-hand side
+    is usually made of; None for others."""
+    op, arg = ins.op, ins.arg
+    if op in ("LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "PUSH_NULL"):
+        return 0, 1
+    if op == "LOAD_GLOBAL":
+        return 0, 2 if arg[0] else 1            # (with the NULL below a callable)
+    if op == "LOAD_ATTR":
+        return 1, 2 if arg[0] else 1            # (a method and its object)
+    if op in ("BUILD_LIST", "BUILD_TUPLE", "BUILD_SET"):
+        return arg, 1
+    if op == "BUILD_MAP":
+        return 2 * arg, 1
+    if op == "BUILD_CONST_KEY_MAP":
+        return arg + 1, 1
+    if op in ("BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "IS_OP", "CONTAINS_OP"):
+        return 2, 1
+    if op.startswith("UNARY_"):
+        return 1, 1
+    if op == "CALL" and not arg[1]:
+        return arg[0] + 2, 1
     return None
 
 
 def _scan(instrs, name, holder=False):
     """Backward over a block: "made" at `name = [...]` ("list()" at `name =
-    list()`), "other" at any use of `name` but `name.append(...)` (or
-    `name.insert(0, ...)`) or at
-    another binding, else None.  `holder`: "made" at a dict or tuple
+    list()`), "other" at any use of `name` but `name.append(...)`,
+    `name.extend(...)`, `name += ...` (or `name.insert(0, ...)`) or at
+    another binding, else None.  `holder`: "made" at a dict, tuple or list
     display of empty lists, and the use allowed is `name[k].append(...)`."""
+    extended = set()        # the LOAD_FASTs of `name += [...]`
     for i in range(len(instrs) - 1, -1, -1):
         ins = instrs[i]
         if ins.arg != name:
             continue
         if ins.op == "STORE_FAST":
+            if not holder and (k := _extended_in_place(instrs, i)) is not None:
+                extended.add(k)
+                continue
             made = _stored_holder(instrs, i) if holder else _stored_list(instrs, i)
             return made or "other"
         if ins.op in _READS or ins.op == "DELETE_FAST":
+            if i in extended:
+                continue
             if ins.op != "LOAD_FAST" or not _appends_to(instrs, i + (3 if holder else 1)) \
                     or holder and not _constant_item(instrs, i + 1):
                 return "other"
     return None
 
 
+def _extended_in_place(instrs, i):
+    """For the STORE_FAST at i that ends `name += value` (a list extended
+    in place by the items of `value`: appends), the index of the LOAD_FAST
+    of `name` it began with; else None."""
+    j = _producer(instrs, i)
+    if j is None or instrs[j].op != "BINARY_OP" or instrs[j].arg != "INPLACE_ADD":
+        return None
+    k = _producer_below(instrs, j - 1, 1)
+    return k if k is not None and instrs[k].op == "LOAD_FAST" \
+        and instrs[k].arg == instrs[i].arg else None
+
+
 def _appends_to(instrs, i) -> bool:
-    """Whether instrs[i] loads the bound method `append` of what is below it,
-    or `insert` called with the position 0 (`outs.insert(0, h)`: a backward
+    """Whether instrs[i] loads the bound method `append` (or `extend`) of
+    what is below it, or `insert` called with the position 0 (`outs.insert(0, h)`: a backward
     RNN's outputs, in order)."""
     if i >= len(instrs) or instrs[i].op != "LOAD_ATTR":
         return False
-    return instrs[i].arg == (True, "append") or instrs[i].arg == (True, "insert") and \
+    return instrs[i].arg in ((True, "append"), (True, "extend")) \
+        or instrs[i].arg == (True, "insert") and \
         i + 1 < len(instrs) and instrs[i + 1].op == "LOAD_CONST" and instrs[i + 1].arg == 0 \
         and type(instrs[i + 1].arg) is int
 
@@ -330,11 +403,12 @@ def _constant_item(instrs, i) -> bool:
 
 
 def _stored_holder(instrs, i):
-    """"made" when the STORE_FAST at i stores a dict or tuple display of n
-    empty lists: `{"a": [], "b": []}` (BUILD_CONST_KEY_MAP, or BUILD_MAP of
-    constant keys) or `([], [])`; else None."""
+    """"made" when the STORE_FAST at i stores a dict, tuple or list display
+    of n empty lists: `{"a": [], "b": []}` (BUILD_CONST_KEY_MAP, or BUILD_MAP
+    of constant keys), `([], [])` or `[[], []]`; else None."""
     build = instrs[i - 1] if i > 0 else None
-    if build is None or build.op not in ("BUILD_CONST_KEY_MAP", "BUILD_MAP", "BUILD_TUPLE") \
+    if build is None or build.op not in ("BUILD_CONST_KEY_MAP", "BUILD_MAP", "BUILD_TUPLE",
+                                         "BUILD_LIST") \
             or not build.arg:
         return None
     n = build.arg

@@ -1100,6 +1100,9 @@ class Interpreter:
 
     def sequence_op(self, op, a, b):
         """`a + b`, `a * n`, `a += b` where a list or tuple is involved."""
+        if op is operator.iadd and type(a) is list and type(b) in (list, tuple) \
+                and stacking.try_record_items(self, a, self.static_items(b)):
+            return a        # `out += [v]` in a counted loop: its While's buffers hold v
         if op is operator.iadd and type(a) is list and appends.record(self, a, "extend", (b,), {}):
             return a        # `self.hist += [v]` on an outside list: an extend, replayed per call
         if op in (operator.iadd, operator.imul) and isinstance(a, list):
@@ -1757,6 +1760,10 @@ class Interpreter:
             if fn.__name__ == "append" and type(fn.__self__) is list and len(args) == 1 \
                     and not kwargs and stacking.try_record(self, fn.__self__, args[0], True):
                 return None             # a counted While's buffers hold it
+            if fn.__name__ == "extend" and type(fn.__self__) is list and len(args) == 1 \
+                    and not kwargs and type(args[0]) in (list, tuple) \
+                    and stacking.try_record_items(self, fn.__self__, self.static_items(args[0])):
+                return None             # ... each item of a list or tuple
             if fn.__name__ == "insert" and type(fn.__self__) is list and len(args) == 2 \
                     and type(args[0]) is int and args[0] == 0 and not kwargs \
                     and stacking.try_record(self, fn.__self__, args[1], True, front=True):

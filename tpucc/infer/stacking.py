@@ -19,7 +19,7 @@ Only where that is exact:
 - the list cannot be read inside the loop: a comprehension's list, which no
   name holds until the comprehension ends, a list the function made
   (`out = []`) that nothing but `out.append(v)` uses from there to the
-  loop's end (frontend.cfg.only_appended_in_loop), one of a dict or tuple
+  loop's end (frontend.cfg.only_appended_in_loop), one of a dict, tuple or list
   of new lists used only as `hist[k].append(v)`, or a list from outside
   the call, which appends.py refuses to read (its items are appended when
   the call returns).  Items such a list already holds are set aside while
@@ -702,6 +702,18 @@ def whole_buffer(items, dtype=None):
     return Array(buf)
 
 
+def interleaved_width(items) -> int | None:
+    """k (2 or more) where `items` are rows of k buffers in turn, B_0[0],
+    B_1[0], ..., B_0[1], ... (a counted loop that appended k values per
+    iteration, `out.extend([a, -a])`), judged from the first item; else None."""
+    first = items[0] if items and isinstance(items[0], Array) else None
+    found = ctx().stacked_rows.get(id(first.var)) if first is not None else None
+    if found is None or found[0] is not first.var or found[2] != 0:
+        return None
+    n = found[1].aval.shape[0]
+    return len(items) // n if n and len(items) % n == 0 and len(items) // n >= 2 else None
+
+
 @dataclass(frozen=True)
 class Run:
     """Rows start, start + step, ... (count of them) of a buffer (an IR
@@ -789,15 +801,14 @@ def growing(start: int, step: int, trips: int):
 def deferrable_lists(frame, header) -> list:
     """The lists the loop at `header` can only append to: held by a local
     that nothing but `name.append(v)` uses from the list's making to the
-    loop's end, or in a dict or tuple of new empty lists that nothing but
+    loop's end, or in a dict, tuple or list of new empty lists that nothing but
     `name[k].append(v)` uses (frontend.cfg.only_appended_in_loop)."""
     found = []
     for name, v in frame.locals.items():
-        if type(v) is list:
-            if only_appended_in_loop(frame.fc, header, name,
-                                     frame.globals.get("list", list) is list):
-                found.append(v)
-        elif type(v) in (dict, tuple) and v:
+        if type(v) is list and only_appended_in_loop(frame.fc, header, name,
+                                                     frame.globals.get("list", list) is list):
+            found.append(v)
+        elif type(v) in (dict, tuple, list) and v:
             lists = list(v.values() if type(v) is dict else v)
             if all(type(x) is list for x in lists) and len({id(x) for x in lists}) == len(lists) \
                     and only_appended_in_loop(frame.fc, header, name, holder=True):
@@ -850,3 +861,17 @@ def try_record(interp, lst, value, named=False, front=False) -> bool:
     by the loop's Growth (True), else done as usual (False)."""
     g = current()
     return g is not None and g.depth != () and g.record(interp, lst, value, named, front)
+
+
+def try_record_items(interp, lst, items) -> bool:
+    """`lst.extend(items)` or `lst += items` (items: a list's or tuple's)
+    inside a counted loop's body: the appends of its items, all recorded
+    by the loop's Growth (True) or none (False: done as usual)."""
+    g = current()
+    if g is None or g.depth == () or not items \
+            or not g.record(interp, lst, items[0], named=True):
+        return False
+    for v in items[1:]:
+        if not g.record(interp, lst, v, named=True):
+            raise NotStackable("the loop extends a list by items it cannot all hold in buffers")
+    return True

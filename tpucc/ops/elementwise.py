@@ -1954,6 +1954,9 @@ def _build_nested(obj, dtype):
     whole = stacking.whole_buffer(obj, dtype) if isinstance(obj, (list, tuple)) else None
     if whole is not None:               # the items of a list a counted loop grew
         return whole
+    columns = _buffer_columns(obj, dtype) if isinstance(obj, (list, tuple)) else None
+    if columns is not None:
+        return columns
     if isinstance(obj, (list, tuple)) and obj:
         return stack([_build_nested(v, dtype) for v in obj])
     if isinstance(obj, Array):
@@ -1961,6 +1964,55 @@ def _build_nested(obj, dtype):
         indexing.check_python_number_fits(obj, dtype)
         return astype(obj, dtype, copy=False)
     return Array(const_value(np.asarray(obj, dtype=dtype)))    # a number, or an empty list
+
+
+def _buffer_columns(obj, dtype):
+    """np.array of a list a counted loop grew k values per iteration, as
+    tuples (`pairs.append((i, v))`, `[(v, v * v) for v in x]`) or flat
+    (`out.extend([a, -a])`): the j-th values are the rows of one buffer
+    (stacking.py), or static numbers; the columns stacked on a new axis 1
+    (then merged into axis 0 for the flat list), where item by item would
+    be n * k stacked pieces (seconds of XLA for a few hundred).  None where
+    `obj` is not so."""
+    if len(obj) < 2:
+        return None
+    if all(type(v) in (list, tuple) for v in obj):
+        k = len(obj[0])
+        if not k or any(len(v) != k for v in obj):
+            return None
+        columns, flat = [[v[j] for v in obj] for j in range(k)], False
+    else:
+        k = stacking.interleaved_width(obj)
+        if k is None:
+            return None
+        columns, flat = [obj[j::k] for j in range(k)], True
+    built = []
+    for c in columns:
+        built.append(_column(c, dtype))
+        if built[-1] is None:
+            return None
+    if all(c is _STATIC_COLUMN for c in built):
+        return None
+    built = [Array(const_value(np.asarray(c, dtype=dtype))) if b is _STATIC_COLUMN else b
+             for c, b in zip(columns, built)]
+    out = stack(built, axis=1)
+    return emit("reshape", out, shape=(out.shape[0] * k, *out.shape[2:])) if flat else out
+
+
+_STATIC_COLUMN = object()
+
+
+def _column(items, dtype):
+    """One column of _buffer_columns as an array: the buffer whose rows the
+    items are (cast to `dtype` where no value can change), _STATIC_COLUMN
+    for static numbers (a constant), else None."""
+    if not any(isinstance(v, Array) for v in items):
+        return _STATIC_COLUMN if all(isinstance(v, (bool, int, float, complex, np.generic))
+                                     for v in items) else None
+    whole = stacking.whole_buffer(items)
+    if whole is None or not np.can_cast(whole.dtype, dtype, "safe"):
+        return None
+    return astype(whole, dtype, copy=False)
 
 
 NUMPY[np.array] = array
