@@ -524,6 +524,18 @@ def _many_rows(interp, xs) -> bool:
     return bool(xs) and all(isinstance(x, Array) and x.ndim and len(x) > budget for x in xs)
 
 
+@builtin(itertools.accumulate)
+def accumulate_(interp, iterable, func=None, *, initial=None):
+    """itertools.accumulate: over an array of many rows, the program's own
+    loop (interpreted.py), which a long one makes one While (stepped item
+    by item, 300 rows were 300 chained ops, seconds of XLA); else the
+    library's, calling `func` back interpreted."""
+    if _many_rows(interp, (iterable,)):
+        return interp.call(interpreted.accumulated, [iterable, func, initial], {})
+    return interp.construct(itertools.accumulate, [iterable, func],
+                            {} if initial is None else {"initial": initial})
+
+
 @builtin(py.filter)
 def filter_(interp, fn, x):
     from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)

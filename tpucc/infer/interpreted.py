@@ -18,3 +18,19 @@ def reduced(fn, iterable, initial):
     for item in iterable:
         acc = fn(acc, item)
     return acc
+
+
+def accumulated(rows, func, initial):
+    """itertools.accumulate(rows, func, initial=initial) over an array's
+    rows (`rows[i]` is the row Python's iterator gives): each total is
+    func(total, row), or total + row, as the library computes it."""
+    if initial is None:
+        total = rows[0]
+        start = 1
+    else:
+        total = initial
+        start = 0
+    yield total
+    for i in range(start, len(rows)):
+        total = total + rows[i] if func is None else func(total, rows[i])
+        yield total
