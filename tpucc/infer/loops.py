@@ -233,16 +233,12 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                     "use itertools.count() or range() where it is consumed")
             continue
         if count >= budget and it is None and count < MAX_UNROLL and not forced \
-                and not folding:
-            locals0, stack0 = dict(frame.locals), list(frame.stack)
-            try:
-                return build_while(frame, header, stops, loop_stops,
-                                   f"while: still looping after {count} unrolled iterations; "
-                                   "values that change are carried at runtime",
-                                   static_loop=True, fold=True)
-            except RunsWhileCompiling:
-                frame.locals, frame.stack = locals0, stack0
-                folding = True      # unrolled on, up to MAX_UNROLL iterations
+                and not folding and not unrolled_because:
+            made = _static_while_as_while(frame, header, stops, loop_stops, count)
+            if isinstance(made, Exit):
+                return made
+            folding = made is FOLDS     # unrolled on, up to MAX_UNROLL iterations
+            unrolled_because = None if folding else made
         if nested_while and count * enclosing >= budget and not forced:
             nested_while = False        # (tried once: unrolling on is exact)
             made = _try_while(frame, header, stops, loop_stops,
@@ -427,6 +423,33 @@ def _try_while(frame, header, stops, loop_stops, note, static_loop=False, fold=F
 
 
 FOLDS = "folds"     # _try_while: the loop computes Python numbers only (number_loops)
+
+
+def _static_while_as_while(frame, header, stops, loop_stops, count):
+    """A static `while` still looping after `count` unrolled iterations as
+    one While (its Exit), FOLDS where it computes Python numbers only, or
+    why it cannot be one (a list, tuple, dict or string it grows or shrinks
+    is no value a While can carry): every iteration so far tested static
+    values only, so unrolling on, up to MAX_UNROLL iterations, is exact."""
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    emitted = len(ctx().region.ops)
+    try:
+        return build_while(frame, header, stops, loop_stops,
+                           f"while: still looping after {count} unrolled iterations; "
+                           "values that change are carried at runtime",
+                           static_loop=True, fold=True)
+    except RunsWhileCompiling:
+        why = FOLDS
+    except (StaticValueError, NeedsStatic) as e:
+        what = e.message if isinstance(e, StaticValueError) else e.what
+        why = f"its body needs a static value ({what})"
+    except TpuccError as e:     # a list that grows, a tuple that gets longer
+        if isinstance(e, InternalError):
+            raise
+        why = f"it cannot run as one runtime loop ({e.message})"
+    frame.locals, frame.stack = locals0, stack0
+    del ctx().region.ops[emitted:]
+    return why
 
 
 def _unroll_limit(loc, it, unrolled_because) -> LimitError:
