@@ -332,3 +332,49 @@ def test_a_static_while_that_appends_runtime_values_is_exact():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same(appends_runtime_values, 50, x)
+
+
+# --- seen on the way: `lst += arr` is NumPy's add (a new array), not an extend ----------------
+
+def list_plus_array_in_place(x):
+    out = [1.0, 2.0]
+    kept = out
+    out += x
+    return out, kept
+
+
+def list_plus_number_in_place(x):
+    out = [1.0, 2.0]
+    out += x[0]
+    return out
+
+
+def list_times_array_in_place(x):
+    out = [1.0, 2.0]
+    out *= x
+    return out
+
+
+def list_times_numpy_int(x):
+    out = [x[0], x[1]]
+    out *= np.int64(2)
+    return out
+
+
+@pytest.mark.parametrize("fn", [list_plus_array_in_place, list_plus_number_in_place,
+                                list_times_array_in_place, list_times_numpy_int])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_a_list_in_place_with_an_array_is_numpys_operator(fn, dtype):
+    same(fn, np.array([3, 5], dtype=dtype))
+
+
+def grown_by_iadd_of_an_array(x):
+    out = [x[0] * 0]
+    for i in range(len(x)):
+        out += x[i:i + 1]
+    return out
+
+
+def test_iadd_of_an_array_in_a_long_loop_is_numpys_add():
+    x = xs()
+    same(grown_by_iadd_of_an_array, x)

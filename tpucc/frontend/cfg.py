@@ -227,7 +227,7 @@ def only_appended_in_loop(fc, header: int, name: str, list_is_builtin: bool = Tr
     starts is one this function made (`name = [...]`, `a, b = [], []`, or
     `name = list()` where `list_is_builtin`: the global name is not
     rebound), which no code reads from there to the loop's end except as
-    `name.append(v)` (or `.extend(vs)`, `+= vs`): no other name, object or
+    `name.append(v)` (or `.extend(vs)`, `+= [...]`): no other name, object or
     call can reach it while the
     loop runs, so the loop may defer its appends (infer/stacking.py).  Not
     for a variable a closure reads.  `holder`: the same for the lists of a
@@ -349,7 +349,7 @@ def _stack_effect(ins):
 def _scan(instrs, name, holder=False):
     """Backward over a block: "made" at `name = [...]` ("list()" at `name =
     list()`), "other" at any use of `name` but `name.append(...)`,
-    `name.extend(...)`, `name += ...` (or `name.insert(0, ...)`) or at
+    `name.extend(...)`, `name += [...]` (or `name.insert(0, ...)`) or at
     another binding, else None.  `holder`: "made" at a dict, tuple or list
     display of empty lists, and the use allowed is `name[k].append(...)`."""
     extended = set()        # the LOAD_FASTs of `name += [...]`
@@ -373,12 +373,13 @@ def _scan(instrs, name, holder=False):
 
 
 def _extended_in_place(instrs, i):
-    """For the STORE_FAST at i that ends `name += value` (a list extended
-    in place by the items of `value`: appends), the index of the LOAD_FAST
-    of `name` it began with; else None."""
+    """For the STORE_FAST at i that ends `name += [...]` or `name += (...)`
+    (a list extended in place by the items of a display: appends), the
+    index of the LOAD_FAST of `name` it began with; else None."""
     j = _producer(instrs, i)
-    if j is None or instrs[j].op != "BINARY_OP" or instrs[j].arg != "INPLACE_ADD":
-        return None
+    if j is None or instrs[j].op != "BINARY_OP" or instrs[j].arg != "INPLACE_ADD" \
+            or not _sequence_display(instrs[j - 1]):
+        return None     # (`out += arr` is NumPy's add, a new array: a read of the list)
     k = _producer_below(instrs, j - 1, 1)
     return k if k is not None and instrs[k].op == "LOAD_FAST" \
         and instrs[k].arg == instrs[i].arg else None
@@ -423,6 +424,13 @@ def _stored_holder(instrs, i):
         ok = len(parts) == n and all(map(_empty_list, parts)) and (
             not keys or instrs[i - 2].op == "LOAD_CONST")
     return "made" if ok else None
+
+
+def _sequence_display(ins) -> bool:
+    """Whether `ins` makes a list or tuple display (`[a, b]`, `(a, b)`, or a
+    constant tuple)."""
+    return ins.op in ("BUILD_LIST", "BUILD_TUPLE") or ins.op == "LOAD_CONST" \
+        and type(ins.arg) is tuple
 
 
 def _empty_list(ins) -> bool:

@@ -133,6 +133,18 @@ _CALLS_BACK = frozenset({itertools.accumulate, itertools.starmap, itertools.grou
                          functools.cmp_to_key})
 
 
+def _numpy_operand_wins(op, b) -> bool:
+    """Whether `lst += b` / `lst *= b` is NumPy's add or multiply of the list
+    and `b`, a new array (the list unchanged): b an array (of any
+    shape) or a NumPy scalar, whose reflected operator Python tries before
+    the list's in-place concatenation; but not `lst *= k` of a NumPy
+    integer scalar, which NumPy leaves to the list's repeat."""
+    if not isinstance(b, Array):
+        return False
+    return op is operator.iadd or b.ndim > 0 or b.immutable is not True \
+        or b.dtype.kind not in "iu"
+
+
 def _callbacks_interpreted(interp, fn, args, kwargs):
     """args and kwargs for a call of `fn`, with the callables that a
     library function of _CALLS_BACK calls back wrapped to be interpreted."""
@@ -1105,7 +1117,8 @@ class Interpreter:
             return a        # `out += [v]` in a counted loop: its While's buffers hold v
         if op is operator.iadd and type(a) is list and appends.record(self, a, "extend", (b,), {}):
             return a        # `self.hist += [v]` on an outside list: an extend, replayed per call
-        if op in (operator.iadd, operator.imul) and isinstance(a, list):
+        if op in (operator.iadd, operator.imul) and isinstance(a, list) \
+                and not _numpy_operand_wins(op, b):
             self.check_mutation(a, "a list")
             a[:] = (self.static_items(a) + self.static_items(b) if op is operator.iadd
                     else op(list(self.static_items(a)), b))
