@@ -546,8 +546,10 @@ def different_selections_merge(x, y):
      "x += y"),
     (mask_among_indices, lambda: (_grid(),), E.ShapeError, "a boolean mask among other indices",
      "grid[grid"),
+    # (a reduction over the inner axes is x[mask]'s rows reduced, itself a
+    # selection: it compiles, returning it does not)
     (reduces_inner_axis, lambda: (_grid(), ROWS.copy()), E.ShapeError,
-     "reducing x[mask] over axis 1", "sum(axis=1)"),
+     "returning x[mask]", "sum(axis=1)"),
     (wrong_mask_shape, lambda: (_f(),), E.ShapeError,
      "boolean index did not match indexed array along axis 0; size of axis is 6 but size of "
      "corresponding boolean axis is 4", "x[m] = 0"),

@@ -50,8 +50,8 @@ class Box(masked.Selection):
     (None): masked.py hands every Box to this module."""
     __slots__ = ("masks",)
 
-    def __init__(self, data, masks, view=None):
-        super().__init__(data, None, view=view, sliced=True)
+    def __init__(self, data, masks, view=None, sliced=True):
+        super().__init__(data, None, view=view, sliced=sliced)
         self.masks = tuple(masks)
 
     def __repr__(self):
@@ -68,15 +68,17 @@ class Box(masked.Selection):
         assign_item(self, key, value)
 
 
-def boxed(data, masks, view=None):
+def boxed(data, masks, view=None, sliced=True):
     """The value of data restricted by masks: an Array where no axis is
-    masked, x[i:j]'s Selection where only the first is, else a Box."""
+    masked, x[i:j]'s Selection where only the first is, else a Box.
+    `sliced`: the masks are slices' with runtime bounds, not a boolean
+    mask's (X[:, m]), which errors name."""
     if all(m is None for m in masks):
         return data
     if all(m is None for m in masks[1:]):       # (a view's rows in order: as of `x[:]`)
         return masked.Selection(data, masks[0].var, view=None if view is None else slice(None),
-                                sliced=True)
-    return Box(data, masks, view=view)
+                                sliced=sliced)
+    return Box(data, masks, view=view, sliced=sliced)
 
 
 # --- making one ---------------------------------------------------------------------------
@@ -286,7 +288,8 @@ def elementwise(fn, operands: tuple, kwargs=None):
     """A ufunc (or np.where, np.clip) of boxes, selections, scalars and arrays."""
     name = getattr(fn, "__name__", "the operation")
     masks, values = _aligned_operands(operands, f"np.{name} of slices")
-    return boxed(NUMPY[fn](*values, **(kwargs or {})), masks)
+    sliced = any(isinstance(v, masked.Selection) and v.sliced for v in operands)
+    return boxed(NUMPY[fn](*values, **(kwargs or {})), masks, sliced=sliced)
 
 
 def inplace(fn, box: Box, other):
@@ -439,7 +442,7 @@ def _kept(box: Box, result, axes, keepdims):
         return result
     masks = tuple(None if n in axes else m for n, m in enumerate(box.masks)
                   if keepdims or n not in axes)
-    return boxed(result, masks)
+    return boxed(result, masks, sliced=box.sliced)
 
 
 def _count(box: Box, axes):
@@ -472,7 +475,8 @@ def _transposed(box: Box, *axes):
     order = tuple(int(a) % ndim for a in axes) if axes else tuple(reversed(range(ndim)))
     if sorted(order) != list(range(ndim)):
         raise ShapeError(f"axes {tuple(axes)} don't match array of {ndim} dimensions")
-    return boxed(transpose(box.data, order), tuple(box.masks[a] for a in order))
+    return boxed(transpose(box.data, order), tuple(box.masks[a] for a in order),
+                 sliced=box.sliced)
 
 
 def attribute(box: Box, name: str):
@@ -503,7 +507,7 @@ def index(box: Box, key):
     from .indexing import getitem
     items, masks = _indexed(box, key)
     return boxed(scalar_if_numpy_would(box.data, items, getitem(box.data, items)), masks,
-                 view=box.view)
+                 view=box.view, sliced=box.sliced)
 
 
 def assign_item(box: Box, key, value) -> None:
@@ -561,15 +565,18 @@ def _astype(box: Box, dtype, order="K", casting="unsafe", subok=True, copy=True)
     check_astype(box.data, dtype, order, casting)
     if not copy and np.dtype(dtype) == box.dtype:
         return box                  # NumPy's own array: a view stays a view
-    return boxed(astype(box.data, dtype), box.masks)
+    return boxed(astype(box.data, dtype), box.masks, sliced=box.sliced)
 
 
 def _copy(box: Box, order="K"):
-    return boxed(masked.Array(box.data.var), box.masks)
+    return boxed(masked.Array(box.data.var), box.masks, sliced=box.sliced)
 
 
 METHODS = {name: (lambda n: lambda box, *a, **k: reduce(n, box, *a, **k))(name)
            for name in _IDENTITY_REDUCTIONS + ("mean",)}
+METHODS.update({name: (lambda f: lambda box, *a, **k: _statistic(f, box, *a, **k))(f)
+                for name, f in (("var", np.var), ("std", np.std), ("argmax", np.argmax),
+                                ("argmin", np.argmin))})
 METHODS.update(astype=_astype, copy=_copy, transpose=_transposed,
                dot=lambda box, b: product(np.dot, box, b),
                conj=lambda box: elementwise(np.conjugate, (box,)),
@@ -590,6 +597,51 @@ def _norm(box: Box, ord=None, axis=None, keepdims=False):
         masked.reduce("sum", squares, axis, keepdims=keepdims)
     return NUMPY[np.sqrt](total) if not isinstance(total, masked.Selection) else \
         elementwise(np.sqrt, (total,))
+
+
+# --- statistics: through a selection of the first axis --------------------------------------
+
+def _statistic(fn, box: Box, axis=None, *args, **kwargs):
+    """np.var, np.std, np.ptp, np.average, np.count_nonzero, np.argmax and
+    np.argmin of a box, as masked.py computes them for x[mask]: over
+    everything, of the selected elements in C order (NumPy's order of the
+    box's elements) as one row; over axes that no mask is on (X[:, m].std(
+    axis=0)), of the full-size values, the masks of the kept axes carried
+    to the result; over axes that include the one masked axis, of x[mask]
+    with that axis moved first."""
+    if masked.holds_selection(args, kwargs):
+        raise masked.refusal(f"np.{fn.__name__} of x[i:j, k:l] and another selection", box)
+    ndim = box.data.ndim
+    masked_axes = [n for n, m in enumerate(box.masks) if m is not None]
+    if axis is None:
+        return masked.numpy_call(fn, (_raveled(box), None) + args, kwargs)
+    axes = normalize_axes(axis, ndim)
+    if not set(axes) & set(masked_axes):
+        result = NUMPY[fn](box.data, axes if len(axes) > 1 else axes[0], *args, **kwargs)
+        keep = kwargs.get("keepdims", False)
+        return boxed(result, tuple(None if n in axes else m for n, m in enumerate(box.masks)
+                                   if keep or n not in axes), sliced=box.sliced)
+    if len(masked_axes) != 1:
+        raise masked.refusal(f"np.{fn.__name__} of x[i:j, k:l] over axes {axis}", box)
+    (first,) = masked_axes
+    from .shape import expand_dims, moveaxis
+    rows = masked.Selection(moveaxis(box.data, first, 0), box.masks[first].var,
+                            sliced=box.sliced)
+    moved = tuple(0 if a == first else a + (a < first) for a in axes)
+    keep = kwargs.pop("keepdims", False)
+    result = masked.numpy_call(fn, (rows, moved) + args, kwargs)
+    return expand_dims(result, axes) if keep else result
+
+
+def _raveled(box: Box) -> masked.Selection:
+    """The box's selected elements in C order as one row: x[mask] of the
+    raveled values by the raveled full mask."""
+    full = NUMPY[np.broadcast_to](_full_mask(box.masks, box.data.ndim), box.data.shape)
+    return masked.Selection(reshape(box.data, (-1,)), reshape(full, (-1,)).var,
+                            sliced=box.sliced)
+
+
+_STATISTICS = (np.var, np.std, np.ptp, np.average, np.count_nonzero, np.argmax, np.argmin)
 
 
 def _ufunc_into(fn, args, kwargs):
@@ -617,6 +669,8 @@ def numpy_call(fn, args, kwargs):
         return product(fn, *args)
     if isinstance(fn, np.ufunc) and fn in NUMPY or fn in masked._ELEMENTWISE_CALLS:
         return elementwise(fn, tuple(args), kwargs)
+    if any(fn is f for f in _STATISTICS) and args and isinstance(args[0], Box):
+        return _statistic(fn, *args, **kwargs)
     name = next((n for f, n in masked._REDUCTIONS.items() if f is fn), None)
     if name is not None and args and isinstance(args[0], Box) and \
             not masked.holds_selection(args[1:], kwargs):

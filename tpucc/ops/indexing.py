@@ -5,8 +5,9 @@ Ellipsis, and slots for runtime integer index arrays) plus the runtime index
 arrays themselves.  Static ints are bounds-checked at compile time as NumPy
 would at run time.  A runtime boolean mask as the whole key gives a
 data-dependent shape: `x[mask]` is a Selection and `x[mask] = v` a select
-(see masked.py); so is a mask among static ints and slices (X[m, 0],
-X[:, colmask]: _mask_among_basic); among index arrays it is refused.
+(see masked.py); so is a mask among static ints, slices and None (X[m, 0],
+n[m, None]: _mask_among_basic); behind a slice (X[:, colmask]) it is a
+boxes.Box, which keeps the other axes; among index arrays it is refused.
 
 Basic indexing gives views, as in NumPy: with static keys, and with runtime
 integer *scalars* (a loop counter, an argmax), which NumPy also reads as
@@ -586,7 +587,7 @@ def getitem(x, key):
         return masked.select(x, key)
     among = _mask_among_basic(x, key)
     if among is not None:
-        return masked.select(*among)
+        return _select_among(*among)
     split = _runtime_slice_first(key, x.shape)
     if split is not None:
         slc, rest = split
@@ -797,14 +798,7 @@ def setitem(x, key, value):
         return
     among = _mask_among_basic(x, key)
     if among is not None:
-        view, mask = among
-        if not isinstance(value, masked.Selection) and not _mask_leads(key) and \
-                np.ndim(value):
-            raise ShapeError(
-                "x[:, mask] = values with an array of values: which value goes where "
-                "follows a data-dependent shape", hint="assign a scalar, or keep the shape: "
-                "x[...] = np.where(mask, new, x[...]) with `new` of that shape")
-        masked.assign(view, mask, value)
+        _assign_among(x, *among, value)
         return
     split = _runtime_slice_first(key, x.shape)
     if split is not None:
@@ -855,23 +849,21 @@ def _empty_at(axis: int) -> tuple:
 
 
 def _mask_among_basic(x, key):
-    """x[..., mask, ...] with static ints and slices around one runtime mask
-    (X[m, 0], X[m, 1:], X[:, colmask]): (a view of x without the other
-    indices' axes, the mask over its axes), whose selection is the same
-    elements; None for other keys.  The mask's axes lead the view where
-    only ints come before it; elsewhere it is broadcast over the view, the
-    selection is the elements in x's order (not NumPy's for an array read
-    or a stored array: masked.assign refuses the latter), which
-    reductions, elementwise math and scalar stores do not see."""
+    """x[..., mask, ...] with static ints, slices and None around one runtime
+    mask (X[m, 0], X[m, 1:], n[m, None], X[:, colmask], A[..., m]):
+    (a view of x by the other items, that key with `:` for the mask's axes,
+    the mask, the axis of the view where the mask's axes start); None for
+    other keys.  The mask's length is checked here, as NumPy checks it,
+    against the axes of x it indexes."""
     items = key if isinstance(key, tuple) else (key,)
     found = [i for i, item in enumerate(items) if _is_mask(item)]
     if len(items) < 2 or len(found) != 1 or not all(
-            i in found or item is Ellipsis or _static_basic(item) for i, item in enumerate(items)):
+            i in found or item is Ellipsis or item is None or _static_basic(item)
+            for i, item in enumerate(items)):
         return None
-    (at,) = found
-    mask = items[at]
-    dots = sum(1 for item in items if item is Ellipsis)
-    free = x.ndim - (len(items) - 1 - dots) - mask.ndim
+    mask = items[found[0]]
+    others = sum(1 for item in items if item is not None and item is not Ellipsis) - 1
+    free = x.ndim - others - mask.ndim
     if free < 0:
         return None         # (too many indices: normalize_key says so)
     wide = []
@@ -884,23 +876,85 @@ def _mask_among_basic(x, key):
             wide.extend([slice(None)] * mask.ndim)
         else:
             wide.append(item)
+    before = wide[:start]
+    x_axis = sum(1 for item in before if item is not None)
+    masked.checked_mask(x.shape[x_axis:], mask, first_axis=x_axis)
+    at = sum(1 for item in before if item is None or isinstance(item, slice))
     view = getitem(x, tuple(wide))
-    lead = sum(1 for item in wide[:start] if isinstance(item, slice))
-    if lead == 0:
-        return view, mask
-    from .shape import broadcast_to, reshape
-    placed = reshape(mask, (1,) * lead + mask.shape + (1,) * (view.ndim - lead - mask.ndim))
-    return view, broadcast_to(placed, view.shape)
+    if at and _ints_apart_from_mask(wide, start, mask.ndim):
+        from .shape import moveaxis        # (a view: writes through it go into x)
+        view = moveaxis(view, tuple(range(at, at + mask.ndim)), tuple(range(mask.ndim)))
+        at = 0
+    return view, tuple(wide), mask, at
 
 
-def _mask_leads(key) -> bool:
-    """Whether only ints come before the mask in `key` (_mask_among_basic)."""
-    for item in key:
-        if _is_mask(item):
-            return True
-        if not isinstance(item, (int, np.integer)):
-            return False
-    return True
+def _ints_apart_from_mask(wide: list, start: int, ndim: int) -> bool:
+    """Whether a slice or None stands between an int and the mask (at
+    wide[start:start + ndim]): NumPy's ints are advanced indices beside a
+    mask, and advanced indices that are not side by side put their axis
+    first (A[0, :, m] has shape (k, A.shape[1]))."""
+    ints = [n for n, item in enumerate(wide) if not (item is None or isinstance(item, slice))]
+    if not ints:
+        return False
+    first, last = min(ints + [start]), max(ints + [start + ndim - 1])
+    return any(item is None or isinstance(item, slice)
+               for n, item in enumerate(wide[first:last + 1], first)
+               if not start <= n < start + ndim)
+
+
+def _select_among(view, wide, mask, at):
+    """x[key] for a _mask_among_basic key.  Where the mask's axes lead the
+    view it is x[mask] of the view (masked.Selection); behind whole axes
+    (X[:, m], of shape (n, k)) it is a boxes.Box, which keeps the axes
+    before and after the selected one, as NumPy's result has them: a 1-d
+    mask on its axis, a mask of several axes raveled over them merged
+    into one (NumPy's result has one axis for them).  A copy, as NumPy's
+    mask indexing copies."""
+    if at == 0:
+        return masked.select(view, mask)
+    merged = _merged_mask_axes(view, mask, at)
+    masks = [None] * merged.ndim
+    masks[at] = mask if mask.ndim == 1 else _raveled(mask)
+    return boxes.boxed(Array(merged.var), masks, sliced=False)
+
+
+def _assign_among(x, view, wide, mask, at, value):
+    """x[key] = value for a _mask_among_basic key: into the view's selected
+    elements (X[:, m] = 0, X[:, m] -= X[:, m].mean(axis=0))."""
+    if at == 0:
+        masked.assign(view, mask, value)
+        return
+    after = view.ndim - at - mask.ndim       # NumPy's result: (at axes, k, after axes)
+    shape = np.shape(value) if not isinstance(value, masked.Selection) else ()
+    if len(shape) > after and shape[len(shape) - after - 1] != 1:
+        raise ShapeError(
+            f"x[:, mask] = values with an array of values of shape {shape}: its axis "
+            f"{len(shape) - after - 1} would have to match the number of True values in the "
+            "mask, which is data-dependent",
+            hint="assign a scalar or an array of length 1 on that axis, or keep the shape: "
+                 "x[...] = np.where(mask, new, x[...]) with `new` of that shape")
+    masks = [None] * (at + 1 + after)
+    masks[at] = mask if mask.ndim == 1 else _raveled(mask)
+    if mask.ndim == 1:
+        boxes.store(view, masks, value)         # (a view: the writes go into x)
+        return
+    merged = _merged_mask_axes(view, mask, at)  # (a reshape: a copy, written back)
+    boxes.store(merged, masks, value)
+    from .shape import reshape
+    setitem(x, wide, reshape(merged, view.shape))
+
+
+def _merged_mask_axes(view, mask, at):
+    """The view with the mask's axes merged into one (a 2-d mask behind `:`)."""
+    if mask.ndim == 1:
+        return view
+    from .shape import reshape
+    return reshape(view, view.shape[:at] + (-1,) + view.shape[at + mask.ndim:])
+
+
+def _raveled(mask):
+    from .shape import reshape
+    return reshape(mask, (-1,))
 
 
 def _static_basic(item) -> bool:

@@ -72,6 +72,7 @@ def refusal(what: str, sel: "Selection | None" = None, by_rows: bool = False) ->
         return ShapeError(f"{what}: a slice with runtime bounds, x[i:j], has a data-dependent "
                           "shape (one row per index in the range)",
                           hint=_SLICE_ROWS_HINT if by_rows else _SLICE_HINT)
+    what = what.replace("x[i:j, k:l]", "x[:, mask]")     # (a boxes.Box of a mask's)
     return ShapeError(f"{what}: x[mask] has a data-dependent shape (one row per True in the "
                       "mask)", hint=_HINT)
 
@@ -248,12 +249,14 @@ def holds_selection(args, kwargs) -> bool:
 
 # --- reading and writing x[mask] -------------------------------------------------------
 
-def _checked_mask(shape: tuple, mask):
-    """NumPy's IndexErrors for a mask that does not fit the leading axes."""
+def checked_mask(shape: tuple, mask, first_axis: int = 0):
+    """NumPy's IndexErrors for a mask that does not fit the leading axes of
+    `shape`, which are the axes of the indexed array from `first_axis` on
+    (X[:, m]: 1), as NumPy's message numbers them."""
     if mask.ndim > len(shape):
         raise ShapeError(f"too many indices for array: array is {len(shape)}-dimensional, "
                          f"but {mask.ndim} were indexed")
-    for axis, (n, m) in enumerate(zip(shape, mask.shape)):
+    for axis, (n, m) in enumerate(zip(shape, mask.shape), first_axis):
         if n != m:
             raise ShapeError(f"boolean index did not match indexed array along axis {axis}; "
                              f"size of axis is {n} but size of corresponding boolean axis is {m}")
@@ -262,7 +265,7 @@ def _checked_mask(shape: tuple, mask):
 
 def select(x, mask) -> Selection:
     """x[mask]: a selection holding a copy of x's values."""
-    return Selection(Array(x.var), _checked_mask(x.shape, mask))
+    return Selection(Array(x.var), checked_mask(x.shape, mask))
 
 
 def select_slice(x, slc: slice) -> Selection:
@@ -346,7 +349,7 @@ def assign(x, mask, value, bounds=False, descending=False) -> None:
     """x[mask] = value, as a select of the new values where the mask holds
     (`bounds`: the mask is a slice's with runtime bounds, x[i:j] = value,
     whose rows run backwards where `descending`)."""
-    mask_value = _checked_mask(x.shape, mask)
+    mask_value = checked_mask(x.shape, mask)
     rest = x.shape[mask.ndim:]
     if isinstance(value, boxes.Box):
         if mask.ndim != 1 or descending is not False:
@@ -960,6 +963,10 @@ def numpy_call(fn, args, kwargs):
         return _ufunc_into(fn, args, kwargs)
     if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
         return elementwise(fn, tuple(args), kwargs)
+    if any(fn is f for f in _ROW_WISE.values()) and args and isinstance(args[0], Selection):
+        kept = _rows_kept(fn, args[0], args[1:], kwargs)
+        if kept is not None:
+            return kept
     name = next((n for f, n in _REDUCTIONS.items() if f is fn), None)    # fn may be unhashable
     if name is not None and args and isinstance(args[0], Selection) and \
             not holds_selection(args[1:], {k: v for k, v in kwargs.items() if k != "where"}):
@@ -980,6 +987,43 @@ def numpy_call(fn, args, kwargs):
 
 
 _PRODUCTS = (np.dot, np.matmul, np.inner, np.vdot, np.vecdot)
+
+
+# Reductions and statistics that work on each row alone where their axes
+# leave the selected axis out (X[m].sum(axis=1)); methods by their names.
+_ROW_WISE = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, "min": np.min,
+             "any": np.any, "all": np.all, "var": np.var, "std": np.std,
+             "argmax": np.argmax, "argmin": np.argmin, "amax": np.amax, "amin": np.amin,
+             "count_nonzero": np.count_nonzero, "ptp": np.ptp, "average": np.average}
+
+
+def _rows_kept(fn, sel: Selection, args: tuple, kwargs: dict):
+    """np.<fn>(x[mask], axis) over axes that leave the first out
+    (X[m].sum(axis=1), X[m].std(axis=-1)): each selected row reduced on its
+    own, so the result is the same rows of fn of the full-size values, a
+    selection by the same mask that later math and reductions take
+    (X[m].sum(axis=1).mean()).  None for other axes."""
+    axis = kwargs.get("axis", args[0] if args else None)
+    axes = normalize_axes(axis, 1 + len(sel.rest))
+    if axes is None or 0 in axes or "out" in kwargs:
+        return None
+    data_axes = tuple(sel.rank - 1 + a for a in axes)
+    kwargs = {k: _row_operand(fn, sel, v) for k, v in kwargs.items() if k != "axis"}
+    args = tuple(_row_operand(fn, sel, v) for v in args[1:])
+    result = NUMPY[fn](sel.data, data_axes if len(data_axes) > 1 else data_axes[0], *args,
+                       **kwargs)
+    if isinstance(result, tuple):                       # np.average(..., returned=True)
+        return tuple(sel.like(r) for r in result)
+    return sel.like(result)
+
+
+def _row_operand(fn, sel: Selection, v):
+    """An argument beside x[mask] of a row-wise reduction: where= or
+    weights= by the same mask as its full-size values; others as they are."""
+    if not isinstance(v, Selection):
+        return v
+    _require_same_mask(v, sel.mask, f"np.{fn.__name__} of selections")
+    return v.data
 
 
 def _only_out(kwargs):
@@ -1040,3 +1084,14 @@ def methods_of(sel: Selection) -> dict:
 
 METHODS.update(statistics.METHODS)
 METHODS.update(rows.METHODS)
+
+
+def _row_wise_method(name: str, method):
+    def call(sel, *args, **kwargs):
+        kept = _rows_kept(_ROW_WISE[name], sel, args, kwargs)
+        return method(sel, *args, **kwargs) if kept is None else kept
+    return call
+
+
+METHODS.update({name: _row_wise_method(name, METHODS[name]) for name in _ROW_WISE
+                if name in METHODS})
