@@ -263,3 +263,20 @@ def test_the_wrong_length_names_the_axis_of_the_indexed_array():
     raises_at(reads_after_an_int, (A, np.array([True, False])), tpucc.ShapeError,
               match="along axis 1; size of axis is 3 but size of corresponding boolean axis "
                     "is 2", line_of="A[0, m]", cache=False)
+
+
+def zero_d_mask_reads(X, b):
+    return (X[:, b].sum(axis=(0, 2)).sum(), X[:, b].shape, X[b, 1:].sum(),
+            X[1:, b, 2].sum(axis=0).sum())
+
+
+def zero_d_mask_stores(X, b):
+    X[:, b] = 7
+    X[1:, b, :2] += 1
+    return X
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_0d_mask_among_slices_is_a_new_axis(flag):
+    check(zero_d_mask_reads, _x(), np.array(flag))
+    check(zero_d_mask_stores, _x(), np.array(flag))

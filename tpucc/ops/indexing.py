@@ -873,12 +873,14 @@ def _mask_among_basic(x, key):
             free = 0
         elif item is mask:
             start = len(wide)
-            wide.extend([slice(None)] * mask.ndim)
+            wide.extend([slice(None)] * mask.ndim if mask.ndim else [None])
         else:
             wide.append(item)
     before = wide[:start]
     x_axis = sum(1 for item in before if item is not None)
     masked.checked_mask(x.shape[x_axis:], mask, first_axis=x_axis)
+    if mask.ndim == 0:      # a new axis of length 1 that it keeps or not, as NumPy's
+        mask = _raveled(mask)
     at = sum(1 for item in before if item is None or isinstance(item, slice))
     view = getitem(x, tuple(wide))
     if at and _ints_apart_from_mask(wide, start, mask.ndim):
