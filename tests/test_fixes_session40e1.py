@@ -280,3 +280,29 @@ def zero_d_mask_stores(X, b):
 def test_a_0d_mask_among_slices_is_a_new_axis(flag):
     check(zero_d_mask_reads, _x(), np.array(flag))
     check(zero_d_mask_stores, _x(), np.array(flag))
+
+
+# --- bug_07: results of ops on F-ordered arrays keep NumPy's memory order ------------------
+
+def read_in_memory_order(A):
+    return ((A + 1).ravel('K'), np.sort(A, axis=0).ravel('K'), A.astype(float).ravel('K'),
+            np.copy(A).ravel('K'), A.copy().flatten('K'), (A * A).ravel('A'),
+            np.maximum(A, 2).flatten('K'), (A.T * 2).ravel('K'), np.sort(A.T, axis=1).ravel('K'),
+            (A + 1).ravel(), (-A + A).ravel('K'), A.copy(order='C').ravel('K'))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_results_keep_their_operands_memory_order(order, dtype):
+    A = np.array([[3, 1, 2], [0, 9, 4]], dtype=dtype, order=order)
+    check(read_in_memory_order, A)
+
+
+def mixed_orders(A, B, r):
+    grid = r[:, None] + np.arange(3.0)[None, :]
+    return (grid + A).ravel('K'), (A + 1 + A).ravel('K'), (A + 1).reshape(6)[:2]
+
+
+def test_mixed_and_broadcast_operands():
+    A = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    check(mixed_orders, A, A.copy(), np.arange(2.0))

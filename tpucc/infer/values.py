@@ -156,7 +156,7 @@ class AliasNote(str):
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
-                 "span", "__weakref__")
+                 "span", "layout_of", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -188,6 +188,10 @@ class Array:
         # array whose elements lie in [lo, hi] (OpDef.value_range: np.clip,
         # `% n`, argmax).  An update in place forgets it.
         self.span = None
+        # A new array that NumPy lays out in its operands' memory order (a
+        # ufunc's result, astype and copy with order 'K'): those operands,
+        # asked lazily where a layout matters (indexing._numpy_layout).
+        self.layout_of = None
 
     # --- the SSA value, with view re-reads -------------------------------
     @property

@@ -604,7 +604,24 @@ def emit_ufunc(ufname, *operands):
         _check_runtime_python_ints(ufname, operands)
     if ufname == "power":
         _check_negative_integer_power(operands)
-    return emit(ufname, *operands)
+    return kept_layout(emit(ufname, *operands), operands)
+
+
+def kept_layout(result, operands):
+    """`result`, a new array NumPy lays out in the memory order of its array
+    operands (order 'K': `(A + 1).ravel('K')` of an F-ordered A reads it in
+    F order): they are noted, for indexing._numpy_layout to ask if needed."""
+    if not isinstance(result, Array) or result.ndim < 2:
+        return result
+    found = {}
+    for x in operands:
+        if isinstance(x, Array) and x.shape == result.shape:
+            # (an operand made so itself stands for its own operands: a chain
+            # of a thousand `x = x * 2` is asked one step deep)
+            for source in (x.layout_of if x.base is None and x.layout_of else (x,)):
+                found[id(source)] = source
+    result.layout_of = tuple(found.values())
+    return result
 
 
 def _is_runtime_python_int(x) -> bool:
@@ -1083,6 +1100,8 @@ def astype_method(x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     out = astype(x, dtype, copy or f_order and not indexing.is_f_contiguous(x))
     if f_order and out is not x:
         out = in_f_order(out)
+    elif out is not x and _memory_order(order) == "K":
+        kept_layout(out, (x,))
     if out is not x and out.ndim == 0:
         kind = getattr(x, "immutable", False)
         # (a kind decided at run time, RuntimeKind, stays one: the same bool says it)
@@ -1811,7 +1830,8 @@ NUMPY.update({np.real: real, np.imag: imag, np.angle: angle})
 
 def copy(a, order="K"):
     out = Array(to_value(a))
-    return in_f_order(out) if _memory_order(order) == "F" else out
+    order = _memory_order(order)
+    return in_f_order(out) if order == "F" else kept_layout(out, (a,)) if order == "K" else out
 
 
 def in_f_order(a: Array) -> Array:
@@ -1834,7 +1854,16 @@ def _memory_order(order) -> str:
 
 
 NUMPY[np.round] = NUMPY[np.around] = METHODS["round"] = round_
-NUMPY[np.copy] = METHODS["copy"] = copy
+NUMPY[np.copy] = copy
+
+
+def copy_method(a, order="C"):
+    """a.copy(): its order is 'C' (np.copy's is 'K'): an F-ordered array's
+    copy is C-ordered."""
+    return copy(a, order)
+
+
+METHODS["copy"] = copy_method
 
 
 # --- np.array / np.asarray ----------------------------------------------------------

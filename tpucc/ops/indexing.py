@@ -1052,7 +1052,7 @@ def reshape_is_view(a, shape) -> bool:
     """Whether NumPy's reshape of Array `a` to `shape` is a view: when its
     strides allow one (x[:, 1:] of a (3, 2) array, one column, merges into
     a flat view; of a (3, 4) array it does not), as NumPy decides."""
-    if a.base is None:
+    if a.base is None and a.layout_of is None:
         view = reshape_of_input_is_view(a, shape)
         if view is not None:
             return view
@@ -1070,7 +1070,7 @@ def is_c_contiguous(a) -> bool:
     gives a view.  Arrays the program makes are; an input is if the array
     passed is (the call re-checks it: builder.is_c_contiguous_root); a view
     is if the strides of its base's layout indexed as it was are."""
-    if a.base is None:
+    if a.base is None and a.layout_of is None:
         return is_c_contiguous_root(a)
     return bool(_numpy_layout(a).flags.c_contiguous)
 
@@ -1091,9 +1091,11 @@ def _numpy_layout(a) -> np.ndarray:
         if strided is not None:
             return strided
         dtype = np.dtype(a.dtype)
-        strides = [dtype.itemsize] * a.ndim
-        for axis in range(a.ndim - 2, -1, -1):
-            strides[axis] = strides[axis + 1] * max(a.shape[axis + 1], 1)
+        axes = range(a.ndim) if _keeps_f_order(a) else range(a.ndim - 1, -1, -1)
+        strides, step = [0] * a.ndim, dtype.itemsize
+        for axis in axes:           # (from the axis whose elements are adjacent)
+            strides[axis] = step
+            step *= max(a.shape[axis], 1)
         return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), a.shape, tuple(strides))
     base, index = _numpy_layout(a.base), a.index
     if type(index) is Reshaped:
@@ -1109,6 +1111,17 @@ def _numpy_layout(a) -> np.ndarray:
     if type(index) is Windowed:
         return np.lib.stride_tricks.sliding_window_view(base, index[0], index[1])
     return base[tuple(_layout_key(k) for k in index)]
+
+
+def _keeps_f_order(a) -> bool:
+    """Whether NumPy lays out new array `a` (made with order 'K' from the
+    arrays in a.layout_of: `A + 1`, `A.astype(float)`) in Fortran order:
+    where those of its shape are F- and not C-contiguous (np.asfortranarray's,
+    a.T).  Where they differ, NumPy's choice follows their strides in ways
+    this does not: C order, as before."""
+    sources = [s for s in a.layout_of or () if s.shape == a.shape]
+    return a.ndim > 1 and bool(sources) and all(
+        is_f_contiguous(s) and not is_c_contiguous(s) for s in sources)
 
 
 def _layout_key(k):

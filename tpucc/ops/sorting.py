@@ -86,7 +86,8 @@ def _sort_operand(a, axis, flat_0d):
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     _check_kind(kind, order, stable)
     a, axis = _sort_operand(a, axis, flat_0d=False)
-    return _emit("sort", a, axis=axis)
+    from .elementwise import kept_layout
+    return kept_layout(_emit("sort", a, axis=axis), (a,))   # (NumPy sorts a copy, order 'K')
 
 
 @implements(np.argsort, method="argsort")
