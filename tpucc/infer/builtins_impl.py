@@ -1222,7 +1222,9 @@ def _copied_by_module(interp, fn, x, *rest):
 @builtin(py.dict)
 def dict_(interp, *args, **kwargs):
     source = args[0] if args else ()
-    if not hasattr(source, "keys"):     # pairs, possibly from zip()
+    if isinstance(source, dict):
+        source = interp.mapping_read(source)
+    elif not hasattr(source, "keys"):     # pairs, possibly from zip()
         source = interp.static_items(source)
     out = dict(source, **kwargs)
     refuse_runtime_hash(out, "a dict key")

@@ -1110,6 +1110,26 @@ class Interpreter:
                 type(obj), getattr(obj, "default_factory", None), items))
         return self.fresh(list(self.static_items(obj)))
 
+    def mapping_read(self, v):
+        """`v` as Python's own dict copying reads it (dict(v), d.update(v),
+        d | v, OrderedDict(v)): for a dict, a plain dict of its items read
+        one by one (dict_items), so that a dict from outside (a global, an
+        argument's attribute) gives its arrays as runtime inputs re-read at
+        every call, and an item this call rebound its new value, not what the
+        dict held when the function was compiled."""
+        return dict(self.dict_items(v)) if isinstance(v, dict) else v
+
+    def dict_union(self, op, a, b):
+        """`a | b` and `a |= b` of two dicts of library classes: a copy of `a`
+        (of a's class) updated with b, or a.update(b) in place, each item
+        read as mapping_read reads it."""
+        if op is operator.ior:
+            self.call(a.update, [b], {})        # (the checks and write-back of d.update)
+            return a
+        out = self.copy_container(a)
+        out.update(self.mapping_read(b))
+        return out
+
     def sequence_op(self, op, a, b):
         """`a + b`, `a * n`, `a += b` where a list or tuple is involved."""
         if op is operator.iadd and type(a) is list and type(b) in (list, tuple) \
@@ -1770,6 +1790,8 @@ class Interpreter:
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
                         else a for a in args]
+            if fn.__name__ == "update":     # `p.update(ck.saved)`
+                args = [self.mapping_read(a) for a in args]
             if fn.__name__ == "append" and type(fn.__self__) is list and len(args) == 1 \
                     and not kwargs and stacking.try_record(self, fn.__self__, args[0], True):
                 return None             # a counted While's buffers hold it
@@ -1988,6 +2010,8 @@ class Interpreter:
             args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
                     else a for a in args]
             args, kwargs = _callbacks_interpreted(self, cls, args, kwargs)
+            if issubclass(cls, dict):       # OrderedDict(d), defaultdict(list, d), Counter(d)
+                args = [self.mapping_read(a) for a in args]
             obj = _made_by_library(cls, args, kwargs)
             _refuse_runtime_keys(obj)
             if isinstance(obj, (list, dict, set, collections.deque)):

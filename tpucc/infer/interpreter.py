@@ -618,7 +618,11 @@ def BINARY_OP(f, name):
         # read item by item: calls._item
         f.push(f.interp.sequence_op(op, a, b) if result is dunders.NATIVE else result)
         return
-    _guard_read_natively(f, a, b)                  # `d | {...}`, `d.keys() & s`
+    if op in (operator.or_, operator.ior) and isinstance(a, dict) and isinstance(b, dict) \
+            and dunders.all_library((a, b)):
+        f.push(f.interp.dict_union(op, a, b))      # `G | {...}`: G's items read one by one
+        return
+    _guard_read_natively(f, a, b)                  # `d.keys() & s`
     # a user class's __mul__ ... interpreted
     f.push(dunders.apply(f.interp, dunders.operator_named(name, op), a, b, native=op))
 

