@@ -170,3 +170,115 @@ def _train_and_save(opt, g, n):
 @pytest.mark.parametrize("n", [1, 3])
 def test_an_optimizers_state_dict_copies_its_current_moments(n):
     check_objects(_train_and_save, lambda: (_Adam(), np.array([1.0, -2.0]), n), calls=2)
+
+
+# --- bug_02: an argument's arrays also held by another argument (an optimizer) ---------------
+
+class _SGD:
+    def __init__(self, params, lr=0.1):
+        self.params = params          # the very same list (or dict) object, PyTorch style
+        self.lr = lr
+
+    def step(self, grads=None):
+        items = self.params.values() if isinstance(self.params, dict) else self.params
+        for k, p in enumerate(items):
+            p -= self.lr if grads is None else self.lr * grads[k]
+
+
+def _one_step(ps, opt):
+    opt.step()
+    return ps[0].sum()
+
+
+def _fit(ps, opt, x, n):
+    for _ in range(n):
+        grads = [x * p for p in ps]
+        opt.step(grads)
+    return [p.copy() for p in ps]
+
+
+def _fit_until(ps, opt, x, tol):
+    while ps[0].sum() > tol:
+        opt.step([x, x])
+    return ps[1].sum()
+
+
+def _update_then_read_through_the_optimizer(ps, opt):
+    ps[0] *= 2
+    ps[1] += ps[0]
+    return opt.params[1].sum(), opt.params[0]
+
+
+def _fit_dict(params, opt, n):
+    for _ in range(n):
+        opt.step()
+    return params["w"] * 1
+
+
+def _shared_list(dtype):
+    ps = [np.ones(3, dtype), np.arange(3).astype(dtype)]
+    return ps, _SGD(ps)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_parameter_list_shared_with_an_optimizer_is_one_list(dtype):
+    check_objects(_one_step, lambda: _shared_list(dtype), calls=2)
+    check_objects(_fit, lambda: (*_shared_list(dtype), np.full(3, 0.5, dtype), 3), calls=2)
+    check_objects(_fit, lambda: (*_shared_list(dtype), np.full(3, 0.5, dtype), 40), calls=2)
+    check_objects(_update_then_read_through_the_optimizer, lambda: _shared_list(dtype), calls=2)
+
+
+def test_a_parameter_list_shared_with_an_optimizer_in_a_runtime_loop():
+    check_objects(_fit_until, lambda: (*_shared_list(np.float64), np.ones(3), 1.5))
+
+
+def test_the_arrays_shared_but_not_the_list():
+    def make():
+        ps = [np.ones(3), np.zeros((2, 2))]
+        return ps, _SGD(list(ps))
+    check_objects(_one_step, make, calls=2)
+
+
+def test_a_parameter_dict_shared_with_an_optimizer():
+    def make():
+        params = {"w": np.ones(2), "b": np.zeros(())}
+        return params, _SGD(params, lr=0.25), 3
+    check_objects(_fit_dict, make, calls=2)
+
+
+def test_a_call_sharing_what_an_earlier_call_did_not_compiles_again():
+    compiled = tpucc.compile(_one_step, cache=False)
+    ps = [np.zeros(3)]
+    assert compiled(ps, _SGD([np.zeros(3)])) == 0.0      # distinct arrays: ps unchanged
+    for _ in range(2):
+        shared, eager = _shared_list(np.float64), _shared_list(np.float64)
+        assert_same(_one_step(*eager), compiled(*shared))
+        assert_same(eager[0], shared[0])
+    other = [np.ones(3)]
+    assert compiled(other, _SGD([np.ones(3)])) == 3.0     # distinct again
+    assert_same([np.ones(3)], other)
+
+
+class _Holder2:
+    pass
+
+
+def test_an_updated_argument_that_another_argument_holds_is_one_array():
+    def g(u, o):
+        u += 1
+        return o.arr[0]
+    compiled = tpucc.compile(g, cache=False)
+    a, o = np.zeros(2), _Holder2()
+    o.arr = a
+    assert compiled(a, o) == 1.0 and a.tolist() == [1.0, 1.0]
+    o.arr = np.zeros(2)                 # distinct arrays
+    assert compiled(a, o) == 0.0 and a.tolist() == [2.0, 2.0]
+
+
+def test_an_argument_passed_twice_and_updated_is_still_refused():
+    def axpy(y, x):
+        y += x
+        return x.sum()
+    v = np.ones(3)
+    with pytest.raises(tpucc.errors.SideEffectError, match="shares memory with argument x"):
+        tpucc.compile(axpy, cache=False)(v, v)

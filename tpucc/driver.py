@@ -618,6 +618,7 @@ def runner(entry: Entry):
         replaced = replaced_inputs(traced) if recycles_replaced(traced) else None
         fetch_early = jax.default_backend() != "cpu"
         held_indices = _captured_named(traced)
+        tied = tied_pairs(traced.input_identities)
 
         def run(leaves, args=(), kwargs=None):
             for g, name, value in guards:
@@ -631,9 +632,10 @@ def runner(entry: Entry):
                 inputs = captured(leaves)
                 if inputs is RECOMPILE:
                     return RECOMPILE
-                if updated_inputs:
-                    check_updated_arguments(updated_inputs, inputs,
-                                           lambda i: _source_name(traced.input_sources, i))
+                if updated_inputs and check_updated_arguments(
+                        updated_inputs, inputs, lambda i: _source_name(traced.input_sources, i),
+                        tied, traced.n_arg_inputs):
+                    return RECOMPILE
             elif ties and not _tied_alike(ties, leaves):
                 return RECOMPILE
             for i, strides in layouts:
@@ -892,7 +894,7 @@ def _written_array_shared(inputs, first, written, sources) -> bool:
             other = inputs[j]
             if j == first + i:
                 continue
-            if other is target and j >= first:
+            if other is target:     # (a new trace reads them as one array: calls.capture)
                 return True
             if np.may_share_memory(target, other) and shares_elements(target, other):
                 raise SideEffectError(
@@ -1106,13 +1108,16 @@ def _converter(aval, weak, scalar=True):
     return lambda x: np.asarray(x)[()]
 
 
-def check_updated_arguments(updated, leaves, name_of):
+def check_updated_arguments(updated, leaves, name_of, tied=frozenset(), first=None) -> bool:
     """Before a call: an argument the program updates in place must be
     writable (NumPy raises for a read-only one), and must not share memory
     with another argument (`f(v, v)`, overlapping slices): the program reads
     each argument as a value of its own, so the other would not see the
     update as in NumPy.  `updated`: leaf indices written back; `name_of(i)`
-    names leaf i."""
+    names leaf i.  With captured arrays (inputs from `first` on): `tied`,
+    the pairs of inputs the trace read as one array (infer.calls
+    Captured.tie); True (compile again) where an argument's array is now
+    also a captured one, which a new trace reads as one array."""
     for i in updated:
         target = leaves[i]
         if isinstance(target, np.ndarray) and not target.flags.writeable:
@@ -1120,12 +1125,26 @@ def check_updated_arguments(updated, leaves, name_of):
                                   "in place (NumPy: 'output array is read-only')",
                                   hint="pass a writable copy (np.copy(x))")
         for j, other in enumerate(leaves):
-            if j != i and isinstance(other, np.ndarray) and \
-                    np.may_share_memory(target, other) and shares_elements(target, other):
+            if j == i or not isinstance(other, np.ndarray):
+                continue
+            if other is target and (i, j) in tied:
+                continue
+            if other is target and first is not None and (i >= first) != (j >= first):
+                return True
+            if np.may_share_memory(target, other) and shares_elements(target, other):
                 raise SideEffectError(
                     f"{name_of(i)} is updated in place and shares memory with {name_of(j)}: "
                     "compiled code reads them as separate arrays",
                     hint="pass a copy of one of them (np.copy(x))")
+    return False
+
+
+def tied_pairs(identities) -> frozenset:
+    """The pairs of input indices (both ways) that Traced.input_identities
+    says were one array when traced."""
+    return frozenset((a, b) for places, pattern in identities
+                     for a, pa in zip(places, pattern) for b, pb in zip(places, pattern)
+                     if a != b and pa == pb)
 
 
 def shares_elements(a, b) -> bool:

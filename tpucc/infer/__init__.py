@@ -276,6 +276,7 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
         if isinstance(arr, Array) and is_runtime_leaf(x) and not isinstance(x, np.generic):
             # (a NumPy scalar is a value: two equal ones are no tied weights)
             interp.input_objects[id(arr)] = (arr, arr.var, x)
+            interp.argument_arrays.setdefault(id(x), (arr, arr.var, x))
     out = unflatten(td, bound)
     work = [(out, value, ())]
     while work:                 # the lists and dicts in it, nested ones too
@@ -291,8 +292,6 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
             interp.argument_containers[id(v)] = v
             interp.argument_places[id(v)] = (root, keys, name or f"argument {root}")
             interp.argument_items[id(v)] = dict(enumerate(v) if isinstance(v, list) else v)
-            interp.argument_vars[id(v)] = {k: x.var for k, x in interp.argument_items[id(v)].items()
-                                           if isinstance(x, Array)}
         if isinstance(v, (list, tuple)) and isinstance(original, (list, tuple)) \
                 and len(original) == len(v):
             work.extend((x, o, keys + (i,)) for i, (x, o) in enumerate(zip(v, original)))
@@ -489,7 +488,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             out_static.append(v.items if type(v) is OutsideList else v)
     captured = list(interp.captured.values())
     inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)}
-    inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured)})
+    inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured) if not c.tie})
     returned_aliases = _returned_aliases(out_leaves, inputs)
     writebacks, writeback_locs = [], []
     for i, (arr, p) in enumerate(arrays):
@@ -498,7 +497,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             writebacks.append(("arg", i))
             writeback_locs.append(None)
     for i, c in enumerate(captured):
-        if c.array.var is not c.param:
+        if c.updated():
             results.append(c.array.var)
             writebacks.append(("captured", i))
             writeback_locs.append(None)

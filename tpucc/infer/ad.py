@@ -333,7 +333,7 @@ def _outer_updates(interp, journal, known_captures) -> list:
     from .control import finish_journal
     effects = list(finish_journal(journal).items())
     for key, c in interp.captured.items():
-        if key not in known_captures and c.array.var is not c.param:
+        if key not in known_captures and c.updated():
             effects.append((c.array, c.array.var))
             c.array.restore(c.param)
     return effects

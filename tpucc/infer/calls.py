@@ -244,14 +244,24 @@ class Captured:
     a call where one of them holds another array must recompile.  `frozen`:
     how it refused updates when traced (values.frozen_kind).  A promoted
     Python number (scalar_state) is captured the same way, `number` its
-    type."""
+    type.  `tie`: the array is also an argument's (an optimizer holding the
+    model's parameter list): `array` is then that argument's Array, which
+    the program reads and updates as one array; this input is only re-read
+    to check that each call still passes the one array at both places
+    (Traced.input_identities)."""
     def __init__(self, source, getter, value, param, array, owner=None, hop=None, aliases=(),
-                 frozen=None, number=None):
+                 frozen=None, number=None, tie=False):
         self.source, self.getter, self.value = source, getter, value
         self.param, self.array, self.frozen = param, array, frozen
         self.number = number        # a promoted Python number's type (scalar_state)
         self.owner, self.hop = owner, hop
         self.aliases = list(aliases)
+        self.tie = tie
+
+    def updated(self) -> bool:
+        """Whether the program updated the array in place (written back
+        here; a tie's update is the argument's write-back)."""
+        return not self.tie and self.array.var is not self.param
 
     def note_place(self, getter, owner, hop):
         """The same array found again, maybe through another place."""
@@ -391,13 +401,18 @@ class Interpreter:
         # The caller's lists and dicts those copies were made from:
         # id -> (it, its copy, which argument)
         self.argument_originals: dict[int, tuple] = {}
-        self.argument_vars: dict[int, dict] = {}    # id(copy) -> {key: its input Value}
         # The lists and dicts tpucc.grad rebuilt around a differentiated
         # function's parameters (infer.ad): id -> the copy.
         self.differentiated: dict[int, object] = {}
         # Arrays that are module inputs: id(Array) -> (it, its param Value,
         # the caller's array), telling tied weights apart (infer.ad).
         self.input_objects: dict[int, tuple] = {}
+        # The same for the arguments' arrays, by the caller's array:
+        # id(ndarray) -> (Array, param Value, ndarray) (capture's ties)
+        self.argument_arrays: dict[int, tuple] = {}
+        # The argument copies whose arrays the trace read through the
+        # caller's container (_shared_argument_item): id -> the copy
+        self.shared_argument_copies: dict[int, object] = {}
         self.shadow: dict[tuple[int, str], object] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         # Where each write-back was last assigned (for errors about it, such as
@@ -582,6 +597,11 @@ class Interpreter:
                 check_runtime_dtype(arr.dtype, _describe_source(source))
                 check_runtime_size(arr.shape, arr.dtype, _describe_source(source))
                 param = Value(AVal(arr.dtype, arr.shape, False))
+                argument = self.argument_arrays.get(id(value))
+                if argument is not None and argument[2] is value:
+                    entry = self._tie_to_argument(source, getter, value, param, argument,
+                                                  owner, hop)
+                    return entry.array
                 array = Array(param)
                 array.frozen = frozen_kind(value)
                 builder.note_input_layout(array, param, value)
@@ -596,6 +616,21 @@ class Interpreter:
                 entry.note_place(getter, owner, hop)
             return entry.array
         return value
+
+    def _tie_to_argument(self, source, getter, value, param, argument, owner, hop):
+        """The caller's array `value`, found outside the arguments, is also an
+        argument's leaf (`fit(ps, SGD(ps))`: the optimizer holds the model's
+        parameter list): read as that argument's Array, so that an update
+        through one place is seen through the other, as in NumPy.  The
+        capture stays an input of the module, to check at each call that
+        both places still hold one array (a call where they differ compiles
+        again)."""
+        array, argument_param, _ = argument
+        entry = Captured(source, getter, value, param, array, owner, hop,
+                         frozen=array.frozen, tie=True)
+        self.captured[id(value)] = entry
+        builder.ctx().input_identities.append(((argument_param, param), (0, 0)))
+        return entry
 
     def capture_number(self, obj, name, value, source, hop, getter=None):
         """A promoted attribute, closure variable or global (obj.name; name
@@ -1222,6 +1257,9 @@ class Interpreter:
         (scalar_state) a runtime input too."""
         slot = _existing_slot(container, key)
         if slot is not None and id(container) not in self.fresh_ids:
+            shared = self._shared_argument_item(container, slot, value)
+            if shared is not None:
+                return shared
             rebound = self.shadow.get((id(container), ("item", slot)), _MISSING)
             if rebound is not _MISSING:
                 return rebound
@@ -1329,23 +1367,40 @@ class Interpreter:
 
     def _check_aliased_argument_read(self, obj, key):
         """obj[key] where obj is a list or dict also passed as an argument
-        (see _refuse_aliased_argument): read as any outside item (an array
-        a runtime input of its own, re-read from obj at each call: right
-        also for a later call passing another container) while the copy's
-        item is unchanged; refused once the argument rebound it or updated
-        it in place, which this read would not see."""
+        (see _refuse_aliased_argument): an array item is the argument's
+        (_shared_argument_item); any other item is read as an outside
+        item while the copy's item is unchanged, and refused once the
+        argument rebound it, which this read would not see."""
         original = self.argument_originals.get(id(obj))
         if original is None or original[0] is not obj:
             return
         copy = original[1]
         slot = _existing_slot(copy, key)
         bound = self.argument_items.get(id(copy), {})
-        if slot is None or slot not in bound:
+        if slot is None or slot not in bound or _is_array_object(obj[slot]):
             return
-        item = copy[slot]
-        if item is not bound[slot] or isinstance(item, Array) and \
-                item.var is not self.argument_vars[id(copy)].get(slot):
+        if copy[slot] is not bound[slot]:
             self._refuse_aliased_argument(obj)
+
+    def _shared_argument_item(self, container, slot, value):
+        """container[slot], an array, where the container is also passed as
+        an argument (`fit(ps, SGD(ps))`: the optimizer holds the model's
+        parameter list): the argument's copy holds the call's value of that
+        item (updated, rebound, or a loop body's), which is what NumPy
+        reads through either name.  The caller's array there is captured
+        too (a tie: calls.capture), only to check at each call that both
+        places still hold one array.  None where that is not the case."""
+        original = self.argument_originals.get(id(container))
+        if original is None or original[0] is not container or not _is_array_object(value):
+            return None
+        copy = original[1]
+        if _existing_slot(copy, slot) is None:
+            return None
+        self.capture(value, ("item", type(container).__name__, repr(slot)),
+                     lambda: container[slot], container, ("item", slot))
+        # (a loop keeps it the same object, its items the body's: loops._settle_while)
+        self.shared_argument_copies[id(copy)] = copy
+        return copy[slot]
 
     def _refuse_aliased_argument(self, obj):
         """A list or dict passed as an argument is traced as a copy (its
@@ -2866,6 +2921,11 @@ def _flat_attribute(flat: FlatIter, name):
         raise UnsupportedError(f"`a.flat.{name}` is not supported",
                                hint="index a.flat, iterate over it, or use a.ravel()")
     raise UserCodeError(f"AttributeError: 'numpy.flatiter' object has no attribute '{name}'")
+
+
+def _is_array_object(v) -> bool:
+    """A NumPy or jax array (not a NumPy scalar): what capture takes."""
+    return isinstance(v, np.ndarray) or _is_jax_array(v)
 
 
 def _is_jax_array(v) -> bool:

@@ -763,9 +763,19 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             counting = counters.guesses(leaves, carried, iterator, not_counting)
-            trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
-                              unshared, kind_paths, rebound, detached, is_private, trip_count,
-                              counter_from, counting)
+            try:
+                trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes,
+                                  counted, unshared, kind_paths, rebound, detached, is_private,
+                                  trip_count, counter_from, counting)
+            except SideEffectError:
+                # (reaching a carried array by another name: through an argument
+                # shared by another, which reads the copy kept in place)
+                shared = _shared_argument_copies(frame.interp, rebound.in_place)
+                frame.locals, frame.stack = locals0, stack0
+                if not shared:
+                    raise
+                rebound.in_place.update(shared)     # again, keeping those the same objects
+                continue
             trial.entry_narrowed, trial.counters = narrowed, counting
         frame.locals, frame.stack = locals0, stack0
         wrong = counters.refuted(counting, leaves, trial.leaves)
@@ -777,6 +787,10 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             continue                    # again, the appended values going into buffers
         if trial.in_place.keys() - rebound.in_place.keys():
             rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
+            continue
+        shared = _shared_argument_copies(frame.interp, rebound.in_place)
+        if shared:
+            rebound.in_place.update(shared)
             continue
         if rebound.widen(trial.loose_ends, loc):
             continue                    # again, carrying those slots (or with wider types)
@@ -917,6 +931,18 @@ class Rebound:
                 for a in [arr, *older]:
                     watch(a, note)
             set_item(holder, key, arr, serial)
+
+
+def _shared_argument_copies(interp, in_place: dict) -> dict:
+    """{id: serial} of the argument copies (not in `in_place` yet) whose
+    arrays the body read through the caller's container (`for p in
+    self.params` of an optimizer holding the model's list, passed too:
+    calls._shared_argument_item reads the copy's items).  The loop must
+    keep each the same object, its items the body's arrays, as it keeps a
+    container whose items it rebinds, else that read would find the arrays
+    of before the loop."""
+    return {cid: interp.fresh_ids[cid][1] for cid in interp.shared_argument_copies
+            if cid not in in_place and cid in interp.fresh_ids}
 
 
 @contextlib.contextmanager
