@@ -282,3 +282,89 @@ def test_an_argument_passed_twice_and_updated_is_still_refused():
     v = np.ones(3)
     with pytest.raises(tpucc.errors.SideEffectError, match="shares memory with argument x"):
         tpucc.compile(axpy, cache=False)(v, v)
+
+
+# --- bug_03: a value a static loop's first iteration binds, with a runtime early exit --------
+
+class _Layer:
+    def __init__(self, dtype=np.float64, n=3):
+        self.w = np.ones(n, dtype)
+        self.x = None                   # the input, cached by forward for the backward pass
+        self.mask = None
+
+    def forward(self, x):
+        self.x = x
+        self.mask = x > 0
+        return x * self.w
+
+
+def _train_early_stop(layer, x, n, tol):
+    for i in range(n):
+        layer.forward(x)
+        layer.w -= (0.1 * layer.x * layer.mask).astype(layer.w.dtype)
+        if layer.w.sum() < tol:
+            break
+    return layer.w, i
+
+
+def _train_early_return(layer, x, n, tol):
+    for i in range(n):
+        y = layer.forward(x)
+        if y.sum() < tol:
+            return layer.x * 2
+        layer.w = layer.w * 0.5
+    return layer.w
+
+
+def _train_with_local_cache(x, n, tol):
+    state = None
+    for _ in range(n):
+        state = x if state is None else state * 0.5
+        if state.max() < tol:
+            break
+    return state
+
+
+@pytest.mark.parametrize("n, tol", [(100, 1.0), (100, -1e9), (40, 0.5), (1, 1.0), (3, 1.0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_layer_caching_its_input_trained_with_early_stopping(n, tol, dtype):
+    check_objects(_train_early_stop, lambda: (_Layer(dtype), np.ones(3, dtype), n, tol))
+
+
+@pytest.mark.parametrize("n, tol", [(100, 0.1), (60, -1.0), (2, 0.1)])
+def test_a_layer_caching_its_input_with_an_early_return(n, tol):
+    check_objects(_train_early_return, lambda: (_Layer(np.float32, 4), np.ones(4, np.float32),
+                                                n, tol))
+
+
+@pytest.mark.parametrize("n", [50, 2])
+def test_a_local_bound_on_the_first_iteration_of_a_loop_with_a_break(n):
+    check(_train_with_local_cache, np.arange(1.0, 5.0), n, 0.3, compile_kwargs=NOCACHE)
+
+
+def _static_every_iteration(x, n, tol):
+    tag = ""
+    for _ in range(n):
+        tag = tag + "a"
+        x = x * 0.5
+        if x.sum() < tol:
+            break
+    return x, len(tag)
+
+
+def test_a_static_value_that_changes_at_every_iteration_is_still_refused_at_the_loop():
+    raises_at(_static_every_iteration, (np.ones(3), 100, 0.01), match="static value `tag`",
+              line_of="for _ in range(n)", cache=False)
+
+
+def _train_while(layer, x, tol):
+    while layer.w.sum() > tol:
+        layer.forward(x)
+        layer.w -= 0.1 * layer.x
+    return layer.w
+
+
+def test_a_while_loop_binding_the_cache_is_refused_with_the_shape_to_give_it():
+    # (a `while` may run no iteration: .x would stay None)
+    raises_at(_train_while, (_Layer(), np.ones(3), 1.0), match=r"np\.zeros\(\(3,\), np\.float64\)",
+              line_of="while layer.w.sum()", cache=False)

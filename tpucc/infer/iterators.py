@@ -4,7 +4,7 @@ the two arms of a runtime branch never share a mutable iterator."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,11 +25,14 @@ class RangeIter:
     stop: object
     step: int
     rows: object = None
+    # Whether the loop over it already ran its first iteration unrolled
+    # (loops._unroll peels one iteration to bind what a While then carries)
+    peeled: bool = field(default=False, compare=False)
 
     def advanced(self) -> "RangeIter":
         from ..ops.python_ints import unchecked
         with unchecked():       # (the position past the end may wrap: never read)
-            return RangeIter(self.pos + self.step, self.stop, self.step, self.rows)
+            return RangeIter(self.pos + self.step, self.stop, self.step, self.rows, self.peeled)
 
     def item(self):
         """The item at pos (a row: a view of `rows`, as NumPy's iterator gives)."""

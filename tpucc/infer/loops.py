@@ -132,6 +132,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     enclosing = ctx().unrolled_trips
     nested_while = it is None and enclosing > 1
     tried_rest = False
+    peeling = False         # the first iteration runs unrolled, guarded, before the While
     forced = _unrolled_by_request(frame, header)
     unrolled_ops, warned = 0, forced
     folding = unrolled_because == COMPUTES_NUMBERS     # (a static `while`: found below)
@@ -154,7 +155,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             # (except under tpucc.grad, which differentiates no runtime loop).
             # (a range loop tries one While first: the code after it then
             # runs once; over a list's items, each iteration keeps its item)
-            keep = ex.static or _may_unroll_guarded(it, budget) and (
+            keep = ex.static or peeling or _may_unroll_guarded(it, budget) and (
                 guard_anyway or ctx().grad_depth or not isinstance(it, RangeIter)
                 and header not in frame.fc.nesting_loops)
             if not keep:
@@ -183,8 +184,20 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 if it is not None and ctx().grad_depth:
                     raise _guarded_over_budget(frame.fc.loop_locs[header], count + it.remaining(),
                                                budget)
-                return build_while(frame, header, stops, loop_stops,
-                                   "while: the loop condition depends on a runtime value")
+                try:
+                    return build_while(frame, header, stops, loop_stops,
+                                       "while: the loop condition depends on a runtime value")
+                except StaticChanged:
+                    if count or not isinstance(it, RangeIter) or it.peeled:
+                        raise
+                # Its first iteration binds what later ones change (`self.x =
+                # None` before the loop, an array after): as run_loop's peel,
+                # that iteration runs unrolled (under its runtime exit) and the
+                # While takes the rest, when the loop goes on from there.
+                frame.locals, frame.stack = locals0, stack0
+                frame.stack[-1] = dataclasses.replace(it, peeled=True)
+                peeling = True
+                continue
             made = _try_while(frame, header, stops, loop_stops,
                               "while: an iteration may leave the loop on a runtime value, "
                               "and holds a loop")
@@ -723,6 +736,12 @@ def _static_change_hint(path, before, after) -> str:
                                   f"attributes ({path}.x = ...), or ")
         return (f"only arrays and numbers can change inside a loop on runtime values: {keep}"
                 "hold the values in a namedtuple, which the loop carries item by item")
+    if before is None and isinstance(after, Array):
+        # (a layer caching its input: `self.x = None` in __init__, set by forward)
+        return ("only arrays and numbers can change inside a loop on runtime values: give "
+                f"`{path}` an array of that shape and dtype before the loop (where it is set "
+                f"to None: `np.zeros({after.aval.shape}, np.{after.aval.dtype})`), or run the "
+                "first iteration before the loop")
     return "only arrays and numbers can change inside a loop on runtime values"
 
 
@@ -887,7 +906,7 @@ class Rebound:
                 raise StaticChanged(
                     f"this runtime loop changes the static value `{name}` "
                     f"({describe_static(before)} -> {describe_static(end)})", loc,
-                    "only arrays and numbers can change inside a loop on runtime values")
+                    _static_change_hint(name, before, end))
             aval = unify(name, avals, "iterations of this loop", (before, end))
             if carried is None and isinstance(before, _PY_NUMBERS):
                 self.made_runtime.append(name)      # (`self.n += 1`: see CountedStatics)

@@ -58,7 +58,8 @@ def flatten(value, path: str, out: list, whole=None) -> object:
         # user's dict subclass is rebuilt as one.
         return ("dict", keys, children, (type(value), getattr(value, "default_factory", None)))
     if isinstance(value, RangeIter):
-        td = ("range", value.step, sub(value.pos, f"{path}.pos"), sub(value.stop, f"{path}.stop"))
+        td = ("range", value.step, sub(value.pos, f"{path}.pos"), sub(value.stop, f"{path}.stop"),
+              value.peeled)
         return td if value.rows is None else td + (sub(value.rows, f"{path}.rows"),)
     if isinstance(value, SeqIter):
         # pos is a leaf, as a range's: arms that leave a loop after different
@@ -233,7 +234,7 @@ def _build(td, it):
     if kind == "range":
         pos = _build(td[2], it)
         stop = _build(td[3], it)
-        return RangeIter(pos, stop, td[1], _build(td[4], it) if len(td) > 4 else None)
+        return RangeIter(pos, stop, td[1], _build(td[5], it) if len(td) > 5 else None, td[4])
     if kind == "seq":
         pos = _build(td[1], it)
         return SeqIter(_build(td[2], it), pos, *td[3])
