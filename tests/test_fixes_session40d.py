@@ -112,6 +112,23 @@ def test_copy_of_a_global_dict_is_read_again_at_each_call(fn):
     assert_same(fn(x), compiled(x))
 
 
+def _inplace_union_of_an_attribute(o, g):
+    o.m |= {"a": g}
+    return dict(o.m)
+
+
+def _inplace_union_adding_a_key(o, g):
+    o.m |= {"new": g}
+    return g
+
+
+def test_inplace_union_of_an_attribute_dict():
+    check_objects(_inplace_union_of_an_attribute, lambda: (_Holder(), np.ones(2)), calls=2)
+    # (adding a key to a dict that outlives the call: refused at its line, not done once)
+    raises_at(_inplace_union_adding_a_key, (_Holder(), np.ones(2)), match="outside",
+              line_of='o.m |= {"new": g}', cache=False)
+
+
 class _Ckpt:
     def __init__(self, dtype=np.float64):
         self.saved = {"w": np.ones(3, dtype), "b": dtype(2)}
