@@ -1409,6 +1409,7 @@ FUNCTION_KINDS = {
     "histogram_bin_edges": (gen_histogram_bin_edges, ALL_DTYPES),
     "fix": (gen_unary, ALL_DTYPES), "isposinf": (gen_unary, ALL_DTYPES),
     "isneginf": (gen_unary, ALL_DTYPES),
+    "isreal": (gen_unary, ALL_DTYPES), "iscomplex": (gen_unary, ALL_DTYPES),
 }
 
 # Methods take the kind of the function of the same name, except these.

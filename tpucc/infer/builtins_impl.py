@@ -940,6 +940,7 @@ def round_(interp, x, ndigits=None):
         if x.ndim:
             raise UserCodeError("TypeError: type numpy.ndarray doesn't define __round__ method",
                                 hint="use np.round(x) for an array")
+        _refuse_unroundable(x)
         if ndigits is None and x.dtype.kind == "f":
             from .math_impl import to_python_int     # round(nan) raises, as int(nan)
             return to_python_int(x, "round")
@@ -951,6 +952,16 @@ def round_(interp, x, ndigits=None):
         # a Python float stays one (round(2.567, 2)), a NumPy scalar stays NumPy
         return emit("round", x, decimals=ndigits, weak_result=True)
     return round(x, ndigits)
+
+
+def _refuse_unroundable(x: Array):
+    """round() of a scalar whose type has no __round__: a NumPy bool (a
+    Python bool has int's) or a complex number, Python's TypeError."""
+    kind = type(python_sample(x))
+    if not hasattr(kind, "__round__"):
+        name = kind.__name__ if kind.__module__ == "builtins" else f"numpy.{kind.__name__}"
+        raise UserCodeError(f"TypeError: type {name} doesn't define __round__ method",
+                            hint="convert it first: round(int(v)) or round(float(v))")
 
 
 @builtin(py.isinstance)
@@ -1512,6 +1523,17 @@ for _name in operator.__all__:
     _fn, _pure = getattr(operator, _name), getattr(_PURE_OPERATOR, _name)
     if isinstance(_pure, types.FunctionType) and _fn not in BUILTINS:
         BUILTINS[_fn] = (_concat if _name in ("concat", "iconcat") else _interpreted)(_pure)
+
+
+@builtin(operator.index)
+def operator_index(interp, v):
+    """operator.index(v): a runtime integer's value (a NumPy float scalar has
+    no __index__, which operator.index reports as a TypeError, not the
+    AttributeError its Python definition's `a.__index__()` would raise)."""
+    if isinstance(v, Array):
+        from . import pynumbers
+        return pynumbers.index_value(v)
+    return interp.inline(_PURE_OPERATOR.index, [v], {})
 
 
 def getter_call(interp, getter, obj):

@@ -885,6 +885,8 @@ class Interpreter:
             return _scalar_stays_scalar(arr, NUMPY[getattr(np, name)](arr))
         if name == "flat":
             return FlatIter(arr)
+        if name == "__index__":     # operator.index(x[0]) calls it
+            return pynumbers.index_method(arr)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
         if arr.immutable is True and not arr.shape and not hasattr(np.ndarray, name):

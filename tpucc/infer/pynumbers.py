@@ -92,6 +92,32 @@ def _as_int(x: Array) -> Array:
     return to_python_scalar(x, np.int64) if x.dtype == np.bool_ or not x.weak else x
 
 
+def index_method(x: Array):
+    """x.__index__ of a runtime value: ndarray's method, or a NumPy scalar
+    type's (np.float32 has none: AttributeError)."""
+    if x.immutable is True and not x.shape:
+        return numpy_scalar_attribute(x, "__index__")
+    return BoundNumberMethod(x, "__index__")
+
+
+def index_value(x: Array) -> Array:
+    """operator.index(x): an integer's value as a Python int, as a
+    subscript or range() reads it; NumPy's and Python's TypeError for a
+    float, a NumPy bool (NumPy 2 dropped its __index__) or an array with
+    axes."""
+    if x.shape or (x.dtype.kind not in "iu" and not (x.weak and x.dtype.kind == "b")):
+        raise UserCodeError(f"TypeError: {_not_an_index(x)}",
+                            hint="convert it first: operator.index(int(v))")
+    return _as_int(x)
+
+
+def _not_an_index(x: Array) -> str:
+    if x.shape or x.immutable is not True and not x.weak:
+        return "only integer scalar arrays can be converted to a scalar index"
+    name = python_type(x).__name__ if x.weak else f"numpy.{x.dtype.type.__name__}"
+    return f"'{name}' object cannot be interpreted as an integer"
+
+
 def _part(x: Array, pytype: type, name: str):
     if pytype is complex:
         return NUMPY[getattr(np, name)](x)      # (a weak float64: a Python float)
@@ -151,7 +177,7 @@ def _integer_ratio(x: Array):
 # Methods computed here: each of the number alone.
 _METHODS = {"conjugate": _conjugate, "is_integer": _is_integer, "bit_length": _bit_length,
             "bit_count": _bit_count, "as_integer_ratio": _integer_ratio,
-            "__index__": _as_int}
+            "__index__": index_value}
 
 # Dunders that are a builtin or an operator of the number (with the same
 # arguments): compiled as that call is.

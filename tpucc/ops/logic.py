@@ -251,6 +251,21 @@ implements(np.isposinf)(_signed_infinity("isposinf", False))
 implements(np.isneginf)(_signed_infinity("isneginf", True))
 
 
+# --- isreal / iscomplex ----------------------------------------------------------------------
+
+# NumPy's own definitions: the imaginary part tested against 0, elementwise
+# (a real dtype's imaginary part is zeros: all real, none complex; a NaN
+# imaginary part is not 0, so complex).
+@implements(np.isreal)
+def isreal(x):
+    return emit_ufunc("equal", NUMPY[np.imag](x), 0)
+
+
+@implements(np.iscomplex)
+def iscomplex(x):
+    return emit_ufunc("not_equal", NUMPY[np.imag](x), 0)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.values import Array  # noqa: E402

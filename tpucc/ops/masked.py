@@ -971,6 +971,11 @@ def numpy_call(fn, args, kwargs):
     if name is not None and args and isinstance(args[0], Selection) and \
             not holds_selection(args[1:], {k: v for k, v in kwargs.items() if k != "where"}):
         return reduce(name, *args, **kwargs)
+    ufunc = getattr(fn, "__self__", None)
+    if isinstance(ufunc, np.ufunc) and ufunc in rows.ACCUMULATING and \
+            fn.__name__ == "accumulate" and args and \
+            isinstance(args[0], Selection):
+        return rows.accumulate(ufunc, *args, **kwargs)
     in_order = next((r for f, r in rows.FUNCTIONS.items() if f is fn), None)
     if in_order is not None and args and isinstance(args[0], Selection):
         return in_order(*args, **kwargs)
@@ -1051,6 +1056,9 @@ def _ufunc_into(fn, args, kwargs):
 
 def _refuse_call(fn, args):
     name = getattr(fn, "__name__", "this function")
+    ufunc = getattr(fn, "__self__", None)
+    if isinstance(ufunc, np.ufunc):     # np.add.reduceat, not "np.reduceat"
+        name = f"{ufunc.__name__}.{name}"
     # (tpucc.nn's functions reach here too: name them as the program does)
     module = "nn" if getattr(fn, "__module__", "") == "tpucc.nn" else "np"
     raise refusal(f"{module}.{name} of x[mask]", first_selection(args))

@@ -13,9 +13,11 @@ order) is the one where the running count of the mask reaches t.  Then:
 - np.diff of a 1-d selection, or of the rows of a wider one, is
   `s[1:] - s[:-1]` (their rows pair in order), n times; along a trailing
   axis it is np.diff of the values;
-- np.cumsum and np.cumprod (and the methods) along the rows: the running
-  sum of the values with the unselected rows replaced by the identity, in
-  the selection's order (from its last row for a backward slice).
+- np.cumsum and np.cumprod (and the methods), np.cumulative_sum / prod and
+  the accumulate of add, multiply, maximum and minimum along the rows: the
+  running result of the values with the unselected rows replaced by the
+  identity, in the selection's order (from its last row for a backward
+  slice).
 """
 from __future__ import annotations
 
@@ -122,26 +124,74 @@ def diff(a: Selection, n=1, axis=-1, prepend=None, append=None):
 
 
 def cumulative(name: str, sel: Selection, axis=None, dtype=None, out=None):
-    """np.cumsum / np.cumprod of a selection along its rows (axis None of a
+    """np.cumsum / np.cumprod of a selection: along its rows (axis None of a
     1-d one, or 0), or along a trailing axis."""
-    if out is not None or sel.rank != 1 or axis is None and sel.rest:
+    if axis is None and sel.rest:
         raise refusal(f"np.{name} of x[mask] (other than along an axis, without out=)", sel)
-    fn = getattr(np, name)
-    axis = 0 if axis is None else normalize_axis(axis, 1 + len(sel.rest))
+    ufunc = np.add if name == "cumsum" else np.multiply
+    return accumulate(ufunc, sel, 0 if axis is None else axis, dtype, out, f"np.{name}")
+
+
+def cumulative_function(ufunc):
+    """np.cumulative_sum / cumulative_prod (NumPy 2) of a selection: the
+    accumulation, which include_initial would make one row longer."""
+    name = f"np.cumulative_{'sum' if ufunc is np.add else 'prod'}"
+
+    def call(sel: Selection, *, axis=None, dtype=None, out=None, include_initial=False):
+        if include_initial:
+            raise refusal(f"{name}(include_initial=True) of x[mask]", sel)
+        if axis is None and sel.rest:
+            raise ShapeError("ValueError: For arrays which have more than one dimension "
+                             "``axis`` argument is required.")
+        return accumulate(ufunc, sel, 0 if axis is None else axis, dtype, out, name)
+    return call
+
+
+def accumulate(ufunc, sel: Selection, axis=0, dtype=None, out=None, what=None):
+    """ufunc.accumulate of a selection (np.add, multiply, maximum, minimum):
+    along its rows, the running result of the values with the unselected
+    rows replaced by the ufunc's identity (the lowest value for a running
+    maximum), in the selection's order (from its last row for a backward
+    slice); along a trailing axis, of the values."""
+    what = what or f"np.{ufunc.__name__}.accumulate"
+    if out is not None or sel.rank != 1 or axis is None:
+        raise refusal(f"{what} of x[mask] (other than along an axis, without out=)", sel)
+    running = NUMPY[ufunc.accumulate]
+    axis = normalize_axis(axis, 1 + len(sel.rest))
     if axis != 0:
-        return sel.like(NUMPY[fn](sel.data, axis=axis, dtype=dtype))
-    identity = np.zeros((), sel.dtype) if name == "cumsum" else np.ones((), sel.dtype)
-    filled = where(_expanded(sel.mask, len(sel.rest)), sel.data, identity)
-    forward = NUMPY[fn](filled, axis=0, dtype=dtype)
+        return sel.like(running(sel.data, axis=axis, dtype=dtype))
+    filled = where(_expanded(sel.mask, len(sel.rest)), sel.data, _identity(ufunc, sel.dtype))
+    forward = running(filled, axis=0, dtype=dtype)
     if sel.descending is False:
         return sel.like(forward)
     flip = NUMPY[np.flip]
-    backward = flip(NUMPY[fn](flip(filled, 0), axis=0, dtype=dtype), 0)
+    backward = flip(running(flip(filled, 0), axis=0, dtype=dtype), 0)
     return sel.like(backward if sel.descending is True else
                     where(sel.descending, backward, forward))
 
 
+def _identity(ufunc, dtype: np.dtype):
+    """The value an unselected row holds so that it changes no running
+    result: 0 for a sum, 1 for a product, the dtype's lowest value for a
+    maximum (and highest for a minimum; a NaN in the rows still wins)."""
+    if ufunc.identity is not None:
+        return np.asarray(ufunc.identity).astype(dtype)[()]
+    lowest = ufunc is np.maximum
+    if dtype.kind == "b":
+        return np.bool_(not lowest)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return dtype.type(info.min if lowest else info.max)
+    infinity = -np.inf if lowest else np.inf
+    return dtype.type(complex(infinity, infinity) if dtype.kind == "c" else infinity)
+
+
 FUNCTIONS = {np.diff: diff,
              np.cumsum: lambda sel, *a, **k: cumulative("cumsum", sel, *a, **k),
-             np.cumprod: lambda sel, *a, **k: cumulative("cumprod", sel, *a, **k)}
+             np.cumprod: lambda sel, *a, **k: cumulative("cumprod", sel, *a, **k),
+             np.cumulative_sum: cumulative_function(np.add),
+             np.cumulative_prod: cumulative_function(np.multiply)}
+# ufunc.accumulate, found by its ufunc (each read of np.add.accumulate is a new
+# bound method, never `is` the last)
+ACCUMULATING = (np.add, np.multiply, np.maximum, np.minimum)
 METHODS = {"cumsum": FUNCTIONS[np.cumsum], "cumprod": FUNCTIONS[np.cumprod]}

@@ -1,0 +1,255 @@
+"""Session 40g: operator.index() of a runtime NumPy integer (was refused as an
+"array attribute"), round() of a NumPy bool or complex scalar (NumPy's
+TypeError, was a number), np.isreal / np.iscomplex of runtime arrays (were
+refused), ufunc.accumulate and np.cumulative_sum / prod of a slice with
+runtime bounds (were refused, naming "np.accumulate"), max()/min() of a
+float16 scalar and a Python number it cannot hold (was inf), and more below."""
+import operator
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import raises_at
+
+
+def same(expected, got):
+    """Equal values, dtypes and Python types, element by element of tuples."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for e, g in zip(expected, got):
+            same(e, g)
+        return
+    assert type(got) is type(expected), (type(got), type(expected))
+    if isinstance(expected, (np.ndarray, np.generic)):
+        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+        np.testing.assert_array_equal(got, expected)
+    else:
+        assert got == expected or (got != got and expected != expected)
+
+
+def check(fn, *args, **compile_kwargs):
+    same(fn(*args), tpucc.compile(fn, cache=False, **compile_kwargs)(*args))
+
+
+# --- operator.index / __index__ of a runtime NumPy integer -----------------------------------
+
+def index_plus_one(x):
+    return operator.index(x[0]) + 1
+
+
+def index_method_twice(x):
+    return x[0].__index__() * 2
+
+
+def index_of_0d_array(x):
+    return operator.index(x[1:2].reshape(()))
+
+
+def index_picks_tuple_item(x):
+    return (10, 20, 30, 40)[operator.index(x[0])]
+
+
+@pytest.mark.parametrize("fn", [index_plus_one, index_method_twice, index_of_0d_array,
+                                index_picks_tuple_item])
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8, np.uint32])
+def test_index_of_a_runtime_integer_is_a_python_int(fn, dtype):
+    check(fn, np.array([3, 1], dtype))
+
+
+def index_of_array(x):
+    return operator.index(x)
+
+
+@pytest.mark.parametrize("fn, x, match", [
+    (index_plus_one, np.array([1.0, 2.0], np.float32),
+     r"TypeError: 'numpy.float32' object cannot be interpreted as an integer"),
+    (index_plus_one, np.array([True, False]),
+     r"TypeError: 'numpy.bool' object cannot be interpreted as an integer"),
+    (index_of_0d_array, np.array([1.0, 2.0]),
+     r"TypeError: only integer scalar arrays can be converted to a scalar index"),
+    (index_of_array, np.array([1, 2]),
+     r"TypeError: only integer scalar arrays can be converted to a scalar index"),
+    (index_method_twice, np.array([1.0, 2.0]),
+     r"AttributeError: 'numpy.float64' object has no attribute '__index__'"),
+])
+def test_index_of_a_non_integer_raises_numpys_error(fn, x, match):
+    with pytest.raises(Exception) as eager:
+        fn(x)
+    assert eager.type.__name__ in match
+    raises_at(fn, (x,), match=match, line_of="index", cache=False)
+
+
+# --- round() of a NumPy bool or complex scalar -----------------------------------------------
+
+def round_first(x):
+    return round(x[0])
+
+
+def round_first_digits(x):
+    return round(x[0], 0)
+
+
+def round_comparison(x):
+    return round(x[0] > 0)
+
+
+@pytest.mark.parametrize("fn", [round_first, round_first_digits, round_comparison])
+@pytest.mark.parametrize("x", [np.array([True, False]), np.array([1 + 2j, 1], np.complex64),
+                               np.array([2.5, 1.0])])
+def test_round_of_a_type_without_round_raises_numpys_type_error(fn, x):
+    try:
+        expected = fn(x)
+    except TypeError as e:
+        raises_at(fn, (x,), match=f"TypeError: {e}", line_of="round(", cache=False)
+        return
+    check(fn, x)
+
+
+def round_python_bool(x):
+    return round(bool(x[0])), round(x[0] > 0 and True or False)
+
+
+def test_round_of_a_python_bool_and_of_numbers_still_compile():
+    check(round_python_bool, np.array([2, 1]))
+    check(round_first, np.array([3, 1], np.int16))
+    check(round_first_digits, np.array([2.5, 1.0], np.float32))
+
+
+# --- np.isreal / np.iscomplex ----------------------------------------------------------------
+
+def real_and_complex(x):
+    return np.isreal(x), np.iscomplex(x)
+
+
+def real_and_complex_of_items(x):
+    return np.isreal(x[0]), np.iscomplex(x[1]), np.isreal(x.sum().reshape(()))
+
+
+def real_and_complex_of_products(x):
+    return np.isreal(x * 1j), np.iscomplex(x + 0j), np.iscomplex([1, 2j])
+
+
+@pytest.mark.parametrize("fn", [real_and_complex, real_and_complex_of_items,
+                                real_and_complex_of_products])
+@pytest.mark.parametrize("x", [
+    np.array([1, 2j, 3 + 0j, complex(0, np.nan)], np.complex64),
+    np.array([1 - 1j, 0j], np.complex128), np.array([1.0, np.nan]),
+    np.array([1, 2], np.int8), np.array([True, False]), np.array([1, 2], np.float16)])
+def test_isreal_and_iscomplex_as_numpy(fn, x):
+    check(fn, x)
+
+
+# --- ufunc.accumulate / np.cumulative_sum of a slice with runtime bounds ---------------------
+
+ACCUMULATIONS = {
+    "add.accumulate": np.add.accumulate, "multiply.accumulate": np.multiply.accumulate,
+    "maximum.accumulate": np.maximum.accumulate, "minimum.accumulate": np.minimum.accumulate,
+    "cumulative_sum": np.cumulative_sum, "cumulative_prod": np.cumulative_prod,
+    "maximum.accumulate(dtype=)": lambda v: np.maximum.accumulate(v, dtype=np.float64),
+    "cumulative_sum(dtype=)": lambda v: np.cumulative_sum(v, dtype=np.float32),
+}
+
+
+def _into_zeros(op, bounded):
+    def run(x, i, j):
+        y = np.zeros_like(op(x))
+        if bounded:
+            y[i:j] = op(x[i:j])
+        else:
+            y[i:] = op(x[i:])
+        return y
+    return run
+
+
+@pytest.mark.parametrize("name", list(ACCUMULATIONS))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("bounded", [False, True])
+def test_accumulate_of_a_runtime_slice_as_numpy(name, dtype, bounded):
+    values = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3]) % (2 if dtype is np.bool_ else 10)
+    fn = _into_zeros(ACCUMULATIONS[name], bounded)
+    for i, j in ((2, 7), (0, 10), (5, 5)):
+        x = values.astype(dtype)
+        same(fn(x, i, j),
+             tpucc.compile(fn, cache=False, runtime_args=("i", "j"))(x, i, j))
+
+
+def onset_peak(x, t):
+    k = int(np.argmax(x > t))
+    y = np.zeros_like(x)
+    y[k:] = np.maximum.accumulate(x[k:])
+    return y
+
+
+def rows_accumulated_along_columns(x, k):
+    y = np.zeros((3, 4))
+    y[k:] = np.add.accumulate(x[k:], axis=1)
+    return y
+
+
+def rows_running_minimum(x, k):
+    y = np.zeros((3, 4))
+    y[k:] = np.minimum.accumulate(x[k:])
+    return y
+
+
+def backward_running_maximum(x, k):
+    return np.maximum.accumulate(x[k::-1]).sum()
+
+
+def test_running_peak_from_an_onset_keeps_nan_as_numpy():
+    check(onset_peak, np.sin(np.linspace(0, 9, 30)), 0.3)
+    check(onset_peak, np.array([0.0, 1.0, np.nan, 3.0, -2.0]), 0.5)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_accumulate_of_a_runtime_slice_of_rows(k):
+    x = np.arange(12.0).reshape(3, 4)[::-1].copy()
+    check(rows_accumulated_along_columns, x, k, runtime_args=("k",))
+    check(rows_running_minimum, x, k, runtime_args=("k",))
+    check(backward_running_maximum, np.array([2.0, -1.0, 5.0, 3.0]), k, runtime_args=("k",))
+
+
+def cumulative_with_initial(x, k):
+    return np.cumulative_sum(x[k:], include_initial=True)
+
+
+def reduceat_of_slice(x, k):
+    return np.add.reduceat(x[k:], [0], axis=0) + np.add.accumulate(np.zeros((2, 2))[k:])
+
+
+def test_accumulate_refusals_name_the_ufunc():
+    x = np.arange(5.0)
+    raises_at(cumulative_with_initial, (x, 1), match=r"np\.cumulative_sum\(include_initial",
+              line_of="include_initial", cache=False, runtime_args=("k",))
+    err = raises_at(reduceat_of_slice, (x, 1), line_of="reduceat", cache=False,
+                    runtime_args=("k",))
+    assert "np.accumulate" not in str(err) and "np.reduceat" not in str(err)
+
+
+# --- max()/min() of a float16 scalar and a Python number it cannot hold ----------------------
+
+def max_with_huge_float(x):
+    return max(x[0], 1e10)
+
+
+def min_with_huge_int(x):
+    return min(x[0], -100000)
+
+
+@pytest.mark.parametrize("fn", [max_with_huge_float, min_with_huge_int])
+def test_max_min_of_float16_and_a_number_it_cannot_hold_is_refused(fn):
+    raises_at(fn, (np.ones(2, np.float16),), match=r"E300.*float16.*cannot hold",
+              line_of="return", cache=False)
+
+
+def max_with_fitting_number(x):
+    return max(x[0], 2.5), min(x[1], 100)
+
+
+def test_max_min_of_float16_and_a_number_it_holds():
+    # (documented: the Python number merged with the NumPy scalar takes its dtype)
+    for x in (np.array([1.0, 300.0], np.float16), np.array([1e30, 3e38], np.float32)):
+        got = tpucc.compile(max_with_fitting_number, cache=False)(x)
+        for e, g in zip(max_with_fitting_number(x), got):
+            assert type(g) is x.dtype.type and g == e
