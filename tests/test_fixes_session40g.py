@@ -253,3 +253,92 @@ def test_max_min_of_float16_and_a_number_it_holds():
         got = tpucc.compile(max_with_fitting_number, cache=False)(x)
         for e, g in zip(max_with_fitting_number(x), got):
             assert type(g) is x.dtype.type and g == e
+
+
+# --- int / int of runtime Python ints: the exact quotient rounded once -----------------------
+
+def int_quotient(x):
+    return int(x[0]) / int(x[1])
+
+
+def int_quotients_with_constants(x):
+    a = int(x[0])
+    return a / 10**9, 3**39 / (a or 1), a / 7, a / -3
+
+
+def int_quotient_in_place(x):
+    a = int(x[0])
+    a /= int(x[1])
+    return a
+
+
+def _quotient_cases():
+    rng = np.random.default_rng(40)
+    cases = [(1626397517784163999, 10**9), (2**63 - 1, 3), (-2**63, 3), (-2**63, -1),
+             (-2**63, 2**63 - 1), (1, 2**62 + 1), (-1, 2**63 - 1), (0, -5), (0, 2**60),
+             (7, 2), (2**53 + 1, 1), (2**60 + 1, -(2**55 + 3)), (5, -(2**54 + 1))]
+    cases += [tuple(int(v) for v in rng.integers(-2**63, 2**63 - 1, 2)) for _ in range(60)]
+    cases += [(int(rng.integers(1.6e18, 1.8e18)), 10**9) for _ in range(60)]
+    return np.array(cases, np.int64)
+
+
+@pytest.mark.parametrize("fn", [int_quotient, int_quotients_with_constants,
+                                int_quotient_in_place])
+def test_int_true_division_is_cpythons_correctly_rounded_quotient(fn):
+    compiled = tpucc.compile(fn, cache=False)
+    for x in _quotient_cases():
+        expected, got = fn(x), compiled(x)
+        assert repr(got) == repr(expected), (x, expected, got)
+
+
+def test_int_true_division_by_a_runtime_zero_still_raises():
+    raises_at(int_quotient, (np.array([5, 0]),), error=tpucc.errors.RuntimeRaiseError,
+              match="ZeroDivisionError|division by zero", line_of="/", cache=False)
+
+
+def numpy_int_division(x):
+    return x[0] / x[1], np.true_divide(int(x[0]), int(x[1]))
+
+
+def test_numpy_integer_division_stays_numpys_float_division():
+    check(numpy_int_division, np.array([1626397517784163999, 10**9], np.int64))
+
+
+# --- a Python int with float32 / float16: through a C double, as NumPy ------------------------
+
+K = 2**60 + 2**36 + 1
+
+
+def plus_static_int(f):
+    return f + K, f - K, K * (f + 1), np.maximum(f, K)
+
+
+def runtime_int_forms(x, f):
+    k = int(x[0])
+    g = f.copy()
+    g[0] = k
+    return (np.float32(k), f + k, k * (f + 1), np.maximum(f, k), g, np.full(2, k, np.float32),
+            np.complex64(k) + f, f + (k // 2 + 2**40), np.float32(k) / 3, np.float16(k % 70000))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.complex64])
+def test_python_int_with_a_narrow_float_array(dtype):
+    check(plus_static_int, np.zeros(2, dtype))
+
+
+@pytest.mark.parametrize("k", [K, -K, 2**63 - 1, 2**24 + 1, 2**53 + 2**29 + 1, 65519, 12345])
+def test_runtime_python_int_into_float32(k):
+    check(runtime_int_forms, np.array([k], np.int64), np.zeros(2, np.float32))
+
+
+def test_runtime_python_ints_into_float32_match_at_random():
+    rng = np.random.default_rng(9)
+    ks = np.concatenate([rng.integers(-2**63, 2**63 - 1, 200), rng.integers(2**24, 2**40, 200)])
+
+    def to_float32(x):
+        return np.float32(int(x[0])), x[1:] + int(x[0])
+    compiled = tpucc.compile(to_float32, cache=False)
+    for k in ks:
+        x = np.array([k, 0, 0], np.float32).astype(np.int64)
+        x[0] = k
+        same(to_float32(x), compiled(x))

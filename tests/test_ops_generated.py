@@ -1641,7 +1641,10 @@ OP_SKIP = {"print": "a side effect on stdout, not a value; see tests/test_straig
            "modular_power": "pow(b, e, m) of Python ints with a runtime exponent (NumPy has "
                             "none); see tests/test_fixes_session36c.py",
            "unchecked": "a runtime check whose value the program never reads (lstsq's "
-                        "residuals); see tests/test_fixes_session36e.py"}
+                        "residuals); see tests/test_fixes_session36e.py",
+           "python_int_true_divide": "int / int of runtime Python ints (CPython's exact "
+                                     "quotient; NumPy has none); see "
+                                     "tests/test_fixes_session40g.py"}
 
 
 def test_every_registered_op_is_exercised():

@@ -20,9 +20,9 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       const_aval, define_range, define_vjp, differentiated, divide, float_to_int, implements,
+                       cast_operand, const_aval, define_range, define_vjp, differentiated, divide, float_to_int, implements,
                        loop_keys, register, static_index, trunc, ufunc_loop, unfolded,
-                       unsafe_cast)
+                       unsafe_cast_operand)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -458,8 +458,9 @@ def _lower(ufunc):
         # An operand of another dtype (a weak Python float: float16_x * np.pi)
         # is rounded to the loop's dtype first, as NumPy converts it, and
         # only then widened to the compute dtype.
-        args = [cast(x, dt) if name in _NATIVE_FLOAT16 else cast(cast(x, dt), _compute_dtype(dt))
-                for x, dt in zip(args, loop)]
+        args = [cast_operand(x, a, dt) if name in _NATIVE_FLOAT16 else
+                cast(cast_operand(x, a, dt), _compute_dtype(dt))
+                for x, a, dt in zip(args, lc.in_avals, loop)]
         if len(args) == 2 and loop[0] != loop[1] and name != "ldexp":       # uint64 vs int64 comparisons
             return _mixed_sign_compare(ufunc, direct, args, loop)
         kind = loop[0].kind
@@ -1053,7 +1054,7 @@ def _astype_abstract(avals, dtype):
 
 
 def _astype_lower(lc, x, dtype):
-    return unsafe_cast(x, lc.in_avals[0].dtype, np.dtype(dtype))
+    return unsafe_cast_operand(x, lc.in_avals[0], dtype)     # (np.float32(k) of a Python int)
 
 
 register("convert", _astype_abstract, _astype_lower,
@@ -1228,7 +1229,7 @@ def _install_operators():
                 if _fast_power(a, b):
                     return emit_ufunc(_fast_power(a, b), a)
                 a = _python_int_power_base(a, b)
-            return _spanned(python_ints.checked(emit_ufunc(ufname, a, b), ufname, a, b),
+            return _spanned(python_ints.checked(_python_operator(ufname, a, b), ufname, a, b),
                             ufname, a, b)
 
         def rev(a, b):
@@ -1241,7 +1242,7 @@ def _install_operators():
             _check_python_operands(ufname, b, a)
             if ufname == "power":
                 b = _python_int_power_base(b, a)
-            return _spanned(python_ints.checked(emit_ufunc(ufname, b, a), ufname, b, a),
+            return _spanned(python_ints.checked(_python_operator(ufname, b, a), ufname, b, a),
                             ufname, a, b, reflected=True)
         return fwd, rev
 
@@ -1262,6 +1263,15 @@ def _install_operators():
         setattr(Array, f"__{stem}__", binary(ufname)[0])
     for stem, ufname in UNARY_OPERATORS.items():
         setattr(Array, f"__{stem}__", unary(ufname))
+
+
+def _python_operator(ufname, a, b):
+    """`a <op> b` of the Python operator: NumPy's ufunc, but for an int / int
+    division, which Python rounds once from the exact quotient."""
+    if ufname == "true_divide" and python_ints.is_python_int(a) and \
+            python_ints.is_python_int(b):
+        return python_ints.true_divide(a, b)
+    return emit_ufunc(ufname, a, b)
 
 
 def _refuse_sequence_repeat(seq, count) -> None:
@@ -1532,7 +1542,7 @@ def _inplace(ufname):
             if ufname == "multiply":
                 _refuse_sequence_repeat(b, a)       # n *= [0]
             _check_python_operands(ufname, a, b)
-            result = python_ints.checked(emit_ufunc(ufname, a, b), ufname, a, b)
+            result = python_ints.checked(_python_operator(ufname, a, b), ufname, a, b)
             return _kept_runtime_kind(a, _spanned(result, ufname, a, b))
         fast = _fast_power(a, b) if ufname == "power" else None
         result = emit_ufunc(fast, a) if fast else emit_ufunc(ufname, a, b)

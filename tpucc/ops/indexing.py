@@ -27,7 +27,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal, Value
 from . import boxes, elementwise, masked
-from .registry import broadcast_shapes, define_vjp, implements, register, unsafe_cast
+from .registry import broadcast_shapes, define_vjp, implements, register, unsafe_cast_operand
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 # A normalized key's (DSLICE, length): a step-1 slice of static length whose
@@ -504,7 +504,7 @@ def _setitem_lower(lc, x, v, *idx, key):
     ndim = len(_setitem_target(lc.in_avals, key))
     if v.ndim > ndim:
         v = lax.reshape(v, _value_shape(v.shape, ndim))
-    return _set(x, unsafe_cast(v, lc.in_avals[1].dtype, lc.out_avals[0].dtype), key, idx)
+    return _set(x, unsafe_cast_operand(v, lc.in_avals[1], lc.out_avals[0].dtype), key, idx)
 
 
 def _set(x, v, key, idx):

@@ -19,10 +19,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..infer.builder import const_value, emit
 from ..infer.values import Array, int_bounds
+from ..ir import AVal
+from .registry import register
 
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 
@@ -226,3 +230,87 @@ def _power_exact(a, e, r):
 
 _EXACT_AT_RUN_TIME = {"add": _add_exact, "subtract": _subtract_exact, "multiply": _multiply_exact,
                       "left_shift": _shift_exact, "power": _power_exact}
+
+
+# --- int / int: the exact quotient rounded once ------------------------------------------
+#
+# CPython divides two ints exactly and rounds the quotient once; float(a) /
+# float(b) rounds a and b first, so past 2**53 it can be an ulp off (a
+# nanosecond timestamp / 10**9).  Where both are within 2**53 the two agree
+# (IEEE division of exact operands is the rounded quotient).  Past it, long
+# division of the magnitudes gives the quotient's leading 55 bits or more
+# and a sticky bit for the remainder, which convert rounds to the double.
+
+_EXACT_FLOAT = 2**53
+_QUOTIENT_BITS = np.uint64(2**54)       # 55 bits: 53 kept, one to round by, one sticky
+
+
+def is_python_int(x) -> bool:
+    """A Python int (not bool) held in int64: static, or known at run time."""
+    if isinstance(x, Array):
+        return x.weak and x.dtype == np.int64
+    return type(x) is int and INT64_MIN <= x <= INT64_MAX
+
+
+def true_divide(a, b) -> Array:
+    """`a / b` of two Python ints, one known only at run time, as CPython."""
+    return emit("python_int_true_divide", a, b)
+
+
+def _true_divide_abstract(avals):
+    from .registry import broadcast
+    return AVal(np.dtype(np.float64), broadcast(*avals), all(a.weak for a in avals))
+
+
+def _true_divide_lower(lc, a, b):
+    from .registry import broadcast_shapes, broadcast_value, divide
+    shape = broadcast_shapes(np.shape(a), np.shape(b))
+    a, b = (broadcast_value(lax.convert_element_type(v, np.int64), shape) for v in (a, b))
+    rounded_first = divide(lax.convert_element_type(a, np.float64),
+                           lax.convert_element_type(b, np.float64))
+    past = lambda v: (v < -_EXACT_FLOAT) | (v > _EXACT_FLOAT)  # noqa: E731
+    exact = _rounded_quotient(_magnitude(a), _magnitude(b), past(a) | past(b))
+    negative = (a < 0) != (b < 0)
+    exact = lax.select(negative, -exact, exact)
+    return lax.select((past(a) | past(b)) & (a != 0) & (b != 0), exact, rounded_first)
+
+
+def _magnitude(v):
+    """|v| as a uint64 (|-2**63| too)."""
+    u = lax.convert_element_type(v, np.uint64)
+    return lax.select(v < 0, -u, u)
+
+
+def _rounded_quotient(ua, ub, needed):
+    """ua / ub rounded to a double, where `needed` (elsewhere: any value)."""
+    ub = lax.select(ub == 0, lax.full_like(ub, 1), ub)    # (the caller checks b != 0)
+    n, r = ua // ub, ua % ub
+    one, zero = lax.full_like(ub, 1), lax.full_like(ub, 0)
+    n = lax.select(needed & (ua != 0), n, lax.full_like(n, _QUOTIENT_BITS))
+    s = lax.full(n.shape, 0, np.int64)
+
+    def short(state):
+        return jnp.any(state[0] < _QUOTIENT_BITS)
+
+    def next_bit(state):        # one more bit of the quotient: r < ub <= 2**63, so 2r fits
+        n, r, s = state
+        more = n < _QUOTIENT_BITS
+        r2 = lax.shift_left(r, one)
+        bit = r2 >= ub
+        r2 = r2 - lax.select(bit, ub, zero)
+        n2 = lax.shift_left(n, one) | lax.convert_element_type(bit, np.uint64)
+        return (lax.select(more, n2, n), lax.select(more, r2, r),
+                s + lax.convert_element_type(more, np.int64))
+    n, r, s = lax.while_loop(short, next_bit, (n, r, s))
+    m = n | lax.convert_element_type(r != 0, np.uint64)
+    scale = lax.bitcast_convert_type(lax.shift_left(1023 - s, lax.full_like(s, 52)), np.float64)
+    return lax.convert_element_type(m, np.float64) * scale      # (exact: a power of two)
+
+
+def _true_divide_numpy(a, b):
+    divide = np.vectorize(lambda x, y: int(x) / int(y), otypes=[np.float64])
+    return np.asarray(divide(a, b))
+
+
+register("python_int_true_divide", _true_divide_abstract, _true_divide_lower,
+         numpy=_true_divide_numpy)

@@ -279,6 +279,34 @@ def _to_float32_rounding_to_odd(x):
     return lax.bitcast_convert_type(bits, np.float32)
 
 
+_NARROWER_THAN_DOUBLE = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64))
+
+
+def cast_operand(x, aval: AVal, dtype):
+    """cast(x, dtype) of an operand whose abstract value is `aval`: a Python
+    int (weak) becomes a float narrower than float64 through a C double, as
+    NumPy converts it (PyFloat first, then float32: two roundings, where an
+    int64 converts straight; 2**60 + 2**36 + 1 differs by an ulp).  XLA
+    folds convert(convert(i64 -> f64) -> f32) into one convert, an
+    optimization_barrier between them included, so the second rounding is
+    reduce_precision's, in float64."""
+    dtype = np.dtype(dtype)
+    if aval.weak and aval.dtype.kind in "iu" and dtype in _NARROWER_THAN_DOUBLE:
+        x = cast(x, np.dtype(np.float64))
+        if not isinstance(x, (np.ndarray, np.generic)):     # (a constant: NumPy casts it)
+            info = np.finfo(dtype)
+            x = lax.reduce_precision(x, exponent_bits=info.nexp, mantissa_bits=info.nmant)
+    return cast(x, dtype)
+
+
+def unsafe_cast_operand(x, aval: AVal, dst):
+    """unsafe_cast of an operand by its abstract value: a Python int into a
+    float32 (np.float32(k), a[i] = k) through a double, as cast_operand."""
+    if aval.weak and aval.dtype.kind in "iu":
+        return cast_operand(x, aval, np.dtype(dst))
+    return unsafe_cast(x, aval.dtype, np.dtype(dst))
+
+
 def unsafe_cast(x, src, dst):
     """x (of dtype `src`) converted to `dst` as NumPy's unsafe casting
     converts (x.astype(dst), a[...] = x): to bool, nonzero is True; a
