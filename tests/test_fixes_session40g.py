@@ -342,3 +342,61 @@ def test_runtime_python_ints_into_float32_match_at_random():
         x = np.array([k, 0, 0], np.float32).astype(np.int64)
         x[0] = k
         same(to_float32(x), compiled(x))
+
+
+# --- a variable bound only inside a runtime `while`, read after it --------------------------
+
+def newton_sqrt2(x, tol):
+    while abs(x * x - 2) > tol:
+        xn = 0.5 * (x + 2 / x)
+        x = xn
+    return xn
+
+
+def counted_while(x, n):
+    i = 0
+    while i < n:
+        y = x * i
+        last = i
+        i += 1
+    return y, last
+
+
+def array_bound_in_while(x):
+    while x.sum() < 10:
+        z = x.copy()
+        x = x * 2
+    return z
+
+
+def flag_bound_in_while(x):
+    while x[0] < 5:
+        seen = True
+        x = x + 1
+    return seen, x
+
+
+@pytest.mark.parametrize("fn, args, kwargs", [
+    (newton_sqrt2, (np.float64(1.0), 1e-12), {}),
+    (newton_sqrt2, (np.float32(3.0), 1e-3), {}),
+    (counted_while, (np.float32(2.0), 3), {"runtime_args": ("n",)}),
+    (counted_while, (2.5, 4), {"runtime_args": ("n",)}),
+    (array_bound_in_while, (np.ones(3),), {}),
+    (flag_bound_in_while, (np.array([1, 2]),), {}),
+])
+def test_variable_bound_in_a_runtime_while_that_ran(fn, args, kwargs):
+    check(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("fn, args, kwargs, name", [
+    (newton_sqrt2, (np.float64(1.4142135623730951), 1e-3), {}, "xn"),
+    (counted_while, (np.float32(2.0), 0), {"runtime_args": ("n",)}, "y"),
+    (array_bound_in_while, (np.full(3, 5.0),), {}, "z"),
+    (flag_bound_in_while, (np.array([7, 2]),), {}, "seen"),
+])
+def test_variable_bound_in_a_runtime_while_that_did_not_run_raises(fn, args, kwargs, name):
+    with pytest.raises(UnboundLocalError):
+        fn(*args)
+    raises_at(fn, args, error=tpucc.errors.RuntimeRaiseError,
+              match=f"UnboundLocalError|cannot access local variable '{name}'",
+              line_of="return", cache=False, **kwargs)

@@ -529,6 +529,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
+    maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY else set()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
     whole = taken_whole([(a.locals, a.stack) for a in arms],
@@ -551,7 +552,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         loose = _merge_loose(arms, loose)
         loose_runtime = [x for x in loose if x[4] is not None]
         _check_same_structure(flat, what)
-        slots, merged = _classify(flat, multi, what, floor)
+        slots, merged = _classify(flat, multi, what, floor, maybe_unbound)
         if same_statics_at is not None:
             _check_same_statics(slots, loose, dead_locals(frame.fc, [same_statics_at]),
                                 depths.get(same_statics_at, 0))
@@ -869,9 +870,32 @@ def _check_same_statics(slots, loose, dead: frozenset, depth: int):
             raise _PathsDiffer("the paths give an attribute different static values")
 
 
-def _classify(flat, multi: bool, what: str, floor: int):
+def _flag_bound_in_loop(frame, arms) -> set:
+    """The numbers and arrays a `while` loop's body binds first (`xn` of
+    `while abs(x * x - 2) > tol: xn = ...; x = xn`), which stay unbound
+    where its first test fails: merged with a placeholder, and a bound
+    flag (interpreter.Frame.bound_flags) makes a read after the loop raise
+    UnboundLocalError at run time where the loop did not run, as a runtime
+    `for` loop's do."""
+    names = set().union(*(a.locals for a in arms)) - set.intersection(
+        *(set(a.locals) for a in arms))
+    flagged = {n for n in names if not n.endswith(BOUND_SUFFIX) and all(
+        _number_or_array(a.locals[n]) for a in arms if n in a.locals)}
+    for n in flagged:
+        frame.bound_flags.add(n)
+        for a in arms:
+            a.locals[bound_flag(n)] = a.locals.get(bound_flag(n), n in a.locals)
+    return flagged
+
+
+def _number_or_array(v) -> bool:
+    return isinstance(v, (Array, bool, int, float, complex, np.generic))
+
+
+def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset()):
     """-> runtime slots needing a region output, and the merged leaf list with
-    static (or shared) leaves filled in."""
+    static (or shared) leaves filled in.  `maybe_unbound`: variables bound
+    on some paths only, which a flag guards (_flag_bound_in_loop)."""
     leaves = [lv for _, lv in flat]
     merged, slots = [], []
     for i, column in enumerate(zip(*leaves)):
@@ -886,7 +910,7 @@ def _classify(flat, multi: bool, what: str, floor: int):
             merged.append(Undefined(path))
             continue
         if len(defined) < len(values):
-            if not (multi or path == "<return>"):
+            if not (multi or path == "<return>" or path in maybe_unbound):
                 merged.append(Undefined(path))
                 continue
             if not _made_in_arm(defined[0], floor) and all(

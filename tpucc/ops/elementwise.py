@@ -20,7 +20,8 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       cast_operand, const_aval, define_range, define_vjp, differentiated, divide, float_to_int, implements,
+                       cast_operand, const_aval, define_range, define_vjp, differentiated, divide,
+                       float_to_int, implements,
                        loop_keys, register, static_index, trunc, ufunc_loop, unfolded,
                        unsafe_cast_operand)
 
