@@ -457,8 +457,8 @@ def _static_while_as_while(frame, header, stops, loop_stops, count):
         what = e.message if isinstance(e, StaticValueError) else e.what
         why = f"its body needs a static value ({what})"
     except TpuccError as e:     # a list that grows, a tuple that gets longer
-        if isinstance(e, InternalError):
-            raise
+        if isinstance(e, (InternalError, LimitError)):
+            raise               # (a loop that never ends, said at its line)
         why = f"it cannot run as one runtime loop ({e.message})"
     frame.locals, frame.stack = locals0, stack0
     del ctx().region.ops[emitted:]

@@ -185,7 +185,17 @@ def _searchsorted_lower(lc, a, v, side):
 
     bounds = (jnp.zeros(v.shape, np.int64), jnp.full(v.shape, n, np.int64))
     # the interval at least halves each step
+    if n <= _UNROLLED_SEARCH_MAX:
+        # A short array's few steps unrolled: no While in the program (the
+        # masked selections of a loop's runtime slices search their rows;
+        # the loop stays one While).
+        for _ in range(n.bit_length()):
+            bounds = halve(None, bounds)
+        return bounds[0]
     return lax.fori_loop(0, n.bit_length(), halve, bounds)[0]
+
+
+_UNROLLED_SEARCH_MAX = 4096     # 13 steps; 50 000 unrolled took XLA:CPU 4.6 s
 
 
 register("searchsorted", lambda avals, side: AVal(np.dtype(np.int64), avals[1].shape, False),
