@@ -677,6 +677,10 @@ class Interpreter:
         static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fget is not None:
             self._guard_attr(obj, name, static)
+            held = self._library_property_array(obj, static)
+            if held is not None:
+                return self.capture(held, ("attr", type(obj).__name__, name),
+                                    lambda o=obj: getattr(o, name), obj, ("attr", name))
             return self.call(static.fget, [obj], {})
         # (a library object's, np.finfo(x.dtype).tiny, is a static fact that
         # NumPy's own getter computes now, below, as eagerly)
@@ -718,6 +722,18 @@ class Interpreter:
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name), obj, ("attr", name))
+
+    def _library_property_array(self, obj, prop):
+        """The array a library object's property gives (`p.coeffs` of an
+        np.poly1d made outside): a runtime input read again at every call,
+        as an attribute holding an array is; evaluated now, as a library
+        call on static values would be, it would miss updates in place
+        between calls.  None where the property is the user's, the object
+        was made by compiled code, or the value is not an array."""
+        if not _is_library(prop.fget) or id(obj) in self.fresh_ids:
+            return None
+        value = prop.fget(obj)
+        return value if isinstance(value, np.ndarray) else None
 
     def _cached_property(self, obj, name, prop):
         """obj.name of a functools.cached_property not computed yet: its
@@ -1890,6 +1906,9 @@ class Interpreter:
                 view = fn()         # its .mapping is a read-only proxy: remember the dict
                 self.dict_views[id(view)] = (view, fn.__self__)
                 return view
+        if isinstance(fn, np.poly1d) and not any(isinstance(a, np.poly1d) for a in args):
+            # p(x): NumPy's poly1d.__call__ evaluates its coefficients at x
+            return self.call(np.polyval, [self.getattr(fn, "coeffs"), *args], kwargs)
         call = class_attribute(type(fn), "__call__")
         if isinstance(call, types.FunctionType) and not _is_library(call):
             self.guard_class(fn)
@@ -2056,6 +2075,10 @@ class Interpreter:
         if issubclass(cls, (np.iinfo, np.finfo)) and not _any_runtime(args, kwargs):
             # np.iinfo(np.int8), np.finfo(x.dtype): static facts about a dtype.
             return self._library_call(cls, args, kwargs)
+        if cls is np.poly1d and not _any_runtime(args, kwargs):
+            # np.poly1d([1.0, 2.0]): NumPy's object now, made by compiled code
+            # (its coefficients are constants, p.deriv() one too)
+            return self.fresh(self._library_call(cls, args, kwargs))
         if cls is itertools.count and self.result_feeds_loop():
             counting = counting_range(args, kwargs)     # (no one else holds the iterator)
             if counting is not None:
