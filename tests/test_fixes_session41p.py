@@ -64,3 +64,38 @@ def test_poly1d_of_runtime_coefficients_is_refused_at_the_line():
         return np.poly1d(c)(x)
     raises_at(f, (np.ones(3), np.array([1.0, 2.0])), tpucc.errors.UnsupportedError,
               match="trim_zeros", line_of="np.poly1d(c)", cache=False)
+
+
+# --- complex division by a number known while compiling --------------------------------
+SPECIAL = np.array([1 + 2j, -0.0 + 0j, 0j, -0.0 - 0.0j, np.inf + 1j, 1 + np.inf * 1j,
+                    np.nan + 0j, 3.3 - 1.7j, -np.inf - np.inf * 1j, 1e308 + 1e308j, 0.1 + 0.7j])
+
+
+def _bitwise_same(expected, got):
+    assert expected.dtype == got.dtype
+    for e, g in zip(np.r_[expected.real, expected.imag], np.r_[got.real, got.imag]):
+        assert (np.isnan(e) and np.isnan(g)) or (e == g and np.signbit(e) == np.signbit(g)), \
+            (expected, got)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("divisor", [4, 3, 0.1, 7.0, 2 + 1j, 1j, -3j, 0, 0j, -0.0, 1e300,
+                                     np.inf, 0.5 - 0.25j])
+def test_complex_division_by_a_constant_is_numpys_bit_for_bit(dtype, divisor):
+    def f(z):
+        return z / divisor
+    z = SPECIAL.astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = f(z)
+    _bitwise_same(expected, tpucc.compile(f, cache=False)(z))
+
+
+def test_complex_division_by_a_constant_is_a_few_operations():
+    """Smith's branch is chosen while compiling: no compare/select pairs for
+    the divisor's parts, as the division by a runtime divisor needs."""
+    from conftest import count_hlo, hlo
+    z = SPECIAL.astype(np.complex128)
+    by_constant = hlo(tpucc.compile(lambda z: z / 4, cache=False), z)
+    by_runtime = hlo(tpucc.compile(lambda z, d: z / d, cache=False), z, np.complex128(4))
+    assert count_hlo(by_constant, "select") == 0
+    assert count_hlo(by_runtime, "select") > 0
