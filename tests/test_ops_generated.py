@@ -934,6 +934,15 @@ gen_gradient = rotating(
     once=[v(arr(1)), v(arr(3), edge_order=3), v(arr(3, 4), 1.0, 2.0, 3.0)])
 gen_ediff1d = rotating(v(arr(3, 4)), v(arr(5), to_begin=arr(2)), v(arr(0)),
                        v(arr(4), to_end=arr(), to_begin=0))
+gen_unpackbits = rotating(
+    v(arr(2, 3, dtype=np.uint8)), v(arr(2, 3, dtype=np.uint8), axis=1),
+    v(arr(4, dtype=np.uint8), count=-3, bitorder="little"), v(arr(3, dtype=np.uint8), count=30),
+    v(arr(dtype=np.uint8)), v(arr(0, dtype=np.uint8)),
+    once=[v(arr(3)), v(arr(2, dtype=np.uint8), count=-17), v(arr(2, dtype=np.uint8), bitorder="lx"),
+          v(arr(2, dtype=np.uint8), bitorder="B")])
+gen_packbits = rotating(v(arr(11)), v(arr(3, 5), axis=1), v(arr(10, 2), axis=0, bitorder="little"),
+                        v(arr(8)), v(arr()), v(arr(2, 0), axis=0),
+                        once=[v(arr(3), bitorder="bigx"), v(arr(3), bitorder="b")])
 gen_unwrap = rotating(v(arr(6)), v(arr(3, 4), axis=0), v(arr(5), period=6),
                       v(arr(5), discont=4.0), once=[v(arr())])
 
@@ -1398,6 +1407,7 @@ FUNCTION_KINDS = {
     "nancumsum": (gen_cumulative, ALL_DTYPES), "nancumprod": (gen_cumulative, ALL_DTYPES),
     "select": (gen_select, ALL_DTYPES),
     "trapezoid": (gen_trapezoid, ALL_DTYPES), "gradient": (gen_gradient, ALL_DTYPES),
+    "packbits": (gen_packbits, ALL_DTYPES), "unpackbits": (gen_unpackbits, CORE),
     "ediff1d": (gen_ediff1d, ALL_DTYPES), "unwrap": (gen_unwrap, ALL_DTYPES),
     "interp": (gen_interp, ALL_DTYPES), "cross": (gen_cross, ALL_DTYPES),
     "vander": (gen_vander, ALL_DTYPES), "polyval": (gen_polyval, ALL_DTYPES),

@@ -449,6 +449,79 @@ def index_trick(obj, key):
     return concatenate([astype(x, dtype) for x in objs], obj.axis)
 
 
+# --- packbits / unpackbits: the bits of uint8 bytes along an axis ------------------------
+
+# The bit each of a byte's 8 positions holds, by bitorder.
+_BIT_SHIFTS = {"big": np.arange(7, -1, -1, dtype=np.uint8), "little": np.arange(8, dtype=np.uint8)}
+
+
+def _bit_order(bitorder, unpacking: bool) -> np.ndarray:
+    """The shifts for NumPy's spelling: packbits reads "big..." or
+    "little...", unpackbits only the first letter."""
+    if not isinstance(bitorder, str):
+        raise UserCodeError(f"TypeError: {'un' if unpacking else ''}pack() argument "
+                            f"{4 if unpacking else 3} must be str, not {type(bitorder).__name__}")
+    for name in _BIT_SHIFTS:
+        if bitorder.startswith(name[0] if unpacking else name):
+            return _BIT_SHIFTS[name]
+    raise UserCodeError("ValueError: 'order' must begin with 'l' or 'b'" if unpacking else
+                        "ValueError: 'order' must be either 'little' or 'big'")
+
+
+@implements(np.unpackbits)
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Each byte as 8 uint8 bits along `axis` (the flattened array's where
+    None); `count` keeps that many bits (padding with zeros), or drops
+    -count from the end."""
+    a = as_array(a)
+    if a.dtype != np.uint8:
+        raise UserCodeError("TypeError: Expected an input array of unsigned byte data type")
+    shifts = _bit_order(bitorder, unpacking=True)
+    if axis is None or a.ndim == 0:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, a.ndim)
+    bits = (a[..., None] >> shifts) & np.uint8(1)         # (..., n, ..., 8)
+    bits = moveaxis(bits, -1, axis + 1)
+    shape = a.shape[:axis] + (8 * a.shape[axis],) + a.shape[axis + 1:]
+    bits = reshape(bits, shape)
+    return bits if count is None else _bits_counted(bits, axis, count)
+
+
+def _bits_counted(bits, axis: int, count: int):
+    total = bits.shape[axis]
+    keep = count if count >= 0 else total + count
+    if keep < 0:
+        raise UserCodeError("ValueError: -count larger than number of elements")
+    if keep <= total:
+        return bits[along(axis, slice(0, keep))]
+    zeros = NUMPY[np.zeros](bits.shape[:axis] + (keep - total,) + bits.shape[axis + 1:],
+                            np.uint8)
+    return concatenate([bits, zeros], axis)
+
+
+@implements(np.packbits)
+def packbits(a, axis=None, bitorder="big"):
+    """Groups of 8 elements along `axis` (nonzero: a 1 bit) as uint8 bytes,
+    the last group padded with zeros."""
+    a = as_array(a)
+    if a.dtype.kind not in "biu":
+        raise UserCodeError("TypeError: Expected an input array of integer or boolean data "
+                            "type")
+    shifts = _bit_order(bitorder, unpacking=False)
+    if axis is None or a.ndim == 0:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    bits = astype(a != 0, np.uint8)
+    if n % 8:
+        pad = [(0, 0)] * a.ndim
+        pad[axis] = (0, 8 - n % 8)
+        bits = NUMPY[np.pad](bits, pad)
+    groups = reshape(bits, a.shape[:axis] + (-(-n // 8), 8) + a.shape[axis + 1:])
+    groups = moveaxis(groups, axis + 1, -1)
+    return NUMPY[np.sum](groups << shifts, axis=-1, dtype=np.uint8)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer import checks  # noqa: E402
