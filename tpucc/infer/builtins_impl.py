@@ -654,6 +654,10 @@ def _extreme(builtin_fn, pick_later):
             if default is not _NO_DEFAULT:
                 return default
             return builtin_fn(())       # raises Python's own ValueError: the user's error
+        if key is not None and len(items) > builder.ctx().options.get("unroll", 32) \
+                and _all_alike_arrays(items):
+            # (max(rows, key=...): the key traced once, in one While)
+            return interp.call(_keyed_extreme_loop, [list(items), key, pick_later], {})
         keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
         if not any(isinstance(k, Array) for k in keys):
             if len(keys) > 1 and all(type(k) is tuple for k in keys) \
@@ -693,12 +697,16 @@ def _extreme(builtin_fn, pick_later):
             items = keys = chosen
         else:
             items = chosen
-        best, best_key = items[0], keys[0]
-        for v, k in zip(items[1:], keys[1:]):
-            better = pick_later(k, best_key)     # (the first of equal keys wins, as Python's)
-            best = emit("select", better, v, best, weak_result=True)
-            best_key = best if key is None else emit("select", better, k, best_key,
-                                                     weak_result=True)
+        if len(items) > _CHAINED_PICKS and _all_alike_arrays(items) \
+                and _all_alike_arrays(keys) and keys[0].dtype.kind in "biuf":
+            best = list_loops.picked(items, _first_best_position(keys, pick_later))
+        else:
+            best, best_key = items[0], keys[0]
+            for v, k in zip(items[1:], keys[1:]):
+                better = pick_later(k, best_key)    # (the first of equal keys wins, as Python's)
+                best = emit("select", better, v, best, weak_result=True)
+                best_key = best if key is None else emit("select", better, k, best_key,
+                                                         weak_result=True)
         if key is None and len(items) > 1 and best.dtype.kind in "iu":   # max(i, 0)
             bounds = [int_bounds(v) for v in items]
             if None not in bounds:
@@ -710,6 +718,33 @@ def _extreme(builtin_fn, pick_later):
             best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
     return impl
+
+
+# Up to this many items, max()/min() picks by a chain of selects; beyond, the
+# position of the best key is found on the stacked keys and the item picked
+# by it: XLA:CPU fuses a long chain of selects, each used twice, at a cost
+# that grows with its square (max of 200 rows by key: 53 s).
+_CHAINED_PICKS = 8
+
+
+def _all_alike_arrays(values) -> bool:
+    return all(isinstance(v, Array) for v in values) and len({v.aval for v in values}) == 1
+
+
+def _first_best_position(keys, pick_later):
+    """The position Python's max (pick_later: >) or min (<) picks among
+    runtime number keys: the first best; a NaN never beats the running best,
+    and nothing beats a NaN in front."""
+    from ..ops import shape
+    from ..ops.registry import NUMPY
+    stacked = shape.stack(keys)
+    find = NUMPY[np.argmax] if pick_later is operator.gt else NUMPY[np.argmin]
+    if stacked.dtype.kind != "f":
+        return find(stacked)
+    nan = NUMPY[np.isnan](stacked)
+    worst = -np.inf if pick_later is operator.gt else np.inf
+    position = find(NUMPY[np.where](nan, worst, stacked))
+    return NUMPY[np.where](nan[0], 0, position)
 
 
 def _static_real(v) -> bool:
@@ -747,6 +782,19 @@ def _extreme_loop(items, better):
     for item in items:
         if better(item, best):
             best = item
+    return best
+
+
+def _keyed_extreme_loop(items, key, better):
+    """Python's max/min of many alike arrays by a key, as its own loop (one
+    While, list_loops.py): one key and one pick per item unrolled cost XLA
+    a kernel each, 8 s for 200 rows."""
+    best = items[0]
+    best_key = key(best)
+    for item in items[1:]:
+        k = key(item)
+        if better(k, best_key):
+            best, best_key = item, k
     return best
 
 
