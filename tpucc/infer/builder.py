@@ -81,6 +81,10 @@ class Context:
     # The counted loops whose While is being built, innermost last: the
     # lists their bodies grow (stacking.Growth).
     growths: list = field(default_factory=list)
+    # Per static range loop ((code, header block)) that could not be one
+    # counted While: (why, how many times that was tried).  After a few
+    # refusals it is unrolled at once (loops.run_loop).
+    uncounted_loops: dict = field(default_factory=dict)
     # Per loop ((code, header block)): the arrays that exist before every
     # region (serial 0: captured arrays, the checks' code and message slots)
     # that its While carried the last time it was built.  The next build

@@ -78,7 +78,12 @@ def run_loop(frame, header: int, stops) -> Exit:
     # distance's 12 x 12 table), so the inner one becomes a counted While.
     enclosing = ctx().unrolled_trips
     peel = False
+    refused = ctx().uncounted_loops.get((frame.fc.code, header))
     if isinstance(it, RangeIter) and it.is_static() and it.remaining() > 1 \
+            and it.remaining() * enclosing > budget and refused is not None \
+            and refused[1] >= _COUNTED_TRIALS:
+        unrolled_because = refused[0]       # (as the times before: no trial again)
+    elif isinstance(it, RangeIter) and it.is_static() and it.remaining() > 1 \
             and it.remaining() * enclosing > budget:
         counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
         if isinstance(counted, Exit):
@@ -89,6 +94,8 @@ def run_loop(frame, header: int, stops) -> Exit:
         if not peel and unrolled_because != COMPUTES_NUMBERS and it.remaining() > 2 and \
                 _try_counted_but_last(frame, header, stops, loop_stops, it, enclosing):
             it = _for_iterator(frame, header)       # the last iteration, unrolled
+        elif not peel:
+            _note_uncounted(frame, header, unrolled_because)
     if isinstance(it, SeqIter) and it.remaining() > 2 and it.remaining() * enclosing > budget:
         counted = _try_counted_list(frame, header, stops, loop_stops, it, enclosing)
         if isinstance(counted, Exit):
@@ -119,6 +126,21 @@ def run_loop(frame, header: int, stops) -> Exit:
         return _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because)
     finally:
         ctx().unrolled_trips = enclosing
+
+
+# A static range loop met again (an inner loop of unrolled ones) after this
+# many refusals of its counted While is unrolled without trying once more:
+# each trial traces its body, and a 24 x 24 x 24 nest of loops over Python
+# numbers spent nearly all its 50 s of compiling on 600 trials refused alike.
+# Unrolling is exact; a later entry that could have been a While is only
+# larger.
+_COUNTED_TRIALS = 2
+
+
+def _note_uncounted(frame, header, why):
+    key = (frame.fc.code, header)
+    times = ctx().uncounted_loops.get(key, (why, 0))[1]
+    ctx().uncounted_loops[key] = (why, times + 1)
 
 
 def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
