@@ -414,6 +414,12 @@ def _key_with_places(x, runtime_scalar, leaves, places, here):
     the argument) as runtime leaves."""
     if not places:
         return _key(x, runtime_scalar, leaves)
+    if ("buffer", here) in places and infer.buffers.is_buffer(x):
+        # its memory a runtime input (infer.buffers); its contents keyed as
+        # before, for what the program reads of them at compile time
+        leaf = infer.buffers.leaf_of(x)
+        leaves.append(leaf)
+        return ("B", leaf.dtype, leaf.shape, _key(x, runtime_scalar, []))
     if type(x) in (bool, int, float, complex) and here in places:
         leaves.append(_fits_int64(x))
         return ("R", type(x))
@@ -1193,6 +1199,9 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
             continue
         if wb[0] == "item":
             _put_argument_item(arguments, wb[1], wb[2], _converted(wb[3], value, outs))
+            continue
+        if wb[0] == "buffer":       # a bytearray argument written through np.frombuffer
+            infer.buffers.write_back(argument_at(arguments, wb[1], wb[2]), np.asarray(value))
             continue
         if wb[0] in ("global", "setitem"):     # a namespace's or a container's item
             wb[1][wb[2]] = _converted(wb[3], value, outs)

@@ -60,6 +60,7 @@ import types
 import numpy as np
 
 from . import cache, envvars
+from .infer.scalar_state import Places
 from .infer.values import frozen_kind
 
 FORMAT = "trace-v1"
@@ -340,6 +341,9 @@ def describe(traced, w: Walk) -> dict:
             c.number is not None for c in traced.captured):
         # places found by walking the arguments (infer.scalar_state): by object
         raise NotReplayable("rebinds argument items or Python numbers")
+    if any(key[0] == "buffer" for key in getattr(traced, "places", Places()).promoted):
+        # (a new process keys its first call without the buffer's memory)
+        raise NotReplayable("reads a bytes, bytearray or array.array argument as an array")
     if traced.appends:
         raise NotReplayable("appends to lists from outside the call (found by identity)")
     if traced.aliases:

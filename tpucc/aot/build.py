@@ -595,6 +595,13 @@ def _writebacks(ep, traced) -> list:
         raise BuildError(f"entry {ep.name!r} appends to a list from outside it, which a "
                          "loaded artifact cannot replay", ep.loc,
                          hint="return the values instead")
+    if any(key[0] == "buffer" for key in traced.places.promoted):
+        # (an artifact's arguments are arrays: a Python buffer has no spec)
+        raise BuildError(f"entry {ep.name!r} reads a bytes, bytearray or array.array argument "
+                         "through NumPy (np.frombuffer, np.asarray), which an artifact's "
+                         "arguments cannot be", ep.loc,
+                         hint="declare that argument as a uint8 array (the caller passes "
+                              "np.frombuffer(data, np.uint8))")
     locs = getattr(traced, "writeback_locs", None) or []
     for i, wb in enumerate(traced.writebacks):
         # the line that assigned it, where the trace recorded one

@@ -26,7 +26,7 @@ from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, T
 from ..ir import AVal, Region, Value
 from ..ops.indexing import chained_view, numpy_view
 from ..ops.registry import const_aval
-from . import appends, builder, checks, scalar_state
+from . import appends, buffers, builder, checks, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .builtins_impl import warnings_at_program_lines
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
@@ -261,6 +261,28 @@ def _bind_leaf(x, runtime_scalar: bool, params: list, arrays: list, sources: lis
     return arr
 
 
+def _bind_buffer(x, place, params, arrays, sources, interp):
+    """A bytes, bytearray or array.array argument stays static; where an
+    earlier trace read it through NumPy (infer.buffers), its memory is a
+    runtime input too (driver.signature_key passes it), bound to an Array
+    that np.frombuffer(x) / np.asarray(x) answer, and whose updates are
+    written back into the caller's memory."""
+    interp.argument_buffers[id(x)] = place
+    if buffers.buffer_key(*place[:2]) not in interp.scalars.promoted:
+        return x
+    root, keys, path = place
+    leaf = buffers.leaf_of(x)
+    check_runtime_dtype(leaf.dtype, f"argument {path}")
+    p = Value(AVal(leaf.dtype, leaf.shape, False))
+    params.append(p)
+    sources.append(f"argument {path} (its buffer)")
+    arr = Array(p)
+    arr.frozen = frozen_kind(leaf)          # bytes: read-only, as NumPy's view is
+    arrays.append((arr, p))
+    interp.bound_buffers[id(x)] = buffers.BoundBuffer(arr, p, root, keys)
+    return x
+
+
 def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
     """Arguments with runtime leaves replaced by Arrays, in new containers.
     `root`: the argument's position or keyword, which names its items'
@@ -268,7 +290,9 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
     td_leaves: list = []
     td = flatten(value, name or "arg", td_leaves)
     promoted = interp.scalars.promoted
-    bound = [_bind_leaf(v, runtime_scalar or ("promoted" if scalar_state.item_key(root, keys)
+    bound = [_bind_buffer(v, (root, keys, path), params, arrays, sources, interp)
+             if buffers.is_buffer(v) else
+             _bind_leaf(v, runtime_scalar or ("promoted" if scalar_state.item_key(root, keys)
                                               in promoted else False),
                         params, arrays, sources, path)
              for (path, v), keys in zip(td_leaves, _leaf_keys(value))]
@@ -487,14 +511,18 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         else:
             out_static.append(v.items if type(v) is OutsideList else v)
     captured = list(interp.captured.values())
-    inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)}
+    # (a buffer argument's memory is passed as a copy: no alias of it)
+    buffer_places = {id(b.array): (b.root, b.keys) for b in interp.bound_buffers.values()}
+    inputs = {id(arr): ("arg", i) for i, (arr, _) in enumerate(arrays)
+              if id(arr) not in buffer_places}
     inputs.update({id(c.array): ("captured", i) for i, c in enumerate(captured) if not c.tie})
     returned_aliases = _returned_aliases(out_leaves, inputs)
     writebacks, writeback_locs = [], []
     for i, (arr, p) in enumerate(arrays):
         if arr.var is not p:
             results.append(arr.var)
-            writebacks.append(("arg", i))
+            writebacks.append(("buffer",) + buffer_places[id(arr)] if id(arr) in buffer_places
+                              else ("arg", i))
             writeback_locs.append(None)
     for i, c in enumerate(captured):
         if c.updated():

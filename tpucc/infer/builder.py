@@ -352,6 +352,8 @@ def _check_result(name: str, aval: AVal):
                          f"({_NON_NUMERIC[dtype.kind]}): compiled code holds only boolean and "
                          "numeric arrays", current_loc(),
                          "keep strings and objects outside the compiled function")
+    if not dtype.isnative:
+        refuse_byte_order(dtype, f"{name} would give an array")
     if dtype.itemsize > (16 if dtype.kind == "c" else 8):      # longdouble, clongdouble
         raise DTypeError(f"{name} would give an array of dtype {dtype}: compiled code holds "
                          "numbers of at most 64 bits (XLA has no extended precision)",
@@ -364,6 +366,26 @@ def _check_result(name: str, aval: AVal):
                          "check the shape (NumPy raises MemoryError for it)")
 
 
+def refuse_byte_order(dtype: np.dtype, what: str):
+    """A dtype of the other byte order ('>u2' on a little-endian machine)
+    made inside the function: XLA holds native-order numbers only, and a
+    result read back in native order would have another dtype than NumPy's
+    (np.dtype('>u2') != np.dtype('<u2'))."""
+    native = dtype.newbyteorder("=")
+    if native.kind in "iu" and native.itemsize > 1:
+        k = native.itemsize
+        swap = (f" (to read big-endian numbers: b = np.frombuffer(data, np.uint8).astype("
+                f"np.uint{8 * k}).reshape(-1, {k}); v = b[:, 0]; then v = (v << 8) | b[:, j] "
+                f"for each next column j < {k}"
+                + (f"; v.view(np.{native.name})" if native.kind == "i" else "") + ")")
+    else:
+        swap = ""
+    raise DTypeError(f"{what} of non-native byte order ({dtype.str}): compiled code holds "
+                     "native-order numbers only", current_loc(),
+                     f"compute with the native dtype np.{native.name}{swap}, and convert "
+                     f"the result with .astype('{dtype.str}') outside the compiled function")
+
+
 def human_bytes(n: int) -> str:
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
@@ -374,6 +396,8 @@ def human_bytes(n: int) -> str:
 def const_value(x) -> Value:
     """A Value holding a static scalar or ndarray (Python scalars are weak)."""
     aval = const_aval(x)
+    if not aval.dtype.isnative:     # np.frombuffer(b"..", ">u2") folded now
+        refuse_byte_order(aval.dtype, "an array")
     if aval.dtype.kind not in "biufc":
         raise DTypeError(f"an array of dtype {aval.dtype} ({_kind_of(x)}) cannot be used by "
                          "compiled code",

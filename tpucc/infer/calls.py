@@ -34,7 +34,7 @@ from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
-from . import builder
+from . import buffers, builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
@@ -410,6 +410,10 @@ class Interpreter:
         # The same for the arguments' arrays, by the caller's array:
         # id(ndarray) -> (Array, param Value, ndarray) (capture's ties)
         self.argument_arrays: dict[int, tuple] = {}
+        # bytes, bytearray and array.array arguments: id -> (root, keys,
+        # name); those read as runtime arrays: id -> buffers.BoundBuffer
+        self.argument_buffers: dict[int, tuple] = {}
+        self.bound_buffers: dict[int, tuple] = {}
         # The argument copies whose arrays the trace read through the
         # caller's container (_shared_argument_item): id -> the copy
         self.shared_argument_copies: dict[int, object] = {}
@@ -1091,6 +1095,7 @@ class Interpreter:
             return obj[key]
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
+        buffers.refuse_stale_read(self, obj, "data[...]")
         method = self.user_dunder(obj, "__getitem__")
         if method is not None:
             return self.inline(method, [obj, key], {})
@@ -1672,6 +1677,7 @@ class Interpreter:
             return v
         if isinstance(v, range):
             return RangeIter(v.start, v.stop, v.step)
+        buffers.refuse_stale_read(self, v, "iterating over it")
         if isinstance(v, RuntimeRange):
             return RangeIter(v.start, v.stop, v.step, v.rows)
         if type(v) in ENDLESS:     # read as the loop gets to each item
@@ -1802,6 +1808,11 @@ class Interpreter:
         impl = BUILTINS.get(fn) if hashable else None
         if impl is not None:
             return impl(self, *args, **kwargs)
+        if hashable and buffers.reads_buffer(fn, args):    # np.frombuffer(data): its memory
+            out = buffers.numpy_read(self, fn, args, kwargs)
+            if out is not None:
+                return out
+            return buffers.snapshot(args[0], self._numpy_or_library_call(fn, args, kwargs))
         impl = NUMPY.get(fn) if hashable else None
         if impl is not None:
             return self._numpy_call(fn, impl, args, kwargs)
@@ -1930,6 +1941,11 @@ class Interpreter:
         return self.capture(value, ("call", getattr(fn, "__module__", None), name),
                             lambda: fn(*args, **kwargs))
 
+    def _numpy_or_library_call(self, fn, args, kwargs):
+        impl = NUMPY.get(fn)
+        return self._library_call(fn, args, kwargs) if impl is None else \
+            self._numpy_call(fn, impl, args, kwargs)
+
     def _numpy_call(self, fn, impl, args, kwargs):
         if isinstance(fn, np.ufunc):     # NumPy's protocols on the user's objects, interpreted
             out = dunders.array_ufunc(self, fn, args, kwargs)
@@ -2032,6 +2048,8 @@ class Interpreter:
             error.generic_hint = True   # (a library's own caller may say it better)
             raise error
         _refuse_outside_iterators(args, kwargs)     # (the library would advance them now)
+        for v in (owner, *args, *kwargs.values()):  # data.decode(), hash(data), ...
+            buffers.refuse_stale_read(self, v, f"{getattr(fn, '__name__', 'a library call')}()")
         if getattr(fn, "__name__", None) in _ADVANCING:
             refuse_outside_iterator(owner)          # it.__next__(), gen.send(v)
         # Iterators made by compiled code (a generator expression, map, zip)
@@ -2045,7 +2063,11 @@ class Interpreter:
         result = fn(*args, **kwargs)
         _refuse_runtime_keys(result, getattr(fn, "__self__", None), *args)
         if isinstance(result, np.ndarray):
-            return Array(builder.const_value(result))
+            constant = Array(builder.const_value(result))
+            # np.frombuffer(b"..."): a view of immutable memory, read-only in
+            # NumPy, so writing into it must raise as it does there
+            constant.frozen = frozen_kind(result)
+            return constant
         return result
 
     def _capture_default_arrays(self, fn, locals_: dict) -> dict:
@@ -2083,6 +2105,7 @@ class Interpreter:
             counting = counting_range(args, kwargs)     # (no one else holds the iterator)
             if counting is not None:
                 return counting
+        buffers.refuse_bytes_of_runtime(self, cls, args)
         if not _is_user_class(cls):
             # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
             # an iterator made by compiled code exists only here, so it gets a real one

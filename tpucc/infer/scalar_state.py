@@ -141,11 +141,14 @@ class Places(NamedTuple):
 
 def promoted_items(promoted) -> dict:
     """{root: {keys, ...}} of the argument items among `promoted` keys: what
-    driver.signature_key reads as runtime leaves."""
+    driver.signature_key reads as runtime leaves.  A buffer argument read as
+    a runtime array (infer.buffers) is there as ("buffer", keys)."""
     out: dict = {}
     for key in promoted:
         if key[0] == "item":
             out.setdefault(key[1], set()).add(key[2])
+        elif key[0] == "buffer":
+            out.setdefault(key[1], set()).add(("buffer", key[2]))
     return {root: frozenset(keys) for root, keys in out.items()}
 
 
@@ -206,7 +209,9 @@ def trace_promoting(trace_once, places: Places):
                 # (`m.t += 1` in a loop that also appends to an outside list:
                 # the append, not the counter, is what to report)
                 raise kept_static[1] from None
-            fresh = [(k, w) for k, w in added if k in state.promoted]
+            # (a buffer read as a runtime array is no number needed static:
+            # the error is the program's own)
+            fresh = [(k, w) for k, w in added if k in state.promoted and k[0] != "buffer"]
             if not fresh:
                 raise
             keys = {k for k, _ in fresh}

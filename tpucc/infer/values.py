@@ -320,6 +320,8 @@ JAX = "jax"
 READ_ONLY = "read-only"
 CHOSEN = "chosen"       # ls[i] with a runtime i: a copy of one of the list's arrays
 WINDOWS = "windows"     # sliding_window_view(writeable=True): a copy of overlapping windows
+ASSEMBLED = "assembled"     # np.frombuffer(bytearray, wider dtype): numbers made from its bytes
+SNAPSHOT = "snapshot"       # np.frombuffer(a global bytearray): its contents when compiled
 
 
 def frozen_kind(value) -> str | None:
@@ -354,6 +356,20 @@ def _refuse_update(kind):
             "writing through sliding_window_view(writeable=True): the windows overlap, and "
             "compiled code reads them as a copy that writes cannot go through",
             hint="update the array itself (x[start:start + n] = ...)")
+    if kind == ASSEMBLED:
+        raise SideEffectError(
+            "writing through np.frombuffer(data, dtype) of a bytearray with a dtype wider than "
+            "a byte: compiled code assembles the numbers from the bytes, a copy that writes "
+            "cannot go through to the bytearray",
+            hint="write the bytes themselves through np.frombuffer(data, np.uint8), or update a "
+                 "copy (x = x.copy())")
+    if kind == SNAPSHOT:
+        raise SideEffectError(
+            "writing through a NumPy view of a bytearray or array.array that is not an argument "
+            "of the compiled function (or read with options compiled code does not take): "
+            "compiled code reads it as a constant, so the write would not reach it",
+            hint="pass the buffer as an argument (np.frombuffer(data, np.uint8) of it is then "
+                 "written back), or update a copy (x = x.copy())")
     if kind == JAX:
         raise SideEffectError(
             "jax arrays are immutable: item assignment and in-place updates of one raise "
