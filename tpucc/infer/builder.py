@@ -272,8 +272,10 @@ def emit(name: str, *operands, **attrs):
     except TpuccError as e:
         raise e.with_loc(current_loc()) from None
     except (ValueError, TypeError, IndexError) as e:
-        error = DTypeError if _is_dtype_refusal(e) else ShapeError
-        raise error(f"{name}: {_shapes(avals)}: {e}", current_loc()) from None
+        error = (DTypeError if _is_dtype_refusal(e) else ShapeError)(
+            f"{name}: {_shapes(avals)}: {e}", current_loc())
+        error.op_reason = str(e)    # (static_arguments.call names the user's function instead)
+        raise error from None
     multi = isinstance(out, tuple)
     for aval in (out if multi else (out,)):
         _check_result(name, aval)

@@ -860,10 +860,18 @@ def _one_type(name, items, compared=True):
         raise UserCodeError("ValueError: The truth value of an array with more than one "
                             f"element is ambiguous ({name}() compares {big} items); "
                             f"use np.{name}imum for the elementwise {name}")
-    if len({a.shape for a in avals}) > 1 or len({a.dtype for a in avals if not a.weak}) > 1:
-        raise MergeError(f"the items of {name}() have different types: "
-                         + ", ".join(map(str, avals)) + f"; {name}() returns one of them, "
-                         "chosen at run time, so its type would depend on the data",
+    listed = ", ".join(map(str, avals))
+    if len({a.shape for a in avals}) > 1:
+        # (the dtype hint would send the user the wrong way: the shapes differ)
+        raise MergeError(f"the items of {name}() have different shapes: {listed}; {name}() "
+                         "returns one of them, chosen at run time, so its shape would depend "
+                         "on the data",
+                         hint=f"return the index of the item instead (int(np.arg{name}([key(w) for "
+                              "w in items])), with your key), or pad the items to one length")
+    if len({a.dtype for a in avals if not a.weak}) > 1:
+        raise MergeError(f"the items of {name}() have different types: {listed}; {name}() "
+                         "returns one of them, chosen at run time, so its type would depend "
+                         "on the data",
                          hint="cast with .astype(...) so every item has the same dtype")
 
 

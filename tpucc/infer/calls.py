@@ -54,6 +54,11 @@ from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_run
                      refuse_array_subclass, scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
+# The frames of comprehensions and generator expressions between them are
+# not counted as calls (`1 + max(depth(c) for c in node)`), up to this many
+# frames in all (the compiler's own Python stack).
+MAX_FRAME_DEPTH = 2 * MAX_INLINE_DEPTH
+_COMPREHENSIONS = frozenset({"<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"})
 # Containers guarded inside one value handed to native code (guard_contents_deeply).
 MAX_DEEP_GUARDS = 1000
 _MISSING = object()
@@ -290,6 +295,11 @@ SERIES_INSTEAD = ("of np.polynomial, tpucc compiles only the evaluations "
                   "and np.polynomial.legendre.legval(x, c) (c: the coefficient array, lowest "
                   "power first); use them in place of the series classes (Polynomial(c)(x)), "
                   "or call the other functions outside the compiled function")
+# np.testing's other asserts (assert_equal, assert_array_less, ...)
+TESTING_INSTEAD = ("write the check as an assert, which compiles to a run-time check: "
+                   "assert np.array_equal(a, b), assert np.allclose(a, b), "
+                   "assert np.all(a < b); np.testing.assert_allclose, assert_array_equal and "
+                   "assert_array_almost_equal compile too")
 NUMPY_INSTEAD = {
     "as_strided": _WINDOWS,
     "polymul": "np.polymul" + _TRIMMED[5:] + ", and np.convolve(a1, a2) for the product",
@@ -1904,6 +1914,10 @@ class Interpreter:
                 # runtime numbers: sorted()'s rules and messages, in place
                 fn.__self__[:] = BUILTINS[sorted](self, list(fn.__self__), **kwargs)
                 return None
+            elif fn.__name__ == "remove" and type(fn.__self__) is list and len(args) == 1 \
+                    and not kwargs and (holds_array(args[0]) or any(map(holds_array, fn.__self__))):
+                from . import dunders       # (a runtime comparison decides which item goes)
+                return dunders.remove(self, fn.__self__, args[0])
             elif fn.__name__ == "sort" and kwargs.get("key") is not None:
                 kwargs = {**kwargs, "key": InterpretedCallback(self, kwargs["key"])}
             out = fn(*args, **kwargs)       # a list/dict/set of ours: it may hold arrays
@@ -2036,10 +2050,12 @@ class Interpreter:
                                                                      args, kwargs)
                 if needs_static is not None:
                     raise needs_static
-            where = f"{module}.{name}" if module else name
+            where = numpy_name(fn) if module.split(".")[0] == "numpy" and owner is None \
+                else f"{module}.{name}" if module else name     # (np.X: as the user wrote it)
             hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
                     f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
                     SERIES_INSTEAD if module.startswith("numpy.polynomial") else
+                    TESTING_INSTEAD if module.startswith("numpy.testing") else
                     NUMPY_INSTEAD.get(name, README_HINT) if module.split(".")[0] == "numpy" else
                     f"{where}'s native code cannot read values known only at run time: "
                     f"{_instead_of_native(fn, name)}, or call it outside the compiled function")
@@ -2146,7 +2162,9 @@ class Interpreter:
             raise UnsupportedError("async code (`async def`) is not supported in compiled code",
                                    None if self.frames else builder.def_loc(fn),
                                    "compile a plain function; call it from your async code")
-        if self.depth >= MAX_INLINE_DEPTH:
+        if self.depth >= MAX_INLINE_DEPTH and (self.depth >= MAX_FRAME_DEPTH or (
+                fn.__code__.co_name not in _COMPREHENSIONS
+                and _user_calls(self.frames) >= MAX_INLINE_DEPTH)):
             raise _nested_too_deep(fn, self.frames)
         frame = self.make_frame(fn, args, kwargs)
         recursion.note_call(self.frames, frame)
@@ -2460,22 +2478,32 @@ def _instead_of_native(fn, name: str) -> str:
     return "write it with NumPy functions or Python loops on the arrays"
 
 
+def _user_calls(frames) -> int:
+    """How many of the frames are calls the program wrote (a comprehension's
+    or generator expression's frame is no call of its)."""
+    return sum(f.func.__code__.co_name not in _COMPREHENSIONS for f in frames)
+
+
 def _nested_too_deep(fn, frames) -> LimitError:
     """Inlining `fn` would nest calls past MAX_INLINE_DEPTH (a fixed limit:
     each inlined call takes a few dozen of the compiler's own Python
     frames).  A function that calls itself is a recursion to write as a
     loop; a chain of distinct functions, calls to make one after another."""
-    codes = collections.Counter(f.func.__code__ for f in frames)
+    codes = collections.Counter(f.func.__code__ for f in frames
+                                if f.func.__code__.co_name not in _COMPREHENSIONS)
     code, times = max(codes.items(), key=lambda kv: kv[1], default=(fn.__code__, 0))
+    calls = _user_calls(frames)
     limit = f"calls nested more than {MAX_INLINE_DEPTH} deep, the most tpucc inlines " \
-            "(a fixed limit, no option raises it)"
+            "(a fixed limit, no option raises it)" if calls >= MAX_INLINE_DEPTH else \
+        f"calls and the comprehensions between them nested {len(frames)} frames deep, the " \
+        "most tpucc inlines (a fixed limit, no option raises it)"
     if times > 1:
         return LimitError(
             f"{limit}: {code.co_name} calls itself, {times} calls deep",
             hint=f"a recursion compiles when it ends on a static condition within "
                  f"{MAX_INLINE_DEPTH} calls; write a deeper one as a loop over the items "
                  "(`total = 0.0` then `for w in ws: total = total + w`)")
-    return LimitError(f"{limit}: a chain of {len(frames)} different functions, each calling "
+    return LimitError(f"{limit}: a chain of {calls} different functions, each calling "
                       "the next", hint="call them one after another from one function (a "
                       "loop over a list of the functions) instead of each calling the next")
 
@@ -2872,8 +2900,13 @@ def numpy_name(fn) -> str:
     if isinstance(ufunc, np.ufunc):
         return f"np.{ufunc.__name__}.{fn.__name__}"
     module = getattr(fn, "__module__", None) or "numpy"
-    public = module.startswith("numpy.") and not module.startswith("numpy._")
-    return f"{'np' + module[len('numpy'):] if public else 'np'}.{getattr(fn, '__name__', fn)}"
+    # the public part of the module: np.testing for numpy.testing._private.utils
+    public = []
+    for part in module.split(".")[1:] if module.split(".")[0] == "numpy" else ():
+        if part.startswith("_"):
+            break
+        public.append(part)
+    return ".".join(["np", *public, str(getattr(fn, "__name__", fn))])
 
 
 def _refuse_out(name: str, kwargs: dict):

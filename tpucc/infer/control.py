@@ -415,6 +415,16 @@ def state_vars(frame, whole=None) -> dict:
     return {id(v): v.var for _, v in leaves if isinstance(v, Array)}
 
 
+def ambiguous_truth(v: Array) -> UserCodeError:
+    """NumPy's ValueError for bool() of an array whose size is not 1: an
+    empty one has its own words (and advice: check its size)."""
+    if v.size == 0:
+        return UserCodeError("ValueError: The truth value of an empty array is ambiguous. Use "
+                             "`array.size > 0` to check that an array is not empty.")
+    return UserCodeError("ValueError: The truth value of an array with more than one element "
+                         "is ambiguous. Use a.any() or a.all()")
+
+
 def scalar_bool(pred: Array) -> Array:
     if pred.dtype != np.bool_:
         pred = emit("not_equal", pred, 0)
@@ -730,7 +740,7 @@ def _check_same_structure(flat, what):
         if td != flat[0][0]:
             differs = structure_difference(flat[0], (td, leaves))
             if differs is None:
-                raise MergeError(f"{what} leave different values on the stack")
+                _refuse_stack_difference(flat[0], (td, leaves))
             name, first, other = differs
             raise MergeError(
                 f"{what} give {name} different structures: {first} and {other}",
@@ -738,6 +748,26 @@ def _check_same_structure(flat, what):
                      "branch to a value of the structure it may get (copies of the "
                      "arrays, say, rather than None), and keep a flag for whether "
                      "it was set")
+
+
+def _refuse_stack_difference(flat0, flat1):
+    """Only values being computed differ: the arms of a conditional
+    expression (or of `and`/`or`) on a runtime condition, the one left of
+    each being what the expression gives."""
+    (td0, leaves0), (td1, leaves1) = flat0, flat1
+    for i, (a, b) in enumerate(zip(td0[2], td1[2])):
+        if a != b:
+            path, a, b = _innermost_difference(f"<stack {i}>", a, b)
+            first, other = _structure(a, leaves0, path), _structure(b, leaves1, path)
+            break
+    else:
+        first, other = (f"{len(td[2])} values" for td in (td0, td1))
+    raise MergeError(
+        "the arms of this conditional expression (`a if c else b`, or `and`/`or`) give values "
+        f"of different structures: {first} and {other}; the condition is known only at run "
+        "time, so the expression's structure would depend on the data",
+        hint="make both arms the same kind of value (both tuples of as many arrays, or both "
+             "arrays), or choose with a condition known at compile time")
 
 
 def structure_difference(flat0, flat1) -> tuple[str, str, str] | None:

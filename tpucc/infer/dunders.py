@@ -18,7 +18,7 @@ import string
 
 import numpy as np
 
-from ..errors import UnsupportedError, UserCodeError
+from ..errors import StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from . import control
 from .builder import emit
@@ -292,6 +292,30 @@ def _shown(interp, item) -> str:
     return shown if isinstance(shown, str) else "the value"
 
 
+def remove(interp, items: list, item):
+    """items.remove(item) where the item or some items are runtime numbers:
+    Python removes the first item equal to it.  Which one that is must be
+    known at compile time, for it decides the list's items and length; a
+    comparison known only at run time before the first sure match is
+    refused, saying so (bool() of it would speak of an array's truth)."""
+    for k, v in enumerate(items):
+        hit = _runtime_hit(interp, v, item)
+        if isinstance(hit, Array):
+            call = "list.remove() of a runtime value" if isinstance(item, Array) \
+                else f"list.remove({_shown(interp, item)})"
+            raise StaticValueError(
+                f"{call}: whether item {k} equals it depends on "
+                "runtime values, so which item is removed, and the list's length after, "
+                "would be known only at run time",
+                hint="keep the values in an array and mask them, e.g. np.where(x != v, x, 0) "
+                     "or a count with np.sum(x != v); or remove by a static position "
+                     "(del lst[i], lst.pop(i))")
+        if hit:
+            del items[k]
+            return None
+    raise UserCodeError("ValueError: list.remove(x): x not in list")
+
+
 def _runtime_hit(interp, v, item):
     """Whether list item `v` matches `item` as list.__contains__ asks: a
     static bool, or a runtime bool Array."""
@@ -304,8 +328,7 @@ def _runtime_hit(interp, v, item):
         eq = interp.truth_value(eq)     # what a user __eq__ returned: its __bool__
     if isinstance(eq, Array):
         if eq.size != 1:            # bool() of it, as an `if` would take
-            raise UserCodeError("ValueError: The truth value of an array with more than one "
-                                "element is ambiguous. Use a.any() or a.all()")
+            raise control.ambiguous_truth(eq)
         return control.scalar_bool(eq)
     return bool(eq)
 
@@ -567,8 +590,7 @@ def negation(interp, v):
     v = interp.truth_value(v)
     if isinstance(v, Array):
         if v.size != 1:
-            raise UserCodeError("ValueError: The truth value of an array with more than one "
-                                "element is ambiguous. Use a.any() or a.all()")
+            raise control.ambiguous_truth(v)
         # a Python bool, as `not` gives
         return to_python_scalar(emit("logical_not", control.scalar_bool(v)), np.bool_)
     return not v

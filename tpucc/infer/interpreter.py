@@ -1253,8 +1253,7 @@ def _truth(f, v, kind):
         return v is not None
     if isinstance(v, Array):
         if v.size != 1:
-            raise UserCodeError("ValueError: The truth value of an array with more than one "
-                                "element is ambiguous. Use a.any() or a.all()")
+            raise control.ambiguous_truth(v)
         return v if kind == "true" else control.scalar_bool(v)
     if isinstance(v, (RangeIter, SeqIter)):
         return True

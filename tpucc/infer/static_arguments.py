@@ -5,13 +5,16 @@ does (operator.index, np.asarray, a truth test, iteration), and a runtime
 value refuses that (values.NeedsStatic, or the TypeError of iterating a
 0-d Array).  This module turns that refusal into one E400 that names the
 function and its parameter, whichever way the implementation read it, not
-the conversion that happened to fail inside tpucc.
+the conversion that happened to fail inside tpucc.  Likewise an op of
+tpucc's own (broadcast_to, select) refusing its operands inside the function
+is reported as the function's refusal (_in_users_words).
 """
 from __future__ import annotations
 
 import inspect
 
-from ..errors import StaticValueError
+from ..errors import DTypeError, ShapeError, StaticValueError
+from . import builder
 from .values import Array, NeedsStatic
 
 
@@ -33,8 +36,13 @@ def call(name: str, fn, impl, args, kwargs):
     method) `name`: a runtime argument it needed static is refused naming
     `name` and the parameter, read off the signature of `fn` (NumPy's, with
     its own parameter names; None for a method) or else `impl`'s."""
+    loc = builder.current_loc()
     try:
         return impl(*args, **kwargs)
+    except (ShapeError, DTypeError) as e:
+        if getattr(e, "op_reason", None) is None or e.loc != loc:
+            raise
+        raise _in_users_words(name, e, args, kwargs) from None
     except NeedsStatic as e:
         raise _refusal(name, fn, impl, args, kwargs, e.value) from None
     except TypeError as e:
@@ -42,6 +50,18 @@ def call(name: str, fn, impl, args, kwargs):
         if probed is None:
             raise
         raise _refusal(name, fn, impl, args, kwargs, probed) from None
+
+
+def _in_users_words(name: str, error, args, kwargs):
+    """An op's refusal of its operands (broadcast_to, select, ...: tpucc's
+    own building blocks) raised inside the NumPy function `name` the user
+    called: the same reason, naming that function and its operands."""
+    shapes = ", ".join(str(v.aval) for v in _leaves((*args, *kwargs.values()))
+                       if isinstance(v, Array))
+    said = f"{name}: {shapes}: {error.op_reason}" if shapes else f"{name}: {error.op_reason}"
+    return type(error)(said, error.loc, error.hint or (
+        f"NumPy raises an error on this call too; the shapes and dtypes of the arguments "
+        f"are known at compile time: make them fit what {name} needs"))
 
 
 def refused_library_call(name: str, fn, args, kwargs) -> StaticValueError | None:

@@ -4,7 +4,7 @@ from . import registry
 from . import elementwise, reductions, shape, creation, linalg, indexing, debug, nn  # noqa: F401
 from . import manipulation, matrix, sorting, logic, assign, solvers, masked, checks  # noqa: F401
 from . import statistics, ufuncs, searching, special, calculus, polynomial  # noqa: F401
-from . import histograms, decompositions, fft, boxes  # noqa: F401
+from . import histograms, decompositions, fft, boxes, testing  # noqa: F401
 from .registry import OPS, NUMPY, METHODS
 
 elementwise._install_operators()

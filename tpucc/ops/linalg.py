@@ -246,7 +246,31 @@ def vdot(a, b):
 def tensordot(a, b, axes=2):
     axes = axes if isinstance(axes, int) else tuple(
         tuple(x) if isinstance(x, (list, tuple)) else x for x in axes)
+    if hasattr(a, "shape") and hasattr(b, "shape"):
+        _check_summed_axes(tuple(a.shape), tuple(b.shape), axes)
     return _emit("tensordot", a, b, axes=axes)
+
+
+def _check_summed_axes(a_shape, b_shape, axes):
+    """NumPy's reason ("shape-mismatch for sum") for summed axes of other
+    sizes, naming them, before jax's words for it (dot_general's)."""
+    if isinstance(axes, int):
+        pairs = list(zip(range(len(a_shape) - axes, len(a_shape)), range(axes)))
+    else:
+        a_axes, b_axes = (tuple(x) if isinstance(x, tuple) else (x,) for x in axes)
+        if len(a_axes) != len(b_axes):
+            raise ShapeError("np.tensordot: shape-mismatch for sum: the two lists of axes "
+                             f"have {len(a_axes)} and {len(b_axes)} items",
+                             hint="give as many axes of b as of a")
+        pairs = list(zip(a_axes, b_axes))
+    for i, j in pairs:
+        if not (-len(a_shape) <= i < len(a_shape) and -len(b_shape) <= j < len(b_shape)):
+            return      # (an axis out of range: its own message, jax's)
+        if a_shape[i] != b_shape[j]:
+            raise ShapeError(f"np.tensordot: shape-mismatch for sum: axis {i} of a (shape "
+                             f"{a_shape}) has size {a_shape[i]}, axis {j} of b (shape "
+                             f"{b_shape}) has size {b_shape[j]}",
+                             hint="the summed axes (axes=) must have the same sizes in a and b")
 
 
 def _einsum_abstract(avals, subscripts, precision=None):

@@ -254,11 +254,21 @@ def _concat_abstract(avals, axis):
     first = avals[0]
     if first.ndim == 0:
         raise ShapeError("zero-dimensional arrays cannot be concatenated")
-    for a in avals[1:]:
-        if a.ndim != first.ndim or any(x != y for i, (x, y) in enumerate(zip(a.shape, first.shape))
-                                       if i != axis):
-            raise ShapeError("all the input array dimensions except for the concatenation axis "
-                             f"must match exactly, but got {first} and {a}")
+    for k, a in enumerate(avals[1:], 1):
+        if a.ndim != first.ndim:    # (NumPy's words)
+            raise ShapeError(f"all the input arrays must have same number of dimensions, but "
+                             f"the array at index 0 has {first.ndim} dimension(s) and the "
+                             f"array at index {k} has {a.ndim} dimension(s)",
+                             hint="give every array the same number of dimensions, e.g. "
+                                  "x[None, :] or x.reshape(1, -1) for a row")
+        for i, (x, y) in enumerate(zip(first.shape, a.shape)):
+            if i != axis and x != y:
+                raise ShapeError("all the input array dimensions except for the concatenation "
+                                 f"axis must match exactly, but along dimension {i}, the array "
+                                 f"at index 0 has size {x} and the array at index {k} has "
+                                 f"size {y}",
+                                 hint="the arrays may differ only along the axis they are "
+                                      "joined on")
     shape = list(first.shape)
     shape[axis] = sum(a.shape[axis] for a in avals)
     return AVal(result_type(*avals), tuple(shape), all_weak(avals))
@@ -683,6 +693,9 @@ def _pad_widths(array, pad_width):
 @implements(np.tile)
 def tile(a, reps):
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    if any(r < 0 for r in reps):    # (NumPy's reason, before broadcast_to's)
+        raise ShapeError(f"np.tile: negative dimensions are not allowed (reps={reps})",
+                         hint="reps must be >= 0; 0 gives an empty axis")
     shape = _aval(a).shape
     nd = max(len(shape), len(reps))
     shape = (1,) * (nd - len(shape)) + shape
@@ -714,6 +727,9 @@ def repeat(a, repeats, axis=None):
     if not isinstance(repeats, (int, np.integer)):
         return _repeat_each(a, np.asarray(repeats), axis, shape[axis])
     repeats = int(repeats)
+    if repeats < 0:     # (else broadcast_to's refusal, naming an op the user never called)
+        raise ShapeError(f"np.repeat: negative dimensions are not allowed (repeats={repeats})",
+                         hint="repeats must be >= 0; 0 gives an empty axis")
     x = expand_dims(a, axis + 1)
     target = shape[:axis + 1] + (repeats,) + shape[axis + 1:]
     x = _broadcast(x, target)
@@ -729,6 +745,26 @@ def _repeat_each(a, repeats: np.ndarray, axis: int, n: int):
     except (ValueError, TypeError) as e:
         raise ShapeError(f"np.repeat: {e}") from None
     return NUMPY[np.take](a, index, axis=axis)
+
+
+@implements(np.resize)
+def resize(a, new_shape):
+    """np.resize: a's elements in C order, repeated cyclically to fill
+    new_shape (a new array): a tile of the flat array cut to length; zeros
+    when a or the result is empty, as NumPy gives.  The result's shape is
+    static, NumPy's own answer for an array of a's size (with its errors)."""
+    a = as_array_operand(a)
+    size = _aval(a).size
+    try:
+        shape = np.resize(np.zeros(size, np.int8), new_shape).shape
+    except (ValueError, TypeError) as e:
+        raise ShapeError(f"np.resize: {e}",
+                         hint="pass the new shape as non-negative Python ints") from None
+    n = math.prod(shape)
+    if size == 0 or n == 0:
+        return NUMPY[np.zeros_like](a, shape=shape)
+    repeated = tile(ravel(a), -(-n // size))     # (always a copy: tile broadcasts)
+    return reshape(indexing.getitem(repeated, slice(0, n)), shape)
 
 
 @implements(np.lib.stride_tricks.sliding_window_view)
