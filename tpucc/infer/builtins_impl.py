@@ -447,9 +447,10 @@ def _sorted_tuples_refusal() -> StaticValueError:
 
 
 def _sorted_runtime(items, reverse):
-    """sorted() of runtime scalars of one type: np.sort of them as one array,
-    taken apart again (NaN last, as np.sort puts it; Python's order around
-    a NaN depends on where it starts)."""
+    """sorted() of runtime scalars of one type: np.sort of them as one array
+    (stable, as Python's sort is: 0.0 and -0.0 keep their order), taken
+    apart again.  reverse=True is CPython's: the items reversed, sorted,
+    and reversed back, so that equal items keep their order too."""
     from ..ops.indexing import getitem
     from ..ops.registry import NUMPY
     items = _with_runtime_numbers(items)
@@ -457,9 +458,13 @@ def _sorted_runtime(items, reverse):
     if not all(isinstance(v, Array) and v.shape == () and v.aval == first.aval
                and v.immutable is first.immutable for v in items) or first.dtype.kind == "c":
         raise _sorted_refusal()
-    ordered = NUMPY[np.sort](NUMPY[np.stack](list(items)))
+    stacked = NUMPY[np.stack](list(items))
+    if first.dtype.kind == "f":
+        _require_no_nan_to_sort(stacked)
     if reverse:
-        ordered = NUMPY[np.flip](ordered)
+        ordered = NUMPY[np.flip](NUMPY[np.sort](NUMPY[np.flip](stacked)))
+    else:
+        ordered = NUMPY[np.sort](stacked)
     out = []
     for i in range(len(items)):
         v = getitem(ordered, i)
@@ -468,6 +473,23 @@ def _sorted_runtime(items, reverse):
         v.immutable = first.immutable
         out.append(v)
     return out
+
+
+def _require_no_nan_to_sort(stacked: Array) -> None:
+    """Python's sort compares with `<`, False both ways around a NaN, so
+    where a NaN ends up (and what is sorted around it: sorted([2.0, nan,
+    1.0]) is unchanged) follows from the order timsort happens to compare
+    in, which compiled code does not replay: a NaN raises when the call
+    returns, instead of an order eager Python would not give."""
+    from ..ops.registry import NUMPY
+    from . import checks
+    has_nan = NUMPY[np.any](emit("isnan", stacked))
+    checks.require(emit("logical_not", has_nan),
+                   "sorted() (or list.sort()) of floats holding NaN: Python's order around a "
+                   "NaN follows from its sort algorithm's comparisons (all False with a NaN), "
+                   "which compiled code does not replay", raises="ValueError", tpucc_limit=True,
+                   hint="sort them as an array, np.sort(a), which puts NaN last (or replace "
+                        "the NaNs first: np.where(np.isnan(a), np.inf, a))")
 
 
 def _with_runtime_numbers(items):

@@ -2177,7 +2177,7 @@ class Interpreter:
                 if e.level == exceptions.ESCAPED_RUNTIME_REGION:
                     raise       # a `try` in the generator would catch it: refused there
                 # raised where the consumer gets past the items yielded before
-                return held_iterator(RaisingTail(frame.yields, e))
+                return held_iterator(RaisingTail(frame.yields, exceptions.left_generator_body(e)))
             raise
         if frame.yields is not None:
             value = frame.locals.get("<return>")

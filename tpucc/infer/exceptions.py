@@ -131,6 +131,22 @@ def left_generator(e: UserCodeError) -> UserCodeError:
     return e
 
 
+def left_generator_body(e: UserCodeError) -> UserCodeError:
+    """The exception a generator's caller gets for `e` leaving its body:
+    a StopIteration becomes RuntimeError("generator raised StopIteration")
+    (PEP 479: CPython's gen_send_ex in 3.11, the intrinsic 3.12 puts around
+    the body), so that `except RuntimeError` catches it and a StopIteration
+    never silently ends the consumer's loop."""
+    if not isinstance(e.raised, StopIteration):
+        return e
+    message = "generator raised StopIteration"
+    runtime_error = RuntimeError(message)
+    runtime_error.__cause__ = e.raised
+    error = UserCodeError(f"RuntimeError: {message}", e.loc, e.hint, raised=runtime_error)
+    error.level = e.level
+    return error
+
+
 def _level_of_try(frame, handler) -> int:
     """level() where the `try` of `handler` runs: the frame's, plus its
     runtime regions opened outside that `try` (around it)."""

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ..errors import StaticValueError, UserCodeError
+from ..ops import python_ints
 from ..ops.registry import NUMPY
 from . import builtins_impl, checks
 from .builder import emit
@@ -101,9 +102,10 @@ def _runtime_float(x, fn):
     return as_float(x, fn) if isinstance(x, Array) else float(x)
 
 
-def _raise_where(failed, message: str, error: str) -> None:
-    """The call raises error(message) when the runtime bool `failed` holds."""
-    checks.require(_ufunc(np.logical_not, failed), message, raises=error)
+def _raise_where(failed, message: str, error: str, **options) -> None:
+    """The call raises error(message) when the runtime bool `failed` holds
+    (`options`: checks.require's hint and tpucc_limit)."""
+    checks.require(_ufunc(np.logical_not, failed), message, raises=error, **options)
 
 
 def _is_nan(x):
@@ -285,9 +287,19 @@ def to_python_int(x: Array, fn_name: str) -> Array:
     _raise_where(_ufunc(np.isinf, rounded), "cannot convert float infinity to integer",
                  "OverflowError")
     fits = (rounded >= -2.0 ** 63) & (rounded < 2.0 ** 63)
+    # Eager Python gives the exact big int (int(1e19)): a limit of compiled
+    # code's, not an error of the program's, so no `except` is refused for it.
     _raise_where(~fits | _is_nan(rounded),
-                 "the integer does not fit 64 bits, compiled code's Python int", "OverflowError")
+                 "the integer does not fit 64 bits, compiled code's Python int", "OverflowError",
+                 hint=_too_big_for_int_hint(fn_name), tpucc_limit=True)
     return to_python_scalar(rounded, np.int64)
+
+
+def _too_big_for_int_hint(fn_name: str) -> str:
+    rounding = _ROUNDINGS[fn_name].__name__
+    return (f"compiled code holds a Python int known only at run time in 64 bits, and this "
+            f"float is from 2**63 up (or below -2**63); keep it a float rounded by NumPy "
+            f"(np.{rounding}(v)), or keep the numbers within int64")
 
 
 for _name in ("floor", "ceil"):
@@ -341,7 +353,8 @@ def _gcd_or_lcm(fn, np_fn, empty):
                                       _ufunc(np.floor_divide, _INT64_MAX,
                                              _ufunc(np.maximum, part, 1)))
                 _raise_where(~fits, "the integer does not fit 64 bits, compiled code's "
-                             "Python int", "OverflowError")
+                             "Python int", "OverflowError", hint=python_ints.HINT,
+                             tpucc_limit=True)
             result = _ufunc(np_fn, result, x)
         return _python(result, np.int64)
 

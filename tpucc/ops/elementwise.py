@@ -1296,7 +1296,10 @@ def _python_operator(ufname, a, b):
     if ufname == "true_divide" and python_ints.is_python_int(a) and \
             python_ints.is_python_int(b):
         return python_ints.true_divide(a, b)
-    return emit_ufunc(ufname, a, b)
+    result = emit_ufunc(ufname, a, b)
+    if ufname == "power":
+        _check_python_power_overflow(a, b, result)
+    return result
 
 
 def _refuse_sequence_repeat(seq, count) -> None:
@@ -1355,6 +1358,10 @@ def _check_python_operands(ufname, left, right) -> None:
                                  _is_python_complex(right) and _is_python_scalar(left)):
         raise UserCodeError(f"TypeError: '{_ORDERINGS[ufname]}' not supported between "
                             f"instances of '{_py_type_name(left)}' and '{_py_type_name(right)}'")
+    if _is_python_complex(left) and _is_python_scalar(right) or \
+            _is_python_complex(right) and _is_python_scalar(left):
+        _check_python_complex_operands(ufname, left, right)
+        return
     if not (_is_python_number(left) and _is_python_number(right)):
         return
     if ufname in _PYTHON_DIVISIONS:
@@ -1417,6 +1424,75 @@ def _check_python_real_power(base, exponent) -> None:
     _python_raises_unless(ok[0], "a negative number to a fractional power is a complex "
                           "number in Python, which compiled code computes as a float",
                           "ValueError")
+
+
+def _check_python_complex_operands(ufname, left, right) -> None:
+    """`left <op> right` of Python numbers, one a complex: CPython's complex
+    division by zero and 0j to a negative or complex power raise
+    ZeroDivisionError (its c_quot and c_pow set EDOM), where NumPy's
+    complex numbers give inf or NaN."""
+    if ufname == "true_divide":
+        _python_raises_unless(_nonzero(right), _COMPLEX_DIVISION_MESSAGE, "ZeroDivisionError")
+    elif ufname == "power":
+        real, imag = _complex_parts(right)
+        positive_real = not real < 0 if not isinstance(real, Array) else \
+            emit("logical_not", emit("less", real, 0))
+        real_exponent = imag == 0 if not isinstance(imag, Array) else emit("equal", imag, 0)
+        _python_raises_unless(_any_true(_nonzero(left), _all_true(real_exponent, positive_real)),
+                              _COMPLEX_ZERO_POWER_MESSAGE, "ZeroDivisionError")
+
+
+def _nonzero(x):
+    return emit("not_equal", x, 0) if isinstance(x, Array) else x != 0
+
+
+def _complex_parts(x) -> tuple:
+    """(x.real, x.imag) of a Python number, static or a runtime Array."""
+    if not isinstance(x, Array):
+        return complex(x).real, complex(x).imag
+    if x.dtype.kind != "c":
+        return x, 0
+    return emit("real", x), emit("imag", x)
+
+
+def _any_true(a, b):
+    """a or b, each a static bool or a runtime one."""
+    if not isinstance(a, Array) or not isinstance(b, Array):
+        static, other = (a, b) if not isinstance(a, Array) else (b, a)
+        return True if static else other
+    return emit("logical_or", a, b)
+
+
+def _all_true(a, b):
+    """a and b, each a static bool or a runtime one."""
+    if not isinstance(a, Array) or not isinstance(b, Array):
+        static, other = (a, b) if not isinstance(a, Array) else (b, a)
+        return other if static else False
+    return emit("logical_and", a, b)
+
+
+def _check_python_power_overflow(base, exponent, result) -> None:
+    """`base ** exponent` of Python numbers, a float or a complex among
+    them: CPython raises OverflowError where finite operands give an
+    infinite result (float_pow's and complex_pow's ERANGE), where NumPy's
+    scalars and arrays give inf.  (Ints overflow as python_ints checks;
+    infinite or NaN operands give what they give, with no error.)"""
+    if not (_is_python_scalar(base) and _is_python_scalar(exponent)) or \
+            not isinstance(result, Array) or result.dtype.kind not in "fc":
+        return
+    if any(not isinstance(x, Array) and not np.isfinite(x) for x in (base, exponent)):
+        return
+    complex_power = result.dtype.kind == "c"
+    finite_result = emit("isfinite", result) if complex_power else \
+        emit("logical_not", emit("isinf", result))
+    infinite_operands = [emit("logical_not", emit("isfinite", x))
+                         for x in (base, exponent) if isinstance(x, Array)]
+    ok = finite_result
+    for infinite in infinite_operands:
+        ok = emit("logical_or", ok, infinite)
+    from ..infer import checks
+    checks.require(ok, _COMPLEX_POWER_OVERFLOW if complex_power else _FLOAT_POWER_OVERFLOW,
+                   raises="OverflowError")
 
 
 def _python_raises_unless(ok, message: str, error: str) -> None:
@@ -1494,6 +1570,22 @@ def _zero_power_message() -> str:
 
 
 _ZERO_POWER_MESSAGE = _zero_power_message()
+
+
+def _python_error_message(compute, error) -> str:
+    """What this Python says raising `error` from `compute()` (it words
+    some per version)."""
+    try:
+        compute()
+    except error as e:
+        return str(e)
+    raise AssertionError(f"no {error.__name__}")
+
+
+_COMPLEX_DIVISION_MESSAGE = _python_error_message(lambda: 1j / 0j, ZeroDivisionError)
+_COMPLEX_ZERO_POWER_MESSAGE = _python_error_message(lambda: 0j ** -1, ZeroDivisionError)
+_FLOAT_POWER_OVERFLOW = _python_error_message(lambda: 10.0 ** 400, OverflowError)
+_COMPLEX_POWER_OVERFLOW = _python_error_message(lambda: 10j ** 400, OverflowError)
 
 
 # Python orders no complex numbers (NumPy's complex arrays and scalars it

@@ -34,7 +34,7 @@ INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 # run time because it changed is read at compile time again instead).
 PAST_INT64 = "Python int arithmetic past int64"
 
-_HINT = ("compiled code holds a Python int known only at run time (int(x[i]), a runtime_args "
+HINT = ("compiled code holds a Python int known only at run time (int(x[i]), a runtime_args "
          "argument, a number a runtime loop changes) in an int64; for arithmetic modulo 2**64 "
          "(hashes, masks, seeds) use NumPy integers, which wrap as eagerly: np.uint64(n); "
          "else keep the numbers within int64 (reduce modulo first)")
@@ -70,7 +70,7 @@ def checked(result, ufname: str, *operands):
     if ok is not True:
         from ..infer import checks
         checks.require(ok, f"{PAST_INT64} ({_SYMBOLS[ufname]}): Python's int would grow "
-                           "beyond 64 bits", hint=_HINT, raises="OverflowError", tpucc_limit=True)
+                           "beyond 64 bits", hint=HINT, raises="OverflowError", tpucc_limit=True)
     return result
 
 
