@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins as py
 import contextlib
+import dataclasses
 import copy as copy_module
 import functools
 import importlib.util
@@ -24,7 +25,7 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import static_index
-from . import builder, interpreted, iterators, list_loops, messages
+from . import builder, interpreted, iterators, list_loops, messages, runtime_ranges
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -146,7 +147,8 @@ def _stepped_range(start, stop, step):
     from .calls import RuntimeRange
     checks.require(emit_ufunc("not_equal", step, 0), "range() arg 3 must not be zero",
                    raises="ValueError")
-    nonzero = NUMPY[np.where](emit_ufunc("equal", step, 0), 1, step)
+    # (a Python int, as np.where's 0-d array is not: the items stay Python ints)
+    nonzero = to_python_scalar(NUMPY[np.where](emit_ufunc("equal", step, 0), 1, step), np.int64)
     toward = emit_ufunc("sign", nonzero)
     count = emit_ufunc("maximum", emit_ufunc("floor_divide", emit_ufunc(
         "subtract", emit_ufunc("add", emit_ufunc("subtract", stop, start), nonzero), toward),
@@ -156,8 +158,9 @@ def _stepped_range(start, stop, step):
 
 @builtin(py.len)
 def len_(interp, x):
-    if isinstance(x, (RangeIter, SeqIter)):
-        return len(interp.static_items(x))
+    if isinstance(x, (RangeIter, SeqIter)):     # (a generator, zip, map: Python's refusal)
+        raise UserCodeError(f"TypeError: object of type '{iterators.type_name(x)}' has no len()",
+                            hint="count the items: len(list(it)), or sum(1 for _ in it)")
     from .calls import RuntimeRange
     if isinstance(x, RuntimeRange):
         raise StaticValueError("len() of a range with a runtime bound",
@@ -185,6 +188,8 @@ def iter_(interp, x, *sentinel):
 
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
+    if _is_runtime_range(x) and type(start) is int and interp.result_feeds_loop():
+        return runtime_ranges.enumerated(x, start)
     zipped = _zip_rows(x)
     n = (len(x) if isinstance(x, range) else _rows(x)) if zipped is None else x.stop
     runtime_start = isinstance(start, Array) and start.ndim == 0 and start.dtype.kind in "iu"
@@ -201,7 +206,8 @@ def enumerate_(interp, x, start=0):
         # enumerate(reversed(hs)), enumerate(iter(hs)): reads the list as that
         # iterator does, when the loop gets to each item (and advances it)
         return SeqIter(tuple(enumerate(x.items, start)), 0, x.source, x.stamp,
-                       lambda pos: (start + pos, x.read(pos)), x.follows_length, x.cursor)
+                       lambda pos: (start + pos, x.read(pos)), x.follows_length, x.cursor,
+                       "enumerate")
     return interp.live_iter(x, start=start, held=not interp.result_feeds_loop())
 
 
@@ -253,10 +259,11 @@ def zip_(interp, *xs, strict=False):
                                               "len(x))): v = x[i]` is a runtime `while`")
     xs = tuple(x if _zip_rows(x) is None else _items_of(x) for x in xs)
     if strict:
-        return made_iterator(interp, zip(*(interp.static_items(x) for x in xs), strict=True))
+        return made_iterator(interp, zip(*(interp.static_items(x) for x in xs), strict=True),
+                             kind="zip")
     if any(type(x) is list for x in xs) and all(type(x) in (list, tuple, range) for x in xs):
         return _live_zip(interp, xs)
-    return made_iterator(interp, _zipped(interp, xs))
+    return made_iterator(interp, _zipped(interp, xs), kind="zip")
 
 
 def made_iterator(interp, items, **fields) -> SeqIter:
@@ -280,7 +287,7 @@ def _live_zip(interp, xs) -> SeqIter:
     return made_iterator(interp, tuple(zip(*(p.items for p in parts))),
                          source=iterators.Zipped(lists, fixed),
                          stamp=tuple(p.stamp if p.read is not None else None for p in parts),
-                         read=read, follows_length=True)
+                         read=read, follows_length=True, kind="zip")
 
 
 def rows_loop(interp, parts, through_enumerate=False) -> RangeIter | None:
@@ -374,6 +381,9 @@ def _puller(interp, x):
 @builtin(py.reversed)
 def reversed_(interp, x):
     from .calls import RuntimeRange
+    if isinstance(x, (RangeIter, SeqIter)):     # (an iterator has no __reversed__ nor len)
+        raise UserCodeError(f"TypeError: '{iterators.type_name(x)}' object is not reversible",
+                            hint="make a list of it first: reversed(list(it))")
     if isinstance(x, RuntimeRange):
         return _reversed_range(x)
     method = interp.user_dunder(x, "__reversed__")
@@ -394,18 +404,19 @@ def _reversed_range(r):
     its last item back past its first, `step` negated (runtime arithmetic on
     weak int64 scalars; an empty range stays empty)."""
     from ..ops.elementwise import emit_ufunc
-    start, stop, step = r.start, r.stop, r.step
-    toward = 1 if step > 0 else -1
-    count = emit_ufunc("maximum", emit_ufunc("floor_divide", emit_ufunc(
-        "add", emit_ufunc("subtract", stop, start), step - toward), step), 0)
+    start, step = r.start, r.step
+    count = runtime_ranges.length(r)
     last = emit_ufunc("add", start, emit_ufunc("multiply", emit_ufunc("subtract", count, 1), step))
     before_first = emit_ufunc("subtract", start, step)
     from .calls import RuntimeRange
-    return RuntimeRange(last, before_first, -step)
+    return RuntimeRange(last, before_first, -step, r.rows)   # (a runtime step: its items)
 
 
 @builtin(py.sorted)
-def sorted_(interp, x, key=None, reverse=False):
+def sorted_(interp, x, *rest, key=None, reverse=False):
+    if rest:            # (key and reverse are keyword-only)
+        raise UserCodeError(f"TypeError: sorted expected 1 argument, got {1 + len(rest)}",
+                            hint="pass the key by name: sorted(items, key=f)")
     items = interp.static_items(x)
     if key is None and len(items) > 1 and any(isinstance(v, Array) for v in items):
         return interp.fresh(_sorted_runtime(items, reverse))
@@ -522,6 +533,13 @@ def tee_(interp, iterable, n=2):
     return tuple(iterators.held_iterator(items) for _ in range(n))
 
 
+@builtin(itertools.chain.from_iterable)
+def chain_from_iterable(interp, iterables):
+    """itertools.chain.from_iterable(rows): chain(*rows), as compiled code
+    makes that (the bound classmethod hashes alike at every access)."""
+    return interp.call(itertools.chain, list(interp.static_items(iterables)), {})
+
+
 @builtin(py.list)
 def list_(interp, x=()):
     return interp.fresh(list(interp.static_items(x)))
@@ -534,9 +552,11 @@ def tuple_(interp, x=()):
 
 @builtin(py.map)
 def map_(interp, fn, *xs):
-    if _many_rows(interp, xs):
-        return interp.call(interpreted.mapped, [fn, *xs], {})
-    return made_iterator(interp, (interp.call(fn, list(args), {}) for args in _zipped(interp, xs)))
+    if _many_rows(interp, xs):     # (the generator that runs it stands for the map object)
+        made = interp.call(interpreted.mapped, [fn, *xs], {})
+        return dataclasses.replace(made, kind="map") if isinstance(made, SeqIter) else made
+    return made_iterator(interp, (interp.call(fn, list(args), {}) for args in _zipped(interp, xs)),
+                         kind="map")
 
 
 def _many_rows(interp, xs) -> bool:
@@ -563,7 +583,7 @@ def filter_(interp, fn, x):
     from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)
     items = interp.static_items(x)
     kept = (v for v in items if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
-    return made_iterator(interp, kept)
+    return made_iterator(interp, kept, kind="filter")
 
 
 @builtin(py.next)
@@ -608,6 +628,9 @@ def _native_next(it):
 @builtin(py.sum)
 def sum_(interp, x, start=0):
     from . import dunders
+    _refuse_text_start(start)
+    if _is_runtime_range(x):        # (a closed form: exact, as Python's int sum)
+        return dunders.apply(interp, operator.add, start, runtime_ranges.total(x))
     items = interp.static_items(x)
     total = start
     added, skip = 0, 0
@@ -623,6 +646,20 @@ def sum_(interp, x, start=0):
                 total, done = folded
                 skip = done - added
     return total
+
+
+def _is_runtime_range(x) -> bool:
+    from .calls import RuntimeRange
+    return isinstance(x, RuntimeRange)
+
+
+def _refuse_text_start(start) -> None:
+    """sum(strings, ''): Python refuses a str or bytes start."""
+    for kind, prefix in ((str, "''"), (bytes, "b''"), (bytearray, "bytearray()")):
+        if isinstance(start, kind):
+            name = "strings" if kind is str else kind.__name__
+            raise UserCodeError(f"TypeError: sum() can't sum {name} [use {prefix}.join(seq) "
+                                "instead]")
 
 
 def _folded_rows(items, before, total):
@@ -671,6 +708,10 @@ _NO_DEFAULT = object()
 
 def _extreme(builtin_fn, pick_later):
     def impl(interp, *args, key=None, default=_NO_DEFAULT):
+        _check_extreme_arguments(builtin_fn.__name__, args, default)
+        if len(args) == 1 and _is_runtime_range(args[0]) and key is None:
+            return runtime_ranges.extreme(args[0], builtin_fn.__name__,
+                                          *(() if default is _NO_DEFAULT else (default,)))
         items = interp.static_items(args[0]) if len(args) == 1 else args
         if not items:
             if default is not _NO_DEFAULT:
@@ -747,6 +788,15 @@ def _extreme(builtin_fn, pick_later):
 # by it: XLA:CPU fuses a long chain of selects, each used twice, at a cost
 # that grows with its square (max of 200 rows by key: 53 s).
 _CHAINED_PICKS = 8
+
+
+def _check_extreme_arguments(name: str, args, default) -> None:
+    """Python's TypeErrors for max()/min() called wrongly."""
+    if not args:
+        raise UserCodeError(f"TypeError: {name} expected at least 1 argument, got 0")
+    if len(args) > 1 and default is not _NO_DEFAULT:
+        raise UserCodeError(f"TypeError: Cannot specify a default for {name}() with multiple "
+                            "positional arguments", hint=f"{name}(a, b) has no default to give")
 
 
 def _all_alike_arrays(values) -> bool:
@@ -1641,7 +1691,10 @@ def method_caller_call(interp, caller: operator.methodcaller, obj):
 
 
 @builtin(functools.reduce)
-def reduce_(interp, fn, iterable, *initial):
+def reduce_(interp, fn, iterable, *initial, **keywords):
+    if keywords:
+        raise UserCodeError("TypeError: reduce() takes no keyword arguments",
+                            hint="pass the initial value by position: reduce(f, items, 0)")
     if len(initial) > 1:
         raise UserCodeError(f"TypeError: reduce expected at most 3 arguments, got "
                             f"{2 + len(initial)}")

@@ -38,8 +38,8 @@ from . import buffers, builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, exceptions, list_loops, local_caches, messages, pynumbers, recursion,
-               stacking, static_arguments, vectorize)
+from . import (appends, exceptions, iterators, list_loops, local_caches, messages, pynumbers,
+               recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -1103,6 +1103,9 @@ class Interpreter:
             return indexing.getitem(obj, key)
         if isinstance(obj, (FlatIter, masked.Selection)):    # (x[k:][j]: its row j)
             return obj[key]
+        if isinstance(obj, (SeqIter, RangeIter)):       # zip(a, b)[0]: Python's TypeError
+            raise UserCodeError(f"TypeError: '{iterators.type_name(obj)}' object is not "
+                                "subscriptable", hint="make a list of it first: list(it)[0]")
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
         buffers.refuse_stale_read(self, obj, "data[...]")
@@ -1733,7 +1736,8 @@ class Interpreter:
         does, or `backward` as reversed gives them), each read when the loop
         gets to it once v changed, where v is a list or an array (SeqIter).
         `held`: the program may keep it (else iterators.loop_iterator)."""
-        make = held_iterator if held else loop_iterator
+        make = functools.partial(held_iterator if held else loop_iterator,
+                                 kind=_iterator_kind(v, start, backward))
         items = self.static_items(v)
         n = len(items)
         where = (lambda pos: n - 1 - pos) if backward else (lambda pos: pos)
@@ -1780,6 +1784,9 @@ class Interpreter:
             return self.call(fn.__self__, args, kwargs)     # getattr(np.add, "__call__")(x, 1)
         if isinstance(fn, Array):   # before `fn in ...` below, which would compare arrays
             raise UserCodeError("TypeError: 'numpy.ndarray' object is not callable")
+        if _is_unbound_array_method(fn) and args and isinstance(args[0], Array):
+            # np.ndarray.sum(x), map(np.ndarray.sum, rows), key=np.ndarray.sum: x.sum()
+            return self.call(self.getattr(args[0], fn.__name__), list(args[1:]), kwargs)
         if isinstance(fn, GradFunction):
             from .ad import trace_grad
             return trace_grad(self, fn, args, kwargs)
@@ -1939,6 +1946,8 @@ class Interpreter:
             self.guard_class(fn)
             self.guard_lookup(type(fn), "__call__")
             return self.inline(call, [fn] + list(args), kwargs)
+        if not callable(fn):            # map(3, x), a number called: Python's TypeError
+            raise UserCodeError(f"TypeError: '{type(fn).__name__}' object is not callable")
         return self._library_call(fn, args, kwargs)
 
     def _cached_call(self, fn, args, kwargs):
@@ -2177,12 +2186,13 @@ class Interpreter:
                 if e.level == exceptions.ESCAPED_RUNTIME_REGION:
                     raise       # a `try` in the generator would catch it: refused there
                 # raised where the consumer gets past the items yielded before
-                return held_iterator(RaisingTail(frame.yields, exceptions.left_generator_body(e)))
+                return held_iterator(RaisingTail(frame.yields, exceptions.left_generator_body(e)),
+                                     kind="generator")
             raise
         if frame.yields is not None:
             value = frame.locals.get("<return>")
             made = held_iterator(frame.yields if value is None
-                                 else ReturningTail(frame.yields, value))
+                                 else ReturningTail(frame.yields, value), kind="generator")
             self._note_early_generator(fn, made, len(frame.yields))
             return made
         result = frame.locals.get("<return>")
@@ -2692,6 +2702,24 @@ def _is_library_class(cls) -> bool:
 
 
 _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
+
+
+def _iterator_kind(v, start, backward) -> str:
+    """The Python type of iter(v), enumerate(v) or reversed(v), as its
+    TypeErrors name it."""
+    if start is not None:
+        return "enumerate"
+    kind = "reverseiterator" if backward else "iterator"
+    if type(v) in (list, tuple, set, str, bytes) and not (backward and type(v) is not list):
+        return f"{type(v).__name__}_{kind}"
+    if isinstance(v, dict):
+        return "dict_reversekeyiterator" if backward else "dict_keyiterator"
+    return "reversed" if backward else "iterator"
+
+
+def _is_unbound_array_method(fn) -> bool:
+    """np.ndarray.sum, np.ndarray.tolist: a method taken from the class."""
+    return isinstance(fn, types.MethodDescriptorType) and fn.__objclass__ is np.ndarray
 
 
 def _is_compiled(fn) -> bool:

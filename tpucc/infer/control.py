@@ -382,6 +382,61 @@ def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None) ->
                           same_statics_at)
 
 
+def decided_by_guards(pred: Array) -> bool | None:
+    """Whether the runtime branches around this point decide `pred`: it is
+    one of their conditions, or its negation (`if c: ... elif not c:`, a
+    `match` on a runtime bool with `case True:` and `case False:`), in the
+    arm taken where it holds, or not.  None where they do not decide it:
+    the branch is a runtime one.  (Without this, the path where neither
+    test holds, which never runs, gives the function a None result.)"""
+    guards = {}
+    for var, selected in ctx().branch_guards:
+        root, negated = _truth_root(var)
+        guards[id(root)] = selected != negated
+    root, negated = _truth_root(pred.var)
+    return None if id(root) not in guards else guards[id(root)] != negated
+
+
+def _truth_root(var):
+    """(the bool Value whose truth `var` is, whether it is its negation),
+    through the steps _truth_step sees."""
+    negated = False
+    while (step := _truth_step(var)) is not None:
+        var, flips = step
+        negated ^= flips
+    return var, negated
+
+
+def _truth_step(var):
+    """(the bool Value `var` is the truth of, whether it is its negation)
+    where the current region made it by logical_not, a bool convert, or
+    a comparison with 0 (`bool(v)`, `v != 0`); else None."""
+    op = _made_in_region(var)
+    if op is None or op.inputs[0].aval.dtype != np.bool_:
+        return None
+    if op.name in ("logical_not", "convert"):
+        return op.inputs[0], op.name == "logical_not"
+    if op.name in ("equal", "not_equal") and len(op.inputs) == 2:
+        zero = ctx().constants.get(op.inputs[1])
+        if zero is not None and zero.shape == () and zero == 0:
+            return op.inputs[0], op.name == "equal"
+    return None
+
+
+# How far back decided_by_guards looks for the op that made a condition.
+_GUARD_LOOKBACK = 8
+
+
+def _made_in_region(var):
+    """The op that made `var`, among the last few of the current region or
+    of the regions around it (where the branches' conditions were made)."""
+    for region in reversed(ctx().regions):
+        for op in reversed(region.ops[-_GUARD_LOOKBACK:]):
+            if any(out is var for out in op.outputs):
+                return op
+    return None
+
+
 @contextlib.contextmanager
 def _taking(pred: Array, selected: bool):
     """Inside the arm of `pred`'s branch it selects (True) or the other."""

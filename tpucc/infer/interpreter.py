@@ -649,9 +649,11 @@ _NATIVE_READS = (list, tuple, dict, set, collections.deque, type({}.keys()),
 def IS_OP(f, invert):
     b, a = f.pop(), f.pop()
     if type(b) is bool and _is_python_bool(a) or type(a) is bool and _is_python_bool(b):
-        # a Python bool is one of the two singletons: `v is True` is `v == True`
-        same = emit("equal", a, b)
-        f.push(dunders.negation(f.interp, same) if invert else same)
+        # a Python bool is one of the two singletons: `v is True` is v itself,
+        # `v is False` is `not v` (so a `match` on it, `case True:` then `case
+        # False:`, tests v and its negation: control.decided_by_guards)
+        v, const = (a, b) if type(b) is bool else (b, a)
+        f.push(v if const != bool(invert) else dunders.negation(f.interp, v))
         return
     if a is not b and isinstance(a, Array) and isinstance(b, Array) and CHOSEN in (
             a.frozen, b.frozen):
@@ -1273,6 +1275,9 @@ def BRANCH(f, arg, block, stops):
         return Exit((target if jump else block.next,))
     pred = control.scalar_bool(cond)
     if_true, if_false = (target, block.next) if kind == "true" else (block.next, target)
+    decided = control.decided_by_guards(pred)
+    if decided is not None:     # (`elif not c:` in the arm where c is false)
+        return Exit((if_true if decided else if_false,))
     for raising, other, holds in ((if_true, if_false, lambda: emit("logical_not", pred)),
                                   (if_false, if_true, lambda: pred)):
         raised = raised_by(f, raising)
@@ -1512,7 +1517,8 @@ def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
             return it
     if pos < len(items):
         items = items[:pos] + (it.read(pos),) + items[pos + 1:]
-    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length, it.cursor)
+    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length, it.cursor,
+                   it.kind)
 
 
 @terminator

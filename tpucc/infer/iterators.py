@@ -103,14 +103,16 @@ class SeqIter:
     read: object = None
     follows_length: bool = False
     cursor: object = None
+    # The Python type it stands for ('generator', 'zip', 'list_iterator'):
+    # what Python's TypeErrors name (len(), reversed(), it[0])
+    kind: str = field(default="iterator", compare=False)
 
     def advanced(self) -> "SeqIter":
-        return SeqIter(self.items, self.pos + 1, self.source, self.stamp, self.read,
-                       self.follows_length, self.cursor)
+        return self.at(self.pos + 1)
 
     def at(self, pos: int) -> "SeqIter":
         return SeqIter(self.items, pos, self.source, self.stamp, self.read,
-                       self.follows_length, self.cursor)
+                       self.follows_length, self.cursor, self.kind)
 
     def remaining(self) -> int:
         return max(len(self.items) - self.pos, 0)
@@ -142,6 +144,12 @@ class Cursor:
 
     def __init__(self, depth: int):
         self.pos, self.depth, self.runtime = 0, depth, False
+
+
+def type_name(it) -> str:
+    """The Python type an iterator of ours stands for, as Python's
+    TypeErrors name it ('generator', 'zip', 'range_iterator')."""
+    return it.kind if isinstance(it, SeqIter) else "range_iterator"
 
 
 def caught_up(it: SeqIter) -> SeqIter:

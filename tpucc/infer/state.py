@@ -65,7 +65,8 @@ def flatten(value, path: str, out: list, whole=None) -> object:
         # pos is a leaf, as a range's: arms that leave a loop after different
         # iterations (a runtime `break`) merge it; the iterator is dead there.
         return ("seq", sub(value.pos, f"{path}.pos"), sub(value.items, f"{path}.items"),
-                (value.source, value.stamp, value.read, value.follows_length, value.cursor))
+                (value.source, value.stamp, value.read, value.follows_length, value.cursor,
+                 value.kind))
     if isinstance(value, ObjectNode):
         keys = tuple(value.attrs)
         return ("object", value.cls, keys,
