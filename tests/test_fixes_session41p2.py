@@ -248,3 +248,56 @@ def test_enumerate_runtime_range():
     for x in (np.array([7.0, 0.5]), np.array([2.0, 3.0])):
         check(f, x)
         check(g, x)
+
+
+# --- next() in long static loops -----------------------------------------------------------
+
+def _manual_protocol(x):
+    it = iter(x)
+    s = 0.0
+    while True:
+        try:
+            v = next(it)
+        except StopIteration:
+            break
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("n", [31, 32, 33, 100])
+def test_manual_next_loop_past_the_unroll_budget(n):
+    check(_manual_protocol, np.arange(float(n)))
+
+
+def test_next_twice_per_iteration_of_a_long_static_loop():
+    def f(x):
+        it = iter(x)
+        s = 0.0
+        for _ in range(len(x) // 2):
+            a = next(it)
+            b = next(it)
+            s += a * b
+        return s
+    check(f, np.arange(200.0))
+    check(f, np.arange(80, dtype=np.float32))
+
+
+def test_walrus_next_default_loop():
+    def f(x):
+        it = iter(x)
+        s = 0
+        while (v := next(it, None)) is not None:
+            s += v
+        return s
+    check(f, np.arange(100))
+
+
+def test_next_in_a_runtime_while_refused_at_its_line():
+    def f(x):
+        it = iter(x)
+        s = 0.0
+        while s < x[0] + 10:
+            s += next(it)
+        return s
+    raises_at(f, (np.arange(100.0),), tpucc.TpuccError, match="runtime",
+              line_of="s += next(it)", cache=False)

@@ -356,6 +356,7 @@ def _puller(interp, x):
         state = [x]
 
         def pull_held():
+            iterators.refuse_advance_in_loop(state[0])
             it = caught_up(state[0])
             if not isinstance(it.pos, int) or it.pos >= len(it.items):
                 if isinstance(it.pos, int):

@@ -159,12 +159,29 @@ def caught_up(it: SeqIter) -> SeqIter:
         return it
     if c.runtime:
         raise StaticValueError(
-            "this iterator was advanced under a runtime condition (a loop over it that a "
-            "runtime `break` or `return` may leave), so where it stands is known only at "
-            "run time",
+            "this iterator was advanced under a runtime condition (in a runtime `if` or "
+            "`while`, or by a loop over it that a runtime `break` or `return` may leave), so "
+            "where it stands is known only at run time",
             hint="iterate over an array's rows or over range(n) instead (a runtime early exit "
                  "from those compiles), or find the position with np.argmax of a mask")
     return it.at(c.pos)
+
+
+def refuse_advance_in_loop(it: SeqIter) -> None:
+    """next(it) (or a zip's pull) in the body of a runtime loop (a While)
+    entered after `it` was made: each iteration would take the next item,
+    so which one is known only at run time.  Refused before the iterator
+    moves: a long static loop tried as a counted While is then unrolled,
+    where each next() takes its item (a Cursor moved by the trial would
+    stay moved: every later next() refused too)."""
+    c = it.cursor
+    if c is None or not any(builder.ctx().runtime_loops[c.depth:]):
+        return
+    raise StaticValueError(
+        "next() in a loop that runs as a runtime loop, of an iterator made before it: which "
+        "item each iteration takes would be known only at run time",
+        hint="index the array by the loop's counter instead (x[2 * i], x[2 * i + 1]), or "
+             "loop over it with `for v in it`")
 
 
 def note_advance(it: SeqIter, depth: int):
