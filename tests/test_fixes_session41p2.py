@@ -301,3 +301,52 @@ def test_next_in_a_runtime_while_refused_at_its_line():
         return s
     raises_at(f, (np.arange(100.0),), tpucc.TpuccError, match="runtime",
               line_of="s += next(it)", cache=False)
+
+
+# --- np.apply_along_axis and np.piecewise with Python callables ----------------------------
+
+def _same_outputs(f, *args):
+    expected, actual = f(*args), tpucc.compile(f, cache=False)(*args)
+    for e, a in zip(expected, actual):
+        assert type(e) is type(a) and np.asarray(e).dtype == np.asarray(a).dtype
+        np.testing.assert_allclose(a, e)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.float32])
+def test_apply_along_axis(dtype):
+    def f(m):
+        return (np.apply_along_axis(lambda r: r.max() - r.min(), 0, m),
+                np.apply_along_axis(lambda r: r[::-1] * 2, 1, m),
+                np.apply_along_axis(np.sum, -1, m),
+                np.apply_along_axis(lambda r, k: np.array([r.sum(), r[0] * k]), 1, m, 3))
+    _same_outputs(f, np.arange(12, dtype=dtype).reshape(3, 4))
+
+
+def test_apply_along_axis_3d_and_matrix_results():
+    def f(t):
+        return (np.apply_along_axis(lambda r: np.outer(r, r), 1, t),
+                np.apply_along_axis(lambda r: r.mean(), 2, t))
+    _same_outputs(f, np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_apply_along_axis_many_rows():
+    def f(m):
+        return (np.apply_along_axis(lambda r: r.max(), 1, m),)
+    _same_outputs(f, np.arange(400.0).reshape(100, 4))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_piecewise_with_callables(dtype):
+    def f(x):
+        return (np.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2]),
+                np.piecewise(x, [x < 0, x > 1], [-1, lambda v: v * 10, 0.5]),
+                np.piecewise(x, x > 0, [lambda v: v + 1, 7]),
+                np.piecewise(x, [x < 0], [lambda v, k: v * k], 4))
+    _same_outputs(f, np.array([-2, 0, 3], dtype=dtype))
+
+
+def test_piecewise_of_a_scalar():
+    def f(x):
+        return (np.piecewise(x[0], [x[0] < 0, x[0] >= 0], [lambda v: -v, lambda v: v + 1]),)
+    _same_outputs(f, np.array([-2.5, 1.0]))
+    _same_outputs(f, np.array([2.5, 1.0]))

@@ -25,7 +25,8 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import static_index
-from . import builder, interpreted, iterators, list_loops, messages, runtime_ranges
+from . import (builder, interpreted, iterators, list_loops, messages, numpy_callbacks,
+               runtime_ranges)
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -532,6 +533,18 @@ def tee_(interp, iterable, n=2):
     """itertools.tee: n iterators over the same items, each of its own."""
     items = interp.static_items(interp.get_iter(iterable))
     return tuple(iterators.held_iterator(items) for _ in range(n))
+
+
+def _run_as_python(definition):
+    """A NumPy function that calls the program's functions back, run as its
+    Python `definition` (numpy_callbacks.py), interpreted."""
+    def impl(interp, *args, **kwargs):
+        return interp.call(definition, list(args), kwargs)
+    return impl
+
+
+BUILTINS[np.apply_along_axis] = _run_as_python(numpy_callbacks.apply_along_axis)
+BUILTINS[np.piecewise] = _run_as_python(numpy_callbacks.piecewise)
 
 
 @builtin(itertools.chain.from_iterable)
