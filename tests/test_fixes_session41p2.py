@@ -350,3 +350,68 @@ def test_piecewise_of_a_scalar():
         return (np.piecewise(x[0], [x[0] < 0, x[0] >= 0], [lambda v: -v, lambda v: v + 1]),)
     _same_outputs(f, np.array([-2.5, 1.0]))
     _same_outputs(f, np.array([2.5, 1.0]))
+
+
+# --- a function chosen at run time ---------------------------------------------------------
+
+def _relu(v):
+    return np.maximum(v, 0)
+
+
+def _leaky(v):
+    return np.where(v > 0, v, 0.1 * v)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([-1.0, 2.0])])
+def test_lambda_chosen_in_each_arm(x):
+    def f(x):
+        if x.sum() > 0:
+            g = lambda v: v + 1     # noqa: E731
+        else:
+            g = lambda v: v - 1     # noqa: E731
+        return g(x)
+
+    def h(x):
+        if x[0] > 0:
+            g = lambda v: v + 1     # noqa: E731
+        else:
+            g = lambda v: v * 2.5   # noqa: E731
+        return g(x[1])              # a Python float either way
+    check(f, x)
+    check(h, x)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, -2.0], np.float32), np.array([3.0, -2.0])])
+def test_function_chosen_by_conditional_expression_and_rebinding(x):
+    def f(x):
+        g = np.sin if x[0] > 2 else np.cos
+        act = _relu
+        if x.sum() > 0:
+            act = _leaky
+        return g(x), act(x) * 2
+    check(f, x)
+
+
+@pytest.mark.parametrize("x", [np.array([0.0, 1.0]), np.array([4.0, -1.0]),
+                               np.array([5.0, 1.0])])
+def test_function_from_a_list_at_a_runtime_position(x):
+    def f(x):
+        fs = [np.sin, np.cos, np.tanh]
+        return fs[int(x[0]) % 3](x), fs[-1 - int(x[1] > 0)](x), (_relu, _leaky)[int(x[1] > 0)](x)
+    check(f, x)
+
+
+def test_function_position_out_of_range_raises():
+    def f(x):
+        return (_relu, _leaky)[int(x[0])](x)
+    with pytest.raises(IndexError):
+        tpucc.compile(f, cache=False)(np.array([3.0, 1.0]))
+
+
+def test_function_or_none_still_refused_naming_it():
+    def f(x):
+        g = None
+        if x[0] > 0:
+            g = _relu
+        return g
+    raises_at(f, (np.array([1.0]),), tpucc.TpuccError, match="_relu", cache=False)

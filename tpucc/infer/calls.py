@@ -38,8 +38,8 @@ from . import buffers, builder
 from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, exceptions, iterators, list_loops, local_caches, messages, pynumbers,
-               recursion, stacking, static_arguments, vectorize)
+from . import (appends, chosen_functions, exceptions, iterators, list_loops, local_caches,
+               messages, pynumbers, recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -1138,9 +1138,12 @@ class Interpreter:
                 # picked at run time; its position checked as an index (or known
                 # in range: values.Span) and counted from the end if negative
                 items = [self._read_tuples(v) for v in obj]
+                positions = Array(builder.const_value(np.arange(len(items))))
                 if list_loops.alike(items):
-                    positions = Array(builder.const_value(np.arange(len(items))))
                     return list_loops.picked(items, indexing.getitem(positions, key))
+                if chosen_functions.choosable(obj):     # `fs[i](x)`: called in a branch each
+                    return chosen_functions.ChosenFunction(indexing.getitem(positions, key),
+                                                           tuple(obj))
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint=_runtime_index_hint(obj))
         if isinstance(obj, RuntimeRange):
@@ -1767,6 +1770,9 @@ class Interpreter:
             raise UnsupportedError("a @contextlib.contextmanager function used as a decorator is "
                                    "not supported in compiled code",
                                    hint="use it in a `with` statement inside the function")
+        if isinstance(fn, chosen_functions.ChosenFunction):
+            return self.call(chosen_functions.call_chosen,
+                             [fn.position, fn.candidates, tuple(args), kwargs], {})
         if isinstance(fn, BoundArrayMethod):
             _refuse_out(f"x.{fn.name}", kwargs)
             table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \

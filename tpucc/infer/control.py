@@ -26,7 +26,7 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import builder
+from . import builder, chosen_functions
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
@@ -617,7 +617,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         loose = _merge_loose(arms, loose)
         loose_runtime = [x for x in loose if x[4] is not None]
         _check_same_structure(flat, what)
-        slots, merged = _classify(flat, multi, what, floor, maybe_unbound)
+        slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred)
         if same_statics_at is not None:
             _check_same_statics(slots, loose, dead_locals(frame.fc, [same_statics_at]),
                                 depths.get(same_statics_at, 0))
@@ -917,6 +917,15 @@ def kind_value(value) -> Value:
     return builder.const_value(np.bool_(kind is not False))
 
 
+def _choosable(values, floor) -> bool:
+    """Functions a runtime `if`'s arms bind, which its condition may choose
+    among at run time (a choice made inside an arm is not: its position is
+    a value of that arm's region)."""
+    return chosen_functions.choosable(values) and not any(
+        isinstance(v, chosen_functions.ChosenFunction) and _made_in_arm(v.position, floor)
+        for v in values)
+
+
 def _made_in_arm(v, floor) -> bool:
     return isinstance(v, Array) and v.serial >= floor
 
@@ -977,10 +986,11 @@ def _number_or_array(v) -> bool:
     return isinstance(v, (Array, bool, int, float, complex, np.generic))
 
 
-def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset()):
+def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(), pred=None):
     """-> runtime slots needing a region output, and the merged leaf list with
     static (or shared) leaves filled in.  `maybe_unbound`: variables bound
-    on some paths only, which a flag guards (_flag_bound_in_loop)."""
+    on some paths only, which a flag guards (_flag_bound_in_loop).  `pred`:
+    the branch's condition, which chooses among functions the arms bind."""
     leaves = [lv for _, lv in flat]
     merged, slots = [], []
     for i, column in enumerate(zip(*leaves)):
@@ -1003,6 +1013,10 @@ def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(
                 merged.append(defined[0])       # dead on the other paths, same value on these
                 continue
         avals = [leaf_aval(v) for v in defined]
+        if any(a is None for a in avals) and pred is not None and len(values) == 2 and \
+                _choosable(values, floor):
+            merged.append(chosen_functions.chosen_by_branch(pred, values))
+            continue
         if any(a is None for a in avals):
             kinds = " and ".join(describe_static(v) for v in values)
             subject = merge_subject(path, what)

@@ -751,6 +751,9 @@ def describe_static(v) -> str:
         return f"an f-string of runtime values ({str.__repr__(v)})"[:80]
     if isinstance(v, enum.Enum):
         return str(enum.Enum.__str__(v))       # S.RUN (an IntEnum's own str is its number)
+    if callable(v) and not isinstance(v, type) and hasattr(v, "__code__"):
+        from .chosen_functions import function_name     # (lambdas differ by their lines)
+        return f"function {function_name(v)}"
     if is_plain_object(v):     # its repr would show the interpreter's arrays
         return f"a {type(v).__name__} object"
     return f"{type(v).__name__} {v!r}"[:60]
