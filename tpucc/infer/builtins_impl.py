@@ -203,6 +203,9 @@ def enumerate_(interp, x, start=0):
             return loop
     if zipped is not None:          # (a zip made for a loop: see rows_loop)
         x = _items_of(x)
+    if _held(x) and not _fresh_list_iterator(x) and type(start) is int \
+            and _takes_lazily(interp, (x,)):
+        return enumerate(pulled_lazily(interp, x), start)   # next(e) takes one item of x
     if _fresh_list_iterator(x) and type(start) is int:
         # enumerate(reversed(hs)), enumerate(iter(hs)): reads the list as that
         # iterator does, when the loop gets to each item (and advances it)
@@ -264,6 +267,8 @@ def zip_(interp, *xs, strict=False):
                              kind="zip")
     if any(type(x) is list for x in xs) and all(type(x) in (list, tuple, range) for x in xs):
         return _live_zip(interp, xs)
+    if _takes_lazily(interp, xs) and any(_held(x) or isinstance(x, Array) for x in xs):
+        return zip(*_lazy_parts(interp, xs))       # zip(it, it); a held zip(x, ...)
     return made_iterator(interp, _zipped(interp, xs), kind="zip")
 
 
@@ -358,7 +363,7 @@ def _puller(interp, x):
 
         def pull_held():
             iterators.refuse_advance_in_loop(state[0])
-            it = caught_up(state[0])
+            it = iterators.read_again_if_changed(caught_up(state[0]))
             if not isinstance(it.pos, int) or it.pos >= len(it.items):
                 if isinstance(it.pos, int):
                     ended(it)
@@ -378,6 +383,67 @@ def _puller(interp, x):
         return lambda: _END if (item := interp.next_item(it, method)) is MISSING else item
     items = iter(interp.static_items(x))
     return lambda: next(items, _END)
+
+
+def pulled_lazily(interp, x):
+    """A real (native) iterator over x's items, each taken from x only when
+    the native code holding it asks for it (_puller): islice(it, 2) leaves
+    the rest of `it`, and an item is read as it is when it is taken."""
+    return _pulled(_puller(interp, x), _PullSite())
+
+
+def _pulled(pull, where):
+    while True:
+        where.check()
+        item = pull()
+        if item is _END:            # (not iter(pull, _END): that compares with ==)
+            return
+        yield item
+
+
+class _PullSite:
+    """Where a lazy native iterator (pulled_lazily) is advanced: under a
+    runtime condition it may advance on one path and not another, which a
+    Python iterator cannot follow, so it may be advanced there (the items
+    one consumer takes) but not again elsewhere."""
+    __slots__ = ("depth", "region")
+
+    def __init__(self):
+        self.depth, self.region = builder.ctx().runtime_depth, None
+
+    def check(self):
+        c = builder.ctx()
+        here = c.region if c.runtime_depth > self.depth else None
+        if self.region is None:
+            self.region = here
+        elif here is not self.region:
+            raise StaticValueError(
+                "this iterator was advanced under a runtime condition (in a runtime `if` "
+                "or loop), so where it stands is known only at run time",
+                hint="consume it before the runtime `if` or loop (items = list(it)) and "
+                     "index the list there")
+
+
+def _held(x) -> bool:
+    """An iterator the program holds (a variable may reach it): made by
+    iter(), a generator, a held zip or map."""
+    return isinstance(x, SeqIter) and x.cursor is not None
+
+
+def _lazy_parts(interp, xs) -> list:
+    """Native iterators over xs, each item taken when asked for, as the
+    iterators zip() or map() make at the call would give it."""
+    return [interp.library_iterator(interp.get_iter(x)) for x in xs]
+
+
+def _takes_lazily(interp, xs) -> bool:
+    """Whether zip/map/enumerate/filter over xs must take their items when
+    consumed, not when made: the result is held (not straight in a `for`),
+    over an iterator the program holds too (what it takes from that is
+    left to the program), or over an array or list written before the
+    result is consumed."""
+    return not interp.result_feeds_loop() and any(
+        _held(x) or isinstance(x, Array) or type(x) is list for x in xs)
 
 
 @builtin(py.reversed)
@@ -569,6 +635,10 @@ def map_(interp, fn, *xs):
     if _many_rows(interp, xs):     # (the generator that runs it stands for the map object)
         made = interp.call(interpreted.mapped, [fn, *xs], {})
         return dataclasses.replace(made, kind="map") if isinstance(made, SeqIter) else made
+    if not interp.result_feeds_loop():
+        # `m = map(f, xs)`: f called as each item is taken (f reads the variables
+        # it closes over then, and the list's items then)
+        return (interp.call(fn, list(args), {}) for args in zip(*_lazy_parts(interp, xs)))
     return made_iterator(interp, (interp.call(fn, list(args), {}) for args in _zipped(interp, xs)),
                          kind="map")
 
@@ -595,6 +665,9 @@ def accumulate_(interp, iterable, func=None, *, initial=None):
 @builtin(py.filter)
 def filter_(interp, fn, x):
     from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)
+    if not interp.result_feeds_loop():     # `kept = filter(f, xs)`: tested when taken
+        return (v for v in pulled_lazily(interp, interp.get_iter(x))
+                if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
     items = interp.static_items(x)
     kept = (v for v in items if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
     return made_iterator(interp, kept, kind="filter")

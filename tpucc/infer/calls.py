@@ -35,7 +35,7 @@ from ..ops import indexing, manipulation, masked, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import buffers, builder
-from .builtins_impl import (BUILTINS, READ_ONCE, REFUSED, getter_call, holds_array,
+from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
 from . import (appends, chosen_functions, exceptions, iterators, list_loops, local_caches,
@@ -1757,8 +1757,34 @@ class Interpreter:
         hashed = self.dict_of(v)
         if type(hashed) in (dict, set) and start is None and not backward:
             # Python refuses to go on once the dict or set changed size
-            return make(items, source=hashed, stamp=len(hashed))
+            return make(items, source=hashed, stamp=len(hashed),
+                        read=self._dict_view_reader(hashed, _DICT_VIEWS.get(type(v))))
         return make(items)
+
+    def library_iterator(self, a):
+        """`a` as native code (itertools.islice(it, 2), chain, pairwise) may
+        take it: an iterator compiled code made becomes a real one that
+        advances it one item per item the library pulls, when it pulls it,
+        so the program's own iterator stands where Python's would (the rest
+        is left after `list(islice(it, 2))`); other values as they are."""
+        if isinstance(a, SeqIter):
+            return pulled_lazily(self, a)
+        if isinstance(a, (RangeIter, RuntimeRange)):
+            return iter(self.static_items(a))
+        return a
+
+    def _dict_view_reader(self, mapping, view):
+        """For an iterator over d.values() or d.items(): the item at a
+        position read from the dict now (a value rebound after the iterator
+        was made is seen, as Python's iterator sees it); None for keys."""
+        if type(mapping) is not dict or view not in ("values", "items"):
+            return None
+        keys = tuple(mapping)
+
+        def read(pos):
+            value = self._item(mapping, keys[pos], mapping[keys[pos]])
+            return value if view == "values" else (keys[pos], value)
+        return read
 
     # --- calls ------------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
@@ -2085,8 +2111,7 @@ class Interpreter:
             refuse_outside_iterator(owner)          # it.__next__(), gen.send(v)
         # Iterators made by compiled code (a generator expression, map, zip)
         # exist only here: hand the library a real one over the same items.
-        args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
-                else a for a in args]
+        args = [self.library_iterator(a) for a in args]
         # `NAMES.index(k)`, `", ".join(NAMES)`, `np.asarray(ROWS)`: native code
         # may read every level of a container (the rows of a list of lists)
         self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
@@ -2141,8 +2166,7 @@ class Interpreter:
             # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
             # an iterator made by compiled code exists only here, so it gets a real one
             _refuse_outside_iterators(args, kwargs)
-            args = [iter(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter, RuntimeRange))
-                    else a for a in args]
+            args = [self.library_iterator(a) for a in args]
             args, kwargs = _callbacks_interpreted(self, cls, args, kwargs)
             if issubclass(cls, dict):       # OrderedDict(d), defaultdict(list, d), Counter(d)
                 args = [self.mapping_read(a) for a in args]
@@ -2299,6 +2323,13 @@ class Interpreter:
                 if isinstance(c, OwnedCell)}
         if keys and count:
             self.early_generators.append((keys, made, count, self.ctx.region))
+
+    def keep_early_generators(self, kept, into):
+        """An unrolled iteration's region `kept` was spliced into `into`: the
+        generators made there live on (the loop's next iteration rebinding
+        the loop variable one of them reads is late binding too)."""
+        self.early_generators = [(keys, made, count, into if region is kept else region)
+                                 for keys, made, count, region in self.early_generators]
 
     def _refuse_late_binding(self, owned, name):
         pending = []

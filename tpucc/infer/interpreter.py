@@ -1429,7 +1429,7 @@ def BRANCH_OR_POP(f, arg, block, stops):
 def FOR_ITER(f, exit_target, block, stops):
     it = f.stack[-1]
     if isinstance(it, SeqIter):
-        it = _read_again_if_changed(f.interp, caught_up(it))
+        it = iterators.read_again_if_changed(caught_up(it))
         if it.pos < len(it.items):
             f.stack[-1] = it.advanced()
             note_advance(f.stack[-1], builder.ctx().runtime_depth)
@@ -1482,43 +1482,6 @@ def _user_next(f, it, exit_target, block) -> Exit:
         return Exit((exit_target,))
     f.push(item)
     return Exit((block.next,))
-
-
-def _read_again_if_changed(interp, it: SeqIter) -> SeqIter:
-    """`it` with its next item read again from its list or array when the
-    loop body changed that since the items were read (`a[i + 1] = 2 * v`,
-    `lst[2] = 10`): one item a step, read when the loop gets to it; a list
-    the body made longer or shorter, up to its length now (`follows_length`)."""
-    source, items, pos = it.source, it.items, it.pos
-    if source is None:
-        return it
-    if type(source) in (dict, set):
-        if len(source) != it.stamp:
-            what = "dictionary" if type(source) is dict else "Set"
-            raise UserCodeError(f"RuntimeError: {what} changed size during iteration")
-        return it
-    if isinstance(source, Array):
-        if source.var is it.stamp or pos >= len(items):
-            return it
-    elif isinstance(source, iterators.Zipped):
-        n = source.length()
-        if n != len(items):
-            items = items[:n] + tuple(it.read(k) for k in range(len(items), n))
-        elif pos >= len(items) or all(x is None or pos >= len(stamp) or x[pos] is stamp[pos]
-                                      for x, stamp in zip(source.lists, it.stamp)):
-            return it
-    else:       # a list: its length, and the item here (one check a step, not a copy)
-        k = pos if it.follows_length else len(it.stamp) - 1 - pos      # (reversed's)
-        if it.follows_length and len(source) != len(items):
-            items = items[:len(source)] + tuple(it.read(k) for k in range(len(items),
-                                                                       len(source)))
-        elif pos >= len(items) or not 0 <= k < min(len(source), len(it.stamp)) or \
-                source[k] is it.stamp[k]:
-            return it
-    if pos < len(items):
-        items = items[:pos] + (it.read(pos),) + items[pos + 1:]
-    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length, it.cursor,
-                   it.kind)
 
 
 @terminator

@@ -122,7 +122,7 @@ class SeqIter:
 class Zipped:
     """A SeqIter's source for zip() of lists (and tuples, ranges): each list
     read when the loop gets to its item, as zip's list iterators read them
-    (interpreter._read_again_if_changed), the zip ending at the shortest.
+    (read_again_if_changed), the zip ending at the shortest.
     `lists`: the arguments that are lists (None for the others, which have
     `fixed` items at least)."""
     lists: tuple
@@ -365,14 +365,68 @@ def loop_iterator(items, **fields) -> SeqIter:
     return SeqIter(items, **fields)
 
 
+def read_again_if_changed(it: SeqIter) -> SeqIter:
+    """`it` with its next item read again from its list or array when the
+    loop body changed that since the items were read (`a[i + 1] = 2 * v`,
+    `lst[2] = 10`): one item a step, read when the loop gets to it; a list
+    the body made longer or shorter, up to its length now (`follows_length`)."""
+    from .values import Array
+    source, items, pos = it.source, it.items, it.pos
+    if source is None or not isinstance(pos, int):
+        return it
+    if type(source) in (dict, set):
+        if len(source) != it.stamp:
+            what = "dictionary" if type(source) is dict else "Set"
+            from ..errors import UserCodeError
+            raise UserCodeError(f"RuntimeError: {what} changed size during iteration")
+        if it.read is None or pos >= len(items):
+            return it       # (a dict's values: read again each step, a lookup)
+    elif isinstance(source, Array):
+        if source.var is it.stamp or pos >= len(items):
+            return it
+    elif isinstance(source, Zipped):
+        n = source.length()
+        if n != len(items):
+            items = items[:n] + tuple(it.read(k) for k in range(len(items), n))
+        elif pos >= len(items) or all(x is None or pos >= len(stamp) or x[pos] is stamp[pos]
+                                      for x, stamp in zip(source.lists, it.stamp)):
+            return it
+    else:       # a list: its length, and the item here (one check a step, not a copy)
+        k = pos if it.follows_length else len(it.stamp) - 1 - pos      # (reversed's)
+        if it.follows_length and len(source) != len(items):
+            items = items[:len(source)] + tuple(it.read(k) for k in range(len(items),
+                                                                       len(source)))
+        elif pos >= len(items) or not 0 <= k < min(len(source), len(it.stamp)) or \
+                source[k] is it.stamp[k]:
+            return it
+    if pos < len(items):
+        items = items[:pos] + (it.read(pos),) + items[pos + 1:]
+    return SeqIter(items, pos, source, it.stamp, it.read, it.follows_length, it.cursor,
+                   it.kind)
+
+
 def consumed(it: SeqIter) -> tuple:
     """The items left in `it`, taken by a consumer that reads them all
     (list(it), unpacking): the iterator is exhausted afterwards."""
-    it = caught_up(it)
+    it = _read_rest_again_if_changed(caught_up(it))
     rest = it.items[it.pos:] if isinstance(it.pos, int) else it.items
     if isinstance(it.pos, int):
         note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
     return rest
+
+
+def _read_rest_again_if_changed(it: SeqIter) -> SeqIter:
+    """`it` with each item left read again where its list, array or dict
+    changed since it was made (`it = iter(lst); lst[2] = v; list(it)` sees
+    v, as Python's iterator reads each item when it gets there)."""
+    if it.source is None or not isinstance(it.pos, int):
+        return it
+    start = it.pos
+    while True:
+        it = read_again_if_changed(it)
+        if it.pos >= len(it.items):
+            return it.at(start)
+        it = it.advanced()
 
 
 def ended(it: SeqIter):
