@@ -269,3 +269,209 @@ def _advanced_in_both_branches(x):
 def test_lazy_iterator_advanced_under_runtime_condition_refused():
     raises_at(_advanced_in_both_branches, (np.arange(4.0),), tpucc.TpuccError,
               match="advanced under a runtime condition", cache=False)
+
+
+# --- bug_02: a generator's reads changed before it is consumed are refused ---------------------
+
+class _Cfg:
+    s = 1.0
+
+
+def _dict_item_changed(x):
+    cfg = {"s": 1.0}
+    g = (v * cfg["s"] for v in x)
+    cfg["s"] = 5.0
+    return [float(v) for v in g]
+
+
+def _attribute_changed(x):
+    c = _Cfg()
+    g = (v * c.s for v in x)
+    c.s = 5.0
+    return [float(v) for v in g]
+
+
+def _list_appended(x):
+    ws = [1.0, 2.0]
+    g = (v * w for v in x for w in ws)
+    ws.append(3.0)
+    return len(list(g))
+
+
+def _list_item_changed_between_nexts(x):
+    ws = [x[0], x[1]]
+    g = (w * 2 for w in ws)
+    a = next(g)
+    ws[1] = x[2]
+    return a, next(g)
+
+
+def test_generator_reads_changed_before_consumed_refused():
+    x = np.arange(3.0)
+    raises_at(_dict_item_changed, (x,), tpucc.SideEffectError,
+              match=r"the item \['s'\] of a dict that a generator made at line",
+              line_of="return [float(v) for v in g]", cache=False)
+    raises_at(_attribute_changed, (x,), tpucc.SideEffectError,
+              match=r"the attribute `\.s` of a _Cfg", line_of="return [float(v) for v in g]",
+              cache=False)
+    raises_at(_list_appended, (x,), tpucc.SideEffectError, match="a list that a generator",
+              line_of="return len(list(g))", cache=False)
+    raises_at(_list_item_changed_between_nexts, (x,), tpucc.SideEffectError,
+              match="a list that a generator", line_of="return a, next(g)", cache=False)
+
+
+def _reads_unchanged(x):
+    cfg = {"s": 2.0}
+    c = _Cfg()
+    g = (v * cfg["s"] * c.s for v in x)
+    cfg["t"] = 1.0          # another key: the generator's items are the same
+    return sum(g)
+
+
+def _changed_after_consumed(x):
+    cfg = {"s": 2.0}
+    total = sum(v * cfg["s"] for v in x)
+    cfg["s"] = 3.0
+    return total, cfg["s"]
+
+
+def _reads_what_it_changes(x):
+    cnt = [0]
+
+    def bump(v):
+        cnt[0] += 1
+        return v * cnt[0]
+    return list(bump(v) for v in x), cnt[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_generator_reads_unchanged_still_compile(dtype):
+    x = np.arange(4).astype(dtype)
+    for fn in (_reads_unchanged, _changed_after_consumed, _reads_what_it_changes):
+        _compiled_check(fn, x)
+
+
+# --- bug_08: a generator's changes for items never asked for are refused -----------------------
+
+def _islice_of_writing_generator(x):
+    def g():
+        for i in range(len(x)):
+            x[i] *= 10
+            yield x[i]
+    return [int(v) for v in itertools.islice(g(), 2)]
+
+
+def _any_counting(x):
+    cnt = [0]
+
+    def chk(v):
+        cnt[0] += 1
+        return v > 1
+    return any(chk(v) for v in [1, 2, 3, 4]), cnt[0]
+
+
+def _break_after_first(x):
+    def g():
+        for i in range(len(x)):
+            x[i] += 1
+            yield x[i]
+    for v in g():
+        break
+    return x
+
+
+def _next_of_appending(x):
+    seen = []
+
+    def g():
+        for v in x:
+            seen.append(v)
+            yield v
+    return next(g()), len(seen)
+
+
+def test_generator_effects_for_items_not_taken_refused():
+    x = np.arange(1, 5)
+    raises_at(_islice_of_writing_generator, (x.copy(),), tpucc.SideEffectError,
+              match="after yielding 3 item.s. was consumed only 2", line_of="islice(g(), 2)",
+              cache=False)
+    raises_at(_any_counting, (x,), tpucc.SideEffectError, match="changes outside state",
+              line_of="return any(", cache=False)
+    raises_at(_break_after_first, (x.copy(),), tpucc.SideEffectError,
+              match="consumed only 1", line_of="for v in g()", cache=False)
+    raises_at(_next_of_appending, (x,), tpucc.SideEffectError,
+              match="changes outside state", line_of="return next(g())", cache=False)
+
+
+def _all_taken(x):
+    def g():
+        for i in range(len(x)):
+            x[i] *= 10
+            yield x[i]
+    return [int(v) for v in g()], x
+
+
+def _effects_only_before_the_items_taken(x):
+    def g():
+        x[0] += 1
+        yield x[0]
+        yield x[1]
+    return next(g())
+
+
+def _own_buffer(x):
+    def batches():
+        buf = []
+        for v in x:
+            buf.append(v)
+            if len(buf) == 2:
+                yield buf
+                buf = []
+    b = next(batches())
+    return b[0] + b[1]
+
+
+def _any_decided_at_the_end(x):
+    cnt = [0]
+
+    def chk(v):
+        cnt[0] += 1
+        return v > 10
+    return any(chk(v) for v in [1, 2, 3, 4]), cnt[0]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_generator_effects_all_taken_still_compile(dtype):
+    x = np.arange(1, 5).astype(dtype)
+    for fn in (_all_taken, _effects_only_before_the_items_taken, _own_buffer,
+               _any_decided_at_the_end):
+        _compiled_check(fn, x.copy())
+
+
+# --- a held map's exception comes where the loop gets to it ------------------------------------
+
+_TABLE = {"scale": 2.0}
+
+
+def _map_raising_in_try(x):
+    m = map(lambda k: _TABLE[k] * x[0], ["scale", "missing", "scale"])
+    out = []
+    try:
+        for v in m:
+            out.append(v)
+    except KeyError:
+        out.append(x[1])
+    return out
+
+
+def test_held_map_raises_where_consumed():
+    _compiled_check(_map_raising_in_try, np.arange(1.0, 4.0))
+
+
+def _returns_held_map(x):
+    return map(abs, x)
+
+
+def test_returning_native_iterator_refused():
+    raises_at(_returns_held_map, (np.arange(3.0),), tpucc.UnsupportedError,
+              match="returns a generator or iterator", cache=False)

@@ -667,14 +667,15 @@ def _refuse_iterators(result, fn):
     yields, a generator expression, zip/map/enumerate) exists only at compile
     time: it cannot be returned."""
     from .calls import RuntimeRange
-    from .iterators import RangeIter, SeqIter
+    from .iterators import RangeIter, SeqIter, is_native_iterator
     stack, seen = [result], set()
     while stack:
         v = stack.pop()
         if id(v) in seen:
             continue
         seen.add(id(v))
-        if isinstance(v, (SeqIter, RangeIter, RuntimeRange)):
+        if isinstance(v, (SeqIter, RangeIter, RuntimeRange)) or is_native_iterator(v):
+            # (a native one: a held zip or map, itertools.islice(...), over tpucc's values)
             # (list() of a runtime-length range needs its items now: return its bound)
             what, hint = ("a range with a runtime bound",
                           "return its bound (`return n`) and make the range from the result, "

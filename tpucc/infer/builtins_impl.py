@@ -1644,8 +1644,9 @@ def all_(interp, x):
 def _truths(interp, x):
     """The items' truth values, as `if item:` takes them (a user class's
     __bool__ interpreted), one at a time: any() and all() stop early."""
-    return (v if isinstance(v, Array) else interp.truth_value(v)
-            for v in interp.static_items(x))
+    # (a held iterator's items taken one at a time: what any() leaves is left)
+    items = pulled_lazily(interp, x) if isinstance(x, SeqIter) else interp.static_items(x)
+    return (v if isinstance(v, Array) else interp.truth_value(v) for v in items)
 
 
 @builtin(py.hash)

@@ -38,8 +38,9 @@ from . import buffers, builder
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, exceptions, iterators, list_loops, local_caches,
-               messages, pynumbers, recursion, stacking, static_arguments, vectorize)
+from . import (appends, chosen_functions, exceptions, generator_runs, iterators, list_loops,
+               local_caches, messages, pynumbers, recursion, stacking, static_arguments,
+               vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
@@ -74,15 +75,22 @@ def native_items(v) -> tuple:
     read before the next item, as a loop taking the groups in turn reads
     them."""
     out = []
-    for item in v:
-        if len(out) == MAX_NATIVE_ITEMS:
-            raise LimitError(f"an iterable of {type(v).__name__} gave more than "
-                             f"{MAX_NATIVE_ITEMS} items at compile time (an endless one?)",
-                             hint="bound it: zip it with a list, or use itertools.islice")
-        if type(item) is tuple and any(is_native_iterator(x) for x in item):
-            item = tuple(held_iterator(native_items(x)) if is_native_iterator(x) else x
-                         for x in item)
-        out.append(item)
+    try:
+        for item in v:
+            if len(out) == MAX_NATIVE_ITEMS:
+                raise LimitError(f"an iterable of {type(v).__name__} gave more than "
+                                 f"{MAX_NATIVE_ITEMS} items at compile time (an endless one?)",
+                                 hint="bound it: zip it with a list, or use itertools.islice")
+            if type(item) is tuple and any(is_native_iterator(x) for x in item):
+                item = tuple(held_iterator(native_items(x)) if is_native_iterator(x) else x
+                             for x in item)
+            out.append(item)
+    except UserCodeError as e:
+        # the program's exception while an item was made (map's function, a
+        # generator under islice): where the consumer gets past the items before
+        if e.level == exceptions.ESCAPED_RUNTIME_REGION:
+            raise
+        return RaisingTail(out, e)
     return tuple(out)
 
 
@@ -462,6 +470,8 @@ class Interpreter:
         # ({(id(frame), name)}, the iterator, its item count, the region it was
         # made in) (_refuse_late_binding)
         self.early_generators: list = []
+        self.generator_runs: list = []          # the generator frames running (generator_runs)
+        self.effect_generators: list = []       # ... those that changed outside state
         self.prepended: set = set()     # ids of lists a counted While grew in front
         self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
         # Arrays from this serial on were made by the traced call's own ops
@@ -471,6 +481,8 @@ class Interpreter:
     # --- containers created by compiled code ----------------------------------------------
     def fresh(self, obj):
         self.fresh_ids[id(obj)] = (obj, self.ctx.serial_floor[-1])
+        if self.generator_runs:
+            generator_runs.note_made(self, obj)
         return obj
 
     def check_mutation(self, obj, what, argument_hint=None):
@@ -686,6 +698,8 @@ class Interpreter:
                                    "iterates them", hint="use it in a for loop, next() or a "
                                    "consumer such as list()")
         key = (id(obj), name)
+        if self.generator_runs and not hasattr(type(class_attribute(type(obj), name)), "__get__"):
+            generator_runs.note_attribute_read(self, obj, name)     # (not a method's, a property's)
         if key in self.shadow:
             return self.shadow[key]
         static = class_attribute(type(obj), name)
@@ -931,6 +945,8 @@ class Interpreter:
         """obj.name = value.  `hook`: False for object.__setattr__(obj, name,
         value), which passes over the class's own __setattr__ (a frozen
         dataclass's __init__ stores its fields so)."""
+        if self.generator_runs:
+            generator_runs.note_effect(self, obj)
         if pynumbers.is_python_number(obj):
             pynumbers.refuse_setattr(obj, name)
         if isinstance(obj, Array):
@@ -1172,6 +1188,8 @@ class Interpreter:
         out = self._item(obj, key, value)
         if out is value:                # (not rebound, nor an input: folded in)
             self._guard_item(obj, key, value)
+        if self.generator_runs:
+            generator_runs.note_item_read(self, obj, key)
         return out
 
     def copy_container(self, obj):
@@ -1321,6 +1339,8 @@ class Interpreter:
         return scalar_if_numpy_would(obj, key, self.getitem(obj, key))
 
     def setitem(self, obj, key, value):
+        if self.generator_runs:
+            generator_runs.note_effect(self, obj)
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
         if isinstance(obj, Array):
@@ -1751,6 +1771,8 @@ class Interpreter:
             return item if start is None else (start + pos, item)
         items = items[::-1] if backward else items
         items = items if start is None else tuple(enumerate(items, start))
+        if type(v) is list and self.generator_runs:
+            generator_runs.note_list_iterated(self, v)
         if type(v) is list or isinstance(v, Array):     # (a subclass may iterate its own way)
             return make(items, source=v, stamp=items_stamp(v), read=read,
                         follows_length=type(v) is list and not backward)
@@ -1919,6 +1941,8 @@ class Interpreter:
             messages.refuse_use()                           # str.upper(text)
         if (isinstance(fn, types.BuiltinMethodType) and getattr(fn, "__name__", "") in MUTATORS
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
+            if self.generator_runs:
+                generator_runs.note_effect(self, fn.__self__)
             _refuse_outside_iterators(args, kwargs)     # (`lst.extend(it)` reads it to its end)
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
@@ -2207,8 +2231,10 @@ class Interpreter:
             raise _nested_too_deep(fn, self.frames)
         frame = self.make_frame(fn, args, kwargs)
         recursion.note_call(self.frames, frame)
+        run = None
         if frame.yields is not None:
             self.fresh(frame.yields)        # (a list only the generator appends to)
+            run = generator_runs.start(self, frame.yields, list(frame.locals.values()))
         try:
             self.run_frame(frame, 0)
         except UserCodeError as e:
@@ -2216,16 +2242,22 @@ class Interpreter:
                 if e.level == exceptions.ESCAPED_RUNTIME_REGION:
                     raise       # a `try` in the generator would catch it: refused there
                 # raised where the consumer gets past the items yielded before
-                return held_iterator(RaisingTail(frame.yields, exceptions.left_generator_body(e)),
-                                     kind="generator")
+                return self._generator_made(run, held_iterator(
+                    RaisingTail(frame.yields, exceptions.left_generator_body(e)),
+                    kind="generator"))
             raise
+        finally:
+            if run is not None:
+                self.generator_runs.remove(run)
         if frame.yields is not None:
             value = frame.locals.get("<return>")
             made = held_iterator(frame.yields if value is None
                                  else ReturningTail(frame.yields, value), kind="generator")
             self._note_early_generator(fn, made, len(frame.yields))
-            return made
+            return self._generator_made(run, made)
         result = frame.locals.get("<return>")
+        if self.depth == 0:
+            generator_runs.check_unconsumed_effects(self, self.ctx.region)
         if self.depth == 0 and masked.holds_selection((result,), {}):
             raise masked.refusal("returning x[mask]", masked.first_selection((result,))
                                  ).with_loc(self.last_return_loc)
@@ -2330,6 +2362,16 @@ class Interpreter:
         the loop variable one of them reads is late binding too)."""
         self.early_generators = [(keys, made, count, into if region is kept else region)
                                  for keys, made, count, region in self.early_generators]
+        self.effect_generators = [(run, made, into if region is kept else region)
+                                  for run, made, region in self.effect_generators]
+
+    def _generator_made(self, run, made):
+        """`made`, the iterator over a generator's items that `run` yielded:
+        checked when advanced against what the run read, and at the end
+        for how far it was consumed where the run changed outside state."""
+        made.cursor.check = generator_runs.checker(self, run)
+        generator_runs.note_unconsumed_effects(self, run, made)
+        return made
 
     def _refuse_late_binding(self, owned, name):
         pending = []

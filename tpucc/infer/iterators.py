@@ -140,10 +140,14 @@ class Cursor:
     Python object does.  `depth`: the runtime depth it was made at; one
     advanced deeper (under a runtime condition) stands where only the run
     knows (`runtime`)."""
-    __slots__ = ("pos", "depth", "runtime")
+    __slots__ = ("pos", "depth", "runtime", "check", "ended")
 
     def __init__(self, depth: int):
         self.pos, self.depth, self.runtime = 0, depth, False
+        # `check`: a generator's, refusing where what it read when made has
+        # changed before it is advanced (generator_runs.checker); `ended`:
+        # whether a consumer asked past its last item (its StopIteration)
+        self.check, self.ended = None, False
 
 
 def type_name(it) -> str:
@@ -155,6 +159,9 @@ def type_name(it) -> str:
 def caught_up(it: SeqIter) -> SeqIter:
     """`it` where its iterator stands now (an older copy of it lags)."""
     c = it.cursor
+    if c is not None and c.check is not None and isinstance(it.pos, int) \
+            and max(c.pos, it.pos) < len(it.items):
+        c.check()
     if c is None or not isinstance(it.pos, int) or c.pos <= it.pos:
         return it
     if c.runtime:
@@ -434,6 +441,8 @@ def ended(it: SeqIter):
     its generator raised there, if any, else the value it returned
     (StopIteration.value). Only this first StopIteration carries that
     value, as Python's."""
+    if it.cursor is not None:
+        it.cursor.ended = True
     past_end(it.items)
     value = returning(it)
     note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)

@@ -1,0 +1,203 @@
+"""What a generator did and read while it ran, when it was made.
+
+tpucc runs a generator to its end when it is called (its items are static,
+held by a SeqIter); Python runs it item by item as it is consumed.  The two
+agree unless something the generator reads changes between the two times,
+or the generator changes something for items the program never asks for.
+Neither can be replayed, so both are refused where they happen:
+
+- reads: the dict and list items, plain attributes and lists iterated that
+  the run read; checked each time the generator is advanced
+  (iterators.caught_up): one that changed since is refused there, at the
+  consumer's line (a rebound variable is calls._refuse_late_binding's).
+- effects: an in-place write, an item or attribute set, a list or dict
+  mutator on something that existed before the run, and how many items the
+  generator had yielded before it; checked when the compiled function
+  returns (check_unconsumed_effects): a generator not consumed that far
+  did, compiled, what Python's never did.
+
+Objects the run made itself (a buffer it fills and yields) are its own:
+neither their reads nor their changes are recorded.
+"""
+from __future__ import annotations
+
+from ..errors import SideEffectError
+from . import builder
+from .values import Array
+
+_FROM_CLASS = object()      # an attribute read from the class (none in the instance dict)
+
+
+class GeneratorRun:
+    """One generator frame's run (calls.Interpreter.inline)."""
+    __slots__ = ("yields", "first_serial", "made", "reads", "effect_after", "loc")
+
+    def __init__(self, yields: list, first_serial: int):
+        self.yields = yields            # the frame's items so far (its length: yields made)
+        self.first_serial = first_serial
+        self.made: set = set()          # ids of the containers and objects made by the run
+        self.reads: dict = {}           # (kind, id(obj), key) -> (obj, key) read
+        self.effect_after = -1          # the most items yielded before an outside change
+        self.loc = builder.current_loc()
+
+    def owns(self, obj) -> bool:
+        if isinstance(obj, Array):
+            while obj.base is not None:         # a view writes into its base
+                obj = obj.base
+            return obj.serial >= self.first_serial
+        return id(obj) in self.made
+
+
+def start(interp, yields: list, arguments) -> GeneratorRun:
+    """The run of a generator frame starts, given `arguments`: an iterator
+    over a list among them (a generator expression's `for w in ws`, whose
+    iter(ws) is made outside) is a list it reads."""
+    from .iterators import SeqIter
+    from .values import _serials
+    run = GeneratorRun(yields, next(_serials))
+    interp.generator_runs.append(run)
+    for v in arguments:
+        if isinstance(v, SeqIter) and type(v.source) is list:
+            note_list_iterated(interp, v.source)
+    return run
+
+
+def note_made(interp, obj) -> None:
+    for run in interp.generator_runs:
+        run.made.add(id(obj))
+
+
+def note_effect(interp, obj) -> None:
+    """`obj` is changed now (in place, an item, an attribute, a mutator)."""
+    for run in interp.generator_runs:
+        if not run.owns(obj):
+            run.effect_after = max(run.effect_after, len(run.yields))
+
+
+def note_item_read(interp, obj, key) -> None:
+    """obj[key] read from a dict or list."""
+    if type(obj) not in (dict, list):
+        return
+    for run in interp.generator_runs:
+        if id(obj) not in run.made:
+            run.reads.setdefault(("item", id(obj), _hashable(key)), (obj, key))
+
+
+def note_attribute_read(interp, obj, name) -> None:
+    """obj.name read, a plain attribute (instance dict, else the class)."""
+    if isinstance(obj, Array) or _instance_dict(obj) is None:
+        return
+    for run in interp.generator_runs:
+        if id(obj) not in run.made:
+            run.reads.setdefault(("attr", id(obj), name), (obj, name))
+
+
+def note_list_iterated(interp, lst) -> None:
+    """A loop of the run over the list `lst` (its items, its length)."""
+    for run in interp.generator_runs:
+        if id(lst) not in run.made:
+            run.reads.setdefault(("list", id(lst), None), (lst, None))
+
+
+def checker(interp, run: GeneratorRun):
+    """What iterators.caught_up calls before the generator is advanced:
+    refuses where something the run read has changed since."""
+    # (as the run left them: its own changes, cnt[0] += 1, are not the program's)
+    reads = [(kind, obj, key, _now(interp, kind, obj, key))
+             for (kind, _, _), (obj, key) in run.reads.items()]
+
+    def check():
+        for kind, obj, key, then in reads:
+            now = _now(interp, kind, obj, key)
+            if now is not then and not (kind == "list" and _same_items(now, then)):
+                raise _stale_read(kind, obj, key, run.loc)
+    return check if reads else None
+
+
+def note_unconsumed_effects(interp, run: GeneratorRun, made) -> None:
+    """Keeps a generator that changed outside things, to check when the
+    compiled function returns how far it was consumed."""
+    if run.effect_after >= 0:
+        interp.effect_generators.append((run, made, builder.ctx().region))
+
+
+def check_unconsumed_effects(interp, region) -> None:
+    """At the compiled function's return: a generator (made on the
+    function's static path, in `region`) that changed outside state after
+    yielding k items must have been asked for item k (or its end) by now,
+    as Python's generator then runs that change; else compiled code did
+    what eager Python never does."""
+    for run, made, made_in in interp.effect_generators:
+        c = made.cursor
+        if made_in is not region or c is None:
+            continue        # (made in a region left: a trial, or a runtime branch)
+        if c.pos > run.effect_after or c.ended:
+            continue
+        raise SideEffectError(
+            "a generator that changes outside state (writes into an array, a list, a dict "
+            f"or an attribute) after yielding {run.effect_after} item(s) was consumed only "
+            f"{c.pos} item(s) far: compiled code runs a generator to its end when it is "
+            "made, so its changes for the items never asked for would happen, unlike "
+            "Python's", hint="make the changes outside the generator, in the loop that "
+                             "takes its items, or consume the generator fully "
+                             "(list(gen)) and use the items needed").with_loc(run.loc)
+
+
+def _now(interp, kind, obj, key):
+    if kind == "item":
+        return _item_now(interp, obj, key)
+    if kind == "attr":
+        return _attribute_now(interp, obj, key)
+    return tuple(obj)
+
+
+def _item_now(interp, obj, key):
+    from .calls import _existing_slot
+    slot = _existing_slot(obj, key)
+    if slot is None:
+        return _FROM_CLASS          # (no such item now)
+    return interp.shadow.get((id(obj), ("item", slot)), obj[slot])
+
+
+def _attribute_now(interp, obj, name):
+    shadowed = interp.shadow.get((id(obj), name), _FROM_CLASS)
+    if shadowed is not _FROM_CLASS:
+        return shadowed
+    return (_instance_dict(obj) or {}).get(name, _FROM_CLASS)
+
+
+def _instance_dict(obj):
+    from .calls import instance_dict
+    try:
+        return instance_dict(obj)
+    except TypeError:
+        return None
+
+
+def _same_items(now: tuple, then: tuple) -> bool:
+    return len(now) == len(then) and all(a is b for a, b in zip(now, then))
+
+
+def _hashable(key):
+    try:
+        hash(key)
+        return key
+    except TypeError:
+        return id(key)
+
+
+def _at(loc) -> str:
+    return f"at line {loc.line}" if loc is not None else "before"
+
+
+def _stale_read(kind, obj, key, made_at) -> SideEffectError:
+    what = {"item": f"the item [{key!r}] of a {type(obj).__name__}",
+            "attr": f"the attribute `.{key}` of a {type(obj).__name__}",
+            "list": "a list"}[kind]
+    return SideEffectError(
+        f"{what} that a generator made {_at(made_at)} reads changed after the "
+        "generator was made and before it is consumed here: compiled code runs a generator "
+        "(a generator expression) when it is made, so its items would not see the change, "
+        "as Python's do when consumed",
+        hint="consume the generator (list(gen)) before the change, or make the generator "
+             "after it (or use a list comprehension, evaluated at once)")
