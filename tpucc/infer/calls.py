@@ -2384,8 +2384,10 @@ class Interpreter:
                     f"rebinding `{name}`, which a generator made before reads: compiled code "
                     "runs a generator (a generator expression) when it is made, so its items "
                     "would not see the new value, as Python's do when consumed",
-                    hint="make the generator after this assignment, or use a list "
-                         "comprehension (evaluated at once, as compiled)")
+                    hint="make the generator after this assignment (in a loop: consume it "
+                         "in the same iteration, or pass the value to a generator function "
+                         "as an argument), or use a list comprehension (evaluated at once, "
+                         "as compiled)")
             pending.append((keys, made, count, region))
         self.early_generators = pending
 
