@@ -4,6 +4,7 @@ arrays give ops."""
 from __future__ import annotations
 
 import builtins as py
+import collections.abc
 import contextlib
 import dataclasses
 import copy as copy_module
@@ -454,6 +455,10 @@ def reversed_(interp, x):
                             hint="make a list of it first: reversed(list(it))")
     if isinstance(x, RuntimeRange):
         return _reversed_range(x)
+    if isinstance(x, collections.abc.Iterator) and type(x).__module__ in ("builtins", "itertools"):
+        # (a held map or zip, a generator: Python's own iterators)
+        raise UserCodeError(f"TypeError: '{type(x).__name__}' object is not reversible",
+                            hint="make a list of it first: reversed(list(it))")
     method = interp.user_dunder(x, "__reversed__")
     if method is not None:          # Python asks for it before __len__ and __getitem__
         return interp.inline_dunder(method, x, reversed)   # (what it returns, as Python does)
@@ -638,7 +643,7 @@ def map_(interp, fn, *xs):
     if not interp.result_feeds_loop():
         # `m = map(f, xs)`: f called as each item is taken (f reads the variables
         # it closes over then, and the list's items then)
-        return (interp.call(fn, list(args), {}) for args in zip(*_lazy_parts(interp, xs)))
+        return map(lambda *args: interp.call(fn, list(args), {}), *_lazy_parts(interp, xs))
     return made_iterator(interp, (interp.call(fn, list(args), {}) for args in _zipped(interp, xs)),
                          kind="map")
 
