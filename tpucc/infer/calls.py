@@ -179,6 +179,18 @@ class ListGuardView:
         return self.items[index] if -len(self.items) <= index < len(self.items) else default
 
 
+def _instance_holds(obj, name) -> bool:
+    """Whether obj itself holds attribute `name`: in its __dict__, or in a
+    slot its class declares (a class with __slots__ under a base without
+    them has both)."""
+    if name in vars(obj):
+        return True
+    for klass in type(obj).__mro__:
+        if name in vars(klass):
+            return isinstance(vars(klass)[name], types.MemberDescriptorType)
+    return False
+
+
 class SlotGuardView:
     """An object seen through getattr as `.get(name, default)`, as guards
     read namespaces: the attributes an object with __slots__ holds (it has
@@ -831,7 +843,7 @@ class Interpreter:
             # An object made in the call holds what the call gave it; what
             # it finds in its class is the class's, guarded.
             fresh = id(obj) in self.fresh_ids
-            if fresh and (instance_dict(obj) is None or name in vars(obj)):
+            if fresh and (instance_dict(obj) is None or _instance_holds(obj, name)):
                 return
             own = [obj] if instance_dict(obj) is not None and not fresh else []
             mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
