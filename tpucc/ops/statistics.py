@@ -215,7 +215,10 @@ def _nan_quantile(x, ordered, qs, weak):
     n = x.shape[-1]
     count = _numbers_per_slice(x)
     q = qs.reshape(-1)
-    virtual = (count - 1) * q               # (rest..., Q), NumPy's dtypes
+    # NumPy's per-slice loop multiplies q by a Python int count, so a float
+    # q keeps its own dtype (float32 q: float32 index and result)
+    last = astype(count - 1, q.dtype) if q.dtype.kind == "f" else count - 1
+    virtual = last * q                      # (rest..., Q), NumPy's dtypes
     if np.issubdtype(q.dtype, np.integer):
         result = _at_positions(ordered, virtual, n)
     else:
