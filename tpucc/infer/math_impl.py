@@ -14,6 +14,7 @@ arguments are math's own business: Python computes them now.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -375,3 +376,20 @@ def isqrt(n):
     root = _ufunc(np.minimum, root, math.isqrt(_INT64_MAX))    # (root * root fits)
     root = root - (root * root > n)
     return _python(root + (root + 1 <= n // (root + 1)), np.int64)
+
+
+def prod(interp, iterable, /, *, start=1):
+    """math.prod: start times each item, left to right, as sum() adds them
+    (a list of runtime Python floats compounds to a Python float; NumPy
+    scalars multiply as NumPy's)."""
+    from . import dunders
+    items = interp.static_items(iterable)
+    if not any(isinstance(v, Array) for v in (start, *items)):
+        return math.prod(items, start=start)
+    total = start
+    for v in items:
+        total = dunders.apply(interp, operator.mul, total, v)   # (a user __rmul__ too)
+    return total
+
+
+BUILTINS[math.prod] = prod
