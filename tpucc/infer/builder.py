@@ -398,6 +398,9 @@ def human_bytes(n: int) -> str:
 def const_value(x) -> Value:
     """A Value holding a static scalar or ndarray (Python scalars are weak)."""
     aval = const_aval(x)
+    if aval.dtype.kind in "mM":
+        from .values import datetime_refusal
+        raise datetime_refusal(aval.dtype, repr(x) if np.ndim(x) == 0 else "a constant array")
     if not aval.dtype.isnative:     # np.frombuffer(b"..", ">u2") folded now
         refuse_byte_order(aval.dtype, "an array")
     if aval.dtype.kind not in "biufc":

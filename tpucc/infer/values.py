@@ -622,8 +622,29 @@ def _plain_array_hint(what: str, name: str) -> str:
 PLAIN_ARRAY_TYPES = (np.ndarray, np.memmap)
 
 
+def datetime_refusal(dtype: np.dtype, what: str, name: str | None = None) -> DTypeError:
+    """The error for a datetime64/timedelta64 value (`what`, read from
+    `name` where it comes from outside): dates are not compiled; their
+    integer counts are (a datetime64[D] is days since 1970-01-01, a
+    timedelta64[s] a count of seconds)."""
+    unit = np.datetime_data(dtype)[0]
+    counts = (f"days since 1970-01-01" if unit == "D" else f"{unit} units since the epoch") \
+        if dtype.kind == "M" else f"a count of {unit} units"
+    given = f"pass {name}.astype(np.int64) ({counts})" if name else \
+        f"compute with integer counts instead (here {counts}; a date array's " \
+        ".astype(np.int64), made outside, is its days since 1970-01-01)"
+    return DTypeError(f"{what} has dtype {dtype}: compiled code does not support dates and "
+                      "times (datetime64/timedelta64)",
+                      hint=f"{given}, or differences of dates as numbers "
+                           "(`(d1 - d0).astype(np.int64)`), and convert the results back "
+                           f"outside (`.astype('{dtype}')`)")
+
+
 def check_runtime_dtype(dtype: np.dtype, what: str):
     """Refuses arrays whose dtype XLA cannot hold as they are."""
+    if dtype.kind in "mM":
+        named = what.split("`")[1:2] or what.split()[-1:]     # global `D`, argument d0
+        raise datetime_refusal(dtype, what, named[0] if named[0].isidentifier() else "x")
     if dtype.kind not in "biufc" and dtype.name == "bfloat16":     # (.name imports)
         from ..aot.spec import BFLOAT16
         raise DTypeError(f"{what} has dtype bfloat16", hint=BFLOAT16)
