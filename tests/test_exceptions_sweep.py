@@ -420,12 +420,23 @@ def _line_of(fn, text):
     (P.p_uncaught_from_except_body, P.p_uncaught_from_except_body, 'CFG["other"]'),
     (P.p_bare_raise_location, P.p_bare_raise_location, 'CFG["missing"]'),
     (P.p_raise_no_active, P.p_raise_no_active, "raise"),
-    (G.guarded_break_no_try, G.guarded_break_no_try, "CFG[k]"),
 ])
 def test_uncaught_error_location(fn, where, match):
     with pytest.raises(E.UserCodeError) as info:
         tpucc.compile(fn)(X.copy())
     assert info.value.loc.line in _line_of(where, match), str(info.value)
+
+
+def test_uncaught_error_on_a_runtime_path_raised_when_it_runs():
+    # (the KeyError comes after a runtime `break` may have left the loop:
+    # raised when the call returns, only where that path ran, as eagerly)
+    fn = G.guarded_break_no_try
+    with pytest.raises(KeyError) as info:
+        tpucc.compile(fn)(X.copy())
+    assert isinstance(info.value, E.RuntimeRaiseError)
+    assert info.value.loc.line in _line_of(fn, "CFG[k]"), str(info.value)
+    big = X.copy() + 10
+    np.testing.assert_array_equal(tpucc.compile(fn)(big.copy()), fn(big.copy()))
 
 
 # --- refused by design (E100), with the line of the check and of the clause ---------------

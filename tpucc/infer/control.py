@@ -175,6 +175,11 @@ class _PathsDiffer(MergeError):
     (continue_multi then continues each on its own)."""
 
 
+# The note of continue_multi's guard Conds: the paths a runtime `break`,
+# `continue` or `return` took meet there.
+GUARD_NOTE = "guard:"
+
+
 def _continue_paths(frame, ex: Exit, stops, join=None) -> Exit:
     """continue_multi's guard Conds; with `join`, each path stops there."""
     while not ex.static:
@@ -196,7 +201,7 @@ def _continue_paths(frame, ex: Exit, stops, join=None) -> Exit:
             ex = branch_regions(frame, pred, [
                 (lambda f: walk(f, target, stops | others), taken),
                 (lambda f, e=ex, t=target: _without(e, t), None),
-            ], note=f"guard: code after block {target} runs only on the path that reached it",
+            ], note=f"{GUARD_NOTE} code after block {target} runs only on the path that reached it",
                 same_statics_at=join)
         except _PathsDiffer:
             raise
@@ -360,7 +365,7 @@ def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None) ->
     floor = new_serial_floor()
     loc = ctx().loc                 # the branch's line: where the Cond is reported
     current = frame.current         # where each arm's region opens (exceptions.py)
-    results, notes = [], []
+    results, notes, raising = [], [], []
     for index, (run, setup) in enumerate(arms):
         frame.locals, frame.stack = dict(locals0), list(stack0)
         frame.current = current
@@ -368,13 +373,23 @@ def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None) ->
                 _taking(pred, index == 0), _arm_watches(notes):
             if setup is not None:
                 setup(frame)
-            ex = run(frame)
+            try:
+                ex = run(frame)
+            except UserCodeError as e:
+                if not _raises_at_run_time(e):
+                    raise
+                raising.append((index, e))
             end_vars = state_vars(frame, settled_test())
             end_vars.update((id(v), v.var) for c, k, *_ in rec["items"].values()
                             if isinstance(v := c[k], Array))
             ends = finish_journal(rec["journal"])
             items = finish_items(rec["items"])
-        results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars, items))
+        if not raising or raising[-1][0] != index:
+            results.append(Arm(rec["builder"], ex, frame.locals, frame.stack, ends, end_vars,
+                               items))
+    if raising:
+        frame.locals, frame.stack, frame.current = dict(locals0), list(stack0), current
+        return _only_arm_that_does_not_raise(frame, pred, arms, raising, loc)
     for arr, why in notes:          # (after the `if`, what any path made may alias)
         watch(arr, why)
     with builder.at(loc):
@@ -435,6 +450,46 @@ def _made_in_region(var):
             if any(out is var for out in op.outputs):
                 return op
     return None
+
+
+def _raises_at_run_time(error: UserCodeError) -> bool:
+    """Whether the program's error, raised (at compile time) on a path a
+    runtime condition takes, can instead be raised when the call returns,
+    only where that path runs, as eagerly (`path[10]` past the end of a
+    list, `NAMES[k]` missing, `k // 0`, `dist[0] = np.inf` into int64,
+    under an `if` that never holds): a built-in exception of the
+    program's own that no enclosing `except` of it would catch."""
+    from ..errors import RAISABLE_AT_RUN_TIME
+    from .exceptions import catcher
+    raised = error.raised
+    cls = RAISABLE_AT_RUN_TIME.get(type(raised).__name__)
+    return cls is type(raised) and catcher(ctx().frames, cls) is None
+
+
+def _only_arm_that_does_not_raise(frame, pred: Array, arms, raising, loc) -> Exit:
+    """One arm of a runtime branch raised (the program's own error): a
+    runtime check that the branch does not take it, raising that error
+    when the call returns, and the other arm runs on its own, as a
+    runtime `if` around a `raise` compiles (interpreter.raised_by).  Both
+    raising: the first one's error, as before."""
+    from . import checks
+    if len(raising) == len(arms):
+        raise raising[0][1]
+    (index, error), = raising
+    taken = pred if index == 0 else emit("logical_not", pred)
+    text = str(error.raised) or type(error.raised).__name__
+    with builder.at(loc):
+        checks.require(emit("logical_not", taken), text, raises=type(error.raised).__name__,
+                       loc=error.loc or loc, hint=_RAISED_ON_A_RUNTIME_PATH)
+    run, setup = arms[1 - index]
+    if setup is not None:
+        setup(frame)
+    return run(frame)
+
+
+_RAISED_ON_A_RUNTIME_PATH = ("this line runs only where a runtime condition takes its path: "
+                             "compiled code raises the error when the call returns, only if "
+                             "that path ran, as eager Python does")
 
 
 @contextlib.contextmanager
@@ -594,7 +649,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
-    maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY else set()
+    maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY or \
+        note.startswith(GUARD_NOTE) else set()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
     whole = taken_whole([(a.locals, a.stack) for a in arms],
@@ -967,10 +1023,13 @@ def _check_same_statics(slots, loose, dead: frozenset, depth: int):
 def _flag_bound_in_loop(frame, arms) -> set:
     """The numbers and arrays a `while` loop's body binds first (`xn` of
     `while abs(x * x - 2) > tol: xn = ...; x = xn`), which stay unbound
-    where its first test fails: merged with a placeholder, and a bound
-    flag (interpreter.Frame.bound_flags) makes a read after the loop raise
-    UnboundLocalError at run time where the loop did not run, as a runtime
-    `for` loop's do."""
+    where its first test fails; or that only the path a runtime `break`
+    took binds (`when = i; break` in a search loop), unbound where the
+    loop ran to its end: merged with a placeholder, and a bound flag
+    (interpreter.Frame.bound_flags) makes a read after the loop raise
+    UnboundLocalError at run time where it is unbound, as a runtime `for`
+    loop's do (and as `while True`, whose only exit is the break, needs
+    no flag)."""
     names = set().union(*(a.locals for a in arms)) - set.intersection(
         *(set(a.locals) for a in arms))
     flagged = {n for n in names if not n.endswith(BOUND_SUFFIX) and all(
