@@ -375,3 +375,77 @@ def test_error_on_every_path_still_raised_at_compile_time():
         return x + [1, 2][5]
     raises_at(f, (np.ones(3),), E.UserCodeError, match="IndexError", line_of="[5]",
               cache=False)
+
+
+# --- a runtime-length selection used as an index array ----------------------------------
+
+def neighbour_sum(indptr, indices, x):
+    out = np.zeros(len(indptr) - 1, x.dtype)
+    for u in range(len(out)):
+        out[u] = x[indices[indptr[u]:indptr[u + 1]]].sum()
+    return out
+
+
+def neighbour_max_rows(indptr, indices, X):
+    out = np.zeros((len(indptr) - 1, X.shape[1]), X.dtype)
+    for u in range(len(out)):
+        if indptr[u + 1] > indptr[u]:
+            out[u] = X[indices[indptr[u]:indptr[u + 1]]].max(axis=0)
+    return out
+
+
+CSR = (np.array([0, 2, 3, 5, 5]), np.array([1, 2, 2, 0, 1]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_gather_through_a_runtime_slice(dtype):
+    same(neighbour_sum, *CSR, np.array([1, 10, 100], dtype))
+
+
+def test_gather_rows_through_a_runtime_slice():
+    same(neighbour_max_rows, *CSR, np.arange(12.0).reshape(3, 4))
+
+
+def test_gather_through_a_mask_selection():
+    def f(idx, m, x):
+        g = x[idx[m]]
+        return g.sum(), (g * 2).mean(), np.max(g)
+    same(f, np.array([0, -1, 2, 7]), np.array([True, True, True, False]), np.arange(5.0))
+
+
+def test_gather_out_of_bounds_among_the_selected_raises_at_run_time():
+    def f(idx, m, x):
+        return x[idx[m]].sum()
+    same(f, np.array([0, 9]), np.array([True, False]), np.arange(3.0))
+    with pytest.raises(IndexError):
+        tpucc.compile(f, cache=False)(np.array([0, 9]), np.array([True, True]), np.arange(3.0))
+
+
+def mark_used(color, row):
+    used = np.zeros(len(color) + 1, bool)
+    used[color[row & (color >= 0)]] = True
+    return used
+
+
+def test_scatter_through_a_mask_selection():
+    same(mark_used, np.array([0, -1, 1]), np.array([True, True, True]))
+    same(mark_used, np.array([2, 0, -1, 1]), np.array([True, False, True, True]))
+
+
+def test_scatter_variants():
+    def add_one(x, idx, lo, hi):
+        x[idx[lo:hi]] += 1.0
+        return x
+
+    def copy_rows(x, idx, m, y):
+        x[idx[m]] = y[m]
+        return x
+
+    def set_rows(x, idx, m):
+        x[idx[m]] = np.array([1.0, 2.0])
+        return x
+    same(add_one, np.zeros(5), np.array([4, 0, 3, 3]), 1, 3)
+    same(add_one, np.zeros(5), np.array([4, 0, 3, 3]), 0, 2)
+    same(copy_rows, np.zeros(5), np.array([4, 0, 2, 1]), np.array([True, False, True, False]),
+         np.array([9.0, 8.0, 7.0, 6.0]))
+    same(set_rows, np.zeros((4, 2)), np.array([3, -1, 0]), np.array([True, True, False]))

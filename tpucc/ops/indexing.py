@@ -585,6 +585,8 @@ def getitem(x, key):
         return out if empty_axis is None else getitem(out, _empty_at(empty_axis))
     if _is_mask(key):
         return masked.select(x, key)
+    if masked.gathers_by_selection(x, key):
+        return masked.gather(x, key)
     among = _mask_among_basic(x, key)
     if among is not None:
         return _select_among(*among)
@@ -795,6 +797,9 @@ def setitem(x, key, value):
     check_python_item(value, x.dtype, numpy_scalars=not _is_advanced(key))
     if _is_mask(key):
         masked.assign(x, key, value)
+        return
+    if masked.gathers_by_selection(x, key):
+        masked.scatter(x, key, value)
         return
     among = _mask_among_basic(x, key)
     if among is not None:

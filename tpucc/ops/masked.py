@@ -249,6 +249,48 @@ def holds_selection(args, kwargs) -> bool:
 
 # --- reading and writing x[mask] -------------------------------------------------------
 
+def gathers_by_selection(x, key) -> bool:
+    """x[sel] with sel an integer selection (`x[indices[a:b]]`, a CSR row's
+    neighbours; `x[idx[mask]]`) of a runtime array with rows to gather."""
+    return isinstance(key, Selection) and key.dtype.kind in "iu" and \
+        isinstance(x, Array) and x.ndim > 0 and x.shape[0] > 0
+
+
+def gather(x, sel: Selection) -> Selection:
+    """x[sel]: NumPy's gather is elementwise in the indices, so it is x
+    gathered at every full-size index, selected by sel's mask, in sel's
+    order.  The unselected rows gather row 0: their indices may be
+    anything (a slice's neighbours, the -1 of a masked-out row) and must
+    not fail the bounds check that the selected ones get."""
+    from .indexing import getitem
+    safe = where(_expanded(sel.mask, len(sel.rest)), sel.data, np.zeros((), sel.dtype))
+    return Selection(getitem(x, safe), sel.mask, sliced=sel.sliced, descending=sel.descending)
+
+
+def scatter(x, sel: Selection, value) -> None:
+    """x[sel] = value: a scatter at every full-size index, the unselected
+    ones moved past x's end, where the scatter drops them (their indices
+    may be anything).  The selected ones get NumPy's bounds check.  The
+    value: a number or an array of x's trailing shape, or a selection by
+    the same mask (its full-size rows)."""
+    from ..infer.builder import emit
+    from .indexing import normalize_key, require_in_bounds
+    if isinstance(value, Selection):
+        _require_same_mask(value, sel.mask, "x[sel] = y[sel]")
+        value = value.data
+    elif np.ndim(value) > x.ndim - 1:
+        raise refusal("assigning an array into x[idx[mask]] (an index array of runtime "
+                      "length)", sel)
+    mask = _expanded(sel.mask, len(sel.rest))
+    index = astype(sel.data, np.int64)
+    static, checked = normalize_key((where(mask, index, np.int64(0)),), x.shape)
+    require_in_bounds(static, checked, x.shape)
+    n = np.int64(x.shape[0])
+    wrapped = where(index < 0, index + n, index)
+    dropped = where(mask, wrapped, n)
+    x.set(emit("setitem", x, value, dropped, key=static).var)
+
+
 def checked_mask(shape: tuple, mask, first_axis: int = 0):
     """NumPy's IndexErrors for a mask that does not fit the leading axes of
     `shape`, which are the axes of the indexed array from `first_axis` on
