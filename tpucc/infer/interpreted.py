@@ -12,6 +12,12 @@ def mapped(fn, *iterables):
         yield fn(*args)
 
 
+def starmapped(fn, iterable):
+    """itertools.starmap(fn, iterable)."""
+    for args in iterable:
+        yield fn(*args)
+
+
 def reduced(fn, iterable, initial):
     """functools.reduce(fn, iterable, initial)."""
     acc = initial

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import SideEffectError
 from ..ir import AVal
-from .builder import ctx, emit_op
+from .builder import ctx, emit, emit_op
 from .iterators import SeqIter
 from .state import has_static_keys
 from .values import CHOSEN, Array
@@ -64,13 +64,25 @@ class ListRows:
     source: object
     # The items' arrays stacked before the loop (`prestack`): key -> Array
     stacked: dict = field(default_factory=dict)
+    # Where the run of alike items the While picks from ends (alike_run),
+    # None: at the end; the items after it differ, and a loop of its own
+    # goes over them (`zip_longest(a, b)`: a's and b's rows, then a's rows
+    # and the fill value).
+    end: int | None = None
+    # Where the loop starts: the items before it (a run before, or those
+    # an iterator gave before the loop) are not picked from.
+    start: int = 0
 
     def item_at(self, pos):
         if isinstance(pos, int):
             return self._current(pos)
         if type(self.source) is list and len(self.source) != len(self.items):
             raise NotPickable("the loop changes the length of the list it goes over")
-        return picker([self._current(k) for k in range(len(self.items))], self.stacked)(pos)
+        pick = picker([self._current(k) for k in range(self.start, self._stop())], self.stacked)
+        return pick(emit("subtract", pos, np.int64(self.start)) if self.start else pos)
+
+    def _stop(self) -> int:
+        return len(self.items) if self.end is None else self.end
 
     def prestack(self):
         """Stacks the items' arrays where the loop starts, outside its While:
@@ -79,7 +91,8 @@ class ListRows:
         reverse mode would transpose it into one slice per item per
         iteration: 12 s of XLA for 64 layers).  Unused stacks are dead code."""
         try:
-            _prestack([self._current(k) for k in range(len(self.items))], self.stacked)
+            _prestack([self._current(k) for k in range(self.start, self._stop())],
+                      self.stacked)
         except NotPickable:
             pass
 
@@ -92,7 +105,7 @@ def rows_of(it: SeqIter) -> ListRows | None:
     differ in type."""
     if type(it.items) is not tuple or not isinstance(it.pos, int):
         return None
-    rows = ListRows(it.items, it.read, it.source)
+    rows = ListRows(it.items, it.read, it.source, start=it.pos)
     current = [rows._current(k) for k in range(it.pos, len(it.items))]
     if not current or any(map(_holds_big_int, current)):
         return None
@@ -101,6 +114,23 @@ def rows_of(it: SeqIter) -> ListRows | None:
     except NotPickable:
         return None
     return rows
+
+
+def alike_run(it: SeqIter) -> ListRows | None:
+    """The rows for a counted loop over the first of `it`'s items (from
+    where it stands) as far as they stay alike (ListRows.end), where the
+    rest differ from them; None where there is no such run of 3 or more."""
+    if type(it.items) is not tuple or not isinstance(it.pos, int):
+        return None
+    rows = ListRows(it.items, it.read, it.source)
+    first = rows._current(it.pos)
+    end = it.pos + 1
+    while end < len(it.items) and alike([first, rows._current(end)]):
+        end += 1
+    if end - it.pos < 3 or end == len(it.items) or any(
+            _holds_big_int(rows._current(k)) for k in range(it.pos, end)):
+        return None
+    return ListRows(it.items, it.read, it.source, end=end, start=it.pos)
 
 
 class _Cursor:

@@ -21,6 +21,7 @@ from ..errors import (GradError, InternalError, LimitError, MergeError, SideEffe
                       StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
+from ..ops.registry import OPS
 from . import builder, counters, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
@@ -96,14 +97,15 @@ def run_loop(frame, header: int, stops) -> Exit:
             it = _for_iterator(frame, header)       # the last iteration, unrolled
         elif not peel:
             _note_uncounted(frame, header, unrolled_because)
-    if isinstance(it, SeqIter) and it.remaining() > 2 and it.remaining() * enclosing > budget:
-        counted = _try_counted_list(frame, header, stops, loop_stops, it, enclosing)
+    while isinstance(it, SeqIter) and it.remaining() > 2 and it.remaining() * enclosing > budget:
+        counted = _try_counted_list(frame, header, stops, loop_stops, it, enclosing, budget)
         if isinstance(counted, Exit):
             return counted
-        if counted is True:
-            it = _for_iterator(frame, header)       # the last iteration, unrolled
-        else:
+        if counted is not True:
             unrolled_because = counted
+            break
+        # the last iteration, unrolled; or the next run of alike items
+        it = _for_iterator(frame, header)
     ctx().unrolled_trips = enclosing * max(it.remaining(), 1) if it is not None else enclosing
     try:
         if peel:
@@ -410,7 +412,15 @@ def _too_big_to_unroll(ops, it, budget) -> bool:
 
 
 def _op_count(ops) -> int:
-    return sum(1 + sum(_op_count(r.ops) for r in op.regions) for op in ops)
+    """The ops' cost to XLA's compile, in small ops: a solver or a
+    decomposition weighs more (OpDef.compile_weight)."""
+    return sum(_compile_weight(op.name) + sum(_op_count(r.ops) for r in op.regions)
+               for op in ops)
+
+
+def _compile_weight(name: str) -> int:
+    opdef = OPS.get(name)
+    return opdef.compile_weight if opdef is not None else 1
 
 
 def _holds_runtime_loop(ops) -> bool:
@@ -617,20 +627,25 @@ def _try_counted_but_last(frame, header, stops, loop_stops, it: RangeIter, enclo
     return False
 
 
-def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
+def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing, budget):
     """A long loop over a list's (or another static sequence's) items, when
     they are alike: all but the last iteration as one counted While over
     the positions, the item at each picked at run time (list_loops); the
     last left to unroll after it, so that the loop variable then holds the
-    list's last item itself.  True where that could be done, the Exit where
-    the whole loop is one While, else why the loop is unrolled (None: its
-    items differ)."""
+    list's last item itself.  Where only a long first run of them is alike
+    (`zip_longest(a, b)`: pairs of rows, then a row and the fill value),
+    that run is the While, and the loop goes on from the next item.  True
+    where that could be done, the Exit where the whole loop is one While,
+    else why the loop is unrolled (None: its items differ)."""
     it = caught_up(it)      # (an iterator held in a variable goes on where next() left it)
     rows = list_loops.rows_of(it)
-    if rows is None:
-        return None
-    rows.prestack()
     last = len(it.items) - 1
+    if rows is None:
+        rows = list_loops.alike_run(it)
+        if rows is None or (rows.end - it.pos) * enclosing <= budget:
+            return None
+        last = rows.end     # (the run's own last item is no list's last: no unrolling)
+    rows.prestack()
     frame.stack[-1] = RangeIter(it.pos, last, 1, rows)
     with list_loops.refused_elsewhere(it):
         made = _try_counted(frame, header, stops, loop_stops, frame.stack[-1], enclosing,
@@ -638,7 +653,7 @@ def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing):
         if isinstance(made, Exit):
             return True
     frame.stack[-1] = it
-    if isinstance(made[1], LeavesEarly):
+    if isinstance(made[1], LeavesEarly) and rows.end is None:
         whole = _items_as_while(frame, header, stops, loop_stops, it, rows, enclosing)
         if whole is not None:
             return whole

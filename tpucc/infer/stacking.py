@@ -694,12 +694,15 @@ def whole_buffer(items, dtype=None):
     if any(f is None or f[0] is not a.var for f, a in zip(found, items)):
         return None
     buf = found[0][1]
-    if buf.aval.shape[0] != len(items) or any(f[1] is not buf or f[2] != t
-                                              for t, f in enumerate(found)):
+    if any(f[1] is not buf for f in found):
         return None
     if dtype is not None and np.dtype(dtype) != buf.aval.dtype:
         return None
-    return Array(buf)
+    rows = [f[2] for f in found]
+    if rows == list(range(buf.aval.shape[0])):
+        return Array(buf)
+    from ..ops import indexing      # (some rows, or out of order: one slice or take)
+    return Array(indexing.getitem(Array(buf), _rows_key(rows)).var)
 
 
 def interleaved_width(items) -> int | None:
@@ -775,16 +778,36 @@ def buffer_then_rest(items, dtype=None):
 
 
 def _all_rows_of_one_array(items, dtype):
-    """The array whose rows, all of them in order, `items` are views of
-    (`list(x)`, a loop's `r` of `for r in x`), as a new Array; or None."""
+    """The array whose rows `items` are views of, at static positions, as a
+    new Array: the array itself for all its rows in order (`list(x)`, a
+    loop's `r` of `for r in x`), one strided slice for rows at even steps
+    (`reversed(x)`, `itertools.islice(x, 0, None, 2)`), one take for any
+    others (`itertools.compress(x, mask)`); or None.  Not one slice per
+    row, concatenated: 200 of them were 7 s of XLA."""
     base = items[0].base
-    if base.base is not None or base.shape[:1] != (len(items),) or any(
-            not isinstance(a, Array) or a.base is not base or a.index != (t,)
-            for t, a in enumerate(items)):
+    if base.base is not None or base.ndim == 0 or not isinstance(base.shape[0], int):
+        return None
+    n = base.shape[0]
+    if any(not isinstance(a, Array) or a.base is not base or type(a.index) is not tuple
+           or len(a.index) != 1 or type(a.index[0]) is not int or not 0 <= a.index[0] < n
+           for a in items):
         return None
     if dtype is not None and np.dtype(dtype) != base.dtype:
         return None
-    return Array(base.var)
+    rows = [a.index[0] for a in items]
+    if rows == list(range(n)):
+        return Array(base.var)
+    from ..ops import indexing
+    return Array(indexing.getitem(base, _rows_key(rows)).var)
+
+
+def _rows_key(rows: list):
+    """x[key] gives x's `rows`, in order: a slice where they step evenly."""
+    step = rows[1] - rows[0] if len(rows) > 1 else 1
+    if step and all(b - a == step for a, b in zip(rows, rows[1:])):
+        stop = rows[-1] + step
+        return slice(rows[0], stop if stop >= 0 else None, step)
+    return np.array(rows, dtype=np.int64)
 
 
 @contextlib.contextmanager
@@ -826,8 +849,8 @@ def items_set_aside(frame, header):
     making to the loop's end, only `name.append(v)` uses it): the While
     need not carry the items (hundreds of them, by the later epochs), and
     the list holds nothing else a trial body could see."""
-    aside = [(v, list(v)) for v in deferrable_lists(frame, header)
-             if not all(isinstance(x, _STATIC_ITEMS) for x in v)]
+    lists = deferrable_lists(frame, header) + _comprehension_list(frame)
+    aside = [(v, list(v)) for v in lists if not all(isinstance(x, _STATIC_ITEMS) for x in v)]
     for lst, items in aside:
         lst.clear()
         frame.interp.set_aside.append(items)    # (still holders: privacy.py)
@@ -840,6 +863,15 @@ def items_set_aside(frame, header):
             else:
                 lst[:0] = items
             frame.interp.set_aside.pop()
+
+
+def _comprehension_list(frame) -> list:
+    """The list a comprehension builds, under its iterator on the stack:
+    nothing but its LIST_APPEND reaches it.  It holds items already where
+    a loop over the runs of alike items (list_loops.alike_run) goes on with
+    the next run, after a While filled it with the first."""
+    below = frame.stack[-2] if len(frame.stack) >= 2 else None
+    return [below] if type(below) is list else []
 
 
 def current() -> Growth | None:

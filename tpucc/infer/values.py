@@ -313,7 +313,21 @@ class Array:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
+        return (self._row_item(i) for i in range(self.shape[0]))
+
+    def _row_item(self, i: int):
+        """self[i] as Python's iterator gives it.  An element of a 1-d array
+        (a NumPy scalar, a copy) is noted as row i of the array's value, as
+        a counted loop's buffer rows are (stacking.whole_buffer): np.array
+        or a While's stacking of many of them (`reversed(x)`, islice,
+        compress) is then one slice of the array, not one slice per item
+        concatenated (200 of them: 7 s of XLA)."""
+        item = self[i]
+        if isinstance(item, Array) and item.base is None and not item.shape \
+                and self.ndim == 1 and isinstance(self.shape[0], int):
+            rows = builder.ctx().stacked_rows
+            rows[id(item.var)] = (item.var, self.var, i)
+        return item
 
 
 JAX = "jax"

@@ -41,7 +41,7 @@ from jax import lax
 from ..errors import ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .manipulation import as_array
-from .registry import NUMPY, implements, register, target_platforms
+from .registry import SOLVER_WEIGHT, NUMPY, implements, register, target_platforms
 from .solvers import hermitian_from_triangle, linalg_dtype
 
 _linalg = np.linalg._linalg      # NumPy's result types (EighResult, SVDResult, ...)
@@ -83,7 +83,7 @@ def _register(name, abstract, lower, numpy=None):
         if isinstance(outs, tuple):
             return tuple(lax.convert_element_type(o, a.dtype) for o, a in zip(outs, lc.out_avals))
         return lax.convert_element_type(outs, lc.out_avals[0].dtype)
-    register(name, abstract, lowering, numpy=numpy)
+    register(name, abstract, lowering, numpy=numpy, compile_weight=SOLVER_WEIGHT)
 
 
 # --- eigh / eigvalsh ---------------------------------------------------------------------
@@ -394,7 +394,8 @@ def _lstsq_numpy(a, b, rcond):
     return tuple(np.linalg.lstsq(a, b, rcond))
 
 
-register("linalg_lstsq", _lstsq_abstract, _lstsq_lower, numpy=_lstsq_numpy)
+register("linalg_lstsq", _lstsq_abstract, _lstsq_lower, numpy=_lstsq_numpy,
+         compile_weight=SOLVER_WEIGHT)
 
 
 @implements(np.linalg.lstsq)
@@ -451,7 +452,8 @@ def _pinv_lower(lc, x, rcond, hermitian):
 
 
 register("linalg_pinv", _pinv_abstract, _pinv_lower,
-         numpy=lambda a, rcond, hermitian: np.linalg.pinv(a, rcond, hermitian))
+         numpy=lambda a, rcond, hermitian: np.linalg.pinv(a, rcond, hermitian),
+         compile_weight=SOLVER_WEIGHT)
 
 _UNSET = object()
 
@@ -493,7 +495,8 @@ def _rank_lower(lc, x, tol, relative, hermitian):
 
 register("linalg_matrix_rank", _rank_abstract, _rank_lower,
          numpy=lambda a, tol, relative, hermitian: np.linalg.matrix_rank(
-             a, None if relative else tol, hermitian, rtol=tol if relative else None))
+             a, None if relative else tol, hermitian, rtol=tol if relative else None),
+         compile_weight=SOLVER_WEIGHT)
 
 
 @implements(np.linalg.matrix_rank)

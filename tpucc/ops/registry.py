@@ -70,16 +70,29 @@ class OpDef:
     # where nothing is known.  A runtime index known in range needs no
     # bounds check, and x[j:j + k] with such a j has a static length.
     value_range: Callable | None = None
+    # How many small ops (an add, a slice) XLA's compile of one copy of this
+    # op is worth: the unroll budget (infer/loops.py) weighs a loop body by
+    # it.  A decomposition or solver is an SVD/QR/LU expansion or a solver
+    # call that XLA compiles hundreds of times slower than an add (32 steps
+    # of 4 np.linalg.lstsq each, unrolled: 30 s of XLA; one While: 2 s).
+    compile_weight: int = 1
 
+
+# OpDef.compile_weight of the matrix decompositions and solvers: each is
+# worth a whole unrolled iteration's ops (loops.OPS_PER_UNROLLED_TRIP), so
+# a static loop with one per step becomes a counted While, not 32 copies.
+SOLVER_WEIGHT = 40
 
 OPS: dict[str, OpDef] = {}
 NUMPY: dict[object, Callable] = {}
 METHODS: dict[str, Callable] = {}
 
 
-def register(name, abstract, lower, numpy=None, layout=None, stored_layouts=None) -> OpDef:
+def register(name, abstract, lower, numpy=None, layout=None, stored_layouts=None,
+             compile_weight=1) -> OpDef:
     assert name not in OPS, f"op {name} registered twice"
-    OPS[name] = OpDef(name, abstract, lower, numpy, layout, stored_layouts)
+    OPS[name] = OpDef(name, abstract, lower, numpy, layout, stored_layouts,
+                      compile_weight=compile_weight)
     return OPS[name]
 
 

@@ -21,7 +21,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError
 from ..ir import AVal
 from .manipulation import as_array
-from .registry import broadcast_shapes, implements, register
+from .registry import SOLVER_WEIGHT, broadcast_shapes, implements, register
 
 _SINGLE = frozenset(np.dtype(d) for d in ("float32", "complex64"))
 _DOUBLE = frozenset(np.dtype(d) for d in ("float64", "complex128"))
@@ -123,7 +123,8 @@ def _lower(fn):
 
 
 for _name, (_rule, _fn, _reference) in LINALG_OPS.items():
-    register(_name, _abstract(_rule), _lower(_fn), numpy=_reference)
+    register(_name, _abstract(_rule), _lower(_fn), numpy=_reference,
+             compile_weight=SOLVER_WEIGHT)
 
 
 @implements(np.linalg.inv)

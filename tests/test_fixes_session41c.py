@@ -1,0 +1,180 @@
+"""Slow compiles found by sweeps 41H-K: loops unrolled item by item (or copy
+by copy) that are now one While.  Each test compares with eager NumPy
+(values, dtypes) and checks the HLO's structure (its While count), not
+timings."""
+from __future__ import annotations
+
+import itertools
+import operator
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import check, count_hlo, hlo
+
+NOCACHE = {"cache": False}
+
+
+def whiles(fn, *args) -> int:
+    return count_hlo(hlo(tpucc.compile(fn, cache=False), *args), "while")
+
+
+# --- a short static loop of solvers: its cost, not its length, makes it one While -----------
+
+def regressions(S, K, disc):
+    cf = np.maximum(K - S[:, -1], 0.0)
+    for t in range(S.shape[1] - 2, -1, -1):
+        x = S[:, t]
+        A = np.vander(x, 3)
+        c1 = np.linalg.lstsq(A, cf, rcond=None)[0]
+        c2 = np.linalg.lstsq(A, x * cf, rcond=None)[0]
+        cf = np.where(K - x > A @ (c1 + c2), K - x, cf) * disc
+    return cf.mean()
+
+
+def weighted_polyfits(S, K):
+    cf = np.maximum(K - S[:, -1], 0.0)
+    for t in range(S.shape[1] - 2, 0, -1):
+        x = S[:, t]
+        itm = (K - x > 0).astype(x.dtype)
+        c = np.polyfit(x, cf, 2, w=itm + 0.1)
+        cf = np.where(np.polyval(c, x) < K - x, K - x, cf * 0.99)
+    return cf
+
+
+def solves(A, b):
+    x = b
+    for _ in range(24):
+        x = np.linalg.solve(A, x) + b
+    return x
+
+
+def paths(steps, n=20, seed=11, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    return (100 * np.exp(np.cumsum(0.04 * rng.standard_normal((n, steps)), axis=1))).astype(dtype)
+
+
+def test_lstsq_per_step_is_one_while():
+    S = paths(21)
+    check(regressions, S, 100.0, 0.99, rtol=1e-8, atol=1e-8, compile_kwargs=NOCACHE)
+    assert whiles(regressions, S, 100.0, 0.99) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_weighted_polyfit_per_step_is_one_while(dtype):
+    S = paths(26, dtype=dtype)
+    tol = 1e-8 if dtype == np.float64 else 1e-3
+    check(weighted_polyfits, S, dtype(100.0), rtol=tol, atol=tol, compile_kwargs=NOCACHE)
+    assert whiles(weighted_polyfits, S, dtype(100.0)) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_solve_per_step_is_one_while(dtype):
+    A = (np.eye(4) * 4 + np.arange(16).reshape(4, 4) * 0.01).astype(dtype)
+    b = np.arange(4.0, dtype=dtype)
+    check(solves, A, b, rtol=1e-5, atol=1e-5, compile_kwargs=NOCACHE)
+    assert whiles(solves, A, b) == 1
+
+
+def few_cheap_steps(x):
+    for _ in range(24):
+        x = x * 0.5 + 1.0
+    return x
+
+
+def test_cheap_short_loop_stays_unrolled():
+    check(few_cheap_steps, np.arange(3.0), compile_kwargs=NOCACHE)
+    assert whiles(few_cheap_steps, np.arange(3.0)) == 0
+
+
+# --- iterator combinations over arrays: one While like a plain loop over rows ---------------
+
+def zip_longest_sum(a, b):
+    return np.array([p + q for p, q in itertools.zip_longest(a, b, fillvalue=0.0)])
+
+
+def zip_longest_int_fill(a, b):
+    return [p * q for p, q in itertools.zip_longest(a, b, fillvalue=2)]
+
+
+def enumerate_reversed(a):
+    return np.array([i * v for i, v in enumerate(reversed(a))])
+
+
+def starmapped(a, b):
+    return np.array(list(itertools.starmap(operator.mul, zip(a, b))))
+
+
+def starmap_rows(m):
+    return [float(s) for s in itertools.starmap(lambda u, v: u - v, m)]
+
+
+def islice_every_other(a):
+    return np.array([v * 2 for v in itertools.islice(a, 1, None, 2)])
+
+
+def compressed(a, keep):
+    return np.array([v + 1 for v in itertools.compress(a, keep)])
+
+
+def reversed_rows(m):
+    return np.stack([r * 2 for r in reversed(m)])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_zip_longest_is_one_while_per_run(dtype):
+    a, b = np.arange(120, dtype=dtype), np.arange(80, dtype=dtype) * 3
+    check(zip_longest_sum, a, b, compile_kwargs=NOCACHE)
+    assert whiles(zip_longest_sum, a, b) == 2       # (the pairs, then a's rows with 0.0)
+    check(zip_longest_sum, b, a, compile_kwargs=NOCACHE)
+    check(zip_longest_int_fill, a, b, compile_kwargs=NOCACHE)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.float32])
+def test_enumerate_reversed_is_one_while(dtype):
+    a = np.arange(100, dtype=dtype)
+    check(enumerate_reversed, a, compile_kwargs=NOCACHE)
+    assert whiles(enumerate_reversed, a) == 1
+
+
+def test_reversed_rows_of_a_matrix():
+    m = np.arange(240.0).reshape(80, 3)
+    check(reversed_rows, m, compile_kwargs=NOCACHE)
+    assert whiles(reversed_rows, m) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int16])
+def test_starmap_is_one_while(dtype):
+    a, b = np.arange(100, dtype=dtype), np.arange(100, dtype=dtype)[::-1].copy()
+    check(starmapped, a, b, compile_kwargs=NOCACHE)
+    assert whiles(starmapped, a, b) == 1
+    m = np.arange(160.0).reshape(80, 2)
+    check(starmap_rows, m, compile_kwargs=NOCACHE)
+    assert whiles(starmap_rows, m) == 2     # (starmap's own loop, then the comprehension's)
+
+
+def test_short_starmap_is_unrolled_as_before():
+    check(starmapped, np.arange(5.0), np.ones(5), compile_kwargs=NOCACHE)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_islice_and_compress_are_one_while(dtype):
+    a = np.arange(150, dtype=dtype)
+    check(islice_every_other, a, compile_kwargs=NOCACHE)
+    assert whiles(islice_every_other, a) == 1
+    keep = np.random.default_rng(3).integers(0, 2, 150).astype(bool).tolist()
+    check(compressed, a, keep, compile_kwargs=NOCACHE)
+    assert whiles(compressed, a, keep) == 1
+    mod3 = [i % 3 == 0 for i in range(150)]
+    check(compressed, a, mod3, compile_kwargs=NOCACHE)
+
+
+def elements_returned(a):
+    items = list(reversed(a))
+    return items, np.array(items[::2]), sum(items)
+
+
+def test_elements_of_an_array_stacked_again():
+    check(elements_returned, np.arange(50.0), compile_kwargs=NOCACHE)
+    check(elements_returned, np.arange(50, dtype=np.int32), compile_kwargs=NOCACHE)
