@@ -178,3 +178,50 @@ def elements_returned(a):
 def test_elements_of_an_array_stacked_again():
     check(elements_returned, np.arange(50.0), compile_kwargs=NOCACHE)
     check(elements_returned, np.arange(50, dtype=np.int32), compile_kwargs=NOCACHE)
+
+
+# --- an inner loop unrolled for a list table warns by what all its runs cost -----------------
+
+def dag_longest_path(W):
+    n = W.shape[0]
+    best = [0.0] * n
+    for u in range(n):
+        for v in range(u + 1, n):
+            if W[u, v] > 0:
+                best[v] = max(best[v], best[u] + W[u, v])
+    return best
+
+
+def dag_weights(n, dtype=np.float64):
+    return np.triu((np.arange(n * n).reshape(n, n) % 3).astype(dtype), 1)
+
+
+def test_inner_loop_of_a_list_table_warns_for_all_its_runs():
+    W = dag_weights(20)
+    with pytest.warns(tpucc.UnrollWarning, match=r"each time it runs, \d+ so far in all.*"
+                                                 r"np\.zeros\(n\), not a list"):
+        check(dag_longest_path, W, compile_kwargs=NOCACHE)
+
+
+def test_short_list_table_compiles_without_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tpucc.UnrollWarning)
+        check(dag_longest_path, dag_weights(8, np.float32), compile_kwargs=NOCACHE)
+
+
+# --- a list read while it grows: the warning's advice fits it ------------------------------------
+
+def equity_list(r, start):
+    eq = [start]
+    for x in r:
+        eq.append(eq[-1] * (1 + float(x)))
+    return eq
+
+
+def test_equity_curve_list_warns_with_a_fitting_hint():
+    r = np.sin(np.arange(300) * 0.37) * 0.01
+    with pytest.warns(tpucc.UnrollWarning) as record:
+        check(equity_list, r, 1.0, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
+    text = str(record[0].message)
+    assert "preallocated array" in text and "percentile" not in text

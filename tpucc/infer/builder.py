@@ -85,6 +85,11 @@ class Context:
     # counted While: (why, how many times that was tried).  After a few
     # refusals it is unrolled at once (loops.run_loop).
     uncounted_loops: dict = field(default_factory=dict)
+    # Per loop unrolled because it cannot be one While ((code, header
+    # block)): [ops its unrolled copies hold, iterations, warned], over all
+    # the times it ran (an inner loop of unrolled ones runs once per outer
+    # iteration: each run alone is short, all of them are not).
+    unrolled_cost: dict = field(default_factory=dict)
     # Per loop ((code, header block)): the arrays that exist before every
     # region (serial 0: captured arrays, the checks' code and message slots)
     # that its While carried the last time it was built.  The next build

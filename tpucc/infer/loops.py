@@ -158,7 +158,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     tried_rest = False
     peeling = False         # the first iteration runs unrolled, guarded, before the While
     forced = _unrolled_by_request(frame, header)
-    unrolled_ops, warned = 0, forced
+    warned = forced
     folding = unrolled_because == COMPUTES_NUMBERS     # (a static `while`: found below)
     while True:
         if it is None:
@@ -236,16 +236,15 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if count == stop_after:
             return None
         it = _for_iterator(frame, header)
-        unrolled_ops += _op_count(iteration_ops)
         if folding and iteration_ops:
             # (number_loops misjudged the body: the rest as the While after all)
             folding = False
             made = _rest_as_while(frame, header, stops, loop_stops, it, fold=False)
             if isinstance(made, Exit):
                 return made
-        if unrolled_because and not warned and unrolled_ops > _warning_ops(unrolled_because):
-            warned = True
-            _warn_unrolled(frame.fc.loop_locs[header], it, count, unrolled_ops, unrolled_because)
+        if unrolled_because and not warned:
+            warned = _note_unrolled(frame, header, it, count, _op_count(iteration_ops),
+                                    unrolled_because)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
                 or _too_big_to_unroll(iteration_ops, it, budget)
@@ -304,6 +303,22 @@ GENERATOR_STATIC_TRIPS = 2000
 UNROLL_WARNING_OPS = 1200
 
 
+def _note_unrolled(frame, header, it, count, ops, why) -> bool:
+    """Counts an unrolled iteration's ops to its loop, over all the times
+    the loop runs, and warns once they pass _warning_ops (a DP table in a
+    Python list over 24 nodes: 276 copies of the inner loop's body in 23
+    runs, 17 s of XLA, none of them long).  Whether it warned."""
+    cost = ctx().unrolled_cost.setdefault((frame.fc.code, header), [0, 0, False])
+    cost[0] += ops
+    cost[1] += 1
+    if cost[2] or cost[0] <= _warning_ops(why):
+        return cost[2]
+    cost[2] = True
+    _warn_unrolled(frame.fc.loop_locs[header], it, count, cost[0], why,
+                   total=cost[1] if cost[1] != count else None)
+    return True
+
+
 def _warning_ops(why: str) -> int:
     """How many unrolled ops make a loop unrolled for `why` warn.  One
     unrolled for slices whose bounds follow the counter (x[k:], a[i + 1:, i])
@@ -328,13 +343,17 @@ class UnrollWarning(UserWarning):
     its copies make the compile slow."""
 
 
-def _warn_unrolled(loc, it, count, ops, why):
+def _warn_unrolled(loc, it, count, ops, why, total=None):
+    """`total`: the iterations of all the times the loop ran, where it
+    ran before (an inner loop), else None."""
     left = f"{count + it.remaining()} iterations" if it is not None else \
         f"{count} iterations so far"
+    if total is not None:
+        left += f" each time it runs, {total} so far in all"
     cost = (f"{left}, each slicing arrays of its own shapes: slow to compile, XLA takes "
             "seconds for a few dozen copies" if _runtime_slices(why) else
-            f"{left}; {ops} ops after {count}: slow to compile, XLA takes about a second "
-            "per thousand")
+            f"{left}; {ops} ops after {total or count}: slow to compile, XLA takes about a "
+            "second per thousand")
     advice = _unroll_advice(why)
     message = f"tpucc: this loop is unrolled ({cost}) because {why}" + (
         f"; {advice} so that it runs as one runtime `while`" if advice else "")
@@ -366,6 +385,13 @@ _ADVICE = (
      "append a copy of the array (`out.append(x.copy())`)"),
     (("a list's item", "Python container", "of a list", "a list slice", "items its list gets"),
      "keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a list)"),
+    # (a list appended to and read in the loop, `eq.append(eq[-1] * (1 + r))`:
+    # its length changes, which a While cannot carry; before the row below,
+    # whose "known at compile time" its refusal also says)
+    (("mutating a ",),
+     "keep growing data in a preallocated array that the loop fills in place (`eq = "
+     "np.empty(n + 1); eq[0] = start`, then `eq[i + 1] = eq[i] * (1 + r[i])` where the "
+     "list's last item was read)"),
     (("the code after it needs",),
      "let the code after the loop use that number as a runtime value (a mask of fixed shape "
      "rather than a shape or a slice length made of it)"),
