@@ -225,3 +225,42 @@ def test_equity_curve_list_warns_with_a_fitting_hint():
         check(equity_list, r, 1.0, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
     text = str(record[0].message)
     assert "preallocated array" in text and "percentile" not in text
+
+
+# --- a long loop over a str's characters: unrolled (a str is static), with an UnrollWarning ------
+
+def embed_chars(s, E):
+    h = np.zeros(E.shape[1], E.dtype)
+    for c in s:
+        h = 0.5 * h + E[ord(c) - 97]
+    return h
+
+
+def embed_codes(s, E):
+    h = np.zeros(E.shape[1], E.dtype)
+    for code in s.encode():
+        h = 0.5 * h + E[code - 97]
+    return h
+
+
+TEXT = "".join(np.random.default_rng(0).choice(list("abc"), 700))
+
+
+def test_long_str_loop_warns_with_the_codes_advice():
+    E = np.arange(12.0).reshape(3, 4)
+    with pytest.warns(tpucc.UnrollWarning, match=r"characters of a str.*s\.encode\(\)"):
+        check(embed_chars, TEXT, E, compile_kwargs=NOCACHE)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_loop_over_str_codes_is_one_while(dtype):
+    E = np.arange(12.0, dtype=dtype).reshape(3, 4)
+    check(embed_codes, TEXT, E, compile_kwargs=NOCACHE)
+    assert whiles(embed_codes, TEXT, E) == 1
+
+
+def test_short_str_loop_does_not_warn():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tpucc.UnrollWarning)
+        check(embed_chars, "abcabcab" * 5, np.ones((3, 2)), compile_kwargs=NOCACHE)

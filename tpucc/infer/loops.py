@@ -102,7 +102,7 @@ def run_loop(frame, header: int, stops) -> Exit:
         if isinstance(counted, Exit):
             return counted
         if counted is not True:
-            unrolled_because = counted
+            unrolled_because = counted if counted is not None else _uncountable_items(it)
             break
         # the last iteration, unrolled; or the next run of alike items
         it = _for_iterator(frame, header)
@@ -369,6 +369,10 @@ def _warn_unrolled(loc, it, count, ops, why, total=None):
 # one that cannot help (a loop that already fills an np.zeros table was
 # told to use one instead of a list).
 _ADVICE = (
+    (("characters of a str",),
+     "loop over the character codes instead (`for code in s.encode()` gives ints, as "
+     "`ord(c)`; or `np.frombuffer(s.encode(), np.uint8)`), which are numbers a runtime loop "
+     "can pick"),
     (("slice bounds",),
      "a slice whose bounds depend on the counter compiles with a positive step and basic "
      "indices beside it (a backward or runtime step on the first axis only): slice the other "
@@ -651,6 +655,21 @@ def _try_counted_but_last(frame, header, stops, loop_stops, it: RangeIter, enclo
         return True
     frame.stack[-1] = it
     return False
+
+
+# Why a loop over a str is unrolled (its UnrollWarning's reason; _ADVICE).
+STR_CHARACTERS = ("it goes over the characters of a str, which compiled code holds only at "
+                  "compile time (one copy of the body per character)")
+
+
+def _uncountable_items(it: SeqIter) -> str | None:
+    """Why a long loop over items too different for one While is unrolled,
+    where a change would help (a str's characters: 4000 of them, 27 s to
+    compile); else None (no UnrollWarning)."""
+    items = it.items[it.pos:] if type(it.items) is tuple and isinstance(it.pos, int) else ()
+    if items and all(type(v) is str and len(v) == 1 for v in items):
+        return STR_CHARACTERS
+    return None
 
 
 def _try_counted_list(frame, header, stops, loop_stops, it: SeqIter, enclosing, budget):
