@@ -219,12 +219,78 @@ def equity_list(r, start):
     return eq
 
 
-def test_equity_curve_list_warns_with_a_fitting_hint():
+def aliased_equity_list(r):
+    eq = [1.0]
+    also = eq               # (another name reaches the list: unrolled, as before)
+    for x in r:
+        eq.append(eq[-1] * (1 + float(x)))
+    return also
+
+
+def test_list_read_while_growing_warns_with_a_fitting_hint():
     r = np.sin(np.arange(300) * 0.37) * 0.01
     with pytest.warns(tpucc.UnrollWarning) as record:
-        check(equity_list, r, 1.0, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
+        check(aliased_equity_list, r, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
     text = str(record[0].message)
     assert "preallocated array" in text and "percentile" not in text
+
+
+# --- a list appended to and read only as lst[-1]: one While carrying the last item ----------------
+
+def nav_two_per_step(r):
+    nav = [np.float32(1.0)]
+    for x in r:
+        nav.append(nav[-1] * np.float32(1.0 + x))
+        nav.append(nav[-1] - np.float32(0.001))
+    return nav, len(nav)
+
+
+def int_start(r):
+    eq = [1]
+    for x in r:
+        eq.append(eq[-1] * (1 + x))
+    return eq
+
+
+def ranged_with_floor(r, start):
+    eq = [start]
+    for i in range(r.shape[0]):
+        eq.append(max(eq[-1] * (1 + r[i]), 0.5))
+    return eq[-1], eq
+
+
+def two_items_before(r):
+    eq = [3.0, 1.0]
+    for x in r:
+        eq.append(eq[-1] * (1 + float(x)))
+    return eq
+
+
+def returns(n, dtype=np.float64):
+    return (np.sin(np.arange(n) * 0.37) * 0.01).astype(dtype)
+
+
+@pytest.mark.parametrize("start", [1.0, np.float64(2.0), 3])
+def test_equity_curve_list_is_one_while(start):
+    r = returns(400)
+    check(equity_list, r, start, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
+    assert whiles(equity_list, r, start) == 1
+
+
+def test_equity_curve_list_float32():
+    r = returns(300, np.float32)
+    check(equity_list, r, np.float32(1.0), rtol=1e-6, atol=0, compile_kwargs=NOCACHE)
+    check(nav_two_per_step, r, rtol=1e-5, atol=0, compile_kwargs=NOCACHE)
+    assert whiles(nav_two_per_step, r) == 1
+
+
+def test_last_item_lists_other_spellings():
+    r = returns(200)
+    check(int_start, r, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
+    check(ranged_with_floor, r * 100, 1.0, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
+    assert whiles(ranged_with_floor, r * 100, 1.0) == 1
+    check(two_items_before, r, rtol=1e-12, atol=0, compile_kwargs=NOCACHE)
+    assert whiles(two_items_before, r) == 1
 
 
 # --- a long loop over a str's characters: unrolled (a str is static), with an UnrollWarning ------

@@ -241,14 +241,25 @@ def only_appended_in_loop(fc, header: int, name: str, list_is_builtin: bool = Tr
     return found is True or (found == "list()" and list_is_builtin)
 
 
-def _only_appended(fc, header, name, holder):
+def appended_and_last_read_in_loop(fc, header: int, name: str) -> bool:
+    """As only_appended_in_loop for a list display (`eq = [start]`), but
+    the loop may also read the list's last item as `name[-1]`
+    (`eq.append(eq[-1] * (1 + r))`: an equity curve), which a While can
+    carry as a variable (infer/stacking.py)."""
+    key = (header, name, "last")
+    if key not in fc.appended_only:
+        fc.appended_only[key] = _only_appended(fc, header, name, False, last_read=True)
+    return fc.appended_only[key] is True
+
+
+def _only_appended(fc, header, name, holder, last_read=False):
     """True, False, or "list()" where a binding the loop's entry sees is
     `name = list()` (true if the global `list` is the builtin)."""
     code = fc.code
     if name in code.co_cellvars or name in code.co_freevars:
         return False
     body = fc.loop_bodies[header]
-    if any(_scan(fc.blocks[n].instrs, name, holder) for n in body):
+    if any(_scan(fc.blocks[n].instrs, name, holder, last_read) for n in body):
         return False            # read otherwise, rebound or deleted in the loop
     work, seen, answer = [p for p in fc.preds[header] if p not in body], set(), True
     while work:                 # back from the loop's entry to `name = [...]`
@@ -346,7 +357,7 @@ def _stack_effect(ins):
     return None
 
 
-def _scan(instrs, name, holder=False):
+def _scan(instrs, name, holder=False, last_read=False):
     """Backward over a block: "made" at `name = [...]` ("list()" at `name =
     list()`), "other" at any use of `name` but `name.append(...)`,
     `name.extend(...)`, `name += [...]` (or `name.insert(0, ...)`) or at
@@ -366,6 +377,8 @@ def _scan(instrs, name, holder=False):
         if ins.op in _READS or ins.op == "DELETE_FAST":
             if i in extended:
                 continue
+            if last_read and ins.op == "LOAD_FAST" and _reads_last_item(instrs, i + 1):
+                continue
             if ins.op != "LOAD_FAST" or not _appends_to(instrs, i + (3 if holder else 1)) \
                     or holder and not _constant_item(instrs, i + 1):
                 return "other"
@@ -383,6 +396,12 @@ def _extended_in_place(instrs, i):
     k = _producer_below(instrs, j - 1, 1)
     return k if k is not None and instrs[k].op == "LOAD_FAST" \
         and instrs[k].arg == instrs[i].arg else None
+
+
+def _reads_last_item(instrs, i) -> bool:
+    """Whether instrs[i:] index what is below them by the constant -1."""
+    return i + 1 < len(instrs) and instrs[i].op == "LOAD_CONST" and instrs[i].arg == -1 \
+        and type(instrs[i].arg) is int and instrs[i + 1].op == "BINARY_SUBSCR"
 
 
 def _appends_to(instrs, i) -> bool:

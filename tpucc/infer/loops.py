@@ -886,7 +886,11 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             continue
         growth = stacking.current() if trip_count is not None else None
         if growth is not None and growth.make_buffers():
-            continue                    # again, the appended values going into buffers
+            # again, the appended values going into buffers (and the lists
+            # whose items the body rebound kept: a buffer is keyed by its
+            # list, which a rebuilt copy would not be: stacking.last_read_lists)
+            rebound.in_place.update(trial.in_place)
+            continue
         if trial.in_place.keys() - rebound.in_place.keys():
             rebound.in_place.update(trial.in_place)     # again, keeping those the same objects
             continue

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..errors import SideEffectError
 from ..ir import AVal
-from ..frontend.cfg import only_appended_in_loop
+from ..frontend.cfg import appended_and_last_read_in_loop, only_appended_in_loop
 from . import appends, periodic
 from .builder import ctx, emit, emit_op
 from .values import CHOSEN, AliasNote, Array, RuntimeKind, new_serial_floor
@@ -116,8 +116,9 @@ class Growth:
         self.carried, self.entering, self.rows_of, self.repeated = {}, {}, {}, {}
         self.counter = frame.stack[-1].pos
         self.region_base, self.guard_base = len(c.regions) - 1, len(c.branch_guards)
+        self.last_read = frozenset(id(v) for v in last_read_lists(frame, header))
         self.named = frozenset(id(v) for v in deferrable_lists(frame, header)
-                               if all(isinstance(x, _STATIC_ITEMS) for x in v))
+                               if all(isinstance(x, _STATIC_ITEMS) for x in v)) | self.last_read
 
     def record(self, interp, lst, value, named: bool, front=False) -> bool:
         """`lst.append(value)` in the body: recorded instead of done, when
@@ -134,6 +135,9 @@ class Growth:
         if not outside and (made is None or made[0] is not lst or made[1] >= self.floor
                             or named and id(lst) not in self.named):
             return False
+        if id(lst) in self.last_read and (front or not _is_number(value)
+                                          or c.runtime_depth != self.depth[0]):
+            return False        # (done as is: refused, and the loop unrolled)
         if (front or id(lst) in self.fronts) and (
                 outside or _enclosing(self) is not None
                 or id(lst) in self.appends and (id(lst) in self.fronts) != front):
@@ -149,6 +153,11 @@ class Growth:
                 return False
             self.guards[(id(lst), len(values))] = guard
         values.append(value)
+        if id(lst) in self.last_read:
+            # The list holds its last item alone while the While is built
+            # (items_set_aside): the appended value becomes it, carried to
+            # the next iteration's `lst[-1]` (an item rebound in place).
+            interp.setitem(lst, -1, value)
         return True
 
     def _guard(self):
@@ -851,9 +860,12 @@ def items_set_aside(frame, header):
     the list holds nothing else a trial body could see."""
     lists = deferrable_lists(frame, header) + _comprehension_list(frame)
     aside = [(v, list(v)) for v in lists if not all(isinstance(x, _STATIC_ITEMS) for x in v)]
-    for lst, items in aside:
+    last_read = [(v, list(v)) for v in last_read_lists(frame, header)]
+    for lst, items in aside + last_read:
         lst.clear()
         frame.interp.set_aside.append(items)    # (still holders: privacy.py)
+    for lst, items in last_read:
+        lst.append(items[-1])           # (the item `lst[-1]` reads: Growth.record)
     try:
         yield
     finally:
@@ -863,6 +875,30 @@ def items_set_aside(frame, header):
             else:
                 lst[:0] = items
             frame.interp.set_aside.pop()
+        for lst, items in last_read:
+            # [the last item carried out of the While (the last row too),
+            # the rows Growth.fill appended]: the items before, then the rows
+            lst[:] = items + lst[1:]
+            frame.interp.set_aside.pop()
+
+
+def last_read_lists(frame, header) -> list:
+    """The lists the loop at `header` appends numbers to and reads only as
+    `name[-1]` (frontend.cfg.appended_and_last_read_in_loop), holding
+    numbers already (`eq = [start]`): a While carries the last item as a
+    variable, and the appended ones go into buffers."""
+    return [v for name, v in frame.locals.items()
+            if type(v) is list and v and all(map(_is_number, v))
+            and appended_and_last_read_in_loop(frame.fc, header, name)
+            and not only_appended_in_loop(frame.fc, header, name)]     # (deferrable_lists')
+
+
+def _is_number(v) -> bool:
+    """A Python number or NumPy scalar, static or runtime: no identity that
+    an update in place could show (the list's item is a copy in the While)."""
+    if isinstance(v, Array):
+        return v.immutable is True and not v.shape and v.base is None
+    return type(v) in (int, float) or isinstance(v, np.generic) and v.dtype.kind in "biufc"
 
 
 def _comprehension_list(frame) -> list:
