@@ -449,6 +449,8 @@ def _note_rebuilt(values, like, whole: dict):
             if type(v) is not tuple and id(v) not in olds:
                 ctx().merged_containers[id(v)] = v
             work.extend(v.values() if type(v) is dict else v)
+        elif type(v) is SeqIter:        # (a loop's rows: a copy there is no outside list)
+            work.append(v.items)
 
 
 _NONE = object()
@@ -464,6 +466,8 @@ def same_object(new, olds: list, in_place=None):
         return new
     if new is first:                    # (a container taken whole: not walked again)
         return first
+    if type(new) is SeqIter:
+        return _same_iterated_items(new, first, in_place)
     if type(new) in (list, tuple):
         if len(new) != len(first):
             return new
@@ -481,6 +485,20 @@ def same_object(new, olds: list, in_place=None):
         kept = _refill(first, kids.items(), in_place)
         return kept if kept is not None else kids
     return new
+
+
+def _same_iterated_items(new: SeqIter, old: SeqIter, in_place: dict) -> SeqIter:
+    """A loop's iterator over a list of lists or dicts (`for row in img:`)
+    after a merge: its items are the very rows of that list again, not
+    copies, so that `row[0] = v` in a later iteration writes into the
+    caller's row (an argument's item, written back) and later reads of
+    `img[k]` see it.  A copy would be a container from nowhere: its writes
+    lost, and each trace's copy a new place to promote (scalar_state)."""
+    items = same_object(new.items, [old.items], in_place)
+    if items is new.items:
+        return new
+    return SeqIter(items, new.pos, new.source, new.stamp, new.read, new.follows_length,
+                   new.cursor)
 
 
 def _refill(container, items, in_place: dict):

@@ -1,0 +1,113 @@
+"""Session 41g: fixes from the image-processing sweep (sweep 41G) and one
+from sweep 41H.
+
+- A list of lists (or dicts) changed in place under a runtime `if` that
+  reads the item (`for row in img: if row[0] > 100: row[0] = 1`) kept only
+  the first row's write: the merge rebuilt the loop iterator's rows as
+  copies, so later writes went to lists nobody held, and each trace's copy
+  was a new place to promote (compile time exploding with the row count).
+"""
+from __future__ import annotations
+
+import copy
+import time
+
+import numpy as np
+import pytest
+
+import tpucc
+
+from conftest import assert_same, raises_at
+
+
+def same(fn, *args):
+    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+    compiled = tpucc.compile(fn, cache=False)
+    with np.errstate(all="ignore"):
+        expected = fn(*eager_args)
+    assert_same(expected, compiled(*comp_args))
+    assert_same(eager_args, comp_args)
+    return compiled
+
+
+# --- bug_05: rows of a list of lists written under an `if` that reads them ---------------
+
+def threshold_rows(img):
+    for row in img:
+        if row[0] > 100:
+            row[0] = 1
+
+
+def threshold_enumerate(img, t):
+    for row in img:
+        for j, v in enumerate(row):
+            row[j] = 255 if v > t else 0
+
+
+def threshold_else(img):
+    for row in img:
+        if row[0] > 100:
+            row[0] = 1
+        else:
+            row[0] = row[0] * 2
+    return img[1][0] + 0
+
+
+def clamp_dicts(objs):
+    for o in objs:
+        if o["v"] > 100:
+            o["v"] = 1
+    return objs[-1]["v"]
+
+
+def scale_list(scales, img):
+    for s in scales:
+        if s[0] > 1:
+            s[0] = 1.0
+    return img * scales[1][0]
+
+
+def running_float(rows):
+    total = 0.0
+    for r in rows:
+        if r[1] > 0.5:
+            r[1] = r[1] - 1.0
+        total += r[1]
+    return total
+
+
+@pytest.mark.parametrize("img", [[[200], [300]], [[50], [300], [101]], [[200 + i] for i in range(7)]])
+def test_rows_written_under_if_reach_the_caller(img):
+    same(threshold_rows, img)
+
+
+def test_many_rows_compile_quickly():
+    start = time.time()
+    same(threshold_rows, [[200 + i] for i in range(12)])
+    assert time.time() - start < 20
+
+
+def test_enumerate_rows_of_an_image():
+    same(threshold_enumerate, [[10, 200, 30], [250, 5, 120], [7, 8, 190]], 100)
+
+
+@pytest.mark.parametrize("img", [[[200], [30], [150]], [[20], [300], [150]]])
+def test_else_branch_and_later_read(img):
+    compiled = same(threshold_else, img)
+    other = [[5], [500], [7]]
+    expected = copy.deepcopy(other)
+    want = threshold_else(expected)
+    assert compiled(other) == want and other == expected
+
+
+def test_list_of_dicts():
+    same(clamp_dicts, [{"v": 200}, {"v": 3}, {"v": 300}])
+
+
+def test_later_read_sees_the_write():
+    same(scale_list, [[2.0], [3.0]], np.ones(2))
+    same(scale_list, [[0.5], [3.0], [4.0]], np.arange(3.0, dtype=np.float32))
+
+
+def test_running_sum_over_rows():
+    same(running_float, [[0, 0.7], [1, 0.2], [2, 0.9]])
