@@ -111,3 +111,84 @@ def test_later_read_sees_the_write():
 
 def test_running_sum_over_rows():
     same(running_float, [[0, 0.7], [1, 0.2], [2, 0.9]])
+
+
+# --- bug_01: a small int array whose values are known is static where NumPy needs ints ----
+
+from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
+
+
+def pad_for_kernel(img, k):
+    ry, rx = np.array(k.shape) // 2
+    return np.pad(img, ((ry, ry), (rx, rx)), mode="edge")
+
+
+def pad_int(img):
+    r = np.array(img.shape) // 2
+    return np.pad(img, int(r[0]))
+
+
+def pad_item(img):
+    r = np.array(img.shape) // 2
+    return np.pad(img, (r[1].item(), 1), mode="reflect")
+
+
+def reshape_reversed(img):
+    return img.reshape(np.array(img.shape)[::-1])
+
+
+def reshape_function(img):
+    return np.reshape(img, np.array(img.shape)[[1, 0]]) + 1
+
+
+def tile_array(img):
+    return np.tile(img, np.array([1, 2]))
+
+
+def tile_computed(img):
+    return np.tile(img, np.array(img.shape) // 2)
+
+
+def windows(img):
+    return sliding_window_view(img, np.array([2, 2])).sum(axis=(-1, -2))
+
+
+def broadcast_rows(img):
+    r = np.array(img.shape) // 2
+    return np.broadcast_to(img[0], (r[0], img.shape[1]))
+
+
+def sum_axis(img):
+    r = np.array(img.shape) // 2
+    return img.sum(axis=r[0] - 1)
+
+
+def indices_of_half(img):
+    return np.indices(np.array(img.shape) // 2)
+
+
+def sparse_indices(img):
+    yy, xx = np.indices(np.array(img.shape), sparse=True)
+    return img * (yy + xx)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64])
+@pytest.mark.parametrize("fn", [pad_int, pad_item, reshape_reversed, reshape_function,
+                                tile_array, tile_computed, windows, broadcast_rows, sum_axis,
+                                indices_of_half, sparse_indices])
+def test_known_int_array_as_static_argument(fn, dtype):
+    same(fn, np.arange(24, dtype=dtype).reshape(4, 6))
+
+
+@pytest.mark.parametrize("k", [np.ones((3, 5)), np.ones((1, 3), np.float32)])
+def test_pad_by_kernel_half_size(k):
+    same(pad_for_kernel, np.arange(12, dtype=np.uint8).reshape(3, 4), k)
+
+
+def pad_runtime(img, n):
+    return np.pad(img, n[0])
+
+
+def test_runtime_pad_width_still_refused():
+    raises_at(pad_runtime, (np.ones((2, 2)), np.array([1])), tpucc.errors.StaticValueError,
+              match="pad_width", line_of="np.pad", cache=False)

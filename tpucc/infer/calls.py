@@ -2121,6 +2121,10 @@ class Interpreter:
             raise UnsupportedError(f"np.{owner.__name__}.{fn.__name__}() is not supported on "
                                    "runtime arrays by tpucc",
                                    hint=ufuncs.method_hint(owner, fn.__name__))
+        if _any_runtime(args, kwargs) and module.split(".")[0] == "numpy":
+            folded = _constants_folded(args, kwargs)
+            if folded is not None:      # np.indices(np.array(x.shape) // 2): values known now
+                return self._library_call(fn, *folded)
         if _any_runtime(args, kwargs):
             if module.split(".")[0] == "numpy":     # np.tril_indices(n, k) with a runtime k
                 needs_static = static_arguments.refused_library_call(numpy_name(fn), fn,

@@ -15,7 +15,7 @@ import inspect
 
 from ..errors import DTypeError, ShapeError, StaticValueError
 from . import builder
-from .values import Array, NeedsStatic
+from .values import Array, NeedsStatic, known_constant
 
 
 def runtime_argument_error(where: str | None = None, loc=None) -> StaticValueError:
@@ -35,21 +35,85 @@ def call(name: str, fn, impl, args, kwargs):
     """impl(*args, **kwargs), the implementation of a NumPy function (or
     method) `name`: a runtime argument it needed static is refused naming
     `name` and the parameter, read off the signature of `fn` (NumPy's, with
-    its own parameter names; None for a method) or else `impl`'s."""
+    its own parameter names; None for a method) or else `impl`'s.
+
+    An argument it needed static that holds a value known while compiling
+    (values.known_constant: `ry, rx = np.array(k.shape) // 2`, int(r[0]),
+    np.array([1, 2]) as np.tile's reps) is given as that NumPy value and
+    the call made again: the value is as static as NumPy needs it."""
     loc = builder.current_loc()
-    try:
-        return impl(*args, **kwargs)
-    except (ShapeError, DTypeError) as e:
-        if getattr(e, "op_reason", None) is None or e.loc != loc:
-            raise
-        raise _in_users_words(name, e, args, kwargs) from None
-    except NeedsStatic as e:
-        raise _refusal(name, fn, impl, args, kwargs, e.value) from None
-    except TypeError as e:
-        probed = runtime_scalar_iterated(e)
-        if probed is None:
-            raise
-        raise _refusal(name, fn, impl, args, kwargs, probed) from None
+    given, first_error = (args, kwargs), None
+    for _ in range(_MAX_FOLDS):
+        try:
+            return impl(*given[0], **given[1])
+        except (ShapeError, DTypeError) as e:
+            if getattr(e, "op_reason", None) is None or e.loc != loc:
+                raise
+            raise _in_users_words(name, e, args, kwargs) from None
+        except NeedsStatic as e:
+            probed = e.value
+            error = _refusal(name, fn, impl, args, kwargs, probed)
+        except TypeError as e:
+            probed = runtime_scalar_iterated(e)
+            error = e if probed is None else _refusal(name, fn, impl, args, kwargs, probed)
+        first_error = first_error or error
+        # (the value read, or one the implementation computed from the
+        # arguments: np.tile's `tuple(reps)`, reshape's array of sizes)
+        folded = _with_known_value(given, probed) or _with_known_sizes(given)
+        if folded is None:
+            break
+        given = folded
+    if isinstance(first_error, TypeError) and not isinstance(first_error, StaticValueError):
+        raise first_error
+    raise first_error from None
+
+
+_MAX_FOLDS = 8      # (pad's ((ry, ry), (rx, rx)): one fold per value read)
+
+
+def _with_known_value(given, probed):
+    """(args, kwargs) with `probed` (an Array an implementation needed
+    static) replaced by the constant it holds wherever given, or None where
+    it holds no known constant or is not among the arguments (a value the
+    implementation computed from them)."""
+    known = known_constant(probed) if isinstance(probed, Array) else None
+    if known is None:
+        return None
+    value = known[()] if known.ndim == 0 else known.copy()
+    found = []
+
+    def replaced(v, depth=3):
+        if v is probed:
+            found.append(v)
+            return value
+        if depth > 0 and type(v) in (tuple, list):
+            return type(v)(replaced(x, depth - 1) for x in v)
+        return v
+    args, kwargs = given
+    out = [replaced(a) for a in args], {k: replaced(v) for k, v in kwargs.items()}
+    return out if found else None
+
+
+def _with_known_sizes(given):
+    """(args, kwargs) with each integer Array of at most one axis that holds
+    a known constant, past the first argument (the operand), replaced by
+    that constant: the sizes, counts and axes NumPy reads as ints.  None
+    where there is none."""
+    found = []
+
+    def replaced(v, depth=3):
+        if isinstance(v, Array) and v.ndim <= 1 and v.dtype.kind in "iu":
+            known = known_constant(v)
+            if known is not None:
+                found.append(v)
+                return known[()] if known.ndim == 0 else known.copy()
+        if depth > 0 and type(v) in (tuple, list):
+            return type(v)(replaced(x, depth - 1) for x in v)
+        return v
+    args, kwargs = given
+    out = args[:1] + [replaced(a) for a in args[1:]], \
+        {k: replaced(v) for k, v in kwargs.items()}
+    return out if found else None
 
 
 def _in_users_words(name: str, error, args, kwargs):

@@ -62,8 +62,9 @@ def reshape_function(a, shape=None, order="C", *, newshape=None, copy=None):
 @implements(method="reshape")
 def reshape(a, *shape, order="C", newshape=None, **kw):
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
+    if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or
+                            isinstance(shape[0], np.ndarray) and shape[0].ndim == 1):
+        shape = tuple(shape[0])     # (a 1-d array of sizes too, as NumPy reads it)
     shape = resolve_shape(shape, _aval(a).size)
     if _reads_in_f_order(a, order, "reshape", ("C", "F", "A")):
         # (NumPy's own definition; a view exactly where NumPy's reshape is)
