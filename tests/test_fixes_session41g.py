@@ -192,3 +192,38 @@ def pad_runtime(img, n):
 def test_runtime_pad_width_still_refused():
     raises_at(pad_runtime, (np.ones((2, 2)), np.array([1])), tpucc.errors.StaticValueError,
               match="pad_width", line_of="np.pad", cache=False)
+
+
+# --- bug_02: a clipped window start keeps its range through int() and .item() ----------
+
+def crop_int(img, pos):
+    y = int(np.clip(pos[0], 0, img.shape[0] - 2))
+    return img[y:y + 2] * 2
+
+
+def crop_item(img, pos):
+    y = np.clip(pos[0], 0, img.shape[0] - 2).item()
+    return img[y:y + 2] * 2
+
+
+def crop_both_axes(img, pos):
+    y = int(np.clip(pos[0], 0, img.shape[0] - 3))
+    x = np.clip(pos[1], 0, img.shape[1] - 2).item()
+    return img[y:y + 3, x:x + 2].sum(axis=0)
+
+
+def crop_int_of_min_max(img, pos):
+    y = int(min(max(pos[0], 0), img.shape[0] - 2))
+    return img[y:y + 2]
+
+
+@pytest.mark.parametrize("fn", [crop_int, crop_item, crop_both_axes])
+@pytest.mark.parametrize("pos", [np.array([3, 9]), np.array([-4, 2], np.int32),
+                                 np.array([200, 1], np.uint8), np.array([1, 4], np.int16)])
+def test_clipped_window_through_int_and_item(fn, pos):
+    same(fn, np.arange(30, dtype=np.float32).reshape(5, 6), pos)
+
+
+@pytest.mark.parametrize("pos", [np.array([3]), np.array([-1]), np.array([9])])
+def test_int_of_min_max_window(pos):
+    same(crop_int_of_min_max, np.arange(12).reshape(6, 2), pos)

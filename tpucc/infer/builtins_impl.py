@@ -1560,7 +1560,12 @@ def to_python_scalar(x: Array, dtype) -> Array:
     if known is not None and dt.kind in "biu":
         # int(np.array([2, 0, 3])[0]) stays known, as the item was (values.known_integer)
         builder.ctx().constants[out] = np.asarray(known).astype(dt)
-    return Array(out)
+    converted = Array(out)
+    if x.span is not None and dt.kind in "iu" and x.dtype.kind in "iu" and x.span.fits(dt):
+        # the same integer: int(np.clip(p, 0, n - k)) keeps its known range,
+        # so x[y:y + k] is still a window of static length
+        converted.span = x.span
+    return converted
 
 
 def _converts_only_0d() -> bool:

@@ -106,7 +106,7 @@ def item(a, *args):
     if not args:
         if a.size != 1:
             raise ShapeError("can only convert an array of size 1 to a Python scalar")
-        element = reshape(a, ())
+        element = a if a.ndim == 0 else reshape(a, ())    # (a 0-d keeps its known range)
     elif len(args) == 1:
         element = ravel(a)[args[0]]       # one index counts in the flattened array
     elif len(args) == a.ndim:

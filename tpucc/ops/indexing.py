@@ -27,7 +27,7 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal, Value
 from . import boxes, elementwise, masked
-from .registry import broadcast_shapes, define_vjp, implements, register, unsafe_cast_operand
+from .registry import broadcast_shapes, define_range, define_vjp, implements, register, unsafe_cast_operand
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 # A normalized key's (DSLICE, length): a step-1 slice of static length whose
@@ -450,6 +450,9 @@ def _dynamic_slices(x, key, idx):
 
 register("getitem", _getitem_abstract, _getitem_lower,
          numpy=lambda x, *idx, key: x[_materialize(key, idx)])
+# The elements picked are x's: np.clip(pos, 0, n - k)[0] lies in [0, n - k] too,
+# so int() of it still bounds a window x[y:y + k] (indexing.fixed_length_slice).
+define_range("getitem", lambda avals, bounds, key: bounds[0])
 
 
 def _getitem_vjp(lc, operands, perms, out, ct, key):
