@@ -227,3 +227,93 @@ def test_clipped_window_through_int_and_item(fn, pos):
 @pytest.mark.parametrize("pos", [np.array([3]), np.array([-1]), np.array([9])])
 def test_int_of_min_max_window(pos):
     same(crop_int_of_min_max, np.arange(12).reshape(6, 2), pos)
+
+
+# --- bug_06: np.nditer names itself and the loops that compile --------------------------
+
+def nditer_total(img):
+    s = 0.0
+    for v in np.nditer(img):
+        s += float(v)
+    return s
+
+
+def test_nditer_refusal_names_it():
+    raises_at(nditer_total, (np.arange(6, dtype=np.uint8).reshape(2, 3),),
+              tpucc.errors.UnsupportedError,
+              match=r"(?s)np\.nditer is not supported.*x\.ravel\(\).*np\.ndenumerate",
+              line_of="np.nditer", cache=False)
+
+
+def ravel_total(img):
+    s = 0.0
+    for v in img.ravel():
+        s += float(v)
+    return s
+
+
+def flat_total(img):
+    s = 0.0
+    for v in img.flat:
+        s += float(v)
+    return s
+
+
+def ndenumerate_total(img):
+    s = 0.0
+    for (i, j), v in np.ndenumerate(img):
+        s += float(v) * (i + j)
+    return s
+
+
+@pytest.mark.parametrize("fn", [ravel_total, flat_total, ndenumerate_total])
+def test_loops_the_nditer_hint_names(fn):
+    same(fn, np.arange(6, dtype=np.uint8).reshape(2, 3))
+
+
+# --- sweep 41H bug_02: a boolean mask known while compiling selects statically -------------
+
+def drop_node(A, t):
+    keep = np.arange(A.shape[0]) != t
+    return A[keep][:, keep]
+
+
+def literal_mask(x):
+    return x[np.array([True, False, True])]
+
+
+def masked_positions(x, t):
+    idx = np.arange(x.shape[0])
+    return x[idx[idx != t]]
+
+
+def even_rows(x):
+    return x[np.arange(x.shape[0]) % 2 == 0] * 2
+
+
+def mask_with_hole(x):
+    keep = np.ones(x.shape[0], bool)
+    keep[2] = False
+    return x[keep]
+
+
+def checkerboard(x):
+    m = np.add.outer(np.arange(x.shape[0]), np.arange(x.shape[1])) % 2 == 0
+    return x[m], x[m].sum()
+
+
+def mask_in_tuple(x):
+    return x[1:, np.arange(x.shape[1]) > 0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8])
+def test_known_masks_select_statically(dtype):
+    A = np.arange(16).astype(dtype).reshape(4, 4)
+    same(drop_node, A, 1)
+    same(drop_node, A, 3)
+    same(literal_mask, A[0, :3])
+    same(masked_positions, A[0], 2)
+    same(even_rows, A)
+    same(mask_with_hole, A[:, 0])
+    same(checkerboard, A)
+    same(mask_in_tuple, A)

@@ -2190,6 +2190,8 @@ class Interpreter:
             return _numpy_scalar_of(cls, args[0])
         if issubclass(cls, (np.ndarray, np.generic)):
             return self._library_call(cls, args, kwargs)
+        if cls is np.nditer and _any_runtime(args, kwargs):
+            raise _nditer_refusal()
         if issubclass(cls, (np.iinfo, np.finfo)) and not _any_runtime(args, kwargs):
             # np.iinfo(np.int8), np.finfo(x.dtype): static facts about a dtype.
             return self._library_call(cls, args, kwargs)
@@ -2915,6 +2917,17 @@ def _known_creation(fn, args, kwargs, out):
     value = np.asarray(fn(*args, **kwargs))
     if value.dtype == out.dtype and value.shape == out.shape:
         builder.ctx().constants[out.var] = value
+
+
+def _nditer_refusal() -> UnsupportedError:
+    """np.nditer over a runtime array: NumPy's iterator object (its flags,
+    op_flags, buffering and memory order) is not compiled; the plain loops
+    over the elements are."""
+    return UnsupportedError(
+        "np.nditer is not supported on runtime arrays by tpucc",
+        hint="loop over the elements with `for v in x.ravel():` (or `x.flat`), with "
+             "`for idx, v in np.ndenumerate(x):` for their positions, or write it with "
+             "whole-array operations (x.sum(), np.where)")
 
 
 def _constants_folded(args, kwargs):

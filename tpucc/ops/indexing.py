@@ -171,6 +171,22 @@ def _constant_bounds(key):
     return fixed if isinstance(key, tuple) else fixed[0]
 
 
+def _known_masks(key):
+    """The key with boolean index arrays whose values are known while
+    compiling (`keep = np.arange(n) != t` with a static t, a literal
+    np.array([True, False, True])) as those NumPy masks: they select a
+    static set of positions, as eagerly, not a data-dependent count."""
+    items = key if isinstance(key, tuple) else (key,)
+    known = [known_constant(i) if isinstance(i, Array) and i.ndim and i.dtype == np.bool_
+             else None for i in items]
+    if all(k is None for k in known):
+        return key
+    # NumPy reads a k-d mask as the k index arrays np.nonzero(mask) gives
+    fixed = tuple(part for i, k in zip(items, known)
+                  for part in ((i,) if k is None else np.nonzero(k)))
+    return fixed if isinstance(key, tuple) or len(fixed) > 1 else fixed[0]
+
+
 def check_slice_bounds(key) -> None:
     """NumPy's TypeError for a slice bound or step that is not an integer,
     None or an object with __index__ (x[:n / 2]), raised before anything
@@ -580,7 +596,7 @@ def _is_basic(static) -> bool:
 def getitem(x, key):
     """x[key]: a view Array for basic keys (as NumPy), a new Array otherwise."""
     check_slice_bounds(key)
-    key = _constant_bounds(key)
+    key = _known_masks(_constant_bounds(key))
     flag = _bool_scalar_key(key, x.ndim)
     if flag is not None:
         key, empty_axis = flag
@@ -788,7 +804,7 @@ def _holds_python_complex(value) -> bool:
 
 def setitem(x, key, value):
     check_slice_bounds(key)
-    key = _constant_bounds(key)
+    key = _known_masks(_constant_bounds(key))
     flag = _bool_scalar_key(key, x.ndim)
     if flag is not None:
         key, empty_axis = flag
@@ -1222,4 +1238,5 @@ def write_through(base, index, value):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import (const_value, ctx, emit, input_stand_in,  # noqa: E402
                              is_c_contiguous_root, reshape_of_input_is_view)
-from ..infer.values import Array, RuntimeKind, array_like, known_integer  # noqa: E402
+from ..infer.values import (Array, RuntimeKind, array_like, known_constant,  # noqa: E402
+                             known_integer)
