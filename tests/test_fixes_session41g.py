@@ -317,3 +317,66 @@ def test_known_masks_select_statically(dtype):
     same(mask_with_hole, A[:, 0])
     same(checkerboard, A)
     same(mask_in_tuple, A)
+
+
+# --- bug_07: np.pad's linear_ramp and statistic modes compile ------------------------------
+
+def pad_stat(img, width, mode, stat_length):
+    return np.pad(img, width, mode=mode, stat_length=stat_length)
+
+
+def pad_stat_default(img, width, mode):
+    return np.pad(img, width, mode=mode)
+
+
+def pad_ramp(img, width, end_values):
+    return np.pad(img, width, mode="linear_ramp", end_values=end_values)
+
+
+def pad_ramp_default(img, width):
+    return np.pad(img, width, mode="linear_ramp")
+
+
+PAD_IMAGES = [np.array([[3, 1, 3, 0, 2, 3], [3, 2, 3, 1, 0, 3], [9, 7, 1, 4, 4, 2]], np.uint8),
+              np.arange(15, dtype=np.float32).reshape(3, 5) / 7,
+              np.arange(-6, 6, dtype=np.int16).reshape(3, 4)]
+
+
+@pytest.mark.parametrize("img", PAD_IMAGES, ids=["uint8", "float32", "int16"])
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
+def test_pad_statistic_modes(img, mode):
+    for width in (2, (1, 2), ((0, 1), (2, 0))):
+        for stat_length in (None, 1, 2, (1, 3), 10):
+            same(pad_stat, img, width, mode, stat_length)
+        same(pad_stat_default, img, width, mode)
+
+
+@pytest.mark.parametrize("img", PAD_IMAGES + [np.linspace(0, 1, 7)],
+                         ids=["uint8", "float32", "int16", "float64-1d"])
+def test_pad_linear_ramp(img):
+    pairs = ((1, 2), (3, 4)) if img.ndim == 2 else (7, 7)
+    for width in (2, (1, 3), ((0, 2), (3, 1)) if img.ndim == 2 else (0, 2)):
+        for end_values in (0, 5, (1, 250), 2.5, pairs):
+            same(pad_ramp, img, width, end_values)
+        same(pad_ramp_default, img, width)
+
+
+def pad_edge_with_stat_length(img):
+    return np.pad(img, 1, mode="edge", stat_length=2)
+
+
+def test_pad_keyword_of_another_mode_is_numpys_error():
+    raises_at(pad_edge_with_stat_length, (np.ones((2, 2)),), tpucc.errors.UserCodeError,
+              match="unsupported keyword arguments for mode 'edge'", line_of="np.pad",
+              cache=False)
+    with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
+        pad_edge_with_stat_length(np.ones((2, 2)))
+
+
+def pad_odd(img):
+    return np.pad(img, 1, mode="reflect", reflect_type="odd")
+
+
+def test_pad_mode_refusal_lists_the_modes():
+    raises_at(pad_odd, (np.ones((2, 2)),), tpucc.errors.UnsupportedError,
+              match="(?s)reflect_type='odd'.*linear_ramp", line_of="np.pad", cache=False)

@@ -585,7 +585,10 @@ gen_clip = rotating(
 gen_pad = rotating(
     v(arr(2, 3), 1), v(arr(2, 3), (1, 2)), v(arr(2, 3), ((0, 1), (2, 0)), constant_values=5),
     v(arr(3), 2, constant_values=2.5), v(arr(0, 2), 1), v(arr(), 1),
-    once=[v(arr(2, 3), ((1, 1), (1, 1), (1, 1))), v(arr(3), -1), v(arr(3), 1.0)])
+    v(arr(2, 3), (1, 2), mode="maximum", stat_length=1), v(arr(3, 2), 2, mode="mean"),
+    v(arr(2, 3), ((0, 1), (2, 1)), mode="linear_ramp", end_values=1),
+    once=[v(arr(2, 3), ((1, 1), (1, 1), (1, 1))), v(arr(3), -1), v(arr(3), 1.0),
+          v(arr(3, 3), 1, mode="median", stat_length=(1, 2)), v(arr(0, 2), 1, mode="minimum")])
 gen_tile = rotating(v(arr(2, 3), 2), v(arr(2, 3), (2, 1, 2)), v(arr(3), (2, 2)), v(arr(), 3),
                     v(arr(2, 3), 0), v(arr(0, 3), (2, 2)), once=[v(arr(2, 3), 2.0)])
 gen_resize = rotating(v(arr(5), 12), v(arr(2, 3), (3, 3)), v(arr(2, 3), (2, 2)), v(arr(), (2, 2)),

@@ -231,8 +231,8 @@ def nonzero_method(x):
     return x.nonzero()  # <- here
 
 
-def pad_mean(x):
-    return np.pad(x, 1, mode="mean")  # <- here
+def pad_odd_reflection(x):
+    return np.pad(x, 1, mode="reflect", reflect_type="odd")  # <- here
 
 
 def ravel_in_stride_order(x):
@@ -686,7 +686,8 @@ REFUSALS = [
     R(out_keyword, E.UnsupportedError, "np.add(where=...) without out=: NumPy leaves"),
     R(misspelled_keyword, E.UnsupportedError, "np.sum: unsupported arguments ['axes']"),
     R(nonzero_method, E.UnsupportedError, "np.nonzero of a runtime array is not supported"),
-    R(pad_mean, E.UnsupportedError, "np.pad(mode='mean') is not supported"),
+    R(pad_odd_reflection, E.UnsupportedError,
+      "np.pad(mode='reflect', reflect_type='odd') is not supported"),
     R(ravel_in_stride_order, E.UnsupportedError,
       "ravel(order='K') of an array that is neither C- nor F-contiguous"),
     # E200

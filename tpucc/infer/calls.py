@@ -3025,9 +3025,11 @@ def _refuse_unknown_keywords(fn, impl, kwargs: dict):
     if numpy_accepts is not None and unknown[0] not in numpy_accepts:
         raise UserCodeError(f"TypeError: {name}() got an unexpected keyword argument "
                             f"'{unknown[0]}'")
+    # (a dtype=, where= or casting= is what a cast or a mask of the operands does)
+    instead = " (cast or mask the operands first)" if unknown[0] in ("dtype", "where",
+                                                                      "casting") else ""
     raise UnsupportedError(f"{name}(): the argument {unknown[0]}= is not supported by tpucc",
-                           hint=f"call {name} without {unknown[0]}= (cast or mask the "
-                                "operands first)")
+                           hint=f"call {name} without {unknown[0]}={instead}")
 
 
 def numpy_name(fn) -> str:

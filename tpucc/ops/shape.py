@@ -590,15 +590,39 @@ register("pad", lambda avals, widths, value: _same_dtype(
 _INDEXED_PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
 
 
+# Modes whose pad is a statistic of the `stat_length` items next to it.
+_STAT_PAD_MODES = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
+# The keywords NumPy's np.pad takes with each mode (any other is its ValueError).
+_PAD_KEYWORDS = {"constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
+                 "linear_ramp": {"end_values"}, "reflect": {"reflect_type"},
+                 "symmetric": {"reflect_type"}, **{m: {"stat_length"} for m in _STAT_PAD_MODES}}
+_UNSET = object()
+
+
 @implements(np.pad)
-def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+def pad(array, pad_width, mode="constant", constant_values=_UNSET, reflect_type=_UNSET,
+        stat_length=_UNSET, end_values=_UNSET):
+    given = {k: v for k, v in (("constant_values", constant_values),
+                               ("reflect_type", reflect_type), ("stat_length", stat_length),
+                               ("end_values", end_values)) if v is not _UNSET}
+    extra = set(given) - _PAD_KEYWORDS.get(mode, set(given)) if isinstance(mode, str) else None
+    if extra:
+        raise UserCodeError(f"ValueError: unsupported keyword arguments for mode '{mode}': "
+                            f"{extra}")
+    constant_values = given.get("constant_values", 0)
+    reflect_type = given.get("reflect_type", "even")
     if mode in _INDEXED_PAD_MODES and reflect_type == "even":
         return _indexed_pad(array, _pad_widths(array, pad_width), mode)
+    if isinstance(mode, str) and mode in _STAT_PAD_MODES:
+        return _stat_pad(array, _pad_widths(array, pad_width), mode, given.get("stat_length"))
+    if isinstance(mode, str) and mode == "linear_ramp":
+        return _ramp_pad(array, _pad_widths(array, pad_width), given.get("end_values", 0))
     if mode != "constant":
         odd = f", reflect_type={reflect_type!r}" if reflect_type != "even" else ""
         raise UnsupportedError(f"np.pad(mode={mode!r}{odd}) is not supported",
                                hint="the modes compiled are 'constant', 'edge', 'wrap', "
-                                    "'reflect' and 'symmetric' (reflect_type='even')")
+                                    "'reflect' and 'symmetric' (reflect_type='even'), "
+                                    "'linear_ramp', 'maximum', 'minimum', 'mean' and 'median'")
     widths = _pad_widths(array, pad_width)
     if any(isinstance(v, Array) for v in _leaves(constant_values)):
         return _pad_with_runtime_value(array, widths, constant_values)
@@ -669,6 +693,119 @@ def _indexed_pad(array, widths, mode):
             raise UserCodeError(f"ValueError: {e}") from None
         out = indexing.getitem(out, (slice(None),) * axis + (source,))
     return out if out is not array else _emit("convert", array, dtype=_aval(array).dtype)
+
+
+def _stat_pad(array, widths, mode, stat_length):
+    """np.pad(mode='maximum' / 'minimum' / 'mean' / 'median'), axis by axis
+    as NumPy pads: each side is the statistic of the `stat_length` items
+    next to it (all of the axis by default), over what earlier axes padded,
+    rounded to an integer dtype as NumPy rounds it."""
+    out = array = asarray(array)
+    dtype = _aval(array).dtype
+    lengths = _pad_pairs(stat_length, _aval(array).ndim, as_index=True)
+    for axis, (lo, hi) in enumerate(widths.tolist()):
+        if lo == hi == 0:
+            continue
+        n = _refuse_empty_pad_axis(out, axis)
+        sides = []
+        for width, length, at_end in ((lo, lengths[axis][0], False),
+                                      (hi, lengths[axis][1], True)):
+            k = n if length is None else min(length, n)
+            if k == 0 and mode in ("maximum", "minimum"):
+                raise UserCodeError("ValueError: stat_length of 0 yields no value for padding")
+            window = slice(n - k, n) if at_end else slice(0, k)
+            stat = NUMPY[_STAT_PAD_MODES[mode]](
+                indexing.getitem(out, (slice(None),) * axis + (window,)), axis=axis,
+                keepdims=True)
+            if dtype.kind in "iu":
+                stat = NUMPY[np.round](stat)
+            sides.append(_pad_side(astype(stat, dtype), axis, width))
+        out = NUMPY[np.concatenate]([sides[0], out, sides[1]], axis=axis)
+    return out if out is not array else _emit("convert", array, dtype=dtype)
+
+
+def _ramp_pad(array, widths, end_values):
+    """np.pad(mode='linear_ramp'): each side is NumPy's np.linspace from its
+    end value to the edge item (endpoint=False), the after side reversed."""
+    out = array = asarray(array)
+    dtype = _aval(array).dtype
+    ends = _pad_pairs(end_values, _aval(array).ndim)
+    for axis, (lo, hi) in enumerate(widths.tolist()):
+        if lo == hi == 0:
+            continue
+        n = _refuse_empty_pad_axis(out, axis)
+        at = (slice(None),) * axis
+        before = _ramp(ends[axis][0], indexing.getitem(out, at + (slice(0, 1),)), lo, axis,
+                       dtype)
+        after = _ramp(ends[axis][1], indexing.getitem(out, at + (slice(n - 1, n),)), hi, axis,
+                      dtype)
+        out = NUMPY[np.concatenate]([before, out, flip(after, axis)], axis=axis)
+    return out if out is not array else _emit("convert", array, dtype=dtype)
+
+
+def _ramp(start, edge, num: int, axis: int, dtype):
+    """np.linspace(start, edge.squeeze(axis), num, endpoint=False,
+    dtype=dtype, axis=axis) for an edge known at run time, in NumPy's steps
+    and dtype (the step is an array: where any of it is 0, every item is
+    arange / num * delta)."""
+    dt = np.linspace(start, np.zeros((), _aval(edge).dtype), 2).dtype
+    shape = list(_aval(edge).shape)
+    shape[axis] = num
+    if num == 0:
+        return astype(broadcast_to(edge, tuple(shape)), dtype)
+    first = np.asarray(start).astype(dt)
+    delta = astype(edge, dt) - first
+    step = broadcast_to(delta / num, tuple(shape))
+    counts = np.arange(num, dtype=dt).reshape([num if a == axis else 1
+                                               for a in range(len(shape))])
+    whole = broadcast_to(delta, tuple(shape))
+    # (each product rounded before the add, as NumPy's two steps: no fused multiply-add)
+    y = where(NUMPY[np.any](step == 0),
+              emit("rounded_product", broadcast_to(asarray(counts / num), tuple(shape)), whole),
+              emit("rounded_product", broadcast_to(asarray(counts), tuple(shape)), step)) + first
+    if np.dtype(dtype).kind in "iu":
+        y = NUMPY[np.floor](y)
+    return astype(y, dtype)
+
+
+def _pad_side(value, axis: int, width: int):
+    """A statistic (1 along `axis`) repeated `width` times along it."""
+    shape = list(_aval(value).shape)
+    shape[axis] = width
+    return broadcast_to(value, tuple(shape))
+
+
+def _refuse_empty_pad_axis(x, axis: int) -> int:
+    n = _aval(x).shape[axis]
+    if n == 0:
+        raise UserCodeError(f"ValueError: can't extend empty axis {axis} using modes other "
+                            "than 'constant' or 'empty'")
+    return n
+
+
+def _pad_pairs(x, ndim: int, as_index=False) -> list:
+    """np.pad's reading of stat_length or end_values (NumPy's _as_pairs):
+    one value for every side, a (before, after) pair for every axis, or a
+    pair per axis; None (stat_length's default) for all of an axis."""
+    if x is None:
+        return [(None, None)] * ndim
+    x = np.array(x)
+    if as_index:
+        x = np.round(x).astype(np.intp)
+    if x.ndim >= 3:
+        raise UserCodeError(f"ValueError: input array has {x.ndim} dimensions, expected 2")
+    if as_index and (x < 0).any():
+        raise UserCodeError("ValueError: index can't contain negative values")
+    if x.size == 1:
+        x = x.ravel()
+        return [(x[0], x[0])] * ndim
+    if x.size == 2 and x.shape != (2, 1):
+        x = x.ravel()
+        return [(x[0], x[1])] * ndim
+    try:
+        return np.broadcast_to(x, (ndim, 2)).tolist()
+    except ValueError as e:
+        raise UserCodeError(f"ValueError: {e}") from None
 
 
 def _pad_widths(array, pad_width):
