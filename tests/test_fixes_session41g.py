@@ -380,3 +380,50 @@ def pad_odd(img):
 def test_pad_mode_refusal_lists_the_modes():
     raises_at(pad_odd, (np.ones((2, 2)),), tpucc.errors.UnsupportedError,
               match="(?s)reflect_type='odd'.*linear_ramp", line_of="np.pad", cache=False)
+
+
+# --- bug_03: a gather by index arrays selected with one mask (inverse-mapping warps) --------
+
+def warp(img, yi, xi):
+    valid = (yi >= 0) & (yi < img.shape[0]) & (xi >= 0) & (xi < img.shape[1])
+    out = np.zeros_like(img)
+    out[valid] = img[yi[valid], xi[valid]]
+    return out
+
+
+def warp_color(img, yi, xi):
+    valid = (yi >= 0) & (yi < img.shape[0]) & (xi >= 0) & (xi < img.shape[1])
+    out = np.full(img.shape, 7, img.dtype)
+    out[valid] = img[yi[valid], xi[valid]]
+    return out, img[yi[valid], xi[valid]].sum(axis=0)
+
+
+def rows_under_mask(img, yi):
+    keep = yi % 2 == 0
+    return img[yi[keep]].sum(), (img[yi[keep]] * 2).max()
+
+
+def two_masks(img, yi, xi):
+    return img[yi[yi > 0], xi[xi > 0]]
+
+
+def _maps(h, w, shift):
+    yy, xx = np.indices((h, w))
+    return yy + shift, (xx * 2 - shift) % (w + 2) - 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64])
+@pytest.mark.parametrize("shift", [0, 1, -2])
+def test_inverse_mapping_warp(dtype, shift):
+    img = (np.arange(20) * 3).astype(dtype).reshape(4, 5)
+    same(warp, img, *_maps(4, 5, shift))
+    same(warp_color, np.stack([img, img + 1, img * 2], axis=-1), *_maps(4, 5, shift))
+
+
+def test_rows_gathered_under_a_mask():
+    same(rows_under_mask, np.arange(12.0).reshape(4, 3), np.array([0, 2, 3, 2, 1, 0]))
+
+
+def test_two_masks_still_refused():
+    raises_at(two_masks, (np.ones((3, 3)), np.array([0, 1, 2]), np.array([2, 1, 0])),
+              tpucc.errors.ShapeError, match="index array", line_of="img[yi[", cache=False)

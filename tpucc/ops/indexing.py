@@ -27,7 +27,8 @@ from jax import lax
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal, Value
 from . import boxes, elementwise, masked
-from .registry import broadcast_shapes, define_range, define_vjp, implements, register, unsafe_cast_operand
+from .registry import (NUMPY, broadcast_shapes, define_range, define_vjp, implements, register,
+                       unsafe_cast_operand)
 
 ARRAY = "array"   # marker in a normalized key for "the next runtime index array"
 # A normalized key's (DSLICE, length): a step-1 slice of static length whose
@@ -606,6 +607,9 @@ def getitem(x, key):
         return masked.select(x, key)
     if masked.gathers_by_selection(x, key):
         return masked.gather(x, key)
+    gathered = _gather_under_one_mask(x, key)
+    if gathered is not None:
+        return gathered
     among = _mask_among_basic(x, key)
     if among is not None:
         return _select_among(*among)
@@ -621,6 +625,25 @@ def getitem(x, key):
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     return _indexed(x, static, arrays)
+
+
+def _gather_under_one_mask(x, key):
+    """img[yi[m], xi[m]] (an inverse-mapping warp: out[m] = img[yi[m], xi[m]])
+    with every index a selection by one mask m: the selection by m of
+    img[yi', xi'], where yi' is yi at m and 0 elsewhere (a position that
+    is read and dropped), so the rows NumPy gathers are those m keeps, in
+    order.  None for any other key."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not items or not all(isinstance(i, masked.Selection) for i in items):
+        return None
+    first = items[0]
+    if any(i.mask is not first.mask or i.view is not None or i.sliced or i.rest
+           or i.descending is not False or i.dtype.kind not in "iu" for i in items) \
+            or len(items) > x.ndim:
+        return None
+    mask = Array(first.mask)
+    safe = tuple(NUMPY[np.where](mask, i.data, np.zeros((), i.dtype)) for i in items)
+    return first.like(getitem(x, safe))
 
 
 def row(x, i):
