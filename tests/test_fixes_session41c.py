@@ -103,6 +103,12 @@ def enumerate_reversed(a):
 
 
 def starmapped(a, b):
+    return np.array(list(itertools.starmap(operator.mul, list(zip(a, b)))))
+
+
+def starmapped_held_zip(a, b):
+    # (zip handed straight to starmap is lazy, session 41k: the library's
+    # starmap calls back item by item; values only)
     return np.array(list(itertools.starmap(operator.mul, zip(a, b))))
 
 
@@ -149,6 +155,7 @@ def test_starmap_is_one_while(dtype):
     a, b = np.arange(100, dtype=dtype), np.arange(100, dtype=dtype)[::-1].copy()
     check(starmapped, a, b, compile_kwargs=NOCACHE)
     assert whiles(starmapped, a, b) == 1
+    check(starmapped_held_zip, a, b, compile_kwargs=NOCACHE)
     m = np.arange(160.0).reshape(80, 2)
     check(starmap_rows, m, compile_kwargs=NOCACHE)
     assert whiles(starmap_rows, m) == 2     # (starmap's own loop, then the comprehension's)
