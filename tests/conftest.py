@@ -85,6 +85,20 @@ def check(fn, *args, rtol=1e-6, atol=1e-6, compile_kwargs=None, **kwargs):
     return compiled
 
 
+def same(fn, *args):
+    """fn compiled (no cache) and eager on deep copies of `args`: equal
+    results, dtypes and argument contents after the call (NumPy's
+    floating-point warnings silenced eagerly).  Returns the compiled fn,
+    for a look at its HLO."""
+    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+    compiled = tpucc.compile(fn, cache=False)
+    with np.errstate(all="ignore"):
+        expected = fn(*eager_args)
+    assert_same(expected, compiled(*comp_args))
+    assert_same(eager_args, comp_args)
+    return compiled
+
+
 def sample(shape, dtype, seed=0):
     """Small integers (complex ones for a complex dtype) in [-3, 3], as
     `dtype`: exact in every dtype, with ties and zeros."""

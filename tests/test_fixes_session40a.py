@@ -5,7 +5,6 @@ over many rows), and a static `while` that grows a container unrolls on past
 the unroll budget instead of being refused as a runtime loop."""
 from __future__ import annotations
 
-import copy
 import itertools
 import operator
 import warnings
@@ -15,17 +14,7 @@ import pytest
 
 import tpucc
 
-from conftest import assert_same, count_hlo, hlo
-
-
-def same(fn, *args):
-    """fn compiled (no cache) and eager on copies of `args`: equal results,
-    dtypes and argument contents after the call.  Returns the compiled fn."""
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    compiled = tpucc.compile(fn, cache=False)
-    assert_same(fn(*eager_args), compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
+from conftest import count_hlo, hlo, same
 
 
 def one_while(compiled, *args):

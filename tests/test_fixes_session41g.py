@@ -17,17 +17,7 @@ import pytest
 
 import tpucc
 
-from conftest import assert_same, raises_at
-
-
-def same(fn, *args):
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    compiled = tpucc.compile(fn, cache=False)
-    with np.errstate(all="ignore"):
-        expected = fn(*eager_args)
-    assert_same(expected, compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
+from conftest import raises_at, same
 
 
 # --- bug_05: rows of a list of lists written under an `if` that reads them ---------------

@@ -30,15 +30,7 @@ import pytest
 import tpucc
 from tpucc import errors as E
 
-from conftest import assert_same, raises_at
-
-
-def same(fn, *args):
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    compiled = tpucc.compile(fn, cache=False)
-    assert_same(fn(*eager_args), compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
+from conftest import assert_same, raises_at, same
 
 
 def raises_alike(fn, *args, line_of=None):

@@ -16,19 +16,7 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import assert_same, raises_at
-
-
-def same(fn, *args):
-    """Compiled fn (no disk cache) against eager fn on copies of the
-    arguments: equal results (values, dtypes, Python types) and equal
-    argument contents afterwards.  Returns the compiled function."""
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    expected = fn(*eager_args)
-    compiled = tpucc.compile(fn, cache=False)
-    assert_same(expected, compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
+from conftest import assert_same, raises_at, same
 
 
 # --- bug_01: np.frombuffer of bytes is read-only ------------------------------------------------

@@ -9,7 +9,6 @@ a Python int counter merged with NumPy integers by a runtime branch raises
 where it grows past their dtype instead of wrapping."""
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
@@ -17,15 +16,7 @@ import pytest
 
 import tpucc
 
-from conftest import assert_same, raises_at
-
-
-def same(fn, *args):
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    compiled = tpucc.compile(fn, cache=False)
-    assert_same(fn(*eager_args), compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
+from conftest import raises_at, same
 
 
 def eager_raises(fn, args, error):

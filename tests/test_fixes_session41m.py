@@ -7,24 +7,13 @@ first best wins, a NaN key never beats the running best, and nothing beats
 a NaN in front."""
 from __future__ import annotations
 
-import copy
 
 import numpy as np
 import pytest
 
 import tpucc
 
-from conftest import assert_same, count_hlo, hlo
-
-
-def same(fn, *args):
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    compiled = tpucc.compile(fn, cache=False)
-    with np.errstate(all="ignore"):
-        expected = fn(*eager_args)
-    assert_same(expected, compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
+from conftest import count_hlo, hlo, same
 
 
 def by_sum_max(m):

@@ -5,25 +5,16 @@ out (`P.coeffs`) is a runtime input read at every call, as an attribute
 holding an array is, so an update in place between calls is seen."""
 from __future__ import annotations
 
-import copy
 
 import numpy as np
 import pytest
 
 import tpucc
 
-from conftest import assert_same, raises_at
+from conftest import assert_same, raises_at, same
 
 P = np.poly1d([1.0, -2.0, 3.0])
 Q = np.poly1d(np.array([2, 0, 1], dtype=np.int32))
-
-
-def same(fn, *args):
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    compiled = tpucc.compile(fn, cache=False)
-    assert_same(fn(*eager_args), compiled(*comp_args))
-    assert_same(eager_args, comp_args)
-    return compiled
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
