@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import StaticValueError, UnsupportedError
+from ..errors import StaticValueError, UnsupportedError, UserCodeError
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,6 @@ class RangeIter:
         return scalar_if_numpy_would(source, self.pos, row(source, self.pos))
 
     def is_static(self) -> bool:
-        from .values import Array
         return not isinstance(self.pos, Array) and not isinstance(self.stop, Array)
 
     def remaining(self) -> int:
@@ -377,14 +376,12 @@ def read_again_if_changed(it: SeqIter) -> SeqIter:
     loop body changed that since the items were read (`a[i + 1] = 2 * v`,
     `lst[2] = 10`): one item a step, read when the loop gets to it; a list
     the body made longer or shorter, up to its length now (`follows_length`)."""
-    from .values import Array
     source, items, pos = it.source, it.items, it.pos
     if source is None or not isinstance(pos, int):
         return it
     if type(source) in (dict, set):
         if len(source) != it.stamp:
             what = "dictionary" if type(source) is dict else "Set"
-            from ..errors import UserCodeError
             raise UserCodeError(f"RuntimeError: {what} changed size during iteration")
         if it.read is None or pos >= len(items):
             return it       # (a dict's values: read again each step, a lookup)
@@ -467,3 +464,4 @@ def returning(it: SeqIter):
 
 
 from . import builder  # noqa: E402  (bound last: builder's imports come back here)
+from .values import Array  # noqa: E402  (bound last: a function-level import runs at every call)
