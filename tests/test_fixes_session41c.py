@@ -106,10 +106,30 @@ def starmapped(a, b):
     return np.array(list(itertools.starmap(operator.mul, list(zip(a, b)))))
 
 
-def starmapped_held_zip(a, b):
-    # (zip handed straight to starmap is lazy, session 41k: the library's
-    # starmap calls back item by item; values only)
+def starmapped_zip(a, b):
     return np.array(list(itertools.starmap(operator.mul, zip(a, b))))
+
+
+def starmap_held_then_written(a, b):
+    # (the zip reads a's rows as starmap takes them: the write is seen)
+    m = itertools.starmap(lambda u, v: u - v, zip(a, b))
+    first = next(m)
+    a[5] = 100
+    return first, np.array(list(m)), type(m).__name__
+
+
+def map_held_then_written(a, b):
+    m = map(lambda u, v: u - v, a, b)
+    first = next(m)
+    a[5] = 100
+    return first, np.array(list(m))
+
+
+def starmap_three_rows(a, b, c):
+    total = 0.0
+    for s in itertools.starmap(lambda u, v, w: u * v + w, zip(a, b, c)):
+        total += s
+    return total
 
 
 def starmap_rows(m):
@@ -155,10 +175,20 @@ def test_starmap_is_one_while(dtype):
     a, b = np.arange(100, dtype=dtype), np.arange(100, dtype=dtype)[::-1].copy()
     check(starmapped, a, b, compile_kwargs=NOCACHE)
     assert whiles(starmapped, a, b) == 1
-    check(starmapped_held_zip, a, b, compile_kwargs=NOCACHE)
+    check(starmapped_zip, a, b, compile_kwargs=NOCACHE)
+    assert whiles(starmapped_zip, a, b) == 1        # (as map(operator.mul, a, b))
     m = np.arange(160.0).reshape(80, 2)
     check(starmap_rows, m, compile_kwargs=NOCACHE)
     assert whiles(starmap_rows, m) == 2     # (starmap's own loop, then the comprehension's)
+
+
+def test_starmap_over_a_zip_takes_rows_when_consumed():
+    a, b = np.arange(100.0), np.arange(100.0)[::-1].copy()
+    check(starmap_held_then_written, a, b, compile_kwargs=NOCACHE)
+    check(map_held_then_written, a, b, compile_kwargs=NOCACHE)
+    c = np.linspace(0, 1, 60)
+    check(starmap_three_rows, a[:80], b, c, compile_kwargs=NOCACHE)
+    assert whiles(starmap_three_rows, a[:80], b, c) == 2     # (starmap's loop, then the for's)
 
 
 def test_short_starmap_is_unrolled_as_before():

@@ -255,6 +255,9 @@ def zip_(interp, *xs, strict=False):
         rows_loop(interp, parts, through_enumerate=True)
     if loop is not None:
         return loop
+    if not strict and _many_rows(interp, xs) and interp.result_is_argument(itertools.starmap, 2):
+        # starmap(f, zip(a, b)) is map(f, a, b): its loop over the rows' indices
+        return RangeIter(0, min(len(x) for x in xs), 1, rows=xs)
     from .calls import RuntimeRange
     if any(isinstance(x, RuntimeRange) for x in xs) and len(xs) > 1:
         raise StaticValueError(
@@ -637,15 +640,35 @@ def tuple_(interp, x=()):
 
 @builtin(py.map)
 def map_(interp, fn, *xs):
-    if _many_rows(interp, xs):     # (the generator that runs it stands for the map object)
-        made = interp.call(interpreted.mapped, [fn, *xs], {})
-        return dataclasses.replace(made, kind="map") if isinstance(made, SeqIter) else made
+    if _many_rows(interp, xs) and _consumed_where_made(interp):
+        # (the generator that runs it stands for the map object)
+        return _kind_named(interp.call(interpreted.mapped, [fn, *xs], {}), "map")
     if not interp.result_feeds_loop():
         # `m = map(f, xs)`: f called as each item is taken (f reads the variables
         # it closes over then, and the list's items then)
         return map(lambda *args: interp.call(fn, list(args), {}), *_lazy_parts(interp, xs))
     return made_iterator(interp, (interp.call(fn, list(args), {}) for args in _zipped(interp, xs)),
                          kind="map")
+
+
+# Calls that read an iterator they are given to its end
+_CONSUMERS = (py.list, py.tuple, py.set, py.sorted, py.sum, py.min, py.max, py.any, py.all)
+
+
+def _consumed_where_made(interp) -> bool:
+    """Whether the iterator the call being made returns is read right where
+    it is made (it goes straight to a `for` or to list(), sum(), ...), so
+    nothing writes the arrays it reads between: its items may all be read
+    at once, by one While (a held one takes each row when asked for it, as
+    Python's does, and sees writes made before)."""
+    return interp.result_feeds_loop() or any(interp.result_is_argument(c, 1)
+                                             for c in _CONSUMERS)
+
+
+def _kind_named(made, kind: str):
+    """The generator that runs a builtin's loop (interpreted.py), named as
+    the builtin's iterator (type(m).__name__, messages)."""
+    return dataclasses.replace(made, kind=kind) if isinstance(made, SeqIter) else made
 
 
 def _many_rows(interp, xs) -> bool:
@@ -673,6 +696,10 @@ def starmap_(interp, fn, iterable):
     500 rows), the program's own loop (interpreted.py), which makes one
     While where the items are alike (the library's, calling `fn` back item
     by item, was 500 copies of it: 19 s of XLA); else the library's."""
+    if isinstance(iterable, RangeIter) and type(iterable.rows) is tuple:   # straight from zip_
+        if _consumed_where_made(interp):
+            return _kind_named(map_(interp, fn, *iterable.rows), "starmap")
+        iterable = zip(*_lazy_parts(interp, iterable.rows))     # (as zip_ makes a held one)
     if _many_items_with_arrays(interp, iterable):
         return interp.call(interpreted.starmapped, [fn, iterable], {})
     return interp.construct(itertools.starmap, [fn, iterable], {})

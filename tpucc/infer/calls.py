@@ -1766,6 +1766,21 @@ class Interpreter:
         return calls > 0 and len(waiting) == calls and all(v is enumerate or v is zip
                                                            for v in waiting)
 
+    def result_is_argument(self, callee, count: int) -> bool:
+        """Whether the value of the call being made goes straight to a call
+        of `callee` as the last of its `count` positional arguments (the
+        instruction after the CALL calls it): no variable holds that value."""
+        if not self.frames:
+            return False
+        f = self.frames[-1]
+        instrs = f.fc.blocks[f.current_block].instrs
+        k = next((k for k, ins in enumerate(instrs) if ins is f.current), None)
+        if k is None or k + 1 >= len(instrs):
+            return False
+        following = instrs[k + 1]
+        return (following.op == "CALL" and following.arg == (count, ())
+                and len(f.stack) >= count and f.stack[-count] is callee)
+
     def live_iter(self, v, start=None, backward=False, held=True) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
         does, or `backward` as reversed gives them), each read when the loop
