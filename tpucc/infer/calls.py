@@ -2281,7 +2281,7 @@ class Interpreter:
             raise
         finally:
             if run is not None:
-                self.generator_runs.remove(run)
+                generator_runs.finish(self, run)
         if frame.yields is not None:
             value = frame.locals.get("<return>")
             made = held_iterator(frame.yields if value is None

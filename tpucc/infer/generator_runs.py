@@ -6,8 +6,8 @@ agree unless something the generator reads changes between the two times,
 or the generator changes something for items the program never asks for.
 Neither can be replayed, so both are refused where they happen:
 
-- reads: the dict and list items, plain attributes and lists iterated that
-  the run read; checked each time the generator is advanced
+- reads: the dict and list items, plain attributes, lists iterated and
+  arrays (their values) that the run read; checked each time the generator is advanced
   (iterators.caught_up): one that changed since is refused there, at the
   consumer's line (a rebound variable is calls._refuse_late_binding's).
 - effects: an in-place write, an item or attribute set, a list or dict
@@ -22,7 +22,7 @@ neither their reads nor their changes are recorded.
 from __future__ import annotations
 
 from ..errors import SideEffectError
-from . import builder
+from . import builder, values
 from .values import Array
 
 _FROM_CLASS = object()      # an attribute read from the class (none in the instance dict)
@@ -56,10 +56,17 @@ def start(interp, yields: list, arguments) -> GeneratorRun:
     from .values import _serials
     run = GeneratorRun(yields, next(_serials))
     interp.generator_runs.append(run)
+    values.array_read_watchers.append(lambda a: note_array_read(interp, a))
     for v in arguments:
         if isinstance(v, SeqIter) and type(v.source) is list:
             note_list_iterated(interp, v.source)
     return run
+
+
+def finish(interp, run: GeneratorRun) -> None:
+    """The run of a generator frame ends (its frame returned or raised)."""
+    interp.generator_runs.remove(run)
+    values.array_read_watchers.pop()
 
 
 def note_made(interp, obj) -> None:
@@ -90,6 +97,13 @@ def note_attribute_read(interp, obj, name) -> None:
     for run in interp.generator_runs:
         if id(obj) not in run.made:
             run.reads.setdefault(("attr", id(obj), name), (obj, name))
+
+
+def note_array_read(interp, a: Array) -> None:
+    """The value of the array `a` (not a view) read: `v * 2` of a row of it."""
+    for run in interp.generator_runs:
+        if not run.owns(a):
+            run.reads.setdefault(("array", id(a), None), (a, None))
 
 
 def note_list_iterated(interp, lst) -> None:
@@ -148,6 +162,8 @@ def _now(interp, kind, obj, key):
         return _item_now(interp, obj, key)
     if kind == "attr":
         return _attribute_now(interp, obj, key)
+    if kind == "array":
+        return obj._var     # (a new Value after each write in place)
     return tuple(obj)
 
 
@@ -193,7 +209,7 @@ def _at(loc) -> str:
 def _stale_read(kind, obj, key, made_at) -> SideEffectError:
     what = {"item": f"the item [{key!r}] of a {type(obj).__name__}",
             "attr": f"the attribute `.{key}` of a {type(obj).__name__}",
-            "list": "a list"}[kind]
+            "list": "a list", "array": "an array (written in place)"}[kind]
     return SideEffectError(
         f"{what} that a generator made {_at(made_at)} reads changed after the "
         "generator was made and before it is consumed here: compiled code runs a generator "

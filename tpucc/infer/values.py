@@ -14,6 +14,7 @@ interpreter turns into a runtime branch.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from dataclasses import dataclass
@@ -153,6 +154,23 @@ class AliasNote(str):
         return self
 
 
+# Told of each array (not a view: its base) whose value is read while one
+# is set: a generator's run notes the arrays it reads (generator_runs).
+array_read_watchers: list = []
+
+
+@contextlib.contextmanager
+def view_made():
+    """While a view of an array is made: no read of its value (the view
+    reads its base again when its own value is read, Array.var)."""
+    watchers = array_read_watchers[:]
+    array_read_watchers.clear()
+    try:
+        yield
+    finally:
+        array_read_watchers[:] = watchers
+
+
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
@@ -200,6 +218,8 @@ class Array:
             self.fence.append((self, "read"))
         base = self.base
         if base is None:
+            if array_read_watchers:
+                array_read_watchers[-1](self)
             return self._var
         base_var = base.var         # (a view of a view: its base re-reads first)
         if base_var is not self._base_var or not _region_live(self._read_in):

@@ -665,14 +665,15 @@ def ndenumerate(arr):
 
 
 def _indexed(x, static, arrays):
-    out = emit("getitem", x, *arrays, key=static)
-    if _is_basic(static):                   # (a DSLICE's start is no index array)
-        return Array(out.var, base=x, index=_view_index(static, arrays))
     # A Python int (weak: `int(i)`, `i.item()`, a counter) is always a
     # scalar index, whatever kind a runtime branch gave the value it came from.
     kinds = [(True if a.weak else a.immutable) if a.ndim == 0 else False for a in arrays]
-    if all(k is True for k in kinds):       # NumPy scalars: basic indexing, a view
+    # (basic indexing, or by NumPy scalars: a view; a DSLICE's start is no index array)
+    if _is_basic(static) or all(k is True for k in kinds):
+        with view_made():
+            out = emit("getitem", x, *arrays, key=static)
         return Array(out.var, base=x, index=_view_index(static, arrays))
+    out = emit("getitem", x, *arrays, key=static)
     if any(isinstance(k, RuntimeKind) for k in kinds):
         # A NumPy scalar on some paths, a 0-d array (advanced indexing: a copy)
         # on others: whether `out` is a view of x is decided at runtime.
@@ -1262,4 +1263,4 @@ def write_through(base, index, value):
 from ..infer.builder import (const_value, ctx, emit, input_stand_in,  # noqa: E402
                              is_c_contiguous_root, reshape_of_input_is_view)
 from ..infer.values import (Array, RuntimeKind, array_like, known_constant,  # noqa: E402
-                             known_integer)
+                             known_integer, view_made)
