@@ -207,13 +207,21 @@ def enumerate_(interp, x, start=0):
     if _held(x) and not _fresh_list_iterator(x) and type(start) is int \
             and _takes_lazily(interp, (x,)):
         return enumerate(pulled_lazily(interp, x), start)   # next(e) takes one item of x
-    if _fresh_list_iterator(x) and type(start) is int:
-        # enumerate(reversed(hs)), enumerate(iter(hs)): reads the list as that
-        # iterator does, when the loop gets to each item (and advances it)
-        return SeqIter(tuple(enumerate(x.items, start)), 0, x.source, x.stamp,
-                       lambda pos: (start + pos, x.read(pos)), x.follows_length, x.cursor,
-                       "enumerate")
+    if type(start) is int and isinstance(x, SeqIter) and type(x.items) is tuple and (
+            _fresh_list_iterator(x) or _held(x) and interp.result_feeds_loop()):
+        return _enumerated_in_step(caught_up(x), start)
     return interp.live_iter(x, start=start, held=not interp.result_feeds_loop())
+
+
+def _enumerated_in_step(x: SeqIter, start: int) -> SeqIter:
+    """enumerate(x) advancing x as the loop takes each item (its cursor):
+    `for i, v in enumerate(gen)` left by a `break` leaves the rest of gen,
+    and enumerate(reversed(hs)) reads the list as that iterator does, when
+    the loop gets to each item."""
+    first = x.pos
+    read = None if x.read is None else (lambda pos: (start + pos - first, x.read(pos)))
+    return SeqIter(tuple((start + pos - first, item) for pos, item in enumerate(x.items)),
+                   first, x.source, x.stamp, read, x.follows_length, x.cursor, "enumerate")
 
 
 def _fresh_list_iterator(x) -> bool:
@@ -271,9 +279,38 @@ def zip_(interp, *xs, strict=False):
                              kind="zip")
     if any(type(x) is list for x in xs) and all(type(x) in (list, tuple, range) for x in xs):
         return _live_zip(interp, xs)
+    if interp.result_feeds_loop(through_enumerate=True):
+        in_step = _zip_in_step(interp, xs)
+        if in_step is not None:
+            return in_step
     if _takes_lazily(interp, xs) and any(_held(x) or isinstance(x, Array) for x in xs):
         return zip(*_lazy_parts(interp, xs))       # zip(it, it); a held zip(x, ...)
     return made_iterator(interp, _zipped(interp, xs), kind="zip")
+
+
+def _zip_in_step(interp, xs) -> SeqIter | None:
+    """`for u, v in zip(gen, xs)`: the items of the one iterator the program
+    holds paired with the other arguments' items, advancing it as the loop
+    takes each pair (its cursor), so a `break` leaves the rest of it as
+    Python's zip does.  None where another argument is an iterator too, or
+    where Python's zip, ending at a shorter argument after it, would take
+    one more item of it than it pairs."""
+    held = [x for x in xs if _held(x)]
+    if len(held) != 1 or type(held[0].items) is not tuple:
+        return None
+    others = [x for x in xs if x is not held[0]]
+    if not all(type(x) in (list, tuple, range) or _rows(x) is not None for x in others):
+        return None
+    it = caught_up(held[0])
+    first, rest = it.pos, len(it.items) - it.pos
+    columns = [interp.static_items(x) for x in others]
+    pairs = min([rest] + [len(c) for c in columns])
+    if pairs < rest and xs[-1] is not held[0]:
+        return None
+    columns = iter(columns)
+    parts = [it.items[first:first + pairs] if x is held[0] else next(columns)[:pairs]
+             for x in xs]
+    return SeqIter((None,) * first + tuple(zip(*parts)), first, cursor=it.cursor, kind="zip")
 
 
 def made_iterator(interp, items, **fields) -> SeqIter:
