@@ -21,6 +21,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 
 import jax
@@ -694,7 +695,7 @@ def _argument_update_runner(traced, guards, call, build, ties=()):
         for i, k in targets:
             target = leaves[i]
             if isinstance(target, np.ndarray) and target.flags.writeable:
-                np.copyto(target, np.asarray(outs[k]))
+                write_in_place(target, np.asarray(outs[k]))
         if pool is not None:
             pool.give_back([outs[k] for _, k in targets], leaves)
         return build(outs)
@@ -1017,6 +1018,27 @@ def _row_value(s, outs, hosts: dict):
     return s.weak(items[s.row])
 
 
+# How many times a compiled program wrote into each NumPy array (by id, with
+# a weak reference telling the array is still that one): a device_cache=True
+# copy of an array a compiled training step updates in place is stale after
+# the update, which identity alone would not tell.
+_WRITES: dict[int, tuple] = {}
+
+
+def write_in_place(target: np.ndarray, value: np.ndarray) -> None:
+    """A write-back into the caller's array, counted for DeviceCache."""
+    np.copyto(target, value)
+    ref, count = _WRITES.get(id(target), (None, 0))
+    if ref is None or ref() is not target:
+        ref, count = weakref.ref(target, lambda _, key=id(target): _WRITES.pop(key, None)), 0
+    _WRITES[id(target)] = (ref, count + 1)
+
+
+def _writes_into(array) -> int:
+    ref, count = _WRITES.get(id(array), (None, 0))
+    return count if ref is not None and ref() is array else 0
+
+
 class DeviceCache:
     """Device copies of captured arrays, one per input slot, each in the
     physical layout that slot reads it in (`perm`, see
@@ -1041,13 +1063,13 @@ class DeviceCache:
     def get(self, slot, array, perm=None):
         with self._lock:
             entry = self._entries.get(slot)
-            if entry is None or not self._still_holds(entry[0], array):
+            if entry is None or not self._still_holds(entry, array):
                 key = self._snapshot(entry, array) if self._compares(array) else array
                 # A private copy: on the CPU device_put may alias an aligned NumPy
                 # buffer, which would make in-place edits visible only sometimes.
                 copy = np.array(array if perm is None else np.transpose(array, perm), order="C")
                 with jax.enable_x64(True):
-                    entry = (key, jax.device_put(copy))
+                    entry = (key, jax.device_put(copy), _writes_into(array))
                 self._entries[slot] = entry
             return entry[1]
 
@@ -1067,9 +1089,10 @@ class DeviceCache:
         # (immutable) may change in place.
         return self.verified and isinstance(array, np.ndarray)
 
-    def _still_holds(self, key, array) -> bool:
+    def _still_holds(self, entry, array) -> bool:
+        key = entry[0]
         if not self._compares(array):
-            return key is array
+            return key is array and _writes_into(array) == entry[2]
         return (type(key) is np.ndarray and key.shape == array.shape
                 and key.dtype == array.dtype and same_bits(key, array))
 
@@ -1208,7 +1231,7 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
             continue
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
         if isinstance(target, np.ndarray) and target.flags.writeable:
-            np.copyto(target, np.asarray(value))
+            write_in_place(target, np.asarray(value))
 
 
 _converted = infer.converted_output

@@ -178,6 +178,7 @@ def build_file(model_path, out_dir=".", names=(), targets=("cpu",), emit=(),
     # A model may change the working directory as it imports (to read files
     # next to it): paths are the caller's, so they are resolved before that.
     model_path, out_dir = os.path.abspath(model_path), os.path.abspath(out_dir)
+    names, targets, emit = _listed(names), _listed(targets), _listed(emit)
     p = progress if isinstance(progress, Progress) else Progress(bool(progress))
     chosen_targets = tg.parse_all(targets)
     _check_emit(emit)
@@ -224,6 +225,11 @@ def _first_failure(failed, built) -> TpuccError:
     return error
 
 
+def _listed(texts) -> tuple:
+    """names=, targets=, emit= given one text ("cpu") or several."""
+    return (texts,) if isinstance(texts, str) else tuple(texts)
+
+
 def _check_emit(emit):
     bad = [e for e in emit if e not in EMITS]
     if bad:
@@ -234,6 +240,7 @@ def build_entry(ep: EntryPoint, out_dir, model: dict, targets=("cpu",), emit=(),
                 progress: Progress | None = None) -> Built:
     """Builds one entry into OUT_DIR/NAME.tpucc for `targets` (texts or Targets)."""
     p = progress or Progress(False)
+    targets, emit = _listed(targets), _listed(emit)
     chosen = [t if isinstance(t, tg.Target) else tg.parse(t) for t in targets]
     _check_emit(emit)
     lowered, args, kwargs = _trace(ep, p)

@@ -74,7 +74,11 @@ def entry(*arg_specs, name: str | None = None, runtime_args=(), unroll: int | No
     def declare(fn):
         ep = EntryPoint(fn.__name__ if name is None else name, fn, arg_specs, dict(kwspecs),
                         loc, options)
-        _check_specs(ep)
+        try:
+            _check_specs(ep)
+        except BuildError:
+            _refuse_method_of_class_body(fn, ep)    # (specs after `self` do not fit it)
+            raise
         _check_runtime_args(ep)
         _attach(fn, ep)
         return fn
@@ -82,13 +86,15 @@ def entry(*arg_specs, name: str | None = None, runtime_args=(), unroll: int | No
 
 
 def _attach(fn, ep: EntryPoint):
+    """Adds `ep` to fn's declarations: one function may be declared several
+    entries (two batch sizes, each its own name)."""
     try:
-        setattr(fn, ATTR, ep)
+        setattr(fn, ATTR, declared(fn) + (ep,))
         return
     except (AttributeError, TypeError):     # a bound method, a builtin
         pass
     try:
-        _DECLARED_BESIDE[fn] = ep
+        _DECLARED_BESIDE[fn] = declared(fn) + (ep,)
     except TypeError:                       # neither weakly referable nor hashable
         raise BuildError(f"@entry: {type(fn).__name__} {fn!r:.60} cannot be declared an "
                          "entry", ep.loc,
@@ -96,17 +102,17 @@ def _attach(fn, ep: EntryPoint):
                               "return g(x)) calling it") from None
 
 
-def declared(value) -> EntryPoint | None:
-    """The entry point declared on `value`, if any."""
+def declared(value) -> tuple:
+    """The entry points declared on `value`, in the order declared."""
     if not callable(value):
-        return None
+        return ()
     if isinstance(value, types.MethodType):
         # (not getattr: a bound method reads its function's attributes, and
         # an @entry in the class body is not a declaration of this method)
-        ep = _DECLARED_BESIDE.get(value)
+        eps = _DECLARED_BESIDE.get(value, ())
     else:
-        ep = getattr(value, ATTR, None)
-    return ep if isinstance(ep, EntryPoint) else None
+        eps = getattr(value, ATTR, ())
+    return eps if type(eps) is tuple and all(isinstance(e, EntryPoint) for e in eps) else ()
 
 
 def _options(runtime_args, unroll, matmul_precision, loc) -> dict:
@@ -215,15 +221,31 @@ def _param_names(fn):
 def find_entries(module) -> list[EntryPoint]:
     """The entry points declared in a module, in definition order."""
     found, seen = [], {}
-    declarations = [declared(v) for v in list(vars(module).values())]
+    declarations = [ep for v in list(vars(module).values()) for ep in declared(v)]
     for ep in declarations + _class_body_entries(module):
-        if ep is not None and id(ep) not in {id(e) for e in found}:
+        if id(ep) not in {id(e) for e in found}:
             if ep.name in seen:
                 raise BuildError(f"two entries are named {ep.name!r}", ep.loc,
                                  hint=f"the other is at {seen[ep.name]}; pass name=...")
             seen[ep.name] = ep.loc
             found.append(ep)
     return found
+
+
+def _refuse_method_of_class_body(fn, ep: EntryPoint):
+    """@entry on a function of a class body whose first parameter is `self`:
+    the method error (_class_body_entries), not a spec one."""
+    scopes = getattr(fn, "__qualname__", "").split(".")
+    if len(scopes) >= 2 and scopes[-2] != "<locals>" and _param_names(fn)[:1] == ["self"]:
+        raise _method_entry_error(".".join(scopes[:-1]), scopes[-1], ep)
+
+
+def _method_entry_error(owner: str, attr: str, ep: EntryPoint) -> BuildError:
+    return BuildError(
+        f"@entry on the method {owner}.{attr}: an entry is a function of the model file or a "
+        "method bound to an instance", ep.loc,
+        hint=f"declare it at module level on an instance: {attr} = entry("
+             f"<the specs after self>, name={ep.name!r})(<instance>.{attr})")
 
 
 def _class_body_entries(module) -> list:
@@ -243,16 +265,10 @@ def _class_body_entries(module) -> list:
                 todo.append(value)
             function = value.__func__ if isinstance(value, (classmethod, staticmethod)) \
                 else value
-            ep = declared(value) or declared(function)    # (either decorator outermost)
-            if ep is None:
-                continue
-            if not isinstance(value, staticmethod):
-                raise BuildError(f"@entry on the method {cls.__qualname__}.{attr}: an entry is a "
-                                 "function of the model file or a method bound to an instance",
-                                 ep.loc, hint=f"declare it at module level on an instance: "
-                                              f"{attr} = entry(<the specs after self>, "
-                                              f"name={ep.name!r})(<instance>.{attr})")
-            found.append(ep)
+            for ep in declared(value) or declared(function):    # (either decorator outermost)
+                if not isinstance(value, staticmethod):
+                    raise _method_entry_error(cls.__qualname__, attr, ep)
+                found.append(ep)
     return found
 
 

@@ -117,7 +117,8 @@ def checked_path(path: str, manifest: dict, name: str, verify: bool = False) -> 
                             hint="copy the whole directory, or rebuild it")
     size = os.path.getsize(fpath)
     if size != info["size"]:
-        raise ArtifactError(f"{fpath} is truncated: {size} bytes, the manifest "
+        what = "is truncated" if size < info["size"] else "has the wrong size"
+        raise ArtifactError(f"{fpath} {what}: {size} bytes, the manifest "
                             f"says {info['size']}", hint="copy it again, or rebuild it")
     if verify:
         with open(fpath, "rb") as f:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import GradError, Loc
 from ..ir import Region, Value, walk_ops
-from . import builder
+from . import builder, iterators
 from .state import flatten, has_static_keys, instance_attributes, unflatten
 from .values import Array, compile_time_kind
 
@@ -458,6 +458,8 @@ def _describe(v) -> str:
         return "None"
     if isinstance(v, (bool, int, float, complex, str)):
         return f"{type(v).__name__} {v!r}"[:80]
+    if isinstance(v, (iterators.SeqIter, iterators.RangeIter)):
+        return f"a {iterators.type_name(v)} object"       # (not our class: 'generator')
     return f"a {type(v).__name__} object"
 
 
