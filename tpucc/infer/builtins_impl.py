@@ -26,8 +26,8 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import static_index
-from . import (builder, interpreted, iterators, list_loops, messages, numpy_callbacks,
-               runtime_ranges)
+from . import (builder, interpreted, iterators, linalg_array_api, list_loops, messages,
+               numpy_callbacks, runtime_ranges)
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -656,6 +656,9 @@ def _run_as_python(definition):
 
 BUILTINS[np.apply_along_axis] = _run_as_python(numpy_callbacks.apply_along_axis)
 BUILTINS[np.piecewise] = _run_as_python(numpy_callbacks.piecewise)
+for _name in ("svdvals", "trace", "diagonal", "outer", "matmul", "vecdot", "cross", "tensordot",
+              "tensorinv", "tensorsolve"):
+    BUILTINS[getattr(np.linalg, _name)] = _run_as_python(getattr(linalg_array_api, _name))
 
 
 @builtin(itertools.chain.from_iterable)
