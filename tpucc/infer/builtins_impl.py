@@ -656,9 +656,18 @@ def _run_as_python(definition):
 
 BUILTINS[np.apply_along_axis] = _run_as_python(numpy_callbacks.apply_along_axis)
 BUILTINS[np.piecewise] = _run_as_python(numpy_callbacks.piecewise)
+BUILTINS[np.fromfunction] = _run_as_python(numpy_callbacks.fromfunction)
 for _name in ("svdvals", "trace", "diagonal", "outer", "matmul", "vecdot", "cross", "tensordot",
               "tensorinv", "tensorsolve"):
     BUILTINS[getattr(np.linalg, _name)] = _run_as_python(getattr(linalg_array_api, _name))
+
+
+@builtin(np.einsum_path)
+def einsum_path_(interp, subscripts, *operands, **kwargs):
+    """np.einsum_path: the contraction order and its report depend on the
+    operands' shapes only, so NumPy's own answer for stand-ins of them."""
+    stand_ins = [np.zeros(x.shape, x.dtype) if isinstance(x, Array) else x for x in operands]
+    return np.einsum_path(subscripts, *stand_ins, **kwargs)
 
 
 @builtin(itertools.chain.from_iterable)

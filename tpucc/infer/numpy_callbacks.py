@@ -1,5 +1,5 @@
 """NumPy functions that call the program's Python functions back
-(np.apply_along_axis, np.piecewise), written in Python that the
+(np.apply_along_axis, np.piecewise, np.fromfunction), written in Python that the
 interpreter runs as the program's own code: each callback is traced where
 it is called, and the loops and selections are NumPy's semantics spelled
 with operations compiled code has.  Registered in builtins_impl."""
@@ -63,3 +63,12 @@ def piecewise(x, condlist, funclist, *args, **kw):
         value = func(x, *args, **kw) if callable(func) else func
         y = np.where(cond, np.asarray(value).astype(x.dtype), y)
     return y
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """np.fromfunction: `function` called once, on the index grids of
+    `shape` (np.indices, in `dtype`), its result as it is."""
+    if like is not None:
+        raise TypeError("fromfunction() got an unexpected keyword argument 'like' "
+                        "(array-like dispatch is not compiled)")
+    return function(*np.indices(shape, dtype=dtype), **kwargs)
