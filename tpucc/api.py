@@ -493,9 +493,24 @@ def _keyed_by_identity(value) -> bool:
     return t.__eq__ is object.__eq__
 
 
+class Compiled:
+    """A program XLA compiled (f.lower(x).compile()): calling it runs the
+    program as f(...) does, on arguments of the types it was lowered for
+    (others compile again, as for f); jax's executable's inspection methods
+    (as_text, cost_analysis, memory_analysis) answer for the executable."""
+    def __init__(self, function, executable):
+        self._function, self._executable = function, executable
+
+    def __call__(self, *args, **kwargs):
+        return self._function(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._executable, name)
+
+
 class Lowered:
     """A traced and lowered program, before XLA compilation."""
-    def __init__(self, entry, owner=None, key=None):
+    def __init__(self, entry, owner, key):
         self._entry = entry
         self._owner, self._key = owner, key     # compile() serves later calls of owner
 
@@ -516,20 +531,17 @@ class Lowered:
                   for p, src in zip(traced.program.params, traced.input_sources)]
         return "\n".join(header + [print_region(traced.program)])
 
-    def compile(self):
+    def compile(self) -> "Compiled":
         """Runs XLA; later calls of the tpucc function reuse the result.
-        Returns jax's Compiled executable, for inspection: it takes the flat
-        runtime inputs and, for a program that updates arrays in place, the
-        buffers it writes them into (outputs.OutputPool); call the tpucc
-        function itself to run the program."""
+        Returns the program compiled: calling it runs it, as calling the
+        tpucc function does (jax's AOT API: f.lower(x).compile()(x))."""
         import time
         t0 = time.perf_counter()
         self._entry.executable = driver.run_xla(self._entry.lowered)
         self._entry.times.xla = time.perf_counter() - t0
-        if self._owner is not None:         # f.lower(x).compile(); f(x) compiles once
-            driver.runner(self._entry)
-            self._owner._cache[self._key] = self._entry
-        return self._entry.executable
+        driver.runner(self._entry)
+        self._owner._cache[self._key] = self._entry     # f.lower(x).compile(); f(x) compiles once
+        return Compiled(self._owner, self._entry.executable)
 
     @property
     def times(self):

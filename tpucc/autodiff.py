@@ -109,8 +109,11 @@ def _called_from_user(e: TpuccError, frame) -> TpuccError:
     _applier's line here, which the compiled function inlines."""
     e.callers = [c for c in e.callers if c.file != __file__]
     code = frame.f_code
-    e.called_from(Loc(code.co_filename, frame.f_lineno, 0,
-                      getattr(code, "co_qualname", code.co_name)))
+    user = Loc(code.co_filename, frame.f_lineno, 0, getattr(code, "co_qualname", code.co_name))
+    if e.loc is not None and e.loc.file == __file__:
+        e.loc = user        # the call itself failed (its arguments): the user's line's error
+    else:
+        e.called_from(user)
     e.args = (e.render(),)
     return e
 
