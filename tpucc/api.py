@@ -504,6 +504,11 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         return self._function(*args, **kwargs)
 
+    @property
+    def executable(self):
+        """jax's Compiled executable (flat runtime inputs; serializable)."""
+        return self._executable
+
     def __getattr__(self, name):
         return getattr(self._executable, name)
 

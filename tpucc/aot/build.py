@@ -356,7 +356,7 @@ def _executable(ep, lowered, target, files) -> tuple[dict, object]:
         return record, None
     try:
         if target.platform == tg.local_platform() and devices == jax.devices()[:1]:
-            compiled = lowered.compile()        # tpucc's own compile path (and caches)
+            compiled = lowered.compile().executable   # tpucc's own compile path (and caches)
         else:
             compiled = tg.compile_for(target, lowered.jitted,
                                       lower.input_structs(lowered.traced.in_avals,
