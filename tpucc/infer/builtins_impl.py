@@ -27,7 +27,7 @@ from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import static_index
 from . import (builder, interpreted, iterators, linalg_array_api, list_loops, messages,
-               numpy_callbacks, runtime_ranges)
+               numpy_callbacks, pure_stdlib, runtime_ranges)
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -657,6 +657,8 @@ def _run_as_python(definition):
 BUILTINS[np.apply_along_axis] = _run_as_python(numpy_callbacks.apply_along_axis)
 BUILTINS[np.piecewise] = _run_as_python(numpy_callbacks.piecewise)
 BUILTINS[np.fromfunction] = _run_as_python(numpy_callbacks.fromfunction)
+for _native, _python in pure_stdlib.python_versions().items():    # bisect, heapq
+    BUILTINS[_native] = _run_as_python(_python)
 for _name in ("svdvals", "trace", "diagonal", "outer", "matmul", "vecdot", "cross", "tensordot",
               "tensorinv", "tensorsolve"):
     BUILTINS[getattr(np.linalg, _name)] = _run_as_python(getattr(linalg_array_api, _name))
