@@ -1532,8 +1532,17 @@ class Interpreter:
     def _rebinding_items(self, d, name, args, kwargs):
         """(result,) of `d.update(...)` or `d.setdefault(k, ...)` that only
         rebinds or reads keys d has (restoring a checkpoint into the
-        parameters): the item assignments they are, written back and
+        parameters), or of `lst.sort()` / `lst.reverse()` (a permutation of
+        its items): the item assignments they are, written back and
         journaled as those; None for any other call."""
+        if type(d) is list and name in ("sort", "reverse") and not args:
+            if name == "reverse" and kwargs:
+                return None         # (Python's TypeError, from the list itself)
+            items = list(reversed(d)) if name == "reverse" else \
+                BUILTINS[sorted](self, list(d), **kwargs)
+            for k, v in enumerate(items):
+                self.setitem(d, k, v)
+            return (None,)
         if type(d) is not dict or name not in ("update", "setdefault"):
             return None
         if name == "setdefault":
