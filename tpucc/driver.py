@@ -933,7 +933,7 @@ def _output_builder(traced):
             rows = True
         elif s is infer.RUNTIME:
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
-            if is_runtime_kind(scalar):
+            if is_runtime_kind(scalar) or python_int_output(scalar):
                 runtime_kinds[k] = scalar
             converters.append((k, _converter(avals[k], traced.out_weak[k], scalar)))
             k += 1
@@ -966,6 +966,13 @@ def is_runtime_kind(scalar) -> bool:
     return type(scalar) is int
 
 
+def python_int_output(scalar) -> bool:
+    """An output's `scalar` entry [infer.PYTHON_INT_OUTPUT, k, scalar]: a
+    Python int where the executable's output k is true (a NumPy integer on
+    the other runtime paths: infer/held_ints.py), else as `scalar` says."""
+    return type(scalar) in (list, tuple) and scalar[0] == infer.PYTHON_INT_OUTPUT
+
+
 def _general_builder(traced, runtime_kinds: dict):
     """The output builder of a program with outputs whose kind (NumPy
     scalar or 0-d array) the executable computes, with leaves that are
@@ -993,7 +1000,13 @@ def _general_builder(traced, runtime_kinds: dict):
                 leaves.append(s)
                 continue
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
-            if k in runtime_kinds:
+            if python_int_output(scalar):
+                _, held, scalar = scalar
+                if bool(np.asarray(outs[held])):
+                    leaves.append(int(np.asarray(outs[k])))
+                    k += 1
+                    continue
+            if is_runtime_kind(scalar):
                 scalar = bool(np.asarray(outs[scalar]))
             leaves.append(to_user_value(outs[k], weak[k], scalar))
             k += 1

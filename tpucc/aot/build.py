@@ -37,7 +37,7 @@ import jax
 import numpy as np
 
 from .. import lower
-from ..driver import is_runtime_kind
+from ..driver import is_runtime_kind, python_int_output
 from ..ops.registry import lowering_for
 from ..errors import Loc, TpuccError
 from . import targets as tg
@@ -536,6 +536,8 @@ def _outputs(ep, traced) -> dict:
         elif s is RUNTIME:
             weak = traced.out_weak[k]
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
+            if python_int_output(scalar):
+                scalar = scalar[2]      # (an artifact gives the NumPy integer on every path)
             node = {"leaf": "runtime", "output": k, "path": path,
                     "weak": weak.__name__ if weak is not None else None,
                     "scalar": bool(scalar),

@@ -81,6 +81,11 @@ class OutsideList:
         self.items = items
 
 
+# An `out_scalar` entry [PYTHON_INT_OUTPUT, k, scalar]: the output is a Python
+# int where the executable's output k says so (held_ints.py), else `scalar`.
+PYTHON_INT_OUTPUT = "python int"
+
+
 @dataclass
 class KindedScalar:
     """The conversion of a written-back 0-d value whose kind a runtime
@@ -491,7 +496,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     out_leaves: list = []
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
     results, out_static, out_weak, out_scalar = [], [], [], []
-    runtime_kinds = []
+    runtime_kinds, held_outputs = [], []
     grouped, buffers = _row_groups(context, out_leaves), {}
     for _, v in out_leaves:
         if isinstance(v, Array) and id(v.var) in grouped:
@@ -508,6 +513,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                 runtime_kinds.append((len(out_scalar) - 1, v.immutable.var))
             else:
                 out_scalar.append(v.immutable is not False)     # None (unknown): as most are
+            if v.held_int is not None and not v.shape:
+                held_outputs.append((len(out_scalar) - 1, v.held_int))
         else:
             out_static.append(v.items if type(v) is OutsideList else v)
     captured = list(interp.captured.values())
@@ -574,6 +581,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             wb[-1].claim_outputs(results)
     for k, var in runtime_kinds:
         out_scalar[k] = len(results)
+        results.append(var)
+    for k, var in held_outputs:     # (a Python int where this output says so: driver)
+        out_scalar[k] = [PYTHON_INT_OUTPUT, len(results), out_scalar[k]]
         results.append(var)
     for buf, leaves in buffers.values():
         for i in leaves:

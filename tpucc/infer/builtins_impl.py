@@ -26,8 +26,8 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import static_index
-from . import (builder, interpreted, iterators, linalg_array_api, list_loops, messages,
-               numpy_callbacks, pure_stdlib, runtime_ranges)
+from . import (builder, held_ints, interpreted, iterators, linalg_array_api, list_loops,
+               messages, numpy_callbacks, pure_stdlib, runtime_ranges)
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -951,6 +951,9 @@ def _extreme(builtin_fn, pick_later):
             _one_type(builtin_fn.__name__, keys)
             _one_type(builtin_fn.__name__, items, compared=False)
         kind = merged_kind(items)
+        originals = items
+        held = [held_ints.flag_of(v) for v in items] if any(
+            map(held_ints.holds_python_int, items)) else None
         chosen = _in_merged_dtype(builtin_fn.__name__, items)
         if key is None:     # (numbers that fit compare the same in the NumPy dtype)
             items = keys = chosen
@@ -961,11 +964,16 @@ def _extreme(builtin_fn, pick_later):
             best = list_loops.picked(items, _first_best_position(keys, pick_later))
         else:
             best, best_key = items[0], keys[0]
-            for v, k in zip(items[1:], keys[1:]):
+            held_best = held and Array(held[0])
+            for i, (v, k) in enumerate(zip(items[1:], keys[1:]), 1):
                 better = pick_later(k, best_key)    # (the first of equal keys wins, as Python's)
                 best = emit("select", better, v, best, weak_result=True)
                 best_key = best if key is None else emit("select", better, k, best_key,
                                                          weak_result=True)
+                if held:        # (whether the pick is a Python int: held_ints.py)
+                    held_best = emit("select", better, Array(held[i]), held_best)
+            if held and held_ints.needs_flag(originals, best.aval):
+                best.held_int = held_best.var
         if key is None and len(items) > 1 and best.dtype.kind in "iu":   # max(i, 0)
             bounds = [int_bounds(v) for v in items]
             if None not in bounds:

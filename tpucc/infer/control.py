@@ -26,7 +26,7 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import builder, chosen_functions
+from . import builder, chosen_functions, held_ints
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
@@ -681,6 +681,9 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     kind_slots = [s for s in slots if not s.aval.shape and _kind_is_runtime(s.values)]
     # (the value as a Python int too, checked after the Cond: it must fit)
     narrowed = [s for s in slots if any(python_int_narrowed(v, s.aval) for v in s.values)]
+    # (a Python int on some paths, a NumPy integer on others: which one, held_ints.py)
+    held = [s for s in slots if held_ints.needs_flag(s.values, s.aval)]
+    held_loose = [x for x in loose_runtime if held_ints.needs_flag(x[3], x[4])]
     regions = []
     for k, arm in enumerate(arms):
         with in_open_region(arm.builder):
@@ -689,6 +692,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             values += [kind_value(s.values[k]) for s in kind_slots]
             values += [_arm_value(s.values[k], PYTHON_INT, arm.ends, arm.vars)
                        for s in narrowed]
+            values += [held_ints.flag_of(s.values[k]) for s in held]
+            values += [held_ints.flag_of(vals[k]) for *_, vals, _ in held_loose]
             values += [_arm_value(vals[k], aval, arm.ends, arm.vars)
                        for *_, vals, aval in loose_runtime]
             if len(targets) > 1:
@@ -697,16 +702,21 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     avals = [s.aval for s in slots] + [aval for _, aval in boxes]
     avals += [AVal(np.dtype(bool), (), False)] * len(kind_slots)
     avals += [PYTHON_INT] * len(narrowed)
+    avals += [held_ints.FLAG] * (len(held) + len(held_loose))
     avals += [x[4] for x in loose_runtime]
     if len(targets) > 1:
         avals.append(AVal(np.dtype(np.int32), (), False))
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
     n_loose = len(loose_runtime)
     loose_outs = iter(outputs[len(outputs) - n_loose - (len(targets) > 1):][:n_loose])
-    for holder, key, serial, values, aval in loose:
+    flags_at = len(slots) + len(boxes) + len(kind_slots) + len(narrowed)
+    loose_flags = dict(zip(map(id, held_loose), outputs[flags_at + len(held):]))
+    for entry in loose:
+        holder, key, serial, values, aval = entry
         merged_value = values[0] if aval is None else Array(next(loose_outs))
         if aval is not None:
             merged_value.immutable = merged_kind(values)
+            merged_value.held_int = loose_flags.get(id(entry))
             _watch_loose(holder, key, values, merged_value, floor)
         set_item(holder, key, merged_value, serial)
     for slot, out in zip(slots, outputs):
@@ -718,6 +728,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         merged[slot.index].immutable = RuntimeKind(kind)
     for slot, wide in zip(narrowed, outputs[len(slots) + len(boxes) + len(kind_slots):]):
         require_python_int_fits(Array(wide), slot.aval)
+    for slot, flag in zip(held, outputs[flags_at:]):
+        merged[slot.index].held_int = flag
     loc = ctx().loc
     _relate_merged(slots, merged, floor, "the `if`" if note != WHILE_ENTRY else
                    f"the `while` loop of line {loc.line}" if loc else "the `while` loop")

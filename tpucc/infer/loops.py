@@ -22,7 +22,7 @@ from ..errors import (GradError, InternalError, LimitError, MergeError, SideEffe
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops.registry import OPS
-from . import builder, counters, list_loops, privacy, stacking
+from . import builder, counters, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -756,13 +756,14 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
     unshared: set = set()           # entry arrays whose aliasing the body breaks
     detached: set = set()           # views the body rebinds: carried as values
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
+    int_paths: frozenset = frozenset()      # ... and whether they hold a Python int
     rebound = Rebound()     # slots outside the variables that the body rebinds
     entry = dict(state_leaves(frame.locals, frame.stack)[1])    # for _explain_types
     is_private = privacy.private_arrays(frame)
     try:
         ex, every_trip = _settle_while(frame, header, loop_stops, loc, counted, promote, boxes,
-                                       unshared, detached, kind_paths, rebound, note,
-                                       trip_count, is_private, resume, fold)
+                                       unshared, detached, (kind_paths, int_paths), rebound,
+                                       note, trip_count, is_private, resume, fold)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
     made_runtime = [p for p in promote if isinstance(entry.get(p), _PY_NUMBERS)] + \
@@ -857,6 +858,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
     counter_from = frame.stack[-1].pos if counted and type(frame.stack[-1].pos) is int else None
     iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
     not_counting: set = set()       # slots an iteration does not count up (counters.py)
+    kind_paths, int_paths = kind_paths
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         with _items_kept(frame.interp, rebound.in_place):
@@ -868,7 +870,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             try:
                 trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes,
                                   counted, unshared, kind_paths, rebound, detached, is_private,
-                                  trip_count, counter_from, counting)
+                                  trip_count, counter_from, counting, int_paths)
             except SideEffectError:
                 # (reaching a carried array by another name: through an argument
                 # shared by another, which reads the copy kept in place)
@@ -911,7 +913,9 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         _check_loop_structure((td, leaves), trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
-        if new_promote == promote and len(new_boxes) == len(boxes) and new_kinds == kind_paths:
+        new_ints = int_paths | _python_int_paths(leaves, carried, trial)
+        if new_promote == promote and len(new_boxes) == len(boxes) and \
+                new_kinds == kind_paths and new_ints == int_paths:
             if fold and computes_numbers_only(trial, leaves, carried, boxes, rebound):
                 raise RunsWhileCompiling("a loop that computes Python numbers only", loc)
             if growth is not None:
@@ -923,7 +927,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                 growth.fill(frame.interp, state_leaves(frame.locals, frame.stack)[1], leaves)
             return ex, trial.exit.static and trial.exit.targets == (header,)
         promote.update(new_promote)
-        boxes, kind_paths = new_boxes, new_kinds
+        boxes, kind_paths, int_paths = new_boxes, new_kinds, new_ints
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
 
 
@@ -942,14 +946,23 @@ class Rebound:
     # (`m.b = m.b * 0.9` makes a NumPy scalar of a 0-d array): the While
     # carries each one's kind as a bool, as _kind_changing_paths for variables.
     kinds: list = field(default_factory=list)
+    # ... and those holding a Python int on some runtime path: whether they
+    # do, as a bool (held_ints.py).
+    ints: list = field(default_factory=list)
 
     def params(self) -> list:
         return [Value(aval) for *_, aval in self.loose.values()] + \
-            [Value(AVal(np.dtype(bool), ())) for _ in self.kinds]
+            [Value(AVal(np.dtype(bool), ())) for _ in self.kinds] + \
+            [Value(held_ints.FLAG) for _ in self.ints]
 
     def size(self) -> int:
         """How many values the While carries for these slots."""
-        return len(self.loose) + len(self.kinds)
+        return len(self.loose) + len(self.kinds) + len(self.ints)
+
+    def _held(self, values) -> dict:
+        """{slot: its bool} of the `ints` slots, from the While's values
+        for these slots (params or outputs)."""
+        return dict(zip(self.ints, values[len(self.loose) + len(self.kinds):]))
 
     def befores(self) -> dict:
         """{slot: (its name, what it holds)}, before `enter`."""
@@ -961,9 +974,11 @@ class Rebound:
         {slot: the Array it holds}."""
         entries = {}
         kinds = dict(zip(self.kinds, params[len(self.loose):]))
+        held = self._held(params)
         for (slot, (holder, key, serial, _)), p in zip(self.loose.items(), params):
             arr = entries[slot] = Array(p)
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
+            arr.held_int = held.get(slot)
             set_item(holder, key, arr, serial)
         return entries
 
@@ -1004,16 +1019,21 @@ class Rebound:
                     None is not scalar_kind(end) is not scalar_kind(before) is not None:
                 self.kinds.append(slot)
                 changed = True
+            if slot not in self.ints and held_ints.needs_flag([before, end], aval):
+                self.ints.append(slot)
+                changed = True
         return changed
 
     def results(self, ends: dict) -> list:
         return [as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
                 for slot, (*_, aval) in self.loose.items()] + \
-            [kind_value(ends[slot][3]) for slot in self.kinds]
+            [kind_value(ends[slot][3]) for slot in self.kinds] + \
+            [held_ints.flag_of(ends[slot][3]) for slot in self.ints]
 
     def inits(self) -> list:
         return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()] + \
-            [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds]
+            [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds] + \
+            [held_ints.flag_of(self.loose[slot][0][self.loose[slot][1]]) for slot in self.ints]
 
     def leave(self, outs, shares: dict, renewed=frozenset()):
         """After the While: each carried slot holds its result.  Where it held
@@ -1025,10 +1045,12 @@ class Rebound:
         one: in-place updates of any of them are refused after the loop (as
         for variables)."""
         kinds = dict(zip(self.kinds, outs[len(self.loose):]))
+        held = self._held(outs)
         for (slot, (holder, key, serial, _)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(before)
+            arr.held_int = held.get(slot)
             older = [before] if isinstance(before, Array) and slot not in renewed else []
             older += shares.get(slot, [])
             if older:
@@ -1083,6 +1105,8 @@ def _apply_promotions(frame, promote, in_place) -> list:
                 narrowed.append((v, aval))
             out.append(Array(as_aval(v, aval)))
             out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
+            if held_ints.needs_flag([v], aval):     # (a Python int in a NumPy dtype)
+                out[-1].held_int = held_ints.flag_of(v)
     frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)],
                                               in_place=in_place)
     return narrowed
@@ -1114,6 +1138,7 @@ class Trial:
     loose_fresh: set = field(default_factory=set)   # other slots an iteration leaves a new array in
     entry_narrowed: list = field(default_factory=list)  # _apply_promotions' runtime ints
     counters: dict = field(default_factory=dict)    # slot -> (lo, top): counters.py
+    int_slots: list = field(default_factory=list)   # slots whose held_int is a parameter
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -1128,6 +1153,21 @@ def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
             continue
         before, after = scalar_kind(entry), scalar_kind(trial.leaves[i][1])
         if before is not None and after is not None and after is not before:
+            out.add(leaves[i][0])
+    return frozenset(out)
+
+
+def _python_int_paths(leaves, carried, trial: Trial) -> frozenset:
+    """Paths of the carried 0-d integer slots that hold a Python int on some
+    runtime path, before or after an iteration (`best = 250`, then `best =
+    img[i]` of a uint8 `img` in the body): the While carries which, as a
+    bool (held_ints.py)."""
+    out = set()
+    for i in carried:
+        entry = leaves[i][1]
+        if i in trial.kept or i >= len(trial.leaves):
+            continue
+        if held_ints.needs_flag([entry, trial.leaves[i][1]], entry.aval):
             out.add(leaves[i][0])
     return frozenset(out)
 
@@ -1165,7 +1205,7 @@ def _advance(frame):
 def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
               unshared=frozenset(), kind_paths=frozenset(), rebound=None,
               detached=frozenset(), is_private=None, trip_count=None,
-              counter_from=None, counting=None) -> Trial:
+              counter_from=None, counting=None, int_paths=frozenset()) -> Trial:
     """One abstract iteration on parameters for the carried slots and boxes
     (and for the kinds of the slots in `kind_paths`).  The slots' Arrays are
     made inside the region, so in-place updates to them are the body's own
@@ -1177,8 +1217,10 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     code_param = Value(AVal(np.dtype(np.int32), ()))
     kind_slots = [i for i in carried if leaves[i][0] in kind_paths]
     kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
+    int_slots = [i for i in carried if leaves[i][0] in int_paths]
+    int_params = [Value(held_ints.FLAG) for _ in int_slots]
     loose_params = rebound.params()
-    all_params = (code_param, *params, *box_params, *kind_params, *loose_params)
+    all_params = (code_param, *params, *box_params, *kind_params, *int_params, *loose_params)
     # The loop's region opens at its latch's jump back: a `try` around the
     # loop covers it, one inside the body ends before it (a `while` body
     # may start with the `try`, so not its header; exceptions.to_handler).
@@ -1193,6 +1235,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         entry_vars = {i: a._var for i, a in slot_arrays.items()}  # (shared: one param)
         for i, p in zip(kind_slots, kind_params):
             slot_arrays[i].immutable = RuntimeKind(p)
+        for i, p in zip(int_slots, int_params):
+            slot_arrays[i].held_int = p
         _counter_span(leaves, slot_arrays, len(frame.stack),
                       (counter_from, frame.stack[-1].step) if counter_from is not None else None)
         counters.assume(slot_arrays, counting or {})
@@ -1290,7 +1334,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
-                 loose_fresh={slot for slot, end in loose_ends.items()
+                 int_slots=int_slots, loose_fresh={slot for slot, end in loose_ends.items()
                               if _is_fresh(end[3], fresh_floor)})
 
 
@@ -1831,6 +1875,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         for box in boxes:
             results.append(as_aval(trial.ends.get(box, box.var), box.aval))
         results += [kind_value(trial.leaves[i][1]) for i in trial.kind_slots]
+        results += [held_ints.flag_of(trial.leaves[i][1]) for i in trial.int_slots]
         results += rebound.results(trial.loose_ends)
     body = close_region(trial.builder, results)
     range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
@@ -1841,6 +1886,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     init += [kind_value(leaves[i][1]) for i in trial.kind_slots]
+    init += [held_ints.flag_of(leaves[i][1]) for i in trial.int_slots]
     init += rebound.inits()
     # A counted loop whose body always goes back to the header runs exactly
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
@@ -1870,6 +1916,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             # every iteration leaves there (undefined if the loop does not run)
             new_leaves[i] = after
     kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
+    held = dict(zip(trial.int_slots, outs[1 + len(carried) + len(boxes) + len(kinds):]))
     ran = _ran(range_slots, init) if counted and not trip_count else None
     final = _final_arrays(trial.permuted, trip_count) if "trip_count" in attrs else {}
     for i, out in zip(carried, outs[1:]):
@@ -1884,6 +1931,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i] = Array(out)
             new_leaves[i].immutable = (RuntimeKind(kinds[i]) if i in kinds else
                                        _carried_kind(leaves[i][1], trial.leaves, i))
+            new_leaves[i].held_int = held.get(i)
             counters.after_loop(new_leaves[i], out, trial.counters.get(i))
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])

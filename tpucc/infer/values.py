@@ -174,7 +174,7 @@ def view_made():
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
-                 "span", "layout_of", "__weakref__")
+                 "span", "layout_of", "held_int", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -210,6 +210,10 @@ class Array:
         # ufunc's result, astype and copy with order 'K'): those operands,
         # asked lazily where a layout matters (indexing._numpy_layout).
         self.layout_of = None
+        # A 0-d NumPy integer that is a Python int on some runtime paths
+        # (merged with one by a runtime `if` or loop): the runtime bool, True
+        # where the path taken left the Python int (held_ints.py).
+        self.held_int = None
 
     # --- the SSA value, with view re-reads -------------------------------
     @property

@@ -828,7 +828,7 @@ def _ufunc_impl(name):
         if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
             result = astype(result, result.dtype)
             result.immutable = True     # and a NumPy scalar, not a 0-d array
-        return result
+        return held_ints.checked_operator(name, args, result, python_operator=False)
     return impl
 
 
@@ -1274,7 +1274,8 @@ def _install_operators():
     def unary(ufname):
         def op(a):
             a = _as_python_int(a) if _python_bool(a) else a
-            return python_ints.checked(emit(ufname, a), ufname, a)
+            result = python_ints.checked(emit(ufname, a), ufname, a)
+            return held_ints.checked_operator(ufname, (a,), result)
         return op
 
     for stem, ufname in OPERATORS.items():
@@ -1299,7 +1300,7 @@ def _python_operator(ufname, a, b):
     result = emit_ufunc(ufname, a, b)
     if ufname == "power":
         _check_python_power_overflow(a, b, result)
-    return result
+    return held_ints.checked_operator(ufname, (a, b), result)
 
 
 def _refuse_sequence_repeat(seq, count) -> None:
@@ -2180,7 +2181,7 @@ NUMPY[np.asfortranarray] = asfortranarray
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
-from ..infer import stacking  # noqa: E402
+from ..infer import held_ints, stacking  # noqa: E402
 from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
                             compile_time_kind, int_bounds, rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, transpose, where as select  # noqa: E402

@@ -1,0 +1,152 @@
+"""Python ints held as NumPy integers on some runtime paths.
+
+A variable that is a Python int on one runtime path and a NumPy integer on
+another (`x = 250`, then `x = b[0]` of a uint8 `b` under a runtime `if`, or
+in a loop) has one type in compiled code: the NumPy dtype (state.merged_dtype:
+the NumPy path's scalar must stay what it is).  Eager Python keeps the int on
+its path: `x + 10` is 260 there, where uint8 wraps to 4, and the caller gets
+an int.  So such a value carries a runtime bool, `Array.held_int`, True where
+the path taken left the Python int:
+
+- a runtime `if` (control.merge_arms) and a loop (loops.py) carry it, as they
+  carry a RuntimeKind;
+- a Python operator on it (ops/elementwise.py) whose result NumPy would
+  compute otherwise for the int computes the int's result too, and the call
+  raises (OverflowError, E910) where the path held the int and the two
+  differ; its result, a Python int on that path (`x + 10`, `-x`, `x // 2`),
+  carries the bool on;
+- the caller gets a Python int where the bool is true (infer._finish, driver).
+
+Where the bool is true the value equals the Python int: a static int the
+dtype cannot hold is refused (state.refuse_unfit_numbers), a runtime one is
+checked to fit (control.require_python_int_fits), and the results above are
+checked.  So comparisons, and arithmetic with NumPy values that gives the same
+dtype either way, need nothing: the common `best = 0; if x[i] > best: best =
+x[i]` emits no more than the carried bool.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..ir import AVal, Value
+from . import builder
+from .values import Array, array_like
+
+PYTHON_INT = AVal(np.dtype(np.int64), (), True)     # (control.PYTHON_INT: a runtime Python int)
+FLAG = AVal(np.dtype(bool), (), False)
+
+HINT = ("the variable is a Python int on this runtime path and a NumPy integer on others (a "
+        "runtime `if` or loop merged them), so compiled code holds it in the NumPy dtype; "
+        "give it one type on every path: a Python int (`x = int(b[i])`), or a NumPy integer "
+        "wide enough (`x = b[i].astype(np.int64)`, or `x = np.uint8(250)` for arithmetic "
+        "that wraps as uint8's does)")
+
+
+def holds_python_int(v) -> bool:
+    """A Python int (not a bool): static, runtime (a weak int), or an Array
+    that is one on some runtime paths."""
+    if type(v) is int:
+        return True
+    return isinstance(v, Array) and (v.held_int is not None or (
+        v.weak and not v.shape and v.dtype.kind in "iu"))
+
+
+def needs_flag(values, aval: AVal) -> bool:
+    """Whether a 0-d slot of type `aval` taking `values` on its paths holds a
+    Python int in a NumPy integer dtype on some of them."""
+    return (not aval.shape and not aval.weak and aval.dtype.kind in "iu"
+            and any(holds_python_int(v) for v in values))
+
+
+def flag_of(v) -> Value:
+    """The bool of a slot's value on its path (read inside that path's
+    region): whether it is a Python int there."""
+    if isinstance(v, Array) and v.held_int is not None:
+        return v.held_int
+    return builder.const_value(np.bool_(holds_python_int(v)))
+
+
+def checked_operator(ufname: str, operands: tuple, result, python_operator: bool = True):
+    """`result` of the Python operator `ufname` on `operands` (else of the
+    NumPy function: `python_operator` False), where one holds a Python int on
+    some runtime paths: checked against what NumPy gives for that int
+    (module docstring), and, where that is a Python int, carrying the bool
+    on.  (NumPy functions give NumPy scalars: np.add(250, 10) is an int64.)"""
+    held = [x for x in operands if isinstance(x, Array) and x.held_int is not None]
+    if not held or not isinstance(result, Array) or result.weak:
+        return result
+    on_int_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b),
+                                   [Array(x.held_int) for x in held])
+    as_ints = tuple(_as_python_int(x) if any(x is h for h in held) else
+                    x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
+                    for x in operands)
+    dtype = _int_path_dtype(ufname, as_ints)
+    if dtype is None:
+        return result
+    python_number = python_operator and all(_is_python_number(x) for x in as_ints)
+    if python_number and dtype.kind in "iu" and result.dtype.kind in "iu":
+        if result.dtype.itemsize < 8:       # (int64 holds what compiled Python ints hold)
+            _require_same(ufname, on_int_path, result, builder.emit(ufname, *as_ints))
+        result.held_int = on_int_path.var
+    elif dtype != result.dtype:
+        _refuse_on_int_path(ufname, on_int_path, dtype, result.dtype, python_number)
+    return result
+
+
+def _as_python_int(x: Array) -> Array:
+    (v,) = builder.emit_op("convert", (x.var,), {"dtype": PYTHON_INT.dtype}, (PYTHON_INT,))
+    return Array(v)
+
+
+def _is_python_number(x) -> bool:
+    if isinstance(x, Array):
+        return x.weak and not x.shape
+    return type(x) in (bool, int, float, complex)
+
+
+def _int_path_dtype(ufname: str, operands) -> np.dtype | None:
+    """The dtype NumPy's rules give the ufunc on `operands` (None: no loop)."""
+    from ..ops.registry import loop_keys, ufunc_loop
+    from ..ops.elementwise import _operand_aval
+    try:
+        return np.dtype(ufunc_loop(getattr(np, ufname),
+                                   loop_keys([_operand_aval(x) for x in operands]))[-1])
+    except (TypeError, AttributeError):
+        return None
+
+
+def _require_same(ufname: str, on_int_path: Array, result: Array, exact: Array) -> None:
+    """Where the path holds the Python int, the narrow result must be its exact one."""
+    from . import checks, messages
+    wide = builder.emit("convert", result, dtype=np.dtype(np.int64))
+    ok = builder.emit("logical_or", builder.emit("logical_not", on_int_path),
+                      builder.emit("equal", wide, exact))
+    message = messages.Message((
+        f"Python int arithmetic held in {result.dtype} ({_symbol(ufname)}): on this path the "
+        "value is a Python int, whose result ", messages.Field(exact, None, ""),
+        f" {result.dtype} does not hold (compiled code computed it in {result.dtype})"))
+    checks.require(ok, message, hint=HINT, raises="OverflowError",
+                   tpucc_limit=True)
+
+
+def _refuse_on_int_path(ufname, on_int_path: Array, dtype, compiled_dtype, python_number):
+    from . import checks
+    ok = builder.emit("logical_not", on_int_path)
+    gives = "a Python int" if python_number and dtype.kind in "iu" else \
+        "a Python float" if python_number and dtype.kind == "f" else str(dtype)
+    checks.require(ok, f"Python int arithmetic held in a NumPy integer ({_symbol(ufname)}): on "
+                       f"this path the value is a Python int, for which NumPy gives {gives}, "
+                       f"where compiled code computes {compiled_dtype}",
+                   hint=HINT, raises="OverflowError", tpucc_limit=True)
+
+
+_SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/",
+            "floor_divide": "//", "remainder": "%", "power": "**", "left_shift": "<<",
+            "right_shift": ">>", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+            "negative": "unary -", "positive": "unary +", "invert": "~", "absolute": "abs()"}
+
+
+def _symbol(ufname: str) -> str:
+    return _SYMBOLS.get(ufname, ufname)
