@@ -31,6 +31,7 @@ import functools
 import numpy as np
 
 from ..ir import AVal, Value
+from ..ops.registry import const_aval, loop_keys, ufunc_loop
 from . import builder
 from .values import Array, array_like
 
@@ -108,18 +109,16 @@ def _is_python_number(x) -> bool:
 
 def _int_path_dtype(ufname: str, operands) -> np.dtype | None:
     """The dtype NumPy's rules give the ufunc on `operands` (None: no loop)."""
-    from ..ops.registry import loop_keys, ufunc_loop
-    from ..ops.elementwise import _operand_aval
+    avals = [x.aval if isinstance(x, Array) else const_aval(x) for x in operands]
     try:
-        return np.dtype(ufunc_loop(getattr(np, ufname),
-                                   loop_keys([_operand_aval(x) for x in operands]))[-1])
+        return np.dtype(ufunc_loop(getattr(np, ufname), loop_keys(avals))[-1])
     except (TypeError, AttributeError):
         return None
 
 
 def _require_same(ufname: str, on_int_path: Array, result: Array, exact: Array) -> None:
     """Where the path holds the Python int, the narrow result must be its exact one."""
-    from . import checks, messages
+    from . import checks, messages      # (only here: checks imports control, which imports us)
     wide = builder.emit("convert", result, dtype=np.dtype(np.int64))
     ok = builder.emit("logical_or", builder.emit("logical_not", on_int_path),
                       builder.emit("equal", wide, exact))
