@@ -318,3 +318,31 @@ def test_runtime_loop_carried_python_int_argument():
     img[5] = 200
     r = cg(img, 7)
     assert r == (200, 144) and all(type(v) is np.uint8 for v in r)
+
+
+def test_isinstance_is_answered_at_run_time_and_type_refused():
+    def f(b):
+        x = 250
+        if b[0] > 100:
+            x = b[0]
+        return isinstance(x, int), isinstance(x, np.integer), isinstance(x, (int, np.uint8))
+    for v in (50, 200):
+        same(f, np.array([v, 3], np.uint8))
+
+    def kinds(b):
+        x = 250
+        if b[0] > 100:
+            x = np.zeros((), np.uint8)
+        elif b[0] > 50:
+            x = b[1]
+        return isinstance(x, np.ndarray), isinstance(x, int), isinstance(x, np.generic)
+    for v in (10, 60, 200):
+        same(kinds, np.array([v, 3], np.uint8))
+
+    def typed(b):
+        x = 250
+        if b[0] > 100:
+            x = b[0]
+        return type(x) is int
+    raises_at(typed, (np.array([50, 3], np.uint8),), tpucc.errors.StaticValueError,
+              match="Python int on some runtime paths", line_of="type(x)", cache=False)

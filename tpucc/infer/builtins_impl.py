@@ -1298,6 +1298,8 @@ def _refuse_unroundable(x: Array):
 
 @builtin(py.isinstance)
 def isinstance_(interp, obj, cls):
+    if isinstance(obj, Array) and obj.held_int is not None:
+        return _held_int_dependent(obj, lambda sample: isinstance(sample, cls))
     if isinstance(obj, Array) and isinstance(obj.immutable, RuntimeKind):
         return _kind_dependent(obj, lambda sample: isinstance(sample, cls))
     if isinstance(obj, Array):
@@ -1329,8 +1331,29 @@ def _kind_dependent(x: Array, test):
                             np.bool_)
 
 
+def _held_int_dependent(x: Array, test):
+    """test(a value of x's eager type) where x is a Python int on some
+    runtime paths and a NumPy integer on others (held_ints.py): a runtime
+    Python bool where the int and the NumPy value answer differently."""
+    as_int = test(0)
+    as_numpy = _kind_dependent(x, test) if isinstance(x.immutable, RuntimeKind) else \
+        test(python_sample(x))
+    if as_numpy is as_int:
+        return as_int
+    held = Array(x.held_int)
+    if isinstance(as_numpy, bool):
+        return to_python_scalar(held if as_int else emit("logical_not", held), np.bool_)
+    return to_python_scalar(emit("select", held, np.bool_(as_int), as_numpy), np.bool_)
+
+
 @builtin(py.type)
 def type_(interp, *args):
+    if len(args) == 1 and isinstance(args[0], Array) and args[0].held_int is not None:
+        raise StaticValueError(
+            "type() of a value that is a Python int on some runtime paths and a NumPy integer "
+            "on others: which type it is is known only at run time",
+            hint="test isinstance(y, int) (or np.integer), which compiled code answers at run "
+                 "time; or give it one type on every path (int(...))")
     if len(args) == 1 and isinstance(args[0], Array) and \
             isinstance(args[0].immutable, RuntimeKind):
         raise StaticValueError(
