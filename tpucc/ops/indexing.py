@@ -607,6 +607,9 @@ def getitem(x, key):
         return masked.select(x, key)
     if masked.gathers_by_selection(x, key):
         return masked.gather(x, key)
+    view_key = _ints_beside_selection(x, key)
+    if view_key is not None:
+        return getitem(getitem(x, view_key), _the_selection(key))
     gathered = _gather_under_one_mask(x, key)
     if gathered is not None:
         return gathered
@@ -625,6 +628,31 @@ def getitem(x, key):
     static, arrays = normalize_key(key, x.shape)
     require_in_bounds(static, arrays, x.shape)
     return _indexed(x, static, arrays)
+
+
+def _ints_beside_selection(x, key):
+    """A[i, idx[a:b]], A[idx[mask], j]: one integer selection among integer
+    indices.  NumPy broadcasts those ints with it, which is indexing the
+    view A[i, :] (the ints taken, a whole axis at the selection) by the
+    selection alone; that view's key, else None."""
+    if not isinstance(key, tuple) or len(key) > getattr(x, "ndim", 0):
+        return None
+    selections = [i for i in key if isinstance(i, masked.Selection)]
+    if len(selections) != 1 or selections[0].dtype.kind not in "iu":
+        return None
+    if not all(isinstance(i, masked.Selection) or _integer_scalar(i) for i in key):
+        return None
+    return tuple(slice(None) if isinstance(i, masked.Selection) else i for i in key)
+
+
+def _integer_scalar(i) -> bool:
+    if isinstance(i, Array):
+        return i.ndim == 0 and i.dtype.kind in "iu" and _scalar_index(i)
+    return isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+
+
+def _the_selection(key):
+    return next(i for i in key if isinstance(i, masked.Selection))
 
 
 def _gather_under_one_mask(x, key):
@@ -843,6 +871,10 @@ def setitem(x, key, value):
         return
     if masked.gathers_by_selection(x, key):
         masked.scatter(x, key, value)
+        return
+    view_key = _ints_beside_selection(x, key)
+    if view_key is not None:
+        setitem(getitem(x, view_key), _the_selection(key), value)   # (into a view of x)
         return
     among = _mask_among_basic(x, key)
     if among is not None:

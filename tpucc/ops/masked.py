@@ -923,11 +923,35 @@ def attribute(sel: Selection, name: str):
         return to_python_scalar(_count(sel, None), np.int64)
     if name == "shape":
         return (length(sel),) + sel.rest
+    if name == "T" and _sliced_rows(sel):
+        return transposed_slice(sel)
     if name in METHODS:
         return BoundArrayMethod(sel, name)
     if name in _PARTS:
         return elementwise(_PARTS[name], (sel,))
     raise refusal(f"x[mask].{name}", sel)
+
+
+def _sliced_rows(x) -> bool:
+    """x[i:j] of a runtime slice (a view of x's rows), not x[mask]."""
+    return isinstance(x, Selection) and not isinstance(x, boxes.Box) and \
+        isinstance(x.view, slice)
+
+
+def _transpose_method(sel, *axes):
+    if axes not in ((), (None,)) or not _sliced_rows(sel):
+        raise refusal("x[mask].transpose(axes)", sel)
+    return transposed_slice(sel)
+
+
+def transposed_slice(sel: Selection):
+    """x[i:j].T with runtime bounds: the view x.T[..., i:j], the runtime
+    slice on the last axis (a boxes.Box, as NumPy's transpose of the view)."""
+    from .indexing import getitem
+    if not sel.rest:
+        return sel
+    flipped = ARRAY_METHODS["transpose"](sel.data)
+    return getitem(flipped, (slice(None),) * len(sel.rest) + (sel.view,))
 
 
 # x[:k].real and .imag: the parts of the selected values (copies here: a
@@ -1028,6 +1052,8 @@ def numpy_call(fn, args, kwargs):
         return _copy(*args, **kwargs)
     if fn is np.outer:
         return outer(*args, **kwargs)
+    if fn is np.transpose and len(args) == 1 and not kwargs and _sliced_rows(args[0]):
+        return transposed_slice(args[0])
     if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
         return arg_extreme(fn.__name__, *args, **kwargs)
     return _refuse_call(fn, args)
@@ -1134,6 +1160,7 @@ def methods_of(sel: Selection) -> dict:
 
 METHODS.update(statistics.METHODS)
 METHODS.update(rows.METHODS)
+METHODS["transpose"] = _transpose_method
 
 
 def _row_wise_method(name: str, method):
