@@ -176,8 +176,18 @@ def len_(interp, x):
         from .calls import check_truth_result
         n = interp.inline_dunder(method, x, len)
         check_truth_result("__len__", n)        # a non-negative int, as Python checks
-        return n
+        return _length_as_int(n)
     return len(x)
+
+
+def _length_as_int(n):
+    """What len() returns of __len__'s result: its __index__ as a Python int,
+    whatever integer type __len__ gave (np.int64(3), a count `(a > 0).sum()`,
+    True all become a plain int, as CPython's len() does)."""
+    if isinstance(n, Array):
+        from . import pynumbers
+        return pynumbers.index_value(n)
+    return int(operator.index(n))
 
 
 @builtin(py.iter)
