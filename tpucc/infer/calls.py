@@ -1015,8 +1015,12 @@ class Interpreter:
     def _attributes_of(self, obj, name):
         """Where obj.name is stored, as a mapping set_item can journal: the
         object's __dict__, or for a __slots__ member a SlotValues of the
-        object (one per object, so that journal entries find it again)."""
-        if isinstance(class_attribute(type(obj), name), types.MemberDescriptorType):
+        object (one per object, so that journal entries find it again).
+        `o.__class__ = B` is such a member too: stored on the object itself
+        (its type changes, and with it method lookup, type() and
+        isinstance), not as a `__class__` key of its __dict__."""
+        if name == "__class__" or \
+                isinstance(class_attribute(type(obj), name), types.MemberDescriptorType):
             return self.slot_values.setdefault(id(obj), SlotValues(obj))
         return instance_dict(obj)
 
