@@ -672,6 +672,9 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
                                           writes, "runtime path", whole)
         loose = _merge_loose(arms, loose)
         loose_runtime = [x for x in loose if x[4] is not None]
+        # (`s.t = s.t + 1` on one path makes a NumPy scalar of the 0-d array
+        # the other keeps: which one the object holds is carried as a bool)
+        loose_kinds = [x for x in loose_runtime if not x[4].shape and _kind_is_runtime(x[3])]
         _check_same_structure(flat, what)
         slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred)
         if same_statics_at is not None:
@@ -696,6 +699,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             values += [held_ints.flag_of(vals[k]) for *_, vals, _ in held_loose]
             values += [_arm_value(vals[k], aval, arm.ends, arm.vars)
                        for *_, vals, aval in loose_runtime]
+            values += [kind_value(vals[k]) for *_, vals, _ in loose_kinds]
             if len(targets) > 1:
                 values.append(_exit_code(arm, targets))
         regions.append(close_region(arm.builder, values))
@@ -704,18 +708,22 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     avals += [PYTHON_INT] * len(narrowed)
     avals += [held_ints.FLAG] * (len(held) + len(held_loose))
     avals += [x[4] for x in loose_runtime]
+    avals += [AVal(np.dtype(bool), (), False)] * len(loose_kinds)
     if len(targets) > 1:
         avals.append(AVal(np.dtype(np.int32), (), False))
     outputs = emit_op("cond", (pred.var,), {}, avals, regions=regions, note=note)
-    n_loose = len(loose_runtime)
-    loose_outs = iter(outputs[len(outputs) - n_loose - (len(targets) > 1):][:n_loose])
+    n_loose, n_kinds = len(loose_runtime), len(loose_kinds)
+    loose_start = len(outputs) - n_loose - n_kinds - (len(targets) > 1)
+    loose_outs = iter(outputs[loose_start:][:n_loose])
+    loose_kind_outs = dict(zip(map(id, loose_kinds), outputs[loose_start + n_loose:][:n_kinds]))
     flags_at = len(slots) + len(boxes) + len(kind_slots) + len(narrowed)
     loose_flags = dict(zip(map(id, held_loose), outputs[flags_at + len(held):]))
     for entry in loose:
         holder, key, serial, values, aval = entry
         merged_value = values[0] if aval is None else Array(next(loose_outs))
         if aval is not None:
-            merged_value.immutable = merged_kind(values)
+            kind = loose_kind_outs.get(id(entry))
+            merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
             merged_value.held_int = loose_flags.get(id(entry))
             _watch_loose(holder, key, values, merged_value, floor)
         set_item(holder, key, merged_value, serial)
