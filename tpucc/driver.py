@@ -654,7 +654,8 @@ def runner(entry: Entry):
             # (`old = m.w; m.w = m.w - g; return old, m.w`).
             held = _held_captured(traced, held_indices) if held_indices else None
             if writebacks:
-                _write_back(traced, leaves, outs, written, kept, fetch_early, (args, kwargs))
+                _write_back(traced, (leaves, held), outs, written, kept, fetch_early,
+                            (args, kwargs))
                 pool.give_back([outs[i] for i in recycled], inputs,
                                None if replaced is None else _dropped(inputs, replaced))
             if aliases:
@@ -1210,7 +1211,7 @@ def _source_name(sources, i) -> str:
     return sources[i].split(" (")[0] if i < len(sources) else f"argument {i}"
 
 
-def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, arguments):
+def _write_back(traced, inputs, outs, written: slice, kept, fetch_early: bool, arguments):
     """Puts the program's updates where the user's code put them: into the
     NumPy arrays it updated in place, or as the new value of an attribute it
     rebound: the result itself where `kept` (kept_writebacks), else a NumPy
@@ -1218,7 +1219,11 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
     argument's dict or list (`arguments`: the call's (args, kwargs)); a 0-d
     value of the kind an output says (infer.KindedScalar).  `written`: the
     outputs in `outs` the write-backs take.  On an accelerator, every copy
-    to the host is queued first."""
+    to the host is queued first.  `inputs`: (the argument leaves, the
+    captured arrays _held_captured kept), which a written-back tuple may
+    hold as they are (infer.RebuiltValue)."""
+    leaves = inputs[0]
+    input_object = functools.partial(_input_alias_object, traced, inputs)
     values = outs[written]
     if fetch_early:
         _start_host_copies([v for v, k in zip(values, kept) if not k])
@@ -1229,18 +1234,20 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
             # one (kept_writebacks) unless it is now a Python number
             convert = wb[3] if len(wb) > 3 else np.array
             if isinstance(convert, infer.READS_OUTPUTS):
-                convert = functools.partial(convert, outs=outs)
-            setattr(wb[1], wb[2], value if keep and not isinstance(convert, type) else
-                    convert(value))
+                convert = functools.partial(_converted, convert, outs=outs,
+                                            input_object=input_object)
+            store_attribute(wb[1], wb[2], value if keep and not isinstance(convert, type)
+                            else convert(value))
             continue
         if wb[0] == "item":
-            _put_argument_item(arguments, wb[1], wb[2], _converted(wb[3], value, outs))
+            _put_argument_item(arguments, wb[1], wb[2],
+                               _converted(wb[3], value, outs, input_object))
             continue
         if wb[0] == "buffer":       # a bytearray argument written through np.frombuffer
             infer.buffers.write_back(argument_at(arguments, wb[1], wb[2]), np.asarray(value))
             continue
         if wb[0] in ("global", "setitem"):     # a namespace's or a container's item
-            wb[1][wb[2]] = _converted(wb[3], value, outs)
+            wb[1][wb[2]] = _converted(wb[3], value, outs, input_object)
             continue
         target = leaves[wb[1]] if wb[0] == "arg" else traced.captured[wb[1]].getter()
         if isinstance(target, np.ndarray) and target.flags.writeable:
@@ -1250,22 +1257,40 @@ def _write_back(traced, leaves, outs, written: slice, kept, fetch_early: bool, a
 _converted = infer.converted_output
 
 
+def store_attribute(holder, name, value) -> None:
+    """holder.name = value after a call, as the compiled code left it.  A
+    class's own __setattr__ in Python was traced at each store the program
+    made (infer.calls.user_setattr): what it did is done already, so this
+    stores past it, as its object.__setattr__ did, not running it again."""
+    if infer.calls.user_setattr(type(holder)) is not None:
+        object.__setattr__(holder, name, value)
+    else:
+        setattr(holder, name, value)
+
+
 def _bind_aliases(traced, inputs, arguments):
     """Binds each attribute or item the program bound to an input array (or
     a view of one) to this call's array itself (or NumPy's view of it)."""
     for kind, holder, name, source, index, view in traced.aliases:
         value = _input_object(traced, inputs, source, index, view)
         if kind == "attr":
-            setattr(holder, name, value)
+            store_attribute(holder, name, value)
         elif kind == "setitem":
             holder[name] = value
         else:
             _put_argument_item(arguments, holder, name, value)
 
 
+def _input_alias_object(traced, inputs, alias):
+    return _input_object(traced, inputs, *alias)
+
+
 def _input_object(traced, inputs, source, index, view):
-    """This call's input array, or NumPy's view `view` of it.  `inputs`:
-    (the argument leaves, the captured arrays _held_captured kept)."""
+    """This call's input array, or NumPy's view `view` of it, or the array
+    a write-back of this call stored (source "written").  `inputs`: (the
+    argument leaves, the captured arrays _held_captured kept)."""
+    if source == "written":         # what a write-back stored: index is (kind, holder, name)
+        return _stored_object(*index)
     leaves, held = inputs
     base = leaves[index] if source == "arg" else held[index]
     return base if view is None else view(base)
@@ -1275,6 +1300,8 @@ def _captured_named(traced) -> list:
     """Indices of the captured arrays that aliases or returned values name."""
     named = {a[4] for a in traced.aliases if a[3] == "captured"}
     named.update(how[1] for _, how in traced.returned_aliases if how[0] == "captured")
+    named.update(i for wb in traced.writebacks if isinstance(wb[-1], infer.RebuiltValue)
+                 for i in wb[-1].captured_inputs())
     return sorted(named)
 
 

@@ -110,30 +110,55 @@ class RebuiltValue:
     dataclass of arrays (`cell.state = St(h, c)`): made again around the
     executable's outputs `outputs`, its arrays, each converted as an array
     written back alone is (`converts`).  (`arrays` while tracing, until
-    they are given outputs.)"""
+    they are given outputs.)  An array that is an input (`o.t = (x, x)`
+    of an argument x: `aliases`, its _input_alias) is that input itself,
+    as NumPy holds it, so that a later `o.t[0][:] = 7` reaches x; an array
+    held twice (`(h, h)`) is one output, made once: one NumPy array."""
     template: object
     converts: list
     arrays: list | None = None
-    outputs: list | None = None
+    outputs: list | None = None     # per array: its output's index, None for an input
+    aliases: list | None = None     # per array: (source, index, view) of an input, or None
 
-    def __call__(self, value, outs):
-        arrays = (converted_output(convert, outs[i], outs)
-                  for convert, i in zip(self.converts, self.outputs))
-        return rebuilt_value(self.template, arrays)
+    def __call__(self, value, outs, input_object):
+        """`input_object(alias)`: this call's input array an alias names."""
+        made = {}
+
+        def leaf(convert, out, alias):
+            if alias is not None:
+                return input_object(alias)
+            if out not in made:
+                made[out] = converted_output(convert, outs[out], outs)
+            return made[out]
+        return rebuilt_value(self.template, (leaf(*x) for x in zip(
+            self.converts, self.outputs, self.aliases)))
 
     def claim_outputs(self, results: list):
-        self.outputs = list(range(len(results), len(results) + len(self.arrays)))
-        results.extend(a.var for a in self.arrays)
+        firsts = {}
+        self.outputs = []
+        for a, alias in zip(self.arrays, self.aliases):
+            if alias is None and id(a) not in firsts:
+                firsts[id(a)] = len(results)
+                results.append(a.var)
+            self.outputs.append(None if alias is not None else firsts[id(a)])
         for convert in self.converts:
             if isinstance(convert, KindedScalar):
                 convert.claim_outputs(results)
         self.arrays = None
 
+    def captured_inputs(self) -> set:
+        """The captured arrays (their indices) that it holds as they are."""
+        return {alias[1] for alias in self.aliases if alias is not None and alias[0] == "captured"}
+
 
 READS_OUTPUTS = (KindedScalar, RebuiltValue)     # conversions called with all the outputs
 
 
-def converted_output(convert, value, outs):
+def converted_output(convert, value, outs, input_object=None):
+    """A write-back's value for the user.  `input_object`: the driver's
+    reader of this call's inputs, which a RebuiltValue may hold."""
+    if isinstance(convert, RebuiltValue):
+        return convert(value, outs, input_object)
     return convert(value, outs) if isinstance(convert, READS_OUTPUTS) else convert(value)
 
 
@@ -543,6 +568,10 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         # name ("item", key): an item of a dict or list from outside
         head = ("setitem", obj, name[1]) if isinstance(name, tuple) else ("attr", obj, name)
         alias = _input_alias(value, inputs) if key not in interp.scalar_attrs else None
+        if alias is None and isinstance(value, Array) and id(value) in stored:
+            # `o.a = h; o.b = h` (a registry's `self._params[k] = v` with the
+            # attribute): the one NumPy array the first write-back stores
+            alias = ("written", stored[id(value)][1:], None)
         if alias is not None:           # `self.cache = x`: the caller's x itself
             aliases.append(head + alias)
             continue
@@ -553,8 +582,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         elif not isinstance(value, Array):      # a named tuple of arrays ...: made again
             arrays = stored_value_arrays(value)
             results.append(arrays[0].var)       # (what the driver zips: unused)
-            writebacks.append(head + (RebuiltValue(value, [_array_conversion(a) for a in arrays],
-                                                   arrays),))
+            writebacks.append(head + (RebuiltValue(
+                value, [_array_conversion(a) for a in arrays], arrays,
+                aliases=[_input_alias(a, inputs) for a in arrays]),))
         else:
             results.append(value.var)
             convert = _array_conversion(value)

@@ -974,6 +974,15 @@ class Interpreter:
             # array; the real part of a real array is the array itself)
             self.setitem(self.array_attr(obj, name), Ellipsis, value)
             return
+        own = user_setattr(type(obj)) if hook else None
+        if own is not None:
+            # the class's own __setattr__, traced like any call, on an object
+            # from outside too: what it does besides the store (a counter, a
+            # log, a frozen dataclass's refusal) happens at each store, where
+            # Python does it; its object.__setattr__ makes the store itself (and
+            # runs a property's setter)
+            self.inline(own, [obj, name, value], {})
+            return
         static = class_attribute(type(obj), name)
         if isinstance(static, property) and static.fset is not None:
             # `self.lr = v` through a property: its setter runs (traced), as
@@ -987,11 +996,6 @@ class Interpreter:
         entry = self.fresh_ids.get(id(obj))
         if entry is not None:
             plain = not hook or type(obj).__setattr__ is object.__setattr__
-            own = None if plain else class_attribute(type(obj), "__setattr__")
-            if isinstance(own, types.FunctionType):
-                # the class's own __setattr__, traced (a frozen dataclass's raises)
-                self.inline(own, [obj, name, value], {})
-                return
             holder = self._attributes_of(obj, name)
             if isinstance(value, Array) and holder is not None and name in holder \
                     and holder[name] is value:
@@ -3084,6 +3088,14 @@ def _refuse_out(name: str, kwargs: dict):
     if kwargs.get("out") is not None:
         raise UnsupportedError(f"{name}(out=...) is not supported",
                                hint=f"assign the result: out[...] = {name}(...)")
+
+
+def user_setattr(cls: type):
+    """The class's own __setattr__ where it is Python code (compiled code
+    traces it; the write-back after the call then passes over it, see
+    driver.store_attribute), else None."""
+    own = class_attribute(cls, "__setattr__")
+    return own if isinstance(own, types.FunctionType) else None
 
 
 def class_attribute(cls: type, name: str, default=None):
