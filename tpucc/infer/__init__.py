@@ -568,7 +568,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         # name ("item", key): an item of a dict or list from outside
         head = ("setitem", obj, name[1]) if isinstance(name, tuple) else ("attr", obj, name)
         alias = _input_alias(value, inputs) if key not in interp.scalar_attrs else None
-        if alias is None and isinstance(value, Array) and id(value) in stored:
+        if alias is None and key not in interp.scalar_attrs and isinstance(value, Array) \
+                and id(value) in stored:
             # `o.a = h; o.b = h` (a registry's `self._params[k] = v` with the
             # attribute): the one NumPy array the first write-back stores
             alias = ("written", stored[id(value)][1:], None)
