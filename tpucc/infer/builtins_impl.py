@@ -200,6 +200,8 @@ def iter_(interp, x, *sentinel):
 
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
+    if interp.result_feeds_loop():
+        x = interp.for_loop_items(x)       # (a held map: the loop advances it)
     if _is_runtime_range(x) and type(start) is int and interp.result_feeds_loop():
         return runtime_ranges.enumerated(x, start)
     zipped = _zip_rows(x)
@@ -266,6 +268,8 @@ def _positions(it: RangeIter) -> list:
 
 @builtin(py.zip)
 def zip_(interp, *xs, strict=False):
+    if interp.result_feeds_loop(through_enumerate=True):
+        xs = tuple(map(interp.for_loop_items, xs))     # (a held map: the loop advances it)
     parts = tuple(x if _zip_rows(x) is None else _zip_rows(x) for x in xs)   # zip(a, zip(b, c))
     # (A tuple among rows_loop's parts is a nested zip's: the program's own
     # tuples, `zip(params, grads)` over tuples of arrays, zip as sequences.)
@@ -409,6 +413,7 @@ def _zipped(interp, xs) -> list:
 
 def _puller(interp, x):
     """A function giving x's next item (or _END), as next() on iter(x) would."""
+    x = interp.resumed(x)
     if isinstance(x, SeqIter):
         state = [x]
 
@@ -796,6 +801,7 @@ def filter_(interp, fn, x):
 def next_(interp, it, *default):
     """next(it): the item where the iterator stands, read now (its items
     are static; a runtime value among them is fine)."""
+    it = interp.resumed(it)
     if is_native_iterator(it):
         refuse_outside_iterator(it)
         return next(it, *default) if default else _native_next(it)

@@ -43,7 +43,7 @@ from . import (appends, chosen_functions, exceptions, generator_runs, iterators,
                vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
-from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter,
+from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
                         is_native_iterator, loop_iterator, note_outside_iterator,
                         refuse_outside_iterator)
@@ -67,6 +67,14 @@ _ARRAY_TYPES = (np.ndarray, np.generic)
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
             "update", "setdefault", "popitem", "add", "discard", "__setitem__", "__delitem__",
             "appendleft", "extendleft", "popleft", "rotate"}     # (the last: a deque's)
+
+
+def _held_native(v) -> bool:
+    """A native iterator of Python's or itertools' (a held map, zip,
+    filter, islice the program made); not an endless one, which a loop
+    reads one item at a time (iterators.NativeSteps)."""
+    return is_native_iterator(v) and type(v).__module__ in ("builtins", "itertools") \
+        and type(v) not in ENDLESS
 
 
 def native_items(v) -> tuple:
@@ -483,6 +491,9 @@ class Interpreter:
         # made in) (_refuse_late_binding)
         self.early_generators: list = []
         self.generator_runs: list = []          # the generator frames running (generator_runs)
+        # {id: (native iterator, SeqIter)}: a held map, filter, zip... that a
+        # `for` loop took the items of; it now stands where that SeqIter does
+        self.looped_natives: dict = {}
         self.effect_generators: list = []       # ... those that changed outside state
         self.prepended: set = set()     # ids of lists a counted While grew in front
         self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
@@ -1576,6 +1587,7 @@ class Interpreter:
         return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
 
     def static_items(self, v) -> tuple:
+        v = self.resumed(v)
         if isinstance(v, Array):
             return tuple(v)
         if isinstance(v, SeqIter):
@@ -1738,8 +1750,12 @@ class Interpreter:
     def get_iter(self, v, for_loop=False):
         """iter(v); `for_loop`: for a `for` statement's GET_ITER, where an
         iterator made here over a container is the loop's alone."""
+        v = self.resumed(v)
         if isinstance(v, (RangeIter, SeqIter)):
             return v
+        if for_loop and _held_native(v):
+            refuse_outside_iterator(v)
+            return self._looped_native(v)
         if isinstance(v, range):
             return RangeIter(v.start, v.stop, v.step)
         buffers.refuse_stale_read(self, v, "iterating over it")
@@ -1827,12 +1843,42 @@ class Interpreter:
                         read=self._dict_view_reader(hashed, _DICT_VIEWS.get(type(v))))
         return make(items)
 
+    def _looped_native(self, v) -> SeqIter:
+        """`for x in m` over a native iterator the program made and holds
+        (`m = map(f, a)`, a held zip or filter): its items taken now, what
+        taking them read noted as a generator's run notes it, the loop then
+        stepping a SeqIter that `m` stands for from here on (resumed): a
+        `break` leaves the rest of `m` for a later next(m) or list(m), and a
+        write to what f read, before the loop gets to an item, is refused
+        (E500) where the loop takes it."""
+        run = generator_runs.start(self, [], [], what=f"a {type(v).__name__} iterator")
+        try:
+            items = native_items(v)
+        finally:
+            generator_runs.finish(self, run)
+        it = held_iterator(items, kind=type(v).__name__)
+        it.cursor.check = generator_runs.checker(self, run)
+        self.looped_natives[id(v)] = (v, it)
+        return it
+
+    def for_loop_items(self, v):
+        """v, or where v is a held native iterator, the SeqIter a `for` loop
+        over it steps (enumerate(m) and zip(m, xs) straight in a loop)."""
+        return self.get_iter(v, for_loop=True) if _held_native(v) else v
+
+    def resumed(self, v):
+        """v, or the SeqIter standing for it where v is a native iterator a
+        loop took the items of (_looped_native)."""
+        entry = self.looped_natives.get(id(v)) if _held_native(v) else None
+        return caught_up(entry[1]) if entry is not None and entry[0] is v else v
+
     def library_iterator(self, a):
         """`a` as native code (itertools.islice(it, 2), chain, pairwise) may
         take it: an iterator compiled code made becomes a real one that
         advances it one item per item the library pulls, when it pulls it,
         so the program's own iterator stands where Python's would (the rest
         is left after `list(islice(it, 2))`); other values as they are."""
+        a = self.resumed(a)
         if isinstance(a, SeqIter):
             return pulled_lazily(self, a)
         if isinstance(a, (RangeIter, RuntimeRange)):

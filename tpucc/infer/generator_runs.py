@@ -30,15 +30,16 @@ _FROM_CLASS = object()      # an attribute read from the class (none in the inst
 
 class GeneratorRun:
     """One generator frame's run (calls.Interpreter.inline)."""
-    __slots__ = ("yields", "first_serial", "made", "reads", "effect_after", "loc")
+    __slots__ = ("yields", "first_serial", "made", "reads", "effect_after", "loc", "what")
 
-    def __init__(self, yields: list, first_serial: int):
+    def __init__(self, yields: list, first_serial: int, what: str = "a generator"):
         self.yields = yields            # the frame's items so far (its length: yields made)
         self.first_serial = first_serial
         self.made: set = set()          # ids of the containers and objects made by the run
         self.reads: dict = {}           # (kind, id(obj), key) -> (obj, key) read
         self.effect_after = -1          # the most items yielded before an outside change
         self.loc = builder.current_loc()
+        self.what = what                # (as messages name it)
 
     def owns(self, obj) -> bool:
         if isinstance(obj, Array):
@@ -48,13 +49,13 @@ class GeneratorRun:
         return id(obj) in self.made
 
 
-def start(interp, yields: list, arguments) -> GeneratorRun:
+def start(interp, yields: list, arguments, what: str = "a generator") -> GeneratorRun:
     """The run of a generator frame starts, given `arguments`: an iterator
     over a list among them (a generator expression's `for w in ws`, whose
     iter(ws) is made outside) is a list it reads."""
     from .iterators import SeqIter
     from .values import _serials
-    run = GeneratorRun(yields, next(_serials))
+    run = GeneratorRun(yields, next(_serials), what)
     interp.generator_runs.append(run)
     values.array_read_watchers.append(lambda a: note_array_read(interp, a))
     for v in arguments:
@@ -124,7 +125,7 @@ def checker(interp, run: GeneratorRun):
         for kind, obj, key, then in reads:
             now = _now(interp, kind, obj, key)
             if now is not then and not (kind == "list" and _same_items(now, then)):
-                raise _stale_read(kind, obj, key, run.loc)
+                raise _stale_read(kind, obj, key, run.loc, run.what)
     return check if reads else None
 
 
@@ -206,14 +207,14 @@ def _at(loc) -> str:
     return f"at line {loc.line}" if loc is not None else "before"
 
 
-def _stale_read(kind, obj, key, made_at) -> SideEffectError:
+def _stale_read(kind, obj, key, made_at, maker="a generator") -> SideEffectError:
     what = {"item": f"the item [{key!r}] of a {type(obj).__name__}",
             "attr": f"the attribute `.{key}` of a {type(obj).__name__}",
             "list": "a list", "array": "an array (written in place)"}[kind]
     return SideEffectError(
-        f"{what} that a generator made {_at(made_at)} reads changed after the "
+        f"{what} that {maker} made {_at(made_at)} reads changed after the "
         "generator was made and before it is consumed here: compiled code runs a generator "
-        "(a generator expression) when it is made, so its items would not see the change, "
-        "as Python's do when consumed",
+        "(a generator expression; a held map, filter or zip a loop takes) when it is made, "
+        "so its items would not see the change, as Python's do when consumed",
         hint="consume the generator (list(gen)) before the change, or make the generator "
              "after it (or use a list comprehension, evaluated at once)")
