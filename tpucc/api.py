@@ -1,6 +1,7 @@
 """The user-facing API: @tpucc.compile and its staged forms."""
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import itertools
@@ -165,7 +166,7 @@ class CompiledFunction:
         # those that must stay static (needed while compiling).
         self._seen_numbers: dict = {}
         self._static_numbers: set = set()
-        self._identity_compiles: dict = {}      # argument -> ids of the objects compiled for
+        self._identity_compiles: dict = {}      # (argument, class) -> ids of objects compiled for
         self._identity_warned: set = set()
         # One thread at a time compiles and updates the caches above: two
         # threads compiling one signature at once mixed their traces (E999).
@@ -357,17 +358,19 @@ class CompiledFunction:
         when one argument has made IDENTITY_WARN_AFTER of them."""
         named = [*zip(self._names_for(len(args)), args), *kwargs.items()]
         for name, value in named:
-            if not _keyed_by_identity(value):
+            cls = _identity_keyed_class(value)
+            if cls is None:
                 continue
-            # (the cache holds every object compiled for: their ids stay distinct)
-            seen = self._identity_compiles.setdefault(name, set())
+            # (the cache holds every object compiled for: their ids stay distinct;
+            # counted by class, so that the warning names the class that made them)
+            seen = self._identity_compiles.setdefault((name, cls), set())
             seen.add(id(value))
             if len(seen) == IDENTITY_WARN_AFTER and name not in self._identity_warned:
                 self._identity_warned.add(name)
                 n = len(seen)
                 warnings.warn(RecompileWarning(
                     f"tpucc: {getattr(self.fn, '__qualname__', self.fn)} has compiled "
-                    f"{n} programs for new {type(value).__name__} objects passed as "
+                    f"{n} programs for new {cls.__name__} objects passed as "
                     f"`{name}`: arguments that are objects without value equality are told "
                     "apart by identity, so each new one compiles again (and its program is "
                     f"kept). {_identity_advice(value)}"), stacklevel=_user_level())
@@ -473,6 +476,17 @@ def _identity_advice(value) -> str:
             "instead of an argument")
 
 
+def _identity_keyed_class(value):
+    """The class of the object that the signature tells `value` apart by
+    (value itself, or an item of the list, tuple or dict holding it): what
+    a new object of compiles again; None where nothing is."""
+    t = type(value)
+    if t in (list, tuple, dict):
+        items = value.values() if t is dict else value
+        return next(filter(None, map(_identity_keyed_class, items)), None)
+    return t if _keyed_by_identity(value) else None
+
+
 def _keyed_by_identity(value) -> bool:
     """Whether the signature tells `value` apart by identity: an object
     (or a list, tuple or dict holding one) that is unhashable or whose class
@@ -482,8 +496,9 @@ def _keyed_by_identity(value) -> bool:
         return any(map(_keyed_by_identity, value))
     if t is dict:
         return any(map(_keyed_by_identity, value.values()))
+    # (an Enum member is one of a few singletons: no new ones come at each call)
     if value is None or t in (bool, int, float, complex, str, bytes) or \
-            infer.is_runtime_leaf(value) or \
+            infer.is_runtime_leaf(value) or isinstance(value, enum.Enum) or \
             isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
         return False
     try:

@@ -704,6 +704,16 @@ def tuple_(interp, x=()):
     return tuple(interp.static_items(x))
 
 
+@builtin(py.tuple.__new__)
+def tuple_new(interp, cls, x=()):
+    """tuple.__new__(cls, items): what namedtuple's _make calls.  A tuple
+    holds runtime values as they are: its items are read here, as tuple()
+    reads them."""
+    if not isinstance(cls, type) or not issubclass(cls, tuple):
+        return tuple.__new__(cls, x)        # (Python's TypeError)
+    return tuple.__new__(cls, interp.static_items(x))
+
+
 @builtin(py.map)
 def map_(interp, fn, *xs):
     if _many_rows(interp, xs) and _consumed_where_made(interp):

@@ -463,9 +463,10 @@ class Interpreter:
         self.write_locs: dict[tuple, object] = {}
         self.frames: list = context.frames      # innermost last
         self.handled_exception = None           # what `except` is handling (sys.exc_info)
-        # level() of each user __next__ being called (next_item): its
-        # StopIteration raised there ends the iteration, caught by tpucc
-        self.next_levels: list[int] = []
+        # (level(), the exception that ends the iteration, how many frames call
+        # the method) of each user __next__ or old-style __getitem__ being
+        # called (_item_or_end): that exception raised there is caught by tpucc
+        self.next_levels: list[tuple] = []
         # print() turning its arguments into text (builtins_impl.in_print)
         self.printing = 0
         self.last_return_loc = None
@@ -720,6 +721,10 @@ class Interpreter:
                                    "zip, map, iter()) is not supported: compiled code only "
                                    "iterates them", hint="use it in a for loop, next() or a "
                                    "consumer such as list()")
+        if type(obj) is super:
+            found = self._through_super(obj, name)
+            if found is not MISSING:
+                return found
         key = (id(obj), name)
         if self.generator_runs and not hasattr(type(class_attribute(type(obj), name)), "__get__"):
             generator_runs.note_attribute_read(self, obj, name)     # (not a method's, a property's)
@@ -773,6 +778,30 @@ class Interpreter:
         self._guard_attr(obj, name, value)
         return self.capture(value, ("attr", type(obj).__name__, name),
                             lambda o=obj: getattr(o, name), obj, ("attr", name))
+
+    def _through_super(self, sup, name):
+        """super().name where the class after __thisclass__ in the object's
+        MRO that holds `name` holds a property or a user descriptor: its
+        getter interpreted on the object, as for obj.name (natively super
+        would run it on tpucc's stand-ins for runtime arrays).  MISSING for
+        the rest (a method: super binds it natively)."""
+        obj, mro = sup.__self__, getattr(sup.__self_class__, "__mro__", ())
+        if obj is None or isinstance(obj, type) or sup.__thisclass__ not in mro:
+            return MISSING
+        for klass in mro[mro.index(sup.__thisclass__) + 1:]:
+            ns = vars(klass)
+            found = ns.get(name, MISSING)
+            if not is_library_class(klass):     # (replacing or adding it recompiles)
+                self._guard(ns, name, found, klass, "vars")
+            if found is not MISSING:
+                break
+        else:
+            return MISSING
+        self.guard_class(obj)
+        if isinstance(found, property) and found.fget is not None:
+            return self.call(found.fget, [obj], {})
+        getter = user_dunder(found, "__get__")
+        return MISSING if getter is None else self.inline(getter, [found, obj, type(obj)], {})
 
     def _library_property_array(self, obj, prop):
         """The array a library object's property gives (`p.coeffs` of an
@@ -925,7 +954,21 @@ class Interpreter:
         if isinstance(container, (list, tuple)) and (
                 dunders.involves_user(item) or dunders.involves_user(container)):
             return dunders.contains(self, item, self.static_items(container))
+        if self.searched_by_iterating(container):
+            return dunders.iterated_contains(self, item, container)
         return item in container
+
+    def searched_by_iterating(self, container) -> bool:
+        """Whether `in` takes the container's items in turn: its class has no
+        __contains__ but a user __iter__ or __getitem__ (natively, they would
+        run on tpucc's stand-ins), or it is an iterator of compiled code or
+        dict.values()."""
+        if isinstance(container, (SeqIter, RangeIter)) or is_native_iterator(container) \
+                or _DICT_VIEWS.get(type(container)) == "values":
+            return True
+        return class_attribute(type(container), "__contains__") is None and (
+            self.user_dunder(container, "__iter__") is not None
+            or self.user_dunder(container, "__getitem__") is not None)
 
     def dict_get(self, d: dict, key, default=None):
         """d.get(key, default) on a dict: a missing key guarded, a present
@@ -954,6 +997,8 @@ class Interpreter:
             return FlatIter(arr)
         if name == "__index__":     # operator.index(x[0]) calls it
             return pynumbers.index_method(arr)
+        if name == "__array_ufunc__":   # (NDArrayOperatorsMixin asks whether it is None)
+            return BoundArrayMethod(arr, name)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
         if arr.immutable is True and not arr.shape and not hasattr(np.ndarray, name):
@@ -1618,6 +1663,9 @@ class Interpreter:
         if it is not None:          # a user container (a ModuleList): what it reads is guarded
             return self.pulled_items(it) if self.user_dunder(it, "__next__") is not None \
                 else self.static_items(it)
+        getitem = self.user_dunder(v, "__getitem__")
+        if getitem is not None and class_attribute(type(v), "__iter__") is None:
+            return self.indexed_items(v, getitem)
         refuse_outside_iterator(v)
         return native_items(v)
 
@@ -1637,11 +1685,16 @@ class Interpreter:
         """it.__next__() of a user iterator, interpreted: its item, or
         MISSING where it raised StopIteration (under static conditions:
         where the iteration ends must be known while compiling)."""
-        self.next_levels.append(exceptions.level())
+        return self._item_or_end(method, [it], StopIteration)
+
+    def _item_or_end(self, method, args, ending):
+        """method(*args) interpreted: its value, or MISSING where it raised
+        `ending`, the exception that ends an iteration, at this level."""
+        self.next_levels.append((exceptions.level(), ending, len(self.frames)))
         try:
-            return self.inline(method, [it], {})
+            return self.inline(method, args, {})
         except UserCodeError as e:
-            if isinstance(e.raised, StopIteration) and e.level == self.next_levels[-1]:
+            if isinstance(e.raised, ending) and e.level == self.next_levels[-1][0]:
                 return MISSING
             raise
         finally:
@@ -1651,11 +1704,26 @@ class Interpreter:
         """All the items of a user iterator, its __next__ called until it
         raises StopIteration (list(it), unpacking, sum(it))."""
         method = self.user_dunder(it, "__next__")
+        return self._items_until_end(lambda: self.next_item(it, method), type(it).__name__)
+
+    def indexed_items(self, v, method) -> tuple:
+        """The items of an object whose class has __getitem__ but no
+        __iter__ (Python's old sequence protocol): v[0], v[1], ...
+        interpreted until one raises IndexError, the user's own or NumPy's
+        for an index past an array's end (natively, __getitem__ would run on
+        tpucc's stand-ins, where that index is tpucc's error)."""
+        positions = itertools.count()
+        return self._items_until_end(
+            lambda: self._item_or_end(method, [v, next(positions)], (IndexError, StopIteration)),
+            type(v).__name__)
+
+    @staticmethod
+    def _items_until_end(next_item, what: str) -> tuple:
         items = []
-        while (item := self.next_item(it, method)) is not MISSING:
+        while (item := next_item()) is not MISSING:
             items.append(item)
             if len(items) > control.MAX_UNROLL:     # (each one a traced call)
-                raise LimitError(f"a {type(it).__name__} iterator gave more than "
+                raise LimitError(f"a {what} iterator gave more than "
                                  f"{control.MAX_UNROLL} items at compile time (an endless one?)",
                                  hint="iterate over an array or a range instead")
         return tuple(items)
@@ -1911,6 +1979,10 @@ class Interpreter:
         if isinstance(fn, chosen_functions.ChosenFunction):
             return self.call(chosen_functions.call_chosen,
                              [fn.position, fn.candidates, tuple(args), kwargs], {})
+        if isinstance(fn, BoundArrayMethod) and fn.name == "__array_ufunc__":
+            ufunc, method, *inputs = args      # x.__array_ufunc__(np.add, "reduce", x)
+            return self.call(ufunc if method == "__call__" else getattr(ufunc, method),
+                             inputs, kwargs)
         if isinstance(fn, BoundArrayMethod):
             _refuse_out(f"x.{fn.name}", kwargs)
             table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \
@@ -1974,6 +2046,11 @@ class Interpreter:
             if out is not None:
                 return out
             return buffers.snapshot(args[0], self._numpy_or_library_call(fn, args, kwargs))
+        if _is_ufunc_method(fn):        # np.add.reduce(t): the user's __array_ufunc__, interpreted
+            from . import dunders
+            out = dunders.array_ufunc(self, fn.__self__, args, kwargs, method=fn.__name__)
+            if out is not dunders.NATIVE:
+                return out
         impl = NUMPY.get(fn) if hashable else None
         if impl is not None:
             return self._numpy_call(fn, impl, args, kwargs)
@@ -3186,6 +3263,8 @@ def _made_by_library(cls, args, kwargs):
     except Exception as e:  # noqa: BLE001 - whatever the library raises on the stand-in
         if isinstance(e, (TpuccError, NeedsStatic)) or not _any_runtime(args, kwargs):
             raise
+        if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+            raise       # (a namedtuple holds any value: only its arguments can be wrong)
         name = f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ not in (
             "builtins", "__main__") else cls.__qualname__
         raise StaticValueError(
@@ -3213,7 +3292,21 @@ def _hashable(fn) -> bool:
 
 def _is_library(fn) -> bool:
     module = getattr(fn, "__module__", "") or ""
-    return module.split(".")[0] in ("numpy", "jax", "jaxlib")
+    return module.split(".")[0] in ("numpy", "jax", "jaxlib") and \
+        module not in _INTERPRETED_LIBRARY_MODULES
+
+
+# Library Python code interpreted as the user's own: NDArrayOperatorsMixin
+# gives a user class operators that call ufuncs on the object, which NumPy
+# hands to the class's __array_ufunc__.  Run natively, that user method would
+# get tpucc's stand-in for a runtime array.
+_INTERPRETED_LIBRARY_MODULES = frozenset({"numpy.lib.mixins"})
+
+
+def _is_ufunc_method(fn) -> bool:
+    """np.add.reduce, np.maximum.accumulate, np.multiply.outer, np.add.at."""
+    return isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, np.ufunc) \
+        and fn.__name__ in ("reduce", "accumulate", "reduceat", "outer", "at")
 
 
 def _flat_attribute(flat: FlatIter, name):

@@ -23,9 +23,10 @@ from ..ir import AVal
 from . import control
 from .builder import emit
 from .control import as_aval
-from . import calls, messages
+from . import calls, iterators, messages
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import class_attribute, is_library_class
+from .iterators import SeqIter
 from .values import Array, NeedsStatic
 
 NATIVE = object()       # no user method involved: apply the operator natively
@@ -256,11 +257,7 @@ def runtime_search(interp, name: str, item, items, bounds=()):
         offset, items = range(len(items))[window].start, items[window]
     else:
         offset = 0
-    hits = []
-    for v in items:             # (in order: Python stops at the first hit it knows)
-        hits.append(_runtime_hit(interp, v, item))
-        if hits[-1] is True and name != "count":
-            break
+    hits = _hits(interp, item, items, to_first=name != "count")
     runtime = [(k, h) for k, h in enumerate(hits) if isinstance(h, Array)]
     static = [k for k, h in enumerate(hits) if not isinstance(h, Array) and h]
     if name == "count":
@@ -269,8 +266,7 @@ def runtime_search(interp, name: str, item, items, bounds=()):
             total = total + to_python_scalar(h, np.int64)
         return total
     if name == "contains":
-        return bool(static) if static or not runtime else \
-            to_python_scalar(_any_of([h for _, h in runtime]), np.bool_)
+        return _found(hits)
     first = static[0] if static else None
     candidates = [(k, h) for k, h in runtime if first is None or k < first]
     missing = f"ValueError: {_shown(interp, item)} is not in {type(items).__name__}"
@@ -283,6 +279,67 @@ def runtime_search(interp, name: str, item, items, bounds=()):
     for k, h in reversed(candidates):
         position = emit("select", h, np.int64(offset + k), position)
     return to_python_scalar(position, np.int64)
+
+
+def _hits(interp, item, items, to_first: bool) -> list:
+    """Whether each item matches `item` (a static bool or a runtime bool
+    Array), in order; `to_first`: up to the first sure match, where Python
+    stops."""
+    hits = []
+    for v in items:
+        hits.append(_runtime_hit(interp, v, item))
+        if hits[-1] is True and to_first:
+            break
+    return hits
+
+
+def _found(hits: list):
+    """Whether any hit matched: a static bool, or a runtime Python bool
+    where only runtime hits may have."""
+    runtime = [h for h in hits if isinstance(h, Array)]
+    if any(h is True for h in hits) or not runtime:
+        return any(h is True for h in hits)
+    return to_python_scalar(_any_of(runtime), np.bool_)
+
+
+def iterated_contains(interp, item, container):
+    """`item in container` where its class has no __contains__ (a user
+    __iter__ or __getitem__, a generator, iter(x), dict.values()): Python
+    takes its items in turn until one `is` or `==` the item, and an
+    iterator stands past that item afterwards (where a runtime comparison
+    decides, only the run knows where: iterators.note_search)."""
+    if isinstance(container, iterators.RangeIter):
+        # (it does not record how far a search took it, as a SeqIter's Cursor does)
+        raise UnsupportedError(
+            "`in` on an iterator over a range or over an array's rows (iter(range(n)), zip or "
+            "enumerate of arrays) is not supported",
+            hint="search the range or array itself (`v in range(n)`, `v in x`), or a list of "
+                 "the iterator's items (`v in list(zip(a, b))`)")
+    if iterators.is_native_iterator(container):
+        return _native_iterator_contains(interp, item, container)
+    if not isinstance(container, SeqIter):
+        return contains(interp, item, interp.static_items(container))
+    it = iterators.where_now(container)
+    hits = _hits(interp, item, it.items[it.pos:], to_first=True)
+    iterators.note_search(it, len(hits), any(isinstance(h, Array) for h in hits))
+    return _found(hits)
+
+
+def _native_iterator_contains(interp, item, it):
+    """`item in it` for a native iterator made by compiled code (a zip or
+    map over runtime arrays): taken item by item, as Python's `in` advances
+    it.  A runtime comparison would decide where it stops, and so where it
+    stands after: refused there (it cannot stand where only the run knows)."""
+    for v in it:
+        hit = _runtime_hit(interp, v, item)
+        if isinstance(hit, Array):
+            raise StaticValueError(
+                f"`in` on a {type(it).__name__} iterator whose items are compared at run time: "
+                "where the search stops, and so where the iterator stands after it, would be "
+                "known only at run time", hint="search a list of its items: `v in list(it)`")
+        if hit:
+            return True
+    return False
 
 
 def _shown(interp, item) -> str:
@@ -652,28 +709,57 @@ def _call(interp, x, name, y):
 # these would hand NumPy tpucc's stand-in for a runtime array: they are
 # interpreted here, as the Python methods they are.
 
-def array_ufunc(interp, ufunc, args, kwargs):
-    """ufunc(*args, **kwargs) given to the __array_ufunc__ of the user
-    objects among its inputs and outputs, in NumPy's order (left to right,
-    each class once) until one answers other than NotImplemented; NATIVE
-    where none defines it in Python."""
+def array_ufunc(interp, ufunc, args, kwargs, method: str = "__call__"):
+    """ufunc(*args, **kwargs), or its `method` (np.add.reduce(...)), given
+    to the __array_ufunc__ of the user objects among its inputs and outputs,
+    in NumPy's order (left to right, each class once) until one answers
+    other than NotImplemented; NATIVE where none defines it in Python."""
+    args, kwargs = _ufunc_method_arguments(ufunc, method, args, kwargs)
     outs = kwargs.get("out", ())
     operands = [*args, *(outs if isinstance(outs, tuple) else (outs,))]
     seen, results = set(), []
     for x in operands:
-        method = interp.user_dunder(x, "__array_ufunc__")
-        if method is None or type(x) in seen:
+        override = interp.user_dunder(x, "__array_ufunc__")
+        if override is None or type(x) in seen:
             continue
         seen.add(type(x))
-        result = interp.inline(method, [x, ufunc, "__call__", *args], dict(kwargs))
+        result = interp.inline(override, [x, ufunc, method, *args], dict(kwargs))
         if result is not NotImplemented:
             return result
         results.append(type(x).__name__)
     if not results:
         return NATIVE
     raise UserCodeError(f"TypeError: operand type(s) all returned NotImplemented from "
-                        f"__array_ufunc__({ufunc!r}, '__call__', ...): "
+                        f"__array_ufunc__({ufunc!r}, {method!r}, ...): "
                         + ", ".join(f"'{name}'" for name in results))
+
+
+# ufunc method -> (how many of its positional arguments are inputs, the names
+# of the others): NumPy hands __array_ufunc__ the others as keywords, out= as
+# a tuple and never out=None.  (outer and at take only inputs.)
+_UFUNC_METHOD_PARAMETERS = {
+    "reduce": (1, ("axis", "dtype", "out", "keepdims", "initial", "where")),
+    "accumulate": (1, ("axis", "dtype", "out")),
+    "reduceat": (2, ("axis", "dtype", "out")),
+}
+
+
+def _ufunc_method_arguments(ufunc, method: str, args, kwargs):
+    """The inputs and keywords NumPy gives __array_ufunc__ for
+    ufunc.method(*args, **kwargs)."""
+    if method == "__call__":        # np.add(a, b, o): the outputs after the inputs
+        n_inputs, outs = ufunc.nin, tuple(args[ufunc.nin:])
+        kwargs = {**kwargs, "out": outs} if outs else dict(kwargs)
+    elif method in _UFUNC_METHOD_PARAMETERS:
+        n_inputs, names = _UFUNC_METHOD_PARAMETERS[method]
+        kwargs = {**dict(zip(names, args[n_inputs:])), **kwargs}
+    else:
+        n_inputs = len(args)
+    if kwargs.get("out", ()) is None:
+        del kwargs["out"]
+    elif "out" in kwargs and not isinstance(kwargs["out"], tuple):
+        kwargs["out"] = (kwargs["out"],)
+    return list(args[:n_inputs]), kwargs
 
 
 _UFUNC_REDUCTIONS = (np.sum, np.prod, np.max, np.amax, np.min, np.amin, np.any, np.all)

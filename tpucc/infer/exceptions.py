@@ -160,8 +160,9 @@ def caught_where_raised(f, exc) -> bool:
     inside that same region (this frame's or a caller's, with no runtime
     region between): then it raises at compile time like any other."""
     now = level()
-    if isinstance(exc, StopIteration) and f.interp.next_levels[-1:] == [now]:
-        return True         # a user __next__ ending the iteration (interp.next_item)
+    ending = f.interp.next_levels[-1] if f.interp.next_levels else None
+    if ending is not None and ending[0] == now and isinstance(exc, ending[1]):
+        return True         # a user __next__ or __getitem__ ending the iteration
     for frame in reversed(f.interp.frames):
         current = frame.current.handler if frame.current is not None else None
         for handler in _chain(frame, current):
@@ -340,7 +341,9 @@ def refuse_caught_check(frames, cls: type, what: str) -> None:
         raise UnsupportedError(
             f"{what} depends on runtime values: compiled code raises its {cls.__name__} "
             f"when the call returns, but {by} would catch it here",
-            hint="test the condition with `if` (a runtime `if` compiles to a Conditional), "
+            hint="end the iteration on static values (a length: `if i >= len(self.a): raise "
+                 "IndexError`), or iterate over the array itself" if by.startswith(_ITERATION)
+            else "test the condition with `if` (a runtime `if` compiles to a Conditional), "
                  "or move the `try` outside the compiled function")
 
 
@@ -359,7 +362,11 @@ def refuse_never_raised(frames, cls: type, what: str) -> None:
 def catcher(frames, cls: type) -> str | None:
     """What in the program would catch an exception of `cls` raised now,
     described for a message ("the `except` clause at line 7 (f)"), or None."""
-    for frame in reversed(frames):
+    ending = _iteration_ending(frames, cls)
+    for depth in range(len(frames) - 1, -1, -1):
+        frame = frames[depth]
+        if ending is not None and depth < ending[0]:
+            return ending[1]
         ins = frame.current
         handler = ins.handler if ins is not None else None
         for h in _chain(frame, handler):
@@ -374,6 +381,22 @@ def catcher(frames, cls: type) -> str | None:
             if caught:
                 return f"the `except` clause at line {caught.line} ({frame.fc.name})"
     return None
+
+
+def _iteration_ending(frames, cls: type):
+    """(how many frames call it, what it is) for the iteration protocol
+    whose method runs now (a user __next__, or a __getitem__ called with 0,
+    1, 2, ...: Interpreter._item_or_end) where an exception of `cls` ends it:
+    it catches one raised there.  None elsewhere."""
+    levels = frames[-1].interp.next_levels if frames else ()
+    if not levels or not issubclass(cls, levels[-1][1]):
+        return None
+    calls = levels[-1][2]
+    method = frames[calls].fc.name if calls < len(frames) else "its method"
+    return calls, f"{_ITERATION} {method} (which {cls.__name__} ends)"
+
+
+_ITERATION = "the iteration calling"
 
 
 def _chain(frame, handler):

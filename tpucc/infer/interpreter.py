@@ -709,6 +709,8 @@ def _runtime_contains(interp, item, container) -> Array:
     if isinstance(container, (dict, set, frozenset)):
         refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                             else "a set item")
+    if interp.searched_by_iterating(container):     # a generator, a user __iter__
+        return interp.contains(item, container)
     if not isinstance(container, (list, tuple)) or not all(
             isinstance(v, (*_NUMBERS, Array, tuple, list)) for v in container):
         raise UnsupportedError("`in` with a runtime value is supported on arrays, ranges and "

@@ -166,8 +166,9 @@ def caught_up(it: SeqIter) -> SeqIter:
     if c.runtime:
         raise StaticValueError(
             "this iterator was advanced under a runtime condition (in a runtime `if` or "
-            "`while`, or by a loop over it that a runtime `break` or `return` may leave), so "
-            "where it stands is known only at run time",
+            "`while`, by a loop over it that a runtime `break` or `return` may leave, or by "
+            "an `in` test that stops at a runtime match), so where it stands is known only "
+            "at run time",
             hint="iterate over an array's rows or over range(n) instead (a runtime early exit "
                  "from those compiles), or find the position with np.argmax of a mask")
     return it.at(c.pos)
@@ -417,6 +418,28 @@ def consumed(it: SeqIter) -> tuple:
     if isinstance(it.pos, int):
         note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
     return rest
+
+
+def where_now(it: SeqIter) -> SeqIter:
+    """`it` caught up, with each item left read again where its source
+    changed: for a consumer that may stop early (`v in it`), which says how
+    far it went with note_search."""
+    if not isinstance(it.pos, int):
+        raise StaticValueError("`in` on an iterator that a runtime loop advanced: where it "
+                               "stands is known only at run time",
+                               hint="search a list or an array instead: `v in list(it)`")
+    return _read_rest_again_if_changed(caught_up(it))
+
+
+def note_search(it: SeqIter, taken: int, runtime: bool) -> None:
+    """Records that `v in it` took `taken` items of `it`, or up to that many
+    where `runtime` comparisons decided (then only the run knows where it
+    stands, and a later use of it is refused by caught_up)."""
+    c = it.cursor
+    if c is None or taken == 0:
+        return
+    note_advance(it.at(it.pos + taken), builder.ctx().runtime_depth)
+    c.runtime = c.runtime or runtime
 
 
 def _read_rest_again_if_changed(it: SeqIter) -> SeqIter:
