@@ -90,8 +90,10 @@ def redirect_continues_to_test_copy(blocks: list[Block]) -> None:
     Whiles whose fixpoints run each other's body (5x the inference time of
     the same loop without it).  A backward jump to a test block whose copy
     comes after the jump goes to that copy: the same instructions, the same
-    successors, so the same behaviour, and one loop."""
-    for block in blocks:
+    successors, so the same behaviour, and one loop.  The copy is often the
+    end of the body's last block (nothing else jumps to it): it is split
+    off into a block of its own."""
+    for block in list(blocks):
         term = block.terminator
         if term is None or term.op not in ("JUMP", "BRANCH"):
             continue
@@ -100,9 +102,34 @@ def redirect_continues_to_test_copy(blocks: list[Block]) -> None:
             continue
         copy = next((b for b in blocks[block.index + 1:]
                      if _same_test(blocks[target], b, blocks)), None)
+        if copy is None:
+            copy = next((_split_test_copy(blocks, b, len(blocks[target].instrs))
+                         for b in blocks[block.index + 1:]
+                         if _ends_in_test_copy(blocks[target], b, blocks)), None)
         if copy is not None:
             arg = copy.index if term.op == "JUMP" else (term.arg[0], copy.index)
             block.instrs[-1] = Instr(term.op, arg, term.loc, term.handler)
+
+
+def _ends_in_test_copy(test: Block, block: Block, blocks: list[Block]) -> bool:
+    """Whether `block` ends in the instructions of the test block `test`
+    (after some of its own), branching to the same places."""
+    n = len(test.instrs)
+    if block is test or len(block.instrs) <= n:
+        return False
+    tail = Block(block.index, block.instrs[-n:], block.next)
+    return _same_test(test, tail, blocks)
+
+
+def _split_test_copy(blocks: list[Block], block: Block, n: int) -> Block:
+    """Moves the last `n` instructions of `block` into a new block, which
+    `block` then jumps to."""
+    tail = Block(len(blocks), block.instrs[-n:], block.next)
+    blocks.append(tail)
+    first = tail.instrs[0]
+    block.instrs[-n:] = [Instr("JUMP", tail.index, first.loc, first.handler)]
+    block.next = None
+    return tail
 
 
 def _same_test(a: Block, b: Block, blocks: list[Block]) -> bool:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import GradError, Loc
-from ..ir import Region, Value, walk_ops
+from ..ir import Region, Value
 from . import builder, iterators
 from .state import flatten, has_static_keys, instance_attributes, unflatten
 from .values import Array, compile_time_kind
@@ -410,16 +410,69 @@ def _rebuild_aux(td, leaves, values):
 
 
 def _refuse_runtime_loops(region: Region, gf, outer_calls: int):
-    """E350 at the first loop of f that runs as XLA's While, called from
-    the lines inside f that led to it (the error, raised here, leaves through
-    the frames outside f, which add theirs: the last `outer_calls`)."""
-    for op in walk_ops(region):
-        if op.name == "while" and op.attr("trip_count") is None:
-            error = _runtime_loop_error(op, gf)
-            callers = builder.ctx().runtime_loop_callers.get(id(op.outputs[0]), [])
-            for loc in callers[:len(callers) - outer_calls]:
-                error.called_from(loc)
-            raise error
+    """E350 at the first loop of f that runs as XLA's While on values
+    computed from the differentiated arguments, called from the lines inside
+    f that led to it (the error, raised here, leaves through the frames
+    outside f, which add theirs: the last `outer_calls`)."""
+    for op in _runtime_loops_on_parameters(region)[:1]:
+        error = _runtime_loop_error(op, gf)
+        callers = builder.ctx().runtime_loop_callers.get(id(op.outputs[0]), [])
+        for loc in callers[:len(callers) - outer_calls]:
+            error.called_from(loc)
+        raise error
+
+
+def _runtime_loops_on_parameters(region: Region) -> list:
+    """The runtime Whiles of the region (nested ones too) that a derivative
+    of its parameters flows through.  One that none flows through (a count
+    of halvings of a non-differentiated array, a loop over integers, one
+    that only carries a parameter along unchanged) is a constant to jax's
+    reverse mode, which differentiates around it."""
+    found: list = []
+    _active_results(region, {id(p) for p in region.params if _carries_derivative(p)}, found)
+    return found
+
+
+def _active_results(region: Region, active: set, found: list) -> list:
+    """Adds to `active` (ids of the Values a derivative of the parameters
+    reaches) those of the region's ops, and to `found` the runtime Whiles
+    it flows through; whether each result of the region is active."""
+    for op in region.ops:
+        if op.name == "while":
+            outs = _active_while(op, active, found)
+        elif op.name == "cond":
+            arms = [_active_results(r, active, found) for r in op.regions]
+            outs = [any(col) for col in zip(*arms)]
+        else:       # (a registry op; a nested grad: whatever it reads reaches all it gives)
+            outs = [any(id(v) in active for v in op.reads())] * len(op.outputs)
+        active.update(id(v) for v, a in zip(op.outputs, outs) if a and _carries_derivative(v))
+    return [id(v) in active for v in region.results]
+
+
+def _active_while(op, active: set, found: list) -> list:
+    """_active_results for a While: its carried slots that the derivative
+    reaches, found by a fixpoint over the body; a While whose active slots
+    the body only carries along (its result is its parameter) is none the
+    derivative flows through."""
+    _, body = op.regions
+    slots = [id(v) in active for v in op.inputs]
+    while True:
+        inner = active | {id(p) for p, s in zip(body.params, slots) if s}
+        ends = _active_results(body, inner, [])
+        settled = [s or (e and _carries_derivative(v)) for s, e, v in zip(slots, ends, op.inputs)]
+        if settled == slots:
+            break
+        slots = settled
+    carried_along = [end is p for p, end in zip(body.params, body.results)]
+    if op.attr("trip_count") is None and any(s and not along for s, along
+                                             in zip(slots, carried_along)):
+        found.append(op)
+    _active_results(body, inner, found)         # (the runtime Whiles inside it)
+    return slots
+
+
+def _carries_derivative(v) -> bool:
+    return v.aval.dtype.kind in "fc"
 
 
 def _runtime_loop_error(op, gf) -> GradError:
@@ -435,8 +488,10 @@ def _runtime_loop_error(op, gf) -> GradError:
         f"reverse-mode differentiation of {gf.name} through a loop whose number of "
         "iterations is known only at run time is not supported (XLA's While has "
         "no reverse mode)", op.loc,
-        hint="give the loop a static trip count (`for i in range(N)` with N known "
-             "at compile time and no runtime `break`), or move the loop out of the "
+        hint="bound the loop with a number of iterations known at compile time, which a "
+             "runtime `break` may cut short: `for it in range(N):` with a Python N, then "
+             "`if done: break` (or `if it >= n: break` for a runtime n); `while i < N:` on "
+             "a Python counter works too; or compute what the loop computes outside the "
              "differentiated function")
 
 

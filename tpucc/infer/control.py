@@ -592,6 +592,26 @@ def _droppable(v) -> bool:
         all(_droppable(x) for x in v)
 
 
+def _unread_numbers_follow_the_others(fc, arms):
+    """A Python number that no path from an arm's targets reads (a loop's
+    counter on the arm that returns: `if done: return s` before `i += 1`)
+    takes the number the arms that go on with it agree on: else the merge
+    would make the counter a runtime value for nothing, and with it the
+    loop's test on it (which then has no end known while compiling)."""
+    dead = [dead_locals(fc, a.exit.targets) for a in arms]
+    for a, unread in zip(arms, dead):
+        for name in unread & a.locals.keys():
+            if not _python_number(a.locals[name]) or bound_flag(name) in a.locals:
+                continue
+            read = [b.locals.get(name) for b, d in zip(arms, dead) if name not in d]
+            if read and all(_python_number(v) and static_equal(v, read[0]) for v in read):
+                a.locals[name] = read[0]
+
+
+def _python_number(v) -> bool:
+    return type(v) in (bool, int, float, complex)
+
+
 def _normalize_states(arms):
     """Same slots in every arm: a slot an arm lacks is Undefined there, shaped
     like the other arms' value (a dead iterator is still an iterator)."""
@@ -649,6 +669,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
+    _unread_numbers_follow_the_others(frame.fc, arms)
     maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY or \
         note.startswith(GUARD_NOTE) else set()
     _normalize_states(arms)

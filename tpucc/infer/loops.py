@@ -151,6 +151,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     iterations ran and the loop goes on."""
     count = 0
     guard_anyway = False        # a While was tried for this loop and could not be made
+    scan_refused = None         # why, under tpucc.grad, it cannot be a guarded scan
     # A static `while` inside unrolled loops shares their budget, as a range
     # loop does (run_loop); its own trips so far count for loops inside it.
     enclosing = ctx().unrolled_trips
@@ -179,9 +180,12 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             # (except under tpucc.grad, which differentiates no runtime loop).
             # (a range loop tries one While first: the code after it then
             # runs once; over a list's items, each iteration keeps its item)
+            # Under tpucc.grad a range loop tries one guarded counted While
+            # first (_scan_under_grad): its guarded copies, nested, grow
+            # quadratically in the reverse pass.
             keep = ex.static or peeling or _may_unroll_guarded(it, budget) and (
-                guard_anyway or ctx().grad_depth or not isinstance(it, RangeIter)
-                and header not in frame.fc.nesting_loops)
+                guard_anyway or ctx().grad_depth and not _scan_under_grad(frame, header, it)
+                or not isinstance(it, RangeIter) and header not in frame.fc.nesting_loops)
             if not keep:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
@@ -198,6 +202,14 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             if keep:
                 return ex
             frame.locals, frame.stack = locals0, stack0
+            if _scan_under_grad(frame, header, it) and not guard_anyway:
+                counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
+                if isinstance(counted, Exit):
+                    return counted
+                scan_refused = counted[0]
+                _note_uncounted(frame, header, scan_refused)
+                guard_anyway = True     # the iteration again: unrolled with guards, or refused
+                continue
             if isinstance(it, SeqIter) and not _may_unroll_guarded(it, budget):
                 # Too long to unroll with guards: one While over the
                 # positions, the items (static numbers too) picked there.
@@ -208,7 +220,11 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             if not _may_unroll_guarded(it, budget):
                 if it is not None and ctx().grad_depth:
                     raise _guarded_over_budget(frame.fc.loop_locs[header], count + it.remaining(),
-                                               budget)
+                                               budget, scan_refused)
+                if it is None and ctx().grad_depth and not forced:
+                    made = _static_while_as_scan(frame, header, stops, loop_stops)
+                    if made is not None:
+                        return made
                 try:
                     return build_while(frame, header, stops, loop_stops,
                                        "while: the loop condition depends on a runtime value")
@@ -545,26 +561,114 @@ def _unroll_limit(loc, it, unrolled_because) -> LimitError:
         "of growing a list; or shorten the loop")
 
 
-def _guarded_over_budget(loc, trips: int, budget: int) -> GradError:
-    """Under tpucc.grad, a static loop that a runtime exit may leave is
-    unrolled with guards (XLA's While has no reverse mode), but only within
-    the unroll budget: past it, the budget that would unroll it."""
+def _guarded_over_budget(loc, trips: int, budget: int, scan_refused=None) -> GradError:
+    """Under tpucc.grad, a static loop that a runtime exit may leave is one
+    While of guarded steps; one whose body cannot be that (`scan_refused`:
+    why) is unrolled with guards (XLA's While has no reverse mode), but only
+    within the unroll budget and GUARDED_UNROLL_LIMIT: past them, the
+    budget that would unroll it, or what to change."""
+    why = (f"it cannot be one loop whose counter is known only at run time, because "
+           f"{scan_refused}; so " if scan_refused else "")
+    advice = _unroll_advice(scan_refused) if scan_refused else None
+    hints = [f"{advice} so that it runs as one loop"] if advice else []
+    if trips <= GUARDED_UNROLL_LIMIT:
+        hints.append(f"raise the budget: tpucc.compile(..., unroll={trips}) on the function that "
+                     f"calls tpucc.grad (a gradient called on its own: tpucc.compile(lambda x: "
+                     f"tpucc.grad(f)(x), unroll={trips})), which is slow to compile")
+    hints.append("drop the `break` and mask the iterations after it (`x = np.where(done, x, "
+                 "step(x))`)")
     return GradError(
         f"reverse-mode differentiation through this loop is not supported: it has {trips} "
-        "iterations and a runtime `break` or `return` may leave it; under tpucc.grad such a "
-        "loop is unrolled (each iteration under the previous ones' exits) only within the "
-        f"unroll budget ({budget} iterations), past which it would run as XLA's While, which "
-        "has no reverse mode",
-        loc, hint=f"raise the budget: tpucc.compile(..., unroll={trips}) on the function that "
-                  f"calls tpucc.grad (a gradient called on its own: tpucc.compile(lambda x: "
-                  f"tpucc.grad(f)(x), unroll={trips})); or drop the `break` and mask the "
-                  "iterations after it (`x = np.where(done, x, step(x))`)")
+        f"iterations and a runtime `break` or `return` may leave it; {why}under tpucc.grad it "
+        "is unrolled, each iteration under the previous ones' exits, only within the unroll "
+        f"budget ({budget} iterations) and at most {GUARDED_UNROLL_LIMIT}, past which it would "
+        "run as XLA's While, which has no reverse mode",
+        loc, hint="; or ".join(hints))
+
+
+# The most iterations unrolled under the previous ones' runtime exits: each
+# is a Cond nested in the one before, and jax traces such a nest by
+# recursion (about 90 deep it ends in a RecursionError; 64 differentiated
+# take a minute to compile).
+GUARDED_UNROLL_LIMIT = 64
+
+
+def _scan_under_grad(frame, header, it) -> bool:
+    """Under tpucc.grad, a static range loop that a runtime `break`,
+    `continue` or `return` may leave is one counted While whose steps run
+    the body only while the loop goes on (a scan: reverse mode has one copy
+    of the body to differentiate), where its body can be one (not tried
+    again where it could not, _COUNTED_TRIALS times: each unrolled
+    iteration's exit enters the rest of the loop anew)."""
+    if not (ctx().grad_depth and isinstance(it, RangeIter) and it.is_static()):
+        return False
+    refused = ctx().uncounted_loops.get((frame.fc.code, header))
+    return refused is None or refused[1] < _COUNTED_TRIALS
+
+
+def _static_while_as_scan(frame, header, stops, loop_stops) -> Exit | None:
+    """Under tpucc.grad, a `while` on static values (`while i < n:` with a
+    Python counter) that a runtime `break`, `continue` or `return` may
+    leave: as a counted range loop (_scan_under_grad), one While of as many
+    guarded steps as the iterations on the path that stays in the loop.
+    None where that path has no end known while compiling (a `while True:`
+    only a runtime `break` leaves), or the body cannot be one While."""
+    trips = _trips_staying_in_loop(frame, header, loop_stops)
+    if trips is None:
+        return None
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    emitted = len(ctx().region.ops)
+    try:
+        return build_while(frame, header, stops, loop_stops,
+                           f"while: a runtime exit may leave it within its {trips} iterations; "
+                           "each runs only while the loop goes on", trip_count=trips,
+                           static_loop=True)
+    except (StaticValueError, NeedsStatic, SideEffectError, MergeError):
+        frame.locals, frame.stack = locals0, stack0
+        del ctx().region.ops[emitted:]
+        return None
+
+
+def _trips_staying_in_loop(frame, header, loop_stops) -> int | None:
+    """How many iterations a `while` on static values runs from here on the
+    path that takes none of its runtime exits (each iteration traced and
+    thrown away; the state after a runtime exit is the paths' merge, whose
+    static values they all share).  None where the loop's own test is not
+    static on that path: an iteration that leaves the static values as they
+    were would repeat forever."""
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    try:
+        for trips in range(1, MAX_UNROLL + 1):
+            before = state_leaves(frame.locals, frame.stack)
+            with journaled_region(runtime=False) as rec, watch_scope() as marks:
+                try:
+                    ex = walk(frame, header, loop_stops, entering=header)
+                except (TpuccError, UserCodeError):
+                    return None
+                finally:
+                    finish_journal(rec["journal"])
+                    finish_items(rec["items"])
+            end_watch_scope(marks, keep=False)
+            if header not in ex.targets:
+                return trips
+            if not ex.static and _same_statics(before, state_leaves(frame.locals, frame.stack)):
+                return None
+        return None
+    finally:
+        frame.locals, frame.stack = locals0, stack0
+
+
+def _same_statics(before, after) -> bool:
+    """Whether two frame states hold the same static values (arrays aside)."""
+    (td0, leaves0), (td1, leaves1) = before, after
+    return td0 == td1 and all(isinstance(a, Array) and isinstance(b, Array) or static_equal(a, b)
+                              for (_, a), (_, b) in zip(leaves0, leaves1))
 
 
 def _may_unroll_guarded(it, budget) -> bool:
     """A static `for` whose iteration ended on a runtime condition (a runtime
     break/continue/return) is unrolled with guards while it is short."""
-    return it is not None and it.remaining() <= budget
+    return it is not None and it.remaining() <= min(budget, GUARDED_UNROLL_LIMIT)
 
 
 def _for_iterator(frame, header):
@@ -1890,14 +1994,14 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     init += rebound.inits()
     # A counted loop whose body always goes back to the header runs exactly
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
-    attrs = {"trip_count": trip_count} if (
-        trip_count is not None and trial.exit.static and targets == (header,)) else {}
-    if trip_count is not None and not attrs and ctx().grad_depth:
+    every_trip = trial.exit.static and targets == (header,)
+    attrs = {"trip_count": trip_count} if trip_count is not None and every_trip else {}
+    if trip_count is not None and not every_trip and ctx().grad_depth:
         # A While that a runtime exit may leave early has no reverse mode:
-        # unrolled with guards instead, within the budget (_unroll).
-        raise LeavesEarly("under tpucc.grad, a counted loop that a runtime exit may leave "
-                          "cannot be one While", loc)
-    if trial.permuted and not attrs:
+        # under tpucc.grad it is a scan of `trip_count` steps, each running
+        # the body only while the loop goes on (lower._lower_while).
+        attrs = {"trip_count": trip_count, "guarded": True}
+    if trial.permuted and not every_trip:
         raise UpdatedThenRebound(
             "this loop updates arrays in place and swaps their names, and a runtime exit "
             "decides how often: which array each name holds after it is known only at run "

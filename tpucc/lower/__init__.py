@@ -115,13 +115,36 @@ def lower_registry_op(op, ins, made_by: dict | None = None) -> layout.Lowered:
 def _lower_while(op, env, ins):
     cond_r, body_r = op.regions
     init = tuple(cast(x, v.aval.dtype) for x, v in zip(ins, op.inputs))
-    body = lambda c: tuple(lower_region(body_r, env, c))      # noqa: E731
+    # Slots the body carries along unchanged (a parameter live after the
+    # loop) are read from outside instead: under tpucc.grad a While that
+    # carries a differentiated array, even untouched, has no reverse mode.
+    along = {i: x for i, (x, p, end) in enumerate(zip(init, body_r.params, body_r.results))
+             if end is p}
+
+    def slots(carry):
+        carry = iter(carry)
+        return [along[i] if i in along else next(carry) for i in range(len(init))]
+
+    def carried(values):
+        return tuple(x for i, x in enumerate(values) if i not in along)
+
+    body = lambda c: carried(lower_region(body_r, env, slots(c)))      # noqa: E731
+    keep_going = lambda c: lower_region(cond_r, env, slots(c))[0]      # noqa: E731
     trips = op.attr("trip_count")
+    if trips is not None and op.attr("guarded"):
+        # A runtime exit may leave the loop before `trips` iterations (under
+        # tpucc.grad): each step runs the body only while the condition
+        # holds, else carries the state through.  One copy of the body in a
+        # scan, which reverse mode differentiates, rather than `trips` nested
+        # conds, whose residuals (each cond's holding all the later ones')
+        # grow quadratically.
+        step = lambda _, c: lax.cond(keep_going(c), body, lambda c: c, c)  # noqa: E731
+        return slots(lax.fori_loop(0, trips, step, carried(init)))
     if trips is not None:
         # Static bounds make fori_loop a scan: still an HLO while, and
         # reverse-differentiable, which lax.while_loop is not.
-        return lax.fori_loop(0, trips, lambda _, c: body(c), init)
-    return lax.while_loop(lambda c: lower_region(cond_r, env, c)[0], body, init)
+        return slots(lax.fori_loop(0, trips, lambda _, c: body(c), carried(init)))
+    return slots(lax.while_loop(keep_going, body, carried(init)))
 
 
 def _lower_grad(op, env, ins):
