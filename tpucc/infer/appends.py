@@ -42,10 +42,12 @@ def record(interp, lst, method: str, args, kwargs) -> bool:
 
 def is_outside(interp, lst) -> bool:
     """Whether `lst` is a plain list from outside the call (not one it made,
-    an argument's copy or one a runtime `if` rebuilt)."""
+    an argument's copy, one a runtime `if` rebuilt or one a runtime pick
+    copied: min(list_a, list_b))."""
     return type(lst) is list and id(lst) not in interp.fresh_ids \
         and id(lst) not in interp.argument_containers \
-        and interp.ctx.merged_containers.get(id(lst)) is not lst
+        and interp.ctx.merged_containers.get(id(lst)) is not lst \
+        and interp.ctx.chosen_containers.get(id(lst)) is not lst
 
 
 def finish(interp, ctx) -> list:

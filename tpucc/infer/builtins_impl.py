@@ -641,7 +641,8 @@ def _with_runtime_numbers(items):
         return items
     if model.weak:
         kind = {"f": float, "i": int}.get(model.dtype.kind)
-        alike = lambda v: type(v) is kind       # noqa: E731
+        # (an int beyond int64 stays static: no runtime Python int holds it)
+        alike = lambda v: type(v) is kind and (kind is float or -2 ** 63 <= v < 2 ** 63)  # noqa
     else:
         alike = lambda v: (isinstance(v, np.generic) and v.dtype == model.dtype  # noqa: E731
                            and model.immutable is True)     # (not among 0-d arrays)
@@ -944,30 +945,29 @@ def _extreme(builtin_fn, pick_later):
             # (max(rows, key=...): the key traced once, in one While)
             return interp.call(_keyed_extreme_loop, [list(items), key, pick_later], {})
         keys = [interp.call(key, [v], {}) for v in items] if key is not None else list(items)
+        if len(items) == 1:     # (its key called, as Python does, but nothing to compare)
+            return items[0]
         if not any(isinstance(k, Array) for k in keys):
-            if len(keys) > 1 and all(type(k) is tuple for k in keys) \
+            if len(keys) > 1 and all(map(_compared_item_by_item, keys)) \
                     and any(map(holds_array, keys)):
                 # (`max((loss, i) for i, loss in ...)`: tuples compared at run time)
-                if not list_loops.alike(keys):
-                    try:    # (`max(params.items())`: decided by the static names)
-                        return _static_extreme(items, keys, interp, pick_later)
-                    except NeedsStatic:
-                        raise _unlike_tuples_refusal(builtin_fn.__name__, keys) from None
-                _one_type(builtin_fn.__name__, [x for k in keys for x in k])
-                if len(keys) > builder.ctx().options.get("unroll", 32):
-                    return interp.call(_extreme_loop, [list(items), pick_later], {})
-                return list_loops.picked(items, _best_position(keys, pick_later, interp))
-            return _static_extreme(items, keys, interp, pick_later)
+                return _sequences_extreme(interp, builtin_fn.__name__, items, keys, key,
+                                          pick_later)
+            try:
+                return _static_extreme(items, keys, interp, pick_later)
+            except NeedsStatic:
+                raise _runtime_comparison_refusal(builtin_fn.__name__, keys) from None
         if not all(isinstance(v, Array) or _static_real(v) for v in items):
             # (`max(results, key=lambda r: r[1])` over tuples of alike items)
-            if key is None or not list_loops.alike(items):
+            items = _runtime_alike(items)
+            if key is None or not list_loops.alike(_lists_as_tuples(items)):
                 raise StaticValueError(
                     f"{builtin_fn.__name__}() with runtime keys returns one of its items, "
                     "chosen at run time: the items must be arrays or numbers, or tuples of "
                     "such alike", hint=f"use np.arg{builtin_fn.__name__} of the keys to pick "
                     "the item's index")
             _one_type(builtin_fn.__name__, keys)
-            return list_loops.picked(items, _best_position(keys, pick_later))
+            return _picked(items, _best_position(keys, pick_later))
         if key is None:
             items = keys = _without_decided_ints(builtin_fn, items)
             if len(items) == 1:
@@ -1100,26 +1100,130 @@ def _keyed_extreme_loop(items, key, better):
     return best
 
 
+def _compared_item_by_item(key) -> bool:
+    """A tuple (a named tuple too) or a list: what Python's max()/min()
+    compares position by position, up to the first pair that differs."""
+    return isinstance(key, tuple) or type(key) is list
+
+
+def _sequences_extreme(interp, name: str, items, keys, key, pick_later):
+    """max()/min() of tuples (named tuples, lists) holding runtime values,
+    or of items by such keys: compared position by position as Python does,
+    at run time, and the item at the best position picked."""
+    # (the original objects where the static items decide: max(params.items()))
+    static_items, static_keys = items, keys
+    keys = _runtime_alike(keys)
+    items = keys if key is None else _runtime_alike(items)
+    if not list_loops.alike(_lists_as_tuples(keys)):
+        try:
+            return _static_extreme(static_items, static_keys, interp, pick_later)
+        except NeedsStatic:
+            raise _unlike_tuples_refusal(name, keys) from None
+    _one_type_by_position(name, keys, compared=False)
+    if len(keys) > builder.ctx().options.get("unroll", 32):
+        # (one While over the items, not one compare and pick per item)
+        lists = _all_lists(items)
+        loop, args = (_extreme_loop, [_lists_as_tuples(items), pick_later]) if key is None \
+            else (_keyed_extreme_loop, [list(static_items), key, pick_later])
+        best = interp.call(loop, args, {})
+        return list_loops.chosen_container(list(best)) if lists and key is None else best
+    best = _best_position(_lists_as_tuples(keys), pick_later, interp)
+    if isinstance(best, int):       # (every comparison decided while compiling)
+        return static_items[best]   # that very object, as Python's: a list stays changeable
+    return _picked(items, best)
+
+
+def _runtime_alike(values) -> list:
+    """`values` (the items at one position of max()'s or min()'s items),
+    with each static number beside runtime numbers of its kind made a
+    runtime one, inside tuples and lists too: max((x[0], i0), (x[1], 1))
+    may give either int, so both are Python ints known at run time, as an
+    `if` choosing between them would make them.  The same objects where
+    nothing changes."""
+    values = list(values)
+    if any(isinstance(v, Array) and not v.shape for v in values) \
+            and not all(isinstance(v, Array) for v in values):
+        return _with_runtime_numbers(values)
+    first = values[0] if values else None
+    if len(values) < 2 or not _compared_item_by_item(first) or any(
+            type(v) is not type(first) or len(v) != len(first) for v in values):
+        return values
+    rows = zip(*(_runtime_alike(column) for column in zip(*values)))
+    return [v if all(a is b for a, b in zip(v, row)) else _rebuilt_sequence(v, row)
+            for v, row in zip(values, rows)]
+
+
+def _rebuilt_sequence(like, items):
+    if type(like) in (tuple, list):
+        return type(like)(items)
+    return type(like)(*items)       # a named tuple
+
+
+def _all_lists(values) -> bool:
+    return all(type(v) is list for v in values)
+
+
+def _lists_as_tuples(values) -> list:
+    """Lists as tuples, which a runtime pick can give (and which compare
+    alike: item by item); other values as they are."""
+    return [tuple(v) for v in values] if _all_lists(values) else list(values)
+
+
+def _picked(items, pos):
+    """The item at runtime position `pos` (list_loops.picked); of lists, a
+    new list, which the program may read but not change: the change would
+    not reach the list max()/min() chose (min([a0, a1], [b0, b1]))."""
+    if _all_lists(items):
+        return list_loops.chosen_container(list(list_loops.picked(_lists_as_tuples(items),
+                                                                  pos)))
+    return list_loops.picked(items, pos)
+
+
+def _one_type_by_position(name: str, keys, compared=False) -> None:
+    """_one_type of the items at each position of alike tuples (or lists):
+    (float64, int64) pairs are alike, one runtime type per position."""
+    for column in zip(*keys):
+        if _compared_item_by_item(column[0]):
+            _one_type_by_position(name, column, compared)
+        else:
+            _one_type(name, list(column), compared)
+
+
+def _runtime_comparison_refusal(name: str, keys) -> StaticValueError:
+    """max()/min() of objects (a user class's, with __lt__ on runtime
+    fields) that only their comparison orders: it would be decided while
+    compiling, and a runtime pick gives only numbers and tuples of them."""
+    kinds = ", ".join(sorted({type(k).__name__ for k in keys}))
+    return StaticValueError(
+        f"{name}() compares its items ({kinds} objects) to return one of them, but their "
+        "comparison depends on runtime values: compiled code chooses at run time only among "
+        "arrays, numbers, and alike tuples or lists of them",
+        hint=f"make them named tuples (class {type(keys[0]).__name__}(NamedTuple), with "
+             f"your __lt__ if any): their {name}() compiles; or find the best position with "
+             f"np.arg{name} of their numbers")
+
+
 def _unlike_tuples_refusal(name: str, keys) -> StaticValueError:
     """max()/min() of tuples that runtime values order, and that no runtime
     pick can give: what stands in the way, by position."""
+    kind = "lists" if _all_lists(keys) else "tuples"
     if len({len(k) for k in keys}) == 1:
         for i, column in enumerate(zip(*keys)):
             if not holds_array(column) and not list_loops.alike(column):
                 shown = ", ".join(map(repr, column[:3])) + (", ..." if len(column) > 3 else "")
                 return StaticValueError(
-                    f"{name}() of tuples holding runtime values returns one of them, chosen "
+                    f"{name}() of {kind} holding runtime values returns one of them, chosen "
                     f"at run time, but their items at position {i} differ ({shown}) and are "
                     f"not numbers: only arrays and numbers can be chosen at run time",
                     hint=f"choose a position instead: {name}(zip(losses, range(n))) gives the "
                          f"runtime index of the best (np.arg{name} of the losses too), and "
                          "what is not a number can be looked up with it after the call")
     return StaticValueError(
-        f"{name}() of tuples holding runtime values returns one of them, chosen at run time: "
+        f"{name}() of {kind} holding runtime values returns one of them, chosen at run time: "
         "they must be alike (the same length, and position by position the same type: "
         + ", ".join(f"({', '.join(_type_name(x) for x in k)})" for k in keys[:3])
         + (", ..." if len(keys) > 3 else "") + ")",
-        hint="give every tuple the same types (float(...), np.float64(...)), "
+        hint=f"give every {kind[:-1]} the same types (float(...), np.float64(...)), "
              f"or compare by a key: {name}(..., key=lambda t: t[0])")
 
 

@@ -336,6 +336,10 @@ NUMPY_INSTEAD = {
               "-1).astype(complex); A[0] = -p[1:] / p[0]; np.linalg.eigvals(A), for p[0] "
               "!= 0)"),
 }
+# An array's bound container methods, as the operations they stand for
+# (`x.__getitem__(i)` is `x[i]`), which compile on runtime arrays already.
+_CONTAINER_DUNDERS = {"__getitem__": operator.getitem, "__len__": len,
+                      "__contains__": operator.contains}
 ATTRIBUTE_INSTEAD = {"strides": "compiled arrays have no strides to read; for " + _WINDOWS}
 
 
@@ -516,9 +520,11 @@ class Interpreter:
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             raise SideEffectError(
                 f"changing {what} chosen at run time among a list's items (`layers[i]` with "
-                "a runtime i, or the item of a long loop over the list) is not supported: "
-                "compiled code chooses a copy, so the change would not reach the list's item",
-                hint="choose with a static index, or keep the values in arrays")
+                "a runtime i, the item of a long loop over the list, or what max()/min() "
+                "picked) is not supported: compiled code chooses a copy, so the change would "
+                "not reach the item it copies",
+                hint="choose with a static index, keep the values in arrays, or change a new "
+                     "container made from it (best = list(best))")
         entry = self.fresh_ids.get(id(obj))
         if id(obj) in self.argument_containers:
             raise SideEffectError(
@@ -999,6 +1005,8 @@ class Interpreter:
             return pynumbers.index_method(arr)
         if name == "__array_ufunc__":   # (NDArrayOperatorsMixin asks whether it is None)
             return BoundArrayMethod(arr, name)
+        if name in _CONTAINER_DUNDERS:      # key=x.__getitem__: argmax in pure Python
+            return functools.partial(_CONTAINER_DUNDERS[name], arr)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
         if arr.immutable is True and not arr.shape and not hasattr(np.ndarray, name):
