@@ -8,7 +8,6 @@ Regions may use Values of enclosing regions (closures), as jax allows.
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -47,14 +46,26 @@ class AVal:
         return f"{weak}{name}[{','.join(map(str, self.shape))}]"
 
 
-_ids = itertools.count()
+_made = [0]     # Values made so far: the next one's id
+
+
+def _next_id() -> int:
+    _made[0] += 1
+    return _made[0] - 1
+
+
+def values_made() -> int:
+    """How many Values have been made: a Value whose id is at least this
+    number is made later (recursion.py tells apart the ints a recursion
+    computes from those it was given)."""
+    return _made[0]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Value:
     """An SSA value.  Identity is the object itself; `id` is for printing."""
     aval: AVal
-    id: int = field(default_factory=lambda: next(_ids))
+    id: int = field(default_factory=_next_id)
 
     def __str__(self) -> str:
         return f"%{self.id}"

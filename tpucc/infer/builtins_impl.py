@@ -25,7 +25,7 @@ from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
-from ..ops.registry import static_index
+from ..ops.registry import result_type, static_index
 from . import (builder, held_ints, interpreted, iterators, linalg_array_api, list_loops,
                messages, numpy_callbacks, pure_stdlib, runtime_ranges)
 from .builder import emit, emit_op
@@ -937,6 +937,7 @@ def _extreme(builtin_fn, pick_later):
                                           *(() if default is _NO_DEFAULT else (default,)))
         items = interp.static_items(args[0]) if len(args) == 1 else args
         if not items:
+            _read_past_end(items)
             if default is not _NO_DEFAULT:
                 return default
             return builtin_fn(())       # raises Python's own ValueError: the user's error
@@ -972,10 +973,14 @@ def _extreme(builtin_fn, pick_later):
             items = keys = _without_decided_ints(builtin_fn, items)
             if len(items) == 1:
                 return items[0]
-            _one_type(builtin_fn.__name__, items)
+        type_unseen = _type_unseen(interp, items, len(args) + (key is not None)
+                                   + (default is not _NO_DEFAULT))
+        if key is None:
+            _one_type(builtin_fn.__name__, items, type_unseen=type_unseen)
         else:           # the keys are compared; the items are only chosen between
-            _one_type(builtin_fn.__name__, keys)
-            _one_type(builtin_fn.__name__, items, compared=False)
+            # (keys are only compared: NumPy compares them in their promotion)
+            _one_type(builtin_fn.__name__, keys, type_unseen=_promoted_exactly(keys))
+            _one_type(builtin_fn.__name__, items, compared=False, type_unseen=type_unseen)
         kind = merged_kind(items)
         originals = items
         held = [held_ints.flag_of(v) for v in items] if any(
@@ -1018,6 +1023,15 @@ def _extreme(builtin_fn, pick_later):
 # by it: XLA:CPU fuses a long chain of selects, each used twice, at a cost
 # that grows with its square (max of 200 rows by key: 53 s).
 _CHAINED_PICKS = 8
+
+
+def _read_past_end(items) -> None:
+    """Asks `items` for the item after its last, as Python's max() does
+    before it finds the sequence empty: a generator that raised there
+    (iterators.RaisingTail) raises its own exception, which the program's
+    `try` may catch."""
+    if isinstance(items, RaisingTail):
+        items.past_end()
 
 
 def _check_extreme_arguments(name: str, args, default) -> None:
@@ -1254,12 +1268,41 @@ def _best_position(keys, pick_later, interp=None):
     return best
 
 
-def _one_type(name, items, compared=True):
+def _type_unseen(interp, items, argc: int) -> bool:
+    """Whether the dtype of the item max()/min() picks cannot be seen: the
+    result goes straight into an array element (`T[i] = max(T[i], T[i - 1]
+    + w[i])`), which casts it to the array's dtype, and NumPy's promotion
+    of the items holds each exactly, so the promoted value cast there is
+    the picked one cast there (and compares as the item: NumPy compares
+    in that promotion too)."""
+    dtypes = {a.dtype for a in map(leaf_aval, items) if a is not None and not a.weak}
+    return len(dtypes) > 1 and _promoted_exactly(items) and \
+        interp.result_stored_into_array(argc)
+
+
+def _promoted_exactly(values) -> bool:
+    """Whether NumPy's promotion of these numbers' dtypes holds each of
+    their values exactly: int32 and int64 in int64, int32 and float64 in
+    float64, but not int64 in float64 (53 bits of mantissa)."""
+    avals = [a for a in map(leaf_aval, values) if a is not None]
+    promoted = result_type(*avals)
+    return promoted.kind in "biuf" and all(
+        _holds_exactly(a.dtype, promoted) for a in avals if not a.weak)
+
+
+def _holds_exactly(dtype: np.dtype, wider: np.dtype) -> bool:
+    if dtype.kind in "iu" and wider.kind == "f":
+        return np.iinfo(dtype).bits - (dtype.kind == "i") <= np.finfo(wider).nmant + 1
+    return np.can_cast(dtype, wider, "safe")
+
+
+def _one_type(name, items, compared=True, type_unseen=False):
     """Python's min/max returns one of its items, chosen at run time, so the
     result's shape and dtype must not depend on which: items of other shapes
     (whose comparison NumPy cannot even take the truth of) or other NumPy
     dtypes are refused, as an `if` whose arms give them is; a select would
-    broadcast and promote them instead.  Python numbers are weak and adapt."""
+    broadcast and promote them instead.  Python numbers are weak and adapt.
+    Where the dtype is `type_unseen`, the items are promoted."""
     avals = [a for a in map(leaf_aval, items) if a is not None]
     big = next((a for a in avals if a.size != 1), None)
     if big is not None and compared:
@@ -1274,11 +1317,22 @@ def _one_type(name, items, compared=True):
                          "on the data",
                          hint=f"return the index of the item instead (int(np.arg{name}([key(w) for "
                               "w in items])), with your key), or pad the items to one length")
-    if len({a.dtype for a in avals if not a.weak}) > 1:
+    if len({a.dtype for a in avals if not a.weak}) > 1 and not type_unseen:
         raise MergeError(f"the items of {name}() have different types: {listed}; {name}() "
                          "returns one of them, chosen at run time, so its type would depend "
-                         "on the data",
-                         hint="cast with .astype(...) so every item has the same dtype")
+                         "on the data", hint=_one_type_hint(name, avals))
+
+
+def _one_type_hint(name: str, avals) -> str:
+    """How to give max()/min()'s items one type: numbers as Python's (or
+    NumPy's elementwise function, which promotes), arrays cast."""
+    if not all(a.size == 1 for a in avals):
+        return "cast with .astype(...) so every item has the same dtype"
+    kinds = {a.dtype.kind for a in avals}
+    py = "float" if kinds & set("fc") else "int" if kinds <= set("iub") else None
+    as_python = f"{name}({py}(a), {py}(b)) compares and returns Python {py}s, or " if py else ""
+    return (f"make the items one type: {as_python}np.{name}imum(a, b) returns NumPy's "
+            f"promotion ({result_type(*avals)}); or cast one with .astype(...)")
 
 
 def _in_merged_dtype(name, items) -> list:

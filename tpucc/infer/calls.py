@@ -1890,6 +1890,34 @@ class Interpreter:
         return (following.op == "CALL" and following.arg == (count, ())
                 and len(f.stack) >= count and f.stack[-count] is callee)
 
+    def result_stored_into_array(self, argc: int) -> bool:
+        """Whether the value of the call being made, with `argc` arguments,
+        goes straight into an array element, as in `T[i] = max(a, b)`: the
+        instructions after the CALL load a local array, compute its index
+        from loads and operators (no call, nothing stored), and store the
+        value there, so the store's cast to the array's dtype is all that
+        is seen of it.  (`argc` tells it from a call the one written makes,
+        the max of `T[i] = sum(map(max, a, b))`.)"""
+        if not self.frames:
+            return False
+        f = self.frames[-1]
+        instrs = f.fc.blocks[f.current_block].instrs
+        k = next((k for k, ins in enumerate(instrs) if ins is f.current), None)
+        if k is None or k + 1 >= len(instrs) or _call_argc(instrs[k]) != argc or \
+                not isinstance(_loaded_local(f, instrs[k + 1]), (Array, np.ndarray)):
+            return False
+        depth = 1       # values on the stack above the call's: the array, its index
+        for ins in instrs[k + 2:]:
+            if ins.op == "STORE_SUBSCR":
+                return depth == 2
+            effect = _INDEX_STACK_EFFECT.get(ins.op)
+            if effect is None:
+                return False
+            depth += effect(ins.arg)
+            if depth < 2:       # (an operator took the array or the value)
+                return False
+        return False
+
     def live_iter(self, v, start=None, backward=False, held=True) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
         does, or `backward` as reversed gives them), each read when the loop
@@ -2750,6 +2778,34 @@ def _instead_of_native(fn, name: str) -> str:
     return "write it with NumPy functions or Python loops on the arrays"
 
 
+# How the instructions that may compute a subscript's index change the stack
+# (result_stored_into_array); any other instruction ends the search.
+_INDEX_STACK_EFFECT = {
+    "LOAD_FAST": lambda arg: 1, "LOAD_CONST": lambda arg: 1, "LOAD_DEREF": lambda arg: 1,
+    "BINARY_OP": lambda arg: -1, "BINARY_SUBSCR": lambda arg: -1,
+    "UNARY_NEGATIVE": lambda arg: 0, "BUILD_TUPLE": lambda arg: 1 - arg,
+    "BUILD_SLICE": lambda arg: 1 - arg,
+}
+
+
+def _call_argc(ins) -> int | None:
+    """How many arguments a CALL (3.13: CALL_KW) instruction passes."""
+    if ins.op == "CALL":
+        return ins.arg[0]
+    return ins.arg if ins.op == "CALL_KW" else None
+
+
+def _loaded_local(frame, ins):
+    """The value a LOAD_FAST or LOAD_DEREF instruction of `frame` loads, or
+    None for any other instruction."""
+    if ins.op == "LOAD_FAST":
+        return frame.locals.get(ins.arg)
+    if ins.op != "LOAD_DEREF" or ins.arg not in frame.cells:
+        return None
+    value = _cell_contents(frame.cells[ins.arg])
+    return value.frame.locals.get(value.name) if isinstance(value, OwnedCell) else value
+
+
 def _user_calls(frames) -> int:
     """How many of the frames are calls the program wrote (a comprehension's
     or generator expression's frame is no call of its)."""
@@ -2769,6 +2825,16 @@ def _nested_too_deep(fn, frames) -> LimitError:
             "(a fixed limit, no option raises it)" if calls >= MAX_INLINE_DEPTH else \
         f"calls and the comprehensions between them nested {len(frames)} frames deep, the " \
         "most tpucc inlines (a fixed limit, no option raises it)"
+    if times > 1 and recursion.runtime_ended(frames, code):
+        return LimitError(
+            f"{limit}: {code.co_name} calls itself, {times} calls deep, each call inside "
+            "a runtime `if` or loop",
+            hint=f"a recursion compiles when it ends on a static condition within "
+                 f"{MAX_INLINE_DEPTH} calls; one whose end runtime values decide (a binary "
+                 "search, a quicksort) is a runtime `while` loop, with the pending calls' "
+                 "arguments in an array used as a stack: `st[top] = (lo, hi); top += 1` and "
+                 "`while top > 0: top -= 1; lo, hi = st[top]; ...` (a single call in tail "
+                 "position is just `while lo < hi: ...`)")
     if times > 1:
         return LimitError(
             f"{limit}: {code.co_name} calls itself, {times} calls deep",

@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffectError,
                       StaticValueError, TpuccError, UnsupportedError, UserCodeError)
 from ..frontend import decode
+from ..ir import values_made
 from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, messages,
@@ -61,6 +62,7 @@ class Frame:
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
         self.entry_depth = builder.ctx().runtime_depth
         self.recursion_key = None   # a recursive call's arguments (recursion.py)
+        self.entry_values = values_made()   # (ints its call tree computes: recursion.py)
         self.branched_calls = 0     # recursive calls under runtime conditions (recursion.py)
         self.entry_ops = builder.ctx().emitted     # (its call tree's work: recursion.py)
         self.entry_level = exceptions.level()

@@ -12,7 +12,13 @@ static value can end it, so it is refused there, at once.
 
 Arguments are compared as they were when each call began: arrays by
 dtype, shape and what is known statically of them (a constant, a range),
-Python values by value, containers and objects by their contents.  A value
+Python values by value, containers and objects by their contents.  A
+runtime int's range is relative to a token, another runtime int (`mid +
+1` is mid's token plus one); a token the call tree computed (each level
+computes its own `mid`) is compared by where it first appears among the
+arguments, so `bs(x, v, mid + 1, hi)` repeats the call that computed
+`mid`: only the relations between the arguments (`lo + 1` against `lo`)
+could let a static condition end the recursion, and those are kept.  A value
 of any other kind (or too large to compare) tells the calls apart: such a
 call is left to the depth budget.  (State the arguments do not reach, a
 global counter, could still end the recursion; under a runtime condition
@@ -55,10 +61,10 @@ def note_call(frames: list, frame) -> None:
     enclosing = [f for f in frames if f.func.__code__ is code]
     if not enclosing or builder.ctx().runtime_depth == 0:
         return
-    frame.recursion_key = arguments_key(frame.locals)
+    frame.recursion_key = arguments_key(frame.locals, enclosing[0].entry_values)
     if frame.recursion_key is not UNKNOWN:
         _refuse_repeat(enclosing, frame, code)
-    _count_branched(enclosing[0], code)
+    _count_branched(enclosing[0], frame)
 
 
 def _refuse_repeat(enclosing: list, frame, code) -> None:
@@ -75,7 +81,7 @@ def _refuse_repeat(enclosing: list, frame, code) -> None:
                      "0: top -= 1; u = stack[top]; ...`")
 
 
-def _count_branched(root, code) -> None:
+def _count_branched(root, frame) -> None:
     """Counts a recursive call inside a runtime condition against the call
     tree of `root`, the outermost call of the function running, and refuses
     it once that tree has emitted more than MAX_RECURSION_OPS ops."""
@@ -84,53 +90,108 @@ def _count_branched(root, code) -> None:
     root.branched_calls += 1
     ops = builder.ctx().emitted - root.entry_ops
     if ops > MAX_RECURSION_OPS:
+        name = frame.func.__code__.co_name
         raise LimitError(
-            f"{code.co_name} calls itself inside runtime `if`s or loops, and this call tree "
+            f"{name} calls itself inside runtime `if`s or loops, and this call tree "
             f"has inlined {root.branched_calls} such calls, {ops} ops, more than the "
             f"{MAX_RECURSION_OPS} tpucc inlines for one recursion (a fixed limit): every level "
             "compiles all its branches, so the work grows as 2 ** depth even where a static "
-            "argument ends the recursion",
-            hint="write it as a loop that keeps the pending calls' arguments as rows of an "
+            "argument ends the recursion" + (_MEMO_NOTE if _memoized(frame) else ""),
+            hint=_TABLE_HINT if _memoized(frame) else
+                 "write it as a loop that keeps the pending calls' arguments as rows of an "
                  "array used as a stack: `st[top] = (a, b, depth - 1); top += 1` and `while "
                  "top > 0: top -= 1; a, b, depth = st[top]; ...` (one runtime `while`), or "
                  "give it fewer levels")
 
 
-def arguments_key(locals_: dict):
-    budget = [MAX_KEYED_ITEMS]
-    key = tuple((name, _key(v, budget, 0)) for name, v in locals_.items())
+# A memoized recursion is a dynamic program: its answers are the table's.
+_MEMO_NOTE = ("; its cache (functools.cache / lru_cache) does not help: an answer computed "
+              "in one branch of a runtime `if` does not exist in the other, which computes "
+              "it again, and with runtime arguments every call is computed anew")
+_TABLE_HINT = ("fill the memo bottom-up instead, as an array indexed by the arguments, in "
+               "a loop that computes each entry from those already filled (`dp = "
+               "np.zeros(n + 2)` then `for i in range(n - 1, -1, -1): dp[i] = np.where("
+               "cond, a + dp[i + 1], b + dp[i + 2])`); the runtime `if` becomes a choice "
+               "between the entries, and each entry is computed once")
+
+
+def _memoized(frame) -> bool:
+    """Whether the name `frame`'s function calls itself by holds a
+    functools cache of it (`@functools.cache def best(i)`)."""
+    fn, code = frame.func, frame.func.__code__
+    names = [_cell_value(frame.cells.get(n)) for n in code.co_freevars] + \
+        [fn.__globals__.get(n) for n in code.co_names]
+    return any(getattr(v, "__wrapped__", None) is fn for v in names)
+
+
+def _cell_value(cell):
+    from .interpreter import OwnedCell     # (it imports this module)
+    try:
+        value = cell.cell_contents
+    except (AttributeError, ValueError):    # none, or an empty cell
+        return None
+    return value.frame.locals.get(value.name) if isinstance(value, OwnedCell) else value
+
+
+def runtime_ended(frames: list, code) -> bool:
+    """Whether the calls of `code` running nest inside runtime conditions
+    (each but the first opened under one): a recursion whose end runtime
+    values decide, for the depth budget's message."""
+    calls = [f for f in frames if f.func.__code__ is code]
+    return len(calls) > 1 and calls[-1].entry_depth > calls[0].entry_depth
+
+
+def arguments_key(locals_: dict, tree_values: int):
+    """The key of a call's arguments; a range's token made by the call tree
+    (a Value numbered `tree_values` or later) is keyed by its order of
+    first appearance, any other by identity."""
+    keying = _Keying(tree_values)
+    key = tuple((name, keying.key(v, 0)) for name, v in locals_.items())
     return UNKNOWN if any(k is UNKNOWN for _, k in key) else key
 
 
-def _key(v, budget: list, nesting: int):
-    budget[0] -= 1
-    if budget[0] < 0 or nesting > _MAX_NESTING:
-        return UNKNOWN
-    if isinstance(v, Array):
-        constant = _constant_key(v)
-        return UNKNOWN if constant is UNKNOWN else (
-            "array", v.aval, bool(v.immutable), v.span, constant)
-    if type(v) in _BY_VALUE or type(v) is bool:
-        return (type(v), v)
-    if isinstance(v, _BY_IDENTITY):
-        return ("identity", id(v))
-    if type(v) in (tuple, list):
-        return _items_key(type(v), v, budget, nesting)
-    if type(v) is dict:
-        return _items_key(dict, [x for item in v.items() for x in item], budget, nesting)
-    if hasattr(v, "__dict__") and not isinstance(v, np.ndarray):
-        return _items_key(("object", id(v)), list(vars(v).items()), budget, nesting)
-    return UNKNOWN
+class _Keying:
+    def __init__(self, tree_values):
+        self.budget = MAX_KEYED_ITEMS
+        self.tree_values = tree_values
+        self.tokens = {}        # id(token made by the call tree) -> its order
 
-
-def _items_key(kind, items, budget: list, nesting: int):
-    keys = []
-    for item in items:
-        k = _key(item, budget, nesting + 1)
-        if k is UNKNOWN:
+    def key(self, v, nesting: int):
+        self.budget -= 1
+        if self.budget < 0 or nesting > _MAX_NESTING:
             return UNKNOWN
-        keys.append(k)
-    return (kind, tuple(keys))
+        if isinstance(v, Array):
+            constant = _constant_key(v)
+            return UNKNOWN if constant is UNKNOWN else (
+                "array", v.aval, bool(v.immutable), self._span_key(v.span), constant)
+        if type(v) in _BY_VALUE or type(v) is bool:
+            return (type(v), v)
+        if isinstance(v, _BY_IDENTITY):
+            return ("identity", id(v))
+        if type(v) in (tuple, list):
+            return self._items_key(type(v), v, nesting)
+        if type(v) is dict:
+            return self._items_key(dict, [x for item in v.items() for x in item], nesting)
+        if hasattr(v, "__dict__") and not isinstance(v, np.ndarray):
+            return self._items_key(("object", id(v)), list(vars(v).items()), nesting)
+        return UNKNOWN
+
+    def _span_key(self, span):
+        if span is None:
+            return None
+        token = span.token
+        if self.tree_values is not None and getattr(token, "id", -1) >= self.tree_values:
+            token = ("made in the call tree", self.tokens.setdefault(id(token), len(self.tokens)))
+        return (token, span.offset, span.lo, span.hi, span.scale)
+
+    def _items_key(self, kind, items, nesting: int):
+        keys = []
+        for item in items:
+            k = self.key(item, nesting + 1)
+            if k is UNKNOWN:
+                return UNKNOWN
+            keys.append(k)
+        return (kind, tuple(keys))
 
 
 def _constant_key(x: Array):
