@@ -19,6 +19,13 @@ from ..ir import AVal, Op, Value
 class RegionBuilder:
     ops: list = field(default_factory=list)
     params: tuple = ()
+    # Set by control.journaled_region: whether a runtime branch or loop body
+    # made it (its values exist only on that path), the region it was opened
+    # in, and the region its ops were spliced into, if they were (an unrolled
+    # iteration, paths joined): its values live on there (local_caches).
+    runtime: bool = False
+    parent: RegionBuilder | None = field(default=None, repr=False, compare=False)
+    spliced_into: RegionBuilder | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -103,6 +110,9 @@ class Context:
     # The runtime branches being interpreted, outermost first: (the
     # condition's Value, whether this is the arm it selects) (periodic.py).
     branch_guards: list = field(default_factory=list)
+    # id(a branch's condition Value) -> (it, the bool Value whose truth it
+    # is, whether negated): control.decided_by_guards asks at every `if`.
+    guard_roots: dict = field(default_factory=dict)
     # Items a counted loop appended, read back from its buffers: id(Value)
     # -> (the item's Value, the buffer's, its row), so np.stack / np.array of
     # all of them in order is the buffer itself (stacking.whole_buffer).
@@ -158,6 +168,19 @@ def new_region(params=()):
         yield rb
     finally:
         c.regions.pop()
+
+
+def splice(kept: RegionBuilder, into: RegionBuilder) -> None:
+    """The ops of the region `kept` go on in `into`, as if emitted there."""
+    into.ops.extend(kept.ops)
+    kept.spliced_into = into
+
+
+def living(region: RegionBuilder) -> RegionBuilder:
+    """The region whose ops now hold `region`'s (itself, unless spliced)."""
+    while region.spliced_into is not None:
+        region = region.spliced_into
+    return region
 
 
 @contextlib.contextmanager

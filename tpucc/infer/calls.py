@@ -606,6 +606,8 @@ class Interpreter:
         """`global step; step += 1`: a number is written back after each call
         (scalar_state), as an attribute's is; an array the trace updated in
         place is already; binding a global to anything else is refused."""
+        if self.generator_runs:
+            generator_runs.note_effect(self, func.__globals__)
         if self.global_holds(func, name, value):
             return      # `global N; N -= g` on an array: updated in place, nothing to replay
         if not _is_number(value):
@@ -2064,6 +2066,8 @@ class Interpreter:
             return local_caches.make(fn, args, kwargs)
         if isinstance(fn, local_caches.LocalCache):
             return local_caches.call(self, fn, list(args), kwargs, _any_runtime(args, kwargs))
+        if isinstance(fn, types.MethodType) and isinstance(fn.__self__, local_caches.LocalCache):
+            return local_caches.method(fn.__self__, fn.__name__, args, kwargs)   # cache_info()
         if _is_object_setattr(fn):          # super().__setattr__(name, value)
             return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
         # A callable object need not be hashable (a dataclass with eq=True is not).
@@ -2217,7 +2221,7 @@ class Interpreter:
         through it written back.  With runtime arguments its function is
         traced: each call computes anew, with equal values."""
         if _any_runtime(args, kwargs):
-            return self.call(fn.__wrapped__, args, kwargs)
+            return local_caches.traced_anew(self, fn.__wrapped__, args, kwargs)
         value = fn(*args, **kwargs)
         name = getattr(fn, "__qualname__", "a cached function")
         return self.capture(value, ("call", getattr(fn, "__module__", None), name),
@@ -2606,6 +2610,8 @@ class Interpreter:
         variable from outside, written back after each call as an attribute
         is."""
         owned = _cell_contents(cell)
+        if self.generator_runs:     # (a `nonlocal` rebound: outside state changed)
+            generator_runs.note_effect(self, cell)
         if self.early_generators and isinstance(owned, OwnedCell):
             self._refuse_late_binding(owned, name)
         if not isinstance(owned, OwnedCell):

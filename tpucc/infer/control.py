@@ -70,6 +70,7 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None, 
     if opened:
         frame.open_regions.append(frame.current.handler if frame.current else None)
     with builder.new_region(params) as rb:
+        rb.runtime, rb.parent = runtime, c.regions[-2]
         c.runtime_depth += runtime
         if runtime:
             c.runtime_loops.append(loop)
@@ -163,7 +164,7 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
     if out is None:
         frame.locals, frame.stack, frame.current = locals0, stack0, current
         return _continue_paths(frame, ex, stops)
-    ctx().region.ops.extend(rec["builder"].ops)
+    builder.splice(rec["builder"], ctx().region)
     for arr, before in rec["journal"].items():
         journal_before(arr, before)
     items_before(rec["items"])
@@ -404,12 +405,27 @@ def decided_by_guards(pred: Array) -> bool | None:
     arm taken where it holds, or not.  None where they do not decide it:
     the branch is a runtime one.  (Without this, the path where neither
     test holds, which never runs, gives the function a None result.)"""
+    c = ctx()
+    if not c.branch_guards:
+        return None
     guards = {}
-    for var, selected in ctx().branch_guards:
-        root, negated = _truth_root(var)
+    for var, selected in c.branch_guards:
+        root, negated = _guard_root(c, var)
         guards[id(root)] = selected != negated
     root, negated = _truth_root(pred.var)
     return None if id(root) not in guards else guards[id(root)] != negated
+
+
+def _guard_root(c, var):
+    """_truth_root of a branch's condition, found once: the ops that made it
+    stay where they are while the branch is being interpreted.  (Asked again
+    at every runtime `if` inside, the search through all the regions and
+    guards made deep recursion in unrolled loops quadratic: minutes for a
+    4-city top-down TSP.)"""
+    found = c.guard_roots.get(id(var))
+    if found is None or found[0] is not var:
+        found = c.guard_roots[id(var)] = (var, *_truth_root(var))
+    return found[1], found[2]
 
 
 def _truth_root(var):
@@ -447,8 +463,9 @@ def _made_in_region(var):
     of the regions around it (where the branches' conditions were made)."""
     for region in reversed(ctx().regions):
         for op in reversed(region.ops[-_GUARD_LOOKBACK:]):
-            if any(out is var for out in op.outputs):
-                return op
+            for out in op.outputs:
+                if out is var:
+                    return op
     return None
 
 

@@ -11,15 +11,17 @@ Neither can be replayed, so both are refused where they happen:
   (iterators.caught_up): one that changed since is refused there, at the
   consumer's line (a rebound variable is calls._refuse_late_binding's).
 - effects: an in-place write, an item or attribute set, a list or dict
-  mutator on something that existed before the run, and how many items the
-  generator had yielded before it; checked when the compiled function
-  returns (check_unconsumed_effects): a generator not consumed that far
-  did, compiled, what Python's never did.
+  mutator on something that existed before the run, a `nonlocal` or global
+  variable rebound, and how many items the generator had yielded before
+  it; checked when the compiled function returns (check_unconsumed_effects):
+  a generator not consumed that far did, compiled, what Python's never did.
 
 Objects the run made itself (a buffer it fills and yields) are its own:
 neither their reads nor their changes are recorded.
 """
 from __future__ import annotations
+
+import contextlib
 
 from ..errors import SideEffectError
 from . import builder, values
@@ -68,6 +70,21 @@ def finish(interp, run: GeneratorRun) -> None:
     """The run of a generator frame ends (its frame returned or raised)."""
     interp.generator_runs.remove(run)
     values.array_read_watchers.pop()
+
+
+@contextlib.contextmanager
+def watching_effects(interp):
+    """Records, as a generator's run does, whether the code run inside the
+    block changes state that existed before it (a cached function's side
+    effects: local_caches); yields the GeneratorRun, whose effect_after is
+    0 or more once it did."""
+    from .values import _serials
+    run = GeneratorRun([], next(_serials))
+    interp.generator_runs.append(run)
+    try:
+        yield run
+    finally:
+        interp.generator_runs.remove(run)
 
 
 def note_made(interp, obj) -> None:
@@ -150,12 +167,13 @@ def check_unconsumed_effects(interp, region) -> None:
             continue
         raise SideEffectError(
             "a generator that changes outside state (writes into an array, a list, a dict "
-            f"or an attribute) after yielding {run.effect_after} item(s) was consumed only "
-            f"{c.pos} item(s) far: compiled code runs a generator to its end when it is "
-            "made, so its changes for the items never asked for would happen, unlike "
-            "Python's", hint="make the changes outside the generator, in the loop that "
-                             "takes its items, or consume the generator fully "
-                             "(list(gen)) and use the items needed").with_loc(run.loc)
+            "or an attribute, or rebinds a `nonlocal` or global variable) after yielding "
+            f"{run.effect_after} item(s) was consumed only {c.pos} item(s) far: compiled "
+            "code runs a generator to its end when it is made, so its changes for the items "
+            "never asked for would happen, unlike Python's",
+            hint="make the changes outside the generator, in the loop that takes its items, "
+                 "or consume the generator fully (list(gen)) and use the items needed"
+        ).with_loc(run.loc)
 
 
 def _now(interp, kind, obj, key):

@@ -6,22 +6,28 @@ gets attributes set on it, is not interpreted: a LocalCache stands for it.
 
 With static arguments, the function is interpreted once per distinct
 arguments and its answer reused, as the cache does eagerly (the same object
-for equal arguments; fib(30) interprets 31 calls, not 1.6 million).  An
-answer is reused only inside the runtime branch or loop body that computed
-it, or one nested in it: elsewhere the values it holds do not exist, and
-another path may have other static state.  With runtime arguments each
-call is traced anew (equal values), as a module-level cache's are.
+for equal arguments; fib(30) interprets 31 calls, not 1.6 million), and
+maxsize evicts the least recently used answer, as eagerly.  An answer is
+reused only inside the region that computed it, or one nested in it: the
+iterations of an unrolled loop are spliced into the code around them, so
+their answers live on there; a runtime branch or loop body's values exist
+only on its path.  With runtime arguments each call is traced anew (equal
+values), as a module-level cache's are.
 
-maxsize only bounds memory eagerly: a call computes the same answers
-whatever it is, so it is ignored."""
+Computing an answer again where Python's cache would answer (on a path
+where a runtime branch computed it, in a later iteration of a runtime loop,
+with runtime arguments) gives equal values, but runs the function's side
+effects again: where it has some (`nonlocal n; n += 1`, `log.append(k)`),
+such a call is refused, since only run time knows whether Python's cache
+holds the answer."""
 from __future__ import annotations
 
 import functools
 import inspect
 
-from ..errors import UserCodeError
-from . import builder
-from .values import NeedsStatic
+from ..errors import SideEffectError, UnsupportedError, UserCodeError
+from . import builder, generator_runs
+from .values import Array, NeedsStatic
 
 _LRU_CACHE = inspect.signature(functools.lru_cache)
 
@@ -29,17 +35,51 @@ _LRU_CACHE = inspect.signature(functools.lru_cache)
 class LocalCache:
     """What functools.cache(fn) or lru_cache(...)(fn) gives in compiled code."""
 
-    def __init__(self, fn, typed: bool = False):
+    def __init__(self, fn, maxsize: int | None = None, typed: bool = False):
         self.fn, self.typed = fn, typed
-        self.answers = {}       # key -> (the region builder that computed it, the answer)
+        self.maxsize = None if maxsize is None else max(maxsize, 0)    # (as functools reads it)
+        # key -> (the region that computed it, the answer), least recently used first
+        self.answers = {}
+        self.hits = self.misses = 0
+        # Whether every call so far was a hit or a miss at compile time (none
+        # under a runtime branch or loop, none with runtime arguments).
+        self.counts_known = True
+        # Whether the answers held may differ from Python's cache on some
+        # path: a runtime branch or loop evicted or cleared some.
+        self.paths_differ = False
+        self.made_depth = builder.ctx().runtime_depth
         functools.update_wrapper(self, fn)      # __wrapped__, __name__, __doc__
 
     def cache_clear(self):
+        if builder.ctx().runtime_depth > self.made_depth:
+            self.paths_differ = True        # (cleared only on the path that runs it)
         self.answers.clear()
+        self.hits = self.misses = 0
+
+    def cache_parameters(self):
+        return {"maxsize": self.maxsize, "typed": self.typed}
+
+    def cache_info(self):
+        if not self.counts_known:
+            raise UnsupportedError(
+                "cache_info() of a functools cache called under a runtime `if` or loop, or "
+                "with runtime arguments, is not supported: whether each call found its answer "
+                "is known only at run time", hint="count the calls yourself in a variable")
+        return functools._CacheInfo(self.hits, self.misses, self.maxsize, len(self.answers))
+
+    def __getattr__(self, name):        # (only for names the wrapper lacks)
+        raise AttributeError(f"'functools._lru_cache_wrapper' object has no attribute '{name}'")
+
+
+class CacheDecorator:
+    """What lru_cache(maxsize, typed) gives: applied to a function, a LocalCache."""
+
+    def __init__(self, maxsize: int | None, typed: bool):
+        self.maxsize, self.typed = maxsize, typed
 
 
 def is_cache_maker(fn) -> bool:
-    return fn is functools.cache or fn is functools.lru_cache
+    return fn is functools.cache or fn is functools.lru_cache or isinstance(fn, CacheDecorator)
 
 
 def make(fn, args, kwargs):
@@ -47,34 +87,140 @@ def make(fn, args, kwargs):
     LocalCache, or the decorator that makes one."""
     if fn is functools.cache:
         return LocalCache(*args, **kwargs)
+    if isinstance(fn, CacheDecorator):
+        return LocalCache(*args, **kwargs, maxsize=fn.maxsize, typed=fn.typed)
     bound = _LRU_CACHE.bind(*args, **kwargs)
     bound.apply_defaults()
     maxsize, typed = bound.arguments["maxsize"], bound.arguments["typed"]
     if callable(maxsize) and isinstance(typed, bool):      # @lru_cache without parentheses
-        return LocalCache(maxsize, typed)
+        return LocalCache(maxsize, 128, typed)
     if maxsize is not None and not isinstance(maxsize, int):
         raise UserCodeError("TypeError: Expected first argument to be an integer, a callable, "
                             "or None")
-    return functools.partial(functools.lru_cache, typed=typed)
+    return CacheDecorator(maxsize, typed)
+
+
+def method(cache: LocalCache, name: str, args, kwargs):
+    """cache.cache_info(), cache.cache_clear(), cache.cache_parameters():
+    run as they are (static), not interpreted."""
+    return getattr(cache, name)(*args, **kwargs)
 
 
 def call(interp, cache: LocalCache, args, kwargs, runtime: bool):
     """cache(*args, **kwargs); `runtime`: whether an argument is a runtime value."""
+    c = builder.ctx()
     if runtime:
-        return interp.call(cache.fn, args, kwargs)
+        return _traced_anew_by(interp, cache, args, kwargs)
+    if c.runtime_depth > cache.made_depth:
+        cache.counts_known = False
     key = _key(args, kwargs, cache.typed)
-    regions = builder.ctx().regions
     try:
         found = cache.answers.get(key)
     except NeedsStatic:         # (an argument whose __hash__ reads a runtime value)
-        return interp.call(cache.fn, args, kwargs)
+        return _traced_anew_by(interp, cache, args, kwargs)
     except TypeError as e:      # an unhashable argument, as eagerly
         raise UserCodeError(f"TypeError: {e}") from None
-    if found is not None and any(r is found[0] for r in regions):
+    if found is not None and _holds(c.regions, found[0]):
+        cache.hits += 1
+        cache.answers[key] = cache.answers.pop(key)     # (now the most recently used)
         return found[1]
-    answer = interp.call(cache.fn, args, kwargs)
-    cache.answers[key] = (regions[-1], answer)
+    cache.misses += 1
+    # Python's cache may hold the answer where this call runs: computing it
+    # again runs the function's side effects where Python's would not.
+    unsure = (cache.paths_differ or any(c.runtime_loops[cache.made_depth:])
+              or found is not None and _computed_on_another_path(c.regions, found[0]))
+    answer = _computed(interp, cache.fn, args, kwargs, unsure)
+    if cache.maxsize == 0:
+        return answer
+    cache.answers.pop(key, None)
+    cache.answers[key] = (c.regions[-1], answer)
+    if cache.maxsize is not None and len(cache.answers) > cache.maxsize:
+        del cache.answers[next(iter(cache.answers))]        # the least recently used
+        if c.runtime_depth > cache.made_depth:
+            cache.paths_differ = True       # (evicted only on the path that runs this)
     return answer
+
+
+def _traced_anew_by(interp, cache: LocalCache, args, kwargs):
+    answer = traced_anew(interp, cache.fn, args, kwargs)
+    cache.counts_known = False
+    cache.paths_differ = True       # (Python's cache now holds an answer tracing did not)
+    return answer
+
+
+def traced_anew(interp, fn, args, kwargs):
+    """A cached function called with runtime arguments: traced, its answer
+    computed at every call, as Python's cache would only on a miss.  An
+    array argument is unhashable, as eagerly."""
+    _refuse_unhashable(args, kwargs)
+    _unroll_for_static_arguments(args, kwargs)
+    return _computed(interp, fn, args, kwargs, unsure=True)
+
+
+def _unroll_for_static_arguments(args, kwargs) -> None:
+    """Inside a static loop being tried as one runtime loop (a While over its
+    counter), a cached function given the counter (`for k in range(n): t +=
+    s(k)`, a top-down DP's loop over choices) would be traced anew at every
+    call, its recursion never ending on a static condition: the loop is
+    unrolled instead (loops._try_counted), where the cache answers."""
+    if not builder.ctx().growths:
+        return
+    for v in (*args, *kwargs.values()):
+        if isinstance(v, Array) and v.span is not None:
+            raise NeedsStatic("the argument of a cached function", v)
+
+
+def _computed(interp, fn, args, kwargs, unsure: bool):
+    """fn(*args, **kwargs) interpreted; `unsure`: whether Python's cache
+    might have answered instead, so side effects are refused."""
+    if not unsure:
+        return interp.call(fn, args, kwargs)
+    with generator_runs.watching_effects(interp) as run:
+        answer = interp.call(fn, args, kwargs)
+    if run.effect_after >= 0:
+        name = getattr(fn, "__qualname__", "the cached function")
+        raise SideEffectError(
+            f"calling the cached function `{name}`, which changes outside state (a `nonlocal` "
+            "or global variable, a list, a dict, an attribute or an array), with runtime "
+            "arguments, inside a runtime loop, or after a runtime `if` that may have called "
+            "it, is not supported: whether Python's cache answers (so its changes do not run "
+            "again) is known only at run time",
+            hint="make the cached function pure (return what it computes, and make the "
+                 "changes where it is called), or drop the cache")
+    return answer
+
+
+def _holds(regions, region) -> bool:
+    """Whether the values of `region` exist at the current point."""
+    region = builder.living(region)
+    return any(r is region for r in regions)
+
+
+def _computed_on_another_path(regions, region) -> bool:
+    """Whether `region`, not around the current point, is a runtime branch or
+    loop body whose code was kept (Python's cache then holds the answer on
+    the paths that ran it); else it was a trial given up (an unrolled
+    iteration not kept): its answer never existed."""
+    region = builder.living(region)
+    while region is not None and not any(r is region for r in regions):
+        if not region.runtime:
+            return False        # (a region given up: kept ones are spliced)
+        region = region.parent and builder.living(region.parent)
+    return region is not None
+
+
+def _refuse_unhashable(args, kwargs) -> None:
+    """TypeError where Python's cache could not hash an argument: a NumPy
+    array (not a scalar), a list, a dict or a set, itself or in a tuple."""
+    stack = list(args) + list(kwargs.values())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array) and not (v.weak or v.immutable):
+            raise UserCodeError("TypeError: unhashable type: 'numpy.ndarray'")
+        if isinstance(v, (list, dict, set, bytearray)):
+            raise UserCodeError(f"TypeError: unhashable type: '{type(v).__name__}'")
+        if type(v) is tuple:
+            stack.extend(v)
 
 
 def _key(args, kwargs, typed: bool) -> tuple:

@@ -191,8 +191,8 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 finish_items(rec["items"])
         end_watch_scope(marks, keep)
         if keep:
-            ctx().region.ops.extend(iteration_ops)
             frame.interp.keep_early_generators(rec["builder"], ctx().region)
+            builder.splice(rec["builder"], ctx().region)
             for arr, before in rec["journal"].items():
                 journal_before(arr, before)
             items_before(rec["items"])
