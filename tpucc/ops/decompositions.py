@@ -5,7 +5,8 @@ jax.numpy.linalg / lax.linalg (LAPACK on CPU, cuSOLVER on GPU), batched over
 leading axes as NumPy's gufuncs are (lstsq: 2-d, as NumPy).
 
 Dtypes follow solvers.linalg_dtype (NumPy's _commonType): float32 and
-complex64 stay single precision, integers and bools compute in float64,
+complex64 results stay single precision (slogdet and eig compute in double,
+as NumPy does: solvers.in_numpy_precision), integers and bools in float64,
 float16 is refused as NumPy refuses it.  Eigenvalues of hermitian matrices,
 singular values, residuals and log-determinants are real (float32 for
 complex64).  Results are NumPy's named tuples (EighResult, SVDResult,
@@ -42,7 +43,7 @@ from ..errors import ShapeError, StaticValueError, UnsupportedError, UserCodeErr
 from ..ir import AVal
 from .manipulation import as_array
 from .registry import SOLVER_WEIGHT, NUMPY, implements, register, target_platforms
-from .solvers import hermitian_from_triangle, linalg_dtype
+from .solvers import hermitian_from_triangle, in_numpy_precision, linalg_dtype, lu_slogdet
 
 _linalg = np.linalg._linalg      # NumPy's result types (EighResult, SVDResult, ...)
 
@@ -275,13 +276,8 @@ def _slogdet_abstract(avals):
     return _aval(dt, a.shape[:-2]), _aval(real_dtype(dt), a.shape[:-2])
 
 
-def _slogdet_lower(x):
-    if x.shape[-1] == 0:
-        return jnp.ones(x.shape[:-2], x.dtype), jnp.zeros(x.shape[:-2], real_dtype(x.dtype))
-    return tuple(jnp.linalg.slogdet(x))
-
-
-_register("linalg_slogdet", _slogdet_abstract, _slogdet_lower,
+_register("linalg_slogdet", _slogdet_abstract,
+          in_numpy_precision(lambda x: tuple(lu_slogdet(x))),
           lambda a: tuple(np.linalg.slogdet(a)))
 
 
@@ -313,7 +309,9 @@ def _eig_lower(x, vectors):
     return tuple(jnp.linalg.eig(x))
 
 
-_register("linalg_eig", _eig_abstract, _eig_lower,
+# (in double, as NumPy: LAPACK's complex64 QR iteration can converge to the
+# eigenvalues in another order than its complex128 one)
+_register("linalg_eig", _eig_abstract, in_numpy_precision(_eig_lower),
           lambda a, vectors: tuple(np.linalg.eig(a)) if vectors else np.linalg.eigvals(a))
 
 
