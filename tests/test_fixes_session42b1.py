@@ -107,3 +107,65 @@ def test_complex64_eigenvalues_in_numpys_order():
             assert w.dtype == v.dtype == np.complex64
             np.testing.assert_allclose(w, expected, rtol=1e-4, atol=1e-4)
             np.testing.assert_allclose(z @ v, v * w, rtol=1e-3, atol=1e-3)
+
+
+# --- einsum of one operand without a sum: a writeable view --------------------------------
+
+@pytest.mark.parametrize("spec,shape", [
+    ("ii->i", (3, 3)), ("ij->ji", (2, 3)), ("ji", (2, 3)), ("ij", (2, 3)), ("ij->ij", (2, 3)),
+    ("...", (2, 3)), ("...ii->...i", (2, 3, 3)), ("iij->ji", (2, 2, 3)), ("i...i", (3, 2, 3)),
+    ("ba", (2, 3)),
+])
+def test_single_operand_einsum_is_a_view(spec, shape):
+    def written_through(a):
+        v = np.einsum(spec, a)
+        v[(0,) * v.ndim] = 7.0
+        return v.copy(), a
+
+    def sees_later_writes(a):
+        v = np.einsum(spec, a)
+        a[(0,) * a.ndim] = 100.0
+        return v
+
+    a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    same(written_through, a)
+    same(sees_later_writes, a)
+    same(lambda a: np.einsum(spec, a.T.copy().T), a)      # a non-contiguous operand
+
+
+def test_einsum_diagonal_of_a_transposed_argument_writes_through():
+    def f(a):
+        d = np.einsum("ii->i", a.T)
+        d += 1
+        return a
+    same(f, np.arange(9.0).reshape(3, 3))
+
+
+@pytest.mark.parametrize("spec", ["ii", "ij->", "ij->i", "iij->j"])
+def test_single_operand_einsum_that_sums_is_a_new_value(spec):
+    def f(a):
+        s = np.einsum(spec, a)
+        a[...] = 0
+        return s
+    a = np.arange(8.0).reshape(2, 2, 2) if spec.startswith("iij") else np.arange(4.0).reshape(2, 2)
+    same(f, a)
+
+
+# --- einsum(..., optimize=...) of several operands to a scalar: a 0-d array ---------------
+
+@pytest.mark.parametrize("optimize", [True, "greedy", "optimal", None, False,
+                                      ["einsum_path", (0, 1)]])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_einsum_optimize_full_contraction_type(optimize, dtype):
+    a, b = np.arange(3).astype(dtype), np.arange(1, 4).astype(dtype)
+    _exactly(lambda a, b: np.einsum("i,i->", a, b, optimize=optimize), a, b)
+    _exactly(lambda a, b: np.einsum("i,i", a, b, optimize=optimize), a, b)
+    m = np.arange(9).astype(dtype).reshape(3, 3)
+    _exactly(lambda m: np.einsum("ij,jk->", m, m, optimize=optimize), m)
+
+
+@pytest.mark.parametrize("optimize", [True, "greedy", None, False])
+def test_einsum_three_operands_and_one(optimize):
+    a = np.arange(3.0)
+    _exactly(lambda a: np.einsum("i,i,i->", a, a, a, optimize=optimize), a)
+    _exactly(lambda a: np.einsum("i->", a, optimize=optimize), a)

@@ -296,13 +296,90 @@ register("einsum", _einsum_abstract, _einsum_lower,
 
 
 @implements(np.einsum)
-def einsum(subscripts, *operands, optimize=None, dtype=None, casting="safe"):
+def einsum(subscripts, *operands, optimize=False, dtype=None, casting="safe"):
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts((subscripts, *operands))
     if dtype is not None:
         operands = cast_operands("einsum", [as_array_operand(x) for x in operands], dtype,
                                  casting)
-    return emit("einsum", *operands, subscripts=subscripts, precision=matmul_precision())
+    if dtype is None and len(operands) == 1:
+        view = _single_operand_view(subscripts, operands[0])
+        if view is not None:
+            return view
+    result = emit("einsum", *operands, subscripts=subscripts, precision=matmul_precision())
+    if result.ndim == 0 and _last_step_is_a_pair(subscripts, operands, optimize):
+        result.immutable = False        # NumPy's matmul step gives a 0-d array, not a scalar
+    return result
+
+
+def _single_operand_view(subscripts: str, a):
+    """NumPy's einsum of one operand that sums nothing ('ii->i', 'ij->ji',
+    'ij', '...ii->...i') returns a writeable view: diagonals (a repeated
+    label) and a transpose of `a`, which writes through it change and whose
+    later writes it sees.  None where einsum computes (a sum) or the
+    diagonal's flattening would copy (where NumPy's strides still view)."""
+    if not isinstance(a, Array) or "," in subscripts:
+        return None
+    spec = subscripts.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    if inputs.count("...") > 1 or "." in inputs.replace("...", ""):
+        return None
+    before, dots, after = inputs.partition("...")
+    named = len(before) + len(after)
+    if not all(c.isalpha() for c in before + after) or named > a.ndim or (named < a.ndim and not dots):
+        return None
+    ellipsis = [f"...{i}" for i in range(a.ndim - named)]
+    labels = list(before) + ellipsis + list(after)
+    if not arrow:       # implicit: the labels seen once, sorted, after the ellipsis's axes
+        output = "..." + "".join(sorted(c for c in set(before + after)
+                                        if (before + after).count(c) == 1))
+    out_before, out_dots, out_after = output.partition("...")
+    wanted = list(out_before) + (ellipsis if out_dots else []) + list(out_after)
+    if sorted(set(labels)) != sorted(wanted) or len(wanted) != len(set(wanted)):
+        return None     # a label summed over, or one NumPy refuses: einsum's own path
+    return _relabelled(a, labels, wanted)
+
+
+def _relabelled(a, labels: list, wanted: list):
+    while len(set(labels)) < len(labels):
+        label = next(c for c in labels if labels.count(c) > 1)
+        first = labels.index(label)
+        second = labels.index(label, first + 1)
+        # (the main diagonal of axes (i, j) is that of (j, i): either order
+        # whose flattening is a view, as of a transposed matrix's)
+        pair = next((p for p in ((first, second), (second, first)) if indexing.reshape_is_view(
+            moveaxis(a, p, (-2, -1)), _merged_shape(a.shape, *p))), None)
+        if pair is None:
+            return None
+        a = diagonal_view(a, 0, *pair)
+        labels = [c for i, c in enumerate(labels) if i not in (first, second)] + [label]
+    return transpose_function(a, [labels.index(c) for c in wanted])
+
+
+def _merged_shape(shape: tuple, first: int, second: int) -> tuple:
+    rest = tuple(n for i, n in enumerate(shape) if i not in (first, second))
+    return rest + (shape[first] * shape[second],)
+
+
+def _last_step_is_a_pair(subscripts, operands, optimize) -> bool:
+    """Whether NumPy's einsum ends with a contraction of two operands.
+    Unless optimize is False (the default; None is not False), NumPy follows
+    einsum_path and contracts pairs with bmm_einsum (a matmul: a 0-d result
+    is an ndarray), a single operand or three at once with c_einsum (a 0-d
+    result is a scalar): np.einsum('i,i', a, b, optimize=True) is an array.
+    The path depends on shapes only: NumPy's own einsum_path decides, on
+    zero-strided stand-ins."""
+    if optimize is False or len(operands) < 2:
+        return False
+    shapes = [tuple(x.shape) if isinstance(x, Array) else np.shape(x) for x in operands]
+    stand_ins = [np.lib.stride_tricks.as_strided(np.zeros((), np.int8), shape, (0,) * len(shape))
+                 for shape in shapes]
+    try:
+        _, contractions = np.einsum_path(subscripts, *stand_ins, optimize=optimize,
+                                         einsum_call=True)
+    except (TypeError, ValueError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+    return len(contractions[-1][0]) == 2
 
 
 def _sublist_subscripts(args) -> tuple:
@@ -355,6 +432,7 @@ def install_operators():
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, rebinds_in_place  # noqa: E402
 from .elementwise import store_inplace  # noqa: E402
-from .shape import cast_operands  # noqa: E402
+from .shape import cast_operands, diagonal_view, moveaxis, transpose_function  # noqa: E402
+from . import indexing  # noqa: E402
 from ..lower.layout import logical  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402

@@ -18,7 +18,8 @@ from .linalg import dot, matmul
 from .manipulation import as_array
 from .registry import (METHODS, as_array_operand, implements, normalize_axes, normalize_axis,
                        static_index)
-from .shape import expand_dims, moveaxis, pad, read_only, reshape, swapaxes, transpose, where
+from .shape import (diagonal_view, expand_dims, moveaxis, pad, read_only, reshape, swapaxes,
+                    transpose, where)
 
 
 def _zero(dtype):
@@ -55,22 +56,14 @@ def triu(m, k=0):
 
 @implements(np.diagonal, method="diagonal")
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal as the last axis (NumPy's layout), taken from the matrix
-    flattened to (..., n*m) with a stride of m + 1."""
+    """np.diagonal: a read-only view (shape.diagonal_view)."""
     a = as_array(a)
     if a.ndim < 2:
         raise ShapeError("diag requires an array of at least two dimensions")
     axis1, axis2 = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
-    k = static_index(offset)
     if axis1 == axis2:
         raise ShapeError("axis1 and axis2 cannot be the same")
-    a = moveaxis(a, (axis1, axis2), (-2, -1))
-    n, m = a.shape[-2:]
-    start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
-    flat = reshape(a, a.shape[:-2] + (n * m,))
-    if length <= 0:
-        return read_only(flat[..., 0:0])
-    return read_only(flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1])
+    return read_only(diagonal_view(a, static_index(offset), axis1, axis2))
 
 
 @implements(np.diag)

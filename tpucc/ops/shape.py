@@ -249,6 +249,20 @@ def read_only(x, kind=None):
     return x
 
 
+def diagonal_view(a, k: int, axis1: int, axis2: int):
+    """The k-th diagonal of axes axis1, axis2 (normalized, distinct) as the
+    last axis (NumPy's layout): the matrix flattened to (..., n*m), every
+    (m + 1)-th element.  A view of `a` when that reshape is one (np.diagonal
+    makes it read-only; einsum('ii->i') gives it writeable)."""
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = a.shape[-2:]
+    start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
+    flat = reshape(a, a.shape[:-2] + (n * m,))
+    if length <= 0:
+        return flat[..., 0:0]
+    return flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1]
+
+
 # --- concatenate / stack -------------------------------------------------------------
 
 def _concat_abstract(avals, axis):
