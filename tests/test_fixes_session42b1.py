@@ -169,3 +169,43 @@ def test_einsum_three_operands_and_one(optimize):
     a = np.arange(3.0)
     _exactly(lambda a: np.einsum("i,i,i->", a, a, a, optimize=optimize), a)
     _exactly(lambda a: np.einsum("i->", a, optimize=optimize), a)
+
+
+# --- attributes set on an argument object: the program's __dict__ order -------------------
+
+class Model:
+    pass
+
+
+def fit_alias_first(m, x):
+    m.x = x                         # an argument array itself (an alias)
+    m.norm = np.linalg.norm(x)      # computed (a write-back)
+    m.count = 3
+
+
+def fit_computed_first(m, x):
+    m.L = np.linalg.cholesky(np.outer(x, x) + np.eye(x.size))
+    m.x = x
+    m.alpha = m.L @ x
+    m.y = x[:1]                     # a view of an argument
+    m.logdet = float(np.log(np.diag(m.L)).sum())
+
+
+@pytest.mark.parametrize("fit", [fit_alias_first, fit_computed_first])
+def test_attribute_order_of_an_argument_object(fit):
+    x = np.array([3.0, 4.0])
+    eager, compiled = Model(), Model()
+    fit(eager, x.copy())
+    x_compiled = x.copy()
+    run = tpucc.compile(fit, cache=False)
+    run(compiled, x_compiled)
+    assert list(vars(compiled)) == list(vars(eager))
+    assert compiled.x is x_compiled
+    assert_same({k: v for k, v in vars(eager).items()}, {k: v for k, v in vars(compiled).items()})
+    again = Model()
+    again.count = 0                 # an attribute that exists keeps its place
+    eager_again = Model()
+    eager_again.count = 0
+    fit(eager_again, x.copy())
+    run(again, x.copy())
+    assert list(vars(again)) == list(vars(eager_again))

@@ -653,6 +653,8 @@ def runner(entry: Entry):
             # read them: a write-back may rebind where they were read from
             # (`old = m.w; m.w = m.w - g; return old, m.w`).
             held = _held_captured(traced, held_indices) if held_indices else None
+            if traced.attribute_order:
+                _reserve_new_attributes(traced.attribute_order)
             if writebacks:
                 _write_back(traced, (leaves, held), outs, written, kept, fetch_early,
                             (args, kwargs))
@@ -1266,6 +1268,20 @@ def store_attribute(holder, name, value) -> None:
         object.__setattr__(holder, name, value)
     else:
         setattr(holder, name, value)
+
+
+def _reserve_new_attributes(order):
+    """Enters the attributes new to their objects into their __dict__s in
+    the order the program first set them (`m.x = x; m.norm = ...`: vars(m)
+    lists x first, as eagerly), before the two passes that set them,
+    write-backs (computed values) first, then aliases (input arrays) set
+    their values.  Only plain __dict__s: a class with its own __setattr__
+    gets its attributes through it, in the passes' order."""
+    for obj, name in order:
+        namespace = getattr(obj, "__dict__", None)
+        if (type(namespace) is dict and name not in namespace
+                and type(obj).__setattr__ is object.__setattr__):
+            namespace[name] = None
 
 
 def _bind_aliases(traced, inputs, arguments):

@@ -218,6 +218,12 @@ class Traced:
     # outside container's item) or "item" (an argument's: holder, name =
     # its root, keys).
     aliases: list = field(default_factory=list)
+    # (holder, name) of every attribute the program set, in the order it
+    # first set them, where some are aliases and some write-backs: the
+    # driver binds the two in separate passes, and an attribute new to the
+    # holder must still enter its __dict__ in the program's order
+    # (driver._reserve_new_attributes).
+    attribute_order: list = field(default_factory=list)
     # Returned values NumPy gives back as objects the caller has
     # (_returned_aliases): (position among the result's leaves, ("leaf",
     # an earlier position), (source, input index, NumPy view or None) as
@@ -638,7 +644,16 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   number_places=context.number_places, appends=appended,
                   process_local=context.process_local, writeback_locs=writeback_locs,
                   input_identities=identities, aliases=aliases,
-                  returned_aliases=returned_aliases)
+                  returned_aliases=returned_aliases,
+                  attribute_order=_attribute_order(interp, aliases, writebacks))
+
+
+def _attribute_order(interp, aliases, writebacks) -> list:
+    """Traced.attribute_order: only where aliases and write-backs both set
+    attributes (otherwise each pass alone keeps the program's order)."""
+    if not (any(a[0] == "attr" for a in aliases) and any(w[0] == "attr" for w in writebacks)):
+        return []
+    return [(obj, name) for obj, name in interp.attr_writes.values() if isinstance(name, str)]
 
 
 def _returned_aliases(out_leaves, inputs) -> list:
