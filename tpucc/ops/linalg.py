@@ -341,6 +341,8 @@ def _single_operand_view(subscripts: str, a):
 
 
 def _relabelled(a, labels: list, wanted: list):
+    """`a`, whose axes carry `labels`, as a view with axes `wanted`: each
+    repeated label's diagonal, then a transpose."""
     while len(set(labels)) < len(labels):
         label = next(c for c in labels if labels.count(c) > 1)
         first = labels.index(label)
