@@ -3,6 +3,7 @@ successor instead of mutating it, so snapshots of interpreter state taken for
 the two arms of a runtime branch never share a mutable iterator."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -110,8 +111,13 @@ class SeqIter:
         return self.at(self.pos + 1)
 
     def at(self, pos: int) -> "SeqIter":
-        return SeqIter(self.items, pos, self.source, self.stamp, self.read,
-                       self.follows_length, self.cursor, self.kind)
+        return dataclasses.replace(self, pos=pos)
+
+    def with_items(self, items: tuple) -> "SeqIter":
+        """The same iterator over `items`.  (Every field is kept, `kind`
+        too: it is part of a merge's structure (state.flatten), so a copy
+        that lost it differs from the other paths' iterator.)"""
+        return dataclasses.replace(self, items=items)
 
     def remaining(self) -> int:
         return max(len(self.items) - self.pos, 0)

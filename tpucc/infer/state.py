@@ -497,8 +497,7 @@ def _same_iterated_items(new: SeqIter, old: SeqIter, in_place: dict) -> SeqIter:
     items = same_object(new.items, [old.items], in_place)
     if items is new.items:
         return new
-    return SeqIter(items, new.pos, new.source, new.stamp, new.read, new.follows_length,
-                   new.cursor)
+    return new.with_items(items)
 
 
 def _refill(container, items, in_place: dict):
