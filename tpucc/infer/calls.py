@@ -1082,6 +1082,19 @@ class Interpreter:
                              f"`.{name}` of an object that outlives the call",
                              lambda: self.getattr(obj, name))
 
+    def _value_before_region(self, current, what: str):
+        """current() of a place a runtime branch or loop rebinds, the value
+        its merge starts from; a place with none yet (a new attribute of an
+        outside object) would exist after it on some paths only."""
+        value = _current_or_missing(current)
+        if value is _MISSING:
+            raise SideEffectError(
+                f"assigning {what} {self.region_name()} is not supported: it has no value "
+                "before, so whether it exists after would be known only at run time",
+                hint="give it a value before the `if` or loop (e.g. an array of the right "
+                     "shape), then rebind it inside; or assign it after the `if` or loop")
+        return value
+
     def _attributes_of(self, obj, name):
         """Where obj.name is stored, as a mapping set_item can journal: the
         object's __dict__, or for a __slots__ member a SlotValues of the
@@ -1139,7 +1152,7 @@ class Interpreter:
         if self._in_frame_region() and isinstance(value, Array):
             if key not in self.shadow:
                 # its value as read now, as the slot the region merges or carries
-                self.shadow[key] = current()
+                self.shadow[key] = self._value_before_region(current, what)
             set_item(self.shadow, key, value, 0)
             self.attr_writes[key] = (obj, name)
             self.write_locs[("attr", key)] = builder.current_loc()

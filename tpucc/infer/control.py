@@ -147,28 +147,57 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
     may leave, under tpucc.grad: once per combination of their exits).  Where
     the paths reach it with different static values (a Python number, a
     shape), that would make them runtime or fail: then, as before, the code
-    after runs once per path, each with its own static values."""
+    after runs once per path, each with its own static values.  But that
+    code then runs inside a guard Cond, where changing a list, a dict or an
+    object made before it is refused (`out.append(v)` after a `for ... else`
+    whose loop a runtime `break` may leave): where it is, the paths meet
+    after all, their differing static values merged as a runtime `if`'s
+    are."""
     join = _common_join(frame.fc, ex.targets, stops)
-    if join is None or (frame.fc.code, join) in ctx().unjoined:
+    if join is None:
         return _continue_paths(frame, ex, stops)
+    c, key = ctx(), (frame.fc.code, join)
+    if key not in c.unjoined:
+        out, _ = _attempt(frame, lambda: _continue_paths(frame, ex, stops, join), _PathsDiffer)
+        if out is not None:
+            return out
+        c.unjoined.add(key)
+    if key in c.merged_joins:
+        return _continue_paths(frame, ex, stops, join, same_statics=False)
+    out, apart = _attempt(frame, lambda: _continue_paths(frame, ex, stops), SideEffectError)
+    if out is not None:
+        return out
+    try:
+        out = _continue_paths(frame, ex, stops, join, same_statics=False)
+    except SideEffectError:
+        raise apart from None       # (the paths' own refusal: the one to report)
+    c.merged_joins.add(key)
+    return out
+
+
+def _attempt(frame, run, recoverable):
+    """run() in a region of its own, added to the current one if it works:
+    (its result, None); if it raises `recoverable` (an exception class):
+    (None, the error), with the frame's state, the arrays and the items it
+    changed as they were before (an error of another class, raised, undoes
+    them too: journaled_region)."""
     locals0, stack0, current = dict(frame.locals), list(frame.stack), frame.current
     with journaled_region(runtime=False) as rec, watch_scope() as marks:
         try:
-            out = _continue_paths(frame, ex, stops, join)
-        except _PathsDiffer:
-            out = None
-            ctx().unjoined.add((frame.fc.code, join))
+            out, error = run(), None
+        except recoverable as e:
+            out, error = None, e
             finish_journal(rec["journal"])
             finish_items(rec["items"])
-    end_watch_scope(marks, out is not None)
-    if out is None:
+    end_watch_scope(marks, error is None)
+    if error is not None:
         frame.locals, frame.stack, frame.current = locals0, stack0, current
-        return _continue_paths(frame, ex, stops)
+        return None, error
     builder.splice(rec["builder"], ctx().region)
     for arr, before in rec["journal"].items():
         journal_before(arr, before)
     items_before(rec["items"])
-    return out
+    return out, None
 
 
 class _PathsDiffer(MergeError):
@@ -181,8 +210,9 @@ class _PathsDiffer(MergeError):
 GUARD_NOTE = "guard:"
 
 
-def _continue_paths(frame, ex: Exit, stops, join=None) -> Exit:
-    """continue_multi's guard Conds; with `join`, each path stops there."""
+def _continue_paths(frame, ex: Exit, stops, join=None, same_statics=True) -> Exit:
+    """continue_multi's guard Conds; with `join`, each path stops there, and
+    with `same_statics` they must agree there on static values."""
     while not ex.static:
         inside = sorted(t for t in ex.targets if t not in stops and t != RETURN)
         if not inside:
@@ -203,7 +233,7 @@ def _continue_paths(frame, ex: Exit, stops, join=None) -> Exit:
                 (lambda f: walk(f, target, stops | others), taken),
                 (lambda f, e=ex, t=target: _without(e, t), None),
             ], note=f"{GUARD_NOTE} code after block {target} runs only on the path that reached it",
-                same_statics_at=join)
+                same_statics_at=join if same_statics else None)
         except _PathsDiffer:
             raise
         except MergeError as e:
