@@ -1380,7 +1380,6 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         written, loose = kept_containers(frame.interp, body_entry,
                                          [(frame.locals, frame.stack, {})], writes, "iteration")
         loose_ends = rebound.ends(loose, rec["items"])
-        _check_rebound_after_update(loose_entries, loose_ends, frame.fc.loop_locs[header])
         _check_detached(detached_bases, leaves, frame.fc.loop_locs[header])
         _check_loose_aliases(loose_befores, loose_entries, leaves, slot_arrays,
                              frame.fc.loop_locs[header])
@@ -1389,6 +1388,10 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         ends = finish_journal(rec["journal"])
         out_td, out_leaves = state_leaves(frame.locals, frame.stack)   # items as the body left them
         finish_items(rec["items"])
+    # (after finish_items: the holders hold their values from before the
+    # loop again, as privacy's scan must see them)
+    _check_rebound_after_update(loose_befores, loose_entries, loose_ends, out_leaves,
+                                is_private, fresh_floor, frame.fc.loop_locs[header])
     originals = [copies.get(cid, frame.interp.fresh_ids[cid][0]) for cid in written]
     keep_in_place = {id(c): frame.interp.fresh_ids[id(c)][1] for c in originals}
     kept = {i for i, a in slot_arrays.items() if i < len(out_leaves) and out_leaves[i][1] is a}
@@ -1559,22 +1562,40 @@ def _final_arrays(permuted: dict, trips: int) -> dict:
     return out
 
 
-def _check_rebound_after_update(entries, ends, loc):
+def _check_rebound_after_update(befores, entries, ends, out_leaves, is_private, floor, loc):
     """An attribute (or an item of a list only an object holds) that the
     body updates in place and then rebinds: as for a variable (_run_body),
     NumPy's first update goes into the array the slot named before the loop,
     and each later one into whatever array the previous iteration left there
-    (another name's, say), none of which the While's parameter follows."""
+    (another name's, say), none of which the While's parameter follows.
+    Unless nothing can see those updates (_updates_unseen)."""
     for slot, entry in entries.items():
         holder, key, _, end, _ = ends[slot]
-        if end is not entry and entry.version:
+        if end is not entry and entry.version and not _updates_unseen(
+                slot, befores, ends, out_leaves, is_private, floor):
             name = slot_name(holder, key)
             raise SideEffectError(
                 f"`{name}` is updated in place and then rebound inside this loop: on the "
                 "first iteration the update goes into the array it named before the loop, "
                 "later ones into the array the previous iteration left there", loc,
-                f"update it out of place ({name} = {name} * ...) or rebind it to a copy "
-                "(... = x.copy())")
+                f"update it out of place ({name} = {name} * ...), or let it hold only memory "
+                "no other name reaches: a copy before the loop (... = x.copy()) and a new "
+                f"array each iteration ({name} = np.minimum({name}, m), or {name} = y.copy() "
+                f"rather than {name} = y)")
+
+
+def _updates_unseen(slot, befores, ends, out_leaves, is_private, floor) -> bool:
+    """Whether a carried slot's in-place updates reach only arrays no other
+    name holds: the one it held before the loop only it reaches (`w =
+    W(x.copy())`, privacy.py), and each iteration leaves it a new array of
+    its own (`w.x = np.minimum(w.x, 10)`), which no variable nor other slot
+    holds, nor views."""
+    end = ends[slot][3]
+    if is_private is None or not is_private(befores[slot][1]) or not _is_fresh(end, floor):
+        return False
+    others = [v for _, v in out_leaves]
+    others += [e[3] for other, e in ends.items() if other != slot]
+    return not any(_share_memory(end, v) for v in others)
 
 
 def _check_loose_aliases(befores, entries, leaves, slot_arrays, loc):
