@@ -28,12 +28,13 @@ from . import (builder, builtins_impl, calls, checks, control, dunders, exceptio
                stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
-from .control import RETURN, Exit, bound_flag
+from .control import RETURN, Exit, bound_flag, finish_journal
 from . import iterators
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
 from .static_arguments import runtime_argument_error, runtime_scalar_iterated
-from .values import CHOSEN, MISSING, Array, NeedsStatic, Undefined, known_integer
+from .values import (CHOSEN, MISSING, Array, NeedsStatic, Undefined, finish_items,
+                     items_before, journal_before, known_integer)
 
 NULL = type("NULL", (), {"__repr__": lambda self: "NULL"})()
 HANDLERS: dict = {}
@@ -926,7 +927,10 @@ def FORMAT_VALUE(f, flags):
                                "at compile time",
                                hint="use print(x) to print it at run time; the message of an "
                                     "`assert`, or of a `raise` that is all a runtime `if` holds, "
-                                    "may show runtime values (compute them before the `if`)")
+                                    "may show runtime values, and arithmetic on them that needs "
+                                    "no runtime check (a Python float's `/` checks for zero): "
+                                    "compute others on a line before it (`d = a / b`, then "
+                                    "f\"{d}\")")
     _guard_read_natively(f, v)                     # f"{rows}"
     f.push(_text(f, format, v, spec))
 
@@ -1304,12 +1308,13 @@ _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_AT
                  "BINARY_SUBSCR".split()}
 # A runtime check's message is computed on every path, where Python computes
 # it only when the check fails: its computations must be harmless there.
-# These run on static operands only (a runtime x[i] would check its index),
-# and calls only of these builtins (len of an array: static).
+# These run on static operands, or on arrays and numbers, and calls only of
+# these builtins: len (of an array: static), str and repr of static values,
+# the others of arrays and numbers.
 _OPERANDS = {"UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1, "UNARY_INVERT": 1, "BINARY_OP": 2,
              "BINARY_SUBSCR": 2}
-_MESSAGE_CALLS = {len: "any", abs: "static", min: "static", max: "static", round: "static",
-                  int: "static", float: "static", str: "static", repr: "static"}
+_MESSAGE_CALLS = {len: "any", abs: "numbers", min: "numbers", max: "numbers", round: "numbers",
+                  int: "numbers", float: "numbers", str: "static", repr: "static"}
 
 
 def raised_by(f, index: int) -> tuple | None:
@@ -1369,21 +1374,35 @@ def _past_passages(fc, index: int) -> int:
 def _static_message(f, instrs):
     """The message those instructions compute, run on the frame's stack as
     usual: () for none, None if it is not one static number or string; a
-    messages.Message if runtime values are formatted into it."""
+    messages.Message if runtime values are formatted into it.  It is
+    computed on every path, where Python computes it only when the check
+    fails: its ops run in a region of their own, kept only if they added
+    no runtime check (`x[i]` would check its index, `n // k` its divisor:
+    a check there would fire where Python never computes the message)."""
     depth = len(f.stack)
     fields = messages.Fields()
     f.format_runtime = fields.format
+    c = builder.ctx()
+    checks_before = len(c.checks)
     try:
-        for i in instrs:
-            if not _harmless(f, i):
-                return None
-            HANDLERS[i.op](f, i.arg)
+        with control.journaled_region(runtime=False) as rec:
+            computed = _run_message_ops(f, instrs) and len(c.checks) == checks_before
+            if not computed:
+                finish_journal(rec["journal"])
+                finish_items(rec["items"])
     except TpuccError:      # a runtime value used otherwise (a runtime format spec)
-        return None
+        computed = False    # (journaled_region undid its changes)
     finally:
         f.format_runtime = None
         values = f.stack[depth:]
         del f.stack[depth:]
+    if not computed:
+        del c.checks[checks_before:]
+        return None
+    c.region.ops.extend(rec["builder"].ops)
+    for arr, before in rec["journal"].items():
+        journal_before(arr, before)
+    items_before(rec["items"])
     if not values:
         return ()
     if len(values) > 1 or not isinstance(values[0], (str, int, float)):
@@ -1391,12 +1410,25 @@ def _static_message(f, instrs):
     return fields.message(str(values[0]))
 
 
+def _run_message_ops(f, instrs) -> bool:
+    """Runs a message's instructions; whether each was one it may run."""
+    for i in instrs:
+        if not _harmless(f, i):
+            return False
+        HANDLERS[i.op](f, i.arg)
+    return True
+
+
 def _harmless(f, i) -> bool:
     """Whether message instruction `i` may run on every path, not only on
-    the failing one (_OPERANDS, _MESSAGE_CALLS)."""
+    the failing one (_OPERANDS, _MESSAGE_CALLS).  Arithmetic and indexing
+    of arrays and numbers may (`f"drift {E - E0:.4f}"`; one that checks
+    something at run time, a runtime index, is caught by _static_message);
+    of other runtime values (an object's __add__ is the user's code), not."""
     runtime = lambda v: isinstance(v, Array) or builtins_impl.holds_array(v)  # noqa: E731
     if i.op in _OPERANDS:
-        return not any(map(runtime, f.stack[-_OPERANDS[i.op]:]))
+        operands = f.stack[-_OPERANDS[i.op]:]
+        return not any(map(runtime, operands)) or all(map(_array_or_number, operands))
     if i.op != "CALL":
         return True
     argc, kwnames = i.arg
@@ -1406,7 +1438,13 @@ def _harmless(f, i) -> bool:
         allowed = _MESSAGE_CALLS.get(fn) if first is NULL and not kwnames else None
     except TypeError:           # (an unhashable callable)
         return False
+    if allowed == "numbers":
+        return all(map(_array_or_number, args))
     return allowed == "any" or allowed == "static" and not any(map(runtime, args))
+
+
+def _array_or_number(v) -> bool:
+    return isinstance(v, (Array, bool, int, float, complex, np.generic))
 
 
 @terminator
