@@ -1376,9 +1376,10 @@ def _static_message(f, instrs):
     usual: () for none, None if it is not one static number or string; a
     messages.Message if runtime values are formatted into it.  It is
     computed on every path, where Python computes it only when the check
-    fails: its ops run in a region of their own, kept only if they added
-    no runtime check (`x[i]` would check its index, `n // k` its divisor:
-    a check there would fire where Python never computes the message)."""
+    fails: its ops run in a region of their own, kept only if those on
+    runtime values added no runtime check (`x[i]` would check its index, a
+    Python float's `a / b` its divisor: a check there would fire where
+    Python never computes the message)."""
     depth = len(f.stack)
     fields = messages.Fields()
     f.format_runtime = fields.format
@@ -1386,7 +1387,7 @@ def _static_message(f, instrs):
     checks_before = len(c.checks)
     try:
         with control.journaled_region(runtime=False) as rec:
-            computed = _run_message_ops(f, instrs) and len(c.checks) == checks_before
+            computed = _run_message_ops(f, instrs)
             if not computed:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
@@ -1412,23 +1413,36 @@ def _static_message(f, instrs):
 
 def _run_message_ops(f, instrs) -> bool:
     """Runs a message's instructions; whether each was one it may run."""
+    c = builder.ctx()
     for i in instrs:
-        if not _harmless(f, i):
+        harmless = _harmless(f, i)
+        if not harmless:
             return False
+        checks_before = len(c.checks)
         HANDLERS[i.op](f, i.arg)
+        if harmless is _UNLESS_CHECKED and len(c.checks) > checks_before:
+            return False
     return True
 
 
-def _harmless(f, i) -> bool:
+# _harmless's answer for an op on runtime values: harmless unless it adds a
+# runtime check.
+_UNLESS_CHECKED = "unless checked"
+
+
+def _harmless(f, i):
     """Whether message instruction `i` may run on every path, not only on
-    the failing one (_OPERANDS, _MESSAGE_CALLS).  Arithmetic and indexing
-    of arrays and numbers may (`f"drift {E - E0:.4f}"`; one that checks
-    something at run time, a runtime index, is caught by _static_message);
-    of other runtime values (an object's __add__ is the user's code), not."""
+    the failing one (_OPERANDS, _MESSAGE_CALLS): True, False, or
+    _UNLESS_CHECKED.  Arithmetic and indexing of arrays and numbers may,
+    unless it checks something at run time (`f"drift {E - E0:.4f}"`, but
+    not a runtime index); of other runtime values (an object's __add__ is
+    the user's code), not."""
     runtime = lambda v: isinstance(v, Array) or builtins_impl.holds_array(v)  # noqa: E731
     if i.op in _OPERANDS:
         operands = f.stack[-_OPERANDS[i.op]:]
-        return not any(map(runtime, operands)) or all(map(_array_or_number, operands))
+        if not any(map(runtime, operands)):
+            return True
+        return _UNLESS_CHECKED if all(map(_array_or_number, operands)) else False
     if i.op != "CALL":
         return True
     argc, kwnames = i.arg
@@ -1438,9 +1452,9 @@ def _harmless(f, i) -> bool:
         allowed = _MESSAGE_CALLS.get(fn) if first is NULL and not kwnames else None
     except TypeError:           # (an unhashable callable)
         return False
-    if allowed == "numbers":
-        return all(map(_array_or_number, args))
-    return allowed == "any" or allowed == "static" and not any(map(runtime, args))
+    if allowed == "numbers" and any(map(runtime, args)):
+        return _UNLESS_CHECKED if all(map(_array_or_number, args)) else False
+    return allowed in ("any", "numbers") or allowed == "static" and not any(map(runtime, args))
 
 
 def _array_or_number(v) -> bool:
