@@ -107,10 +107,6 @@ class Context:
     # (code, block) of the joins where runtime paths met with different
     # static values: the code after them runs once per path (control.py).
     unjoined: set = field(default_factory=set)
-    # ... those of them where running the code after once per path failed
-    # (it changed a container made before): the paths meet there after all,
-    # their static values merged (control.continue_multi).
-    merged_joins: set = field(default_factory=set)
     # The runtime branches being interpreted, outermost first: (the
     # condition's Value, whether this is the arm it selects) (periodic.py).
     branch_guards: list = field(default_factory=list)

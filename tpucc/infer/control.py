@@ -162,17 +162,15 @@ def continue_multi(frame, ex: Exit, stops) -> Exit:
         if out is not None:
             return out
         c.unjoined.add(key)
-    if key in c.merged_joins:
-        return _continue_paths(frame, ex, stops, join, same_statics=False)
+    # (tried each time, not remembered as `unjoined` is: a function inlined
+    # at another call may run the code after once per path there)
     out, apart = _attempt(frame, lambda: _continue_paths(frame, ex, stops), SideEffectError)
     if out is not None:
         return out
     try:
-        out = _continue_paths(frame, ex, stops, join, same_statics=False)
+        return _continue_paths(frame, ex, stops, join, same_statics=False)
     except SideEffectError:
         raise apart from None       # (the paths' own refusal: the one to report)
-    c.merged_joins.add(key)
-    return out
 
 
 def _attempt(frame, run, recoverable):
