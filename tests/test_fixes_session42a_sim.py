@@ -396,3 +396,18 @@ def test_assert_message_with_a_runtime_index_is_still_refused():
     # message only when the assertion fails)
     raises_at(runtime_index_in_message, (np.ones(3), n_(1)), E.StaticValueError,
               match="formatting a runtime value", line_of="assert", cache=False)
+
+
+def static_division_in_message(x, n, k):
+    assert x.sum() < 100, f"{n // k} parts"
+    return x.sum()
+
+
+def test_static_zero_division_in_a_message_only_where_the_assertion_fails():
+    # (the message is computed at compile time: `7 // 0` there raised E700
+    # though Python never computes it where the assertion holds)
+    same(static_division_in_message, np.ones(3), 7, 0)
+    same(static_division_in_message, np.ones(3), 7, 2)
+    err = raises_at(static_division_in_message, (np.full(3, 50.0), 7, 0), ZeroDivisionError,
+                    line_of="assert", cache=False)
+    assert "integer division or modulo by zero" in str(err)

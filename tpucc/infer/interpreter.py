@@ -1391,8 +1391,11 @@ def _static_message(f, instrs):
             if not computed:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
-    except TpuccError:      # a runtime value used otherwise (a runtime format spec)
-        computed = False    # (journaled_region undid its changes)
+    except (TpuccError, ArithmeticError):
+        # A runtime value used otherwise (a runtime format spec), or a static
+        # `n // 0`, which Python only meets where the check fails: the raise
+        # then runs as code on that path.  (journaled_region undid its changes)
+        computed = False
     finally:
         f.format_runtime = None
         values = f.stack[depth:]
