@@ -128,20 +128,28 @@ def binary(interp, op, a, b):
     inplace = INPLACE.get(op)
     if inplace is not None:
         method, op = inplace
-        if interp.user_dunder(a, method) is not None:
+        if interp.user_dunder(a, method) is not None or _numpy_meets_object(interp, a, b):
             result = _call(interp, a, method, b)
             if result is not NotImplemented:
                 return result
         elif not _involves_user(interp, a, b, BINARY[op][:2]):
             return NATIVE
-    elif op not in BINARY or not _involves_user(interp, a, b, BINARY[op][:2]):
+    elif op not in BINARY or not (_involves_user(interp, a, b, BINARY[op][:2])
+                                  or _numpy_meets_object(interp, a, b)
+                                  or _numpy_meets_object(interp, b, a)):
         return NATIVE
     method, reflected, symbol = BINARY[op]
     result = _forward_then_reflected(interp, a, b, method, reflected, subclass_first=_overrides)
     if result is NotImplemented:
         raise UserCodeError(f"TypeError: unsupported operand type(s) for {symbol}: "
-                            f"'{type(a).__name__}' and '{type(b).__name__}'")
+                            f"'{_python_type_name(a)}' and '{_python_type_name(b)}'")
     return result
+
+
+def _python_type_name(x) -> str:
+    """The name Python's TypeErrors give x's type (an ndarray's, not that of
+    tpucc's stand-in for a runtime array)."""
+    return "numpy.ndarray" if isinstance(x, Array) else type(x).__name__
 
 
 def involves_user(value, depth: int = 3) -> bool:
@@ -693,14 +701,86 @@ def _call(interp, x, name, y):
     if name == "__ne__" and _ne_is_not_eq(interp, x):
         equal = _call(interp, x, "__eq__", y)       # what object.__ne__ does
         return equal if equal is NotImplemented else negation(interp, equal)
-    if isinstance(x, (Array, np.ndarray, np.generic)) and \
-            class_attribute(type(y), "__array_ufunc__", False) is None:
-        return NotImplemented       # NumPy defers to a class saying `__array_ufunc__ = None`
-    if isinstance(x, np.generic) and not is_library_class(type(y)) and not any(
-            class_attribute(type(y), a) is not None for a in _ARRAY_PROTOCOLS):
-        return NotImplemented       # a NumPy scalar defers to an object it cannot convert
+    if _numpy_meets_object(interp, x, y):
+        if _numpy_defers(interp, x, name, y):
+            return NotImplemented
+        if isinstance(x, np.generic) and not any(
+                class_attribute(type(y), a) is not None for a in _ARRAY_PROTOCOLS):
+            return NotImplemented   # a NumPy scalar defers to an object it cannot convert
+        if interp.user_dunder(y, "__array_ufunc__") is not None and name in _OPERATOR_UFUNCS:
+            return _operator_ufunc(interp, x, name, y)
+        y = array_operand(interp, y)
     native = getattr(x, name, None)
     return NotImplemented if native is None else native(y)
+
+
+_NUMPY_OPERANDS = (Array, np.ndarray, np.generic)
+_REFLECTED = frozenset(names[1] for names in BINARY.values())
+_NO_ATTRIBUTE = object()
+
+
+def _numpy_meets_object(interp, x, y) -> bool:
+    """Whether x is a NumPy array or scalar and y an instance of a user
+    class: NumPy's operator methods then follow its own rules about y
+    (_numpy_defers, array_operand), which running them natively on tpucc's
+    stand-in for x would skip."""
+    if not isinstance(x, _NUMPY_OPERANDS) or is_library_class(type(y)):
+        return False
+    for name in ("__array_ufunc__", "__array_priority__", "__array__"):
+        interp.guard_lookup(type(y), name)      # (what NumPy's rules below ask)
+    return True
+
+
+# NumPy's operator methods are its ufuncs: x.__add__(y) is np.add(x, y),
+# x.__radd__(y) np.add(y, x), x.__iadd__(y) np.add(x, y, out=(x,)).
+_OPERATOR_UFUNCS = {}
+for _ufunc, _names in ((np.add, "add"), (np.subtract, "sub"), (np.multiply, "mul"),
+                       (np.matmul, "matmul"), (np.true_divide, "truediv"),
+                       (np.floor_divide, "floordiv"), (np.remainder, "mod"), (np.power, "pow"),
+                       (np.left_shift, "lshift"), (np.right_shift, "rshift"),
+                       (np.bitwise_and, "and"), (np.bitwise_or, "or"),
+                       (np.bitwise_xor, "xor"), (np.divmod, "divmod")):
+    _OPERATOR_UFUNCS.update({f"__{_names}__": (_ufunc, "forward"),
+                             f"__r{_names}__": (_ufunc, "reflected"),
+                             f"__i{_names}__": (_ufunc, "inplace")})
+for _ufunc, _name in ((np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
+                      (np.greater_equal, "ge"), (np.equal, "eq"), (np.not_equal, "ne")):
+    _OPERATOR_UFUNCS[f"__{_name}__"] = (_ufunc, "forward")
+
+
+def _operator_ufunc(interp, x, name, y):
+    """x.name(y), NumPy's operator method, as the ufunc it calls: handed to
+    y's __array_ufunc__ (interpreted; not deferred to y's own reflected
+    method: NumPy leaves that to classes without __array_ufunc__)."""
+    ufunc, kind = _OPERATOR_UFUNCS[name]
+    if kind == "reflected":
+        return array_ufunc(interp, ufunc, (y, x), {})
+    return array_ufunc(interp, ufunc, (x, y), {"out": (x,)} if kind == "inplace" else {})
+
+
+def _numpy_defers(interp, x, name, y) -> bool:
+    """Whether NumPy's operator method x.name(y) returns NotImplemented, so
+    that Python calls y's reflected method (NumPy's binop_should_defer): for
+    a forward operator where y's class says `__array_ufunc__ = None`, or has
+    no __array_ufunc__ but a higher __array_priority__ than x (the legacy
+    rule dual-number and unit classes rely on)."""
+    ufunc = class_attribute(type(y), "__array_ufunc__", _NO_ATTRIBUTE)
+    if ufunc is not _NO_ATTRIBUTE:
+        return ufunc is None
+    if name in _REFLECTED or isinstance(y, type(x)):
+        return False
+    return _array_priority(y, default=-1e6) > _array_priority(x, default=0.0)
+
+
+def _array_priority(x, default: float) -> float:
+    """x's __array_priority__ as NumPy reads it: an ndarray's is 0, a NumPy
+    scalar's -1e6, an object's without one `default`."""
+    if isinstance(x, Array) or type(x) is np.ndarray:
+        return 0.0
+    if isinstance(x, np.generic):
+        return -1e6
+    priority = class_attribute(type(x), "__array_priority__", default)
+    return float(priority) if isinstance(priority, (int, float)) else default
 
 
 # --- NumPy's array protocols on user objects -------------------------------------
@@ -786,11 +866,17 @@ def arrays_of(interp, fn, args, kwargs):
                 f"{name}() of a {type(x).__name__} object: its class's __array_function__ "
                 "is not run by compiled code", hint=f"call {name} on the arrays the object "
                                                     "holds (or return them from __array__)")
-        method = interp.user_dunder(x, "__array__")
-        if method is None:
-            return x
-        out = interp.inline(method, [x], {})
-        if not isinstance(out, (Array, np.ndarray)):
-            raise UserCodeError("ValueError: object __array__ method not producing an array")
-        return out
+        return array_operand(interp, x)
     return [converted(x) for x in args], {k: converted(v) for k, v in kwargs.items()}
+
+
+def array_operand(interp, x):
+    """x as NumPy converts an operand: the array a user class's Python
+    __array__ returns (interpreted), else x itself."""
+    method = interp.user_dunder(x, "__array__")
+    if method is None:
+        return x
+    out = interp.inline(method, [x], {})
+    if not isinstance(out, (Array, np.ndarray)):
+        raise UserCodeError("ValueError: object __array__ method not producing an array")
+    return out
