@@ -70,10 +70,14 @@ def test_copy_and_deepcopy_of_arrays_and_containers():
     check(lambda o: copy.deepcopy(o)["k"][0] + 1, od)
 
 
-def test_deepcopy_of_an_object_holding_arrays_is_refused_at_its_line():
+def test_deepcopy_of_an_object_pickled_its_own_way_holding_arrays_is_refused_at_its_line():
+    # (a plain object is copied: tests/test_fixes_session42d3.py)
     class P:
         def __init__(self, w):
             self.w = w
+
+        def __reduce__(self):
+            return P, (self.w,)
 
     def f(x):
         return copy.deepcopy(P(x)).w

@@ -27,7 +27,7 @@ from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
 from . import (builder, held_ints, interpreted, iterators, linalg_array_api, list_loops,
-               messages, numpy_callbacks, pure_stdlib, runtime_ranges)
+               messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges)
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -1700,9 +1700,10 @@ BUILTINS[py.frozenset] = _hashed_collection(frozenset)
 
 # --- copy.copy and copy.deepcopy ----------------------------------------------------
 # The copy module's own code asks native functions (id(), __reduce_ex__) about
-# each object; for arrays and the containers that hold them tpucc copies here.
-# Another object (the user's class) still goes through the module's code,
-# which copies it when it holds no runtime array.
+# each object; for arrays, the containers that hold them and plain objects of
+# the user's classes (object_copies.py) tpucc copies here.  Another object
+# still goes through the module's code, which copies it when it holds no
+# runtime array.
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype, range,
               frozenset, type)
@@ -1716,16 +1717,15 @@ def copy_copy(interp, x):
         return interp.copy_container(x)
     if isinstance(x, _IMMUTABLE) or type(x) is tuple:
         return x
-    return _copied_by_module(interp, copy_module.copy, x)
+    made = object_copies.copied_object(interp, x)
+    return _copied_by_module(interp, copy_module.copy, x) if made is object_copies.NOT_HANDLED \
+        else made
 
 
 @builtin(copy_module.deepcopy)
 def copy_deepcopy(interp, x, memo=None):
-    if memo is not None and isinstance(x, Array):      # (the copy module's own recursion)
-        return x if x.immutable else array_copy(x)
-    if memo is not None:
-        return _copied_by_module(interp, copy_module.deepcopy, x, memo)
-    return _deep_copy(interp, x, {})
+    # (a memo: a __deepcopy__'s `copy.deepcopy(self.w, memo)`, its copies shared)
+    return _deep_copy(interp, x, interp.fresh({}) if memo is None else memo)
 
 
 def _deep_copy(interp, x, memo: dict):
@@ -1751,7 +1751,10 @@ def _deep_copy(interp, x, memo: dict):
         items = [_deep_copy(interp, v, memo) for v in interp.static_items(x)]
         made = type(x)._make(items) if hasattr(x, "_fields") else tuple(items)
     else:
-        made = _copied_by_module(interp, copy_module.deepcopy, x)
+        made = object_copies.copied_object(
+            interp, x, lambda v: _deep_copy(interp, v, memo), memo)
+        if made is object_copies.NOT_HANDLED:
+            made = _copied_by_module(interp, copy_module.deepcopy, x, memo)
     memo[id(x)] = made
     return made
 

@@ -47,7 +47,7 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
                         is_native_iterator, loop_iterator, note_outside_iterator,
                         refuse_outside_iterator)
-from .state import dict_of_class, stored_value_arrays
+from .state import dict_of_class, is_namedtuple, stored_value_arrays
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
@@ -437,6 +437,8 @@ class Interpreter:
         self.argument_items: dict = {}          # id(argument copy) -> {key: item bound}
         self.depth = 0
         self.captured: dict[int, Captured] = {}
+        # id of a tuple from outside holding arrays -> (it, it with them captured)
+        self.captured_tuples: dict[int, tuple] = {}
         self.fresh_ids: dict[int, object] = {}
         # Copies of the list and dict arguments (their arrays bound to params).
         self.argument_containers: dict[int, object] = {}
@@ -673,7 +675,25 @@ class Interpreter:
             else:
                 entry.note_place(getter, owner, hop)
             return entry.array
+        if (type(value) is tuple or is_namedtuple(value)) and _holds_outside_array(value):
+            return self._captured_tuple(value, source, getter)
         return value
+
+    def _captured_tuple(self, value, source, getter):
+        """A tuple or named tuple from outside holding arrays (`s =
+        cell.state`), its arrays captured as reading each item would
+        (`cell.state.h`): a runtime `if` or loop can then merge or carry it
+        with a tuple the program makes (`s = St(x, x)`), whose items are
+        runtime values too.  One rebuilt tuple per tuple read, so that `is`
+        still holds between two reads of it."""
+        known = self.captured_tuples.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        items = [self.capture(v, source, lambda i=i: getter()[i], value, ("item", i))
+                 for i, v in enumerate(value)]
+        rebuilt = tuple(items) if type(value) is tuple else type(value)._make(items)
+        self.captured_tuples[id(value)] = (value, rebuilt)
+        return rebuilt
 
     def _tie_to_argument(self, source, getter, value, param, argument, owner, hop):
         """The caller's array `value`, found outside the arguments, is also an
@@ -3414,6 +3434,13 @@ def _flat_attribute(flat: FlatIter, name):
         raise UnsupportedError(f"`a.flat.{name}` is not supported",
                                hint="index a.flat, iterate over it, or use a.ravel()")
     raise UserCodeError(f"AttributeError: 'numpy.flatiter' object has no attribute '{name}'")
+
+
+def _holds_outside_array(value, depth: int = 4) -> bool:
+    """Whether a tuple (named tuples too, nested `depth` levels) holds a
+    NumPy or jax array."""
+    return any(_is_array_object(v) or depth > 0 and (type(v) is tuple or is_namedtuple(v))
+               and _holds_outside_array(v, depth - 1) for v in value)
 
 
 def _is_array_object(v) -> bool:
