@@ -587,11 +587,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             results.append(_number_var(value))
             writebacks.append(head + (_number_type(value),))
         elif not isinstance(value, Array):      # a named tuple of arrays ...: made again
-            arrays = stored_value_arrays(value)
-            results.append(arrays[0].var)       # (what the driver zips: unused)
-            writebacks.append(head + (RebuiltValue(
-                value, [_array_conversion(a) for a in arrays], arrays,
-                aliases=[_input_alias(a, inputs) for a in arrays]),))
+            rebuilt = _rebuilt(value, inputs)
+            results.append(rebuilt.arrays[0].var)   # (what the driver zips: unused)
+            writebacks.append(head + (rebuilt,))
         else:
             results.append(value.var)
             convert = _array_conversion(value)
@@ -605,12 +603,13 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         results.append(_number_var(value))
         writebacks.append(("global", namespace, name, _number_type(value)))
         writeback_locs.append(interp.write_locs.get(("global", key)))
-    for root, keys, value, convert, loc in _argument_item_writebacks(interp):
+    for root, keys, value, convert, loc in _argument_item_writebacks(interp, inputs):
         alias = _input_alias(value, inputs)
         if alias is not None:           # `d["b"] = d["a"]`: that very array
             aliases.append(("item", root, keys) + alias)
             continue
-        results.append(_number_var(value))
+        results.append(convert.arrays[0].var if isinstance(convert, RebuiltValue) else
+                       _number_var(value))  # (the first: what the driver zips, unused)
         writebacks.append(("item", root, keys, convert))
         writeback_locs.append(loc)
     for wb in writebacks:                   # after the write-backs, which the driver zips
@@ -838,7 +837,7 @@ def _unique_guards(guards):
     return out
 
 
-def _argument_item_writebacks(interp):
+def _argument_item_writebacks(interp, inputs):
     """(root, keys, new value, conversion, Loc of its assignment) of each
     item the program rebound in a dict or list argument (its copy, see
     _bind): the caller's container gets the new value after the call, a
@@ -870,7 +869,18 @@ def _argument_item_writebacks(interp):
             elif scalar_state.is_python_number(new) or isinstance(new, np.generic):
                 # an array rebound to a number known while compiling (`d["y"] = 3.5`)
                 out.append((root, keys + (slot,), new, type(new), loc))
+            elif stored_value_arrays(new) is not None:
+                # `ps[0] = ps[0]._replace(pos=...)`: made again around this call's arrays
+                out.append((root, keys + (slot,), new, _rebuilt(new, inputs), loc))
     return out
+
+
+def _rebuilt(value, inputs) -> RebuiltValue:
+    """The write-back conversion of a tuple, named tuple or frozen dataclass
+    of arrays stored where it outlives the call."""
+    arrays = stored_value_arrays(value)
+    return RebuiltValue(value, [_array_conversion(a) for a in arrays], arrays,
+                        aliases=[_input_alias(a, inputs) for a in arrays])
 
 
 def _array_conversion(value: Array):

@@ -531,8 +531,8 @@ class Interpreter:
         if id(obj) in self.argument_containers:
             raise SideEffectError(
                 f"changing a {type(obj).__name__} passed as an argument is not supported "
-                "beyond rebinding its items to arrays or numbers: the compiled call works on a "
-                "copy, and writes back only those",
+                "beyond rebinding its items to arrays, numbers or tuples of arrays: the compiled "
+                "call works on a copy, and writes back only those",
                 hint=argument_hint or "give it every item before the call (p['w'] = new and "
                      "p['t'] += 1 are written back), or return a new container")
         if entry is None and self.ctx.merged_containers.get(id(obj)) is obj:
@@ -1484,6 +1484,9 @@ class Interpreter:
         if isinstance(value, Array) and (_holds(obj, key, value)
                                          or self._holds_captured(obj, key, value)):
             return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
+        if not (isinstance(value, Array) or _is_number(value)) and _holds(obj, key, value) \
+                and (id(obj), ("item", _existing_slot(obj, key))) not in self.shadow:
+            return      # `vs[0] *= 2` where __imul__ returns the object: it stays the item
         self.refuse_differentiated_change(obj)
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
@@ -1501,9 +1504,11 @@ class Interpreter:
                     self.setitem(obj, position, item)
                 return
             value = items
-        if id(obj) in self.argument_containers and not (isinstance(value, Array)
-                                                        or _is_number(value)):
-            # (an array or a number is written back: infer._argument_item_writebacks)
+        if id(obj) in self.argument_containers and not (
+                isinstance(value, Array) or _is_number(value)
+                or stored_value_arrays(value) is not None):
+            # (an array, a number, or a named tuple... of arrays is written back:
+            # infer._argument_item_writebacks)
             self.check_mutation(obj, "a container")
         entry = self.fresh_ids.get(id(obj))
         slot = _existing_slot(obj, key)
