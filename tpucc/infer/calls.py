@@ -47,7 +47,7 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
                         is_native_iterator, loop_iterator, note_outside_iterator,
                         refuse_outside_iterator)
-from .state import dict_of_class, is_namedtuple, stored_value_arrays
+from .state import dict_of_class, held_value_hint, is_namedtuple, stored_value_arrays
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
@@ -1181,6 +1181,8 @@ class Interpreter:
             hint = ("assign after the `if` or loop" if self.ctx.runtime_depth > 0 else
                     "differentiate a function of the parameters (pass them as arguments) "
                     "and assign the results after tpucc.grad")
+            if self.ctx.runtime_depth > 0:      # (`cell.state = St(h, c)` in a loop)
+                hint = held_value_hint(what.strip("`"), [value]) or hint
             raise SideEffectError(f"assigning {what} {self.region_name()} is not "
                                   "supported", hint=hint)
         if not isinstance(value, Array) and stored_value_arrays(value) is None:

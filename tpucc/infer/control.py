@@ -29,9 +29,9 @@ from ..ops import elementwise
 from . import builder, chosen_functions, held_ints
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
-from .state import (container_paths, describe_static, flatten, is_plain_object, leaf_aval,
-                    merge_subject, pretty_path, rebuild_state, settled_test, state_leaves,
-                    static_equal, taken_whole, unflatten, unify)
+from .state import (container_paths, describe_static, flatten, held_value_hint,
+                    is_plain_object, leaf_aval, merge_subject, pretty_path, rebuild_state,
+                    settled_test, state_leaves, static_equal, taken_whole, unflatten, unify)
 from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items, int_bounds,
                      items_before, journal_before, new_serial_floor, put_item, ranged_span,
                      set_item)
@@ -265,6 +265,14 @@ def _common_join(fc, targets, stops) -> int | None:
 def _merge_hint(values, what: str = "", path: str = "") -> str:
     if all(isinstance(v, enum.Enum) for v in values):
         name = type(values[0]).__name__
+        if all(isinstance(v, int) for v in values):
+            # An IntEnum member is an int, but carried as one it would come out
+            # a plain int: `st is Lvl.HIGH`, st.name and type(st) would change.
+            return (f"which {name} member this is would be known only at run time, and compiled "
+                    f"code keeps members (their .name, `is`, type()) at compile time only: "
+                    f"carry its number (`st = int({name}.X)`), compare numbers (`st == "
+                    f"{name}.X` holds for an int), and make the member where it is needed "
+                    f"(`{name}(st)` after the call)")
         return (f"which {name} member this is would be known only at run time: carry its "
                 f"number (`st = {name}.X.value`) and compare numbers (`st == {name}.X.value`)")
     if "loop" in what and len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
@@ -898,7 +906,14 @@ def _merge_loose(arms, loose: dict):
             continue
         avals = [leaf_aval(v) for v in values]
         if any(a is None for a in avals):
-            raise MergeError(f"the branches give {pretty_path(slot_name(holder, key))} incompatible "
+            name = slot_name(holder, key)
+            held = held_value_hint(name, values)
+            if held is not None:
+                kinds = sorted({type(v).__name__ for v in values})
+                raise MergeError(f"the branches give {pretty_path(name)} a {' or '.join(kinds)}"
+                                 " holding arrays, which a runtime `if` carries only in a "
+                                 "variable", hint=held)
+            raise MergeError(f"the branches give {pretty_path(name)} incompatible "
                              "values: " + " and ".join(describe_static(v) for v in values),
                              hint="only arrays and numbers can differ between runtime paths")
         out.append((holder, key, serial, values,

@@ -26,8 +26,8 @@ from . import builder, counters, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
-from .state import (container_paths, describe_static, leaf_aval, rebuild_state, state_leaves,
-                    static_equal, unify)
+from .state import (container_paths, describe_static, held_value_hint, leaf_aval,
+                    rebuild_state, state_leaves, static_equal, unify)
 from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
@@ -1112,6 +1112,7 @@ class Rebound:
                 raise StaticChanged(
                     f"this runtime loop changes the static value `{name}` "
                     f"({describe_static(before)} -> {describe_static(end)})", loc,
+                    held_value_hint(name, (before, end)) or
                     _static_change_hint(name, before, end))
             aval = unify(name, avals, "iterations of this loop", (before, end))
             if carried is None and isinstance(before, _PY_NUMBERS):

@@ -168,6 +168,24 @@ def stored_value_arrays(value) -> list | None:
     return arrays or None
 
 
+def held_value_hint(name: str, values) -> str | None:
+    """The advice where a runtime `if` or loop rebinds an attribute or a
+    container's item (`name`, as slot_name writes it) to a tuple, named
+    tuple or frozen dataclass of arrays: such slots are carried only as
+    arrays and numbers, while a variable carries these item by item.  None
+    where no value is one."""
+    held = next((v for v in values if not isinstance(v, Array)
+                 and stored_value_arrays(v) is not None), None)
+    if held is None:
+        return None
+    kind = type(held).__name__
+    target = f"obj{name}" if name.startswith((".", "[")) else name
+    return (f"an attribute or item is carried through a runtime `if` or loop only as an array "
+            f"or a number, not as a {kind} of arrays: bind a variable to it before (`s = "
+            f"{target}`), rebind the variable inside (a variable's {kind} is carried item by "
+            f"item), and assign `{target} = s` after")
+
+
 def rebuilt_value(template, arrays):
     """`template` (a value stored_value_arrays accepted) made again with the
     items of the iterator `arrays` in place of its runtime arrays: named
