@@ -75,7 +75,7 @@ def test_intenum_member_chosen_at_run_time_is_refused_with_a_hint_that_works():
         return x * (st == _State.RUN.value), st
     raises_at(chosen, (np.array([2.0]),), E.MergeError,
               r"`st` incompatible values: _State.RUN and _State.IDLE(.|\n)*"
-              r"carry its number \(`st = _State.X.value`\)", line_of="if x[0]")
+              r"carry its number \(`st = int\(_State.X\)`\)", line_of="if x[0]")
     check(by_value, np.array([2.0]))
     check(by_value, np.array([0.0]))
 
