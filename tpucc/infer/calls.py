@@ -948,7 +948,8 @@ class Interpreter:
         own = [obj] if instance_dict(obj) is not None and id(obj) not in self.fresh_ids else []
         for owner in own + list(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
             if owner is not object and not is_library_class(owner):
-                self._guard(vars(owner), name, MISSING, owner, "vars")
+                # (an empty __slots__ member: its class holds the member's descriptor)
+                self._guard(vars(owner), name, vars(owner).get(name, MISSING), owner, "vars")
 
     def _guard_absent_key(self, obj, key):
         """A key a dict from outside lacks (KeyError, `in`, .get's default),

@@ -271,8 +271,8 @@ def _merge_hint(values, what: str = "", path: str = "") -> str:
             return (f"which {name} member this is would be known only at run time, and compiled "
                     f"code keeps members (their .name, `is`, type()) at compile time only: "
                     f"carry its number (`st = int({name}.X)`), compare numbers (`st == "
-                    f"{name}.X` holds for an int), and make the member where it is needed "
-                    f"(`{name}(st)` after the call)")
+                    f"int({name}.X)`), and make the member where it is needed (`{name}(st)` "
+                    "after the call)")
         return (f"which {name} member this is would be known only at run time: carry its "
                 f"number (`st = {name}.X.value`) and compare numbers (`st == {name}.X.value`)")
     if "loop" in what and len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
