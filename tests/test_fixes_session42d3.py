@@ -10,8 +10,10 @@
   written back, and `vs[0] *= 2` whose __imul__ returns the item is no change;
 - copy.copy / copy.deepcopy of a user object or dataclass holding arrays
   copies it as the copy module does, a user __copy__ / __deepcopy__ interpreted;
-- an attribute rebound to a NamedTuple in a runtime `if` / loop, and an
-  IntEnum member chosen at run time, stay refused, with a hint that works.
+- an attribute or outside item rebound to a NamedTuple of arrays under a
+  runtime `if` is merged item by item (in a runtime loop it stays refused,
+  with a hint that works), and an IntEnum member chosen at run time stays
+  refused, with a hint that works.
 """
 import copy
 import dataclasses
@@ -417,24 +419,87 @@ def test_a_copy_of_an_object_pickled_its_own_way_is_still_refused():
 
 # --- bug 3: an attribute rebound to a NamedTuple in a runtime region ---------
 
+class Held:
+    def __init__(self, n, dtype=np.float64):
+        self.state = St(np.zeros(n, dtype), np.zeros(n, dtype))
+        self.pair = (np.zeros(n, dtype), (np.ones(n, dtype), 3))
+        self.d = {"a": St(np.zeros(n, dtype), np.ones(n, dtype))}
+
+
+@pytest.mark.parametrize("x", [np.full(2, 3.0), np.zeros(2)])
+def test_an_arguments_attribute_rebound_to_a_named_tuple_under_a_runtime_if(x):
+    def one_path(cell, x):
+        if x.sum() > 1:
+            cell.state = St(x, cell.state.c)
+        return x
+
+    def both_paths(cell, x):
+        if x.sum() > 1:
+            cell.state = St(x, x)
+            cell.pair = (x, (x * 2, 3))
+        else:
+            cell.state = cell.state._replace(c=cell.state.c - x)
+        return cell.state.h
+
+    def dict_item(cell, x):
+        if x.sum() > 1:
+            cell.d["a"] = cell.d["a"]._replace(h=x)
+        return cell.d["a"].h
+
+    for f in (one_path, both_paths, dict_item):
+        same_with_objects(f, Held(2), x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scale", [3.0, 0.0])
+def test_a_local_objects_attribute_rebound_to_a_named_tuple_under_a_runtime_if(dtype, scale):
+    def f(x):
+        c = Held(2, dtype)
+        if x.sum() > 1:
+            c.state = St(x, x)
+            c.pair = (c.pair[0] + 1, (x, 3))
+        return c.state, c.pair
+
+    same_with_objects(f, np.full(2, scale, dtype))
+
+
+def test_a_named_tuple_attribute_merged_keeps_the_argument_arrays_each_call():
+    def f(cell, x):
+        if x.sum() > 1:
+            cell.state = St(x, cell.state.c)
+        return x
+
+    fc, cell = compiled(f), Held(2)
+    c0 = cell.state.c
+    for k in range(3):
+        fc(cell, np.full(2, 3.0 + k))
+    assert type(cell.state) is St and cell.state.c is c0
+    np.testing.assert_array_equal(cell.state.h, [5.0, 5.0])
+    fc(cell, np.zeros(2))
+    np.testing.assert_array_equal(cell.state.h, [5.0, 5.0])
+
+
+def test_a_named_tuple_leaf_of_another_dtype_is_named():
+    def f(x):
+        c = Held(2, np.float32)
+        if x.sum() > 1:
+            c.state = St(x, x)
+        return c.state
+    raises_at(f, (np.ones(2),), E.MergeError, r"`\.state\.h` different dtypes",
+              line_of="if x.sum()")
+
+
 def test_an_attribute_rebound_to_a_named_tuple_in_a_runtime_loop_has_a_hint_that_works():
     def refused(cell, x):
         while cell.state.h.sum() < 10:
             cell.state = St(cell.state.h + x, cell.state.c)
         return cell.state.h
 
-    def made_inside(x):
-        cell = Cell(2)
-        if x.sum() > 1:
-            cell.state = St(x, x)
-        return cell.state
-
     err = raises_at(refused, (Cell(2), np.ones(2)), E.SideEffectError,
-                    r"assigning `\.state` inside a runtime", line_of="cell.state = St(")
-    assert "bind a variable to it before" in err.hint and "obj.state = s" in err.hint
-    err = raises_at(made_inside, (np.ones(2),), E.MergeError,
-                    r"give `\.state` a St holding arrays", line_of="if x.sum()")
-    assert "bind a variable to it before" in err.hint
+                    r"this runtime loop changes the static value `\.state`",
+                    line_of="while cell.state")
+    assert "bind a variable to it before the loop" in err.hint
+    assert "obj.state = s" in err.hint
 
     def as_hinted(cell, x):
         s = cell.state
@@ -443,17 +508,7 @@ def test_an_attribute_rebound_to_a_named_tuple_in_a_runtime_loop_has_a_hint_that
         cell.state = s
         return cell.state.h
 
-    def made_inside_as_hinted(x):
-        cell = Cell(2)
-        s = cell.state
-        if x.sum() > 1:
-            s = St(x, x)
-        cell.state = s
-        return cell.state
-
     same_with_objects(as_hinted, Cell(2), np.ones(2))
-    same_with_objects(made_inside_as_hinted, np.ones(2))
-    same_with_objects(made_inside_as_hinted, np.zeros(2))
 
 
 # --- bug 14: an IntEnum chosen at run time ------------------------------------

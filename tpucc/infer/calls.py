@@ -1170,7 +1170,9 @@ class Interpreter:
             self.scalars.decide(cell_key(obj) if cell else attr_key(obj, name), value,
                                 what if cell else f"`.{name}` of {type(obj).__name__} objects",
                                 self.in_region())
-        if self._in_frame_region() and isinstance(value, Array):
+        if self._in_frame_region() and (isinstance(value, Array)
+                                        or stored_value_arrays(value) is not None):
+            # (a named tuple of arrays: merged item by item, control.HeldValueLeaves)
             if key not in self.shadow:
                 # its value as read now, as the slot the region merges or carries
                 self.shadow[key] = self._value_before_region(current, what)
@@ -1447,7 +1449,9 @@ class Interpreter:
                 return self.capture_number(container, slot, value,
                                            ("item", type(container).__name__, repr(slot)),
                                            ("item", slot), lambda: container[slot])
-        if isinstance(value, _ARRAY_TYPES) and hasattr(container, "__getitem__"):
+        if (isinstance(value, _ARRAY_TYPES) or type(value) in _TUPLES_CAPTURED
+                or is_namedtuple(value)) and hasattr(container, "__getitem__"):
+            # (a tuple of arrays too: calls.capture)
             return self.capture(value, ("item", type(container).__name__, repr(key)),
                                 lambda: container[key], container, ("item", key))
         return value
@@ -3442,6 +3446,9 @@ def _flat_attribute(flat: FlatIter, name):
         raise UnsupportedError(f"`a.flat.{name}` is not supported",
                                hint="index a.flat, iterate over it, or use a.ravel()")
     raise UserCodeError(f"AttributeError: 'numpy.flatiter' object has no attribute '{name}'")
+
+
+_TUPLES_CAPTURED = (tuple,)
 
 
 def _holds_outside_array(value, depth: int = 4) -> bool:

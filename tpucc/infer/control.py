@@ -31,7 +31,8 @@ from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, held_value_hint,
                     is_plain_object, leaf_aval, merge_subject, pretty_path, rebuild_state,
-                    settled_test, state_leaves, static_equal, taken_whole, unflatten, unify)
+                    settled_test, state_leaves, static_equal, stored_value_arrays,
+                    taken_whole, unflatten, unify)
 from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items, int_bounds,
                      items_before, journal_before, new_serial_floor, put_item, ranged_span,
                      set_item)
@@ -800,7 +801,12 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
             merged_value.held_int = loose_flags.get(id(entry))
             _watch_loose(holder, key, values, merged_value, floor)
-        set_item(holder, key, merged_value, serial)
+        if isinstance(holder, HeldValueLeaves):
+            holder[key] = merged_value      # (a leaf: the value is made again below)
+        else:
+            set_item(holder, key, merged_value, serial)
+    for leaves in {id(e[0]): e[0] for e in loose if isinstance(e[0], HeldValueLeaves)}.values():
+        leaves.rebind()
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
         merged[slot.index].immutable = merged_kind(slot.values)
@@ -896,29 +902,66 @@ def kept_containers(interp, entry, states, writes, where: str, whole=None):
 def _merge_loose(arms, loose: dict):
     """The values of the `loose` slots (kept_containers) on each arm, their
     merged types where they differ: [(holder, key, serial, values, aval or
-    None)]."""
+    None)].  A slot holding a tuple, named tuple or frozen dataclass of
+    arrays on every arm (`cell.state = St(h, c)`) is merged item by item, as
+    a variable's is: its entries' holder is a HeldValueLeaves."""
     out = []
     for slot, (holder, key, serial) in loose.items():
         values = [a.items[slot][2] if slot in a.items else holder[key] for a in arms]
-        first = values[0]
-        if all(v is first or static_equal(first, v) for v in values):
-            out.append((holder, key, serial, values, None))
+        leaves = HeldValueLeaves.of(holder, key, serial, values)
+        if leaves is None:
+            out.append(_merged_slot(holder, key, serial, values))
             continue
-        avals = [leaf_aval(v) for v in values]
-        if any(a is None for a in avals):
-            name = slot_name(holder, key)
-            held = held_value_hint(name, values)
-            if held is not None:
-                kinds = sorted({type(v).__name__ for v in values})
-                raise MergeError(f"the branches give {pretty_path(name)} a {' or '.join(kinds)}"
-                                 " holding arrays, which a runtime `if` carries only in a "
-                                 "variable", hint=held)
-            raise MergeError(f"the branches give {pretty_path(name)} incompatible "
-                             "values: " + " and ".join(describe_static(v) for v in values),
-                             hint="only arrays and numbers can differ between runtime paths")
-        out.append((holder, key, serial, values,
-                    unify(slot_name(holder, key), avals, "the branches", values)))
+        for i, column in enumerate(zip(*leaves.arm_leaves)):
+            out.append(_merged_slot(leaves, i, serial, list(column)))
     return out
+
+
+def _merged_slot(holder, key, serial, values):
+    """_merge_loose's entry of one slot."""
+    first = values[0]
+    if all(v is first or static_equal(first, v) for v in values):
+        return holder, key, serial, values, None
+    avals = [leaf_aval(v) for v in values]
+    if any(a is None for a in avals):
+        name = slot_name(holder, key)
+        raise MergeError(f"the branches give {pretty_path(name)} incompatible "
+                         "values: " + " and ".join(describe_static(v) for v in values),
+                         hint=held_value_hint(name, values) or
+                         "only arrays and numbers can differ between runtime paths")
+    return holder, key, serial, values, unify(slot_name(holder, key), avals, "the branches",
+                                              values)
+
+
+class HeldValueLeaves(list):
+    """The leaves of a tuple, named tuple or frozen dataclass of arrays that
+    an attribute or item holds (`holder[key]`) on each arm of a runtime
+    `if` (`arm_leaves`), one structure on all: its items are the merged
+    leaves, set as slots of their own (merge_arms); `rebind()` then stores
+    the value made again from them."""
+
+    @classmethod
+    def of(cls, holder, key, serial, values):
+        """None unless each of `values` (one per arm) is such a value, all of
+        one structure, and some differ."""
+        first = values[0]
+        if all(v is first for v in values) or any(
+                isinstance(v, Array) or stored_value_arrays(v) is None for v in values):
+            return None
+        flat = []
+        for v in values:
+            leaves = []
+            flat.append((flatten(v, "", leaves), leaves))
+        if any(td != flat[0][0] for td, _ in flat):
+            return None
+        made = cls(leaf for _, leaf in flat[0][1])
+        made.holder, made.key, made.serial, made.treedef = holder, key, serial, flat[0][0]
+        made.paths = [path for path, _ in flat[0][1]]      # (".h", "[1]": for messages)
+        made.arm_leaves = [[leaf for _, leaf in leaves] for _, leaves in flat]
+        return made
+
+    def rebind(self) -> None:
+        set_item(self.holder, self.key, unflatten(self.treedef, self), self.serial)
 
 
 def _watch_loose(holder, key, values, merged, floor):
@@ -934,6 +977,8 @@ def _watch_loose(holder, key, values, merged, floor):
 
 def slot_name(holder, key) -> str:
     """A slot outside the frame's variables, as messages name it."""
+    if isinstance(holder, HeldValueLeaves):     # `.state.h`
+        return slot_name(holder.holder, holder.key) + holder.paths[key]
     if isinstance(key, tuple):              # the shadow of an outside attribute or item
         return f"[{key[1][1]!r}]" if isinstance(key[1], tuple) else f".{key[1]}"
     return f".{key}" if isinstance(key, str) else f"[{key!r}]"

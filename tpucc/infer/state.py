@@ -169,21 +169,20 @@ def stored_value_arrays(value) -> list | None:
 
 
 def held_value_hint(name: str, values) -> str | None:
-    """The advice where a runtime `if` or loop rebinds an attribute or a
-    container's item (`name`, as slot_name writes it) to a tuple, named
-    tuple or frozen dataclass of arrays: such slots are carried only as
-    arrays and numbers, while a variable carries these item by item.  None
-    where no value is one."""
-    held = next((v for v in values if not isinstance(v, Array)
-                 and stored_value_arrays(v) is not None), None)
-    if held is None:
+    """The advice where a runtime loop rebinds an attribute or a container's
+    item (`name`, as slot_name writes it) to a tuple or named tuple of
+    arrays: a loop carries such slots only as arrays and numbers (a runtime
+    `if` merges them item by item: control.HeldValueLeaves), while it
+    carries a variable's item by item.  None where no value is one."""
+    held = next((v for v in values if type(v) is tuple or is_namedtuple(v)), None)
+    if held is None or stored_value_arrays(held) is None:
         return None
     kind = type(held).__name__
     target = f"obj{name}" if name.startswith((".", "[")) else name
-    return (f"an attribute or item is carried through a runtime `if` or loop only as an array "
-            f"or a number, not as a {kind} of arrays: bind a variable to it before (`s = "
-            f"{target}`), rebind the variable inside (a variable's {kind} is carried item by "
-            f"item), and assign `{target} = s` after")
+    return (f"a runtime loop carries an attribute or item only as an array or a number, not "
+            f"as a {kind} of arrays: bind a variable to it before the loop (`s = {target}`), "
+            f"rebind the variable inside (a variable's {kind} is carried item by item), and "
+            f"assign `{target} = s` after")
 
 
 def rebuilt_value(template, arrays):
