@@ -1449,8 +1449,8 @@ class Interpreter:
                 return self.capture_number(container, slot, value,
                                            ("item", type(container).__name__, repr(slot)),
                                            ("item", slot), lambda: container[slot])
-        if (isinstance(value, _ARRAY_TYPES) or type(value) in _TUPLES_CAPTURED
-                or is_namedtuple(value)) and hasattr(container, "__getitem__"):
+        if (isinstance(value, _ARRAY_TYPES) or type(value) is tuple or is_namedtuple(value)) \
+                and hasattr(container, "__getitem__"):
             # (a tuple of arrays too: calls.capture)
             return self.capture(value, ("item", type(container).__name__, repr(key)),
                                 lambda: container[key], container, ("item", key))
@@ -3446,9 +3446,6 @@ def _flat_attribute(flat: FlatIter, name):
         raise UnsupportedError(f"`a.flat.{name}` is not supported",
                                hint="index a.flat, iterate over it, or use a.ravel()")
     raise UserCodeError(f"AttributeError: 'numpy.flatiter' object has no attribute '{name}'")
-
-
-_TUPLES_CAPTURED = (tuple,)
 
 
 def _holds_outside_array(value, depth: int = 4) -> bool:
