@@ -602,6 +602,12 @@ def _scan_under_grad(frame, header, it) -> bool:
     iteration's exit enters the rest of the loop anew)."""
     if not (ctx().grad_depth and isinstance(it, RangeIter) and it.is_static()):
         return False
+    if it.remaining() <= min(ctx().options.get("unroll", 32), GUARDED_UNROLL_LIMIT):
+        # (within the budget, unrolled with guards, as without tpucc.grad:
+        # the code after the loop then runs once per way out, whose static
+        # values may differ, `s = s[:2]; break`, which a While's exit cannot
+        # carry; longer ones, whose guarded copies nest too deep, are scans)
+        return False
     refused = ctx().uncounted_loops.get((frame.fc.code, header))
     return refused is None or refused[1] < _COUNTED_TRIALS
 
