@@ -515,18 +515,25 @@ def stores_static_tuple(o, x):
 
 
 def stores_value_under_runtime_loop(o, x):
-    while x.sum() < 5:      # <- refused (a runtime `if` merges it: session 42d3)
+    while x.sum() < 5:      # (a runtime `if` merges it: session 42d3; a loop carries it: 43N)
         o.state = St(x, x)
         x = x + 1
     return x
 
 
-def test_values_without_arrays_or_under_runtime_control_flow_are_still_refused():
+def test_values_without_arrays_are_still_refused():
     raises_at(stores_static_tuple, (Holder(), np.ones(2)), tpucc.SideEffectError,
               match="assigning a Python value to `.label`", line_of="<- refused", cache=False)
-    raises_at(stores_value_under_runtime_loop, (Holder(), np.ones(2)), tpucc.SideEffectError,
-              match="this runtime loop changes the static value `.state`",
-              line_of="<- refused", cache=False)
+
+
+@pytest.mark.parametrize("start", [0.0, 1.0, 9.0])
+def test_a_value_stored_under_a_runtime_loop_is_carried_and_written_back(start):
+    f = compiled(stores_value_under_runtime_loop)
+    eager, holder = Holder(), Holder()
+    x = np.full(2, start)
+    assert_same(stores_value_under_runtime_loop(eager, x), f(holder, x))
+    assert type(holder.state) is St
+    assert_same(tuple(eager.state), tuple(holder.state))
 
 
 def test_value_kept_by_replace_follows_a_reset_from_outside():

@@ -47,7 +47,8 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
                         ReturningTail, SeqIter, consumed, counting_range, held_iterator,
                         is_native_iterator, loop_iterator, note_outside_iterator,
                         refuse_outside_iterator)
-from .state import dict_of_class, held_value_hint, is_namedtuple, stored_value_arrays
+from .state import (dict_of_class, held_value_hint, is_namedtuple, is_value_dataclass,
+                    stored_value_arrays, value_fields)
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
@@ -675,23 +676,32 @@ class Interpreter:
             else:
                 entry.note_place(getter, owner, hop)
             return entry.array
-        if (type(value) is tuple or is_namedtuple(value)) and _holds_outside_array(value):
+        if _is_value_of_parts(value) and _holds_outside_array(value):
             return self._captured_tuple(value, source, getter)
         return value
 
     def _captured_tuple(self, value, source, getter):
-        """A tuple or named tuple from outside holding arrays (`s =
-        cell.state`), its arrays captured as reading each item would
-        (`cell.state.h`): a runtime `if` or loop can then merge or carry it
-        with a tuple the program makes (`s = St(x, x)`), whose items are
-        runtime values too.  One rebuilt tuple per tuple read, so that `is`
-        still holds between two reads of it."""
+        """A tuple, named tuple or frozen dataclass from outside holding
+        arrays (`s = cell.state`), its arrays captured as reading each item
+        would (`cell.state.h`): a runtime `if` or loop can then merge or
+        carry it with one the program makes (`s = St(x, x)`), whose items
+        are runtime values too.  One rebuilt value per value read, so that
+        `is` still holds between two reads of it."""
         known = self.captured_tuples.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        items = [self.capture(v, source, lambda i=i: getter()[i], value, ("item", i))
-                 for i, v in enumerate(value)]
-        rebuilt = tuple(items) if type(value) is tuple else type(value)._make(items)
+        if isinstance(value, tuple):
+            items = [self.capture(v, source, lambda i=i: getter()[i], value, ("item", i))
+                     for i, v in enumerate(value)]
+            rebuilt = tuple(items) if type(value) is tuple else type(value)._make(items)
+        else:
+            # (a frozen dataclass: its fields set as they were, without
+            # running __init__ / __post_init__ again, as state.rebuilt_value)
+            rebuilt = object.__new__(type(value))
+            for k in value_fields(value):
+                object.__setattr__(rebuilt, k, self.capture(
+                    getattr(value, k), source, lambda k=k: getattr(getter(), k), value,
+                    ("attr", k)))
         self.captured_tuples[id(value)] = (value, rebuilt)
         return rebuilt
 
@@ -3448,11 +3458,19 @@ def _flat_attribute(flat: FlatIter, name):
     raise UserCodeError(f"AttributeError: 'numpy.flatiter' object has no attribute '{name}'")
 
 
+def _is_value_of_parts(value) -> bool:
+    """A tuple, named tuple or frozen dataclass of arrays and numbers (and
+    such values again): state.is_value_dataclass."""
+    return type(value) is tuple or is_namedtuple(value) or is_value_dataclass(value)
+
+
 def _holds_outside_array(value, depth: int = 4) -> bool:
-    """Whether a tuple (named tuples too, nested `depth` levels) holds a
-    NumPy or jax array."""
-    return any(_is_array_object(v) or depth > 0 and (type(v) is tuple or is_namedtuple(v))
-               and _holds_outside_array(v, depth - 1) for v in value)
+    """Whether a tuple (named tuples and frozen dataclasses too, nested
+    `depth` levels) holds a NumPy or jax array."""
+    items = value if isinstance(value, tuple) else [getattr(value, k)
+                                                    for k in value_fields(value)]
+    return any(_is_array_object(v) or depth > 0 and _is_value_of_parts(v)
+               and _holds_outside_array(v, depth - 1) for v in items)
 
 
 def _is_array_object(v) -> bool:

@@ -28,6 +28,7 @@ from ..ir import AVal, Region, Value
 from ..ops import elementwise
 from . import builder, chosen_functions, held_ints
 from .builder import ctx, emit, emit_op
+from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
 from .state import (container_paths, describe_static, flatten, held_value_hint,
                     is_plain_object, leaf_aval, merge_subject, pretty_path, rebuild_state,
@@ -977,7 +978,7 @@ def _watch_loose(holder, key, values, merged, floor):
 
 def slot_name(holder, key) -> str:
     """A slot outside the frame's variables, as messages name it."""
-    if isinstance(holder, HeldValueLeaves):     # `.state.h`
+    if isinstance(holder, (HeldValueLeaves, CarriedValueLeaves)):     # `.state.h`
         return slot_name(holder.holder, holder.key) + holder.paths[key]
     if isinstance(key, tuple):              # the shadow of an outside attribute or item
         return f"[{key[1][1]!r}]" if isinstance(key[1], tuple) else f".{key[1]}"
@@ -1078,7 +1079,8 @@ def _structure(td, leaves, path: str) -> str:
         return f"a dict with keys {', '.join(map(repr, td[1][:4]))}" + (
             ", ..." if len(td[1]) > 4 else "") if td[1] else "an empty dict"
     if kind == "object":
-        return f"a {td[1].__name__}"
+        name = td[1].__name__
+        return f"{'an' if name[:1] in 'AEIOUaeiou' else 'a'} {name}"
     return {"range": "a range iterator", "seq": "an iterator"}.get(kind, f"a {kind}")
 
 

@@ -26,8 +26,9 @@ from . import builder, counters, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
-from .state import (container_paths, describe_static, held_value_hint, leaf_aval,
-                    rebuild_state, state_leaves, static_equal, unify)
+from .state import (container_paths, describe_static, held_value_hint, is_carried_value,
+                    leaf_aval, rebuild_state, state_leaves, static_equal, unify)
+from .held_values import CarriedValueLeaves, store, value_leaves
 from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
@@ -919,6 +920,23 @@ class CountedStatics:
     leaves_early: bool      # a runtime `break` or `return` (unrolled, still runtime)
 
 
+def _structure_changed(name, before, end, loc) -> StaticChanged:
+    """The refusal of an attribute or item holding a tuple, named tuple or
+    frozen dataclass of arrays that an iteration leaves holding one of
+    another structure (another class, another length, None)."""
+    differs = structure_difference(state_leaves({name: before}, []),
+                                   state_leaves({name: end}, []))
+    if differs is not None and differs[1] != differs[2]:
+        where, first, then = differs
+        what = f"{where}: {first} before it, {then} after it"
+    else:
+        what = f"`{name}`: {describe_static(before)} before it, {describe_static(end)} after it"
+    return StaticChanged(
+        f"an iteration of this runtime loop changes the structure of {what}", loc,
+        f"keep one structure on every iteration: the same class and number of items, and "
+        f"arrays of one shape and dtype in each (the loop carries `{name}` item by item)")
+
+
 def _static_change_hint(path, before, after) -> str:
     """What to do about a loop variable that holds another object after an
     iteration: an object made anew each time (`s = State(...)`) can be one
@@ -926,10 +944,12 @@ def _static_change_hint(path, before, after) -> str:
     if type(before) is type(after) and not isinstance(before, (str, bytes, tuple)) \
             and hasattr(before, "__dict__") and not callable(before):
         frozen = getattr(getattr(type(before), "__dataclass_params__", None), "frozen", False)
+        target = f"obj{path}" if path.startswith((".", "[")) else path
         keep = "" if frozen else (f"keep one {type(before).__name__} and rebind its "
-                                  f"attributes ({path}.x = ...), or ")
+                                  f"attributes ({target}.x = ...), or ")
         return (f"only arrays and numbers can change inside a loop on runtime values: {keep}"
-                "hold the values in a namedtuple, which the loop carries item by item")
+                "hold the values in a namedtuple or a frozen dataclass of arrays and numbers, "
+                "which the loop carries item by item")
     if before is None and isinstance(after, Array):
         # (a layer caching its input: `self.x = None` in __init__, set by forward)
         return ("only arrays and numbers can change inside a loop on runtime values: give "
@@ -1048,9 +1068,14 @@ class Rebound:
     objects, their items carried as the variables' leaves), and other slots
     (`loose`, {(id(holder), key): [holder, key, serial, aval]}: an object's
     attribute, an item of a list only an object holds), carried by the While
-    as values of their own (holder[key] is the slot)."""
+    as values of their own (holder[key] is the slot).  One holding a tuple,
+    named tuple or frozen dataclass of arrays each iteration (`self.state =
+    State(...)`) is carried leaf by leaf, as a variable's is: its leaves
+    are loose slots whose holder is its CarriedValueLeaves (`held`, by
+    (id(holder), key)), kept the same object from trial to trial."""
     in_place: dict = field(default_factory=dict)
     loose: dict = field(default_factory=dict)
+    held: dict = field(default_factory=dict)
     made_runtime: list = field(default_factory=list)    # names of static numbers it carries
     # Loose 0-d slots an iteration leaves with another kind than it found
     # (`m.b = m.b * 0.9` makes a NumPy scalar of a 0-d array): the While
@@ -1089,7 +1114,7 @@ class Rebound:
             arr = entries[slot] = Array(p)
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
             arr.held_int = held.get(slot)
-            set_item(holder, key, arr, serial)
+            store(holder, key, arr, serial)
         return entries
 
     def ends(self, written: dict, items: dict) -> dict:
@@ -1107,7 +1132,7 @@ class Rebound:
         """Carries the slots the body changed, with types that hold both
         their values before and after an iteration; whether that changed."""
         changed = False
-        for slot, (holder, key, serial, end, _) in ends.items():
+        for slot, (holder, key, serial, end, _) in self._by_leaf(ends, loc):
             before = holder[key]            # (the body's writes are undone)
             name = slot_name(holder, key)
             carried = self.loose.get(slot)
@@ -1134,6 +1159,34 @@ class Rebound:
                 self.ints.append(slot)
                 changed = True
         return changed
+
+    def _by_leaf(self, ends: dict, loc) -> list:
+        """`ends`' entries, a slot holding a tuple, named tuple or frozen
+        dataclass of arrays before and after an iteration, of one structure,
+        split into entries of its leaves (their holder its CarriedValueLeaves);
+        such a slot given another structure is refused."""
+        out = []
+        for slot, entry in ends.items():
+            holder, key, serial, end, _ = entry
+            if isinstance(holder, CarriedValueLeaves):
+                # (its whole slot's entry says what it holds: enter() rebinds
+                # that slot, so each iteration's ends have it)
+                continue
+            before = holder[key]
+            leaves = self.held.get(slot)
+            if end is before or (leaves is None and not (is_carried_value(before)
+                                                          and is_carried_value(end))):
+                out.append((slot, entry))
+                continue
+            if leaves is None:
+                leaves = self.held[slot] = CarriedValueLeaves.of(holder, key, serial, before)
+            if not leaves.matches(end):
+                raise _structure_changed(slot_name(holder, key), before, end, loc)
+            for i, leaf in enumerate(value_leaves(end)[1]):
+                value = leaf[1]
+                out.append(((id(leaves), i), (leaves, i, serial, value,
+                                              value.var if isinstance(value, Array) else None)))
+        return out
 
     def results(self, ends: dict) -> list:
         return [as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
@@ -1169,7 +1222,7 @@ class Rebound:
                         "the loop on some runtime paths and a new one on others")
                 for a in [arr, *older]:
                     watch(a, note)
-            set_item(holder, key, arr, serial)
+            store(holder, key, arr, serial)
 
 
 def _shared_argument_copies(interp, in_place: dict) -> dict:

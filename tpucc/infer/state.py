@@ -150,6 +150,20 @@ def stored_value_arrays(value) -> list | None:
     around that call's arrays (rebuilt_value).  None for anything else, or
     for one holding no runtime array (a static value would be stored once,
     at compile time)."""
+    arrays = _value_arrays(value)
+    return arrays or None
+
+
+def is_carried_value(value) -> bool:
+    """A tuple, named tuple or frozen dataclass of arrays and immutable
+    statics (stored_value_arrays's values, and those holding no array yet:
+    `State(0.0, 0)`): a runtime loop carries an attribute or item holding
+    one leaf by leaf (held_values.py), as it carries a variable's."""
+    return _value_arrays(value) is not None
+
+
+def _value_arrays(value) -> list | None:
+    """stored_value_arrays's arrays, [] for such a value that holds none."""
     if not (type(value) is tuple or is_namedtuple(value) or _value_parts(value) is not None):
         return None
     arrays, stack = [], [value]
@@ -165,24 +179,26 @@ def stored_value_arrays(value) -> list | None:
             # (a dict: a container the program could change later; a NumPy
             # array library code put there unread would be kept as it was)
             return None
-    return arrays or None
+    return arrays
 
 
 def held_value_hint(name: str, values) -> str | None:
-    """The advice where a runtime loop rebinds an attribute or a container's
-    item (`name`, as slot_name writes it) to a tuple or named tuple of
-    arrays: a loop carries such slots only as arrays and numbers (a runtime
-    `if` merges them item by item: control.HeldValueLeaves), while it
-    carries a variable's item by item.  None where no value is one."""
-    held = next((v for v in values if type(v) is tuple or is_namedtuple(v)), None)
-    if held is None or stored_value_arrays(held) is None:
+    """The advice where an attribute or a container's item (`name`, as
+    slot_name writes it) holds a tuple, named tuple or frozen dataclass of
+    arrays on some runtime paths or iterations and a value of another
+    structure on others (None, another class, another length): a runtime
+    `if` merges, and a loop carries, such a slot item by item
+    (control.HeldValueLeaves, held_values.py) only where its structure
+    stays one.  None where no value is one."""
+    held = next((v for v in values if stored_value_arrays(v) is not None), None)
+    if held is None:
         return None
     kind = type(held).__name__
     target = f"obj{name}" if name.startswith((".", "[")) else name
-    return (f"a runtime loop carries an attribute or item only as an array or a number, not "
-            f"as a {kind} of arrays: bind a variable to it before the loop (`s = {target}`), "
-            f"rebind the variable inside (a variable's {kind} is carried item by item), and "
-            f"assign `{target} = s` after")
+    return (f"give `{target}` one structure on every runtime path and iteration, which is "
+            f"then merged and carried item by item: a {kind} of as many items, each array of "
+            f"one shape and dtype (where it may be None or unset, bind it before to such a "
+            f"{kind} of zeros, and keep a flag saying whether it is valid)")
 
 
 def rebuilt_value(template, arrays):
@@ -493,6 +509,16 @@ def same_object(new, olds: list, in_place=None):
             return first
         kept = _refill(first, enumerate(kids), in_place)
         return kept if kept is not None else type(new)(kids)
+    if is_namedtuple(new) or _value_parts(new) is not None:
+        # (a named tuple or frozen dataclass rebuilt from the very same
+        # items is that value again: else a list holding it, `l[0] = State(
+        # ...)` in a loop, would look like a new list after the merge)
+        names = value_fields(new) if not is_namedtuple(new) else range(len(new))
+        item = (lambda v, k: v[k]) if is_namedtuple(new) else getattr
+        if all(same_object(item(new, k), [item(first, k)], in_place) is item(first, k)
+               for k in names):
+            return first
+        return new
     if type(new) is dict:
         if list(new) != list(first):
             return new
