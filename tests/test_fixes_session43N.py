@@ -415,3 +415,53 @@ def test_an_argument_objects_frozen_dataclass_is_read_anew_each_call():
         comp.p = Weights(np.full(3, k), 2)
         _same_deep(f(eager, np.ones(3)), fc(comp, np.ones(3)))
         _same_deep(eager.p, comp.p)
+
+
+# --- a dict inside the value: refused, with advice that works --------------------------
+
+@dataclasses.dataclass(frozen=True)
+class TrainState:
+    params: dict
+    step: int
+
+    def apply(self, lr):
+        return dataclasses.replace(
+            self, params={k: v * (1 - lr) for k, v in self.params.items()}, step=self.step + 1)
+
+
+class Trainer:
+    def __init__(self, w):
+        self.ts = TrainState({"w": w, "b": w.sum()}, 0)
+
+
+def test_a_dict_inside_an_attribute_is_refused_with_a_hint_that_works():
+    # (the loop would make the dict again around its items, and other names
+    # may hold it: `d = {...}; o.ts = TS(d, 0)`, then `d["w"] = ...`)
+    def refused(w):
+        t = Trainer(w)
+        while t.ts.params["w"].sum() > 1.0:
+            t.ts = t.ts.apply(0.5)
+        return t.ts
+
+    def as_hinted(w):
+        t = Trainer(w)
+        s = t.ts
+        while s.params["w"].sum() > 1.0:
+            s = s.apply(0.5)
+        t.ts = s
+        return t.ts
+
+    err = raises_at(refused, (np.ones(3),), E.SideEffectError, r"static value `\.ts`",
+                    line_of="while t.ts", cache=False)
+    assert "s = obj.ts" in err.hint and "obj.ts = s" in err.hint
+    same_with_objects(as_hinted, np.ones(3))
+
+    def refused_if(w):
+        t = Trainer(w)
+        if w.sum() > 1.0:
+            t.ts = t.ts.apply(0.5)
+        return t.ts
+
+    err = raises_at(refused_if, (np.ones(3),), E.MergeError, r"`\.ts` incompatible values",
+                    line_of="if w.sum()", cache=False)
+    assert "s = obj.ts" in err.hint

@@ -30,10 +30,10 @@ from . import builder, chosen_functions, held_ints
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
-from .state import (container_paths, describe_static, flatten, held_value_hint,
-                    is_plain_object, leaf_aval, merge_subject, pretty_path, rebuild_state,
-                    settled_test, state_leaves, static_equal, stored_value_arrays,
-                    taken_whole, unflatten, unify)
+from .state import (container_paths, describe_static, flatten, held_dict_hint, held_value_hint,
+                    is_carried_value, is_plain_object, leaf_aval, merge_subject, pretty_path,
+                    rebuild_state, settled_test, state_leaves, static_equal, taken_whole,
+                    unflatten, unify, with_article)
 from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items, int_bounds,
                      items_before, journal_before, new_serial_floor, put_item, ranged_span,
                      set_item)
@@ -929,6 +929,7 @@ def _merged_slot(holder, key, serial, values):
         raise MergeError(f"the branches give {pretty_path(name)} incompatible "
                          "values: " + " and ".join(describe_static(v) for v in values),
                          hint=held_value_hint(name, values) or
+                         held_dict_hint(name, values) or
                          "only arrays and numbers can differ between runtime paths")
     return holder, key, serial, values, unify(slot_name(holder, key), avals, "the branches",
                                               values)
@@ -946,8 +947,7 @@ class HeldValueLeaves(list):
         """None unless each of `values` (one per arm) is such a value, all of
         one structure, and some differ."""
         first = values[0]
-        if all(v is first for v in values) or any(
-                isinstance(v, Array) or stored_value_arrays(v) is None for v in values):
+        if all(v is first for v in values) or not all(map(is_carried_value, values)):
             return None
         flat = []
         for v in values:
@@ -1079,8 +1079,7 @@ def _structure(td, leaves, path: str) -> str:
         return f"a dict with keys {', '.join(map(repr, td[1][:4]))}" + (
             ", ..." if len(td[1]) > 4 else "") if td[1] else "an empty dict"
     if kind == "object":
-        name = td[1].__name__
-        return f"{'an' if name[:1] in 'AEIOUaeiou' else 'a'} {name}"
+        return with_article(td[1].__name__)
     return {"range": "a range iterator", "seq": "an iterator"}.get(kind, f"a {kind}")
 
 

@@ -26,8 +26,9 @@ from . import builder, counters, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
-from .state import (container_paths, describe_static, held_value_hint, is_carried_value,
-                    leaf_aval, rebuild_state, state_leaves, static_equal, unify)
+from .state import (container_paths, describe_static, held_dict_hint, held_value_hint,
+                    is_carried_value, leaf_aval, rebuild_state, state_leaves, static_equal,
+                    unify)
 from .held_values import CarriedValueLeaves, store, value_leaves
 from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
@@ -931,10 +932,11 @@ def _structure_changed(name, before, end, loc) -> StaticChanged:
         what = f"{where}: {first} before it, {then} after it"
     else:
         what = f"`{name}`: {describe_static(before)} before it, {describe_static(end)} after it"
+    target = f"obj{name}" if name.startswith((".", "[")) else name
     return StaticChanged(
         f"an iteration of this runtime loop changes the structure of {what}", loc,
         f"keep one structure on every iteration: the same class and number of items, and "
-        f"arrays of one shape and dtype in each (the loop carries `{name}` item by item)")
+        f"arrays of one shape and dtype in each (the loop carries `{target}` item by item)")
 
 
 def _static_change_hint(path, before, after) -> str:
@@ -1144,6 +1146,7 @@ class Rebound:
                     f"this runtime loop changes the static value `{name}` "
                     f"({describe_static(before)} -> {describe_static(end)})", loc,
                     held_value_hint(name, (before, end)) or
+                    held_dict_hint(name, (before, end)) or
                     _static_change_hint(name, before, end))
             aval = unify(name, avals, "iterations of this loop", (before, end))
             if carried is None and isinstance(before, _PY_NUMBERS):

@@ -158,7 +158,11 @@ def is_carried_value(value) -> bool:
     """A tuple, named tuple or frozen dataclass of arrays and immutable
     statics (stored_value_arrays's values, and those holding no array yet:
     `State(0.0, 0)`): a runtime loop carries an attribute or item holding
-    one leaf by leaf (held_values.py), as it carries a variable's."""
+    one leaf by leaf (held_values.py), as it carries a variable's, and a
+    runtime `if` merges it so (control.HeldValueLeaves).  Immutable all the
+    way down, so that the value made again around the merged or carried
+    leaves is as good as the one the program made.  (Not a dict inside
+    it: other names may hold that dict, and see changes made to it.)"""
     return _value_arrays(value) is not None
 
 
@@ -190,15 +194,38 @@ def held_value_hint(name: str, values) -> str | None:
     `if` merges, and a loop carries, such a slot item by item
     (control.HeldValueLeaves, held_values.py) only where its structure
     stays one.  None where no value is one."""
-    held = next((v for v in values if stored_value_arrays(v) is not None), None)
+    held = next((v for v in values if _value_arrays(v)), None)
     if held is None:
         return None
     kind = type(held).__name__
     target = f"obj{name}" if name.startswith((".", "[")) else name
     return (f"give `{target}` one structure on every runtime path and iteration, which is "
-            f"then merged and carried item by item: a {kind} of as many items, each array of "
-            f"one shape and dtype (where it may be None or unset, bind it before to such a "
-            f"{kind} of zeros, and keep a flag saying whether it is valid)")
+            f"then merged and carried item by item: {with_article(kind)} of as many items, "
+            f"each array of one shape and dtype (where it may be None or unset, bind it before "
+            f"to such {with_article(kind)} of zeros, and keep a flag saying whether it is valid)")
+
+
+def held_dict_hint(name: str, values) -> str | None:
+    """The advice where an attribute or item (`name`) holds a frozen
+    dataclass or tuple of arrays with a dict inside (a Flax-style
+    TrainState's `params`) that a runtime `if` or loop rebinds: such a slot
+    is not merged or carried item by item (is_carried_value), a variable
+    is.  None where no value is one."""
+    held = next((v for v in values if _value_parts(v) is not None or type(v) is tuple
+                 or is_namedtuple(v)), None)
+    if held is None or _value_arrays(held) is not None:
+        return None
+    target = f"obj{name}" if name.startswith((".", "[")) else name
+    return (f"an attribute or item holding {with_article(type(held).__name__)} with a dict "
+            f"inside is not carried nor merged item by item (other names may hold that dict): "
+            f"bind a variable to it before (`s = {target}`), rebind the variable inside (a "
+            f"variable's dicts are carried item by item), and assign `{target} = s` after; or "
+            f"hold the dict's arrays in a named tuple")
+
+
+def with_article(name: str) -> str:
+    """`a State`, `an Inner`: a class named in a message."""
+    return f"{'an' if name[:1] in 'AEIOUaeiou' else 'a'} {name}"
 
 
 def rebuilt_value(template, arrays):
