@@ -271,6 +271,34 @@ def test_an_item_of_a_local_list_rebound_to_a_named_tuple(dtype):
         same_with_objects(f, np.ones(3, dtype))
 
 
+@pytest.mark.parametrize("start", [1.0, 50.0])
+def test_a_list_of_named_tuples_stays_one_list_through_a_runtime_loop(start):
+    # (the merge rebuilt the named tuples, and so the list holding them: a
+    # later append was refused as a change of "a different object")
+    def untouched(a):
+        l = [State(a, 0)]
+        y = a
+        while y.sum() < 100:
+            y = y * 2
+        l.append(State(y, 1))
+        return l
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen:
+        x: np.ndarray
+
+    def of_dataclasses(a):
+        l = [Frozen(a)]
+        y = a
+        while y.sum() < 100:
+            y = y * 2
+        l.append(Frozen(y))
+        return [v.x for v in l]
+
+    for f in (untouched, of_dataclasses):
+        same_with_objects(f, np.full(3, start))
+
+
 def test_items_of_an_objects_list_and_dict():
     def held_list(a):
         o = Box()

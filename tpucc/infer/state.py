@@ -536,16 +536,23 @@ def same_object(new, olds: list, in_place=None):
             return first
         kept = _refill(first, enumerate(kids), in_place)
         return kept if kept is not None else type(new)(kids)
-    if is_namedtuple(new) or _value_parts(new) is not None:
-        # (a named tuple or frozen dataclass rebuilt from the very same
-        # items is that value again: else a list holding it, `l[0] = State(
-        # ...)` in a loop, would look like a new list after the merge)
-        names = value_fields(new) if not is_namedtuple(new) else range(len(new))
-        item = (lambda v, k: v[k]) if is_namedtuple(new) else getattr
-        if all(same_object(item(new, k), [item(first, k)], in_place) is item(first, k)
-               for k in names):
+    if is_namedtuple(new):
+        # (one rebuilt from the very same items is that value again: else a
+        # list holding it, `l[0] = State(...)` in a loop, would look like a
+        # new list after the merge)
+        kids = [same_object(n, [o], in_place) for n, o in zip(new, first)]
+        if all(k is o for k, o in zip(kids, first)):
             return first
-        return new
+        return tuple.__new__(type(new), kids)
+    if _value_parts(new) is not None:           # a frozen dataclass: as a named tuple
+        names = value_fields(new)
+        kids = {k: same_object(getattr(new, k), [getattr(first, k)], in_place) for k in names}
+        if all(kids[k] is getattr(first, k) for k in names):
+            return first
+        made = object.__new__(type(new))
+        for k in names:
+            object.__setattr__(made, k, kids[k])
+        return made
     if type(new) is dict:
         if list(new) != list(first):
             return new
