@@ -40,10 +40,12 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 def piecewise(x, condlist, funclist, *args, **kw):
     """np.piecewise: where each condition holds, its function of x (or its
     value); where none holds, the extra function's (one more function than
-    conditions) or 0.  Each function is called on the whole of x and its
-    result selected by its condition (NumPy calls it on x[cond] only: the
-    same values there, for a function of each element), in x's dtype, later
-    conditions over earlier ones, as NumPy's assignments in order."""
+    conditions) or 0, in x's dtype, later conditions over earlier ones.  As
+    NumPy's, each function gets x[cond] only, and only where that selects
+    something: t / t.sum() or np.cumsum(t) see the selected elements alone.
+    A runtime condition makes x[cond] a boolean-mask selection (ops/masked.py),
+    on which elementwise math, reductions, len and cumsum compile; a function
+    that needs more of it is refused at its line, not run on the whole of x."""
     x = np.asanyarray(x)
     n2 = len(funclist)
     if np.isscalar(condlist) or not isinstance(condlist[0], (list, np.ndarray)):
@@ -60,8 +62,12 @@ def piecewise(x, condlist, funclist, *args, **kw):
                          f"{len(conds) + 1} functions are expected")
     y = np.zeros_like(x)
     for cond, func in zip(conds, funclist):
-        value = func(x, *args, **kw) if callable(func) else func
-        y = np.where(cond, np.asarray(value).astype(x.dtype), y)
+        if not callable(func):
+            y[cond] = func
+        else:
+            vals = x[cond]
+            if vals.size > 0:       # NumPy calls no function on an empty selection
+                y[cond] = func(vals, *args, **kw)
     return y
 
 

@@ -970,6 +970,15 @@ def _copy(sel: Selection, order="K"):
     return sel.like(Array(sel.data.var))
 
 
+# New arrays of an array's shape: of a selection, as many rows (np.ones_like(t)
+# in a np.piecewise function, which gets x[cond]).
+_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
+
+
+def _like(fn, sel: Selection, *args, **kwargs):
+    return sel.like(NUMPY[fn](sel.data, *args, **kwargs))
+
+
 METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
            for name in ("sum", "prod", "max", "min", "mean", "any", "all")}
 METHODS.update(astype=_astype, copy=_copy, dot=lambda sel, b: product(np.dot, sel, b),
@@ -1050,6 +1059,9 @@ def numpy_call(fn, args, kwargs):
         return statistic(*args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Selection):
         return _copy(*args, **kwargs)
+    if any(fn is f for f in _LIKE) and args and isinstance(args[0], Selection) and \
+            kwargs.get("shape") is None and not holds_selection(args[1:], kwargs):
+        return _like(fn, *args, **kwargs)
     if fn is np.outer:
         return outer(*args, **kwargs)
     if fn is np.transpose and len(args) == 1 and not kwargs and _sliced_rows(args[0]):
