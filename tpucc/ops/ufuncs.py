@@ -169,23 +169,33 @@ def _scatter_at_lower(lc, x, v, *idx, key, how, unique=False):
 
 
 def _rounds_each_update(out, loop, how) -> bool:
-    """Whether an element updated twice must be rounded back to `out` after
-    each update to equal NumPy: a float sum or product in a wider loop dtype
+    """Whether an element updated twice must be cast back to `out` after
+    each update to equal NumPy, whose unbuffered loop does so.  A sum or
+    product in a wider float or complex loop dtype rounds each time
     (float16 += float64 rounds 1 + 0.0003 + 0.0003 to 1.0 twice, where one
-    rounding at the end gives 1.001). Integer wrap-around commutes with the
-    update, and max/min of a monotone cast are the same either way."""
-    return (how in ("add", "multiply") and np.dtype(out).kind == "f"
-            and np.dtype(loop) != np.dtype(out))
+    rounding at the end gives 1.001); integer wrap-around commutes with + and
+    *, so an integer loop can cast once at the end.  Max/min commute with a
+    monotone cast (float rounding) but not with integer wrap-around: int8
+    max(0, 200 -> -56, 50) is 50, one cast at the end gives -56."""
+    out, loop = np.dtype(out), np.dtype(loop)
+    if loop == out:
+        return False
+    if how in ("add", "multiply"):
+        return not (out.kind in "iu" and loop.kind in "iu")
+    return out.kind in "iu"
+
+
+_APPLY = {"add": jnp.add, "multiply": jnp.multiply, "max": jnp.maximum, "min": jnp.minimum}
 
 
 def _scatter_one_by_one(x, v, index, loop, how):
     """NumPy's unbuffered loop: each value in C order, computed in `loop` and
-    rounded to x's dtype before the next, as one XLA while (sequential, like
+    cast to x's dtype before the next, as one XLA while (sequential, like
     XLA:CPU's scatter itself)."""
     positions = jnp.arange(x.size).reshape(x.shape)[index]
     values = jnp.broadcast_to(v, positions.shape).ravel()
     positions = positions.ravel()
-    apply = {"add": jnp.add, "multiply": jnp.multiply}[how]
+    apply = _APPLY[how]
 
     def update(k, flat):
         p = positions[k]
@@ -211,15 +221,12 @@ def _at(ufunc):
             raise UnsupportedError(f"np.{name}.at: only an array can be updated in place")
         if b is None:
             raise UserCodeError(f"TypeError: np.{name}.at needs the values to apply (b)")
-        if a.dtype == np.bool_ or a.dtype.kind == "c":
+        if a.dtype == np.bool_ or (a.dtype.kind == "c" and name in ("maximum", "minimum")):
             raise UnsupportedError(f"np.{name}.at on a {a.dtype} array is not supported",
-                                   hint="update an integer or float array")
+                                   hint="update an integer, float or complex array (for a "
+                                        "complex one: np.add, np.subtract or np.multiply.at)")
         value = _aval(b) if isinstance(b, Array) else const_aval(b)
-        if not np.can_cast(weak_key(value), a.dtype, "same_kind") and not (
-                value.weak and value.dtype.kind in "iu" and a.dtype.kind in "iu"):
-            raise DTypeError(f"np.{name}.at: values of {value.dtype} into a {a.dtype} array "
-                             "(NumPy truncates at every update)",
-                             hint=f"cast the values with .astype(np.{a.dtype}) first")
+        _refuse_lossy_values(name, value, a.dtype)
         if _is_mask(indices):
             raise UnsupportedError(f"np.{name}.at with a boolean mask is not supported",
                                    hint="a mask selects each element once: use "
@@ -233,6 +240,25 @@ def _at(ufunc):
         a.set(emit("scatter_at", a, b, *arrays, key=static, how=_AT[name],
                    unique=_hits_each_once(static, arrays, a.shape)).var)
     return at
+
+
+def _refuse_lossy_values(name, value: AVal, dtype) -> None:
+    """NumPy's ufunc.at casts each update's result to the array's dtype
+    unsafely.  Integers into any integer array compile (wrap-around commutes
+    with the updates, see _rounds_each_update), but float values truncated
+    into an integer array, or complex ones losing their imaginary part, at
+    every update are refused, as is NumPy's float64 loop for int64 values
+    into a uint64 array."""
+    key = weak_key(value)
+    loop = dtype if value.weak else np.result_type(dtype, value.dtype)
+    integers = dtype.kind in "iu" and value.dtype.kind in "biu" and loop.kind in "iu"
+    if integers or np.can_cast(key, dtype, "same_kind"):
+        return
+    how = ("discards the imaginary part" if value.dtype.kind == "c" else
+           f"computes in {loop} and truncates" if value.dtype.kind in "iu" else "truncates")
+    raise DTypeError(f"np.{name}.at: values of {value.dtype} into a {dtype} array (NumPy "
+                     f"{how} at every update)",
+                     hint=f"cast the values with .astype(np.{dtype}) first")
 
 
 def _hits_each_once(key, arrays, shape) -> bool:
