@@ -1470,6 +1470,9 @@ SKIP.update({f"np.polynomial.{name}": "series of a runtime length's coefficients
 SKIP.update({f"np.testing.{name}": "an assertion (None, or AssertionError at run time); "
              "tested in tests/test_fixes_session41n.py" for name in (
                  "assert_allclose", "assert_array_equal", "assert_array_almost_equal")})
+SKIP.update({name: "needs only a shape / np.choose's implementation; tested in "
+             "tests/test_fixes_session43c.py" for name in ("np.diag_indices_from", "method.choose",
+                                                        "np.broadcast")})
 SKIP["np.linalg.matrix_transpose"] = ("np.matrix_transpose's implementation; tested in "
                                       "tests/test_sweep_session25.py")
 

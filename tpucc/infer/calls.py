@@ -31,7 +31,7 @@ from ..autodiff import GradFunction
 from ..errors import (LimitError, ShapeError, SideEffectError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
-from ..ops import indexing, manipulation, masked, ufuncs
+from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, const_aval
 from . import buffers, builder
@@ -1030,6 +1030,8 @@ class Interpreter:
             return arr.dtype.itemsize * (arr.size if name == "nbytes" else 1)
         if name == "T":
             return _scalar_stays_scalar(arr, METHODS["transpose"](arr))
+        if name == "mT":
+            return matrix.matrix_transpose_attribute(arr)
         if name in ("real", "imag"):
             return _scalar_stays_scalar(arr, NUMPY[getattr(np, name)](arr))
         if name == "flat":
@@ -1838,6 +1840,14 @@ class Interpreter:
         method = self.user_dunder(key, "__index__")
         return key if method is None else self.inline(method, [key], {})
 
+    def take_indices(self, indices):
+        """np.take's indices with their user objects that have __index__ as
+        the ints it gives, in lists too: NumPy converts each item to an
+        integer (a subscript takes no list of such objects)."""
+        if isinstance(indices, (list, tuple)):
+            return type(indices)(map(self.take_indices, indices))
+        return self.index_values(indices)
+
     def inline_dunder(self, method, obj, native):
         """obj.method() interpreted; where it uses what tpucc does not compile
         (`yield from`), run natively as before: correct now, but what it
@@ -2082,6 +2092,8 @@ class Interpreter:
                 else METHODS
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [self.index_values(a) for a in args]
+            elif fn.name == "take" and args:    # x.take(Idx(1))
+                args = [self.take_indices(args[0]), *args[1:]]
             out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name],
                                         [fn.array, *args], kwargs)
             return self._owned(_scalar_stays_scalar(fn.array, out))
@@ -2295,6 +2307,10 @@ class Interpreter:
         args, kwargs = dunders.arrays_of(self, fn, args, kwargs)
         if getattr(fn, "__name__", "") in _CREATION and args:     # np.ones(n): a user __index__
             args = [self.index_values(args[0]), *args[1:]]
+        if fn is np.take and len(args) > 1:     # np.take(x, Idx(1)): its __index__ interpreted
+            args = [args[0], self.take_indices(args[1]), *args[2:]]
+        elif fn is np.take and "indices" in kwargs:
+            kwargs = {**kwargs, "indices": self.take_indices(kwargs["indices"])}
         args = [self._arrays_as_inputs(a) for a in args]
         kwargs = {k: self._arrays_as_inputs(v) for k, v in kwargs.items()}
         # np.asarray(a.flat), np.sum(a.flat): NumPy reads it as a 1-d copy

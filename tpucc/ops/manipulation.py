@@ -1,6 +1,7 @@
 """Array manipulation composed of other ops (no op of its own): the split
 family, atleast_1d/2d/3d, broadcast_arrays, column_stack, dstack, meshgrid,
-rot90, diff, append, insert, delete, block, unstack, choose, np.r_ / np.c_.
+rot90, diff, append, insert, delete, block, unstack, choose, np.r_ / np.c_, and
+np.broadcast's shape object.
 
 What NumPy returns as a view (the pieces of a split, atleast_*) is a basic
 indexing view here too, so a write into it reaches the array it came from.
@@ -115,13 +116,56 @@ atleast_2d = implements(np.atleast_2d)(_atleast(2))
 atleast_3d = implements(np.atleast_3d)(_atleast(3))
 
 
-# --- broadcast_arrays, column_stack, dstack, meshgrid ------------------------------------
+# --- broadcast, broadcast_arrays, column_stack, dstack, meshgrid --------------------------
 
 @implements(np.broadcast_arrays)
 def broadcast_arrays(*args, subok=False):
     arrays = [as_array(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
+
+
+class Broadcast:
+    """np.broadcast(a, b) of runtime arrays: what NumPy's object tells of the
+    broadcast shape (shape, ndim, nd, size, numiter, index), all static.
+    Its iteration (and `.iters`) would read the elements one at a time,
+    which compiled code does not do: refused, not run on stand-ins."""
+    __slots__ = ("shape", "numiter")
+
+    def __init__(self, shapes):
+        if len(shapes) > 64:
+            raise UserCodeError("ValueError: Need at least 0 and at most 64 array objects.")
+        self.shape = broadcast_shapes(*shapes) if shapes else ()
+        self.numiter = len(shapes)
+
+    ndim = nd = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    index = property(lambda self: 0)    # nothing iterated yet
+
+    def reset(self):
+        """Back to the first element, where it always is."""
+
+    def __iter__(self):
+        raise _refuse_broadcast_iteration()
+
+    def __next__(self):
+        raise _refuse_broadcast_iteration()
+
+    @property
+    def iters(self):
+        raise _refuse_broadcast_iteration()
+
+
+def _refuse_broadcast_iteration():
+    return UnsupportedError("iterating np.broadcast(...) of runtime arrays (or its .iters) is "
+                            "not supported: it reads the elements one at a time",
+                            hint="compute on whole arrays: x, y = np.broadcast_arrays(a, b); "
+                                 "its .shape, .ndim and .size compile")
+
+
+@implements(np.broadcast)
+def broadcast(*args):
+    return Broadcast([a.shape if isinstance(a, Array) else np.shape(a) for a in args])
 
 
 @implements(np.column_stack)
@@ -376,7 +420,7 @@ def unstack(x, *, axis=0):
 
 # --- choose ----------------------------------------------------------------------------------
 
-@implements(np.choose)
+@implements(np.choose, method="choose")
 def choose(a, choices, out=None, mode="raise"):
     """choices[a[i]][i] for the broadcast shape: one select per choice.  An
     index out of range raises when the call returns (mode='raise'), wraps
@@ -409,7 +453,10 @@ def choose(a, choices, out=None, mode="raise"):
     result = broadcast_to(astype(asarray(choices[0]), dtype), shape)
     for k in range(1, n):
         result = where(a == k, astype(asarray(choices[k]), dtype), result)
-    return copy_array(result)
+    result = copy_array(result)
+    if result.ndim == 0:
+        result.immutable = True     # a NumPy scalar: NumPy's choose ends in PyArray_Return
+    return result
 
 
 def _choices(choices):

@@ -1,5 +1,5 @@
 """Matrix structure composed of other ops: tril, triu, diag, diagonal, trace,
-kron, diagflat, triu/tril_indices_from, matrix_transpose, vecdot,
+kron, diagflat, triu/tril/diag_indices_from, matrix_transpose, vecdot,
 np.linalg.multi_dot and the norms (norm, vector_norm, matrix_norm).
 
 Triangles and diagonal matrices are selects with a mask made of iotas
@@ -278,7 +278,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(cp, -1, normalize_axis(axisc, cp.ndim))
 
 
-# --- diagflat, triu/tril_indices_from, matrix_transpose -------------------------------------
+# --- diagflat, triu/tril/diag_indices_from, matrix_transpose -------------------------------
 
 @implements(np.diagflat)
 def diagflat(v, k=0):
@@ -300,12 +300,31 @@ implements(np.triu_indices_from)(_indices_from("triu_indices_from", np.triu_indi
 implements(np.tril_indices_from)(_indices_from("tril_indices_from", np.tril_indices))
 
 
+@implements(np.diag_indices_from)
+def diag_indices_from(arr):
+    """np.diag_indices for arr's shape: static, as only the shape matters."""
+    arr = as_array(arr)
+    if arr.ndim < 2:
+        raise UserCodeError("ValueError: input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise UserCodeError("ValueError: All dimensions of input must be of equal length")
+    return tuple(Array(const_value(i)) for i in np.diag_indices(arr.shape[0], arr.ndim))
+
+
 @implements(np.matrix_transpose, np.linalg.matrix_transpose)
 def matrix_transpose(x):
     x = as_array(x)
     if x.ndim < 2:
         raise UserCodeError("ValueError: Input array must be at least 2-dimensional, but it is "
                             f"{x.ndim}")
+    return swapaxes(x, -1, -2)
+
+
+def matrix_transpose_attribute(x):
+    """`x.mT`: np.matrix_transpose's view, but NumPy's attribute words the
+    error for fewer than 2 axes its own way."""
+    if x.ndim < 2:
+        raise UserCodeError("ValueError: matrix transpose with ndim < 2 is undefined")
     return swapaxes(x, -1, -2)
 
 
