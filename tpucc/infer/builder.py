@@ -378,22 +378,31 @@ _NON_NUMERIC = {"U": "strings", "S": "bytes", "O": "Python objects", "M": "datet
 def _check_result(name: str, aval: AVal):
     dtype = aval.dtype
     if dtype.kind in _NON_NUMERIC and not dtype.type.__module__.startswith("ml_dtypes"):
-        raise DTypeError(f"{name} would give an array of dtype {dtype} "
-                         f"({_NON_NUMERIC[dtype.kind]}): compiled code holds only boolean and "
-                         "numeric arrays", current_loc(),
-                         "keep strings and objects outside the compiled function")
+        raise _result_refused(DTypeError, name, f"would give an array of dtype {dtype} "
+                              f"({_NON_NUMERIC[dtype.kind]}): compiled code holds only boolean "
+                              "and numeric arrays",
+                              "keep strings and objects outside the compiled function")
     if not dtype.isnative:
         refuse_byte_order(dtype, f"{name} would give an array")
     if dtype.itemsize > (16 if dtype.kind == "c" else 8):      # longdouble, clongdouble
-        raise DTypeError(f"{name} would give an array of dtype {dtype}: compiled code holds "
-                         "numbers of at most 64 bits (XLA has no extended precision)",
-                         current_loc(), "use np.float64 (or np.complex128)")
+        raise _result_refused(DTypeError, name, f"would give an array of dtype {dtype}: "
+                              "compiled code holds numbers of at most 64 bits (XLA has no "
+                              "extended precision)", "use np.float64 (or np.complex128)")
     nbytes = math.prod(aval.shape) * dtype.itemsize
     if nbytes > MAX_ARRAY_BYTES:
         raise ShapeError(f"Unable to allocate {human_bytes(nbytes)} for an array with shape "
                          f"{aval.shape} and data type {dtype} ({name}): tpucc refuses arrays "
                          f"over {human_bytes(MAX_ARRAY_BYTES)}", current_loc(),
                          "check the shape (NumPy raises MemoryError for it)")
+
+
+def _result_refused(kind, name: str, reason: str, hint: str):
+    """The refusal of op `name`'s result; its op_reason lets the NumPy
+    function the user called be named instead of tpucc's op (np.empty's
+    dtype=object, not `full`'s; see static_arguments.call)."""
+    error = kind(f"{name} {reason}", current_loc(), hint)
+    error.op_reason = reason
+    return error
 
 
 def refuse_byte_order(dtype: np.dtype, what: str):

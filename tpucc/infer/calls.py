@@ -28,13 +28,13 @@ import numpy as np
 
 from .. import autodiff
 from ..autodiff import GradFunction
-from ..errors import (LimitError, ShapeError, SideEffectError, StaticValueError, TpuccError,
+from ..errors import (LimitError, MergeError, ShapeError, SideEffectError, StaticValueError, TpuccError,
                       UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
-from ..ops.registry import METHODS, NUMPY, const_aval
-from . import buffers, builder
+from ..ops.registry import METHODS, NUMPY, WRITES_OUT_METHODS, const_aval, writes_out
+from . import buffers, builder, numpy_signatures
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
@@ -48,7 +48,7 @@ from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, Ran
                         is_native_iterator, loop_iterator, note_outside_iterator,
                         refuse_outside_iterator)
 from .state import (dict_of_class, held_value_hint, is_namedtuple, is_value_dataclass,
-                    stored_value_arrays, value_fields)
+                    merged_dtype, refuse_unfit_numbers, stored_value_arrays, value_fields)
 from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, class_attr_key,
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
@@ -76,6 +76,17 @@ def _held_native(v) -> bool:
     reads one item at a time (iterators.NativeSteps)."""
     return is_native_iterator(v) and type(v).__module__ in ("builtins", "itertools") \
         and type(v) not in ENDLESS
+
+
+def _refusal_kept(generator, refusal: UnsupportedError):
+    """A generator (a user __iter__) run natively because compiling it was
+    refused (`yield` in a runtime loop): where the native run reads a
+    runtime value (int() of an array), the refusal, which names the line
+    and a way out, is the reason it cannot compile, not that read."""
+    try:
+        return (yield from generator)
+    except NeedsStatic:
+        raise refusal from None
 
 
 def native_items(v) -> tuple:
@@ -1273,13 +1284,14 @@ class Interpreter:
         if isinstance(key, Array):
             if isinstance(obj, (list, tuple)):
                 obj = self.static_items(obj)
-            table = indexing.static_number_table(obj)   # one constant, not N stacked items
+            # Python numbers: one constant, not N stacked items
+            table = None if holds_numpy_scalar(obj) else indexing.static_number_table(obj)
             if table is not None:
                 return indexing.getitem(table, key)
             if isinstance(obj, (list, tuple)) and obj and all(
-                    isinstance(v, (Array, int, float, bool)) for v in obj):
-                from ..ops.shape import stack
-                chosen = indexing.getitem(stack(list(obj)), key)
+                    isinstance(v, (Array, int, float, bool, np.number, np.bool_)) for v in obj):
+                stacked = _stacked_as_merged(list(obj), hint=_runtime_index_hint(obj))
+                chosen = indexing.getitem(stacked, key)
                 if isinstance(chosen, Array):
                     chosen = _item_kind(obj, chosen)
                     chosen.frozen = CHOSEN      # (and its views)
@@ -1854,8 +1866,12 @@ class Interpreter:
         reads is not guarded."""
         try:
             return self.inline(method, [obj], {})
-        except UnsupportedError:
-            return native(obj)
+        except UnsupportedError as refusal:
+            try:
+                out = native(obj)
+            except NeedsStatic:     # (the native run reads runtime values: the refusal stands)
+                raise refusal from None
+            return _refusal_kept(out, refusal) if isinstance(out, types.GeneratorType) else out
 
     def truth_value(self, v):
         """What `if v:` and `not v` test: a container from outside guarded
@@ -2087,15 +2103,17 @@ class Interpreter:
             return self.call(ufunc if method == "__call__" else getattr(ufunc, method),
                              inputs, kwargs)
         if isinstance(fn, BoundArrayMethod):
-            _refuse_out(f"x.{fn.name}", kwargs)
             table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \
                 else METHODS
+            args, kwargs = numpy_signatures.method_call(fn.name, table[fn.name],
+                                                        [fn.array, *args], kwargs)
+            if fn.name not in WRITES_OUT_METHODS:
+                _refuse_out(f"x.{fn.name}", kwargs)
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
-                args = [self.index_values(a) for a in args]
-            elif fn.name == "take" and args:    # x.take(Idx(1))
-                args = [self.take_indices(args[0]), *args[1:]]
-            out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name],
-                                        [fn.array, *args], kwargs)
+                args = [args[0], *(self.index_values(a) for a in args[1:])]
+            elif fn.name == "take" and len(args) > 1:    # x.take(Idx(1))
+                args = [args[0], self.take_indices(args[1]), *args[2:]]
+            out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name], args, kwargs)
             return self._owned(_scalar_stays_scalar(fn.array, out))
         if isinstance(fn, pynumbers.BoundNumberMethod):
             return pynumbers.call(self, fn, args, kwargs)
@@ -2315,17 +2333,18 @@ class Interpreter:
         kwargs = {k: self._arrays_as_inputs(v) for k, v in kwargs.items()}
         # np.asarray(a.flat), np.sum(a.flat): NumPy reads it as a 1-d copy
         args = [a.as_array() if isinstance(a, FlatIter) else a for a in args]
+        if isinstance(fn, np.ufunc) and len(args) > fn.nin and "out" not in kwargs:
+            # np.add(a, b, o): the outputs passed by position, as out= (NumPy's order)
+            outs = tuple(args[fn.nin:])
+            args, kwargs = args[:fn.nin], {**kwargs, "out": outs if len(outs) > 1 else outs[0]}
+        args, kwargs = numpy_signatures.function_call(fn, impl, numpy_name(fn), args, kwargs)
         if masked.holds_selection(args, kwargs):
             return masked.numpy_call(fn, args, kwargs)
         if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
             exceptions.refuse_never_raised(self.frames, np.linalg.LinAlgError,
                                            f"np.linalg.{fn.__name__} of a runtime matrix")
-        if isinstance(fn, np.ufunc) and len(args) > fn.nin and "out" not in kwargs:
-            # np.add(a, b, o): the outputs passed by position, as out= (NumPy's order)
-            outs = tuple(args[fn.nin:])
-            args, kwargs = args[:fn.nin], {**kwargs, "out": outs if len(outs) > 1 else outs[0]}
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
-            if not (isinstance(fn, np.ufunc) and _takes_out(impl)):
+            if not (writes_out(fn) and _takes_out(impl)):
                 _refuse_out(numpy_name(fn), kwargs)
             _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
@@ -2811,6 +2830,41 @@ _IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset,
 
 # What a subscript indexes by position (calling its key's __index__).
 _INDEXED_BY_POSITION = (Array, np.ndarray, np.generic, list, tuple, str, bytes, range)
+
+
+def _stacked_as_merged(items: list, hint: str) -> Array:
+    """The items of a list indexed at a runtime position, stacked in the one
+    type that position's value has: the items merge as a runtime `if`'s arms
+    do (state.unify: one shape, one NumPy dtype that Python numbers take).
+    NumPy's promotion, which np.stack applies, would change the item picked:
+    an int32 array beside a float64 one comes back float64, an int64 past
+    2**53 loses digits, np.float32(0.5) beside 3.0 turns float64."""
+    from ..ops.elementwise import astype
+    from ..ops.shape import stack
+    avals = [v.aval if isinstance(v, Array) else const_aval(v) for v in items]
+    shapes = {a.shape for a in avals}
+    said = "indexing a list with a runtime value picks one of its items at run time"
+    if len(shapes) > 1:
+        raise MergeError(f"{said}, but they have different shapes ({_listed(avals)}), and "
+                         "one runtime value cannot be each of them", hint=hint)
+    if len({a.dtype for a in avals if not a.weak}) > 1:
+        raise MergeError(f"{said}, but they have different dtypes ({_listed(avals)}): NumPy "
+                         "gives the item as it is, which one runtime value cannot be",
+                         hint="cast the items with .astype(...) to one dtype (or index an "
+                              "array: np.stack(items) promotes them, as NumPy would)")
+    dtype = merged_dtype(avals, items)
+    refuse_unfit_numbers(f"{said}: its items have", items, dtype)
+    if not any(isinstance(v, Array) for v in items):    # numbers known now: one constant
+        return Array(builder.const_value(np.array(items, dtype=dtype)))
+    return stack([astype(v, dtype, copy=False) for v in items])
+
+
+def holds_numpy_scalar(items) -> bool:
+    return isinstance(items, (list, tuple)) and any(isinstance(v, np.generic) for v in items)
+
+
+def _listed(avals, most=4) -> str:
+    return ", ".join(str(a) for a in avals[:most]) + (", ..." if len(avals) > most else "")
 
 
 def _item_kind(items, chosen: Array) -> Array:

@@ -39,7 +39,7 @@ from ..errors import ShapeError
 from . import masked
 from .elementwise import _require, astype, check_astype, store_inplace
 from .registry import METHODS as ARRAY_METHODS
-from .registry import NUMPY, normalize_axes
+from .registry import NUMPY, normalize_axes, writes_out
 from .shape import reshape, transpose, where
 
 
@@ -651,7 +651,7 @@ def _ufunc_into(fn, args, kwargs):
     out = kwargs["out"]
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     rest = {k: v for k, v in kwargs.items() if k != "out"}
-    if not isinstance(fn, np.ufunc) or not isinstance(out, Box) or \
+    if not writes_out(fn) or not isinstance(out, Box) or \
             rest.get("where", True) is not True:
         raise masked.refusal(f"np.{getattr(fn, '__name__', fn)}(out=...) with x[i:j, k:l]",
                              _first_sliced((*args, out)))

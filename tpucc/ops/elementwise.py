@@ -816,13 +816,13 @@ def _widen_for_exact_comparison(operands):
 
 def _ufunc_impl(name):
     def impl(*args, out=None, dtype=None, where=True, **kw):
-        _no_extra(name, out, where, kw)
+        no_extra(name, out, where, kw)
         if dtype is not None:
             result = _ufunc_with_dtype(name, args, np.dtype(dtype))
         else:
             result = emit_ufunc(name, *args)
         if out is not None:
-            return _store_out(name, result, out, where)
+            return store_out(name, result, out, where)
         if dtype is not None:
             return result
         if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
@@ -836,20 +836,31 @@ def _ufunc_with_dtype(name, operands, dtype):
     """np.add(a, b, dtype=dt): NumPy picks the loop whose output is `dt`,
     casting the inputs to it under the 'same_kind' rule (or refuses), and
     computes in that loop's dtype."""
-    ufunc = getattr(np, name)
+    loop = loop_with_output(getattr(np, name), f"np.{name}", operands, dtype)
+    result = emit_ufunc(name, *cast_to_loop(operands, loop))
+    return result if result.dtype == loop[-1] else astype(result, loop[-1])
+
+
+def loop_with_output(ufunc, name: str, operands, dtype) -> tuple:
+    """The dtypes (inputs..., output) of the loop NumPy picks for
+    ufunc(*operands, dtype=dtype), under the 'same_kind' rule."""
     keys = loop_keys([_operand_aval(x) for x in operands])
     try:
-        loop = ufunc.resolve_dtypes(keys + (None,) * ufunc.nout,
+        return ufunc.resolve_dtypes(keys + (None,) * ufunc.nout,
                                     signature=(None,) * ufunc.nin + (dtype,) * ufunc.nout,
                                     casting="same_kind")
     except TypeError as e:
-        raise DTypeError(f"np.{name}(..., dtype={dtype}): {e}",
+        raise DTypeError(f"{name}(..., dtype={dtype}): {e}",
                          hint="cast the inputs with .astype(...) first") from None
+
+
+def cast_to_loop(operands, loop) -> tuple:
+    """The operands converted to the loop's input dtypes, as NumPy converts
+    them (a runtime Python int that does not fit raises NumPy's error)."""
     for x, dt in zip(operands, loop):
         if _is_runtime_python_int(x):
-            require_int_fits(x, dt)     # NumPy converts it to the loop's dtype, or raises
-    result = emit_ufunc(name, *(astype(x, dt, copy=False) for x, dt in zip(operands, loop)))
-    return result if result.dtype == loop[-1] else astype(result, loop[-1])
+            require_int_fits(x, dt)
+    return tuple(astype(x, dt, copy=False) for x, dt in zip(operands, loop))
 
 
 def _operand_aval(x) -> AVal:
@@ -857,7 +868,7 @@ def _operand_aval(x) -> AVal:
     return x.aval if isinstance(x, Array) else const_aval(x)
 
 
-def _no_extra(name, out, where, kw):
+def no_extra(name, out, where, kw):
     if kw:
         raise UnsupportedError(f"np.{name}: the {'/'.join(f'{k}=' for k in kw)} arguments "
                                "are not supported", hint="cast the operands first")
@@ -867,7 +878,7 @@ def _no_extra(name, out, where, kw):
                                f"np.{name}(...), fill), or pass out= an array to update")
 
 
-def _store_out(name, result, out, where):
+def store_out(name, result, out, where):
     """np.<ufunc>(..., out=a[, where=m]): the result written into `a` (where
     m holds) with NumPy's 'same_kind' cast, broadcast to a's shape; the call
     returns `a` itself."""

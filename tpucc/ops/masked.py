@@ -39,7 +39,7 @@ from . import reductions
 from .elementwise import (COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, check_astype,
                           store_inplace)
 from .registry import METHODS as ARRAY_METHODS
-from .registry import NUMPY, broadcast_shapes, normalize_axes
+from .registry import NUMPY, broadcast_shapes, normalize_axes, writes_out
 from .shape import reshape, where
 
 _HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x[mask] and "
@@ -1034,7 +1034,7 @@ def numpy_call(fn, args, kwargs):
         return boxes.numpy_call(fn, args, kwargs)
     if fn in _PRODUCTS and len(args) == 2 and not kwargs:     # (matmul and vecdot: ufuncs)
         return product(fn, *args)
-    if isinstance(fn, np.ufunc) and isinstance(_only_out(kwargs), Selection):
+    if writes_out(fn) and isinstance(_only_out(kwargs), Selection):
         return _ufunc_into(fn, args, kwargs)
     if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
         return elementwise(fn, tuple(args), kwargs)

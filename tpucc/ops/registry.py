@@ -86,6 +86,15 @@ SOLVER_WEIGHT = 40
 OPS: dict[str, OpDef] = {}
 NUMPY: dict[object, Callable] = {}
 METHODS: dict[str, Callable] = {}
+# Functions and methods that are a ufunc underneath (np.clip calls NumPy's
+# `clip` ufunc): like ufuncs, they write their result into out=.
+WRITES_OUT_FUNCTIONS = (np.clip,)
+WRITES_OUT_METHODS = ("clip",)
+
+
+def writes_out(fn) -> bool:
+    """Whether NumPy's `fn` stores its result into its out= argument."""
+    return isinstance(fn, np.ufunc) or any(fn is f for f in WRITES_OUT_FUNCTIONS)
 
 
 def register(name, abstract, lower, numpy=None, layout=None, stored_layouts=None,

@@ -544,9 +544,28 @@ def select(condlist, choicelist, default=0):
 
 
 @implements(np.clip, method="clip")
-def clip(a, a_min=None, a_max=None, **kw):
+def clip(a, a_min=None, a_max=None, out=None, *, dtype=None, where=True, **kw):
+    """np.clip is NumPy's `clip` ufunc underneath: it takes the ufunc's out=,
+    where= and dtype= (registry.WRITES_OUT lets out= reach here)."""
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
+    elementwise.no_extra("clip", out, where, kw)
+    if dtype is not None:       # computed in the loop NumPy picks for that output dtype
+        # (a missing bound stands in as `a` itself, which changes no loop)
+        loop = elementwise.loop_with_output(_CLIP_UFUNC, "np.clip",
+                                            tuple(a if b is None else b for b in (a, a_min, a_max)),
+                                            np.dtype(dtype))
+        a, a_min, a_max = (None if b is None else elementwise.astype(b, loop[-1], copy=False)
+                           for b in (a, a_min, a_max))
+    result = _clipped(a, a_min, a_max)
+    return result if out is None else elementwise.store_out("clip", result, out, where)
+
+
+# The ufunc np.clip calls (not in NumPy's namespace): its dtype= resolution.
+_CLIP_UFUNC = np._core.umath.clip
+
+
+def _clipped(a, a_min, a_max):
     a = as_array_operand(a)     # np.clip(1, 0, 2) is np.int64(1): a Python number turns strong
     a_min, a_max = _drop_unreachable_int_bounds(_aval(a).dtype, a_min, a_max)
     a_min = _runtime_int_bound(_aval(a).dtype, a_min, "maximum")
