@@ -704,7 +704,7 @@ REFUSALS = [
     R(where_one_argument, E.ShapeError, "np.where(condition) returns data-dependent shapes"),
     R(zeros_of_runtime_size, E.ShapeError, "shape depends on runtime values"),
     R(mask_assign_array, E.ShapeError, "x[mask] = values: an array of shape (2,) would have"),
-    R(runtime_index_into_ragged_list, E.ShapeError, "must have the same shape"),
+    R(runtime_index_into_ragged_list, E.MergeError, "but they have different shapes"),
     # E210
     R(inplace_float_into_int, E.DTypeError, "Cannot cast ufunc 'add' output from float64 to int64"),
     R(inplace_int_into_bool, E.DTypeError, "Cannot cast ufunc 'add' output from int64 to bool"),

@@ -84,13 +84,22 @@ def test_not_gives_a_python_bool(x):
 # --- out= of functions that are not ufuncs: refused, not ignored -----------------
 
 @pytest.mark.parametrize("call", [
-    lambda a: np.cumsum(a, out=a), lambda a: np.clip(a, 0, 1, out=a),
-    lambda a: np.round(a, out=a), lambda a: a.cumsum(out=a), lambda a: a.round(out=a),
-    lambda a: a.clip(0, 1, out=a),
+    lambda a: np.cumsum(a, out=a), lambda a: np.round(a, out=a), lambda a: a.cumsum(out=a),
+    lambda a: a.round(out=a),
 ])
 def test_out_of_a_function_that_is_not_a_ufunc_is_refused(call):
     with pytest.raises(tpucc.UnsupportedError, match=r"\(out=\.\.\.\) is not supported"):
         _compiled(call)(np.array([0.5, -1.5, 2.25]))
+
+
+@pytest.mark.parametrize("call", [lambda a: np.clip(a, 0, 1, out=a),
+                                  lambda a: a.clip(0, 1, out=a)])
+def test_out_of_clip_is_written(call):
+    # (np.clip is NumPy's `clip` ufunc underneath: its out= is written; session 43a)
+    a, b = np.array([0.5, -1.5, 2.25]), np.array([0.5, -1.5, 2.25])
+    got = _compiled(call)(a)
+    np.testing.assert_array_equal(got, call(b))
+    np.testing.assert_array_equal(a, b)
 
 
 def test_out_of_a_ufunc_still_writes():
