@@ -126,6 +126,8 @@ def test_std_var_positional_ddof():
     lambda x: x.sum(1, np.float32, None, True),
     lambda x: x.any(0, None, None, True),
     lambda x: x.std(None, None, None, 1, True),
+    lambda x: np.copy(x, "C", False),           # (subok=False: what leaving it out gives)
+    lambda x: x.take([0, 1], 1, None, "clip"),
 ])
 def test_positional_arguments_as_numpy_binds_them(fn):
     same(fn, np.arange(12.0).reshape(3, 4))

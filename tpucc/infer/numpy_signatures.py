@@ -88,8 +88,12 @@ def _positions_kept(numpy_params: tuple, impl_positional: tuple, given: int) -> 
 
 def _is_default(p, value) -> bool:
     """Whether `value` is what leaving the argument out would give (None for
-    out=): such an argument the implementation lacks is dropped."""
-    return value is None and p.default in (None, np._NoValue)
+    out=, False for subok=): such an argument the implementation lacks is
+    dropped."""
+    if value is None:
+        return p.default is None or p.default is np._NoValue
+    return type(value) in (bool, int, float, str) and type(value) is type(p.default) and \
+        value == p.default
 
 
 @functools.lru_cache(maxsize=None)
@@ -147,9 +151,17 @@ def _method_params(method: str):
     own = _signature_params(getattr(np.ndarray, method, None))
     if own is None or own[1]:
         return None             # (x.reshape(*shape): nothing to name)
+    if not _hides_tail(getattr(np.ndarray, method)):
+        return own[0]
     function = getattr(np, method, None)
-    longer = _signature_params(function) if callable(function) else None
+    longer = _signature_params(function) if callable(function) and \
+        not isinstance(function, np.ufunc) else None
     if longer is not None and not longer[1] and len(longer[0]) > len(own[0]) and \
             [p.name for p in longer[0][1:len(own[0])]] == [p.name for p in own[0][1:]]:
         return longer[0]
     return own[0]
+
+
+def _hides_tail(method) -> bool:
+    """Whether a method's text signature ends in **kwargs."""
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(method).parameters.values())
