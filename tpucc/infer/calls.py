@@ -28,8 +28,8 @@ import numpy as np
 
 from .. import autodiff
 from ..autodiff import GradFunction
-from ..errors import (LimitError, MergeError, ShapeError, SideEffectError, StaticValueError, TpuccError,
-                      UnsupportedError, UserCodeError)
+from ..errors import (LimitError, MergeError, ShapeError, SideEffectError, StaticValueError,
+                      TpuccError, UnsupportedError, UserCodeError)
 from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
