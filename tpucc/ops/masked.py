@@ -140,6 +140,11 @@ class Selection:
         """x[i:j][:, k] = v (and `x[i:j][:, k] *= 2`): into the same rows of
         the indexed values, which are a view: through a slice's, into x."""
         from .indexing import getitem, setitem
+        if key is Ellipsis:
+            key = slice(None)
+        if _is_mask_of(key, self):
+            write_through(self, lambda a: setitem(a, key.data, value))
+            return
         row = self._row_key(key)
         if row is not None:
             setitem(self.data, row, value)
@@ -199,6 +204,63 @@ class Selection:
         raise refusal("formatting x[mask] as text", self)
 
     __int__ = __float__ = __complex__ = __index__
+
+
+def _is_mask_of(key, sel: Selection) -> bool:
+    """`y[y > 3] = v` with y = x[i:j]: a bool selection by the same rows."""
+    if not isinstance(key, Selection) or isinstance(key, boxes.Box) or key.dtype != np.bool_:
+        return False
+    _require_same_mask(key, sel.mask, "y[mask] = v with y and the mask selections")
+    return True
+
+
+def write_through(sel: Selection, write) -> None:
+    """An in-place write of NumPy's (a.fill, np.copyto, np.putmask, a
+    masked assignment) into a selection: `write` updates a scratch copy of
+    the full-size values, and only the selected elements take the result,
+    so through a view's `data` the rows outside the slice stay as they are."""
+    scratch = Array(sel.data.var)
+    write(scratch)
+    sel.data.set(where(_expanded(sel.mask, len(sel.rest)), scratch, sel.data).var)
+
+
+def _fill(sel: Selection, value):
+    write_through(sel, lambda a: ARRAY_METHODS["fill"](a, value))
+
+
+def _copyto(dst, src, casting="same_kind", where=True):
+    """np.copyto(x[i:j], src, where=w): src and w are scalars, arrays of the
+    trailing shape, or selections by the same rows."""
+    if not isinstance(dst, Selection):
+        return _refuse_call(np.copyto, (dst, src))
+    src, where = (_by_rows(v, dst, "np.copyto") for v in (src, where))
+    write_through(dst, lambda a: NUMPY[np.copyto](a, src, casting=casting, where=where))
+
+
+def _putmask(a, mask, values):
+    """np.putmask(x[i:j], x[i:j] > c, v): the mask a selection by the same
+    rows; the values a scalar or such a selection (NumPy cycles an array of
+    values over the slice's runtime length)."""
+    if not isinstance(a, Selection):
+        return _refuse_call(np.putmask, (a, mask))
+    if not isinstance(mask, Selection) or \
+            not isinstance(values, Selection) and np.ndim(values) != 0:
+        raise refusal("np.putmask of x[mask] other than with a mask and values that are "
+                      "selections by the same rows (or scalar values)", a)
+    mask, values = (_by_rows(v, a, "np.putmask") for v in (mask, values))
+    write_through(a, lambda data: NUMPY[np.putmask](data, mask, values))
+
+
+def _by_rows(v, sel: Selection, what: str):
+    """An operand beside a selection written into, as full-size values: a
+    selection by the same rows gives its own; a scalar or an array of the
+    trailing shape stays."""
+    if isinstance(v, Selection):
+        _require_same_mask(v, sel.mask, f"{what} of selections")
+        return v.data
+    if isinstance(v, bool):
+        return v
+    return _operand(_as_operand(v), len(sel.rest), what.removeprefix("np."), sel)[0]
 
 
 def _row_position(sel: Selection, i):
@@ -399,6 +461,8 @@ def assign(x, mask, value, bounds=False, descending=False) -> None:
                           "backward slice", value)
         boxes.store(x, (mask,) + (None,) * len(rest), value)
         return
+    if bounds and mask.ndim == 1 and _has_rows(value, len(rest)):
+        value = _all_rows(value)
     if isinstance(value, Selection):
         if len(value.rest) != len(rest):
             raise refusal(f"assigning a selection of shape (k,)+{value.rest} into one of shape "
@@ -420,6 +484,25 @@ def assign(x, mask, value, bounds=False, descending=False) -> None:
         raise ShapeError(f"could not broadcast input array from shape (k,)+{value_rest} into "
                          f"shape (k,)+{rest} (x[mask] = values)")
     x.set(where(_expanded(mask_value, len(rest)), astype(new, x.dtype), x).var)
+
+
+def _has_rows(value, ndim: int) -> bool:
+    """Whether `x[i:j] = value` (ndim: len(rest)) pairs the slice's rows with
+    the value's, a leading axis of static length other than 1 (`out[a:b] = s`,
+    packing a ragged list): as many as the slice has, checked at run time."""
+    if isinstance(value, Selection):
+        return False
+    shape = _shape(_as_operand(value))
+    return len(shape) == ndim + 1 and shape[0] > 1
+
+
+def _all_rows(value) -> Selection:
+    """A value with a leading axis of static length as a selection of all
+    its rows, to pair with a slice's in order (see `_aligned`)."""
+    from ..infer.builder import const_value
+    value = _as_operand(value)
+    data = value if isinstance(value, Array) else Array(const_value(np.asarray(value)))
+    return Selection(data, const_value(np.ones(data.shape[0], bool)))
 
 
 def _as_operand(v):
@@ -658,6 +741,8 @@ def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
                           "axis", first_selection(operands))
         return boxes.elementwise(fn, operands, kwargs)
     sel = next(v for v in operands if isinstance(v, Selection))
+    if how == _BROADCAST and any(_widens(v, sel) for v in operands):
+        return boxes.elementwise(fn, operands, kwargs)
     name = getattr(fn, "__name__", "the operation")
     what = f"np.{name} of selections"
     target = _target_of(sel)
@@ -674,6 +759,17 @@ def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
               _operand(_as_operand(v), len(sel.rest), name, sel)[0] for v in operands]
     return Selection(NUMPY[fn](*values, **(kwargs or {})), target[0], sliced=sel.sliced,
                      descending=target[1])
+
+
+def _widens(v, sel: Selection) -> bool:
+    """Whether v, beside the selection in a ufunc, has more axes than it and
+    not just a leading 1: `x[:n] < lengths[:, None]` broadcasts to (B, k),
+    the selected axis no longer first, so the result is a boxes.Box."""
+    if isinstance(v, Selection):
+        return False
+    shape = _shape(_as_operand(v))
+    extra = len(shape) - 1 - len(sel.rest)
+    return extra > 0 and any(n != 1 for n in shape[:extra])
 
 
 def install_operators():
@@ -923,7 +1019,7 @@ def attribute(sel: Selection, name: str):
         return to_python_scalar(_count(sel, None), np.int64)
     if name == "shape":
         return (length(sel),) + sel.rest
-    if name == "T" and _sliced_rows(sel):
+    if name == "T" and _transposable(sel):
         return transposed_slice(sel)
     if name in METHODS:
         return BoundArrayMethod(sel, name)
@@ -938,8 +1034,15 @@ def _sliced_rows(x) -> bool:
         isinstance(x.view, slice)
 
 
+def _transposable(x) -> bool:
+    """x[i:j] (a view), or a result computed from its rows in order
+    (x[:n] - m): its transpose is a Box with the rows' mask on its last axis."""
+    return _sliced_rows(x) or isinstance(x, Selection) and not isinstance(x, boxes.Box) and \
+        x.rank == 1 and x.descending is False
+
+
 def _transpose_method(sel, *axes):
-    if axes not in ((), (None,)) or not _sliced_rows(sel):
+    if axes not in ((), (None,)) or not _transposable(sel):
         raise refusal("x[mask].transpose(axes)", sel)
     return transposed_slice(sel)
 
@@ -951,6 +1054,9 @@ def transposed_slice(sel: Selection):
     if not sel.rest:
         return sel
     flipped = ARRAY_METHODS["transpose"](sel.data)
+    if not _sliced_rows(sel):       # a copy: its values by the rows' mask, now the last axis
+        return boxes.boxed(flipped, (None,) * len(sel.rest) + (Array(sel.mask),),
+                           sliced=sel.sliced)
     return getitem(flipped, (slice(None),) * len(sel.rest) + (sel.view,))
 
 
@@ -984,6 +1090,7 @@ METHODS = {name: (lambda n: lambda sel, *a, **k: reduce(n, sel, *a, **k))(name)
 METHODS.update(astype=_astype, copy=_copy, dot=lambda sel, b: product(np.dot, sel, b),
                conj=lambda sel: elementwise(np.conjugate, (sel,)),
                conjugate=lambda sel: elementwise(np.conjugate, (sel,)))
+METHODS.update(fill=_fill)
 METHODS.update(argmax=lambda sel, *a, **k: arg_extreme("argmax", sel, *a, **k),
                argmin=lambda sel, *a, **k: arg_extreme("argmin", sel, *a, **k))
 
@@ -1047,6 +1154,15 @@ def numpy_call(fn, args, kwargs):
             not holds_selection(args[1:], {k: v for k, v in kwargs.items() if k != "where"}):
         return reduce(name, *args, **kwargs)
     ufunc = getattr(fn, "__self__", None)
+    if isinstance(ufunc, np.ufunc) and fn.__name__ == "reduce" and args and \
+            isinstance(args[0], Selection):
+        from . import ufuncs        # (it imports indexing, which imports this module)
+        if ufuncs.reduces_as_reduction(ufunc):
+            return ufuncs.reduce_by(ufunc, _call_on_selections)(*args, **kwargs)
+    if fn is np.copyto:
+        return _copyto(*args, **kwargs)
+    if fn is np.putmask:
+        return _putmask(*args, **kwargs)
     if isinstance(ufunc, np.ufunc) and ufunc in rows.ACCUMULATING and \
             fn.__name__ == "accumulate" and args and \
             isinstance(args[0], Selection):
@@ -1064,7 +1180,7 @@ def numpy_call(fn, args, kwargs):
         return _like(fn, *args, **kwargs)
     if fn is np.outer:
         return outer(*args, **kwargs)
-    if fn is np.transpose and len(args) == 1 and not kwargs and _sliced_rows(args[0]):
+    if fn is np.transpose and len(args) == 1 and not kwargs and _transposable(args[0]):
         return transposed_slice(args[0])
     if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
         return arg_extreme(fn.__name__, *args, **kwargs)
@@ -1072,6 +1188,13 @@ def numpy_call(fn, args, kwargs):
 
 
 _PRODUCTS = (np.dot, np.matmul, np.inner, np.vdot, np.vecdot)
+
+
+def _call_on_selections(fn, args, kwargs):
+    """NumPy's fn: this module's where a selection is among the arguments."""
+    if holds_selection(args, kwargs):
+        return numpy_call(fn, args, kwargs)
+    return NUMPY[fn](*args, **kwargs)
 
 
 # Reductions and statistics that work on each row alone where their axes

@@ -30,8 +30,20 @@ _ACCUMULATE = {np.add: np.cumsum, np.multiply: np.cumprod}
 _RUNNING = {np.maximum: cummax, np.minimum: cummin}
 
 
-def _reduce(ufunc):
+def reduces_as_reduction(ufunc) -> bool:
+    """Whether np.<ufunc>.reduce is one of NumPy's named reductions."""
+    return ufunc in _REDUCE
+
+
+def reduce_by(ufunc, call):
+    """np.<ufunc>.reduce, with its reduction called as `call(fn, args,
+    kwargs)`: masked.numpy_call for x[i:j] (whose reductions are masked.py's)."""
+    return _reduce(ufunc, lambda fn, *args, **kwargs: call(fn, args, kwargs))
+
+
+def _reduce(ufunc, call=None):
     reduction = _REDUCE[ufunc]
+    call = call or (lambda fn, *args, **kwargs: NUMPY[fn](*args, **kwargs))
 
     def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
                where=True):
@@ -41,9 +53,9 @@ def _reduce(ufunc):
             kwargs["initial"] = initial
         if where is not True:
             kwargs["where"] = where
-        out = NUMPY[reduction](array, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        out = call(reduction, array, axis=axis, out=out, keepdims=keepdims, **kwargs)
         if logical and initial not in (_NO_VALUE, None):
-            out = NUMPY[ufunc](out, bool(initial))      # (np.all and np.any take no initial)
+            out = call(ufunc, out, bool(initial))      # (np.all and np.any take no initial)
         return out
     return reduce
 
