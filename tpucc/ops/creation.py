@@ -196,7 +196,24 @@ register("eye", lambda avals, n, m, k, dtype: AVal(dtype, (n, m), False),
 @implements(np.eye)
 def eye(N, M=None, k=0, dtype=float, order="C"):
     n, m = _shape((N, N if M is None else M))
-    return _emit("eye", n=n, m=m, k=static_index(k), dtype=np.dtype(dtype))
+    k = diagonal_offset(k)
+    if isinstance(k, Array):        # (the shape does not depend on k: a band mask's width)
+        return elementwise.astype(diagonals(n, m) == k, np.dtype(dtype))
+    return _emit("eye", n=n, m=m, k=k, dtype=np.dtype(dtype))
+
+
+def diagonal_offset(k):
+    """The k of np.eye, np.tril and np.triu: a static int, or a runtime
+    integer scalar (an int64 Array), as it selects values without changing
+    any shape."""
+    if isinstance(k, Array) and k.ndim == 0 and k.dtype.kind in "iu":
+        return elementwise.astype(k, np.int64)
+    return static_index(k)
+
+
+def diagonals(n: int, m: int):
+    """An (n, m) int64 array of column - row: which diagonal each element is on."""
+    return arange(m)[None, :] - arange(n)[:, None]
 
 
 @implements(np.identity)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
-from .creation import arange, eye, zeros
+from .creation import arange, diagonal_offset, diagonals, eye, zeros
 from .elementwise import imag, real
 from .linalg import dot, matmul
 from .manipulation import as_array
@@ -28,9 +28,10 @@ def _zero(dtype):
 
 # --- tril / triu ------------------------------------------------------------------------
 
-def _tri_mask(n: int, m: int, k: int):
-    """np.tri(n, m, k, dtype=bool): True where column - row <= k."""
-    return reshape(arange(m), 1, m) - reshape(arange(n), n, 1) <= k
+def _tri_mask(n: int, m: int, k):
+    """np.tri(n, m, k, dtype=bool): True where column - row <= k (a static
+    int or a runtime one: see diagonal_offset)."""
+    return diagonals(n, m) <= k
 
 
 def _triangle_dims(m):
@@ -43,13 +44,13 @@ def _triangle_dims(m):
 @implements(np.tril)
 def tril(m, k=0):
     m = as_array(m)
-    return where(_tri_mask(*_triangle_dims(m), static_index(k)), m, _zero(m.dtype))
+    return where(_tri_mask(*_triangle_dims(m), diagonal_offset(k)), m, _zero(m.dtype))
 
 
 @implements(np.triu)
 def triu(m, k=0):
     m = as_array(m)
-    return where(_tri_mask(*_triangle_dims(m), static_index(k) - 1), _zero(m.dtype), m)
+    return where(_tri_mask(*_triangle_dims(m), diagonal_offset(k) - 1), _zero(m.dtype), m)
 
 
 # --- diagonal / diag / trace --------------------------------------------------------------
