@@ -107,6 +107,9 @@ class Context:
     # (code, block) of the joins where runtime paths met with different
     # static values: the code after them runs once per path (control.py).
     unjoined: set = field(default_factory=set)
+    # (code, block, blocks) of continue_multi's guards whose path could not
+    # stop where the others go on (control._guard_meeting_others)
+    unmet: set = field(default_factory=set)
     # The runtime branches being interpreted, outermost first: (the
     # condition's Value, whether this is the arm it selects) (periodic.py).
     branch_guards: list = field(default_factory=list)

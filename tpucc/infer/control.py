@@ -228,12 +228,15 @@ def _continue_paths(frame, ex: Exit, stops, join=None, same_statics=True) -> Exi
             continue
         pred = emit("equal", ex.code, index)
         taken = lambda f, t=target, d=ex.depths: _truncate(f, d[t])  # noqa: E731
-        try:
-            ex = branch_regions(frame, pred, [
-                (lambda f: walk(f, target, stops | others), taken),
-                (lambda f, e=ex, t=target: _without(e, t), None),
-            ], note=f"{GUARD_NOTE} code after block {target} runs only on the path that reached it",
+
+        def guard(walk_stops, e=ex, t=target):
+            return branch_regions(frame, pred, [
+                (lambda f: walk(f, t, walk_stops), taken),
+                (lambda f: _without(e, t), None),
+            ], note=f"{GUARD_NOTE} code after block {t} runs only on the path that reached it",
                 same_statics_at=join if same_statics else None)
+        try:
+            ex = _guard_meeting_others(frame, guard, target, stops, others)
         except _PathsDiffer:
             raise
         except MergeError as e:
@@ -244,6 +247,27 @@ def _continue_paths(frame, ex: Exit, stops, join=None, same_statics=True) -> Exi
         if ex.static and ex.targets[0] not in stops:
             return ex
     return ex
+
+
+def _guard_meeting_others(frame, guard, target: int, stops, others) -> Exit:
+    """guard(stops | others): the path stops where the other pending paths
+    go on (`others`), so that code runs once for all of them.  Where they
+    would reach it holding values that cannot merge (a loop over a ragged
+    list that a runtime `return s.mean()` or `break` may leave in any
+    iteration: `s` of another length on each path), this path runs that
+    code on its own instead, guard(stops), where nothing of its needs to
+    merge with theirs.  (A _PathsDiffer is continue_multi's to handle.)"""
+    c, key = ctx(), (frame.fc.code, target, others)
+    if not others or key in c.unmet:
+        return guard(stops)
+    ex, error = _attempt(frame, lambda: guard(stops | others), MergeError)
+    if error is None:
+        return ex
+    if isinstance(error, _PathsDiffer):
+        raise error
+    # (remembered: the unrolled iterations after this one would try it in turn)
+    c.unmet.add(key)
+    return guard(stops)
 
 
 def _common_join(fc, targets, stops) -> int | None:
