@@ -102,7 +102,14 @@ def _scaled(x, w, n):
     return (x[:n] * w).sum(axis=1)          # w: (2, 1) against (k,)
 
 
+def _new_axis_first(x, lengths, n):
+    r = x[:n][None, :]
+    return (r < lengths[:, None]).sum(), (r * 2).sum(axis=1), r.shape
+
+
 def test_a_runtime_slice_broadcasts_against_a_column():
+    same(_new_axis_first, np.arange(5.0), np.array([1.0, 3.0]), N3)
+    same(_new_axis_first, np.arange(5, dtype=np.int32), np.array([4, 0, 2]), np.int64(-1))
     same(_masked_loss, np.arange(12.0).reshape(3, 4), np.array([1, 3, 2]), N3)
     same(_masked_loss, np.arange(12.0, dtype=np.float32).reshape(3, 4),
          np.array([0, 4, 2], np.int32), np.int64(4))

@@ -131,6 +131,8 @@ class Selection:
         if rows.is_row_slice(self, key):
             return rows.take_rows(self, key)
         items = self._trailing_key(key)
+        if items is None and self._new_leading_axes(key):
+            return self._moved_rows(key)
         if items is None:
             raise refusal("indexing x[mask] again", self, by_rows=True)
         return Selection(getitem(self.data, items), self.mask, view=self.view,
@@ -159,6 +161,24 @@ class Selection:
             raise refusal("assigning into an item of x[mask]", self)
         assign(getitem(self.data, items), Array(self.mask), value, bounds=self.sliced,
                descending=self.descending)
+
+    def _new_leading_axes(self, key) -> int:
+        """How many `None`s lead a key that then keeps the rows whole and
+        indexes the trailing axes (`x[:n][None, :]`), else 0."""
+        items = key if isinstance(key, tuple) else (key,)
+        lead = next((n for n, i in enumerate(items) if i is not None), len(items))
+        if not lead or self.rank != 1 or self.descending is not False:
+            return 0
+        return lead if self._trailing_key(items[lead:] or (slice(None),)) is not None else 0
+
+    def _moved_rows(self, key):
+        """x[:n][None, :]: the rows on a later axis, a boxes.Box of the
+        indexed values with the mask there."""
+        from .indexing import getitem
+        lead = self._new_leading_axes(key)
+        data = getitem(self.data, key)
+        masks = (None,) * lead + (Array(self.mask),) + (None,) * (data.ndim - lead - 1)
+        return boxes.boxed(data, masks, view=self.view, sliced=self.sliced)
 
     def _row_key(self, key):
         """x[k:][0], v[-1] (an int first, then basic items): the key of the
