@@ -1306,6 +1306,7 @@ class Trial:
     entry_narrowed: list = field(default_factory=list)  # _apply_promotions' runtime ints
     counters: dict = field(default_factory=dict)    # slot -> (lo, top): counters.py
     int_slots: list = field(default_factory=list)   # slots whose held_int is a parameter
+    body_floor: int = 0     # serial floor of the body's region: its Arrays are at or above it
 
 
 def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
@@ -1394,6 +1395,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     latch = frame.fc.blocks[max(frame.fc.preds[header])].instrs
     frame.current = latch[-1] if latch else frame.current
     with journaled_region(all_params, frame=frame, loop=True) as rec:
+        body_floor = ctx().serial_floor[-1]
         for box, p in zip(boxes, box_params):
             box.assign(p)
         body_leaves = [v for _, v in leaves]
@@ -1505,7 +1507,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
                  int_slots=int_slots, loose_fresh={slot for slot, end in loose_ends.items()
-                              if _is_fresh(end[3], fresh_floor)})
+                              if _is_fresh(end[3], fresh_floor)}, body_floor=body_floor)
 
 
 def _check_private_swaps(slot_arrays, out_leaves, leaves, stay, shared, is_private, loc):
@@ -2103,6 +2105,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             # a string, function... first bound in the body (see _widen): what
             # every iteration leaves there (undefined if the loop does not run)
             new_leaves[i] = after
+    escaped = [i for i, v in enumerate(new_leaves) if v is not leaves[i][1]]
     kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
     held = dict(zip(trial.int_slots, outs[1 + len(carried) + len(boxes) + len(kinds):]))
     ran = _ran(range_slots, init) if counted and not trip_count else None
@@ -2133,6 +2136,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                 new_leaves[i].alias_note = alias
                 for a in [leaves[i][1], *trial.shares.get(i, ())]:
                     watch(a, alias)
+    if escaped:
+        _forward_body_arrays(carried, trial, new_leaves)
     for a, alias in trial.marks:
         watch(a, alias)
     for a in trial.watched:
@@ -2171,6 +2176,25 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                           else 0 for t in targets], np.int32)
         code = emit("getitem", table, Array(outs[0]), key=("array",))
     return Exit(rest, code, depths)
+
+
+def _forward_body_arrays(carried, trial: Trial, new_leaves):
+    """A static value first bound in the body leaves the loop as the last
+    iteration made it: an object made there (`c = Ctx(log)`), or a `with`'s
+    __exit__ on the stack of a runtime `break` or `return`, whose code runs
+    after the While.  It holds the body's Arrays of the carried variables
+    (`c.log` is the body's `log`), whose Values are defined only inside the
+    body: each becomes a whole view of its variable's Array after the loop,
+    so that code after the loop reads the loop's result and its in-place
+    updates (`self.log[0] += 1` in __exit__) reach that Array, as in NumPy,
+    where both names are one array."""
+    from ..ops.indexing import Reshaped
+    for i in carried:
+        end, after = trial.leaves[i][1], new_leaves[i]
+        if isinstance(end, Array) and isinstance(after, Array) and end is not after \
+                and end.serial >= trial.body_floor and end.base is not after:
+            end.base, end.index = after, Reshaped(after.shape)
+            end._base_var, end._read_in = None, None
 
 
 def _unbound_before(entry) -> bool:
