@@ -28,7 +28,8 @@ import jax
 import numpy as np
 
 from . import cache, envvars, infer, lower, snapshot
-from .errors import DTypeError, InternalError, SideEffectError, TpuccError, UnsupportedError
+from .errors import (DTypeError, InternalError, LimitError, SideEffectError, TpuccError,
+                     UnsupportedError)
 from .infer import appends, checks
 from .infer.ad import identity_pattern
 from .infer.state import has_static_keys, is_namedtuple, is_value_dataclass, unflatten, value_fields
@@ -165,8 +166,23 @@ def run_lower(traced: infer.Traced):
                                   recycled_avals(traced))
     except TpuccError as e:
         raise _without_jax_notes(e) from None
+    except RecursionError:
+        raise _nesting_limit(traced.program) from None
     except Exception as e:  # noqa: BLE001 - jax rejecting our IR is our bug
         raise InternalError(f"lowering failed: {type(e).__name__}: {e}") from None
+
+
+def _nesting_limit(program) -> LimitError:
+    """Lowering ran out of Python's recursion limit: runtime branches
+    nested too deep (each is traced inside the one around it)."""
+    op, depth = lower.deepest_branch_chain(program)
+    return LimitError(
+        f"runtime branches nest {depth} deep here (a long `if`/`elif` chain, or `or`/`and` "
+        "chain, on a runtime value), too deep to compile: about 100 levels is the limit",
+        op.loc if op is not None else None,
+        "dispatch without a chain: look the value up in an array (`TABLE[op]`), test "
+        "membership (`c in (9, 10, 13, 32)`), combine the tests with `|` on arrays "
+        "(`(c == 0) | (c == 1)`), or use `np.select(conditions, choices)`")
 
 
 def _without_jax_notes(e: TpuccError) -> TpuccError:

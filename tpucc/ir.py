@@ -91,11 +91,15 @@ class Op:
     def reads(self):
         """The Values the op reads: its inputs, and what its regions' ops
         (and results) read, theirs included (regions are closures)."""
-        yield from self.inputs
-        for r in self.regions:
-            for op in r.ops:
-                yield from op.reads()
-            yield from r.results
+        # (a worklist: a chain of 120 `elif`s on a runtime value nests 120
+        # regions, too deep for nested generators)
+        work = [self]
+        while work:
+            op = work.pop()
+            yield from op.inputs
+            for r in op.regions:
+                work.extend(reversed(r.ops))
+                yield from r.results
 
     def attr(self, name, default=None):
         for k, v in self.attrs:

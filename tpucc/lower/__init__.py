@@ -47,6 +47,26 @@ def lower_region(region: Region, outer: dict, args) -> list:
     return [cast(layout.logical(env[v]), v.aval.dtype) for v in region.results]
 
 
+def deepest_branch_chain(program: Region):
+    """The outermost `cond` of the longest run of directly nested conds on
+    the program's deepest path of regions (an `if`/`elif` chain or an
+    `or` chain on runtime values), and that path's depth: lowering each
+    nested region is a jax trace inside the enclosing one's, so nesting
+    deep enough exhausts Python's recursion limit."""
+    best, best_depth = None, 0
+    work = [(program, 0, None)]     # (region, depth, outermost cond of its run)
+    while work:
+        region, depth, run_start = work.pop()
+        for op in region.ops:
+            if not op.regions:
+                continue
+            start = (run_start or op) if op.name == "cond" else None
+            if depth + 1 > best_depth:
+                best, best_depth = start or op, depth + 1
+            work.extend((r, depth + 1, start) for r in op.regions)
+    return best, best_depth
+
+
 def live_ops(region: Region) -> list:
     """The region's ops that its results need, in order: infer may leave
     ops nothing reads (a list's items read back from a loop's buffers and
