@@ -1310,6 +1310,11 @@ class Interpreter:
                                                            tuple(obj))
             raise StaticValueError("indexing a Python container with a runtime value",
                                    hint=_runtime_index_hint(obj))
+        if isinstance(obj, dict) and isinstance(key, tuple) and holds_array(key):
+            # (hashed by the compile-time identity of its Array, a tuple key is
+            # never found: not the program's KeyError)
+            raise StaticValueError("indexing a Python dict with a key that holds a runtime value",
+                                   hint=_runtime_key_hint(obj))
         if isinstance(obj, RuntimeRange):
             raise StaticValueError("indexing a range with a runtime length is not supported",
                                    hint="compute the item: start + k * step (the last: "
@@ -2997,6 +3002,18 @@ def _runtime_index_hint(items) -> str:
                 "and look the strings up outside the compiled function "
                 "(`[names[i] for i in ids]`)")
     return "index an array instead (np.stack the items first)"
+
+
+def _runtime_key_hint(mapping: dict) -> str:
+    """How to look a runtime key up: a dict of small int tuples (a DFA's
+    transitions keyed by (state, symbol)) is a table of as many axes."""
+    keys = list(mapping)
+    if keys and all(isinstance(k, tuple) and len(k) == len(keys[0])
+                    and all(type(i) is int and i >= 0 for i in k) for k in keys):
+        return ("make the dict an array indexed by the key's parts: `table = np.full(shape, "
+                "missing)`, `table[k] = v` for each item (before the compiled call), then "
+                "`table[state, symbol]`")
+    return "keep the keys static, or look runtime values up in an array"
 
 
 def _local_name(frame, value) -> str | None:
