@@ -158,6 +158,18 @@ def _stepped_range(start, stop, step):
     return RuntimeRange(0, count, 1, iterators.Stepped(start, step))
 
 
+def _range_length(r):
+    """len(range(start, stop, step)) with a runtime bound, as Python computes
+    it: the steps from start toward stop, rounded up, and 0 for an empty
+    range; a runtime Python int.  (A runtime step made `r` a range of
+    positions 0 .. count - 1 already: _stepped_range.)"""
+    from ..ops.elementwise import emit_ufunc
+    toward = 1 if r.step > 0 else -1
+    steps = emit_ufunc("floor_divide", emit_ufunc("subtract", emit_ufunc(
+        "add", emit_ufunc("subtract", r.stop, r.start), r.step), toward), r.step)
+    return to_python_scalar(emit_ufunc("maximum", steps, 0), np.int64)
+
+
 @builtin(py.len)
 def len_(interp, x):
     if isinstance(x, (RangeIter, SeqIter)):     # (a generator, zip, map: Python's refusal)
@@ -165,8 +177,7 @@ def len_(interp, x):
                             hint="count the items: len(list(it)), or sum(1 for _ in it)")
     from .calls import RuntimeRange
     if isinstance(x, RuntimeRange):
-        raise StaticValueError("len() of a range with a runtime bound",
-                               hint="use the bound itself (stop - start) as a runtime value")
+        return _range_length(x)
     from ..ops import masked
     if isinstance(x, masked.Selection):
         return masked.length(x)         # the runtime number of selected rows

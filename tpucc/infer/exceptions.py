@@ -173,6 +173,27 @@ def caught_where_raised(f, exc) -> bool:
     return False
 
 
+def ends_iteration(f, exc) -> bool:
+    """Whether `exc` is what ends the iteration of the user __next__ (or
+    __getitem__) being run: raised under a runtime condition of its own,
+    it would end the loop at run time (caught_where_raised takes it when
+    the condition is static)."""
+    ending = f.interp.next_levels[-1] if f.interp.next_levels else None
+    return ending is not None and isinstance(exc, ending[1])
+
+
+def catching_clause(f, exc):
+    """The Loc of an except clause of the program that would catch `exc`
+    (any frame, past runtime regions too), or None."""
+    for frame in reversed(f.interp.frames):
+        current = frame.current.handler if frame.current is not None else None
+        for handler in _chain(frame, current):
+            caught = _handler_catches(frame, handler, type(exc))
+            if caught:
+                return caught if caught is not True else None
+    return None
+
+
 def chain(interp, exc, cause) -> None:
     """`raise exc` / `raise exc from cause`: the implicit context (the
     exception being handled) and the explicit cause, as Python sets them."""

@@ -709,9 +709,21 @@ def _runtime_contains(interp, item, container) -> Array:
     if isinstance(container, range) and isinstance(item, Array) and item.shape == () and \
             item.dtype.kind in "biuf":
         return _in_range(item, container)
+    if isinstance(container, (bytes, bytearray)) and _runtime_int(item):
+        return _in_bytes(interp, item, container)
     if isinstance(container, (dict, set, frozenset)):
-        refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
-                            else "a set item")
+        keys = tuple(container)
+        if _runtime_number(item) and all(isinstance(k, _NUMBERS) for k in keys):
+            # For numbers, hash agrees with ==: a set (a dict's keys) of them
+            # holds a number exactly when a tuple of them does.
+            interp.guard_contents_deeply((container,))
+            return dunders.runtime_search(interp, "contains", item, keys) if keys else False
+        kind = "dict" if isinstance(container, dict) else "set"
+        raise StaticValueError(
+            f"`in` a {kind} with a runtime value needs its value at compile time when the "
+            f"{kind} holds more than numbers ({kind}s hash their items)",
+            hint="search a tuple of the numbers instead (`v in (9, 10, 32)`), or compare "
+            "with == and np.any")
     if interp.searched_by_iterating(container):     # a generator, a user __iter__
         return interp.contains(item, container)
     if not isinstance(container, (list, tuple)) or not all(
@@ -719,6 +731,27 @@ def _runtime_contains(interp, item, container) -> Array:
         raise UnsupportedError("`in` with a runtime value is supported on arrays, ranges and "
                                "lists or tuples of numbers", hint="compare with == and np.any")
     return dunders.runtime_search(interp, "contains", item, container)
+
+
+def _runtime_number(item) -> bool:
+    return isinstance(item, Array) and item.shape == () and item.dtype.kind in "biufc"
+
+
+def _runtime_int(item) -> bool:
+    return isinstance(item, Array) and item.shape == () and item.dtype.kind in "biu"
+
+
+def _in_bytes(interp, item: Array, data):
+    """`c in b" \\t\\n"` for a runtime integer: bytes hold small ints, so it
+    is a search of those; Python raises ValueError for an int that is no
+    byte, a check made when the call returns."""
+    if isinstance(data, bytearray):
+        interp.guard_contents(data)
+    if not (item.dtype == np.uint8 or item.dtype == np.bool_):
+        in_range = emit("logical_and", emit("greater_equal", item, 0), emit("less", item, 256))
+        checks.require(in_range, "ValueError: byte must be in range(0, 256)",
+                       raises="ValueError")
+    return dunders.runtime_search(interp, "contains", item, tuple(data)) if data else False
 
 
 def _in_range(item: Array, r: range):
@@ -1551,8 +1584,21 @@ def RETURN_VALUE(f, arg, block, stops):
     return Exit((RETURN,), None, {RETURN: 0})
 
 
-def _runtime_raise_refusal(f, index: int, name: str) -> UnsupportedError:
-    if raised_by(f, index) is not None:
+def _runtime_raise_refusal(f, index: int, name: str, exc=None) -> UnsupportedError:
+    clause = exceptions.catching_clause(f, exc) if exc is not None else None
+    if exc is not None and exceptions.ends_iteration(f, exc):
+        # (a tokenizer's __next__ stopping at a runtime byte: the loop's end
+        # would be decided inside the call that makes each item)
+        hint = ("a `for` loop over this iterator would end at run time, from inside "
+                "__next__: write the loop as a `while` on that test instead (`while "
+                "a[pos] != 0: v = a[pos]; pos += 1`), or raise StopIteration only on static "
+                "values (a position past a length)")
+    elif clause is not None:
+        hint = (f"the `except` clause at line {clause.line} would catch it, past the runtime "
+                "`if` or loop the raise is in: leave loops with a flag and `break` instead "
+                "(`found = True; break`, then `if found: break` in the loop around), or put "
+                "the loops in a function and `return` from it")
+    elif raised_by(f, index) is not None:
         # A raise the path only reaches after a loop left by a runtime
         # `return`/`break`: no `if` of the user's says when it fires.
         hint = ("only a raise under an `if` on runtime values becomes a check; after a loop "
@@ -1596,7 +1642,7 @@ def RAISE_VARARGS(f, argc, block, stops):
     if isinstance(exc, type):
         exc = exc()
     if builder.ctx().runtime_depth > 0 and not exceptions.caught_where_raised(f, exc):
-        raise _runtime_raise_refusal(f, block.index, type(exc).__name__)
+        raise _runtime_raise_refusal(f, block.index, type(exc).__name__, exc)
     if not isinstance(exc, BaseException):
         raise UserCodeError("TypeError: exceptions must derive from BaseException")
     exceptions.chain(f.interp, exc, args[1:])
