@@ -177,8 +177,9 @@ def _nesting_limit(program) -> LimitError:
     nested too deep (each is traced inside the one around it)."""
     op, depth = lower.deepest_branch_chain(program)
     return LimitError(
-        f"runtime branches nest {depth} deep here (a long `if`/`elif` chain, or `or`/`and` "
-        "chain, on a runtime value), too deep to compile: about 100 levels is the limit",
+        f"runtime branches nest {depth} deep here, too deep to compile: about 100 levels is "
+        "the limit (an `if`/`elif`, `or` or `and` chain whose tests are comparisons compiles "
+        "at any length; one whose tests compute more, or that works between them, nests)",
         op.loc if op is not None else None,
         "dispatch without a chain: look the value up in an array (`TABLE[op]`), test "
         "membership (`c in (9, 10, 13, 32)`), combine the tests with `|` on arrays "

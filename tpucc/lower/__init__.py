@@ -85,6 +85,9 @@ def live_ops(region: Region) -> list:
 
 def _lower_op(op, env, ins, made_by):
     if op.name == "cond":
+        chain = elif_chain(op)
+        if len(chain[1]) >= SWITCH_CHAIN:
+            return _lower_switch(*chain, env)
         true_r, false_r = op.regions
         return lax.cond(layout.logical(ins[0]), lambda: tuple(lower_region(true_r, env, ())),
                         lambda: tuple(lower_region(false_r, env, ())))
@@ -93,6 +96,69 @@ def _lower_op(op, env, ins, made_by):
     if op.name == "grad":
         return _lower_grad(op, env, [layout.logical(x) for x in ins])
     return lower_registry_op(op, ins, made_by).outs
+
+
+# A chain of runtime `elif`s (or of `or`s) this long is one lax.switch:
+# nested lax.conds are traced one inside the other, past Python's recursion
+# limit near 110 arms, and XLA compiles a deep nest slowly (43 s for 120).
+SWITCH_CHAIN = 16
+
+# The ops an `elif`'s test is computed with that may run before the chain,
+# on every path: pure, and harmless on any operand (a gather clamps; an
+# index's bounds check is a `check` op of its own, not hoisted).
+_HOISTABLE = frozenset({"const", "full", "convert", "equal", "not_equal", "less", "less_equal",
+                        "greater", "greater_equal", "logical_and", "logical_or",
+                        "logical_not", "getitem"})
+
+
+def elif_chain(op):
+    """A cond one of whose regions only computes another cond's test and
+    returns that cond's results, and so on (an `elif` chain goes on in the
+    false region, an `and` chain in the true one): ([(ops computing the
+    test, the test, whether the chain leaves when it is true)] per level,
+    [the region each level leaves to], the last region of the chain)."""
+    tests, arms, hoisted = [], [], ()
+    while True:
+        test = op.inputs[0]
+        true_r, false_r = op.regions
+        inner, leaves_when = _continued(false_r), True
+        if inner is None and _continued(true_r) is not None:
+            inner, leaves_when = _continued(true_r), False
+        tests.append((hoisted, test, leaves_when))
+        if inner is None:           # the chain's last cond: its true arm, else `last`
+            arms.append(true_r)
+            return tests, arms, false_r
+        arms.append(true_r if leaves_when else false_r)
+        hoisted, op = (false_r if leaves_when else true_r).ops[:-1], inner
+
+
+def _continued(region):
+    """The cond `region` ends with and returns the results of, when all it
+    does before is compute that cond's test (ops safe to run first)."""
+    inner = region.ops[-1] if region.ops else None
+    if inner is None or inner.name != "cond" or region.params \
+            or len(inner.outputs) != len(region.results) \
+            or any(a is not b for a, b in zip(inner.outputs, region.results)) \
+            or not all(o.name in _HOISTABLE and not o.regions for o in region.ops[:-1]):
+        return None
+    return inner
+
+
+def _lower_switch(tests, arms, last, outer: dict):
+    """A chain of conds as one lax.switch on the first level that leaves
+    it (the last region when none does): every test is computed first."""
+    env = dict(outer)
+    leaves = []
+    for hoisted, test, leaves_when in tests:
+        for h in hoisted:
+            env.update(zip(h.outputs, lower_registry_op(h, [env[v] for v in h.inputs]).outs))
+        holds = layout.logical(env[test])
+        leaves.append(holds if leaves_when else lax.bitwise_not(holds))
+    index = lax.full((), len(arms), jax.numpy.int32)
+    for k in reversed(range(len(arms))):
+        index = lax.select(leaves[k], lax.full((), k, jax.numpy.int32), index)
+    branches = [lambda r=r: tuple(lower_region(r, env, ())) for r in (*arms, last)]
+    return lax.switch(index, branches)
 
 
 def lower_registry_op(op, ins, made_by: dict | None = None) -> layout.Lowered:
