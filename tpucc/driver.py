@@ -408,9 +408,11 @@ def signature_key(args, kwargs, runtime_names=frozenset(), names=(), promoted=No
     else:
         parts = [_key(a, False, leaves) for a in args]
     if kwargs:
-        # Sorted, as infer.trace binds keyword leaves; tagged apart from positionals.
+        # In the caller's order, as infer.trace binds keyword leaves: a `**kw`
+        # parameter keeps that order, so it is part of the signature.
+        # Tagged apart from positionals.
         parts.extend(("K", k, _key(kwargs[k], k in runtime_names, leaves))
-                     for k in sorted(kwargs))
+                     for k in kwargs)
     return tuple(parts), leaves
 
 
@@ -423,7 +425,7 @@ def _promoted_signature_key(args, kwargs, runtime_names, names, promoted):
              for i, a in enumerate(args)]
     parts.extend(("K", k, _key_with_places(kwargs[k], k in runtime_names, leaves,
                                            promoted.get(k), ()))
-                 for k in sorted(kwargs))
+                 for k in kwargs)     # in the caller's order, as signature_key
     return tuple(parts), leaves
 
 

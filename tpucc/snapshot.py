@@ -306,7 +306,7 @@ def roots(fn, args, kwargs, runtime_names=frozenset()) -> Walk:
     w.token("function")
     w.visit(fn)
     names = _param_names(fn, len(args)) if runtime_names else [None] * len(args)
-    for a, name in [*zip(args, names), *((kwargs[k], k) for k in sorted(kwargs))]:
+    for a, name in [*zip(args, names), *((v, k) for k, v in kwargs.items())]:
         w.token("argument", name if name in kwargs else None)
         if isinstance(a, np.generic) and not isinstance(a, np.character):
             # A NumPy scalar argument is a runtime value, like an array: its

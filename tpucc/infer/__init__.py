@@ -466,9 +466,11 @@ def _trace_once(fn, args, kwargs, options, state, made_runtime) -> Traced:
         names = _param_names(fn, len(args))
         b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp, i)
                   for i, (a, n) in enumerate(zip(args, names))]
-        # Sorted, as driver.signature_key collects keyword leaves at call time.
+        # In the caller's order: `**kw` keeps it in Python, so the program may
+        # read it (list(kw)); driver.signature_key keys and collects keyword
+        # leaves in this same order, so each order is its own signature.
         b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources, interp,
-                             k) for k in sorted(kwargs)}
+                             k) for k in kwargs}
         interp.call_floor = new_serial_floor()
         try:
             with _deep_python_stack(), warnings_at_program_lines(interp):

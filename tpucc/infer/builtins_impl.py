@@ -812,8 +812,9 @@ def _many_items_with_arrays(interp, x) -> bool:
 def filter_(interp, fn, x):
     from . import dunders       # (each truth as `if` takes it: a user __bool__ interpreted)
     if not interp.result_feeds_loop():     # `kept = filter(f, xs)`: tested when taken
-        return (v for v in pulled_lazily(interp, interp.get_iter(x))
-                if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
+        # (a native filter, not a generator: type(kept) and isinstance see filter)
+        return filter(lambda v: dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v),
+                      pulled_lazily(interp, interp.get_iter(x)))
     items = interp.static_items(x)
     kept = (v for v in items if dunders.is_true(interp, interp.call(fn, [v], {}) if fn else v))
     return made_iterator(interp, kept, kind="filter")
@@ -1499,9 +1500,19 @@ def isinstance_(interp, obj, cls):
         return _kind_dependent(obj, lambda sample: isinstance(sample, cls))
     if isinstance(obj, Array):
         obj = python_sample(obj)   # Python checks `cls` (and raises) as it would eagerly
+    elif (stands_for := iterators.python_type(obj)) is not None:
+        # an iterator of ours (a generator, iter(xs), a.flat): as the Python one it stands for
+        return _is_subclass_as_isinstance(stands_for, cls)
     else:
         interp.guard_class(obj)     # (`o.__class__ = B` recompiles)
     return isinstance(obj, cls)
+
+
+def _is_subclass_as_isinstance(kind: type, cls) -> bool:
+    """isinstance(a value of type `kind`, cls), Python's TypeError for a
+    `cls` that is no class raised as isinstance words it."""
+    isinstance(None, cls)           # (raises for a bad `cls`)
+    return issubclass(kind, cls)
 
 
 def python_sample(x: Array):
@@ -1558,6 +1569,8 @@ def type_(interp, *args):
                  "answers at run time")
     if len(args) == 1 and isinstance(args[0], Array):
         return type(python_sample(args[0]))
+    if len(args) == 1 and (stands_for := iterators.python_type(args[0])) is not None:
+        return stands_for       # an iterator of ours: the Python type it stands for
     if len(args) == 1:
         interp.guard_class(args[0])
     return type(*args)
@@ -1823,6 +1836,17 @@ def hasattr_(interp, obj, name):
         if _is_attribute_error(e):      # as Python's hasattr: other errors propagate
             return False
         raise
+
+
+@builtin(py.callable)
+def callable_(interp, obj):
+    """callable(v): answered by v's type, known while compiling also for a
+    runtime value (an array, a NumPy or Python number: never callable)."""
+    if isinstance(obj, Array) or iterators.python_type(obj) is not None:
+        return False
+    from .calls import BoundArrayMethod     # (x.sum, float(x).hex: tpucc's stand-ins)
+    from .pynumbers import BoundNumberMethod
+    return isinstance(obj, (BoundArrayMethod, BoundNumberMethod)) or callable(obj)
 
 
 @builtin(sys.exc_info)

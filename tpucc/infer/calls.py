@@ -36,11 +36,11 @@ from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, WRITES_OUT_METHODS, const_aval, writes_out
 from . import buffers, builder, numpy_signatures
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
-                            method_caller_call, refuse_host_call, refuse_read_once,
+                            method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, exceptions, generator_runs, iterators, list_loops,
-               local_caches, messages, pynumbers, recursion, stacking, static_arguments,
-               vectorize)
+from . import (appends, chosen_functions, exceptions, generator_runs, interpreted, iterators,
+               library_signatures, list_loops, local_caches, messages, pynumbers, recursion,
+               stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -180,11 +180,37 @@ def _numpy_operand_wins(op, b) -> bool:
 
 def _callbacks_interpreted(interp, fn, args, kwargs):
     """args and kwargs for a call of `fn`, with the callables that a
-    library function of _CALLS_BACK calls back wrapped to be interpreted."""
-    if not _hashable(fn) or fn not in _CALLS_BACK:
-        return args, kwargs
-    wrap = lambda v: InterpretedCallback(interp, v) if callable(v) else v  # noqa: E731
+    library function of _CALLS_BACK calls back wrapped to be interpreted,
+    and for any other library function, the functions made by compiled
+    code that read its variables (_closes_over_compiled_frame)."""
+    if _hashable(fn) and fn in _CALLS_BACK:
+        wrap = lambda v: InterpretedCallback(interp, v) if callable(v) else v  # noqa: E731
+    else:
+        wrap = lambda v: _interpreted_function(interp, v) \
+            if _closes_over_compiled_frame(v) else v  # noqa: E731
     return [wrap(a) for a in args], {k: wrap(v) for k, v in kwargs.items()}
+
+
+def _python_stand_in(v):
+    """A static value of a runtime one's eager Python type, for a library
+    call that is to raise its own TypeError (library_signatures)."""
+    return python_sample(v) if isinstance(v, Array) else v
+
+
+def _closes_over_compiled_frame(v) -> bool:
+    """Whether v is a function whose closure holds a variable of a frame
+    compiled code runs (an OwnedCell, where that frame keeps it): run
+    natively (re.sub's repl), it would read the OwnedCell, not the value."""
+    return isinstance(v, types.FunctionType) and \
+        any(isinstance(_cell_contents(c), OwnedCell) for c in v.__closure__ or ())
+
+
+def _interpreted_function(interp, fn):
+    """A function for native code to call back in place of `fn`, each call
+    interpreted; with fn's name, signature and docstring (update_wrapper)."""
+    def interpreted(*args, **kwargs):
+        return interp.call(fn, list(args), kwargs)
+    return functools.update_wrapper(interpreted, fn)
 
 
 class ListGuardView:
@@ -352,6 +378,27 @@ NUMPY_INSTEAD = {
 # (`x.__getitem__(i)` is `x[i]`), which compile on runtime arrays already.
 _CONTAINER_DUNDERS = {"__getitem__": operator.getitem, "__len__": len,
                       "__contains__": operator.contains}
+_AN_ARRAY = np.empty(0)
+
+
+@functools.cache
+def _array_operator_methods() -> dict:
+    """An array's operator methods (x.__mul__, x.__radd__, x.__iadd__,
+    x.__neg__, x.__lt__, x.__float__) by name: functions of (x, *operands)
+    doing what the operator does (x.__iadd__(1) adds into x, as `x += 1`;
+    a user operand's own methods interpreted, as for the operator)."""
+    table = {}
+    for op, (method, reflected_method, _) in dunders.BINARY.items():
+        table[method] = op
+        table[reflected_method] = functools.partial(interpreted.reflected, op)
+    table.update({method: op for op, (method, _) in dunders.INPLACE.items()})
+    table.update({method: op for op, (method, _, _) in dunders.COMPARE.items()})
+    table.update({method: op for op, method in dunders.UNARY.items()})
+    table.update({"__bool__": bool, "__int__": int, "__float__": float,
+                  "__complex__": complex})
+    return table
+
+
 ATTRIBUTE_INSTEAD = {"strides": "compiled arrays have no strides to read; for " + _WINDOWS}
 
 
@@ -598,7 +645,7 @@ class Interpreter:
         if name in g:
             value = g[name]
             if _is_static_scalar(value) and global_key(g, name) in self.scalars.promoted:
-                return self.capture_number(g, name, value, ("global", func.__module__, name),
+                return self.capture_number(g, name, value, ("global", home_module(func), name),
                                            ("globals", name), lambda: g[name])
             if not (isinstance(value, np.ndarray) or _is_jax_array(value)):
                 # (an array is a runtime input, re-read at every call, its type
@@ -613,7 +660,7 @@ class Interpreter:
                 self._guard(g, name, MISSING, g, "globals")
             if value is _MISSING:
                 raise UserCodeError(f"NameError: name '{name}' is not defined")
-        return self.capture(value, ("global", func.__module__, name), lambda: g[name],
+        return self.capture(value, ("global", home_module(func), name), lambda: g[name],
                             g, ("globals", name))
 
     def store_global(self, func, name, value):
@@ -770,6 +817,9 @@ class Interpreter:
                                    "zip, map, iter()) is not supported: compiled code only "
                                    "iterates them", hint="use it in a for loop, next() or a "
                                    "consumer such as list()")
+        if type(obj) is types.CellType and name == "cell_contents" and \
+                isinstance(_cell_contents(obj), OwnedCell):
+            return owned_value(obj.cell_contents)   # (where our frame keeps the variable)
         if type(obj) is super:
             found = self._through_super(obj, name)
             if found is not MISSING:
@@ -1053,11 +1103,14 @@ class Interpreter:
             return BoundArrayMethod(arr, name)
         if name in _CONTAINER_DUNDERS:      # key=x.__getitem__: argmax in pure Python
             return functools.partial(_CONTAINER_DUNDERS[name], arr)
+        if name in _array_operator_methods():   # map(x.__mul__, ks), reduce(np.ndarray.__add__)
+            return functools.partial(_array_operator_methods()[name], arr)
         if name in METHODS:
             return BoundArrayMethod(arr, name)
-        if arr.immutable is True and not arr.shape and not hasattr(np.ndarray, name):
+        # (an array's attributes: not the class's, which has type's too: __call__, __dict__)
+        if arr.immutable is True and not arr.shape and not hasattr(_AN_ARRAY, name):
             return pynumbers.numpy_scalar_attribute(arr, name)     # x[0].is_integer()
-        if not hasattr(np.ndarray, name):       # what NumPy raises (hasattr / except see it)
+        if not hasattr(_AN_ARRAY, name):       # what NumPy raises (hasattr / except see it)
             raise UserCodeError(f"AttributeError: 'numpy.ndarray' object has no attribute "
                                 f"'{name}'")
         raise UnsupportedError(f"array attribute or method `.{name}` is not supported",
@@ -2108,6 +2161,10 @@ class Interpreter:
             return self.call(ufunc if method == "__call__" else getattr(ufunc, method),
                              inputs, kwargs)
         if isinstance(fn, BoundArrayMethod):
+            if isinstance(fn.array, Array):
+                library_signatures.refuse_rejected_keywords(
+                    getattr(np.ndarray, fn.name, None), [fn.array, *args], kwargs,
+                    f"ndarray.{fn.name}")
             table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \
                 else METHODS
             args, kwargs = numpy_signatures.method_call(fn.name, table[fn.name],
@@ -2170,6 +2227,9 @@ class Interpreter:
                                    hint=REFUSED[fn])
         impl = BUILTINS.get(fn) if hashable else None
         if impl is not None:
+            if kwargs:      # (Python's names for them: pow(x, exp=2), int(s, base=16))
+                args, kwargs = library_signatures.as_impl_takes(fn, impl, args, kwargs,
+                                                                _python_stand_in)
             return impl(self, *args, **kwargs)
         if hashable and buffers.reads_buffer(fn, args):    # np.frombuffer(data): its memory
             out = buffers.numpy_read(self, fn, args, kwargs)
@@ -2323,6 +2383,7 @@ class Interpreter:
             self._numpy_call(fn, impl, args, kwargs)
 
     def _numpy_call(self, fn, impl, args, kwargs):
+        library_signatures.refuse_rejected_keywords(fn, args, kwargs, numpy_name(fn))
         if isinstance(fn, np.ufunc):     # NumPy's protocols on the user's objects, interpreted
             out = dunders.array_ufunc(self, fn, args, kwargs)
             if out is not dunders.NATIVE:
@@ -2601,7 +2662,7 @@ class Interpreter:
         of every program, for a rare edit: compile it again instead), nor
         functions made by the call or library ones."""
         if id(fn) in self.fresh_ids or id(fn) in self.guarded_objects \
-                or _is_library_module_name(fn.__module__):
+                or _is_library_module_name(home_module(fn)):
             return
         self.guarded_objects.add(id(fn))
         self._guard_identity(fn, "__code__", fn.__code__)
@@ -3194,8 +3255,10 @@ def _iterator_kind(v, start, backward) -> str:
 
 
 def _is_unbound_array_method(fn) -> bool:
-    """np.ndarray.sum, np.ndarray.tolist: a method taken from the class."""
-    return isinstance(fn, types.MethodDescriptorType) and fn.__objclass__ is np.ndarray
+    """np.ndarray.sum, np.ndarray.tolist, np.ndarray.__add__: a method
+    taken from the class."""
+    return isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType)) and \
+        fn.__objclass__ is np.ndarray
 
 
 def _is_compiled(fn) -> bool:
@@ -3513,9 +3576,19 @@ def _hashable(fn) -> bool:
 
 
 def _is_library(fn) -> bool:
-    module = getattr(fn, "__module__", "") or ""
+    module = home_module(fn)
     return module.split(".")[0] in ("numpy", "jax", "jaxlib") and \
         module not in _INTERPRETED_LIBRARY_MODULES
+
+
+def home_module(fn) -> str:
+    """The module a function was defined in: that of its globals.  Not its
+    `__module__`, which functools.wraps copies from what it wraps (a user's
+    wrapper of np.tanh says "numpy", yet its code is the user's)."""
+    globals_ = getattr(fn, "__globals__", None)
+    if isinstance(globals_, dict) and isinstance(globals_.get("__name__"), str):
+        return globals_["__name__"]
+    return getattr(fn, "__module__", "") or ""
 
 
 # Library Python code interpreted as the user's own: NDArrayOperatorsMixin
@@ -3594,4 +3667,4 @@ def _runtime_what(args, kwargs) -> str:
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from . import control  # noqa: E402
 from . import dunders  # noqa: E402  (which imports this module)
-from .interpreter import Frame, OwnedCell  # noqa: E402
+from .interpreter import Frame, OwnedCell, owned_value  # noqa: E402

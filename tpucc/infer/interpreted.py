@@ -40,3 +40,9 @@ def accumulated(rows, func, initial):
     for i in range(start, len(rows)):
         total = total + rows[i] if func is None else func(total, rows[i])
         yield total
+
+
+def reflected(op, x, y):
+    """x.__radd__(y) of an array x and the like: y + x, which is NumPy's
+    np.add(y, x) for the operands it takes."""
+    return op(y, x)

@@ -448,6 +448,15 @@ class OwnedCell:
         self.frame, self.name = frame, name
 
 
+def owned_value(owned: OwnedCell):
+    """The value of the variable an OwnedCell stands for (what Python's
+    cell would hold): a closure's `cell.cell_contents`."""
+    value = owned.frame.locals.get(owned.name, _UNBOUND)
+    if value is _UNBOUND:
+        raise UserCodeError("ValueError: Cell is empty")
+    return _defined(owned.frame.locals, owned.name)
+
+
 @handler
 def LOAD_DEREF(f, name):
     cell = f.cells[name]

@@ -3,6 +3,7 @@ successor instead of mutating it, so snapshots of interpreter state taken for
 the two arms of a runtime branch never share a mutable iterator."""
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import itertools
 from dataclasses import dataclass, field
@@ -159,6 +160,39 @@ def type_name(it) -> str:
     """The Python type an iterator of ours stands for, as Python's
     TypeErrors name it ('generator', 'zip', 'range_iterator')."""
     return it.kind if isinstance(it, SeqIter) else "range_iterator"
+
+
+# The Python types our iterators stand for, by their `kind` (type_name)
+_PYTHON_TYPES = {type_.__name__: type_ for type_ in (
+    type(x for x in ()), type(iter(np.empty(0))), type(iter([])), type(reversed([])),
+    type(iter(())), type(iter(set())), type(iter(b"")), type(iter({})), type(reversed({})),
+    type(iter(range(0))), reversed, enumerate, zip, map, filter)}
+_PYTHON_TYPES["str_iterator"] = type(iter(""))      # (_iterator_kind's name of it)
+
+
+def python_type(v) -> type | None:
+    """The Python type that `v`, one of our iterators, stands for (a
+    generator, a list_iterator, a.flat's flatiter), which type(v) and
+    isinstance(v, ...) answer by; None where v is not one of ours.  A
+    kind this table lacks (a native iterator's, read ahead by a loop:
+    calls._looped_native) gets a stand-in type of its name, an Iterator."""
+    from ..ops.assign import FlatIter
+    if isinstance(v, FlatIter):
+        return np.flatiter
+    if not isinstance(v, (SeqIter, RangeIter)):
+        return None
+    kind = type_name(v)
+    if kind not in _PYTHON_TYPES:
+        _PYTHON_TYPES[kind] = type(kind, (_StandIn,), {})
+    return _PYTHON_TYPES[kind]
+
+
+class _StandIn(collections.abc.Iterator):
+    """The base of stand-in iterator types (python_type)."""
+    __slots__ = ()
+
+    def __next__(self):
+        raise StopIteration
 
 
 def caught_up(it: SeqIter) -> SeqIter:

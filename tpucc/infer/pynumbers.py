@@ -40,7 +40,7 @@ def python_type(x: Array) -> type:
 def attribute(interp, x: Array, name: str):
     """x.name of a runtime Python number x."""
     pytype = python_type(x)
-    if not hasattr(pytype, name):
+    if not hasattr(pytype(), name):     # (an instance's: the class has type's __call__ too)
         raise UserCodeError(f"AttributeError: '{pytype.__name__}' object has no attribute "
                             f"'{name}'")
     if name in ("real", "imag"):
@@ -57,7 +57,7 @@ def numpy_scalar_attribute(x: Array, name: str):
     numbers NumPy's scalar types have too (np.float64 is a float; NumPy 2
     gives np.floating and np.integer is_integer, as_integer_ratio...)."""
     kind = x.dtype.type
-    if not hasattr(kind, name):
+    if not hasattr(np.zeros((), x.dtype)[()], name):    # (an instance's, as attribute's)
         raise UserCodeError(f"AttributeError: 'numpy.{kind.__name__}' object has no attribute "
                             f"'{name}'")
     if not callable(getattr(kind, name)):
