@@ -307,3 +307,16 @@ def test_missing_array_attribute_is_still_attribute_error():
         return x.__call__()
     raises_at(f, (np.arange(3.0),), match="AttributeError.*__call__", line_of="__call__",
               cache=False)
+
+
+def test_itertools_iterators_keep_their_types():
+    import itertools
+
+    def f(x):
+        m = itertools.starmap(lambda a, b: a * b, zip(x, x))
+        it = itertools.chain([1], [2])
+        for _ in it:
+            break
+        return (type(m).__name__, isinstance(m, itertools.starmap), type(it).__name__,
+                isinstance(it, itertools.chain), isinstance(it, collections.abc.Iterator), list(m))
+    same(f, np.arange(3.0))

@@ -166,7 +166,8 @@ def type_name(it) -> str:
 _PYTHON_TYPES = {type_.__name__: type_ for type_ in (
     type(x for x in ()), type(iter(np.empty(0))), type(iter([])), type(reversed([])),
     type(iter(())), type(iter(set())), type(iter(b"")), type(iter({})), type(reversed({})),
-    type(iter(range(0))), reversed, enumerate, zip, map, filter)}
+    type(iter(range(0))), reversed, enumerate, zip, map, filter,
+    *(t for t in vars(itertools).values() if isinstance(t, type)))}
 _PYTHON_TYPES["str_iterator"] = type(iter(""))      # (_iterator_kind's name of it)
 
 
