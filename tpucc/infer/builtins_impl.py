@@ -45,9 +45,7 @@ REFUSED = {
     py.eval: "dynamic code cannot be compiled ahead of time",
     py.compile: "dynamic code cannot be compiled ahead of time",
     py.breakpoint: "debug the function eagerly (call it without tpucc.compile)",
-    py.globals: "refer to globals by name",
     py.locals: "refer to local variables by name",
-    py.vars: "refer to attributes by name",
     py.delattr: "compiled code cannot delete attributes",
 }
 # NumPy's file readers would read the file once, while compiling: the
@@ -2317,6 +2315,52 @@ def object_setattr(interp, obj, name, value):
     __setattr__ (a frozen dataclass's __init__ makes its fields so)."""
     interp.setattr(obj, _attribute_name(name, "object.__setattr__"), value, hook=False)
     return None
+
+
+@builtin(object.__getattribute__)
+def object_getattribute(interp, obj, name):
+    """object.__getattribute__(obj, "name"): the lookup without the class's
+    __getattr__ hook (a module system's __getattr__ reads its parameters
+    so), seeing what this call stored there, as obj.name does."""
+    name = _attribute_name(name, "object.__getattribute__")
+    if interp.user_dunder(obj, "__getattr__") is not None and not _found_past_hook(interp, obj, name):
+        raise UserCodeError(f"AttributeError: '{type(obj).__name__}' object has no attribute "
+                            f"'{name}'")
+    return interp.getattr(obj, name)
+
+
+def _found_past_hook(interp, obj, name) -> bool:
+    """Whether obj.name is found before a __getattr__ hook would be called:
+    stored by this call, or on the object or its class."""
+    if (id(obj), name) in interp.shadow:
+        return True
+    try:
+        (type if isinstance(obj, type) else object).__getattribute__(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+@builtin(py.vars)
+def vars_(interp, *args):
+    """vars(obj) is obj.__dict__ (its items the object's attributes, read and
+    rebound as those: calls.attribute_dict); vars() is locals(), refused."""
+    if not args:
+        raise UnsupportedError("calling vars() without an argument is not supported in "
+                               "compiled code", hint="refer to local variables by name")
+    if len(args) > 1:
+        raise UserCodeError(f"TypeError: vars expected at most 1 argument, got {len(args)}")
+    try:
+        return interp.getattr(args[0], "__dict__")
+    except AttributeError:
+        raise UserCodeError("TypeError: vars() argument must have __dict__ attribute") from None
+
+
+@builtin(py.globals)
+def globals_(interp):
+    """globals(): the calling function's module dict, its items read and
+    rebound as the globals are (`globals()[cfg["type"]]`, a class registry)."""
+    return interp.globals_dict(interp.frames[-1].func)
 
 
 def _attribute_name(name, what: str) -> str:

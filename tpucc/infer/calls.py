@@ -521,6 +521,10 @@ class Interpreter:
         # caller's container (_shared_argument_item): id -> the copy
         self.shared_argument_copies: dict[int, object] = {}
         self.shadow: dict[tuple[int, str], object] = {}
+        # Dicts that stand for attributes (an object's __dict__, vars(obj)) or
+        # globals (globals()): id -> (dict, the object or function, "attr" or
+        # "globals"); their items are read and rebound as those (attribute_dict)
+        self.attribute_dicts: dict[int, tuple] = {}
         self.attr_writes: dict[tuple[int, str], tuple] = {}
         # Where each write-back was last assigned (for errors about it, such as
         # an artifact's, which cannot replay one): ("attr", attr_writes key),
@@ -824,6 +828,8 @@ class Interpreter:
             found = self._through_super(obj, name)
             if found is not MISSING:
                 return found
+        if name == "__dict__" and self._has_plain_dict(obj):
+            return self.attribute_dict(obj)
         key = (id(obj), name)
         if self.generator_runs and not hasattr(type(class_attribute(type(obj), name)), "__get__"):
             generator_runs.note_attribute_read(self, obj, name)     # (not a method's, a property's)
@@ -1039,6 +1045,8 @@ class Interpreter:
         if isinstance(container, (dict, set, frozenset)):
             refuse_runtime_hash((item,), "a dict key" if isinstance(container, dict)
                                 else "a set item")
+        if type(container) is dict and id(container) in self.attribute_dicts:
+            return item in container or self._attribute_of_dict(container, item) is not None
         if type(container) is dict:
             value = container.get(item, MISSING)
             if value is MISSING:
@@ -1075,7 +1083,7 @@ class Interpreter:
         one read as d[key] is."""
         key = known_integer(key)        # (a constant: np.array([2, 0])[0])
         refuse_runtime_hash((key,), "a dict key")
-        if key in d:
+        if key in d or self._attribute_of_dict(d, key) is not None:
             return self.getitem(d, key)
         self._guard_absent_key(d, key)
         return default
@@ -1178,6 +1186,76 @@ class Interpreter:
         self._rebind_outside(obj, name, value, f"`.{name}`",
                              f"`.{name}` of an object that outlives the call",
                              lambda: self.getattr(obj, name))
+
+    # --- an object's __dict__ and globals(): attributes seen as a dict ---------------------
+    def _has_plain_dict(self, obj) -> bool:
+        """Whether obj.__dict__ is an instance's own attribute dict, read as
+        Python reads it (not a class's or a module's namespace, nor through
+        the class's own __getattribute__)."""
+        return not isinstance(obj, (type, types.ModuleType, Array)) \
+            and type(instance_dict(obj)) is dict \
+            and self.user_dunder(obj, "__getattribute__") is None \
+            and isinstance(class_attribute(type(obj), "__dict__"), types.GetSetDescriptorType)
+
+    def attribute_dict(self, obj):
+        """obj.__dict__ or vars(obj): the object's own dict, remembered as
+        such, so that its items are read and rebound as its attributes are.
+        An outside object's rebound attributes are held aside (`shadow`)
+        until the call ends: read natively, its dict would show them stale,
+        and a write into it would not be seen by `obj.name`.  An object the
+        call made keeps its attributes in the dict itself, which is then the
+        call's own too (`self.__dict__.update(kw)` in its __init__)."""
+        d = instance_dict(obj)
+        self.attribute_dicts[id(d)] = (d, obj, "attr")
+        entry = self.fresh_ids.get(id(obj))
+        if entry is not None and id(d) not in self.fresh_ids:
+            self.fresh_ids[id(d)] = (d, entry[1])
+        return d
+
+    def globals_dict(self, func):
+        """globals() in `func`: its module's dict, whose items are read and
+        rebound as the globals are (read_global, store_global)."""
+        g = func.__globals__
+        self.attribute_dicts[id(g)] = (g, func, "globals")
+        return g
+
+    def _attribute_of_dict(self, d, key, new=False):
+        """The owner (object, or function for globals()) where d[key] is an
+        attribute or global it holds (`new`: or may hold, for a write),
+        d being its attribute_dict; None for any other item.  A data
+        descriptor of the class (a property) is not what the dict holds."""
+        found = self.attribute_dicts.get(id(d)) if isinstance(d, dict) else None
+        if found is None or found[0] is not d or type(key) is not str:
+            return None
+        _, owner, kind = found
+        if kind == "globals":
+            held = (id(d), key) in self.shadow
+        else:
+            static = class_attribute(type(owner), key)
+            if static is not None and any(class_attribute(type(static), m) is not None
+                                          for m in ("__set__", "__delete__")):
+                return None
+            held = (id(owner), key) in self.shadow
+        return owner if new or held or key in d else None
+
+    def _read_dict_attribute(self, d, key):
+        _, owner, kind = self.attribute_dicts[id(d)]
+        return self.read_global(owner, key) if kind == "globals" else self.getattr(owner, key)
+
+    def _write_dict_attribute(self, d, key, value):
+        _, owner, kind = self.attribute_dicts[id(d)]
+        if kind == "globals":
+            self.store_global(owner, key, value)
+        else:       # (past the class's __setattr__, as a write into the dict is)
+            self.setattr(owner, key, value, hook=False)
+
+    def _dict_keys(self, d) -> list:
+        """The keys of an attribute_dict: its own, then those of attributes
+        this call added to an outside object (held aside until it ends)."""
+        _, owner, kind = self.attribute_dicts[id(d)]
+        held = id(d) if kind == "globals" else id(owner)
+        return list(d) + [k[1] for k in self.shadow
+                          if k[0] == held and type(k[1]) is str and k[1] not in d]
 
     def _value_before_region(self, current, what: str):
         """current() of a place a runtime branch or loop rebinds, the value
@@ -1328,6 +1406,8 @@ class Interpreter:
         method = self.user_dunder(obj, "__getitem__")
         if method is not None:
             return self.inline(method, [obj, key], {})
+        if self._attribute_of_dict(obj, key) is not None:
+            return self._read_dict_attribute(obj, key)
         if isinstance(obj, _AXIS_CONCATENATOR) and _any_runtime([key], {}):   # np.r_[a, b]
             return manipulation.index_trick(obj, key)
         if isinstance(key, Array):
@@ -1517,7 +1597,10 @@ class Interpreter:
         """An array held by a container from outside is a runtime input,
         re-read from the container at every call (as attributes are); an
         item this trace rebound is its new value, and a promoted number
-        (scalar_state) a runtime input too."""
+        (scalar_state) a runtime input too.  An item of an object's
+        __dict__ (or of globals()) is that attribute (or global)."""
+        if self._attribute_of_dict(container, key) is not None:
+            return self._read_dict_attribute(container, key)
         slot = _existing_slot(container, key)
         if slot is not None and id(container) not in self.fresh_ids:
             shared = self._shared_argument_item(container, slot, value)
@@ -1569,6 +1652,9 @@ class Interpreter:
             # the user's __setitem__, interpreted: what it changes is checked as it
             # changes it (`self.data[i] = v` updates an array in place, anywhere)
             self.inline(method, [obj, key, value], {})
+            return
+        if self._attribute_of_dict(obj, key, new=True) is not None:
+            self._write_dict_attribute(obj, key, value)
             return
         if isinstance(value, Array) and (_holds(obj, key, value)
                                          or self._holds_captured(obj, key, value)):
@@ -1754,7 +1840,8 @@ class Interpreter:
             new = dict(*args, **kwargs)
         except (TypeError, ValueError):
             return None
-        if not all(not isinstance(k, Array) and k in d for k in new):
+        if not all(not isinstance(k, Array) and (k in d or id(d) in self.attribute_dicts)
+                   for k in new):
             return None
         for k, v in new.items():
             self.setitem(d, k, v)
@@ -1960,6 +2047,9 @@ class Interpreter:
     def dict_items(self, mapping, values_only=False) -> tuple:
         """mapping.items() (or .values()), each item read as mapping[k] is."""
         self.guard_contents(mapping)
+        if id(mapping) in self.attribute_dicts:
+            items = tuple((k, self.getitem(mapping, k)) for k in self._dict_keys(mapping))
+            return tuple(v for _, v in items) if values_only else items
         if values_only:
             return tuple(self._item(mapping, k, mapping[k]) for k in mapping)
         return tuple((k, self._item(mapping, k, mapping[k])) for k in mapping)

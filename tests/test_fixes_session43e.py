@@ -1,0 +1,207 @@
+"""Fixes of session 43e (sweep L: config-driven model code): obj.__dict__,
+vars(obj), globals() and object.__getattribute__ see the call's own
+attribute writes; ..."""
+from __future__ import annotations
+
+import copy
+import sys
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import assert_same, raises_at, same
+
+
+def _twin_runs(fn, make, *args):
+    """fn eager and compiled on two equal fresh objects from make(): the
+    results and the objects' attributes after the call."""
+    a, b = make(), make()
+    expected = fn(a, *copy.deepcopy(args))
+    actual = tpucc.compile(fn, cache=False)(b, *copy.deepcopy(args))
+    assert_same(expected, actual)
+    assert_same(dict(vars(a)), dict(vars(b)))
+
+
+# --- bug_06: obj.__dict__ and object.__getattribute__ read the call's writes ---------
+
+class Net:
+    def __init__(self, dtype=np.float64):
+        self.w = np.ones(2, dtype)
+        self.k = 1
+
+
+def write_dict_read_attr(net):
+    net.__dict__["w"] = net.w * 5
+    return net.w.sum()
+
+
+def write_attr_read_dict(net):
+    net.w = net.w * 5
+    return net.__dict__["w"].sum()
+
+
+def write_number_through_dict(net):
+    net.__dict__["k"] = 7
+    return net.k
+
+
+def getattribute_after_set(net):
+    net.w = net.w * 5
+    return object.__getattribute__(net, "w").sum()
+
+
+def dict_update_then_attr(net):
+    net.__dict__.update(w=net.w + 2)
+    return net.w * net.k
+
+
+def counter_through_get(net):
+    net.calls = net.__dict__.get("calls", 0) + 1
+    net.__dict__["w"] = net.w + net.calls
+    return net.__dict__.get("calls", 0), net.w
+
+
+def values_after_set(net):
+    net.w = net.w * 3
+    return sum(np.sum(v) for v in net.__dict__.values()), "w" in net.__dict__
+
+
+@pytest.mark.parametrize("fn", [write_dict_read_attr, write_attr_read_dict,
+                                write_number_through_dict, getattribute_after_set,
+                                dict_update_then_attr, values_after_set])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_dict_writes_seen_by_reads(fn, dtype):
+    _twin_runs(fn, lambda: Net(dtype))
+
+
+def test_dict_get_of_attribute_added_in_the_call():
+    def f(net):
+        net.extra = net.w * 2
+        return net.__dict__.get("extra", None) + 1, "extra" in net.__dict__
+    _twin_runs(f, Net)
+
+
+def test_counter_through_dict_get():
+    a, b = Net(), Net()
+    compiled = tpucc.compile(counter_through_get, cache=False)
+    for _ in range(3):
+        assert_same(counter_through_get(a), compiled(b))
+        assert a.calls == b.calls and np.array_equal(a.w, b.w)
+
+
+class Module:
+    """A torch-like module: its parameters kept in __dict__ under
+    __setattr__, read back through object.__getattribute__."""
+    def __init__(self):
+        object.__setattr__(self, "w", np.arange(3.0))
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+
+
+def test_getattribute_with_getattr_hook():
+    def f(m, x):
+        m.w = m.w + x
+        return object.__getattribute__(m, "w") * 2
+    _twin_runs(f, Module, np.ones(3))
+
+
+def test_getattribute_missing_attribute_is_attribute_error():
+    def f(m, x):
+        try:
+            return object.__getattribute__(m, "nope")
+        except AttributeError:
+            return x
+    _twin_runs(f, Module, np.ones(3))
+
+
+class Cfg:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class Adam:
+    def __init__(self, **kw):
+        self.__dict__.update(dict(lr=0.1, beta=0.9))
+        self.__dict__.update(kw)
+        vars(self)["steps"] = 0
+
+
+def test_dict_update_in_init_of_a_local_object():
+    def f(x):
+        c = Cfg(lr=0.5, w=x * 2)
+        return x * c.lr + c.w
+    same(f, np.ones(2))
+    same(f, np.arange(3, dtype=np.float32))
+
+    def g(x):
+        opt = Adam(lr=x.sum())
+        opt.steps += 1
+        return x * opt.lr * opt.beta + opt.steps
+    same(g, np.arange(3.0))
+
+
+# --- bug_01: vars(obj) is obj.__dict__; globals()[name] -------------------------------
+
+class Dense:
+    def __init__(self, dtype=np.float64):
+        self.w = np.ones(3, dtype)
+        self.b = np.zeros(3, dtype)
+
+
+def test_vars_values_and_items():
+    def by_values(m):
+        return sum(v.sum() for v in vars(m).values())
+
+    def by_items(m, x):
+        return {k: x @ v if k == "w" else v + x for k, v in vars(m).items()}
+
+    def parameters_after_update(m, x):
+        for k, v in vars(m).items():
+            setattr(m, k, v + x)
+        return [vars(m)[k] for k in sorted(vars(m))]
+
+    for dtype in (np.float64, np.float32):
+        _twin_runs(by_values, lambda: Dense(dtype))
+        _twin_runs(by_items, lambda: Dense(dtype), np.arange(3, dtype=dtype))
+        _twin_runs(parameters_after_update, lambda: Dense(dtype), np.ones(3, dtype))
+
+
+def test_vars_write_seen_by_attribute():
+    def f(m, x):
+        vars(m)["w"] = m.w * x
+        return m.w + m.b
+    _twin_runs(f, Dense, np.full(3, 2.0))
+
+
+def test_vars_without_argument_refused():
+    def f(x):
+        return vars()["x"]
+    raises_at(f, (np.ones(2),), tpucc.UnsupportedError, match="vars", line_of="vars()",
+              cache=False)
+
+
+SCALE = 3.0
+
+
+def test_globals_registry_lookup():
+    def by_globals(name, x):
+        return globals()[name]().w.sum() + x
+
+    for name in ("Dense", "Net"):
+        assert_same(by_globals(name, np.float32(1)),
+                    tpucc.compile(by_globals, cache=False)(name, np.float32(1)))
+
+    def read_number(x):
+        return x * globals()["SCALE"] + globals().get("MISSING_NAME", 1.0)
+    same(read_number, np.arange(3.0))
+
+
+def test_globals_sees_module_via_sys_modules_too():
+    def f(x):
+        return getattr(sys.modules[__name__], "SCALE") * x + globals()["SCALE"]
+    same(f, np.ones(2, np.float32))
