@@ -205,3 +205,91 @@ def test_globals_sees_module_via_sys_modules_too():
     def f(x):
         return getattr(sys.modules[__name__], "SCALE") * x + globals()["SCALE"]
     same(f, np.ones(2, np.float32))
+
+
+# --- bug_03: rebinding existing keys of dict subclasses ---------------------------------
+
+class SubDict(dict):
+    pass
+
+
+def _dict_kinds():
+    from collections import OrderedDict, defaultdict
+    return [dict, OrderedDict, SubDict, lambda **k: defaultdict(float, k)]
+
+
+@pytest.mark.parametrize("make", _dict_kinds())
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_rebind_existing_key_of_dict_subclass_argument(make, dtype):
+    def step(sd, x):
+        sd["w"] = sd["w"] * 2
+        sd["b"] = sd["b"] + x
+        sd.update({"w": sd["w"] + 1})
+        return sd["w"].sum() + sd["b"]
+
+    d1, d2 = make(w=np.ones(2, dtype), b=np.zeros(2, dtype)), \
+        make(w=np.ones(2, dtype), b=np.zeros(2, dtype))
+    x = np.arange(2, dtype=dtype)
+    assert_same(step(d1, x), tpucc.compile(step, cache=False)(d2, x))
+    assert type(d1) is type(d2) and list(d1) == list(d2)
+    assert_same(dict(d1), dict(d2))
+
+
+def test_momentum_in_defaultdict_and_counter():
+    from collections import Counter, defaultdict
+
+    def sgd(params, grads, vel, counts, mu):
+        for k in params:
+            vel[k] = mu * vel[k] + grads[k]
+            params[k] -= 0.1 * vel[k]
+        counts["steps"] += 1
+        return counts["steps"]
+
+    def make():
+        p = {"a": np.ones(3), "b": np.ones(2, np.float32)}
+        g = {"a": np.arange(3.0), "b": np.full(2, 0.5, np.float32)}
+        v = defaultdict(float, {"a": np.zeros(3), "b": np.zeros(2, np.float32)})
+        return p, g, v, Counter(steps=2)
+    e, c = make(), make()
+    compiled = tpucc.compile(sgd, cache=False)
+    for _ in range(2):
+        assert sgd(*e, 0.9) == compiled(*c, 0.9)
+        for a, b in zip(e, c):
+            assert type(a) is type(b)
+            assert_same(dict(a), dict(b))
+
+
+def test_ordered_dict_held_by_module_setattr():
+    from collections import OrderedDict
+
+    class Mod:
+        def __init__(self):
+            object.__setattr__(self, "_params", OrderedDict(w=np.ones(2), b=np.zeros(2)))
+
+        def __getattr__(self, name):
+            return self._params[name]
+
+        def __setattr__(self, name, value):
+            self._params[name] = value
+
+    def f(m, x):
+        m.w = m.w * x
+        m.b = m.b + 1
+        return m.w + m.b
+
+    a, b = Mod(), Mod()
+    x = np.array([2.0, 3.0])
+    assert_same(f(a, x), tpucc.compile(f, cache=False)(b, x))
+    assert list(a._params) == list(b._params)
+    assert_same(dict(a._params), dict(b._params))
+
+
+def test_adding_a_key_to_an_ordered_dict_argument_still_refused():
+    from collections import OrderedDict
+
+    def f(sd):
+        sd["new"] = sd["w"] * 2
+        return sd["w"]
+    raises_at(f, (OrderedDict(w=np.ones(2)),), tpucc.SideEffectError,
+              match="changing an OrderedDict passed as an argument", line_of='sd["new"]',
+              cache=False)

@@ -593,7 +593,7 @@ class Interpreter:
         entry = self.fresh_ids.get(id(obj))
         if id(obj) in self.argument_containers:
             raise SideEffectError(
-                f"changing a {type(obj).__name__} passed as an argument is not supported "
+                f"changing {_a(type(obj).__name__)} passed as an argument is not supported "
                 "beyond rebinding its items to arrays, numbers or tuples of arrays: the compiled "
                 "call works on a copy, and writes back only those",
                 hint=argument_hint or "give it every item before the call (p['w'] = new and "
@@ -1782,7 +1782,8 @@ class Interpreter:
         as an attribute is (_rebind_outside, shadow key ("item", slot)).
         False where that is not it (then the change is refused)."""
         if not (isinstance(value, Array) or _is_number(value)
-                or stored_value_arrays(value) is not None) or type(obj) not in (dict, list) \
+                or stored_value_arrays(value) is not None) \
+                or not (type(obj) is list or isinstance(obj, dict)) \
                 or id(obj) in self.argument_containers \
                 or self.ctx.merged_containers.get(id(obj)) is obj:
             return False
@@ -1830,7 +1831,7 @@ class Interpreter:
             for k, v in enumerate(items):
                 self.setitem(d, k, v)
             return (None,)
-        if type(d) is not dict or name not in ("update", "setdefault"):
+        if not isinstance(d, dict) or name not in ("update", "setdefault"):
             return None
         if name == "setdefault":
             if args and not _any_runtime(args[:1], {}) and args[0] in d:
@@ -3191,11 +3192,18 @@ def _items_of(container):
     return container.values() if isinstance(container, dict) else container
 
 
+def _a(noun: str) -> str:
+    """noun with its indefinite article (an OrderedDict, a dict)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def _existing_slot(container, key):
     """The key of an item `container` already has (a list index made
     non-negative), or None: rebinding it keeps the container's structure."""
-    if type(container) is dict:
-        return key if key in container else None
+    if isinstance(container, dict):
+        # (a dict subclass of a library, OrderedDict, defaultdict, Counter, or
+        # the user's without its own __setitem__, stores as dict does)
+        return key if dict.__contains__(container, key) else None
     if type(container) is list and isinstance(key, (int, np.integer)):
         k = int(key)
         k = k + len(container) if k < 0 else k
