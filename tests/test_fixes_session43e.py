@@ -293,3 +293,42 @@ def test_adding_a_key_to_an_ordered_dict_argument_still_refused():
     raises_at(f, (OrderedDict(w=np.ones(2)),), tpucc.SideEffectError,
               match="changing an OrderedDict passed as an argument", line_of='sd["new"]',
               cache=False)
+
+
+# --- bug_05: a generator any()/all() stopped early in is dropped, not pending -----------
+
+NO_DECAY = ["bias", "norm"]
+
+
+def test_weight_decay_idiom_any_stops_early():
+    def decay(params, wd):
+        for name in params:
+            if not any(nd in name for nd in NO_DECAY):
+                params[name] *= 1 - wd
+        return params["w"].sum()
+
+    def frozen(params, lr):
+        for name in params:
+            if all(f != name for f in ["emb", "head", "x"]):
+                params[name] -= lr
+        return params
+
+    for dtype in (np.float64, np.float32):
+        mk = lambda: {"bias": np.ones(2, dtype), "w": np.ones(2, dtype),
+                      "norm.b": np.ones(3, dtype), "w2": np.full(2, 3, dtype)}
+        same(decay, mk(), 0.1)
+        same(frozen, {"emb": np.ones(2, dtype), "w": np.ones(2, dtype), "head": np.ones(1, dtype)},
+             0.5)
+
+
+def test_held_generator_rebinding_still_refused():
+    def f(x):
+        out = []
+        gen = None
+        for k in [1, 2, 3]:
+            if gen is None:
+                gen = (v * k for v in x)
+            out.append(next(gen))
+        return out
+    raises_at(f, (np.ones(3),), tpucc.SideEffectError, match="which a generator made before",
+              cache=False)

@@ -23,6 +23,7 @@ import random
 import reprlib
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -2814,7 +2815,9 @@ class Interpreter:
         keys = {(id(c.frame), c.name) for c in map(_cell_contents, fn.__closure__ or ())
                 if isinstance(c, OwnedCell)}
         if keys and count:
-            self.early_generators.append((keys, made, count, self.ctx.region))
+            # (held weakly: one the program no longer holds, such as what
+            # any() stopped early in, cannot be consumed later)
+            self.early_generators.append((keys, weakref.ref(made), count, self.ctx.region))
 
     def keep_early_generators(self, kept, into):
         """An unrolled iteration's region `kept` was spliced into `into`: the
@@ -2836,10 +2839,10 @@ class Interpreter:
     def _refuse_late_binding(self, owned, name):
         pending = []
         for keys, made, count, region in self.early_generators:
-            if made.cursor.pos >= count and not made.cursor.runtime or \
+            if _consumed_or_dropped(made, count) or \
                     not any(r is region for r in self.ctx.regions):
                 continue            # consumed, or made in a region left (a loop's trial)
-            if (id(owned.frame), owned.name) in keys:
+            if (id(owned.frame), owned.name) in keys and not _dropped_once_collected(made):
                 raise SideEffectError(
                     f"rebinding `{name}`, which a generator made before reads: compiled code "
                     "runs a generator (a generator expression) when it is made, so its items "
@@ -3190,6 +3193,22 @@ def _runtime_loop_counter(frame, key) -> bool:
 
 def _items_of(container):
     return container.values() if isinstance(container, dict) else container
+
+
+def _consumed_or_dropped(made, count: int) -> bool:
+    """Whether a generator's iterator (a weak reference to it) was consumed
+    to its end, or is held by nothing any more: none of its items can be
+    taken after now."""
+    it = made()
+    return it is None or it.cursor.pos >= count and not it.cursor.runtime
+
+
+def _dropped_once_collected(made) -> bool:
+    """Whether a generator's iterator (a weak reference) is gone once the
+    garbage collector ran: a dropped one may sit in a reference cycle.
+    Only asked before a refusal, so the collection is rare."""
+    gc.collect()
+    return made() is None
 
 
 def _a(noun: str) -> str:

@@ -87,7 +87,7 @@ class Counting:
     start: object
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)   # (calls._refuse_late_binding)
 class SeqIter:
     """Iteration over a static sequence of (static or runtime) items.  Made
     from a list or an array, it keeps that `source`, its `stamp` when the
