@@ -139,7 +139,7 @@ def test_value_that_may_be_a_row_of_the_updated_array_hints_at_copying_it():
     S, xe = np.arange(6.0).reshape(3, 2), np.ones(2)
     err = raises_at(_replace_last_row, (S, np.array([0.9, 0.1]), xe), match="E500",
                     line_of="S[-1] = xe if")
-    assert "S[0].copy()" in err.hint
+    assert "else arr.copy()" in err.hint
     for f in (np.array([0.9, 0.1]), np.array([0.9, 0.9])):
         check(_replace_last_row_copied, S, f, xe)
 

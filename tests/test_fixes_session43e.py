@@ -332,3 +332,61 @@ def test_held_generator_rebinding_still_refused():
         return out
     raises_at(f, (np.ones(3),), tpucc.SideEffectError, match="which a generator made before",
               cache=False)
+
+
+# --- bug_04: a runtime `if` that may alias a local to an array: only while it lives ----
+
+def bn(running, x, training):
+    if training:
+        m = x.mean(0)
+        running[:] = m
+    else:
+        m = running
+    return x - m
+
+
+class BN:
+    def __init__(self, n, dtype):
+        self.running = np.zeros(n, dtype)
+
+    def __call__(self, x, training):
+        return bn(self.running, x, training)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("flag", [True, False])
+def test_bn_helper_called_twice_with_runtime_flag(dtype, flag):
+    def twice(running, x, t):
+        return bn(running, x, t), bn(running, 2 * x, t)
+
+    def loop(running, x, t):
+        outs = []
+        for k in range(3):
+            outs.append(bn(running, x * k, t))
+        return outs
+    x = np.arange(6, dtype=dtype).reshape(3, 2)
+    same(twice, np.ones(2, dtype), x, np.array(flag))
+    same(loop, np.ones(2, dtype), x, np.array(flag))
+
+
+def test_shared_bn_object_applied_twice():
+    def siamese(a, b, t):
+        layer = BN(2, np.float32)
+        return layer(a, t) + layer(b, t), layer.running
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    same(siamese, x, x * 3, np.array(True))
+    same(siamese, x, x * 3, np.array(False))
+
+
+def test_update_while_the_maybe_alias_lives_still_refused():
+    def f(running, x, t):
+        if t:
+            m = x.mean(0)
+        else:
+            m = running
+        running[:] = 0
+        return m
+    err = raises_at(f, (np.ones(2), np.ones((3, 2)), np.array(True)), tpucc.SideEffectError,
+                    match="identity depends on a runtime condition", line_of="running[:] = 0",
+                    cache=False)
+    assert "m = arr.copy()" in err.hint and "S[0]" not in err.hint

@@ -1346,9 +1346,16 @@ def _relate_merged(slots, merged, floor, construct: str):
                 watch(a, AliasNote(
                     f"after {construct} on a runtime value, {what} is this array (or a view "
                     "of it) on some paths only, and would not follow its update", hint=
-                    f"make {what} a copy where it takes this array (`... else S[0].copy()`, "
-                    "`v = S[0].copy()`), so that it never shares memory with the array "
-                    "updated here"))
+                    f"make {what} a copy where it takes this array (`{_copy_example(s.path)}`),"
+                    " so that it never shares memory with the array updated here",
+                    chooser=merged[s.index]))
+
+
+def _copy_example(path: str) -> str:
+    """How the user would copy where a merged slot takes an outer array."""
+    if path.startswith("<stack"):
+        return "... else arr.copy()"
+    return f"{path} = arr.copy()` rather than `{path} = arr"
 
 
 def _slot_words(path: str) -> str:

@@ -15,8 +15,10 @@ interpreter turns into a runtime branch.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -148,10 +150,29 @@ class AliasNote(str):
     """An alias_note with its own hint: why an array outside a runtime `if`
     may not be updated in place (a value chosen in the `if` may be it)."""
 
-    def __new__(cls, note: str, hint: str):
+    def __new__(cls, note: str, hint: str, chooser=None):
         self = super().__new__(cls, note)
         self.hint = hint
+        # The merged array that may be this one (held weakly): once nothing
+        # holds it (the variable rebound, its function returned), no value
+        # can follow an update, and the update is no longer refused.
+        self.chooser = None if chooser is None else weakref.ref(chooser)
+        self.chooser_note = None if chooser is None else chooser.alias_note
         return self
+
+    def outlived(self) -> bool:
+        """Whether the array that chose this one at run time is gone, and no
+        array merged from it since (an enclosing `if`, a loop) carries its
+        note on.  Asked only before a refusal: the collection (it may sit
+        in a reference cycle) and the search are rare."""
+        if self.chooser is None:
+            return False
+        if self.chooser() is not None:
+            gc.collect()
+            if self.chooser() is not None:
+                return False
+        return not any(isinstance(r, Array) and r.alias_note is self.chooser_note
+                       for r in gc.get_referrers(self.chooser_note))
 
 
 # Told of each array (not a view: its base) whose value is read while one
@@ -235,6 +256,8 @@ class Array:
 
     def set(self, var: Value) -> None:
         """In-place update: this Array now holds `var` (same shape/dtype)."""
+        if isinstance(self.alias_note, AliasNote) and self.alias_note.outlived():
+            self.alias_note = None
         if self.alias_note is not None:
             raise SideEffectError(
                 f"in-place update of an array whose identity depends on a runtime condition: "
