@@ -390,3 +390,21 @@ def test_update_while_the_maybe_alias_lives_still_refused():
                     match="identity depends on a runtime condition", line_of="running[:] = 0",
                     cache=False)
     assert "m = arr.copy()" in err.hint and "S[0]" not in err.hint
+
+
+# --- np.logaddexp.reduce / np.logaddexp2.reduce (logsumexp) ------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.int32])
+def test_logaddexp_reduce(dtype):
+    def f(x):
+        return (np.logaddexp.reduce(x), np.logaddexp.reduce(x, axis=1),
+                np.logaddexp2.reduce(x, axis=0), np.logaddexp.reduce(x, axis=None, keepdims=True),
+                np.logaddexp.reduce(x[0]))
+    same(f, np.arange(6, dtype=dtype).reshape(2, 3))
+
+
+def test_logaddexp_reduce_large_infinite_and_empty():
+    def f(x):
+        return np.logaddexp.reduce(x, axis=1), np.logaddexp2.reduce(x, axis=-1)
+    same(f, np.array([[1000.0, 1000.0, -5.0], [np.inf, 1.0, 2.0], [-np.inf, -np.inf, -np.inf]]))
+    same(f, np.zeros((2, 0)))

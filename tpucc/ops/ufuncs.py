@@ -124,8 +124,47 @@ def _cumulative(ufunc):
 implements(np.cumulative_sum)(_cumulative(np.add))
 implements(np.cumulative_prod)(_cumulative(np.multiply))
 
+def _log_reduce(ufunc, exp, log):
+    """np.logaddexp.reduce (the logsumexp idiom) and np.logaddexp2.reduce:
+    the log of the sum of exp, shifted by the largest item so that no exp
+    overflows (an infinite largest is not shifted by: inf stays inf, and
+    all -inf, or none at all, gives the identity -inf).  NumPy folds the
+    items in turn; this sums them, which differs only in the last bits."""
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
+               where=True):
+        if out is not None or initial is not _NO_VALUE or where is not True:
+            raise UnsupportedError(f"np.{ufunc.__name__}.reduce with out=, initial= or where= "
+                                   "is not supported", hint="reduce, then combine the result "
+                                   f"with np.{ufunc.__name__} or assign it")
+        x = array_like(array)
+        kind = np.result_type(dtype or _aval(x).dtype, np.float16)   # (int8 gives float16)
+        if kind.kind not in "f":
+            raise DTypeError(f"np.{ufunc.__name__}.reduce of {kind} is not supported",
+                             hint="reduce a real floating-point array")
+        x = astype(x, kind)
+        top = NUMPY[np.max](x, axis=axis, keepdims=True, initial=-np.inf)
+        shift = NUMPY[np.where](NUMPY[np.isfinite](top), top, astype(np.zeros((), kind), kind))
+        total = NUMPY[np.sum](NUMPY[exp](NUMPY[np.subtract](x, shift)), axis=axis, keepdims=True)
+        res = NUMPY[np.add](NUMPY[log](total), shift)
+        if not keepdims:
+            res = NUMPY[np.squeeze](res, axis=_reduced_axes(axis, _aval(x).ndim))
+        if res.ndim == 0:
+            res.immutable = True        # a NumPy scalar, as the reduction's
+        return res
+    return reduce
+
+
+def _reduced_axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(normalize_axis(a, ndim) for a in axes)
+
+
 for _uf in _REDUCE:
     implements(_uf.reduce)(_reduce(_uf))
+implements(np.logaddexp.reduce)(_log_reduce(np.logaddexp, np.exp, np.log))
+implements(np.logaddexp2.reduce)(_log_reduce(np.logaddexp2, np.exp2, np.log2))
 for _uf in {**_ACCUMULATE, **_RUNNING}:
     implements(_uf.accumulate)(_accumulate(_uf))
 for _name in BINARY:
@@ -139,7 +178,8 @@ def method_hint(ufunc, method: str) -> str:
                ("add", "reduceat"): "for increasing starts, np.add.reduceat(x, starts) is "
                                     "np.diff(c[np.append(starts, len(x))]) with c = "
                                     "np.concatenate([[0], np.cumsum(x)])"}
-    names = {"reduce": _REDUCE, "accumulate": {**_ACCUMULATE, **_RUNNING}}
+    names = {"reduce": {**_REDUCE, np.logaddexp: None, np.logaddexp2: None},
+             "accumulate": {**_ACCUMULATE, **_RUNNING}}
     known = ", ".join(f"np.{u.__name__}.{m}" for m, table in names.items() for u in table)
     said = closest.get((ufunc.__name__, method))
     return (f"{said}; " if said else "") + (
