@@ -408,3 +408,52 @@ def test_logaddexp_reduce_large_infinite_and_empty():
         return np.logaddexp.reduce(x, axis=1), np.logaddexp2.reduce(x, axis=-1)
     same(f, np.array([[1000.0, 1000.0, -5.0], [np.inf, 1.0, 2.0], [-np.inf, -np.inf, -np.inf]]))
     same(f, np.zeros((2, 0)))
+
+
+# --- bug_02: one array under two keys or positions of an argument (tied weights) -----------
+
+def tied_dict(p, x):
+    p["enc"] *= 2
+    return x @ p["enc"] @ p["dec"]
+
+
+def tied_list(ws, x):
+    ws[0] -= 0.5
+    return x @ ws[0] + x @ ws[1], ws[1].sum()
+
+
+def tied_nested(params, x):
+    params["layers"][0]["w"] += x
+    return params["head"] * 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tied_weights_in_one_argument(dtype):
+    w = np.eye(2, dtype=dtype)
+    x = np.ones((1, 2), dtype)
+    compiled = tpucc.compile(tied_dict, cache=False)
+    for _ in range(2):
+        we, wc = w.copy(), w.copy()
+        pe, pc = {"enc": we, "dec": we}, {"enc": wc, "dec": wc}
+        assert_same(tied_dict(pe, x), compiled(pc, x))
+        assert pc["enc"] is pc["dec"] is wc
+        assert_same(we, wc)
+    # untied now: compiled again, reading them as two arrays
+    pe, pc = {"enc": w.copy(), "dec": w.copy()}, {"enc": w.copy(), "dec": w.copy()}
+    assert_same(tied_dict(pe, x), compiled(pc, x))
+    assert_same(pe, pc)
+
+    we, wc = w.copy(), w.copy()
+    assert_same(tied_list([we, we], x), tpucc.compile(tied_list, cache=False)([wc, wc], x))
+    assert_same(we, wc)
+
+
+def test_tied_nested_items_and_retie_after_untied_call():
+    compiled = tpucc.compile(tied_nested, cache=False)
+    x = np.arange(3.0)
+    pe, pc = ({"layers": [{"w": np.ones(3)}], "head": np.ones(3)} for _ in range(2))
+    assert_same(tied_nested(pe, x), compiled(pc, x))
+    we, wc = np.zeros(3), np.zeros(3)
+    pe, pc = {"layers": [{"w": we}], "head": we}, {"layers": [{"w": wc}], "head": wc}
+    assert_same(tied_nested(pe, x), compiled(pc, x))
+    assert_same(we, wc)

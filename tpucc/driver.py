@@ -698,6 +698,7 @@ def _argument_update_runner(traced, guards, call, build, ties=()):
     avals = recycled_avals(traced)
     pool = output_pool(avals) if avals else None
     fetch_early = jax.default_backend() != "cpu"
+    tied = tied_pairs(traced.input_identities)
 
     def name_of(i):
         return _source_name(traced.input_sources, i)
@@ -710,7 +711,8 @@ def _argument_update_runner(traced, guards, call, build, ties=()):
             return RECOMPILE
         if len(leaves) > 1 or not all(leaves[i].flags.writeable for i in updated
                                       if isinstance(leaves[i], np.ndarray)):
-            check_updated_arguments(updated, leaves, name_of)
+            if check_updated_arguments(updated, leaves, name_of, tied, len(leaves)):
+                return RECOMPILE
         outs = call(*leaves) if pool is None else pool.call(call, leaves)
         if fetch_early:
             _start_host_copies([outs[k] for _, k in targets])
@@ -1193,8 +1195,9 @@ def check_updated_arguments(updated, leaves, name_of, tied=frozenset(), first=No
                 continue
             if other is target and (i, j) in tied:
                 continue
-            if other is target and first is not None and (i >= first) != (j >= first):
-                return True
+            if other is target and first is not None and ((i >= first) != (j >= first)
+                                                           or i < first and j < first):
+                return True     # (one array at two places: a new trace reads it as one)
             if np.may_share_memory(target, other) and shares_elements(target, other):
                 raise SideEffectError(
                     f"{name_of(i)} is updated in place and shares memory with {name_of(j)}: "

@@ -332,11 +332,10 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
                                               in promoted else False),
                         params, arrays, sources, path)
              for (path, v), keys in zip(td_leaves, _leaf_keys(value))]
-    for (_, x), arr in zip(td_leaves, bound):
+    for k, ((_, x), arr) in enumerate(zip(td_leaves, bound)):
         if isinstance(arr, Array) and is_runtime_leaf(x) and not isinstance(x, np.generic):
             # (a NumPy scalar is a value: two equal ones are no tied weights)
-            interp.input_objects[id(arr)] = (arr, arr.var, x)
-            interp.argument_arrays.setdefault(id(x), (arr, arr.var, x))
+            bound[k] = _tied_leaf(interp, x, arr)
     out = unflatten(td, bound)
     work = [(out, value, ())]
     while work:                 # the lists and dicts in it, nested ones too
@@ -362,6 +361,22 @@ def _bind(value, name, runtime_scalar, params, arrays, sources, interp, root):
             work.extend((getattr(v, k), getattr(original, k), keys + (k,))
                         for k in value_fields(v))
     return out
+
+
+def _tied_leaf(interp, x, arr):
+    """The Array for argument leaf `x` (bound to `arr`): where the argument
+    holds the same array already under another key or position (tied
+    weights, `{"enc": E, "dec": E}`), that one's Array, so that an update
+    through one is seen through the other, as in NumPy; as with attributes
+    (calls._tie_to_argument), the driver compiles again for a call where the
+    two places hold different arrays."""
+    first = interp.argument_arrays.get(id(x))
+    if first is not None and first[2] is x and first[0] is not arr:
+        builder.ctx().input_identities.append(((first[1], arr.var), (0, 0)))
+        return first[0]
+    interp.input_objects[id(arr)] = (arr, arr.var, x)
+    interp.argument_arrays.setdefault(id(x), (arr, arr.var, x))
+    return arr
 
 
 def _leaf_keys(value, here=()) -> list:
