@@ -1,6 +1,8 @@
 """Fixes of session 43e (sweep L: config-driven model code): obj.__dict__,
 vars(obj), globals() and object.__getattribute__ see the call's own
-attribute writes; ..."""
+attribute writes; dict subclasses' items rebound; a generator any() stopped
+early in is dropped; a runtime `if`'s may-alias refusal lapses with the
+variable; tied weights inside one argument; np.logaddexp.reduce."""
 from __future__ import annotations
 
 import copy
