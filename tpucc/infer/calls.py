@@ -35,7 +35,7 @@ from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, WRITES_OUT_METHODS, const_aval, writes_out
-from . import buffers, builder, numpy_signatures
+from . import buffers, builder
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
@@ -2259,7 +2259,7 @@ class Interpreter:
                     f"ndarray.{fn.name}")
             table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \
                 else METHODS
-            args, kwargs = numpy_signatures.method_call(fn.name, table[fn.name],
+            args, kwargs = library_signatures.method_call(fn.name, table[fn.name],
                                                         [fn.array, *args], kwargs)
             if fn.name not in WRITES_OUT_METHODS:
                 _refuse_out(f"x.{fn.name}", kwargs)
@@ -2495,7 +2495,7 @@ class Interpreter:
             # np.add(a, b, o): the outputs passed by position, as out= (NumPy's order)
             outs = tuple(args[fn.nin:])
             args, kwargs = args[:fn.nin], {**kwargs, "out": outs if len(outs) > 1 else outs[0]}
-        args, kwargs = numpy_signatures.function_call(fn, impl, numpy_name(fn), args, kwargs)
+        args, kwargs = library_signatures.function_call(fn, impl, numpy_name(fn), args, kwargs)
         if masked.holds_selection(args, kwargs):
             return masked.numpy_call(fn, args, kwargs)
         if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
