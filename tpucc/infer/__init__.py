@@ -879,7 +879,8 @@ def _argument_item_writebacks(interp, inputs):
                     out.append((root, keys + (slot,), new, _array_conversion(new), loc))
                     continue
                 what = f"`{name}{''.join(f'[{k!r}]' for k in keys + (slot,))}`"
-                interp.scalars.decide(place, new, what, in_region=False)
+                if interp.scalars.decide(place, new, what, in_region=False) == "static":
+                    interp.scalars.note_static_write(place, None, old, new)
                 out.append((root, keys + (slot,), new, _number_type(new), loc))
             elif isinstance(new, Array):
                 out.append((root, keys + (slot,), new, _array_conversion(new), loc))

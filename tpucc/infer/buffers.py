@@ -221,3 +221,86 @@ def refuse_bytes_of_runtime(interp, cls, args):
             f"{cls.__name__} object is made at compile time",
             hint=f"return the uint8 array (x.astype(np.uint8) for another dtype) and call "
                  f"{cls.__name__}() on it outside the compiled function")
+
+
+# --- ba[i] = v and ba[i] on a bytearray argument ------------------------------------
+# The same memory np.frombuffer(ba, np.uint8) views: an item written is
+# written back into the caller's bytearray after the call, and an item read
+# after a write is read from it (before one, ba[i] is a static int, guarded).
+
+def item_write(interp, x, key, value) -> bool:
+    """ba[key] = value on bytearray argument x, into its runtime memory;
+    False where x is no bytearray argument (or kept static: the caller's
+    refusal stands).  Python's TypeError, ValueError and IndexError are
+    raised now where the index and value say so."""
+    if type(x) is not bytearray:
+        return False
+    memory = runtime_memory(interp, x)
+    if memory is None:
+        return False
+    if isinstance(key, slice):
+        _write_slice(interp, x, key, value)
+        return True
+    _check_like_python(x, key, value)
+    if isinstance(value, Array) and value.dtype not in (np.uint8, np.bool_):
+        from . import checks
+        checks.require(interp.call(np.logical_and, [interp.call(np.greater_equal, [value, 0], {}),
+                                                    interp.call(np.less, [value, 256], {})], {}),
+                       "byte must be in range(0, 256)", raises="ValueError")
+    interp.setitem(memory, key, interp.call(np.uint8, [value], {})
+                   if isinstance(value, Array) else np.uint8(value))
+    return True
+
+
+def _check_like_python(x, key, value) -> None:
+    """Raises now what `x[key] = value` raises eagerly, as far as compile
+    time tells: an index or value of a type bytearray refuses, a static byte
+    out of range(256), a static index past the end (a runtime index or
+    value is tried as a zero of its eager type)."""
+    from ..errors import UserCodeError
+    target = bytearray(1) if isinstance(key, Array) else bytearray(len(x))
+    try:
+        target[_stand_in(key)] = _stand_in(value)
+    except (TypeError, ValueError, IndexError) as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}") from None
+
+
+def _stand_in(v):
+    """A static value of the eager type of runtime v (0 of a Python int,
+    an np.int64, a size-1 array of its rank): v itself where static."""
+    from .builtins_impl import python_sample
+    if not isinstance(v, Array):
+        return v
+    sample = python_sample(v)
+    return np.zeros((1,) * v.ndim, v.dtype) if isinstance(sample, np.ndarray) else sample
+
+
+def _write_slice(interp, x, key: slice, value) -> None:
+    """ba[i:j] = items, item by item where as many are given as the slice
+    holds; one that would resize the bytearray is refused."""
+    if isinstance(value, Array) or not hasattr(value, "__iter__"):
+        _check_like_python(x, key, value)       # `ba[0:2] = 5`, an array: Python's TypeError
+    items = interp.static_items(value)
+    positions = range(*key.indices(len(x)))
+    if len(items) != len(positions):
+        if key.step not in (None, 1):           # an extended slice: Python's ValueError
+            _check_like_python(x, key, bytes(len(items)))
+        raise UnsupportedError(
+            f"assigning {len(items)} item(s) to a slice of {len(positions)} of a bytearray "
+            "argument would resize it, which compiled code does not support: its memory is "
+            "a runtime array of a fixed length",
+            hint="assign as many bytes as the slice holds, or build a new bytes object "
+                 "and return it (resize the caller's bytearray outside)")
+    for position, item in zip(positions, items):
+        item_write(interp, x, position, item)
+
+
+def item_read(interp, x, key):
+    """ba[key] after the program wrote into bytearray argument x: the
+    byte as a runtime Python int, read from its memory; None where it is
+    not so (a slice of it, or no write yet: a static read)."""
+    if type(x) is not bytearray or not written(interp, x) or isinstance(key, slice):
+        return None
+    from .builtins_impl import to_python_scalar
+    _check_like_python(x, key, 0)           # (Python's IndexError or TypeError, now)
+    return to_python_scalar(interp.getitem(interp.bound_buffers[id(x)].array, key), np.int64)

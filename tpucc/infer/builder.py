@@ -443,6 +443,9 @@ def const_value(x) -> Value:
         raise datetime_refusal(aval.dtype, repr(x) if np.ndim(x) == 0 else "a constant array")
     if not aval.dtype.isnative:     # np.frombuffer(b"..", ">u2") folded now
         refuse_byte_order(aval.dtype, "an array")
+    if aval.dtype.names:            # np.frombuffer(data, [("kind", "u1"), ("len", "<u2")])
+        from .values import structured_refusal
+        raise structured_refusal(aval.dtype, "this array")
     if aval.dtype.kind not in "biufc":
         raise DTypeError(f"an array of dtype {aval.dtype} ({_kind_of(x)}) cannot be used by "
                          "compiled code",

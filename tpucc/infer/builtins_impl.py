@@ -27,7 +27,8 @@ from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
 from . import (builder, held_ints, interpreted, iterators, linalg_array_api, list_loops,
-               messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges)
+               messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges,
+               vectorize)
 from .builder import emit, emit_op
 from .control import as_aval, merged_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -557,6 +558,8 @@ def sorted_(interp, x, *rest, key=None, reverse=False):
     items = interp.static_items(x)
     if key is None and len(items) > 1 and any(isinstance(v, Array) for v in items):
         return interp.fresh(_sorted_runtime(items, reverse))
+    if type(key) is _CMP_KEY and len(items) > 1 and any(map(holds_array, items)):
+        raise _sorted_refusal()     # (its comparisons would call cmp on runtime values)
     keys = [interp.call(key, [v], {}) for v in items] if key is not None else items
     if len(keys) > 1 and key is not None and any(isinstance(k, Array) for k in keys):
         raise _sorted_refusal()
@@ -574,6 +577,10 @@ def sorted_(interp, x, *rest, key=None, reverse=False):
             raise
         raise _sorted_tuples_refusal() from None
     return interp.fresh([items[i] for i in order])
+
+
+# functools.cmp_to_key(cmp)'s type: native code that calls cmp on the items
+_CMP_KEY = type(functools.cmp_to_key(operator.sub))
 
 
 def _sorted_refusal() -> StaticValueError:
@@ -677,6 +684,24 @@ def _run_as_python(definition):
     def impl(interp, *args, **kwargs):
         return interp.call(definition, list(args), kwargs)
     return impl
+
+
+@builtin(vectorize.first_result_dtype)
+def first_result_dtype_(interp, pyfunc, firsts):
+    """np.vectorize's output dtype: that of f's result on the first
+    elements, refused where f's runtime branches return values of different
+    dtypes (control.dtype_varies): which one NumPy takes depends on the
+    first element's value, and compiled code's dtype is fixed."""
+    result = interp.call(pyfunc, list(firsts), {})
+    if isinstance(result, Array) and result.dtype_varies:
+        raise MergeError(
+            "np.vectorize gives its output the dtype of f's result on the first elements, and "
+            "here a runtime branch of f decides that dtype (f returns values of different "
+            f"types on different paths; compiled code would give {result.dtype} for all): it "
+            "would be known only at run time",
+            hint="give the output dtype: np.vectorize(f, otypes=[np.float64]), or make f return "
+                 "one type on every path (float(v), 0.0 and 1.0)")
+    return result.dtype if isinstance(result, Array) else np.asarray(result).dtype
 
 
 BUILTINS[np.apply_along_axis] = _run_as_python(numpy_callbacks.apply_along_axis)
@@ -1706,6 +1731,33 @@ BUILTINS[py.str] = _text(str)
 BUILTINS[py.repr] = _text(repr)
 BUILTINS[py.ascii] = _text(ascii)
 BUILTINS[py.format] = _text(format)
+
+
+def _integer_text(pytype, spec):
+    """hex(), bin(), oct(): the text format(v, spec) gives for every int
+    (hex(-171) == format(-171, "#x") == "-0xab"), so a runtime value is
+    printed as the f-string f"{v:#x}" is; a value that is no integer
+    raises now the TypeError eager hex() raises (a float, an array)."""
+    def impl(interp, *args, **kwargs):
+        if len(args) != 1 or kwargs or not isinstance(args[0], Array):
+            return pytype(*args, **kwargs)
+        sample = python_sample(args[0])
+        if isinstance(sample, np.ndarray):
+            sample = np.zeros((1,) * args[0].ndim, args[0].dtype)
+        try:
+            pytype(sample)
+        except TypeError as e:
+            raise UserCodeError(f"TypeError: {e}") from None
+        printed = printed_text(interp, args[0], None, spec)
+        if printed is None:
+            refuse_runtime_text(args, interp)
+        return printed
+    return impl
+
+
+BUILTINS[py.hex] = _integer_text(hex, "#x")
+BUILTINS[py.bin] = _integer_text(bin, "#b")
+BUILTINS[py.oct] = _integer_text(oct, "#o")
 
 
 def _hashed_collection(pytype):

@@ -1307,7 +1307,7 @@ class Interpreter:
             place, what = (cell_key(obj), what) if isinstance(obj, types.CellType) else \
                 (outside_item_key(obj, name[1]), what) if isinstance(name, tuple) else \
                 (attr_key(obj, name), f"`.{name}` of {type(obj).__name__} objects")
-            value = self._number_to_store(place, value, current, what)
+            value = self._number_to_store(place, value, current, what, owner=obj)
             if value is None:
                 return
             self.scalar_attrs.add(key)
@@ -1355,13 +1355,14 @@ class Interpreter:
         self.attr_writes[key] = (obj, name)
         self.write_locs[("attr", key)] = builder.current_loc()
 
-    def _number_to_store(self, place, value, current, what):
+    def _number_to_store(self, place, value, current, what, owner=None):
         """A Python number (or a runtime one) stored into `place`, which
         outlives the call (scalar_state): None where it holds that number
         already, else the value to store, an Array where the place is
         promoted.  Refused in a function tpucc.grad differentiates, as an
         array is there (_rebind_outside): said so, rather than that a
-        static number is needed at compile time."""
+        static number is needed at compile time.  `owner`: the object
+        holding the place (one of a class's objects for an attribute)."""
         if self.in_region() and not self._in_frame_region():
             raise SideEffectError(f"assigning {what} {self.region_name()} is not supported",
                                   hint="return the value from the differentiated function "
@@ -1370,9 +1371,11 @@ class Interpreter:
             old = _current_or_missing(current)
             if type(old) is type(value) and (old == value or old != old and value != value):
                 return None         # `self.training = True` again: nothing changes
-        if self.scalars.decide(place, value, what, self.in_region()) == "runtime" and \
-                not isinstance(value, Array):
+        how = self.scalars.decide(place, value, what, self.in_region())
+        if how == "runtime" and not isinstance(value, Array):
             value = Array(builder.const_value(value))
+        if how == "static":
+            self.scalars.note_static_write(place, id(owner), _current_or_missing(current), value)
         if not isinstance(value, Array) and self.in_region():
             raise StaticInRegion(f"assigning {what} {self.region_name()} is not supported "
                                  "while the compiled code needs its value at compile time",
@@ -1403,6 +1406,9 @@ class Interpreter:
                                 "subscriptable", hint="make a list of it first: list(it)[0]")
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
+        byte = buffers.item_read(self, obj, key)     # ba[i] after ba[j] = v
+        if byte is not None:
+            return byte
         buffers.refuse_stale_read(self, obj, "data[...]")
         method = self.user_dunder(obj, "__getitem__")
         if method is not None:
@@ -1656,6 +1662,8 @@ class Interpreter:
             return
         if self._attribute_of_dict(obj, key, new=True) is not None:
             self._write_dict_attribute(obj, key, value)
+            return
+        if buffers.item_write(self, obj, key, value):  # ba[i] = v: into its memory
             return
         if isinstance(value, Array) and (_holds(obj, key, value)
                                          or self._holds_captured(obj, key, value)):

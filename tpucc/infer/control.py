@@ -825,6 +825,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             kind = loose_kind_outs.get(id(entry))
             merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
             merged_value.held_int = loose_flags.get(id(entry))
+            merged_value.dtype_varies = dtype_varies(values)
             _watch_loose(holder, key, values, merged_value, floor)
         if isinstance(holder, HeldValueLeaves):
             holder[key] = merged_value      # (a leaf: the value is made again below)
@@ -836,6 +837,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         merged[slot.index] = Array(out)
         merged[slot.index].immutable = merged_kind(slot.values)
         merged[slot.index].span = _merged_span(out, slot)
+        merged[slot.index].dtype_varies = dtype_varies(slot.values)
     kinds = outputs[len(slots) + len(boxes):]
     for slot, kind in zip(kind_slots, kinds):
         merged[slot.index].immutable = RuntimeKind(kind)
@@ -1118,6 +1120,22 @@ def scalar_kind(v) -> bool | None:
     if isinstance(v, Array):
         return True if v.weak and not v.shape else v.immutable
     return isinstance(v, (bool, int, float, complex, np.generic))
+
+
+def dtype_varies(values) -> bool:
+    """Whether the values a runtime `if` merges have dtypes of their own
+    that differ (np.asarray of each: a Python float is float64, a Python
+    int int64), or one was such a merge already: the merged value takes
+    one dtype (state.merged_dtype), where NumPy's depends on the path."""
+    dtypes = set()
+    for v in values:
+        if isinstance(v, Array):
+            if v.dtype_varies:
+                return True
+            dtypes.add(v.dtype)
+        elif isinstance(v, (bool, int, float, complex, np.generic)):
+            dtypes.add(np.asarray(v).dtype)
+    return len(dtypes) > 1
 
 
 def merged_kind(values) -> bool | None:

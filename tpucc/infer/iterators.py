@@ -457,6 +457,10 @@ def consumed(it: SeqIter) -> tuple:
     it = _read_rest_again_if_changed(caught_up(it))
     rest = it.items[it.pos:] if isinstance(it.pos, int) else it.items
     if isinstance(it.pos, int):
+        if it.cursor is not None:
+            # (it asked past the last item: a generator's changes after its
+            # last yield happened, as Python's do at that StopIteration)
+            it.cursor.ended = True
         note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
     return rest
 

@@ -162,6 +162,9 @@ class ScalarState:
         self.static = set(static)
         self.flags = frozenset(flags)
         self.new_flags: set = set()
+        # (place, owner) -> [its number before the call, the last one written]
+        # of the places kept static: see restored()
+        self.static_writes: dict = {}
 
     def decide(self, key, value, what: str, in_region: bool) -> str:
         """How to store `value` (a Python number or a runtime weak scalar)
@@ -179,6 +182,19 @@ class ScalarState:
             self.new_flags.add(key)
             return "static"
         raise PromoteScalars(key, what)
+
+    def note_static_write(self, key, owner, old, new) -> None:
+        """Place `key` of object `owner` (kept static) held `old` and is
+        rebound to `new`."""
+        self.static_writes.setdefault((key, owner), [old, new])[1] = new
+
+    def restored(self, key) -> bool:
+        """Whether every write of this trace to place `key` (kept static)
+        ends with the number the place held before the call (`depth[0] += 1`
+        ... `depth[0] -= 1`): the next call then finds the value it was
+        compiled for, and nothing compiles again."""
+        ends = [v for (k, _), v in self.static_writes.items() if k == key]
+        return bool(ends) and all(type(old) is type(new) and old == new for old, new in ends)
 
 
 def warn_changed_static(changed: dict, error):
@@ -219,7 +235,10 @@ def trace_promoting(trace_once, places: Places):
             kept_static = (fresh, e)
             continue
         if kept_static is not None:
-            _warn_static(*kept_static)
+            fresh, error = kept_static
+            changing = [(k, w) for k, w in fresh if not state.restored(k)]
+            if changing:        # (a number back at its value before the call: no recompile)
+                _warn_static(changing, error)
         return result, Places(frozenset(state.promoted), frozenset(state.static),
                               places.flags | state.new_flags)
 

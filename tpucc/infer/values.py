@@ -195,7 +195,7 @@ def view_made():
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
-                 "span", "layout_of", "held_int", "__weakref__")
+                 "span", "layout_of", "held_int", "dtype_varies", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -235,6 +235,10 @@ class Array:
         # (merged with one by a runtime `if` or loop): the runtime bool, True
         # where the path taken left the Python int (held_ints.py).
         self.held_int = None
+        # Made by a runtime `if` of values whose own dtypes differ (a Python
+        # float on one path, a NumPy int on the other): the dtype NumPy
+        # would give depends on the path taken (np.vectorize's first call).
+        self.dtype_varies = False
 
     # --- the SSA value, with view re-reads -------------------------------
     @property
@@ -701,11 +705,29 @@ def datetime_refusal(dtype: np.dtype, what: str, name: str | None = None) -> DTy
                            f"outside (`.astype('{dtype}')`)")
 
 
+def structured_refusal(dtype: np.dtype, what: str, name: str | None = None) -> DTypeError:
+    """The error for an array of records (a structured dtype: named fields
+    of their own dtypes in each item), `what`, read from `name` where it
+    comes from outside: compiled arrays hold numbers of one dtype, so each
+    field is one array of its own."""
+    fields = ", ".join(f"{name or 'rec'}[{f!r}]" for f in dtype.names)
+    rows = f"{name}.view(np.uint8)" if name else "np.frombuffer(data, np.uint8)"
+    decode = (f"or decode the bytes: rows = {rows}.reshape(-1, {dtype.itemsize}), a field's "
+              "bytes rows[:, k] combined with `<<` and `|`")
+    return DTypeError(f"{what} has the structured (record) dtype {dtype}: compiled code does "
+                      "not support structured dtypes, only arrays of numbers",
+                      hint=f"pass one array per field, made outside the compiled function "
+                           f"({fields}), {decode}")
+
+
 def check_runtime_dtype(dtype: np.dtype, what: str):
     """Refuses arrays whose dtype XLA cannot hold as they are."""
     if dtype.kind in "mM":
         named = what.split("`")[1:2] or what.split()[-1:]     # global `D`, argument d0
         raise datetime_refusal(dtype, what, named[0] if named[0].isidentifier() else "x")
+    if dtype.names:
+        named = what.split("`")[1:2] or what.split()[-1:]
+        raise structured_refusal(dtype, what, named[0] if named[0].isidentifier() else None)
     if dtype.kind not in "biufc" and dtype.name == "bfloat16":     # (.name imports)
         from ..aot.spec import BFLOAT16
         raise DTypeError(f"{what} has dtype bfloat16", hint=BFLOAT16)

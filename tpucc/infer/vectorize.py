@@ -9,7 +9,9 @@ the elements when there are more than the unroll budget):
   each as a Python number, as the object ufunc gives them;
 - without `otypes`, the result's dtype is that of f on the first elements,
   given as NumPy scalars (NumPy calls f on them once more for that, and
-  refuses size-0 inputs);
+  refuses size-0 inputs); where a runtime branch of f decides that dtype
+  (`return 0.0` on one path, `return v` of an int on another) it is known
+  only at run time, and refused (E300);
 - the result has the broadcast shape (0-d for scalars: an array, as NumPy's).
 
 One output only, without `signature` or `excluded` (calls.call refuses
@@ -30,8 +32,16 @@ def vectorized_call(pyfunc, otypes, *args):
     elif size == 0:
         raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
     else:
-        dtype = np.asarray(pyfunc(*[flat[0] for flat in flats])).dtype
+        dtype = first_result_dtype(pyfunc, [flat[0] for flat in flats])
     out = np.empty(size, dtype)
     for i in range(size):
         out[i] = pyfunc(*[flat[i].item() for flat in flats])
     return out.reshape(shape)
+
+
+def first_result_dtype(pyfunc, firsts):
+    """The dtype of f's result on the first elements (NumPy scalars), which
+    NumPy gives the output.  The interpreter runs its own version
+    (builtins_impl), which refuses a result whose dtype a runtime branch
+    chose."""
+    return np.asarray(pyfunc(*firsts)).dtype
