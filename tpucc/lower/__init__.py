@@ -17,6 +17,7 @@ from ..errors import InternalError, TpuccError
 from ..ir import Region
 from ..ops.registry import OPS, LowerCtx, cast, differentiated, differentiating
 from . import layout, reverse
+from .together import packs_scalars, scalars_together
 
 
 def to_function(program: Region, input_layouts: dict | None = None):
@@ -39,12 +40,18 @@ def lower_region(region: Region, outer: dict, args) -> list:
     for p, a in zip(region.params, args):
         env[p] = a
     made_by: dict = {}
+    # (A loop's state and the results are what XLA would compute in
+    # separate fusions, each recomputing the scalar chain they share.)
+    together = packs_scalars(region)
     for op in live_ops(region):
         ins = [env[v] for v in op.inputs]
+        if together and op.name == "while":
+            ins = scalars_together(ins, [v.aval for v in op.inputs])
         outs = _lower_op(op, env, ins, made_by)
         for v, x in zip(op.outputs, outs):
             env[v] = x
-    return [cast(layout.logical(env[v]), v.aval.dtype) for v in region.results]
+    results = [cast(layout.logical(env[v]), v.aval.dtype) for v in region.results]
+    return scalars_together(results, [v.aval for v in region.results]) if together else results
 
 
 def deepest_branch_chain(program: Region):

@@ -1,0 +1,151 @@
+"""Session 43i: XLA compile time of Python-number code with runtime checks.
+
+A chain of Python-float (or Python-int) arithmetic whose operations carry
+runtime checks (ZeroDivisionError of 1.0 / v, OverflowError of math.exp or
+of an int64-held Python int) took XLA quadratic time: the error code and
+the results, two XLA results sharing the chain, split it into one fusion
+per division, each recomputing the running value from the start (100
+divisions: 15 s).  The scalars a checking region passes on are now packed
+into one array (tpucc/lower/together.py): one fusion.  Results, dtypes and
+the checks' errors stay as eager Python's.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import raises_at
+
+
+def _chain(x):
+    a = float(x[0])
+    for i in range(30):
+        a = a * 0.5 + 1.0 / (a + 2.0)
+    return a
+
+
+def _fusions(fn, *args) -> int:
+    """The number of fusions in XLA's optimized module of fn."""
+    lowered = tpucc.compile(fn, cache=False, unroll=1000).lower(*args)
+    text = lowered.jax_lowered.compile().as_text()
+    return text.count(" fusion(")
+
+
+def test_division_chain_is_a_few_fusions():
+    # (was 31 fusions, the k-th recomputing a from the k-1 divisions before it)
+    assert _fusions(_chain, np.ones(3)) < 12
+
+
+@pytest.mark.parametrize("x0", [1.0, 0.0, -1.5, 1e300, np.nan])
+def test_division_chain_values(x0):
+    x = np.array([x0, 2.0, 3.0])
+    got = tpucc.compile(_chain, cache=False, unroll=1000)(x)
+    want = _chain(x)
+    assert type(got) is float
+    assert got == want or (math.isnan(got) and math.isnan(want))
+
+
+def test_division_chain_still_raises_zero_division():
+    raises_at(_chain, (np.array([-2.0, 0.0, 0.0]),), error=ZeroDivisionError,
+              match="division by zero", line_of="1.0 / (a + 2.0)", cache=False, unroll=1000)
+
+
+def _mixed(x):
+    """Scalars of several types leave the same checked chain."""
+    a = float(x[0])
+    n = int(x[1])
+    for i in range(8):
+        a = a + 1.0 / (a + 3.0)
+        n = n * 3 + 1
+    return a, n, a > 1.0, np.float32(a), n // 7, np.int8(n % 100)
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0], [-0.5, -7.0], [2.5, 0.0]])
+def test_mixed_scalar_results(x):
+    x = np.array(x)
+    got = tpucc.compile(_mixed, cache=False)(x)
+    want = _mixed(x)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert type(g) is type(w), (g, w)
+        assert g == w, (g, w)
+
+
+def _float_bits(x):
+    """A NaN with a payload, and -0.0, come back bit for bit."""
+    a = float(x[0])
+    b = 1.0 / (a + 1.0)
+    return x[1] * 1.0, -0.0 * a, b
+
+
+def test_packed_floats_keep_their_bits():
+    payload = np.array([0x7FF8000000000123], np.uint64).view(np.float64)[0]
+    x = np.array([2.0, payload])
+    got = tpucc.compile(_float_bits, cache=False)(x)
+    want = _float_bits(x)
+    for g, w in zip(got, want):
+        assert np.asarray(g).tobytes() == np.asarray(w).tobytes()
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+def _int_overflow(a):
+    s = 0
+    i = 0
+    while i < a.size:
+        c = int(a[i])
+        s = s * 3 + c
+        s = s * 1000003 + 7
+        s = s % 1000
+        i += 1
+    return s, i
+
+
+@pytest.mark.parametrize("a", [np.array([1, 5, 7]), np.array([0]), np.array([], np.int64)])
+def test_python_int_loop_values(a):
+    got = tpucc.compile(_int_overflow, cache=False)(a)
+    assert got == _int_overflow(a)
+    assert all(type(g) is int for g in got)
+
+
+def _int_too_big(a):
+    s = int(a[0])
+    for i in range(4):
+        s = s * 1003 + 1
+    return s, float(a[1]) / 2.0
+
+
+def test_python_int_overflow_still_raises():
+    a = np.array([2 ** 40, 3])
+    raises_at(_int_too_big, (a,), error=OverflowError, line_of="s * 1003 + 1", cache=False)
+    ok = np.array([5, 3])
+    assert tpucc.compile(_int_too_big, cache=False)(ok) == _int_too_big(ok)
+
+
+def _exp_chain(x):
+    v = float(x[0])
+    total = 0.0
+    for i in range(10):
+        total += math.exp(v * i)
+    return total, v
+
+
+def test_math_exp_overflow_values_and_error():
+    f = tpucc.compile(_exp_chain, cache=False)
+    x = np.array([0.5])
+    assert f(x) == _exp_chain(x)
+    raises_at(_exp_chain, (np.array([100.0]),), error=OverflowError,
+              line_of="math.exp", cache=False)
+
+
+def _grad_loss(w):
+    a = float(w[0])
+    return w[1] * (1.0 / (a + 2.0))
+
+
+def test_differentiated_checked_chain_is_not_packed():
+    g = tpucc.compile(tpucc.grad(_grad_loss), cache=False)
+    w = np.array([1.0, 3.0])
+    np.testing.assert_allclose(g(w), [-3.0 / 9.0, 1.0 / 3.0])
