@@ -149,3 +149,61 @@ def test_differentiated_checked_chain_is_not_packed():
     g = tpucc.compile(tpucc.grad(_grad_loss), cache=False)
     w = np.array([1.0, 3.0])
     np.testing.assert_allclose(g(w), [-3.0 / 9.0, 1.0 / 3.0])
+
+
+# Long straight-line checked code is also cut into stretches of
+# CHECKS_PER_FUSION checks (XLA's code generation is superlinear in a
+# fusion's size): the values live across each cut must come back exact.
+
+_LONG_BODY = "".join(f"        s = s * 3 + c + {k}\n        s = s % 1000\n" for k in range(60))
+_LONG_SRC = (f"def long_int_loop(a):\n    s = 0\n    t = 0.5\n    i = 0\n"
+             f"    while i < a.size:\n        c = int(a[i])\n{_LONG_BODY}"
+             f"        t = t + 1.0 / (s + 1.0)\n        i += 1\n    return s, t, i\n")
+
+
+def _long_int_loop():
+    ns = {}
+    exec(compile(_LONG_SRC, __file__ + "::long_int_loop", "exec"), ns)
+    return ns["long_int_loop"]
+
+
+@pytest.mark.parametrize("a", [np.array([1, 5, 7]), np.array([-4]), np.array([], np.int64)])
+def test_long_checked_loop_body_values(a):
+    fn = _long_int_loop()
+    got = tpucc.compile(fn, cache=False)(a)
+    want = fn(a)
+    assert got == want and [type(g) for g in got] == [type(w) for w in want]
+
+
+def _long_chain_then_store(x):
+    a = float(x[0])
+    n = int(x[1])
+    for i in range(120):
+        a = a * 0.5 + 1.0 / (a + 2.0)
+        n = n + 1
+    out = np.zeros(2, np.int8)
+    out[0] = n
+    return a, out
+
+
+def test_message_value_after_many_checks():
+    f = tpucc.compile(_long_chain_then_store, cache=False, unroll=1000)
+    x = np.array([1.0, 0.0])
+    a, out = f(x)
+    want_a, want_out = _long_chain_then_store(x)
+    assert a == want_a and out.dtype == want_out.dtype and (out == want_out).all()
+    raises_at(_long_chain_then_store, (np.array([1.0, 200.0]),), error=OverflowError,
+              match="Python integer 320 out of bounds for int8", line_of="out[0] = n",
+              cache=False, unroll=1000)
+
+
+def test_long_division_chain_compiles_in_bounded_fusions():
+    def chain(x):
+        a = float(x[0])
+        for i in range(200):
+            a = a * 0.5 + 1.0 / (a + 2.0)
+        return a
+    lowered = tpucc.compile(chain, cache=False, unroll=1000).lower(np.ones(3))
+    text = lowered.jax_lowered.compile().as_text()
+    assert text.count(" fusion(") < 60      # (was ~200, of 200 * 100 ops on average)
+    assert tpucc.compile(chain, cache=False, unroll=1000)(np.ones(3)) == chain(np.ones(3))

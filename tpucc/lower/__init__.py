@@ -17,7 +17,8 @@ from ..errors import InternalError, TpuccError
 from ..ir import Region
 from ..ops.registry import OPS, LowerCtx, cast, differentiated, differentiating
 from . import layout, reverse
-from .together import packs_scalars, scalars_together
+from .together import (CHECKS_PER_FUSION, last_reads, live_scalars_together, packs_scalars,
+                       scalars_together)
 
 
 def to_function(program: Region, input_layouts: dict | None = None):
@@ -43,7 +44,14 @@ def lower_region(region: Region, outer: dict, args) -> list:
     # (A loop's state and the results are what XLA would compute in
     # separate fusions, each recomputing the scalar chain they share.)
     together = packs_scalars(region)
-    for op in live_ops(region):
+    ops = live_ops(region)
+    last_read = together and last_reads(ops, region.results)
+    checks = 0
+    for i, op in enumerate(ops):
+        if together and op.name == "check":
+            checks += 1
+            if checks % CHECKS_PER_FUSION == 0:
+                live_scalars_together(ops, env, i, last_read)
         ins = [env[v] for v in op.inputs]
         if together and op.name == "while":
             ins = scalars_together(ins, [v.aval for v in op.inputs])
