@@ -41,8 +41,10 @@ def lower_region(region: Region, outer: dict, args) -> list:
     for p, a in zip(region.params, args):
         env[p] = a
     made_by: dict = {}
-    # (A loop's state and the results are what XLA would compute in
-    # separate fusions, each recomputing the scalar chain they share.)
+    # Where the region checks Python numbers, the scalars of a loop's state,
+    # of the results, and those live every CHECKS_PER_FUSION checks go
+    # through one packed array: XLA would otherwise recompute the chain they
+    # share in many fusions, or compile one huge fusion (see together.py).
     together = packs_scalars(region)
     ops = live_ops(region)
     last_read = together and last_reads(ops, region.results)
