@@ -387,6 +387,7 @@ CHOSEN = "chosen"       # ls[i] with a runtime i: a copy of one of the list's ar
 WINDOWS = "windows"     # sliding_window_view(writeable=True): a copy of overlapping windows
 ASSEMBLED = "assembled"     # np.frombuffer(bytearray, wider dtype): numbers made from its bytes
 SNAPSHOT = "snapshot"       # np.frombuffer(a global bytearray): its contents when compiled
+BROADCAST_ARRAYS = "broadcast_arrays"   # np.broadcast_arrays' stretched result: warns on write
 
 
 def frozen_kind(value) -> str | None:
@@ -435,6 +436,14 @@ def _refuse_update(kind):
             "compiled code reads it as a constant, so the write would not reach it",
             hint="pass the buffer as an argument (np.frombuffer(data, np.uint8) of it is then "
                  "written back), or update a copy (x = x.copy())")
+    if kind == BROADCAST_ARRAYS:
+        # (NumPy 2 still writes, warning that one element may be many of the
+        # view's: a write into a stretched axis lands in every copy of it.)
+        raise SideEffectError(
+            "writing into an array np.broadcast_arrays stretched: NumPy 2 writes with a "
+            "DeprecationWarning (future versions make it read-only), the write reaching every "
+            "element that shares the broadcast memory; compiled code does not write through it",
+            hint="write into a copy (y = y.copy()), or into the array before broadcasting")
     if kind == JAX:
         raise SideEffectError(
             "jax arrays are immutable: item assignment and in-place updates of one raise "

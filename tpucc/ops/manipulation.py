@@ -15,7 +15,8 @@ import numpy as np
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from .registry import (NUMPY, as_array_operand, broadcast_shapes, implements, normalize_axis,
                        static_index)
-from .shape import broadcast_to, concatenate, flip, moveaxis, ravel, reshape, transpose, where
+from .shape import (broadcast_to, concatenate, flip, moveaxis, ravel, read_only, reshape, transpose,
+                    where)
 
 
 def as_array(x):
@@ -122,7 +123,9 @@ atleast_3d = implements(np.atleast_3d)(_atleast(3))
 def broadcast_arrays(*args, subok=False):
     arrays = [as_array(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
+    # (NumPy 2 makes these writeable, with a warning on write: not read-only)
+    return tuple(a if a.shape == shape else read_only(broadcast_to(a, shape), BROADCAST_ARRAYS)
+                 for a in arrays)
 
 
 class Broadcast:
@@ -572,6 +575,6 @@ def packbits(a, axis=None, bitorder="big"):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer import checks  # noqa: E402
-from ..infer.values import (Array, array_like, holds_runtime, int_bounds,  # noqa: E402
+from ..infer.values import (BROADCAST_ARRAYS, Array, array_like, holds_runtime, int_bounds,  # noqa: E402
                             known_integer, ranged_span, scalar_if_numpy_would)
 from .elementwise import _require, astype, asarray, copy as copy_array  # noqa: E402
