@@ -1122,6 +1122,15 @@ class Broadcast(_ViewIndex):
     __slots__ = ()
 
 
+class Diagonal(_ViewIndex):
+    """The `index` of a diagonal view (np.diagonal, x.diagonal(),
+    einsum('ii->i')): (offset, axis1, axis2).  NumPy's diagonal steps by the
+    sum of the two axes' strides, so it views any array, whatever its
+    layout (a slice, a transpose, a Fortran-ordered argument): writes go
+    through, and a later write into the base shows through."""
+    __slots__ = ()
+
+
 class Windowed(_ViewIndex):
     """The `index` of sliding_window_view's read-only view: (the window
     shape, the windowed axes).  A later write into the base shows through."""
@@ -1190,6 +1199,8 @@ def _numpy_layout(a) -> np.ndarray:
         return np.broadcast_to(base, index[0])
     if type(index) is Windowed:
         return np.lib.stride_tricks.sliding_window_view(base, index[0], index[1])
+    if type(index) is Diagonal:
+        return np.diagonal(base, *index)
     return base[tuple(_layout_key(k) for k in index)]
 
 
@@ -1230,10 +1241,21 @@ def numpy_view(index):
     if type(index) is Windowed:
         return functools.partial(np.lib.stride_tricks.sliding_window_view,
                                  window_shape=index[0], axis=index[1])
+    if type(index) is Diagonal:
+        return functools.partial(_writeable_diagonal, offset=index[0], axes=tuple(index[1:]))
     if any(_is_dslice(k) or isinstance(k, Value) for k in index):
         return None
     key = tuple(slice(*k[1:]) if _is_static_slice(k) else k for k in index)
     return operator.itemgetter(key)
+
+
+def _writeable_diagonal(array, offset, axes):
+    """np.diagonal's view of `array`, writeable as einsum('ii->i')'s is:
+    the same shape and strides from the diagonal's first element."""
+    diagonal = np.diagonal(array, offset, *axes)
+    moved = np.moveaxis(array, axes, (-2, -1))
+    first = moved[..., max(-offset, 0):, max(offset, 0):]
+    return np.lib.stride_tricks.as_strided(first, diagonal.shape, diagonal.strides)
 
 
 def chained_view(views: list):
@@ -1265,6 +1287,9 @@ def basic_index_value(base, index):
     if type(index) is Windowed:
         from .shape import windows
         return windows(base, *index).var
+    if type(index) is Diagonal:
+        from .shape import diagonal_values
+        return diagonal_values(base, *index).var
     static, arrays = _view_key(index)
     return emit("getitem", base, *arrays, key=static).var
 
@@ -1285,6 +1310,10 @@ def write_through(base, index, value):
         return
     if type(index) is Retyped:
         base.set(emit("bitcast", Array(value), dtype=base.dtype).var)
+        return
+    if type(index) is Diagonal:
+        from .shape import with_diagonal
+        base.set(with_diagonal(base, *index, value).var)
         return
     static, arrays = _view_key(index)
     base.set(emit("setitem", base, value, *arrays, key=static).var)

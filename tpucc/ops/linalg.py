@@ -316,8 +316,7 @@ def _single_operand_view(subscripts: str, a):
     """NumPy's einsum of one operand that sums nothing ('ii->i', 'ij->ji',
     'ij', '...ii->...i') returns a writeable view: diagonals (a repeated
     label) and a transpose of `a`, which writes through it change and whose
-    later writes it sees.  None where einsum computes (a sum) or the
-    diagonal's flattening would copy (where NumPy's strides still view)."""
+    later writes it sees.  None where einsum computes (a sum)."""
     if not isinstance(a, Array) or "," in subscripts:
         return None
     spec = subscripts.replace(" ", "")
@@ -347,20 +346,11 @@ def _relabelled(a, labels: list, wanted: list):
         label = next(c for c in labels if labels.count(c) > 1)
         first = labels.index(label)
         second = labels.index(label, first + 1)
-        # (the main diagonal of axes (i, j) is that of (j, i): either order
-        # whose flattening is a view, as of a transposed matrix's)
-        pair = next((p for p in ((first, second), (second, first)) if indexing.reshape_is_view(
-            moveaxis(a, p, (-2, -1)), _merged_shape(a.shape, *p))), None)
-        if pair is None:
-            return None
-        a = diagonal_view(a, 0, *pair)
+        if a.shape[first] != a.shape[second]:
+            return None     # (NumPy's ValueError: einsum's own path says it)
+        a = diagonal_view(a, 0, first, second)
         labels = [c for i, c in enumerate(labels) if i not in (first, second)] + [label]
     return transpose_function(a, [labels.index(c) for c in wanted])
-
-
-def _merged_shape(shape: tuple, first: int, second: int) -> tuple:
-    rest = tuple(n for i, n in enumerate(shape) if i not in (first, second))
-    return rest + (shape[first] * shape[second],)
 
 
 def _last_step_is_a_pair(subscripts, operands, optimize) -> bool:
@@ -434,7 +424,6 @@ def install_operators():
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, rebinds_in_place  # noqa: E402
 from .elementwise import store_inplace  # noqa: E402
-from .shape import cast_operands, diagonal_view, moveaxis, transpose_function  # noqa: E402
-from . import indexing  # noqa: E402
+from .shape import cast_operands, diagonal_view, transpose_function  # noqa: E402
 from ..lower.layout import logical  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402

@@ -251,16 +251,46 @@ def read_only(x, kind=None):
 
 def diagonal_view(a, k: int, axis1: int, axis2: int):
     """The k-th diagonal of axes axis1, axis2 (normalized, distinct) as the
-    last axis (NumPy's layout): the matrix flattened to (..., n*m), every
-    (m + 1)-th element.  A view of `a` when that reshape is one (np.diagonal
-    makes it read-only; einsum('ii->i') gives it writeable)."""
-    a = moveaxis(a, (axis1, axis2), (-2, -1))
-    n, m = a.shape[-2:]
+    last axis (NumPy's layout), a view of `a` whatever its layout
+    (indexing.Diagonal; np.diagonal makes it read-only, einsum('ii->i')
+    gives it writeable)."""
+    values = diagonal_values(a, k, axis1, axis2)
+    if isinstance(a, Array) and not a.immutable:
+        return Array(values.var, base=a, index=indexing.Diagonal((k, axis1, axis2)))
+    return values
+
+
+def diagonal_values(a, k: int, axis1: int, axis2: int):
+    """The k-th diagonal's values, a new array: the matrix flattened to
+    (..., n*m), every (m + 1)-th element (a strided slice, no gather)."""
+    perm, flat_shape, cut = _diagonal_plan(_aval(a).shape, k, axis1, axis2)
+    flat = _emit("reshape", _emit("transpose", a, perm=perm), shape=flat_shape)
+    static, arrays = indexing.normalize_key((Ellipsis, cut), flat_shape)
+    return _emit("getitem", flat, *arrays, key=static)
+
+
+def with_diagonal(a, k: int, axis1: int, axis2: int, value):
+    """Array `a` with its k-th diagonal replaced by `value` (a write
+    through a diagonal view)."""
+    perm, flat_shape, cut = _diagonal_plan(a.shape, k, axis1, axis2)
+    moved = _emit("transpose", a, perm=perm)
+    flat = _emit("reshape", moved, shape=flat_shape)
+    static, arrays = indexing.normalize_key((Ellipsis, cut), flat_shape)
+    flat = _emit("setitem", flat, value, *arrays, key=static)
+    moved = _emit("reshape", flat, shape=moved.shape)
+    return _emit("transpose", moved, perm=tuple(int(i) for i in np.argsort(perm)))
+
+
+def _diagonal_plan(shape: tuple, k: int, axis1: int, axis2: int):
+    """(the transpose moving axis1, axis2 last, the shape merging them, the
+    slice of the merged axis that is the k-th diagonal)."""
+    perm = tuple(i for i in range(len(shape)) if i not in (axis1, axis2)) + (axis1, axis2)
+    n, m = shape[axis1], shape[axis2]
     start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
-    flat = reshape(a, a.shape[:-2] + (n * m,))
+    flat_shape = tuple(shape[i] for i in perm[:-2]) + (n * m,)
     if length <= 0:
-        return flat[..., 0:0]
-    return flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1]
+        return perm, flat_shape, slice(0, 0)
+    return perm, flat_shape, slice(start, start + (length - 1) * (m + 1) + 1, m + 1)
 
 
 # --- concatenate / stack -------------------------------------------------------------

@@ -1,0 +1,169 @@
+"""Session 43h: views of views.
+
+bug_01: the diagonal of a non-contiguous array (np.einsum('ii->i', A[1:, 1:]),
+A.T.diagonal(), np.diag(A[:, ::-1]), x.diagonal() of a Fortran-ordered
+argument) was a detached copy: writes through it never reached A, and it
+missed later writes into A.  A diagonal is now a view of its own kind
+(indexing.Diagonal), as NumPy's strides make it whatever the layout.
+bug_04: a view of a view (A[1:][0], A.T[2], np.einsum('ii->i', A)) updated
+or read inside a runtime loop was refused as "reached by another name".
+bug_05: x[k:][idx] with a runtime k was refused as a data-dependent shape.
+bug_11: writing into a np.broadcast_arrays result was refused saying NumPy
+raises ValueError; NumPy 2 writes with a DeprecationWarning.
+"""
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import raises_at, same
+
+
+# --- bug_01: diagonals of any layout are views ------------------------------------------
+
+def _einsum_block(A):
+    d = np.einsum('ii->i', A[1:, 1:])
+    d[:] = 9
+    return A
+
+
+def _einsum_strided(A):
+    np.einsum('ii->i', A[::2, ::2])[:] = 7
+    return A
+
+
+def _anti_diagonal(A):
+    d = np.einsum('ii->i', A[:, ::-1])
+    d += 1
+    return A, d
+
+
+def _batched(B):
+    np.einsum('iji->ij', B)[...] = -1
+    return B
+
+
+def _batched_block(B):
+    d = np.einsum('jii->ji', B[:, 1:, 1:])
+    d *= 2
+    return B
+
+
+def _in_static_loop(A):
+    for k in range(2):
+        d = np.einsum('ii->i', A[k:, k:])
+        d += 1
+    return A
+
+
+def _transposed_diagonal_sees_write(A):
+    d = A.T.diagonal()
+    A[1, 1] = 100
+    return d.copy()
+
+
+def _offset_diagonal_sees_write(A):
+    d = A.T.diagonal(1)
+    A += 1
+    return d.copy(), d.dtype
+
+
+def _diag_of_flipped(A):
+    d = np.diag(A[:, ::-1])
+    A[0, -1] = 5
+    return d.sum()
+
+
+def _diagonal_of_reversed(A):
+    d = np.diagonal(A[::-1])
+    A[-1, 0] = -3
+    return d.copy()
+
+
+def _block_diagonal_then_update(A):
+    d = A[1:, 1:].diagonal()
+    A += 1
+    return d * 2
+
+
+def _fortran_diagonal(x):
+    d = x.diagonal()
+    x[0, 0] = 42
+    return d.copy()
+
+
+def _view_argument_sum(v):
+    np.einsum('ii->i', v)[:] = 3
+    return v.sum()
+
+
+def _ridge(K, lam, n):
+    np.einsum('ii->i', K[:n, :n])[:] += lam
+    return np.linalg.solve(K[:n, :n], K[:n, n])
+
+
+def _trace_after_write(A):
+    np.einsum('ii->i', A[:-1, 1:])[:] = 1   # the first diagonal above the main one
+    return np.trace(A, 1), A
+
+
+def _returned_diagonal(A):
+    return np.einsum('ii->i', A[1:, 1:])
+
+
+@pytest.mark.parametrize("fn", [_einsum_block, _einsum_strided, _anti_diagonal,
+                                _in_static_loop, _transposed_diagonal_sees_write,
+                                _offset_diagonal_sees_write, _diag_of_flipped,
+                                _diagonal_of_reversed, _block_diagonal_then_update,
+                                _trace_after_write])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.complex64])
+def test_diagonal_of_a_strided_view_is_a_view(fn, dtype):
+    same(fn, np.arange(16).reshape(4, 4).astype(dtype))
+
+
+@pytest.mark.parametrize("fn", [_batched, _batched_block])
+def test_diagonal_of_a_3d_array(fn):
+    same(fn, np.arange(27.0).reshape(3, 3, 3))
+    same(fn, np.arange(27, dtype=np.int16).reshape(3, 3, 3))
+
+
+def test_diagonal_of_a_fortran_ordered_argument():
+    same(_fortran_diagonal, np.asfortranarray(np.arange(12.0).reshape(3, 4)))
+    same(_fortran_diagonal, np.arange(12.0).reshape(4, 3).T)
+
+
+def test_diagonal_written_through_a_view_argument():
+    base = np.arange(25.0).reshape(5, 5)
+    expected_base, actual_base = base.copy(), base.copy()
+    expected = _view_argument_sum(expected_base[::2, ::2])
+    actual = tpucc.compile(_view_argument_sum, cache=False)(actual_base[::2, ::2])
+    assert actual == expected
+    np.testing.assert_array_equal(actual_base, expected_base)
+
+
+def test_ridge_on_a_leading_block():
+    K = np.array([[2.0, 1.0, 1.0], [1.0, 3.0, 2.0], [0.0, 0.0, 1.0]])
+    same(_ridge, K, 0.1, 2)
+
+
+def test_returned_diagonal_is_a_view_of_the_argument():
+    A = np.arange(9.0).reshape(3, 3)
+    d = tpucc.compile(_returned_diagonal, cache=False)(A)
+    np.testing.assert_array_equal(d, [4.0, 8.0])
+    d[:] = -1                   # NumPy's einsum view: writes reach A
+    np.testing.assert_array_equal(np.diag(A), [0.0, -1.0, -1.0])
+
+
+def test_np_diagonal_stays_read_only():
+    def f(A):
+        d = A[:, ::-1].diagonal()
+        d[0] = 1
+        return A
+    raises_at(f, (np.zeros((3, 3)),), match="read-only", line_of="d[0] = 1", cache=False)
+
+
+def test_einsum_diagonal_of_a_non_square_matrix_is_refused_as_numpy_does():
+    def f(A):
+        return np.einsum('ii->i', A)
+    with pytest.raises(ValueError):
+        f(np.zeros((2, 3)))
+    raises_at(f, (np.zeros((2, 3)),), match="does not match", line_of="einsum", cache=False)
