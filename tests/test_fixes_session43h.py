@@ -167,3 +167,92 @@ def test_einsum_diagonal_of_a_non_square_matrix_is_refused_as_numpy_does():
     with pytest.raises(ValueError):
         f(np.zeros((2, 3)))
     raises_at(f, (np.zeros((2, 3)),), match="does not match", line_of="einsum", cache=False)
+
+
+# --- bug_04: a view of a view in a runtime loop -------------------------------------------
+
+_CHAINED_VIEWS = {
+    "A[1:][0]": lambda A: A[1:][0],
+    "A.T[2]": lambda A: A.T[2],
+    "A.T[:, 1]": lambda A: A.T[:, 1],
+    "A[::-1][0]": lambda A: A[::-1][0],
+    "np.flip(A)[0]": lambda A: np.flip(A)[0],
+    "np.swapaxes(A, 0, 1)[0]": lambda A: np.swapaxes(A, 0, 1)[0],
+    "np.moveaxis(A, 0, 1)[1]": lambda A: np.moveaxis(A, 0, 1)[1],
+    "np.rot90(A)[0]": lambda A: np.rot90(A)[0],
+    "A.T.T[0]": lambda A: A.T.T[0],
+    "A[:, ::-1][1]": lambda A: A[:, ::-1][1],
+    "A[1][::2]": lambda A: A[1][::2],
+    "A.reshape(-1)[::2]": lambda A: A.reshape(-1)[::2],
+    "np.squeeze(A[None])[0]": lambda A: np.squeeze(A[None])[0],
+    "A[None][0, 1]": lambda A: A[None][0, 1],
+    "einsum('ii->i', A)": lambda A: np.einsum('ii->i', A),
+    "einsum('ii->i', A[1:, 1:])": lambda A: np.einsum('ii->i', A[1:, 1:]),
+    "A.T[1:][0]": lambda A: A.T[1:][0],
+}
+
+
+@pytest.mark.parametrize("name", list(_CHAINED_VIEWS))
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_view_of_a_view_updated_in_a_runtime_loop(name, dtype):
+    view = _CHAINED_VIEWS[name]
+
+    def f(A, n):
+        v = view(A)
+        for i in range(n):
+            v += i
+        return A
+    same(f, np.arange(9).reshape(3, 3).astype(dtype), np.int64(3))
+    same(f, np.arange(9).reshape(3, 3).astype(dtype), np.int64(0))
+
+
+def test_view_of_a_view_in_a_while_on_runtime_data():
+    def f(A, limit):
+        v = A.T[1]
+        while v.sum() < limit:
+            v *= 2
+        return A, v.copy()
+    same(f, np.arange(1.0, 10.0).reshape(3, 3), 200.0)
+
+
+def test_view_of_a_view_read_after_writes_to_its_base():
+    def f(A, n):
+        c = A.T[0]
+        s = 0.0
+        for i in range(n):
+            A[i, 0] += 1
+            s += c.sum()
+        return s, A
+    same(f, np.arange(12.0).reshape(4, 3), np.int64(3))
+
+
+def test_view_of_a_view_and_its_base_both_written():
+    def f(A, n):
+        v = A[:, ::-1][0]
+        for i in range(n):
+            v[0] += 1               # A[0, -1]
+            A[0] *= 2
+        return A, v.sum()
+    same(f, np.ones((2, 3), np.float32), np.int64(3))
+
+
+def test_view_of_a_view_rebound_in_the_loop():
+    def f(A, n):
+        v = A.T[0]
+        for i in range(n):
+            v = v + 1               # rebinds: A unchanged
+        return A, v
+    same(f, np.arange(6.0).reshape(2, 3), np.int64(4))
+
+
+def test_base_rebound_while_a_view_of_a_view_is_written():
+    # (refused as for a one-step view, A[1]: which array the update goes
+    # into changes after the first iteration)
+    def f(A, n):
+        v = A[1:][0]
+        for i in range(n):
+            v += 1
+            A = A * 2
+        return A, v.copy()
+    raises_at(f, (np.arange(6.0).reshape(3, 2), np.int64(3)),
+              match="updated in place and then rebound", line_of="for i in range(n)", cache=False)

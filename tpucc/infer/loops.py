@@ -21,6 +21,7 @@ from ..errors import (GradError, InternalError, LimitError, MergeError, SideEffe
                       StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
+from ..ops import indexing
 from ..ops.registry import OPS
 from . import builder, counters, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
@@ -1837,9 +1838,7 @@ def _slot_arrays(leaves, carried, params, unshared, detached=frozenset()) -> dic
         body = inside.get(id(entry)) if id(entry) not in unshared else None
         if body is None:
             if entry.base is not None:
-                base = (entry.base if id(entry.base) in unshared
-                        else inside.get(id(entry.base), entry.base))
-                body = Array(p, base=base, index=entry.index)
+                body = Array(p, base=_body_base(entry.base, inside, unshared), index=entry.index)
             else:
                 body = Array(p)
             body.immutable, body.alias_note = entry.immutable, entry.alias_note
@@ -1848,15 +1847,46 @@ def _slot_arrays(leaves, carried, params, unshared, detached=frozenset()) -> dic
     return out
 
 
+def _body_base(base, inside: dict, unshared) -> Array:
+    """The body's Array for `base`, the array a view's entry views: the
+    body Array of the slot holding it; for a view of a view whose middle
+    views no slot holds (`A[1:][0]`, `A.T[2]`), those views made again on
+    the body Array of the slot holding the array below them, so that a
+    write through the view reaches the loop's own `A` (the entry's middle
+    views lead to the entry array, which the loop does not follow); else
+    the outer base itself."""
+    middle = []
+    while base is not None and id(base) not in inside and id(base) not in unshared:
+        middle.append(base)
+        base = base.base
+    if base is None or id(base) in unshared:
+        return middle[0] if middle else base
+    body = inside[id(base)]
+    for view in reversed(middle):
+        again = Array(indexing.basic_index_value(body, view.index), base=body, index=view.index)
+        again.immutable, again.frozen = view.immutable, view.frozen
+        body = again
+    return body
+
+
+def _nearest_slot(array, is_slot):
+    """The first of `array`'s bases (a view of a view's, through its middle
+    views) that `is_slot` accepts, or None."""
+    while array is not None and not is_slot(array):
+        array = array.base
+    return array
+
+
 def _detached_bases(leaves, slot_arrays, detached) -> dict:
     """{slot: (the body Array of the array its entry views, that Array's
     version now)} for the detached views."""
     out = {}
+    entries = {id(leaves[j][1]): j for j in slot_arrays}
     for i in slot_arrays:
         base = leaves[i][1].base
         if leaves[i][0] in detached and base is not None:
-            j = next((j for j in slot_arrays if leaves[j][1] is base), None)
-            body = slot_arrays[j] if j is not None else base
+            held = _nearest_slot(base, lambda a: id(a) in entries)
+            body = slot_arrays[entries[id(held)]] if held is not None else base
             out[i] = (body, body.version)
     return out
 
@@ -1888,7 +1918,7 @@ def _diverged(slot_arrays, out_leaves, leaves, kept) -> set:
         ends = [out_leaves[i][1] if i < len(out_leaves) else None for i in members]
         if len(members) > 1 and any(e is not ends[0] for e in ends):
             out.add(id(leaves[members[0]][1]))
-        base = slot_arrays[members[0]].base
+        base = _nearest_slot(slot_arrays[members[0]].base, lambda a: id(a) in slot_of)
         j = slot_of.get(id(base)) if base is not None else None
         if j is not None and j not in kept:
             out.add(id(leaves[j][1]))
