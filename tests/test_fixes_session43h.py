@@ -256,3 +256,99 @@ def test_base_rebound_while_a_view_of_a_view_is_written():
         return A, v.copy()
     raises_at(f, (np.arange(6.0).reshape(3, 2), np.int64(3)),
               match="updated in place and then rebound", line_of="for i in range(n)", cache=False)
+
+
+# --- bug_05: rows of a runtime slice picked by an index array ----------------------------
+
+def _pick(x, k, idx):
+    return x[k:][idx]
+
+
+def _pick_store(x, k, idx):
+    x[k:][idx] = -1
+    return x
+
+
+def _pick_add(x, k, idx):
+    x[k:][idx] += 1             # duplicates add once, as in NumPy
+    return x
+
+
+def _take(x, k, idx):
+    return np.take(x[k:], idx)
+
+
+def _take_method(x, k, idx):
+    return x[k:].take(idx), x[k:].take(idx, axis=0).dtype
+
+
+def _take_axis0(x, k, idx):
+    return np.take(x.reshape(3, 2)[k - 1:], idx[::2], axis=0)
+
+
+def _add_at(x, k, idx):
+    np.add.at(x[k:], idx, 1)    # duplicates add each time
+    return x
+
+
+def _backwards(x, k, idx):
+    return x[k::-1][idx]
+
+
+def _head(x, k, idx):
+    return x[:k + 2][idx]
+
+
+def _matrix_rows(x, k, idx):
+    m = x.reshape(3, 2)
+    return m[k - 1:][idx[::2], 1], m[k - 1:][idx[::2]]
+
+
+def _masked(x, k, idx):
+    return x[x > k][idx]
+
+
+def _static_list(x, k, idx):
+    return x[k:][[1, 0]]
+
+
+@pytest.mark.parametrize("fn", [_pick, _pick_store, _pick_add, _take, _take_method, _take_axis0, _add_at,
+                                _backwards, _head, _matrix_rows, _masked, _static_list])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_runtime_slice_indexed_by_an_array(fn, dtype):
+    x = np.arange(6).astype(dtype)
+    same(fn, x, np.int64(2), np.array([0, 2, -1]))
+    same(fn, x, np.int64(1), np.array([0, 0, 1], np.int32))
+
+
+def test_runtime_slice_indexed_by_a_2d_array():
+    same(_pick, np.arange(6.0), np.int64(1), np.array([[0, 1], [2, 3]]))
+
+
+def test_runtime_slice_index_out_of_range_raises_index_error():
+    with pytest.raises(IndexError):
+        _pick(np.arange(6.0), np.int64(4), np.array([0, 2]))
+    with pytest.raises(IndexError):
+        tpucc.compile(_pick, cache=False)(np.arange(6.0), np.int64(4), np.array([0, 2]))
+
+
+# --- bug_11: writing into np.broadcast_arrays' result ------------------------------------
+
+def test_write_into_broadcast_arrays_result_names_the_deprecation():
+    def f(a, b):
+        x, y = np.broadcast_arrays(a, b)
+        y[0] = 5
+        return y
+    raises_at(f, (np.arange(3.0), np.zeros((2, 1))), match="DeprecationWarning.*broadcast|"
+              "broadcast_arrays.*DeprecationWarning", line_of="y[0] = 5", cache=False)
+    err = raises_at(f, (np.arange(3.0), np.zeros((2, 1))), cache=False)
+    assert "raises ValueError" not in str(err) and "copy()" in str(err)
+
+
+def test_broadcast_arrays_result_still_reads():
+    def f(a, b):
+        x, y = np.broadcast_arrays(a, b)
+        z = y.copy()
+        z[0] = 5
+        return x + z, x.shape
+    same(f, np.arange(3.0), np.zeros((2, 1), np.float32))

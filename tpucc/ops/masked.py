@@ -57,8 +57,9 @@ _SLICE_HINT = ("a window x[i:i + k] has k rows where i is known to lie in [0, n 
 
 # Where the program goes through a slice's rows one by one, an index does it.
 _SLICE_ROWS_HINT = ("go through the rows by index, a runtime loop: `for k in range(i, j): v = "
-                    "x[k]` (`for k in range(n)` for x[:n]); one row by an int compiles "
-                    "(x[i:j][k], x[:n][-1]), and np.sum(x[i:j]), x[i:j].max() and the other "
+                    "x[k]` (`for k in range(n)` for x[:n]); rows by an int or an index "
+                    "array compile (x[i:j][k], x[:n][-1], x[i:j][idx], np.take(x[i:j], idx)), "
+                    "and np.sum(x[i:j]), x[i:j].max() and the other "
                     "reductions compile as they are")
 
 
@@ -181,16 +182,20 @@ class Selection:
         return boxes.boxed(data, masks, view=self.view, sliced=self.sliced)
 
     def _row_key(self, key):
-        """x[k:][0], v[-1] (an int first, then basic items): the key of the
-        data for that row of the selection, whose position is found at run
-        time (NumPy's IndexError when the call returns if it has no such
-        row); None for a key that does not start with an int."""
+        """x[k:][0], v[-1], x[k:][idx] (an int or an integer index array
+        first, then basic items): the key of the data for those rows of the
+        selection, whose positions are found at run time (NumPy's
+        IndexError when the call returns if it has no such row); None for a
+        key that starts otherwise.  An index array's result has its shape
+        whatever the selection's length: rows picked one by one."""
         items = key if isinstance(key, tuple) else (key,)
-        if not items or self.rank != 1 or not _basic_item(items[0]) or \
-                items[0] is None or items[0] is Ellipsis or isinstance(items[0], slice) or \
-                not all(_basic_item(i) for i in items[1:]):
+        if not items or self.rank != 1 or not all(_basic_item(i) for i in items[1:]):
             return None
-        return (_row_position(self, items[0]),) + tuple(items[1:])
+        first = _row_indices(items[0])
+        if first is None and (not _basic_item(items[0]) or items[0] is None or
+                              items[0] is Ellipsis or isinstance(items[0], slice)):
+            return None
+        return (_row_position(self, items[0] if first is None else first),) + tuple(items[1:])
 
     def _trailing_key(self, key):
         """The key as a tuple where it indexes only the trailing axes (the
@@ -283,6 +288,20 @@ def _by_rows(v, sel: Selection, what: str):
     return _operand(_as_operand(v), len(sel.rest), what.removeprefix("np."), sel)[0]
 
 
+def _row_indices(item):
+    """An integer index array (runtime, or a static list or ndarray of
+    ints) as an Array, else None."""
+    from ..infer import builder
+    if isinstance(item, (list, np.ndarray)):
+        item = np.asarray(item)
+        if item.dtype.kind not in "iu" or item.ndim == 0:
+            return None
+        return Array(builder.const_value(item))
+    if isinstance(item, Array) and item.ndim and item.dtype.kind in "iu":
+        return item
+    return None
+
+
 def _row_position(sel: Selection, i):
     """Where in sel.data its i-th row (in its order, negative from its end)
     is: past the rows before it among the selected, as NumPy counts."""
@@ -298,15 +317,19 @@ def position(mask: Array, i, descending=False, axis: int = 0):
     count = ARRAY_METHODS["sum"](mask, dtype=np.int64)
     index = astype(i, np.int64) if isinstance(i, Array) else int(i)
     wrapped = where(index < 0, index + count, index)
-    _require((wrapped >= 0) & (wrapped < count),
-             ("index ", index if isinstance(index, Array) else str(index),
-              f" is out of bounds for axis {axis} with size ", count), "IndexError",
+    many = isinstance(index, Array) and index.ndim > 0     # an index array: x[k:][idx]
+    inside = (wrapped >= 0) & (wrapped < count)
+    which = ("an index",) if many else ("index ", index if isinstance(index, Array) else str(index))
+    _require(ARRAY_METHODS["all"](inside) if many else inside,
+             which + (f" is out of bounds for axis {axis} with size ", count), "IndexError",
              "the slice has fewer rows than that")
     number = _in_order(wrapped + 1, descending, count)     # from 1, ascending
     taken = NUMPY[np.cumsum](astype(mask, np.int64))
     found = NUMPY[np.searchsorted](taken, number)
     found = NUMPY[np.minimum](found, mask.shape[0] - 1)
-    found.immutable = True          # a scalar index: x[k:][0] of a matrix is a view of a row
+    # a scalar index: x[k:][0] of a matrix is a view of a row (an index
+    # array's picks are a copy, as NumPy's advanced indexing)
+    found.immutable = not many
     return found
 
 
@@ -1173,6 +1196,11 @@ def numpy_call(fn, args, kwargs):
     if name is not None and args and isinstance(args[0], Selection) and \
             not holds_selection(args[1:], {k: v for k, v in kwargs.items() if k != "where"}):
         return reduce(name, *args, **kwargs)
+    if _is_ufunc_at(fn) and args and isinstance(args[0], Selection):
+        return _at_rows(fn, args, kwargs)
+    picked = _rows_picked(fn, args, kwargs)
+    if picked is not None:
+        return picked
     ufunc = getattr(fn, "__self__", None)
     if isinstance(ufunc, np.ufunc) and fn.__name__ == "reduce" and args and \
             isinstance(args[0], Selection):
@@ -1215,6 +1243,37 @@ def _call_on_selections(fn, args, kwargs):
     if holds_selection(args, kwargs):
         return numpy_call(fn, args, kwargs)
     return NUMPY[fn](*args, **kwargs)
+
+
+def _is_ufunc_at(fn) -> bool:
+    return isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at"
+
+
+def _at_rows(fn, args, kwargs):
+    """np.add.at(x[k:], idx, v): the update at the rows' positions in the
+    full-size values (a view: through a slice's, into x), as
+    _rows_picked finds them."""
+    key = args[0]._row_key(args[1]) if len(args) > 1 and \
+        not holds_selection(args[1:], kwargs) else None
+    if key is None:
+        return _refuse_call(fn, args)
+    return NUMPY[fn](args[0].data, key, *args[2:], **kwargs)
+
+
+def _rows_picked(fn, args, kwargs):
+    """np.take(x[k:], idx): rows of a slice with runtime bounds picked by
+    index (x[k:][idx]), which have the index's shape whatever the slice's
+    length: np.take of the full-size values at the rows' positions (found
+    at run time, with NumPy's IndexError where the slice has no such row).
+    None for other calls."""
+    if fn is not np.take or not 2 <= len(args) <= 3 or set(kwargs) - {"axis", "mode"} or \
+            not isinstance(args[0], Selection) or holds_selection(args[1:], kwargs):
+        return None
+    sel, indices = args[:2]
+    axis = args[2] if len(args) == 3 else kwargs.get("axis")
+    whole_rows = axis == 0 or (axis in (None, -1) and not sel.rest)   # (None: flattened)
+    key = sel._row_key(indices) if whole_rows and kwargs.get("mode", "raise") == "raise" else None
+    return None if key is None else NUMPY[np.take](sel.data, key[0], axis=0)
 
 
 # Reductions and statistics that work on each row alone where their axes
@@ -1316,6 +1375,7 @@ def methods_of(sel: Selection) -> dict:
 METHODS.update(statistics.METHODS)
 METHODS.update(rows.METHODS)
 METHODS["transpose"] = _transpose_method
+METHODS["take"] = lambda sel, *args, **kwargs: numpy_call(np.take, (sel, *args), kwargs)
 
 
 def _row_wise_method(name: str, method):
