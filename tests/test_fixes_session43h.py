@@ -352,3 +352,41 @@ def test_broadcast_arrays_result_still_reads():
         z[0] = 5
         return x + z, x.shape
     same(f, np.arange(3.0), np.zeros((2, 1), np.float32))
+
+
+# --- diagonal views under runtime control flow and AD ---------------------------------------
+
+def test_anti_diagonal_written_under_a_runtime_if():
+    def f(A, c):
+        d = np.einsum('ii->i', A[:, ::-1])
+        if c > 0:
+            d += 1
+        else:
+            A[0, 2] = 50
+        return A, d.copy()
+    same(f, np.zeros((3, 3)), 1.0)
+    same(f, np.zeros((3, 3)), -1.0)
+
+
+def test_transposed_diagonal_read_in_a_runtime_loop():
+    def f(A, n):
+        d = A.T.diagonal()
+        s = 0.0
+        for i in range(n):
+            A[i, i] += 1
+            s += d.sum()
+        return s, A
+    same(f, np.zeros((3, 3)), np.int64(3))
+
+
+def test_gradient_through_diagonals_of_views():
+    def loss(A):
+        return np.trace(A[:, ::-1] @ A) + np.einsum('ii->i', A[1:, 1:]).sum() ** 2
+    A = np.arange(9.0).reshape(3, 3) / 10
+    eps, numeric = 1e-6, np.zeros_like(A)
+    for i in np.ndindex(A.shape):
+        up, down = A.copy(), A.copy()
+        up[i] += eps
+        down[i] -= eps
+        numeric[i] = (loss(up) - loss(down)) / (2 * eps)
+    np.testing.assert_allclose(tpucc.grad(loss)(A), numeric, rtol=1e-5, atol=1e-6)
