@@ -496,6 +496,8 @@ def _lower(ufunc):
             prim = _LAX_COMPLEX.get(name)
         if kind in "iu" and name == "reciprocal":
             prim = _int_reciprocal
+        if kind in "iu" and name == "power":
+            prim = _int_power
         if prim is not None:
             out = prim(*_to_common_rank(args))
         else:
@@ -511,6 +513,27 @@ def _to_common_rank(args):
     axes itself; only an operand of a lower rank needs a broadcast."""
     shape = broadcast_shapes(*(np.shape(x) for x in args))
     return [x if np.ndim(x) in (0, len(shape)) else broadcast_value(x, shape) for x in args]
+
+
+def _int_power(base, exponent):
+    """NumPy's integer power: square-and-multiply over every bit of the
+    exponent, wrapping.  jnp.power (and XLA's integer pow) look at its low 6
+    bits only, assuming any larger power overflows, so 3 ** 64 came out as
+    3 ** 0 == 1 where NumPy gives 3 ** 64 mod 2 ** 64; odd bases never reach 0.
+    A negative exponent raises ValueError (_check_negative_integer_power), so
+    the sign bit is not looked at."""
+    shape = broadcast_shapes(np.shape(base), np.shape(exponent))
+    base, exponent = (broadcast_value(v, shape) for v in (base, exponent))
+    bits = np.iinfo(exponent.dtype).bits - (exponent.dtype.kind == "i")
+    one = _const(1, exponent)
+    acc = lax.full_like(base, 1)
+    for bit in range(bits):
+        has_bit = lax.ne(lax.bitwise_and(lax.shift_right_logical(exponent, _const(bit, exponent)),
+                                         one), _const(0, exponent))
+        acc = lax.select(has_bit, lax.mul(acc, base), acc)
+        if bit + 1 < bits:
+            base = lax.mul(base, base)
+    return acc
 
 
 def _int_reciprocal(x):
