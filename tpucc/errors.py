@@ -4,7 +4,9 @@ else escaping the compiler is an internal bug and is wrapped in InternalError.
 """
 from __future__ import annotations
 
+import importlib
 import linecache
+import sys
 from dataclasses import dataclass
 
 
@@ -155,6 +157,7 @@ def as_raised(error: TpuccError) -> TpuccError:
     `except AssertionError` around the call catches it, as it catches the
     runtime flavour (E910).  Unchanged where that class cannot be a base
     (a layout of its own, such as OSError's)."""
+    _as_public_class(error)
     raised = getattr(error, "raised", None)
     if not isinstance(error, UserCodeError) or raised is None or isinstance(error, type(raised)):
         return error
@@ -166,6 +169,18 @@ def as_raised(error: TpuccError) -> TpuccError:
     caught.__dict__.update(error.__dict__)
     caught.args = error.args
     return caught
+
+
+# Packages whose TpuccError subclasses are signals between passes (a loop
+# that may run its first iteration unrolled: loops.StaticChanged), which
+# the caller should see as the public class they derive from.
+_INTERNAL_PACKAGES = ("tpucc.infer.", "tpucc.ops.", "tpucc.lower.")
+
+
+def _as_public_class(error: TpuccError) -> None:
+    public = next(c for c in type(error).__mro__ if not c.__module__.startswith(_INTERNAL_PACKAGES))
+    if public is not type(error):
+        error.__class__ = public        # (same layout: both plain TpuccError subclasses)
 
 
 _USER_CODE_CLASSES: dict = {}
@@ -225,11 +240,49 @@ RAISABLE_AT_RUN_TIME = {e.__name__: e for e in (
 _RUNTIME_RAISE_CLASSES: dict = {}
 
 
+def raisable_class(name: str) -> type | None:
+    """The exception class a runtime check named `name` raises: one of
+    RAISABLE_AT_RUN_TIME, or a standard library class derived from one,
+    named "module.Class" (statistics.StatisticsError, which NormalDist
+    raises on a sigma below 0), which any process can import again.  Only
+    those that take their message as a built-in one does: the error is
+    made as `cls(message)`.  None for any other name."""
+    if name in RAISABLE_AT_RUN_TIME:
+        return RAISABLE_AT_RUN_TIME[name]
+    module, _, qualname = name.rpartition(".")
+    if module.partition(".")[0] not in sys.stdlib_module_names:
+        return None
+    try:
+        cls = getattr(importlib.import_module(module), qualname)
+    except (ImportError, AttributeError):
+        return None
+    return cls if _built_in_message_error(cls) else None
+
+
+def raisable_name(cls) -> str | None:
+    """The name of exception class `cls` for raisable_class, if it has one."""
+    if not isinstance(cls, type):
+        return None
+    if RAISABLE_AT_RUN_TIME.get(cls.__name__) is cls:
+        return cls.__name__
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    return name if "<" not in name and raisable_class(name) is cls else None
+
+
+def _built_in_message_error(cls) -> bool:
+    """A subclass of a RAISABLE_AT_RUN_TIME class that changes neither how it
+    is made nor how it prints."""
+    if not isinstance(cls, type) or not issubclass(cls, tuple(RAISABLE_AT_RUN_TIME.values())):
+        return False
+    own = [c for c in cls.__mro__ if c.__module__ != "builtins"]
+    return not any(k in c.__dict__ for c in own for k in ("__init__", "__new__", "__str__"))
+
+
 def runtime_raise_class(name: str) -> type:
-    """RuntimeRaiseError that is also the built-in exception `name`."""
+    """RuntimeRaiseError that is also the exception `name` (raisable_class)."""
     if name not in _RUNTIME_RAISE_CLASSES:
-        base = RAISABLE_AT_RUN_TIME[name]
-        _RUNTIME_RAISE_CLASSES[name] = type(f"Runtime{name}", (RuntimeRaiseError, base),
+        base = raisable_class(name)
+        _RUNTIME_RAISE_CLASSES[name] = type(f"Runtime{base.__name__}", (RuntimeRaiseError, base),
                                             {"__module__": __name__})
     return _RUNTIME_RAISE_CLASSES[name]
 

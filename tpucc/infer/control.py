@@ -125,7 +125,9 @@ def walk(frame, start: int, stops: frozenset, entering: int | None = None) -> Ex
         if block == RETURN or (block in stops and not (first and block == entering)):
             return Exit((block,), None, {block: len(frame.stack)})
         if block in frame.fc.loop_headers and not (first and block == entering):
-            ex = run_loop(frame, block, stops)
+            # (a loop a walk starts at may be entered under a runtime test:
+            # a `while` whose first test is runtime, continued by continue_multi)
+            ex = run_loop(frame, block, stops, entered_statically=not first)
         else:
             ex = frame.run_block(block, stops)
         first = False

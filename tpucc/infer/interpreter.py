@@ -18,8 +18,9 @@ import types
 
 import numpy as np
 
-from ..errors import (RAISABLE_AT_RUN_TIME, InternalError, MergeError, SideEffectError,
-                      StaticValueError, TpuccError, UnsupportedError, UserCodeError)
+from ..errors import (InternalError, MergeError, SideEffectError,
+                      StaticValueError, TpuccError, UnsupportedError, UserCodeError,
+                      raisable_name)
 from ..frontend import decode
 from ..ir import values_made
 from ..ops.assign import FlatIter
@@ -88,6 +89,9 @@ class Frame:
         # Cell variables whose slot an inlined comprehension (3.12+) holds a
         # plain value in (STORE_FAST): LOAD_FAST reads that, not the cell.
         self.plain_cells: set = set()
+        # Headers of `while` loops whose first iteration ran unrolled before
+        # the While that runs the rest (loops._unroll): not peeled again.
+        self.peeled_loops: set = set()
 
     def push(self, v):
         self.stack.append(v)
@@ -1363,7 +1367,7 @@ def raised_by(f, index: int) -> tuple | None:
     """(exception class name, message: a str or messages.Message, the raise's
     location) when block `index` leads straight to an `assert`'s failure or
     `raise SomeError(message)`, of a built-in exception the error can be
-    rebuilt from (errors.RAISABLE_AT_RUN_TIME); else None."""
+    rebuilt from (errors.raisable_class); else None."""
     instrs = f.fc.blocks[_past_passages(f.fc, index)].instrs
     if not instrs or instrs[-1].op != "RAISE_VARARGS" or instrs[-1].arg != 1 or \
             any(i.op not in _RAISE_BLOCK_OPS | _MESSAGE_OPS for i in instrs):
@@ -1377,7 +1381,8 @@ def raised_by(f, index: int) -> tuple | None:
         exc = f.interp.read_global(f.func, first.arg[1])
     else:
         return None
-    if not (isinstance(exc, type) and RAISABLE_AT_RUN_TIME.get(exc.__name__) is exc):
+    name = raisable_name(exc)
+    if name is None:
         return None
     body = instrs[1:-1]
     if body and body[-1].op == "CALL":          # the exception's own call
@@ -1389,7 +1394,10 @@ def raised_by(f, index: int) -> tuple | None:
     message = _static_message(f, body)
     if message is None:
         return None
-    return exc.__name__, message if message != () else exc.__name__, instrs[-1].loc
+    # A raise in library code (NormalDist's check of sigma) is placed, as
+    # its other errors are, at the program's line that called it (None:
+    # checks.require's current line).
+    return name, message if message != () else exc.__name__, instrs[-1].loc if f.placed else None
 
 
 # What a block may do that only passes on to the next one.
@@ -1634,7 +1642,7 @@ def _refuse_raise_message(f):
             or instrs[-1].handler is not None:      # (a `try` around it may catch it)
         return
     exc = f.interp.read_global(f.func, instrs[0].arg[1])
-    if isinstance(exc, type) and exc.__module__ == "builtins":
+    if raisable_name(exc) is not None:
         return      # a built-in one could be a check (E910): the formatting is what fails
     name = exc.__name__ if isinstance(exc, type) else "an exception"
     raise _runtime_raise_refusal(f, f.current_block, name).with_loc(instrs[-1].loc)

@@ -56,9 +56,31 @@ class StaticChanged(SideEffectError):
     one While from its second on."""
 
 
-def run_loop(frame, header: int, stops) -> Exit:
+class FirstIterationRetypes(MergeError):
+    """An iteration changes a variable's shape or dtype from its value
+    before the loop (`total = 0`, then `total = total + row`: an array):
+    as StaticChanged, a loop whose first iteration runs unrolled may be one
+    While from its second on, where the type no longer changes."""
+
+
+def _unify_iterations(path, avals, values, first: bool):
+    """unify() of a slot's value before an iteration and after it; where
+    `first` (its value from before the loop, not yet widened), a change the
+    While cannot carry is FirstIterationRetypes."""
+    try:
+        return unify(path, avals, "iterations of this loop", values)
+    except MergeError as e:
+        if not first or type(e) is not MergeError:
+            raise
+        raise FirstIterationRetypes(e.message, e.loc, e.hint) from None
+
+
+def run_loop(frame, header: int, stops, entered_statically=False) -> Exit:
     """Unrolls while iterations are static; switches to a While op when an
-    iteration's exit depends on runtime values or the budget runs out."""
+    iteration's exit depends on runtime values or the budget runs out.
+    `entered_statically`: the loop surely runs its first iteration (a
+    `while True`, or a `while` whose first test folded to True, is reached
+    by a static jump), so that iteration may run unrolled before the While."""
     fc = frame.fc
     loop_stops = stops | {header} | fc.loop_exits[header]
     budget = ctx().options.get("unroll", 32)
@@ -128,7 +150,8 @@ def run_loop(frame, header: int, stops) -> Exit:
                 if isinstance(counted, Exit):
                     return counted
                 unrolled_because = counted[0]
-        return _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because)
+        return _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
+                       entered_statically=entered_statically)
     finally:
         ctx().unrolled_trips = enclosing
 
@@ -149,7 +172,7 @@ def _note_uncounted(frame, header, why):
 
 
 def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
-            stop_after=None) -> Exit | None:
+            stop_after=None, entered_statically=False) -> Exit | None:
     """run_loop's unrolling, one iteration at a time; None when `stop_after`
     iterations ran and the loop goes on."""
     count = 0
@@ -161,6 +184,9 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     nested_while = it is None and enclosing > 1
     tried_rest = False
     peeling = False         # the first iteration runs unrolled, guarded, before the While
+    # (this run is the rest of a loop whose first iteration was peeled)
+    peeled = it.peeled if isinstance(it, RangeIter) else header in frame.peeled_loops
+    frame.peeled_loops.discard(header)
     forced = _unrolled_by_request(frame, header)
     warned = forced
     folding = unrolled_because == COMPUTES_NUMBERS     # (a static `while`: found below)
@@ -231,15 +257,19 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 try:
                     return build_while(frame, header, stops, loop_stops,
                                        "while: the loop condition depends on a runtime value")
-                except StaticChanged:
-                    if count or not isinstance(it, RangeIter) or it.peeled:
+                except (StaticChanged, FirstIterationRetypes):
+                    if count or peeled or not _surely_runs_once(frame, header, it,
+                                                                entered_statically):
                         raise
                 # Its first iteration binds what later ones change (`self.x =
                 # None` before the loop, an array after): as run_loop's peel,
                 # that iteration runs unrolled (under its runtime exit) and the
                 # While takes the rest, when the loop goes on from there.
                 frame.locals, frame.stack = locals0, stack0
-                frame.stack[-1] = dataclasses.replace(it, peeled=True)
+                if it is None:
+                    frame.peeled_loops.add(header)
+                else:
+                    frame.stack[-1] = dataclasses.replace(it, peeled=True)
                 peeling = True
                 continue
             made = _try_while(frame, header, stops, loop_stops,
@@ -311,6 +341,18 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                                static_loop=True)
         if count >= MAX_UNROLL and (it is None or it.remaining() > 0):
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
+
+
+def _surely_runs_once(frame, header, it, entered_statically) -> bool:
+    """Whether a loop whose first iteration left on a runtime condition
+    surely ran that iteration: a static `for` (not empty: it ran), or a
+    `while` reached by a static jump (its first test folded to True, or
+    `while True`; its later tests are at the body's end).  A `while` whose
+    first test is runtime, or a range with a runtime bound, may run no
+    iteration, leaving what the first one binds (None before) unchanged."""
+    if it is None:
+        return entered_statically and not _runtime_range_test(frame, header)
+    return isinstance(it, RangeIter)
 
 
 # A generator's static `while` is unrolled up to this many iterations (its
@@ -978,7 +1020,7 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
                if any(type(entry[p]) in (int, float, bool) for p in changed) else "")
     hint = (f"{what} changes type in the loop, and so does what is computed from it: "
             f"give it that type before the loop{example}")
-    return MergeError(error.message, error.loc, hint)
+    return type(error)(error.message, error.loc, hint)     # (FirstIterationRetypes stays one)
 
 
 def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
@@ -1149,7 +1191,7 @@ class Rebound:
                     held_value_hint(name, (before, end)) or
                     held_dict_hint(name, (before, end)) or
                     _static_change_hint(name, before, end))
-            aval = unify(name, avals, "iterations of this loop", (before, end))
+            aval = _unify_iterations(name, avals, (before, end), first=carried is None)
             if carried is None and isinstance(before, _PY_NUMBERS):
                 self.made_runtime.append(name)      # (`self.n += 1`: see CountedStatics)
             if carried is None or aval != carried[3]:
@@ -2044,7 +2086,8 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
             if a_aval is None:
                 raise MergeError(f"this loop turns `{path}` from an array into "
                                  f"{describe_static(after)}", loc)
-            u = unify(path, [before.aval, a_aval], "iterations of this loop", (before, after))
+            u = _unify_iterations(path, [before.aval, a_aval], (before, after),
+                                  first=path not in promote)
             if u != before.aval:
                 promote[path] = u
         elif not (after is before or static_equal(before, after)):
@@ -2062,7 +2105,8 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
                     f"this runtime loop changes the static value `{path}` "
                     f"({describe_static(before)} -> {describe_static(after)})", loc,
                     _static_change_hint(path, before, after))
-            promote[path] = unify(path, avals, "iterations of this loop", (before, after))
+            promote[path] = _unify_iterations(path, avals, (before, after),
+                                              first=path not in promote)
     new_boxes = list(boxes) + [b for b in trial.ends if all(b is not x for x in boxes)]
     return promote, new_boxes
 
