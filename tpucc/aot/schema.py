@@ -24,7 +24,7 @@ worklist.
 """
 from __future__ import annotations
 
-from ..errors import RAISABLE_AT_RUN_TIME
+from ..errors import raisable_class
 from . import tree
 from .spec import dtype_of
 
@@ -136,6 +136,12 @@ def _one_of(*values, described=None):
     return check_value
 
 
+def _raisable(v):
+    return None if isinstance(v, str) and raisable_class(v) is not None else \
+        ("the name of an exception compiled code raises (IndexError, AssertionError, "
+         "statistics.StatisticsError, ...)")
+
+
 _WEAK = _one_of(*tree.WEAK_TYPES)
 SHAPE = [_count]
 
@@ -198,8 +204,7 @@ _FLAT = {"index": _count, "kind": _one_of("argument", "captured"), "path": str,
          "dtype": _dtype, "shape": SHAPE, "scalar?": _WEAK, "key?": str,
          "offset?": _count, "nbytes?": _count, "layout?": Maybe([_count])}
 _CHECK = {"message": str, "loc": Maybe(Fixed(str, _count, _count, Maybe(str))),
-          "hint": Maybe(str), "raises?": _one_of(*RAISABLE_AT_RUN_TIME, described="the name of an exception compiled code "
-                                   "raises (IndexError, AssertionError, ...)"), "template?": list,
+          "hint": Maybe(str), "raises?": _raisable, "template?": list,
           "callers?": [Fixed(str, _count, _count, Maybe(str))]}
 _EXECUTABLE = {"target": str, "platform": str, "file?": Maybe(str), "reason?": str,
                "n_outputs?": _count, "n_devices?": _count, "uses_lapack?": bool,

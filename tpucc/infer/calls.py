@@ -2582,19 +2582,7 @@ class Interpreter:
                                                                      args, kwargs)
                 if needs_static is not None:
                     raise needs_static
-            where = numpy_name(fn) if module.split(".")[0] == "numpy" and owner is None \
-                else f"{module}.{name}" if module else name     # (np.X: as the user wrote it)
-            hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
-                    f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
-                    SERIES_INSTEAD if module.startswith("numpy.polynomial") else
-                    TESTING_INSTEAD if module.startswith("numpy.testing") else
-                    NUMPY_INSTEAD.get(name, README_HINT) if module.split(".")[0] == "numpy" else
-                    f"{where}'s native code cannot read values known only at run time: "
-                    f"{_instead_of_native(fn, name)}, or call it outside the compiled function")
-            error = UnsupportedError(f"{where}() is not supported on {_runtime_what(args, kwargs)} "
-                                     "by tpucc", hint=hint)
-            error.generic_hint = True   # (a library's own caller may say it better)
-            raise error
+            raise _native_refusal(fn, name, module, owner, _runtime_what(args, kwargs))
         _refuse_outside_iterators(args, kwargs)     # (the library would advance them now)
         for v in (owner, *args, *kwargs.values()):  # data.decode(), hash(data), ...
             buffers.refuse_stale_read(self, v, f"{getattr(fn, '__name__', 'a library call')}()")
@@ -2607,7 +2595,13 @@ class Interpreter:
         # may read every level of a container (the rows of a list of lists)
         self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
         args, kwargs = _callbacks_interpreted(self, fn, args, kwargs)
-        result = fn(*args, **kwargs)
+        try:
+            result = fn(*args, **kwargs)
+        except NeedsStatic:
+            # Native code read a runtime item of an iterator it pulled
+            # (math.fsum(float(v) for v in x)): the call is what fails, not
+            # the float() or index the native code made of it.
+            raise _native_refusal(fn, name, module, owner, "runtime values") from None
         _refuse_runtime_keys(result, getattr(fn, "__self__", None), *args)
         if isinstance(result, np.ndarray):
             constant = Array(builder.const_value(result))
@@ -3074,6 +3068,9 @@ def _instead_of_native(fn, name: str) -> str:
     if isinstance(fn, np.ufunc) and callable(getattr(math, name, None)):
         return (f"use np.vectorize(math.{name})(x) (math.{name} per element, which tpucc "
                 "compiles), or write it with NumPy functions")
+    if fn is math.fsum:
+        return ("sum() of the values (or np.sum of an array of them) compiles, rounded "
+                "at each addition where fsum rounds once")
     return "write it with NumPy functions or Python loops on the arrays"
 
 
@@ -3778,6 +3775,23 @@ def _any_runtime(args, kwargs) -> bool:
         elif isinstance(v, dict):
             stack.extend(v.values())
     return False
+
+def _native_refusal(fn, name, module, owner, what: str) -> UnsupportedError:
+    """The error of a library function (native code, or NumPy's) given
+    runtime values, with the way to write it instead."""
+    where = numpy_name(fn) if module.split(".")[0] == "numpy" and owner is None \
+        else f"{module}.{name}" if module else name     # (np.X: as the user wrote it)
+    hint = (f"math.{name} needs a Python number at compile time; on a runtime value "
+            f"use NumPy's (np.{name})" if module == "math" and hasattr(np, name) else
+            SERIES_INSTEAD if module.startswith("numpy.polynomial") else
+            TESTING_INSTEAD if module.startswith("numpy.testing") else
+            NUMPY_INSTEAD.get(name, README_HINT) if module.split(".")[0] == "numpy" else
+            f"{where}'s native code cannot read values known only at run time: "
+            f"{_instead_of_native(fn, name)}, or call it outside the compiled function")
+    error = UnsupportedError(f"{where}() is not supported on {what} by tpucc", hint=hint)
+    error.generic_hint = True   # (a library's own caller may say it better)
+    return error
+
 
 def _runtime_what(args, kwargs) -> str:
     """What a refused library call was given at run time, for its message:

@@ -23,7 +23,7 @@ import dataclasses
 import numpy as np
 
 from ..errors import (RAISABLE_AT_RUN_TIME, Loc, RuntimeIndexError, RuntimeRaiseError,
-                      TpuccError, runtime_raise_class)
+                      TpuccError, raisable_class, runtime_raise_class)
 from ..ir import AVal, Value
 from . import builder, exceptions, messages
 from .control import in_open_region
@@ -59,7 +59,7 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
     c = builder.ctx()
     if not tpucc_limit:
         exceptions.refuse_caught_check(
-            c.frames, RAISABLE_AT_RUN_TIME[raises] if raises else IndexError,
+            c.frames, raisable_class(raises) if raises else IndexError,
             "whether this raises" if raises else "whether this index is in bounds")
     parts = None
     if isinstance(message, messages.Message):

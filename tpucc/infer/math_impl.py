@@ -378,6 +378,136 @@ def isqrt(n):
     return _python(root + (root + 1 <= n // (root + 1)), np.int64)
 
 
+# --- factorial, comb, perm: exact in int64 ---------------------------------------------------
+# Their results pass int64 soon (21!, comb(68, 34), perm(n, 21) for any n >
+# 20), so each is a few unrolled steps, masked past the runtime count, and
+# a larger result raises OverflowError as every runtime Python int does.
+
+_FACTORIALS = [math.factorial(n) for n in range(21)]       # 20! < 2**63 < 21!
+
+
+def _int_overflow_where(failed) -> None:
+    _raise_where(failed, "the integer does not fit 64 bits, compiled code's Python int",
+                 "OverflowError", hint=python_ints.HINT, tpucc_limit=True)
+
+
+def _nonnegative(x, fn, message: str):
+    x = _runtime_int(x, fn)
+    if isinstance(x, Array):
+        _raise_where(x < 0, message, "ValueError")
+    elif x < 0:
+        raise UserCodeError(f"ValueError: {message}")
+    return x
+
+
+def _times_fits(a, b):
+    """Whether a * b fits int64, for a, b >= 0 (b >= 1)."""
+    return a <= _ufunc(np.floor_divide, _INT64_MAX, _ufunc(np.maximum, b, 1))
+
+
+@_math(math.factorial)
+def factorial(n):
+    n = _nonnegative(n, math.factorial, "factorial() not defined for negative values")
+    _int_overflow_where(n >= len(_FACTORIALS))
+    index = _ufunc(np.minimum, n, len(_FACTORIALS) - 1)
+    return _python(NUMPY[np.take](np.array(_FACTORIALS, np.int64), index), np.int64)
+
+
+@_math(math.comb)
+def comb(n, k):
+    """C(n, k) as C(n - k + i, i) for i = 1..min(k, n - k), each step exact
+    and no larger than the result: r * m / i split as (r // i) * m +
+    (r % i) * m // i (the second term is whole too).  From k = 34 on,
+    C(n, k) >= C(68, 34) passes int64."""
+    n = _nonnegative(n, math.comb, "n must be a non-negative integer")
+    k = _nonnegative(k, math.comb, "k must be a non-negative integer")
+    steps = _ufunc(np.maximum, _ufunc(np.minimum, k, n - k), 0)
+    fits, result = steps <= _COMB_STEPS, 1
+    for i in range(1, _COMB_STEPS + 1):
+        m = n - steps + i
+        quotient, rest = result // i, result % i
+        # (rest * m overflows only where m > 2**63 / 33: then C(m, i >= 2) does too)
+        rest_fits = (rest == 0) | (m <= _INT64_MAX // i)
+        part = _ufunc(np.where, rest_fits, rest * m, 0) // i
+        step_fits = rest_fits & _times_fits(quotient, m) & \
+            (quotient * m <= _INT64_MAX - part)
+        taken = i <= steps
+        fits = fits & (~taken | step_fits)
+        result = _ufunc(np.where, taken, quotient * m + part, result)
+    _int_overflow_where(~fits)
+    return _python(_ufunc(np.where, k > n, 0, result), np.int64)
+
+
+_COMB_STEPS = 33        # C(66, 33) < 2**63 < C(68, 34)
+
+
+@_math(math.perm)
+def perm(n, k=None):
+    """n * (n - 1) * ... * (n - k + 1); from k = 21 on, the product of any
+    k of them passes int64 (it is at least k!)."""
+    if k is None:
+        return factorial(n)
+    n = _nonnegative(n, math.perm, "n must be a non-negative integer")
+    k = _nonnegative(k, math.perm, "k must be a non-negative integer")
+    steps = _ufunc(np.minimum, k, n)
+    fits, result = steps < len(_FACTORIALS), 1
+    for i in range(len(_FACTORIALS) - 1):
+        factor = n - i
+        taken = i < steps
+        fits = fits & (~taken | _times_fits(result, factor))
+        result = _ufunc(np.where, taken, result * factor, result)
+    _int_overflow_where(~fits)
+    return _python(_ufunc(np.where, k > n, 0, result), np.int64)
+
+
+# --- a float's parts -----------------------------------------------------------------------------
+
+@_math(math.frexp)
+def frexp(x):
+    """(m, e) with x == m * 2**e, 0.5 <= |m| < 1: NumPy's frexp, the same
+    C function's (inf and NaN give (x, 0), as math's)."""
+    mantissa, exponent = NUMPY[np.frexp](as_float(x, math.frexp))
+    return _python(mantissa), _python(exponent, np.int64)
+
+
+@_math(math.modf)
+def modf(x):
+    """(fractional part, integral part), both with x's sign: NumPy's modf,
+    C's, as math's (modf(inf) is (0.0, inf))."""
+    fraction, whole = NUMPY[np.modf](as_float(x, math.modf))
+    return _python(fraction), _python(whole)
+
+
+@_math(math.ldexp)
+def ldexp(x, i):
+    """x * 2**i, exact (NumPy's ldexp); a finite x that overflows is
+    math's range error."""
+    x, i = _runtime_float(x, math.ldexp), _runtime_int(i, math.ldexp)
+    result = _ufunc(np.ldexp, x, _ufunc(np.clip, i, -(2 ** 31), 2 ** 31 - 1))
+    _raise_where(_ufunc(np.isinf, result) & _ufunc(np.isfinite, x), _RANGE, "OverflowError")
+    return _python(result)
+
+
+@_math(math.nextafter)
+def nextafter(x, y, steps=None):
+    if steps is not None:
+        from ..errors import UnsupportedError
+        raise UnsupportedError("math.nextafter(..., steps=) is not supported on runtime values",
+                               hint="call it once per step, or use np.nextafter in a loop")
+    return _python(_ufunc(np.nextafter, _runtime_float(x, math.nextafter),
+                          _runtime_float(y, math.nextafter)))
+
+
+@_math(math.ulp)
+def ulp(x):
+    """The gap from |x| to the next float away from 0 (np.spacing); at the
+    largest float, the gap below it (math's), as there is none above."""
+    x = _ufunc(np.absolute, as_float(x, math.ulp))
+    largest = float(np.finfo(np.float64).max)
+    gap = _ufunc(np.where, x == largest, x - _ufunc(np.nextafter, x, 0.0), _ufunc(np.spacing, x))
+    return _python(_ufunc(np.where, _ufunc(np.isinf, x), x, gap))
+
+
 def prod(interp, iterable, /, *, start=1):
     """math.prod: start times each item, left to right, as sum() adds them
     (a list of runtime Python floats compounds to a Python float; NumPy

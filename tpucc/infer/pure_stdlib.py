@@ -11,7 +11,7 @@ import importlib.util
 import sys
 import types
 
-MODULES = ("bisect", "heapq")
+MODULES = ("bisect", "heapq", "statistics")     # (statistics: NormalDist.inv_cdf)
 
 
 def _without_accelerator(name: str) -> types.ModuleType:
