@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import copy
+import dataclasses
 import os
 import re
 import shutil
@@ -175,3 +176,37 @@ def builds(monkeypatch):
         return real(*args, **kwargs)
     monkeypatch.setattr(driver, "build_entry", counting)
     return count
+
+
+def same_with_objects(fn, *args):
+    """Eager and compiled (cache=False) on deep copies of `args`: equal
+    results, Python types included at every depth, and equal argument state
+    after the call, the attributes of argument objects (their order too)
+    and dataclass fields included.  Returns the compiled result."""
+    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected = fn(*eager_args)
+    actual = tpucc.compile(fn, cache=False)(*comp_args)
+    same_deep(expected, actual)
+    same_deep(eager_args, comp_args)
+    return actual
+
+
+def same_deep(e, a):
+    """assert_same through tuples, lists, dicts, dataclasses and objects'
+    attributes, with each level's type."""
+    assert type(e) is type(a), (type(e), type(a))
+    if isinstance(e, (tuple, list)):
+        assert len(e) == len(a)
+        for x, y in zip(e, a):
+            same_deep(x, y)
+    elif isinstance(e, dict):
+        assert list(e) == list(a)
+        for k in e:
+            same_deep(e[k], a[k])
+    elif dataclasses.is_dataclass(e) and not isinstance(e, type):
+        same_deep(tuple(getattr(e, f.name) for f in dataclasses.fields(e)),
+                  tuple(getattr(a, f.name) for f in dataclasses.fields(a)))
+    elif hasattr(e, "__dict__") and not isinstance(e, (np.ndarray, type)):
+        same_deep(vars(e), vars(a))
+    else:
+        assert_same(e, a)

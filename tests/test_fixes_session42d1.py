@@ -10,7 +10,6 @@
 - a written-back tuple holds the argument arrays themselves, and one array
   stored in two places is one NumPy array.
 """
-import copy
 import dataclasses
 from typing import NamedTuple
 
@@ -18,35 +17,11 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import assert_same, raises_at
+from conftest import assert_same, raises_at, same_with_objects
 
 
 def compiled(fn):
     return tpucc.compile(fn, cache=False)
-
-
-def same_with_objects(fn, *args):
-    """Eager and compiled on deep copies: equal results (types too) and equal
-    argument state, the attributes of argument objects included."""
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    expected = fn(*eager_args)
-    actual = compiled(fn)(*comp_args)
-    assert_same(expected, actual)
-    assert _types(expected) == _types(actual)
-    for e, a in zip(eager_args, comp_args):
-        if hasattr(e, "__dict__") and not isinstance(e, np.ndarray):
-            assert list(vars(e)) == list(vars(a))
-            for k in vars(e):
-                assert_same(vars(e)[k], vars(a)[k])
-                assert _types(vars(e)[k]) == _types(vars(a)[k]), k
-        else:
-            assert_same(e, a)
-
-
-def _types(x):
-    if isinstance(x, (tuple, list)):
-        return type(x), [_types(v) for v in x]
-    return type(x)
 
 
 # --- bug 11: obj.__class__ = B ----------------------------------------------

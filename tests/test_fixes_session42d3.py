@@ -25,38 +25,11 @@ import pytest
 
 import tpucc
 from tpucc import errors as E
-from conftest import assert_same, raises_at
+from conftest import assert_same, raises_at, same_with_objects
 
 
 def compiled(fn):
     return tpucc.compile(fn, cache=False)
-
-
-def same_with_objects(fn, *args):
-    """Eager and compiled on deep copies: equal results (types too) and equal
-    argument state, the attributes of argument objects included."""
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    expected = fn(*eager_args)
-    actual = compiled(fn)(*comp_args)
-    _same_deep(expected, actual)
-    _same_deep(eager_args, comp_args)
-    return comp_args
-
-
-def _same_deep(e, a):
-    assert type(e) is type(a), (type(e), type(a))
-    if isinstance(e, (tuple, list)):
-        assert len(e) == len(a)
-        for x, y in zip(e, a):
-            _same_deep(x, y)
-    elif isinstance(e, dict):
-        assert list(e) == list(a)
-        for k in e:
-            _same_deep(e[k], a[k])
-    elif hasattr(e, "__dict__") and not isinstance(e, (np.ndarray, type)):
-        _same_deep(vars(e), vars(a))
-    else:
-        assert_same(e, a)
 
 
 # --- bug 8 (and 42B bug 6): NumPy's operator rules about a user object -------

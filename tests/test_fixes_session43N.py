@@ -12,7 +12,6 @@ list holding a named tuple whose item the loop rebinds stays the same list.
 A structure that changes between iterations (class, length, a leaf's shape
 or dtype) stays refused, naming the slot and what changed.
 """
-import copy
 import dataclasses
 from typing import NamedTuple
 
@@ -21,41 +20,11 @@ import pytest
 
 import tpucc
 from tpucc import errors as E
-from conftest import assert_same, raises_at
+from conftest import assert_same, raises_at, same_deep, same_with_objects
 
 
 def compiled(fn):
     return tpucc.compile(fn, cache=False)
-
-
-def same_with_objects(fn, *args):
-    """Eager and compiled on deep copies: equal results (types too) and equal
-    argument state, the attributes of argument objects included."""
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    expected = fn(*eager_args)
-    actual = compiled(fn)(*comp_args)
-    _same_deep(expected, actual)
-    _same_deep(eager_args, comp_args)
-    return actual
-
-
-def _same_deep(e, a):
-    assert type(e) is type(a), (type(e), type(a))
-    if isinstance(e, (tuple, list)):
-        assert len(e) == len(a)
-        for x, y in zip(e, a):
-            _same_deep(x, y)
-    elif isinstance(e, dict):
-        assert list(e) == list(a)
-        for k in e:
-            _same_deep(e[k], a[k])
-    elif dataclasses.is_dataclass(e) and not isinstance(e, type):
-        _same_deep(tuple(getattr(e, f.name) for f in dataclasses.fields(e)),
-                   tuple(getattr(a, f.name) for f in dataclasses.fields(a)))
-    elif hasattr(e, "__dict__") and not isinstance(e, (np.ndarray, type)):
-        _same_deep(vars(e), vars(a))
-    else:
-        assert_same(e, a)
 
 
 class State(NamedTuple):
@@ -125,8 +94,8 @@ def test_an_argument_objects_named_tuple_attribute_is_written_back():
         eager, comp = Box(), Box()
         eager.s = State(np.full(3, k), 0)
         comp.s = State(np.full(3, k), 0)
-        _same_deep(f(eager, np.ones(3)), fc(comp, np.ones(3)))
-        _same_deep(eager.s, comp.s)
+        same_deep(f(eager, np.ones(3)), fc(comp, np.ones(3)))
+        same_deep(eager.s, comp.s)
         assert type(comp.s) is State and type(comp.s.n) is int
 
 
@@ -441,8 +410,8 @@ def test_an_argument_objects_frozen_dataclass_is_read_anew_each_call():
     for k in (1.0, 5.0, 300.0):
         eager.p = Weights(np.full(3, k), 2)
         comp.p = Weights(np.full(3, k), 2)
-        _same_deep(f(eager, np.ones(3)), fc(comp, np.ones(3)))
-        _same_deep(eager.p, comp.p)
+        same_deep(f(eager, np.ones(3)), fc(comp, np.ones(3)))
+        same_deep(eager.p, comp.p)
 
 
 # --- a dict inside the value: refused, with advice that works --------------------------
