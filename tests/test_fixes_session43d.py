@@ -335,11 +335,9 @@ def _float_parts(x, i):
         math.nextafter(v, math.inf), math.ulp(v)
 
 
-# (Not here: a float whose gap is subnormal, -2.5e-300, where XLA:CPU's
-# flushing gives ulp 5e-324, a known gap; ldexp past the largest float is
-# math's OverflowError, tested below.)
-@pytest.mark.parametrize("x", [17.0, -0.3, 0.0, -0.0, 1e300, -2.5e-30, math.inf, -math.inf,
-                               math.nan, 0.5, 3.75])
+# (ldexp past the largest float is math's OverflowError, tested below.)
+@pytest.mark.parametrize("x", [17.0, -0.3, 0.0, -0.0, 1e300, -2.5e-300, math.inf,
+                               -math.inf, math.nan, 0.5, 3.75])
 def test_frexp_modf_ldexp_nextafter_ulp_of_runtime_floats(x):
     f = _compiled_once(_float_parts)
     expected, actual = _float_parts(np.float64(x), np.int64(3)), f(np.float64(x), np.int64(3))
@@ -376,3 +374,22 @@ def test_fsum_of_a_generator_names_fsum_not_float():
                     match=r"math\.fsum\(\) is not supported on runtime values",
                     line_of="math.fsum", cache=False)
     assert "sum()" in err.hint
+
+
+# --- np.spacing / math.ulp where the gap is subnormal (found by the session's test run) ---------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_spacing_is_numpys_where_the_gap_or_the_value_is_subnormal(dtype):
+    """XLA:CPU flushes subnormals: jnp.spacing(2.5e-300) is 5e-324 (the gap
+    is 3.3e-316), and a negative subnormal x compared with 0 reads as 0."""
+    info = np.finfo(dtype)
+    x = np.array([0.0, -0.0, 1.0, -1.0, 2.5e-300, -3e-310, 2.5e-40, -1e-42, 1e-20, -1e30,
+                  info.smallest_subnormal, -info.smallest_subnormal, info.tiny, -info.tiny,
+                  info.max, -info.max, np.inf, -np.inf, np.nan], np.float64).astype(dtype)
+    with np.errstate(over="ignore"):
+        expected = np.spacing(x)
+    actual = tpucc.compile(lambda v: np.spacing(v), cache=False)(x)
+    assert actual.dtype == expected.dtype
+    assert np.array_equal(actual, expected, equal_nan=True)
+    real = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[real]), np.signbit(expected[real]))

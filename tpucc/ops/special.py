@@ -110,10 +110,31 @@ def _spacing_lower(lc, x):
     x = cast(x, dtype)
     if dtype == np.float16:
         return _half_spacing(x)
-    # NumPy: the distance to the next float away from zero; +0 and -0 give
-    # the smallest positive subnormal (jnp gives a negative one for -0).
-    tiny = np.asarray(np.finfo(dtype).smallest_subnormal, dtype)
-    return jnp.where(x == 0, tiny, jnp.spacing(x))
+    return _spacing_from_bits(x, dtype)
+
+
+def _spacing_from_bits(x, dtype):
+    """NumPy's spacing of float32/float64: the distance to the next float
+    away from zero, with x's sign (+0 and -0 give the smallest positive
+    subnormal; the largest float gives inf; inf and NaN give NaN).  Built
+    from the exponent's bits, not by subtracting neighbours: XLA:CPU
+    flushes a subnormal difference, so jnp.spacing of 2.5e-300 gives
+    5e-324 where the gap is 3.3e-316."""
+    info = np.finfo(dtype)
+    uint = np.dtype(f"uint{info.bits}")
+    mantissa_bits, u = info.nmant, (lambda v: np.asarray(v, uint))
+    bits = lax.bitcast_convert_type(x, uint)
+    exponent = (bits >> u(mantissa_bits)) & u(2 ** (info.bits - 1 - mantissa_bits) - 1)
+    gap = jnp.where(exponent > u(mantissa_bits), (exponent - u(mantissa_bits)) << u(mantissa_bits),
+                    jnp.where(exponent > u(0), u(1) << (exponent - u(1)), u(1)))
+    as_bits = lambda v: np.asarray(v, dtype).view(uint)      # noqa: E731
+    sign = u(1) << u(info.bits - 1)
+    magnitude = bits & ~sign
+    gap = jnp.where(magnitude == as_bits(info.max), as_bits(np.inf), gap)
+    gap = jnp.where(magnitude >= as_bits(np.inf), as_bits(np.nan), gap)     # inf and NaN
+    # The sign and every value kept as bits: XLA:CPU reads a subnormal as 0
+    # in a comparison and may flush one it negates.
+    return lax.bitcast_convert_type(jnp.where(magnitude != u(0), gap | (bits & sign), gap), dtype)
 
 
 def _half_spacing(x):
