@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import ast
 import dataclasses
 import functools
 import gc
@@ -1397,6 +1398,8 @@ class Interpreter:
     def getitem(self, obj, key):
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
+        if isinstance(obj, _NUMPY_SUBSCRIPTED):
+            self.guard_read_by_numpy(key)       # x[IDS]: every index folded
         if isinstance(obj, Array):
             return indexing.getitem(obj, key)
         if isinstance(obj, (FlatIter, masked.Selection)):    # (x[k:][j]: its row j)
@@ -1422,6 +1425,7 @@ class Interpreter:
             # known now, as a slice bound is: the item is picked at compile time
             key = known_integer(key)
         if isinstance(key, Array):
+            original = obj
             if isinstance(obj, (list, tuple)):
                 obj = self.static_items(obj)
             # Python numbers: one constant, not N stacked items
@@ -1448,8 +1452,7 @@ class Interpreter:
                 if chosen_functions.choosable(obj):     # `fs[i](x)`: called in a branch each
                     return chosen_functions.ChosenFunction(indexing.getitem(positions, key),
                                                            tuple(obj))
-            raise StaticValueError("indexing a Python container with a runtime value",
-                                   hint=_runtime_index_hint(obj))
+            raise self._runtime_read_position(original, key)
         if isinstance(obj, dict) and isinstance(key, tuple) and holds_array(key):
             # (hashed by the compile-time identity of its Array, a tuple key is
             # never found: not the program's KeyError)
@@ -1568,6 +1571,17 @@ class Interpreter:
                 self.guard_contents(v)
             stack.extend(v.values() if isinstance(v, dict) else v)
 
+    def guard_read_by_numpy(self, *values):
+        """NumPy reads a list, dict or set it is handed whole, at every level
+        (np.isin(ids, STOP), x[IDS], x.reshape(SHAPE), np.tile(x, REPS)):
+        the trace folded each item, so one from outside is guarded as
+        np.array(L) and iteration are: changing it compiles again.  The one
+        place for it is where values cross into NumPy's semantics (a NumPy
+        function, an array's method or subscript), not each op, which sees
+        plain Python values and has no interpreter."""
+        if any(isinstance(v, _READ_WHOLE_BY_NUMPY) for v in values):
+            self.guard_contents_deeply(values)
+
     def finish_contents_guards(self):
         """The guards of guard_contents, made when the trace is done: by then
         it is known which items the program rebinds or promoted (their new
@@ -1641,6 +1655,8 @@ class Interpreter:
             generator_runs.note_effect(self, obj)
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
+        if isinstance(obj, _NUMPY_SUBSCRIPTED):
+            self.guard_read_by_numpy(key, value)    # x[IDS] = ROW
         if isinstance(obj, Array):
             _refuse_scalar_item_assignment(obj)
             indexing.setitem(obj, key, value)
@@ -1721,16 +1737,35 @@ class Interpreter:
         frame = self.frames[-1] if self.frames else None
         name = _local_name(frame, key)
         what = f"`{name}`" if name else "the position"
-        counter = _runtime_loop_counter(frame, key)
-        why = (f"{what} {'is' if key.span.offset == 0 and key.span.scale == 1 else 'follows'} "
-               "the counter of a loop whose number of iterations is known only at run time"
-               if counter else f"{what} is a runtime value")
+        counter = _loop_counter_words(frame, key, what)
+        why = f"{what} {counter}" if counter else f"{what} is a runtime value"
+        runtime_bound = counter is not None and "known only at run time" in counter
         return StaticValueError(
             f"assigning a list's item at a runtime position: {why}, so which item changes is "
             "not known at compile time",
             hint="keep the items in an array and assign its rows instead (`H = np.zeros((T, "
                  "d))` before the loop, `H[t] = h` inside it)"
-                 + (", or give the loop a static trip count" if counter else ""))
+                 + (", or give the loop a static trip count" if runtime_bound else ""))
+
+    def _runtime_read_position(self, obj, key) -> StaticValueError:
+        """The refusal of `seq[i]` at a runtime position whose items cannot
+        be stacked and picked (lists, strings, unlike items).  Mostly a loop
+        counter (`dp[i - 1][j]` of a list of lists): the source indexes with
+        plain counters, which are runtime values only because the loop is
+        tried as one runtime `while`, so the message says so, and how to
+        write a table a `while` can carry."""
+        frame = self.frames[-1] if self.frames else None
+        counter = _loop_counter_words(frame, key)
+        if counter is None:
+            return StaticValueError("indexing a Python container with a runtime value",
+                                    hint=_runtime_index_hint(obj))
+        obj_items = self.static_items(obj) if isinstance(obj, (list, tuple)) else ()
+        rows = bool(obj_items) and all(isinstance(v, (list, tuple)) for v in obj_items)
+        kind = f"a {type(obj).__name__} of {type(obj_items[0]).__name__}s" if rows \
+            else f"a Python {type(obj).__name__}"
+        return StaticValueError(
+            f"indexing {kind} at a runtime position: the position {counter}",
+            hint=_TABLE_HINT if rows else _runtime_index_hint(obj))
 
     def _check_aliased_argument_read(self, obj, key):
         """obj[key] where obj is a list or dict also passed as an argument
@@ -2267,10 +2302,13 @@ class Interpreter:
                     f"ndarray.{fn.name}")
             table = masked.methods_of(fn.array) if isinstance(fn.array, masked.Selection) \
                 else METHODS
+            self.guard_read_by_numpy(*args, *kwargs.values())     # x.reshape(SHAPE)
             args, kwargs = library_signatures.method_call(fn.name, table[fn.name],
                                                         [fn.array, *args], kwargs)
             if fn.name not in WRITES_OUT_METHODS:
                 _refuse_out(f"x.{fn.name}", kwargs)
+            _refuse_set_operand(f"x.{fn.name}", None, table[fn.name], args, kwargs,
+                                receiver=True)
             if fn.name in _SHAPE_METHODS:       # x.reshape(n, -1): a user __index__ interpreted
                 args = [args[0], *(self.index_values(a) for a in args[1:])]
             elif fn.name == "take" and len(args) > 1:    # x.take(Idx(1))
@@ -2483,6 +2521,7 @@ class Interpreter:
             self._numpy_call(fn, impl, args, kwargs)
 
     def _numpy_call(self, fn, impl, args, kwargs):
+        self.guard_read_by_numpy(*args, *kwargs.values())     # np.isin(ids, STOP)
         library_signatures.refuse_rejected_keywords(fn, args, kwargs, numpy_name(fn))
         if isinstance(fn, np.ufunc):     # NumPy's protocols on the user's objects, interpreted
             out = dunders.array_ufunc(self, fn, args, kwargs)
@@ -2512,6 +2551,7 @@ class Interpreter:
         if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
             if not (writes_out(fn) and _takes_out(impl)):
                 _refuse_out(numpy_name(fn), kwargs)
+            _refuse_set_operand(numpy_name(fn), fn, impl, args, kwargs)
             _refuse_unknown_keywords(fn, impl, kwargs)
             if fn in _SCALAR_METHOD_FUNCTIONS and args:
                 return _scalar_stays_scalar(
@@ -2992,6 +3032,10 @@ _IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset,
 
 # What a subscript indexes by position (calling its key's __index__).
 _INDEXED_BY_POSITION = (Array, np.ndarray, np.generic, list, tuple, str, bytes, range)
+# What NumPy indexes (its subscript reads a list key whole), and the values
+# that hold items it reads (guard_read_by_numpy).
+_NUMPY_SUBSCRIPTED = (Array, np.ndarray, np.generic, FlatIter, masked.Selection)
+_READ_WHOLE_BY_NUMPY = (list, tuple, dict, set, collections.deque)
 
 
 def _stacked_as_merged(items: list, hint: str) -> Array:
@@ -3184,16 +3228,40 @@ def _local_name(frame, value) -> str | None:
                 None)
 
 
-def _runtime_loop_counter(frame, key) -> bool:
-    """Whether a runtime int follows the counter of a runtime-bounded range
-    loop of `frame` (t, t + 1, 2 * t): its values.Span's token is a loop
+def _loop_counter_words(frame, key, what: str | None = None) -> str | None:
+    """How a runtime int that follows the counter of a range loop of
+    `frame` (t, t + 1, 2 * t) came to be runtime, for a refusal ("`what`
+    is the counter of a loop ..."): its values.Span's token is a loop
     body's parameter (only a counter's has a Span, loops._counter_span) and
-    the frame's stack holds a range iterator with runtime bounds."""
+    the frame's stack holds a range iterator at a runtime position.  Its
+    loop has a runtime bound (its span is then open on one side), or is a
+    long static one tried as one runtime `while` (past the unroll budget):
+    there every index is a plain counter in the source, so that is worth
+    saying.  None for any other int."""
     span = getattr(key, "span", None)
-    if frame is None or span is None:
-        return False
-    return any(isinstance(it, RangeIter) and not it.is_static() for it in frame.stack) and \
-        any(span.token in region.params for region in builder.ctx().regions)
+    if frame is None or span is None or not any(
+            span.token in region.params for region in builder.ctx().regions):
+        return None
+    loops = [it for it in frame.stack if isinstance(it, RangeIter) and not it.is_static()]
+    if not loops:
+        return None
+    name = next((n for n, v in frame.locals.items() if isinstance(v, Array)
+                 and getattr(v, "span", None) is not None and v.span.token is span.token
+                 and v.span.offset == 0 and v.span.scale == 1 and not n.startswith(".")), None)
+    same = span.offset == 0 and span.scale == 1
+    counter = "the counter" if name is None or f"`{name}`" == what else f"the counter `{name}`"
+    said = f"{'is' if same else 'follows'} {counter} of a loop"
+    # (a runtime range's counter is bounded on one side only: loops._counter_span)
+    if np.iinfo(np.int64).max in (span.hi, -span.lo - 1):
+        return f"{said} whose number of iterations is known only at run time"
+    return (f"{said} tried as one runtime `while` (it has too many iterations to unroll), "
+            "where the counter is a runtime value")
+
+
+# How to keep a table (a list of lists) that a loop reads and writes at its
+# counters: one 2-d array, which a runtime `while` carries and updates in place.
+_TABLE_HINT = ("keep the table in one NumPy array, read and written as `dp[i, j]` (`dp = "
+               "np.zeros((n + 1, m + 1), dtype=np.int64)`), not a list of lists")
 
 
 def _items_of(container):
@@ -3609,6 +3677,57 @@ def numpy_name(fn) -> str:
             break
         public.append(part)
     return ".".join(["np", *public, str(getattr(fn, "__name__", fn))])
+
+
+def _refuse_set_operand(name: str, fn, impl, args, kwargs, receiver: bool = False) -> None:
+    """A set (or frozenset) given to a NumPy function is not read as its
+    items: NumPy makes it one object, a 0-d object array, so np.isin(ids,
+    {3, 4}) finds nothing and most functions raise.  That is almost never
+    what was meant, and compiled code has no object arrays: refused, saying
+    how to pass the items."""
+    if not any(isinstance(v, (set, frozenset)) for v in (*args, *kwargs.values())):
+        return
+    given = static_arguments.arguments_by_name(fn, impl, args, kwargs) or \
+        dict(enumerate((*args, *kwargs.values())))
+    parameter, value = next((p, v) for p, v in given.items() if isinstance(v, (set, frozenset)))
+    kind = type(value).__name__
+    shown = f" {value!r}" if len(repr(value)) <= 40 else ""
+    # (its place in the call as written: a method's array is not in the parentheses)
+    position = next((i - receiver for i, a in enumerate(args) if a is value), parameter)
+    written = _argument_text(builder.current_loc(), position) or "S"
+    which = f" as `{parameter}`" if isinstance(parameter, str) else ""
+    found_nothing = ": np.isin then finds nothing" if name == "np.isin" else ""
+    raise UnsupportedError(
+        f"{name}() is given the {kind}{shown}{which}: NumPy does not read a {kind}'s items, it "
+        f"takes the whole {kind} as one object (a 0-d object array{found_nothing}), and "
+        "compiled code has no object arrays",
+        hint=f"pass its items as a list or an array: list({written}), or "
+        f"np.array(sorted({written})) for a fixed order" + (
+            "" if written != "S" else f", where S is the {kind}"))
+
+
+def _argument_text(loc, position) -> str | None:
+    """The source text of the argument at `position` (an index, or a keyword)
+    of the call that starts at `loc`, as the user wrote it (`STOP`,
+    `cfg.stop_ids`), for a hint; None where the line alone does not parse
+    (a call over several lines) or holds no such call."""
+    if loc is None:
+        return None
+    text = loc.source_line()
+    stripped = text.lstrip()
+    try:
+        tree = ast.parse(stripped)
+    except SyntaxError:
+        return None
+    col = loc.col - (len(text) - len(stripped))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.col_offset == col:
+            if isinstance(position, int) and position < len(node.args):
+                return ast.get_source_segment(stripped, node.args[position])
+            for keyword in node.keywords:
+                if keyword.arg == position:
+                    return ast.get_source_segment(stripped, keyword.value)
+    return None
 
 
 def _refuse_out(name: str, kwargs: dict):

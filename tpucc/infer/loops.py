@@ -448,6 +448,10 @@ _ADVICE = (
     # (a copy is the iteration's own new array, which a buffer row holds exactly)
     (("appends a row of an array", "appends an array", "appends one array", "appends the array"),
      "append a copy of the array (`out.append(x.copy())`)"),
+    # (a DP table as a list of lists, `dp[i - 1][j - 1]`: calls._runtime_read_position)
+    (("a list of lists",),
+     "keep the table in one 2-d NumPy array (`dp = np.zeros((n + 1, m + 1), dtype=np.int64)`, "
+     "read and written as `dp[i, j]`), not a list of lists"),
     (("a list's item", "Python container", "of a list", "a list slice", "items its list gets"),
      "keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a list)"),
     # (a list appended to and read in the loop, `eq.append(eq[-1] * (1 + r))`:

@@ -137,7 +137,7 @@ def refused_library_call(name: str, fn, args, kwargs) -> StaticValueError | None
     runtime = [v for v in _leaves((*args, *kwargs.values())) if isinstance(v, Array)]
     if not runtime or not all(v.ndim == 0 and v.dtype.kind in "iub" for v in runtime):
         return None
-    parameter = _parameter_given(None, _bound(fn, None, args, kwargs))
+    parameter = _parameter_given(None, arguments_by_name(fn, None, args, kwargs))
     return runtime_argument_error(f"`{parameter}` of {name}" if parameter else f"({name})")
 
 
@@ -170,11 +170,11 @@ def runtime_scalar_iterated(e: TypeError):
 
 
 def _refusal(name, fn, impl, args, kwargs, probed) -> StaticValueError:
-    parameter = _parameter_given(probed, _bound(fn, impl, args, kwargs))
+    parameter = _parameter_given(probed, arguments_by_name(fn, impl, args, kwargs))
     return runtime_argument_error(f"`{parameter}` of {name}" if parameter else f"({name})")
 
 
-def _bound(fn, impl, args, kwargs) -> dict:
+def arguments_by_name(fn, impl, args, kwargs) -> dict:
     """The arguments by parameter name: NumPy's names where its function has
     a signature, else the implementation's; {} where neither binds."""
     for callable_ in (fn, impl):
