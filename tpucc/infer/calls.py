@@ -1579,8 +1579,9 @@ class Interpreter:
         place for it is where values cross into NumPy's semantics (a NumPy
         function, an array's method or subscript), not each op, which sees
         plain Python values and has no interpreter."""
-        if any(isinstance(v, _READ_WHOLE_BY_NUMPY) for v in values):
-            self.guard_contents_deeply(values)
+        if any(isinstance(v, _READ_WHOLE_BY_NUMPY) or isinstance(v, tuple) and any(
+                isinstance(i, (*_READ_WHOLE_BY_NUMPY, tuple)) for i in v) for v in values):
+            self.guard_contents_deeply(values)  # (not for x[i, j], the subscript of most loops)
 
     def finish_contents_guards(self):
         """The guards of guard_contents, made when the trace is done: by then
@@ -3035,7 +3036,7 @@ _INDEXED_BY_POSITION = (Array, np.ndarray, np.generic, list, tuple, str, bytes, 
 # What NumPy indexes (its subscript reads a list key whole), and the values
 # that hold items it reads (guard_read_by_numpy).
 _NUMPY_SUBSCRIPTED = (Array, np.ndarray, np.generic, FlatIter, masked.Selection)
-_READ_WHOLE_BY_NUMPY = (list, tuple, dict, set, collections.deque)
+_READ_WHOLE_BY_NUMPY = (list, dict, set, collections.deque)
 
 
 def _stacked_as_merged(items: list, hint: str) -> Array:
