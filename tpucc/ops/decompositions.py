@@ -33,8 +33,10 @@ TPU targets: SVDs (jax_svd) and eig are refused, see there.
 """
 from __future__ import annotations
 
+import functools
 import operator
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -42,8 +44,9 @@ from jax import lax
 from ..errors import ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .manipulation import as_array
-from .registry import SOLVER_WEIGHT, NUMPY, implements, register, target_platforms
-from .solvers import hermitian_from_triangle, in_numpy_precision, linalg_dtype, lu_slogdet
+from .registry import (SOLVER_WEIGHT, NUMPY, differentiated, implements, register,
+                       target_platforms)
+from .solvers import adjoint, hermitian_from_triangle, in_numpy_precision, linalg_dtype, lu_slogdet
 
 _linalg = np.linalg._linalg      # NumPy's result types (EighResult, SVDResult, ...)
 
@@ -440,13 +443,51 @@ def _pinv_lower(lc, x, rcond, hermitian):
     dt, shape = lc.out_avals[0].dtype, lc.out_avals[0].shape
     if x.size == 0:
         return jnp.zeros(shape, dt)
-    x = jnp.conj(lax.convert_element_type(x, dt))
-    u, s, vt = _svd_lower(x, False, True, hermitian)
+    x = lax.convert_element_type(x, dt)
+    if differentiated():
+        return _differentiable_pinv(x, jnp.asarray(rcond), hermitian)
+    return _pinv_by_svd(x, rcond, hermitian)
+
+
+def _pinv_by_svd(x, rcond, hermitian):
+    """NumPy's pinv: V diag(1/s) U^H, singular values at or below
+    rcond * max(s) taken as zero."""
+    u, s, vt = _svd_lower(jnp.conj(x), False, True, hermitian)
     cutoff = jnp.asarray(rcond)[..., None] * jnp.max(s, axis=-1, keepdims=True)
     large = s > cutoff
     s = jnp.where(large, 1 / jnp.where(large, s, 1), 0).astype(s.dtype)
-    return jnp.matmul(jnp.swapaxes(vt, -1, -2), s[..., None].astype(dt) * jnp.swapaxes(u, -1, -2),
-                      precision=_HIGHEST)
+    return jnp.matmul(jnp.swapaxes(vt, -1, -2),
+                      s[..., None].astype(x.dtype) * jnp.swapaxes(u, -1, -2), precision=_HIGHEST)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2,))
+def _differentiable_pinv(x, rcond, hermitian):
+    """_pinv_by_svd whose derivative is written in terms of pinv itself, as
+    jnp.linalg.pinv's: jax's SVD derivative divides by s_i**2 - s_j**2, so
+    through the SVD a repeated singular value (any matrix near the
+    identity) gives a NaN gradient."""
+    return _pinv_by_svd(x, rcond, hermitian)
+
+
+@_differentiable_pinv.defjvp
+def _pinv_jvp(hermitian, primals, tangents):
+    """Golub and Pereyra (1973), for a matrix of locally constant rank; the
+    cutoff rcond has no derivative.  A hermitian pinv reads only the lower
+    triangle (NumPy's eigh), so its derivative sees that triangle's matrix."""
+    (a, rcond), (da, _) = primals, tangents
+    p = _differentiable_pinv(a, rcond, hermitian)
+    if hermitian:
+        a, da = hermitian_from_triangle(a, lower=True), hermitian_from_triangle(da, lower=True)
+    mm = functools.partial(jnp.matmul, precision=_HIGHEST)
+    ph, dah = adjoint(p), adjoint(da)
+    m, n = a.shape[-2:]
+    if m >= n:      # (the order of the products keeps the intermediates n x m)
+        s, t = mm(mm(p, ph), dah), mm(mm(dah, ph), p)
+        dp = -mm(mm(p, da), p) + s - mm(mm(s, a), p) + t - mm(mm(p, a), t)
+    else:
+        s, t = mm(p, mm(ph, dah)), mm(dah, mm(ph, p))
+        dp = -mm(p, mm(da, p)) + s - mm(s, mm(a, p)) + t - mm(p, mm(a, t))
+    return p, dp
 
 
 register("linalg_pinv", _pinv_abstract, _pinv_lower,

@@ -91,7 +91,7 @@ def _det_shape(a: AVal) -> tuple:
     return a.shape[:-2]
 
 
-def _adjoint(x):
+def adjoint(x):
     return jnp.conj(jnp.swapaxes(x, -1, -2))
 
 
@@ -104,7 +104,7 @@ def hermitian_from_triangle(x, lower: bool):
     tri = jnp.tril(x, -1) if lower else jnp.triu(x, 1)
     diagonal = jnp.real(jnp.diagonal(x, axis1=-2, axis2=-1)).astype(x.dtype)
     eye = jnp.eye(x.shape[-1], dtype=x.dtype)
-    return tri + _adjoint(tri) + eye * diagonal[..., None, :]
+    return tri + adjoint(tri) + eye * diagonal[..., None, :]
 
 
 def _cholesky(x, upper):
@@ -112,7 +112,7 @@ def _cholesky(x, upper):
     where jnp.linalg.cholesky would average a with its transpose first."""
     lower = lax.linalg.cholesky(hermitian_from_triangle(x, lower=not upper),
                                 symmetrize_input=False)
-    return _adjoint(lower) if upper else lower
+    return adjoint(lower) if upper else lower
 
 
 # --- determinants, as NumPy's umath_linalg computes them -----------------------------------
