@@ -138,7 +138,12 @@ def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:
     from . import lower_registry_op
     inputs = [values[v] for v in op.inputs]
     wrt = [k for k, v in enumerate(op.inputs) if v in active]
-    float_outs = [k for k, v in enumerate(op.outputs) if v.aval.dtype.kind == "f"]
+    # Only the outputs that have a cotangent: jax then never transposes the
+    # others' part of the op's derivative.  Seeding them with zeros instead
+    # multiplies those zeros by whatever that part holds, and the
+    # eigenvectors' (1 / (w_i - w_j)) is infinite where eigenvalues repeat.
+    float_outs = [k for k, v in enumerate(op.outputs)
+                  if v.aval.dtype.kind == "f" and out_cts[k] is not None]
 
     def fn(*xs):
         args = list(inputs)
@@ -153,9 +158,7 @@ def _by_jax_vjp(op, lowered, out_cts, values, active) -> list:
     seeds = []
     for k, out in zip(float_outs, outs):
         ct = out_cts[k]
-        if ct is None:
-            ct = jax.tree.map(lambda x: lax.full(x.shape, 0, x.dtype), out)
-        elif isinstance(out, layout.Phys):
+        if isinstance(out, layout.Phys):
             ct = layout.Phys(ct, out.perm)
         seeds.append(ct)
     grads = pullback(seeds)
