@@ -234,6 +234,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             if _scan_under_grad(frame, header, it) and not guard_anyway:
                 counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
                 if isinstance(counted, Exit):
+                    _note_scan_within_budget(frame, header, it, budget)
                     return counted
                 scan_refused = counted[0]
                 _note_uncounted(frame, header, scan_refused)
@@ -651,14 +652,29 @@ def _scan_under_grad(frame, header, it) -> bool:
     iteration's exit enters the rest of the loop anew)."""
     if not (ctx().grad_depth and isinstance(it, RangeIter) and it.is_static()):
         return False
-    if it.remaining() <= min(ctx().options.get("unroll", 32), GUARDED_UNROLL_LIMIT):
-        # (within the budget, unrolled with guards, as without tpucc.grad:
-        # the code after the loop then runs once per way out, whose static
-        # values may differ, `s = s[:2]; break`, which a While's exit cannot
-        # carry; longer ones, whose guarded copies nest too deep, are scans)
+    if _unrolled_by_request(frame, header):
+        # (a scan within the budget that the trace could not finish with:
+        # unrolled with guards, the code after the loop runs once per way
+        # out, whose static values may differ, `s = s[:2]; break`, which a
+        # While's exit cannot carry; _note_scan_within_budget)
         return False
     refused = ctx().uncounted_loops.get((frame.fc.code, header))
     return refused is None or refused[1] < _COUNTED_TRIALS
+
+
+def _note_scan_within_budget(frame, header, it, budget):
+    """A loop short enough to unroll with guards made a guarded scan under
+    tpucc.grad: its guarded copies nest (each runs under the previous ones'
+    exits), and jax's reverse mode of nested conds grows quadratically (32
+    Sinkhorn steps with a tolerance `break`: 48 s to compile, against 2 s
+    as one scan).  Where the trace fails after it (the ways out of the loop
+    hold different static values, `s = s[:2]; break`, which the While's
+    exit merges), infer.trace compiles again with it unrolled (the
+    `unroll_loops` option), which is exact."""
+    if not _may_unroll_guarded(it, budget):
+        return
+    ctx().counted_statics.append(CountedStatics(
+        (frame.fc.code, header), frame.fc.loop_locs[header], [], it.remaining(), 0, False))
 
 
 def _static_while_as_scan(frame, header, stops, loop_stops) -> Exit | None:
