@@ -272,6 +272,7 @@ def trace_grad(interp, gf, args, kwargs):
     known_captures = set(interp.captured)
     ctx = builder.ctx()
     outer_calls = len(builder.calling_lines(ctx))   # the calls that led to this one
+    appends_before = len(interp.outside_appends)
     ctx.grad_depth += 1
     try:
         with journaled_region(params, runtime=False, effects_barrier=True) as rec:
@@ -285,13 +286,14 @@ def trace_grad(interp, gf, args, kwargs):
             with builder.at(interp.last_return_loc or _def_loc(gf)):
                 loss, aux_td, aux_leaves = _split_result(gf, result)
             effects = _outer_updates(interp, rec["journal"], known_captures)
+            appended_td, appended_leaves = _appended_in_f(interp, appends_before)
     finally:
         ctx.grad_depth -= 1
     # A parameter f updated in place (`w *= 2`, `w[0] = 0`) is the caller's
     # array, as in the eager call: its final value leaves the region too.
     updated = [(outer, a.var) for outer, a, p in zip(leaves.arrays, inner, params)
                if a.var is not p]
-    aux_values = [v.var for v in aux_leaves if isinstance(v, Array)]
+    aux_values = [v.var for v in aux_leaves + appended_leaves if isinstance(v, Array)]
     n_aux = len(aux_values) + len(effects) + len(updated)
     region = Region(params, rec["builder"].ops,
                     (loss.var, *aux_values, *(end for _, end in effects + updated)))
@@ -308,7 +310,10 @@ def trace_grad(interp, gf, args, kwargs):
         (weak,) = builder.emit_op("convert", (value.var,), {"dtype": value.dtype},
                                   (loss.aval,))
         value = Array(weak)
-    aux = _rebuild_aux(aux_td, aux_leaves, outs[1:1 + len(aux_values)])
+    n_aux_leaves = sum(isinstance(v, Array) for v in aux_leaves)
+    aux = _rebuild_aux(aux_td, aux_leaves, outs[1:1 + n_aux_leaves])
+    _reappend(interp, appends_before, _rebuild_aux(appended_td, appended_leaves,
+                                                   outs[1 + n_aux_leaves:1 + len(aux_values)]))
     ends = outs[1 + len(aux_values):1 + n_aux]
     for (arr, _), out in zip(effects, ends):
         arr.assign(out)             # e.g. batch norm's running statistics
@@ -322,6 +327,24 @@ def trace_grad(interp, gf, args, kwargs):
     if gf.with_value:
         return ((value, aux) if gf.has_aux else value), g
     return (g, aux) if gf.has_aux else g
+
+
+def _appended_in_f(interp, start: int):
+    """(treedef, leaves) of the values f appended to lists from outside the
+    call (appends.py, `log.append(loss)`): they leave the region as aux
+    values do, and the driver appends them when the call returns, once per
+    call of f as eagerly."""
+    leaves: list = []
+    td = flatten(tuple(value for _, value, _ in interp.outside_appends[start:]), "appended",
+                 leaves)
+    return td, [v for _, v in leaves]
+
+
+def _reappend(interp, start: int, values: tuple):
+    """The appends f recorded, of the values that left the region instead."""
+    records = interp.outside_appends[start:]
+    interp.outside_appends[start:] = [(lst, value, loc)
+                                      for (lst, _, loc), value in zip(records, values)]
 
 
 def _outer_updates(interp, journal, known_captures) -> list:

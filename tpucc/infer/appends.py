@@ -12,8 +12,10 @@ them), when the call returns.
 
 Such a list may only be appended to: a program that also reads it (its
 length, an item, iterating it) would depend on items that the calls keep
-adding, and is refused, as is an append inside a runtime `if` or loop or a
-differentiated function (how many items, only the run knows).
+adding, and is refused, as is an append inside a runtime `if` or loop (how
+many items, only the run knows).  One inside a function differentiated by
+tpucc.grad happens once per call of that function, as eagerly: its value
+leaves the differentiated region as an aux value (infer.ad).
 """
 from __future__ import annotations
 
@@ -30,7 +32,10 @@ def record(interp, lst, method: str, args, kwargs) -> bool:
         return False
     if method == "extend" and type(args[0]) not in (list, tuple):
         return False
-    if interp.in_region():
+    # (inside a differentiated function the value leaves the grad region as
+    # an aux value does, infer.ad; a runtime `if` or loop may run the append
+    # any number of times)
+    if interp.ctx.runtime_depth > 0:
         raise SideEffectError(
             f"appending to a list from outside the compiled function {interp.region_name()} "
             "is not supported: how many items it gets would be known only when the call runs",
