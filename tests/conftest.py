@@ -4,8 +4,10 @@ the arguments' final contents (in-place updates must be written back)."""
 from __future__ import annotations
 
 import atexit
+import collections
 import copy
 import dataclasses
+import hashlib
 import os
 import re
 import shutil
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 import tpucc
+from tpucc import driver
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("TPUCC_VERIFY", "1")     # check the IR between infer and lower
@@ -23,6 +26,38 @@ os.environ.setdefault("TPUCC_VERIFY", "1")     # check the IR between infer and 
 if "TPUCC_CACHE_DIR" not in os.environ:
     os.environ["TPUCC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tpucc-test-cache-")
     atexit.register(shutil.rmtree, os.environ["TPUCC_CACHE_DIR"], True)
+
+
+# The suite compiles many HLO modules more than once: a test runs one program
+# on several inputs, each time through a fresh tpucc.compile(cache=False),
+# and 20-45% of a fix file's XLA compiles were of a module compiled before
+# in the same process (measured).  XLA turns one module text into the same
+# executable every time, so the suite keeps the last executables by their
+# module's text and signature: every call still infers and lowers, and only XLA's work on
+# an identical module is shared.  TPUCC_TEST_XLA_MEMO=0 turns this off.
+_XLA_MEMO: collections.OrderedDict = collections.OrderedDict()
+_XLA_MEMO_SIZE = 256
+
+
+def _memoized_run_xla(lowered, _compile=driver.run_xla):
+    text = lowered.as_text()
+    if "callback" in text:      # a Python callback is not named by the text
+        return _compile(lowered)
+    # (the text leaves out arguments the program does not read; the
+    # executable checks them all)
+    key = hashlib.sha256(f"{lowered.args_info}\n{lowered.out_info}\n{text}".encode()).digest()
+    executable = _XLA_MEMO.get(key)
+    if executable is None:
+        executable = _XLA_MEMO[key] = _compile(lowered)
+        if len(_XLA_MEMO) > _XLA_MEMO_SIZE:
+            _XLA_MEMO.popitem(last=False)
+    else:
+        _XLA_MEMO.move_to_end(key)
+    return executable
+
+
+if os.environ.get("TPUCC_TEST_XLA_MEMO", "1") != "0":
+    driver.run_xla = _memoized_run_xla
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
