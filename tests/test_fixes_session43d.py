@@ -325,8 +325,9 @@ def test_comb_of_a_binomial_pmf():
     def pmf(k, n, p):
         kk = int(k)
         return math.comb(n, kk) * p ** kk * (1 - p) ** (n - kk), math.factorial(kk)
+    f = tpucc.compile(pmf, cache=False)       # (k a runtime argument: one build for all)
     for k in range(6):
-        same(pmf, np.int64(k), 5, 0.3)
+        assert_same(pmf(np.int64(k), 5, 0.3), f(np.int64(k), 5, 0.3))
 
 
 def _float_parts(x, i):

@@ -1669,7 +1669,11 @@ OP_SKIP = {"print": "a side effect on stdout, not a value; see tests/test_straig
                         "residuals); see tests/test_fixes_session36e.py",
            "python_int_true_divide": "int / int of runtime Python ints (CPython's exact "
                                      "quotient; NumPy has none); see "
-                                     "tests/test_fixes_session40g.py"}
+                                     "tests/test_fixes_session40g.py",
+           "python_int_comb": "math.comb of runtime Python ints (NumPy has none); see "
+                              "tests/test_fixes_session44P.py",
+           "python_int_perm": "math.perm of runtime Python ints (NumPy has none); see "
+                              "tests/test_fixes_session44P.py"}
 
 
 def test_every_registered_op_is_exercised():

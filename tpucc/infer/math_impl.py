@@ -380,8 +380,8 @@ def isqrt(n):
 
 # --- factorial, comb, perm: exact in int64 ---------------------------------------------------
 # Their results pass int64 soon (21!, comb(68, 34), perm(n, 21) for any n >
-# 20), so each is a few unrolled steps, masked past the runtime count, and
-# a larger result raises OverflowError as every runtime Python int does.
+# 20): factorial is a table, comb and perm a loop of at most 34 exact steps,
+# and a larger result raises OverflowError as every runtime Python int does.
 
 _FACTORIALS = [math.factorial(n) for n in range(21)]       # 20! < 2**63 < 21!
 
@@ -400,11 +400,6 @@ def _nonnegative(x, fn, message: str):
     return x
 
 
-def _times_fits(a, b):
-    """Whether a * b fits int64, for a, b >= 0 (b >= 1)."""
-    return a <= _ufunc(np.floor_divide, _INT64_MAX, _ufunc(np.maximum, b, 1))
-
-
 @_math(math.factorial)
 def factorial(n):
     n = _nonnegative(n, math.factorial, "factorial() not defined for negative values")
@@ -415,49 +410,27 @@ def factorial(n):
 
 @_math(math.comb)
 def comb(n, k):
-    """C(n, k) as C(n - k + i, i) for i = 1..min(k, n - k), each step exact
-    and no larger than the result: r * m / i split as (r // i) * m +
-    (r % i) * m // i (the second term is whole too).  From k = 34 on,
-    C(n, k) >= C(68, 34) passes int64."""
     n = _nonnegative(n, math.comb, "n must be a non-negative integer")
     k = _nonnegative(k, math.comb, "k must be a non-negative integer")
-    steps = _ufunc(np.maximum, _ufunc(np.minimum, k, n - k), 0)
-    fits, result = steps <= _COMB_STEPS, 1
-    for i in range(1, _COMB_STEPS + 1):
-        m = n - steps + i
-        quotient, rest = result // i, result % i
-        # (rest * m overflows only where m > 2**63 / 33: then C(m, i >= 2) does too)
-        rest_fits = (rest == 0) | (m <= _INT64_MAX // i)
-        part = _ufunc(np.where, rest_fits, rest * m, 0) // i
-        step_fits = rest_fits & _times_fits(quotient, m) & \
-            (quotient * m <= _INT64_MAX - part)
-        taken = i <= steps
-        fits = fits & (~taken | step_fits)
-        result = _ufunc(np.where, taken, quotient * m + part, result)
-    _int_overflow_where(~fits)
-    return _python(_ufunc(np.where, k > n, 0, result), np.int64)
-
-
-_COMB_STEPS = 33        # C(66, 33) < 2**63 < C(68, 34)
+    return _counted_product("python_int_comb", n, k)
 
 
 @_math(math.perm)
 def perm(n, k=None):
-    """n * (n - 1) * ... * (n - k + 1); from k = 21 on, the product of any
-    k of them passes int64 (it is at least k!)."""
     if k is None:
         return factorial(n)
     n = _nonnegative(n, math.perm, "n must be a non-negative integer")
     k = _nonnegative(k, math.perm, "k must be a non-negative integer")
-    steps = _ufunc(np.minimum, k, n)
-    fits, result = steps < len(_FACTORIALS), 1
-    for i in range(len(_FACTORIALS) - 1):
-        factor = n - i
-        taken = i < steps
-        fits = fits & (~taken | _times_fits(result, factor))
-        result = _ufunc(np.where, taken, result * factor, result)
+    return _counted_product("python_int_perm", n, k)
+
+
+def _counted_product(op: str, n, k):
+    """comb or perm of non-negative Python ints, one at least known only at
+    run time: the op's loop (ops/python_ints.py) gives the result and
+    whether it fits int64."""
+    result, fits = emit(op, n, k)
     _int_overflow_where(~fits)
-    return _python(_ufunc(np.where, k > n, 0, result), np.int64)
+    return _python(result, np.int64)
 
 
 # --- a float's parts -----------------------------------------------------------------------------
