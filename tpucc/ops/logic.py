@@ -44,7 +44,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         y = astype(y, np.result_type(y.dtype, 1.0), copy=False)
     elif type(y) is int:
         y = float(y)
-    result = (abs(x - y) <= atol + rtol * abs(y)) & emit_ufunc("isfinite", y) | (x == y)
+    # NumPy's less_equal / equal, not Python's <= / ==: two Python numbers (a
+    # runtime one against a constant) compare to np.bool_, not to a bool
+    within = NUMPY[np.less_equal](abs(x - y), atol + rtol * abs(y))
+    result = within & emit_ufunc("isfinite", y) | NUMPY[np.equal](x, y)
     if equal_nan:
         result = result | (emit_ufunc("isnan", x) & emit_ufunc("isnan", y))
     return result
