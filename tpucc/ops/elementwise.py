@@ -21,7 +21,7 @@ from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError,
 from ..ir import AVal
 from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
                        cast_operand, const_aval, define_range, define_vjp, differentiated, divide,
-                       float_to_int, implements,
+                       float_to_int, hidden_from_simplifier, implements,
                        loop_keys, register, static_index, trunc, ufunc_loop, unfolded,
                        unsafe_cast_operand)
 
@@ -489,6 +489,8 @@ def _lower(ufunc):
         if len(args) == 2 and loop[0] != loop[1] and name != "ldexp":       # uint64 vs int64 comparisons
             return _mixed_sign_compare(ufunc, direct, args, loop)
         kind = loop[0].kind
+        if name in _SIMPLIFIER_UNSAFE and kind in "iuf":
+            args = hidden_from_simplifier(args)
         prim = direct if kind in "iuf" else None
         if kind == "f" and direct_float is not None:
             prim = direct_float
@@ -506,6 +508,15 @@ def _lower(ufunc):
             out = jnp.where(args[1] == 0, jnp.zeros_like(out), out)   # NumPy: x // 0 == 0
         return cast(out, lc.out_avals[0].dtype)
     return lower
+
+
+# Ufuncs whose operands XLA's algebraic simplifier would look through,
+# rewriting the op into one that gives other results at NaN, inf, overflow
+# or integer wrap-around (registry.hidden_from_simplifier): log(exp(x)),
+# log(a ** b), sqrt(x * x), exp(a) * exp(b), x * float(mask), and any
+# comparison of abs(x), x * x or exp(x) with 0.
+_SIMPLIFIER_UNSAFE = {"multiply", "log", "log2", "log10", "sqrt", "equal", "not_equal",
+                      "less", "less_equal", "greater", "greater_equal"}
 
 
 def _to_common_rank(args):
@@ -842,6 +853,8 @@ def _ufunc_impl(name):
         no_extra(name, out, where, kw)
         if dtype is not None:
             result = _ufunc_with_dtype(name, args, np.dtype(dtype))
+        elif name == "power" and len(args) == 2:
+            result = power_ufunc(*args)
         else:
             result = emit_ufunc(name, *args)
         if out is not None:
@@ -1331,7 +1344,10 @@ def _python_operator(ufname, a, b):
     if ufname == "true_divide" and python_ints.is_python_int(a) and \
             python_ints.is_python_int(b):
         return python_ints.true_divide(a, b)
-    result = emit_ufunc(ufname, a, b)
+    if ufname == "power" and (_is_ndarray(a) or _is_ndarray(b)):
+        result = power_ufunc(a, b)          # ndarray.__pow__ runs the ufunc
+    else:
+        result = emit_ufunc(ufname, a, b)
     if ufname == "power":
         _check_python_power_overflow(a, b, result)
     return held_ints.checked_operator(ufname, (a, b), result)
@@ -1568,6 +1584,51 @@ def _fast_power(base, exponent) -> str | None:
     return "sqrt" if type(exponent) is float and exponent == 0.5 else None
 
 
+# NumPy's float32 and float64 power loops (not float16's, longdouble's or
+# complex's) compute a scalar exponent of -1, 0.5 or 2 with 1 / x, sqrt(x)
+# or x * x instead of pow: np.power(-0.0, 0.5) is -0.0 and np.power(-inf,
+# 0.5) NaN, where pow gives +0.0 and inf.
+_POWER_LOOP_SHORTCUTS = {-1.0: "reciprocal", 0.5: "sqrt", 2.0: "square"}
+
+
+def power_ufunc(base, exponent):
+    """np.power(base, exponent): the ufunc, as np.power and the ** of an
+    ndarray (where __pow__ did not take its own shortcut, _fast_power) run
+    it.  (A NumPy scalar's or a Python number's ** is pow, shortcut-free.)"""
+    dtype = _power_shortcut_dtype(base, exponent)
+    if dtype is None:
+        return emit_ufunc("power", base, exponent)
+    if isinstance(exponent, Array):     # a scalar known at run time: sqrt where it is 0.5
+        root = emit_ufunc("equal", exponent, 0.5)       # (the others differ in rounding only)
+        return emit("select", root, emit_ufunc("sqrt", astype(base, dtype, copy=False)),
+                    emit_ufunc("power", base, exponent))
+    name = _POWER_LOOP_SHORTCUTS.get(float(exponent))
+    if name is None:
+        return emit_ufunc("power", base, exponent)
+    return emit_ufunc(name, astype(base, dtype, copy=False))
+
+
+def _power_shortcut_dtype(base, exponent):
+    """The loop's dtype where NumPy's power loop may take a shortcut: a real
+    scalar exponent (a stride-0 operand) and a float32 or float64 loop."""
+    if isinstance(exponent, (bool, np.bool_)) or np.ndim(exponent) != 0 or not isinstance(
+            exponent, (Array, int, float, np.integer, np.floating, np.ndarray)):
+        return None
+    try:
+        loop = ufunc_loop(np.power, loop_keys([_operand_aval(x) for x in (base, exponent)]))
+    except TypeError:
+        return None
+    if loop[-1] not in (np.dtype(np.float32), np.dtype(np.float64)) or \
+            isinstance(exponent, Array) and exponent.dtype.kind not in "iuf":
+        return None
+    return loop[-1]
+
+
+def _is_ndarray(x) -> bool:
+    """A runtime ndarray, not a NumPy scalar nor a Python number."""
+    return isinstance(x, Array) and x.immutable is False and not x.weak
+
+
 def _python_int_power_base(base, exponent):
     """`base ** exponent` of two Python ints, one known only at run time:
     Python gives a float for a negative exponent (2 ** -1 == 0.5) where
@@ -1697,7 +1758,10 @@ def _inplace(ufname):
             result = python_ints.checked(_python_operator(ufname, a, b), ufname, a, b)
             return _kept_runtime_kind(a, _spanned(result, ufname, a, b))
         fast = _fast_power(a, b) if ufname == "power" else None
-        result = emit_ufunc(fast, a) if fast else emit_ufunc(ufname, a, b)
+        if fast:
+            result = emit_ufunc(fast, a)
+        else:
+            result = power_ufunc(a, b) if ufname == "power" else emit_ufunc(ufname, a, b)
         return store_inplace(a, result, ufname)
     return iop
 

@@ -416,6 +416,23 @@ def divide(x, y):
     return lax.div(*lax.optimization_barrier((x, y)))
 
 
+def hidden_from_simplifier(values: list) -> list:
+    """`values` (jax values or NumPy constants) behind one optimization
+    barrier on the CPU, so that XLA's algebraic simplifier cannot see what
+    computed them.  Some of its rewrites are not IEEE-exact and change
+    NumPy's results at NaN, inf, overflow and integer wrap-around: log(exp(x))
+    into x and exp(a) * exp(b) into exp(a + b) (finite where exp overflows),
+    x * float(mask) into a select (0 where inf * 0 is NaN), and abs(x) >= 0,
+    x * x < 0 into constants (wrong for NaN, for int8 abs(-128) and for a
+    square that wraps: an overflow check `(x * x < 0).any()` never fired).
+    XLA:CPU drops the barrier right after simplifying (see `divide`), so the
+    op still fuses with its operands; on accelerators, which keep barriers
+    until after fusion, the result is XLA's."""
+    if target_platforms() != ("cpu",):
+        return values
+    return list(lax.optimization_barrier(tuple(values)))
+
+
 def unfolded(op):
     """`op` (lax.add, sub, mul or pow) of floats with its constant operands
     hidden from XLA's algebraic simplifier, which folds the constants of two
