@@ -26,7 +26,7 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import builder, chosen_functions, held_ints
+from . import builder, chosen_functions, escaping, held_ints
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
@@ -693,6 +693,29 @@ def _python_number(v) -> bool:
     return type(v) in (bool, int, float, complex)
 
 
+# Arrays objects made in an arm hold (escaping.py), merged as locals.
+HELD_IN_ARM = "<array {} held by an object of arm %d>"
+
+
+def _hold_escaping_arrays(interp, arms, floor: int) -> dict:
+    """The arrays held by objects an arm made (escaping.py), each bound to
+    a local of that arm, unbound in the others: -> {name: that array}."""
+    held = {}
+    for k, arm in enumerate(arms):
+        arrays = escaping.held_arrays(interp, arm.locals, arm.stack, floor)
+        held.update(zip(escaping.hold(arm.locals, arrays, HELD_IN_ARM % k), arrays))
+    return held
+
+
+def _forward_held_arrays(frame, held: dict):
+    """After the merge: each array of _hold_escaping_arrays is a view of
+    its local's merged value, and the locals go."""
+    for name, arr in held.items():
+        merged = frame.locals.pop(name)
+        if isinstance(merged, Array):
+            escaping.forward(arr, merged)
+
+
 def _normalize_states(arms):
     """Same slots in every arm: a slot an arm lacks is Undefined there, shaped
     like the other arms' value (a dead iterator is still an iterator)."""
@@ -753,6 +776,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     _unread_numbers_follow_the_others(frame.fc, arms)
     maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY or \
         note.startswith(GUARD_NOTE) else set()
+    escaped = _hold_escaping_arrays(frame.interp, arms, floor)
+    maybe_unbound = maybe_unbound | escaped.keys()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
     whole = taken_whole([(a.locals, a.stack) for a in arms],
@@ -855,6 +880,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged,
                                               like=[(a.locals, a.stack) for a in arms],
                                               in_place=in_place, whole=whole)
+    _forward_held_arrays(frame, escaped)
     code = Array(outputs[-1]) if len(targets) > 1 else None
     return Exit(targets, code, depths)
 

@@ -23,7 +23,7 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import indexing
 from ..ops.registry import OPS
-from . import builder, counters, held_ints, list_loops, privacy, stacking
+from . import builder, counters, escaping, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -1502,6 +1502,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         watched = [leaves[i][1] for i, a in slot_arrays.items() if a.alias_note is not None]
         end_watch_scope(marks, keep=False)     # a trial: _emit_while_at applies the last one's
         _park_exit_stack(frame, entry_stack, header)
+        _hold_escaping_arrays(frame, header, body_floor)
         end_vars = state_vars(frame)
         slot_vars = {i: a.var for i, a in slot_arrays.items()}
         writes = [(c, k, loc, serial) for c, k, _, loc, serial in rec["items"].values()]
@@ -2056,6 +2057,28 @@ def _unpark_exit_stack(frame, header):
     while EXIT_STACK.format(i, header) in frame.locals:
         frame.stack.append(frame.locals.pop(EXIT_STACK.format(i, header)))
         i += 1
+    k = 0
+    while (name := (HELD_ARRAY % header).format(k)) in frame.locals:
+        # (the objects hold them now, as views of the While's results:
+        # _forward_body_arrays)
+        del frame.locals[name]
+        frame.locals.pop(bound_flag(name), None)
+        frame.bound_flags.discard(name)
+        k += 1
+
+
+# Arrays objects made in the body hold (escaping.py), carried as locals.
+HELD_ARRAY = "<array {} held by an object of loop %s>"
+
+
+def _hold_escaping_arrays(frame, header, body_floor: int):
+    """An object the body makes may leave the loop holding arrays the body
+    made that no carried variable holds (escaping.py): each becomes a
+    local of its own, carried like a variable first bound in the loop, so
+    that _forward_body_arrays points the object's array at the While's
+    result; _unpark_exit_stack drops those locals again."""
+    arrays = escaping.held_arrays(frame.interp, frame.locals, frame.stack, body_floor)
+    escaping.hold(frame.locals, arrays, HELD_ARRAY % header)
 
 
 def _add_loop_defined(frame, trial, header, runs_once: bool) -> bool:
@@ -2277,18 +2300,14 @@ def _forward_body_arrays(carried, trial: Trial, new_leaves):
     iteration made it: an object made there (`c = Ctx(log)`), or a `with`'s
     __exit__ on the stack of a runtime `break` or `return`, whose code runs
     after the While.  It holds the body's Arrays of the carried variables
-    (`c.log` is the body's `log`), whose Values are defined only inside the
-    body: each becomes a whole view of its variable's Array after the loop,
-    so that code after the loop reads the loop's result and its in-place
-    updates (`self.log[0] += 1` in __exit__) reach that Array, as in NumPy,
-    where both names are one array."""
-    from ..ops.indexing import Reshaped
+    (`c.log` is the body's `log`, or a local of _hold_escaping_arrays),
+    whose Values are defined only inside the body: each becomes a whole
+    view of its variable's Array after the loop (escaping.forward)."""
     for i in carried:
         end, after = trial.leaves[i][1], new_leaves[i]
-        if isinstance(end, Array) and isinstance(after, Array) and end is not after \
-                and end.serial >= trial.body_floor and end.base is not after:
-            end.base, end.index = after, Reshaped(after.shape)
-            end._base_var, end._read_in = None, None
+        if isinstance(end, Array) and isinstance(after, Array) \
+                and end.serial >= trial.body_floor:
+            escaping.forward(end, after)
 
 
 def _unbound_before(entry) -> bool:
