@@ -2,6 +2,7 @@
 holding arrays (a `with` manager left by a runtime break), and if/elif
 chains whose tests use `and` / `or` on runtime values (compile time)."""
 import contextlib
+import time
 
 import numpy as np
 import pytest
@@ -149,3 +150,78 @@ def test_with_left_by_runtime_return_in_while(x):
 def test_object_made_in_runtime_region_leaves_it(fn, dtype):
     for x in ([1, 2, 3, 4, 5], [-1, 3, 0, 0, 7]):
         same(fn, np.array(x, dtype))
+
+
+# --- bug_03: if/elif chains whose tests use `and` on runtime values ----------------------
+# `a` false and `b` false both go to the next `elif`: each arm walked the
+# rest of the chain, 2 ** n times for n arms (24 arms: minutes).  The arms
+# now stop where they meet, and the rest runs once.
+
+def _chain(n, joiner, body, start="-1"):
+    lines = ["def classify(x, y):", f"    r = {start}"]
+    for k in range(n):
+        kw = "if" if k == 0 else "elif"
+        lines.append(f"    {kw} x < {k + 1} {joiner} y < {k + 1}: " + body.format(k=k))
+    lines.append("    return r")
+    namespace = {}
+    exec("\n".join(lines), namespace)     # noqa: S102 - a generated test program
+    return namespace["classify"]
+
+
+POINTS = ([7.5, 3.0], [30.0, 1.0], [0.5, 0.5], [30.0, 30.0], [3.0, 7.5], [23.5, -2.0])
+
+
+def _compile_seconds(n, joiner, body, dtype, start="-1"):
+    classify = _chain(n, joiner, body, start)
+
+    def f(a):
+        return classify(a[0], a[1])
+    began = time.perf_counter()
+    for p in POINTS:
+        same(f, np.array(p, dtype))
+    return time.perf_counter() - began
+
+
+@pytest.mark.parametrize("joiner", ["and", "or"])
+@pytest.mark.parametrize("body, start, dtype", [
+    ("return {k}", "-1", np.float64),
+    ("return {k}", "-1", np.int32),
+    ("r = y * {k}", "y * -1", np.float32),
+    ("r = x + y + {k}", "x - y", np.float64),
+])
+def test_long_and_elif_chain_compiles_in_linear_time(joiner, body, start, dtype):
+    small = _compile_seconds(6, joiner, body, dtype, start)
+    big = _compile_seconds(24, joiner, body, dtype, start)
+    # (2 ** n was minutes at 24 arms; linear is a few times the 6-arm chain)
+    assert big < 8 * small + 20, (small, big)
+
+
+def retested(a):
+    c = a[0] > 0
+    d = a[1] > 0
+    if c and d:
+        return 1.0
+    elif not c:
+        return 2.0
+    elif not d:
+        return 3.0
+
+
+def retested_values(a):
+    if a[0] > 0 and a[1] > 0:
+        r = a[0]
+    elif a[0] > 0:
+        r = a[1] * 2
+    elif a[1] > 0 and a[2] > 0:
+        r = a[2]
+    else:
+        r = a.sum()
+    return r
+
+
+@pytest.mark.parametrize("fn", [retested, retested_values])
+@pytest.mark.parametrize("a", [[1., 1., 1.], [-1., 1., 1.], [1., -1., 0.], [-1., -1., -1.],
+                               [-1., 2., -3.]])
+def test_elif_after_and_testing_its_operands_again(fn, a):
+    # (each path knew what it tested: no path falls off the end with None)
+    same(fn, np.array(a))

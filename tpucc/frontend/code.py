@@ -34,6 +34,8 @@ class FunctionCode:
     past_loops: frozenset = frozenset()
     # (header, name) -> cfg.only_appended_in_loop's answer
     appended_only: dict = field(default_factory=dict)
+    # (branch block, its join) -> control.short_circuit_meet's answer
+    meets: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:

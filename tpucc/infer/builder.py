@@ -110,6 +110,8 @@ class Context:
     # (code, block, blocks) of continue_multi's guards whose path could not
     # stop where the others go on (control._guard_meeting_others)
     unmet: set = field(default_factory=set)
+    # The short-circuit meets being interpreted (control._MeetWatch)
+    meet_watches: list = field(default_factory=list)
     # The runtime branches being interpreted, outermost first: (the
     # condition's Value, whether this is the arm it selects) (periodic.py).
     branch_guards: list = field(default_factory=list)

@@ -402,10 +402,110 @@ def runtime_branch(frame, block: int, pred: Array, true_target: int, false_targe
     arm_stops = stops | {join} if join is not None else stops
     if _enters_while(frame.fc, block, (true_target, false_target)):
         note = WHILE_ENTRY
-    return branch_regions(frame, pred, [
-        (lambda f: walk(f, true_target, arm_stops), setup_true),
-        (lambda f: walk(f, false_target, arm_stops), setup_false),
-    ], note=note)
+
+    def branch(arm_stops, meet=None):
+        return branch_regions(frame, pred, [
+            (lambda f: walk(f, true_target, arm_stops), setup_true),
+            (lambda f: walk(f, false_target, arm_stops), setup_false),
+        ], note=note, same_statics_at=meet, numbers_merge=meet is not None)
+    meet = short_circuit_meet(frame.fc, block, (true_target, false_target), join)
+    c = ctx()
+    if meet is not None and meet not in arm_stops and (frame.fc.code, meet) not in c.unjoined:
+        # Both arms stop where they meet; the code from there runs once,
+        # after the Cond, under a guard (continue_multi).  Where they hold
+        # different static values there, or that code tests again what the
+        # arms tested, each goes on on its own, as before.
+        out, _ = _attempt(frame, lambda: _meeting_branch(frame, pred, branch, arm_stops, meet,
+                                                         stops), _PathsDiffer)
+        if out is not None:
+            return out
+        c.unjoined.add((frame.fc.code, meet))
+    return branch(arm_stops)
+
+
+@dataclass
+class _MeetWatch:
+    """The conditions a short-circuit test's arms branched on (ids of their
+    _truth_root), and whether the code after the meet is running."""
+    roots: set
+    checking: bool = False
+
+
+class _Retested(_PathsDiffer):
+    """Code after a short-circuit meet branches on a condition the arms
+    branched on (`if c and d: ... elif not c: ... elif not d:`): where each
+    path ran it, it knew that condition's value (decided_by_guards) and
+    could not fall off the end; after the meet it would not."""
+
+
+def _meeting_branch(frame, pred: Array, branch, arm_stops, meet: int, stops) -> Exit:
+    """runtime_branch's branch whose arms stop at `meet`, and the code from
+    there (under a guard: continue_multi), watched for _Retested."""
+    watch = _MeetWatch({id(_truth_root(pred.var)[0])})
+    watches = ctx().meet_watches
+    watches.append(watch)
+    try:
+        ex = branch(arm_stops | {meet}, meet)
+        watch.checking = True
+        return ex if ex.static else continue_multi(frame, ex, stops)
+    finally:
+        watches.remove(watch)
+
+
+def _watch_branch(pred: Array) -> None:
+    """A runtime branch on `pred`: noted by the short-circuit meets whose
+    arms are running, refused (_Retested) by those whose code after the
+    meet is running, where the arms branched on it too."""
+    root = id(_truth_root(pred.var)[0])
+    for watch in ctx().meet_watches:
+        if not watch.checking:
+            watch.roots.add(root)
+        elif root in watch.roots:
+            raise _Retested("a condition tested before a short-circuit meet is tested again")
+
+
+def short_circuit_meet(fc, block: int, targets, join) -> int | None:
+    """The target of a branch that its other target also leads to, before
+    the join, where the code from there branches again: the `elif` test of
+    `if a and b: ... elif ...`, where both `a` false and `b` false go.
+    Each arm walked on from there to the join, so a chain of n such tests
+    ran its last one 2 ** n times (when the join is far: a chain of
+    `return`s).  (The body of `if a or b or ...:`, which each test's true
+    arm runs, stays in each arm: a chain of those Conds, none working
+    between them, is one lax.switch: lower.elif_chain.)  Else None."""
+    key = (block, join)
+    if key not in fc.meets:
+        avoid = {block, join}
+        fc.meets[key] = next((there for start, there in (targets, targets[::-1])
+                              if there not in (join, start)
+                              and _reached(fc, start, avoid, lambda n: n == there)
+                              and _reached(fc, there, avoid, lambda n: _branches(fc, n))),
+                             None)
+    return fc.meets[key]
+
+
+def _branches(fc, n: int) -> bool:
+    return len({s for s in fc.blocks[n].successors() if s is not None}) > 1
+
+
+def _reached(fc, start: int, avoid: set, goal) -> bool:
+    """Whether a path from `start` reaches a block where goal(block) holds
+    without passing through `avoid` or a loop header (short-circuit tests
+    go forward only)."""
+    seen, work = {start}, [start]
+    while work:
+        n = work.pop()
+        if n in avoid:
+            continue
+        if goal(n):
+            return True
+        if n in fc.loop_headers:
+            continue
+        for s in fc.blocks[n].successors():
+            if s is not None and s not in seen:
+                seen.add(s)
+                work.append(s)
+    return False
 
 
 # The note of the `if` CPython compiles a `while` loop's first test into
@@ -421,11 +521,14 @@ def _enters_while(fc, block: int, targets) -> bool:
                fc.loop_locs[t].line == line for t in targets)
 
 
-def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None) -> Exit:
+def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None,
+                   numbers_merge=False) -> Exit:
     """Interprets each arm (a walk function and a setup) into its own region
     from the same starting state, then merges them into one Cond op
-    (`same_statics_at`: see merge_arms)."""
+    (`same_statics_at`, `numbers_merge`: see merge_arms)."""
     pred = scalar_bool(pred)
+    if ctx().meet_watches:
+        _watch_branch(pred)
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     floor = new_serial_floor()
     loc = ctx().loc                 # the branch's line: where the Cond is reported
@@ -459,7 +562,7 @@ def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None) ->
         watch(arr, why)
     with builder.at(loc):
         return merge_arms(frame, pred, results, note, floor, (locals0, stack0),
-                          same_statics_at)
+                          same_statics_at, numbers_merge)
 
 
 def decided_by_guards(pred: Array) -> bool | None:
@@ -764,12 +867,13 @@ def shape_undefined(slots, key):
 
 
 def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
-               same_statics_at=None) -> Exit:
+               same_statics_at=None, numbers_merge=False) -> Exit:
     """One Cond op for the arms, the state after it merged from theirs.
     `same_statics_at`: a block where the arms' paths meet; on what is live
     there they must agree on every static value (a Python number, a shape,
     a dtype, whether a 0-d value is a NumPy scalar), else _PathsDiffer: none
-    may become runtime (continue_multi)."""
+    may become runtime (continue_multi); with `numbers_merge`, numbers may
+    (runtime_branch's short-circuit meets)."""
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
@@ -806,7 +910,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred)
         if same_statics_at is not None:
             _check_same_statics(slots, loose, dead_locals(frame.fc, [same_statics_at]),
-                                depths.get(same_statics_at, 0))
+                                depths.get(same_statics_at, 0), numbers_merge)
         boxes = _merged_boxes(arms)
     kind_slots = [s for s in slots if not s.aval.shape and _kind_is_runtime(s.values)]
     # (the value as a Python int too, checked after the Cond: it must fit)
@@ -1217,17 +1321,24 @@ def _paths_differ(active: bool):
         raise _PathsDiffer(e.message) from None
 
 
-def _check_same_statics(slots, loose, dead: frozenset, depth: int):
+def _check_same_statics(slots, loose, dead: frozenset, depth: int, numbers_merge=False):
     """merge_arms' `same_statics_at`: each slot live at the join (not a
     `dead` local, nor a stack slot at `depth` or deeper) that differs
-    between the arms is an array of one type, of one kind, on all of them."""
+    between the arms is an array of one type, of one kind, on all of them.
+    The return value is never live at a block: a `return` binds it first
+    (on the paths to the join it is a value an earlier `return` left).
+    `numbers_merge`: numbers and arrays of one shape may differ (a number
+    one path leaves there, the other makes runtime, is merged into a
+    runtime one, as where the paths go on together, which they do)."""
     for s in slots:
         if s.path.startswith("<stack"):
             if int(s.path[len("<stack "):].split(">")[0]) >= depth:
                 continue
-        elif re.split(r"[.\[]", s.path)[0] in dead:
+        elif re.split(r"[.\[]", s.path)[0] in dead or s.path.startswith("<return>"):
             continue
         defined = [v for v in s.values if not isinstance(v, Undefined)]
+        if numbers_merge and all(isinstance(v, (Array, *_NUMBERS)) for v in defined):
+            continue
         kinds = [scalar_kind(v) for v in defined]
         if any(not isinstance(v, Array) or v.aval != s.aval for v in defined) or \
                 any(k is not kinds[0] for k in kinds):
@@ -1235,6 +1346,9 @@ def _check_same_statics(slots, loose, dead: frozenset, depth: int):
     for *_, values, aval in loose:
         if aval is not None and any(not isinstance(v, Array) or v.aval != aval for v in values):
             raise _PathsDiffer("the paths give an attribute different static values")
+
+
+_NUMBERS = (bool, int, float, complex, np.generic)
 
 
 def _flag_bound_in_loop(frame, arms) -> set:
