@@ -800,12 +800,24 @@ def _python_number(v) -> bool:
 HELD_IN_ARM = "<array {} held by an object of arm %d>"
 
 
-def _hold_escaping_arrays(interp, arms, floor: int) -> dict:
-    """The arrays held by objects an arm made (escaping.py), each bound to
-    a local of that arm, unbound in the others: -> {name: that array}."""
+def _arm_leaves(arms):
+    """(the containers the merge takes whole, each arm's state_leaves)."""
+    whole = taken_whole([(a.locals, a.stack) for a in arms],
+                        {slot for a in arms for slot in a.items})
+    flat = []
+    for a in arms:
+        with items_applied(a.items):
+            flat.append(state_leaves(a.locals, a.stack, whole))
+    return whole, flat
+
+
+def _hold_escaping_arrays(interp, arms, flat, floor: int) -> dict:
+    """The arrays held by objects an arm made (escaping.py; `flat`: the
+    arms' state_leaves), each bound to a local of that arm, unbound in the
+    others: -> {name: that array}."""
     held = {}
-    for k, arm in enumerate(arms):
-        arrays = escaping.held_arrays(interp, arm.locals, arm.stack, floor)
+    for k, (arm, (_, leaves)) in enumerate(zip(arms, flat)):
+        arrays = escaping.held_arrays(interp, leaves, floor)
         held.update(zip(escaping.hold(arm.locals, arrays, HELD_IN_ARM % k), arrays))
     return held
 
@@ -880,16 +892,14 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     _unread_numbers_follow_the_others(frame.fc, arms)
     maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY or \
         note.startswith(GUARD_NOTE) else set()
-    escaped = _hold_escaping_arrays(frame.interp, arms, floor)
-    maybe_unbound = maybe_unbound | escaped.keys()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
-    whole = taken_whole([(a.locals, a.stack) for a in arms],
-                        {slot for a in arms for slot in a.items})
-    flat = []
-    for a in arms:
-        with items_applied(a.items):
-            flat.append(state_leaves(a.locals, a.stack, whole))
+    whole, flat = _arm_leaves(arms)
+    escaped = _hold_escaping_arrays(frame.interp, arms, flat, floor)
+    if escaped:
+        maybe_unbound = maybe_unbound | escaped.keys()
+        _normalize_states(arms)
+        whole, flat = _arm_leaves(arms)
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
     what = ("the paths where this `while` loop runs and where it does not" if
             note == WHILE_ENTRY else

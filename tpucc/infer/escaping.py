@@ -12,24 +12,24 @@ So the region, at its end, binds each such array to a local of its own
 variable; and after the merge each array becomes a whole view of its
 slot's result (`forward`), so that code after the region reads the
 merged value, and its in-place updates reach it, as in NumPy, where the
-object and the slot are one array.  The locals then go (`release`).
+object and the slot are one array.  The merge then drops those locals
+(control._forward_held_arrays, loops._unpark_exit_stack).
 """
 from __future__ import annotations
 
 import types
 
-from .state import instance_attributes, is_namedtuple, is_plain_object, state_leaves
+from .state import instance_attributes, is_namedtuple, is_plain_object
 from .values import Array, Undefined
 
 
-def held_arrays(interp, locals_: dict, stack: list, floor: int) -> list:
+def held_arrays(interp, leaves, floor: int) -> list:
     """The arrays made at or after serial `floor` (the roots of views) that
     objects and containers made there hold, reached from the static values
-    of a state, in a fixed order; not those the state holds as leaves
-    (variables carry them already).  Objects made before `floor` are not
-    looked into: the regions follow what is written into them (Rebound,
-    kept_containers)."""
-    _, leaves = state_leaves(locals_, stack)
+    among a state's `leaves` (its state_leaves), in a fixed order; not
+    those the state holds as leaves (variables carry them already).
+    Objects made before `floor` are not looked into: the regions follow
+    what is written into them (Rebound, kept_containers)."""
     carried = {id(v) for _, v in leaves if isinstance(v, Array)}
     statics = [v for _, v in leaves if not isinstance(v, (Array, Undefined))]
     found = {}

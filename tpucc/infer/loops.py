@@ -2077,7 +2077,8 @@ def _hold_escaping_arrays(frame, header, body_floor: int):
     local of its own, carried like a variable first bound in the loop, so
     that _forward_body_arrays points the object's array at the While's
     result; _unpark_exit_stack drops those locals again."""
-    arrays = escaping.held_arrays(frame.interp, frame.locals, frame.stack, body_floor)
+    leaves = state_leaves(frame.locals, frame.stack)[1]
+    arrays = escaping.held_arrays(frame.interp, leaves, body_floor)
     escaping.hold(frame.locals, arrays, HELD_ARRAY % header)
 
 
