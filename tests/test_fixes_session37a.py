@@ -145,15 +145,15 @@ def test_list_of_python_numbers_indexed_at_run_time_gives_a_python_number():
 
 def test_runtime_argument_merged_with_numpy_scalar_is_a_numpy_scalar():
     # the argument's weak value read as a 0-d array's kind: array(5, dtype=int8).
-    # (Beside NumPy integers the path that took the int gives the Python int
-    # as eagerly, infer/held_ints.py; beside floats it takes their dtype.)
+    # (Beside NumPy integers or floats the path that took the int gives the
+    # Python int as eagerly, infer/held_ints.py.)
     def pick(x, k):
         if x[1] > 0:
             y = k
         else:
             y = x[0]
         return y
-    for x, kind in ((np.ones(3, np.int8), int), (np.ones(3, np.float32), np.float32)):
+    for x, kind in ((np.ones(3, np.int8), int), (np.ones(3, np.float32), int)):
         r = tpucc.compile(pick, runtime_args=("k",))(x, 5)
         assert type(r) is kind and r == 5
 

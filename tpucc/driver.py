@@ -993,8 +993,10 @@ def is_runtime_kind(scalar) -> bool:
 def python_int_output(scalar) -> bool:
     """An output's `scalar` entry [infer.PYTHON_INT_OUTPUT, k, scalar]: a
     Python int where the executable's output k is true (a NumPy integer on
-    the other runtime paths: infer/held_ints.py), else as `scalar` says."""
-    return type(scalar) in (list, tuple) and scalar[0] == infer.PYTHON_INT_OUTPUT
+    the other runtime paths: infer/held_ints.py), else as `scalar` says;
+    [infer.PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there."""
+    return type(scalar) in (list, tuple) and scalar[0] in (infer.PYTHON_INT_OUTPUT,
+                                                           infer.PYTHON_FLOAT_OUTPUT)
 
 
 def _general_builder(traced, runtime_kinds: dict):
@@ -1025,9 +1027,10 @@ def _general_builder(traced, runtime_kinds: dict):
                 continue
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
             if python_int_output(scalar):
-                _, held, scalar = scalar
+                tag, held, scalar = scalar
                 if bool(np.asarray(outs[held])):
-                    leaves.append(int(np.asarray(outs[k])))
+                    python_type = float if tag == infer.PYTHON_FLOAT_OUTPUT else int
+                    leaves.append(python_type(np.asarray(outs[k])))
                     k += 1
                     continue
             if is_runtime_kind(scalar):

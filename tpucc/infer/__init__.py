@@ -82,8 +82,10 @@ class OutsideList:
 
 
 # An `out_scalar` entry [PYTHON_INT_OUTPUT, k, scalar]: the output is a Python
-# int where the executable's output k says so (held_ints.py), else `scalar`.
+# int where the executable's output k says so (held_ints.py), else `scalar`;
+# [PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there.
 PYTHON_INT_OUTPUT = "python int"
+PYTHON_FLOAT_OUTPUT = "python float"
 
 
 @dataclass
@@ -562,7 +564,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             else:
                 out_scalar.append(v.immutable is not False)     # None (unknown): as most are
             if v.held_int is not None and not v.shape:
-                held_outputs.append((len(out_scalar) - 1, v.held_int))
+                held_outputs.append((len(out_scalar) - 1, v.held_int, v.held_float))
         else:
             out_static.append(v.items if type(v) is OutsideList else v)
     captured = list(interp.captured.values())
@@ -635,8 +637,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for k, var in runtime_kinds:
         out_scalar[k] = len(results)
         results.append(var)
-    for k, var in held_outputs:     # (a Python int where this output says so: driver)
-        out_scalar[k] = [PYTHON_INT_OUTPUT, len(results), out_scalar[k]]
+    for k, var, held_float in held_outputs:     # (a Python number where it says so: driver)
+        out_scalar[k] = [PYTHON_FLOAT_OUTPUT if held_float else PYTHON_INT_OUTPUT,
+                         len(results), out_scalar[k]]
         results.append(var)
     for buf, leaves in buffers.values():
         for i in leaves:

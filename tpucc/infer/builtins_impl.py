@@ -1019,7 +1019,7 @@ def _extreme(builtin_fn, pick_later):
         kind = merged_kind(items)
         originals = items
         held = [held_ints.flag_of(v) for v in items] if any(
-            map(held_ints.holds_python_int, items)) else None
+            map(held_ints.holds_python_number, items)) else None
         chosen = _in_merged_dtype(builtin_fn.__name__, items)
         if key is None:     # (numbers that fit compare the same in the NumPy dtype)
             items = keys = chosen
@@ -1039,7 +1039,7 @@ def _extreme(builtin_fn, pick_later):
                 if held:        # (whether the pick is a Python int: held_ints.py)
                     held_best = emit("select", better, Array(held[i]), held_best)
             if held and held_ints.needs_flag(originals, best.aval):
-                best.held_int = held_best.var
+                held_ints.hold(best, held_best.var, originals)
         if key is None and len(items) > 1 and best.dtype.kind in "iu":   # max(i, 0)
             bounds = [int_bounds(v) for v in items]
             if None not in bounds:
@@ -1561,10 +1561,10 @@ def _kind_dependent(x: Array, test):
 
 
 def _held_int_dependent(x: Array, test):
-    """test(a value of x's eager type) where x is a Python int on some
-    runtime paths and a NumPy integer on others (held_ints.py): a runtime
-    Python bool where the int and the NumPy value answer differently."""
-    as_int = test(0)
+    """test(a value of x's eager type) where x is a Python int (or float)
+    on some runtime paths and a NumPy number on others (held_ints.py): a
+    runtime Python bool where the two answer differently."""
+    as_int = test(0.0 if x.held_float else 0)
     as_numpy = _kind_dependent(x, test) if isinstance(x.immutable, RuntimeKind) else \
         test(python_sample(x))
     if as_numpy is as_int:
@@ -1575,14 +1575,19 @@ def _held_int_dependent(x: Array, test):
     return to_python_scalar(emit("select", held, np.bool_(as_int), as_numpy), np.bool_)
 
 
+def _held_type(x: Array) -> str:
+    return "float" if x.held_float else "int"
+
+
 @builtin(py.type)
 def type_(interp, *args):
     if len(args) == 1 and isinstance(args[0], Array) and args[0].held_int is not None:
         raise StaticValueError(
-            "type() of a value that is a Python int on some runtime paths and a NumPy integer "
-            "on others: which type it is is known only at run time",
-            hint="test isinstance(y, int) (or np.integer), which compiled code answers at run "
-                 "time; or give it one type on every path (int(...))")
+            f"type() of a value that is a Python {_held_type(args[0])} on some runtime paths "
+            "and a NumPy number on others: which type it is is known only at run time",
+            hint=f"test isinstance(y, {_held_type(args[0])}) (or np.generic), which compiled "
+                 f"code answers at run time; or give it one type on every path "
+                 f"({_held_type(args[0])}(...))")
     if len(args) == 1 and isinstance(args[0], Array) and \
             isinstance(args[0].immutable, RuntimeKind):
         raise StaticValueError(

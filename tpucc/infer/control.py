@@ -965,7 +965,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         if aval is not None:
             kind = loose_kind_outs.get(id(entry))
             merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
-            merged_value.held_int = loose_flags.get(id(entry))
+            held_ints.hold(merged_value, loose_flags.get(id(entry)), values)
             merged_value.dtype_varies = dtype_varies(values)
             _watch_loose(holder, key, values, merged_value, floor)
         if isinstance(holder, HeldValueLeaves):
@@ -985,7 +985,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     for slot, wide in zip(narrowed, outputs[len(slots) + len(boxes) + len(kind_slots):]):
         require_python_int_fits(Array(wide), slot.aval)
     for slot, flag in zip(held, outputs[flags_at:]):
-        merged[slot.index].held_int = flag
+        held_ints.hold(merged[slot.index], flag, slot.values)
     loc = ctx().loc
     _relate_merged(slots, merged, floor, "the `if`" if note != WHILE_ENTRY else
                    f"the `while` loop of line {loc.line}" if loc else "the `while` loop")

@@ -23,6 +23,14 @@ checked to fit (control.require_python_int_fits), and the results above are
 checked.  So comparisons, and arithmetic with NumPy values that gives the same
 dtype either way, need nothing: the common `best = 0; if x[i] > best: best =
 x[i]` emits no more than the carried bool.
+
+A Python float (or int) held as a NumPy float works the same way (`scale =
+min(1.0, c / norm)` of a float64 `norm`; `t = 1.0`, then `t = t *
+np.float64(0.5)` in a loop that may not run): NumPy keeps a float32 array
+float32 times the Python float, and makes it float64 times np.float64, so
+`g * scale` raises where the path held the Python number and the dtypes
+differ, and the caller gets a Python float where the bool is true.  Which
+Python type the paths hold is static: `Array.held_float` (hold()).
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ from . import builder
 from .values import Array, array_like
 
 PYTHON_INT = AVal(np.dtype(np.int64), (), True)     # (control.PYTHON_INT: a runtime Python int)
+PYTHON_FLOAT = AVal(np.dtype(np.float64), (), True)
 FLAG = AVal(np.dtype(bool), (), False)
 
 HINT = ("the variable is a Python int on this runtime path and a NumPy integer on others (a "
@@ -43,6 +52,12 @@ HINT = ("the variable is a Python int on this runtime path and a NumPy integer o
         "give it one type on every path: a Python int (`x = int(b[i])`), or a NumPy integer "
         "wide enough (`x = b[i].astype(np.int64)`, or `x = np.uint8(250)` for arithmetic "
         "that wraps as uint8's does)")
+FLOAT_HINT = ("the variable is a Python number on this runtime path and a NumPy float on "
+              "others (a runtime `if`, loop, min() or max() merged them), so compiled code "
+              "holds it as the NumPy float; NumPy keeps a float32 array float32 beside a "
+              "Python float but not beside np.float64: give it one type on every path, a "
+              "Python float (`scale = float(min(1.0, c / norm))`) to keep the arrays' "
+              "dtype, or a NumPy one (`np.float64(1.0)`) to promote them")
 
 
 def holds_python_int(v) -> bool:
@@ -50,23 +65,50 @@ def holds_python_int(v) -> bool:
     that is one on some runtime paths."""
     if type(v) is int:
         return True
-    return isinstance(v, Array) and (v.held_int is not None or (
+    return isinstance(v, Array) and ((v.held_int is not None and not v.held_float) or (
         v.weak and not v.shape and v.dtype.kind in "iu"))
+
+
+def holds_python_float(v) -> bool:
+    """A Python float: static, runtime (a weak float), or an Array that is
+    one on some runtime paths."""
+    if type(v) is float:
+        return True
+    return isinstance(v, Array) and ((v.held_int is not None and v.held_float) or (
+        v.weak and not v.shape and v.dtype.kind == "f"))
+
+
+def holds_python_number(v) -> bool:
+    return holds_python_int(v) or holds_python_float(v)
 
 
 def needs_flag(values, aval: AVal) -> bool:
     """Whether a 0-d slot of type `aval` taking `values` on its paths holds a
-    Python int in a NumPy integer dtype on some of them."""
-    return (not aval.shape and not aval.weak and aval.dtype.kind in "iu"
-            and any(holds_python_int(v) for v in values))
+    Python int in a NumPy integer dtype, or a Python int or float in a NumPy
+    float dtype, on some of them."""
+    if aval.shape or aval.weak:
+        return False
+    if aval.dtype.kind in "iu":
+        return any(holds_python_int(v) for v in values)
+    return aval.dtype.kind == "f" and any(map(holds_python_number, values))
+
+
+def hold(arr: Array, flag, values) -> None:
+    """Marks `arr`, a slot's merged value, as holding a Python number where
+    the runtime bool `flag` is true (None: nowhere): a float where one of
+    `values` (its paths') is, else an int.  (A Python int on one path and
+    a float on another count as the float: NumPy gives a float array the
+    same dtype beside either.)"""
+    arr.held_int = flag
+    arr.held_float = flag is not None and any(holds_python_float(v) for v in values)
 
 
 def flag_of(v) -> Value:
     """The bool of a slot's value on its path (read inside that path's
-    region): whether it is a Python int there."""
+    region): whether it is a Python number there."""
     if isinstance(v, Array) and v.held_int is not None:
         return v.held_int
-    return builder.const_value(np.bool_(holds_python_int(v)))
+    return builder.const_value(np.bool_(holds_python_number(v)))
 
 
 def checked_operator(ufname: str, operands: tuple, result, python_operator: bool = True):
@@ -80,7 +122,7 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
         return result
     on_int_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b),
                                    [Array(x.held_int) for x in held])
-    as_ints = tuple(_as_python_int(x) if any(x is h for h in held) else
+    as_ints = tuple(_as_python_number(x) if any(x is h for h in held) else
                     x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
                     for x in operands)
     dtype = _int_path_dtype(ufname, as_ints)
@@ -91,13 +133,20 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
         if result.dtype.itemsize < 8:       # (int64 holds what compiled Python ints hold)
             _require_same(ufname, on_int_path, result, builder.emit(ufname, *as_ints))
         result.held_int = on_int_path.var
+    elif python_number and dtype.kind in "iuf" and result.dtype.kind == "f":
+        # a Python number on that path (`scale * 2.0`, `max(1, s) * 2`), held
+        # in the NumPy float dtype (float32's rounding of it is the merge's
+        # documented price)
+        result.held_int, result.held_float = on_int_path.var, dtype.kind == "f"
     elif dtype != result.dtype:
-        _refuse_on_int_path(ufname, on_int_path, dtype, result.dtype, python_number)
+        _refuse_on_int_path(ufname, on_int_path, dtype, result.dtype, python_number, held)
     return result
 
 
-def _as_python_int(x: Array) -> Array:
-    (v,) = builder.emit_op("convert", (x.var,), {"dtype": PYTHON_INT.dtype}, (PYTHON_INT,))
+def _as_python_number(x: Array) -> Array:
+    """The held value as the Python number it is on its paths."""
+    aval = PYTHON_FLOAT if x.held_float else PYTHON_INT
+    (v,) = builder.emit_op("convert", (x.var,), {"dtype": aval.dtype}, (aval,))
     return Array(v)
 
 
@@ -130,15 +179,20 @@ def _require_same(ufname: str, on_int_path: Array, result: Array, exact: Array) 
                    tpucc_limit=True)
 
 
-def _refuse_on_int_path(ufname, on_int_path: Array, dtype, compiled_dtype, python_number):
+def _refuse_on_int_path(ufname, on_int_path: Array, dtype, compiled_dtype, python_number,
+                        held: list):
     from . import checks
     ok = builder.emit("logical_not", on_int_path)
     gives = "a Python int" if python_number and dtype.kind in "iu" else \
         "a Python float" if python_number and dtype.kind == "f" else str(dtype)
-    checks.require(ok, f"Python int arithmetic held in a NumPy integer ({_symbol(ufname)}): on "
-                       f"this path the value is a Python int, for which NumPy gives {gives}, "
-                       f"where compiled code computes {compiled_dtype}",
-                   hint=HINT, raises="OverflowError", tpucc_limit=True)
+    number = "float" if any(x.held_float for x in held) else "int"
+    in_float = any(x.dtype.kind == "f" for x in held)
+    checks.require(ok, f"Python {number} arithmetic held in a NumPy "
+                       f"{'float' if in_float else 'integer'} ({_symbol(ufname)}): on this path "
+                       f"the value is a Python {number}, for which NumPy gives {gives}, where "
+                       f"compiled code computes {compiled_dtype}",
+                   hint=FLOAT_HINT if in_float else HINT,
+                   raises="TypeError" if in_float else "OverflowError", tpucc_limit=True)
 
 
 _SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/",

@@ -931,7 +931,7 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
     unshared: set = set()           # entry arrays whose aliasing the body breaks
     detached: set = set()           # views the body rebinds: carried as values
     kind_paths: frozenset = frozenset()     # 0-d slots whose kind the While carries
-    int_paths: frozenset = frozenset()      # ... and whether they hold a Python int
+    int_paths: frozenset = frozenset()      # ... and whether they hold a Python number
     rebound = Rebound()     # slots outside the variables that the body rebinds
     entry = dict(state_leaves(frame.locals, frame.stack)[1])    # for _explain_types
     is_private = privacy.private_arrays(frame)
@@ -1146,9 +1146,9 @@ class Rebound:
     # (`m.b = m.b * 0.9` makes a NumPy scalar of a 0-d array): the While
     # carries each one's kind as a bool, as _kind_changing_paths for variables.
     kinds: list = field(default_factory=list)
-    # ... and those holding a Python int on some runtime path: whether they
-    # do, as a bool (held_ints.py).
-    ints: list = field(default_factory=list)
+    # ... and those holding a Python number on some runtime path: whether
+    # they do, as a bool (held_ints.py); {slot: its values before and after}.
+    ints: dict = field(default_factory=dict)
 
     def params(self) -> list:
         return [Value(aval) for *_, aval in self.loose.values()] + \
@@ -1178,7 +1178,7 @@ class Rebound:
         for (slot, (holder, key, serial, _)), p in zip(self.loose.items(), params):
             arr = entries[slot] = Array(p)
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
-            arr.held_int = held.get(slot)
+            held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()))
             store(holder, key, arr, serial)
         return entries
 
@@ -1222,7 +1222,7 @@ class Rebound:
                 self.kinds.append(slot)
                 changed = True
             if slot not in self.ints and held_ints.needs_flag([before, end], aval):
-                self.ints.append(slot)
+                self.ints[slot] = [before, end]
                 changed = True
         return changed
 
@@ -1280,7 +1280,7 @@ class Rebound:
             before = holder[key]
             arr = Array(out)
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(before)
-            arr.held_int = held.get(slot)
+            held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()))
             older = [before] if isinstance(before, Array) and slot not in renewed else []
             older += shares.get(slot, [])
             if older:
@@ -1335,8 +1335,8 @@ def _apply_promotions(frame, promote, in_place) -> list:
                 narrowed.append((v, aval))
             out.append(Array(as_aval(v, aval)))
             out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
-            if held_ints.needs_flag([v], aval):     # (a Python int in a NumPy dtype)
-                out[-1].held_int = held_ints.flag_of(v)
+            if held_ints.needs_flag([v], aval):     # (a Python number in a NumPy dtype)
+                held_ints.hold(out[-1], held_ints.flag_of(v), [v])
     frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)],
                                               in_place=in_place)
     return narrowed
@@ -1369,6 +1369,7 @@ class Trial:
     entry_narrowed: list = field(default_factory=list)  # _apply_promotions' runtime ints
     counters: dict = field(default_factory=dict)    # slot -> (lo, top): counters.py
     int_slots: list = field(default_factory=list)   # slots whose held_int is a parameter
+    float_slots: frozenset = frozenset()        # ... of those, the ones holding a Python float
     body_floor: int = 0     # serial floor of the body's region: its Arrays are at or above it
 
 
@@ -1389,17 +1390,19 @@ def _kind_changing_paths(leaves, carried, trial: Trial) -> frozenset:
 
 
 def _python_int_paths(leaves, carried, trial: Trial) -> frozenset:
-    """Paths of the carried 0-d integer slots that hold a Python int on some
-    runtime path, before or after an iteration (`best = 250`, then `best =
-    img[i]` of a uint8 `img` in the body): the While carries which, as a
-    bool (held_ints.py)."""
+    """(path, whether a float) of the carried 0-d slots that hold a Python
+    number on some runtime path, before or after an iteration (`best =
+    250`, then `best = img[i]` of a uint8 `img` in the body; `t = 1.0`, then
+    `t = t * np.float64(0.5)`): the While carries which, as a bool
+    (held_ints.py)."""
     out = set()
     for i in carried:
         entry = leaves[i][1]
         if i in trial.kept or i >= len(trial.leaves):
             continue
-        if held_ints.needs_flag([entry, trial.leaves[i][1]], entry.aval):
-            out.add(leaves[i][0])
+        values = [entry, trial.leaves[i][1]]
+        if held_ints.needs_flag(values, entry.aval):
+            out.add((leaves[i][0], any(map(held_ints.holds_python_float, values))))
     return frozenset(out)
 
 
@@ -1448,7 +1451,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     code_param = Value(AVal(np.dtype(np.int32), ()))
     kind_slots = [i for i in carried if leaves[i][0] in kind_paths]
     kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
-    int_slots = [i for i in carried if leaves[i][0] in int_paths]
+    int_slots = [i for i in carried if leaves[i][0] in {p for p, _ in int_paths}]
+    float_slots = frozenset(i for i in int_slots if (leaves[i][0], True) in int_paths)
     int_params = [Value(held_ints.FLAG) for _ in int_slots]
     loose_params = rebound.params()
     all_params = (code_param, *params, *box_params, *kind_params, *int_params, *loose_params)
@@ -1468,7 +1472,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         for i, p in zip(kind_slots, kind_params):
             slot_arrays[i].immutable = RuntimeKind(p)
         for i, p in zip(int_slots, int_params):
-            slot_arrays[i].held_int = p
+            slot_arrays[i].held_int, slot_arrays[i].held_float = p, i in float_slots
         _counter_span(leaves, slot_arrays, len(frame.stack),
                       (counter_from, frame.stack[-1].step) if counter_from is not None else None)
         counters.assume(slot_arrays, counting or {})
@@ -1570,7 +1574,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
-                 int_slots=int_slots, loose_fresh={slot for slot, end in loose_ends.items()
+                 int_slots=int_slots, float_slots=float_slots, loose_fresh={slot for slot, end in loose_ends.items()
                               if _is_fresh(end[3], fresh_floor)}, body_floor=body_floor)
 
 
@@ -2241,6 +2245,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i].immutable = (RuntimeKind(kinds[i]) if i in kinds else
                                        _carried_kind(leaves[i][1], trial.leaves, i))
             new_leaves[i].held_int = held.get(i)
+            new_leaves[i].held_float = i in trial.float_slots
             counters.after_loop(new_leaves[i], out, trial.counters.get(i))
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])

@@ -195,7 +195,7 @@ def view_made():
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
-                 "span", "layout_of", "held_int", "dtype_varies", "__weakref__")
+                 "span", "layout_of", "held_int", "held_float", "dtype_varies", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -231,10 +231,12 @@ class Array:
         # ufunc's result, astype and copy with order 'K'): those operands,
         # asked lazily where a layout matters (indexing._numpy_layout).
         self.layout_of = None
-        # A 0-d NumPy integer that is a Python int on some runtime paths
-        # (merged with one by a runtime `if` or loop): the runtime bool, True
-        # where the path taken left the Python int (held_ints.py).
+        # A 0-d NumPy integer or float that is a Python int on some runtime
+        # paths (merged with one by a runtime `if` or loop): the runtime bool,
+        # True where the path taken left the Python int (held_ints.py) ...
         self.held_int = None
+        # ... or the Python float, where this is True (held_ints.hold).
+        self.held_float = False
         # Made by a runtime `if` of values whose own dtypes differ (a Python
         # float on one path, a NumPy int on the other): the dtype NumPy
         # would give depends on the path taken (np.vectorize's first call).
