@@ -937,7 +937,11 @@ gen_trapezoid = rotating(
     v(arr(5), x=arr(5, dtype=OTHER)), once=[v(arr())])
 gen_gradient = rotating(
     v(arr(3, 4)), v(arr(5), 0.5), v(arr(3, 4), axis=1, edge_order=2), v(arr(3, 4), 2.0, 1.0),
-    once=[v(arr(1)), v(arr(3), edge_order=3), v(arr(3, 4), 1.0, 2.0, 3.0)])
+    v(arr(5), np.array([0.0, 0.5, 1.5, 2.0, 4.0])),
+    v(arr(3, 4), np.linspace(0.0, 1.0, 3), np.array([0, 1, 3, 6]), edge_order=2),
+    v(arr(4), arr(4, dtype=OTHER)),
+    once=[v(arr(1)), v(arr(3), edge_order=3), v(arr(3, 4), 1.0, 2.0, 3.0),
+          v(arr(3), np.zeros((3, 1))), v(arr(3), np.arange(4.0))])
 gen_ediff1d = rotating(v(arr(3, 4)), v(arr(5), to_begin=arr(2)), v(arr(0)),
                        v(arr(4), to_end=arr(), to_begin=0))
 gen_unpackbits = rotating(
@@ -1005,7 +1009,9 @@ gen_histogram_bin_edges = rotating(
 
 # Refused with the reason (see tpucc/ops/searching.py).
 gen_refused_partition = rotating(v(arr(5), 2, refused=True), once=[v(arr(3, 4), 1, refused=True)])
-gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True))
+gen_refused_bincount = rotating(v(arr(5, lo=0, hi=4), refused=True),
+                                v([0, 2, 2, 1], arr(4, dtype=OTHER)),
+                                v([1, 0, 3], arr(3), minlength=5))
 gen_refused_data_dependent = rotating(v(arr(5), refused=True), once=[v(arr(2, 3), refused=True)])
 gen_refused_trim_zeros = rotating(v(arr(5), refused=True))
 gen_refused_set_operation = rotating(v(arr(5), arr(4), refused=True),
@@ -1289,6 +1295,10 @@ gen_ufunc_reduce = rotating(
     v(arr(3, 4), axis=None), v(arr(0, 3)), once=[v(arr(3, 4), axis=2)])
 gen_ufunc_accumulate = rotating(v(sarr(3, 4)), v(arr(3, 4), axis=1), v(arr(2, 0, 3), axis=-1),
                                 once=[v(arr()), v(arr(3), axis=1)])
+gen_ufunc_reduceat = rotating(
+    v(sarr(6), [0, 2, 5]), v(arr(3, 4), (0, 2), axis=1), v(arr(6), [0, 4, 1]),
+    v(arr(2, 5), [3], axis=-1),
+    once=[v(arr(4), [0, 9]), v(arr(4), [-1]), v(arr(4), np.array([0, 2]), refused=True)])
 gen_ufunc_outer = rotating(v(arr(3), arr(4)), v(arr(2, 3), arr(2, dtype=OTHER)), v(arr(), arr(2)),
                            v(arr(0), arr(3)))
 
@@ -1311,6 +1321,8 @@ def ufunc_method_kind(ufunc, method):
         return gen_ufunc_reduce, ALL_DTYPES
     if method == "accumulate":
         return gen_ufunc_accumulate, ALL_DTYPES
+    if method == "reduceat":
+        return gen_ufunc_reduceat, ALL_DTYPES
     if method == "outer":   # the ufunc itself is tested with every dtype: a light pass
         return light((gen_ufunc_outer, ALL_DTYPES))
     if method == "at":

@@ -52,40 +52,85 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         normalize_axis(ax, f.ndim) for ax in ((axis,) if np.ndim(axis) == 0 else axis))
     if len(set(axes)) != len(axes):
         raise UserCodeError("ValueError: repeated axis in `axis` argument")
-    spacings = _uniform_spacings(varargs, len(axes))
+    spacings = [_spacing(h, f.shape[ax]) for h, ax in zip(_per_axis(varargs, len(axes)), axes)]
     if edge_order > 2:
         raise UserCodeError("ValueError: 'edge_order' greater than 2 not supported")
     if f.dtype.kind in "iu":
         f = astype(f, np.float64)
     otype = f.dtype if f.dtype.kind in "fc" else np.dtype(np.float64)
-    out = [_gradient_along(f, ax, h, edge_order, otype) for ax, h in zip(axes, spacings)]
+    out = [_gradient_with(f, ax, h, edge_order, otype) for ax, h in zip(axes, spacings)]
     return out[0] if len(axes) == 1 else tuple(out)
 
 
-def _uniform_spacings(varargs, n_axes):
+def _per_axis(varargs, n_axes) -> list:
     if not varargs:
         return [1.0] * n_axes
     if len(varargs) == 1 and _ndim(varargs[0]) == 0:
         return list(varargs) * n_axes
     if len(varargs) != n_axes:
         raise UserCodeError("TypeError: invalid number of arguments")
-    if any(_ndim(h) != 0 for h in varargs):
-        raise UnsupportedError("np.gradient with coordinate arrays is not supported",
-                               hint="pass scalar spacings (a uniform grid), one per axis")
     return list(varargs)
+
+
+def _spacing(h, n: int):
+    """An axis's spacing as NumPy's gradient takes it: a scalar as given; a
+    1-d array of coordinates as their differences (integers as float64, so
+    that np.diff does not wrap), which NumPy turns into the scalar first
+    difference where all are equal (the uniform formula, whose roundings
+    differ).  Static coordinates (np.linspace) are decided here; runtime
+    ones give _RuntimeCoordinates, both formulas picked between at run time."""
+    if _ndim(h) == 0:
+        return h
+    h = h if _is_array(h) else as_array(h) if isinstance(h, (list, tuple)) and any(
+        map(_is_array, h)) else np.asarray(h)
+    if h.ndim != 1:
+        raise UserCodeError("ValueError: distances must be either scalars or 1d")
+    if h.shape[0] != n:
+        raise UserCodeError("ValueError: when 1d, distances must match the length of the "
+                            "corresponding dimension")
+    known = known_constant(h) if _is_array(h) else h
+    if known is not None:
+        try:
+            diffx = np.diff(known.astype(np.float64) if known.dtype.kind in "iu" else known)
+        except TypeError as e:      # (bools: NumPy's subtract refuses them)
+            raise UserCodeError(f"TypeError: {e}") from None
+        return diffx[0] if (diffx == diffx[0]).all() else diffx
+    h = astype(h, np.float64) if h.dtype.kind in "iu" else h
+    return _RuntimeCoordinates(NUMPY[np.diff](h))
+
+
+class _RuntimeCoordinates:
+    """The differences of coordinates known only at run time."""
+    def __init__(self, diffx):
+        self.diffx = diffx
+
+
+def _gradient_with(f, axis, h, edge_order, otype):
+    if isinstance(h, _RuntimeCoordinates):
+        diffx = h.diffx
+        uniform = NUMPY[np.all](diffx == diffx[0])
+        return where(uniform, _gradient_along(f, axis, diffx[0], edge_order, otype),
+                     _gradient_nonuniform(f, axis, diffx, edge_order, otype))
+    if _ndim(h) == 0:
+        return _gradient_along(f, axis, h, edge_order, otype)
+    return _gradient_nonuniform(f, axis, h, edge_order, otype)
 
 
 def _ndim(x) -> int:
     return x.ndim if _is_array(x) else np.ndim(x)
 
 
+def _require_edge_points(f, axis, edge_order):
+    if f.shape[axis] < edge_order + 1:
+        raise UserCodeError("ValueError: Shape of array too small to calculate a numerical "
+                            "gradient, at least (edge_order + 1) elements are required.")
+
+
 def _gradient_along(f, axis, h, edge_order, otype):
     """Central differences inside, one-sided ones at the two edges, each
     piece computed as NumPy does and stored in `otype` (its `out` array)."""
+    _require_edge_points(f, axis, edge_order)
     n = f.shape[axis]
-    if n < edge_order + 1:
-        raise UserCodeError("ValueError: Shape of array too small to calculate a numerical "
-                            "gradient, at least (edge_order + 1) elements are required.")
     at = lambda s: f[along(axis, s)]        # noqa: E731 - a slice along the axis
     inner = (at(slice(2, None)) - at(slice(None, -2))) / (2. * h)
     if edge_order == 1:
@@ -98,6 +143,43 @@ def _gradient_along(f, axis, h, edge_order, otype):
         last = a * at(slice(n - 3, n - 2)) + b * at(slice(n - 2, n - 1)) + c * at(slice(n - 1, n))
     pieces = [astype(p, otype, copy=False) for p in (first, inner, last)]
     return concatenate(pieces, axis=axis)
+
+
+def _gradient_nonuniform(f, axis, dx, edge_order, otype):
+    """NumPy's formulas for coordinates spaced unevenly, `dx` their
+    differences (a static NumPy array, folded while compiling, or a runtime
+    one): second order inside, weighted by the neighbouring spacings."""
+    _require_edge_points(f, axis, edge_order)
+    n = f.shape[axis]
+    at = lambda s: f[along(axis, s)]        # noqa: E731 - a slice along the axis
+    dx1, dx2 = dx[0:-1], dx[1:]
+    a = -(dx2) / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    a, b, c = (_along_axis(v, axis, f.ndim) for v in (a, b, c))
+    inner = a * at(slice(None, -2)) + b * at(slice(1, -1)) + c * at(slice(2, None))
+    if edge_order == 1:
+        first = (at(slice(1, 2)) - at(slice(0, 1))) / dx[0]
+        last = (at(slice(n - 1, n)) - at(slice(n - 2, n - 1))) / dx[-1]
+    else:
+        dx1, dx2 = dx[0], dx[1]
+        a = -(2. * dx1 + dx2) / (dx1 * (dx1 + dx2))
+        b = (dx1 + dx2) / (dx1 * dx2)
+        c = - dx1 / (dx2 * (dx1 + dx2))
+        first = a * at(slice(0, 1)) + b * at(slice(1, 2)) + c * at(slice(2, 3))
+        dx1, dx2 = dx[-2], dx[-1]
+        a = (dx2) / (dx1 * (dx1 + dx2))
+        b = - (dx2 + dx1) / (dx1 * dx2)
+        c = (2. * dx2 + dx1) / (dx2 * (dx1 + dx2))
+        last = a * at(slice(n - 3, n - 2)) + b * at(slice(n - 2, n - 1)) + c * at(slice(n - 1, n))
+    pieces = [astype(p, otype, copy=False) for p in (first, inner, last)]
+    return concatenate(pieces, axis=axis)
+
+
+def _along_axis(v, axis: int, ndim: int):
+    """A 1-d array of weights shaped to broadcast along `axis` of an ndim array."""
+    shape = tuple(-1 if i == axis else 1 for i in range(ndim))
+    return v.reshape(shape) if isinstance(v, np.ndarray) else reshape(v, shape)
 
 
 # --- ediff1d --------------------------------------------------------------------------------
@@ -239,4 +321,4 @@ def _periodic(x, xp, fp, period):
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from ..infer.values import Array  # noqa: E402
+from ..infer.values import Array, known_constant  # noqa: E402

@@ -306,15 +306,19 @@ implements(method="argpartition")(_refuse_partition("a.argpartition()"))
 
 @implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
-    """np.bincount where its length is known: x of an unsigned (or bool)
-    dtype holds values below 2**bits, so a minlength at least that is the
-    length (the image histogram: uint8 with minlength=256); a scatter-add of
-    ones, or of the weights as float64 (NumPy sums them so).  Otherwise the
+    """np.bincount where its length is known: x known while compiling (a
+    group index `np.repeat(np.arange(3), 2)` beside runtime weights), whose
+    max(x) + 1 is then known too; or x of an unsigned (or bool) dtype, which
+    holds values below 2**bits, so a minlength at least that is the length
+    (the image histogram: uint8 with minlength=256).  A scatter-add of ones,
+    or of the weights as float64 (NumPy sums them so).  Otherwise the
     length, max(x) + 1, depends on the values: refused."""
+    known = _static_indices(x)
     x = as_array(x)
     w = None if weights is None else as_array(weights)
     bound = _bincount_bound(x.dtype)
-    if bound is None or not isinstance(minlength, (int, np.integer)) or minlength < bound:
+    if known is None and (bound is None or not isinstance(minlength, (int, np.integer))
+                          or minlength < bound):
         raise UnsupportedError(
             "np.bincount of a runtime array is not supported: its length, max(x) + 1, depends "
             "on the values, and compiled code needs static shapes",
@@ -323,17 +327,28 @@ def bincount(x, weights=None, minlength=0):
                  "with a known number of bins K: counts = np.zeros(K, np.int64); "
                  "np.add.at(counts, x, 1) (or np.zeros(K) and np.add.at(counts, x, weights)); "
                  "x must lie in [0, K)")
-    try:    # NumPy checks the arguments (1-d, casts, lengths) on arrays that hold zeros
-        np.bincount(np.zeros(x.shape, x.dtype),
-                    None if w is None else np.zeros(w.shape, w.dtype), minlength)
+    try:    # NumPy checks the arguments (1-d, casts, lengths, x >= 0) and gives the length
+        length = len(np.bincount(np.zeros(x.shape, x.dtype) if known is None else known,
+                                 None if w is None else np.zeros(w.shape, w.dtype), minlength))
     except (ValueError, TypeError) as e:
         raise UserCodeError(f"{type(e).__name__}: {e}") from None
     if w is None:
-        counts, values = NUMPY[np.zeros](int(minlength), np.int64), 1
+        counts, values = NUMPY[np.zeros](length, np.int64), 1
     else:
-        counts, values = NUMPY[np.zeros](int(minlength), np.float64), astype(w, np.float64)
+        counts, values = NUMPY[np.zeros](length, np.float64), astype(w, np.float64)
     NUMPY[np.add.at](counts, astype(x, np.int64), values)
     return counts
+
+
+def _static_indices(x):
+    """x's values where known while compiling (a static array or list, or
+    an Array holding a constant NumPy made), else None."""
+    if isinstance(x, Array):
+        return known_constant(x)
+    if isinstance(x, np.ndarray) or isinstance(x, (list, tuple)) and all(
+            isinstance(v, (int, np.integer)) for v in x):   # (bool is an int)
+        return np.asarray(x)
+    return None
 
 
 def _bincount_bound(dtype) -> int | None:
@@ -415,6 +430,6 @@ def extract(condition, arr):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import Array  # noqa: E402
+from ..infer.values import Array, known_constant  # noqa: E402
 from .indexing import getitem  # noqa: E402
 from .sorting import take  # noqa: E402

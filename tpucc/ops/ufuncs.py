@@ -171,6 +171,58 @@ for _name in BINARY:
     implements(getattr(np, _name).outer)(_outer(getattr(np, _name)))
 
 
+def _reduceat(ufunc):
+    """np.<ufunc>.reduceat with start indices known while compiling (group
+    sums `np.add.reduceat(w ** 2, [0, 2, 5])`): each output along `axis` is
+    the reduce of x[starts[i]:starts[i + 1]] (to the end for the last), or
+    x[starts[i]] alone where the next start is not past it, as NumPy's; the
+    reduce gives NumPy's dtype (int8 sums to int64).  Runtime starts would
+    give a data-dependent slice per output: refused."""
+    def reduceat(array, indices, axis=0, dtype=None, out=None):
+        if out is not None:
+            raise UnsupportedError(f"np.{ufunc.__name__}.reduceat(out=...) is not supported",
+                                   hint="assign the result")
+        starts = _static_starts(indices)
+        if starts is None:
+            raise UnsupportedError(
+                f"np.{ufunc.__name__}.reduceat() with start indices known only at run time is "
+                "not supported: each output reduces a slice whose bounds depend on the values",
+                hint=method_hint(ufunc, "reduceat"))
+        x = array_like(array)
+        aval = _aval(x)
+        try:    # NumPy's own checks (bounds, axis, dtype), on zeros of x's shape
+            getattr(np, ufunc.__name__).reduceat(np.zeros(aval.shape, aval.dtype), starts,
+                                                 axis=axis, dtype=dtype)
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+            raise UserCodeError(f"{type(e).__name__}: {e}") from None
+        axis = normalize_axis(axis, aval.ndim)
+        ends = list(starts[1:]) + [aval.shape[axis]]
+        reduce = _reduce(ufunc)
+        parts = []
+        for start, end in zip(starts, ends):
+            stop = end if end > start else start + 1     # (not increasing: x[start] alone)
+            key = (slice(None),) * axis + (slice(int(start), int(stop)),)
+            parts.append(reduce(x[key], axis=axis, dtype=dtype, keepdims=True))
+        return concatenate(parts, axis)
+    return reduceat
+
+
+def _static_starts(indices) -> list | None:
+    """reduceat's start indices where known while compiling, else None."""
+    known = known_constant(indices) if isinstance(indices, Array) else \
+        indices if isinstance(indices, np.ndarray) else \
+        indices if isinstance(indices, (list, tuple)) and all(
+            isinstance(i, (int, np.integer)) for i in indices) else None
+    if known is None:
+        return None
+    known = np.asarray(known)
+    return [int(i) for i in known.ravel()] if known.dtype.kind in "iu" else None
+
+
+for _uf in _REDUCE:
+    implements(_uf.reduceat)(_reduceat(_uf))
+
+
 def method_hint(ufunc, method: str) -> str:
     """What to say where `ufunc.method` is not compiled: which are."""
     closest = {("fmax", "reduce"): "np.nanmax(x, axis) is np.fmax.reduce (NaN where all are)",
@@ -183,8 +235,9 @@ def method_hint(ufunc, method: str) -> str:
     known = ", ".join(f"np.{u.__name__}.{m}" for m, table in names.items() for u in table)
     said = closest.get((ufunc.__name__, method))
     return (f"{said}; " if said else "") + (
-        f"tpucc compiles {known}, .outer of binary ufuncs and .at of "
-        f"{', '.join('np.' + n for n in _AT)}")
+        f"tpucc compiles {known}, .reduceat of "
+        f"{', '.join('np.' + u.__name__ for u in _REDUCE)} with start indices known while "
+        f"compiling, .outer of binary ufuncs and .at of {', '.join('np.' + n for n in _AT)}")
 
 
 # --- ufunc.at: unbuffered in-place updates ---------------------------------------
@@ -328,4 +381,4 @@ for _name in _AT:
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import Array, array_like  # noqa: E402
+from ..infer.values import Array, array_like, known_constant  # noqa: E402
