@@ -70,11 +70,14 @@ class CallersContainer:
     keys: tuple
 
 
-class OutsideList:
-    """A returned list from outside the call that the program appends to
-    (`self.history`: appends.py): the caller's own list, which the driver
-    appends to after each call, is the result, as eagerly; a copy made
-    while tracing would hold none of the items."""
+class OutsideContainer:
+    """A returned list or dict from outside the call that the program
+    appends to (`self.history`: appends.py) or rebinds items of
+    (`m.ms[0] *= 2`, `c.hits["left"] += 1`): the caller's own container,
+    which the driver appends to or writes the new items into after each
+    call, is the result, as eagerly; a copy made while tracing would hold
+    the items as they were before the call.  (Its identity is guarded, as
+    every outside value read is, so the traced object is the caller's.)"""
     __slots__ = ("items",)
 
     def __init__(self, items: list):
@@ -566,7 +569,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             if v.held_int is not None and not v.shape:
                 held_outputs.append((len(out_scalar) - 1, v.held_int, v.held_float))
         else:
-            out_static.append(v.items if type(v) is OutsideList else v)
+            out_static.append(v.items if type(v) is OutsideContainer else v)
     captured = list(interp.captured.values())
     # (a buffer argument's memory is passed as a copy: no alias of it)
     buffer_places = {id(b.array): (b.root, b.keys) for b in interp.bound_buffers.values()}
@@ -798,13 +801,15 @@ def _cell_filled(cell) -> bool:
 def _returned_objects(interp, value):
     """Objects made by the compiled code that hold arrays (e.g. gradients of
     an object) are returned as new objects built from their attributes; a
-    list or dict argument as the caller's (CallersContainer), a list from
-    outside that the program appends to as itself (OutsideList)."""
+    list or dict argument as the caller's (CallersContainer), a list or
+    dict from outside that the program appends to or rebinds items of as
+    itself (OutsideContainer)."""
     if isinstance(value, (list, dict)) and interp.argument_containers.get(id(value)) is value:
         root, keys, _ = interp.argument_places[id(value)]
         return CallersContainer(root, keys)
-    if type(value) is list and any(lst is value for lst, _, _ in interp.outside_appends):
-        return OutsideList(value)
+    if type(value) is list and any(lst is value for lst, _, _ in interp.outside_appends) \
+            or isinstance(value, (list, dict)) and _items_rebound_outside(interp, value):
+        return OutsideContainer(value)
     if is_value_dataclass(value, holding_array=True):
         return ObjectNode(type(value), {k: _returned_objects(interp, getattr(value, k))
                                         for k in value_fields(value)})
@@ -827,6 +832,14 @@ def _returned_objects(interp, value):
         return ObjectNode(type(value), {k: _returned_objects(interp, v)
                                         for k, v in instance_attributes(value).items()})
     return value
+
+
+def _items_rebound_outside(interp, container) -> bool:
+    """Whether the program rebinds items of `container`, a list or dict
+    from outside the call (calls._rebinds_outside_item): written back into
+    it after the call, not into the container the trace holds."""
+    return any(obj is container and isinstance(name, tuple)
+               for obj, name in interp.attr_writes.values())
 
 
 def _holds_array(obj) -> bool:

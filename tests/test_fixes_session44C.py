@@ -1,0 +1,114 @@
+"""Session 44C's fixes, each checked against eager NumPy: a list or dict
+reached through an argument's attribute, returned after the program
+rebinds its items, is the caller's container with the new items; ..."""
+import copy
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import assert_same, raises_at, same
+
+
+def _twice(fn, *args):
+    """fn eagerly and compiled (no cache) on deep copies of `args`: the
+    results and the arguments after the call (their objects' attributes
+    compared as the objects' __dict__)."""
+    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected = fn(*eager_args)
+    actual = tpucc.compile(fn, cache=False)(*comp_args)
+    assert_same(_state(expected), _state(actual))
+    assert_same(_state(eager_args), _state(comp_args))
+    return eager_args, comp_args, expected, actual
+
+
+def _state(x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_state(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _state(v) for k, v in x.items()}
+    if hasattr(x, "__dict__") and not isinstance(x, type):
+        return {k: _state(v) for k, v in vars(x).items()}
+    return x
+
+
+# --- bug_03: returning a container reached through an attribute after rebinding items --------
+
+class Holder:
+    def __init__(self, items):
+        self.items = items
+
+
+def _double_first(m, x):
+    m.items[0] *= 2
+    return m.items
+
+
+def _store_array(h, x):
+    h.items[0] = x + 1
+    return h.items
+
+
+def _store_in_dict(o, x):
+    o.items["e"] = float(x[0])
+    return o.items
+
+
+def _through_list_argument(ws, x):
+    ws[0].items[0] = 7.0
+    return ws[0].items
+
+
+def _count_hits(c, xs):
+    for x in xs:
+        if x < 0:
+            c.items["left"] += 1
+        elif x > 1:
+            c.items["right"] += 1
+    return c.items
+
+
+def _ring(r, x, n):
+    for i in range(n):
+        x = x * 2
+        r.items[i % 3] = x.copy()
+    return r.items, x
+
+
+def _nested_result(m, x):
+    m.items[1] = m.items[1] + x.sum()
+    return (m.items, m), m.items[1]
+
+
+@pytest.mark.parametrize("fn, make, x", [
+    (_double_first, lambda: Holder([1.0, 2.0]), np.array([1.0])),
+    (_double_first, lambda: Holder([3, 5]), np.array([1.0])),
+    (_store_array, lambda: Holder([np.zeros(2), np.zeros(2)]), np.ones(2)),
+    (_store_array, lambda: Holder([np.zeros(3, np.float32), np.ones(3, np.float32)]),
+     np.ones(3, np.float32)),
+    (_store_in_dict, lambda: Holder({"e": 0.0, "f": 1.0}), np.array([2.5])),
+    (_count_hits, lambda: Holder({"left": 0, "right": 0}), np.array([-1.0, 2.0, 0.5, -3.0])),
+    (_nested_result, lambda: Holder([np.zeros(2), np.float64(1.0)]), np.arange(3.0)),
+])
+def test_returned_outside_container_has_new_items(fn, make, x):
+    (eager_holder, _), (comp_holder, _), expected, actual = _twice(fn, make(), x)
+    first = actual[0][0] if isinstance(actual, tuple) else actual
+    assert first is comp_holder.items          # the caller's own container, as eagerly
+
+
+def test_returned_outside_container_through_list_argument():
+    (eager_ws, _), (comp_ws, _), _, actual = _twice(
+        _through_list_argument, [Holder([1.0, 2.0])], np.zeros(1))
+    assert actual == [7.0, 2.0] and actual is comp_ws[0].items
+
+
+def test_returned_ring_buffer_attribute():
+    _twice(_ring, Holder([np.zeros(2)] * 3), np.ones(2), 5)
+
+
+def test_returned_outside_container_on_later_calls():
+    f = tpucc.compile(_double_first, cache=False)
+    for start in ([1.0, 2.0], [3.0, 5.0], [3.0, 5.0]):
+        m = Holder(list(start))
+        r = f(m, np.ones(1))
+        assert r is m.items and r == [2 * start[0], start[1]]
