@@ -112,3 +112,115 @@ def test_returned_outside_container_on_later_calls():
         m = Holder(list(start))
         r = f(m, np.ones(1))
         assert r is m.items and r == [2 * start[0], start[1]]
+
+
+# --- bug_04: a generator that changes arguments, consumed only part of the way -----------------
+
+class Body:
+    def __init__(self, x):
+        self.x = x
+
+
+def _trajectory(b, n):
+    for k in range(n):
+        b.x = b.x + 0.3
+        yield k, b.x
+
+
+def _first_cross(b, n):
+    for k, x in _trajectory(b, n):
+        if x[0] > 1.0:
+            return k
+    return -1
+
+
+def _first_cross_any(b, n):
+    for k, x in _trajectory(b, n):
+        if np.any(x > 1.0):
+            return k
+    return n
+
+
+def _bumps(x, n):
+    for _ in range(n):
+        x += 1.0
+        yield x[0]
+
+
+def _first_bump(x, n):
+    return next(_bumps(x, n))
+
+
+def _held_first_bump(x, n):
+    g = _bumps(x, n)
+    return next(g)
+
+
+def _static_break(x, n):
+    for v in _bumps(x, n):
+        break
+    return v
+
+
+def _runtime_return(x, n):
+    for v in _bumps(x, n):
+        if v > 2:
+            return v
+    return -1.0
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def states(self, n):
+        for _ in range(n):
+            self.n += 1
+            yield self.n
+
+
+def _zip_shorter_first(s):
+    return [v for _, v in zip(range(3), s.states(10))], s.n
+
+
+def _zip_shorter_loop(s):
+    total = 0
+    for _, v in zip(range(3), s.states(10)):
+        total += v
+    return total, s.n
+
+
+def _zip_generator_shorter(s):
+    return [v for _, v in zip(range(30), s.states(10))], s.n
+
+
+def _all_bumps(x, n):
+    return list(_bumps(x, n)), sum(_bumps(x, n))
+
+
+@pytest.mark.parametrize("fn, args, line", [
+    (_first_cross, (Body(np.zeros(1)), 10), "for k, x in"),
+    (_first_cross_any, (Body(np.zeros(2, np.float32)), 10), "for k, x in"),
+    (_runtime_return, (np.zeros(1), 10), "for v in"),
+])
+def test_generator_with_effects_left_at_run_time_is_refused(fn, args, line):
+    raises_at(fn, args, tpucc.SideEffectError, match=r"\[E500\].*runtime condition decides",
+              line_of=line, cache=False)
+
+
+@pytest.mark.parametrize("fn, args, line", [
+    (_first_bump, (np.zeros(1), 10), "return next("),
+    (_held_first_bump, (np.zeros(1, np.float32), 10), "g = _bumps"),
+    (_static_break, (np.zeros(1), 4), "for v in"),
+    (_zip_shorter_first, (Counter(),), "zip(range(3)"),
+    (_zip_shorter_loop, (Counter(),), "zip(range(3)"),
+])
+def test_generator_with_effects_consumed_part_way_is_refused(fn, args, line):
+    raises_at(fn, args, tpucc.SideEffectError, match=r"\[E500\].*consumed only \d item",
+              line_of=line, cache=False)
+
+
+def test_generator_with_effects_consumed_to_its_end():
+    same(_all_bumps, np.zeros(2), 4)
+    same(_all_bumps, np.zeros(3, np.float32), 2)
+    _twice(_zip_generator_shorter, Counter())

@@ -60,6 +60,7 @@ def start(interp, yields: list, arguments, what: str = "a generator") -> Generat
     run = GeneratorRun(yields, next(_serials), what)
     interp.generator_runs.append(run)
     values.array_read_watchers.append(lambda a: note_array_read(interp, a))
+    values.array_write_watchers.append(lambda a: note_effect(interp, a))
     for v in arguments:
         if isinstance(v, SeqIter) and type(v.source) is list:
             note_list_iterated(interp, v.source)
@@ -70,6 +71,7 @@ def finish(interp, run: GeneratorRun) -> None:
     """The run of a generator frame ends (its frame returned or raised)."""
     interp.generator_runs.remove(run)
     values.array_read_watchers.pop()
+    values.array_write_watchers.pop()
 
 
 @contextlib.contextmanager
@@ -163,8 +165,10 @@ def check_unconsumed_effects(interp, region) -> None:
         c = made.cursor
         if made_in is not region or c is None:
             continue        # (made in a region left: a trial, or a runtime branch)
-        if c.pos > run.effect_after or c.ended:
+        if c.sure > run.effect_after or c.ended:
             continue
+        if c.runtime:
+            raise _stopped_at_run_time(run, c)
         raise SideEffectError(
             "a generator that changes outside state (writes into an array, a list, a dict "
             "or an attribute, or rebinds a `nonlocal` or global variable) after yielding "
@@ -174,6 +178,24 @@ def check_unconsumed_effects(interp, region) -> None:
             hint="make the changes outside the generator, in the loop that takes its items, "
                  "or consume the generator fully (list(gen)) and use the items needed"
         ).with_loc(run.loc)
+
+
+def _stopped_at_run_time(run: GeneratorRun, c) -> SideEffectError:
+    """The refusal of a generator that changes outside state, consumed where
+    a runtime condition decides how far (a loop over it left by a runtime
+    `break` or `return`, a next() in a runtime `if`): Python's runs only
+    that far, compiled code ran it to its end when it was made."""
+    return SideEffectError(
+        "a generator that changes outside state (writes into an array, a list, a dict or an "
+        f"attribute, or rebinds a `nonlocal` or global variable) after yielding "
+        f"{run.effect_after} item(s) is consumed here as far as a runtime condition decides "
+        "(a runtime `break` or `return` in the loop over it, or a runtime `if`): compiled "
+        "code runs a generator to its end when it is made, so its changes for the items "
+        "never asked for would happen, unlike Python's",
+        hint="make the changes in the loop that takes the items (the generator yields "
+             "what they need), or let the loop take every item and keep what the early "
+             "exit would have given (`if found < 0 and x[0] > 1.0: found = k`)"
+    ).with_loc(c.runtime_loc or run.loc)
 
 
 def _now(interp, kind, obj, key):

@@ -145,15 +145,27 @@ class Cursor:
     a zip, a generator) continues where a loop over it stopped, as the one
     Python object does.  `depth`: the runtime depth it was made at; one
     advanced deeper (under a runtime condition) stands where only the run
-    knows (`runtime`)."""
-    __slots__ = ("pos", "depth", "runtime", "check", "ended")
+    knows (`runtime`).  `sure`: how far it was advanced on every path
+    (pos is the furthest any path took it), and `runtime_loc` the line
+    that first advanced it under a runtime condition: a generator that
+    changes outside state must have run as far on each path as Python's
+    (generator_runs.check_unconsumed_effects).  `length`: how many items
+    the iterator it was made for has (a zip stepping it may end sooner)."""
+    __slots__ = ("pos", "depth", "runtime", "check", "ended", "sure", "runtime_loc", "length")
 
-    def __init__(self, depth: int):
+    def __init__(self, depth: int, length: int):
         self.pos, self.depth, self.runtime = 0, depth, False
         # `check`: a generator's, refusing where what it read when made has
         # changed before it is advanced (generator_runs.checker); `ended`:
-        # whether a consumer asked past its last item (its StopIteration)
+        # whether a consumer surely asked past its last item (its StopIteration)
         self.check, self.ended = None, False
+        self.sure, self.runtime_loc, self.length = 0, None, length
+
+    def advanced_by_runtime(self) -> None:
+        """Advanced where only the run knows how far (a runtime condition)."""
+        self.runtime = True
+        if self.runtime_loc is None:
+            self.runtime_loc = builder.current_loc()
 
 
 def type_name(it) -> str:
@@ -238,7 +250,9 @@ def note_advance(it: SeqIter, depth: int):
     if c is None or not isinstance(it.pos, int):
         return
     if depth > c.depth:
-        c.runtime = True
+        c.advanced_by_runtime()
+    else:
+        c.sure = max(c.sure, it.pos)
     c.pos = max(c.pos, it.pos)
 
 
@@ -399,7 +413,7 @@ def held_iterator(items, **fields) -> SeqIter:
     """A SeqIter the program may keep (iter(), zip(), a generator): its
     copies share one Cursor."""
     items = items if isinstance(items, (RaisingTail, ReturningTail)) else tuple(items)
-    return SeqIter(items, cursor=Cursor(builder.ctx().runtime_depth), **fields)
+    return SeqIter(items, cursor=Cursor(builder.ctx().runtime_depth, len(items)), **fields)
 
 
 def loop_iterator(items, **fields) -> SeqIter:
@@ -457,10 +471,9 @@ def consumed(it: SeqIter) -> tuple:
     it = _read_rest_again_if_changed(caught_up(it))
     rest = it.items[it.pos:] if isinstance(it.pos, int) else it.items
     if isinstance(it.pos, int):
-        if it.cursor is not None:
-            # (it asked past the last item: a generator's changes after its
-            # last yield happened, as Python's do at that StopIteration)
-            it.cursor.ended = True
+        # (it asked past the last item: a generator's changes after its
+        # last yield happened, as Python's do at that StopIteration)
+        _note_ended(it)
         note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
     return rest
 
@@ -483,8 +496,10 @@ def note_search(it: SeqIter, taken: int, runtime: bool) -> None:
     c = it.cursor
     if c is None or taken == 0:
         return
-    note_advance(it.at(it.pos + taken), builder.ctx().runtime_depth)
-    c.runtime = c.runtime or runtime
+    if runtime:             # (up to `taken`: only the first is sure to be taken)
+        note_advance(it.at(it.pos + 1), builder.ctx().runtime_depth)
+        c.advanced_by_runtime()
+    note_advance(it.at(it.pos + taken), builder.ctx().runtime_depth + runtime)
 
 
 def _read_rest_again_if_changed(it: SeqIter) -> SeqIter:
@@ -506,12 +521,21 @@ def ended(it: SeqIter):
     its generator raised there, if any, else the value it returned
     (StopIteration.value). Only this first StopIteration carries that
     value, as Python's."""
-    if it.cursor is not None:
-        it.cursor.ended = True
+    _note_ended(it)
     past_end(it.items)
     value = returning(it)
     note_advance(it.at(_end(it.items)), builder.ctx().runtime_depth)
     return value
+
+
+def _note_ended(it: SeqIter) -> None:
+    """A consumer asked `it` (caught up) for the item after its last: its
+    generator has ended, where every path gets here and where `it` is not
+    a zip that ends at a shorter argument before the generator it steps
+    does (builtins_impl._zip_in_step: Python's zip then leaves it)."""
+    c = it.cursor
+    if c is not None and builder.ctx().runtime_depth <= c.depth and len(it.items) >= c.length:
+        c.ended = True
 
 
 def _end(items) -> int:

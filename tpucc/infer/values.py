@@ -178,6 +178,9 @@ class AliasNote(str):
 # Told of each array (not a view: its base) whose value is read while one
 # is set: a generator's run notes the arrays it reads (generator_runs).
 array_read_watchers: list = []
+# Told of each array updated in place while one is set: a generator's run
+# notes the outside arrays it writes (generator_runs.note_effect).
+array_write_watchers: list = []
 
 
 @contextlib.contextmanager
@@ -272,6 +275,8 @@ class Array:
             _refuse_update(self.frozen)
         if self.fence is not None:
             self.fence.append((self, "write"))
+        if array_write_watchers:
+            array_write_watchers[-1](self)
         _journal(self)              # (first: a view's value before the write-through)
         if self.base is not None:
             from ..ops import indexing
