@@ -224,3 +224,106 @@ def test_generator_with_effects_consumed_to_its_end():
     same(_all_bumps, np.zeros(2), 4)
     same(_all_bumps, np.zeros(3, np.float32), 2)
     _twice(_zip_generator_shorter, Counter())
+
+
+# --- bug_01: a loop over objects or functions left early, its variable dead after it ------------
+
+def _bodies(*firsts, dtype=np.float64):
+    return [Body(np.array([f, 1.0], dtype)) for f in firsts]
+
+
+def _first_above(bodies):
+    for i, b in enumerate(bodies):
+        if b.x[0] > 1:
+            return i
+    return -1
+
+
+def _first_above_break(bodies):
+    k = -1
+    for i, b in enumerate(bodies):
+        if b.x[0] > 1:
+            k = i
+            break
+    return k
+
+
+def _step_until_escape(bodies, v, n):
+    for k in range(n):
+        for b in bodies:
+            b.x = b.x + v
+            if b.x[0] > 1:
+                return k
+    return -1
+
+
+def _step_in_place_until_escape(bodies, v, n):
+    for k in range(n):
+        for b in bodies:
+            b.x += v
+            if b.x[0] > 1:
+                return k
+    return -1
+
+
+def _first_function_above(x):
+    k = -1
+    for i, f in enumerate([np.sin, np.cos, lambda t: t * 3]):
+        if f(x)[0] > 1:
+            k = i
+            break
+    return k
+
+
+def _body_read_after(bodies):
+    for b in bodies:
+        if b.x[0] > 1:
+            break
+    return b.x
+
+
+def _function_called_after(x):
+    for f in [np.sin, np.cos, lambda t: t * 3]:
+        if f(x)[0] > 0.9:
+            break
+    return f(x)
+
+
+def _one_of_two_called_after(x):
+    for f in [np.sin, np.cos]:
+        if f(x)[0] > 0.9:
+            break
+    return f(x)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_first_above, (_bodies(0.0, 2.0),)),
+    (_first_above, (_bodies(0.0, 0.5, dtype=np.float32),)),
+    (_first_above_break, (_bodies(0.0, 3.0, 2.0),)),
+    (_first_above_break, (_bodies(0.0, 0.0),)),
+    (_step_until_escape, (_bodies(0.0, 0.5), np.array([0.3, 0.0]), 10)),
+    (_step_until_escape, (_bodies(0.0, 0.5, dtype=np.float32), np.float32(0.2), 3)),
+    (_step_in_place_until_escape, (_bodies(0.0, 0.5), np.array([0.3, 0.1]), 10)),
+    (_first_function_above, (np.array([1.2]),)),
+    (_first_function_above, (np.array([0.1], np.float32),)),
+])
+def test_loop_over_objects_left_early_with_dead_variable(fn, args):
+    _twice(fn, *args)
+
+
+def test_object_read_after_the_loop_names_the_choice():
+    err = raises_at(_body_read_after, (_bodies(0.0, 2.0),), tpucc.TpuccError,
+                    match=r"\[E300\].*`b`", line_of="for b in bodies", cache=False)
+    assert "makes a new" not in str(err) and "read what you need from it inside the loop" \
+        in str(err)
+
+
+def test_function_chosen_by_the_loop_is_named_as_a_function():
+    err = raises_at(_function_called_after, (np.array([1.2]),), tpucc.TpuccError,
+                    match=r"\[E300\].*`f`", line_of="for f in", cache=False)
+    assert "ChosenFunction" not in str(err) and "call it where it is known" in str(err)
+
+
+def test_one_of_two_functions_chosen_by_the_loop():
+    same(_one_of_two_called_after, np.array([1.2]))
+    same(_one_of_two_called_after, np.array([0.2, 1.0]))

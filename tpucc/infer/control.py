@@ -15,9 +15,11 @@ on runtime values, a runtime index (`code`) into several possible targets.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 import re
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -290,7 +292,7 @@ def _common_join(fc, targets, stops) -> int | None:
     return None if join in stops else join
 
 
-def _merge_hint(values, what: str = "", path: str = "") -> str:
+def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) -> str:
     if all(isinstance(v, enum.Enum) for v in values):
         name = type(values[0]).__name__
         if all(isinstance(v, int) for v in values):
@@ -303,12 +305,24 @@ def _merge_hint(values, what: str = "", path: str = "") -> str:
                     "after the call)")
         return (f"which {name} member this is would be known only at run time: carry its "
                 f"number (`st = {name}.X.value`) and compare numbers (`st == {name}.X.value`)")
+    if "loop" in what and not made_here and len({type(v) for v in values}) == 1 and \
+            is_plain_object(values[0]):
+        # (`for b in bodies` left early, `b` read after the loop)
+        name = type(values[0]).__name__
+        return (f"which {name} object this is where the paths meet would be known only at run "
+                "time (a loop may be left at any item), and compiled code must know each object "
+                "while compiling: read what you need from it inside the loop, before leaving "
+                "(`hit_x = b.x.copy(); break`), and use that after the loop")
     if "loop" in what and len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
         name = type(values[0]).__name__
         return (f"each iteration makes a new {name} object, and a runtime loop carries only "
                 f"values: make {name} a namedtuple or a frozen dataclass "
                 "(`@dataclass(frozen=True)`), which loops carry item by item, or make one "
                 "object before the loop and set its attributes in the body")
+    if all(_is_function(v) for v in values):
+        return ("which function this is would be known only at run time: call it where it is "
+                "known, before the paths meet (`y = f(x); break` in a loop over functions), "
+                "and use its result after")
     if any(v is None for v in values):
         return ("only arrays and numbers can differ between runtime paths: where one path "
                 "gives None, give a value of the others' kind (np.nan, -1) and, if needed, a "
@@ -332,6 +346,12 @@ def _merge_hint(values, what: str = "", path: str = "") -> str:
                 "text outside the compiled function, or print in each branch (`if c: "
                 "print(\"big\")` / `else: print(\"small\")`)")
     return "only arrays and numbers can differ between runtime paths"
+
+
+def _is_function(v) -> bool:
+    """A function, lambda, ufunc or built-in, or a choice among them."""
+    return isinstance(v, (chosen_functions.ChosenFunction, np.ufunc, types.FunctionType,
+                          types.BuiltinFunctionType))
 
 
 def _first_loc(frame, block: int):
@@ -757,16 +777,31 @@ def drop_dead_locals(states: list, dead):
     items are followed through the names that reach it; a tuple of arrays
     and scalars, whose items nothing rebinds, goes (`for p in pairs`), and
     so does an iterator (a 3.11 comprehension's `.0`: the loop took it onto
-    its stack, and the copies share where it stands)."""
-    for locals_ in states:
-        for name in dead & locals_.keys():
-            if _droppable(locals_[name]):
+    its stack, and the copies share where it stands).  So does an object or
+    function the paths disagree on (`for b in bodies` left early: each path
+    holds another Body; `for f in fs`): no merge could carry it, and the
+    writes into its attributes are the object's own, kept whichever name
+    reaches it."""
+    for name in dead & set().union(*states):
+        held = [locals_[name] for locals_ in states if name in locals_]
+        differing = _differing_uncontained(held)
+        for locals_ in states:
+            if name in locals_ and (differing or _droppable(locals_[name])):
                 del locals_[name]
                 locals_.pop(bound_flag(name), None)
 
 
 _DROPPABLE = (Array, Undefined, bool, int, float, complex, str, bytes, type(None), np.generic,
               RangeIter, SeqIter)
+
+
+def _differing_uncontained(values: list) -> bool:
+    """Whether `values` (one local on each path) are not one object, and
+    none is a list, dict, set or deque: an argument's list or a list the
+    program made carries its rebound items through the merge (written back
+    or read later through another name), which dropping would lose."""
+    return any(v is not values[0] for v in values) and not any(
+        isinstance(v, (list, dict, set, collections.deque)) for v in values)
 
 
 def _droppable(v) -> bool:
@@ -917,7 +952,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         # the other keeps: which one the object holds is carried as a bool)
         loose_kinds = [x for x in loose_runtime if not x[4].shape and _kind_is_runtime(x[3])]
         _check_same_structure(flat, what)
-        slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred)
+        slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred,
+                                  frame.interp.fresh_ids)
         if same_statics_at is not None:
             _check_same_statics(slots, loose, dead_locals(frame.fc, [same_statics_at]),
                                 depths.get(same_statics_at, 0), numbers_merge)
@@ -1386,11 +1422,14 @@ def _number_or_array(v) -> bool:
     return isinstance(v, (Array, bool, int, float, complex, np.generic))
 
 
-def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(), pred=None):
+def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(), pred=None,
+              fresh_ids=None):
     """-> runtime slots needing a region output, and the merged leaf list with
     static (or shared) leaves filled in.  `maybe_unbound`: variables bound
     on some paths only, which a flag guards (_flag_bound_in_loop).  `pred`:
-    the branch's condition, which chooses among functions the arms bind."""
+    the branch's condition, which chooses among functions the arms bind.
+    `fresh_ids`: the objects the program made (calls.Interpreter.fresh),
+    for the refusal's hint."""
     leaves = [lv for _, lv in flat]
     merged, slots = [], []
     for i, column in enumerate(zip(*leaves)):
@@ -1423,7 +1462,10 @@ def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(
             _refuse_chosen_selection(values, subject, path)
             subject += " incompatible kinds" if path.startswith("<stack") else \
                 " incompatible values"
-            raise MergeError(f"{subject}: {kinds}", hint=_merge_hint(values, what, path))
+            made_here = fresh_ids is None or any(
+                id(v) in fresh_ids and fresh_ids[id(v)][1] >= floor for v in defined)
+            raise MergeError(f"{subject}: {kinds}",
+                             hint=_merge_hint(values, what, path, made_here))
         merged.append(None)
         slots.append(Slot(i, path, values, unify(path, avals, what, defined)))
     return slots, merged

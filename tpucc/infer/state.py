@@ -845,9 +845,12 @@ def describe_static(v) -> str:
         return f"an f-string of runtime values ({str.__repr__(v)})"[:80]
     if isinstance(v, enum.Enum):
         return str(enum.Enum.__str__(v))       # S.RUN (an IntEnum's own str is its number)
-    if callable(v) and not isinstance(v, type) and hasattr(v, "__code__"):
-        from .chosen_functions import function_name     # (lambdas differ by their lines)
-        return f"function {function_name(v)}"
+    from .chosen_functions import ChosenFunction, function_name
+    if isinstance(v, ChosenFunction):
+        return f"a function, {v!r}"
+    if callable(v) and not isinstance(v, type) and (hasattr(v, "__code__")
+                                                    or isinstance(v, np.ufunc)):
+        return f"function {function_name(v)}"        # (lambdas differ by their lines)
     if is_plain_object(v):     # its repr would show the interpreter's arrays
         return f"a {type(v).__name__} object"
     return f"{type(v).__name__} {v!r}"[:60]
