@@ -327,3 +327,39 @@ def test_function_chosen_by_the_loop_is_named_as_a_function():
 def test_one_of_two_functions_chosen_by_the_loop():
     same(_one_of_two_called_after, np.array([1.2]))
     same(_one_of_two_called_after, np.array([0.2, 1.0]))
+
+
+# --- bug_02: a World logging into its own list: the unrolled steps' UnrollWarning ---------------
+
+class Ball:
+    def __init__(self, x, v):
+        self.x, self.v = x, v
+
+
+class World:
+    def __init__(self, balls):
+        self.balls, self.ke, self.hits = balls, [], 0
+
+    def step(self, dt):
+        for b in self.balls:
+            b.x += b.v * dt
+            if b.x[0] < 0 or b.x[0] > 1.0:
+                b.v[0] = -b.v[0]
+                self.hits += 1
+        self.ke.append(float(self.balls[0].v[0]))
+
+
+def _simulate(balls, n):
+    w = World(balls)
+    for _ in range(n):
+        w.step(0.05)
+    return w.ke, w.hits
+
+
+def test_world_logging_into_its_list_warns_with_its_runtime_ifs():
+    rng = np.random.default_rng(8)
+    balls = [Ball(rng.uniform(0, 1, 2), rng.normal(0, 3, 2)) for _ in range(5)]
+    with pytest.warns(tpucc.UnrollWarning,
+                      match=r"\d+ ops and \d+ runtime `if`s after \d+: .* per runtime `if` "
+                            r"\(all 12 copies: about \d+ s or more\)"):
+        _twice(_simulate, balls, 12)

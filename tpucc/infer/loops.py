@@ -293,8 +293,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             if isinstance(made, Exit):
                 return made
         if unrolled_because and not warned:
-            warned = _note_unrolled(frame, header, it, count, _op_count(iteration_ops),
-                                    unrolled_because)
+            warned = _note_unrolled(frame, header, it, count, iteration_ops, unrolled_because)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
                 or _too_big_to_unroll(iteration_ops, it, budget)
@@ -307,6 +306,12 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             made = _rest_as_while(frame, header, stops, loop_stops, it)
             if isinstance(made, Exit):
                 return made
+            if isinstance(made, str) and made != COMPUTES_NUMBERS and not unrolled_because:
+                # (the copies will be slow to compile, and nothing makes them one
+                # While: warned as a loop over the budget is, once they add up)
+                unrolled_because = made
+                warned = warned or _note_unrolled(frame, header, it, count, iteration_ops,
+                                                  unrolled_because)
         if it is None and frame.yields is not None:
             # A generator runs when made (its yields collected): a static
             # `while` in it is unrolled, as yields cannot be in a While;
@@ -364,21 +369,37 @@ GENERATOR_STATIC_TRIPS = 2000
 # this many ops (seconds of XLA: a DP table in a Python list, 1000 rows, 37 s).
 UNROLL_WARNING_OPS = 1200
 
+# What XLA:CPU takes to compile one small op, and one runtime `if` (a
+# Conditional) of an unrolled loop, in seconds, as the warning estimates
+# it: a Conditional weighs as 60 small ops, though its branches hold a
+# dozen (a World's step, 5 balls, two `if`s each: 25 steps, 250 of them,
+# 19 s of XLA, 200 steps 5 min 44 s; a list table's longest DAG path, an
+# `if` per edge: 28 edges 1.3 s, 190 edges 16 s).
+SECONDS_PER_OP = 0.001
+OPS_PER_CONDITIONAL = 60
+
 
 def _note_unrolled(frame, header, it, count, ops, why) -> bool:
     """Counts an unrolled iteration's ops to its loop, over all the times
     the loop runs, and warns once they pass _warning_ops (a DP table in a
     Python list over 24 nodes: 276 copies of the inner loop's body in 23
     runs, 17 s of XLA, none of them long).  Whether it warned."""
-    cost = ctx().unrolled_cost.setdefault((frame.fc.code, header), [0, 0, False])
-    cost[0] += ops
+    cost = ctx().unrolled_cost.setdefault((frame.fc.code, header), [0, 0, False, 0])
+    cost[0] += _op_count(ops)
     cost[1] += 1
+    cost[3] += _conditional_count(ops)
     if cost[2] or cost[0] <= _warning_ops(why):
         return cost[2]
     cost[2] = True
     _warn_unrolled(frame.fc.loop_locs[header], it, count, cost[0], why,
-                   total=cost[1] if cost[1] != count else None)
+                   total=cost[1] if cost[1] != count else None, conditionals=cost[3])
     return True
+
+
+def _conditional_count(ops) -> int:
+    """The runtime `if`s (Conds) among the ops, nested ones too."""
+    return sum((op.name == "cond") + sum(_conditional_count(r.ops) for r in op.regions)
+               for op in ops)
 
 
 def _warning_ops(why: str) -> int:
@@ -405,17 +426,20 @@ class UnrollWarning(UserWarning):
     its copies make the compile slow."""
 
 
-def _warn_unrolled(loc, it, count, ops, why, total=None):
+def _warn_unrolled(loc, it, count, ops, why, total=None, conditionals=0):
     """`total`: the iterations of all the times the loop ran, where it
-    ran before (an inner loop), else None."""
+    ran before (an inner loop), else None; `conditionals`: the runtime
+    `if`s among the `ops` of those iterations."""
     left = f"{count + it.remaining()} iterations" if it is not None else \
         f"{count} iterations so far"
     if total is not None:
         left += f" each time it runs, {total} so far in all"
     cost = (f"{left}, each slicing arrays of its own shapes: slow to compile, XLA takes "
             "seconds for a few dozen copies" if _runtime_slices(why) else
-            f"{left}; {ops} ops after {total or count}: slow to compile, XLA takes about a "
-            "second per thousand")
+            f"{left}; {ops} ops{_conditionals_so_far(conditionals)} after {total or count}: "
+            f"slow to compile, XLA takes about a second per thousand ops"
+            f"{_conditional_cost(conditionals)}"
+            f"{_whole_estimate(it, count, ops, conditionals) if total is None else ''}")
     advice = _unroll_advice(why)
     message = f"tpucc: this loop is unrolled ({cost}) because {why}" + (
         f"; {advice} so that it runs as one runtime `while`" if advice else "")
@@ -423,6 +447,28 @@ def _warn_unrolled(loc, it, count, ops, why, total=None):
         warnings.warn(message, UnrollWarning, stacklevel=2)
     else:
         warnings.warn_explicit(message, UnrollWarning, loc.file, loc.line)
+
+
+def _conditionals_so_far(conditionals: int) -> str:
+    return f" and {conditionals} runtime `if`s" if conditionals else ""
+
+
+def _conditional_cost(conditionals: int) -> str:
+    return " and 0.05 to 0.1 s per runtime `if`" if conditionals else ""
+
+
+def _whole_estimate(it, count: int, ops: int, conditionals: int) -> str:
+    """The compile time the whole loop's copies would take, where its
+    length is known: the copies so far scaled to all its iterations."""
+    if it is None or not count:
+        return ""
+    trips = count + it.remaining()
+    seconds = trips / count * (ops + OPS_PER_CONDITIONAL * conditionals) * SECONDS_PER_OP
+    return f" (all {trips} copies: {_duration(seconds)} or more)" if seconds >= 1 else ""
+
+
+def _duration(seconds: float) -> str:
+    return f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} minutes"
 
 
 # What to change for each reason a loop is unrolled (_try_counted states
@@ -524,9 +570,10 @@ def _holds_runtime_loop(ops) -> bool:
                for op in ops)
 
 
-def _rest_as_while(frame, header, stops, loop_stops, it, fold=True) -> Exit | None:
+def _rest_as_while(frame, header, stops, loop_stops, it, fold=True) -> Exit | str | None:
     """The rest of a static loop as one While (a counted one for a range),
-    or None where it cannot be one: the caller goes on unrolling."""
+    or where it cannot be one, why (a range's, for its UnrollWarning) or
+    None: the caller goes on unrolling."""
     note = "static loop whose body holds a runtime loop: one While for the rest"
     if isinstance(it, SeqIter):
         # (a long list of static numbers, a polygon's vertices: each copy of a
@@ -540,7 +587,7 @@ def _rest_as_while(frame, header, stops, loop_stops, it, fold=True) -> Exit | No
         return made if isinstance(made, Exit) else None
     counted = _try_counted(frame, header, stops, loop_stops, it, ctx().unrolled_trips,
                            fold=fold)
-    return counted if isinstance(counted, Exit) else None
+    return counted if isinstance(counted, Exit) else counted[0]
 
 
 def _try_while(frame, header, stops, loop_stops, note, static_loop=False, fold=False):
