@@ -118,6 +118,19 @@ class Context:
     # id(a branch's condition Value) -> (it, the bool Value whose truth it
     # is, whether negated): control.decided_by_guards asks at every `if`.
     guard_roots: dict = field(default_factory=dict)
+    # id(a comparison's bool Value) -> (it, the Span of its int operand, the
+    # comparison, the static int it is compared with): what a branch on it
+    # says of a counter (guarded_ranges.py).
+    span_tests: dict = field(default_factory=dict)
+    # The loops whose bodies are on trial, innermost last: (header block,
+    # frame, {counter path: its bounds on each path back to the header}).
+    back_edges: list = field(default_factory=list)
+    # Whether a trial only looks for those bounds, taking windows of a
+    # counter to be in range (guarded_ranges.probing).
+    probing_windows: bool = False
+    # Where the Cursors stood before each control._attempt being made moved
+    # them, innermost last (iterators.cursor_journal).
+    cursor_journals: list = field(default_factory=list)
     # Items a counted loop appended, read back from its buffers: id(Value)
     # -> (the item's Value, the buffer's, its row), so np.stack / np.array of
     # all of them in order is the buffer itself (stacking.whole_buffer).

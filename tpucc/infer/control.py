@@ -28,7 +28,7 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import builder, chosen_functions, escaping, held_ints
+from . import builder, chosen_functions, escaping, guarded_ranges, held_ints, iterators
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
@@ -125,6 +125,7 @@ def walk(frame, start: int, stops: frozenset, entering: int | None = None) -> Ex
     first = True
     while True:
         if block == RETURN or (block in stops and not (first and block == entering)):
+            guarded_ranges.reached(frame, block)
             return Exit((block,), None, {block: len(frame.stack)})
         if block in frame.fc.loop_headers and not (first and block == entering):
             # (a loop a walk starts at may be entered under a runtime test:
@@ -186,13 +187,15 @@ def _attempt(frame, run, recoverable):
     changed as they were before (an error of another class, raised, undoes
     them too: journaled_region)."""
     locals0, stack0, current = dict(frame.locals), list(frame.stack), frame.current
-    with journaled_region(runtime=False) as rec, watch_scope() as marks:
+    with journaled_region(runtime=False) as rec, watch_scope() as marks, \
+            iterators.cursor_journal() as moved:
         try:
             out, error = run(), None
         except recoverable as e:
             out, error = None, e
             finish_journal(rec["journal"])
             finish_items(rec["items"])
+            iterators.undo_cursors(moved)   # (the iterators too: where they stood)
     end_watch_scope(marks, error is None)
     if error is not None:
         frame.locals, frame.stack, frame.current = locals0, stack0, current

@@ -27,7 +27,7 @@ from .values import Array, Span, int_bounds, known_integer
 MAX_STEP = 1024
 
 
-def guesses(leaves, carried, skip: str | None, refuted: set) -> dict:
+def guesses(leaves, carried, skip: str | None, refuted: set, caps=None) -> dict:
     """{slot: (lo, top)} for the carried 0-d integer slots whose value at
     the loop's entry is at least a static lo (not the dtype's minimum),
     except the path `skip` (a range's counter: loops._counter_span) and the
@@ -35,7 +35,10 @@ def guesses(leaves, carried, skip: str | None, refuted: set) -> dict:
     a static range [lo, hi] (an outer loop's counter) is first guessed to
     stay in it, `(lo, hi, KEPT)` (refuted: `(path, KEPT)`): the inner loop
     leaves it as it is, so `p[i:i + 3]` of the outer counter inside the
-    inner loop is still a window of static length."""
+    inner loop is still a window of static length.  A counter with a cap in
+    `caps` ({path: hi}: found by capped_by_tests) is guessed to stay in [lo,
+    hi] at the top of the body, `(lo, hi, CAPPED, top)` (refuted: `(path,
+    CAPPED)`)."""
     out = {}
     for i in carried:
         path, entry = leaves[i]
@@ -50,10 +53,51 @@ def guesses(leaves, carried, skip: str | None, refuted: set) -> dict:
         info = np.iinfo(entry.dtype)
         if lo is not None and info.min < lo <= info.max - MAX_STEP:
             out[i] = (lo, int(info.max) - MAX_STEP)
+            cap = (caps or {}).get(path)
+            if cap is not None and (path, CAPPED) not in refuted:
+                out[i] = (lo, cap, CAPPED, int(info.max) - MAX_STEP)
     return out
 
 
 KEPT = "kept"       # a guess that the slot stays in its entry range (guesses)
+# A guess that the slot stays at most a cap at the top of the body: every
+# path back to the loop's header passed a test that keeps it there
+# (`while i < T and not done.all():`, guarded_ranges.py).
+CAPPED = "capped"
+
+
+def tested_paths(counters: dict, leaves) -> list:
+    """The counters whose values on the paths back to the header are asked
+    (guarded_ranges.back_edges): the guesses a cap may narrow or holds."""
+    return [leaves[i][0] for i, (_, _, *kind) in counters.items() if kind[:1] != [KEPT]]
+
+
+def capped_by_tests(counters: dict, leaves, back: dict, refuted: set) -> dict:
+    """{path: cap} for the counters that every path back to the header
+    leaves at most `cap` (below the guess's top), as the loop's tests
+    bound them there, the entry value included: `i = 0; while i < T and
+    ...: i += 1` starts each iteration with i in [0, T - 1]."""
+    out = {}
+    for i, (lo, top, *kind) in counters.items():
+        path = leaves[i][0]
+        ends = back.get(path)
+        if kind or not ends or (path, CAPPED) in refuted or \
+                any(b is None or b[0] < lo for b in ends):
+            continue
+        entry = _entry_bounds(leaves[i][1])
+        if entry is None:
+            continue
+        cap = max(entry[1], *(b[1] for b in ends))
+        if cap < top:
+            out[path] = cap
+    return out
+
+
+def _entry_bounds(entry):
+    value = known_integer(entry)
+    if type(value) is int:
+        return value, value
+    return entry.span.bounds() if isinstance(entry, Array) and entry.span else None
 
 
 def _floor(entry) -> int | None:
@@ -70,17 +114,25 @@ def assume(slot_arrays: dict, counters: dict) -> None:
         arr.span = Span(arr._var, 0, lo, top)
 
 
-def refuted(counters: dict, leaves, ends) -> set:
+def refuted(counters: dict, leaves, ends, back=None) -> set:
     """The paths of the guessed counters that an iteration does not leave
     counted on from their parameter (`ends`: the body's end leaves); for a
-    KEPT guess, (path, KEPT) where it does not stay in its range."""
+    KEPT guess, (path, KEPT) where it does not stay in its range; for a
+    CAPPED one, (path, CAPPED) where a path back to the header (`back`:
+    guarded_ranges.back_edges) may leave it above its cap."""
     out = set()
-    for i, (lo, top, *kept) in counters.items():
+    for i, (lo, top, *kind) in counters.items():
         end = ends[i][1] if i < len(ends) else None
-        if kept and not (end is not None and _stays_in(end, lo, top)):
-            out.add((leaves[i][0], KEPT))
-        elif not kept and not (end is not None and _counts_on(end, lo, top)):
-            out.add(leaves[i][0])
+        path = leaves[i][0]
+        if kind[:1] == [KEPT]:
+            if not (end is not None and _stays_in(end, lo, top)):
+                out.add((path, KEPT))
+        elif kind[:1] == [CAPPED]:
+            if not (end is not None and _counts_on(end, lo, kind[1])) or any(
+                    b is None or not lo <= b[0] <= b[1] <= top for b in (back or {}).get(path, ())):
+                out.add((path, CAPPED))
+        elif not (end is not None and _counts_on(end, lo, top)):
+            out.add(path)
     return out
 
 
@@ -116,4 +168,7 @@ def after_loop(arr: Array, out_var, counter) -> None:
     """The While's result for a counter lies in its range as well: the entry
     value (no iteration) or what an iteration left."""
     if counter is not None:
-        arr.span = Span(out_var, 0, *counter[:2])
+        lo, hi, *kind = counter
+        # (a capped counter leaves the loop past its cap: `i` is T after
+        # `while i < T and ...`: the top of its range without the cap)
+        arr.span = Span(out_var, 0, lo, kind[1] if kind[:1] == [CAPPED] else hi)

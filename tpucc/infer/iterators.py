@@ -4,6 +4,7 @@ the two arms of a runtime branch never share a mutable iterator."""
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import dataclasses
 import itertools
 from dataclasses import dataclass, field
@@ -249,11 +250,59 @@ def note_advance(it: SeqIter, depth: int):
     c = it.cursor
     if c is None or not isinstance(it.pos, int):
         return
+    _journaled(c)
     if depth > c.depth:
         c.advanced_by_runtime()
     else:
         c.sure = max(c.sure, it.pos)
     c.pos = max(c.pos, it.pos)
+
+
+# --- attempts that are undone ---------------------------------------------------
+#
+# control._attempt interprets paths in a region it may throw away (paths
+# that meet with different static values are then interpreted apart).  A
+# Cursor is shared state outside the frame: an attempt that fails must
+# leave it where it stood, else the next attempt finds its iterator
+# advanced past the items it has yet to take, under a runtime condition
+# (`for i, (w, b) in enumerate(zip(ws, bs))` left by a runtime `break`).
+
+@contextlib.contextmanager
+def cursor_journal():
+    """Records where each Cursor stood before the code inside first moved
+    it: -> {id: (cursor, its fields)}, for undo_cursors (done
+    where an error leaves it).  What is not undone is kept in the
+    enclosing journal too."""
+    journals = builder.ctx().cursor_journals
+    journal: dict = {}
+    journals.append(journal)
+    try:
+        yield journal
+    except BaseException:
+        undo_cursors(journal)
+        raise
+    finally:
+        journals.pop()
+        if journals:
+            for key, saved in journal.items():
+                journals[-1].setdefault(key, saved)
+
+
+def undo_cursors(journal: dict) -> None:
+    for c, fields in journal.values():
+        for name, value in zip(_UNDONE_FIELDS, fields):
+            setattr(c, name, value)
+
+
+# What moving a Cursor changes (all but what it was made with)
+_UNDONE_FIELDS = ("pos", "runtime", "ended", "sure", "runtime_loc")
+
+
+def _journaled(c: Cursor) -> Cursor:
+    journals = builder.ctx().cursor_journals
+    if journals and id(c) not in journals[-1]:
+        journals[-1][id(c)] = (c, tuple(getattr(c, name) for name in _UNDONE_FIELDS))
+    return c
 
 
 # Items read from one native iterable at compile time (itertools.count() never ends).
@@ -498,7 +547,7 @@ def note_search(it: SeqIter, taken: int, runtime: bool) -> None:
         return
     if runtime:             # (up to `taken`: only the first is sure to be taken)
         note_advance(it.at(it.pos + 1), builder.ctx().runtime_depth)
-        c.advanced_by_runtime()
+        _journaled(c).advanced_by_runtime()
     note_advance(it.at(it.pos + taken), builder.ctx().runtime_depth + runtime)
 
 
@@ -535,7 +584,7 @@ def _note_ended(it: SeqIter) -> None:
     does (builtins_impl._zip_in_step: Python's zip then leaves it)."""
     c = it.cursor
     if c is not None and builder.ctx().runtime_depth <= c.depth and len(it.items) >= c.length:
-        c.ended = True
+        _journaled(c).ended = True
 
 
 def _end(items) -> int:

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import (GradError, InternalError, LimitError, MergeError, SideEffectError,
-                      StaticValueError, TpuccError, UserCodeError)
+from ..errors import (GradError, InternalError, LimitError, MergeError, ShapeError,
+                      SideEffectError, StaticValueError, TpuccError, UserCodeError)
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
-from ..ops import indexing
+from ..ops import indexing, masked
 from ..ops.registry import OPS
-from . import builder, counters, escaping, held_ints, list_loops, privacy, stacking
+from . import builder, counters, escaping, guarded_ranges, held_ints, list_loops, privacy, stacking
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -1100,6 +1100,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
     counter_from = frame.stack[-1].pos if counted and type(frame.stack[-1].pos) is int else None
     iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
     not_counting: set = set()       # slots an iteration does not count up (counters.py)
+    caps: dict = {}                 # counters the loop's tests keep below a cap (counters.py)
     kind_paths, int_paths = kind_paths
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
@@ -1108,11 +1109,24 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                 narrowed = _apply_promotions(frame, promote, rebound.in_place)
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
-            counting = counters.guesses(leaves, carried, iterator, not_counting)
+            counting = counters.guesses(leaves, carried, iterator, not_counting, caps)
+
+            def run(counting=counting):
+                return _run_body(frame, header, loop_stops, td, leaves, carried, boxes,
+                                 counted, unshared, kind_paths, rebound, detached, is_private,
+                                 trip_count, counter_from, counting, int_paths)
             try:
-                trial = _run_body(frame, header, loop_stops, td, leaves, carried, boxes,
-                                  counted, unshared, kind_paths, rebound, detached, is_private,
-                                  trip_count, counter_from, counting, int_paths)
+                trial = run()
+            except (ShapeError, MergeError):
+                # (a window x[:, i:i + 1] of a counter that the loop's own test
+                # `i < T` keeps in range, known once a trial reaches that test;
+                # a MergeError: an `if` choosing such a window)
+                frame.locals, frame.stack = locals0, stack0
+                found = _caps_probed(run, frame, counting, leaves, not_counting)
+                if not found.keys() - caps.keys():
+                    raise
+                caps.update(found)          # again, with those counters' ranges capped
+                continue
             except SideEffectError:
                 # (reaching a carried array by another name: through an argument
                 # shared by another, which reads the copy kept in place)
@@ -1124,9 +1138,13 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                 continue
             trial.entry_narrowed, trial.counters = narrowed, counting
         frame.locals, frame.stack = locals0, stack0
-        wrong = counters.refuted(counting, leaves, trial.leaves)
+        wrong = counters.refuted(counting, leaves, trial.leaves, trial.back_edges)
         if wrong:
             not_counting |= wrong       # again, without assuming those count up
+            continue
+        found = counters.capped_by_tests(counting, leaves, trial.back_edges, not_counting)
+        if found.keys() - caps.keys():
+            caps.update(found)          # again, with those counters' ranges capped
             continue
         growth = stacking.current() if trip_count is not None else None
         if growth is not None and growth.make_buffers():
@@ -1171,6 +1189,24 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
         promote.update(new_promote)
         boxes, kind_paths, int_paths = new_boxes, new_kinds, new_ints
     raise MergeError("the loop-carried variables of this loop do not settle on fixed types", loc)
+
+
+def _caps_probed(run, frame, counting, leaves, refuted) -> dict:
+    """counters.capped_by_tests of a trial run() that takes every window of
+    a counter to be in range (guarded_ranges.probing): the trial before
+    stopped at one before reaching the loop's tests.  The caps it finds are
+    guesses the next trial checks, windows included."""
+    if not counters.tested_paths(counting, leaves):
+        return {}
+    locals0, stack0 = dict(frame.locals), list(frame.stack)
+    try:
+        with guarded_ranges.probing():
+            trial = run()
+    except TpuccError:
+        return {}
+    finally:
+        frame.locals, frame.stack = locals0, stack0
+    return counters.capped_by_tests(counting, leaves, trial.back_edges, refuted)
 
 
 @dataclass
@@ -1415,6 +1451,8 @@ class Trial:
     loose_fresh: set = field(default_factory=set)   # other slots an iteration leaves a new array in
     entry_narrowed: list = field(default_factory=list)  # _apply_promotions' runtime ints
     counters: dict = field(default_factory=dict)    # slot -> (lo, top): counters.py
+    # counter path -> its bounds on each path back to the header (guarded_ranges.py)
+    back_edges: dict = field(default_factory=dict)
     int_slots: list = field(default_factory=list)   # slots whose held_int is a parameter
     float_slots: frozenset = frozenset()        # ... of those, the ones holding a Python float
     body_floor: int = 0     # serial floor of the body's region: its Arrays are at or above it
@@ -1538,7 +1576,9 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         growth = stacking.current() if trip_count is not None else None
         if growth is not None:
             growth.enter_body(frame, header)
-        with watch_scope() as marks, _fenced(leaves, slot_arrays) as entry_uses:
+        with watch_scope() as marks, _fenced(leaves, slot_arrays) as entry_uses, \
+                guarded_ranges.back_edges(frame, header, counters.tested_paths(
+                    counting or {}, leaves)) as back:
             if counted:
                 _advance(frame)
                 ex = walk(frame, frame.fc.blocks[header].next, loop_stops)
@@ -1621,8 +1661,10 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
-                 int_slots=int_slots, float_slots=float_slots, loose_fresh={slot for slot, end in loose_ends.items()
-                              if _is_fresh(end[3], fresh_floor)}, body_floor=body_floor)
+                 int_slots=int_slots, float_slots=float_slots,
+                 loose_fresh={slot for slot, end in loose_ends.items()
+                              if _is_fresh(end[3], fresh_floor)}, body_floor=body_floor,
+                 back_edges=back)
 
 
 def _check_private_swaps(slot_arrays, out_leaves, leaves, stay, shared, is_private, loc):
@@ -2177,6 +2219,10 @@ def _widen(leaves, trial: Trial, promote, boxes, loc):
         if isinstance(before, Array):
             if isinstance(after, Undefined):
                 continue
+            if isinstance(after, masked.Selection):
+                # (`acc = acc + x[i:j]`: the line that made it is the one to change)
+                raise masked.refusal(f"carrying `{path}` into the loop's next iteration",
+                                     after).with_loc(after.made_at or loc)
             a_aval = leaf_aval(after)
             if a_aval is None:
                 raise MergeError(f"this loop turns `{path}` from an array into "

@@ -1733,6 +1733,8 @@ def _spanned(result, ufname, a, b, reflected=False):
     carried over: the counter of a counted loop times and plus constants
     (the batch bounds b * bs and (b + 1) * bs)."""
     span = getattr(a, "span", None)
+    if span is not None and ufname in _EXACT_INT_UFUNCS and not reflected:
+        guarded_ranges.note_test(result, ufname, a, b)     # (`if i < T:` bounds i inside)
     if span is None or type(b) is not int or not isinstance(result, Array) \
             or result.dtype.kind not in "iu":
         return result
@@ -2279,7 +2281,7 @@ NUMPY[np.asfortranarray] = asfortranarray
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
-from ..infer import held_ints, stacking  # noqa: E402
+from ..infer import guarded_ranges, held_ints, stacking  # noqa: E402
 from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
                             compile_time_kind, int_bounds, rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, transpose, where as select  # noqa: E402

@@ -91,10 +91,9 @@ def _bin_edges(a, bins, range):
     """(edges, (first, last, n, NumPy's norm_denom)); edges and the rest
     static with a range (or an empty a), runtime without."""
     n = _static_bins(bins)
+    if range is not None and any(_is_array(r) for r in range):
+        return _given_runtime_edges(a, n, range)
     if range is not None or a.size == 0:
-        if range is not None and any(_is_array(r) for r in range):
-            raise UnsupportedError("np.histogram with a range known only at run time",
-                                   hint="pass range=(lo, hi) as Python numbers, or no range")
         try:
             first, last = _np_hist._get_outer_edges(np.empty(0, a.dtype), range)
             edges, _ = _np_hist._get_bin_edges(np.empty(0, a.dtype), n, (first, last), None)
@@ -122,6 +121,49 @@ def _outer_edges(a, what="np.histogram"):
         lo64, hi64 = astype(lo, np.float64), astype(hi, np.float64)
         first, last = where(same, lo64 - 0.5, lo64), where(same, hi64 + 0.5, hi64)
     return first, last, lo, hi, same
+
+
+def _given_runtime_edges(a, n, range):
+    """NumPy's _get_outer_edges and _get_bin_edges for a range given with
+    an end known only at run time (`range=(0.0, np.abs(x).max())`, the
+    calibration histogram): its ValueErrors are runtime checks, equal ends
+    are widened by 0.5 each side, and the edges are np.linspace over the
+    range in NumPy's bin dtype (the ends' and a's, float where integer)."""
+    lo, hi = range
+    _require(NUMPY[np.logical_not](NUMPY[np.greater](lo, hi)),
+             "max must be larger than min in range parameter. (np.histogram)")
+    _require(NUMPY[np.isfinite](lo) & NUMPY[np.isfinite](hi),
+             "supplied range is not finite (np.histogram)")
+    bin_type = np.result_type(_sample(lo), _sample(hi), np.empty(0, a.dtype))
+    if bin_type.kind in "iub":
+        bin_type = np.result_type(bin_type, float)
+    same = NUMPY[np.equal](lo, hi)
+    first, last = _widened(lo, same, -0.5), _widened(hi, same, 0.5)
+    edges = astype(linspace(first, last, n + 1), bin_type)
+    _require(NUMPY[np.all](edges[:-1] < edges[1:]),
+             f"Too many bins for data range. Cannot create {n} finite-sized bins. "
+             "(np.histogram)")
+    return edges, (first, last, n, _unsigned_subtract(last, first))
+
+
+def _widened(end, same, by: float):
+    """`end + by if same else end`, as NumPy's outer edge: a Python number
+    stays one (weak: NumPy's promotion sees a Python float)."""
+    moved = where(same, end + by, end)
+    if _is_array(end) and not end.weak:
+        return moved
+    from ..infer.builtins_impl import to_python_scalar
+    return to_python_scalar(moved, np.float64)
+
+
+def _unsigned_subtract(last, first):
+    """NumPy's _unsigned_subtract of the outer edges: integers subtract in
+    their unsigned type (no overflow), floats in theirs."""
+    dt = np.result_type(_sample(last), _sample(first))
+    if dt.kind not in "iu":
+        return NUMPY[np.subtract](last, first)
+    unsigned = np.dtype(f"u{dt.itemsize}")
+    return NUMPY[np.subtract](astype(as_array(last), unsigned), astype(as_array(first), unsigned))
 
 
 def _runtime_edges(a, n):
@@ -327,8 +369,7 @@ register("rounded_product", lambda avals: AVal(avals[0].dtype, avals[0].shape, F
 def _counts(a, weights, edges, first, last, n, denom, ntype):
     keep = (a >= first) & (a <= last)
     x = astype(a, edges.dtype, copy=False)
-    diff_dtype = (np.result_type(np.empty(0, edges.dtype), first) if not _is_array(first)
-                  else edges.dtype)
+    diff_dtype = np.result_type(np.empty(0, edges.dtype), _sample(first))
     offset = NUMPY[np.subtract](x, first, dtype=diff_dtype)
     scaled = offset / denom * n
     take = NUMPY[np.take]

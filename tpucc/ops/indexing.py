@@ -51,8 +51,10 @@ def fixed_length_slice(item, n: int):
     a, b = getattr(item.start, "span", None), getattr(item.stop, "span", None)
     if a is None or b is None or a.token is not b.token or a.scale != b.scale:
         return None
+    # (inside `if i < T:`, or a loop's body whose test is `i < T and ...`)
+    a, b = guarded_ranges.narrowed(a), guarded_ranges.narrowed(b)
     length = b.offset - a.offset
-    if length < 0 or a.bounds()[0] < 0 or b.bounds()[1] > n:
+    if length < 0 or not guarded_ranges.in_range(a.bounds()[0], b.bounds()[1], n):
         return None
     return item.start, length
 
@@ -1321,6 +1323,7 @@ def write_through(base, index, value):
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer import guarded_ranges  # noqa: E402
 from ..infer.builder import (const_value, ctx, emit, input_stand_in,  # noqa: E402
                              is_c_contiguous_root, reshape_of_input_is_view)
 from ..infer.values import (Array, RuntimeKind, array_like, known_constant,  # noqa: E402

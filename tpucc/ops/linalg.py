@@ -216,10 +216,15 @@ def _emit(name, a, b, **attrs):
 
 
 @implements(np.matmul)
-def matmul(a, b, *, dtype=None, casting="same_kind"):
+def matmul(a, b, *, out=None, dtype=None, casting="same_kind"):
     if dtype is not None:   # NumPy's loop for that output: the operands cast to it
         a, b = cast_operands("matmul", [as_array_operand(a), as_array_operand(b)], dtype, casting)
-    return _emit("matmul", a, b)
+    result = _emit("matmul", a, b)
+    if out is None:
+        return result
+    # np.matmul is a (generalized) ufunc: out= is written, with the same_kind
+    # cast and broadcast over leading axes, as np.add's is
+    return store_out("matmul", result, out, True)
 
 
 @implements(np.dot, method="dot")
@@ -423,7 +428,7 @@ def install_operators():
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer.values import Array, rebinds_in_place  # noqa: E402
-from .elementwise import store_inplace  # noqa: E402
+from .elementwise import store_inplace, store_out  # noqa: E402
 from .shape import cast_operands, diagonal_view, transpose_function  # noqa: E402
 from ..lower.layout import logical  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402

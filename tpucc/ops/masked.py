@@ -88,14 +88,16 @@ class Selection:
     c`, a copy): errors name the slice, not a mask.  `descending`: whether
     its rows run from the last selected to the first (a slice with a
     negative step: x[k::-1]), False, True or a runtime bool; it orders the
-    rows where two selections pair them (`_aligned`)."""
-    __slots__ = ("data", "mask", "view", "sliced", "descending")
+    rows where two selections pair them (`_aligned`).  `made_at`: the line
+    that made it, where an error about keeping it names (made_at)."""
+    __slots__ = ("data", "mask", "view", "sliced", "descending", "made_at")
 
     def __init__(self, data, mask: Value, view: slice | None = None, sliced=False,
                  descending=False):
         self.data, self.mask, self.view = data, mask, view
         self.sliced = sliced or view is not None
         self.descending = descending
+        self.made_at = ctx().loc
 
     def like(self, data) -> "Selection":
         """A selection of `data` (full-size values of the same rows) by the
@@ -1362,6 +1364,7 @@ def first_selection(values) -> "Selection | None":
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
+from ..infer.builder import ctx  # noqa: E402
 from ..infer.values import Array, array_like, holds, scalar_if_numpy_would  # noqa: E402
 from . import masked_statistics as statistics  # noqa: E402
 from . import masked_rows as rows  # noqa: E402
