@@ -1234,7 +1234,23 @@ def numpy_call(fn, args, kwargs):
         return transposed_slice(args[0])
     if fn in (np.argmax, np.argmin) and args and isinstance(args[0], Selection):
         return arg_extreme(fn.__name__, *args, **kwargs)
+    if fn is np.concatenate:
+        return _concatenated(args, kwargs)
     return _refuse_call(fn, args)
+
+
+def _concatenated(args, kwargs):
+    """np.concatenate([x[h:], x[:h]]) has n rows (masked_rows.joined);
+    other joins of runtime-length pieces have data-dependent shapes."""
+    result = rows.joined(*args, **kwargs) if "out" not in kwargs else None
+    if result is not None:
+        return result
+    error = refusal("np.concatenate of x[mask]", first_selection(args))
+    if error.hint == _SLICE_HINT:
+        error.hint = ("a ring buffer in time order is np.concatenate([x[h:], x[:h]]) (two "
+                      "pieces split at the same runtime h: it compiles) or np.roll(x, -h); "
+                      + _SLICE_HINT)
+    raise error
 
 
 _PRODUCTS = (np.dot, np.matmul, np.inner, np.vdot, np.vecdot)

@@ -18,6 +18,10 @@ order) is the one where the running count of the mask reaches t.  Then:
   running result of the values with the unselected rows replaced by the
   identity, in the selection's order (from its last row for a backward
   slice).
+
+And `np.concatenate([y[h:], z[:h]])` (a ring buffer read in time order) or
+`[y[:h], z[h:]]` of two arrays of n rows: the pieces have runtime lengths,
+but they add up to n, so the result has a static shape (`joined`).
 """
 from __future__ import annotations
 
@@ -184,6 +188,68 @@ def _identity(ufunc, dtype: np.dtype):
         return dtype.type(info.min if lowest else info.max)
     infinity = -np.inf if lowest else np.inf
     return dtype.type(complex(infinity, infinity) if dtype.kind == "c" else infinity)
+
+
+# --- complementary pieces: np.concatenate([y[h:], z[:h]]) -----------------------------------
+
+def joined(arrays, axis=0, dtype=None, casting="same_kind"):
+    """np.concatenate of two slices with runtime bounds, y[h:] and z[:h] (or
+    y[:h] and z[h:]; y and z of n rows each, often the same array): n rows
+    whatever h is, since the pieces split n at the same point.  None for
+    anything else.  With h' = h clamped as slice.indices does, row t is
+    y[h' + t] for t < n - h', else z[h' + t - n]: row (h' + t) % n of
+    where(rows >= h', y, z).  In the other order, where(rows < h', y, z)."""
+    if not isinstance(arrays, (list, tuple)) or len(arrays) != 2:
+        return None
+    first, second = arrays
+    if not (_sliced_at_one_point(first) and _sliced_at_one_point(second)) or \
+            first.data.shape != second.data.shape or \
+            not (axis == 0 or axis is None and first.data.ndim == 1 or
+                 axis == -first.data.ndim):
+        return None
+    order = _split_order(first.view, second.view)
+    if order is None:
+        return None
+    from .shape import cast_operands
+    y, z = first.data, second.data
+    if dtype is not None:
+        y, z = cast_operands("concatenate", [y, z], dtype, casting)
+    n = y.shape[0]
+    head = _clamped(order[1], n, 0, n)
+    rows = _expanded(_positions(n).var, len(y.shape) - 1)
+    if order[0] == "in order":
+        return where(rows < head, y, z)
+    return NUMPY[np.take]((where(rows >= head, y, z)), (_positions(n) + head) % max(n, 1), axis=0)
+
+
+def _sliced_at_one_point(a) -> bool:
+    """Whether `a` is x[h:] or x[:h] with a runtime h (a step of 1)."""
+    view = getattr(a, "view", None)
+    return (isinstance(a, Selection) and isinstance(view, slice) and a.sliced and
+            a.descending is False and view.step in (None, 1) and
+            (view.start is None) != (view.stop is None))
+
+
+def _split_order(a: slice, b: slice):
+    """("rotated", h) for a = [h:] and b = [:h]; ("in order", h) for a = [:h]
+    and b = [h:]; None where the bounds are not the same runtime value."""
+    from ..infer.values import Array
+    from .masked import same_value
+    if a.stop is None and b.start is None:
+        order, p, q = "rotated", a.start, b.stop
+    elif a.start is None and b.stop is None:
+        order, p, q = "in order", a.stop, b.start
+    else:
+        return None
+    if isinstance(p, Array) and isinstance(q, Array) and same_value(p.var, q.var):
+        return order, p
+    return None
+
+
+def _positions(n: int):
+    from ..infer import builder
+    from ..infer.values import Array
+    return Array(builder.const_value(np.arange(n)))
 
 
 FUNCTIONS = {np.diff: diff,
