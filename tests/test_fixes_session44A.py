@@ -82,3 +82,53 @@ def test_concatenate_of_unrelated_runtime_pieces_names_np_roll():
     err = raises_at(f, (np.arange(5.), np.array([2])), tpucc.ShapeError,
                     match="slice with runtime bounds", line_of="np.concatenate")
     assert "np.roll(x, -h)" in err.hint
+
+
+# --- bug_02: fmax/fmin/logical_or/logical_and.accumulate ---------------------------------
+
+_GAPPY = np.array([np.nan, 3., 1, np.nan, 4, -np.inf, 5, np.nan, 2])
+
+
+@pytest.mark.parametrize("x", [
+    _GAPPY, _GAPPY.astype(np.float32), np.full(4, np.nan), np.array([np.nan, -np.inf, np.nan]),
+    np.array([3, -1, 4, 1, 5], dtype=np.int16), np.array([True, False, True]), np.zeros(0)])
+def test_fmax_fmin_accumulate_skip_nan(x):
+    same(lambda a: np.fmax.accumulate(a), x)
+    same(lambda a: np.fmin.accumulate(a), x)
+
+
+def test_fmax_accumulate_axis_and_dtype():
+    m = np.array([[1., np.nan, 3], [np.nan, np.nan, 0], [2, 5, np.nan]])
+    same(lambda a: np.fmax.accumulate(a, axis=1), m)
+    same(lambda a: np.fmin.accumulate(a, 0), m)
+    same(lambda a: np.fmax.accumulate(a, dtype=np.float32), m)
+    same(lambda a: np.fmax.accumulate(a, axis=-1, dtype=np.float64),
+         np.array([[3, 1, 4], [1, 5, 9]], dtype=np.int8))
+
+
+@pytest.mark.parametrize("x", [
+    np.array([3., 1, 4, 1, 5, np.nan, 2, 6, 5, 3, 5]), np.array([0, 2, 0, -1]),
+    np.array([[0, 1, 0], [1, 1, 0]], dtype=np.int8), np.array([True, True, False, True])])
+def test_logical_accumulate(x):
+    same(lambda a: np.logical_or.accumulate(a > 4), x)
+    same(lambda a: np.logical_or.accumulate(a), x)
+    same(lambda a: np.logical_and.accumulate(a), x)
+    same(lambda a: np.logical_and.accumulate(a, axis=-1, dtype=bool), x)
+
+
+def test_logical_accumulate_with_a_numeric_dtype_raises_numpy_error():
+    def f(a):
+        return np.logical_or.accumulate(a, dtype=np.int64)
+    with pytest.raises(TypeError):
+        f(np.array([0, 1]))
+    raises_at(f, (np.array([0, 1]),), tpucc.DTypeError, match="No loop matching",
+              line_of="accumulate", cache=False)
+
+
+def test_event_has_happened_in_a_loop():
+    def f(x):
+        out = np.zeros_like(x)
+        for t in range(1, x.shape[0] + 1):
+            out[t - 1] = np.fmax.accumulate(x[:3])[-1] + np.logical_or.accumulate(x > t).sum()
+        return out
+    same(f, np.array([3., np.nan, 4, 1, 5]))

@@ -2,7 +2,8 @@
 that already computes it: `np.add.reduce` is np.sum (NumPy's sum *is*
 add.reduce, dtype rule included), `np.add.accumulate` np.cumsum,
 `np.maximum.accumulate` the cummax op (and np.cumulative_sum / prod
-the accumulations), `np.subtract.outer(a, b)` the ufunc
+the accumulations; fmax / fmin and logical_or / logical_and accumulate
+as running extremes too), `np.subtract.outer(a, b)` the ufunc
 on a reshaped to broadcast against b, and `np.add.at(a, idx, b)` the
 `scatter_at` op below: an unbuffered in-place update (a repeated index
 accumulates, as in a histogram), where `a[idx] += b` applies one update per
@@ -28,6 +29,44 @@ _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum:
            np.logical_and: np.all, np.logical_or: np.any}
 _ACCUMULATE = {np.add: np.cumsum, np.multiply: np.cumprod}
 _RUNNING = {np.maximum: cummax, np.minimum: cummin}
+
+
+def _running_logical(running):
+    """np.logical_or.accumulate ("has it happened yet") is a running
+    maximum of the truth values, logical_and a running minimum; the result
+    is bool whatever the operand, and NumPy has no other loop for dtype=."""
+    def accumulate(x, axis, dtype=None):
+        if dtype is not None and np.dtype(dtype) != np.bool_:
+            raise DTypeError("No loop matching the specified signature and casting was found "
+                             "for ufunc logical_or/logical_and", hint="leave dtype= out")
+        return running(astype(x, np.bool_), axis=axis)
+    return accumulate
+
+
+def _running_nan_skipping(running, skipped):
+    """np.fmax.accumulate / fmin.accumulate: the running maximum (minimum)
+    of the numbers seen so far, NaNs skipped (`skipped` is the value that
+    stands in for one: -inf for a maximum); NaN until the first number.
+    Without NaNs (integers, bools) it is the plain running extreme."""
+    def accumulate(x, axis, dtype=None):
+        x = astype(x, dtype) if dtype is not None else x
+        kind = _aval(x).dtype.kind
+        if kind == "c":
+            raise UnsupportedError("np.fmax/fmin.accumulate of a complex array is not supported",
+                                   hint="accumulate the real parts, or use np.maximum.accumulate")
+        if kind != "f":
+            return running(x, axis=axis)
+        nan = NUMPY[np.isnan](x)
+        values = running(NUMPY[np.where](nan, _aval(x).dtype.type(skipped), x), axis=axis)
+        seen = cummax(NUMPY[np.logical_not](nan), axis=axis)
+        return NUMPY[np.where](seen, values, _aval(x).dtype.type(np.nan))
+    return accumulate
+
+
+_RUNNING.update({np.fmax: _running_nan_skipping(cummax, -np.inf),
+                 np.fmin: _running_nan_skipping(cummin, np.inf),
+                 np.logical_or: _running_logical(cummax),
+                 np.logical_and: _running_logical(cummin)})
 
 
 def reduces_as_reduction(ufunc) -> bool:
