@@ -228,9 +228,11 @@ def test_a_library_changing_its_own_state_hints_to_call_it_outside():
     def f(x):
         warnings.simplefilter("ignore")     # changes warnings.filters, a list of the library's
         return x + 1
-    err = raises_at(f, (np.ones(3),), E.SideEffectError, "mutating a container",
+    # (session 44A: inside `with warnings.catch_warnings():` it compiles; outside, this)
+    err = raises_at(f, (np.ones(3),), E.SideEffectError,
+                    r"outside a `with warnings.catch_warnings\(\):` block",
                     line_of="simplefilter")
-    assert "outside the compiled function" in err.hint and "new container" not in err.hint
+    assert "before the compiled function" in err.hint and "new container" not in err.hint
 
 
 # --- run-time errors in a helper name the call that led there --------------------------

@@ -132,3 +132,85 @@ def test_event_has_happened_in_a_loop():
             out[t - 1] = np.fmax.accumulate(x[:3])[-1] + np.logical_or.accumulate(x > t).sum()
         return out
     same(f, np.array([3., np.nan, 4, 1, 5]))
+
+
+# --- bug_04: with warnings.catch_warnings(): warnings.simplefilter("ignore") -------------
+
+import warnings  # noqa: E402
+
+from numpy.lib.stride_tricks import sliding_window_view as _swv  # noqa: E402
+
+
+def _roll_nanmean(x, w):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        return np.nanmean(_swv(x, w), axis=1)
+
+
+def _quiet_nanmax_loop(x):
+    out = np.zeros(x.shape[0] - 1)
+    for i in range(x.shape[0] - 1):
+        with warnings.catch_warnings(action="ignore"):
+            out[i] = np.nanmax(x[i:i + 2])
+    return out
+
+
+def _nested_blocks(x):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Mean of empty slice")
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            warnings.simplefilter("ignore")
+            m = np.nanmean(x)
+        s = np.nanstd(x)
+    return m, s
+
+
+@pytest.mark.parametrize("x", [np.array([1., np.nan, np.nan, 2, 3]), np.full(4, np.nan),
+                               np.arange(6, dtype=np.float32)])
+def test_catch_warnings_around_nan_reductions(x):
+    before = list(warnings.filters)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(_roll_nanmean, x, 2)
+        same(_quiet_nanmax_loop, x)
+        same(_nested_blocks, x)
+    assert warnings.filters == before
+
+
+def test_catch_warnings_filters_the_compile_time_warnings():
+    def f(x):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            warnings.warn("quiet")
+        warnings.warn("loud")
+        return x + 1
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tpucc.compile(f, cache=False)(np.ones(2))
+    assert [str(w.message) for w in seen if w.category is UserWarning] == ["loud"]
+
+
+def test_filters_outside_a_block_are_refused_at_their_line():
+    def f(x):
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        return np.nanmean(x)
+
+    def g(x):
+        warnings.simplefilter("ignore")
+        return x
+
+    for fn, line in ((f, "filterwarnings"), (g, "simplefilter")):
+        err = raises_at(fn, (np.ones(3),), tpucc.SideEffectError,
+                        match=r"outside a `with warnings.catch_warnings\(\):` block",
+                        line_of=line, cache=False)
+        assert "call it before the compiled function" in err.hint
+
+
+def test_catch_warnings_record_is_refused_at_its_line():
+    def f(x):
+        with warnings.catch_warnings(record=True) as w:
+            y = np.nanmean(x)
+        return y, len(w)
+    raises_at(f, (np.ones(3),), tpucc.UnsupportedError, match=r"record=True",
+              line_of="catch_warnings", cache=False)

@@ -516,9 +516,11 @@ def _compile_time_managers() -> tuple:
     """Context managers a `with` may use in compiled code, entered and left
     while compiling: np.errstate changes only how NumPy itself reports
     floating-point errors at compile time (folding constants), which the
-    compiled program never does (XLA does not warn)."""
+    compiled program never does (XLA does not warn); so do the warning
+    filters of warnings.catch_warnings() (see warning_filters.py)."""
     import contextlib
-    return (np.errstate, contextlib.nullcontext)
+    from .warning_filters import CompileTimeFilters
+    return (np.errstate, contextlib.nullcontext, CompileTimeFilters)
 
 
 @handler
