@@ -181,9 +181,9 @@ def test_max_of_a_runtime_slice_with_where_needs_initial_as_numpys():
 
 @pytest.mark.parametrize("body", [
     lambda x, i: np.sort(x[:i, 0]).sum(),
-    lambda x, i: np.median(x[:i, 0]),
+    lambda x, i: np.argsort(x[:i, 0]).sum(),    # (np.median of it compiles: session 44A)
     lambda x, i: np.linalg.norm(x[:i], 2),
-], ids=["sort", "median", "matrix_norm_2"])
+], ids=["sort", "argsort", "matrix_norm_2"])
 def test_data_dependent_uses_of_a_runtime_slice_stay_e200(body):
     with pytest.raises(tpucc.TpuccError, match=r"E200\].*x\[i:j\]"):
         tpucc.compile(body, runtime_args=("i",))(np.arange(8.0).reshape(4, 2), 2)

@@ -214,3 +214,77 @@ def test_catch_warnings_record_is_refused_at_its_line():
         return y, len(w)
     raises_at(f, (np.ones(3),), tpucc.UnsupportedError, match=r"record=True",
               line_of="catch_warnings", cache=False)
+
+
+# --- bug_06: median / percentile / quantile of x[:i + 1] in a loop: a while -----------------
+
+def _no_unroll(fn, *args):
+    """`same`, and no UnrollWarning: the loop stays a runtime while."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tpucc.UnrollWarning)
+        return same(fn, *args)
+
+
+def _expanding(stat):
+    def f(x):
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = stat(x[:i + 1])
+        return out
+    return f
+
+
+_STATS = [np.median, np.nanmedian, lambda v: np.percentile(v, 90),
+          lambda v: np.quantile(v, 0.25), lambda v: np.nanpercentile(v, 37.5),
+          lambda v: np.nanquantile(v, np.float32(0.5)),
+          lambda v: np.percentile(v, [10, 50, 100]).sum()]
+
+
+@pytest.mark.parametrize("stat", range(len(_STATS)))
+@pytest.mark.parametrize("x", [np.sin(np.arange(40) / 7.0), np.array([3., np.nan, 1, 4, 1, 5]),
+                               np.arange(12, dtype=np.int32)[::-1],
+                               np.linspace(-1, 1, 9, dtype=np.float32)])
+def test_expanding_order_statistics_stay_a_while(stat, x):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _no_unroll(_expanding(_STATS[stat]), x)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (eager: the median of x[:0])
+def test_order_statistics_of_windows_rows_and_masks():
+    def f(x, m, k):
+        i = int(k[0])
+        w = x[i:i + 3 + i % 2]
+        rows = m[:i + 1]
+        sel = x[x > 0]
+        return (np.median(w), np.percentile(rows, 50, axis=0), np.median(rows, keepdims=True),
+                np.quantile(rows, [0.1, 0.9], axis=0, keepdims=True), np.nanmedian(rows, axis=0),
+                np.median(sel), np.percentile(sel, 75), np.median(x[:i] > 0))
+    x = np.array([2., -1, 5, 0, 3, -4, 8, 1])
+    m = np.arange(24, dtype=np.int64).reshape(8, 3) % 7
+    for k in (0, 1, 2, 4):
+        same(f, x, m, np.array([k]))
+
+
+@pytest.mark.parametrize("i", [0, 1, 2, 4, -1])
+def test_median_of_a_column_of_runtime_rows(i):
+    def f(x, i):
+        return np.median(x[:i, 0]), np.nanmedian(x[i:, 1]), np.median(x[:i, 1:], axis=0)
+    x = np.array([[3., 1], [np.nan, 4], [1, 5], [9, 2]])
+    compiled = tpucc.compile(f, runtime_args=("i",), cache=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = f(x, i)
+    from conftest import assert_same
+    assert_same(expected, compiled(x, i))
+
+
+def test_percentile_of_no_element_raises_numpys_index_error():
+    def f(x, k):
+        return np.percentile(x[:int(k[0])], 50), np.median(x[:int(k[0])])
+    same(f, np.arange(4.), np.array([2]))
+    with pytest.raises(IndexError):
+        f(np.arange(4.), np.array([0]))
+    compiled = tpucc.compile(f, cache=False)
+    with pytest.raises(IndexError, match="out of bounds"):
+        compiled(np.arange(4.), np.array([0]))

@@ -641,7 +641,8 @@ def _raveled(box: Box) -> masked.Selection:
                             sliced=box.sliced)
 
 
-_STATISTICS = (np.var, np.std, np.ptp, np.average, np.count_nonzero, np.argmax, np.argmin)
+_STATISTICS = (np.var, np.std, np.ptp, np.average, np.count_nonzero, np.argmax, np.argmin,
+               np.median, np.nanmedian)
 
 
 def _ufunc_into(fn, args, kwargs):

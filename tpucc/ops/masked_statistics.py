@@ -14,19 +14,26 @@ count where NumPy divides by the number of elements), so a loop over
 - np.einsum('i,i', a, b) and np.tensordot(a, b, 1) of two 1-d selections:
   their dot product.
 
+- np.median, np.percentile, np.quantile and their nan- forms, over
+  everything or axes that include the first: NumPy's NaN-ignoring recipe
+  (sort, NaN last, then pick by the runtime count of numbers) on the
+  full-size values with the unselected rows made NaN, so an expanding
+  median `np.median(x[:i + 1])` in a loop stays one `while` too.
+
 What would need the selected elements laid out in a row of runtime length
-(np.sort, np.median, ...) stays an E200; what counts them in order (a
+(np.sort, ...) stays an E200; what counts them in order (a
 slice of the rows, np.diff, np.cumsum) is masked_rows.py's.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import UnsupportedError, UserCodeError
 from .elementwise import astype
 from .masked import (Selection, _astype, _count, _expanded, _reduce, _reduced_axes, _refuse_call,
                      product, reduce, refusal)
-from .registry import NUMPY, normalize_axis
+from .registry import NUMPY, normalize_axes, normalize_axis
+from .shape import where
 
 
 def variance(name: str, sel: Selection, axis=None, dtype=None, out=None, ddof=0,
@@ -222,9 +229,62 @@ def _is_vector_pair(operands) -> bool:
     return all(isinstance(v, Selection) and not v.rest for v in operands)
 
 
+# --- median, percentile, quantile --------------------------------------------------------------
+
+_NAN_FORM = {np.median: np.nanmedian, np.percentile: np.nanpercentile,
+             np.quantile: np.nanquantile}
+
+
+def order_statistic(fn):
+    """np.median / percentile / quantile (fn, or its nan- form) of a
+    selection.  The unselected rows become NaN, which the nan- form's sort
+    puts last and its runtime count of numbers leaves out; integers and
+    bools are ordered as float64, the dtype NumPy gives their median and
+    quantiles.  The plain form is NaN where a selected element is NaN, and
+    a percentile of no element raises NumPy's IndexError (the median of
+    none is NaN, as NumPy's)."""
+    import inspect
+    nan_form = _NAN_FORM.get(fn, fn)
+    signature = inspect.signature(fn)
+
+    def call(sel: Selection, *args, **kwargs):
+        bound = signature.bind(sel, *args, **kwargs).arguments
+        axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
+        axes = normalize_axes(axis, 1 + len(sel.rest))
+        kind = sel.dtype.kind
+        if sel.rank != 1 or (axes is not None and 0 not in axes) or kind not in "biuf" or \
+                bound.get("out") is not None:
+            return _refuse_call(fn, (sel,))
+        if kind == "b" and fn is not np.median and fn is not np.nanmedian:
+            raise UserCodeError("TypeError: numpy boolean subtract, the `-` operator, is not "
+                                "supported, use the bitwise_xor, the `^` operator, or the "
+                                "logical_xor function instead.")
+        selected = _expanded(sel.mask, len(sel.rest))
+        data = sel.data if kind == "f" else astype(sel.data, np.float64)
+        result = NUMPY[nan_form](where(selected, data, np.nan), *args, **kwargs)
+        if fn is not np.median and fn is not np.nanmedian:
+            _require_an_element(sel)
+        if fn is nan_form or kind != "f":
+            return result
+        has_nan = NUMPY[np.any](NUMPY[np.isnan](sel.data) & selected, axis=axis,
+                                keepdims=keepdims)
+        with_nan = astype(where(has_nan, np.nan, result), result.dtype, copy=False)
+        with_nan.immutable = result.immutable       # a NumPy scalar if 0-d, as NumPy's
+        return with_nan
+    return call
+
+
+def _require_an_element(sel: Selection):
+    """NumPy's percentile of no element indexes position -1 of nothing."""
+    from ..infer import checks
+    checks.require(_count(sel, ()) > 0, "index -1 is out of bounds for axis 0 with size 0",
+                   raises="IndexError")
+
+
 FUNCTIONS = {np.var: lambda *a, **k: variance("var", *a, **k),
              np.std: lambda *a, **k: variance("std", *a, **k),
              np.ptp: ptp, np.average: average, np.linalg.norm: norm,
-             np.einsum: einsum, np.tensordot: tensordot}
+             np.einsum: einsum, np.tensordot: tensordot,
+             **{f: order_statistic(f) for f in (*_NAN_FORM, *_NAN_FORM.values())}}
 
 METHODS = {"var": FUNCTIONS[np.var], "std": FUNCTIONS[np.std]}
