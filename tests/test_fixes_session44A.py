@@ -288,3 +288,61 @@ def test_percentile_of_no_element_raises_numpys_index_error():
     compiled = tpucc.compile(f, cache=False)
     with pytest.raises(IndexError, match="out of bounds"):
         compiled(np.arange(4.), np.array([0]))
+
+
+# --- bug_05: np.nanmean(x[k::period]) over the phases: a while -----------------------------
+
+def _seasonal_profile(x, period):
+    seas = np.zeros(period)
+    for k in range(period):
+        seas[k] = np.nanmean(x[k::period])
+    return seas - seas.mean()
+
+
+@pytest.mark.parametrize("n, period", [(168 * 3, 168), (100, 7), (50, 48)])
+def test_seasonal_profile_by_phase_stays_a_while(n, period):
+    x = np.sin(np.arange(n) / 5.0)
+    x[::11] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _no_unroll(_seasonal_profile, x, period)
+
+
+_NAN_STATS = [np.nansum, np.nanprod, np.nanmean, np.nanvar, lambda v: np.nanstd(v, ddof=1),
+              np.nanmax, np.nanmin, lambda v: np.nanmean(v, keepdims=True)[0]]
+
+
+@pytest.mark.parametrize("stat", range(len(_NAN_STATS)))
+@pytest.mark.parametrize("x", [np.array([3., np.nan, 1, 4, np.nan, 5, 0.5]),
+                               np.array([np.nan, np.nan, 2, 1], dtype=np.float32),
+                               np.arange(-3, 5, dtype=np.int16),
+                               np.array([1 + 2j, np.nan, 3 - 1j, 0.5j])])
+def test_expanding_nan_reductions_stay_a_while(stat, x):
+    fn = _NAN_STATS[stat]
+    if x.dtype.kind == "c" and fn in (np.nanmax, np.nanmin):
+        return      # (NumPy orders complex numbers; tpucc refuses that elsewhere too)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _no_unroll(_expanding(fn), x)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_nan_reductions_of_rows_axes_and_keepdims():
+    def f(m, k):
+        i = int(k[0])
+        rows = m[i:]
+        return (np.nanmean(rows, axis=0), np.nansum(rows, axis=(0, 1), keepdims=True),
+                np.nanvar(rows, 0, ddof=1), np.nanmax(rows), np.nanmean(rows[:, 1]),
+                np.nanmean(m[m[:, 0] > 2], axis=0, dtype=np.float32))
+    m = np.array([[1., np.nan, 3], [4, 5, np.nan], [np.nan, np.nan, np.nan], [7, 8, 9]])
+    for k in (0, 1, 2, 3):
+        same(f, m, np.array([k]))
+
+
+def test_nanmax_of_no_element_raises_numpys_value_error():
+    def f(x, k):
+        return np.nanmax(x[int(k[0]):])
+    compiled = tpucc.compile(f, cache=False)
+    assert compiled(np.array([1., np.nan, 3]), np.array([1])) == 3.0
+    with pytest.raises(ValueError, match="zero-size array"):
+        compiled(np.array([1., np.nan, 3]), np.array([5]))

@@ -18,7 +18,10 @@ count where NumPy divides by the number of elements), so a loop over
   everything or axes that include the first: NumPy's NaN-ignoring recipe
   (sort, NaN last, then pick by the runtime count of numbers) on the
   full-size values with the unselected rows made NaN, so an expanding
-  median `np.median(x[:i + 1])` in a loop stays one `while` too.
+  median `np.median(x[:i + 1])` in a loop stays one `while` too;
+- np.nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin the same
+  way: the unselected rows made NaN, which they leave out (a seasonal
+  profile `np.nanmean(x[k::period])` over the phases k stays a `while`).
 
 What would need the selected elements laid out in a row of runtime length
 (np.sort, ...) stays an E200; what counts them in order (a
@@ -281,10 +284,45 @@ def _require_an_element(sel: Selection):
                    raises="IndexError")
 
 
+# --- the nan- reductions ---------------------------------------------------------------------
+
+_NAN_REDUCTIONS = {np.nansum: np.sum, np.nanprod: np.prod, np.nanmean: np.mean,
+                   np.nanvar: np.var, np.nanstd: np.std, np.nanmax: np.max, np.nanmin: np.min}
+
+
+def nan_reduction(fn):
+    """np.nansum, nanmean, nanmax, ... (fn) of a selection: fn of the
+    full-size values with the unselected rows made NaN, which fn leaves
+    out as it leaves out the NaN; the max or min of no element raises
+    NumPy's ValueError when the call returns.  Integers and bools hold no
+    NaN: the plain reduction of the selection (its dtype rules too)."""
+    import inspect
+    from .masked import holds_selection, numpy_call
+    plain, signature = _NAN_REDUCTIONS[fn], inspect.signature(fn)
+
+    def call(sel: Selection, *args, **kwargs):
+        bound = signature.bind(sel, *args, **kwargs).arguments
+        axes = normalize_axes(bound.get("axis"), 1 + len(sel.rest))
+        if sel.rank != 1 or (axes is not None and 0 not in axes) or \
+                holds_selection(args, kwargs) or bound.get("out") is not None:
+            return _refuse_call(fn, (sel,))
+        if sel.dtype.kind not in "fc":
+            return numpy_call(plain, (sel, *args), kwargs)
+        if plain in (np.max, np.min) and "initial" not in kwargs:
+            from ..infer import checks
+            checks.require(_count(sel, ()) > 0, "zero-size array to reduction operation "
+                           f"{'fmax' if plain is np.max else 'fmin'} which has no identity",
+                           raises="ValueError")
+        selected = _expanded(sel.mask, len(sel.rest))
+        return NUMPY[fn](where(selected, sel.data, np.nan), *args, **kwargs)
+    return call
+
+
 FUNCTIONS = {np.var: lambda *a, **k: variance("var", *a, **k),
              np.std: lambda *a, **k: variance("std", *a, **k),
              np.ptp: ptp, np.average: average, np.linalg.norm: norm,
              np.einsum: einsum, np.tensordot: tensordot,
-             **{f: order_statistic(f) for f in (*_NAN_FORM, *_NAN_FORM.values())}}
+             **{f: order_statistic(f) for f in (*_NAN_FORM, *_NAN_FORM.values())},
+             **{f: nan_reduction(f) for f in _NAN_REDUCTIONS}}
 
 METHODS = {"var": FUNCTIONS[np.var], "std": FUNCTIONS[np.std]}
