@@ -346,3 +346,63 @@ def test_nanmax_of_no_element_raises_numpys_value_error():
     assert compiled(np.array([1., np.nan, 3]), np.array([1])) == 3.0
     with pytest.raises(ValueError, match="zero-size array"):
         compiled(np.array([1., np.nan, 3]), np.array([5]))
+
+
+# --- bug_07: a short loop full of runtime ifs is one while, not 20 copies ---------------------
+
+from conftest import count_hlo, hlo  # noqa: E402
+
+
+class _Monitor:
+    def __init__(self, window, k, cooldown):
+        self.window, self.k, self.cooldown = window, k, cooldown
+        self.buf = np.zeros(window)
+        self.pos = self.filled = self.wait = self.alarms = 0
+        self.max_z = 0.0
+
+    def observe(self, v):
+        z = 0.0
+        if self.filled == self.window:
+            mu, sd = self.buf.mean(), self.buf.std()
+            z = (v - mu) / sd if sd > 0 else 0.0
+            if self.wait > 0:
+                self.wait -= 1
+            elif abs(z) > self.k:
+                self.alarms += 1
+                self.wait = self.cooldown
+            self.max_z = max(self.max_z, abs(z))
+        self.buf[self.pos] = v
+        self.pos = (self.pos + 1) % self.window
+        self.filled = min(self.filled + 1, self.window)
+        return z
+
+
+def _monitor_run(mon, series):
+    zs = np.zeros_like(series)
+    for t in range(series.shape[0]):
+        zs[t] = mon.observe(series[t])
+    return zs, mon.alarms, mon.max_z
+
+
+@pytest.mark.parametrize("n", [12, 20, 24])
+def test_short_loop_of_runtime_ifs_is_one_while(n):
+    x = np.random.default_rng(1).normal(size=n)
+    x[n // 2] = 9.0
+    eager_mon, mon = _Monitor(4, 2.0, 2), _Monitor(4, 2.0, 2)
+    compiled = tpucc.compile(_monitor_run, cache=False)
+    from conftest import assert_same
+    assert_same(_monitor_run(eager_mon, x.copy()), compiled(mon, x.copy()))
+    assert (mon.alarms, mon.pos, mon.wait) == (eager_mon.alarms, eager_mon.pos, eager_mon.wait)
+    text = hlo(compiled, _Monitor(4, 2.0, 2), x.copy())
+    assert count_hlo(text, "while") >= 1 and count_hlo(text, "conditional") < 2 * n
+
+
+def test_short_loop_with_one_small_if_still_unrolls():
+    def f(x):
+        total = 0.0
+        for t in range(8):
+            if x[t] > 0:
+                total += x[t]
+        return total
+    compiled = same(f, np.arange(-3.0, 5.0))
+    assert count_hlo(hlo(compiled, np.arange(-3.0, 5.0)), "while") == 0

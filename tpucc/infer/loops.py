@@ -542,15 +542,29 @@ def _unroll_advice(why: str) -> str | None:
 OPS_PER_UNROLLED_TRIP = 40
 
 
+# What one runtime `if` (a Conditional) of an unrolled copy costs XLA, in
+# small ops, besides the ops of its branches: each branch is a computation
+# of its own, compiled and called apart.  A streaming monitor's 20 unrolled
+# steps of 4 ifs and ~50 ops each took 10-15 s to compile, 60 steps as one
+# While 2.4 s: about 50 ms per Conditional, some 50 small ops.
+COND_COMPILE_WEIGHT = 25
+
+
 def _too_big_to_unroll(ops, it, budget) -> bool:
     """Whether the rest of a static range loop, unrolled, would hold more ops
-    than the budget allows (`ops`: one iteration's).  A static `while`,
+    than the budget allows (`ops`: one iteration's; its runtime ifs weigh
+    COND_COMPILE_WEIGHT more each).  A static `while`,
     whose trips are not known ahead, tries one While for the rest as soon
     as one iteration holds more than OPS_PER_UNROLLED_TRIP ops (RK4 steps
     to a static end time: 32 copies, 10 s of XLA)."""
     if not isinstance(it, (RangeIter, SeqIter)) or it.remaining() < 2:
         return False
-    return _op_count(ops) * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget
+    cost = _op_count(ops) + COND_COMPILE_WEIGHT * _cond_count(ops)
+    return cost * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget
+
+
+def _cond_count(ops) -> int:
+    return sum((op.name == "cond") + sum(_cond_count(r.ops) for r in op.regions) for op in ops)
 
 
 def _op_count(ops) -> int:
