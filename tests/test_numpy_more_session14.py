@@ -26,15 +26,13 @@ def unravel_both_orders(i):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.bool_])
 def test_unravel_index_of_argmax(dtype):
     x = (np.arange(24) * 7 % 11).reshape(2, 3, 4).astype(dtype)
-    check(position_of_max, x)           # np.int64 scalars, as NumPy gives
-    check(position_of_max, x[0])
+    check(lambda x, x0: (position_of_max(x), position_of_max(x0)), x, x[0])  # np.int64 scalars
 
 
-@pytest.mark.parametrize("i", [np.array([0, 5, 11], np.int32), np.array([[7], [2]], np.uint8),
-                               np.array([], np.int64), np.array(7), np.int16(3),
-                               np.array([True, False])])
-def test_unravel_index_of_index_arrays(i):
-    check(unravel_both_orders, i)
+def test_unravel_index_of_index_arrays():
+    check(lambda *i: tuple(unravel_both_orders(k) for k in i),
+          np.array([0, 5, 11], np.int32), np.array([[7], [2]], np.uint8),
+          np.array([], np.int64), np.array(7), np.int16(3), np.array([True, False]))
 
 
 def unravel_one(i):
@@ -92,9 +90,14 @@ def ravel_wrapped(i, j):
 
 @pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_ravel_multi_index(dtype):
-    check(ravel_modes, np.array([0, 2, 1], dtype), np.array([3, 0, 1], dtype))
-    check(ravel_modes, np.array([[0], [2]], dtype), np.array([3, 0, 1], dtype))    # broadcast
-    check(ravel_modes, dtype(2), dtype(3))                                          # scalars
+    check(lambda i, j, ib, jb, si, sj: (ravel_modes(i, j), ravel_modes(ib, jb),
+                                        ravel_modes(si, sj)),
+          np.array([0, 2, 1], dtype), np.array([3, 0, 1], dtype),
+          np.array([[0], [2]], dtype), np.array([3, 0, 1], dtype),      # broadcast
+          dtype(2), dtype(3))                                           # scalars
+
+
+def test_ravel_multi_index_wrap_and_clip():
     check(ravel_wrapped, np.array([-4, 7, 1]), np.array([5, -1, 9]))
 
 
@@ -112,27 +115,34 @@ def search(a, v):
     return np.searchsorted(a, v), np.searchsorted(a, v, side="right"), a.searchsorted(v, "right")
 
 
+def search_pairs(*p):
+    # search() of (a, v) argument pairs, in one program
+    return tuple(search(p[k], p[k + 1]) for k in range(0, len(p), 2))
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.float16,
                                    np.float32, np.float64])
 def test_searchsorted_with_ties(dtype):
     a = np.array([0, 1, 1, 1, 3, 5, 5, 8, 9, 9, 9, 12, 20], dtype)
-    check(search, a, np.array([[0, 0, 1], [2, 5, 9], [12, 20, 21]], dtype))
-    check(search, a, np.arange(0 if np.dtype(dtype).kind == "u" else -2, 23).astype(dtype))
+    check(search_pairs, a, np.array([[0, 0, 1], [2, 5, 9], [12, 20, 21]], dtype),
+          a, np.arange(0 if np.dtype(dtype).kind == "u" else -2, 23).astype(dtype))
 
 
 def test_searchsorted_nan_sorts_last_and_signed_zeros_are_equal():
     a = np.array([-np.inf, -1.0, -0.0, 0.0, 2.0, np.inf, np.nan, np.nan])
-    check(search, a, np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, 3.0]))
-    check(search, a.astype(np.float32), np.array([np.nan, 0.0], np.float32))
+    check(search_pairs, a, np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, 3.0]),
+          a.astype(np.float32), np.array([np.nan, 0.0], np.float32))
 
 
 def test_searchsorted_sizes_and_scalars():
+    args = []
     for n in (0, 1, 2, 7, 8, 9, 64):     # the search's step count is n's bit length
-        check(search, np.arange(n) * 2, np.arange(-1, 2 * n + 1))
-    check(search, np.arange(5), np.int64(3))           # a NumPy scalar
-    check(search, np.arange(5), np.array(3))           # a 0-d array: a scalar too
-    check(search, np.arange(5), np.array([], np.int64))
-    check(search, np.array([False, True, True]), np.array([True, False]))
+        args += [np.arange(n) * 2, np.arange(-1, 2 * n + 1)]
+    check(search_pairs, *args,
+          np.arange(5), np.int64(3),           # a NumPy scalar
+          np.arange(5), np.array(3),           # a 0-d array: a scalar too
+          np.arange(5), np.array([], np.int64),
+          np.array([False, True, True]), np.array([True, False]))
 
 
 def search_mixed(a):
@@ -141,8 +151,8 @@ def search_mixed(a):
 
 
 def test_searchsorted_python_scalars_are_not_weak():
-    check(search_mixed, np.array([0.1, 0.2, 0.3], np.float32))
-    check(search_mixed, np.array([0, 1, 250], np.uint8))
+    check(lambda a, b: (search_mixed(a), search_mixed(b)), np.array([0.1, 0.2, 0.3], np.float32),
+          np.array([0, 1, 250], np.uint8))
 
 
 def search_sorter(a, v):
@@ -155,9 +165,11 @@ def search_given_sorter(a, v, s):
 
 
 def test_searchsorted_with_sorter():
-    check(search_sorter, np.array([3.0, 1, 2, 2, np.nan, -1]), np.array([0, 1, 2, 2.5, 9, np.nan]))
-    check(search_sorter, np.array([5, 1, 4], np.int8), np.arange(7, dtype=np.int8))
-    check(search_given_sorter, np.array([3, 2, 1]), np.array([0, 2, 4]), np.array([2, 1, 0]))
+    check(lambda a, v, b, w, c, u, s: (search_sorter(a, v), search_sorter(b, w),
+                                       search_given_sorter(c, u, s)),
+          np.array([3.0, 1, 2, 2, np.nan, -1]), np.array([0, 1, 2, 2.5, 9, np.nan]),
+          np.array([5, 1, 4], np.int8), np.arange(7, dtype=np.int8),
+          np.array([3, 2, 1]), np.array([0, 2, 4]), np.array([2, 1, 0]))
 
 
 def test_searchsorted_sorter_out_of_range_is_a_runtime_value_error():
@@ -212,17 +224,18 @@ X = np.array([-1, 0, 0.5, 1, 1.5, 2, 2.5, 3, np.inf, -np.inf, np.nan])
     [np.nan, 1, 0], [0, 1, np.nan], [-np.inf, 0, np.inf]],
     ids=lambda b: str(b))
 def test_digitize_increasing_decreasing_and_flat_bins(bins):
-    check(bin_of, X, np.array(bins))
-    check(bin_of, X.astype(np.float32), np.array(bins, np.float32))
+    check(lambda x, b, x32, b32: (bin_of(x, b), bin_of(x32, b32)), X, np.array(bins),
+          X.astype(np.float32), np.array(bins, np.float32))
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_digitize_integer_inputs(dtype):
     x = np.arange(-3, 12).astype(dtype) if np.dtype(dtype).kind == "i" else np.arange(12, dtype=dtype)
-    check(bin_of, x, np.array([1, 4, 4, 9], dtype))
-    check(bin_of, x, np.array([9, 4, 4, 1], dtype))
-    check(bin_of, x[3], np.array([1, 4, 9]))         # a NumPy scalar in, a scalar out
-    check(bin_of, x.reshape(3, -1), np.array([2.5, 7.5]))
+    check(lambda x, up, down, x3, b3, x2, b2: (bin_of(x, up), bin_of(x, down), bin_of(x3, b3),
+                                               bin_of(x2, b2)),
+          x, np.array([1, 4, 4, 9], dtype), np.array([9, 4, 4, 1], dtype),
+          x[3], np.array([1, 4, 9]),         # a NumPy scalar in, a scalar out
+          x.reshape(3, -1), np.array([2.5, 7.5]))
 
 
 def test_digitize_non_monotonic_bins_are_a_runtime_value_error():
@@ -296,21 +309,34 @@ def fill_diag_wrapped(a, val):
     return a.sum()
 
 
+def fill_diag_pairs(*p):
+    # fill_diag() of (a, val) argument pairs, in one program
+    return tuple(fill_diag(p[k], p[k + 1]) for k in range(0, len(p), 2))
+
+
+def fill_diag_both(*p):
+    # fill_diag() and fill_diag_wrapped() of (a, val, b, wval) arguments, in one program
+    return tuple((fill_diag(p[k], p[k + 1]), fill_diag_wrapped(p[k + 2], p[k + 3]))
+                 for k in range(0, len(p), 4))
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, np.float64, np.bool_])
 def test_fill_diagonal_in_place(dtype):
+    args = []
     for shape in [(4, 4), (7, 3), (3, 7), (3, 3, 3), (0, 3), (1, 1)]:
-        check(fill_diag, np.zeros(shape, dtype), 1)
-        check(fill_diag_wrapped, np.zeros(shape, dtype), np.array([1, 0, 1], dtype))
+        args += [np.zeros(shape, dtype), 1, np.zeros(shape, dtype), np.array([1, 0, 1], dtype)]
+    check(fill_diag_both, *args)
 
 
 def test_fill_diagonal_values_are_flattened_and_cycled():
-    check(fill_diag, np.zeros((4, 4)), np.array([1.5, -2.0]))          # repeated
-    check(fill_diag, np.zeros((3, 5)), np.arange(9.0).reshape(3, 3))   # cut
-    check(fill_diag, np.zeros((3, 3)), np.array([]))                   # nothing written
-    check(fill_diag, np.zeros((4, 4), np.int8), np.array([300, -2]))   # unsafe casts
-    check(fill_diag, np.zeros((4, 4), np.int8), np.array([2.7, -2.7]))
-    check(fill_diag, np.zeros((4, 4), np.float32), [1, 2])             # a static list
-    check(fill_diag, np.zeros((2, 2), complex), 1j)
+    check(fill_diag_pairs,
+          np.zeros((4, 4)), np.array([1.5, -2.0]),          # repeated
+          np.zeros((3, 5)), np.arange(9.0).reshape(3, 3),   # cut
+          np.zeros((3, 3)), np.array([]),                   # nothing written
+          np.zeros((4, 4), np.int8), np.array([300, -2]),   # unsafe casts
+          np.zeros((4, 4), np.int8), np.array([2.7, -2.7]),
+          np.zeros((4, 4), np.float32), [1, 2],             # a static list
+          np.zeros((2, 2), complex), 1j)
 
 
 def fill_diag_of_view(a, val):
@@ -371,19 +397,21 @@ OBS = RNG.normal(size=(3, 6))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")      # bool: a constant row's 0 / 0
 def test_cov_and_corrcoef(dtype):
     m = (OBS * 4 + 5).astype(dtype)
-    check(covariances, m)            # float32 and integers give float64, as NumPy's
-    check(covariances, m[0])         # one variable: a 0-d covariance, a scalar correlation
-    check(covariances_with, m, m[:2] * 2)
-    check(covariances_with_columns, m.T, m[1])
+    # float32 and integers give float64, as NumPy's; m0: one variable, a 0-d
+    # covariance, a scalar correlation
+    check(lambda m, m0, y, mt, y1: (covariances(m), covariances(m0), covariances_with(m, y),
+                                    covariances_with_columns(mt, y1)),
+          m, m[0], m[:2] * 2, m.T, m[1])
 
 
 # NumPy warns (one observation, zero variance); the values (inf, NaN) are compared.
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_cov_edge_cases():
-    check(covariances, np.zeros((2, 4)))                  # zero variance: NaN correlations
-    check(covariances, np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 4.0]]))
-    check(covariances, np.zeros((0, 3)))                  # no variables: a (0, 0) array
-    check(covariances, OBS[:, :2])
+    check(lambda *ms: tuple(covariances(m) for m in ms),
+          np.zeros((2, 4)),                               # zero variance: NaN correlations
+          np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 4.0]]),
+          np.zeros((0, 3)),                               # no variables: a (0, 0) array
+          OBS[:, :2])
 
 
 def typed_cov(m):
@@ -395,8 +423,7 @@ def complex_cov(z):
 
 
 def test_cov_dtype_and_complex():
-    check(typed_cov, OBS)
-    check(complex_cov, OBS + 1j * OBS[::-1])
+    check(lambda m, z: (typed_cov(m), complex_cov(z)), OBS, OBS + 1j * OBS[::-1])
 
 
 def weighted_cov(m, w):
