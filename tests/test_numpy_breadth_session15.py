@@ -413,11 +413,11 @@ def numpy_error(fn, *args):
 def test_cross(dtype):
     a = np.array([[1, 2, 3], [4, -5, 6], [0, 1, -1]]).astype(dtype)
     b = np.array([[7, 8, 9], [1, 0, 2], [3, 3, 3]]).astype(dtype)
-    exact(crosses, a, b)
     message = numpy_error(crosses_with_2_vectors, a, b)
     if message is None:
-        exact(crosses_with_2_vectors, a, b)
+        exact(lambda a, b: (crosses(a, b), crosses_with_2_vectors(a, b)), a, b)
     else:
+        exact(crosses, a, b)
         raises_at(crosses_with_2_vectors, (a, b), tpucc.errors.UserCodeError,
                   match=re.escape(message), line_of="return np.cross(a[:, :2], b)")
 
