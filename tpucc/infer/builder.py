@@ -67,6 +67,10 @@ class Context:
     # holds only if the program reads that value (checks.require_if_read)
     read_guards: list = field(default_factory=list)
     error_code: object = None                     # the checks' Array (see checks.py)
+    # Runtime bools, innermost last: checks made now hold only where all are
+    # true (checks.only_where: a Python number's errors on the paths that
+    # held it, held_ints)
+    check_paths: list = field(default_factory=list)
     error_code_origin: object = None
     message_slots: dict = field(default_factory=dict)   # AVal -> [Array] (checks._slot)
     # Lists and dicts rebuilt after a runtime `if` or loop because they are

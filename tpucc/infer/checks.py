@@ -18,6 +18,7 @@ code; a program without such messages has none.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 import numpy as np
@@ -57,6 +58,8 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
     code's int64 for a Python int), so no `except` of the program is one
     that would catch it eagerly: none is refused."""
     c = builder.ctx()
+    for path in c.check_paths:
+        ok = builder.emit("logical_or", ok, builder.emit("logical_not", path))
     if not tpucc_limit:
         exceptions.refuse_caught_check(
             c.frames, raisable_class(raises) if raises else IndexError,
@@ -71,6 +74,25 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
         message = message.text()
     c.checks.append((message, loc or c.loc, hint, raises, parts, builder.calling_lines(c)))
     c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
+
+
+@contextlib.contextmanager
+def only_where(path: Array):
+    """Checks required inside hold only where the runtime bool `path` is
+    true: the errors of a Python number held as a NumPy scalar on some
+    runtime paths (held_ints), which Python raises on those paths only."""
+    c = builder.ctx()
+    c.check_paths.append(path)
+    try:
+        yield
+    finally:
+        c.check_paths.pop()
+
+
+def on_some_paths() -> bool:
+    """Whether checks made now hold only on some runtime paths (only_where),
+    so a static failure is a runtime one, not an error raised now."""
+    return bool(builder.ctx().check_paths)
 
 
 class ReadWatched(Array):

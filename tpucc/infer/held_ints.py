@@ -122,7 +122,7 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
         return result
     on_int_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b),
                                    [Array(x.held_int) for x in held])
-    as_ints = tuple(_as_python_number(x) if any(x is h for h in held) else
+    as_ints = tuple(as_python_number(x) if any(x is h for h in held) else
                     x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
                     for x in operands)
     dtype = _int_path_dtype(ufname, as_ints)
@@ -143,7 +143,7 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     return result
 
 
-def _as_python_number(x: Array) -> Array:
+def as_python_number(x: Array) -> Array:
     """The held value as the Python number it is on its paths."""
     aval = PYTHON_FLOAT if x.held_float else PYTHON_INT
     (v,) = builder.emit_op("convert", (x.var,), {"dtype": aval.dtype}, (aval,))

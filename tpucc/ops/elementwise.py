@@ -1409,6 +1409,9 @@ def _check_python_operands(ufname, left, right) -> None:
                                  _is_python_complex(right) and _is_python_scalar(left)):
         raise UserCodeError(f"TypeError: '{_ORDERINGS[ufname]}' not supported between "
                             f"instances of '{_py_type_name(left)}' and '{_py_type_name(right)}'")
+    if _held_python_number(left) or _held_python_number(right):
+        _check_held_python_operands(ufname, left, right)
+        return
     if _is_python_complex(left) and _is_python_scalar(right) or \
             _is_python_complex(right) and _is_python_scalar(left):
         _check_python_complex_operands(ufname, left, right)
@@ -1422,6 +1425,28 @@ def _check_python_operands(ufname, left, right) -> None:
     elif ufname == "power" and not (_python_int(left) and _python_int(right)):
         _check_python_float_power(left, right)    # (ints: _python_int_power_base)
         _check_python_real_power(left, right)
+
+
+def _held_python_number(x) -> bool:
+    """A Python number on some runtime paths, a NumPy scalar on others (held_ints)."""
+    return isinstance(x, Array) and x.held_int is not None
+
+
+def _check_held_python_operands(ufname, left, right) -> None:
+    """Python's errors of `left <op> right` where an operand is a Python
+    number on some runtime paths only (`total = 0.0`, then `total += v` of
+    a NumPy v under a runtime `if`): checked on the paths where every
+    operand is a Python number (`total / n` raises ZeroDivisionError
+    there), not where one is a NumPy scalar, which gives inf, 0 or NaN."""
+    operands = (left, right)
+    if not all(_held_python_number(x) or _is_python_number(x) for x in operands):
+        return
+    paths = [Array(x.held_int) for x in operands if _held_python_number(x)]
+    on_python_path = paths[0] if len(paths) == 1 else emit("logical_and", *paths)
+    from ..infer import checks
+    with checks.only_where(on_python_path):
+        _check_python_operands(ufname, *(held_ints.as_python_number(x) if
+                                         _held_python_number(x) else x for x in operands))
 
 
 def _check_python_division(ufname, num, den) -> None:
@@ -1554,7 +1579,8 @@ def _python_raises_unless(ok, message: str, error: str) -> None:
     from ..infer import builder, checks
     if ok is True:
         return
-    if not isinstance(ok, Array) and builder.ctx().runtime_depth == 0:
+    if not isinstance(ok, Array) and builder.ctx().runtime_depth == 0 and \
+            not checks.on_some_paths():
         raise UserCodeError(f"{error}: {message}")
     if not isinstance(ok, Array):
         ok = Array(const_value(np.bool_(False)))
