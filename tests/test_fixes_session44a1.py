@@ -239,3 +239,27 @@ def test_division_by_zero_messages_are_pythons():
         with pytest.raises(ZeroDivisionError) as info:
             tpucc.compile(fn, cache=False)(*args)
         assert str(eager_error(fn, *args)) in str(info.value)
+
+
+# --- a Python int held in a NumPy float dtype, to a negative power ----------------------------
+
+def int_scale_to_negative_power(x, thr, start):
+    s = start
+    if x.max() > thr:
+        s = x.sum()             # a NumPy float here, the Python int `start` otherwise
+    return s ** -1, s ** -2
+
+
+def test_held_int_zero_to_negative_power_raises():
+    same_error(int_scale_to_negative_power, np.array([3.0, -1, 4]), 100.0, 0, line_of="** -1")
+
+
+@pytest.mark.parametrize("start", [2, -4])
+@pytest.mark.parametrize("thr", [100.0, 0.0])
+def test_held_int_to_negative_power_is_a_float(thr, start):
+    """Python's int ** -1 is a float (0.5), where the merged value's dtype
+    rules said an int (compiled code gave 0)."""
+    x = np.array([3.0, -1, 4])
+    expected = int_scale_to_negative_power(x, thr, start)
+    got = tpucc.compile(int_scale_to_negative_power, cache=False)(x, thr, start)
+    assert got == expected and [type(v) for v in got] == [type(v) for v in expected]

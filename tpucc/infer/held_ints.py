@@ -157,7 +157,12 @@ def _is_python_number(x) -> bool:
 
 
 def _int_path_dtype(ufname: str, operands) -> np.dtype | None:
-    """The dtype NumPy's rules give the ufunc on `operands` (None: no loop)."""
+    """The dtype NumPy's rules give the ufunc on `operands` (None: no loop),
+    but for a Python int to a static negative int power: a Python float
+    (2 ** -1 is 0.5, where NumPy's integer power refuses)."""
+    if ufname == "power" and type(operands[1]) is int and operands[1] < 0 and \
+            holds_python_int(operands[0]):
+        return np.dtype(np.float64)
     avals = [x.aval if isinstance(x, Array) else const_aval(x) for x in operands]
     try:
         return np.dtype(ufunc_loop(getattr(np, ufname), loop_keys(avals))[-1])

@@ -1444,9 +1444,13 @@ def _check_held_python_operands(ufname, left, right) -> None:
     paths = [Array(x.held_int) for x in operands if _held_python_number(x)]
     on_python_path = paths[0] if len(paths) == 1 else emit("logical_and", *paths)
     from ..infer import checks
+    python = [held_ints.as_python_number(x) if _held_python_number(x) else x for x in operands]
     with checks.only_where(on_python_path):
-        _check_python_operands(ufname, *(held_ints.as_python_number(x) if
-                                         _held_python_number(x) else x for x in operands))
+        _check_python_operands(ufname, *python)
+        if ufname == "power" and all(map(_python_int, python)):
+            # (0 ** -1 of two Python ints raises too: _python_int_power_base
+            # checks it for ints on every path)
+            _check_python_float_power(*python)
 
 
 def _check_python_division(ufname, num, den) -> None:
@@ -1465,8 +1469,9 @@ def _check_python_shift(value, count) -> None:
 
 
 def _check_python_float_power(base, exponent) -> None:
-    """`base ** exponent` of Python numbers, one a float: 0.0 to a negative
-    power raises ZeroDivisionError (a NaN exponent gives NaN)."""
+    """`base ** exponent` of Python numbers, one a float (or ints, one held
+    on some paths only): 0 to a negative power raises ZeroDivisionError (a
+    NaN exponent gives NaN)."""
     if not isinstance(base, Array) and base != 0 or \
             not isinstance(exponent, Array) and not exponent < 0:
         return
