@@ -127,11 +127,13 @@ def test_python_floats_that_compute_with_numpy_integers_still_promote():
 
 
 def test_a_runtime_python_float_merged_with_numpy_integers_promotes_as_numpy_does():
-    # (its value is known only at run time: float64 keeps it, whichever path)
+    # (its value is known only at run time: float64 keeps it, whichever path;
+    # the path that took the Python float gives it back, as eagerly)
     def pick(x, f):
         return max(x[0], f)
-    out = compiled(pick, np.array([2, 5], np.int8), 2.5, runtime_args=("f",))
-    assert out == 2.5 and out.dtype == np.float64
+    x = np.array([2, 5], np.int8)
+    out = compiled(pick, x, 2.5, runtime_args=("f",))
+    assert out == 2.5 == pick(x, 2.5) and type(out) is type(pick(x, 2.5)) is float
 
 
 # --- refused where the NumPy dtype cannot hold the Python number (E300) --------------------

@@ -548,18 +548,22 @@ OPS_PER_UNROLLED_TRIP = 40
 # steps of 4 ifs and ~50 ops each took 10-15 s to compile, 60 steps as one
 # While 2.4 s: about 50 ms per Conditional, some 50 small ops.
 COND_COMPILE_WEIGHT = 25
+DEFAULT_UNROLL = 32         # tpucc.compile's unroll= (api.DEFAULT_OPTIONS)
 
 
 def _too_big_to_unroll(ops, it, budget) -> bool:
     """Whether the rest of a static range loop, unrolled, would hold more ops
     than the budget allows (`ops`: one iteration's; its runtime ifs weigh
-    COND_COMPILE_WEIGHT more each).  A static `while`,
+    COND_COMPILE_WEIGHT more each under the default budget: a budget the
+    user chose with `unroll=` accepts its copies' compile time).  A static `while`,
     whose trips are not known ahead, tries one While for the rest as soon
     as one iteration holds more than OPS_PER_UNROLLED_TRIP ops (RK4 steps
     to a static end time: 32 copies, 10 s of XLA)."""
     if not isinstance(it, (RangeIter, SeqIter)) or it.remaining() < 2:
         return False
-    cost = _op_count(ops) + COND_COMPILE_WEIGHT * _cond_count(ops)
+    cost = _op_count(ops)
+    if budget == DEFAULT_UNROLL:
+        cost += COND_COMPILE_WEIGHT * _cond_count(ops)
     return cost * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget
 
 
