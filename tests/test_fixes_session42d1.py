@@ -10,6 +10,7 @@
 - a written-back tuple holds the argument arrays themselves, and one array
   stored in two places is one NumPy array.
 """
+import copy
 import dataclasses
 from typing import NamedTuple
 
@@ -17,11 +18,40 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import assert_same, raises_at, same_with_objects
+from conftest import assert_same, raises_at, same_deep, same_with_objects
 
 
 def compiled(fn):
     return tpucc.compile(fn, cache=False)
+
+
+def same_with_objects_each(fn, *arg_tuples):
+    """same_with_objects for each tuple of arguments, through one compiled
+    fn: the inputs differ in values only, so one executable serves them all."""
+    f = compiled(fn)
+    for args in arg_tuples:
+        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+        expected = fn(*eager_args)
+        actual = f(*comp_args)
+        same_deep(expected, actual)
+        same_deep(eager_args, comp_args)
+
+
+def same_on_one_object(fn, make, xs):
+    """fn(make(), x) eager and compiled for each x, through one compiled fn.
+    An object argument is told apart by identity (a new one compiles again),
+    so the compiled calls share one object, whose attributes are reset to a
+    new make()'s before each call; the eager calls get a new one each."""
+    f = compiled(fn)
+    obj = make()
+    for x in xs:
+        vars(obj).clear()
+        vars(obj).update(vars(make()))
+        eager_obj, eager_x, comp_x = make(), copy.deepcopy(x), copy.deepcopy(x)
+        expected = fn(eager_obj, eager_x)
+        actual = f(obj, comp_x)
+        same_deep(expected, actual)
+        same_deep((eager_obj, eager_x), (obj, comp_x))
 
 
 # --- bug 11: obj.__class__ = B ----------------------------------------------
@@ -101,12 +131,16 @@ def class_swap_same_on_both_paths(x):
     return o.f(x)
 
 
-@pytest.mark.parametrize("fn", [class_swap, class_swap_unrelated, class_swap_back_and_forth,
-                                class_swap_in_static_loop, class_swap_made_in_loop,
-                                class_swap_through_own_setattr, class_swap_same_on_both_paths])
+def all_class_swaps(x):
+    # (the checks of one input in one program: each is its own compile otherwise)
+    return (class_swap(x), class_swap_unrelated(x), class_swap_back_and_forth(x),
+            class_swap_in_static_loop(x), class_swap_made_in_loop(x),
+            class_swap_through_own_setattr(x), class_swap_same_on_both_paths(x))
+
+
 @pytest.mark.parametrize("x", [np.arange(3), np.linspace(-1.0, 1.0, 4, dtype=np.float32)])
-def test_assigning_class_changes_the_object_class(fn, x):
-    same_with_objects(fn, x)
+def test_assigning_class_changes_the_object_class(x):
+    same_with_objects(all_class_swaps, x)
 
 
 def class_to_int(x):
@@ -168,15 +202,12 @@ class Sized:
                                  "int"])
 @pytest.mark.parametrize("x", [np.array([1, -1, 2]), np.arange(5.0) - 2])
 def test_len_is_a_python_int(how, x):
-    def length(x):
-        return len(Sized(x, how))
-
-    def used(x):
+    def length_and_use(x):
+        length = len(Sized(x, how))
         n = len(Sized(x, how))
-        return x[:1] * n, n + 1
+        return length, (x[:1] * n, n + 1)
 
-    same_with_objects(length, x)
-    same_with_objects(used, x)
+    same_with_objects(length_and_use, x)
 
 
 class FloatLen:
@@ -280,11 +311,11 @@ def store_under_runtime_if(t, x):
 @pytest.mark.parametrize("cls", [Counted, SuperCounted])
 @pytest.mark.parametrize("fn", [store_once, store_twice, store_in_static_loop,
                                 store_in_runtime_loop, store_under_runtime_if])
-@pytest.mark.parametrize("x", [np.ones(2), -np.ones(2)])
-def test_user_setattr_counts_each_store_on_an_argument(cls, fn, x):
-    if fn is store_in_runtime_loop and x.sum() < 0:
-        x = -x          # (else the eager loop never ends)
-    same_with_objects(fn, cls(), x)
+def test_user_setattr_counts_each_store_on_an_argument(cls, fn):
+    xs = [np.ones(2), -np.ones(2)]
+    if fn is store_in_runtime_loop:
+        xs = [np.ones(2)]   # (-x: the eager loop never ends)
+    same_on_one_object(fn, cls, xs)
 
 
 def test_user_setattr_runs_once_per_store_over_several_calls():
@@ -429,15 +460,14 @@ def bump_local_object_loop(x):
                                 bump_twice, bump_then_use, bump_then_loop])
 @pytest.mark.parametrize("t", [np.array(0), np.array(2.5), np.array(3, dtype=np.int8),
                                np.float64(1.0)])
-@pytest.mark.parametrize("x", [np.array([0.1]), np.array([5.0])])
-def test_zero_d_attribute_keeps_the_kind_of_the_path_taken(fn, t, x):
-    same_with_objects(fn, Holder(t), x)
+def test_zero_d_attribute_keeps_the_kind_of_the_path_taken(fn, t):
+    # one executable, both paths taken at run time
+    same_on_one_object(fn, lambda: Holder(copy.deepcopy(t)), [np.array([0.1]), np.array([5.0])])
 
 
 @pytest.mark.parametrize("fn", [bump_local_object, bump_local_object_loop])
-@pytest.mark.parametrize("x", [np.array([0.1]), np.array([5.0])])
-def test_zero_d_attribute_of_a_local_object_keeps_its_kind(fn, x):
-    same_with_objects(fn, x)
+def test_zero_d_attribute_of_a_local_object_keeps_its_kind(fn):
+    same_with_objects_each(fn, (np.array([0.1]),), (np.array([5.0]),))
 
 
 # --- bug 16: written-back tuples hold the arrays themselves ---------------------
