@@ -11,11 +11,25 @@ bug_05: x[k:][idx] with a runtime k was refused as a data-dependent shape.
 bug_11: writing into a np.broadcast_arrays result was refused saying NumPy
 raises ValueError; NumPy 2 writes with a DeprecationWarning.
 """
+import copy
+
 import numpy as np
 import pytest
 
 import tpucc
-from conftest import raises_at, same
+from conftest import assert_same, raises_at, same
+
+
+def same_each(fn, *arg_tuples):
+    """`same` for each tuple of arguments, through one compiled fn: the
+    inputs differ in values only, so one executable serves them all."""
+    compiled = tpucc.compile(fn, cache=False)
+    for args in arg_tuples:
+        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+        with np.errstate(all="ignore"):
+            expected = fn(*eager_args)
+        assert_same(expected, compiled(*comp_args))
+        assert_same(eager_args, comp_args)
 
 
 # --- bug_01: diagonals of any layout are views ------------------------------------------
@@ -202,8 +216,8 @@ def test_view_of_a_view_updated_in_a_runtime_loop(name, dtype):
         for i in range(n):
             v += i
         return A
-    same(f, np.arange(9).reshape(3, 3).astype(dtype), np.int64(3))
-    same(f, np.arange(9).reshape(3, 3).astype(dtype), np.int64(0))
+    same_each(f, (np.arange(9).reshape(3, 3).astype(dtype), np.int64(3)),
+              (np.arange(9).reshape(3, 3).astype(dtype), np.int64(0)))
 
 
 def test_view_of_a_view_in_a_while_on_runtime_data():
@@ -312,8 +326,14 @@ def _static_list(x, k, idx):
     return x[k:][[1, 0]]
 
 
-@pytest.mark.parametrize("fn", [_pick, _pick_store, _pick_add, _take, _take_method, _take_axis0, _add_at,
-                                _backwards, _head, _matrix_rows, _masked, _static_list])
+def _reads(x, k, idx):
+    # (the reads of the same arguments in one program: each is its own compile otherwise)
+    return (_pick(x, k, idx), _take(x, k, idx), _take_method(x, k, idx), _take_axis0(x, k, idx),
+            _backwards(x, k, idx), _head(x, k, idx), _matrix_rows(x, k, idx), _masked(x, k, idx),
+            _static_list(x, k, idx))
+
+
+@pytest.mark.parametrize("fn", [_reads, _pick_store, _pick_add, _add_at])
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
 def test_runtime_slice_indexed_by_an_array(fn, dtype):
     x = np.arange(6).astype(dtype)
