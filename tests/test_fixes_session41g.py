@@ -17,7 +17,20 @@ import pytest
 
 import tpucc
 
-from conftest import raises_at, same
+from conftest import assert_same, raises_at, same
+
+
+def same_each(fn, *arg_tuples):
+    """`same` for each tuple of arguments, through one compiled fn: the
+    inputs differ in values only, so one executable serves them all."""
+    compiled = tpucc.compile(fn, cache=False)
+    for args in arg_tuples:
+        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+        with np.errstate(all="ignore"):
+            expected = fn(*eager_args)
+        assert_same(expected, compiled(*comp_args))
+        assert_same(eager_args, comp_args)
+    return compiled
 
 
 # --- bug_05: rows of a list of lists written under an `if` that reads them ---------------
@@ -81,9 +94,8 @@ def test_enumerate_rows_of_an_image():
     same(threshold_enumerate, [[10, 200, 30], [250, 5, 120], [7, 8, 190]], 100)
 
 
-@pytest.mark.parametrize("img", [[[200], [30], [150]], [[20], [300], [150]]])
-def test_else_branch_and_later_read(img):
-    compiled = same(threshold_else, img)
+def test_else_branch_and_later_read():
+    compiled = same_each(threshold_else, ([[200], [30], [150]],), ([[20], [300], [150]],))
     other = [[5], [500], [7]]
     expected = copy.deepcopy(other)
     want = threshold_else(expected)
@@ -162,12 +174,16 @@ def sparse_indices(img):
     return img * (yy + xx)
 
 
+def known_int_arrays(img):
+    # (the checks of one image in one program: each is its own compile otherwise)
+    return (pad_int(img), pad_item(img), reshape_reversed(img), reshape_function(img),
+            tile_array(img), tile_computed(img), windows(img), broadcast_rows(img), sum_axis(img),
+            indices_of_half(img), sparse_indices(img))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64])
-@pytest.mark.parametrize("fn", [pad_int, pad_item, reshape_reversed, reshape_function,
-                                tile_array, tile_computed, windows, broadcast_rows, sum_axis,
-                                indices_of_half, sparse_indices])
-def test_known_int_array_as_static_argument(fn, dtype):
-    same(fn, np.arange(24, dtype=dtype).reshape(4, 6))
+def test_known_int_array_as_static_argument(dtype):
+    same(known_int_arrays, np.arange(24, dtype=dtype).reshape(4, 6))
 
 
 @pytest.mark.parametrize("k", [np.ones((3, 5)), np.ones((1, 3), np.float32)])
@@ -207,16 +223,20 @@ def crop_int_of_min_max(img, pos):
     return img[y:y + 2]
 
 
-@pytest.mark.parametrize("fn", [crop_int, crop_item, crop_both_axes])
+def crops(img, pos):
+    return crop_int(img, pos), crop_item(img, pos), crop_both_axes(img, pos)
+
+
 @pytest.mark.parametrize("pos", [np.array([3, 9]), np.array([-4, 2], np.int32),
                                  np.array([200, 1], np.uint8), np.array([1, 4], np.int16)])
-def test_clipped_window_through_int_and_item(fn, pos):
-    same(fn, np.arange(30, dtype=np.float32).reshape(5, 6), pos)
+def test_clipped_window_through_int_and_item(pos):
+    same(crops, np.arange(30, dtype=np.float32).reshape(5, 6), pos)
 
 
-@pytest.mark.parametrize("pos", [np.array([3]), np.array([-1]), np.array([9])])
-def test_int_of_min_max_window(pos):
-    same(crop_int_of_min_max, np.arange(12).reshape(6, 2), pos)
+def test_int_of_min_max_window():
+    img = np.arange(12).reshape(6, 2)
+    same_each(crop_int_of_min_max, (img, np.array([3])), (img, np.array([-1])),
+              (img, np.array([9])))
 
 
 # --- bug_06: np.nditer names itself and the loops that compile --------------------------
@@ -256,9 +276,12 @@ def ndenumerate_total(img):
     return s
 
 
-@pytest.mark.parametrize("fn", [ravel_total, flat_total, ndenumerate_total])
-def test_loops_the_nditer_hint_names(fn):
-    same(fn, np.arange(6, dtype=np.uint8).reshape(2, 3))
+def hinted_loops(img):
+    return ravel_total(img), flat_total(img), ndenumerate_total(img)
+
+
+def test_loops_the_nditer_hint_names():
+    same(hinted_loops, np.arange(6, dtype=np.uint8).reshape(2, 3))
 
 
 # --- sweep 41H bug_02: a boolean mask known while compiling selects statically -------------
@@ -296,17 +319,17 @@ def mask_in_tuple(x):
     return x[1:, np.arange(x.shape[1]) > 0]
 
 
+def known_masks(A, a, v, w, b, c, d, e, one, three, two):
+    # (the checks in one program, each on its own argument: each is its own compile otherwise)
+    return (drop_node(A, one), drop_node(a, three), literal_mask(v), masked_positions(w, two),
+            even_rows(b), mask_with_hole(c), checkerboard(d), mask_in_tuple(e))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8])
 def test_known_masks_select_statically(dtype):
     A = np.arange(16).astype(dtype).reshape(4, 4)
-    same(drop_node, A, 1)
-    same(drop_node, A, 3)
-    same(literal_mask, A[0, :3])
-    same(masked_positions, A[0], 2)
-    same(even_rows, A)
-    same(mask_with_hole, A[:, 0])
-    same(checkerboard, A)
-    same(mask_in_tuple, A)
+    same(known_masks, A, A.copy(), A[0, :3].copy(), A[0].copy(), A.copy(), A[:, 0].copy(),
+         A.copy(), A.copy(), 1, 3, 2)
 
 
 # --- bug_07: np.pad's linear_ramp and statistic modes compile ------------------------------
@@ -335,24 +358,36 @@ PAD_IMAGES = [np.array([[3, 1, 3, 0, 2, 3], [3, 2, 3, 1, 0, 3], [9, 7, 1, 4, 4, 
 @pytest.mark.parametrize("img", PAD_IMAGES, ids=["uint8", "float32", "int16"])
 @pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
 def test_pad_statistic_modes(img, mode):
-    for stat_length in (None, 1, 2, (1, 3), 10):
-        same(pad_stat, img, (1, 2), mode, stat_length)
-    for width in (2, ((0, 1), (2, 0))):
-        same(pad_stat, img, width, mode, (1, 3))
-    same(pad_stat_default, img, 2, mode)
+    # every stat_length at one width, two more widths, the default: in one
+    # program (each call of pad_stat is its own compile otherwise)
+    def pads(img, mode, stat_lengths, widths):
+        out = []
+        for stat_length in stat_lengths:
+            out.append(pad_stat(img, (1, 2), mode, stat_length))
+        for width in widths:
+            out.append(pad_stat(img, width, mode, (1, 3)))
+        out.append(pad_stat_default(img, 2, mode))
+        return tuple(out)
+    same(pads, img, mode, (None, 1, 2, (1, 3), 10), (2, ((0, 1), (2, 0))))
 
 
 @pytest.mark.parametrize("img", PAD_IMAGES + [np.linspace(0, 1, 7)],
                          ids=["uint8", "float32", "int16", "float64-1d"])
 def test_pad_linear_ramp(img):
     # Every kind of end_values at one width, every kind of width with one
-    # end_values: each call is a compile, and the two vary independently.
+    # end_values (the two vary independently), and the default: in one
+    # program (each call of pad_ramp is its own compile otherwise).
+    def ramps(img, all_end_values, widths):
+        out = []
+        for end_values in all_end_values:
+            out.append(pad_ramp(img, (1, 3), end_values))
+        for width in widths:
+            out.append(pad_ramp(img, width, (1, 250)))
+        out.append(pad_ramp_default(img, 2))
+        return tuple(out)
     pairs = ((1, 2), (3, 4)) if img.ndim == 2 else (7, 7)
-    for end_values in (0, 5, 2.5, pairs):
-        same(pad_ramp, img, (1, 3), end_values)
-    for width in (2, (1, 3), ((0, 2), (3, 1)) if img.ndim == 2 else (0, 2)):
-        same(pad_ramp, img, width, (1, 250))
-    same(pad_ramp_default, img, 2)
+    same(ramps, img, (0, 5, 2.5, pairs),
+         (2, (1, 3), ((0, 2), (3, 1)) if img.ndim == 2 else (0, 2)))
 
 
 def pad_edge_with_stat_length(img):
@@ -407,11 +442,13 @@ def _maps(h, w, shift):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64])
-@pytest.mark.parametrize("shift", [0, 1, -2])
-def test_inverse_mapping_warp(dtype, shift):
+def test_inverse_mapping_warp(dtype):
+    # the shifts change the maps' values only: one compiled fn for them all
     img = (np.arange(20) * 3).astype(dtype).reshape(4, 5)
-    same(warp, img, *_maps(4, 5, shift))
-    same(warp_color, np.stack([img, img + 1, img * 2], axis=-1), *_maps(4, 5, shift))
+    shifts = (0, 1, -2)
+    same_each(warp, *[(img, *_maps(4, 5, shift)) for shift in shifts])
+    same_each(warp_color, *[(np.stack([img, img + 1, img * 2], axis=-1), *_maps(4, 5, shift))
+                            for shift in shifts])
 
 
 def test_rows_gathered_under_a_mask():
