@@ -6,13 +6,15 @@ and writes through views).  Then refusals (error class, message and the
 user's line) and gradients through sort, norm, tril, split and the solvers
 against central finite differences.
 """
+import copy
+
 import numpy as np
 import pytest
 
 import tpucc
 from tpucc import errors as E
 
-from conftest import check, raises_at
+from conftest import assert_same, check, raises_at
 from test_grad import numeric_grad
 
 FLOATS = [np.float32, np.float64]
@@ -57,11 +59,14 @@ def splits_3d(x):
     return np.dsplit(x, 2), np.array_split(x, 3, axis=1), np.vsplit(x, 2)
 
 
+def splits_1d_2d_3d(v, m, t):
+    # (one program for the three: each check is an XLA compile)
+    return splits(v), splits_2d(m), splits_3d(t)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_split(dtype):
-    check(splits, _r((6,), dtype))
-    check(splits_2d, _r((4, 6), dtype))
-    check(splits_3d, _r((2, 3, 4), dtype))
+    check(splits_1d_2d_3d, _r((6,), dtype), _r((4, 6), dtype), _r((2, 3, 4), dtype))
 
 
 def split_pieces_are_views(x):
@@ -120,13 +125,16 @@ def stacked_norms(t):
             np.linalg.norm(t, axis=1.0))
 
 
+def all_norms(v, m, t):
+    # (one program for the three: each check is an XLA compile)
+    return vector_norms(v), matrix_norms(m), stacked_norms(t)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_norm(dtype):
     # values away from zero: |x| ** 0.5 and ** -1 are defined
-    check(vector_norms, _r((7,), dtype, lo=1) if dtype != np.bool_ else np.ones(7, bool),
-          rtol=1e-5)
-    check(matrix_norms, _r((3, 5), dtype), rtol=1e-5)
-    check(stacked_norms, _r((2, 3, 4), dtype), rtol=1e-5)
+    check(all_norms, _r((7,), dtype, lo=1) if dtype != np.bool_ else np.ones(7, bool),
+          _r((3, 5), dtype), _r((2, 3, 4), dtype), rtol=1e-5)
 
 
 def empty_and_scalar_norms(e, s):
@@ -186,45 +194,59 @@ def argsorts(x):
             np.argsort(x, kind="mergesort"))
 
 
+def sorts_and_argsorts(x, d):
+    # (one program for the two checks of a dtype: each check is an XLA compile)
+    return sorts(x), argsorts(d)
+
+
 @pytest.mark.parametrize("dtype", ALL + [np.int8, np.uint8, np.float16])
 def test_sort(dtype):
-    check(sorts, _r((3, 4, 5), dtype))
-
-
-@pytest.mark.parametrize("dtype", NUMBERS + [np.int8, np.float16])
-def test_argsort_without_ties(dtype):
-    # NumPy's default (quicksort) orders ties as it likes: distinct values here
-    check(argsorts, _distinct((3, 4, 5), dtype))
+    if dtype in (np.bool_, np.uint8):
+        check(sorts, _r((3, 4, 5), dtype))
+    else:
+        # with the argsorts of NUMBERS, int8 and float16 (one program): NumPy's
+        # default (quicksort) orders ties as it likes, so distinct values there
+        check(sorts_and_argsorts, _r((3, 4, 5), dtype), _distinct((3, 4, 5), dtype))
 
 
 def stable_argsorts(x):
     return np.argsort(x, kind="stable"), np.argsort(x, axis=0, stable=True)
 
 
+def stable_and_default_argsorts(x):
+    return stable_argsorts(x), np.argsort(x)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_argsort_ties_are_stable(dtype):
     x = _r((6, 40), dtype, lo=0, hi=3)       # many ties
-    check(stable_argsorts, x)
-    # the default kind is stable too (NumPy's quicksort may order ties differently)
-    got = tpucc.compile(lambda v: np.argsort(v))(x)
-    np.testing.assert_array_equal(got, np.argsort(x, kind="stable"))
+    # the default kind is stable too (NumPy's quicksort may order ties
+    # differently): compared with NumPy's stable sort, in the same program
+    arg = x.copy()
+    stable, default = tpucc.compile(stable_and_default_argsorts)(arg)
+    assert_same(stable_argsorts(x.copy()), stable)
+    assert_same(np.argsort(x, kind="stable"), default)
+    assert_same(x, arg)
 
 
 def nan_sorts(x):
     return np.sort(x), np.argsort(x, kind="stable"), np.sort(x.reshape(3, 3), axis=0)
 
 
-@pytest.mark.parametrize("dtype", FLOATS + [np.float16])
-def test_sort_puts_nan_last(dtype):
-    check(nan_sorts, _specials(dtype))
-
-
 def zero_d_sorts(x):
     return np.sort(x, axis=None), np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)
 
 
-def test_sort_zero_d():
-    check(zero_d_sorts, np.array(2.5))
+def nan_and_zero_d_sorts(x, s):
+    return nan_sorts(x), zero_d_sorts(s)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.float16])
+def test_sort_puts_nan_last_and_sorts_zero_d(dtype):
+    if dtype == np.float64:     # with the sorts of a 0-d array: one program
+        check(nan_and_zero_d_sorts, _specials(dtype), np.array(2.5))
+    else:
+        check(nan_sorts, _specials(dtype))
 
 
 def sort_in_place(x, y):
@@ -251,12 +273,23 @@ def in_place_under_runtime_control(x, n):
     return y
 
 
+def check_each(fn, *arg_tuples):
+    """check() for each tuple of arguments, through one compiled fn: the
+    inputs differ in values only, so one executable serves them all."""
+    compiled = tpucc.compile(fn)
+    for args in arg_tuples:
+        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+        expected = fn(*eager_args)
+        assert_same(expected, compiled(*comp_args))
+        assert_same(eager_args, comp_args)
+
+
 def test_in_place_updates_under_runtime_control_flow():
     x = _r((4, 5), seed=3)
     x[0, 0] = 1.0
-    check(in_place_under_runtime_control, x, np.int64(2))
-    x[0, 0] = -1.0
-    check(in_place_under_runtime_control, x, np.int64(3))
+    y = x.copy()
+    y[0, 0] = -1.0
+    check_each(in_place_under_runtime_control, (x, np.int64(2)), (y, np.int64(3)))
 
 
 def sort_kind_invalid(x):
@@ -289,9 +322,14 @@ def takes(x):
             x.take([1, 1], axis=0), np.take(x, [], axis=1), np.take(x, [True, False], axis=0))
 
 
+def takes_and_along_axis(x):
+    return takes(x), along_axis(x)
+
+
 @pytest.mark.parametrize("dtype", ALL)
-def test_take(dtype):
-    check(takes, _r((3, 4), dtype))
+def test_take_and_take_along_axis(dtype):
+    # (the two checks of one input in one program: each check is an XLA compile)
+    check(takes_and_along_axis, _r((3, 4), dtype))
 
 
 def take_runtime(x, i):
@@ -320,11 +358,6 @@ def along_axis(x):
             np.take_along_axis(x, np.array([[0], [3], [1]]), 1),
             np.take_along_axis(x, np.array([[2, 0, 1, 1]]), axis=0),
             np.take_along_axis(x, np.array([11, -1, 0]), axis=None))
-
-
-@pytest.mark.parametrize("dtype", ALL)
-def test_take_along_axis(dtype):
-    check(along_axis, _r((3, 4), dtype))
 
 
 def take_out_of_bounds(x):
@@ -373,10 +406,16 @@ def triangles(x):
             np.triu(x, 10), np.tril(x[0]), np.triu(x[0], 1))
 
 
+def triangles_of_shapes(a, b, c):
+    # (one program for the shapes: each check is an XLA compile)
+    return triangles(a), triangles(b), triangles(c)
+
+
 @pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (2, 4, 3)])
-def test_tril_triu(dtype, shape):
-    check(triangles, _r(shape, dtype) if len(shape) == 3 else _r((1,) + shape, dtype)[0])
+def test_tril_triu(dtype):
+    check(triangles_of_shapes,
+          *[_r(shape, dtype) if len(shape) == 3 else _r((1,) + shape, dtype)[0]
+            for shape in [(4, 4), (3, 5), (2, 4, 3)]])
 
 
 def diagonals(m, v):
@@ -385,18 +424,22 @@ def diagonals(m, v):
             np.trace(m), np.trace(m, -1), m.trace(offset=3), np.trace(m, dtype=np.float32))
 
 
+def diagonals_and_stacked(m, v, t):
+    return diagonals(m, v), stacked_diagonals(t)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_diag_and_trace(dtype):
-    check(diagonals, _r((3, 5), dtype), _r((4,), dtype, seed=1))
+    if dtype == np.int32:       # with the stacks' diagonals of int32: one program
+        check(diagonals_and_stacked, _r((3, 5), dtype), _r((4,), dtype, seed=1),
+              _r((2, 3, 4), np.int32))
+    else:
+        check(diagonals, _r((3, 5), dtype), _r((4,), dtype, seed=1))
 
 
 def stacked_diagonals(t):
     return (np.diagonal(t, 0, 1, 2), np.diagonal(t, 1, -1, 0), np.trace(t, axis1=1, axis2=2),
             np.trace(t, -1, 2, 0), np.diagonal(t, 5, 0, 2))
-
-
-def test_diagonal_of_stacks():
-    check(stacked_diagonals, _r((2, 3, 4), np.int32))
 
 
 def diag_3d(x):
@@ -439,8 +482,7 @@ def allclose_branch(a, b):
 
 def test_allclose_is_a_python_bool_in_conditions():
     a = _r((3,))
-    check(allclose_branch, a, a + 1e-12)
-    check(allclose_branch, a, a + 1)
+    check_each(allclose_branch, (a, a + 1e-12), (a, a + 1))
 
 
 def counts(x):
@@ -449,12 +491,6 @@ def counts(x):
             np.count_nonzero(x[0, 0, 0]))
 
 
-@pytest.mark.parametrize("dtype", ALL)
-def test_count_nonzero(dtype):
-    x = _r((2, 3, 4), dtype, lo=-1, hi=2)
-    if np.dtype(dtype).kind == "f":
-        x[0, 0, :2] = [np.nan, -0.0]
-    check(counts, x)
 
 
 def nan_reductions(x):
@@ -464,15 +500,25 @@ def nan_reductions(x):
             np.nanmean(x, axis=0, keepdims=True), np.nanmax(x[0, 0]), np.nanmean(x[1, 1]))
 
 
+def counts_and_nan_reductions(c, x):
+    return counts(c), nan_reductions(x)
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy warns about all-NaN slices
 @pytest.mark.parametrize("dtype", ALL + [np.float16])
-def test_nan_reductions(dtype):
+def test_count_nonzero_and_nan_reductions(dtype):
     x = _r((3, 4), dtype)
     if np.dtype(dtype).kind == "f":
         x[0, 1] = x[2, 3] = np.nan
         x[1, :] = np.nan            # an all-NaN row
         x[2, 0] = -np.inf
-    check(nan_reductions, x, rtol=2e-3 if dtype == np.float16 else 1e-6)
+    if dtype == np.float16:
+        check(nan_reductions, x, rtol=2e-3)
+        return
+    c = _r((2, 3, 4), dtype, lo=-1, hi=2)
+    if np.dtype(dtype).kind == "f":
+        c[0, 0, :2] = [np.nan, -0.0]
+    check(counts_and_nan_reductions, c, x)   # (one program: each check is an XLA compile)
 
 
 def nan_reductions_with_dtype(x):
@@ -509,7 +555,9 @@ def atleasts(s, v, m, t):
 
 @pytest.mark.parametrize("dtype", ALL)
 def test_atleast(dtype):
-    check(atleasts, _r((), dtype), _r((3,), dtype), _r((2, 3), dtype), _r((2, 1, 3), dtype))
+    # (with np.rot90's checks of the dtype: one program, each check is an XLA compile)
+    check(atleasts_and_rotations, _r((), dtype), _r((3,), dtype), _r((2, 3), dtype),
+          _r((2, 1, 3), dtype), _r((2, 3), dtype), _r((2, 3, 4), dtype, seed=1))
 
 
 def atleast_views(v, m):
@@ -533,8 +581,11 @@ def stacking(a, b, c, s):
 
 @pytest.mark.parametrize("dtype", ALL)
 def test_broadcast_and_stacking(dtype):
-    check(stacking, _r((3,), dtype), _r((3,), np.int64, seed=1), _r((3, 3), dtype, seed=2),
-          _r((), dtype, seed=3))
+    # (with np.meshgrid's and np.kron's checks of the dtype: one program)
+    check(stacking_grids_krons, _r((3,), dtype), _r((3,), np.int64, seed=1),
+          _r((3, 3), dtype, seed=2), _r((), dtype, seed=3),
+          _r((4,), dtype), _r((3,), dtype, seed=1), _r((2,), np.float32, seed=2),
+          _r((2, 3), dtype), _r((2, 2, 2), dtype, seed=1), _r((), dtype, seed=2))
 
 
 def grids(x, y, z):
@@ -543,9 +594,6 @@ def grids(x, y, z):
             np.meshgrid(x, y, sparse=True, copy=False), np.meshgrid(z.reshape(1, 2), y))
 
 
-@pytest.mark.parametrize("dtype", ALL)
-def test_meshgrid(dtype):
-    check(grids, _r((4,), dtype), _r((3,), dtype, seed=1), _r((2,), np.float32, seed=2))
 
 
 def krons(a, b, s):
@@ -553,9 +601,8 @@ def krons(a, b, s):
             np.kron(s, s), np.kron(a, 2), np.kron(a[0], b[0]), np.kron(b, a.astype(np.float32)))
 
 
-@pytest.mark.parametrize("dtype", ALL)
-def test_kron(dtype):
-    check(krons, _r((2, 3), dtype), _r((2, 2, 2), dtype, seed=1), _r((), dtype, seed=2))
+def stacking_grids_krons(a, b, c, s, x, y, z, ka, kb, ks):
+    return stacking(a, b, c, s), grids(x, y, z), krons(ka, kb, ks)
 
 
 def rotations(m, t):
@@ -564,9 +611,8 @@ def rotations(m, t):
             np.rot90(m, 0))
 
 
-@pytest.mark.parametrize("dtype", ALL)
-def test_rot90(dtype):
-    check(rotations, _r((2, 3), dtype), _r((2, 3, 4), dtype, seed=1))
+def atleasts_and_rotations(s, v, m, t, rm, rt):
+    return atleasts(s, v, m, t), rotations(rm, rt)
 
 
 def rot90_same_axes(m):
@@ -593,9 +639,6 @@ def fills(x, v):
     return alias, z, y.fill(0)
 
 
-@pytest.mark.parametrize("dtype", ALL)
-def test_fill(dtype):
-    check(fills, _r((3, 4), dtype), _r((2,), np.float64, seed=1))
 
 
 def copies(dst, src, mask):
@@ -650,9 +693,17 @@ def items(x, s):
             s.item(), x[0].item(np.int64(1)))
 
 
+def fills_and_items(x, v, y, s):
+    return fills(x, v), items(y, s)
+
+
 @pytest.mark.parametrize("dtype", ALL + [np.float16, np.uint8])
-def test_item_gives_python_scalars(dtype):
-    check(items, _r((3, 4), dtype), _r((), dtype, seed=1)[()])
+def test_fill_and_item_gives_python_scalars(dtype):
+    if dtype in ALL:            # with the fills of the dtype: one program
+        check(fills_and_items, _r((3, 4), dtype), _r((2,), np.float64, seed=1),
+              _r((3, 4), dtype), _r((), dtype, seed=1)[()])
+    else:
+        check(items, _r((3, 4), dtype), _r((), dtype, seed=1)[()])
 
 
 def item_runtime_index(x, i):
@@ -690,14 +741,21 @@ def solvers(a, b, spd):
             np.linalg.inv(a[..., :0, :0]))
 
 
+def solvers_unbatched_and_batched(a, b, spd, a2, b2, spd2):
+    # (one program for both: each check is an XLA compile)
+    return solvers(a, b, spd), solvers(a2, b2, spd2)
+
+
 @pytest.mark.parametrize("dtype", FLOATS + [np.int64])
-@pytest.mark.parametrize("batch", [(), (2,)])
-def test_solvers(dtype, batch):
-    a = _well_conditioned(batch + (4, 4), np.float64)
-    a = np.round(a * 4).astype(dtype) if np.dtype(dtype).kind == "i" else a.astype(dtype)
-    b = np.arange(4.0).astype(dtype)
+def test_solvers(dtype):
+    args = []
+    for batch in [(), (2,)]:
+        a = _well_conditioned(batch + (4, 4), np.float64)
+        a = np.round(a * 4).astype(dtype) if np.dtype(dtype).kind == "i" else a.astype(dtype)
+        b = np.arange(4.0).astype(dtype)
+        args += [a, b, _spd(batch + (4, 4), dtype)]
     tol = 1e-4 if dtype == np.float32 else 1e-10
-    check(solvers, a, b, _spd(batch + (4, 4), dtype), rtol=tol, atol=tol)
+    check(solvers_unbatched_and_batched, *args, rtol=tol, atol=tol)
 
 
 def mixed_solvers(a32, b64, bools):
