@@ -50,11 +50,14 @@ def index_picks_tuple_item(x):
     return (10, 20, 30, 40)[operator.index(x[0])]
 
 
-@pytest.mark.parametrize("fn", [index_plus_one, index_method_twice, index_of_0d_array,
-                                index_picks_tuple_item])
+def index_forms(x):
+    # (the four forms as one program: one compile per dtype)
+    return index_plus_one(x), index_method_twice(x), index_of_0d_array(x), index_picks_tuple_item(x)
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8, np.uint32])
-def test_index_of_a_runtime_integer_is_a_python_int(fn, dtype):
-    check(fn, np.array([3, 1], dtype))
+def test_index_of_a_runtime_integer_is_a_python_int(dtype):
+    check(index_forms, np.array([3, 1], dtype))
 
 
 def index_of_array(x):
@@ -110,10 +113,13 @@ def round_python_bool(x):
     return round(bool(x[0])), round(x[0] > 0 and True or False)
 
 
+def rounds_of_bools_and_numbers(b, i, f):
+    return round_python_bool(b), round_first(i), round_first_digits(f)
+
+
 def test_round_of_a_python_bool_and_of_numbers_still_compile():
-    check(round_python_bool, np.array([2, 1]))
-    check(round_first, np.array([3, 1], np.int16))
-    check(round_first_digits, np.array([2.5, 1.0], np.float32))
+    check(rounds_of_bools_and_numbers, np.array([2, 1]), np.array([3, 1], np.int16),
+          np.array([2.5, 1.0], np.float32))
 
 
 # --- np.isreal / np.iscomplex ----------------------------------------------------------------
@@ -130,14 +136,17 @@ def real_and_complex_of_products(x):
     return np.isreal(x * 1j), np.iscomplex(x + 0j), np.iscomplex([1, 2j])
 
 
-@pytest.mark.parametrize("fn", [real_and_complex, real_and_complex_of_items,
-                                real_and_complex_of_products])
+def real_and_complex_forms(x):
+    # (the three forms as one program: one compile per input)
+    return real_and_complex(x), real_and_complex_of_items(x), real_and_complex_of_products(x)
+
+
 @pytest.mark.parametrize("x", [
     np.array([1, 2j, 3 + 0j, complex(0, np.nan)], np.complex64),
     np.array([1 - 1j, 0j], np.complex128), np.array([1.0, np.nan]),
     np.array([1, 2], np.int8), np.array([True, False]), np.array([1, 2], np.float16)])
-def test_isreal_and_iscomplex_as_numpy(fn, x):
-    check(fn, x)
+def test_isreal_and_iscomplex_as_numpy(x):
+    check(real_and_complex_forms, x)
 
 
 # --- ufunc.accumulate / np.cumulative_sum of a slice with runtime bounds ---------------------
@@ -162,12 +171,20 @@ def _into_zeros(op, bounded):
     return run
 
 
-@pytest.mark.parametrize("name", list(ACCUMULATIONS))
+def _all_into_zeros(bounded):
+    """Every accumulation of ACCUMULATIONS, as one program returning a tuple."""
+    runs = tuple(_into_zeros(op, bounded) for op in ACCUMULATIONS.values())
+
+    def run_all(x, i, j):
+        return tuple(run(x, i, j) for run in runs)
+    return run_all
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.uint8, np.bool_])
 @pytest.mark.parametrize("bounded", [False, True])
-def test_accumulate_of_a_runtime_slice_as_numpy(name, dtype, bounded):
+def test_accumulate_of_a_runtime_slice_as_numpy(dtype, bounded):
     values = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3]) % (2 if dtype is np.bool_ else 10)
-    fn = _into_zeros(ACCUMULATIONS[name], bounded)
+    fn = _all_into_zeros(bounded)
     compiled = tpucc.compile(fn, cache=False, runtime_args=("i", "j"))   # one executable
     x = values.astype(dtype)
     for i, j in ((2, 7), (0, 10), (5, 5)):
@@ -197,17 +214,26 @@ def backward_running_maximum(x, k):
     return np.maximum.accumulate(x[k::-1]).sum()
 
 
+def two_onset_peaks(x, t, x2, t2):
+    return onset_peak(x, t), onset_peak(x2, t2)
+
+
 def test_running_peak_from_an_onset_keeps_nan_as_numpy():
-    check(onset_peak, np.sin(np.linspace(0, 9, 30)), 0.3)
-    check(onset_peak, np.array([0.0, 1.0, np.nan, 3.0, -2.0]), 0.5)
+    check(two_onset_peaks, np.sin(np.linspace(0, 9, 30)), 0.3,
+          np.array([0.0, 1.0, np.nan, 3.0, -2.0]), 0.5)
 
 
-@pytest.mark.parametrize("k", [0, 1, 2])
-def test_accumulate_of_a_runtime_slice_of_rows(k):
+def accumulations_of_rows(x, w, k):
+    return (rows_accumulated_along_columns(x, k), rows_running_minimum(x, k),
+            backward_running_maximum(w, k))
+
+
+def test_accumulate_of_a_runtime_slice_of_rows():
     x = np.arange(12.0).reshape(3, 4)[::-1].copy()
-    check(rows_accumulated_along_columns, x, k, runtime_args=("k",))
-    check(rows_running_minimum, x, k, runtime_args=("k",))
-    check(backward_running_maximum, np.array([2.0, -1.0, 5.0, 3.0]), k, runtime_args=("k",))
+    w = np.array([2.0, -1.0, 5.0, 3.0])
+    compiled = tpucc.compile(accumulations_of_rows, cache=False, runtime_args=("k",))
+    for k in (0, 1, 2):     # one executable for every k
+        same(accumulations_of_rows(x, w, k), compiled(x, w, k))
 
 
 def cumulative_with_initial(x, k):
@@ -283,9 +309,12 @@ def _quotient_cases():
     return np.array(cases, np.int64)
 
 
-@pytest.mark.parametrize("fn", [int_quotient, int_quotients_with_constants,
-                                int_quotient_in_place])
-def test_int_true_division_is_cpythons_correctly_rounded_quotient(fn):
+def int_quotient_forms(x):
+    return int_quotient(x), int_quotients_with_constants(x), int_quotient_in_place(x)
+
+
+def test_int_true_division_is_cpythons_correctly_rounded_quotient():
+    fn = int_quotient_forms     # the three forms as one program
     compiled = tpucc.compile(fn, cache=False)
     for x in _quotient_cases():
         expected, got = fn(x), compiled(x)
@@ -327,9 +356,11 @@ def test_python_int_with_a_narrow_float_array(dtype):
     check(plus_static_int, np.zeros(2, dtype))
 
 
-@pytest.mark.parametrize("k", [K, -K, 2**63 - 1, 2**24 + 1, 2**53 + 2**29 + 1, 65519, 12345])
-def test_runtime_python_int_into_float32(k):
-    check(runtime_int_forms, np.array([k], np.int64), np.zeros(2, np.float32))
+def test_runtime_python_int_into_float32():
+    compiled = tpucc.compile(runtime_int_forms, cache=False)   # one executable for every k
+    for k in [K, -K, 2**63 - 1, 2**24 + 1, 2**53 + 2**29 + 1, 65519, 12345]:
+        x, f = np.array([k], np.int64), np.zeros(2, np.float32)
+        same(runtime_int_forms(x, f.copy()), compiled(x, f.copy()))
 
 
 def test_runtime_python_ints_into_float32_match_at_random():
