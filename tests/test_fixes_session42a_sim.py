@@ -17,16 +17,39 @@ PYTEST_DONT_REWRITE: compiled functions here use `assert`, which pytest
 would rewrite into calls of its own."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
 import tpucc
 import tpucc.errors as E
-from conftest import raises_at, same
+from conftest import assert_same, raises_at, same
 
 
 def n_(k):
     return np.int64(k)
+
+
+def same_for_each(fn, *arg_lists):
+    """`same` for each argument list, through ONE compiled function (the
+    lists differ only in values: one executable)."""
+    compiled = tpucc.compile(fn, cache=False)
+    for args in arg_lists:
+        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+        with np.errstate(all="ignore"):
+            expected = fn(*eager_args)
+        assert_same(expected, compiled(*comp_args))
+        assert_same(eager_args, comp_args)
+
+
+def by_signature(xs):
+    """The arrays grouped by (dtype, shape), for same_for_each; with ids."""
+    groups = {}
+    for x in xs:
+        groups.setdefault((x.dtype, x.shape), []).append(x)
+    return [pytest.param(g, id=",".join(f"{x.dtype}{x.tolist()}" for x in g))
+            for g in groups.values()]
 
 
 # --- bug_03: several runtime tests in a loop over a Python sequence ----------------
@@ -120,18 +143,21 @@ X3 = [np.array([1.0, -2.0, 3.0]), np.array([4.0, 0.5, -3.0]),
       np.array([1, -2, 7], np.int32), np.array([6.0, 6.0, 6.0], np.float32)]
 
 
-@pytest.mark.parametrize("fn", [and_over_list, elif_over_tolist, nested_if_over_tuple,
-                                chained_over_list, continue_then_if, not_of_and,
-                                while_and_in_list_loop])
-@pytest.mark.parametrize("x", X3, ids=lambda x: f"{x.dtype}{x.tolist()}")
-def test_several_runtime_tests_in_a_loop_over_a_python_sequence(fn, x):
-    same(fn, x)
+def several_runtime_tests(x):
+    # (the seven loops as one program: one compile per dtype and shape)
+    return (and_over_list(x), elif_over_tolist(x), nested_if_over_tuple(x),
+            chained_over_list(x), continue_then_if(x), not_of_and(x), while_and_in_list_loop(x))
 
 
-@pytest.mark.parametrize("states", [np.array([0, 1, 2]), np.array([1, 1, 0]),
-                                    np.array([2, 0, 1], np.int32)])
+@pytest.mark.parametrize("xs", by_signature(X3))
+def test_several_runtime_tests_in_a_loop_over_a_python_sequence(xs):
+    same_for_each(several_runtime_tests, *[(x,) for x in xs])
+
+
+@pytest.mark.parametrize("states", [[np.array([0, 1, 2]), np.array([1, 1, 0])],
+                                    [np.array([2, 0, 1], np.int32)]], ids=["int64", "int32"])
 def test_agents_if_elif_over_a_list_of_objects(states):
-    same(sir_agents, states, np.array([20.0, 30.0, 40.0]))
+    same_for_each(sir_agents, *[(s, np.array([20.0, 30.0, 40.0])) for s in states])
 
 
 # --- bug_02: after a loop `else` that a runtime `break` may skip -------------------
@@ -200,30 +226,36 @@ XB = [np.array([1.0, 3.0, 5.0]), np.array([1.0, 1.0, 1.0]), np.array([5, 0, 1], 
       np.array([0.5, 2.5], np.float32)]
 
 
-@pytest.mark.parametrize("fn", [append_after_for_else, new_key_after_for_else,
-                                append_after_while_else])
-@pytest.mark.parametrize("x", XB, ids=lambda x: f"{x.dtype}{x.tolist()}")
-def test_container_changed_after_a_loop_else_with_a_runtime_break(fn, x):
-    same(fn, x)
+def containers_changed_after_loop_else(x):
+    # (the three as one program: one compile per dtype and shape)
+    return append_after_for_else(x), new_key_after_for_else(x), append_after_while_else(x)
 
 
-@pytest.mark.parametrize("x", XB, ids=lambda x: f"{x.dtype}{x.tolist()}")
-def test_new_attribute_after_a_loop_else_with_a_runtime_break(x):
-    eager, compiled = Holder(), Holder()
-    expected = new_attribute_after_for_else(x, eager)
-    got = tpucc.compile(new_attribute_after_for_else, cache=False)(x, compiled)
-    assert got == expected and type(got) is type(expected)
-    assert compiled.v == eager.v and type(compiled.v) is type(eager.v)
+@pytest.mark.parametrize("xs", by_signature(XB))
+def test_container_changed_after_a_loop_else_with_a_runtime_break(xs):
+    same_for_each(containers_changed_after_loop_else, *[(x,) for x in xs])
 
 
-@pytest.mark.parametrize("x, value", [(np.array([1.0, 3.0]), 3.0), (np.array([1.0, 1.0]), -1.0)])
-def test_python_float_from_the_else_merged_with_the_break_path(x, value):
+@pytest.mark.parametrize("xs", by_signature(XB))
+def test_new_attribute_after_a_loop_else_with_a_runtime_break(xs):
+    fn = tpucc.compile(new_attribute_after_for_else, cache=False)     # one per dtype and shape
+    for x in xs:
+        eager, compiled = Holder(), Holder()
+        expected = new_attribute_after_for_else(x, eager)
+        got = fn(x, compiled)
+        assert got == expected and type(got) is type(expected)
+        assert compiled.v == eager.v and type(compiled.v) is type(eager.v)
+
+
+def test_python_float_from_the_else_merged_with_the_break_path():
     # (a Python float merged with a NumPy one by runtime paths comes back as
     # the type the path taken held, as eagerly: README, "A Python number
     # merged with a NumPy value")
-    expected = python_float_from_else(x.copy())
-    got = tpucc.compile(python_float_from_else, cache=False)(x)
-    assert got == [value] == expected and type(got[0]) is type(expected[0])
+    fn = tpucc.compile(python_float_from_else, cache=False)     # one executable for both
+    for x, value in [(np.array([1.0, 3.0]), 3.0), (np.array([1.0, 1.0]), -1.0)]:
+        expected = python_float_from_else(x.copy())
+        got = fn(x)
+        assert got == [value] == expected and type(got[0]) is type(expected[0])
 
 
 def new_attribute_in_runtime_if(x, o):
@@ -291,13 +323,15 @@ def runtime_for_on_own_copy(x, n):
     return w.x, x
 
 
-@pytest.mark.parametrize("fn", [own_copy_updated_then_rebound, step_method,
-                                runtime_for_on_own_copy])
+def own_copies_rebound(x, n):
+    # (the three as one program: one compile per dtype and shape)
+    return own_copy_updated_then_rebound(x, n), step_method(x, n), runtime_for_on_own_copy(x, n)
+
+
 @pytest.mark.parametrize("x", [np.zeros(3), np.arange(4.0), np.ones((2, 2), np.float32)],
                          ids=["f64[3]", "f64[4]", "f32[2,2]"])
-@pytest.mark.parametrize("n", [0, 3])
-def test_attribute_holding_its_own_copy_updated_then_rebound_in_a_loop(fn, x, n):
-    same(fn, x, n_(n))
+def test_attribute_holding_its_own_copy_updated_then_rebound_in_a_loop(x):
+    same_for_each(own_copies_rebound, (x, n_(0)), (x, n_(3)))   # n: a runtime NumPy int
 
 
 def argument_array_attribute(x, n):
@@ -364,15 +398,19 @@ def indexed_message(x):
     return x.sum()
 
 
-@pytest.mark.parametrize("v", [np.ones(3), np.arange(1.0, 4.0), np.ones(2, np.float32)])
-def test_assert_message_with_arithmetic_when_the_assertion_holds(v):
-    same(drift_message, v, 10.0)
+@pytest.mark.parametrize("vs", [[np.ones(3), np.arange(1.0, 4.0)], [np.ones(2, np.float32)]],
+                         ids=["f64[3]", "f32[2]"])
+def test_assert_message_with_arithmetic_when_the_assertion_holds(vs):
+    same_for_each(drift_message, *[(v, 10.0) for v in vs])
+
+
+def numpy_arithmetic_and_indexed_messages(x, limit):
+    return numpy_arithmetic_message(x, limit), indexed_message(x)
 
 
 @pytest.mark.parametrize("x", [np.ones(3), np.arange(3, dtype=np.int32)])
 def test_assert_message_with_numpy_arithmetic_and_indexing_holds(x):
-    same(numpy_arithmetic_message, x, 50.0)
-    same(indexed_message, x)
+    same(numpy_arithmetic_and_indexed_messages, x, 50.0)
 
 
 @pytest.mark.parametrize("fn, args, text", [
