@@ -19,11 +19,13 @@ InternalError, located at the user's line.
 
 Speed: XLA compiles every distinct (op, dtype, shape) as its own kernel, at
 ~20 ms of CPU each, and every compilation has a fixed cost.  So (1) all the
-returning cases of one registry entry are compiled as ONE program returning a
-tuple; only if it fails to compile are the culprits found case by case
-(lowering only, no XLA); error cases stop in inference and run one by one;
-(2) each op meets every dtype and every shape variant, not their product,
-with a pairing that rotates from op to op (see `rotating`).
+returning cases of GROUP_SIZE neighbouring registry entries are compiled as
+ONE program returning a tuple (each entry's test still reports only its own
+cases; see `check_group`); only if it fails to compile are the entries
+compiled one by one, and then the culprits found case by case (lowering
+only, no XLA); error cases stop in inference and run one by one; (2) each
+op meets every dtype and every shape variant, not their product, with a
+pairing that rotates from op to op (see `rotating`).
 """
 from __future__ import annotations
 
@@ -1645,6 +1647,53 @@ def test_entries_are_unique():
     assert len(ids) == len(set(ids))
 
 
+# Entries whose value cases are compiled together, as one program: a fixed
+# partition of the tested entries (the same whichever tests run), so each
+# XLA compile's fixed cost is paid once per GROUP_SIZE entries.
+GROUP_SIZE = 3
+TESTED = [e for e in ENTRIES if e.id not in SKIP and e.kind is not None]
+GROUP_OF = {e.id: TESTED[i - i % GROUP_SIZE:i - i % GROUP_SIZE + GROUP_SIZE]
+            for i, e in enumerate(TESTED)}
+# entry id -> (its failures, its number of cases), or the exception its
+# cases raised; set by check_group, taken by test_op
+_OUTCOMES: dict = {}
+
+
+def check_group(group):
+    """check_cases for each entry of `group`, its returning cases of every
+    entry compiled as one program; if that program fails to compile or to
+    run, each entry's are checked as check_cases does (one program each,
+    then case by case).  Each entry's failures name only its own cases."""
+    prepared = {}
+    for entry in group:
+        try:
+            cases = [c for c in entry.cases() if (entry.id, c.label) not in KNOWN_BUGS]
+            for c in cases:
+                c.run_eagerly()
+        except Exception as e:  # noqa: BLE001 - reported by the entry's own test
+            _OUTCOMES[entry.id] = e
+            continue
+        prepared[entry.id] = cases
+    values = {eid: [c for c in cases if not c.numpy_raises and not c.tpucc_refuses]
+              for eid, cases in prepared.items()}
+    everything = [c for cases in values.values() for c in cases]
+    try:
+        results = run_compiled(everything) if everything else ()
+    except Exception:  # noqa: BLE001 - located entry by entry below
+        results = None
+    at = 0
+    for eid, cases in prepared.items():
+        if results is None:
+            failures = check_value_cases(eid, values[eid])
+        else:
+            mine, at = results[at:at + len(values[eid])], at + len(values[eid])
+            failures = [f"{eid} {c.label}: {why}" for c, r in zip(values[eid], mine)
+                        if (why := mismatch(c, r))]
+        failures += [why for c in cases if (c.numpy_raises or c.tpucc_refuses)
+                     and (why := check_error_case(eid, c))]
+        _OUTCOMES[eid] = failures, len(cases)
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_op(entry):
     if entry.id in SKIP:
@@ -1653,9 +1702,13 @@ def test_op(entry):
         f"{entry.id} is registered but has no argument generator: add its signature kind to "
         "FUNCTION_KINDS / METHOD_KINDS / OPERATOR_FNS / INPLACE_SYMBOLS in "
         "tests/test_ops_generated.py, or a line to SKIP with the reason")
-    cases = [c for c in entry.cases() if (entry.id, c.label) not in KNOWN_BUGS]
-    failures = check_cases(entry.id, cases)
-    assert not failures, f"{len(failures)} of {len(cases)} cases fail:\n" + "\n".join(failures)
+    if entry.id not in _OUTCOMES:
+        check_group(GROUP_OF[entry.id])
+    outcome = _OUTCOMES.pop(entry.id)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    failures, n = outcome
+    assert not failures, f"{len(failures)} of {n} cases fail:\n" + "\n".join(failures)
 
 
 @pytest.mark.parametrize("entry_id, label", [
