@@ -134,8 +134,10 @@ def test_bad_options_are_refused(argv):
 
 # --- the whole run ----------------------------------------------------------------------------
 
-def test_main_smoke(small_vgg, tmp_path, capsys):
+def test_main_smoke(small_vgg, tmp_path, capsys, monkeypatch):
     out = tmp_path / "demo.json"
+    measure_dispatch = demo.dispatch_overhead          # its 100 rounds: a few rounds do here
+    monkeypatch.setattr(demo, "dispatch_overhead", lambda: measure_dispatch(rounds=5))
     result = demo.main(["--batch", "2", "--image-size", "32", "--reps", "1", "--no-torch",
                         "--hidden", "16", "--classes", "10", "--peak-size", "128",
                         "--jax-layouts", "NHWC", "--out", str(out)])
@@ -190,10 +192,13 @@ def test_pytorch_in_both_memory_formats(small_vgg, tmp_path):
     assert all(checks[n]["ok"] for n in names) and checks["tpucc vs PyTorch"]["ok"]
 
 
-def test_numpy_as_reference_only(small_vgg, tmp_path):
+def test_numpy_as_reference_only(small_vgg, tmp_path, monkeypatch):
     """--numpy-reference-only: NumPy still checks tpucc, but is not timed
     (at batch 100 each of its calls takes seconds); the precision option
-    reaches the results."""
+    reaches the results.  (The side measurements, compile share and call
+    overhead, are test_main_smoke's: skipped here for time.)"""
+    monkeypatch.setattr(demo, "compile_share_reference", lambda *args: {})
+    monkeypatch.setattr(demo, "print_side_notes", lambda model: ({}, {}))
     result = demo.main(["--what", "fwd", "--batch", "1", "--image-size", "32", "--reps", "1",
                         "--no-torch", "--hidden", "16", "--classes", "10", "--peak-size", "64",
                         "--jax-layouts", "NHWC", "--numpy-reference-only",
