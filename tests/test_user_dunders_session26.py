@@ -171,13 +171,15 @@ class RuntimeStop:
         return self.x
 
 
-def test_next_ending_on_a_runtime_value_is_refused():
+def test_next_ending_on_a_runtime_value_ends_the_loop_at_run_time():
+    # (session 45: a runtime loop that leaves where __next__ stops; was refused)
     def f(x):
         tot = x * 0
         for v in RuntimeStop(x):
             tot = tot + v
         return tot
-    raises_at(f, (X,), tpucc.TpuccError, match="StopIteration under a runtime condition")
+    check(f, X)
+    check(f, X + 20)
 
 
 class NotAnIterator:

@@ -30,7 +30,7 @@ from . import (builder, held_ints, interpreted, iterators, linalg_array_api, lis
                messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges,
                vectorize)
 from .builder import emit, emit_op
-from .control import as_aval, merged_kind
+from .control import as_aval, merged_kind, scalar_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance,
@@ -853,7 +853,9 @@ def next_(interp, it, *default):
         return next(it, *default) if default else _native_next(it)
     method = interp.user_dunder(it, "__next__")
     if method is not None:          # a user class's iterator
-        item = interp.next_item(it, method)
+        item = interp.next_item_or_runtime_end(it, method)
+        if isinstance(item, iterators.RuntimeEnd):
+            return _item_or_default(item, default, type(it).__name__)
         if item is not MISSING:
             return item
         if default:
@@ -874,6 +876,39 @@ def next_(interp, it, *default):
         raise UserCodeError("StopIteration",
                             raised=StopIteration() if value is None else StopIteration(value))
     return item
+
+
+def _item_or_default(end, default, what: str):
+    """next(it, default) where it.__next__ raises StopIteration under a
+    runtime condition: the default where it did, chosen at run time.  The
+    two must be of one kind (dtype, shape, a NumPy scalar or a Python
+    number, as NumPy would hold them), else which one the result is would
+    change its type at run time."""
+    item = end.item
+    aval = leaf_aval(item)
+    if default and aval is not None and _same_kind(item, aval, default[0]):
+        chosen = emit("select", end.stopped, default[0], item, weak_result=aval.weak)
+        if not aval.shape:          # (a NumPy scalar, or a 0-d array, as both are)
+            chosen.immutable = scalar_kind(item)
+        return chosen
+    got = "next(it)" if not default else "next(it, default) with a default of another kind"
+    raise UnsupportedError(
+        f"{got} on a {what} iterator whose __next__ raises StopIteration under a runtime "
+        "condition: whether the iterator has ended is known only at run time",
+        hint="give next() a default of the item's own type, dtype and shape (`next(it, "
+             "np.float64(-1.0))` for float64 items) and test for it, or loop over the "
+             "iterator with `for v in it:` and `break`")
+
+
+def _same_kind(item, aval: AVal, default) -> bool:
+    """Whether `default` is held as `item` (of `aval`) is: one aval (dtype,
+    shape, weak for a Python number) and, 0-d, both NumPy scalars or both
+    not (a 0-d array)."""
+    if leaf_aval(default) != aval:
+        return False
+    if aval.shape:
+        return True
+    return scalar_kind(default) == scalar_kind(item)
 
 
 def _native_next(it):

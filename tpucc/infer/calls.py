@@ -534,10 +534,10 @@ class Interpreter:
         self.write_locs: dict[tuple, object] = {}
         self.frames: list = context.frames      # innermost last
         self.handled_exception = None           # what `except` is handling (sys.exc_info)
-        # (level(), the exception that ends the iteration, how many frames call
-        # the method) of each user __next__ or old-style __getitem__ being
-        # called (_item_or_end): that exception raised there is caught by tpucc
-        self.next_levels: list[tuple] = []
+        # Each user __next__ or old-style __getitem__ being called by the
+        # iteration protocol (_item_or_end): the exception that ends the
+        # iteration, raised there, is caught by tpucc (iterators.NextCall)
+        self.next_levels: list[iterators.NextCall] = []
         # print() turning its arguments into text (builtins_impl.in_print)
         self.printing = 0
         self.last_return_loc = None
@@ -1954,21 +1954,48 @@ class Interpreter:
     def next_item(self, it, method):
         """it.__next__() of a user iterator, interpreted: its item, or
         MISSING where it raised StopIteration (under static conditions:
-        where the iteration ends must be known while compiling)."""
+        where the iteration ends must be known while compiling, for a
+        consumer that takes the items at compile time: list(it), zip)."""
+        item = self.next_item_or_runtime_end(it, method)
+        if isinstance(item, iterators.RuntimeEnd):
+            raise _runtime_end_refusal(type(it).__name__)
+        return item
+
+    def next_item_or_runtime_end(self, it, method):
+        """next_item, or an iterators.RuntimeEnd where __next__ raises
+        StopIteration under a runtime condition (for a `for` loop over it,
+        and next(it, default))."""
         return self._item_or_end(method, [it], StopIteration)
 
     def _item_or_end(self, method, args, ending):
         """method(*args) interpreted: its value, or MISSING where it raised
-        `ending`, the exception that ends an iteration, at this level."""
-        self.next_levels.append((exceptions.level(), ending, len(self.frames)))
+        `ending`, the exception that ends an iteration, at this level, or a
+        RuntimeEnd where it raised StopIteration under a runtime condition
+        of its own (interpreter.RAISE_VARARGS)."""
+        call = iterators.NextCall(exceptions.level(), ending, len(self.frames))
+        self.next_levels.append(call)
         try:
-            return self.inline(method, args, {})
+            item = self.inline(method, args, {})
         except UserCodeError as e:
-            if isinstance(e.raised, ending) and e.level == self.next_levels[-1][0]:
+            if isinstance(e.raised, ending) and e.level == call.level:
                 return MISSING
             raise
         finally:
             self.next_levels.pop()
+        stopped = call.frame.locals.get(iterators.STOPPED, False) if call.frame else False
+        if isinstance(stopped, Array):
+            return iterators.RuntimeEnd(item, stopped)
+        return MISSING if stopped else item
+
+    def _note_next_frame(self, frame) -> None:
+        """`frame`, the user __next__ that _item_or_end calls, starts not
+        stopped: its STOPPED flag is False on each path that returns an
+        item (a runtime raise of StopIteration sets it)."""
+        call = self.next_levels[-1] if self.next_levels else None
+        if call is not None and call.frame is None and call.calls == len(self.frames) \
+                and call.ending is StopIteration and frame.yields is None:
+            call.frame = frame
+            frame.locals[iterators.STOPPED] = False
 
     def pulled_items(self, it) -> tuple:
         """All the items of a user iterator, its __next__ called until it
@@ -2734,6 +2761,7 @@ class Interpreter:
                 and _user_calls(self.frames) >= MAX_INLINE_DEPTH)):
             raise _nested_too_deep(fn, self.frames)
         frame = self.make_frame(fn, args, kwargs)
+        self._note_next_frame(frame)
         recursion.note_call(self.frames, frame)
         run = None
         if frame.yields is not None:
@@ -3151,6 +3179,15 @@ def _user_calls(frames) -> int:
     """How many of the frames are calls the program wrote (a comprehension's
     or generator expression's frame is no call of its)."""
     return sum(f.func.__code__.co_name not in _COMPREHENSIONS for f in frames)
+
+
+def _runtime_end_refusal(what: str) -> UnsupportedError:
+    return UnsupportedError(
+        f"taking the items of a {what} iterator, whose __next__ raises StopIteration under a "
+        "runtime condition, at compile time (list(), zip(), unpacking, sum(), ...) is not "
+        "supported: how many there are is known only at run time",
+        hint="loop over it with `for v in it:` (a runtime loop, which may `break`), "
+             "accumulating what you need; or use next(it, default)")
 
 
 def _nested_too_deep(fn, frames) -> LimitError:

@@ -1425,6 +1425,14 @@ def _number_or_array(v) -> bool:
     return isinstance(v, (Array, bool, int, float, complex, np.generic))
 
 
+def _returned(path: str) -> bool:
+    """Whether `path` is the returned value or a part of it (a returned
+    tuple's item): a path where a user __next__ stopped at run time
+    returns none (interpreter._stop_iteration), and the value of the
+    others is carried, with a placeholder on that one."""
+    return path == "<return>" or path.startswith(("<return>[", "<return>."))
+
+
 def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(), pred=None,
               fresh_ids=None):
     """-> runtime slots needing a region output, and the merged leaf list with
@@ -1447,7 +1455,7 @@ def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(
             merged.append(Undefined(path))
             continue
         if len(defined) < len(values):
-            if not (multi or path == "<return>" or path in maybe_unbound):
+            if not (multi or _returned(path) or path in maybe_unbound):
                 merged.append(Undefined(path))
                 continue
             if not _made_in_arm(defined[0], floor) and all(

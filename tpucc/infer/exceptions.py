@@ -161,7 +161,7 @@ def caught_where_raised(f, exc) -> bool:
     region between): then it raises at compile time like any other."""
     now = level()
     ending = f.interp.next_levels[-1] if f.interp.next_levels else None
-    if ending is not None and ending[0] == now and isinstance(exc, ending[1]):
+    if ending is not None and ending.level == now and isinstance(exc, ending.ending):
         return True         # a user __next__ or __getitem__ ending the iteration
     for frame in reversed(f.interp.frames):
         current = frame.current.handler if frame.current is not None else None
@@ -179,7 +179,18 @@ def ends_iteration(f, exc) -> bool:
     it would end the loop at run time (caught_where_raised takes it when
     the condition is static)."""
     ending = f.interp.next_levels[-1] if f.interp.next_levels else None
-    return ending is not None and isinstance(exc, ending[1])
+    return ending is not None and isinstance(exc, ending.ending)
+
+
+def stops_iteration_at_run_time(f, exc) -> bool:
+    """Whether `raise exc` under a runtime condition is the StopIteration
+    of the user __next__ the iteration protocol is calling, raised in that
+    method's own frame, where no `try` of it is around the raise: the
+    frame then returns with its STOPPED flag set (interpreter.RAISE_VARARGS),
+    and the loop over the iterator leaves at run time where it is set."""
+    call = f.interp.next_levels[-1] if f.interp.next_levels else None
+    return call is not None and call.frame is f and isinstance(exc, StopIteration) \
+        and f.current is not None and f.current.handler is None
 
 
 def catching_clause(f, exc):
@@ -410,9 +421,9 @@ def _iteration_ending(frames, cls: type):
     1, 2, ...: Interpreter._item_or_end) where an exception of `cls` ends it:
     it catches one raised there.  None elsewhere."""
     levels = frames[-1].interp.next_levels if frames else ()
-    if not levels or not issubclass(cls, levels[-1][1]):
+    if not levels or not issubclass(cls, levels[-1].ending):
         return None
-    calls = levels[-1][2]
+    calls = levels[-1].calls
     method = frames[calls].fc.name if calls < len(frames) else "its method"
     return calls, f"{_ITERATION} {method} (which {cls.__name__} ends)"
 

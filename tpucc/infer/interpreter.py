@@ -1055,8 +1055,9 @@ def _check_comprehension_add(f, container):
         if builder.ctx().runtime_loops[-1:] == [True]:
             raise SideEffectError(
                 f"this comprehension loops a number of times known only at run time (range() "
-                f"of a runtime bound), so the length of the {type(container).__name__} it "
-                "makes would depend on the data",
+                f"of a runtime bound, or a user iterator whose __next__ raises StopIteration "
+                f"under a runtime condition), so the length of the {type(container).__name__} "
+                "it makes would depend on the data",
                 hint="give range() a static bound N and mask what is past the runtime one: "
                      "v = np.arange(N) * 64, keep = np.arange(N) < n") from None
         raise SideEffectError(
@@ -1557,7 +1558,7 @@ def FOR_ITER(f, exit_target, block, stops):
         f.push(item)
         return Exit((block.next,))
     if not isinstance(it, RangeIter):
-        return _user_next(f, it, exit_target, block)
+        return _user_next(f, it, exit_target, block, stops)
     if it.is_static():
         if it.remaining() > 0:
             f.stack[-1] = it.advanced()
@@ -1583,14 +1584,24 @@ def FOR_ITER(f, exit_target, block, stops):
                                        "another item")
 
 
-def _user_next(f, it, exit_target, block) -> Exit:
+def _user_next(f, it, exit_target, block, stops) -> Exit:
     """A step of a loop over a user class's iterator (interp.get_iter): its
     __next__ interpreted, which ends the loop where it raises StopIteration.
-    The loop is unrolled as a `while` is, one step at a time."""
-    item = f.interp.next_item(it, f.interp.user_dunder(it, "__next__"))
+    The loop is unrolled as a `while` is, one step at a time; where the
+    StopIteration is raised under a runtime condition, the loop leaves on
+    that at run time (a While once it cannot be unrolled), as a loop over a
+    range with a runtime bound does."""
+    item = f.interp.next_item_or_runtime_end(it, f.interp.user_dunder(it, "__next__"))
     if item is MISSING:
         f.pop()
         return Exit((exit_target,))
+    if isinstance(item, iterators.RuntimeEnd):
+        return control.runtime_branch(f, block.index, emit("logical_not", item.stopped),
+                                      block.next, exit_target, stops,
+                                      setup_true=lambda fr: fr.push(item.item),
+                                      setup_false=lambda fr: fr.pop(),
+                                      note="loop: whether a user iterator's __next__ gave "
+                                           "another item")
     f.push(item)
     return Exit((block.next,))
 
@@ -1606,12 +1617,12 @@ def RETURN_VALUE(f, arg, block, stops):
 def _runtime_raise_refusal(f, index: int, name: str, exc=None) -> UnsupportedError:
     clause = exceptions.catching_clause(f, exc) if exc is not None else None
     if exc is not None and exceptions.ends_iteration(f, exc):
-        # (a tokenizer's __next__ stopping at a runtime byte: the loop's end
-        # would be decided inside the call that makes each item)
-        hint = ("a `for` loop over this iterator would end at run time, from inside "
-                "__next__: write the loop as a `while` on that test instead (`while "
-                "a[pos] != 0: v = a[pos]; pos += 1`), or raise StopIteration only on static "
-                "values (a position past a length)")
+        # (raised by a function __next__ calls, or inside a `try` of it:
+        # exceptions.stops_iteration_at_run_time takes only its own raise)
+        hint = ("a loop over this iterator ends at run time only where __next__ itself "
+                "raises StopIteration, outside any `try`: raise it there (`if self.i >= "
+                "self.n: raise StopIteration`), or write the loop as a `while` on that test "
+                "(`while a[pos] != 0: v = a[pos]; pos += 1`)")
     elif clause is not None:
         hint = (f"the `except` clause at line {clause.line} would catch it, past the runtime "
                 "`if` or loop the raise is in: leave loops with a flag and `break` instead "
@@ -1661,12 +1672,25 @@ def RAISE_VARARGS(f, argc, block, stops):
     if isinstance(exc, type):
         exc = exc()
     if builder.ctx().runtime_depth > 0 and not exceptions.caught_where_raised(f, exc):
+        if exceptions.stops_iteration_at_run_time(f, exc):
+            return _stop_iteration(f)
         raise _runtime_raise_refusal(f, block.index, type(exc).__name__, exc)
     if not isinstance(exc, BaseException):
         raise UserCodeError("TypeError: exceptions must derive from BaseException")
     exceptions.chain(f.interp, exc, args[1:])
     raise UserCodeError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
                         raised=exc)
+
+
+def _stop_iteration(f) -> Exit:
+    """A user __next__ raising StopIteration under a runtime condition: it
+    returns here with its STOPPED flag set, no item (the path's `<return>`
+    is a placeholder where the paths merge), and the caller's loop leaves
+    where the flag is set (calls.Interpreter._item_or_end)."""
+    f.locals[iterators.STOPPED] = True
+    f.locals.pop("<return>", None)
+    f.stack.clear()
+    return Exit((RETURN,), None, {RETURN: 0})
 
 
 @terminator

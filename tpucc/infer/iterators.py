@@ -169,6 +169,39 @@ class Cursor:
             self.runtime_loc = builder.current_loc()
 
 
+# --- a user __next__ that stops at run time ----------------------------------------
+
+# The local of a user __next__'s frame that says whether it raised
+# StopIteration under a runtime condition (interpreter.RAISE_VARARGS): that
+# raise returns from the frame instead, so the paths merge where it returns,
+# and this flag, merged with them, says which one the run took.
+STOPPED = "<stopped>"
+
+
+@dataclass(eq=False, slots=True)
+class NextCall:
+    """A user __next__ (or an old-style __getitem__) being called by the
+    iteration protocol (calls.Interpreter._item_or_end): `level` (exceptions.
+    level()) and `calls` (how many frames call it) where it was called,
+    `ending` the exception that ends the iteration, and `frame`, the method's
+    own frame once made (its STOPPED flag is read when it returns)."""
+    level: int
+    ending: object
+    calls: int
+    frame: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeEnd:
+    """What a user __next__ gave where it may raise StopIteration at run
+    time: `item` where it did not (a placeholder where it did), and
+    `stopped`, a runtime bool that says whether it did.  A `for` loop over
+    the iterator leaves on it (interpreter.FOR_ITER); next(it, default)
+    chooses between the item and the default."""
+    item: object
+    stopped: object
+
+
 def type_name(it) -> str:
     """The Python type an iterator of ours stands for, as Python's
     TypeErrors name it ('generator', 'zip', 'range_iterator')."""
