@@ -980,6 +980,9 @@ gen_vander = rotating(v(arr(4)), v(arr(3), 5), v(arr(5), 3), v(arr(3), 2, increa
                       once=[v(arr(2, 2)), v(arr(3), -1)])
 gen_polyval = rotating(v(arr(4), arr(3, 2)), v(arr(3), arr()), v(arr(2), arr(4, dtype=OTHER)),
                        v(arr(0), arr(3)))
+gen_poly = rotating(v(arr(3)), v(arr(1)), v(arr(4)), v(arr(0)),
+                    once=[v(arr()), v(arr(2, 3)), v(arr(0, 0))])
+gen_sort_complex = rotating(v(arr(5)), v(arr(3, 4)), v(arr(0)), once=[v(arr())])
 gen_polyder = rotating(v(arr(4)), v(arr(5), 2), v(arr(3), 0), v(arr(2), 4), v(arr(1)),
                       once=[v(arr(3), -1), v(arr())])
 gen_polyint = rotating(v(arr(4)), v(arr(3), 2), v(arr(3), 0), v(arr(3), 2, k=[1, 2]),
@@ -1432,6 +1435,7 @@ FUNCTION_KINDS = {
     "ediff1d": (gen_ediff1d, ALL_DTYPES), "unwrap": (gen_unwrap, ALL_DTYPES),
     "interp": (gen_interp, ALL_DTYPES), "cross": (gen_cross, ALL_DTYPES),
     "vander": (gen_vander, ALL_DTYPES), "polyval": (gen_polyval, ALL_DTYPES),
+    "poly": (gen_poly, ALL_DTYPES), "sort_complex": (gen_sort_complex, ALL_DTYPES),
     "polyder": (gen_polyder, ALL_DTYPES), "polyint": (gen_polyint, ALL_DTYPES),
     "polyadd": (gen_polyadd, ALL_DTYPES), "polysub": (gen_polyadd, NONBOOL_DTYPES),
     "convolve": (gen_convolve, ALL_DTYPES), "isin": (gen_isin, ALL_DTYPES),

@@ -574,13 +574,16 @@ def _cond_count(ops) -> int:
 def _op_count(ops) -> int:
     """The ops' cost to XLA's compile, in small ops: a solver or a
     decomposition weighs more (OpDef.compile_weight)."""
-    return sum(_compile_weight(op.name) + sum(_op_count(r.ops) for r in op.regions)
+    return sum(_compile_weight(op) + sum(_op_count(r.ops) for r in op.regions)
                for op in ops)
 
 
-def _compile_weight(name: str) -> int:
-    opdef = OPS.get(name)
-    return opdef.compile_weight if opdef is not None else 1
+def _compile_weight(op) -> int:
+    opdef = OPS.get(op.name)
+    if opdef is None:
+        return 1
+    weight = opdef.compile_weight
+    return weight(op) if callable(weight) else weight
 
 
 def _holds_runtime_loop(ops) -> bool:

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import UserCodeError
+from ..errors import UnsupportedError, UserCodeError
 from ..ir import AVal
 from .elementwise import astype, emit_ufunc
 from .manipulation import as_array
@@ -290,6 +290,45 @@ def _correlate_lower(lc, a, v, pad):
 
 register("correlate", _correlate_abstract, _correlate_lower,
          numpy=lambda a, v, pad: np.correlate(np.pad(a, pad), v, "valid"))
+
+
+@implements(np.poly)
+def poly(seq_of_roots):
+    """NumPy's loop over 1-d real roots: a = [1], then a = convolve(a,
+    [1, -r]) for each root r, in float64 (float32 stays float32).  Complex
+    roots are refused: NumPy's result is real where they come in conjugate
+    pairs, a dtype that depends on the values (so is a square matrix's,
+    through its eigenvalues)."""
+    roots = as_array(as_array_operand(seq_of_roots))
+    if roots.ndim == 2 and roots.shape[0] == roots.shape[1] and roots.shape[0] != 0:
+        raise UnsupportedError(
+            "np.poly of a matrix (its characteristic polynomial, through its eigenvalues) "
+            "is not supported on runtime arrays: NumPy's result is real or complex "
+            "depending on the eigenvalues' values",
+            hint="pass the roots when they are known to be real: np.poly(r) of a real 1-d "
+                 "array compiles")
+    if roots.ndim == 0:     # (NumPy's dispatcher iterates over its argument)
+        raise UserCodeError("TypeError: dispatcher for __array_function__ did not return an "
+                            "iterable")
+    if roots.ndim != 1:
+        raise UserCodeError("ValueError: input must be 1d or non-empty square 2d array.")
+    if roots.dtype.kind == "c":
+        raise UnsupportedError(
+            "np.poly of complex roots is not supported on runtime arrays: NumPy's result is "
+            "real where the roots come in conjugate pairs and complex otherwise, a dtype that "
+            "depends on the values",
+            hint="multiply the factors with np.convolve (a = np.array([1 + 0j]), then "
+                 "a = np.convolve(a, np.array([1, -r])) for each root) and take a.real where "
+                 "you know the roots pair up")
+    if roots.shape[0] == 0:
+        return 1.0
+    dtype = np.dtype(np.float32 if roots.dtype == np.float32 else np.float64)
+    roots = astype(roots, dtype)
+    coefficients = NUMPY[np.ones]((1,), dtype)
+    for k in range(roots.shape[0]):
+        factor = stack([NUMPY[np.ones]((), dtype), -roots[k]])
+        coefficients = convolve(coefficients, factor)
+    return coefficients
 
 
 @implements(np.convolve)

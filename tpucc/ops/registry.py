@@ -75,13 +75,31 @@ class OpDef:
     # it.  A decomposition or solver is an SVD/QR/LU expansion or a solver
     # call that XLA compiles hundreds of times slower than an add (32 steps
     # of 4 np.linalg.lstsq each, unrolled: 30 s of XLA; one While: 2 s).
-    compile_weight: int = 1
+    # Or a function of the op, for ops that weigh more for some dtypes.
+    compile_weight: int | Callable = 1
 
 
 # OpDef.compile_weight of the matrix decompositions and solvers: each is
 # worth a whole unrolled iteration's ops (loops.OPS_PER_UNROLLED_TRIP), so
 # a static loop with one per step becomes a counted While, not 32 copies.
 SOLVER_WEIGHT = 40
+
+# OpDef.compile_weight of a complex division, reciprocal or square root:
+# NumPy's exact algorithms (Smith's division, C99's csqrt) expand into
+# selects between branches that share their operands, and XLA:CPU's fusion
+# copies the shared work into each consumer, so a chain of them costs more
+# than its length: 16 unrolled steps of `x = x / (x + z)` after a complex
+# product took 3.3 s of XLA (jax.jit's one native division: 0.2 s), about
+# 200 small ops a step.  At this weight such a loop of 16 or more steps is
+# one While (0.2 s); shorter chains stay unrolled.
+COMPLEX_EXPANSION_WEIGHT = 80
+
+
+def heavier_when_complex(op) -> int:
+    """compile_weight of an elementwise op that NumPy computes with a
+    branching algorithm for complex numbers only."""
+    complex_out = any(np.dtype(v.aval.dtype).kind == "c" for v in op.outputs)
+    return COMPLEX_EXPANSION_WEIGHT if complex_out else 1
 
 OPS: dict[str, OpDef] = {}
 NUMPY: dict[object, Callable] = {}

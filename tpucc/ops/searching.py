@@ -391,8 +391,9 @@ _DATA_DEPENDENT = {
                      "coefficient array: np.polyval, np.polyder, np.polyint, np.polyadd and "
                      "np.polysub compile on it",
     "np.nonzero": "keep the shape: np.where(cond, x, fill) selects values, np.count_nonzero "
-                  "counts them, and np.argsort(~cond, kind='stable')[:K] gives the first K "
-                  "positions where cond holds, for a known K",
+                  "counts them, np.argmax(cond) is the first position where cond holds (0 "
+                  "where none does: test cond.any()), and np.argsort(~cond, kind='stable')[:K] "
+                  "gives the first K, for a known K",
     "np.argwhere": "np.argsort(~cond.ravel(), kind='stable')[:K] and np.unravel_index give "
                    "the first K positions for a known K; np.where(cond, x, fill) keeps the shape",
     "np.flatnonzero": "np.argsort(~cond.ravel(), kind='stable')[:K] gives the first K "

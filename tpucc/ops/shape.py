@@ -523,7 +523,10 @@ define_range("select", lambda avals, bounds, weak_result=False: None if None in 
 def where(condition, x=None, y=None):
     if x is None and y is None:
         raise ShapeError("np.where(condition) returns data-dependent shapes and cannot be compiled",
-                         hint="use np.where(condition, x, y) with both branches")
+                         hint="the one-argument np.where is np.nonzero: np.argmax(cond) is the "
+                         "first position where cond holds (0 where none does: test cond.any()), "
+                         "np.argsort(~cond, kind='stable')[:K] the first K for a known K, and "
+                         "np.where(cond, x, y) with both branches keeps the shape")
     return _emit("select", condition, x, y)
 
 

@@ -90,6 +90,18 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return kept_layout(_emit("sort", a, axis=axis), (a,))   # (NumPy sorts a copy, order 'K')
 
 
+@implements(np.sort_complex)
+def sort_complex(a):
+    """NumPy's: sorted along the last axis (by real part, then imaginary),
+    then complex: complex64 for 8- and 16-bit integers, complex128 for the
+    rest (float32 included)."""
+    from .elementwise import astype
+    b = sort(a)
+    if b.dtype.kind == "c":
+        return b
+    return astype(b, np.complex64 if b.dtype.char in "bhBH" else np.complex128)
+
+
 @implements(np.argsort, method="argsort")
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     _check_kind(kind, order, stable)
