@@ -1130,6 +1130,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                 narrowed = _apply_promotions(frame, promote, rebound.in_place)
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
+            int_paths |= _entry_python_number_paths(leaves, carried)
             counting = counters.guesses(leaves, carried, iterator, not_counting, caps)
 
             def run(counting=counting):
@@ -1509,6 +1510,22 @@ def _python_int_paths(leaves, carried, trial: Trial) -> frozenset:
         values = [entry, trial.leaves[i][1]]
         if held_ints.needs_flag(values, entry.aval):
             out.add((leaves[i][0], any(map(held_ints.holds_python_float, values))))
+    return frozenset(out)
+
+
+def _entry_python_number_paths(leaves, carried) -> frozenset:
+    """_python_int_paths of the carried 0-d slots that enter the loop holding
+    a Python number on some runtime path (`s = 0.0` promoted to a float64
+    by the trial before, or merged by a runtime `if` before the loop),
+    known before the body runs: the body needs their bool from its first
+    trial (`t = s * 2.0` is a Python float where `s` is one, even where
+    the body never rebinds `s`), and a trial that found it only afterwards
+    would cost each loop of a nest one more trial of the loops inside it."""
+    out = set()
+    for i in carried:
+        entry = leaves[i][1]
+        if held_ints.needs_flag([entry], entry.aval):
+            out.add((leaves[i][0], held_ints.holds_python_float(entry)))
     return frozenset(out)
 
 
