@@ -141,6 +141,20 @@ def same(fn, *args):
     return compiled
 
 
+def same_each(fn, *arg_tuples):
+    """`same` for each tuple of arguments, through ONE compiled fn: inputs
+    that differ in values only share one executable (the suite's time is
+    mostly XLA compiles).  Returns the compiled fn."""
+    compiled = tpucc.compile(fn, cache=False)
+    for args in arg_tuples:
+        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
+        with np.errstate(all="ignore"):
+            expected = fn(*eager_args)
+        assert_same(expected, compiled(*comp_args))
+        assert_same(eager_args, comp_args)
+    return compiled
+
+
 def sample(shape, dtype, seed=0):
     """Small integers (complex ones for a complex dtype) in [-3, 3], as
     `dtype`: exact in every dtype, with ties and zeros."""

@@ -17,20 +17,7 @@ import pytest
 
 import tpucc
 
-from conftest import assert_same, raises_at, same
-
-
-def same_each(fn, *arg_tuples):
-    """`same` for each tuple of arguments, through one compiled fn: the
-    inputs differ in values only, so one executable serves them all."""
-    compiled = tpucc.compile(fn, cache=False)
-    for args in arg_tuples:
-        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-        with np.errstate(all="ignore"):
-            expected = fn(*eager_args)
-        assert_same(expected, compiled(*comp_args))
-        assert_same(eager_args, comp_args)
-    return compiled
+from conftest import raises_at, same, same_each
 
 
 # --- bug_05: rows of a list of lists written under an `if` that reads them ---------------

@@ -17,30 +17,16 @@ PYTEST_DONT_REWRITE: compiled functions here use `assert`, which pytest
 would rewrite into calls of its own."""
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 
 import tpucc
 import tpucc.errors as E
-from conftest import assert_same, raises_at, same
+from conftest import raises_at, same, same_each
 
 
 def n_(k):
     return np.int64(k)
-
-
-def same_for_each(fn, *arg_lists):
-    """`same` for each argument list, through ONE compiled function (the
-    lists differ only in values: one executable)."""
-    compiled = tpucc.compile(fn, cache=False)
-    for args in arg_lists:
-        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-        with np.errstate(all="ignore"):
-            expected = fn(*eager_args)
-        assert_same(expected, compiled(*comp_args))
-        assert_same(eager_args, comp_args)
 
 
 def by_signature(xs):
@@ -151,13 +137,13 @@ def several_runtime_tests(x):
 
 @pytest.mark.parametrize("xs", by_signature(X3))
 def test_several_runtime_tests_in_a_loop_over_a_python_sequence(xs):
-    same_for_each(several_runtime_tests, *[(x,) for x in xs])
+    same_each(several_runtime_tests, *[(x,) for x in xs])
 
 
 @pytest.mark.parametrize("states", [[np.array([0, 1, 2]), np.array([1, 1, 0])],
                                     [np.array([2, 0, 1], np.int32)]], ids=["int64", "int32"])
 def test_agents_if_elif_over_a_list_of_objects(states):
-    same_for_each(sir_agents, *[(s, np.array([20.0, 30.0, 40.0])) for s in states])
+    same_each(sir_agents, *[(s, np.array([20.0, 30.0, 40.0])) for s in states])
 
 
 # --- bug_02: after a loop `else` that a runtime `break` may skip -------------------
@@ -233,7 +219,7 @@ def containers_changed_after_loop_else(x):
 
 @pytest.mark.parametrize("xs", by_signature(XB))
 def test_container_changed_after_a_loop_else_with_a_runtime_break(xs):
-    same_for_each(containers_changed_after_loop_else, *[(x,) for x in xs])
+    same_each(containers_changed_after_loop_else, *[(x,) for x in xs])
 
 
 @pytest.mark.parametrize("xs", by_signature(XB))
@@ -331,7 +317,7 @@ def own_copies_rebound(x, n):
 @pytest.mark.parametrize("x", [np.zeros(3), np.arange(4.0), np.ones((2, 2), np.float32)],
                          ids=["f64[3]", "f64[4]", "f32[2,2]"])
 def test_attribute_holding_its_own_copy_updated_then_rebound_in_a_loop(x):
-    same_for_each(own_copies_rebound, (x, n_(0)), (x, n_(3)))   # n: a runtime NumPy int
+    same_each(own_copies_rebound, (x, n_(0)), (x, n_(3)))   # n: a runtime NumPy int
 
 
 def argument_array_attribute(x, n):
@@ -401,7 +387,7 @@ def indexed_message(x):
 @pytest.mark.parametrize("vs", [[np.ones(3), np.arange(1.0, 4.0)], [np.ones(2, np.float32)]],
                          ids=["f64[3]", "f32[2]"])
 def test_assert_message_with_arithmetic_when_the_assertion_holds(vs):
-    same_for_each(drift_message, *[(v, 10.0) for v in vs])
+    same_each(drift_message, *[(v, 10.0) for v in vs])
 
 
 def numpy_arithmetic_and_indexed_messages(x, limit):

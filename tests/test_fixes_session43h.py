@@ -11,25 +11,12 @@ bug_05: x[k:][idx] with a runtime k was refused as a data-dependent shape.
 bug_11: writing into a np.broadcast_arrays result was refused saying NumPy
 raises ValueError; NumPy 2 writes with a DeprecationWarning.
 """
-import copy
 
 import numpy as np
 import pytest
 
 import tpucc
-from conftest import assert_same, raises_at, same
-
-
-def same_each(fn, *arg_tuples):
-    """`same` for each tuple of arguments, through one compiled fn: the
-    inputs differ in values only, so one executable serves them all."""
-    compiled = tpucc.compile(fn, cache=False)
-    for args in arg_tuples:
-        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-        with np.errstate(all="ignore"):
-            expected = fn(*eager_args)
-        assert_same(expected, compiled(*comp_args))
-        assert_same(eager_args, comp_args)
+from conftest import raises_at, same, same_each
 
 
 # --- bug_01: diagonals of any layout are views ------------------------------------------
