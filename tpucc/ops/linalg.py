@@ -304,9 +304,11 @@ register("einsum", _einsum_abstract, _einsum_lower,
 def einsum(subscripts, *operands, optimize=False, dtype=None, casting="safe"):
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts((subscripts, *operands))
+    # NumPy's einsum reads each operand with asarray: a Python number is an
+    # int64/float64 array there, not a weak scalar (NEP 50 is for ufuncs)
+    operands = [as_array_operand(x) for x in operands]
     if dtype is not None:
-        operands = cast_operands("einsum", [as_array_operand(x) for x in operands], dtype,
-                                 casting)
+        operands = cast_operands("einsum", operands, dtype, casting)
     if dtype is None and len(operands) == 1:
         view = _single_operand_view(subscripts, operands[0])
         if view is not None:
@@ -322,8 +324,8 @@ def _single_operand_view(subscripts: str, a):
     'ij', '...ii->...i') returns a writeable view: diagonals (a repeated
     label) and a transpose of `a`, which writes through it change and whose
     later writes it sees.  None where einsum computes (a sum)."""
-    if not isinstance(a, Array) or "," in subscripts:
-        return None
+    if not isinstance(a, Array) or a.ndim == 0 or "," in subscripts:
+        return None     # (a 0-d result is a NumPy scalar, as NumPy's c_einsum returns it)
     spec = subscripts.replace(" ", "")
     inputs, arrow, output = spec.partition("->")
     if inputs.count("...") > 1 or "." in inputs.replace("...", ""):
@@ -392,16 +394,30 @@ def _sublist_subscripts(args) -> tuple:
             else:
                 raise UserCodeError("ValueError: subscript is not within the valid range [0, 52)")
         return "".join(out)
-    operands, sublists = list(args[0::2]), list(args[1::2])
+    operands, sublists = list(args[0::2]), [_static_sublist(s) for s in args[1::2]]
     output = None
     if len(args) % 2:       # an odd count: the last is the output's sublist
         output = operands.pop()
         if isinstance(output, Array):
-            raise UserCodeError("ValueError: einsum: an operand has no sublist")
+            if known_constant(output) is None:
+                raise UserCodeError("ValueError: einsum: an operand has no sublist")
+            output = _static_sublist(output)
     subscripts = ",".join(letters(s) for s in sublists)
     if output is not None:
         subscripts += "->" + letters(output)
     return subscripts, operands
+
+
+def _static_sublist(sublist):
+    """A sublist of np.einsum's, an array of labels made while compiling
+    (np.array([0, 1]), np.arange(2)) read as the NumPy array it holds; a
+    runtime one is refused naming it: labels decide the result's shape."""
+    if not isinstance(sublist, Array):
+        return sublist
+    known = known_constant(sublist)
+    if known is None:
+        raise runtime_argument_error("a sublist of np.einsum (the labels of an operand's axes)")
+    return known
 
 
 def inplace_matmul(a, b):
@@ -427,7 +443,8 @@ def install_operators():
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import Array, rebinds_in_place  # noqa: E402
+from ..infer.static_arguments import runtime_argument_error  # noqa: E402
+from ..infer.values import Array, known_constant, rebinds_in_place  # noqa: E402
 from .elementwise import store_inplace, store_out  # noqa: E402
 from .shape import cast_operands, diagonal_view, transpose_function  # noqa: E402
 from ..lower.layout import logical  # noqa: E402

@@ -4,6 +4,7 @@ squeeze, expand_dims, ravel, swapaxes, moveaxis, clip, ...)."""
 from __future__ import annotations
 
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -56,20 +57,30 @@ def reshape_function(a, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     if shape is None:
         raise UserCodeError("TypeError: np.reshape() missing the required argument 'shape'")
-    return reshape(a, shape, order=order)
+    return reshape(a, shape, order=order, copy=copy)
 
 
 @implements(method="reshape")
-def reshape(a, *shape, order="C", newshape=None, **kw):
+def reshape(a, *shape, order="C", newshape=None, copy=None, **kw):
+    """NumPy's reshape: a view where the strides allow one, else a copy;
+    copy=True always copies (writes to the result leave `a` alone),
+    copy=False raises where a view is impossible."""
     shape = shape or (newshape if newshape is not None else kw.pop("shape"),)
     if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or
                             isinstance(shape[0], np.ndarray) and shape[0].ndim == 1):
         shape = tuple(shape[0])     # (a 1-d array of sizes too, as NumPy reads it)
     shape = resolve_shape(shape, _aval(a).size)
-    if _reads_in_f_order(a, order, "reshape", ("C", "F", "A")):
-        # (NumPy's own definition; a view exactly where NumPy's reshape is)
-        return transpose(reshape(transpose(a), shape[::-1]))
-    return _reshaped(a, shape, isinstance(a, Array) and indexing.reshape_is_view(a, shape))
+    f_order = _reads_in_f_order(a, order, "reshape", ("C", "F", "A"))
+    # (F order is NumPy's own definition: a.T reshaped to the reversed shape,
+    # transposed back; a view exactly where NumPy's reshape is)
+    source, target = (transpose(a), shape[::-1]) if f_order else (a, shape)
+    view = isinstance(source, Array) and indexing.reshape_is_view(source, target)
+    if copy is not None and not copy and not view and isinstance(a, Array) and not a.immutable:
+        raise UserCodeError("ValueError: Unable to avoid creating a copy while reshaping.",
+                            hint="drop copy=False to let reshape copy, or make the array "
+                                 "contiguous first (np.ascontiguousarray) and reshape that")
+    out = _reshaped(source, target, view and not copy)
+    return transpose(out) if f_order else out
 
 
 def _reshaped(a, shape: tuple, view: bool):
@@ -127,7 +138,7 @@ def _reads_in_f_order(a, order, name, orders) -> bool:
 @implements(np.expand_dims)
 def expand_dims(a, axis):
     shape = list(_aval(a).shape)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = _axis_sequence(axis)
     nd = len(shape) + len(axes)
     axes = sorted(normalize_axis(x, nd) for x in axes)
     if len(set(axes)) != len(axes):
@@ -137,10 +148,23 @@ def expand_dims(a, axis):
     return _reshaped(a, tuple(shape), view=True)
 
 
+def _axis_sequence(axis, sequences=(tuple, list)) -> tuple:
+    """The axes of expand_dims (squeeze: a tuple only) as NumPy reads them:
+    a sequence of axes, or else ONE axis read with operator.index, so
+    np.int64(0) is an axis and an integer array (even a known one) is the
+    TypeError NumPy raises, not a sequence."""
+    if type(axis) in sequences:
+        return tuple(axis)
+    if isinstance(axis, (Array, np.ndarray)) and axis.ndim:
+        raise UserCodeError("TypeError: only integer scalar arrays can be converted to a "
+                            "scalar index", hint="pass the axes as a tuple of ints")
+    return (axis,)
+
+
 @implements(np.squeeze, method="squeeze")
 def squeeze(a, axis=None):
     shape = _aval(a).shape
-    axes = normalize_axes(axis, len(shape))
+    axes = None if axis is None else normalize_axes(_axis_sequence(axis, (tuple,)), len(shape))
     if axes is None:
         axes = tuple(i for i, d in enumerate(shape) if d == 1)
     for ax in axes:
@@ -173,10 +197,20 @@ def transpose_function(a, axes=None):
 @implements(method="transpose")
 def transpose(a, *axes):
     nd = _aval(a).ndim
-    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+    if len(axes) == 1 and (axes[0] is None or _is_sequence(axes[0])):
         axes = axes[0]
-    perm = tuple(reversed(range(nd))) if not axes else tuple(normalize_axis(x, nd) for x in axes)
+    if axes is None or len(axes) == 0:
+        perm = tuple(reversed(range(nd)))
+    else:
+        perm = tuple(normalize_axis(x, nd) for x in axes)
     return _transposed(a, perm)
+
+
+def _is_sequence(x) -> bool:
+    """Whether an axes argument is a sequence of axes: a tuple, a list, or
+    an array of at least one axis (np.argsort(perm), a constant: its items
+    are static ints)."""
+    return isinstance(x, (tuple, list)) or (isinstance(x, (Array, np.ndarray)) and x.ndim > 0)
 
 
 def _transposed(a, perm):
@@ -422,8 +456,16 @@ register("roll", lambda avals, shift, axis: avals[0],
 # The same with the shift a runtime int operand (jnp.roll: a dynamic slice
 # of the axis joined to itself).
 register("roll_by", lambda avals, axis: avals[0],
-         lambda lc, x, shift, axis: jnp.roll(x, shift, axis),
+         lambda lc, x, shift, axis: jnp.roll(x, _shift_within(shift, x.shape[axis]), axis),
          numpy=lambda x, shift, axis: np.roll(x, shift, axis))
+
+
+def _shift_within(shift, n: int):
+    """A runtime integer shift as the same rotation in [0, n): jnp.roll
+    converts its shift to int32 before taking it modulo n, so a shift
+    beyond int32's range (2**31, a step counter) would rotate wrongly."""
+    n = np.asarray(max(n, 1), shift.dtype)
+    return lax.rem(lax.rem(shift, n) + n, n)
 
 
 @implements(np.roll)
@@ -450,12 +492,14 @@ def roll(a, shift, axis=None):
 
 
 def _roll_pairs(shift, axis) -> tuple:
-    """np.roll's shift and axis as equal-length tuples (a scalar repeated)."""
-    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
-    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    if any(isinstance(s, Array) and s.ndim for s in shifts):
-        raise UnsupportedError("np.roll with an array of shifts known only at run time",
-                               hint="pass the shifts as a tuple of integers")
+    """np.roll's shift and axis as equal-length tuples (a scalar repeated).
+    An array of shifts or axes is a sequence as a tuple is: its items are
+    static ints where it holds a constant (np.array([1, 2])), else runtime
+    shifts each rolled by a dynamic slice."""
+    shifts = tuple(known_integer(s) for s in _items(shift))
+    axes = tuple(known_integer(a) for a in _items(axis))
+    if any(getattr(v, "ndim", 0) for v in shifts + axes):
+        raise UserCodeError("ValueError: 'shift' and 'axis' should be scalars or 1D sequences")
     if len(shifts) == 1:
         shifts *= len(axes)
     elif len(axes) == 1:
@@ -467,12 +511,22 @@ def _roll_pairs(shift, axis) -> tuple:
     return shifts, axes
 
 
+def _items(v) -> tuple:
+    """A tuple, list or array of at least one axis as a tuple of its items;
+    anything else as the one item."""
+    if isinstance(v, (tuple, list)) or (isinstance(v, (Array, np.ndarray)) and v.ndim):
+        return tuple(v)
+    return (v,)
+
+
 def _rolled_at_run_time(a, shift, axis):
     """`a` rolled by a runtime `shift` along `axis`."""
     if shift.dtype.kind not in "iub":
         raise UserCodeError(f"TypeError: slice indices must be integers or None or have an "
                             f"__index__ method (np.roll shift of {shift.dtype})")
-    return _emit("roll_by", a, astype(shift, np.int64), axis=axis)
+    if shift.dtype.kind not in "iu":
+        shift = astype(shift, np.int64)
+    return _emit("roll_by", a, shift, axis=axis)    # (a uint64 past int64's range stays one)
 
 
 # --- where / clip ----------------------------------------------------------------------
@@ -896,7 +950,7 @@ def _pad_widths(array, pad_width):
 
 @implements(np.tile)
 def tile(a, reps):
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    reps = _reps_tuple(reps)
     if any(r < 0 for r in reps):    # (NumPy's reason, before broadcast_to's)
         raise ShapeError(f"np.tile: negative dimensions are not allowed (reps={reps})",
                          hint="reps must be >= 0; 0 gives an empty axis")
@@ -908,6 +962,16 @@ def tile(a, reps):
     expanded = reshape(x, tuple(v for d in shape for v in (1, d)))
     big = _broadcast(expanded, tuple(v for r, d in zip(reps, shape) for v in (r, d)))
     return reshape(big, tuple(r * d for r, d in zip(reps, shape)))
+
+
+def _reps_tuple(reps) -> tuple:
+    """np.tile's reps as NumPy reads them: a sequence, or else one count
+    (`tuple(reps)` failing: np.int64(3), a 0-d array), each an int."""
+    try:
+        reps = tuple(reps)
+    except TypeError:
+        reps = (reps,)
+    return tuple(operator.index(r) for r in reps)
 
 
 @implements(np.repeat, method="repeat")
@@ -1096,7 +1160,7 @@ def common_type_of(*arrays):
 from ..infer.builder import emit  # noqa: E402
 from ..infer import stacking  # noqa: E402
 from ..infer.values import (Array, READ_ONLY, WINDOWS, RuntimeKind, known_constant,  # noqa: E402
-                            to_value)
+                            known_integer, to_value)
 from . import elementwise  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
