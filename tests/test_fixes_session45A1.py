@@ -279,3 +279,91 @@ def test_roll_by_compile_time_integer_arrays(f):
 def test_einsum_sublists_given_as_compile_time_arrays(f):
     _check(f, np.arange(6.0).reshape(2, 3))
     _check(f, np.arange(6, dtype=np.int32).reshape(2, 3))
+
+
+# --- bug_11: returned views of another returned array share its memory ---------------
+
+def _leaves(r):
+    if isinstance(r, dict):
+        return [y for x in r.values() for y in _leaves(x)]
+    if isinstance(r, (list, tuple)):
+        return [y for x in r for y in _leaves(x)]
+    return [r]
+
+
+def _check_sharing(f, *args):
+    """Values, dtypes, writeability and which results share memory, alike."""
+    eager, compiled = _leaves(f(*args)), _leaves(_compiled(f)(*args))
+    assert len(eager) == len(compiled)
+    for e, c in zip(eager, compiled):
+        _same(e, c)
+        assert c.flags.writeable == e.flags.writeable
+    sharing = lambda rs: [[np.shares_memory(a, b) for b in rs] for a in rs]   # noqa: E731
+    assert sharing(compiled) == sharing(eager)
+    return eager, compiled
+
+
+def test_returned_reshape_of_a_new_array_shares_its_memory():
+    def make_canvas(h, w, fill):
+        flat = np.full(h * w, fill)
+        img = flat.reshape(h, w)
+        return flat, img
+    for fn in (make_canvas, _compiled(make_canvas)):
+        flat, img = fn(2, 3, np.float64(0.0))
+        img[1, 2] = 7.0
+        assert np.shares_memory(flat, img) and flat[-1] == 7.0
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: (lambda a: (a, a[1:], a.T, a[::2, 1], a.reshape(-1)))(x * 2),
+    lambda x: (lambda a: (a.reshape(3, 2).T, a))(x + 1),             # the base after the view
+    lambda x: (lambda a: ([a[0], a[1]], a))(x + 1),
+    lambda x: (lambda a: {"a": a, "col": a[:, 0]})(x - 1),
+    lambda x: (lambda a: (a, np.broadcast_to(a, (4, 2, 3))))(x + 1),   # read-only, as NumPy's
+    lambda x: (lambda a: (a, a.real, np.einsum("ij->ji", a)))(x.copy()),
+    lambda x: (lambda a: (a, np.expand_dims(a, 0), a[None], a[..., ::-1], a.view(np.int64)))(x + 1),
+    lambda x: (lambda a: (a[0], a[1]))(x + 1),          # views of an array not returned: apart
+])
+def test_returned_views_of_a_returned_array(f):
+    _check_sharing(f, np.arange(6.0).reshape(2, 3))
+
+
+def test_returned_view_after_updates_of_its_base():
+    def written(x):
+        a = x + 1
+        v = a[0]
+        a[1] = 5
+        return a, v
+
+    def rebound(x):
+        a = x + 1
+        v = a[0]
+        a = a * 2           # a new array: v views the old one
+        return a, v
+    x = np.arange(6.0).reshape(2, 3)
+    _check_sharing(written, x)
+    _check_sharing(rebound, x)
+    _, (a, v) = written(x), _compiled(written)(x)
+    v[0] = -9
+    assert a[0, 0] == -9
+
+
+def test_returned_view_chosen_by_a_runtime_branch_has_the_right_values():
+    # (a view whose base a runtime condition picks comes back as its own
+    # array: README, Returned arrays)
+    def f(x, c):
+        a = x * 3
+        b = a[1:] if c > 0 else a[:-1]
+        return a, b
+    x = np.arange(4.0)
+    for c in (1, -1):
+        _check(f, x, np.int64(c))
+
+
+def test_returned_view_of_an_argument_still_the_callers():
+    def f(x):
+        a = x + 1
+        return x.T, a, a[0]
+    x = np.arange(6.0).reshape(2, 3)
+    (_, (t, a, r)) = _check_sharing(f, x)
+    assert np.shares_memory(t, x)

@@ -1008,11 +1008,14 @@ def _general_builder(traced, runtime_kinds: dict):
     weak = traced.out_weak
     returned = dict(traced.returned_aliases)
 
+    views_of_leaves = [(position, how[1], how[2]) for position, how in returned.items()
+                       if how[0] == "leaf_view"]
+
     def build(outs, inputs=(), arguments=None):
         leaves, k, hosts = [], 0, {}
         for position, s in enumerate(traced.out_static):
             how = returned.get(position)
-            if how is not None:
+            if how is not None and how[0] != "leaf_view":
                 leaves.append(leaves[how[1]] if how[0] == "leaf" else
                               argument_at(arguments, *how[1:]) if how[0] == "argument" else
                               _stored_object(*how[1:]) if how[0] == "written" else
@@ -1037,6 +1040,9 @@ def _general_builder(traced, runtime_kinds: dict):
                 scalar = bool(np.asarray(outs[scalar]))
             leaves.append(to_user_value(outs[k], weak[k], scalar))
             k += 1
+        for position, base, view in views_of_leaves:    # (its base may come after it)
+            if isinstance(leaves[base], np.ndarray):
+                leaves[position] = view(leaves[base])
         return leaves[0] if traced.out_treedef is None else unflatten(traced.out_treedef, leaves)
     return build
 

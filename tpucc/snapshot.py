@@ -351,6 +351,8 @@ def describe(traced, w: Walk) -> dict:
     if any(how[0] in ("arg", "captured") and how[2] is not None
            for _, how in traced.returned_aliases):
         raise NotReplayable("returns views of input arrays (made by NumPy functions)")
+    if any(how[0] == "leaf_view" for _, how in traced.returned_aliases):
+        raise NotReplayable("returns views of its other results (made by NumPy functions)")
     if any(how[0] == "written" for _, how in traced.returned_aliases):
         raise NotReplayable("returns arrays it stores on objects (found by identity)")
     if traced.process_local is not None:

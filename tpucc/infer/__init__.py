@@ -235,7 +235,8 @@ class Traced:
     # an earlier position), (source, input index, NumPy view or None) as
     # in `aliases`, ("argument", root, keys) for a CallersContainer, or
     # ("written", "attr" or "setitem", holder, name) for an array the
-    # write-backs store on an object).
+    # write-backs store on an object, or ("leaf_view", a position, NumPy
+    # view) for a view of another returned array made in the call).
     # The driver returns those objects; the program still computes an
     # array leaf (an artifact, `tpucc build`, returns it as a copy).
     returned_aliases: list = field(default_factory=list)
@@ -245,19 +246,30 @@ def _input_alias(value, inputs: dict):
     """(source, index, view) where `value` is an input array (`inputs`:
     id(Array) -> (source, index)) or a static view of one, also a view of
     a view (`a[1:][::2]`, `a.T.T`: NumPy's views composed), else None."""
+    found = _static_view_of(value, lambda base: inputs.get(id(base)))
+    return None if found is None else found[0] + (found[1],)
+
+
+def _static_view_of(value, owner):
+    """(owner(b), the NumPy function making `value` from b, None for b
+    itself) for the nearest b among `value` and the chain of bases it is a
+    static view of whose owner(b) is not None; None where there is none,
+    or a link of the chain is a runtime view or not its base's current
+    value."""
     if not isinstance(value, Array) or value.immutable is not False:
         return None
     views, base = [], value
-    while base.base is not None:
-        if base._base_var is not base.base._var:
-            return None             # (not the base's current value)
+    while True:
+        found = owner(base)
+        if found is not None:
+            return found, chained_view(views[::-1])
+        if base.base is None or base._base_var is not base.base._var:
+            return None             # (the root, or not the base's current value)
         view = numpy_view(base.index)
         if view is None:
             return None
         views.append(view)
         base = base.base
-    found = inputs.get(id(base))
-    return None if found is None else found + (chained_view(views[::-1]),)
 
 
 def is_runtime_leaf(x) -> bool:
@@ -699,6 +711,22 @@ def _returned_aliases(out_leaves, inputs) -> list:
         alias = None if v.aval.weak else _input_alias(v, inputs)
         if alias is not None:
             out.append((position, alias))
+    return out + _returned_views_of_leaves(out_leaves, first, {p for p, _ in out})
+
+
+def _returned_views_of_leaves(out_leaves, first: dict, taken: set) -> list:
+    """Traced.returned_aliases entries ("leaf_view", position, NumPy view)
+    of the returned arrays that are static views of another returned array
+    made in the call (`flat = np.zeros(n); return flat, flat.reshape(h,
+    w)`): NumPy's results share memory, so the driver makes this one as
+    that view of the other's result (a write into one shows in the other)."""
+    out = []
+    for position, (_, v) in enumerate(out_leaves):
+        if position in taken or first.get(id(v)) != position or v.aval.weak:
+            continue
+        found = _static_view_of(v, lambda base: None if base is v else first.get(id(base)))
+        if found is not None and found[1] is not None:
+            out.append((position, ("leaf_view",) + found))
     return out
 
 
