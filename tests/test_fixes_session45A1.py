@@ -252,9 +252,16 @@ def test_transpose_by_a_compile_time_array_is_a_view():
     _same(f(x.copy()), _compiled(f)(x.copy()))
 
 
-def test_transpose_by_a_runtime_array_is_refused():
-    raises_at(lambda x, p: np.transpose(x, p), (X3, np.array([1, 0, 2])),
-              tpucc.StaticValueError, line_of="np.transpose", cache=False)
+def test_transpose_and_roll_axes_by_a_runtime_array_are_refused_naming_them():
+    p = np.array([1, 0, 2])
+    raises_at(lambda x, p: np.transpose(x, p), (X3, p), tpucc.StaticValueError,
+              match="`axes` of np.transpose", line_of="np.transpose", cache=False)
+    raises_at(lambda x, p: x.transpose(p), (X3, p), tpucc.StaticValueError,
+              match="`axes` of x.transpose", line_of="x.transpose", cache=False)
+    raises_at(lambda x, p: np.roll(x, 1, axis=p), (X3, p[:2]), tpucc.StaticValueError,
+              match="`axis` of np.roll", line_of="np.roll", cache=False)
+    raises_at(lambda x, p: np.einsum(x, p, [1, 0]), (X3[0], p[:2]), tpucc.StaticValueError,
+              match="sublist of np.einsum", line_of="np.einsum", cache=False)
 
 
 @pytest.mark.parametrize("f", [

@@ -202,7 +202,7 @@ def transpose(a, *axes):
     if axes is None or len(axes) == 0:
         perm = tuple(reversed(range(nd)))
     else:
-        perm = tuple(normalize_axis(x, nd) for x in axes)
+        perm = tuple(normalize_axis(x, nd) for x in _items(axes, static=True))
     return _transposed(a, perm)
 
 
@@ -497,7 +497,7 @@ def _roll_pairs(shift, axis) -> tuple:
     static ints where it holds a constant (np.array([1, 2])), else runtime
     shifts each rolled by a dynamic slice."""
     shifts = tuple(known_integer(s) for s in _items(shift))
-    axes = tuple(known_integer(a) for a in _items(axis))
+    axes = tuple(known_integer(a) for a in _items(axis, static=True))
     if any(getattr(v, "ndim", 0) for v in shifts + axes):
         raise UserCodeError("ValueError: 'shift' and 'axis' should be scalars or 1D sequences")
     if len(shifts) == 1:
@@ -511,10 +511,14 @@ def _roll_pairs(shift, axis) -> tuple:
     return shifts, axes
 
 
-def _items(v) -> tuple:
+def _items(v, static=False) -> tuple:
     """A tuple, list or array of at least one axis as a tuple of its items;
-    anything else as the one item."""
+    anything else as the one item.  `static`: an array known only at run
+    time is refused as the argument it is (NeedsStatic names its
+    parameter), not as one of its items."""
     if isinstance(v, (tuple, list)) or (isinstance(v, (Array, np.ndarray)) and v.ndim):
+        if static and isinstance(v, Array) and known_constant(v) is None:
+            raise NeedsStatic("an array of axes", v)
         return tuple(v)
     return (v,)
 
@@ -1159,8 +1163,8 @@ def common_type_of(*arrays):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
 from ..infer import stacking  # noqa: E402
-from ..infer.values import (Array, READ_ONLY, WINDOWS, RuntimeKind, known_constant,  # noqa: E402
-                            known_integer, to_value)
+from ..infer.values import (Array, READ_ONLY, WINDOWS, NeedsStatic, RuntimeKind,  # noqa: E402
+                            known_constant, known_integer, to_value)
 from . import elementwise  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
