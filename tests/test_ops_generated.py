@@ -547,6 +547,10 @@ gen_swapaxes = rotating(v(arr(2, 3), 0, 1), v(arr(2, 0, 4), -1, 0), v(arr(2, 3),
 gen_moveaxis = rotating(v(arr(2, 3, 4), 0, -1), v(arr(2, 0, 4), (0, 1), (2, 0)),
                         once=[v(arr(2, 3), 2, 0), v(arr(2, 3, 4), (0, 0), (1, 2)),
                               v(arr(2, 3), 0.0, 1)])
+gen_rollaxis = rotating(v(arr(2, 3, 4), 2), v(arr(2, 3, 4), 0, 3), v(arr(2, 0, 4), -1, 1),
+                        v(arr(2, 3), 1, 1),
+                        once=[v(arr(2, 3), 2), v(arr(2, 3), 0, 4), v(arr(2, 3), 0, -3),
+                              v(arr(2, 3), 1.0)])
 gen_broadcast_to = rotating(
     v(arr(), (2, 3)), v(arr(3), (2, 3)), v(arr(1, 3), (0, 3)), v(arr(3), 3),
     once=[v(arr(3), (4,)), v(arr(2, 3), (3,)), v(arr(3), (2.0, 3))])
@@ -1352,7 +1356,8 @@ FUNCTION_KINDS = {
     "reshape": (gen_reshape, CORE), "ravel": (gen_ravel, CORE),
     "expand_dims": (gen_expand_dims, CORE), "squeeze": (gen_squeeze, CORE),
     "transpose": (gen_transpose, CORE), "swapaxes": (gen_swapaxes, CORE),
-    "moveaxis": (gen_moveaxis, CORE), "broadcast_to": (gen_broadcast_to, CORE),
+    "moveaxis": (gen_moveaxis, CORE), "rollaxis": (gen_rollaxis, CORE),
+    "broadcast_to": (gen_broadcast_to, CORE),
     "concatenate": (gen_concatenate, ALL_DTYPES), "stack": (gen_stack, ALL_DTYPES),
     "vstack": (gen_vhstack, CORE), "hstack": (gen_vhstack, CORE),
     "flip": (gen_flip, CORE), "fliplr": (gen_flip_2d, CORE), "flipud": (gen_flip_2d, CORE),

@@ -203,6 +203,10 @@ def transpose(a, *axes):
         perm = tuple(reversed(range(nd)))
     else:
         perm = tuple(normalize_axis(x, nd) for x in _items(axes, static=True))
+    if len(perm) != nd:             # (NumPy's words)
+        raise ShapeError("axes don't match array", hint=f"give all {nd} axes, each once")
+    if len(set(perm)) != nd:
+        raise ShapeError("repeated axis in transpose", hint=f"give all {nd} axes, each once")
     return _transposed(a, perm)
 
 
@@ -235,11 +239,44 @@ def swapaxes(a, axis1, axis2):
 @implements(np.moveaxis)
 def moveaxis(a, source, destination):
     nd = _aval(a).ndim
-    src = [normalize_axis(s, nd) for s in np.atleast_1d(source)]
-    dst = [normalize_axis(d, nd) for d in np.atleast_1d(destination)]
+    src = _axis_tuple(source, nd, "source")
+    dst = _axis_tuple(destination, nd, "destination")
+    if len(src) != len(dst):
+        raise ShapeError("`source` and `destination` arguments must have the same number "
+                         "of elements")
     order = [n for n in range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
+    return _transposed(a, tuple(order))
+
+
+def _axis_tuple(axes, nd: int, argument: str) -> tuple:
+    """NumPy's normalize_axis_tuple: each axis in range, none twice."""
+    out = tuple(normalize_axis(x, nd) for x in np.atleast_1d(axes).tolist())
+    if len(set(out)) != len(out):
+        raise ShapeError(f"repeated axis in `{argument}` argument",
+                         hint="name each axis once")
+    return out
+
+
+@implements(np.rollaxis)
+def rollaxis(a, axis, start=0):
+    """The axis moved to before `start` (NumPy's older spelling of
+    np.moveaxis): a transposed view; a[...] where it stays put."""
+    nd = _aval(a).ndim
+    axis = normalize_axis(axis, nd)
+    start = static_index(start)
+    if start < 0:
+        start += nd
+    if not 0 <= start < nd + 1:
+        raise ShapeError(f"'start' arg requires {-nd} <= start < {nd + 1}, but {start} was "
+                         "passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return indexing.getitem(a, Ellipsis)
+    order = [n for n in range(nd) if n != axis]
+    order.insert(start, axis)
     return _transposed(a, tuple(order))
 
 
@@ -247,6 +284,18 @@ def moveaxis(a, source, destination):
 
 def _broadcast_abstract(avals, shape):
     a = avals[0]
+    if len(a.shape) > len(shape):       # (NumPy's words, not a type string of ours)
+        raise ShapeError("input operand has more dimensions than allowed by the axis "
+                         "remapping", hint=f"the target shape needs at least {len(a.shape)} "
+                                           f"dimensions for an array of shape {a.shape}")
+    if all(n >= 0 for n in shape) and any(d not in (1, n) for d, n in zip(a.shape[::-1],
+                                                                        tuple(shape)[::-1])):
+        def text(s):
+            return "(" + ",".join(map(str, s)) + ")"
+        raise ShapeError("operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {text(a.shape)}  and requested shape "
+                         f"{text(shape)}", hint="each axis of the array must be 1 or the "
+                                                "size asked for it (aligned from the end)")
     if broadcast_shapes(a.shape, shape) != tuple(shape):
         raise ShapeError(f"cannot broadcast shape {a.shape} to {shape}")
     return _same_dtype(a, shape)
@@ -365,12 +414,18 @@ register("concatenate", _concat_abstract, _concat_lower,
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, dtype=None, *, casting="same_kind"):
     arrays = [as_array_operand(a) for a in arrays]
+    nd = _aval(arrays[0]).ndim
+    if axis is not None:
+        axis = normalize_axis(axis, nd) if nd else 0
+    joined = many_pieces.concatenated(arrays, axis)
+    if joined is not None:          # (the pieces all have the dtype of their source)
+        return joined if dtype is None else cast_operands("concatenate", [joined], dtype,
+                                                          casting)[0]
     if dtype is not None:
         arrays = cast_operands("concatenate", arrays, dtype, casting)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
-    nd = _aval(arrays[0]).ndim
-    return _emit("concatenate", *arrays, axis=normalize_axis(axis, nd) if nd else 0)
+    return _emit("concatenate", *arrays, axis=axis)
 
 
 def cast_operands(name, operands, dtype, casting) -> list:
@@ -388,24 +443,36 @@ def cast_operands(name, operands, dtype, casting) -> list:
 
 @implements(np.stack)
 def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
-    whole = stacking.whole_buffer(arrays, dtype) if axis == 0 else None
-    if whole is not None:               # the items of a list a counted loop grew
-        return whole
-    runs = stacking.buffer_runs(arrays, dtype) if axis == 0 else None
-    if runs is not None and len({_aval(a).shape for a in arrays}) == 1:
-        # ... or stretches of them among other items (the last iteration of a
-        # loop over a list, a trajectory's first state): slices, concatenated
-        return concatenate([_buffer_rows(p) if isinstance(p, stacking.Run)
-                            else expand_dims(as_array_operand(p), 0) for p in runs], 0)
-    arrays = [as_array_operand(a) for a in arrays]
-    shapes = {_aval(a).shape for a in arrays}
+    arrays = list(arrays)           # (an ndarray: its rows, views NumPy stacks again)
+    if not arrays:
+        raise UserCodeError("ValueError: need at least one array to stack")
+    shapes = {_aval(as_array_operand(a)).shape for a in arrays}
     if len(shapes) != 1:
         raise ShapeError("all input arrays must have the same shape")
     nd = len(shapes.pop()) + 1
     axis = normalize_axis(axis, nd)
+    rows = _stacked_rows(arrays, dtype)
+    if rows is not None:
+        return rows if axis == 0 else Array(moveaxis(rows, 0, axis).var)
+    arrays = [as_array_operand(a) for a in arrays]
     if dtype is not None:
         arrays = cast_operands("stack", arrays, dtype, casting)
     return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+def _stacked_rows(arrays, dtype):
+    """np.stack(arrays) on axis 0 as one array, where the items are rows
+    of one buffer or views of one array (many_pieces), else None."""
+    whole = many_pieces.stacked_rows(arrays, dtype)
+    if whole is not None:               # the items of a list a counted loop grew
+        return whole
+    runs = stacking.buffer_runs(arrays, dtype)
+    if runs is not None:
+        # ... or stretches of them among other items (the last iteration of a
+        # loop over a list, a trajectory's first state): slices, concatenated
+        return concatenate([_buffer_rows(p) if isinstance(p, stacking.Run)
+                            else expand_dims(as_array_operand(p), 0) for p in runs], 0)
+    return None
 
 
 def _buffer_rows(run):
@@ -853,7 +920,7 @@ def _ramp_pad(array, widths, end_values):
     end value to the edge item (endpoint=False), the after side reversed."""
     out = array = asarray(array)
     dtype = _aval(array).dtype
-    ends = _pad_pairs(end_values, _aval(array).ndim)
+    ends = _end_value_pairs(end_values, _aval(array).ndim)
     for axis, (lo, hi) in enumerate(widths.tolist()):
         if lo == hi == 0:
             continue
@@ -867,17 +934,46 @@ def _ramp_pad(array, widths, end_values):
     return out if out is not array else _emit("convert", array, dtype=dtype)
 
 
+def _end_value_pairs(end_values, ndim: int) -> list:
+    """_pad_pairs of end_values whose numbers may be known only at run time
+    (`end_values=v`, `(lo, v)`, a runtime array of them): NumPy's pairing
+    is worked out on the numbers' positions, then each gets its number."""
+    numbers = []
+
+    def positions(x):
+        if isinstance(x, (tuple, list)):
+            return [positions(v) for v in x]
+        if isinstance(x, Array) and x.ndim:
+            return [positions(v) for v in x]
+        numbers.append(x)
+        return len(numbers) - 1
+
+    placed = positions(end_values)
+    if not any(isinstance(v, Array) for v in numbers):
+        return _pad_pairs(end_values, ndim)
+    return [tuple(numbers[int(k)] for k in pair) for pair in _pad_pairs(placed, ndim)]
+
+
+def _ramp_dtype(start, edge) -> np.dtype:
+    """np.linspace(start, edge)'s dtype (start: a static number or a 0-d
+    runtime array, Python-weak or not)."""
+    if isinstance(start, Array):
+        start = ({"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[start.dtype.kind]
+                 if start.weak else np.zeros((), start.dtype))
+    return np.linspace(start, np.zeros((), _aval(edge).dtype), 2).dtype
+
+
 def _ramp(start, edge, num: int, axis: int, dtype):
     """np.linspace(start, edge.squeeze(axis), num, endpoint=False,
     dtype=dtype, axis=axis) for an edge known at run time, in NumPy's steps
     and dtype (the step is an array: where any of it is 0, every item is
     arange / num * delta)."""
-    dt = np.linspace(start, np.zeros((), _aval(edge).dtype), 2).dtype
+    dt = _ramp_dtype(start, edge)
     shape = list(_aval(edge).shape)
     shape[axis] = num
     if num == 0:
         return astype(broadcast_to(edge, tuple(shape)), dtype)
-    first = np.asarray(start).astype(dt)
+    first = astype(start, dt) if isinstance(start, Array) else np.asarray(start).astype(dt)
     delta = astype(edge, dt) - first
     step = broadcast_to(delta / num, tuple(shape))
     counts = np.arange(num, dtype=dt).reshape([num if a == axis else 1
@@ -933,6 +1029,8 @@ def _pad_pairs(x, ndim: int, as_index=False) -> list:
 
 
 def _pad_widths(array, pad_width):
+    if isinstance(pad_width, dict):
+        pad_width = _pad_widths_by_axis(pad_width, _aval(array).ndim)
     if np.asarray(pad_width).dtype.kind not in "iu":
         raise TypeError("`pad_width` must be of integral type.")     # NumPy's error, not a cast
     nd = _aval(array).ndim
@@ -949,6 +1047,28 @@ def _pad_widths(array, pad_width):
         raise UserCodeError(f"ValueError: {e}") from None
     if (widths < 0).any():
         raise ShapeError(f"np.pad: negative pad widths {pad_width!r}")
+    return widths
+
+
+def _pad_widths_by_axis(pad_width: dict, ndim: int) -> list:
+    """NumPy >= 2.3's dict pad_width, {axis: width or (before, after)}, as a
+    pair per axis (0 for the axes it leaves out), read as NumPy reads it:
+    Python ints only (a NumPy integer is its AssertionError), list indexing
+    of the axes (-1 the last, out of range an IndexError)."""
+    widths = [(0, 0)] * ndim
+    for axis, width in pad_width.items():
+        if isinstance(width, int):
+            pair = (width, width)
+        elif type(width) is tuple and len(width) == 2 and all(isinstance(w, int) for w in width):
+            pair = width
+        else:
+            raise UserCodeError(f"AssertionError: Expected code to be unreachable, but got: "
+                                f"{width!r}", hint="give each axis an int or an (int, int) "
+                                                   "pair of Python ints")
+        try:
+            widths[axis] = pair
+        except (IndexError, TypeError) as e:
+            raise UserCodeError(f"{type(e).__name__}: {e}") from None
     return widths
 
 
@@ -1168,4 +1288,5 @@ from ..infer.values import (Array, READ_ONLY, WINDOWS, NeedsStatic, RuntimeKind,
 from . import elementwise  # noqa: E402
 from .elementwise import asarray, astype  # noqa: E402
 from . import indexing  # noqa: E402  (which imports this module while loading)
+from . import many_pieces  # noqa: E402
 from ..lower.reverse import unbroadcast  # noqa: E402
