@@ -253,3 +253,40 @@ def test_linear_ramp_with_runtime_end_values(f, x, v):
     if isinstance(v, float):
         v = np.float64(v)       # (a runtime argument)
     check(f, x, v)
+
+
+# --- bug_08: a write through the loop item before a runtime `break` ----------
+
+def test_write_through_loop_item_before_break_says_why():
+    def f(x, thr):
+        for row in x:
+            if row.sum() > thr:
+                row[:] = -1
+                break
+        return x
+    raises_at(f, (np.arange(12.0).reshape(3, 4), 15.0), tpucc.SideEffectError,
+              match="`row` is bound inside this loop, which a runtime `break` or `return` "
+                    "leaves", line_of="row[:] = -1", cache=False)
+
+    def g(x, thr):
+        for row in x:
+            if row.sum() > thr:
+                row[:] = -1
+                return x, True
+        return x, False
+    raises_at(g, (np.arange(12.0).reshape(3, 4), 15.0), tpucc.SideEffectError,
+              match="x\\[i\\] = ...", line_of="row[:] = -1", cache=False)
+
+
+def test_write_by_index_before_break_compiles():
+    def f(x, thr):
+        for i in range(x.shape[0]):
+            if x[i].sum() > thr:
+                x[i] = -1
+                break
+        return x
+    x = np.arange(12.0).reshape(3, 4)
+    want = f(x.copy(), 15.0)
+    arg = x.copy()
+    np.testing.assert_array_equal(tpucc.compile(f, cache=False)(arg, 15.0), want)
+    np.testing.assert_array_equal(arg, want)

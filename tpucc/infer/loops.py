@@ -31,7 +31,7 @@ from .state import (container_paths, describe_static, held_dict_hint, held_value
                     is_carried_value, leaf_aval, rebuild_state, state_leaves, static_equal,
                     unify)
 from .held_values import CarriedValueLeaves, store, value_leaves
-from .values import (CHOSEN, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
+from .values import (CHOSEN, AliasNote, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
                      finish_items, items_before, journal_before, new_serial_floor, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
                       drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
@@ -2384,9 +2384,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             if isinstance(end, Array) and end.frozen == CHOSEN:
                 new_leaves[i].frozen = CHOSEN   # (an item a list loop picked: list_loops)
             if i not in trial.fresh or (counted and not trip_count):
-                alias = (f"after this loop `{leaves[i][0]}` is the array it named before the "
-                         "loop (or another name's array) on some runtime paths and a new one "
-                         "on others")
+                alias = _after_loop_note(leaves[i], any(t != header for t in targets))
                 new_leaves[i].alias_note = alias
                 for a in [leaves[i][1], *trial.shares.get(i, ())]:
                     watch(a, alias)
@@ -2445,6 +2443,25 @@ def _forward_body_arrays(carried, trial: Trial, new_leaves):
         if isinstance(end, Array) and isinstance(after, Array) \
                 and end.serial >= trial.body_floor:
             escaping.forward(end, after)
+
+
+def _after_loop_note(leaf, leaves_early: bool) -> str:
+    """Why the array a carried variable holds after a While may not be
+    updated in place.  A variable the body binds first, in a loop a runtime
+    `break` or `return` leaves: the statements from that exit on run after
+    the While (they are outside the loop's cycle), where the variable holds
+    the While's copy of its last value, not the array it viewed (the row
+    of `for row in x`)."""
+    name, entry = leaf
+    if leaves_early and _unbound_before(entry):
+        return AliasNote(
+            f"`{name}` is bound inside this loop, which a runtime `break` or `return` "
+            "leaves: the statements before that exit run after the loop here, where "
+            f"`{name}` is a copy of its last value, not the array it views",
+            "update the array it comes from (`x[i] = ...` with `for i in range(len(x))`), "
+            "or record the position in the loop and update after it (`x[k] = ...`)")
+    return (f"after this loop `{name}` is the array it named before the loop (or another "
+            "name's array) on some runtime paths and a new one on others")
 
 
 def _unbound_before(entry) -> bool:
