@@ -290,3 +290,26 @@ def test_write_by_index_before_break_compiles():
     arg = x.copy()
     np.testing.assert_array_equal(tpucc.compile(f, cache=False)(arg, 15.0), want)
     np.testing.assert_array_equal(arg, want)
+
+
+def test_many_views_stacked_with_a_dtype():
+    def f(x):
+        return np.stack([x[i] for i in range(0, 40, 2)], dtype=np.float32, axis=1)
+    check(f, RNG.random((40, 3)))
+
+    def g(x):
+        return np.stack([x[i] for i in range(0, 40, 2)], dtype=np.int32)
+    with pytest.raises(TypeError):
+        g(RNG.random((40, 3)))
+    raises_at(g, (RNG.random((40, 3)),), match="cannot cast", line_of="np.stack", cache=False)
+
+
+def test_gradient_through_patches():
+    def loss(x):
+        p = np.stack([x[i:i + 2, j:j + 2] for i in range(0, 8, 2) for j in range(0, 8, 2)])
+        return (p * np.arange(p.size).reshape(p.shape)).sum()
+    weights = np.arange(64.0).reshape(16, 2, 2)
+    want = np.zeros((8, 8))
+    for k, (i, j) in enumerate((i, j) for i in range(0, 8, 2) for j in range(0, 8, 2)):
+        want[i:i + 2, j:j + 2] = weights[k]
+    np.testing.assert_allclose(tpucc.grad(loss)(RNG.random((8, 8))), want)

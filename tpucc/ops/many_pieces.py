@@ -36,12 +36,13 @@ _MAX_GATHER_INDEX = 1 << 22
 def stacked_rows(arrays, dtype):
     """np.stack(arrays) on axis 0 as one array made from the pieces'
     source (see the module docstring), or None.  The result is new (never
-    a view of the source): NumPy's stack copies."""
+    a view of the source): NumPy's stack copies.  Its dtype may differ from
+    `dtype` (views: their source's); the caller casts."""
     arrays = list(arrays)
     whole = stacking.whole_buffer(arrays, dtype)
     if whole is not None:
         return whole
-    if dtype is not None or len(arrays) < MANY_VIEWS:
+    if len(arrays) < MANY_VIEWS:
         return None
     if len({getattr(a, "shape", None) for a in arrays}) != 1:
         return None

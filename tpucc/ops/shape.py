@@ -453,6 +453,8 @@ def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
     axis = normalize_axis(axis, nd)
     rows = _stacked_rows(arrays, dtype)
     if rows is not None:
+        if dtype is not None:
+            rows = cast_operands("stack", [rows], dtype, casting)[0]
         return rows if axis == 0 else Array(moveaxis(rows, 0, axis).var)
     arrays = [as_array_operand(a) for a in arrays]
     if dtype is not None:
