@@ -31,8 +31,9 @@ from .state import (container_paths, describe_static, held_dict_hint, held_value
                     is_carried_value, leaf_aval, rebuild_state, state_leaves, static_equal,
                     unify)
 from .held_values import CarriedValueLeaves, store, value_leaves
-from .values import (CHOSEN, AliasNote, Array, NeedsStatic, RuntimeKind, Span, Undefined, compile_time_kind,
-                     finish_items, items_before, journal_before, new_serial_floor, set_item)
+from .values import (CHOSEN, AliasNote, Array, NeedsStatic, RuntimeKind, Span, Undefined,
+                     compile_time_kind, finish_items, items_before, journal_before,
+                     new_serial_floor, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
                       drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
                       journaled_region, kept_containers, kind_value, python_int_narrowed,
