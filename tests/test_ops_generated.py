@@ -1486,7 +1486,8 @@ SKIP.update({name: "an in-place write / a mask selection (compiles where x[mask]
 SKIP["np.ndenumerate"] = ("a static sequence of (index, element) pairs; tested in "
                           "tests/test_sweep_session24.py")
 SKIP["np.linspace"] = ("its runtime-endpoint form; tested bit for bit in "
-                       "tests/test_sweep_session27.py")
+                       "tests/test_sweep_session27.py (0-d endpoints) and "
+                       "tests/test_fixes_session45B.py (array endpoints)")
 SKIP.update({f"np.polynomial.{name}": "series of a runtime length's coefficients; tested in "
              "tests/test_fixes_session39k.py" for name in (
                  "polynomial.polyval", "chebyshev.chebval", "legendre.legval")})

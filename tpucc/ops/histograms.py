@@ -297,44 +297,60 @@ def _axis_edges(sample, bins, range, i):
 
 
 def _linspace(start, stop, num, endpoint=True):
-    """np.linspace(start, stop, num) of runtime 0-d floats of one dtype,
-    NumPy's steps: arange * (delta / div) + start (arange / div * delta
-    where the step is 0), the last one stop itself with `endpoint`."""
+    """np.linspace(start, stop, num) with a step (div > 0) of runtime
+    endpoints of one float dtype, 0-d or arrays (the samples run along a
+    new first axis): NumPy's steps, arange * (delta / div) + start, or
+    arange / div * delta where any step is 0 (NumPy's denormal guard
+    decides for the whole array), the last row stop itself with `endpoint`."""
     div = num - 1 if endpoint else num
     delta = stop - start
+    shape = (num,) + delta.shape
     step = delta / div
-    y = NUMPY[np.arange](0, num, dtype=start.dtype)
-    y = where(step == 0, y / div * delta, emit("rounded_product", y, step)) + start
+    y = _sample_numbers(num, delta.ndim, start.dtype)
+    by_step = emit("rounded_product", NUMPY[np.broadcast_to](y, shape),
+                   NUMPY[np.broadcast_to](step, shape))
+    y = where(NUMPY[np.any](step == 0), y / div * delta, by_step) + start
     if not endpoint:
         return y
-    return NUMPY[np.concatenate]([y[:-1], NUMPY[np.reshape](stop, (1,))])
+    last = NUMPY[np.reshape](NUMPY[np.broadcast_to](stop, delta.shape), (1,) + delta.shape)
+    return NUMPY[np.concatenate]([y[:-1], last])
+
+
+def _sample_numbers(num, ndim, dtype):
+    """0, 1, ..., num - 1 down a first axis, shaped to broadcast against
+    endpoints of `ndim` dimensions (NumPy's arange(...).reshape(-1, 1, ...))."""
+    return NUMPY[np.reshape](NUMPY[np.arange](0, num, dtype=dtype), (num,) + (1,) * ndim)
 
 
 @implements(np.linspace)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """np.linspace with runtime endpoints (static ones: NumPy computes it
-    while compiling) and a static count: 0-d endpoints, in NumPy's dtype
-    (theirs with a float), its steps (_linspace); an integer dtype= floors."""
+    while compiling) and a static count.  Endpoints may be arrays (a point
+    sampled along an edge): they broadcast together and the samples run
+    along `axis`.  NumPy's dtype (theirs with a float), its steps
+    (_linspace); an integer dtype= floors."""
     num = operator.index(num)
     if num < 0:
         raise UserCodeError(f"ValueError: Number of samples, {num}, must be non-negative.")
     dt = np.result_type(_sample(start), _sample(stop), float(num))
-    start, stop = as_array(start), as_array(stop)
-    if start.ndim or stop.ndim:
-        raise UnsupportedError("np.linspace of runtime array endpoints is not supported",
-                               hint="use 0-d endpoints, or start + (stop - start) * "
-                                    "np.linspace(0, 1, num)[:, None]")
-    start, stop = astype(start, dt), astype(stop, dt)
+    start, stop = astype(as_array(start), dt), astype(as_array(stop), dt)
+    try:
+        np.broadcast_shapes(start.shape, stop.shape)
+    except ValueError as e:
+        raise UserCodeError(f"ValueError: {e}") from None
     div = num - 1 if endpoint else num
-    if num <= 1:
-        y = NUMPY[np.reshape](start, (1,))[:num]
-    else:
+    if div > 0:
         y = _linspace(start, stop, num, endpoint)
-    if dtype is not None and np.dtype(dtype).kind in "iub":
+    else:       # NumPy: arange * delta + start (0 * inf is nan, as there)
+        delta = stop - start
+        y = _sample_numbers(num, delta.ndim, dt) * delta + start
+    if axis != 0:
+        y = NUMPY[np.moveaxis](y, 0, axis)
+    if dtype is not None and np.issubdtype(dtype, np.integer):
         y = NUMPY[np.floor](y)
     y = astype(y, np.dtype(dtype) if dtype is not None else dt)
-    if retstep:
-        return y, (stop - start) / div if div > 0 else np.array(np.nan, dt)[()]
+    if retstep:     # NumPy's step is undefined, a Python nan, without a gap
+        return y, (stop - start) / div if div > 0 else float("nan")
     return y
 
 
