@@ -1200,6 +1200,8 @@ def numpy_call(fn, args, kwargs):
         return reduce(name, *args, **kwargs)
     if _is_ufunc_at(fn) and args and isinstance(args[0], Selection):
         return _at_rows(fn, args, kwargs)
+    if _is_ufunc_at(fn) and len(args) == 3 and not kwargs and holds_selection(args[1:2], {}):
+        return NUMPY[fn](*args)         # np.add.at(a, idx[mask], v): ufuncs.py, at_selected
     picked = _rows_picked(fn, args, kwargs)
     if picked is not None:
         return picked
@@ -1276,6 +1278,73 @@ def _at_rows(fn, args, kwargs):
     if key is None:
         return _refuse_call(fn, args)
     return NUMPY[fn](args[0].data, key, *args[2:], **kwargs)
+
+
+def at_selected(name: str, indices, values, shape: tuple, identity):
+    """np.add.at(a, idx[mask], v) (counting only the selected indices, a
+    filtered histogram), for an `a` of `shape`: every full-size index
+    updates a, so the update has a static shape, and the unselected ones
+    apply the ufunc's `identity` (a 0-d array of the update's loop dtype),
+    which leaves their elements as they are.  Their indices become 0: what
+    they hold (a -1 of a missing neighbour) must not fail the bounds check
+    that the selected ones get.  `indices`: a selection of integers, or a
+    tuple of them by the same mask (one per leading axis of a); `values`:
+    a number or an array that broadcasts against the selected part without
+    its row axis, or a selection whose rows pair with the indices' rows.
+    Returns the full-size (indices, values) for the ufunc's own .at."""
+    what = f"np.{name}.at(a, idx[mask], v)"
+    items = indices if isinstance(indices, tuple) else (indices,)
+    sel = items[0] if items else None
+    if not all(isinstance(i, Selection) and not isinstance(i, boxes.Box) and
+               i.dtype.kind in "iu" and i.rest == sel.rest and i.descending is sel.descending
+               for i in items):
+        raise refusal(f"np.{name}.at with an index other than integer selections by one "
+                      "mask (idx[mask] or (i[mask], j[mask]))", first_selection(items))
+    for other in items[1:]:
+        _require_same_mask(other, sel.mask, f"{what} with index arrays selected")
+    rest = sel.rest + tuple(shape[len(items):])     # of each selected row of a[idx]
+    mask = _expanded(sel.mask, len(rest))
+    full = tuple(where(_expanded(sel.mask, len(sel.rest)), i.data, np.zeros((), i.dtype))
+                 for i in items)
+    values = _values_per_row(values, sel, rest, name)
+    return (full if isinstance(indices, tuple) else full[0]), where(mask, values, identity)
+
+
+def _values_per_row(v, sel: Selection, rest: tuple, name: str):
+    """The values of a ufunc.at by the selection `sel` of indices, as they
+    broadcast against the full-size indexed part: a selection's rows
+    paired with sel's (as `x[mask] = y[other]` pairs them), or a plain
+    value without a leading axis of the rows' runtime count."""
+    what = f"np.{name}.at(a, idx[mask], v)"
+    if isinstance(v, Selection) and not isinstance(v, boxes.Box):
+        if len(v.rest) != len(rest):
+            raise refusal(f"{what} with values of shape (k,)+{v.rest} for a part of shape "
+                          f"(k,)+{rest}", v)
+        target = _target_of(sel)
+        if not _same_rows(v, target):
+            if v.rank != 1 or sel.rank != 1:
+                _require_same_mask(v, target[0], what)
+            target = _joined_target(target, v, _STORE, rest)
+        data, v_rest = _aligned(v, target, what, _STORE), v.rest
+    else:
+        v = _as_operand(v)
+        shape = _shape(v)
+        drop = 1 if len(shape) == len(rest) + 1 and shape[0] == 1 else 0
+        if len(shape) - drop > len(rest):
+            raise ShapeError(f"{what}: values of shape {shape} would have to match the number "
+                             "of True values in the mask, which is data-dependent",
+                             hint="select the values by the same mask, "
+                                  f"np.{name}.at(a, idx[mask], v[mask]), or "
+                                  "give v a row of the indexed part's shape")
+        data, v_rest = (reshape(v, shape[drop:]) if drop else v), shape[drop:]
+    try:
+        fits = broadcast_shapes(v_rest, rest) == rest
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"{what}: operands could not be broadcast together: the indexed part "
+                         f"has shape (k,)+{rest}, the values (k,)+{v_rest}")
+    return data
 
 
 def _rows_picked(fn, args, kwargs):

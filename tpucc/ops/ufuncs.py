@@ -24,6 +24,7 @@ from .creation import full
 from .registry import (NUMPY, broadcast_shapes, const_aval, implements, normalize_axis, register,
                        weak_key)
 from .shape import _aval, concatenate, reshape
+from . import masked
 
 _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
            np.logical_and: np.all, np.logical_or: np.any}
@@ -369,8 +370,11 @@ def _at(ufunc):
             raise UnsupportedError(f"np.{name}.at on a {a.dtype} array is not supported",
                                    hint="update an integer, float or complex array (for a "
                                         "complex one: np.add, np.subtract or np.multiply.at)")
-        value = _aval(b) if isinstance(b, Array) else const_aval(b)
+        value = _values_aval(b)
         _refuse_lossy_values(name, value, a.dtype)
+        if masked.holds_selection([indices], {}):     # np.add.at(a, idx[mask], v)
+            loop = a.dtype if value.weak else np.result_type(a.dtype, value.dtype)
+            indices, b = masked.at_selected(name, indices, b, a.shape, _identity(name, loop))
         if _is_mask(indices):
             raise UnsupportedError(f"np.{name}.at with a boolean mask is not supported",
                                    hint="a mask selects each element once: use "
@@ -384,6 +388,31 @@ def _at(ufunc):
         a.set(emit("scatter_at", a, b, *arrays, key=static, how=_AT[name],
                    unique=_hits_each_once(static, arrays, a.shape)).var)
     return at
+
+
+def _values_aval(b) -> AVal:
+    """The dtype and shape of ufunc.at's values (a selection's: its
+    full-size values')."""
+    if isinstance(b, masked.Selection):
+        b = b.data
+    return _aval(b) if isinstance(b, Array) else const_aval(b)
+
+
+def _identity(name: str, loop) -> np.ndarray:
+    """The value whose update leaves an element as it is, in the update's
+    loop dtype: -0.0 for a float sum (x + 0.0 turns -0.0 into 0.0), 0 for
+    a difference (negated into -0.0 before it is added), 1 for a product,
+    the lowest / highest value for a maximum / minimum."""
+    loop = np.dtype(loop)
+    if name in ("add", "subtract"):
+        return np.array(-0.0 if name == "add" and loop.kind in "fc" else 0, loop)
+    if name == "multiply":
+        return np.array(1, loop)
+    if loop.kind == "f":
+        low, high = -np.inf, np.inf
+    else:
+        low, high = np.iinfo(loop).min, np.iinfo(loop).max
+    return np.array(low if name == "maximum" else high, loop)
 
 
 def _refuse_lossy_values(name, value: AVal, dtype) -> None:
