@@ -743,7 +743,8 @@ REFUSALS = [
     R(appends_in_runtime_for, E.SideEffectError, "mutating a container inside a runtime",
       lambda: (_v(), np.array(4))),
     R(dict_insert_in_runtime_if, E.SideEffectError, "mutating a container inside a runtime"),
-    R(list_pop_in_runtime_if, E.SideEffectError, "mutating a container inside a runtime"),
+    R(list_pop_in_runtime_if, E.SideEffectError,
+      "removing items from a container inside a runtime"),
     R(nonlocal_in_another_functions_loop, E.SideEffectError,
       "rebinding `n`, a variable of `nonlocal_in_another_functions_loop`, inside a runtime `if` "
       "or loop of another function"),

@@ -3,12 +3,14 @@ Static arguments give static results (Python itself computes them); runtime
 arrays give ops."""
 from __future__ import annotations
 
+import bisect
 import builtins as py
 import collections.abc
 import contextlib
 import dataclasses
 import copy as copy_module
 import functools
+import heapq
 import importlib.util
 import itertools
 import operator
@@ -20,7 +22,8 @@ import warnings
 
 import numpy as np
 
-from ..errors import LimitError, MergeError, StaticValueError, UnsupportedError, UserCodeError
+from ..errors import (LimitError, MergeError, SideEffectError, StaticValueError, UnsupportedError,
+                      UserCodeError)
 from ..ir import AVal
 from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
@@ -707,8 +710,69 @@ def first_result_dtype_(interp, pyfunc, firsts):
 BUILTINS[np.apply_along_axis] = _run_as_python(numpy_callbacks.apply_along_axis)
 BUILTINS[np.piecewise] = _run_as_python(numpy_callbacks.piecewise)
 BUILTINS[np.fromfunction] = _run_as_python(numpy_callbacks.fromfunction)
+def _run_heapq(python, name: str):
+    """A heapq function, interpreted, whose refusals inside heapq's own code
+    (its sift loops index and assign the heap at positions that compare
+    runtime priorities) say what the program did: made a heap whose order
+    depends on runtime values."""
+    def impl(interp, *args, **kwargs):
+        try:
+            return interp.call(python, list(args), kwargs)
+        except SideEffectError as e:
+            if e.loc is not None or not getattr(e, "program_container", False) or \
+                    not _raised_in_heapq(e):
+                raise
+            raise SideEffectError(
+                f"heapq.{name} {interp.region_name()} (a runtime `if`, a loop whose test is "
+                "runtime, or an iteration after a runtime `break` or `return`) is not supported: "
+                "how many items the heap holds would be known only at run time",
+                hint=e.hint) from None
+        except StaticValueError as e:
+            if e.loc is not None or not _raised_in_heapq(e):
+                raise           # (the program's own key function, at its line)
+            raise StaticValueError(
+                f"heapq.{name} on items whose order depends on runtime values (a heap of "
+                "runtime priorities) is not supported: which item goes where in the heap would "
+                "be known only at run time", hint=_RUNTIME_HEAP_HINT) from None
+    return impl
+
+
+_RUNTIME_HEAP_HINT = (
+    "keep the pending priorities in an array and take the smallest with np.argmin "
+    "(`k = np.argmin(times); times[k] = np.inf` pops item k); for nsmallest/nlargest/merge "
+    "use np.sort, np.argsort or np.partition of an array")
+
+
+def _raised_in_heapq(e) -> bool:
+    where = getattr(e, "library_line", "") or ""
+    return where.startswith(("heapq.py:", "pure_stdlib.py:"))
+
+
+def _keyed_bisect(python):
+    """bisect_left/right(a, x, key=f) over a list or tuple with a runtime x:
+    the halving picks the item a[mid] at a runtime position, which a list
+    of items that do not stack into one array ((time, 'name') tuples)
+    cannot give; the list of keys can, and bisecting it gives the same
+    position (bisect compares key(a[mid]) < x, and never a[mid] itself)."""
+    def impl(interp, a, x, lo=0, hi=None, *, key=None):
+        if key is not None and type(a) in (list, tuple) and holds_array(x):
+            keys = [interp.call(key, [item], {}) for item in a]
+            return interp.call(python, [keys, x, lo, hi], {})
+        return interp.call(python, [a, x, lo, hi], {"key": key})
+    return impl
+
+
 for _native, _python in pure_stdlib.python_versions().items():    # bisect, heapq
-    BUILTINS[_native] = _run_as_python(_python)
+    if _native in (bisect.bisect_left, bisect.bisect_right):
+        BUILTINS[_native] = _keyed_bisect(_python)
+    elif _native.__module__ in ("heapq", "_heapq"):
+        BUILTINS[_native] = _run_heapq(_python, _native.__name__)
+    else:
+        BUILTINS[_native] = _run_as_python(_python)
+for _name in ("nsmallest", "nlargest"):     # (Python functions in heapq.py)
+    BUILTINS[getattr(heapq, _name)] = _run_heapq(pure_stdlib.python_function("heapq", _name),
+                                                 _name)
+BUILTINS[heapq.merge] = _run_heapq(pure_stdlib.heapq_merge, "merge")
 for _name in ("svdvals", "trace", "diagonal", "outer", "matmul", "vecdot", "cross", "tensordot",
               "tensorinv", "tensorsolve"):
     BUILTINS[getattr(np.linalg, _name)] = _run_as_python(getattr(linalg_array_api, _name))

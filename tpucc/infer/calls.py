@@ -580,9 +580,10 @@ class Interpreter:
             generator_runs.note_made(self, obj)
         return obj
 
-    def check_mutation(self, obj, what, argument_hint=None):
+    def check_mutation(self, obj, what, argument_hint=None, removal=False):
         """Refuses a change of `obj` the compiled call cannot replay;
-        `argument_hint`: the advice where obj is an argument's container."""
+        `argument_hint`: the advice where obj is an argument's container;
+        `removal`: the change takes items out (pop, popleft, remove, del)."""
         self.refuse_differentiated_change(obj)
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             raise SideEffectError(
@@ -611,13 +612,22 @@ class Interpreter:
                 f"mutating {what} that exists outside the compiled function is not supported",
                 hint="build a new container and return it instead")
         if self.in_region() and (entry is None or entry[1] < self.ctx.effect_floor[-1]):
-            raise SideEffectError(
-                f"mutating {what} {self.region_name()} is not supported: its "
-                "structure must be known at compile time",
-                hint=("give the object that attribute before the `if` or loop (e.g. an array "
-                      "of the right shape), then rebind it inside" if what.startswith(
-                          "the attribute") else "keep growing data in a preallocated array "
-                      "and update it in place (x[i] = v)"))
+            if removal and self.ctx.runtime_depth > 0:
+                e = SideEffectError(
+                    f"removing items from {what} {self.region_name()} (a runtime `if`, a loop "
+                    "whose test is runtime, or an iteration after a runtime `break` or `return`) "
+                    "is not supported: how many items are left would be known only at run time",
+                    hint=_REMOVAL_HINT)
+            else:
+                e = SideEffectError(
+                    f"mutating {what} {self.region_name()} is not supported: its "
+                    "structure must be known at compile time",
+                    hint=("give the object that attribute before the `if` or loop (e.g. an "
+                          "array of the right shape), then rebind it inside" if what.startswith(
+                              "the attribute") else "keep growing data in a preallocated array "
+                          "and update it in place (x[i] = v)"))
+            e.program_container = True      # (the program's own: no library's state)
+            raise e
 
     def refuse_differentiated_change(self, obj):
         """A list or dict differentiated by tpucc.grad is a copy made for the
@@ -2490,7 +2500,8 @@ class Interpreter:
             if rebound is not None:
                 return rebound[0]
             self.check_mutation(fn.__self__, "a container", argument_hint=_APPEND_HINT
-                                if fn.__name__ in ("append", "extend") else None)
+                                if fn.__name__ in ("append", "extend") else None,
+                                removal=fn.__name__ in _REMOVALS)
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
@@ -3803,6 +3814,16 @@ def _bound_on_itself(obj, name) -> bool:
         return True
     own = getattr(obj, "__dict__", None)
     return own is None or name in own or class_attribute(type(obj), name) is None
+
+
+# The container methods that take items out: in a runtime loop, what is left
+# would be known only at run time.
+_REMOVALS = frozenset({"pop", "popleft", "popitem", "remove", "clear"})
+_REMOVAL_HINT = (
+    "keep the queue in an array and walk it with a runtime position: `times = np.array([...]); "
+    "k = 0; while k < len(times) and times[k] < limit: ...; k += 1` (for a heap, sort the "
+    "times first; for a worklist, loop over its items in pop order, `for i in reversed(q):`, "
+    "and `return` or `break` on the runtime test)")
 
 
 def user_dunder(obj, name: str):

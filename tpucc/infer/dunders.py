@@ -61,6 +61,8 @@ COMPARE = {
     operator.gt: ("__gt__", "__lt__", ">"), operator.ge: ("__ge__", "__le__", ">="),
     operator.eq: ("__eq__", "__eq__", "=="), operator.ne: ("__ne__", "__ne__", "!="),
 }
+# a comparison's method name -> the operator (tuple's and list's inherited ones)
+_COMPARISON_OF = {names[0]: op for op, names in COMPARE.items()}
 UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__invert__",
          abs: "__abs__"}
 
@@ -701,6 +703,10 @@ def _call(interp, x, name, y):
     if name == "__ne__" and _ne_is_not_eq(interp, x):
         equal = _call(interp, x, "__eq__", y)       # what object.__ne__ does
         return equal if equal is NotImplemented else negation(interp, equal)
+    if _inherited_sequence_comparison(x, name, y):
+        # (a NamedTuple defining only __lt__: `a > b` is tuple.__gt__, item by
+        # item, whose items may be runtime values a native call cannot compare)
+        return _runtime_sequences(interp, _COMPARISON_OF[name], x, y)
     if _numpy_meets_object(interp, x, y):
         if _numpy_defers(interp, x, name, y):
             return NotImplemented
@@ -712,6 +718,16 @@ def _call(interp, x, name, y):
         y = array_operand(interp, y)
     native = getattr(x, name, None)
     return NotImplemented if native is None else native(y)
+
+
+def _inherited_sequence_comparison(x, name: str, y) -> bool:
+    """Whether x.name(y) is tuple's (or list's) own comparison of two
+    sequences of that kind: item by item, as Python compares them."""
+    if name not in _COMPARISON_OF:
+        return False
+    kind = tuple if isinstance(x, tuple) else list if isinstance(x, list) else None
+    return kind is not None and isinstance(y, kind) and \
+        class_attribute(type(x), name) is getattr(kind, name)
 
 
 _NUMPY_OPERANDS = (Array, np.ndarray, np.generic)

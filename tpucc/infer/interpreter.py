@@ -242,7 +242,8 @@ def _in_library(e: TpuccError, loc) -> TpuccError:
             e.hint = (f"{package}'s Python code is compiled as the program's own, and this "
                       "part of it does not compile: compute it with NumPy functions in your "
                       "code, or call it outside the compiled function")
-        elif isinstance(e, SideEffectError) and not in_tpucc(loc.file):
+        elif isinstance(e, SideEffectError) and not in_tpucc(loc.file) and \
+                not getattr(e, "program_container", False):
             # (the library's own state, a cache or a registry: the program made no container)
             e.hint = ("this library call changes the library's own state, which a compiled "
                       "program cannot replay: call it outside the compiled function")
@@ -833,7 +834,7 @@ def DELETE_SUBSCR(f, arg):
     if method is not None:          # interpreted: it checks what it changes itself
         f.interp.inline(method, [obj, key], {})
         return
-    f.interp.check_mutation(obj, "a container")
+    f.interp.check_mutation(obj, "a container", removal=True)
     del obj[key]
 
 

@@ -166,6 +166,23 @@ def run_loop(frame, header: int, stops, entered_statically=False) -> Exit:
 _COUNTED_TRIALS = 2
 
 
+def _nested_while_trial(frame, header, stops, loop_stops, count, enclosing):
+    """A static `while` inside unrolled loops, as one While (_try_while's
+    answer), unless it was refused _COUNTED_TRIALS times already (None): a
+    heap's sift loop, met in each of 200 unrolled heappops, spent 70% of
+    the compile on trials refused alike (it assigns the list at a position
+    that would be runtime)."""
+    refused = ctx().uncounted_loops.get((frame.fc.code, header))
+    if refused is not None and refused[1] >= _COUNTED_TRIALS:
+        return None
+    made = _try_while(frame, header, stops, loop_stops,
+                      f"while: still looping after {count} unrolled iterations within "
+                      f"unrolled loops of {enclosing} iterations", static_loop=True, fold=True)
+    if made is None:
+        _note_uncounted(frame, header, "its body needs static values")
+    return made
+
+
 def _note_uncounted(frame, header, why):
     key = (frame.fc.code, header)
     times = ctx().uncounted_loops.get(key, (why, 0))[1]
@@ -334,10 +351,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             unrolled_because = None if folding else made
         if nested_while and count * enclosing >= budget and not forced:
             nested_while = False        # (tried once: unrolling on is exact)
-            made = _try_while(frame, header, stops, loop_stops,
-                              f"while: still looping after {count} unrolled iterations within "
-                              f"unrolled loops of {enclosing} iterations", static_loop=True,
-                              fold=True)
+            made = _nested_while_trial(frame, header, stops, loop_stops, count, enclosing)
             if isinstance(made, Exit):
                 return made
             folding = made is FOLDS

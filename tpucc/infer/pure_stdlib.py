@@ -41,3 +41,59 @@ def python_versions() -> dict:
             if isinstance(fn, types.BuiltinFunctionType) and isinstance(python, types.FunctionType):
                 versions[fn] = python
     return versions
+
+
+
+_PURE: dict = {}
+
+
+def python_function(module: str, name: str):
+    """The function `name` of the MODULE loaded without its accelerator: a
+    Python function (heapq.nsmallest) as another object than the module's
+    own, so that registering a wrapper of the module's own does not make
+    the wrapper call itself."""
+    if module not in _PURE:
+        _PURE[module] = _without_accelerator(module)
+    return getattr(_PURE[module], name)
+
+
+_EXHAUSTED = object()
+
+
+def heapq_merge(*iterables, key=None, reverse=False):
+    """heapq.merge as heapq.py writes it, but holding each iterator where
+    heapq.py holds its bound `it.__next__`, and asking next(it, default)
+    where it catches StopIteration: compiled code calls next() on the
+    iterators it makes (not their methods), and runs a generator to its
+    end, so no StopIteration can be caught inside one.  Same order, ties
+    to the earlier iterable."""
+    import heapq
+    h = []
+    if reverse:
+        _heapify, _heappop, _heapreplace = heapq._heapify_max, heapq._heappop_max, \
+            heapq._heapreplace_max
+        direction = -1
+    else:
+        _heapify, _heappop, _heapreplace = heapq.heapify, heapq.heappop, heapq.heapreplace
+        direction = 1
+    order = 0
+    for iterable in iterables:
+        it = iter(iterable)
+        value = next(it, _EXHAUSTED)
+        if value is not _EXHAUSTED:
+            h.append([value if key is None else key(value), order * direction, value, it])
+        order += 1
+    _heapify(h)
+    while len(h) > 1:
+        s = h[0]
+        yield s[2]
+        value = next(s[3], _EXHAUSTED)
+        if value is _EXHAUSTED:
+            _heappop(h)                     # remove the empty iterator
+        else:
+            s[0] = value if key is None else key(value)
+            s[2] = value
+            _heapreplace(h, s)              # restore the heap condition
+    if h:
+        yield h[0][2]
+        yield from h[0][3]
