@@ -723,8 +723,8 @@ def _run_heapq(python, name: str):
                     not _raised_in_heapq(e):
                 raise
             raise SideEffectError(
-                f"heapq.{name} {interp.region_name()} (a runtime `if`, a loop whose test is "
-                "runtime, or an iteration after a runtime `break` or `return`) is not supported: "
+                f"heapq.{name} {interp.region_name()} is not supported (a loop whose test is "
+                "runtime is one, and so is an iteration after a runtime `break` or `return`): "
                 "how many items the heap holds would be known only at run time",
                 hint=e.hint) from None
         except StaticValueError as e:

@@ -614,9 +614,9 @@ class Interpreter:
         if self.in_region() and (entry is None or entry[1] < self.ctx.effect_floor[-1]):
             if removal and self.ctx.runtime_depth > 0:
                 e = SideEffectError(
-                    f"removing items from {what} {self.region_name()} (a runtime `if`, a loop "
-                    "whose test is runtime, or an iteration after a runtime `break` or `return`) "
-                    "is not supported: how many items are left would be known only at run time",
+                    f"removing items from {what} {self.region_name()} is not supported (a loop "
+                    "whose test is runtime is one, and so is an iteration after a runtime `break` "
+                    "or `return`): how many items are left would be known only at run time",
                     hint=_REMOVAL_HINT)
             else:
                 e = SideEffectError(
