@@ -165,7 +165,7 @@ def evals(x):
 
 
 def range_iter_next(x):
-    it = iter(range(3))
+    it = iter(range(int(x[0])))     # (a static range's held iterator is a list's: supported)
     return x * next(it)  # <- here
 
 

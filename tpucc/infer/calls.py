@@ -2147,6 +2147,12 @@ class Interpreter:
             refuse_outside_iterator(v)
             return self._looped_native(v)
         if isinstance(v, range):
+            if not for_loop and len(v) <= _HELD_RANGE_ITEMS:
+                # a variable holds it (`it = iter(range(6))`, heapq.nsmallest's): a
+                # loop, zip or islice that takes part of it leaves the rest for the
+                # next reader, which a SeqIter's shared Cursor tracks (a RangeIter
+                # is a functional copy: every reader would start from the beginning)
+                return held_iterator(tuple(v), kind="range_iterator")
             return RangeIter(v.start, v.stop, v.step)
         buffers.refuse_stale_read(self, v, "iterating over it")
         if isinstance(v, RuntimeRange):
@@ -3478,6 +3484,11 @@ def _is_library_class(cls) -> bool:
 
 
 _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
+
+
+# The longest range whose held iterator (iter(range(n))) is a SeqIter of its
+# items; a longer one stays a RangeIter (a loop over it a counted While)
+_HELD_RANGE_ITEMS = 100_000
 
 
 def _iterator_kind(v, start, backward) -> str:

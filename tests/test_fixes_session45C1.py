@@ -1,0 +1,91 @@
+"""Fixes of sweep 45C (queues, scheduling, discrete-event simulation): a held
+iterator over a range continuing where a partial read stopped, min() of a 0-d
+array, deques printed, indexed at run time, copied, and updated in place."""
+import heapq
+import itertools
+
+import numpy as np
+import pytest
+
+import tpucc
+from conftest import raises_at, same
+
+
+# --- bug_13: iter(range(...)) partly consumed, then read again ----------------------------
+
+def _rest_after_break(x):
+    it = iter(range(6))
+    for e in it:
+        if e == 2:
+            break
+    return list(it), x[0]
+
+
+def _rest_after_zip(x):
+    it = iter(range(6))
+    head = list(zip(range(3), it))
+    return head, list(it)
+
+
+def _rest_after_islice(x):
+    it = iter(range(10))
+    head = list(itertools.islice(it, 3))
+    return head, list(it)
+
+
+def _rest_after_takewhile(x):
+    it = iter(range(0, 10, 3))
+    head = list(itertools.takewhile(lambda v: v < 4, it))
+    return head, list(it)       # takewhile took the 6 that ended it
+
+
+def _next_of_range_iterator(x):
+    it = iter(range(2, 9, 2))
+    a = next(it)
+    b = next(it)
+    return a, b, x[a] + x[b], list(it), next(it, -1)
+
+
+def _id_allocator(x):
+    ids = iter(range(100))
+    total = 0.0
+    names = []
+    for k in range(3):
+        for i in ids:
+            names.append(i)
+            break
+        total += x[names[-1]]
+    return names, total
+
+
+def _nsmallest_by_key(x):
+    return heapq.nsmallest(3, range(6), key=lambda i: (i * 7) % 5)
+
+
+def _nlargest_by_key(x):
+    return heapq.nlargest(4, range(1, 12, 2), key=lambda i: (i * 5) % 7), x.sum()
+
+
+@pytest.mark.parametrize("fn", [_rest_after_break, _rest_after_zip, _rest_after_islice,
+                                _rest_after_takewhile, _next_of_range_iterator, _id_allocator,
+                                _nsmallest_by_key, _nlargest_by_key])
+def test_held_range_iterator_continues(fn):
+    same(fn, np.arange(8.0))
+
+
+def test_held_range_iterator_long_loop():
+    def f(x):
+        it = iter(range(3000))
+        acc = 0.0
+        for i in it:
+            acc += x[i % 3]
+        return acc
+    same(f, np.arange(3, dtype=np.float32))
+
+
+def test_in_on_a_held_range_iterator():
+    def f(x):
+        it = iter(range(6))
+        found = 4 in it
+        return found, list(it), 9 in iter(range(6))
+    same(f, np.zeros(2))
