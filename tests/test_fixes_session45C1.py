@@ -89,3 +89,31 @@ def test_in_on_a_held_range_iterator():
         found = 4 in it
         return found, list(it), 9 in iter(range(6))
     same(f, np.zeros(2))
+
+
+# --- bug_09: min()/max() of a 0-d array and a number return the item itself ----------------
+
+def _min_of_array_and_limit(t, limit):
+    return min(t, limit)
+
+
+def _min_of_list_with_a_scalar(t, limit):
+    return min([t, t * 2])
+
+
+def _max_of_three(t, limit):
+    return max(limit, t, limit - 1), min(t, t)
+
+
+def _clamped_then_used(t, limit):
+    m = min(t, limit)
+    return m * 2, max(m, 0)
+
+
+@pytest.mark.parametrize("fn", [_min_of_array_and_limit, _min_of_list_with_a_scalar,
+                                _max_of_three, _clamped_then_used])
+@pytest.mark.parametrize("t, limit", [(np.array(1.5), 5.0), (np.array(7.5), 5.0),
+                                      (np.array(-1.5), 5), (np.array(3), 2),
+                                      (np.array(-3), 2), (np.array(2.0, np.float32), 3.0)])
+def test_min_of_a_0d_array_and_a_number(fn, t, limit):
+    same(fn, t, limit)

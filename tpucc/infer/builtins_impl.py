@@ -33,7 +33,7 @@ from . import (builder, held_ints, interpreted, iterators, linalg_array_api, lis
                messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges,
                vectorize)
 from .builder import emit, emit_op
-from .control import as_aval, merged_kind, scalar_kind
+from .control import as_aval, kind_value, merged_kind, scalar_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
 from .iterators import (MAX_NATIVE_ITEMS, RaisingTail, RangeIter, SeqIter, caught_up,
                         ended, held_iterator, is_native_iterator, note_advance,
@@ -1130,6 +1130,10 @@ def _extreme(builtin_fn, pick_later):
         else:
             best, best_key = items[0], keys[0]
             held_best = held and Array(held[0])
+            # Python's min/max returns the item itself: a 0-d array where that
+            # was picked, a number (NumPy or Python) elsewhere, known at run time
+            kinds = _pick_kinds(originals)
+            kind_best = kinds and Array(kinds[0])
             for i, (v, k) in enumerate(zip(items[1:], keys[1:]), 1):
                 better = pick_later(k, best_key)    # (the first of equal keys wins, as Python's)
                 best = emit("select", better, v, best, weak_result=True)
@@ -1137,8 +1141,12 @@ def _extreme(builtin_fn, pick_later):
                                                          weak_result=True)
                 if held:        # (whether the pick is a Python int: held_ints.py)
                     held_best = emit("select", better, Array(held[i]), held_best)
+                if kinds:
+                    kind_best = emit("select", better, Array(kinds[i]), kind_best)
             if held and held_ints.needs_flag(originals, best.aval):
                 held_ints.hold(best, held_best.var, originals)
+            if kinds:
+                kind = RuntimeKind(kind_best.var)
         if key is None and len(items) > 1 and best.dtype.kind in "iu":   # max(i, 0)
             bounds = [int_bounds(v) for v in items]
             if None not in bounds:
@@ -1150,6 +1158,19 @@ def _extreme(builtin_fn, pick_later):
             best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
     return impl
+
+
+def _pick_kinds(items) -> list | None:
+    """Each item's kind as a runtime bool (True: a scalar, not a 0-d
+    array), where min()/max() of them may pick either kind (`min(t, 5.0)`
+    of a 0-d array `t`); else None (the kind is known at compile time)."""
+    if any(isinstance(v, Array) and v.shape for v in items):
+        return None
+    kinds = [scalar_kind(v) for v in items]
+    if None in kinds or not (False in kinds or any(isinstance(k, RuntimeKind) for k in kinds)) \
+            or not any(kinds):
+        return None
+    return [kind_value(v) for v in items]
 
 
 # Up to this many items, max()/min() picks by a chain of selects; beyond, the
