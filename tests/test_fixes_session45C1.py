@@ -1,8 +1,10 @@
 """Fixes of sweep 45C (queues, scheduling, discrete-event simulation): a held
 iterator over a range continuing where a partial read stopped, min() of a 0-d
 array, deques printed, indexed at run time, copied, and updated in place."""
+import copy
 import heapq
 import itertools
+from collections import Counter, deque
 
 import numpy as np
 import pytest
@@ -117,3 +119,50 @@ def _clamped_then_used(t, limit):
                                       (np.array(-3), 2), (np.array(2.0, np.float32), 3.0)])
 def test_min_of_a_0d_array_and_a_number(fn, t, limit):
     same(fn, t, limit)
+
+
+# --- bug_01: a deque the function made by copying, adding or repeating is its own ---------
+
+def _deque_copy(x):
+    e = deque([1.0]).copy()
+    e.append(x[0])
+    return list(e), e.maxlen
+
+
+def _deque_copy_copy(x):
+    e = copy.copy(deque([1.0, x[1]], maxlen=3))
+    e.append(x[0])
+    e.appendleft(x[2])
+    return list(e), e.maxlen
+
+
+def _deque_add(x):
+    e = deque([1.0], maxlen=2) + deque([2.0, x[1]])
+    e.append(x[0])
+    e.reverse()
+    return list(e), e.maxlen
+
+
+def _deque_mul(x):
+    e = deque([1.0, x[2]]) * 2
+    e.append(x[0])
+    f = 2 * deque([x[1]], maxlen=3)
+    f.rotate(1)
+    return list(e), list(f), f.maxlen
+
+
+def _deque_of_an_argument_copied(d, x):
+    e = d.copy()
+    e.append(x[0])
+    e.popleft()
+    return list(e), len(d)
+
+
+@pytest.mark.parametrize("fn", [_deque_copy, _deque_copy_copy, _deque_add, _deque_mul])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_deque_made_by_copying_is_the_programs(fn, dtype):
+    same(fn, np.arange(1, 4).astype(dtype))
+
+
+def test_copy_of_an_argument_deque_leaves_it_alone():
+    same(_deque_of_an_argument_copied, deque([np.float64(1.5), 2.0]), np.arange(3.0))

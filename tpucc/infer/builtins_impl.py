@@ -1912,7 +1912,7 @@ _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, np.
 def copy_copy(interp, x):
     if isinstance(x, Array):
         return x if x.immutable else array_copy(x)
-    if isinstance(x, (list, dict)):
+    if isinstance(x, (list, dict)) or type(x) is collections.deque:
         return interp.copy_container(x)
     if isinstance(x, _IMMUTABLE) or type(x) is tuple:
         return x

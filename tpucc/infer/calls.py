@@ -1506,6 +1506,8 @@ class Interpreter:
             items = dict(self.dict_items(obj))
             return self.fresh(items if type(obj) is dict else dict_of_class(
                 type(obj), getattr(obj, "default_factory", None), items))
+        if isinstance(obj, collections.deque):      # (d.copy() keeps d's maxlen)
+            return self.fresh(collections.deque(self.static_items(obj), maxlen=obj.maxlen))
         return self.fresh(list(self.static_items(obj)))
 
     def mapping_read(self, v):
@@ -1550,6 +1552,23 @@ class Interpreter:
             repeated = self.static_items(a) * b
             return self.fresh(list(repeated)) if isinstance(a, list) else repeated
         return op(a, b)
+
+    def deque_op(self, op, a, b):
+        """`d1 + d2`, `d * n`, `n * d` of library deques: a new deque the
+        program made (which it may change), its items read one by one as
+        copy_container reads them, computed by deque's own operator (the
+        maxlen of the left deque kept, the last items kept by it); else
+        NotImplemented."""
+        if op not in (operator.add, operator.mul) or not (
+                type(a) is collections.deque or type(b) is collections.deque):
+            return NotImplemented
+        if op is operator.add and type(a) is type(b):
+            left = collections.deque(self.static_items(a), maxlen=a.maxlen)
+            return self.fresh(op(left, collections.deque(self.static_items(b))))
+        d, n = (a, b) if type(a) is collections.deque else (b, a)
+        if op is operator.mul and type(n) is int:
+            return self.fresh(collections.deque(self.static_items(d), maxlen=d.maxlen) * n)
+        return NotImplemented
 
     def guard_contents(self, obj, whole: bool = True):
         """The trace depends on how many items `obj` has (whole=False: len),
@@ -2526,7 +2545,8 @@ class Interpreter:
             out = fn(*args, **kwargs)       # a list/dict/set of ours: it may hold arrays
             _refuse_runtime_keys(fn.__self__)       # (d.update(zip(runtime, ...)))
             return out
-        if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, (list, dict)) \
+        if isinstance(fn, types.BuiltinMethodType) \
+                and isinstance(fn.__self__, (list, dict, collections.deque)) \
                 and not args and not kwargs:
             if fn.__name__ == "copy":
                 return self.copy_container(fn.__self__)

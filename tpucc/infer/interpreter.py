@@ -641,6 +641,10 @@ def BINARY_OP(f, name):
             and dunders.all_library((a, b)):
         f.push(f.interp.dict_union(op, a, b))      # `G | {...}`: G's items read one by one
         return
+    made = f.interp.deque_op(op, a, b)             # `d1 + d2`, `d * 2`: a new deque
+    if made is not NotImplemented:
+        f.push(made)
+        return
     _guard_read_natively(f, a, b)                  # `d.keys() & s`
     # a user class's __mul__ ... interpreted
     f.push(dunders.apply(f.interp, dunders.operator_named(name, op), a, b, native=op))
