@@ -166,3 +166,37 @@ def test_deque_made_by_copying_is_the_programs(fn, dtype):
 
 def test_copy_of_an_argument_deque_leaves_it_alone():
     same(_deque_of_an_argument_copied, deque([np.float64(1.5), 2.0]), np.arange(3.0))
+
+
+# --- bug_12: a deque of numbers read at a runtime index, as a list is ---------------------
+
+def _deque_at(x, i):
+    q = deque([x[0], x[1], x[2]])
+    return q[i]
+
+
+def _deque_with_python_numbers_at(x, i):
+    q = deque([1.5, x[1], 2.0], maxlen=3)
+    q.append(x[0])
+    return q[i], q[-1 - i]
+
+
+def _deque_of_pairs_at(x, i):
+    q = deque([(x[0], 1), (x[1], 2), (x[2], 3)])
+    t, k = q[i]
+    return t * 2, k
+
+
+def _deque_argument_at(d, i):
+    return d[i] + 1
+
+
+@pytest.mark.parametrize("i", [np.int64(0), np.int64(1), np.int32(2), np.int64(-1)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_deque_read_at_a_runtime_index(i, dtype):
+    x = np.arange(3, 6).astype(dtype)
+    same(_deque_at, x, i)
+    if dtype is np.float64:     # (Python floats beside float32 items: see the list's own)
+        same(_deque_with_python_numbers_at, x, i)
+    same(_deque_of_pairs_at, x, i)
+    same(_deque_argument_at, deque([np.float64(1.5), np.float64(2.5), np.float64(4.0)]), i)

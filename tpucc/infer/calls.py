@@ -1436,7 +1436,7 @@ class Interpreter:
             key = known_integer(key)
         if isinstance(key, Array):
             original = obj
-            if isinstance(obj, (list, tuple)):
+            if isinstance(obj, (list, tuple, collections.deque)):   # (a deque reads as a list)
                 obj = self.static_items(obj)
             # Python numbers: one constant, not N stacked items
             table = None if holds_numpy_scalar(obj) else indexing.static_number_table(obj)
