@@ -200,3 +200,54 @@ def test_deque_read_at_a_runtime_index(i, dtype):
         same(_deque_with_python_numbers_at, x, i)
     same(_deque_of_pairs_at, x, i)
     same(_deque_argument_at, deque([np.float64(1.5), np.float64(2.5), np.float64(4.0)]), i)
+
+
+# --- bug_11: print() of a deque of runtime values; of a Counter of runtime counts ----------
+
+def _prints_as_eager(capfd, fn, *args):
+    fn(*args)
+    expected = capfd.readouterr().out
+    tpucc.compile(fn, cache=False)(*args)
+    assert capfd.readouterr().out == expected
+
+
+def _print_deque(x):
+    d = deque([x[0], x[1]], maxlen=3)
+    print(d)
+    print(repr(d), f"{d}", str(d))
+
+
+def _print_deque_without_maxlen(x):
+    d = deque([x[0], 2, (x[1], "a")])
+    d.appendleft(x[1] * 2)
+    print("queue:", d, f"<{d!r}>")
+
+
+def _print_counter_as_dict(x):
+    c = Counter({"a": int(x[0]), "b": 2})
+    print(dict(c), c["a"])
+
+
+@pytest.mark.parametrize("fn", [_print_deque, _print_deque_without_maxlen,
+                                _print_counter_as_dict])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_print_of_a_deque_shows_its_runtime_values(capfd, fn, dtype):
+    _prints_as_eager(capfd, fn, np.array([3, 1]).astype(dtype))
+
+
+def _print_counter(x):
+    c = Counter({"a": int(x[0]), "b": 2})
+    print(c)
+
+
+def _str_of_counter(x):
+    c = Counter([0, 1, 1])
+    c[0] += int(x[1])
+    print(str(c))
+
+
+@pytest.mark.parametrize("fn", [_print_counter, _str_of_counter])
+def test_print_of_a_counter_of_runtime_counts_is_refused_clearly(fn):
+    err = raises_at(fn, (np.array([3, 1]),), tpucc.StaticValueError,
+                    match="Counter whose counts are runtime", line_of="print(", cache=False)
+    assert "print(dict(c))" in str(err)

@@ -1731,7 +1731,7 @@ def holds_array(value) -> bool:
         v = stack.pop()
         if isinstance(v, Array):
             return True
-        if isinstance(v, (list, tuple, set, frozenset)):
+        if isinstance(v, (list, tuple, set, frozenset, collections.deque)):
             stack.extend(v)
         elif isinstance(v, dict):
             stack.extend(v.keys())
@@ -1752,10 +1752,22 @@ _PRINT_HINT = 'use print(x) or print(f"...{x}...") to print it at run time'
 
 
 def refuse_runtime_text(values, interp=None):
+    _refuse_counter_text(values)
     if any(holds_array(v) or isinstance(v, messages.RuntimeText) for v in values):
         raise StaticValueError("formatting a runtime value into a string needs its value at "
                                "compile time",
                                hint=_PRINT_HINT if interp is None else _text_hint(interp))
+
+
+def _refuse_counter_text(values) -> None:
+    """str() of a Counter lists its items by count, largest first: with
+    runtime counts that order is known only at run time."""
+    if any(isinstance(v, collections.Counter) and holds_array(list(v.values())) for v in values):
+        raise StaticValueError(
+            "formatting a Counter whose counts are runtime values: its text lists the items "
+            "by count, largest first, an order known only at run time",
+            hint="print the counts in a static order: print(dict(c)) (insertion order) or "
+                 "print(c['a'], c['b'])")
 
 
 def _text_hint(interp) -> str:

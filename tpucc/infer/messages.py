@@ -172,16 +172,16 @@ def text_parts(value, conversion: str | None, spec: str, render=None):
         return None
     if isinstance(value, RuntimeText):
         return list(value.message.parts) if conversion in (None, "s") else None
-    if isinstance(value, (tuple, list, dict)) and _formats_items(type(value)):
+    if isinstance(value, _FORMATTED_CONTAINERS) and _formats_items(type(value)):
         return _container_parts(value, render)
     text = render(value, conversion) if render is not None else None
     if isinstance(text, RuntimeText):
         return list(text.message.parts)
     if text is not None:
         return [text]
-    if isinstance(value, (tuple, list, dict)):      # (its own __repr__, not the program's)
+    if isinstance(value, _FORMATTED_CONTAINERS):    # (its own __repr__, not the program's)
         from .builtins_impl import holds_array
-        if holds_array(value):
+        if holds_array(list(value) if isinstance(value, collections.deque) else value):
             return None
     return [format(value, spec) if conversion is None else _CONVERT[conversion](value)]
 
@@ -190,7 +190,9 @@ def text_parts(value, conversion: str | None, spec: str, render=None):
 # subclass's own __repr__ is the program's (`render`).
 _CONTAINER_REPRS = frozenset((tuple.__repr__, list.__repr__, dict.__repr__,
                               collections.OrderedDict.__repr__,
-                              collections.defaultdict.__repr__))
+                              collections.defaultdict.__repr__,
+                              collections.deque.__repr__))
+_FORMATTED_CONTAINERS = (tuple, list, dict, collections.deque)
 _NAMEDTUPLE_REPR = collections.namedtuple("Sample", "").__repr__.__code__
 
 
@@ -226,6 +228,9 @@ def _container_parts(value, render):
         # a namedtuple: NT(a=1, b=2)
         items = [[f"{name}=", *item] for name, item in zip(type(value)._fields, items)]
         return [type(value).__name__, "(", *_joined(items), ")"]
+    if isinstance(value, collections.deque):     # deque([1, 2], maxlen=3)
+        maxlen = "" if value.maxlen is None else f", maxlen={value.maxlen}"
+        return [type(value).__name__, "([", *_joined(items), "]", maxlen, ")"]
     opening, closing = ("(", ",)" if len(value) == 1 else ")") if isinstance(value, tuple) \
         else ("[", "]")
     return [opening, *_joined(items), closing]
