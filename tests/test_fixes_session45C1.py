@@ -251,3 +251,83 @@ def test_print_of_a_counter_of_runtime_counts_is_refused_clearly(fn):
     err = raises_at(fn, (np.array([3, 1]),), tpucc.StaticValueError,
                     match="Counter whose counts are runtime", line_of="print(", cache=False)
     assert "print(dict(c))" in str(err)
+
+
+# --- bug_06: deque updates that keep its length, in runtime loops and long static ones ----
+
+def _last3_in_a_runtime_loop(x, limit):
+    hist = deque([0.0, 0.0, 0.0], maxlen=3)
+    t = 0.0
+    while t < limit:
+        t += x[0]
+        hist.append(t)          # full: its length stays 3
+    return list(hist), t
+
+
+def _appendleft_and_extend_when_full(x, limit):
+    hist = deque([x[1], x[1]], maxlen=2)
+    t = x[0] * 0
+    while t < limit:
+        t += x[0]
+        hist.appendleft(t)
+        hist.extend([t * 2])
+    return list(hist)
+
+
+def _rotate_and_reverse_in_a_runtime_loop(x, limit):
+    d = deque([x[0], x[1], x[0] * 3])
+    t = 0.0
+    while t < limit:
+        d.rotate(1)
+        d[0] = d[0] + 1
+        d.reverse()
+        t += x[0]
+    return list(d), t
+
+
+def _items_rebound_in_a_runtime_if(x, limit):
+    d = deque([x[0], x[1]], maxlen=4)
+    if x[0] < limit:
+        d[0] += x[1]
+        d[-1] = d[-1] * 2
+    else:
+        d.rotate(-1)
+    return list(d), d.maxlen
+
+
+@pytest.mark.parametrize("fn", [_last3_in_a_runtime_loop, _appendleft_and_extend_when_full,
+                                _rotate_and_reverse_in_a_runtime_loop,
+                                _items_rebound_in_a_runtime_if])
+@pytest.mark.parametrize("limit", [-1.0, 0.5, 2.0])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_deque_updates_that_keep_its_length_in_runtime_control(fn, limit, dtype):
+    same(fn, np.array([0.3, 0.7], dtype), limit)
+
+
+def _moving_average(x):
+    win = deque(maxlen=5)
+    out = np.zeros_like(x)
+    for i in range(len(x)):
+        win.append(x[i])
+        out[i] = sum(win) / len(win)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_long_deque_window_loop_runs_as_one_while(dtype):
+    x = np.linspace(0, 1, 300).astype(dtype)
+    compiled = same(_moving_average, x)
+    text = compiled.lower(x).as_text()
+    assert "while" in text and text.count("divide") < 20     # (not 300 unrolled copies)
+
+
+def test_deque_growing_in_a_runtime_loop_is_still_refused():
+    def f(x, limit):
+        d = deque([0.0])
+        t = 0.0
+        while t < limit:
+            t += x[0]
+            d.append(t)     # <- grows
+        return list(d)
+    raises_at(f, (np.array([0.3]), 2.0), tpucc.SideEffectError, match="mutating a container",
+              line_of="<- grows", cache=False)

@@ -1720,7 +1720,7 @@ class Interpreter:
         self.refuse_differentiated_change(obj)
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
-        elif isinstance(obj, list) and isinstance(key, Array):
+        elif isinstance(obj, (list, collections.deque)) and isinstance(key, Array):
             key = known_integer(key)        # (a constant: np.array(x.shape)[0])
             if isinstance(key, Array):
                 raise self._runtime_list_position(key)
@@ -1905,6 +1905,8 @@ class Interpreter:
             for k, v in enumerate(items):
                 self.setitem(d, k, v)
             return (None,)
+        if type(d) is collections.deque:
+            return self._deque_in_place(d, name, args, kwargs)
         if not isinstance(d, dict) or name not in ("update", "setdefault"):
             return None
         if name == "setdefault":
@@ -1919,6 +1921,29 @@ class Interpreter:
                    for k in new):
             return None
         for k, v in new.items():
+            self.setitem(d, k, v)
+        return (None,)
+
+    def _deque_in_place(self, d, name, args, kwargs):
+        """(None,) of a deque method that keeps its length: `rotate(k)` of a
+        static k, `reverse()`, and `append`, `appendleft`, `extend` or
+        `extendleft` of static items on a deque full to its maxlen (the
+        sliding window `win.append(v)`), done as the item assignments it
+        is (so that a runtime loop or `if` carries the items, as a list's),
+        on a deque the program made; None for any other call."""
+        made_here = self.fresh_ids.get(id(d), (None,))[0] is d   # (not an argument's)
+        if not made_here or kwargs or name not in _DEQUE_SHIFTS or (name == "rotate" and not all(
+                type(a) is int for a in args)) or (name.startswith("extend") and not all(
+                type(a) in (list, tuple) for a in args)):
+            return None
+        moved = collections.deque(self.static_items(d), maxlen=d.maxlen)
+        try:
+            getattr(moved, name)(*args)
+        except TypeError:
+            return None         # (Python's TypeError, from the deque itself)
+        if len(moved) != len(d):
+            return None
+        for k, v in enumerate(moved):
             self.setitem(d, k, v)
         return (None,)
 
@@ -3364,6 +3389,10 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
+# The deque methods that may keep its length (calls._deque_in_place)
+_DEQUE_SHIFTS = frozenset(("rotate", "reverse", "append", "appendleft", "extend", "extendleft"))
+
+
 def _existing_slot(container, key):
     """The key of an item `container` already has (a list index made
     non-negative), or None: rebinding it keeps the container's structure."""
@@ -3371,7 +3400,7 @@ def _existing_slot(container, key):
         # (a dict subclass of a library, OrderedDict, defaultdict, Counter, or
         # the user's without its own __setitem__, stores as dict does)
         return key if dict.__contains__(container, key) else None
-    if type(container) is list and isinstance(key, (int, np.integer)):
+    if type(container) in (list, collections.deque) and isinstance(key, (int, np.integer)):
         k = int(key)
         k = k + len(container) if k < 0 else k
         return k if 0 <= k < len(container) else None

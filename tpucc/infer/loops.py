@@ -310,6 +310,11 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             made = _rest_as_while(frame, header, stops, loop_stops, it, fold=False)
             if isinstance(made, Exit):
                 return made
+        if unrolled_because and not forced and _may_have_settled(frame, header, it, count,
+                                                                 budget, unrolled_because):
+            made = _rest_as_while(frame, header, stops, loop_stops, it)
+            if isinstance(made, Exit):
+                return made
         if unrolled_because and not warned:
             warned = _note_unrolled(frame, header, it, count, iteration_ops, unrolled_because)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
@@ -362,6 +367,27 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                                static_loop=True)
         if count >= MAX_UNROLL and (it is None or it.remaining() > 0):
             raise _unroll_limit(frame.fc.loop_locs[header], it, unrolled_because)
+
+
+def _may_have_settled(frame, header, it, count: int, budget: int, why) -> bool:
+    """Whether to try the rest of a long range loop, unrolled because its
+    body changes what a While cannot carry, as one counted While again
+    after `count` iterations: its first iterations may be what changed the
+    structure (a deque(maxlen=5) filling up, then each append keeping its
+    length; a dict getting its keys), the later ones keeping it.  Tried
+    after 2, 4, 8 and 16 iterations: a few traces more for a loop long
+    enough that unrolling it is slow to compile; not for a loop met again
+    (an inner one), whose trials were refused before."""
+    if count not in _SETTLE_TRIALS or why == COMPUTES_NUMBERS \
+            or not isinstance(it, RangeIter) or not it.is_static():
+        return False
+    refused = ctx().uncounted_loops.get((frame.fc.code, header))
+    return it.remaining() * ctx().unrolled_trips > budget and (
+        refused is None or refused[1] < _COUNTED_TRIALS)
+
+
+# After how many unrolled iterations _may_have_settled tries a While again
+_SETTLE_TRIALS = frozenset((2, 4, 8, 16))
 
 
 def _surely_runs_once(frame, header, it, entered_statically) -> bool:

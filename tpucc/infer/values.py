@@ -14,6 +14,7 @@ interpreter turns into a runtime branch.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
 import itertools
@@ -519,7 +520,8 @@ def set_item(container, key, value, serial: int) -> None:
                 "assigning a list slice of another length inside a loop or a runtime `if`, "
                 "to a list from before it, is not supported", hint="build a new list "
                 "(`hs = hs[1:] + [v]`), or assign as many items as the slice holds")
-        before = container[key] if type(container) is list or key in container else ABSENT
+        before = container[key] if type(container) in (list, collections.deque) \
+            or key in container else ABSENT
         c.item_journal[-1].setdefault((id(container), key),
                                       (container, key, before, c.loc, serial))
     container[key] = value
