@@ -176,7 +176,7 @@ def test_long_static_loop_growing_a_list_is_one_while(fn):
     assert count_hlo(compiled.lower(_v()).as_text(), "while") == 1
 
 
-@pytest.mark.parametrize("fn", [shape_settles_after_first_iteration, dict_filled_in_long_loop])
+@pytest.mark.parametrize("fn", [dict_filled_in_long_loop])
 def test_long_static_loop_unrolls_when_a_while_cannot_carry_it(fn):
     compiled = check(fn, _v())
     assert count_hlo(compiled.lower(_v()).as_text(), "while") == 0
@@ -189,7 +189,10 @@ def long_loop_over_runtime_values(x):
     return acc
 
 
-@pytest.mark.parametrize("fn", [long_loop_over_runtime_values, math_of_loop_variable])
+# (shape_settles_after_first_iteration: its first iterations unrolled, the rest
+# one While once the shape settled: loops._may_have_settled, session 45C1)
+@pytest.mark.parametrize("fn", [long_loop_over_runtime_values, math_of_loop_variable,
+                                shape_settles_after_first_iteration])
 def test_long_loop_that_a_while_carries_is_still_one_while(fn):
     compiled = check(fn, _v())
     assert count_hlo(compiled.lower(_v()).as_text(), "while") == 1

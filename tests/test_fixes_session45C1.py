@@ -331,3 +331,18 @@ def test_deque_growing_in_a_runtime_loop_is_still_refused():
         return list(d)
     raises_at(f, (np.array([0.3]), 2.0), tpucc.SideEffectError, match="mutating a container",
               line_of="<- grows", cache=False)
+
+
+# --- (found with bug_01) deques of runtime values compared: a runtime Python bool ---------
+
+def _deques_compared(x):
+    d = deque([x[0], x[1]])
+    e = d.copy()
+    return (d == deque([x[0], x[1]]), d != e, deque([x[0]]) < deque([x[1]]),
+            deque([x[1], x[0]]) >= deque([x[1]]), deque([x[0]]) == deque([x[0], 1.0]))
+
+
+@pytest.mark.parametrize("x", [np.arange(3.0), np.array([2, 1, 0], np.int32),
+                               np.array([1.0, 1.0, 1.0], np.float32)])
+def test_deques_of_runtime_values_compared(x):
+    same(_deques_compared, x)

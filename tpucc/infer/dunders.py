@@ -12,6 +12,7 @@ Array) take the native path: `NATIVE`, and the caller applies the operator.
 from __future__ import annotations
 
 import _string
+import collections
 import operator
 import re
 import string
@@ -78,6 +79,7 @@ def apply(interp, op, *operands, native=None):
     unless given) applied."""
     if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)
+            or type(operands[0]) is collections.deque is type(operands[-1]) and op in COMPARE
             or type(operands[0]) is str and op in (operator.mod, operator.imod)):
         # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects;
         # `fmt % x` of a runtime x is refused by _printf, whose hint knows a raise's message)
@@ -175,7 +177,8 @@ def _compared_as_sequences(interp, a, b, names) -> bool:
     """Whether Python compares a and b item by item: two tuples (named
     tuples too) or two lists, whose classes define no comparison of their own."""
     both = isinstance(a, tuple) and isinstance(b, tuple) or \
-        isinstance(a, list) and isinstance(b, list)
+        isinstance(a, list) and isinstance(b, list) or \
+        type(a) is collections.deque and type(b) is collections.deque
     return both and not _involves_user(interp, a, b, names)
 
 
@@ -195,6 +198,8 @@ def _runtime_sequences(interp, op, a, b):
         result = decided if same is False else emit("select", same, result, decided)
     if not isinstance(result, Array):
         return result
+    if isinstance(a, collections.deque):        # (deque's comparisons give a Python bool)
+        return to_python_scalar(result, np.bool_)
     # `<` returns what the deciding items' `<` gave: np.True_ for NumPy scalars.
     # Where the lengths may decide instead (a Python bool), the NumPy type wins,
     # as for any Python number merged with a NumPy scalar.
