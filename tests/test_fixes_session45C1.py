@@ -346,3 +346,16 @@ def _deques_compared(x):
                                np.array([1.0, 1.0, 1.0], np.float32)])
 def test_deques_of_runtime_values_compared(x):
     same(_deques_compared, x)
+
+
+def test_deque_item_at_a_runtime_position_is_refused_as_a_lists():
+    def f(x, limit):
+        d = deque([0.0, 0.0])
+        i = 0
+        while d[0] + d[1] < limit:
+            d[i % 2] += x[0]        # <- runtime position
+            i += 1
+        return list(d)
+    raises_at(f, (np.array([0.3]), 2.0), tpucc.StaticValueError,
+              match="assigning a deque's item at a runtime position",
+              line_of="<- runtime position", cache=False)

@@ -1723,7 +1723,7 @@ class Interpreter:
         elif isinstance(obj, (list, collections.deque)) and isinstance(key, Array):
             key = known_integer(key)        # (a constant: np.array(x.shape)[0])
             if isinstance(key, Array):
-                raise self._runtime_list_position(key)
+                raise self._runtime_list_position(key, type(obj).__name__)
         if isinstance(obj, list) and isinstance(key, slice):
             positions = range(*key.indices(len(obj)))
             items = list(self.static_items(value))
@@ -1757,7 +1757,7 @@ class Interpreter:
             self.write_locs[("item", id(obj), slot)] = builder.current_loc()
         set_item(obj, slot, value, entry[1])
 
-    def _runtime_list_position(self, key) -> StaticValueError:
+    def _runtime_list_position(self, key, kind="list") -> StaticValueError:
         """The refusal of `lst[i] = v` at a runtime position: each item of a
         list is a value of its own, bound at compile time (reading one at a
         runtime position selects among them; a write would have to make every
@@ -1771,7 +1771,7 @@ class Interpreter:
         why = f"{what} {counter}" if counter else f"{what} is a runtime value"
         runtime_bound = counter is not None and "known only at run time" in counter
         return StaticValueError(
-            f"assigning a list's item at a runtime position: {why}, so which item changes is "
+            f"assigning a {kind}'s item at a runtime position: {why}, so which item changes is "
             "not known at compile time",
             hint="keep the items in an array and assign its rows instead (`H = np.zeros((T, "
                  "d))` before the loop, `H[t] = h` inside it)"
