@@ -28,7 +28,7 @@ from ..errors import (RAISABLE_AT_RUN_TIME, Loc, RuntimeIndexError, RuntimeRaise
 from ..ir import AVal, Value
 from . import builder, exceptions, messages
 from .control import in_open_region
-from .values import Array, compile_time_kind
+from .values import Array, compile_time_kind, unwatched
 
 RUNTIME_RAISE_HINT = ("the condition depends on runtime values: compiled code checks it and "
                       "raises when the call returns")
@@ -65,15 +65,16 @@ def require(ok: Array, message, hint: str | None = None, raises: str | None = No
             c.frames, raisable_class(raises) if raises else IndexError,
             "whether this raises" if raises else "whether this index is in bounds")
     parts = None
-    if isinstance(message, messages.Message):
-        parts, shown_all = _carry(c, ok, message)
-        if not shown_all:
-            hint = (hint + "; " if hint else "") + (
-                f"runtime values of more than {MAX_MESSAGE_VALUE_SIZE} elements in its "
-                f"message show as {messages.RUNTIME_TEXT}")
-        message = message.text()
-    c.checks.append((message, loc or c.loc, hint, raises, parts, builder.calling_lines(c)))
-    c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
+    with unwatched():
+        if isinstance(message, messages.Message):
+            parts, shown_all = _carry(c, ok, message)
+            if not shown_all:
+                hint = (hint + "; " if hint else "") + (
+                    f"runtime values of more than {MAX_MESSAGE_VALUE_SIZE} elements in its "
+                    f"message show as {messages.RUNTIME_TEXT}")
+            message = message.text()
+        c.checks.append((message, loc or c.loc, hint, raises, parts, builder.calling_lines(c)))
+        c.error_code.set(builder.emit("check", c.error_code, ok, k=len(c.checks)).var)
 
 
 @contextlib.contextmanager
@@ -126,7 +127,8 @@ def require_if_read(value: Array, ok: Array, message, hint: str | None = None,
     require(ok, message, hint=hint, raises=raises)
     c = builder.ctx()
     watched = ReadWatched(value.var)
-    c.read_guards.append((watched, c.error_code.var))
+    with unwatched():
+        c.read_guards.append((watched, c.error_code.var))
     return watched
 
 

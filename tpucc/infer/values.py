@@ -196,6 +196,22 @@ def view_made():
         array_read_watchers[:] = watchers
 
 
+@contextlib.contextmanager
+def unwatched():
+    """While tpucc's own arrays are read and updated (the runtime checks'
+    error code and message slots, checks.py): they are no state of the
+    program, so a generator's run must not take an index check made in it
+    for a read of state that a later check, in its consumer, changes."""
+    reads, writes = array_read_watchers[:], array_write_watchers[:]
+    array_read_watchers.clear()
+    array_write_watchers.clear()
+    try:
+        yield
+    finally:
+        array_read_watchers[:] = reads
+        array_write_watchers[:] = writes
+
+
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
