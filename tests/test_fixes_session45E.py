@@ -110,3 +110,108 @@ def test_generator_reading_an_array_written_in_place_is_still_refused():
         return s
     raises_at(f, (np.arange(5.0), np.array([3, 1]), np.array([1, 0])),
               tpucc.SideEffectError, match="written in place", line_of="for yi in g")
+
+
+# --- bug_05: a frozen dataclass bound on one runtime path only ---------------------
+
+@dataclasses.dataclass(frozen=True)
+class _P:
+    w: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class _Params:
+    w: np.ndarray
+    b: np.ndarray
+
+
+def _mse(p, x, y):
+    return np.mean((x @ p.w + p.b - y) ** 2)
+
+
+def test_frozen_dataclass_bound_in_a_runtime_if():
+    def f(x):
+        if x.sum() > 0:
+            q = _P(x * 2)
+            x = q.w
+        return x
+
+    def g(x):
+        if x.sum() > 0:
+            q = _Params(x * 2, np.float32(1.5))
+            x = q.w + q.b
+        else:
+            x = x - 1
+        return x
+    for x in (np.ones(3), -np.ones(3), np.arange(4, dtype=np.float32)):
+        same(f, x)
+        same(g, x)
+
+
+def test_frozen_dataclass_bound_in_a_runtime_while():
+    def f(x):
+        n = 0
+        while x.sum() < 10 and n < 5:
+            q = _Params(x * 2, x)
+            x = q.w
+            n += 1
+        return x, n
+    same(f, np.ones(3))
+    same(f, np.full(3, 5.0))
+    same(f, np.ones(2, np.float32))
+
+
+def test_train_frozen_dataclass_params_until_a_loss_threshold():
+    def while_replace(p, x, y, tol):
+        l = _mse(p, x, y)
+        n = 0
+        while l > tol and n < 50:
+            l, g = tpucc.value_and_grad(_mse)(p, x, y)
+            p = dataclasses.replace(p, w=p.w - 0.1 * g.w, b=p.b - 0.1 * g.b)
+            n += 1
+        return p, n
+
+    def for_break(p, x, y, tol):
+        for it in range(50):
+            l, g = tpucc.value_and_grad(_mse)(p, x, y)
+            if l < tol:
+                break
+            p = _Params(p.w - 0.1 * g.w, p.b - 0.1 * g.b)
+        return p, it
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(16, 3))
+    y = x @ np.array([1.0, -2.0, 0.5]) + 0.3
+    p = _Params(np.zeros(3), np.float64(0.0))
+    for fn in (while_replace, for_break):
+        for tol in (0.05, 1e-9, 100.0):
+            expected, got = fn(p, x, y, tol), tpucc.compile(fn, cache=False)(p, x, y, tol)
+            assert type(got[0]) is _Params and got[1] == expected[1]
+            np.testing.assert_allclose(got[0].w, expected[0].w, rtol=1e-9)
+            assert got[0].w.dtype == expected[0].w.dtype
+            np.testing.assert_allclose(got[0].b, expected[0].b, rtol=1e-9)
+
+
+def test_value_bound_on_one_path_and_read_after_is_refused():
+    # a tuple, named tuple or frozen dataclass bound on one runtime path only
+    # and read after the `if` is refused as an array would be, not read as
+    # a value of placeholders
+    import collections
+    NT = collections.namedtuple("NT", "w b")
+
+    def dataclass_read(x):
+        if x.sum() > 0:
+            q = _Params(x * 2, x)
+        return q.w
+
+    def namedtuple_read(x):
+        if x.sum() > 0:
+            q = NT(x * 2, x)
+        return q.w
+
+    def tuple_read(x):
+        if x.sum() > 0:
+            q = (x * 2, 1)
+        return q[0]
+    for f in (dataclass_read, namedtuple_read, tuple_read):
+        raises_at(f, (np.ones(3),), tpucc.MergeError, cache=False,
+                  match="`q` is not defined on every path", line_of="return q")

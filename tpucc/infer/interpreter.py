@@ -33,6 +33,7 @@ from .control import RETURN, Exit, bound_flag, finish_journal
 from . import iterators
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
+from .state import is_unbound_placeholder
 from .static_arguments import runtime_argument_error, runtime_scalar_iterated
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, Undefined, finish_items,
                      items_before, journal_before, known_integer)
@@ -353,7 +354,7 @@ def _defined(locals_: dict, name: str):
     v = locals_.get(name, _UNBOUND)
     if v is _UNBOUND:
         raise unbound_local(name)
-    if isinstance(v, Undefined):
+    if isinstance(v, Undefined) or is_unbound_placeholder(v):
         raise MergeError(f"variable `{name}` is not defined on every path that reaches here",
                          hint="assign it before the `if`/loop, on every path")
     return v

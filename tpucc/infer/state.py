@@ -81,6 +81,29 @@ def flatten(value, path: str, out: list, whole=None) -> object:
     return None
 
 
+def is_unbound_placeholder(value) -> bool:
+    """Whether `value` is a tuple, list, dict or value dataclass whose every
+    leaf is Undefined: the placeholder a merge shaped, for a path that never
+    bound the variable, like the value the other paths bound
+    (control.shape_undefined), left so after the merge where no path that
+    bound it goes on (`if c: q = P(x)` then `return q.w`)."""
+    work, leaves = [value], 0
+    while work:
+        v = work.pop()
+        if isinstance(v, Undefined):
+            leaves += 1
+        elif type(v) in (tuple, list) or is_namedtuple(v):
+            work.extend(v)
+        elif type(v) is dict:
+            work.extend(v.values())
+        elif getattr(type(v), "__dataclass_params__", None) is not None and \
+                not isinstance(v, type):
+            work.extend(getattr(v, k, None) for k in value_fields(v))
+        else:
+            return False
+    return leaves > 0
+
+
 def is_namedtuple(value) -> bool:
     """A collections.namedtuple or typing.NamedTuple: a tuple whose class
     names its items (and adds nothing else an instance holds)."""
@@ -130,6 +153,11 @@ def _arrays_in_part(v) -> int | None:
             type(v).__module__.startswith("jax"):
         return 1
     if v is None or isinstance(v, (str, bytes, *SCALARS)):
+        return 0
+    if isinstance(v, Undefined):
+        # a field of the placeholder a merge shapes like the value bound on
+        # the other paths (control.shape_undefined): that is still a value
+        # dataclass, flattened as the bound one is, not an opaque object
         return 0
     if type(v) is tuple or is_namedtuple(v):
         counts = [_arrays_in_part(x) for x in v]
