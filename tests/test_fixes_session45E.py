@@ -215,3 +215,53 @@ def test_value_bound_on_one_path_and_read_after_is_refused():
     for f in (dataclass_read, namedtuple_read, tuple_read):
         raises_at(f, (np.ones(3),), tpucc.MergeError, cache=False,
                   match="`q` is not defined on every path", line_of="return q")
+
+
+# --- bug_06: nn window options computed from shapes through a small array ----------
+
+def test_pool_kernel_computed_from_shapes_through_an_array():
+    def max_pool(x):
+        k = np.array(x.shape[2:]) // 2
+        return nn.max_pool2d(x, int(k[0]))
+
+    def avg_pool_tuple(x):
+        k = np.array(x.shape[2:]) // 2
+        return nn.avg_pool2d(x, (int(k[0]), int(k[1])), stride=int(k[1]))
+
+    def global_pool(x):
+        return nn.max_pool2d(x, tuple(np.array(x.shape[2:])))
+
+    def padded(x):
+        p = np.array(x.shape[2:]) // 4
+        return nn.avg_pool2d(x, 3, stride=1, padding=p[0], count_include_pad=False)
+    for x in (np.arange(24, dtype=np.float32).reshape(1, 1, 4, 6),
+              np.cos(np.arange(2 * 3 * 8 * 8)).reshape(2, 3, 8, 8)):
+        for f in (max_pool, avg_pool_tuple, global_pool, padded):
+            same(f, x)
+
+
+def test_conv_options_computed_from_shapes_through_an_array():
+    def conv_pad(x, w):
+        p = np.array(x.shape[2:]) // 4
+        return nn.conv2d(x, w, padding=int(p[0]))
+
+    def conv_stride_dilation(x, w):
+        s = np.array(w.shape[2:]) - 1
+        return nn.conv2d(x, w, stride=(int(s[0]), 1), dilation=s[1] // 2, padding=(1, s[1]))
+
+    def conv_groups(x, w):
+        g = np.array(x.shape)[1] // np.array(w.shape)[1]
+        return nn.conv2d(x, w, groups=int(g))
+    x = np.cos(np.arange(2 * 2 * 8 * 8, dtype=np.float32)).reshape(2, 2, 8, 8)
+    w = np.sin(np.arange(2 * 2 * 3 * 3, dtype=np.float32)).reshape(2, 2, 3, 3)
+    same(conv_pad, x, w)
+    same(conv_pad, x.astype(np.float64), np.ones((1, 2, 3, 3)))
+    same(conv_stride_dilation, x, w)
+    same(conv_groups, x, w[:, :1])
+
+
+def test_pool_kernel_from_runtime_values_is_still_refused():
+    def f(x, k):
+        return nn.max_pool2d(x, int(k[0]))
+    raises_at(f, (np.ones((1, 1, 4, 4), np.float32), np.array([2, 2])), tpucc.StaticValueError,
+              match="max_pool2d: a kernel size", line_of="nn.max_pool2d", cache=False)

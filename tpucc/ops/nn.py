@@ -24,7 +24,7 @@ from .registry import (all_weak, cast, define_vjp, differentiated, divide, imple
 
 
 def _config(name, fn, *args):
-    _refuse_runtime(name, args)
+    args = tuple(_static_option(name, arg) for arg in args)
     try:
         return fn(*args)
     except ValueError as e:
@@ -32,19 +32,22 @@ def _config(name, fn, *args):
         raise ShapeError(msg if msg.startswith(name) else f"{name}: {msg}") from None
 
 
-def _refuse_runtime(name, args):
-    """Window sizes, strides, paddings and dilations shape the result, so
-    they must be known at compile time (a NumPy int argument is read at run
-    time)."""
-    for arg in args:
-        parts = arg if isinstance(arg, (tuple, list)) else (arg,)
-        parts = [q for p in parts for q in (p if isinstance(p, (tuple, list)) else (p,))]
-        if any(isinstance(p, Array) for p in parts):
-            raise StaticValueError(
-                f"{name}: a kernel size, stride, padding or dilation is a runtime value; "
-                "it sets the result's shape, so it must be known at compile time",
-                hint="pass a Python int (or a tuple of them), or a value the function "
-                     "computes from shapes")
+def _static_option(name, arg):
+    """A window size, stride, padding or dilation (or a tuple of them) as
+    Python ints: they shape the result, so they must be known at compile
+    time.  A runtime int whose value tpucc knows is that int, as a slice
+    bound's is (`int(k[0])` of `k = np.array(x.shape[2:]) // 2`); any other
+    runtime value (a NumPy int argument is read at run time) is refused."""
+    if isinstance(arg, (tuple, list)):
+        return type(arg)(_static_option(name, part) for part in arg)
+    arg = known_integer(arg)
+    if isinstance(arg, Array):
+        raise StaticValueError(
+            f"{name}: a kernel size, stride, padding or dilation is a runtime value; "
+            "it sets the result's shape, so it must be known at compile time",
+            hint="pass a Python int (or a tuple of them), or a value the function "
+                 "computes from shapes")
+    return arg
 
 
 # --- conv2d --------------------------------------------------------------------------
@@ -160,7 +163,7 @@ define_vjp("conv2d", _conv_vjp)
 
 @implements(nn.conv2d)
 def conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
-    groups = int(groups)
+    groups = int(_static_option("conv2d", groups))
     cfg = _config("conv2d", nn.conv2d_config, _shape(x), _shape(w), stride, padding, dilation,
                   groups)
     y = emit("conv2d", x, w, stride=cfg["stride"], padding=cfg["padding"],
@@ -394,6 +397,6 @@ def relu(x):
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
-from ..infer.values import Array  # noqa: E402
+from ..infer.values import Array, known_integer  # noqa: E402
 from .shape import reshape, where  # noqa: E402
 from ..lower.layout import NHWC, permute_window  # noqa: E402
