@@ -265,3 +265,50 @@ def test_pool_kernel_from_runtime_values_is_still_refused():
         return nn.max_pool2d(x, int(k[0]))
     raises_at(f, (np.ones((1, 1, 4, 4), np.float32), np.array([2, 2])), tpucc.StaticValueError,
               match="max_pool2d: a kernel size", line_of="nn.max_pool2d", cache=False)
+
+
+# --- bug_03: a runtime-bounded slice whose length an nn loss uses as a size --------
+
+def test_minibatch_slice_with_runtime_start_into_cross_entropy_names_the_slice():
+    def f(x, y, i):
+        xb = x[i:i + 2]
+        return nn.cross_entropy(xb, y[i:i + 2])
+    err = raises_at(f, (np.ones((10, 3)), np.zeros(10, np.int64), np.int64(3)), tpucc.ShapeError,
+                    match=r"x\[i:j\], made here, has its length used as np.arange's bound at "
+                          r"line \d+ \(in nn.py:\d+\): a slice with runtime bounds",
+                    line_of="xb = x[i:i + 2]", cache=False)
+    assert "np.clip(i, 0, n - k)" in err.hint
+
+
+def test_the_clipped_window_the_hint_gives_compiles():
+    def f(x, y, i):
+        j = np.clip(i, 0, x.shape[0] - 2)
+        return nn.cross_entropy(x[j:j + 2], y[j:j + 2])
+    x = np.cos(np.arange(30.0)).reshape(10, 3)
+    y = np.arange(10) % 3
+    for i in (np.int64(3), np.int64(9), np.int64(-4)):
+        same(f, x, y, i)
+
+
+def test_length_of_a_selection_as_a_shape_names_the_selection():
+    def mask_zeros(x):
+        sel = x[x > 0]
+        return np.zeros(sel.shape)
+
+    def slice_arange(x, n):
+        head = x[:n]
+        m = len(head)
+        return np.arange(m) * 2.0
+    raises_at(mask_zeros, (np.arange(-2.0, 3.0),), tpucc.ShapeError,
+              match=r"x\[mask\], made here, has its length used in an array's shape",
+              line_of="sel = x[x > 0]", cache=False)
+    raises_at(slice_arange, (np.arange(5.0), np.int64(2)), tpucc.ShapeError,
+              match=r"x\[i:j\], made here, has its length used as np.arange's bound at line",
+              line_of="head = x[:n]", cache=False)
+
+
+def test_lengths_of_runtime_slices_still_compute():
+    def f(x, i):
+        xb = x[i:]
+        return xb.sum() / xb.shape[0], len(xb)
+    same(f, np.arange(6.0), np.int64(2))

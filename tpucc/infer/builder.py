@@ -149,6 +149,10 @@ class Context:
     # The NumPy value of each Value a `const` op made (values.known_constant):
     # q = np.linspace(0, 1, 5) is a constant where np.quantile needs one.
     constants: dict = field(default_factory=dict)
+    # The Value of each runtime length a selection gave (len(x[i:j]),
+    # x[mask].shape[0]) -> that selection: where the length is then used as
+    # a static size, the refusal names the selection (masked.length).
+    selection_lengths: dict = field(default_factory=dict)
     # Dicts picked at a runtime position of a list (list_loops): id -> the
     # dict, a copy the program may not change.
     chosen_containers: dict = field(default_factory=dict)

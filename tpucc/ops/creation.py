@@ -24,6 +24,8 @@ def _shape(shape) -> tuple:
         tuple(known_integer(d) for d in shape)     # (np.zeros((cy, cx)) of constants)
     if isinstance(shape, Array) or (isinstance(shape, (tuple, list)) and any(
             isinstance(d, Array) for d in shape)):
+        masked.refuse_length_as_size(shape if isinstance(shape, (tuple, list)) else (shape,),
+                                     "in an array's shape")
         raise ShapeError("an array's shape depends on runtime values (data-dependent shape)",
                          hint="shapes must come from other shapes or Python values")
     dims = _static_dims(shape)
@@ -168,6 +170,7 @@ register("arange", lambda avals, start, step, num, dtype: AVal(dtype, (num,), Fa
 @implements(np.arange)
 def arange(start, stop=None, step=None, dtype=None):
     if any(isinstance(v, Array) for v in (start, stop, step)):
+        masked.refuse_length_as_size((start, stop, step), "as np.arange's bound")
         raise ShapeError("np.arange with a runtime bound or step: the array's length depends on "
                          "runtime values (data-dependent shape)",
                          hint="use a static length and add the runtime part: "
@@ -239,4 +242,4 @@ def _const_lower(value, dtype):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit  # noqa: E402
 from ..infer.values import Array, array_like, known_integer, to_value  # noqa: E402
-from . import elementwise  # noqa: E402
+from . import elementwise, masked  # noqa: E402

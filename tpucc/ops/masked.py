@@ -31,6 +31,8 @@ ValueError when the call returns (a runtime check).
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
@@ -1047,7 +1049,38 @@ def length(sel: Selection):
     if isinstance(sel, boxes.Box):
         return boxes.length(sel)
     from ..infer.builtins_impl import to_python_scalar
-    return to_python_scalar(_count(sel, ()), np.int64)
+    n = to_python_scalar(_count(sel, ()), np.int64)
+    ctx().selection_lengths[n.var] = sel
+    return n
+
+
+def refuse_length_as_size(values, what: str) -> None:
+    """Where one of `values`, needed as a static size (`what`: "as
+    np.arange's bound"), is the runtime length of a selection
+    (`np.arange(logits.shape[0])` in nn.cross_entropy of a minibatch
+    x[i:i + 2]): the selection's E200, placed at the line that made it,
+    which is the one to change (to a window with a clipped start), rather
+    than blaming the size's user."""
+    c = ctx()
+    for v in values:
+        sel = c.selection_lengths.get(v.var) if isinstance(v, Array) else None
+        if sel is not None:
+            raise refusal(f"x[mask], made here, has its length used {what} {_used_at(c)}",
+                          sel).with_loc(sel.made_at)
+
+
+def _used_at(c) -> str:
+    """`at line 7`, the program's line being run, and the library line
+    under it that runs now, if any (`in nn.py:256`)."""
+    placed = [f for f in c.frames if f.placed and f.current is not None]
+    user = placed[-1].current.loc if placed else c.loc
+    if user is None:
+        return "here"
+    where = f"at line {user.line}"
+    inner = c.frames[-1] if c.frames else None
+    if inner is not None and not inner.placed and inner.current is not None:
+        where += f" (in {os.path.basename(inner.current.loc.file)}:{inner.current.loc.line})"
+    return where
 
 
 def attribute(sel: Selection, name: str):
