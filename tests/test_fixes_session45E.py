@@ -312,3 +312,38 @@ def test_lengths_of_runtime_slices_still_compute():
         xb = x[i:]
         return xb.sum() / xb.shape[0], len(xb)
     same(f, np.arange(6.0), np.int64(2))
+
+
+# --- bug_04: np.roll by a runtime array of shifts -----------------------------------
+
+def test_roll_by_a_runtime_array_of_shifts():
+    def two_axes(x, s):
+        return np.roll(x, s, axis=(0, 1))
+
+    def one_axis_summed(x, s):
+        return np.roll(x, s, axis=1)
+
+    def flat(x, s):
+        return np.roll(x, s)
+
+    def augment(imgs, shifts, i):
+        return np.roll(imgs[i], shifts[i], axis=(1, 2))
+    x = np.arange(12.0).reshape(3, 4)
+    for s in (np.array([1, -5]), np.array([0, 7], np.int32), np.array([255, 2], np.uint8),
+              np.array([True, True])):
+        same(two_axes, x, s)
+        same(one_axis_summed, x.astype(np.int32), s)
+        same(one_axis_summed, x.T.copy(), s)      # (uint8: 257 rows, not 1, rolled)
+        same(flat, x, s)
+    same(two_axes, np.arange(6).reshape(2, 3), np.array([5, 1]))
+    imgs = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    same(augment, imgs, np.array([[1, -2], [3, 9]]), np.int64(1))
+
+
+def test_roll_by_a_two_dimensional_runtime_shift_array_raises_numpys_error():
+    def f(x, s):
+        return np.roll(x, s, axis=(0, 1))
+    with pytest.raises(ValueError, match="should be scalars or 1D sequences"):
+        f(np.ones((3, 4)), np.ones((2, 2), np.int64))
+    raises_at(f, (np.ones((3, 4)), np.ones((2, 2), np.int64)), tpucc.UserCodeError,
+              match="should be scalars or 1D sequences", line_of="np.roll", cache=False)
