@@ -347,3 +347,34 @@ def test_roll_by_a_two_dimensional_runtime_shift_array_raises_numpys_error():
         f(np.ones((3, 4)), np.ones((2, 2), np.int64))
     raises_at(f, (np.ones((3, 4)), np.ones((2, 2), np.int64)), tpucc.UserCodeError,
               match="should be scalars or 1D sequences", line_of="np.roll", cache=False)
+
+
+# --- bug_01: a window whose clipped start is written twice inline ------------------
+
+def test_window_with_the_clipped_start_written_twice():
+    def crop_inline(x, o):
+        return x[np.clip(o[0], 0, 2):np.clip(o[0], 0, 2) + 4] * 2
+
+    def crop_2d(img, o):
+        return img[np.clip(o[0], 0, 3):np.clip(o[0], 0, 3) + 2,
+                   np.clip(o[1], 0, 2):np.clip(o[1], 0, 2) + 3]
+
+    def crop_builtins(img, o):
+        return img[:, min(max(o[1], 0), 2):min(max(o[1], 0), 2) + 3]
+
+    def random_crops(imgs, offsets):
+        return np.stack([im[np.clip(k, 0, 2):np.clip(k, 0, 2) + 3]
+                         for im, k in zip(imgs, offsets)])
+    for o in (np.array([5, -1]), np.array([-3, 1]), np.array([1, 7], np.int32)):
+        same(crop_inline, np.arange(6.0), o)
+        same(crop_inline, np.arange(6, dtype=np.int16), o)
+        same(crop_2d, np.arange(30.0).reshape(5, 6), o)
+    same(crop_builtins, np.arange(30.0).reshape(5, 6), np.array([1, 7]))
+    same(random_crops, np.arange(10.0).reshape(2, 5), np.array([4, -2]))
+
+
+def test_two_different_starts_inline_are_still_refused():
+    def f(x, o):
+        return x[np.clip(o[0], 0, 2):np.clip(o[1], 0, 2) + 4] * 2
+    raises_at(f, (np.arange(6.0), np.array([1, 2])), tpucc.ShapeError,
+              match="a slice with runtime bounds", line_of="np.clip", cache=False)

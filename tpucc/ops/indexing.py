@@ -49,7 +49,7 @@ def fixed_length_slice(item, n: int):
                                            and item.step == 1):
         return None
     a, b = getattr(item.start, "span", None), getattr(item.stop, "span", None)
-    if a is None or b is None or a.token is not b.token or a.scale != b.scale:
+    if a is None or b is None or a.scale != b.scale or not _same_token(a.token, b.token):
         return None
     # (inside `if i < T:`, or a loop's body whose test is `i < T and ...`)
     a, b = guarded_ranges.narrowed(a), guarded_ranges.narrowed(b)
@@ -57,6 +57,13 @@ def fixed_length_slice(item, n: int):
     if length < 0 or not guarded_ranges.in_range(a.bounds()[0], b.bounds()[1], n):
         return None
     return item.start, length
+
+
+def _same_token(a, b) -> bool:
+    """Whether two spans' tokens are one runtime int: the same Value, or two
+    made alike (`x[np.clip(o, 0, 2):np.clip(o, 0, 2) + 4]`, the start
+    written twice inline, where a variable holding it gives one Value)."""
+    return a is b or isinstance(a, Value) and isinstance(b, Value) and masked.same_value(a, b)
 
 
 def _item_axes(items, ndim: int) -> list:
