@@ -87,21 +87,28 @@ def is_unbound_placeholder(value) -> bool:
     bound the variable, like the value the other paths bound
     (control.shape_undefined), left so after the merge where no path that
     bound it goes on (`if c: q = P(x)` then `return q.w`)."""
-    work, leaves = [value], 0
+    # (items in order, lazily: every read of a variable asks, and the first
+    # item of a list of a thousand arrays already says no)
+    work, leaves = [iter((value,))], 0
     while work:
-        v = work.pop()
-        if isinstance(v, Undefined):
+        v = next(work[-1], _DONE)
+        if v is _DONE:
+            work.pop()
+        elif isinstance(v, Undefined):
             leaves += 1
         elif type(v) in (tuple, list) or is_namedtuple(v):
-            work.extend(v)
+            work.append(iter(v))
         elif type(v) is dict:
-            work.extend(v.values())
+            work.append(iter(v.values()))
         elif getattr(type(v), "__dataclass_params__", None) is not None and \
                 not isinstance(v, type):
-            work.extend(getattr(v, k, None) for k in value_fields(v))
+            work.append(iter([getattr(v, k, None) for k in value_fields(v)]))
         else:
             return False
     return leaves > 0
+
+
+_DONE = object()
 
 
 def is_namedtuple(value) -> bool:
