@@ -551,8 +551,11 @@ def roll(a, shift, axis=None):
     totals: dict = {}
     for s, ax in zip(shifts, axes):
         ax = normalize_axis(ax, nd)
-        if isinstance(s, Array) and s.dtype.kind in "ub":
-            s = astype(s, np.int64)     # (NumPy sums int(shift)s: two uint8 ones do not wrap)
+        if isinstance(s, Array) and (s.dtype.kind == "b" or s.dtype.kind == "u"
+                                     and s.dtype.itemsize < 8):
+            # (NumPy sums int(shift)s: two uint8 ones do not wrap; a uint64
+            # is reduced in its own type, _rolled_at_run_time)
+            s = astype(s, np.int64)
         totals[ax] = totals[ax] + s if ax in totals else s
     static = {ax: int(s) for ax, s in totals.items() if not isinstance(s, Array)}
     out = _emit("roll", a, shift=tuple(static.values()), axis=tuple(static))
