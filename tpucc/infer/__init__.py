@@ -745,10 +745,12 @@ def _row_groups(context, out_leaves) -> dict:
     whole rows of one array, where one array gives ROW_GROUP_MIN of them or
     more: rows of a buffer a counted loop filled, as it left them, and
     views `y[t]` of an array (`list(y)`), which are returned as copies
-    anyway.  Not a value whose kind is decided at run time."""
+    anyway.  Not a value whose kind is decided at run time, nor a number
+    whose Python type is (held_ints.py: each has its own bool)."""
     by_buffer = {}
     for _, v in out_leaves:
-        if isinstance(v, Array) and not isinstance(v.immutable, RuntimeKind):
+        if isinstance(v, Array) and not isinstance(v.immutable, RuntimeKind) \
+                and v.held_int is None:
             found = _row_of(context, v)
             if found is not None:
                 by_buffer.setdefault(id(found[1]), []).append(found)

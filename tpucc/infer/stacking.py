@@ -179,7 +179,6 @@ class Growth:
         the list's item); whether it could be."""
         if any(not isinstance(c, tuple) for c in _containers(value)):
             return False
-        from ..ops import indexing
         for leaf_key, v in _leaves(key, value):
             if v is self.counter:
                 self.statics[leaf_key] = _COUNTER
@@ -193,14 +192,26 @@ class Growth:
                     v.immutable is True or v.aval.weak and not v.shape
                     or _unheld_new_array(interp, v)):
                 return False            # (a write into it would show in the list)
-            elif (buf := self.buffers.get(leaf_key)) is None or buf.dtype != v.dtype \
-                    or buf.aval.shape[1:] != v.shape:
-                self.wanted[leaf_key] = v.aval
             else:
-                static, arrays = indexing.normalize_key((self._iteration(self.counter),),
-                                                        buf.shape)
-                buf.set(emit("setitem", buf, v, *arrays, key=static).var)
+                self._write_row(leaf_key, v, self._iteration(self.counter))
         return True
+
+    def _write_row(self, key, v: Array, t) -> None:
+        """`v` into row t of its buffer (a buffer of its type noted for
+        make_buffers where it has none yet); with the bool of a Python number
+        held in a NumPy dtype on some runtime paths (held_ints.py) into a
+        buffer of its own, so that each item the list gets is the Python
+        number on its path, as the unrolled loop's would be."""
+        for k, value in ((key, v), (_held_key(key), _held_flag(v))):
+            if value is None:
+                continue
+            buf = self.buffers.get(k)
+            if buf is None or buf.aval.shape[1:] != value.shape or buf.dtype != value.dtype:
+                self.wanted[k] = value.aval
+                continue
+            from ..ops import indexing
+            static, arrays = indexing.normalize_key((t,), buf.shape)
+            buf.set(emit("setitem", buf, value, *arrays, key=static).var)
 
     def write_rows(self, pos, frame, leaves, fresh_floor: int, entries: dict):
         """At the end of a trial body: each appended array into row t of its
@@ -254,15 +265,9 @@ class Growth:
                     self.repeated[key] = viewed
                 else:
                     self._check_fresh(v, held if carrier is None else {}, fresh_floor)
-            buf = self.buffers.get(key)
-            if buf is None or buf.aval.shape[1:] != v.shape or buf.dtype != v.dtype:
-                self.wanted[key] = v.aval
-                continue
             if t is None:
                 t = self._iteration(pos)
-            from ..ops import indexing
-            static, arrays = indexing.normalize_key((t,), buf.shape)
-            buf.set(emit("setitem", buf, v, *arrays, key=static).var)
+            self._write_row(key, v, t)
 
     def _check_containers(self, frame):
         """The lists and dicts the iteration appends (or that are inside what
@@ -427,7 +432,12 @@ class Growth:
         if not isinstance(v, Array) or key in self.carried and t == self.trips - 1 \
                 or key in self.entering and t == 0:
             return self.statics[key]
-        return _row(self.buffers[key], t, v)
+        item = _row(self.buffers[key], t, v)
+        if v.held_int is not None:
+            flags = self.buffers[_held_key(key)]
+            item.held_int = _row(flags, t, _held_flag(v)).var
+            item.held_float = v.held_float
+        return item
 
     def _flattened(self, key) -> Array:
         """The buffer of Blocks under `key`, (trips, count, ...), as the
@@ -497,6 +507,7 @@ class Growth:
         Whether it went."""
         key = (lid, 0)
         if enclosing is None or len(values) != 1 or not isinstance(values[0], Array) \
+                or values[0].held_int is not None \
                 or key not in self.buffers or any(key in d for d in (
                     self.statics, self.rows_of, self.carried, self.entering, self.guards)):
             return False
@@ -672,6 +683,19 @@ def _from_counter_only(values, ops, counter) -> bool:
             return False
         work.extend(op.reads())
     return True
+
+
+def _held_key(key) -> tuple:
+    """The buffer key of the held-number bools of the values under `key`."""
+    return ("held", key)
+
+
+def _held_flag(v) -> Array | None:
+    """Where `v` is a Python number on some runtime paths and a NumPy
+    scalar on others: the bool, true on the first (held_ints.py)."""
+    if isinstance(v, Array) and v.held_int is not None:
+        return Array(v.held_int)
+    return None
 
 
 def _row(buf: Array, t: int, like: Array) -> Array:
