@@ -89,3 +89,83 @@ def test_empty_rows_keep_the_python_number_in_appended_tuples():
             out.append((i, s))
         return out
     _check(pairs, np.array([1.0, 2.0, 3.0]), np.array([0, 2, 2, 3, 3]))
+
+
+# --- bug_01: np.add.at / np.take through a runtime-bounded or masked index selection -
+
+def test_add_at_scatters_a_csc_column_with_duplicate_rows():
+    def csc_matvec(data, indices, indptr, x):
+        y = np.zeros(3, data.dtype)
+        for j in range(len(indptr) - 1):
+            lo, hi = indptr[j], indptr[j + 1]
+            np.add.at(y, indices[lo:hi], data[lo:hi] * x[j])
+        return y
+    for dtype in (np.float64, np.float32, np.int32):
+        _check(csc_matvec, np.array([1, 2, 3, 4], dtype), np.array([1, 1, 2, 1]),
+               np.array([0, 3, 3, 4]), np.array([1, 2, 3], dtype))
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.maximum, np.minimum])
+def test_ufunc_at_through_a_runtime_slice(ufunc):
+    def f(y, idx, v, lo, hi):
+        ufunc.at(y, idx[lo:hi], v[lo:hi])
+        return y
+    idx, v = np.array([2, 0, 2, -1, 1]), np.array([1.5, -2.0, 3.0, 4.0, 0.5])
+    for lo, hi in ((0, 5), (1, 4), (3, 3), (4, 2)):
+        _check(f, np.ones(4), idx, v, np.int64(lo), np.int64(hi))
+
+
+def test_add_at_through_a_runtime_slice_with_a_scalar_and_rounding_values():
+    def f(y, idx, lo, hi):
+        np.add.at(y, idx[lo:hi], 1e-4)      # float16 rounds at every update, as NumPy
+        return y
+    _check(f, np.ones(3, np.float16), np.array([0, 0, 0, 2]), np.int64(0), np.int64(3))
+    _check(f, np.ones(3), np.array([0, 0, 0, 2]), np.int64(1), np.int64(4))
+
+    def g(y, idx, lo, hi):
+        np.add.at(y, idx[lo:hi], np.float64(1e-4))
+        return y
+    _check(g, np.ones(3, np.float32), np.array([0, 0, 0, 2]), np.int64(0), np.int64(4))
+
+
+def test_add_at_through_a_mask():
+    def f(d, r, c, v):
+        m = r == c
+        np.add.at(d, r[m], v[m])
+        return d
+    _check(f, np.zeros(3), np.array([0, 1, 1, 2]), np.array([0, 1, 1, 0]), np.arange(4.0))
+    _check(f, np.zeros(3, np.int64), np.array([0, 1, 1, 2]), np.array([5, 5, 5, 5]),
+           np.arange(4))
+
+
+def test_add_at_through_a_selection_into_rows():
+    def f(Y, idx, lo, hi):
+        np.add.at(Y, idx[lo:hi], np.array([1.0, 2.0]))
+        return Y
+    _check(f, np.zeros((3, 2)), np.array([2, 2, 0]), np.int64(0), np.int64(2))
+
+
+def test_add_at_through_a_selection_checks_the_selected_indices():
+    def f(y, idx, lo, hi):
+        np.add.at(y, idx[lo:hi], 1.0)
+        return y
+    _check(f, np.zeros(3), np.array([0, 7, 1]), np.int64(2), np.int64(3))    # 7 not taken
+    with pytest.raises(IndexError, match="out of bounds"):
+        tpucc.compile(f, cache=False)(np.zeros(3), np.array([0, 7, 1]), np.int64(0),
+                                      np.int64(3))
+
+
+def test_take_through_a_runtime_slice_or_a_mask():
+    def row(x, indices, lo, hi):
+        return np.take(x, indices[lo:hi]).sum()
+    _check(row, np.arange(4.0), np.array([0, 2, 2, 1]), np.int64(1), np.int64(3))
+    _check(row, np.arange(6, dtype=np.int32).reshape(2, 3), np.array([0, 5, 4]), np.int64(0),
+           np.int64(3))
+
+    def rows(X, indices, lo, hi):
+        return np.take(X, indices[lo:hi], axis=0).sum(axis=0)
+    _check(rows, np.arange(6.0).reshape(3, 2), np.array([2, 0, 2]), np.int64(1), np.int64(3))
+
+    def method(x, indices, m):
+        return x.take(indices[m]).max()
+    _check(method, np.arange(5.0), np.array([4, 1, 3]), np.array([False, True, True]))

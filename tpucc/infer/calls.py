@@ -2401,6 +2401,8 @@ class Interpreter:
                 args = [args[0], *(self.index_values(a) for a in args[1:])]
             elif fn.name == "take" and len(args) > 1:    # x.take(Idx(1))
                 args = [args[0], self.take_indices(args[1]), *args[2:]]
+                if masked.holds_selection(args[1:], kwargs):    # x.take(idx[lo:hi])
+                    return self._owned(masked.numpy_call(np.take, args, kwargs))
             out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name], args, kwargs)
             return self._owned(_scalar_stays_scalar(fn.array, out))
         if isinstance(fn, pynumbers.BoundNumberMethod):

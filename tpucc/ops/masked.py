@@ -377,17 +377,25 @@ def gather(x, sel: Selection) -> Selection:
 
 
 def scatter(x, sel: Selection, value) -> None:
-    """x[sel] = value: a scatter at every full-size index, the unselected
-    ones moved past x's end, where the scatter drops them (their indices
-    may be anything).  The selected ones get NumPy's bounds check.  The
-    value: a number or an array of x's trailing shape, or a selection by
-    the same mask (its full-size rows)."""
+    """x[sel] = value: a scatter at every full-size index (scatter_key)."""
     from ..infer.builder import emit
+    static, dropped, value = scatter_key(x, sel, value, "x[sel] = y[sel]")
+    x.set(emit("setitem", x, value, dropped, key=static).var)
+
+
+def scatter_key(x, sel: Selection, value, what: str):
+    """x[sel] = value, np.add.at(x, sel, value): the scatter's (static key,
+    index array, value) at every full-size index, the unselected ones moved
+    past x's end, where the scatter drops them (their indices may be
+    anything).  The selected ones get NumPy's bounds check.  The value: a
+    number or an array of the trailing shape of x[sel]'s rows, or a
+    selection by the same mask (its full-size rows); `what` names the use
+    where the masks differ."""
     from .indexing import normalize_key, require_in_bounds
     if isinstance(value, Selection):
-        _require_same_mask(value, sel.mask, "x[sel] = y[sel]")
+        _require_same_mask(value, sel.mask, what)
         value = value.data
-    elif np.ndim(value) > x.ndim - 1:
+    elif np.ndim(value) > len(sel.rest) + x.ndim - 1:
         raise refusal("assigning an array into x[idx[mask]] (an index array of runtime "
                       "length)", sel)
     mask = _expanded(sel.mask, len(sel.rest))
@@ -396,8 +404,7 @@ def scatter(x, sel: Selection, value) -> None:
     require_in_bounds(static, checked, x.shape)
     n = np.int64(x.shape[0])
     wrapped = where(index < 0, index + n, index)
-    dropped = where(mask, wrapped, n)
-    x.set(emit("setitem", x, value, dropped, key=static).var)
+    return static, where(mask, wrapped, n), value
 
 
 def checked_mask(shape: tuple, mask, first_axis: int = 0):
@@ -1235,6 +1242,9 @@ def numpy_call(fn, args, kwargs):
         return _at_rows(fn, args, kwargs)
     if _is_ufunc_at(fn) and len(args) == 3 and not kwargs and holds_selection(args[1:2], {}):
         return NUMPY[fn](*args)         # np.add.at(a, idx[mask], v): ufuncs.py, at_selected
+    taken = _taken_by_selection(fn, args, kwargs)
+    if taken is not None:
+        return taken
     picked = _rows_picked(fn, args, kwargs)
     if picked is not None:
         return picked
@@ -1378,6 +1388,21 @@ def _values_per_row(v, sel: Selection, rest: tuple, name: str):
         raise ShapeError(f"{what}: operands could not be broadcast together: the indexed part "
                          f"has shape (k,)+{rest}, the values (k,)+{v_rest}")
     return data
+
+
+def _taken_by_selection(fn, args, kwargs):
+    """np.take(x, idx[lo:hi]) (flattened, or along axis 0): x[idx[lo:hi]],
+    the gather of `gather`.  None for other calls."""
+    if fn is not np.take or not 2 <= len(args) <= 3 or set(kwargs) - {"axis", "mode"} or \
+            isinstance(args[0], Selection) or not isinstance(args[1], Selection) or \
+            kwargs.get("mode", "raise") != "raise":
+        return None
+    x, sel = args[:2]
+    axis = args[2] if len(args) == 3 else kwargs.get("axis")
+    if not isinstance(x, Array) or axis not in (None, 0, -x.ndim) or holds_selection(args[2:], {}):
+        return None
+    x = reshape(x, (x.size,)) if axis is None else x
+    return gather(x, sel) if gathers_by_selection(x, sel) else None
 
 
 def _rows_picked(fn, args, kwargs):
