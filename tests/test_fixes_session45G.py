@@ -169,3 +169,48 @@ def test_take_through_a_runtime_slice_or_a_mask():
     def method(x, indices, m):
         return x.take(indices[m]).max()
     _check(method, np.arange(5.0), np.array([4, 1, 3]), np.array([False, True, True]))
+
+
+# --- bug_08: a static CSR pattern in Python lists, sliced row by row ----------------
+
+_N8 = 40
+_PTR8 = list(range(0, 4 * _N8 + 1, 4))
+_IDX8 = [(7 * k) % _N8 for k in range(4 * _N8)]
+
+
+def test_a_list_slice_with_runtime_bounds_says_so():
+    def f(x, lo):
+        return x[_IDX8[lo:lo + 4]].sum()
+    raises_at(f, (np.arange(_N8, dtype=float), np.int64(3)), tpucc.StaticValueError,
+              match="the length of a list slice", line_of="_IDX8[lo:lo + 4]", cache=False)
+
+
+def test_the_unroll_advice_for_a_list_slice_names_an_array():
+    from tpucc.infer import loops
+    why = ("its body needs a static value (the length of a list slice (a Python list sliced "
+           "with runtime bounds) is needed at compile time, but it depends on runtime values)")
+    assert "np.array(IDX)" in loops._unroll_advice(why)
+
+
+def test_row_slices_of_an_array_pattern_run_as_one_loop():
+    idx = np.array(_IDX8)
+
+    def matvec(data, x):
+        y = np.zeros(_N8)
+        for i in range(_N8):
+            lo, hi = _PTR8[i], _PTR8[i + 1]
+            y[i] = data[lo:hi] @ x[idx[lo:hi]]
+        return y
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tpucc.UnrollWarning)
+        _check(matvec, np.linspace(0.0, 1.0, 4 * _N8), np.arange(_N8, dtype=float))
+
+
+def test_a_list_slice_reads_the_items_it_takes():
+    items = [np.float64(k) for k in range(6)]
+
+    def f(x):
+        part = items[1:5:2]
+        return [x * v for v in part] + items[-2:]
+    _check(f, np.arange(3.0))

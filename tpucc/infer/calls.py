@@ -1474,7 +1474,9 @@ class Interpreter:
                                         "stop - 1 for a step of 1)")
         if isinstance(key, slice) and isinstance(obj, list):
             # item by item from the list itself: its arrays are re-read from it
-            return self.fresh(list(self.static_items(obj)[key]))
+            # (only the slice's: a CSR pattern's rows of a long list, sliced
+            # row by row, read all of it at each row)
+            return self.fresh(self._list_slice(obj, key))
         self._check_aliased_argument_read(obj, key)
         if isinstance(obj, BY_VALUE):
             self.guard_contents(obj)    # items made at each read: compared by value
@@ -1625,6 +1627,14 @@ class Interpreter:
                         or (id(obj), ("item", slot)) in self.shadow
                         or outside_item_key(obj, slot) in self.scalars.promoted)
             self._guard(view, view.key(whole, read_each_call), SAME, obj, "contents")
+
+    def _list_slice(self, obj: list, key: slice) -> list:
+        """obj[key] of a static list, item by item as static_items reads them."""
+        if any(isinstance(b, Array) for b in (key.start, key.stop, key.step)):
+            raise NeedsStatic("the length of a list slice (a Python list sliced with runtime "
+                              "bounds)")
+        self.guard_contents(obj)
+        return [self._item(obj, i, obj[i]) for i in range(len(obj))[key]]
 
     def _guard_item(self, obj, key, value):
         """A static item of a dict or list from outside the call is folded into

@@ -540,6 +540,12 @@ _ADVICE = (
     (("a list of lists",),
      "keep the table in one 2-d NumPy array (`dp = np.zeros((n + 1, m + 1), dtype=np.int64)`, "
      "read and written as `dp[i, j]`), not a list of lists"),
+    # (a CSR pattern in Python lists, `x[IDX[lo:hi]]` with lo, hi read from
+    # a list at the counter: an array's runtime slice compiles, a list's not)
+    (("length of a list slice",),
+     "make the list a NumPy array before the loop (`IDX = np.array(IDX)`): a slice of an "
+     "array with runtime bounds compiles where it is reduced, gathered through (`x[IDX[lo:"
+     "hi]]`) or scattered into"),
     (("a list's item", "Python container", "of a list", "a list slice", "items its list gets"),
      "keep what it indexes or updates in NumPy arrays (a table as np.zeros(n), not a list)"),
     # (a list appended to and read in the loop, `eq.append(eq[-1] * (1 + r))`:
