@@ -214,3 +214,38 @@ def test_a_list_slice_reads_the_items_it_takes():
         part = items[1:5:2]
         return [x * v for v in part] + items[-2:]
     _check(f, np.arange(3.0))
+
+
+# --- bug_03: np.searchsorted in a runtime-bounded row slice ------------------------
+
+def _csr_get(data, indices, indptr, i, j):
+    lo, hi = indptr[i], indptr[i + 1]
+    k = lo + np.searchsorted(indices[lo:hi], j)
+    if k < hi and indices[k] == j:
+        return data[k]
+    return 0.0
+
+
+@pytest.mark.parametrize("i,j", [(0, 2), (0, 1), (1, 1), (2, 0), (3, 3), (3, 4)])
+def test_searchsorted_finds_a_csr_entry(i, j):
+    indptr, indices = np.array([0, 2, 3, 3, 5]), np.array([0, 2, 1, 0, 3])
+    _check(_csr_get, np.array([4.0, 1, 3, 2, 5]), indices, indptr, i, j)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_of_a_runtime_slice_sides_dtypes_and_keys(side):
+    def f(a, lo, hi, v):
+        return a[lo:hi].searchsorted(v, side=side)
+    a = np.array([5, 1, 2, 2, 4, 0])
+    for v in (2, 0, 9, 2.5, np.int8(4), np.array([[2, 3], [0, 7]])):
+        _check(f, a, np.int64(1), np.int64(5), v)
+    _check(f, a.astype(np.float32), np.int64(1), np.int64(4), 2.0)
+    _check(f, np.array([1.0, np.nan, np.nan]), np.int64(0), np.int64(3), np.nan)
+    _check(f, np.array([1.0, 3.0, np.nan]), np.int64(0), np.int64(3), np.array([np.nan, 2.0]))
+    _check(f, a, np.int64(4), np.int64(4), 3)       # an empty slice: 0
+
+
+def test_searchsorted_of_a_masked_selection():
+    def f(a, m, v):
+        return np.searchsorted(a[m], v, side="right")
+    _check(f, np.array([1, 9, 3, 5]), np.array([True, False, True, True]), 3)

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ShapeError, UnsupportedError, UserCodeError
 from .elementwise import astype
 from .masked import Selection, _count, _expanded, _numbers, elementwise, refusal
 from .registry import NUMPY, normalize_axis
-from .shape import where
+from .shape import reshape, where
 
 # `view` of a selection whose rows another selection's slice took: its data
 # is still a view (in-place updates change its selected elements only), but
@@ -252,12 +252,53 @@ def _positions(n: int):
     return Array(builder.const_value(np.arange(n)))
 
 
+# --- np.searchsorted ------------------------------------------------------------------------
+
+def searchsorted(sel: Selection, v, side="left", sorter=None):
+    """np.searchsorted(x[lo:hi], v) (a CSR row's column j, found as scipy
+    finds A[i, j]): in sorted rows, v's insertion point is how many of them
+    come before it in NumPy's order (NaN last): a[k] < v on the left side,
+    a[k] <= v on the right.  That count, over the selected full-size values,
+    needs no rows in order, and its shape is v's."""
+    from .manipulation import as_array
+    from .registry import as_array_operand
+    from .searching import _scalar_kind
+    if sorter is not None or sel.rank != 1 or sel.rest or sel.descending is not False:
+        raise refusal("np.searchsorted of x[mask] (other than of a 1-d selection in order, "
+                      "without sorter=)", sel)
+    if side not in ("left", "right"):
+        raise UserCodeError(f"ValueError: search side must be 'left' or 'right' (got {side!r})")
+    v = as_array(as_array_operand(v))
+    common = np.promote_types(sel.dtype, v.dtype)   # NumPy: v is not weak here
+    if common.kind not in "biuf":
+        raise UnsupportedError(f"np.searchsorted of {common} values is not supported",
+                               hint="search real (bool, integer or float) arrays")
+    rows = astype(sel.data, common)
+    keys = reshape(astype(v, common), v.shape + (1,))      # against every row
+    before = _sorted_before(rows, keys) if side == "left" else \
+        NUMPY[np.logical_not](_sorted_before(keys, rows))
+    taken = NUMPY[np.logical_and](before, sel_mask(sel))
+    return _scalar_kind(NUMPY[np.sum](astype(taken, np.int64), axis=-1), v)
+
+
+def _sorted_before(x, y):
+    """x before y in NumPy's sort order: x < y, or y NaN and x not."""
+    less = NUMPY[np.less](x, y)
+    if x.dtype.kind != "f":
+        return less
+    isnan = NUMPY[np.isnan]
+    return NUMPY[np.logical_or](less, NUMPY[np.logical_and](
+        isnan(y), NUMPY[np.logical_not](isnan(x))))
+
+
 FUNCTIONS = {np.diff: diff,
              np.cumsum: lambda sel, *a, **k: cumulative("cumsum", sel, *a, **k),
              np.cumprod: lambda sel, *a, **k: cumulative("cumprod", sel, *a, **k),
              np.cumulative_sum: cumulative_function(np.add),
-             np.cumulative_prod: cumulative_function(np.multiply)}
+             np.cumulative_prod: cumulative_function(np.multiply),
+             np.searchsorted: searchsorted}
 # ufunc.accumulate, found by its ufunc (each read of np.add.accumulate is a new
 # bound method, never `is` the last)
 ACCUMULATING = (np.add, np.multiply, np.maximum, np.minimum)
-METHODS = {"cumsum": FUNCTIONS[np.cumsum], "cumprod": FUNCTIONS[np.cumprod]}
+METHODS = {"cumsum": FUNCTIONS[np.cumsum], "cumprod": FUNCTIONS[np.cumprod],
+           "searchsorted": searchsorted}
