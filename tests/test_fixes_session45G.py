@@ -249,3 +249,46 @@ def test_searchsorted_of_a_masked_selection():
     def f(a, m, v):
         return np.searchsorted(a[m], v, side="right")
     _check(f, np.array([1, 9, 3, 5]), np.array([True, False, True, True]), 3)
+
+
+# --- bug_05: a boolean mask applied to a runtime-bounded slice ---------------------
+
+_D5, _C5 = np.array([4.0, -1, 3, 2, 5]), np.array([0, 1, 2, 1, 0])
+
+
+@pytest.mark.parametrize("lo,hi,i", [(0, 3, 2), (0, 5, 1), (3, 5, 1), (2, 2, 1), (0, 5, 0)])
+def test_a_mask_of_a_runtime_slice_reduces(lo, hi, i):
+    def lower_sum(data, indices, lo, hi, i):
+        return data[lo:hi][indices[lo:hi] < i].sum()
+
+    def lower_max(data, indices, lo, hi, i):
+        part = data[lo:hi][indices[lo:hi] < i]
+        return len(part), np.abs(part).max(initial=0.0)
+    _check(lower_sum, _D5, _C5, np.int64(lo), np.int64(hi), i)
+    _check(lower_sum, _D5.astype(np.float32), _C5, np.int64(lo), np.int64(hi), i)
+    _check(lower_max, _D5, _C5, np.int64(lo), np.int64(hi), i)
+
+
+def test_a_mask_of_a_runtime_slice_in_a_lower_triangular_matvec():
+    def lower_matvec(data, indices, indptr, x):
+        y = np.zeros(len(indptr) - 1)
+        for i in range(len(indptr) - 1):
+            lo, hi = indptr[i], indptr[i + 1]
+            m = indices[lo:hi] < i
+            y[i] = data[lo:hi][m] @ x[indices[lo:hi][m]]
+        return y
+    _check(lower_matvec, np.array([4.0, -1, 3, 2, 5, 7]), np.array([0, 1, 0, 2, 1, 0]),
+           np.array([0, 1, 3, 6]), np.array([1.0, 2.0, 3.0]))
+
+
+def test_a_mask_of_a_runtime_slice_by_other_bounds_is_refused():
+    def f(data, indices, lo, hi):
+        return data[lo:hi][indices[lo + 1:hi + 1] > 0].sum()
+    raises_at(f, (_D5, _C5, np.int64(0), np.int64(3)), tpucc.ShapeError,
+              match="different runtime bounds", line_of="data[lo:hi][", cache=False)
+
+
+def test_a_mask_of_a_mask_selection_by_the_same_rows():
+    def f(x):
+        return x[x > 0][x[x > 0] > 1].sum(), len(x[x > 0][x[x > 0] > 1])
+    _check(f, np.array([3.0, -1.0, 0.5, 2.0]))

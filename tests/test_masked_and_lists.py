@@ -473,7 +473,9 @@ def concatenates(x, y):
 
 
 def indexes_again(x):
-    return x[x > 0][x[x > 0] > 1]      # (by an index array it compiles: session 43h)
+    # (by an index array it compiles: session 43h; by a mask of the same
+    # rows, x[x > 0][x[x > 0] > 1], too: session 45G)
+    return x[x > 0][x[x < 0] > 1]
 
 
 def argsorted(x):
@@ -540,7 +542,8 @@ def different_selections_merge(x, y):
      "an array of shape (6,) would have to match", "x[x > 0] + y"),
     (concatenates, lambda: (_f(), _f()), E.ShapeError, "np.concatenate of x[mask]",
      "np.concatenate"),
-    (indexes_again, lambda: (_f(),), E.ShapeError, "indexing x[mask] again", "> 1]"),
+    (indexes_again, lambda: (_f(),), E.ShapeError, "y[mask] with y and the mask selections "
+     "with two different masks", "> 1]"),
     (argsorted, lambda: (_f(),), E.ShapeError, "x[mask].argsort", "argsort"),
     (into_whole_array, lambda: (_f(), _f()), E.ShapeError, "x[mask] has a data-dependent shape",
      "x += y"),

@@ -130,6 +130,10 @@ class Selection:
         (the selected rows stay whole) selects the same rows of the indexed
         values, a view of them as NumPy's is."""
         from .indexing import getitem
+        if isinstance(key, Selection) and not isinstance(key, boxes.Box) and \
+                key.dtype == np.bool_:
+            _require_same_mask(key, self.mask, "y[mask] with y and the mask selections")
+            return self._masked_again(key)
         row = self._row_key(key)
         if row is not None:
             return scalar_if_numpy_would(self.data, row, getitem(self.data, row))
@@ -166,6 +170,16 @@ class Selection:
             raise refusal("assigning into an item of x[mask]", self)
         assign(getitem(self.data, items), Array(self.mask), value, bounds=self.sliced,
                descending=self.descending)
+
+    def _masked_again(self, key: "Selection") -> "Selection":
+        """x[i:j][m] with m a bool selection of the same rows (`data[lo:hi]
+        [indices[lo:hi] < i]`, a CSR row's strictly lower part): the rows
+        both keep, a copy as NumPy's mask gives, in the same order.  (m's
+        values at the other rows are anything: the mask drops them.)"""
+        if key.rest:
+            raise refusal("indexing x[mask] again with a mask of more than its rows", self)
+        both = NUMPY[np.logical_and](Array(self.mask), key.data)
+        return Selection(Array(self.data.var), both.var, descending=self.descending)
 
     def _new_leading_axes(self, key) -> int:
         """How many `None`s lead a key that then keeps the rows whole and
