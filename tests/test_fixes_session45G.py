@@ -3,7 +3,11 @@ accumulators collected from a counted loop; np.add.at / np.take /
 np.searchsorted / a boolean mask / `@` of bool through a runtime-bounded
 slice; f-string messages calling functions; NumPy's IndexError text for an
 empty axis and mismatched index arrays; the compile time of a static CSR
-pattern's row-slice matvec."""
+pattern's row-slice matvec.
+
+PYTEST_DONT_REWRITE: compiled functions here use `assert`, which pytest
+would rewrite into calls of its own.
+"""
 import copy
 
 import numpy as np
@@ -292,3 +296,58 @@ def test_a_mask_of_a_mask_selection_by_the_same_rows():
     def f(x):
         return x[x > 0][x[x > 0] > 1].sum(), len(x[x > 0][x[x > 0] > 1])
     _check(f, np.array([3.0, -1.0, 0.5, 2.0]))
+
+
+# --- bug_06: a raise/assert message calling a reduction of a runtime value ---------
+
+def _check_cols(indices, ncols):
+    if indices.max() >= ncols:
+        raise ValueError(f"column index {indices.max()} out of range")
+    return indices.sum()
+
+
+def _check_cols_assert(indices, ncols):
+    assert np.max(indices) < ncols, f"column {np.argmax(indices)} is {np.max(indices)}"
+    return indices.sum()
+
+
+def _check_mean(x, lo):
+    if x.mean() < lo:
+        raise ValueError(f"mean {x.mean():.2f} below {lo}, spread {x.std(0):.1f}")
+    return x.mean()
+
+
+@pytest.mark.parametrize("f", [_check_cols, _check_cols_assert])
+def test_a_message_calling_a_reduction_compiles_and_formats_when_it_raises(f):
+    _check(f, np.array([0, 1]), 3)
+    _check(f, np.array([0, 2], np.int32), 3)
+    error = AssertionError if f is _check_cols_assert else ValueError
+    text = "column 1 is 5" if f is _check_cols_assert else "column index 5 out of range"
+    with pytest.raises(error, match=text):
+        tpucc.compile(f, cache=False)(np.array([0, 5]), 3)
+
+
+def test_a_message_with_formatted_method_calls():
+    _check(_check_mean, np.array([1.0, 2.0, 4.0]), 1.0)
+    with pytest.raises(ValueError, match=r"mean 2\.33 below 3\.0, spread 1\.2"):
+        tpucc.compile(_check_mean, cache=False)(np.array([1.0, 2.0, 4.0]), 3.0)
+
+
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self, x):
+        self.n += 1
+        return x
+
+
+def test_a_message_calling_an_objects_method_on_a_runtime_value_is_still_refused():
+    c = _Counter()
+
+    def f(x):
+        if x.sum() > 10:
+            raise ValueError(f"too big: {c.bump(x.sum())}")
+        return x
+    raises_at(f, (np.arange(3.0),), tpucc.StaticValueError, match="formatting a runtime value",
+              line_of="too big", cache=False)

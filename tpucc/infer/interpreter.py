@@ -1370,6 +1370,14 @@ _OPERANDS = {"UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1, "UNARY_INVERT": 1, "BINAR
              "BINARY_SUBSCR": 2}
 _MESSAGE_CALLS = {len: "any", abs: "numbers", min: "numbers", max: "numbers", round: "numbers",
                   int: "numbers", float: "numbers", str: "static", repr: "static"}
+# And NumPy's reductions, as functions of arrays and numbers (`f"{np.sum(idx)}"`)
+# or as methods of an array (`f"{indices.max()}"`): they compute a value and
+# change nothing (no `out=`: keywords are refused).
+_MESSAGE_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "std", "var", "any", "all",
+                       "argmax", "argmin", "ptp", "count_nonzero", "amax", "amin", "abs",
+                       "absolute", "median", "average", "item", "astype")
+_MESSAGE_NUMPY = tuple(getattr(np, n) for n in _MESSAGE_REDUCTIONS if hasattr(np, n)) + (
+    np.linalg.norm,)
 
 
 def raised_by(f, index: int) -> tuple | None:
@@ -1398,8 +1406,6 @@ def raised_by(f, index: int) -> tuple | None:
         body = body[:-1]
     if body and body[-1].op == "PRECALL":
         body = body[:-1]
-    if any(i.op == "LOAD_ATTR" and i.arg[0] for i in body):
-        return None         # a method call inside the message
     message = _static_message(f, body)
     if message is None:
         return None
@@ -1505,11 +1511,17 @@ def _harmless(f, i):
         if not any(map(runtime, operands)):
             return True
         return _UNLESS_CHECKED if all(map(_array_or_number, operands)) else False
+    if i.op == "LOAD_ATTR" and i.arg[0]:
+        # a method, loaded to be called: an array's (its call is judged
+        # below), not an object's, whose code may do anything
+        return isinstance(f.stack[-1], Array)
     if i.op != "CALL":
         return True
     argc, kwnames = i.arg
     args = f.stack[len(f.stack) - argc:]
     first, fn = f.stack[-argc - 2], f.stack[-argc - 1]
+    if first is NULL and not kwnames and _reduces_arrays(fn):
+        return _UNLESS_CHECKED if all(map(_array_or_number, args)) else False
     try:
         allowed = _MESSAGE_CALLS.get(fn) if first is NULL and not kwnames else None
     except TypeError:           # (an unhashable callable)
@@ -1517,6 +1529,14 @@ def _harmless(f, i):
     if allowed == "numbers" and any(map(runtime, args)):
         return _UNLESS_CHECKED if all(map(_array_or_number, args)) else False
     return allowed in ("any", "numbers") or allowed == "static" and not any(map(runtime, args))
+
+
+def _reduces_arrays(fn) -> bool:
+    """Whether `fn` is one of NumPy's reductions (_MESSAGE_REDUCTIONS), as a
+    function or as the bound method of an array."""
+    if isinstance(fn, calls.BoundArrayMethod):
+        return isinstance(fn.array, Array) and fn.name in _MESSAGE_REDUCTIONS
+    return any(fn is g for g in _MESSAGE_NUMPY)
 
 
 def _array_or_number(v) -> bool:
