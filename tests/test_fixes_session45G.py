@@ -351,3 +351,26 @@ def test_a_message_calling_an_objects_method_on_a_runtime_value_is_still_refused
         return x
     raises_at(f, (np.arange(3.0),), tpucc.StaticValueError, match="formatting a runtime value",
               line_of="too big", cache=False)
+
+
+# --- bug_02: products of boolean runtime-bounded slices -----------------------------
+
+@pytest.mark.parametrize("fn", [np.dot, np.matmul, np.inner, np.vdot, np.vecdot])
+def test_products_of_boolean_runtime_slices(fn):
+    def f(m, x, lo, hi):
+        return fn(m[lo:hi], x[lo:hi])
+    b = np.array([True, False, True, True])
+    c = np.array([False, True, True, False])
+    for lo, hi in ((0, 3), (0, 1), (2, 2), (3, 4)):
+        _check(f, b, c, np.int64(lo), np.int64(hi))
+        _check(f, b, c.astype(np.int32), np.int64(lo), np.int64(hi))
+        _check(f, c.astype(np.float32), b, np.int64(lo), np.int64(hi))
+
+
+def test_matmul_operator_of_boolean_masked_selections():
+    def f(m, x, keep):
+        return m[keep] @ x[keep], (m[keep] @ x[keep].astype(np.uint8))
+    _check(f, np.array([True, False, True]), np.array([True, True, False]),
+           np.array([True, True, False]))
+    _check(f, np.array([True, False, True]), np.array([True, True, True]),
+           np.array([False, True, False]))

@@ -899,7 +899,11 @@ def product(fn, a, b):
         return boxes.product(fn, a, b)
     sa, sb = isinstance(a, Selection), isinstance(b, Selection)
     sel = a if sa else b
-    if sa and sb and not a.rest and not b.rest and "b" not in (a.dtype.kind, b.dtype.kind):
+    if sa and sb and not a.rest and not b.rest:
+        if a.dtype == np.bool_ and b.dtype == np.bool_:
+            # NumPy's dot of bools: whether any pair is both True (a pattern
+            # row times a pattern vector)
+            return reduce("any", elementwise(np.logical_and, (a, b), how=_EQUAL))
         if fn is np.vdot:               # the first conjugated (a real one is itself)
             a = elementwise(np.conjugate, (a,))
         products = elementwise(np.multiply, (a, b), how=_EQUAL)
