@@ -374,3 +374,61 @@ def test_matmul_operator_of_boolean_masked_selections():
            np.array([True, True, False]))
     _check(f, np.array([True, False, True]), np.array([True, True, True]),
            np.array([False, True, False]))
+
+
+# --- bug_04: NumPy's IndexError for an empty axis and mismatched index arrays ------
+
+def test_an_index_array_into_an_empty_axis_raises_numpys_index_error():
+    def gather(x, idx):
+        return x[idx]
+
+    def columns(X, idx):
+        return X[:, idx].sum()
+
+    def acc(y, idx):
+        np.add.at(y, idx, 1.0)
+        return y
+
+    def store(y, idx):
+        y[idx] = 2.0
+        return y
+    cases = [(gather, np.zeros(0), np.array([0, 0]), "index 0 is out of bounds for axis 0"),
+             (gather, np.zeros((0, 2), np.int32), np.array([[-2, 1]]), "index -2 is out of"),
+             (columns, np.zeros((3, 0)), np.array([1]), "index 1 is out of bounds for axis 1"),
+             (acc, np.zeros(0), np.array([0]), "index 0 is out of bounds for axis 0 with size 0"),
+             (store, np.zeros(0), np.array([4, 0]), "index 4 is out of bounds for axis 0")]
+    for f, x, idx, text in cases:
+        with pytest.raises(IndexError, match=text) as info:
+            tpucc.compile(f, cache=False)(x, idx)
+        assert "gather op" not in str(info.value) and "Slice size" not in str(info.value)
+        assert info.value.loc is not None
+
+
+def test_empty_index_arrays_into_an_empty_axis_and_untaken_paths_compile():
+    def gather(x, idx):
+        return x[idx], x[idx[:0]]
+
+    def maybe(x, idx, flag):
+        if flag > 0:
+            return x[idx].sum()
+        return 0.0
+    _check(gather, np.zeros(0), np.zeros(0, np.int64))
+    _check(maybe, np.zeros(0), np.array([0]), np.int64(0))
+    with pytest.raises(IndexError, match="index 0 is out of bounds"):
+        tpucc.compile(maybe, cache=False)(np.zeros(0), np.array([0]), np.int64(1))
+
+
+def test_index_arrays_that_do_not_broadcast_raise_numpys_index_error():
+    def coo_set(D, r, c):
+        D[r, c] = 1.0
+        return D
+
+    def coo_get(D, r, c):
+        return D[0, r, c]
+    text = r"shape mismatch: indexing arrays could not be broadcast together with shapes " \
+           r"\(2,\) \(3,\) \n"
+    for f, D in ((coo_set, np.zeros((2, 2))), (coo_get, np.zeros((2, 2, 2)))):
+        err = raises_at(f, (D, np.array([0, 1]), np.array([0, 1, 1])), IndexError, match=text,
+                        line_of="r, c]", cache=False)
+        assert "i64" not in str(err)
+    _check(coo_get, np.arange(8.0).reshape(2, 2, 2), np.array([[0], [1]]), np.array([0, 1, 1]))

@@ -140,7 +140,25 @@ def normalize_key(key, shape):
         else:
             raise _invalid_index(item)
     _check_static_indices(static, shape, known)
+    _check_index_shapes(static, arrays, len(shape))
     return tuple(static), arrays
+
+
+def _check_index_shapes(static, arrays, ndim: int) -> None:
+    """NumPy's IndexError for index arrays whose shapes do not broadcast
+    together (`D[r, c] = v` with r and c of different lengths)."""
+    shapes = [np.shape(a) for a, (_, entry) in zip(arrays, _indexed_axes(static, ndim))
+              if entry == ARRAY and np.ndim(a)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise UserCodeError("IndexError: shape mismatch: indexing arrays could not be "
+                            "broadcast together with shapes "
+                            + "".join(f"{_shape_text(s)} " for s in shapes)) from None
+
+
+def _shape_text(shape: tuple) -> str:
+    return f"({shape[0]},)" if len(shape) == 1 else str(shape).replace(" ", "")
 
 
 _FLOAT_INDEX_HINT = ("an index must be an integer, and `/` always makes a float: use integer "
@@ -283,15 +301,23 @@ def _under_runtime_condition() -> bool:
     return ctx().runtime_depth > 0
 
 
-def require_in_bounds(static, arrays, shape):
+def require_in_bounds(static, arrays, shape) -> bool:
     """Runtime integer indices must lie in [-n, n) for an axis of size n, or
     NumPy raises IndexError; XLA would clamp them.  A runtime check each
-    (infer/checks.py).  Static ones were checked by normalize_key."""
+    (infer/checks.py).  Static ones were checked by normalize_key.  Whether
+    an index array with elements indexes an empty axis (a CSR matrix with
+    no columns): every one of them is out of bounds, so the call raises
+    NumPy's IndexError, and XLA could not even gather (_empty_axes_widened)."""
     from ..infer import checks
+    empty = False
     for index, (axis, entry) in zip(arrays, _indexed_axes(static, len(shape))):
         if not isinstance(index, Array) or entry != ARRAY:     # a DSLICE is in range
             continue
         n = shape[axis]
+        if n == 0 and index.size:
+            _require_no_index(index, axis)
+            empty = True
+            continue
         if index.span is not None and -n <= index.span.bounds()[0] and \
                 index.span.bounds()[1] < n:                     # np.clip(i, 0, n - 1), i % n
             continue
@@ -299,6 +325,29 @@ def require_in_bounds(static, arrays, shape):
                        f"an index is out of bounds for axis {axis} with size {n}",
                        hint="NumPy raises IndexError here; compiled code checks every "
                             "runtime index and raises when the call returns")
+    return empty
+
+
+def _require_no_index(index: Array, axis: int) -> None:
+    """A failing check with NumPy's message for the first of `index` (all
+    are out of bounds of an empty axis), raised when the call returns."""
+    from ..infer import checks, messages
+    first = getitem(index, (0,) * index.ndim) if index.ndim else index
+    checks.require(Array(const_value(np.False_)), messages.Message((
+        "index ", messages.Field(first, None, ""),
+        f" is out of bounds for axis {axis} with size 0")))
+
+
+def _empty_axes_widened(x, static):
+    """x with each empty axis an index array reads widened to one row of
+    zeros: the gather's shape is the same, and its values are never seen
+    (the call raises: require_in_bounds)."""
+    from .creation import full
+    shape = list(x.shape)
+    for axis, entry in _indexed_axes(static, x.ndim):
+        if entry == ARRAY and shape[axis] == 0:
+            shape[axis] = 1
+    return full(tuple(shape), 0, dtype=x.dtype)
 
 
 def _indexed_axes(static, ndim) -> list:
@@ -635,7 +684,8 @@ def getitem(x, key):
     if boxes.runtime_slice_key(key, x.shape) is not None:
         return boxes.select(x, key)
     static, arrays = normalize_key(key, x.shape)
-    require_in_bounds(static, arrays, x.shape)
+    if require_in_bounds(static, arrays, x.shape):
+        x = _empty_axes_widened(x, static)
     return _indexed(x, static, arrays)
 
 
@@ -906,7 +956,8 @@ def setitem(x, key, value):
         static, arrays = normalize_key(key, x.shape)
     except EmptyAxisIndex:
         return          # (an array without elements: nothing to store)
-    require_in_bounds(static, arrays, x.shape)
+    if require_in_bounds(static, arrays, x.shape):
+        return          # (likewise; the call raises NumPy's IndexError)
     x.set(emit("setitem", x, value, *arrays, key=static).var)
 
 

@@ -380,7 +380,8 @@ def _at(ufunc):
                                    hint="a mask selects each element once: use "
                                         f"a[mask] = np.{name}(a[mask], b)")
         static, arrays = normalize_key(indices, a.shape)
-        require_in_bounds(static, arrays, a.shape)
+        if require_in_bounds(static, arrays, a.shape):
+            return      # (an empty axis: nothing to update; the call raises IndexError)
         if name == "subtract":      # negated in NumPy's loop dtype: an unsigned one wraps
             loop = a.dtype if value.weak else np.result_type(a.dtype, value.dtype)
             b = (NUMPY[np.negative](astype(b, loop)) if isinstance(b, Array) else
