@@ -544,11 +544,7 @@ def assign(x, mask, value, bounds=False, descending=False) -> None:
     else:
         new = _as_operand(value)
         new, value_rest = _assigned_value(new, len(rest), sliced=bounds)
-    try:
-        fits = broadcast_shapes(value_rest, rest) == rest
-    except ValueError:
-        fits = False
-    if not fits:
+    if not _broadcasts_into(value_rest, rest):
         raise ShapeError(f"could not broadcast input array from shape (k,)+{value_rest} into "
                          f"shape (k,)+{rest} (x[mask] = values)")
     x.set(where(_expanded(mask_value, len(rest)), astype(new, x.dtype), x).var)
@@ -1371,6 +1367,15 @@ def at_selected(name: str, indices, values, shape: tuple, identity):
     return (full if isinstance(indices, tuple) else full[0]), where(mask, values, identity)
 
 
+def _broadcasts_into(shape: tuple, target: tuple) -> bool:
+    """Whether values of `shape` broadcast to exactly `target` (a row of the
+    part a selection stores into)."""
+    try:
+        return broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
 def _values_per_row(v, sel: Selection, rest: tuple, name: str):
     """The values of a ufunc.at by the selection `sel` of indices, as they
     broadcast against the full-size indexed part: a selection's rows
@@ -1398,11 +1403,7 @@ def _values_per_row(v, sel: Selection, rest: tuple, name: str):
                                   f"np.{name}.at(a, idx[mask], v[mask]), or "
                                   "give v a row of the indexed part's shape")
         data, v_rest = (reshape(v, shape[drop:]) if drop else v), shape[drop:]
-    try:
-        fits = broadcast_shapes(v_rest, rest) == rest
-    except ValueError:
-        fits = False
-    if not fits:
+    if not _broadcasts_into(v_rest, rest):
         raise ShapeError(f"{what}: operands could not be broadcast together: the indexed part "
                          f"has shape (k,)+{rest}, the values (k,)+{v_rest}")
     return data

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError, UnsupportedError, UserCodeError
+from ..errors import ShapeError
 from .elementwise import astype
 from .masked import Selection, _count, _expanded, _numbers, elementwise, refusal
 from .registry import NUMPY, normalize_axis
@@ -260,19 +260,11 @@ def searchsorted(sel: Selection, v, side="left", sorter=None):
     come before it in NumPy's order (NaN last): a[k] < v on the left side,
     a[k] <= v on the right.  That count, over the selected full-size values,
     needs no rows in order, and its shape is v's."""
-    from .manipulation import as_array
-    from .registry import as_array_operand
-    from .searching import _scalar_kind
+    from .searching import _scalar_kind, search_operands
     if sorter is not None or sel.rank != 1 or sel.rest or sel.descending is not False:
         raise refusal("np.searchsorted of x[mask] (other than of a 1-d selection in order, "
                       "without sorter=)", sel)
-    if side not in ("left", "right"):
-        raise UserCodeError(f"ValueError: search side must be 'left' or 'right' (got {side!r})")
-    v = as_array(as_array_operand(v))
-    common = np.promote_types(sel.dtype, v.dtype)   # NumPy: v is not weak here
-    if common.kind not in "biuf":
-        raise UnsupportedError(f"np.searchsorted of {common} values is not supported",
-                               hint="search real (bool, integer or float) arrays")
+    v, common = search_operands(sel.dtype, v, side)
     rows = astype(sel.data, common)
     keys = reshape(astype(v, common), v.shape + (1,))      # against every row
     before = _sorted_before(rows, keys) if side == "left" else \

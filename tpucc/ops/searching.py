@@ -211,17 +211,24 @@ def searchsorted(a, v, side="left", sorter=None):
     if a.ndim != 1:
         raise UserCodeError("ValueError: object of too small depth for desired array"
                             if a.ndim == 0 else "ValueError: object too deep for desired array")
-    if side not in ("left", "right"):
-        raise UserCodeError(f"ValueError: search side must be 'left' or 'right' (got {side!r})")
-    v = as_array(as_array_operand(v))
-    common = np.promote_types(a.dtype, v.dtype)   # NumPy: v is not weak here
-    if common.kind not in "biuf":
-        raise UnsupportedError(f"np.searchsorted of {common} values is not supported",
-                               hint="search real (bool, integer or float) arrays")
+    v, common = search_operands(a.dtype, v, side)
     if sorter is not None:
         a = _sorted_by(a, sorter)
     out = _emit("searchsorted", astype(a, common), astype(v, common), side=side)
     return _scalar_kind(out, v)
+
+
+def search_operands(a_dtype, v, side) -> tuple:
+    """np.searchsorted's checks of `side`, and (v as an array, the dtype
+    both sides are compared in)."""
+    if side not in ("left", "right"):
+        raise UserCodeError(f"ValueError: search side must be 'left' or 'right' (got {side!r})")
+    v = as_array(as_array_operand(v))
+    common = np.promote_types(a_dtype, v.dtype)   # NumPy: v is not weak here
+    if common.kind not in "biuf":
+        raise UnsupportedError(f"np.searchsorted of {common} values is not supported",
+                               hint="search real (bool, integer or float) arrays")
+    return v, common
 
 
 def _sorted_by(a, sorter):
