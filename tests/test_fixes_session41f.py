@@ -43,4 +43,6 @@ def test_floyd_warshall_on_lists_is_numpys_and_tries_few_whiles(n, monkeypatch):
     W = weights(n)
     got = tpucc.compile(floyd_lists, cache=False)(copy.deepcopy(W))
     assert_same(floyd_lists(copy.deepcopy(W)), got)
-    assert len(trials) <= 8, len(trials)      # (was 2 per inner loop entry: 2 n ** 2)
+    # (was 2 per inner loop entry: 2 n ** 2; since 45C1 a static loop unrolled
+    # for its structure retries one While after 2, 4, 8 and 16 iterations)
+    assert len(trials) <= 12, len(trials)

@@ -340,7 +340,7 @@ def list_of_a_local_factory(x):
     return out
 
 
-@pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before, appended_and_kept,
+@pytest.mark.parametrize("fn", [read_in_the_loop, aliased_before,
                                 appended_view_of_a_kept_array, list_of_a_local_factory,
                                 both_sides_of_a_runtime_if_appended,
                                 one_array_twice_in_a_tuple,
@@ -349,6 +349,28 @@ def test_lists_a_loop_reads_or_shares_are_unrolled_exactly(fn):
     x = np.random.default_rng(4).normal(size=(N, 3))
     check(fn, x)
     assert whiles(fn, x) == 0
+
+
+def appended_list_and_kept(x):
+    out = []
+    for r in x:
+        y = r * 2
+        out.append(y)
+    y += 1
+    return out, y
+
+
+def test_an_appended_item_kept_in_a_variable_stays_the_lists_item():
+    # Unrolled exactly until session 45; since then (45C1) the rest of a loop
+    # unrolled for its structure is retried as one While, which keeps y the
+    # list's last item: the write after the loop reaches both.
+    x = np.random.default_rng(4).normal(size=(N, 3))
+    check(appended_and_kept, x)
+    out, y = tpucc.compile(appended_list_and_kept, cache=False)(x.copy())
+    assert out[-1] is y
+    want_out, want_y = appended_list_and_kept(x.copy())
+    np.testing.assert_array_equal(np.array(out), np.array(want_out))
+    np.testing.assert_array_equal(y, want_y)
 
 
 def test_a_list_argument_is_appended_to_as_before():

@@ -381,16 +381,17 @@ def _complex_divide(a, b):
         return _complex_divide_by_constant(a, b)
     ar, ai, br, bi = _parts(a, b)
     use_real = lax.ge(lax.abs(br), lax.abs(bi))
-    # The real-major branch on (b's major part p, minor q, a's parts u, v);
-    # the imaginary-major one is the same formulas on swapped parts, its
-    # imaginary part negated: (ai*rat - ar) * scl == -((ar - ai*rat) * scl).
+    # Both branches on (b's major part p, minor q, a's parts u, v swapped
+    # alike): the real part (u + v*rat) * scl; the imaginary part's
+    # difference the other way round in the imaginary-major branch, as
+    # NumPy subtracts (ai*rat - ar, not a negated ar - ai*rat: 0 - 0 is +0).
     p, q = lax.select(use_real, br, bi), lax.select(use_real, bi, br)
     u, v = lax.select(use_real, ar, ai), lax.select(use_real, ai, ar)
     rat = divide(q, p)
     scl = divide(_const(1, p), p + q * rat)
     real = (u + v * rat) * scl
-    imag = (v - u * rat) * scl
-    imag = lax.select(use_real, imag, lax.neg(imag))
+    u_rat = u * rat
+    imag = lax.select(use_real, v - u_rat, u_rat - v) * scl
     by_zero = divide(ar, lax.abs(br)), divide(ai, lax.abs(br))
     is_zero = lax.eq(br, _const(0, br)) & lax.eq(bi, _const(0, bi))
     return lax.complex(lax.select(is_zero, by_zero[0], real), lax.select(is_zero, by_zero[1], imag))
