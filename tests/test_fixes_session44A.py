@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import raises_at, same
+from conftest import raises_at, same, same_each
 
 
 # --- bug_03: np.concatenate([buf[h:], buf[:h]]) with a runtime h --------------------------
@@ -36,14 +36,17 @@ def _ring_dtype(buf, k):
     return np.concatenate([buf[h:], buf[:h]], dtype=np.float32)
 
 
-@pytest.mark.parametrize("h", [-7, -5, -2, 0, 1, 3, 5, 9])
-def test_ring_buffer_read_in_time_order(h):
-    k = np.array([h])
-    same(_ring_read, np.arange(5.), k)
-    same(_ring_in_order, np.arange(5, dtype=np.int32), k)
-    same(_two_arrays, np.arange(5.), np.arange(10, 15, dtype=np.int64), k)
-    same(_ring_rows, np.arange(15.).reshape(5, 3), k)
-    same(_ring_dtype, np.arange(5, dtype=np.int64), k)
+_HEADS = [-7, -5, -2, 0, 1, 3, 5, 9]
+
+
+def test_ring_buffer_read_in_time_order():
+    # (each program compiled once, called for every head: h is a runtime value)
+    ks = [np.array([h]) for h in _HEADS]
+    same_each(_ring_read, *[(np.arange(5.), k) for k in ks])
+    same_each(_ring_in_order, *[(np.arange(5, dtype=np.int32), k) for k in ks])
+    same_each(_two_arrays, *[(np.arange(5.), np.arange(10, 15, dtype=np.int64), k) for k in ks])
+    same_each(_ring_rows, *[(np.arange(15.).reshape(5, 3), k) for k in ks])
+    same_each(_ring_dtype, *[(np.arange(5, dtype=np.int64), k) for k in ks])
 
 
 def test_ring_buffer_one_compile_several_heads():
@@ -93,15 +96,13 @@ _GAPPY = np.array([np.nan, 3., 1, np.nan, 4, -np.inf, 5, np.nan, 2])
     _GAPPY, _GAPPY.astype(np.float32), np.full(4, np.nan), np.array([np.nan, -np.inf, np.nan]),
     np.array([3, -1, 4, 1, 5], dtype=np.int16), np.array([True, False, True]), np.zeros(0)])
 def test_fmax_fmin_accumulate_skip_nan(x):
-    same(lambda a: np.fmax.accumulate(a), x)
-    same(lambda a: np.fmin.accumulate(a), x)
+    same(lambda a: (np.fmax.accumulate(a), np.fmin.accumulate(a)), x)
 
 
 def test_fmax_accumulate_axis_and_dtype():
     m = np.array([[1., np.nan, 3], [np.nan, np.nan, 0], [2, 5, np.nan]])
-    same(lambda a: np.fmax.accumulate(a, axis=1), m)
-    same(lambda a: np.fmin.accumulate(a, 0), m)
-    same(lambda a: np.fmax.accumulate(a, dtype=np.float32), m)
+    same(lambda a: (np.fmax.accumulate(a, axis=1), np.fmin.accumulate(a, 0),
+                    np.fmax.accumulate(a, dtype=np.float32)), m)
     same(lambda a: np.fmax.accumulate(a, axis=-1, dtype=np.float64),
          np.array([[3, 1, 4], [1, 5, 9]], dtype=np.int8))
 
@@ -110,10 +111,9 @@ def test_fmax_accumulate_axis_and_dtype():
     np.array([3., 1, 4, 1, 5, np.nan, 2, 6, 5, 3, 5]), np.array([0, 2, 0, -1]),
     np.array([[0, 1, 0], [1, 1, 0]], dtype=np.int8), np.array([True, True, False, True])])
 def test_logical_accumulate(x):
-    same(lambda a: np.logical_or.accumulate(a > 4), x)
-    same(lambda a: np.logical_or.accumulate(a), x)
-    same(lambda a: np.logical_and.accumulate(a), x)
-    same(lambda a: np.logical_and.accumulate(a, axis=-1, dtype=bool), x)
+    same(lambda a: (np.logical_or.accumulate(a > 4), np.logical_or.accumulate(a),
+                    np.logical_and.accumulate(a),
+                    np.logical_and.accumulate(a, axis=-1, dtype=bool)), x)
 
 
 def test_logical_accumulate_with_a_numeric_dtype_raises_numpy_error():
@@ -262,21 +262,20 @@ def test_order_statistics_of_windows_rows_and_masks():
                 np.median(sel), np.percentile(sel, 75), np.median(x[:i] > 0))
     x = np.array([2., -1, 5, 0, 3, -4, 8, 1])
     m = np.arange(24, dtype=np.int64).reshape(8, 3) % 7
-    for k in (0, 1, 2, 4):
-        same(f, x, m, np.array([k]))
+    same_each(f, *[(x, m, np.array([k])) for k in (0, 1, 2, 4)])
 
 
-@pytest.mark.parametrize("i", [0, 1, 2, 4, -1])
-def test_median_of_a_column_of_runtime_rows(i):
+def test_median_of_a_column_of_runtime_rows():
     def f(x, i):
         return np.median(x[:i, 0]), np.nanmedian(x[i:, 1]), np.median(x[:i, 1:], axis=0)
     x = np.array([[3., 1], [np.nan, 4], [1, 5], [9, 2]])
     compiled = tpucc.compile(f, runtime_args=("i",), cache=False)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        expected = f(x, i)
     from conftest import assert_same
-    assert_same(expected, compiled(x, i))
+    for i in (0, 1, 2, 4, -1):      # (one compile: i is a runtime argument)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = f(x, i)
+        assert_same(expected, compiled(x, i))
 
 
 def test_percentile_of_no_element_raises_numpys_index_error():
@@ -335,8 +334,7 @@ def test_nan_reductions_of_rows_axes_and_keepdims():
                 np.nanvar(rows, 0, ddof=1), np.nanmax(rows), np.nanmean(rows[:, 1]),
                 np.nanmean(m[m[:, 0] > 2], axis=0, dtype=np.float32))
     m = np.array([[1., np.nan, 3], [4, 5, np.nan], [np.nan, np.nan, np.nan], [7, 8, 9]])
-    for k in (0, 1, 2, 3):
-        same(f, m, np.array([k]))
+    same_each(f, *[(m, np.array([k])) for k in (0, 1, 2, 3)])
 
 
 def test_nanmax_of_no_element_raises_numpys_value_error():
