@@ -43,6 +43,18 @@ def _check(f, *args):
     return got
 
 
+def _check_each(f, *arg_tuples):
+    """`_check` for each tuple of arguments through ONE compiled f (inputs that
+    differ in values only share one executable)."""
+    compiled = tpucc.compile(f, cache=False)
+    for args in arg_tuples:
+        eager_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+        _same(f(*eager_args), compiled(*compiled_args))
+        for a, b in zip(eager_args, compiled_args):
+            if isinstance(a, np.ndarray):
+                _same(a, b, "argument")
+
+
 # --- bug_07: a Python-number accumulator collected by a counted loop ----------------
 
 def _row_sums(start):
@@ -115,8 +127,8 @@ def test_ufunc_at_through_a_runtime_slice(ufunc):
         ufunc.at(y, idx[lo:hi], v[lo:hi])
         return y
     idx, v = np.array([2, 0, 2, -1, 1]), np.array([1.5, -2.0, 3.0, 4.0, 0.5])
-    for lo, hi in ((0, 5), (1, 4), (3, 3), (4, 2)):
-        _check(f, np.ones(4), idx, v, np.int64(lo), np.int64(hi))
+    _check_each(f, *[(np.ones(4), idx, v, np.int64(lo), np.int64(hi))
+                     for lo, hi in ((0, 5), (1, 4), (3, 3), (4, 2))])
 
 
 def test_add_at_through_a_runtime_slice_with_a_scalar_and_rounding_values():
@@ -230,10 +242,10 @@ def _csr_get(data, indices, indptr, i, j):
     return 0.0
 
 
-@pytest.mark.parametrize("i,j", [(0, 2), (0, 1), (1, 1), (2, 0), (3, 3), (3, 4)])
-def test_searchsorted_finds_a_csr_entry(i, j):
+def test_searchsorted_finds_a_csr_entry():
     indptr, indices = np.array([0, 2, 3, 3, 5]), np.array([0, 2, 1, 0, 3])
-    _check(_csr_get, np.array([4.0, 1, 3, 2, 5]), indices, indptr, i, j)
+    _check_each(_csr_get, *[(np.array([4.0, 1, 3, 2, 5]), indices, indptr, i, j)
+                            for i, j in [(0, 2), (0, 1), (1, 1), (2, 0), (3, 3), (3, 4)]])
 
 
 @pytest.mark.parametrize("side", ["left", "right"])
@@ -241,7 +253,8 @@ def test_searchsorted_of_a_runtime_slice_sides_dtypes_and_keys(side):
     def f(a, lo, hi, v):
         return a[lo:hi].searchsorted(v, side=side)
     a = np.array([5, 1, 2, 2, 4, 0])
-    for v in (2, 0, 9, 2.5, np.int8(4), np.array([[2, 3], [0, 7]])):
+    _check_each(f, *[(a, np.int64(1), np.int64(5), v) for v in (2, 0, 9)])
+    for v in (2.5, np.int8(4), np.array([[2, 3], [0, 7]])):
         _check(f, a, np.int64(1), np.int64(5), v)
     _check(f, a.astype(np.float32), np.int64(1), np.int64(4), 2.0)
     _check(f, np.array([1.0, np.nan, np.nan]), np.int64(0), np.int64(3), np.nan)
@@ -260,17 +273,18 @@ def test_searchsorted_of_a_masked_selection():
 _D5, _C5 = np.array([4.0, -1, 3, 2, 5]), np.array([0, 1, 2, 1, 0])
 
 
-@pytest.mark.parametrize("lo,hi,i", [(0, 3, 2), (0, 5, 1), (3, 5, 1), (2, 2, 1), (0, 5, 0)])
-def test_a_mask_of_a_runtime_slice_reduces(lo, hi, i):
+def test_a_mask_of_a_runtime_slice_reduces():
     def lower_sum(data, indices, lo, hi, i):
         return data[lo:hi][indices[lo:hi] < i].sum()
 
     def lower_max(data, indices, lo, hi, i):
         part = data[lo:hi][indices[lo:hi] < i]
         return len(part), np.abs(part).max(initial=0.0)
-    _check(lower_sum, _D5, _C5, np.int64(lo), np.int64(hi), i)
-    _check(lower_sum, _D5.astype(np.float32), _C5, np.int64(lo), np.int64(hi), i)
-    _check(lower_max, _D5, _C5, np.int64(lo), np.int64(hi), i)
+    cases = [(0, 3, 2), (0, 5, 1), (3, 5, 1), (2, 2, 1), (0, 5, 0)]
+    _check_each(lower_sum, *[(_D5, _C5, np.int64(lo), np.int64(hi), i) for lo, hi, i in cases])
+    _check_each(lower_sum, *[(_D5.astype(np.float32), _C5, np.int64(lo), np.int64(hi), i)
+                             for lo, hi, i in cases])
+    _check_each(lower_max, *[(_D5, _C5, np.int64(lo), np.int64(hi), i) for lo, hi, i in cases])
 
 
 def test_a_mask_of_a_runtime_slice_in_a_lower_triangular_matvec():
@@ -361,19 +375,19 @@ def test_products_of_boolean_runtime_slices(fn):
         return fn(m[lo:hi], x[lo:hi])
     b = np.array([True, False, True, True])
     c = np.array([False, True, True, False])
-    for lo, hi in ((0, 3), (0, 1), (2, 2), (3, 4)):
-        _check(f, b, c, np.int64(lo), np.int64(hi))
-        _check(f, b, c.astype(np.int32), np.int64(lo), np.int64(hi))
-        _check(f, c.astype(np.float32), b, np.int64(lo), np.int64(hi))
+    bounds = ((0, 3), (0, 1), (2, 2), (3, 4))
+    _check_each(f, *[(b, c, np.int64(lo), np.int64(hi)) for lo, hi in bounds])
+    _check_each(f, *[(b, c.astype(np.int32), np.int64(lo), np.int64(hi)) for lo, hi in bounds])
+    _check_each(f, *[(c.astype(np.float32), b, np.int64(lo), np.int64(hi)) for lo, hi in bounds])
 
 
 def test_matmul_operator_of_boolean_masked_selections():
     def f(m, x, keep):
         return m[keep] @ x[keep], (m[keep] @ x[keep].astype(np.uint8))
-    _check(f, np.array([True, False, True]), np.array([True, True, False]),
-           np.array([True, True, False]))
-    _check(f, np.array([True, False, True]), np.array([True, True, True]),
-           np.array([False, True, False]))
+    _check_each(f, (np.array([True, False, True]), np.array([True, True, False]),
+                    np.array([True, True, False])),
+                (np.array([True, False, True]), np.array([True, True, True]),
+                 np.array([False, True, False])))
 
 
 # --- bug_04: NumPy's IndexError for an empty axis and mismatched index arrays ------
