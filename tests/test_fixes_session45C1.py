@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import raises_at, same
+from conftest import raises_at, same, same_each
 
 
 # --- bug_13: iter(range(...)) partly consumed, then read again ----------------------------
@@ -68,11 +68,13 @@ def _nlargest_by_key(x):
     return heapq.nlargest(4, range(1, 12, 2), key=lambda i: (i * 5) % 7), x.sum()
 
 
-@pytest.mark.parametrize("fn", [_rest_after_break, _rest_after_zip, _rest_after_islice,
-                                _rest_after_takewhile, _next_of_range_iterator, _id_allocator,
-                                _nsmallest_by_key, _nlargest_by_key])
-def test_held_range_iterator_continues(fn):
-    same(fn, np.arange(8.0))
+_HELD = [_rest_after_break, _rest_after_zip, _rest_after_islice, _rest_after_takewhile,
+         _next_of_range_iterator, _id_allocator, _nsmallest_by_key, _nlargest_by_key]
+
+
+def test_held_range_iterator_continues():
+    # (independent checks of one input: one compiled program returning them all)
+    same(lambda x: tuple(fn(x) for fn in _HELD), np.arange(8.0))
 
 
 def test_held_range_iterator_long_loop():
@@ -114,11 +116,12 @@ def _clamped_then_used(t, limit):
 
 @pytest.mark.parametrize("fn", [_min_of_array_and_limit, _min_of_list_with_a_scalar,
                                 _max_of_three, _clamped_then_used])
-@pytest.mark.parametrize("t, limit", [(np.array(1.5), 5.0), (np.array(7.5), 5.0),
-                                      (np.array(-1.5), 5), (np.array(3), 2),
-                                      (np.array(-3), 2), (np.array(2.0, np.float32), 3.0)])
-def test_min_of_a_0d_array_and_a_number(fn, t, limit):
-    same(fn, t, limit)
+def test_min_of_a_0d_array_and_a_number(fn):
+    # (inputs of the same kinds, differing in values, through one compile)
+    same_each(fn, (np.array(1.5), 5.0), (np.array(7.5), 5.0))
+    same_each(fn, (np.array(-1.5), 5))
+    same_each(fn, (np.array(3), 2), (np.array(-3), 2))
+    same_each(fn, (np.array(2.0, np.float32), 3.0))
 
 
 # --- bug_01: a deque the function made by copying, adding or repeating is its own ---------
@@ -158,10 +161,10 @@ def _deque_of_an_argument_copied(d, x):
     return list(e), len(d)
 
 
-@pytest.mark.parametrize("fn", [_deque_copy, _deque_copy_copy, _deque_add, _deque_mul])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
-def test_deque_made_by_copying_is_the_programs(fn, dtype):
-    same(fn, np.arange(1, 4).astype(dtype))
+def test_deque_made_by_copying_is_the_programs(dtype):
+    fns = (_deque_copy, _deque_copy_copy, _deque_add, _deque_mul)
+    same(lambda x: tuple(fn(x) for fn in fns), np.arange(1, 4).astype(dtype))
 
 
 def test_copy_of_an_argument_deque_leaves_it_alone():
@@ -191,15 +194,23 @@ def _deque_argument_at(d, i):
     return d[i] + 1
 
 
-@pytest.mark.parametrize("i", [np.int64(0), np.int64(1), np.int32(2), np.int64(-1)])
+_INDEX_GROUPS = [(np.int64(0), np.int64(1), np.int64(-1)), (np.int32(2),)]  # (one compile each)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
-def test_deque_read_at_a_runtime_index(i, dtype):
+def test_deque_read_at_a_runtime_index(dtype):
     x = np.arange(3, 6).astype(dtype)
-    same(_deque_at, x, i)
-    if dtype is np.float64:     # (Python floats beside float32 items: see the list's own)
-        same(_deque_with_python_numbers_at, x, i)
-    same(_deque_of_pairs_at, x, i)
-    same(_deque_argument_at, deque([np.float64(1.5), np.float64(2.5), np.float64(4.0)]), i)
+    for group in _INDEX_GROUPS:
+        same_each(_deque_at, *[(x, i) for i in group])
+        if dtype is np.float64:     # (Python floats beside float32 items: see the list's own)
+            same_each(_deque_with_python_numbers_at, *[(x, i) for i in group])
+        same_each(_deque_of_pairs_at, *[(x, i) for i in group])
+
+
+def test_deque_argument_read_at_a_runtime_index():
+    d = deque([np.float64(1.5), np.float64(2.5), np.float64(4.0)])
+    for group in _INDEX_GROUPS:
+        same_each(_deque_argument_at, *[(d, i) for i in group])
 
 
 # --- bug_11: print() of a deque of runtime values; of a Counter of runtime counts ----------
@@ -298,10 +309,9 @@ def _items_rebound_in_a_runtime_if(x, limit):
 @pytest.mark.parametrize("fn", [_last3_in_a_runtime_loop, _appendleft_and_extend_when_full,
                                 _rotate_and_reverse_in_a_runtime_loop,
                                 _items_rebound_in_a_runtime_if])
-@pytest.mark.parametrize("limit", [-1.0, 0.5, 2.0])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_deque_updates_that_keep_its_length_in_runtime_control(fn, limit, dtype):
-    same(fn, np.array([0.3, 0.7], dtype), limit)
+def test_deque_updates_that_keep_its_length_in_runtime_control(fn, dtype):
+    same_each(fn, *[(np.array([0.3, 0.7], dtype), limit) for limit in (-1.0, 0.5, 2.0)])
 
 
 def _moving_average(x):
