@@ -8,7 +8,7 @@ import pytest
 
 import tpucc
 
-from conftest import check
+from conftest import check, same_each
 
 RNG = np.random.default_rng(7)
 ARRAYS = {
@@ -30,9 +30,9 @@ def _axes(x):
 @pytest.mark.parametrize("name", sorted(ARRAYS))
 def test_median_matches_numpy(name):
     x = ARRAYS[name]
-    for axis in _axes(x):
-        for keepdims in (False, True):
-            check(lambda v, a=axis, k=keepdims: np.median(v, axis=a, keepdims=k), x)
+    # every axis form and keepdims in one program: one compile per array
+    forms = [(a, k) for a in _axes(x) for k in (False, True)]
+    check(lambda v: tuple(np.median(v, axis=a, keepdims=k) for a, k in forms), x)
 
 
 def test_median_inside_a_runtime_loop():
@@ -77,10 +77,9 @@ def test_percentile_and_quantile_match_numpy(name, func):
     # Each axis form once (a negative axis is the same code as its positive
     # one), keepdims on the whole array and on the last form: each is a compile.
     forms = [None] + list(range(x.ndim)) + ([-1, (0, x.ndim - 1)] if x.ndim > 1 else [])
-    for axis, keepdims in [(a, False) for a in forms] + [(None, True), (forms[-1], True)]:
-        # every q in one program: one compile
-        check(lambda v, a=axis, k=keepdims: tuple(fn(v, q, axis=a, keepdims=k)
-                                                  for q in QS[func]), x)
+    pairs = [(a, False) for a in forms] + [(None, True), (forms[-1], True)]
+    # every q and every axis form in one program: one compile
+    check(lambda v: tuple(fn(v, q, axis=a, keepdims=k) for a, k in pairs for q in QS[func]), x)
 
 
 def test_percentile_errors_are_numpys_and_runtime_q_is_refused():
@@ -102,5 +101,5 @@ def test_percentiles_of_runtime_slices_in_a_loop():
             lo, hi = np.percentile(x * k - x[k], [25, 75])
             total += hi - lo
         return total
-    for n in (1, 3, 4):
-        check(spread, np.array([3.0, 1.0, 4.0, 1.5, 9.0]), np.int64(n))
+    x = np.array([3.0, 1.0, 4.0, 1.5, 9.0])
+    same_each(spread, *[(x, np.int64(n)) for n in (1, 3, 4)])
