@@ -15,6 +15,12 @@ from conftest import check, raises_at, sample
 DTYPES = [np.bool_, np.int8, np.int64, np.float32, np.float64, np.complex64]
 
 
+def each(fn, k):
+    """fn on each group of k consecutive arguments, the results in a tuple:
+    several dtypes' checks in one program (one XLA compile)."""
+    return lambda *args: tuple(fn(*args[j:j + k]) for j in range(0, len(args), k))
+
+
 # --- np.put ---------------------------------------------------------------------------------
 
 def puts(a, i, v):
@@ -25,9 +31,10 @@ def puts(a, i, v):
     return a.sum(), a
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_put(dtype):
-    check(puts, sample((2, 3), dtype), np.array([4, -2, 4]), sample((3,), dtype, seed=1))
+def test_put():
+    # every dtype of DTYPES in one program
+    check(each(puts, 3), *[x for dtype in DTYPES for x in
+                           (sample((2, 3), dtype), np.array([4, -2, 4]), sample((3,), dtype, seed=1))])
 
 
 def put_modes(a, i):
@@ -105,10 +112,11 @@ def putmasks(a, m, v):
     return a
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_putmask(dtype):
-    a = sample((2, 3), dtype)
-    check(putmasks, a, sample((2, 3), dtype, seed=1) > 0, sample((4,), dtype, seed=2))
+def test_putmask():
+    # every dtype of DTYPES in one program
+    check(each(putmasks, 3), *[x for dtype in DTYPES for x in
+                               (sample((2, 3), dtype), sample((2, 3), dtype, seed=1) > 0,
+                                sample((4,), dtype, seed=2))])
 
 
 def test_putmask_into_a_transposed_view_and_int_masks():
@@ -139,12 +147,19 @@ def puts_along(a, i, v):
     return a
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
-def test_put_along_axis(dtype):
-    a = sample((2, 4), dtype)
-    check(puts_along, a, np.array([[0, 3], [-1, 1]]), sample((2, 2), dtype, seed=1))
-    check(lambda a, i: (np.put_along_axis(a, i, np.max(a, axis=1, keepdims=True) * 2, 1), a)[1],
-          a, np.argsort(a.real, axis=1)[:, :1])
+def put_max_along(a, i):
+    np.put_along_axis(a, i, np.max(a, axis=1, keepdims=True) * 2, 1)
+    return a
+
+
+def test_put_along_axis():
+    # both checks, for each dtype, in one program (b: a separate copy of a)
+    args = []
+    for dtype in [np.int8, np.float32, np.complex128]:
+        a = sample((2, 4), dtype)
+        args += [a, np.array([[0, 3], [-1, 1]]), sample((2, 2), dtype, seed=1),
+                 a.copy(), np.argsort(a.real, axis=1)[:, :1]]
+    check(each(lambda a, i, v, b, j: (puts_along(a, i, v), put_max_along(b, j)), 5), *args)
 
 
 def test_put_along_axis_none_and_errors():
@@ -167,10 +182,11 @@ def flat_reads(a, i, m):
             a.flat[m].sum())
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_flat_reads(dtype):
-    a = sample((2, 3), dtype)
-    check(flat_reads, a, np.array([[0, 4], [5, 1]]), np.arange(6) % 2 == 0)
+def test_flat_reads():
+    # every dtype of DTYPES in one program
+    check(each(flat_reads, 3), *[x for dtype in DTYPES for x in
+                                 (sample((2, 3), dtype), np.array([[0, 4], [5, 1]]),
+                                  np.arange(6) % 2 == 0)])
 
 
 def flat_writes(a, i, m):
@@ -274,9 +290,9 @@ def compresses(a):
             np.compress([True], a[0, 0]))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_compress_static_condition(dtype):
-    check(compresses, sample((2, 3), dtype))
+def test_compress_static_condition():
+    # every dtype of DTYPES in one program
+    check(each(compresses, 1), *[sample((2, 3), dtype) for dtype in DTYPES])
 
 
 def compress_runtime(a, c, r):
@@ -332,18 +348,21 @@ def nan_quantiles(a):
 def test_nan_median_and_quantiles_exact(dtype):
     a = with_nans((4, 7), dtype)
     warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's All-NaN slice warnings
-    check(nan_medians, a, rtol=0, atol=0)
-    check(nan_quantiles, a, rtol=0, atol=0)
+    check(lambda a: (nan_medians(a), nan_quantiles(a)), a, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("n", [7, 10, 11, 33, 100])
-def test_percentiles_match_numpy_exactly(n):
-    a = np.random.default_rng(n).normal(size=n)
-    a[::3] = np.nan
+def test_percentiles_match_numpy_exactly():
+    arrays = []
+    for n in [7, 10, 11, 33, 100]:
+        a = np.random.default_rng(n).normal(size=n)
+        a[::3] = np.nan
+        arrays.append(a)
     warnings.simplefilter("ignore", RuntimeWarning)
-    check(lambda a: (np.percentile(a, 30), np.quantile(a, [0.3, 0.7, 0.1]),
-                     np.percentile(a[1::3], 30), np.nanpercentile(a, 30),
-                     np.nanquantile(a, [0.3, 0.7, 0.1]), np.nanmedian(a)), a, rtol=0, atol=0)
+    # every length in one program
+    check(each(lambda a: (np.percentile(a, 30), np.quantile(a, [0.3, 0.7, 0.1]),
+                          np.percentile(a[1::3], 30), np.nanpercentile(a, 30),
+                          np.nanquantile(a, [0.3, 0.7, 0.1]), np.nanmedian(a)), 1),
+          *arrays, rtol=0, atol=0)
 
 
 def test_nan_median_edge_cases():
@@ -369,17 +388,20 @@ def samples(n=50, seed=0):
 def test_histogram2d():
     x, y = samples()
     w = np.random.default_rng(1).random(50)
-    check(lambda x, y: np.histogram2d(x, y), x, y)
-    check(lambda x, y, w: np.histogram2d(x, y, bins=(3, 5), range=[(-1, 1), (-2, 2)], weights=w),
-          x, y, w)
-    check(lambda x, y: np.histogram2d(x, y, bins=[np.array([-1.0, 0, 1]), 4], density=True),
-          x, y)
-    check(lambda x, y, e: np.histogram2d(x, y, bins=e), x, y, np.array([-3.0, -1, 0, 0.5, 3]))
-    check(lambda x, y: np.histogram2d(x, y, bins=4), x.astype(np.float32), y.astype(np.int8))
-    check(lambda x, y: np.histogram2d(x, y, bins=4), (x * 10).astype(np.int64),
-          (y * 10).astype(np.int16))
-    check(lambda x, y: np.histogram2d(x, y, bins=[2, 3]), np.ones(5), np.arange(5.0))
-    check(lambda x, y: np.histogram2d(x, y, bins=3, range=[(0, 2), (0, 2)]),
+    # the same x, y: one program
+    check(lambda x, y, w, e: (
+        np.histogram2d(x, y),
+        np.histogram2d(x, y, bins=(3, 5), range=[(-1, 1), (-2, 2)], weights=w),
+        np.histogram2d(x, y, bins=[np.array([-1.0, 0, 1]), 4], density=True),
+        np.histogram2d(x, y, bins=e)), x, y, w, np.array([-3.0, -1, 0, 0.5, 3]))
+    # other dtypes and data: one program
+    check(lambda x1, y1, x2, y2, x3, y3, x4, y4: (
+        np.histogram2d(x1, y1, bins=4), np.histogram2d(x2, y2, bins=4),
+        np.histogram2d(x3, y3, bins=[2, 3]),
+        np.histogram2d(x4, y4, bins=3, range=[(0, 2), (0, 2)])),
+          x.astype(np.float32), y.astype(np.int8),
+          (x * 10).astype(np.int64), (y * 10).astype(np.int16),
+          np.ones(5), np.arange(5.0),
           np.array([1.0, np.nan, 2]), np.ones(3))            # NaN: an outlier
 
 
