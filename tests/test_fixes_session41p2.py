@@ -167,9 +167,8 @@ def test_match_on_not_and_is_tests():
             return 1
         if c is False:
             return 2
-    xs = (np.array([0.0, 1.0]), np.array([2.0, 2.0]))
-    check_each(f, *xs)
-    check_each(g, *xs)
+    # (both in one program, compared as a tuple)
+    check_each(lambda x: (f(x), g(x)), np.array([0.0, 1.0]), np.array([2.0, 2.0]))
 
 
 def test_if_elif_not_same_condition():
