@@ -14,7 +14,7 @@ import pytest
 
 import tpucc
 
-from conftest import count_hlo, hlo, same
+from conftest import count_hlo, hlo, same, same_each
 
 
 def one_while(compiled, *args):
@@ -226,19 +226,20 @@ def running_sum_of_rows(m):
 @pytest.mark.parametrize("dtype", [np.float64, np.int8, np.int64])
 def test_accumulate_over_many_rows_is_one_while(fn, dtype):
     x = xs(dtype)
-    one_while(same(fn, x), x)
+    inputs = [(x,)]
+    if fn is running_max and dtype is np.float64:
+        # max keeps Python's order with NaN: max(nan, v) is nan, max(v, nan)
+        # is v (Python's comparisons); the same executable, other values
+        with_nan = x.copy()
+        with_nan[5] = np.nan
+        with_nan[40] = np.nan
+        inputs.append((with_nan,))
+    one_while(same_each(fn, *inputs), x)
 
 
 def test_accumulate_of_a_matrix_sums_its_rows_in_one_while():
     m = np.arange(N * 2, dtype=np.float64).reshape(N, 2)
     one_while(same(running_sum_of_rows, m), m)
-
-
-def test_accumulate_max_keeps_pythons_order_with_nan():
-    x = xs()
-    x[5] = np.nan       # max(nan, v) is nan, max(v, nan) is v: Python's comparisons
-    x[40] = np.nan
-    same(running_max, x)
 
 
 def test_accumulate_over_a_few_rows_is_unchanged():
