@@ -3,13 +3,12 @@ XLA's algebraic simplifier changed (log(exp(x)) -> x, exp(a) * exp(b) ->
 exp(a + b), x * float(mask) -> a select, abs(x) >= 0 and x * x < 0 folded to
 constants), np.power's scalar-exponent shortcuts (np.power(-0.0, 0.5) is
 -0.0), and np.isclose of a runtime Python number giving a Python bool."""
-import copy
 
 import numpy as np
 import pytest
 
 import tpucc
-from conftest import same
+from conftest import same, same_each
 
 
 def _bits_equal(expected, actual, path="out"):
@@ -35,23 +34,13 @@ def _bits_equal(expected, actual, path="out"):
 def exact(fn, *args):
     """fn compiled and eager on copies of args: bit-equal results (sign of
     zero and NaN included) and argument contents."""
-    eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-    with np.errstate(all="ignore"):
-        expected = fn(*eager_args)
-    _bits_equal(expected, tpucc.compile(fn, cache=False)(*comp_args))
-    _bits_equal(tuple(eager_args), tuple(comp_args), "args")
+    exact_each(fn, args)
 
 
 def exact_each(fn, *arg_tuples):
     """`exact` for each tuple of arguments through ONE compiled fn (inputs that
     differ in values only share one executable)."""
-    compiled = tpucc.compile(fn, cache=False)
-    for args in arg_tuples:
-        eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
-        with np.errstate(all="ignore"):
-            expected = fn(*eager_args)
-        _bits_equal(expected, compiled(*comp_args))
-        _bits_equal(tuple(eager_args), tuple(comp_args), "args")
+    same_each(fn, *arg_tuples, compare=_bits_equal)
 
 
 # --- bug_06: log(exp(x)), sqrt(x * x), exp(a) * exp(b) rewritten past an overflow --------------
