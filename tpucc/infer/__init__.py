@@ -26,7 +26,7 @@ from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, T
 from ..ir import AVal, Region, Value
 from ..ops.indexing import chained_view, numpy_view
 from ..ops.registry import const_aval
-from . import appends, buffers, builder, checks, scalar_state
+from . import appends, buffers, builder, checks, popped_queues, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .builtins_impl import warnings_at_program_lines
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
@@ -835,6 +835,8 @@ def _returned_objects(interp, value):
     list or dict argument as the caller's (CallersContainer), a list or
     dict from outside that the program appends to or rebinds items of as
     itself (OutsideContainer)."""
+    if interp.is_popped_queue(value):
+        raise popped_queues.returned(value).with_loc(interp.last_return_loc)
     if isinstance(value, (list, dict)) and interp.argument_containers.get(id(value)) is value:
         root, keys, _ = interp.argument_places[id(value)]
         return CallersContainer(root, keys)

@@ -183,6 +183,8 @@ def len_(interp, x):
     from ..ops import masked
     if isinstance(x, masked.Selection):
         return masked.length(x)         # the runtime number of selected rows
+    if interp.is_popped_queue(x):
+        return x.length(interp)         # ... of items a runtime loop left it
     interp.guard_contents(x, whole=False)
     method = interp.user_dunder(x, "__len__")
     if method is not None:
@@ -716,17 +718,24 @@ def _run_heapq(python, name: str):
     runtime priorities) say what the program did: made a heap whose order
     depends on runtime values."""
     def impl(interp, *args, **kwargs):
+        from . import popped_queues
+        if args and isinstance(args[0], popped_queues.PoppedQueue):
+            return popped_queues.heapq_call(interp, name, list(args))
         try:
             return interp.call(python, list(args), kwargs)
         except SideEffectError as e:
             if e.loc is not None or not getattr(e, "program_container", False) or \
                     not _raised_in_heapq(e):
                 raise
-            raise SideEffectError(
+            refusal = SideEffectError(
                 f"heapq.{name} {interp.region_name()} is not supported (a loop whose test is "
                 "runtime is one, and so is an iteration after a runtime `break` or `return`): "
                 "how many items the heap holds would be known only at run time",
-                hint=e.hint) from None
+                hint=e.hint)
+            popped = getattr(e, "popped", None)
+            if name == "heappop" and popped is not None and args and popped[0] is args[0]:
+                refusal.popped = (args[0], ("heappop", ()))  # (popped_queues)
+            raise refusal from None
         except StaticValueError as e:
             if e.loc is not None or not _raised_in_heapq(e):
                 raise           # (the program's own key function, at its line)
@@ -2127,6 +2136,9 @@ def _scalar_conversion(pytype, dtype):
                 from .math_impl import to_python_int     # int(nan) raises, as in Python
                 return to_python_int(x, "trunc")
             return to_python_scalar(x, dtype)
+        if pytype is bool and not rest and interp.is_popped_queue(x):
+            truth = x.truth(interp)         # (its length is runtime: popped_queues)
+            return impl(interp, truth) if isinstance(truth, Array) else truth
         if not rest:
             from . import dunders
             converted = dunders.conversion(interp, pytype, x)   # a user class's __float__ ...

@@ -41,8 +41,8 @@ from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
 from . import (appends, chosen_functions, exceptions, generator_runs, interpreted, iterators,
-               library_signatures, list_loops, local_caches, messages, pynumbers, recursion,
-               stacking, static_arguments, vectorize)
+               library_signatures, list_loops, local_caches, messages, popped_queues, pynumbers,
+               recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -580,10 +580,12 @@ class Interpreter:
             generator_runs.note_made(self, obj)
         return obj
 
-    def check_mutation(self, obj, what, argument_hint=None, removal=False):
+    def check_mutation(self, obj, what, argument_hint=None, removal=False, popped=None):
         """Refuses a change of `obj` the compiled call cannot replay;
         `argument_hint`: the advice where obj is an argument's container;
-        `removal`: the change takes items out (pop, popleft, remove, del)."""
+        `removal`: the change takes items out (pop, popleft, remove, del);
+        `popped`: the pop it is, (name, args), which the refusal carries
+        (a loop may then pop a static queue by a runtime count: popped_queues)."""
         self.refuse_differentiated_change(obj)
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             raise SideEffectError(
@@ -618,6 +620,7 @@ class Interpreter:
                     "whose test is runtime is one, and so is an iteration after a runtime `break` "
                     "or `return`): how many items are left would be known only at run time",
                     hint=_REMOVAL_HINT)
+                e.popped = None if popped is None else (obj, popped)
             else:
                 e = SideEffectError(
                     f"mutating {what} {self.region_name()} is not supported: its "
@@ -642,6 +645,11 @@ class Interpreter:
                 f"{kind}, so the change would be lost",
                 hint="update its arrays in place (p['w'] *= 2), or return the new value "
                      "(has_aux=True) and assign it after the gradient call")
+
+    @staticmethod
+    def is_popped_queue(v) -> bool:
+        """A list a runtime loop pops, its length runtime (popped_queues)."""
+        return isinstance(v, popped_queues.PoppedQueue)
 
     def in_region(self) -> bool:
         """Inside a runtime branch or loop, or a differentiated function:
@@ -824,6 +832,8 @@ class Interpreter:
             return masked.attribute(obj, name)
         if isinstance(obj, FlatIter):
             return _flat_attribute(obj, name)
+        if isinstance(obj, popped_queues.PoppedQueue):
+            return popped_queues.method(obj, name)
         if obj is GeneratorManager or isinstance(obj, GeneratorManager):
             raise UnsupportedError("a @contextlib.contextmanager object made in compiled code "
                                    "works in a `with` statement only (not ExitStack or "
@@ -1414,6 +1424,8 @@ class Interpreter:
             return indexing.getitem(obj, key)
         if isinstance(obj, (FlatIter, masked.Selection)):    # (x[k:][j]: its row j)
             return obj[key]
+        if isinstance(obj, popped_queues.PoppedQueue):
+            return obj.item(self, key)
         if isinstance(obj, (SeqIter, RangeIter)):       # zip(a, b)[0]: Python's TypeError
             raise UserCodeError(f"TypeError: '{iterators.type_name(obj)}' object is not "
                                 "subscriptable", hint="make a list of it first: list(it)[0]")
@@ -2161,6 +2173,8 @@ class Interpreter:
         if isinstance(v, (list, dict, set, collections.deque)):
             self.guard_contents(v, whole=False)
             return len(v) > 0
+        if isinstance(v, popped_queues.PoppedQueue):
+            return v.truth(self)
         for name in ("__bool__", "__len__"):
             method = self.user_dunder(v, name)
             if method is not None:
@@ -2380,7 +2394,7 @@ class Interpreter:
     def call(self, fn, args, kwargs):
         if isinstance(fn, WithExit):        # the end of a `with` block (interpreter.BEFORE_WITH)
             return fn.exit(*args, **kwargs)
-        if isinstance(fn, (TracedExit, SteppedExit)):
+        if isinstance(fn, (TracedExit, SteppedExit, popped_queues.QueueMethod)):
             return fn.call(self, args, kwargs)
         if isinstance(fn, GeneratorManager):
             raise UnsupportedError("a @contextlib.contextmanager function used as a decorator is "
@@ -2563,7 +2577,9 @@ class Interpreter:
                 return rebound[0]
             self.check_mutation(fn.__self__, "a container", argument_hint=_APPEND_HINT
                                 if fn.__name__ in ("append", "extend") else None,
-                                removal=fn.__name__ in _REMOVALS)
+                                removal=fn.__name__ in _REMOVALS,
+                                popped=(fn.__name__, tuple(args)) if fn.__name__ in (
+                                    "pop", "popleft") and not kwargs else None)
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
@@ -3892,6 +3908,8 @@ def _bound_on_itself(obj, name) -> bool:
 # would be known only at run time.
 _REMOVALS = frozenset({"pop", "popleft", "popitem", "remove", "clear"})
 _REMOVAL_HINT = (
+    "pop a list of static items (numbers, tuples of them) that this function made and only its "
+    "variables hold (that compiles), or "
     "keep the queue in an array and walk it with a runtime position: `times = np.array([...]); "
     "k = 0; while k < len(times) and times[k] < limit: ...; k += 1` (for a heap, sort the "
     "times first; for a worklist, loop over its items in pop order, `for i in reversed(q):`, "

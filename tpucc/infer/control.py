@@ -28,7 +28,8 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import builder, chosen_functions, escaping, guarded_ranges, held_ints, iterators
+from . import (builder, chosen_functions, escaping, guarded_ranges, held_ints, iterators,
+               popped_queues)
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
@@ -421,6 +422,13 @@ def find_join(fc, block: int, stops) -> int | None:
 def runtime_branch(frame, block: int, pred: Array, true_target: int, false_target: int,
                    stops, setup_true=None, setup_false=None,
                    note="if: condition depends on a runtime value") -> Exit:
+    # (an arm that pops a static list: again, with the list's pops counted)
+    return popped_queues.retrying(frame, lambda: _runtime_branch(
+        frame, block, pred, true_target, false_target, stops, setup_true, setup_false, note))
+
+
+def _runtime_branch(frame, block: int, pred: Array, true_target: int, false_target: int,
+                    stops, setup_true, setup_false, note) -> Exit:
     join = find_join(frame.fc, block, stops)
     arm_stops = stops | {join} if join is not None else stops
     if _enters_while(frame.fc, block, (true_target, false_target)):

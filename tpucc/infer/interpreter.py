@@ -833,13 +833,17 @@ def STORE_SUBSCR(f, arg):
 @handler
 def DELETE_SUBSCR(f, arg):
     key, obj = f.pop(), f.pop()
+    if f.interp.is_popped_queue(obj):
+        obj.pop(f.interp, ("del", (key,)))      # (a pop whose item goes unread)
+        return
     if not hasattr(type(obj), "__delitem__"):
         del obj[key]        # a tuple or string: Python's own TypeError, the user's error
     method = f.interp.user_dunder(obj, "__delitem__")
     if method is not None:          # interpreted: it checks what it changes itself
         f.interp.inline(method, [obj, key], {})
         return
-    f.interp.check_mutation(obj, "a container", removal=True)
+    f.interp.check_mutation(obj, "a container", removal=True, popped=(
+        "del", (key,)) if type(key) is int and type(obj) in (list, collections.deque) else None)
     del obj[key]
 
 

@@ -23,7 +23,8 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
-from . import builder, counters, escaping, guarded_ranges, held_ints, list_loops, privacy, stacking
+from . import (builder, counters, escaping, guarded_ranges, held_ints, list_loops, popped_queues,
+               privacy, stacking)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -94,11 +95,18 @@ def run_loop(frame, header: int, stops, entered_statically=False) -> Exit:
         # loop, an object made anew): then its first iteration runs unrolled,
         # as below, and the While may take the rest.
         locals0, stack0 = dict(frame.locals), list(frame.stack)
-        try:
-            return build_while(frame, header, stops, loop_stops,
-                               "while: the loop condition depends on a runtime value")
-        except StaticChanged:
-            frame.locals, frame.stack = locals0, stack0
+        entry_lists = popped_queues.entry_items(frame.locals)
+        while True:
+            try:
+                return build_while(frame, header, stops, loop_stops,
+                                   "while: the loop condition depends on a runtime value")
+            except StaticChanged:
+                frame.locals, frame.stack = locals0, stack0
+                break
+            except SideEffectError as e:
+                if not _popped_anew(frame, e, locals0, stack0, entry_lists):
+                    raise
+                locals0, stack0 = dict(frame.locals), list(frame.stack)
     unrolled_because = None         # why a loop longer than the budget is unrolled
     # Nested static loops share the budget: 12 x 12 unrolled loops would be
     # 144 copies of the inner body (each compiled by XLA: 25 s for an edit
@@ -212,6 +220,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if it is None:
             ctx().unrolled_trips = enclosing * (count + 1)
         locals0, stack0 = dict(frame.locals), list(frame.stack)
+        entry_lists = popped_queues.entry_items(frame.locals)
         raised = None
         with journaled_region(runtime=False) as rec, watch_scope() as marks:
             try:
@@ -280,6 +289,12 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                     if count or peeled or not _surely_runs_once(frame, header, it,
                                                                 entered_statically):
                         raise
+                except SideEffectError as e:
+                    # a pop refused in the While: this iteration again, from
+                    # its start, with the list as a PoppedQueue
+                    if not _popped_anew(frame, e, locals0, stack0, entry_lists):
+                        raise
+                    continue
                 # Its first iteration binds what later ones change (`self.x =
                 # None` before the loop, an array after): as run_loop's peel,
                 # that iteration runs unrolled (under its runtime exit) and the
@@ -849,6 +864,21 @@ def _same_statics(before, after) -> bool:
     (td0, leaves0), (td1, leaves1) = before, after
     return td0 == td1 and all(isinstance(a, Array) and isinstance(b, Array) or static_equal(a, b)
                               for (_, a), (_, b) in zip(leaves0, leaves1))
+
+
+def _popped_anew(frame, error, locals0, stack0, entry_lists) -> bool:
+    """After `error` refused a pop of a static list in a runtime branch or
+    loop: the frame back at `locals0` and `stack0` with that list made a
+    PoppedQueue (popped_queues.convert), where that is exact; else False,
+    the frame as it was."""
+    if getattr(error, "popped", None) is None:
+        return False
+    was = frame.locals, frame.stack
+    frame.locals, frame.stack = dict(locals0), list(stack0)
+    if popped_queues.convert(frame.interp, frame, error, entry_lists):
+        return True
+    frame.locals, frame.stack = was
+    return False
 
 
 def _may_unroll_guarded(it, budget) -> bool:
