@@ -303,3 +303,27 @@ def test_a_pop_in_another_function_is_refused_there():
                     match=r"\.pop\(\) of a list popped inside a runtime .* in a function other "
                           "than the one whose variable holds it is not supported")
     assert err.loc.func == "_pop_of"
+
+
+def _after_popping(use):
+    def fn(x, thr):
+        q = [0, 1, 2]
+        while q and x[q[-1]] > thr:
+            q.pop()
+        return use(q)
+    return fn
+
+
+@pytest.mark.parametrize("use, what", [
+    (lambda q: q == [0], "reading a queue popped inside a runtime .* whole"),
+    (lambda q: str(q), "reading a queue popped inside a runtime .* whole"),
+    (lambda q: sum(q), "iterating a list popped inside a runtime"),
+    (lambda q: len(__import__("copy").copy(q)), r"`\.copy` of a list popped inside a runtime"),
+])
+def test_reading_it_whole_is_refused(use, what):
+    raises_at(_after_popping(use), X3, SideEffectError, match=what + ".* not supported")
+
+
+def test_its_type_is_the_list_it_stands_for():
+    fn = _after_popping(lambda q: (isinstance(q, list), type(q) is list, len(q)))
+    same_each(fn, *[(X3[0], np.float64(t)) for t in (0.0, 0.4, 1.0)])

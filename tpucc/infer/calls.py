@@ -2396,6 +2396,10 @@ class Interpreter:
             return fn.exit(*args, **kwargs)
         if isinstance(fn, (TracedExit, SteppedExit, popped_queues.QueueMethod)):
             return fn.call(self, args, kwargs)
+        if isinstance(fn, types.MethodDescriptorType) and args \
+                and isinstance(args[0], popped_queues.PoppedQueue):
+            # list.pop(q), and copy.copy's list.copy(q): as q.pop, q.copy
+            return self.call(popped_queues.method(args[0], fn.__name__), list(args[1:]), kwargs)
         if isinstance(fn, GeneratorManager):
             raise UnsupportedError("a @contextlib.contextmanager function used as a decorator is "
                                    "not supported in compiled code",

@@ -224,8 +224,11 @@ def python_type(v) -> type | None:
     kind this table lacks (a native iterator's, read ahead by a loop:
     calls._looped_native) gets a stand-in type of its name, an Iterator."""
     from ..ops.assign import FlatIter
+    from .popped_queues import PoppedQueue
     if isinstance(v, FlatIter):
         return np.flatiter
+    if isinstance(v, PoppedQueue):
+        return v.kind           # (a list or deque whose pops are counted at run time)
     if not isinstance(v, (SeqIter, RangeIter)):
         return None
     kind = type_name(v)

@@ -103,10 +103,20 @@ class PoppedQueue:
         raise _refusal(f"iterating {self.name()}")
 
     def __len__(self):
-        raise _refusal(f"reading {self.name()} whole")
+        raise _refusal(f"the length of {self.name()}, read natively,")
 
     def __contains__(self, item):
         raise _refusal(f"`in` on {self.name()}")
+
+    def _whole(self, *args):
+        # (no attribute of self read: copy.copy, interpreted, calls it)
+        raise _refusal("reading a queue popped inside a runtime `if` or loop whole (comparing, "
+                       "joining, printing or copying it)")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _whole
+    __add__ = __radd__ = __mul__ = __rmul__ = __reversed__ = _whole
+    __str__ = __format__ = __copy__ = __deepcopy__ = __reduce_ex__ = _whole
+    __hash__ = object.__hash__
 
     def __repr__(self):
         return f"<{self.name()}>"
