@@ -994,9 +994,9 @@ def python_int_output(scalar) -> bool:
     """An output's `scalar` entry [infer.PYTHON_INT_OUTPUT, k, scalar]: a
     Python int where the executable's output k is true (a NumPy integer on
     the other runtime paths: infer/held_ints.py), else as `scalar` says;
-    [infer.PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there."""
-    return type(scalar) in (list, tuple) and scalar[0] in (infer.PYTHON_INT_OUTPUT,
-                                                           infer.PYTHON_FLOAT_OUTPUT)
+    [infer.PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there (a bool:
+    infer.PYTHON_BOOL_OUTPUT)."""
+    return type(scalar) in (list, tuple) and scalar[0] in infer.PYTHON_OUTPUT_TYPES
 
 
 def _general_builder(traced, runtime_kinds: dict):
@@ -1032,8 +1032,7 @@ def _general_builder(traced, runtime_kinds: dict):
             if python_int_output(scalar):
                 tag, held, scalar = scalar
                 if bool(np.asarray(outs[held])):
-                    python_type = float if tag == infer.PYTHON_FLOAT_OUTPUT else int
-                    leaves.append(python_type(np.asarray(outs[k])))
+                    leaves.append(infer.PYTHON_OUTPUT_TYPES[tag](np.asarray(outs[k])))
                     k += 1
                     continue
             if is_runtime_kind(scalar):

@@ -26,7 +26,7 @@ from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, T
 from ..ir import AVal, Region, Value
 from ..ops.indexing import chained_view, numpy_view
 from ..ops.registry import const_aval
-from . import appends, buffers, builder, checks, popped_queues, scalar_state
+from . import appends, buffers, builder, checks, held_ints, popped_queues, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .builtins_impl import warnings_at_program_lines
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
@@ -87,9 +87,12 @@ class OutsideContainer:
 
 # An `out_scalar` entry [PYTHON_INT_OUTPUT, k, scalar]: the output is a Python
 # int where the executable's output k says so (held_ints.py), else `scalar`;
-# [PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there.
+# [PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there; [PYTHON_BOOL_OUTPUT,
+# k, scalar]: a Python bool.
 PYTHON_INT_OUTPUT = "python int"
 PYTHON_FLOAT_OUTPUT = "python float"
+PYTHON_BOOL_OUTPUT = "python bool"
+PYTHON_OUTPUT_TYPES = {PYTHON_INT_OUTPUT: int, PYTHON_FLOAT_OUTPUT: float, PYTHON_BOOL_OUTPUT: bool}
 
 
 @dataclass
@@ -580,7 +583,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             else:
                 out_scalar.append(v.immutable is not False)     # None (unknown): as most are
             if v.held_int is not None and not v.shape:
-                held_outputs.append((len(out_scalar) - 1, v.held_int, v.held_float))
+                held_outputs.append((len(out_scalar) - 1, v.held_int,
+                                     held_ints.python_type(v)))
         else:
             out_static.append(v.items if type(v) is OutsideContainer else v)
     captured = list(interp.captured.values())
@@ -653,9 +657,9 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for k, var in runtime_kinds:
         out_scalar[k] = len(results)
         results.append(var)
-    for k, var, held_float in held_outputs:     # (a Python number where it says so: driver)
-        out_scalar[k] = [PYTHON_FLOAT_OUTPUT if held_float else PYTHON_INT_OUTPUT,
-                         len(results), out_scalar[k]]
+    for k, var, python_type in held_outputs:    # (a Python number where it says so: driver)
+        tag = next(t for t, kind in PYTHON_OUTPUT_TYPES.items() if kind is python_type)
+        out_scalar[k] = [tag, len(results), out_scalar[k]]
         results.append(var)
     for buf, leaves in buffers.values():
         for i in leaves:

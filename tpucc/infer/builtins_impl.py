@@ -1127,7 +1127,8 @@ def _extreme(builtin_fn, pick_later):
         kind = merged_kind(items)
         originals = items
         held = [held_ints.flag_of(v) for v in items] if any(
-            map(held_ints.holds_python_number, items)) else None
+            held_ints.holds_python_number(v) or held_ints.holds_python_bool(v)
+            for v in items) else None
         chosen = _in_merged_dtype(builtin_fn.__name__, items)
         if key is None:     # (numbers that fit compare the same in the NumPy dtype)
             items = keys = chosen
@@ -1690,10 +1691,10 @@ def _kind_dependent(x: Array, test):
 
 
 def _held_int_dependent(x: Array, test):
-    """test(a value of x's eager type) where x is a Python int (or float)
+    """test(a value of x's eager type) where x is a Python int (float, bool)
     on some runtime paths and a NumPy number on others (held_ints.py): a
     runtime Python bool where the two answer differently."""
-    as_int = test(0.0 if x.held_float else 0)
+    as_int = test(held_ints.python_type(x)(0))
     as_numpy = _kind_dependent(x, test) if isinstance(x.immutable, RuntimeKind) else \
         test(python_sample(x))
     if as_numpy is as_int:
@@ -1705,7 +1706,7 @@ def _held_int_dependent(x: Array, test):
 
 
 def _held_type(x: Array) -> str:
-    return "float" if x.held_float else "int"
+    return held_ints.python_type(x).__name__
 
 
 @builtin(py.type)

@@ -24,7 +24,7 @@ from ..ir import AVal
 from . import control
 from .builder import emit
 from .control import as_aval
-from . import calls, iterators, messages
+from . import calls, held_ints, iterators, messages
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import class_attribute, is_library_class
 from .iterators import SeqIter
@@ -186,24 +186,45 @@ def _runtime_sequences(interp, op, a, b):
     """Tuples (or lists) holding runtime values compared as Python does:
     the first pair that is not the same object nor equal decides, else the
     lengths (== and != compare the lengths first); a runtime Python bool
-    where a runtime comparison decides."""
+    where a runtime comparison decides.  `<` returns what the deciding
+    items' `<` gave: np.True_ for NumPy scalars, a Python bool for Python
+    numbers and static items; where either may decide, a held bool
+    (held_ints.py) says at run time which one did."""
     if op in (operator.eq, operator.ne) and len(a) != len(b):
         return op is operator.ne
+    deciding = [(same, (op is operator.ne) if op in (operator.eq, operator.ne) else
+                 apply(interp, op, x, y)) for x, y, same in reversed(_pairs_compared(interp, a, b))]
+    # Where every item ties, the lengths decide: a Python bool, taken as a NumPy
+    # one where NumPy scalars may decide too (as for a Python number merged with
+    # them), so that a comparison of NumPy scalars alone carries no runtime bool
+    # (a tie of every item is rare, and most comparisons are of that kind).
     result = op(len(a), len(b))
-    numpy_bool = False
-    for x, y, same in reversed(_pairs_compared(interp, a, b)):
-        decided = (op is operator.ne) if op in (operator.eq, operator.ne) else \
-            apply(interp, op, x, y)
-        numpy_bool |= isinstance(decided, Array) and not decided.weak
-        result = decided if same is False else emit("select", same, result, decided)
+    python = all(held_ints.python_truth(decided) is True for _, decided in deciding)
+    for same, decided in deciding:
+        if same is False:
+            result, python = decided, held_ints.python_truth(decided)
+        else:
+            result = emit("select", same, result, decided)
+            python = _chosen_truth_type(same, python, held_ints.python_truth(decided))
     if not isinstance(result, Array):
         return result
     if isinstance(a, collections.deque):        # (deque's comparisons give a Python bool)
         return to_python_scalar(result, np.bool_)
-    # `<` returns what the deciding items' `<` gave: np.True_ for NumPy scalars.
-    # Where the lengths may decide instead (a Python bool), the NumPy type wins,
-    # as for any Python number merged with a NumPy scalar.
-    return _numpy_bool(result) if numpy_bool else to_python_scalar(result, np.bool_)
+    if python is True:
+        return to_python_scalar(result, np.bool_)
+    result = _numpy_bool(result)
+    if python is not False:
+        result.held_int = as_aval(python, held_ints.FLAG)
+    return result
+
+
+def _chosen_truth_type(same, if_same, otherwise):
+    """Whether `select(same, a, b)` is a Python bool, given whether a and b
+    are (held_ints.python_truth: static bools, or runtime bools)."""
+    if type(if_same) is bool and type(otherwise) is bool:
+        return if_same if if_same == otherwise else \
+            same if if_same else emit("logical_not", same)
+    return emit("select", same, if_same, otherwise)
 
 
 def _numpy_bool(x: Array) -> Array:

@@ -31,6 +31,15 @@ float32 times the Python float, and makes it float64 times np.float64, so
 `g * scale` raises where the path held the Python number and the dtypes
 differ, and the caller gets a Python float where the bool is true.  Which
 Python type the paths hold is static: `Array.held_float` (hold()).
+
+A Python bool held as a NumPy bool works the same way, its dtype telling it
+apart: a tuple comparison `(t[j], j) < (t[0], 0)` is np.bool_ where the
+runtime items decide and a Python bool where they tie and the static ones
+do (python_truth), and a bool slot merges the two (needs_flag).  Python's
+operators on it give Python's types on its path (`count += cmp` a Python
+int, `cmp == x` of Python numbers a Python bool), as for held ints, and the
+caller gets a Python bool where the bool is true.  A comparison whose items
+are all NumPy scalars (most) stays a plain np.bool_: nothing is carried.
 """
 from __future__ import annotations
 
@@ -39,12 +48,13 @@ import functools
 import numpy as np
 
 from ..ir import AVal, Value
-from ..ops.registry import const_aval, loop_keys, ufunc_loop
+from ..ops.registry import PYTHON_BOOL_KEEPING, const_aval, loop_keys, ufunc_loop
 from . import builder
 from .values import Array, array_like
 
 PYTHON_INT = AVal(np.dtype(np.int64), (), True)     # (control.PYTHON_INT: a runtime Python int)
 PYTHON_FLOAT = AVal(np.dtype(np.float64), (), True)
+PYTHON_BOOL = AVal(np.dtype(bool), (), True)
 FLAG = AVal(np.dtype(bool), (), False)
 
 HINT = ("the variable is a Python int on this runtime path and a NumPy integer on others (a "
@@ -59,14 +69,43 @@ FLOAT_HINT = ("the variable is a Python number on this runtime path and a NumPy 
               "Python float (`scale = float(min(1.0, c / norm))`) to keep the arrays' "
               "dtype, or a NumPy one (`np.float64(1.0)`) to promote them")
 
+BOOL_HINT = ("the value is a Python bool on this runtime path (a tuple comparison that tied "
+             "items left to static ones, a comparison of Python numbers) and a NumPy bool on "
+             "others, so compiled code holds it as a NumPy bool, for which + - * give a bool; "
+             "give it one type: `int(a < b)` or `bool(a < b)` to count, `np.bool_(a < b)` for "
+             "NumPy's bool arithmetic")
+
 
 def holds_python_int(v) -> bool:
     """A Python int (not a bool): static, runtime (a weak int), or an Array
     that is one on some runtime paths."""
     if type(v) is int:
         return True
-    return isinstance(v, Array) and ((v.held_int is not None and not v.held_float) or (
-        v.weak and not v.shape and v.dtype.kind in "iu"))
+    return isinstance(v, Array) and (
+        (v.held_int is not None and not v.held_float and v.dtype.kind != "b") or (
+            v.weak and not v.shape and v.dtype.kind in "iu"))
+
+
+def holds_python_bool(v) -> bool:
+    """A Python bool: static, runtime (a weak bool), or a NumPy bool that
+    is one on some runtime paths."""
+    if type(v) is bool:
+        return True
+    return isinstance(v, Array) and not v.shape and v.dtype.kind == "b" and (
+        v.weak or v.held_int is not None)
+
+
+def python_truth(v):
+    """Whether the truth value `v` (a comparison's result) is a Python bool:
+    True, False (a NumPy bool), or, for a held bool, its runtime bool."""
+    if isinstance(v, Array) and not v.weak and v.held_int is not None and v.dtype.kind == "b":
+        return Array(v.held_int)
+    return holds_python_bool(v)
+
+
+def python_type(v: Array) -> type:
+    """The Python type a held value is where its bool is true."""
+    return bool if v.dtype.kind == "b" else float if v.held_float else int
 
 
 def holds_python_float(v) -> bool:
@@ -90,6 +129,8 @@ def needs_flag(values, aval: AVal) -> bool:
         return False
     if aval.dtype.kind in "iu":
         return any(holds_python_int(v) for v in values)
+    if aval.dtype.kind == "b":
+        return any(map(holds_python_bool, values))
     return aval.dtype.kind == "f" and any(map(holds_python_number, values))
 
 
@@ -105,10 +146,10 @@ def hold(arr: Array, flag, values) -> None:
 
 def flag_of(v) -> Value:
     """The bool of a slot's value on its path (read inside that path's
-    region): whether it is a Python number there."""
+    region): whether it is a Python number (or bool) there."""
     if isinstance(v, Array) and v.held_int is not None:
         return v.held_int
-    return builder.const_value(np.bool_(holds_python_number(v)))
+    return builder.const_value(np.bool_(holds_python_number(v) or holds_python_bool(v)))
 
 
 def checked_operator(ufname: str, operands: tuple, result, python_operator: bool = True):
@@ -125,11 +166,16 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     as_ints = tuple(as_python_number(x) if any(x is h for h in held) else
                     x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
                     for x in operands)
+    if python_operator and ufname not in PYTHON_BOOL_KEEPING and all(map(holds_python_bool, as_ints)):
+        as_ints = tuple(map(_bool_as_int, as_ints))     # (Python's True + True is 2)
     dtype = _int_path_dtype(ufname, as_ints)
     if dtype is None:
         return result
     python_number = python_operator and all(_is_python_number(x) for x in as_ints)
-    if python_number and dtype.kind in "iu" and result.dtype.kind in "iu":
+    if python_number and dtype.kind == "b" and result.dtype.kind == "b":
+        # a Python bool on that path (`cmp & flag`, `x > 0` of a held int)
+        result.held_int = on_int_path.var
+    elif python_number and dtype.kind in "iu" and result.dtype.kind in "iu":
         if result.dtype.itemsize < 8:       # (int64 holds what compiled Python ints hold)
             _require_same(ufname, on_int_path, result, builder.emit(ufname, *as_ints))
         result.held_int = on_int_path.var
@@ -144,9 +190,16 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
 
 
 def as_python_number(x: Array) -> Array:
-    """The held value as the Python number it is on its paths."""
-    aval = PYTHON_FLOAT if x.held_float else PYTHON_INT
+    """The held value as the Python number (or bool) it is on its paths."""
+    aval = PYTHON_BOOL if x.dtype.kind == "b" else PYTHON_FLOAT if x.held_float else PYTHON_INT
     (v,) = builder.emit_op("convert", (x.var,), {"dtype": aval.dtype}, (aval,))
+    return Array(v)
+
+
+def _bool_as_int(x):
+    if type(x) is bool:
+        return int(x)
+    (v,) = builder.emit_op("convert", (x.var,), {"dtype": PYTHON_INT.dtype}, (PYTHON_INT,))
     return Array(v)
 
 
@@ -190,13 +243,15 @@ def _refuse_on_int_path(ufname, on_int_path: Array, dtype, compiled_dtype, pytho
     ok = builder.emit("logical_not", on_int_path)
     gives = "a Python int" if python_number and dtype.kind in "iu" else \
         "a Python float" if python_number and dtype.kind == "f" else str(dtype)
-    number = "float" if any(x.held_float for x in held) else "int"
+    number = "float" if any(x.held_float for x in held) else \
+        "bool" if all(x.dtype.kind == "b" for x in held) else "int"
     in_float = any(x.dtype.kind == "f" for x in held)
-    checks.require(ok, f"Python {number} arithmetic held in a NumPy "
-                       f"{'float' if in_float else 'integer'} ({_symbol(ufname)}): on this path "
-                       f"the value is a Python {number}, for which NumPy gives {gives}, where "
+    held_in = "float" if in_float else "bool" if number == "bool" else "integer"
+    checks.require(ok, f"Python {number} arithmetic held in a NumPy {held_in} "
+                       f"({_symbol(ufname)}): on this path the value is a Python {number}, for "
+                       f"which {'Python' if python_number else 'NumPy'} gives {gives}, where "
                        f"compiled code computes {compiled_dtype}",
-                   hint=FLOAT_HINT if in_float else HINT,
+                   hint=FLOAT_HINT if in_float else BOOL_HINT if number == "bool" else HINT,
                    raises="TypeError" if in_float else "OverflowError", tpucc_limit=True)
 
 

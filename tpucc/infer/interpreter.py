@@ -679,6 +679,10 @@ def IS_OP(f, invert):
         v, const = (a, b) if type(b) is bool else (b, a)
         f.push(v if const != bool(invert) else dunders.negation(f.interp, v))
         return
+    if type(b) is bool and _held_bool(a) or type(a) is bool and _held_bool(b):
+        v, const = (a, b) if type(b) is bool else (b, a)
+        f.push(_held_bool_is(f.interp, v, const) != bool(invert))
+        return
     if a is not b and isinstance(a, Array) and isinstance(b, Array) and CHOSEN in (
             a.frozen, b.frozen):
         # (inside a loop over a long list, the loop is unrolled instead: list_loops)
@@ -687,6 +691,18 @@ def IS_OP(f, invert):
             "runtime i, max() with runtime keys, a long loop's item) is another array (`is`) "
             "is known only at run time", hint="compare positions instead (`i == 7`)")
     f.push((a is b) != bool(invert))
+
+
+def _held_bool(v) -> bool:
+    """A NumPy bool that is a Python bool on some runtime paths (held_ints.py)."""
+    return isinstance(v, Array) and v.held_int is not None and v.dtype == np.bool_ \
+        and not v.shape
+
+
+def _held_bool_is(interp, v: Array, const: bool):
+    """`v is const` of a held bool: where v is the Python bool and equals it."""
+    equal = v if const else dunders.negation(interp, v)
+    return builtins_impl.to_python_scalar(emit("logical_and", Array(v.held_int), equal), np.bool_)
 
 
 def _is_python_bool(v) -> bool:

@@ -19,11 +19,11 @@ from jax import lax
 
 from ..errors import DTypeError, ShapeError, StaticValueError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (METHODS, NUMPY, all_weak, broadcast, broadcast_shapes, broadcast_value, cast,
-                       cast_operand, const_aval, define_range, define_vjp, differentiated, divide,
-                       float_to_int, heavier_when_complex, hidden_from_simplifier, implements,
-                       loop_keys, register, static_index, trunc, ufunc_loop, unfolded,
-                       unsafe_cast_operand)
+from .registry import (METHODS, NUMPY, PYTHON_BOOL_KEEPING, all_weak, broadcast, broadcast_shapes,
+                       broadcast_value, cast, cast_operand, const_aval, define_range, define_vjp,
+                       differentiated, divide, float_to_int, heavier_when_complex,
+                       hidden_from_simplifier, implements, loop_keys, register, static_index,
+                       trunc, ufunc_loop, unfolded, unsafe_cast_operand)
 
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -1771,11 +1771,9 @@ def _is_python_number(x) -> bool:
     return type(x) in (int, float, bool)
 
 
-# Python's bool is an int: True + True is 2 and ~True is -2, where NumPy's
-# bool loops give True and False; only &, | and ^ keep bools bools.  A
-# runtime Python bool (a weak bool: a promoted flag, a runtime_args bool)
-# follows Python's rules in operators.
-_BOOL_KEEPING = {"bitwise_and", "bitwise_or", "bitwise_xor"}
+# A runtime Python bool (a weak bool: a promoted flag, a runtime_args bool)
+# follows Python's rules in operators (registry.PYTHON_BOOL_KEEPING).
+_BOOL_KEEPING = PYTHON_BOOL_KEEPING
 
 
 def _python_bool(x) -> bool:

@@ -175,6 +175,10 @@ def result_type(*avals: AVal) -> np.dtype:
     return np.result_type(*strong, *weak)
 
 
+# Python's bool is an int: True + True is 2 and ~True is -2, where NumPy's
+# bool loops give True and False; only &, | and ^ keep two bools bools.
+PYTHON_BOOL_KEEPING = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor"})
+
 _WEAK_SAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
