@@ -8,11 +8,14 @@
   bool (infer/held_ints.py): a NumPy bool with a runtime bool saying whether
   it is a Python bool, which the caller gets as such, and which Python's
   operators follow (`count += cmp` a Python int on that path, `cmp & flag` a
-  Python bool); comparisons of held Python numbers give held bools too.
+  Python bool); comparisons of held Python numbers give held bools too.  A
+  tie on every item (the lengths decide: `(a, 1) <= (b, 1)`, a dataclass
+  compared on one field) is a Python bool too, where before it was np.bool_
+  by design (test_fixes_session40c's test now expects the eager type).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
@@ -161,16 +164,41 @@ def test_comparison_of_a_held_python_int_is_a_python_bool_on_its_path():
 
 
 def runtime_items_only(a, b):
-    return (a[0], a[1]) < (b[0], b[1])
+    return ((a[0], a[1]) < (b[0], b[1]), [a[0]] <= [b[0]], (a[0], a[1]) >= (b[0], b[1], 0),
+            (a[0], 2) <= (b[0], 2))
 
 
-def test_comparisons_of_runtime_items_only_carry_nothing():
-    # (where every item ties, Python's lengths decide, a Python bool: compiled
-    # code keeps the NumPy type there rather than carry a bool for it)
-    each(runtime_items_only, (MIXED, TIE), (INTS, INTS[::-1].copy()))
-    # one output: no bool saying whether it is a Python bool
-    text = hlo(tpucc.compile(runtime_items_only, cache=False), TIE, MIXED)
-    assert text.splitlines()[0].endswith("->pred[]}"), text.splitlines()[0]
+def test_comparisons_that_tie_on_every_item_are_decided_by_the_lengths():
+    # (Python's tuple comparison falls back on the lengths: a Python bool)
+    each(runtime_items_only, (TIE, TIE.copy()), (MIXED, TIE), (INTS, INTS[::-1].copy()),
+         (INTS, INTS.copy()))
+
+
+@dataclass(order=True, frozen=True)
+class Timed:
+    t: float
+    kind: int = field(compare=False)
+
+
+def dataclass_without_tie_breaker(x):
+    a, b = Timed(x[0], 0), Timed(x[1], 1)
+    return a < b, a <= b, a == b, a > b
+
+
+def test_dataclass_compared_on_one_field():
+    each(dataclass_without_tie_breaker, (np.array([2.0, 2.0]),), (np.array([2.0, 1.0]),))
+
+
+def only_tested(a, b):
+    if (a[0], a[1]) < (b[0], b[1]):
+        return 1.0
+    return 2.0
+
+
+def test_a_comparison_only_tested_carries_no_bool_out():
+    each(only_tested, (TIE, TIE.copy()), (MIXED, TIE))
+    text = hlo(tpucc.compile(only_tested, cache=False), TIE, MIXED)
+    assert text.splitlines()[0].endswith("->f64[]}"), text.splitlines()[0]
 
 
 def added_comparisons(a, b):

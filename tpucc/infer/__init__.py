@@ -92,7 +92,8 @@ class OutsideContainer:
 PYTHON_INT_OUTPUT = "python int"
 PYTHON_FLOAT_OUTPUT = "python float"
 PYTHON_BOOL_OUTPUT = "python bool"
-PYTHON_OUTPUT_TYPES = {PYTHON_INT_OUTPUT: int, PYTHON_FLOAT_OUTPUT: float, PYTHON_BOOL_OUTPUT: bool}
+PYTHON_OUTPUT_TYPES = {PYTHON_INT_OUTPUT: int, PYTHON_FLOAT_OUTPUT: float,
+                       PYTHON_BOOL_OUTPUT: bool}
 
 
 @dataclass

@@ -188,19 +188,15 @@ def _runtime_sequences(interp, op, a, b):
     lengths (== and != compare the lengths first); a runtime Python bool
     where a runtime comparison decides.  `<` returns what the deciding
     items' `<` gave: np.True_ for NumPy scalars, a Python bool for Python
-    numbers and static items; where either may decide, a held bool
-    (held_ints.py) says at run time which one did."""
+    numbers, static items and the lengths (so even `(t[i], t[j]) < (t[k],
+    t[l])` is a Python bool where every item ties); where either may
+    decide, a held bool (held_ints.py) says at run time which one did."""
     if op in (operator.eq, operator.ne) and len(a) != len(b):
         return op is operator.ne
-    deciding = [(same, (op is operator.ne) if op in (operator.eq, operator.ne) else
-                 apply(interp, op, x, y)) for x, y, same in reversed(_pairs_compared(interp, a, b))]
-    # Where every item ties, the lengths decide: a Python bool, taken as a NumPy
-    # one where NumPy scalars may decide too (as for a Python number merged with
-    # them), so that a comparison of NumPy scalars alone carries no runtime bool
-    # (a tie of every item is rare, and most comparisons are of that kind).
-    result = op(len(a), len(b))
-    python = all(held_ints.python_truth(decided) is True for _, decided in deciding)
-    for same, decided in deciding:
+    result, python = op(len(a), len(b)), True
+    for x, y, same in reversed(_pairs_compared(interp, a, b)):
+        decided = (op is operator.ne) if op in (operator.eq, operator.ne) else \
+            apply(interp, op, x, y)
         if same is False:
             result, python = decided, held_ints.python_truth(decided)
         else:

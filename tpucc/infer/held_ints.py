@@ -35,11 +35,13 @@ Python type the paths hold is static: `Array.held_float` (hold()).
 A Python bool held as a NumPy bool works the same way, its dtype telling it
 apart: a tuple comparison `(t[j], j) < (t[0], 0)` is np.bool_ where the
 runtime items decide and a Python bool where they tie and the static ones
-do (python_truth), and a bool slot merges the two (needs_flag).  Python's
-operators on it give Python's types on its path (`count += cmp` a Python
-int, `cmp == x` of Python numbers a Python bool), as for held ints, and the
-caller gets a Python bool where the bool is true.  A comparison whose items
-are all NumPy scalars (most) stays a plain np.bool_: nothing is carried.
+(or the lengths) do (python_truth), and a bool slot merges the two
+(needs_flag).  Python's operators on it give Python's types on its path
+(`count += cmp` a Python int, `cmp & flag` a Python bool), as for held
+ints, and the caller gets a Python bool where the bool is true.  The bool
+is an `and` of the ties, which XLA drops where the comparison is only
+tested (`if`, min(), a heap's sift): only a returned, counted or merged
+comparison pays for it.
 """
 from __future__ import annotations
 
@@ -166,7 +168,8 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     as_ints = tuple(as_python_number(x) if any(x is h for h in held) else
                     x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
                     for x in operands)
-    if python_operator and ufname not in PYTHON_BOOL_KEEPING and all(map(holds_python_bool, as_ints)):
+    if python_operator and ufname not in PYTHON_BOOL_KEEPING and \
+            all(map(holds_python_bool, as_ints)):
         as_ints = tuple(map(_bool_as_int, as_ints))     # (Python's True + True is 2)
     dtype = _int_path_dtype(ufname, as_ints)
     if dtype is None:
