@@ -285,11 +285,22 @@ def _full_mask(masks, ndim: int):
 # --- elementwise --------------------------------------------------------------------------
 
 def elementwise(fn, operands: tuple, kwargs=None):
-    """A ufunc (or np.where, np.clip) of boxes, selections, scalars and arrays."""
+    """A ufunc of boxes, selections, scalars and arrays; or a NumPy
+    function that turns out elementwise on their full-size values
+    (masked._elementwise_result: np.where, np.clip, np.round), else its
+    E200.  A ufunc of several outputs (np.modf) gives a tuple of boxes."""
     name = getattr(fn, "__name__", "the operation")
     masks, values = _aligned_operands(operands, f"np.{name} of slices")
     sliced = any(isinstance(v, masked.Selection) and v.sliced for v in operands)
-    return boxed(NUMPY[fn](*values, **(kwargs or {})), masks, sliced=sliced)
+    if isinstance(fn, np.ufunc):
+        result = NUMPY[fn](*values, **(kwargs or {}))
+    else:
+        result = masked._elementwise_result(NUMPY[fn], values, kwargs or {})
+        if result is None:
+            raise masked.refusal(f"np.{name} of x[mask]", _first_sliced(operands))
+    if isinstance(result, tuple):
+        return tuple(boxed(r, masks, sliced=sliced) for r in result)
+    return boxed(result, masks, sliced=sliced)
 
 
 def inplace(fn, box: Box, other):
@@ -668,7 +679,7 @@ def numpy_call(fn, args, kwargs):
         return _ufunc_into(fn, args, kwargs)
     if fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
         return product(fn, *args)
-    if isinstance(fn, np.ufunc) and fn in NUMPY or fn in masked._ELEMENTWISE_CALLS:
+    if isinstance(fn, np.ufunc) and fn in NUMPY:
         return elementwise(fn, tuple(args), kwargs)
     if any(fn is f for f in _STATISTICS) and args and isinstance(args[0], Box):
         return _statistic(fn, *args, **kwargs)
@@ -684,4 +695,6 @@ def numpy_call(fn, args, kwargs):
         return _transposed(*args, **kwargs)
     if fn is np.copy and args and isinstance(args[0], Box):
         return _copy(*args, **kwargs)
+    if masked._maybe_elementwise(fn, args, kwargs):
+        return elementwise(fn, tuple(args), kwargs)
     return masked._refuse_call(fn, args)

@@ -14,7 +14,9 @@ compiles:
   mask (`x[m] = y[m]`; the same mask object, or an equal expression such as
   `x[x > 2] = y[x > 2]`);
 - elementwise operators and ufuncs between a selection, scalars, arrays of
-  its trailing shape and selections by the same mask: a selection;
+  its trailing shape and selections by the same mask: a selection (a tuple
+  of them for np.frexp); so do NumPy functions and array methods made of
+  elementwise ops only (np.round, np.nan_to_num, np.where, x[m].clip());
 - reductions over the whole selection or axes that include its first
   (sum prod mean max min any all count_nonzero, also with where= and
   initial=), with the unselected elements replaced by the reduction's
@@ -31,6 +33,7 @@ ValueError when the call returns (a runtime check).
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -41,7 +44,7 @@ from . import reductions
 from .elementwise import (COMPARISONS, OPERATORS, UNARY_OPERATORS, astype, check_astype,
                           store_inplace)
 from .registry import METHODS as ARRAY_METHODS
-from .registry import NUMPY, broadcast_shapes, normalize_axes, writes_out
+from .registry import NUMPY, broadcast_shapes, maps_elements, normalize_axes, writes_out
 from .shape import reshape, where
 
 _HINT = ("x[mask] = v, x[mask] += y[mask] (the same mask), elementwise math on x[mask] and "
@@ -794,35 +797,116 @@ def _producer(value: Value):
 
 # --- elementwise ------------------------------------------------------------------------
 
-def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST) -> Selection:
+def elementwise(fn, operands: tuple, kwargs=None, how=_BROADCAST, what: str | None = None):
     """A ufunc on selections, scalars and arrays of their trailing shape:
     the ufunc on the full-size values, selected by the same mask; the rows
     of selections by other masks paired in order (`_aligned`; `how`: as
-    there, _STORE for an in-place operator, _EQUAL for a product)."""
-    if any(isinstance(v, boxes.Box) for v in operands):
+    there, _STORE for an in-place operator, _EQUAL for a product).  A
+    selection among the keywords (np.clip(a, a_max=y[m])) pairs alike.  A
+    function that is not a ufunc (np.round, np.nan_to_num, np.where, or an
+    array method's implementation, x[m].round) is applied the same way
+    where it turns out to be elementwise (`_elementwise_result`), else its
+    E200 names it as `what` says (default: np.<name> of x[mask]).  A
+    ufunc of several outputs (np.frexp) gives a tuple of selections."""
+    kwargs = kwargs or {}
+    arguments = (*operands, *kwargs.values())
+    if any(isinstance(v, boxes.Box) for v in arguments):
         if how != _BROADCAST:
             raise refusal("updating x[i:j] in place by a slice with runtime bounds on another "
                           "axis", first_selection(operands))
         return boxes.elementwise(fn, operands, kwargs)
-    sel = next(v for v in operands if isinstance(v, Selection))
+    sel = next(v for v in arguments if isinstance(v, Selection))
     if how == _BROADCAST and any(_widens(v, sel) for v in operands):
         return boxes.elementwise(fn, operands, kwargs)
     name = getattr(fn, "__name__", "the operation")
-    what = f"np.{name} of selections"
+    what = what or f"np.{name} of x[mask]"
     target = _target_of(sel)
-    for v in operands:
+    for v in arguments:
         if isinstance(v, Selection):
             if len(v.rest) != len(sel.rest):
                 raise refusal(f"np.{name} of selections of shapes (k,)+{sel.rest} and "
                               f"(k,)+{v.rest}", sel)
             if not _same_rows(v, target):
                 if v.rank != 1 or sel.rank != 1:
-                    _require_same_mask(v, target[0], what)
+                    _require_same_mask(v, target[0], f"np.{name} of selections")
                 target = _joined_target(target, v, how, sel.rest)
-    values = [_aligned(v, target, what, how) if isinstance(v, Selection) else
-              _operand(_as_operand(v), len(sel.rest), name, sel)[0] for v in operands]
-    return Selection(NUMPY[fn](*values, **(kwargs or {})), target[0], sliced=sel.sliced,
-                     descending=target[1])
+    ufunc = isinstance(fn, np.ufunc)
+
+    def value(v):
+        if isinstance(v, Selection):
+            return _aligned(v, target, f"np.{name} of selections", how)
+        if ufunc:
+            return _operand(_as_operand(v), len(sel.rest), name, sel)[0]
+        if not _fits_rows(v, len(sel.rest)):
+            raise refusal(what, sel)
+        return v
+
+    if not ufunc and kwargs.get("out") is not None:    # (out=x[m]: _ufunc_into)
+        raise refusal(f"{what} with out= an array of another shape", sel)
+    values = [value(v) for v in operands]
+    keywords = {k: value(v) if isinstance(v, Selection) or not ufunc else v
+                for k, v in kwargs.items()}
+    if ufunc:
+        result = NUMPY[fn](*values, **keywords)
+    else:
+        result = _elementwise_result(NUMPY[fn] if _hashable(fn) and fn in NUMPY else fn, values,
+                                     keywords)
+        if result is None:
+            raise refusal(what, sel)
+    return _selected_like(result, target, sel)
+
+
+def _selected_like(result, target: tuple, sel: Selection):
+    """The full-size result (a tuple of them: np.frexp, np.divmod) selected
+    by the target's rows."""
+    if isinstance(result, tuple):
+        return tuple(_selected_like(r, target, sel) for r in result)
+    return Selection(result, target[0], sliced=sel.sliced, descending=target[1])
+
+
+def _fits_rows(v, ndim: int) -> bool:
+    """Whether an argument beside a selection of (k,) + rest (ndim =
+    len(rest)) broadcasts against its rows' trailing shape: a number or
+    anything else that is not an array, or an array of at most ndim axes
+    after a leading 1.  (A longer one would have to match the runtime k.)"""
+    if not isinstance(v, (Array, np.ndarray, list, tuple)):
+        return True
+    shape = _shape(_as_operand(v))
+    drop = 1 if len(shape) == ndim + 1 and shape[0] == 1 else 0
+    return len(shape) - drop <= ndim
+
+
+def _elementwise_result(impl, values: list, kwargs: dict):
+    """impl (a NumPy function's or array method's implementation) on the
+    full-size values, where it is elementwise as a ufunc is: every op it
+    emits computes each element from the same elements of its operands
+    (registry.maps_elements: np.round, np.nan_to_num, np.isclose and
+    np.where are made of ufuncs, selects and casts), and each result has
+    the operands' broadcast shape.  Then the result selected by the mask is
+    impl of the selection, whatever the unselected values hold.  None where
+    it is not: a sort, a sum or a cumulative op reads other elements, a
+    check would test the unselected ones, a reshape moves them.  An error
+    about the full-size values' shape or contents (np.split of n rows, not
+    of k) is none of the selection's: None too; one about dtypes stands."""
+    ops = ctx().region.ops
+    start = len(ops)
+    try:
+        result = impl(*values, **kwargs)
+    except (ShapeError, UserCodeError) as error:
+        if error.message.startswith("TypeError"):
+            raise
+        return None
+    shapes = [v.shape for v in (*values, *kwargs.values()) if isinstance(v, (Array, np.ndarray))]
+    try:
+        shape = broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+    results = result if isinstance(result, tuple) else (result,)
+    if not results or not all(isinstance(r, Array) and r.shape == shape for r in results):
+        return None
+    if not all(maps_elements(op.name) and not op.regions for op in ops[start:]):
+        return None
+    return result
 
 
 def _widens(v, sel: Selection) -> bool:
@@ -838,8 +922,25 @@ def _widens(v, sel: Selection) -> bool:
 
 def install_operators():
     """Python operators on selections; `s OP= v` updates the selection's own
-    values with NumPy's same_kind rule."""
+    values with NumPy's same_kind rule.  And the array methods of their own
+    (x[m].round(2), x[m].clip(0, 1)), now that every op module has defined
+    its Array methods."""
     install_on(Selection, elementwise, _inplace_operator, product, _inplace_matmul)
+    for name in ARRAY_METHODS:
+        METHODS.setdefault(name, _elementwise_method(name))
+
+
+def _elementwise_method(name: str):
+    """x[m].<name>(...): the array method's implementation where it is
+    elementwise on the full-size values (elementwise), else the E200 of
+    x[mask].<name>.  (Its signature is the implementation's, by which the
+    call's arguments are bound as an array's.)"""
+    impl = ARRAY_METHODS[name]
+
+    @functools.wraps(impl)
+    def call(sel, *args, **kwargs):
+        return elementwise(impl, (sel, *args), kwargs, what=f"x[mask].{name}")
+    return call
 
 
 def install_on(cls, apply, inplace, multiply, inplace_matmul):
@@ -990,9 +1091,13 @@ def reduce(name: str, sel: Selection, axis=None, *, dtype=None, out=None, keepdi
     if wanted is not True:
         sel, where_values = _where_selected(name, sel, wanted, initial)
     if initial is not None:         # as if one more element held it
+        from .indexing import check_python_item
         result = _reduce(name, sel, axis, dtype, keepdims, where_values)
-        initial = (astype(initial, result.dtype) if isinstance(initial, Array)    # (NumPy
-                   else np.asarray(initial).astype(result.dtype))              # casts it)
+        # NumPy converts it as an item of the result's dtype: 300 into uint8,
+        # 1e30, inf or NaN into an integer raise (OverflowError, ValueError)
+        check_python_item(initial, result.dtype)
+        initial = (astype(initial, result.dtype) if isinstance(initial, Array)
+                   else np.asarray(initial).astype(result.dtype))
         return NUMPY[_WITH_INITIAL[name]](result, initial)
     if name in ("max", "min"):
         from ..infer import checks
@@ -1124,6 +1229,8 @@ def attribute(sel: Selection, name: str):
         return BoundArrayMethod(sel, name)
     if name in _PARTS:
         return elementwise(_PARTS[name], (sel,))
+    if not hasattr(np.ndarray, name):      # x[m].ptp (gone in NumPy 2): what NumPy raises
+        raise UserCodeError(f"AttributeError: 'numpy.ndarray' object has no attribute '{name}'")
     raise refusal(f"x[mask].{name}", sel)
 
 
@@ -1230,10 +1337,6 @@ def _first_extreme(name: str, filled, mask):
     return where(mask[position], position, NUMPY[np.argmax](mask))
 
 
-# Elementwise functions that are not ufuncs: np.where(x[:i] < c, y[:i], 0).
-_ELEMENTWISE_CALLS = (np.where, np.clip)
-
-
 def numpy_call(fn, args, kwargs):
     """A NumPy function given a selection: ufuncs and the reductions above."""
     if holds([*args, *kwargs.values()], boxes.Box):
@@ -1242,7 +1345,7 @@ def numpy_call(fn, args, kwargs):
         return product(fn, *args)
     if writes_out(fn) and isinstance(_only_out(kwargs), Selection):
         return _ufunc_into(fn, args, kwargs)
-    if isinstance(fn, np.ufunc) and fn in NUMPY or fn in _ELEMENTWISE_CALLS:
+    if isinstance(fn, np.ufunc) and fn in NUMPY:
         return elementwise(fn, tuple(args), kwargs)
     if any(fn is f for f in _ROW_WISE.values()) and args and isinstance(args[0], Selection):
         kept = _rows_kept(fn, args[0], args[1:], kwargs)
@@ -1295,7 +1398,20 @@ def numpy_call(fn, args, kwargs):
         return arg_extreme(fn.__name__, *args, **kwargs)
     if fn is np.concatenate:
         return _concatenated(args, kwargs)
+    if _maybe_elementwise(fn, args, kwargs):
+        return elementwise(fn, tuple(args), kwargs)     # (or its refusal: np.sort of x[mask])
     return _refuse_call(fn, args)
+
+
+def _maybe_elementwise(fn, args, kwargs) -> bool:
+    """Whether a NumPy function given a selection may be elementwise, as
+    tpucc's implementation of it shows when applied (elementwise): a
+    function of NumPy's own (not a ufunc's method, nor tpucc.nn's) with a
+    selection among its arguments, not inside a list (np.stack([x[m]]))."""
+    return _hashable(fn) and fn in NUMPY and not isinstance(fn, np.ufunc) and \
+        not isinstance(getattr(fn, "__self__", None), np.ufunc) and \
+        getattr(fn, "__module__", "") != "tpucc.nn" and \
+        any(isinstance(v, Selection) for v in (*args, *kwargs.values()))
 
 
 def _concatenated(args, kwargs):
@@ -1320,6 +1436,10 @@ def _call_on_selections(fn, args, kwargs):
     if holds_selection(args, kwargs):
         return numpy_call(fn, args, kwargs)
     return NUMPY[fn](*args, **kwargs)
+
+
+def _hashable(fn) -> bool:
+    return getattr(fn, "__hash__", None) is not None
 
 
 def _is_ufunc_at(fn) -> bool:

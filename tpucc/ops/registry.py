@@ -102,6 +102,21 @@ def heavier_when_complex(op) -> int:
     return COMPLEX_EXPANSION_WEIGHT if complex_out else 1
 
 OPS: dict[str, OpDef] = {}
+
+# Ops that compute each element of their result from the elements at the
+# same position of their (broadcast) operands alone, beside those that say so
+# by lowering in any layout (layout="elementwise"): the ones whose lowering
+# reads more than dtypes, and the ones that make values (const, full) or
+# spread an operand over a shape (broadcast_to).  A NumPy function built from
+# these only (np.round, np.nan_to_num, np.isclose) is elementwise, so on a
+# mask selection fn(x[mask]) is fn(x)[mask] (masked.py).
+_ALSO_ELEMENTWISE = frozenset({"convert", "round", "real", "imag", "complex", "erf", "frexp",
+                               "modular_power", "const", "full", "broadcast_to"})
+
+
+def maps_elements(name: str) -> bool:
+    """Whether op `name` is elementwise (see _ALSO_ELEMENTWISE)."""
+    return name in _ALSO_ELEMENTWISE or name in OPS and OPS[name].layout == "elementwise"
 NUMPY: dict[object, Callable] = {}
 METHODS: dict[str, Callable] = {}
 # Functions and methods that are a ufunc underneath (np.clip calls NumPy's
