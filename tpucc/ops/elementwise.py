@@ -776,15 +776,23 @@ def require_int_fits(x, dtype, hint: str | None = None):
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu" or np.can_cast(x.dtype, dtype):
         return
+    _require(int_fits(x, dtype), ("Python integer ", x, f" out of bounds for {dtype}"),
+             "OverflowError", hint or "NumPy raises OverflowError here; " + _wider_hint(dtype))
+
+
+def int_fits(x, dtype):
+    """Elementwise: whether each integer of x lies in `dtype`'s range (what
+    require_int_fits requires); None where every value of x's dtype does."""
+    dtype = np.dtype(dtype)
+    if np.can_cast(x.dtype, dtype):
+        return None
     source, target = np.iinfo(x.dtype), np.iinfo(dtype)
     checks = []     # (each bound lies in x's range where compared: no overflow)
     if source.min < target.min:
         checks.append(emit("greater_equal", x, int(target.min)))
     if source.max > target.max:
         checks.append(emit("less_equal", x, int(target.max)))
-    ok = checks[0] if len(checks) == 1 else emit("logical_and", *checks)
-    _require(ok, ("Python integer ", x, f" out of bounds for {dtype}"), "OverflowError",
-             hint or "NumPy raises OverflowError here; " + _wider_hint(dtype))
+    return checks[0] if len(checks) == 1 else emit("logical_and", *checks)
 
 
 def require_int_conversion(x, dtype):
@@ -812,6 +820,18 @@ def require_int_conversion(x, dtype):
         from .logic import python_scalar
         _require(fits, ("Python integer ", python_scalar(whole, int), f" out of bounds for {dtype}"),
                  "OverflowError", hint)
+
+
+def int_conversion_fits(x, dtype):
+    """Elementwise: whether each float of x passes every check of
+    require_int_conversion (NaN fails both comparisons, each infinity one)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    top = 2.0 ** 64 if dtype == np.uint64 else 2.0 ** 63       # (a C long's, or uint64's)
+    low, high = max(-2.0 ** 63, float(info.min)), min(top, float(info.max) + 1)
+    whole = emit_ufunc("trunc", x)
+    return emit("logical_and", emit_ufunc("greater_equal", whole, low),
+                emit_ufunc("less", whole, high))
 
 
 def _require(ok, parts, raises, hint):
@@ -2270,7 +2290,7 @@ def _dtype_sample(v):
 
 
 def _build_nested(obj, dtype):
-    whole = stacking.whole_buffer(obj, dtype) if isinstance(obj, (list, tuple)) else None
+    whole = _whole_buffer_converted(obj, dtype) if isinstance(obj, (list, tuple)) else None
     if whole is not None:               # the items of a list a counted loop grew
         return whole
     columns = _buffer_columns(obj, dtype) if isinstance(obj, (list, tuple)) else None
@@ -2283,6 +2303,23 @@ def _build_nested(obj, dtype):
         indexing.check_python_number_fits(obj, dtype)
         return astype(obj, dtype, copy=False)
     return Array(const_value(np.asarray(obj, dtype=dtype)))    # a number, or an empty list
+
+
+def _whole_buffer_converted(items, dtype):
+    """The buffer whose rows `items` are (stacking.whole_buffer), its values
+    converted to `dtype` as NumPy converts the items one by one: one cast
+    and one check of the first that fails, not a cast, check and stacked
+    piece per item (minutes of XLA for a few hundred).  None where the
+    items are not such rows, or not all of one kind (Python numbers or
+    NumPy scalars), which decides how each converts."""
+    whole = stacking.whole_buffer(items)
+    if whole is None or whole.dtype == dtype:
+        return whole
+    kinds = {(v.weak, v.immutable) for v in items}
+    if len(kinds) > 1:
+        return None
+    indexing.check_each_python_number_fits(whole, items[0], dtype)
+    return astype(whole, dtype, copy=False)
 
 
 def _buffer_columns(obj, dtype):
@@ -2329,8 +2366,9 @@ def _column(items, dtype):
         return _STATIC_COLUMN if all(isinstance(v, (bool, int, float, complex, np.generic))
                                      for v in items) else None
     whole = stacking.whole_buffer(items)
-    if whole is None or not np.can_cast(whole.dtype, dtype, "safe"):
-        return None
+    if whole is None or not np.can_cast(whole.dtype, dtype, "safe") and \
+            any(indexing.checked_as_numbers(v, dtype) for v in items):
+        return None     # (checked column by column, another item than NumPy's could raise)
     return astype(whole, dtype, copy=False)
 
 

@@ -880,11 +880,45 @@ def check_python_number_fits(value, dtype, numpy_scalars=True):
         raise elementwise.python_int_out_of_bounds(value, dtype)
 
 
+def check_each_python_number_fits(rows: Array, item: Array, dtype):
+    """check_python_number_fits of each item of a list whose items are the
+    rows of `rows`, in order, each of `item`'s kind (a list a counted loop
+    grew: stacking.py), as ONE check: of the first row that fails, which is
+    where NumPy's item-by-item conversion raises.  A check per item is a
+    chain through the error code that XLA compiles in time superlinear in
+    the items (a minute for 300)."""
+    dtype = np.dtype(dtype)
+    if not checked_as_numbers(item, dtype):
+        return
+    fits = elementwise.int_conversion_fits(rows, dtype) if rows.dtype.kind == "f" \
+        else elementwise.int_fits(rows, dtype)
+    if fits is None:
+        return
+    first_misfit = NUMPY[np.argmax](emit("logical_not", fits))
+    picked = getitem(rows, first_misfit)        # (row 0 where every row fits)
+    if rows.dtype.kind == "f":
+        elementwise.require_int_conversion(picked, dtype)
+    else:
+        elementwise.require_int_fits(picked, dtype)
+
+
+def checked_as_numbers(value, dtype) -> bool:
+    """Whether np.array([value, ...], dtype) checks that `value` fits."""
+    return np.dtype(dtype).kind in "iu" and _converted_as_a_number(value, dtype)
+
+
+def _converted_as_a_number(value, dtype) -> bool:
+    """Whether a store of `value` into a `dtype` array (an integer one)
+    converts it as int() does, with checks, rather than casting it."""
+    if not isinstance(value, Array) or value.ndim or value.dtype.kind not in "iuf":
+        return False    # an array's items are cast (unsafely), not converted one by one
+    # a NumPy scalar into an unsigned array, or a fancy store: cast
+    return bool(value.weak or dtype.kind == "i" and value.immutable is True)
+
+
 def _require_runtime_number_fits(value, dtype, numpy_scalars):
-    if value.ndim or value.dtype.kind not in "iuf":
-        return      # an array's items are cast (unsafely), not converted one by one
-    if not (value.weak or numpy_scalars and dtype.kind == "i" and value.immutable is True):
-        return      # a NumPy scalar into an unsigned array, or a fancy store: cast
+    if not _converted_as_a_number(value, dtype) or not (numpy_scalars or value.weak):
+        return
     if value.dtype.kind == "f":
         elementwise.require_int_conversion(value, dtype)
     else:
