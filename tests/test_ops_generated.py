@@ -1009,10 +1009,13 @@ gen_lexsort = rotating(
 gen_histogram = rotating(
     v(arr(20)), v(arr(4, 5), bins=4, range=(0, 3)), v(arr(12), bins=3, density=True),
     v(arr(10), bins=5, weights=arr(10, dtype=OTHER)), v(arr(0)), v(arr(6), bins=2, range=(1, 1)),
-    once=[v(arr(5), bins=0), v(arr(5), range=(2, 1)),
+    v(arr(12), bins=[-2, 0, 0.5, 3], note="edges"), v(arr(3, 4), bins=(-1, 1, 2), density=True),
+    v(arr(10), bins=[-3, 0, 3], weights=arr(10, dtype=OTHER), note="edges, weights"),
+    once=[v(arr(5), bins=0), v(arr(5), range=(2, 1)), v(arr(5), bins=[1, 0, 2]),
           v(arr(5), bins="auto", refused=True, note="bins from the data: a runtime count")])
 gen_histogram_bin_edges = rotating(
     v(arr(20)), v(arr(4, 5), bins=4, range=(0, 3)), v(arr(12), 3), v(arr(0)),
+    v(arr(6), bins=[0, 1, 2.5]),
     once=[v(arr(5), bins=0), v(arr(5), range=(2, 1))])
 
 
@@ -1481,6 +1484,8 @@ SKIP.update({name: _SESSION27 for name in (
     "np.put", "method.put", "np.putmask", "np.put_along_axis", "np.compress",
     "method.compress", "np.ix_", "np.nanmedian", "np.nanpercentile", "np.nanquantile",
     "np.histogram2d")})
+SKIP["np.histogramdd"] = ("histogram2d's code for D samples; tested in "
+                          "tests/test_fixes_session46C2.py (shapes, bins, range, weights)")
 SKIP.update({name: "an in-place write / a mask selection (compiles where x[mask] does); tested "
              "in tests/test_fixes_session40e2.py" for name in ("np.place", "np.extract")})
 SKIP["np.ndenumerate"] = ("a static sequence of (index, element) pairs; tested in "

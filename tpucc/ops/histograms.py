@@ -1,18 +1,24 @@
-"""np.histogram and np.histogram_bin_edges with a static number of equal
-bins, and np.histogram2d (NumPy's histogramdd of two samples: static bin
-counts or edge arrays), following NumPy's _histograms_impl step by step.
+"""np.histogram and np.histogram_bin_edges (a static number of equal bins,
+or the bins' edges), and np.histogram2d and np.histogramdd (static bin
+counts or edge arrays per axis), following NumPy's _histograms_impl step
+by step.
 
-The edges are np.linspace(first, last, bins + 1) in NumPy's bin dtype: with
-a static `range` NumPy computes them here; without, first and last are the
-array's runtime min and max (widened by 0.5 when equal) and the linspace is
-NumPy's expression for expression.  Each value's bin is NumPy's: the scaled
-offset truncated, then moved down or up one where the edges disagree; the
-counts are a scatter-add (np.bincount's, in float64 for weights).  NumPy's
-errors on runtime values (a non-finite autodetected range, too many bins for
-it) are runtime checks that raise ValueError.
+Equal bins: the edges are np.linspace(first, last, bins + 1) in NumPy's
+bin dtype: with a static `range` NumPy computes them here; without, first
+and last are the array's runtime min and max (widened by 0.5 when equal)
+and the linspace is NumPy's expression for expression.  Each value's bin
+is NumPy's: the scaled offset truncated, then moved down or up one where
+the edges disagree; the counts are a scatter-add (np.bincount's, in
+float64 for weights).  Edges given: the edges are the array itself (its
+dtype, static or runtime), and the counts NumPy's cumulative histogram
+(the last bin closed on the right).  NumPy's errors on runtime values (a
+non-finite autodetected range, too many bins for it, edges that decrease)
+are runtime checks that raise ValueError.  np.histogram of x[mask]
+(masked_statistics.py) counts the selected values only.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -42,22 +48,48 @@ def _require(ok, message):
 @implements(np.histogram_bin_edges)
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     a, weights = _ravel_and_check_weights(a, weights)
+    if _is_edge_array(bins):
+        return _given_edges(bins)
     return _bin_edges(a, bins, range)[0]
 
 
 @implements(np.histogram)
 def histogram(a, bins=10, range=None, density=None, weights=None):
     a, weights = _ravel_and_check_weights(a, weights)
-    edges, (first, last, n, denom) = _bin_edges(a, bins, range)
-    if weights is not None and weights.dtype.kind == "c":
-        raise UnsupportedError("np.histogram with complex weights is not supported",
-                               hint="histogram the real and imaginary parts apart")
-    ntype = np.dtype(np.int64) if weights is None else weights.dtype
-    counts = _counts(a, weights, edges, first, last, n, denom, ntype)
+    return histogram_of_selected(a, None, bins, range, density, weights)
+
+
+def histogram_of_selected(a, selected, bins, range, density, weights):
+    """np.histogram of the 1-d a's values where the bool `selected` holds
+    (None: all of them; x[mask]'s, masked_statistics.py), `weights` of a's
+    shape or None."""
+    if _is_edge_array(bins):
+        edges = _given_edges(bins)
+        counts = _counts_by_edges(a, selected, weights, edges)
+    else:
+        if selected is not None and range is None:
+            raise _selection_needs_a_range()
+        edges, (first, last, n, denom) = _bin_edges(a, bins, range)
+        if weights is not None and weights.dtype.kind == "c":
+            raise UnsupportedError("np.histogram with complex weights and a number of bins is "
+                                   "not supported", hint="histogram the real and imaginary "
+                                   "parts apart, or pass the bins' edges (bins=np.linspace(lo, "
+                                   "hi, K + 1))")
+        ntype = np.dtype(np.int64) if weights is None else weights.dtype
+        counts = _counts(a, selected, weights, edges, first, last, n, denom, ntype)
     if density:
         widths = astype(NUMPY[np.diff](edges), np.float64)
         return counts / widths / NUMPY[np.sum](counts), edges
     return counts, edges
+
+
+def _selection_needs_a_range():
+    from .masked import refusal
+    error = refusal("np.histogram of x[mask] without range= (edges from the selected values' "
+                    "min and max, or (0, 1) where none is selected)")
+    error.hint = ("pass range=(lo, hi) (the bins of x[mask] then do not depend on which "
+                  "values the mask selects) or the bins' edges (bins=[e0, e1, ...])")
+    return error
 
 
 def _ravel_and_check_weights(a, weights):
@@ -74,9 +106,17 @@ def _ravel_and_check_weights(a, weights):
 
 def _static_bins(bins) -> int:
     if isinstance(bins, str) or _is_array(bins) or np.ndim(bins) != 0:
-        raise UnsupportedError("np.histogram: only a static integer number of bins is "
-                               "supported", hint="pass bins=K, a Python int (and range=(lo, "
-                               "hi) for edges known at compile time)")
+        if _is_array(bins) and bins.ndim == 0:
+            raise UnsupportedError("np.histogram with a number of bins known only at run time "
+                                   "is not supported: it decides the result's shape",
+                                   hint="pass bins=K, a Python int, or an array of edges")
+        if not isinstance(bins, str):
+            raise UserCodeError("ValueError: `bins` must be 1d, when an array")
+        raise UnsupportedError(f"np.histogram: bins={bins!r} picks a number of bins from the "
+                               "values; only a static integer number of bins or an array of "
+                               "edges is supported",
+                               hint="pass bins=K, a Python int (and range=(lo, hi) for edges "
+                                    "known at compile time), or an array of edges")
     try:
         n = operator.index(bins)
     except TypeError:
@@ -85,6 +125,32 @@ def _static_bins(bins) -> int:
     if n < 1:
         raise UserCodeError("ValueError: `bins` must be positive, when an integer")
     return n
+
+
+def _is_edge_array(bins) -> bool:
+    """Whether `bins` is a sequence of edges (np.ndim(bins) == 1), static or
+    runtime; a list may hold runtime numbers ([lo, mid, hi])."""
+    if _is_array(bins):
+        return bins.ndim == 1
+    if isinstance(bins, (list, tuple)):
+        return all(_is_array(b) and b.ndim == 0 or not _is_array(b) and np.ndim(b) == 0
+                   for b in bins)
+    return not isinstance(bins, str) and np.ndim(bins) == 1
+
+
+def _given_edges(bins):
+    """NumPy's np.asarray(bins) (a runtime array is returned itself, as
+    NumPy returns the same array), which must not decrease: checked now
+    for static edges, when the call returns for runtime ones."""
+    if not _is_array(bins) and not any(_is_array(b) for b in bins):
+        edges = np.asarray(bins)
+        if np.any(edges[:-1] > edges[1:]):
+            raise UserCodeError("ValueError: `bins` must increase monotonically, when an array")
+        return edges
+    edges = NUMPY[np.asarray](bins)
+    _require(NUMPY[np.logical_not](NUMPY[np.any](edges[:-1] > edges[1:])),
+             "`bins` must increase monotonically, when an array (np.histogram)")
+    return edges
 
 
 def _bin_edges(a, bins, range):
@@ -206,14 +272,31 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
         bins, (list, tuple)) or np.ndim(bins) else 1)
     if count not in (1, 2):
         bins = [bins, bins]
-    hist, edges = _histogramdd([x, y], bins, range, density, weights)
+    hist, edges = _histogramdd([x, y], bins, range, density, weights, "np.histogram2d")
     return hist, edges[0], edges[1]
 
 
-def _histogramdd(samples, bins, range, density, weights):
+@implements(np.histogramdd)
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogramdd of an (N, D) array, or of what np.atleast_2d
+    makes (N, D) by its transpose: a sequence of D 1-d arrays (the
+    columns), a 1-d array (one column)."""
+    if not (_is_array(sample) and sample.ndim == 2):
+        sample = NUMPY[np.transpose](NUMPY[np.atleast_2d](as_array(sample)))
+    if sample.ndim != 2:
+        raise UserCodeError("ValueError: too many values to unpack (expected 2)")
+    if sample.shape[1] == 0:
+        raise UnsupportedError("np.histogramdd of a sample with no dimensions is not supported",
+                               hint="pass at least one column")
+    columns = [sample[:, i] for i in builtins.range(sample.shape[1])]
+    hist, edges = _histogramdd(columns, bins, range, density, weights, "np.histogramdd")
+    return hist, list(edges)
+
+
+def _histogramdd(samples, bins, range, density, weights, name):
     dtype = np.result_type(*(s.dtype for s in samples))
     if dtype == np.bool_ or dtype.kind == "c":
-        raise UnsupportedError(f"np.histogram2d of {dtype} values is not supported",
+        raise UnsupportedError(f"{name} of {dtype} values is not supported",
                                hint="histogram real numbers")
     samples = [astype(s, dtype, copy=False) for s in samples]
     d = len(samples)
@@ -226,7 +309,7 @@ def _histogramdd(samples, bins, range, density, weights):
     ranges = (None,) * d if range is None else range
     if len(ranges) != d:
         raise UserCodeError("ValueError: range argument must have one entry per dimension")
-    edges = [_axis_edges(s, bins[i], ranges[i], i) for i, s in enumerate(samples)]
+    edges = [_axis_edges(s, bins[i], ranges[i], i, name) for i, s in enumerate(samples)]
     nbin = [e.shape[0] + 1 for e in edges]          # an outlier bin each side
     flat = None
     for s, e, size in zip(samples, edges, nbin):
@@ -256,7 +339,7 @@ def _histogramdd(samples, bins, range, density, weights):
     return hist, edges
 
 
-def _axis_edges(sample, bins, range, i):
+def _axis_edges(sample, bins, range, i, name):
     """One axis's edges: np.linspace over its range for a count, or the
     array given (which must increase: checked when the call returns for a
     runtime one)."""
@@ -269,11 +352,11 @@ def _axis_edges(sample, bins, range, i):
         else:
             _require(NUMPY[np.all](edges[:-1] <= edges[1:]),
                      f"`bins[{i}]` must be monotonically increasing, when an array "
-                     "(np.histogram2d)")
+                     f"({name})")
         return edges
     if _is_array(bins) or np.ndim(bins) != 0:
         if _is_array(bins):
-            raise UnsupportedError("np.histogram2d with a number of bins known only at run time",
+            raise UnsupportedError(f"{name} with a number of bins known only at run time",
                                    hint="pass bins as a Python int (or arrays of edges)")
         raise UserCodeError(f"ValueError: `bins[{i}]` must be a scalar or 1d array")
     if bins < 1:
@@ -285,14 +368,14 @@ def _axis_edges(sample, bins, range, i):
             from None
     if range is not None or sample.size == 0:
         if range is not None and any(_is_array(r) for r in range):
-            raise UnsupportedError("np.histogram2d with a range known only at run time",
-                                   hint="pass range=[(lo, hi), (lo, hi)] as Python numbers")
+            raise UnsupportedError(f"{name} with a range known only at run time",
+                                   hint="pass range=[(lo, hi), ...] as Python numbers")
         try:
             first, last = _np_hist._get_outer_edges(np.empty(0, sample.dtype), range)
         except (ValueError, TypeError) as e:
             raise UserCodeError(f"{type(e).__name__}: {e}") from None
         return np.linspace(first, last, n + 1)
-    first, last = _outer_edges(sample, "np.histogram2d")[:2]
+    first, last = _outer_edges(sample, name)[:2]
     return _linspace(first, last, n + 1)
 
 
@@ -382,8 +465,10 @@ register("rounded_product", lambda avals: AVal(avals[0].dtype, avals[0].shape, F
          _rounded_product_lower, numpy=lambda x, y: x * y)
 
 
-def _counts(a, weights, edges, first, last, n, denom, ntype):
+def _counts(a, selected, weights, edges, first, last, n, denom, ntype):
     keep = (a >= first) & (a <= last)
+    if selected is not None:
+        keep = keep & selected
     x = astype(a, edges.dtype, copy=False)
     diff_dtype = np.result_type(np.empty(0, edges.dtype), _sample(first))
     offset = NUMPY[np.subtract](x, first, dtype=diff_dtype)
@@ -401,6 +486,41 @@ def _counts(a, weights, edges, first, last, n, denom, ntype):
         totals, values = NUMPY[np.zeros](n + 1, np.float64), astype(weights, np.float64)
     NUMPY[np.add.at](totals, index, values)
     return astype(totals[:n], ntype, copy=False)
+
+
+def _counts_by_edges(a, selected, weights, edges):
+    """NumPy's cumulative histogram for edges given: with the values
+    sorted, how many lie below each edge (the last one: at or below it,
+    so the last bin is closed), differenced; with weights, the running
+    sum of the sorted weights at those positions, in the weights' dtype.
+    Unselected values weigh 0.  (NumPy sums in blocks of 65536 values, and
+    its sort is not stable: float weights of equal values, or of more than
+    65536 values, may differ in the last bits.)"""
+    if weights is None and selected is None:
+        return NUMPY[np.diff](_search_sorted_inclusive(NUMPY[np.sort](a), edges))
+    ntype = np.dtype(np.int64) if weights is None else weights.dtype
+    try:        # NumPy's cum_n += cw[...]: bool weights' running sums do not cast back
+        totals = np.zeros(1, ntype)
+        totals += np.cumsum(np.zeros(1, ntype))
+    except TypeError as e:
+        raise UserCodeError(f"{type(e).__name__}: {e}", raised=e) from None
+    if weights is None:
+        weights = NUMPY[np.ones](a.shape, np.int64)
+    if selected is not None:
+        weights = where(selected, weights, NUMPY[np.zeros]((), ntype))
+    order = NUMPY[np.argsort](a)
+    take = NUMPY[np.take]
+    sums = NUMPY[np.cumsum](take(weights, order))
+    sums = NUMPY[np.concatenate]([NUMPY[np.zeros](1, ntype), sums])
+    at_edges = take(sums, _search_sorted_inclusive(take(a, order), edges))
+    return NUMPY[np.diff](astype(at_edges, ntype))
+
+
+def _search_sorted_inclusive(sorted_values, edges):
+    """NumPy's: the positions of the edges in the sorted values, the last
+    edge's after the values equal to it."""
+    return NUMPY[np.concatenate]([searchsorted(sorted_values, edges[:-1], "left"),
+                                  searchsorted(sorted_values, edges[-1:], "right")])
 
 
 # Bound last: these modules import this one.  (A function-level import

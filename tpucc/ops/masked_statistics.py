@@ -12,7 +12,8 @@ count where NumPy divides by the number of elements), so a loop over
   matrix orders 1, -1, inf, -inf and 'fro'), of the full-size values with
   the unselected rows replaced by values that change nothing;
 - np.einsum('i,i', a, b) and np.tensordot(a, b, 1) of two 1-d selections:
-  their dot product.
+  their dot product;
+- np.histogram with range= or bin edges: the counts of the selected values.
 
 - np.median, np.percentile, np.quantile and their nan- forms, over
   everything or axes that include the first: NumPy's NaN-ignoring recipe
@@ -318,10 +319,30 @@ def nan_reduction(fn):
     return call
 
 
+# --- np.histogram ----------------------------------------------------------------------------
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """np.histogram(x[mask], bins, range=(lo, hi)) (or bins= edges): the
+    full-size values with the unselected ones left out of the counts,
+    which have the static shape of the bins; weights= a selection by the
+    same mask.  Without range= the edges would come from the selected
+    values' min and max (and (0, 1) for none): refused (histograms.py)."""
+    from .histograms import _ravel_and_check_weights, histogram_of_selected
+    from .masked import _same_rows, _target_of
+    if not isinstance(a, Selection) or weights is not None and not (
+            isinstance(weights, Selection) and weights.data.shape == a.data.shape
+            and _same_rows(weights, _target_of(a))):
+        return _refuse_call(np.histogram, (a, weights))
+    values, weights = _ravel_and_check_weights(a.data, None if weights is None else weights.data)
+    selected = NUMPY[np.broadcast_to](_expanded(a.mask, len(a.rest)), a.data.shape)
+    return histogram_of_selected(values, NUMPY[np.ravel](selected), bins, range, density,
+                                 weights)
+
+
 FUNCTIONS = {np.var: lambda *a, **k: variance("var", *a, **k),
              np.std: lambda *a, **k: variance("std", *a, **k),
              np.ptp: ptp, np.average: average, np.linalg.norm: norm,
-             np.einsum: einsum, np.tensordot: tensordot,
+             np.einsum: einsum, np.tensordot: tensordot, np.histogram: histogram,
              **{f: order_statistic(f) for f in (*_NAN_FORM, *_NAN_FORM.values())},
              **{f: nan_reduction(f) for f in _NAN_REDUCTIONS}}
 
