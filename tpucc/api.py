@@ -15,7 +15,9 @@ import jax
 import numpy as np
 
 from . import driver, infer, recompiles
-from .errors import DTypeError, OptionError, RuntimeRaiseError, TpuccError, as_raised
+from .errors import (DTypeError, OptionError, RuntimeRaiseError, SideEffectError, TpuccError,
+                     as_raised)
+from .infer.ad import def_loc
 from .ops import python_ints
 from .infer.scalar_state import (Places, RecompileWarning, changed_places, promoted_items,
                                  warn_changed_static)
@@ -180,19 +182,26 @@ class CompiledFunction:
         # call, NumPy arrays only, is keyed here on their dtypes and shapes,
         # as driver.signature_key keys them (a function call would cost as
         # much as the loop), and the argument tuple is the leaves.
-        if not kwargs and not self._runtime and not self._promoted_items:
-            parts = []
-            for a in args:
-                if type(a) is not np.ndarray:
-                    break
-                parts.append((a.dtype, a.shape))
-            else:
-                entry = self._cache.get(tuple(parts))
-                if entry is not None:
-                    out = entry.run(args, args, kwargs)
-                    if out is not driver.RECOMPILE:
-                        return out
-        return self._call(args, kwargs)
+        try:
+            if not kwargs and not self._runtime and not self._promoted_items:
+                parts = []
+                for a in args:
+                    if type(a) is not np.ndarray:
+                        break
+                    parts.append((a.dtype, a.shape))
+                else:
+                    entry = self._cache.get(tuple(parts))
+                    if entry is not None:
+                        out = entry.run(args, args, kwargs)
+                        if out is not driver.RECOMPILE:
+                            return out
+            return self._call(args, kwargs)
+        except SideEffectError as e:
+            # The per-call checks of the arguments (overlapping arrays, one
+            # read-only) know no line: the function's `def`, whose
+            # parameters they are.
+            e.with_loc(def_loc(self))
+            raise
 
     def _call(self, args, kwargs):
         if any(isinstance(a, jax.core.Tracer) for a in (*args, *kwargs.values())):

@@ -650,9 +650,14 @@ def runner(entry: Entry):
             for g, name, value in guards:
                 if g.get(name, _MISSING) is not value:
                     return RECOMPILE
-            if updated_args and captured is None:
-                check_updated_arguments(updated_args, leaves,
-                                       lambda i: _source_name(traced.input_sources, i))
+            if ties and not _tied_alike(ties, leaves):
+                return RECOMPILE
+            # (`f(v, v)`, `out=img`: the trace read them as one array where
+            # tied; another array at both places compiles again)
+            if updated_args and captured is None and check_updated_arguments(
+                    updated_args, leaves, lambda i: _source_name(traced.input_sources, i),
+                    tied, len(leaves)):
+                return RECOMPILE
             inputs = leaves
             if captured is not None:
                 inputs = captured(leaves)
@@ -662,8 +667,6 @@ def runner(entry: Entry):
                         updated_inputs, inputs, lambda i: _source_name(traced.input_sources, i),
                         tied, traced.n_arg_inputs):
                     return RECOMPILE
-            elif ties and not _tied_alike(ties, leaves):
-                return RECOMPILE
             for i, strides in layouts:
                 if _strides_unless_contiguous(inputs[i]) != strides:
                     return RECOMPILE

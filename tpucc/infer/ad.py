@@ -283,7 +283,7 @@ def trace_grad(interp, gf, args, kwargs):
                 call_args[i] = _substitute(interp, spec, inner, shadows)
             with _shadowed(interp, shadows):
                 result = interp.call(gf.fn, call_args, kwargs)
-            with builder.at(interp.last_return_loc or _def_loc(gf)):
+            with builder.at(interp.last_return_loc or def_loc(gf)):
                 loss, aux_td, aux_leaves = _split_result(gf, result)
             effects = _outer_updates(interp, rec["journal"], known_captures)
             appended_td, appended_leaves = _appended_in_f(interp, appends_before)
@@ -362,8 +362,8 @@ def _outer_updates(interp, journal, known_captures) -> list:
     return effects
 
 
-def _def_loc(gf) -> Loc | None:
-    """The `def` line of the differentiated function."""
+def def_loc(gf) -> Loc | None:
+    """The `def` line of the function `gf` (a tpucc.grad or tpucc.compile object) runs."""
     fn = inspect.unwrap(getattr(gf.fn, "__func__", gf.fn))
     code = getattr(fn, "__code__", None) or getattr(type(fn).__call__, "__code__", None)
     if code is None:
@@ -376,7 +376,7 @@ def _call_loc(gf) -> Loc | None:
     tpucc's own (a gradient function called outside compiled code)."""
     loc = builder.current_loc()
     if loc is None or os.path.abspath(loc.file).startswith(_TPUCC_DIR + os.sep):
-        return _def_loc(gf)
+        return def_loc(gf)
     return loc
 
 

@@ -71,6 +71,10 @@ class Context:
     # true (checks.only_where: a Python number's errors on the paths that
     # held it, held_ints)
     check_paths: list = field(default_factory=list)
+    # Per np.errstate block the trace is in, innermost last: (the manager,
+    # the kinds of floating-point error that raise there: a frozenset of
+    # "divide", "over", "invalid") (float_errors.py)
+    raised_float_errors: list = field(default_factory=list)
     error_code_origin: object = None
     message_slots: dict = field(default_factory=dict)   # AVal -> [Array] (checks._slot)
     # Lists and dicts rebuilt after a runtime `if` or loop because they are
@@ -182,6 +186,11 @@ def compiling(context: Context):
         yield context
     finally:
         _current.pop()
+        # np.errstate blocks are entered for real while tracing (BEFORE_WITH):
+        # those a compile error ended inside still set NumPy's state
+        for manager, _ in reversed(context.raised_float_errors):
+            manager.__exit__(None, None, None)
+        context.raised_float_errors.clear()
 
 
 @contextlib.contextmanager

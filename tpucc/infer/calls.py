@@ -36,7 +36,7 @@ from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, WRITES_OUT_METHODS, const_aval, writes_out
-from . import buffers, builder
+from . import buffers, builder, float_errors
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
@@ -130,6 +130,8 @@ class WithExit:
     def exit(self, *args):
         if not self.done:
             self.done = True
+            if isinstance(self.manager, np.errstate):
+                float_errors.leave()
             self.manager.__exit__(*args)
 
     def __eq__(self, other):

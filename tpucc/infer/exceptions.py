@@ -388,7 +388,7 @@ def refuse_never_raised(frames, cls: type, what: str) -> None:
         why, hint = _never_raised()[cls]
         raise UnsupportedError(
             f"{what} inside a `try`: {by} catches {cls.__name__}, which compiled code never "
-            f"raises ({why})", hint=hint)
+            f"raises where an `except` could catch it ({why})", hint=hint)
 
 
 def catcher(frames, cls: type) -> str | None:
@@ -519,7 +519,8 @@ def _never_raised() -> dict:
     return {
         FloatingPointError: (
             "NumPy raises it from runtime values under np.errstate(...='raise') or "
-            "np.seterr, and compiled code does not check floating-point errors",
+            "np.seterr; compiled code checks the np.errstate(...='raise') blocks it runs "
+            "and raises their errors when the call returns",
             "test the values: `if not np.isfinite(y).all():` (a runtime `if`), or "
             "np.where(np.isfinite(y), y, fallback)"),
         np.linalg.LinAlgError: (
@@ -560,7 +561,7 @@ def vet_handler(frame, handler) -> None:
                 why, hint = never[cls]
                 raise UnsupportedError(
                     f"`except {cls.__name__}`: compiled code never raises "
-                    f"{cls.__name__}: {why}", loc, hint)
+                    f"{cls.__name__} where an `except` could catch it: {why}", loc, hint)
 
 
 def _static_classes(frame, instrs):

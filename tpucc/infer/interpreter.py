@@ -25,8 +25,8 @@ from ..frontend import decode
 from ..ir import values_made
 from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
-from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, messages,
-               stacking)
+from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, float_errors,
+               messages, stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
@@ -529,9 +529,11 @@ def _compile_time_managers() -> tuple:
 def BEFORE_WITH(f, arg):
     manager = f.pop()
     if isinstance(manager, _compile_time_managers()):
-        if isinstance(manager, np.errstate) and exceptions.errstate_raises(manager):
-            exceptions.refuse_never_raised(f.interp.frames, FloatingPointError,
-                                           "np.errstate(...='raise')")
+        if isinstance(manager, np.errstate):
+            if exceptions.errstate_raises(manager):
+                exceptions.refuse_never_raised(f.interp.frames, FloatingPointError,
+                                               "np.errstate(...='raise')")
+            float_errors.enter(manager)     # (left in WithExit.exit)
         from .calls import WithExit
         f.push(WithExit(manager))
         f.push(manager.__enter__())

@@ -658,17 +658,18 @@ _STATISTICS = (np.var, np.std, np.ptp, np.average, np.count_nonzero, np.argmax, 
 
 def _ufunc_into(fn, args, kwargs):
     """np.add(a, b, out=A[i:, :j]): the result stored as `A[i:, :j] =`
-    stores it, with the ufunc's 'same_kind' cast; the call returns out."""
-    from .elementwise import check_same_kind
+    stores it, with the ufunc's cast (casting=, 'same_kind'); the call returns out."""
+    from .elementwise import check_output_cast
     out = kwargs["out"]
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     rest = {k: v for k, v in kwargs.items() if k != "out"}
+    casting = rest.get("casting", "same_kind")     # (the operands' casts: checked by the ufunc)
     if not writes_out(fn) or not isinstance(out, Box) or \
             rest.get("where", True) is not True:
         raise masked.refusal(f"np.{getattr(fn, '__name__', fn)}(out=...) with x[i:j, k:l]",
                              _first_sliced((*args, out)))
     result = elementwise(fn, tuple(args), rest)
-    check_same_kind(result.dtype, out.dtype, fn.__name__)
+    check_output_cast(result.dtype, out.dtype, fn.__name__, casting)
     store(out.data, out.masks, result)
     return out
 

@@ -899,16 +899,18 @@ def _widen_for_exact_comparison(operands):
 
 
 def _ufunc_impl(name):
-    def impl(*args, out=None, dtype=None, where=True, **kw):
+    def impl(*args, out=None, dtype=None, where=True, casting="same_kind", **kw):
         no_extra(name, out, where, kw)
+        check_casting(name, getattr(np, name), args, out, casting, dtype=dtype)
         if dtype is not None:
-            result = _ufunc_with_dtype(name, args, np.dtype(dtype))
+            result = _ufunc_with_dtype(name, args, np.dtype(dtype), casting)
         elif name == "power" and len(args) == 2:
             result = power_ufunc(*args)
         else:
             result = emit_ufunc(name, *args)
+        float_errors.check(name, args, result)
         if out is not None:
-            return store_out(name, result, out, where)
+            return store_out(name, result, out, where, casting)
         if dtype is not None:
             return result
         if result.weak:     # np.add(1, 2) is np.int64(3): NumPy functions give strong values
@@ -918,23 +920,23 @@ def _ufunc_impl(name):
     return impl
 
 
-def _ufunc_with_dtype(name, operands, dtype):
+def _ufunc_with_dtype(name, operands, dtype, casting="same_kind"):
     """np.add(a, b, dtype=dt): NumPy picks the loop whose output is `dt`,
-    casting the inputs to it under the 'same_kind' rule (or refuses), and
+    casting the inputs to it under the `casting` rule (or refuses), and
     computes in that loop's dtype."""
-    loop = loop_with_output(getattr(np, name), f"np.{name}", operands, dtype)
+    loop = loop_with_output(getattr(np, name), f"np.{name}", operands, dtype, casting)
     result = emit_ufunc(name, *cast_to_loop(operands, loop))
     return result if result.dtype == loop[-1] else astype(result, loop[-1])
 
 
-def loop_with_output(ufunc, name: str, operands, dtype) -> tuple:
+def loop_with_output(ufunc, name: str, operands, dtype, casting="same_kind") -> tuple:
     """The dtypes (inputs..., output) of the loop NumPy picks for
-    ufunc(*operands, dtype=dtype), under the 'same_kind' rule."""
+    ufunc(*operands, dtype=dtype), under the `casting` rule."""
     keys = loop_keys([_operand_aval(x) for x in operands])
     try:
         return ufunc.resolve_dtypes(keys + (None,) * ufunc.nout,
                                     signature=(None,) * ufunc.nin + (dtype,) * ufunc.nout,
-                                    casting="same_kind")
+                                    casting=casting)
     except TypeError as e:
         raise DTypeError(f"{name}(..., dtype={dtype}): {e}",
                          hint="cast the inputs with .astype(...) first") from None
@@ -957,17 +959,71 @@ def _operand_aval(x) -> AVal:
 def no_extra(name, out, where, kw):
     if kw:
         raise UnsupportedError(f"np.{name}: the {'/'.join(f'{k}=' for k in kw)} arguments "
-                               "are not supported", hint="cast the operands first")
+                               "are not supported", hint="leave them out (dtype= chooses the loop's dtype)")
     if where is not True and out is None:
         raise UnsupportedError(f"np.{name}(where=...) without out=: NumPy leaves the other "
                                "elements uninitialized", hint="use np.where(mask, "
                                f"np.{name}(...), fill), or pass out= an array to update")
 
 
-def store_out(name, result, out, where):
+CASTING_RULES = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def check_casting(name, numpy_fn, operands, out, casting, **options):
+    """np.<name>(..., casting=rule): NumPy checks each cast the call makes
+    (operands into the loop's dtypes, the result into out's) under the
+    rule, and raises UFuncTypeError for one it does not allow.  Which casts
+    those are depends on dtypes only (NEP 50), so the check is made here,
+    at compile time, by NumPy itself: `numpy_fn` called on empty stand-ins
+    of the operands and of out (its rules have quirks: under 'equiv' even
+    a Python int into a uint8 array is refused, under 'no' it is not).
+    The default rule, 'same_kind', is checked where the casts are made."""
+    if casting not in CASTING_RULES:
+        raise UserCodeError(f"ValueError: casting must be one of {', '.join(map(repr, CASTING_RULES))} "
+                            f"(got {casting!r})")
+    if casting == "same_kind":
+        return
+    stand_ins = [_empty_stand_in(x) for x in operands]
+    if any(x is _NO_STAND_IN for x in stand_ins) or not (out is None or isinstance(out, Array)):
+        return                      # (a box, a selection: cast as they cast)
+    if out is not None:
+        options["out"] = np.empty(0, out.dtype)
+    try:
+        with np.errstate(all="ignore"):
+            numpy_fn(*stand_ins, casting=casting, **options)
+    except TypeError as e:          # (NumPy's UFuncTypeError; others are checked where made)
+        output = "output" in str(e)
+        raise DTypeError(f"np.{name}: {e}", hint=(
+            "pass casting='unsafe' to convert the result as .astype does, or store "
+            "`out[...] = result.astype(out.dtype)`" if output else
+            "cast the operands with .astype(...) first, or pass a rule that allows "
+            "the cast (casting='same_kind', the default)")) from None
+
+
+_NO_STAND_IN = object()
+
+
+def _empty_stand_in(x):
+    """What NumPy's casting rules see of operand x, with no elements: an
+    empty array of its dtype, or for a Python number (weak), one of its type
+    (its value matters only for an int out of the array's range, an
+    OverflowError the call itself raises)."""
+    if isinstance(x, Array):
+        return x.dtype.type(0).item() if x.weak else np.empty(0, x.dtype)
+    if x is None or isinstance(x, (bool, int, float, complex, np.generic)):
+        return x
+    if isinstance(x, (list, tuple)):
+        try:
+            return np.empty(0, np.asarray(x).dtype)
+        except (ValueError, TypeError):
+            return _NO_STAND_IN
+    return _NO_STAND_IN
+
+
+def store_out(name, result, out, where, casting="same_kind"):
     """np.<ufunc>(..., out=a[, where=m]): the result written into `a` (where
-    m holds) with NumPy's 'same_kind' cast, broadcast to a's shape; the call
-    returns `a` itself."""
+    m holds) with NumPy's cast under `casting` (check_casting), broadcast to
+    a's shape; the call returns `a` itself."""
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if not isinstance(target, Array):
         raise UnsupportedError(f"np.{name}(out=...): out must be an array, not "
@@ -983,7 +1039,7 @@ def store_out(name, result, out, where):
         result = broadcast_to(result, target.shape)
     if where is not True:
         result = select(where, result, target)
-    store_inplace(target, result, name)
+    store_inplace(target, result, name, casting)
     return target
 
 
@@ -1351,8 +1407,9 @@ def _install_operators():
                 a, b = _as_python_int(a), _as_python_int(b)
             _check_python_operands(ufname, a, b)
             if ufname == "power":
-                if _fast_power(a, b):
-                    return emit_ufunc(_fast_power(a, b), a)
+                fast = _fast_power(a, b)
+                if fast:
+                    return _checked_fast_power(fast, a)
                 a = _python_int_power_base(a, b)
             return _spanned(python_ints.checked(_python_operator(ufname, a, b), ufname, a, b),
                             ufname, a, b)
@@ -1401,9 +1458,31 @@ def _python_operator(ufname, a, b):
         result = power_ufunc(a, b)          # ndarray.__pow__ runs the ufunc
     else:
         result = emit_ufunc(ufname, a, b)
+    if not _python_numbers(a, b):   # (Python's own arithmetic: errstate does not apply)
+        float_errors.check(ufname, (a, b), result, scalar=_scalar_math(a, b))
     if ufname == "power":
         _check_python_power_overflow(a, b, result)
     return held_ints.checked_operator(ufname, (a, b), result)
+
+
+def _python_numbers(*operands) -> bool:
+    return all(not isinstance(x, Array) or x.weak for x in operands)
+
+
+def _scalar_math(*operands) -> bool:
+    """Whether NumPy computes an operator on these with its scalar math
+    (NumPy scalars and Python numbers, no array): its floating-point
+    errors then say "in scalar divide"."""
+    return all(not isinstance(x, Array) or x.weak or
+               (not x.shape and compile_time_kind(x.immutable) is True) for x in operands)
+
+
+def _checked_fast_power(fast, a):
+    """`x ** 2`, `x ** -1`, `x ** 0.5` of an array: the ufunc NumPy computes
+    it with (_fast_power), whose name its floating-point errors give."""
+    result = emit_ufunc(fast, a)
+    float_errors.check(fast, (a,), result)
+    return result
 
 
 def _refuse_sequence_repeat(seq, count) -> None:
@@ -1843,9 +1922,10 @@ def _inplace(ufname):
             return _kept_runtime_kind(a, _spanned(result, ufname, a, b))
         fast = _fast_power(a, b) if ufname == "power" else None
         if fast:
-            result = emit_ufunc(fast, a)
+            result = _checked_fast_power(fast, a)
         else:
             result = power_ufunc(a, b) if ufname == "power" else emit_ufunc(ufname, a, b)
+            float_errors.check(ufname, (a, b), result)
         return store_inplace(a, result, ufname)
     return iop
 
@@ -1860,11 +1940,12 @@ def _kept_runtime_kind(a, result):
     return result
 
 
-def store_inplace(a, result, ufname):
+def store_inplace(a, result, ufname, casting="same_kind"):
     """Writes `result` into the array `a` as NumPy's in-place operators do:
-    'same_kind' casting into a's dtype, and no change of a's shape."""
+    'same_kind' casting (or the `casting` rule a ufunc's out= was given)
+    into a's dtype, and no change of a's shape."""
     if result.dtype != a.dtype:
-        check_same_kind(result.dtype, a.dtype, ufname)
+        check_output_cast(result.dtype, a.dtype, ufname, casting)
         result = emit("convert", result, dtype=a.dtype)
     if result.shape != a.shape:
         raise ShapeError(f"non-broadcastable output operand with shape {a.shape} doesn't "
@@ -1873,16 +1954,19 @@ def store_inplace(a, result, ufname):
     return a
 
 
-def check_same_kind(result_dtype, out_dtype, ufname):
-    """NumPy's error for a ufunc's output that 'same_kind' casting cannot
-    write into an array of `out_dtype` (an in-place operator, out=)."""
-    if not np.can_cast(result_dtype, out_dtype, casting="same_kind"):
+def check_output_cast(result_dtype, out_dtype, ufname, casting="same_kind"):
+    """NumPy's error for a ufunc's output that `casting` (for an in-place
+    operator 'same_kind') cannot write into an array of `out_dtype` (an
+    in-place operator, out=)."""
+    if not np.can_cast(result_dtype, out_dtype, casting=casting):
+        shown = getattr(getattr(np, ufname, None), "__name__", ufname)    # true_divide: 'divide'
         raise DTypeError(
-            f"Cannot cast ufunc '{ufname}' output from {result_dtype} to {out_dtype} "
-            "with casting rule 'same_kind' (in-place operation)",
+            f"Cannot cast ufunc '{shown}' output from {result_dtype} to {out_dtype} "
+            f"with casting rule '{casting}' (in-place operation)",
             hint=(f"write `a = a {_SYMBOL[ufname]} b`" if ufname in _SYMBOL else
                   f"assign the result instead (`a = np.{ufname}(...)`)")
-            + f" to get a new {result_dtype} array, or cast the operands first")
+            + f" to get a new {result_dtype} array; or, to store it converted as .astype "
+            f"does, `np.{ufname}(..., out=a, casting='unsafe')`")
 
 
 _SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "divide": "/",
@@ -2381,7 +2465,7 @@ NUMPY[np.asfortranarray] = asfortranarray
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
-from ..infer import guarded_ranges, held_ints, stacking  # noqa: E402
+from ..infer import float_errors, guarded_ranges, held_ints, stacking  # noqa: E402
 from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
                             compile_time_kind, int_bounds, rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, transpose, where as select  # noqa: E402

@@ -1604,17 +1604,18 @@ def _only_out(kwargs):
 
 def _ufunc_into(fn, args, kwargs):
     """np.maximum(a, b, out=x[i:j]) (a knapsack's row update): the result
-    written as x[i:j] = result is, with the ufunc's 'same_kind' cast; the
+    written as x[i:j] = result is, with the ufunc's cast (casting=, 'same_kind'); the
     call returns out.  (NumPy buffers inputs that overlap out, as this
     computes the whole result first.)"""
-    from .elementwise import check_same_kind
+    from .elementwise import check_output_cast
     out = _only_out(kwargs)
     kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    casting = kwargs.get("casting", "same_kind")   # (the operands' casts: checked by the ufunc)
     if kwargs.get("where", True) is not True:
         raise refusal(f"np.{fn.__name__}(out=x[mask], where=...)", out)
     result = numpy_call(fn, args, kwargs) if holds_selection(args, kwargs) else \
         NUMPY[fn](*args, **kwargs)
-    check_same_kind(result.dtype, out.dtype, fn.__name__)
+    check_output_cast(result.dtype, out.dtype, fn.__name__, casting)
     assign(out.data, Array(out.mask), result, bounds=out.view is not None,
            descending=out.descending)
     return out

@@ -709,21 +709,23 @@ def select(condlist, choicelist, default=0):
 
 
 @implements(np.clip, method="clip")
-def clip(a, a_min=None, a_max=None, out=None, *, dtype=None, where=True, **kw):
+def clip(a, a_min=None, a_max=None, out=None, *, dtype=None, where=True, casting="same_kind",
+         **kw):
     """np.clip is NumPy's `clip` ufunc underneath: it takes the ufunc's out=,
-    where= and dtype= (registry.WRITES_OUT lets out= reach here)."""
+    where=, dtype= and casting= (registry.WRITES_OUT lets out= reach here)."""
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
     elementwise.no_extra("clip", out, where, kw)
+    elementwise.check_casting("clip", np.clip, (a, a_min, a_max), out, casting, dtype=dtype)
     if dtype is not None:       # computed in the loop NumPy picks for that output dtype
         # (a missing bound stands in as `a` itself, which changes no loop)
         loop = elementwise.loop_with_output(_CLIP_UFUNC, "np.clip",
                                             tuple(a if b is None else b for b in (a, a_min, a_max)),
-                                            np.dtype(dtype))
+                                            np.dtype(dtype), casting)
         a, a_min, a_max = (None if b is None else elementwise.astype(b, loop[-1], copy=False)
                            for b in (a, a_min, a_max))
     result = _clipped(a, a_min, a_max)
-    return result if out is None else elementwise.store_out("clip", result, out, where)
+    return result if out is None else elementwise.store_out("clip", result, out, where, casting)
 
 
 # The ufunc np.clip calls (not in NumPy's namespace): its dtype= resolution.
