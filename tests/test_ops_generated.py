@@ -1488,6 +1488,8 @@ SKIP["np.histogramdd"] = ("histogram2d's code for D samples; tested in "
                           "tests/test_fixes_session46C2.py (shapes, bins, range, weights)")
 SKIP.update({name: "an in-place write / a mask selection (compiles where x[mask] does); tested "
              "in tests/test_fixes_session40e2.py" for name in ("np.place", "np.extract")})
+SKIP.update({name: "NumPy 2.2 gufuncs (matmul's dtype rule); tested in "
+             "tests/test_fixes_session46B2.py" for name in ("np.matvec", "np.vecmat")})
 SKIP["np.ndenumerate"] = ("a static sequence of (index, element) pairs; tested in "
                           "tests/test_sweep_session24.py")
 SKIP["np.linspace"] = ("its runtime-endpoint form; tested bit for bit in "

@@ -221,6 +221,19 @@ def refuse_bytes_of_runtime(interp, cls, args):
             f"{cls.__name__} object is made at compile time",
             hint=f"return the uint8 array (x.astype(np.uint8) for another dtype) and call "
                  f"{cls.__name__}() on it outside the compiled function")
+    if _holds_runtime_items(x):
+        # (else each item's __index__ asks for a compile-time int, and the
+        # refusal would speak of an index where nothing is indexed)
+        raise UnsupportedError(
+            f"{cls.__name__}() of a {type(x).__name__} of runtime values is not supported in "
+            f"compiled code: a Python {cls.__name__} object is made at compile time",
+            hint=f"return np.array(items, np.uint8) and call {cls.__name__}() on it outside "
+                 f"the compiled function")
+
+
+def _holds_runtime_items(x) -> bool:
+    """A list or tuple with a runtime value among its items."""
+    return isinstance(x, (list, tuple)) and any(isinstance(item, Array) for item in x)
 
 
 # --- ba[i] = v and ba[i] on a bytearray argument ------------------------------------

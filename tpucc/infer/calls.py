@@ -403,7 +403,26 @@ def _array_operator_methods() -> dict:
     return table
 
 
-ATTRIBUTE_INSTEAD = {"strides": "compiled arrays have no strides to read; for " + _WINDOWS}
+_NO_LAYOUT = ("compiled arrays have no memory, owner or flags to ask about (results come back "
+              "as new C-contiguous arrays): drop the test, or make it outside the compiled "
+              "function")
+_OUTSIDE = "return the array and call x.{}() on it outside the compiled function"
+ATTRIBUTE_INSTEAD = {
+    "strides": "compiled arrays have no strides to read; for " + _WINDOWS,
+    **dict.fromkeys(("flags", "base", "data", "ctypes", "__array_interface__", "setflags"),
+                    _NO_LAYOUT),
+    # (a Python bytes object or a file is made from values known only at run time)
+    **{name: _OUTSIDE.format(name) for name in ("tobytes", "tofile", "dump", "dumps")},
+    "byteswap": "compiled arrays keep the native byte order: " + _OUTSIDE.format("byteswap")
+                + ", or shift and mask the bytes ((x >> 8) | (x << 8) for uint16)",
+    "resize": "np.resize(x, shape) compiles (it repeats x; x.resize pads with zeros: "
+              "np.pad(x.ravel(), (0, n - x.size)).reshape(shape))",
+    **dict.fromkeys(("device", "to_device"), "compiled code runs on one device: drop "
+                                             ".device / .to_device()"),
+    **dict.fromkeys(("getfield", "setfield"), "read or write the bits with shifts and masks "
+                                               "((x >> shift) & mask), or do it outside the "
+                                               "compiled function"),
+}
 
 
 def _is_number(value) -> bool:

@@ -348,6 +348,40 @@ def vecdot(x1, x2, axis=-1):
     return out
 
 
+def _matrix_vector_operands(name, x1, x2, matrix_first: bool):
+    """matvec's (matrix, vector) or vecmat's (vector, matrix) as arrays, with
+    NumPy's error where one has too few axes for the gufunc signature."""
+    x1, x2 = (as_array(as_array_operand(x)) for x in (x1, x2))
+    for i, (x, needs) in enumerate(zip((x1, x2), (2, 1) if matrix_first else (1, 2))):
+        if x.ndim < needs:
+            core = "(m,n),(n)->(m)" if matrix_first else "(n),(n,m)->(m)"
+            raise ShapeError(f"{name}: Input operand {i} does not have enough dimensions (has "
+                             f"{x.ndim}, gufunc core with signature {core} requires {needs})")
+    return x1, x2
+
+
+def matvec(x1, x2):
+    """np.matvec (NumPy 2.2): the matrices x1 (..., m, n) times the vectors
+    x2 (..., n), batch axes broadcast: matmul's dtype and sums, no conjugate."""
+    x1, x2 = _matrix_vector_operands("matvec", x1, x2, matrix_first=True)
+    return matmul(x1, expand_dims(x2, -1))[..., 0]
+
+
+def vecmat(x1, x2):
+    """np.vecmat (NumPy 2.2): the vectors x1 (..., n), conjugated as vecdot
+    does, times the matrices x2 (..., n, m)."""
+    x1, x2 = _matrix_vector_operands("vecmat", x1, x2, matrix_first=False)
+    if x1.dtype.kind == "c":
+        x1 = emit_ufunc("conjugate", x1)
+    return matmul(expand_dims(x1, -2), x2)[..., 0, :]
+
+
+# (NumPy 2.2 added them: register them only where the installed NumPy has them)
+if hasattr(np, "matvec"):
+    implements(np.matvec)(matvec)
+    implements(np.vecmat)(vecmat)
+
+
 @implements(np.linalg.multi_dot)
 def multi_dot(arrays, *, out=None):
     """NumPy's multi_dot: the products in the cheapest order (which decides
