@@ -118,3 +118,124 @@ def test_matvec_vecmat_too_few_axes_raise_as_numpy(fn, args, text):
         fn(*args)
     with pytest.raises(tpucc.TpuccError, match=text):
         tpucc.compile(fn, cache=False)(*args)
+
+
+# --- a list of objects of one class, picked at run time like a list of named tuples ---------
+
+from dataclasses import dataclass  # noqa: E402
+from typing import NamedTuple  # noqa: E402
+
+
+@dataclass
+class MatDC:
+    kd: np.ndarray
+    k: float
+
+
+class MatNT(NamedTuple):
+    kd: np.ndarray
+    k: float
+
+
+class Sphere:
+    def __init__(self, c, r):
+        self.c = c
+        self.r = r
+
+    def hit(self, dirs):
+        b = dirs @ self.c
+        disc = b * b - (self.c @ self.c - self.r * self.r)
+        return np.where(disc > 0, b - np.sqrt(np.abs(disc)), np.inf)
+
+
+def _mats(cls, n=4, dtype=np.float64):
+    return [cls(np.arange(3, dtype=dtype) * (i + 1), 0.5 * i) for i in range(n)]
+
+
+@pytest.mark.parametrize("cls", [MatDC, MatNT])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_runtime_index_into_a_list_of_objects(cls, dtype):
+    def shade(mats, ids):
+        m = mats[ids[0]]
+        return m.kd * m.k, mats[ids[1]].kd, mats[ids[-1]].k
+    same(shade, _mats(cls, dtype=dtype), np.array([2, -1, 0]))
+
+
+def test_runtime_index_calls_a_method_of_the_picked_object():
+    rng = np.random.default_rng(1)
+    spheres = [Sphere(rng.normal(size=3) + [0, 0, 5], float(r)) for r in (0.5, 1.0, 2.0)]
+
+    def shade(dirs, spheres, k):
+        return spheres[k[0]].hit(dirs)
+    same(shade, rng.normal(size=(4, 3)), spheres, np.array([1]))
+
+
+def test_a_long_loop_over_plain_objects_is_one_while():
+    rng = np.random.default_rng(2)
+    spheres = [Sphere(rng.uniform(-2, 2, 3) + [0, 0, 6], float(r))
+               for r in rng.uniform(0.5, 1.5, 300)]
+
+    def nearest(dirs, spheres):
+        out = np.full(len(dirs), np.inf)
+        for s in spheres:
+            out = np.minimum(out, s.hit(dirs))
+        return out, s.r
+    same(nearest, rng.normal(size=(8, 3)), spheres)
+
+
+def test_writes_through_a_picked_object_are_refused():
+    def set_k(mats, ids):
+        m = mats[ids[0]]
+        m.k = 3.0
+        return m.kd
+    raises_at(set_k, (_mats(MatDC), np.array([1])), tpucc.SideEffectError,
+              match="changing the attribute `k` of an object chosen at run time",
+              line_of="m.k = 3.0", cache=False)
+
+    def bump(mats, ids):
+        m = mats[ids[0]]
+        m.kd += 1
+        return m.kd
+    raises_at(bump, (_mats(MatDC), np.array([1])), tpucc.SideEffectError,
+              match="updating in place an array chosen at run time", line_of="m.kd += 1",
+              cache=False)
+
+
+def test_identity_of_a_picked_object_is_refused():
+    def same_as_first(mats, ids):
+        return mats[ids[0]] is mats[0]
+    raises_at(same_as_first, (_mats(MatDC), np.array([1])), tpucc.SideEffectError,
+              match=r"is another object \(`is`\)", line_of="is mats[0]", cache=False)
+
+
+def test_long_loops_that_write_or_compare_objects_stay_exact():
+    def grow(spheres, d):
+        first = spheres[0]
+        total = 0.0
+        for s in spheres:
+            if s is not first:
+                total = total + s.r
+            s.r = s.r + d[0]
+        return total, spheres[5].r
+    rng = np.random.default_rng(3)
+    args = ([Sphere(rng.normal(size=3), float(i)) for i in range(200)], np.array([0.25]))
+    expected_args = ([Sphere(s.c, s.r) for s in args[0]], args[1])
+    expected = grow(*expected_args)
+    actual = tpucc.compile(grow, cache=False)(*args)
+    assert_same(expected, actual)
+    assert [s.r for s in args[0]] == [s.r for s in expected_args[0]]
+
+
+def test_objects_of_different_classes_are_still_refused():
+    class A:
+        def __init__(self, x):
+            self.x = x
+
+    class B(A):
+        pass
+
+    def pick(objs, i):
+        return objs[i[0]].x
+    raises_at(pick, ([A(np.ones(2)), B(np.zeros(2))], np.array([1])), tpucc.StaticValueError,
+              match="indexing a Python container with a runtime value", line_of="objs[i[0]]",
+              cache=False)

@@ -160,6 +160,10 @@ class Context:
     # Dicts picked at a runtime position of a list (list_loops): id -> the
     # dict, a copy the program may not change.
     chosen_containers: dict = field(default_factory=dict)
+    # (object, name) -> its attribute as the program reads it (the
+    # interpreter's getattr: arrays of an object from outside captured):
+    # list_loops reads the attributes of alike objects so
+    read_attribute: object = None
     # Python iterators from outside the call (arguments, globals, attributes):
     # id -> (the iterator, where it was found); advancing one is refused
     # (iterators.refuse_outside_iterator).

@@ -511,6 +511,7 @@ def _holds(container, key, value) -> bool:
 class Interpreter:
     def __init__(self, context, scalars=None):
         self.ctx = context
+        context.read_attribute = self.getattr
         # Python numbers rebound in places that outlive the call (scalar_state).
         self.scalars = scalars if scalars is not None else ScalarState()
         self.scalar_attrs: set = set()          # attr_writes keys holding a number
@@ -1188,6 +1189,8 @@ class Interpreter:
             # array; the real part of a real array is the array itself)
             self.setitem(self.array_attr(obj, name), Ellipsis, value)
             return
+        if self.ctx.chosen_containers.get(id(obj)) is obj:     # (list_loops.chosen_object)
+            self.check_mutation(obj, f"the attribute `{name}` of an object")
         own = user_setattr(type(obj)) if hook else None
         if own is not None:
             # the class's own __setattr__, traced like any call, on an object

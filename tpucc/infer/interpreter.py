@@ -692,6 +692,12 @@ def IS_OP(f, invert):
             "whether an array chosen at run time among several (`xs[i]` of a list with a "
             "runtime i, max() with runtime keys, a long loop's item) is another array (`is`) "
             "is known only at run time", hint="compare positions instead (`i == 7`)")
+    if a is not b and (_chosen_copy(f, a, b) or _chosen_copy(f, b, a)):
+        # (inside a loop over a long list, the loop is unrolled instead: list_loops)
+        raise SideEffectError(
+            "whether an object chosen at run time among a list's items (`objs[i]` with a "
+            "runtime i, a long loop's item) is another object (`is`) is known only at run "
+            "time: compiled code chooses a copy", hint="compare positions instead (`i == 7`)")
     f.push((a is b) != bool(invert))
 
 
@@ -705,6 +711,14 @@ def _held_bool_is(interp, v: Array, const: bool):
     """`v is const` of a held bool: where v is the Python bool and equals it."""
     equal = v if const else dunders.negation(interp, v)
     return builtins_impl.to_python_scalar(emit("logical_and", Array(v.held_int), equal), np.bool_)
+
+
+def _chosen_copy(f, v, other) -> bool:
+    """Whether v is a container or object list_loops picked at a runtime
+    position (a copy) and `other` something it could be at run time (not
+    None or a number: those it never is)."""
+    return f.interp.ctx.chosen_containers.get(id(v)) is v and not (
+        other is None or isinstance(other, (bool, int, float, complex, str)))
 
 
 def _is_python_bool(v) -> bool:

@@ -198,8 +198,46 @@ def _check_alike(items):
             raise NotPickable("the list holds dicts with different keys")
         for k in keys:
             _check_alike([v[k] for v in items])
+    elif _is_record_object(first):      # `materials[k].kd`, `for s in spheres: s.c`
+        names = list(vars(first))
+        if any(type(v) is not type(first) or list(vars(v)) != names for v in items):
+            raise NotPickable("the list holds objects of different classes or attributes")
+        for k in names:
+            _check_alike(_attribute_column(items, k))
     elif not (_all_equal_static(items) or _numbers_of_one_type(items)):
         raise NotPickable("the list holds items of different kinds")
+
+
+def _is_record_object(v) -> bool:
+    """An instance of a user class whose attributes live in its plain
+    __dict__ (a dataclass, a class whose __init__ sets self.c, self.r),
+    read as Python reads them: a record, picked at a runtime position as a
+    named tuple is, attribute by attribute."""
+    cls = type(v)
+    return not isinstance(v, (type, Array, tuple, list, dict)) \
+        and type(getattr(v, "__dict__", None)) is dict \
+        and not cls.__module__.startswith(("builtins", "tpucc", "numpy", "jax", "types")) \
+        and cls.__getattribute__ is object.__getattribute__ \
+        and getattr(cls, "__getattr__", None) is None \
+        and ctx().read_attribute is not None
+
+
+def _attribute_column(objects, name) -> list:
+    """Attribute `name` of each object, as the program reads it (an array
+    of an object from outside: a captured input)."""
+    read = ctx().read_attribute
+    return [read(v, name) for v in objects]
+
+
+def chosen_object(cls, attributes: dict):
+    """An object picked at a runtime position of a list: a new instance of
+    its class holding the picked attributes, which the program may read and
+    call methods of, but not change (the change would not reach the list's
+    object: interpreter.setattr refuses it)."""
+    made = cls.__new__(cls)
+    made.__dict__.update(attributes)
+    ctx().chosen_containers[id(made)] = made
+    return made
 
 
 def picked(items, pos):
@@ -228,6 +266,10 @@ def picker(items, stacked=None):
     if type(first) is dict:
         columns = {k: picker([v[k] for v in items], stacked) for k in first}
         return lambda pos: chosen_container({k: part(pos) for k, part in columns.items()})
+    if _is_record_object(first):
+        columns = {k: picker(_attribute_column(items, k), stacked) for k in vars(first)}
+        return lambda pos: chosen_object(type(first), {k: part(pos)
+                                                       for k, part in columns.items()})
     column = _number_column(items)
     model = _NUMPY_SCALAR if isinstance(first, np.generic) else _PY_NUMBER
     return lambda pos: _like(indexing.row(column, pos), model)
@@ -249,6 +291,9 @@ def _prestack(items, out: dict):
     elif type(first) is dict:
         for k in first:
             _prestack([v[k] for v in items], out)
+    elif _is_record_object(first):
+        for k in vars(first):
+            _prestack(_attribute_column(items, k), out)
 
 
 def _stack_key(arrays) -> tuple:
