@@ -132,6 +132,12 @@ class MatDC:
     k: float
 
 
+@dataclass(frozen=True)
+class MatFrozen:
+    kd: np.ndarray
+    k: float
+
+
 class MatNT(NamedTuple):
     kd: np.ndarray
     k: float
@@ -152,7 +158,7 @@ def _mats(cls, n=4, dtype=np.float64):
     return [cls(np.arange(3, dtype=dtype) * (i + 1), 0.5 * i) for i in range(n)]
 
 
-@pytest.mark.parametrize("cls", [MatDC, MatNT])
+@pytest.mark.parametrize("cls", [MatDC, MatFrozen, MatNT])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
 def test_runtime_index_into_a_list_of_objects(cls, dtype):
     def shade(mats, ids):

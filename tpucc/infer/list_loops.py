@@ -219,7 +219,10 @@ def _is_record_object(v) -> bool:
         and not cls.__module__.startswith(("builtins", "tpucc", "numpy", "jax", "types")) \
         and cls.__getattribute__ is object.__getattribute__ \
         and getattr(cls, "__getattr__", None) is None \
+        and cls.__new__ is object.__new__ \
+        and not any("__slots__" in vars(c) for c in cls.__mro__) \
         and ctx().read_attribute is not None
+    # (the copy is made with object.__new__ and its __dict__: all it holds)
 
 
 def _attribute_column(objects, name) -> list:
