@@ -245,3 +245,26 @@ def test_objects_of_different_classes_are_still_refused():
     raises_at(pick, ([A(np.ones(2)), B(np.zeros(2))], np.array([1])), tpucc.StaticValueError,
               match="indexing a Python container with a runtime value", line_of="objs[i[0]]",
               cache=False)
+
+
+MATERIALS = [MatDC(np.array([0.1, 0.2]) * (i + 1) * (-1) ** i, 0.25 * i) for i in range(5)]
+
+
+def test_global_list_of_objects_indexed_at_run_time_sees_rebinding():
+    def shade(ids):
+        return MATERIALS[ids[0]].kd * 2, MATERIALS[ids[1]].k
+    f = tpucc.compile(shade, cache=False)
+    assert_same(shade(np.array([2, 1])), f(np.array([2, 1])))
+    old = MATERIALS[2].kd
+    try:
+        MATERIALS[2].kd = np.array([7.0, 8.0])      # an attribute of a global, re-read
+        assert_same(shade(np.array([2, 1])), f(np.array([2, 1])))
+    finally:
+        MATERIALS[2].kd = old
+
+
+def test_max_with_runtime_keys_picks_among_objects():
+    def best(objs, w):
+        return max(objs, key=lambda o: o.kd @ w).kd
+    same(best, MATERIALS, np.array([1.0, -0.5]))
+    same(best, MATERIALS, np.array([-1.0, 0.5]))
