@@ -2315,20 +2315,9 @@ class Interpreter:
         f = self.frames[-1]
         instrs = f.fc.blocks[f.current_block].instrs
         k = next((k for k, ins in enumerate(instrs) if ins is f.current), None)
-        if k is None or k + 1 >= len(instrs) or _call_argc(instrs[k]) != argc or \
-                not isinstance(_loaded_local(f, instrs[k + 1]), (Array, np.ndarray)):
+        if k is None or _call_argc(instrs[k]) != argc:
             return False
-        depth = 1       # values on the stack above the call's: the array, its index
-        for ins in instrs[k + 2:]:
-            if ins.op == "STORE_SUBSCR":
-                return depth == 2
-            effect = _INDEX_STACK_EFFECT.get(ins.op)
-            if effect is None:
-                return False
-            depth += effect(ins.arg)
-            if depth < 2:       # (an operator took the array or the value)
-                return False
-        return False
+        return stored_into_array(instrs[k + 1:], lambda ins: _loaded_local(f, ins)) is not None
 
     def live_iter(self, v, start=None, backward=False, held=True) -> SeqIter:
         """An iterator over v's items (numbered from `start` as enumerate
@@ -3273,6 +3262,31 @@ _INDEX_STACK_EFFECT = {
     "UNARY_NEGATIVE": lambda arg: 0, "BUILD_TUPLE": lambda arg: 1 - arg,
     "BUILD_SLICE": lambda arg: 1 - arg,
 }
+
+
+def stored_into_array(instrs, loaded_local):
+    """The array that the value on top of the stack goes straight into as
+    an element, where `instrs` (those run next) load a local array, compute
+    its index from loads and operators (no call, nothing stored) and store
+    the value there: `T[i] = <value>`.  None where they do anything else.
+    `loaded_local(ins)`: the value a LOAD_FAST or LOAD_DEREF loads, else
+    None."""
+    if not instrs:
+        return None
+    target = loaded_local(instrs[0])
+    if not isinstance(target, (Array, np.ndarray)):
+        return None
+    depth = 1       # values on the stack above the stored one: the array, its index
+    for ins in instrs[1:]:
+        if ins.op == "STORE_SUBSCR":
+            return target if depth == 2 else None
+        effect = _INDEX_STACK_EFFECT.get(ins.op)
+        if effect is None:
+            return None
+        depth += effect(ins.arg)
+        if depth < 2:       # (an operator took the array or the value)
+            return None
+    return None
 
 
 def _call_argc(ins) -> int | None:

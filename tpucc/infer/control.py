@@ -963,8 +963,9 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         # the other keeps: which one the object holds is carried as a bool)
         loose_kinds = [x for x in loose_runtime if not x[4].shape and _kind_is_runtime(x[3])]
         _check_same_structure(flat, what)
+        stored = _stored_stack_top(frame, arms, targets)
         slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred,
-                                  frame.interp.fresh_ids)
+                                  frame.interp.fresh_ids, stored)
         if same_statics_at is not None:
             _check_same_statics(slots, loose, dead_locals(frame.fc, [same_statics_at]),
                                 depths.get(same_statics_at, 0), numbers_merge)
@@ -1035,7 +1036,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         held_ints.hold(merged[slot.index], flag, slot.values)
     loc = ctx().loc
     _relate_merged(slots, merged, floor, "the `if`" if note != WHILE_ENTRY else
-                   f"the `while` loop of line {loc.line}" if loc else "the `while` loop")
+                   f"the `while` loop of line {loc.line}" if loc else "the `while` loop",
+                   stored)
     for (box, _), out in zip(boxes, outputs[len(slots):]):
         box.assign(out)
     frame.locals, frame.stack = rebuild_state(flat[0][0], merged,
@@ -1442,13 +1444,13 @@ def _returned(path: str) -> bool:
 
 
 def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(), pred=None,
-              fresh_ids=None):
+              fresh_ids=None, stored=None):
     """-> runtime slots needing a region output, and the merged leaf list with
     static (or shared) leaves filled in.  `maybe_unbound`: variables bound
     on some paths only, which a flag guards (_flag_bound_in_loop).  `pred`:
     the branch's condition, which chooses among functions the arms bind.
     `fresh_ids`: the objects the program made (calls.Interpreter.fresh),
-    for the refusal's hint."""
+    for the refusal's hint.  `stored`: _stored_stack_top's."""
     leaves = [lv for _, lv in flat]
     merged, slots = [], []
     for i, column in enumerate(zip(*leaves)):
@@ -1486,8 +1488,53 @@ def _classify(flat, multi: bool, what: str, floor: int, maybe_unbound=frozenset(
             raise MergeError(f"{subject}: {kinds}",
                              hint=_merge_hint(values, what, path, made_here))
         merged.append(None)
-        slots.append(Slot(i, path, values, unify(path, avals, what, defined)))
+        aval = _stored_aval(path, values, avals, stored) or unify(path, avals, what, defined)
+        slots.append(Slot(i, path, values, aval))
     return slots, merged
+
+
+def _stored_stack_top(frame, arms, targets) -> tuple[str, np.dtype] | None:
+    """Where the arms meet at code that stores the value they leave on top
+    of the stack straight into an array element (`C[k] = a if c else b`):
+    (that value's path, the array's dtype).  Only the store's cast is seen
+    of that value, so each arm's may be cast there (_stored_aval), as the
+    `if` statement that stores in each arm casts it."""
+    from .calls import stored_into_array
+    if len(targets) != 1 or not arms[0].stack or targets[0] >= len(frame.fc.blocks):
+        return None
+
+    def loaded_local(ins):
+        values = [a.locals.get(ins.arg) for a in arms] if ins.op == "LOAD_FAST" else [None]
+        dtypes = {getattr(v, "dtype", None) for v in values}
+        return values[0] if len(dtypes) == 1 else None    # (an arm may rebind it: same dtype)
+    target = stored_into_array(frame.fc.blocks[targets[0]].instrs, loaded_local)
+    if target is None:
+        return None
+    return f"<stack {len(arms[0].stack) - 1}>", np.dtype(target.dtype)
+
+
+def _stored_aval(path: str, values, avals, stored) -> AVal | None:
+    """The type of a value that goes straight into an array element
+    (`stored`), whose arms are NumPy arrays (or scalars) of one shape and
+    different dtypes: the array's dtype, each arm cast to it as the store
+    would (a Python number, weak, merges as anywhere: state.unify).  None
+    where that does not apply."""
+    if stored is None or path != stored[0] or \
+            not all(isinstance(v, Array) and not v.weak for v in values) or \
+            any(_checked_by_store(v, stored[1]) for v in values):
+        return None
+    if len({a.shape for a in avals}) > 1 or len({a.dtype for a in avals}) < 2:
+        return None
+    return AVal(stored[1], avals[0].shape, False)
+
+
+def _checked_by_store(value: Array, dtype: np.dtype) -> bool:
+    """Whether storing `value` into an element of a `dtype` array checks it
+    (ops.indexing.check_python_number_fits): a NumPy scalar going into a
+    signed integer array is converted as int() converts it (np.nan raises
+    there; an int64 must fit int32), which a cast in the arm would skip."""
+    return (value.ndim == 0 and dtype.kind == "i" and value.immutable is True
+            and value.dtype.kind in "iuf" and not np.can_cast(value.dtype, dtype))
 
 
 def _refuse_chosen_selection(values, subject: str, path: str) -> None:
@@ -1539,14 +1586,16 @@ def _arm_value(value, aval: AVal, ends: dict, end_vars: dict):
 
 # --- array identity across a merge ------------------------------------------------------
 
-def _relate_merged(slots, merged, floor, construct: str):
+def _relate_merged(slots, merged, floor, construct: str, stored=None):
     """NumPy identity after a Cond.  Merged slots that hold the same array on
     every path are one Array; a slot that is on every path the same view
     (same index) of the same array stays a view of it.  Otherwise a slot that
     shares memory on some path with another array that outlives the `if` (an
     array from before it, another slot's array, a view's base) cannot follow
     in-place updates: updates of either are refused (alias_note), naming
-    `construct` (the `if`)."""
+    `construct` (the `if`).  Not the value that goes straight into an
+    array element (`stored`, _stored_stack_top's: `C[k] = X[m].mean(0) if
+    c else C[k]`): the store reads it, and nothing holds it after."""
     holders: dict = {}              # (arm, id(value)) -> slots holding it there
     for s in slots:
         for k, v in enumerate(s.values):
@@ -1562,6 +1611,8 @@ def _relate_merged(slots, merged, floor, construct: str):
             arr = merged[s.index]
             arr.base, arr.index, arr._base_var = base, s.values[0].index, base._var
             arr.alias_note = next((v.alias_note for v in s.values if v.alias_note), None)
+            continue
+        if stored is not None and s.path == stored[0]:
             continue
         shared = _shared_arrays(s, holders, merged, floor)
         noted = [v.alias_note for v in s.values if isinstance(v, Array) and v.alias_note]

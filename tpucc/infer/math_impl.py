@@ -234,6 +234,22 @@ def hypot(*coordinates):
     return _python(_ufunc(np.sqrt, total))
 
 
+def dist(interp, p, q, /):
+    """math.dist: hypot of the coordinate differences (each point any
+    iterable of numbers: a tuple of Python floats, a 1-D array), so it
+    rounds as hypot does."""
+    p, q = interp.static_items(p), interp.static_items(q)
+    if not any(isinstance(v, Array) for v in (*p, *q)):
+        return math.dist(p, q)
+    if len(p) != len(q):
+        raise UserCodeError("ValueError: both points must have the same number of dimensions")
+    return hypot(*(_runtime_float(a, math.dist) - _runtime_float(b, math.dist)
+                   for a, b in zip(p, q)))
+
+
+BUILTINS[math.dist] = dist
+
+
 @_math(math.degrees)
 def degrees(x):
     return as_float(x, math.degrees) * (180.0 / math.pi)      # CPython's constant

@@ -23,6 +23,8 @@ count where NumPy divides by the number of elements), so a loop over
 - np.nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin the same
   way: the unselected rows made NaN, which they leave out (a seasonal
   profile `np.nanmean(x[k::period])` over the phases k stays a `while`).
+  Both take a mask of several axes (`np.median(D[D > 0])`) as the 1-D
+  mask of the raveled rows (_one_mask_axis).
 
 What would need the selected elements laid out in a row of runtime length
 (np.sort, ...) stays an E200; what counts them in order (a
@@ -33,11 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedError, UserCodeError
+from ..infer.values import Array
 from .elementwise import astype
 from .masked import (Selection, _astype, _count, _expanded, _reduce, _reduced_axes, _refuse_call,
                      product, reduce, refusal)
 from .registry import NUMPY, normalize_axes, normalize_axis
-from .shape import where
+from .shape import reshape, where
 
 
 def variance(name: str, sel: Selection, axis=None, dtype=None, out=None, ddof=0,
@@ -233,6 +236,17 @@ def _is_vector_pair(operands) -> bool:
     return all(isinstance(v, Selection) and not v.rest for v in operands)
 
 
+def _one_mask_axis(sel: Selection) -> Selection:
+    """x[mask] with a mask of several axes (`D[D > 0]`, a 2-D mask) is the
+    same rows, in the same C order, as x.reshape(n, *rest)[mask.ravel()]:
+    a selection by a 1-D mask, which the recipes below take."""
+    if sel.rank == 1 or sel.view is not None:
+        return sel
+    n = int(np.prod(sel.mask.aval.shape, dtype=np.int64))
+    return Selection(reshape(sel.data, (n,) + sel.rest), reshape(Array(sel.mask), (n,)).var,
+                     sliced=sel.sliced, descending=sel.descending)
+
+
 # --- median, percentile, quantile --------------------------------------------------------------
 
 _NAN_FORM = {np.median: np.nanmedian, np.percentile: np.nanpercentile,
@@ -252,6 +266,7 @@ def order_statistic(fn):
     signature = inspect.signature(fn)
 
     def call(sel: Selection, *args, **kwargs):
+        sel = _one_mask_axis(sel)
         bound = signature.bind(sel, *args, **kwargs).arguments
         axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
         axes = normalize_axes(axis, 1 + len(sel.rest))
@@ -302,6 +317,7 @@ def nan_reduction(fn):
     plain, signature = _NAN_REDUCTIONS[fn], inspect.signature(fn)
 
     def call(sel: Selection, *args, **kwargs):
+        sel = _one_mask_axis(sel)
         bound = signature.bind(sel, *args, **kwargs).arguments
         axes = normalize_axes(bound.get("axis"), 1 + len(sel.rest))
         if sel.rank != 1 or (axes is not None and 0 not in axes) or \
