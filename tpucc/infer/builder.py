@@ -38,6 +38,8 @@ class Context:
     # Per runtime region, innermost last: whether a loop made it (its body, or
     # an unrolled runtime range's arm), else an `if`: errors name the construct.
     runtime_loops: list = field(default_factory=list)
+    # ... and the serial floors of those a loop made (calls._appends_journaled)
+    loop_floors: list = field(default_factory=list)
     # The interpreter's frames, innermost last: a runtime check looks for a
     # `try` around it (exceptions.refuse_caught_check).
     frames: list = field(default_factory=list)

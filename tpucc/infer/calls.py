@@ -1937,12 +1937,34 @@ class Interpreter:
             return False
         return self.ctx.runtime_depth > 0 and self.ctx.effect_frames[-1] is not None
 
+    def _appends_journaled(self, lst) -> bool:
+        """Whether an append to `lst` is an item write past its end, undone
+        at the end of the runtime `if`'s arm it is in: a list the program
+        made before that `if`, and after any runtime loop around it (whose
+        iterations would each add items: check_mutation refuses that), in
+        an `if` its frame merges.  Arms that each append as many items
+        merge them, so the list has one length on every path
+        (control._refuse_other_appends).  Not an argument's list (its
+        appends are not written back)."""
+        entry = self.fresh_ids.get(id(lst))
+        c = self.ctx
+        return (entry is not None and entry[0] is lst and c.runtime_depth > 0
+                and not c.grad_depth and entry[1] < c.serial_floor[-1]
+                and not any(floor > entry[1] for floor in c.loop_floors)
+                and id(lst) not in self.argument_containers and self._may_rebind_items(lst))
+
     def _rebinding_items(self, d, name, args, kwargs):
         """(result,) of `d.update(...)` or `d.setdefault(k, ...)` that only
         rebinds or reads keys d has (restoring a checkpoint into the
         parameters), or of `lst.sort()` / `lst.reverse()` (a permutation of
         its items): the item assignments they are, written back and
         journaled as those; None for any other call."""
+        if type(d) is list and name in ("append", "extend") and len(args) == 1 \
+                and not kwargs and self._appends_journaled(d):
+            items = [args[0]] if name == "append" else self.static_items(args[0])
+            for v in items:
+                set_item(d, len(d), v, self.fresh_ids[id(d)][1])
+            return (None,)
         if type(d) is list and name in ("sort", "reverse") and not args:
             if name == "reverse" and kwargs:
                 return None         # (Python's TypeError, from the list itself)

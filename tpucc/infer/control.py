@@ -39,7 +39,7 @@ from .state import (container_paths, describe_static, flatten, held_dict_hint, h
                     unflatten, unify, with_article)
 from .values import (ABSENT, AliasNote, Array, RuntimeKind, Undefined, finish_items, int_bounds,
                      items_before, journal_before, new_serial_floor, put_item, ranged_span,
-                     set_item)
+                     appended_item, read_item, set_item)
 
 RETURN = -2
 MAX_UNROLL = 10_000
@@ -80,6 +80,8 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None, 
         if runtime:
             c.runtime_loops.append(loop)
         c.serial_floor.append(new_serial_floor())
+        if runtime and loop:
+            c.loop_floors.append(c.serial_floor[-1])
         if barrier:
             c.effect_floor.append(c.serial_floor[-1])
             c.effect_frames.append(frame)
@@ -106,6 +108,8 @@ def journaled_region(params=(), runtime=True, effects_barrier=None, frame=None, 
             c.runtime_depth -= runtime
             if runtime:
                 c.runtime_loops.pop()
+            if runtime and loop:
+                c.loop_floors.pop()
             if opened:
                 frame.open_regions.pop()
 
@@ -962,6 +966,7 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         # (`s.t = s.t + 1` on one path makes a NumPy scalar of the 0-d array
         # the other keeps: which one the object holds is carried as a bool)
         loose_kinds = [x for x in loose_runtime if not x[4].shape and _kind_is_runtime(x[3])]
+        _refuse_other_appends(arms, what)
         _check_same_structure(flat, what)
         stored = _stored_stack_top(frame, arms, targets)
         slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred,
@@ -1068,9 +1073,8 @@ def items_applied(items: dict):
     end state is read, then undone again."""
     before = []
     for container, key, value, *_ in items.values():
-        before.append((container, key, container.get(key, ABSENT) if type(container) is dict
-                       else container[key]))
-        container[key] = value
+        before.append((container, key, read_item(container, key)))
+        put_item(container, key, value)
     try:
         yield
     finally:
@@ -1208,6 +1212,27 @@ class Slot:
     path: str
     values: list
     aval: AVal
+
+
+def _refuse_other_appends(arms, what: str) -> None:
+    """Arms that append to a list from before them (calls._appends_journaled)
+    must each append as many items: the merged list has one length, each
+    item merged from the arms' (`preds.append(1)` / `preds.append(0)`)."""
+    counts: dict = {}           # id(list) -> (the list, [items appended by each arm])
+    for k, arm in enumerate(arms):
+        for container, key, *_ in arm.items.values():
+            if appended_item(container, key):
+                counts.setdefault(id(container), (container, [0] * len(arms)))[1][k] += 1
+    for lst, per_arm in counts.values():
+        if len(set(per_arm)) > 1:
+            paths = container_paths(arms[0].locals, arms[0].stack).get(id(lst), (None, ()))[1]
+            name = f"`{min(paths)}`" if paths else "a list"
+            appended = " and ".join(f"{n} item{'s' * (n != 1)}" for n in per_arm)
+            raise MergeError(
+                f"{what} append {appended} to {name}: compiled code gives a list one length "
+                "on every path, so each path of a runtime `if` must append as many items",
+                hint="append on every path, choosing the item (`out.append(a if c else b)`), "
+                     "or fill a preallocated array and count its items (`buf[n] = v; n += 1`)")
 
 
 def _check_same_structure(flat, what):

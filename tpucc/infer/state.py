@@ -564,10 +564,11 @@ def same_object(new, olds: list, in_place=None):
     if type(new) is SeqIter:
         return _same_iterated_items(new, first, in_place)
     if type(new) in (list, tuple):
-        if len(new) != len(first):
+        if len(new) != len(first) and not _grown(new, first, in_place):
             return new
         kids = [same_object(n, [o], in_place) for n, o in zip(new, first)]
-        if all(k is o for k, o in zip(kids, first)):
+        kids += new[len(first):]
+        if len(kids) == len(first) and all(k is o for k, o in zip(kids, first)):
             return first
         kept = _refill(first, enumerate(kids), in_place)
         return kept if kept is not None else type(new)(kids)
@@ -612,14 +613,21 @@ def _same_iterated_items(new: SeqIter, old: SeqIter, in_place: dict) -> SeqIter:
     return new.with_items(items)
 
 
+def _grown(new, old, in_place: dict) -> bool:
+    """Whether `new` is the list `old` after the region appended to it on
+    every path (the same number of items: control.merge_arms), which the
+    very same list gets (_refill appends them)."""
+    return type(old) is list and id(old) in in_place and len(new) > len(old)
+
+
 def _refill(container, items, in_place: dict):
     """`container` with `items` written into it, if it is one to keep."""
     serial = in_place.get(id(container))
     if serial is None:
         return None
     for k, v in items:
-        if container[k] is not v:
-            set_item(container, k, v, serial)
+        if type(container) is list and k >= len(container) or container[k] is not v:
+            set_item(container, k, v, serial)       # (past its end: an append)
     return container
 
 

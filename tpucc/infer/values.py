@@ -536,11 +536,25 @@ def set_item(container, key, value, serial: int) -> None:
                 "assigning a list slice of another length inside a loop or a runtime `if`, "
                 "to a list from before it, is not supported", hint="build a new list "
                 "(`hs = hs[1:] + [v]`), or assign as many items as the slice holds")
-        before = container[key] if type(container) in (list, collections.deque) \
-            or key in container else ABSENT
         c.item_journal[-1].setdefault((id(container), key),
-                                      (container, key, before, c.loc, serial))
-    container[key] = value
+                                      (container, key, read_item(container, key), c.loc, serial))
+    put_item(container, key, value)
+
+
+def read_item(container, key):
+    """container[key], or ABSENT for a dict key it lacks or the position
+    just past a list's end (an append: appended_item)."""
+    if type(container) is list and key == len(container):
+        return ABSENT
+    if type(container) in (list, collections.deque) or key in container:
+        return container[key]
+    return ABSENT
+
+
+def appended_item(container, key) -> bool:
+    """Whether an item write a region undid (values.finish_items) was an
+    append: its position is past the list's end again."""
+    return type(container) is list and type(key) is int and key >= len(container)
 
 
 ABSENT = object()       # a dict key a region added: undone by deleting it
@@ -550,8 +564,15 @@ MISSING = object()
 
 
 def put_item(container, key, value) -> None:
-    """container[key] = value, or del container[key] for ABSENT: no journal."""
-    if value is ABSENT:
+    """container[key] = value, or del container[key] for ABSENT: no journal.
+    A list's position just past its end is an append (a runtime `if`'s arm
+    appends: set_item), and ABSENT there removes its last item."""
+    if type(container) is list and key >= len(container) - (value is ABSENT):
+        if value is ABSENT:
+            del container[key:]
+        else:
+            container.append(value)
+    elif value is ABSENT:
         container.pop(key, None)
     else:
         container[key] = value
@@ -571,9 +592,10 @@ def finish_items(journal: dict) -> dict:
     """Ends a region's item writes: {(id(container), key): (container, key,
     value at the end, loc of the first write, the container's serial)},
     each write undone."""
-    ends = {}
-    for slot, (container, key, before, loc, serial) in journal.items():
-        ends[slot] = (container, key, container[key], loc, serial)
+    ends = {slot: (container, key, container[key], loc, serial)
+            for slot, (container, key, _, loc, serial) in journal.items()}
+    # (last first: a list's later appends go before its earlier ones)
+    for container, key, before, *_ in reversed(journal.values()):
         put_item(container, key, before)
     return ends
 
