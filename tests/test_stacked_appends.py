@@ -381,7 +381,7 @@ def test_a_list_argument_is_appended_to_as_before():
 def test_a_runtime_break_still_refuses_the_append():
     # how many items the list gets depends on the data
     raises_at(early_exit, (np.ones((N, 3)),), tpucc.SideEffectError,
-              "mutating a container inside a runtime", line_of="out.append")
+              "appending to `out` on some runtime paths only", line_of="out.append")
 
 
 def counter_only(x):

@@ -1217,22 +1217,26 @@ class Slot:
 def _refuse_other_appends(arms, what: str) -> None:
     """Arms that append to a list from before them (calls._appends_journaled)
     must each append as many items: the merged list has one length, each
-    item merged from the arms' (`preds.append(1)` / `preds.append(0)`)."""
-    counts: dict = {}           # id(list) -> (the list, [items appended by each arm])
+    item merged from the arms' (`preds.append(1)` / `preds.append(0)`).
+    Else the refusal names the line of an append that only some paths make
+    (one that a runtime `break` or `return` skips, too)."""
+    counts: dict = {}   # id(list) -> (the list, [items appended by each arm], an append's loc)
     for k, arm in enumerate(arms):
-        for container, key, *_ in arm.items.values():
+        for container, key, _, loc, _ in arm.items.values():
             if appended_item(container, key):
-                counts.setdefault(id(container), (container, [0] * len(arms)))[1][k] += 1
-    for lst, per_arm in counts.values():
+                entry = counts.setdefault(id(container), [container, [0] * len(arms), loc])
+                entry[1][k] += 1
+    for lst, per_arm, loc in counts.values():
         if len(set(per_arm)) > 1:
             paths = container_paths(arms[0].locals, arms[0].stack).get(id(lst), (None, ()))[1]
             name = f"`{min(paths)}`" if paths else "a list"
             appended = " and ".join(f"{n} item{'s' * (n != 1)}" for n in per_arm)
-            raise MergeError(
-                f"{what} append {appended} to {name}: compiled code gives a list one length "
-                "on every path, so each path of a runtime `if` must append as many items",
-                hint="append on every path, choosing the item (`out.append(a if c else b)`), "
-                     "or fill a preallocated array and count its items (`buf[n] = v; n += 1`)")
+            raise SideEffectError(
+                f"appending to {name} on some runtime paths only: {what} append {appended} "
+                "to it, and compiled code gives a list one length on every path", loc=loc,
+                hint="append as many items on every path, choosing the item (`out.append(a "
+                     "if c else b)`), or fill a preallocated array and count its items "
+                     "(`buf[n] = v; n += 1`)")
 
 
 def _check_same_structure(flat, what):
