@@ -343,3 +343,31 @@ def appends_in_a_runtime_loop(x):
 def test_appends_in_a_runtime_loop_stay_refused():
     raises_at(appends_in_a_runtime_loop, (np.array([4., 8.]),), tpucc.errors.SideEffectError,
               "mutating a container inside a runtime", line_of="<- here", cache=False)
+
+
+# --- a Python int held as a NumPy integer, with a Python int it cannot hold ---------------------
+
+def find(parent, x):
+    while parent[x] != x:
+        x = parent[x]
+    return x
+
+
+def root_plus_big(parent, k):
+    return find(parent, k) + 1000  # <- here
+
+
+def root_arithmetic(parent, k):
+    r = find(parent, k)
+    return 1000 - r, r + 5
+
+
+def test_held_python_int_with_an_int_the_numpy_dtype_cannot_hold():
+    # the loop does not run: `x` is still the Python int, and Python's sum is 1000
+    same_each(root_plus_big, (np.array([0, 0, 1], np.uint8), 0),
+              (np.array([1, 2, 2], np.uint8), 2))
+    same_each(root_arithmetic, (np.array([1, 2, 2], np.uint8), 2),
+              (np.array([0, 0, 1], np.int8), 0))
+    # it ran: `x` is a uint8, and NumPy raises when the program runs (E910, not E700)
+    raises_at(root_plus_big, (np.array([1, 2, 2], np.uint8), 0), tpucc.errors.RuntimeRaiseError,
+              "Python integer 1000 out of bounds for uint8", line_of="<- here", cache=False)

@@ -9,6 +9,7 @@ floor division and modulo), cast to the loop's output dtype.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 
@@ -642,7 +643,10 @@ def _check_python_ints(ufname, operands) -> tuple:
     for k, (x, dt) in enumerate(zip(operands, loop)):
         if _is_python_int(x) and dt.kind in "iu" and not (
                 np.iinfo(dt).min <= x <= np.iinfo(dt).max):
-            raise python_int_out_of_bounds(x, dt)
+            held = _held_python_ints(operands)
+            if held is None:
+                raise python_int_out_of_bounds(x, dt)
+            return _on_the_python_int_path(held, operands, x, dt)
         if _is_python_int(x) and not _INT64_MIN <= x <= _UINT64_MAX and dt.kind in "fc":
             converted[k] = _int_as_float(x)     # as NumPy (and Python) convert it
             continue
@@ -651,6 +655,32 @@ def _check_python_ints(ufname, operands) -> tuple:
                                    "which no 64-bit integer holds, is not supported",
                                    hint="write it as a float (e.g. 2.0**64)")
     return tuple(converted)
+
+
+def _held_python_ints(operands) -> list | None:
+    """The operands that are a Python int on some runtime paths and a NumPy
+    integer on others (infer/held_ints.py), where every other operand is a
+    Python int: on the paths that hold the ints, Python int arithmetic."""
+    held = [x for x in operands if isinstance(x, Array) and x.held_int is not None
+            and not x.held_float]
+    others_python = all(_is_python_int(x) or _is_runtime_python_int(x) or
+                        any(x is h for h in held) for x in operands)
+    return held if held and others_python else None
+
+
+def _on_the_python_int_path(held: list, operands, value: int, dtype) -> tuple:
+    """`find(parent, 0) + 1000` of a uint8 `parent`: where the held value
+    is the NumPy integer, NumPy raises OverflowError for the Python int
+    `value` that `dtype` cannot hold, when the program runs on that path
+    (E910); where it is the Python int (the loop did not run), the result
+    is Python's: the operands as Python ints."""
+    from ..infer import checks, held_ints
+    on_int_path = functools.reduce(lambda a, b: emit("logical_and", a, b),
+                                   [Array(x.held_int) for x in held])
+    checks.require(on_int_path, f"Python integer {value} out of bounds for {dtype}",
+                   hint=_wider_hint(dtype, value), raises="OverflowError")
+    return tuple(held_ints.as_python_number(x) if any(x is h for h in held) else x
+                 for x in operands)
 
 
 def _wide_python_int_hint(value: int) -> str:
