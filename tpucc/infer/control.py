@@ -1529,7 +1529,7 @@ def _stored_stack_top(frame, arms, targets) -> tuple[str, np.dtype] | None:
     of that value, so each arm's may be cast there (_stored_aval), as the
     `if` statement that stores in each arm casts it."""
     from .calls import stored_into_array
-    if len(targets) != 1 or not arms[0].stack or targets[0] >= len(frame.fc.blocks):
+    if len(targets) != 1 or not arms[0].stack or not 0 <= targets[0] < len(frame.fc.blocks):
         return None
 
     def loaded_local(ins):
