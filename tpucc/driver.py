@@ -966,7 +966,7 @@ def _output_builder(traced):
             k += 1
         else:
             converters.append((-1, s))
-    if runtime_kinds or rows or traced.returned_aliases:
+    if runtime_kinds or rows or traced.returned_aliases or traced.out_read_only:
         return k, _general_builder(traced, runtime_kinds), None
     treedef = traced.out_treedef
     if treedef is None and converters[0][0] == 0:
@@ -1013,13 +1013,14 @@ def _general_builder(traced, runtime_kinds: dict):
 
     views_of_leaves = [(position, how[1], how[2]) for position, how in returned.items()
                        if how[0] == "leaf_view"]
+    repeated = [(position, how[1]) for position, how in returned.items() if how[0] == "leaf"]
 
     def build(outs, inputs=(), arguments=None):
         leaves, k, hosts = [], 0, {}
         for position, s in enumerate(traced.out_static):
             how = returned.get(position)
             if how is not None and how[0] != "leaf_view":
-                leaves.append(leaves[how[1]] if how[0] == "leaf" else
+                leaves.append(None if how[0] == "leaf" else
                               argument_at(arguments, *how[1:]) if how[0] == "argument" else
                               _stored_object(*how[1:]) if how[0] == "written" else
                               _input_object(traced, inputs, *how))
@@ -1045,6 +1046,11 @@ def _general_builder(traced, runtime_kinds: dict):
         for position, base, view in views_of_leaves:    # (its base may come after it)
             if isinstance(leaves[base], np.ndarray):
                 leaves[position] = view(leaves[base])
+        for position, first in repeated:    # (after the views: `return m, d, d`, d a view of m)
+            leaves[position] = leaves[first]
+        for position in traced.out_read_only:       # (after the views made of them)
+            if isinstance(leaves[position], np.ndarray):
+                leaves[position].flags.writeable = False
         return leaves[0] if traced.out_treedef is None else unflatten(traced.out_treedef, leaves)
     return build
 

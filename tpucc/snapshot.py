@@ -399,7 +399,8 @@ def describe(traced, w: Walk) -> dict:
             "input_identities": [[list(places), list(pattern)]
                                  for places, pattern in traced.input_identities],
             "returned_aliases": [[position, list(how)]
-                                 for position, how in traced.returned_aliases]}
+                                 for position, how in traced.returned_aliases],
+            "out_read_only": list(traced.out_read_only)}
 
 
 def rebind(record: dict, w: Walk):
@@ -443,7 +444,8 @@ def rebind(record: dict, w: Walk):
                   input_identities=[(tuple(places), tuple(pattern))
                                     for places, pattern in record.get("input_identities", [])],
                   returned_aliases=[(position, tuple(how))
-                                    for position, how in record.get("returned_aliases", [])])
+                                    for position, how in record.get("returned_aliases", [])],
+                  out_read_only=record.get("out_read_only", []))
 
 
 def _ref(w: Walk, obj, kind):

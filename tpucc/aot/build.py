@@ -526,7 +526,8 @@ def _outputs(ep, traced) -> dict:
     avals = [v.aval for v in traced.program.results]
     nodes, k = [], 0
     paths = _out_paths(traced.out_treedef)
-    for s, path in zip(traced.out_static, paths):
+    read_only = set(traced.out_read_only)
+    for position, (s, path) in enumerate(zip(traced.out_static, paths)):
         if type(s) is RowOf:        # row `row` of the output `output` (a loop's buffer)
             buffer = avals[s.output]
             nodes.append({"leaf": "runtime", "output": s.output, "row": s.row, "path": path,
@@ -544,6 +545,8 @@ def _outputs(ep, traced) -> dict:
                     "dtype": avals[k].dtype.name, "shape": list(avals[k].shape)}
             if is_runtime_kind(scalar):
                 node["scalar_output"] = scalar     # the output saying whether it is one
+            if position in read_only:       # (np.diagonal's, np.broadcast_to's: as NumPy's)
+                node["read_only"] = True
             nodes.append(node)
             k += 1
         elif type(s) is CallersContainer:

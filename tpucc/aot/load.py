@@ -483,7 +483,10 @@ class LoadedEntry:
             value = outs[node["output"]]
             if "row" in node:                   # a row of a buffer a loop filled
                 value = np.asarray(value)[node["row"]]
-            return to_user_value(value, tree.WEAK_TYPES[weak] if weak else None, scalar)
+            value = to_user_value(value, tree.WEAK_TYPES[weak] if weak else None, scalar)
+            if node.get("read_only") and isinstance(value, np.ndarray):
+                value.flags.writeable = False       # (NumPy's diagonal, broadcast_to ...)
+            return value
         return tree.build(self.manifest["outputs"]["tree"], leaf)
 
     def _write_back(self, leaves, values):

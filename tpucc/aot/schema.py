@@ -151,7 +151,8 @@ _LEAVES = {
     "array": {"input": _count, "dtype": _dtype, "shape": SHAPE, "path": str},
     "scalar": {"input": _count, "type": _WEAK, "dtype": _dtype, "shape": SHAPE, "path": str},
     "runtime": {"output": _count, "weak": Maybe(_WEAK), "scalar?": bool, "dtype": _dtype,
-                "shape": SHAPE, "path": str, "scalar_output?": _count, "row?": _count},
+                "shape": SHAPE, "path": str, "scalar_output?": _count, "row?": _count,
+                "read_only?": bool},
     "static": {"value": _static, "path": str},
     # an output that is a list or dict argument itself: args[root][keys...]
     "argument": {"root": _static, "keys": [_static], "path": str},

@@ -38,8 +38,8 @@ from . import warning_filters as _warning_filters  # noqa: E402,F401  (catch_war
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
                     instance_attributes, is_value_dataclass, rebuilt_value,
                     stored_value_arrays, unflatten, value_fields)
-from .values import (Array, RuntimeKind, check_runtime_dtype, check_runtime_size, frozen_kind,
-                     new_serial_floor)
+from .values import (READ_ONLY, Array, RuntimeKind, check_runtime_dtype, check_runtime_size,
+                     frozen_kind, new_serial_floor)
 
 RUNTIME_TYPES = (np.ndarray, np.generic)
 RUNTIME = type("RUNTIME", (), {"__repr__": lambda self: "<runtime>"})()  # out_static marker
@@ -244,6 +244,11 @@ class Traced:
     # The driver returns those objects; the program still computes an
     # array leaf (an artifact, `tpucc build`, returns it as a copy).
     returned_aliases: list = field(default_factory=list)
+    # Positions among the result's leaves of the arrays NumPy returns
+    # read-only (np.diagonal, np.broadcast_to, sliding_window_view, and
+    # views of them or of a read-only argument): the driver clears their
+    # writeable flag, so that a write into one raises as eagerly.
+    out_read_only: list = field(default_factory=list)
 
 
 def _input_alias(value, inputs: dict):
@@ -685,6 +690,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
                   process_local=context.process_local, writeback_locs=writeback_locs,
                   input_identities=identities, aliases=aliases,
                   returned_aliases=returned_aliases,
+                  out_read_only=_returned_read_only(out_leaves),
                   attribute_order=_attribute_order(interp, aliases, writebacks))
 
 
@@ -694,6 +700,14 @@ def _attribute_order(interp, aliases, writebacks) -> list:
     if not (any(a[0] == "attr" for a in aliases) and any(w[0] == "attr" for w in writebacks)):
         return []
     return [(obj, name) for obj, name in interp.attr_writes.values() if isinstance(name, str)]
+
+
+def _returned_read_only(out_leaves) -> list:
+    """Traced.out_read_only: the returned arrays whose writeable flag NumPy
+    has off (not those refusing writes for compiled code's own reasons:
+    values.CHOSEN, WINDOWS ..., which NumPy lets the caller write)."""
+    return [position for position, (_, v) in enumerate(out_leaves)
+            if isinstance(v, Array) and v.frozen == READ_ONLY]
 
 
 def _returned_aliases(out_leaves, inputs) -> list:
