@@ -25,6 +25,7 @@ from ..frontend import decode
 from ..ir import values_made
 from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
+from ..ops.registry import METHODS, NUMPY
 from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, float_errors,
                messages, stacking)
 from .builder import emit
@@ -1017,10 +1018,12 @@ def FORMAT_VALUE(f, flags):
                                "at compile time",
                                hint="use print(x) to print it at run time; the message of an "
                                     "`assert`, or of a `raise` that is all a runtime `if` holds, "
-                                    "may show runtime values, and arithmetic on them that needs "
-                                    "no runtime check (a Python float's `/` checks for zero): "
-                                    "compute others on a line before it (`d = a / b`, then "
-                                    "f\"{d}\")")
+                                    "may show runtime values, and what arithmetic, comparisons "
+                                    "and NumPy functions compute from them, where that needs no "
+                                    "runtime check (a Python float's `/` checks for zero, `x[i]` "
+                                    "its index), changes nothing (`a.sort()`) and has a shape "
+                                    "known at compile time (not np.flatnonzero's): compute "
+                                    "others on a line before it (`d = a / b`, then f\"{d}\")")
     _guard_read_natively(f, v)                     # f"{rows}"
     f.push(_text(f, format, v, spec))
 
@@ -1395,25 +1398,25 @@ _RAISE_BLOCK_OPS = {"LOAD_ASSERTION_ERROR", "LOAD_GLOBAL", "PUSH_NULL", "PRECALL
                     "RAISE_VARARGS"}
 _MESSAGE_OPS = {"LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_ATTR",
                 "FORMAT_VALUE", "CONVERT_VALUE", "BUILD_STRING",
-                *"PUSH_NULL PRECALL CALL UNARY_NEGATIVE UNARY_POSITIVE UNARY_INVERT BINARY_OP "
-                 "BINARY_SUBSCR".split()}
+                *"PUSH_NULL PRECALL CALL KW_NAMES UNARY_NEGATIVE UNARY_POSITIVE UNARY_INVERT "
+                 "BINARY_OP COMPARE_OP BINARY_SUBSCR".split()}
 # A runtime check's message is computed on every path, where Python computes
 # it only when the check fails: its computations must be harmless there.
 # These run on static operands, or on arrays and numbers, and calls only of
 # these builtins: len (of an array: static), str and repr of static values,
 # the others of arrays and numbers.
 _OPERANDS = {"UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1, "UNARY_INVERT": 1, "BINARY_OP": 2,
-             "BINARY_SUBSCR": 2}
+             "COMPARE_OP": 2, "BINARY_SUBSCR": 2}
 _MESSAGE_CALLS = {len: "any", abs: "numbers", min: "numbers", max: "numbers", round: "numbers",
                   int: "numbers", float: "numbers", str: "static", repr: "static"}
-# And NumPy's reductions, as functions of arrays and numbers (`f"{np.sum(idx)}"`)
-# or as methods of an array (`f"{indices.max()}"`): they compute a value and
-# change nothing (no `out=`: keywords are refused).
-_MESSAGE_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "std", "var", "any", "all",
-                       "argmax", "argmin", "ptp", "count_nonzero", "amax", "amin", "abs",
-                       "absolute", "median", "average", "item", "astype")
-_MESSAGE_NUMPY = tuple(getattr(np, n) for n in _MESSAGE_REDUCTIONS if hasattr(np, n)) + (
-    np.linalg.norm,)
+# And NumPy's functions and array methods that tpucc implements (ops.registry),
+# of arrays, numbers and plain static data (`f"{np.sum(seq >= 4)}"`,
+# `f"{(d > tol).argmax()}"`, `f"{np.round(x, 2)}"`): they compute a value.
+# Not those that write into an array (on every path, where Python writes only
+# when the check fails): `out=`, a ufunc's output argument, these.
+_WRITING_FUNCTIONS = frozenset(("copyto", "fill_diagonal", "place", "put", "put_along_axis",
+                                "putmask", "at"))
+_WRITING_METHODS = frozenset(("fill", "partition", "put", "sort"))
 
 
 def raised_by(f, index: int) -> tuple | None:
@@ -1536,11 +1539,11 @@ _UNLESS_CHECKED = "unless checked"
 
 def _harmless(f, i):
     """Whether message instruction `i` may run on every path, not only on
-    the failing one (_OPERANDS, _MESSAGE_CALLS): True, False, or
-    _UNLESS_CHECKED.  Arithmetic and indexing of arrays and numbers may,
-    unless it checks something at run time (`f"drift {E - E0:.4f}"`, but
-    not a runtime index); of other runtime values (an object's __add__ is
-    the user's code), not."""
+    the failing one (_OPERANDS, _MESSAGE_CALLS, NumPy's functions): True,
+    False, or _UNLESS_CHECKED.  Arithmetic, comparisons, indexing and NumPy
+    functions of arrays and numbers may, unless they check something at run
+    time (`f"drift {E - E0:.4f}"`, but not a runtime index); of other
+    runtime values (an object's __add__ is the user's code), not."""
     runtime = lambda v: isinstance(v, Array) or builtins_impl.holds_array(v)  # noqa: E731
     if i.op in _OPERANDS:
         operands = f.stack[-_OPERANDS[i.op]:]
@@ -1556,8 +1559,10 @@ def _harmless(f, i):
     argc, kwnames = i.arg
     args = f.stack[len(f.stack) - argc:]
     first, fn = f.stack[-argc - 2], f.stack[-argc - 1]
-    if first is NULL and not kwnames and _reduces_arrays(fn):
-        return _UNLESS_CHECKED if all(map(_array_or_number, args)) else False
+    if first is NULL and _numpy_function(fn):
+        computes = "out" not in (kwnames or ()) and all(map(_plain_operand, args)) and not (
+            isinstance(fn, np.ufunc) and len(args) - len(kwnames or ()) > fn.nin)
+        return _UNLESS_CHECKED if computes else False
     try:
         allowed = _MESSAGE_CALLS.get(fn) if first is NULL and not kwnames else None
     except TypeError:           # (an unhashable callable)
@@ -1567,16 +1572,32 @@ def _harmless(f, i):
     return allowed in ("any", "numbers") or allowed == "static" and not any(map(runtime, args))
 
 
-def _reduces_arrays(fn) -> bool:
-    """Whether `fn` is one of NumPy's reductions (_MESSAGE_REDUCTIONS), as a
-    function or as the bound method of an array."""
+def _numpy_function(fn) -> bool:
+    """Whether `fn` is a NumPy function tpucc implements for arrays (a
+    ufunc too), or the bound method of an array; not np.random's, whose
+    generators keep state."""
     if isinstance(fn, calls.BoundArrayMethod):
-        return isinstance(fn.array, Array) and fn.name in _MESSAGE_REDUCTIONS
-    return any(fn is g for g in _MESSAGE_NUMPY)
+        return isinstance(fn.array, Array) and fn.name in METHODS and \
+            fn.name not in _WRITING_METHODS
+    try:
+        implemented = fn in NUMPY or isinstance(fn, np.ufunc)
+    except TypeError:           # (an unhashable callable)
+        return False
+    return implemented and getattr(fn, "__name__", None) not in _WRITING_FUNCTIONS and \
+        not str(getattr(fn, "__module__", "")).startswith("numpy.random")
 
 
 def _array_or_number(v) -> bool:
     return isinstance(v, (Array, bool, int, float, complex, np.generic))
+
+
+def _plain_operand(v) -> bool:
+    """An argument a NumPy function computes from and nothing else: an
+    array, a number, or static data (an axis tuple, a dtype, a string)."""
+    if isinstance(v, (list, tuple)):
+        return all(map(_plain_operand, v))
+    return v is None or _array_or_number(v) or isinstance(v, (str, np.dtype, slice)) or \
+        isinstance(v, type) and issubclass(v, (np.generic, bool, int, float, complex))
 
 
 @terminator
