@@ -94,6 +94,10 @@ class Frame:
         # Headers of `while` loops whose first iteration ran unrolled before
         # the While that runs the rest (loops._unroll): not peeled again.
         self.peeled_loops: set = set()
+        # `while` loops unrolled with guards (loops._unroll: one left on a
+        # runtime condition that cannot be one While): header -> (iterations
+        # unrolled so far, over the guarded continuations; why no While).
+        self.guarded_whiles: dict = {}
 
     def push(self, v):
         self.stack.append(v)

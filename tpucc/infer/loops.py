@@ -215,6 +215,9 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
     frame.peeled_loops.discard(header)
     forced = _unrolled_by_request(frame, header)
     warned = forced
+    if it is None and entered_statically:
+        frame.guarded_whiles.pop(header, None)      # (entered anew, not continued)
+    guarded = frame.guarded_whiles.get(header)      # (trips so far, why no While)
     folding = unrolled_because == COMPUTES_NUMBERS     # (a static `while`: found below)
     while True:
         if it is None:
@@ -222,14 +225,24 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         entry_lists = popped_queues.entry_items(frame.locals)
         raised = None
+        # (a guarded `while` returns inside the iteration: its counter, read
+        # by `return k`, need not merge with the value the next one starts with)
+        iteration_stops = loop_stops if guarded is None else \
+            loop_stops - _returning_exits(frame.fc, header)
         with journaled_region(runtime=False) as rec, watch_scope() as marks:
             try:
-                ex = walk(frame, header, loop_stops, entering=header)
+                ex = walk(frame, header, iteration_stops, entering=header)
             except UserCodeError as e:
                 # The program's exception leaves the loop: what the iteration
                 # did before it stays done, as eagerly (an `except` around the
                 # loop may catch it; exceptions.py).
                 raised, ex = e, Exit((header,))
+            except (StaticValueError, ShapeError) as e:
+                if guarded is None:
+                    raise
+                frame.guarded_whiles.pop(header, None)
+                raise _naming_guarded_while(e, frame.fc.loop_locs[header],
+                                            min(budget, GUARDED_UNROLL_LIMIT)) from None
             iteration_ops = rec["builder"].ops
             # Guarded iterations nest (each runs under the previous ones'
             # runtime exits): with a loop inside, one While is far smaller
@@ -241,7 +254,8 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             # quadratically in the reverse pass.
             keep = ex.static or peeling or _may_unroll_guarded(it, budget) and (
                 guard_anyway or ctx().grad_depth and not _scan_under_grad(frame, header, it)
-                or not isinstance(it, RangeIter) and header not in frame.fc.nesting_loops)
+                or not isinstance(it, RangeIter) and header not in frame.fc.nesting_loops) \
+                or guarded is not None and _may_unroll_guarded_while(guarded, count, budget)
             if not keep:
                 finish_journal(rec["journal"])
                 finish_items(rec["items"])
@@ -254,10 +268,16 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
             items_before(rec["items"])
         if raised is not None:
             raise raised
+        if guarded is not None:
+            _note_guarded_trip(frame, header, ex, guarded, count)
         if not ex.static:
             if keep:
                 return ex
             frame.locals, frame.stack = locals0, stack0
+            if guarded is not None:     # (past the limit: as one While it failed, so)
+                frame.guarded_whiles.pop(header, None)
+                raise _naming_guarded_while(guarded[1], frame.fc.loop_locs[header],
+                                            min(budget, GUARDED_UNROLL_LIMIT))
             if _scan_under_grad(frame, header, it) and not guard_anyway:
                 counted = _try_counted(frame, header, stops, loop_stops, it, enclosing)
                 if isinstance(counted, Exit):
@@ -282,6 +302,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                     made = _static_while_as_scan(frame, header, stops, loop_stops)
                     if made is not None:
                         return made
+                emitted = len(ctx().region.ops)
                 try:
                     return build_while(frame, header, stops, loop_stops,
                                        "while: the loop condition depends on a runtime value")
@@ -294,6 +315,19 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                     # its start, with the list as a PoppedQueue
                     if not _popped_anew(frame, e, locals0, stack0, entry_lists):
                         raise
+                    continue
+                except (StaticValueError, ShapeError) as e:
+                    if it is not None or forced or not entered_statically:
+                        raise
+                    # A `while` entered on a static test and left on a runtime
+                    # condition (an early `return`) whose body needs static
+                    # values (`np.arange(k)` of a counter it doubles): as a
+                    # static `for` would be, it is unrolled with guards while
+                    # its tests stay static, up to the guarded limit; past it,
+                    # its refusal as one While is said.
+                    frame.locals, frame.stack = locals0, stack0
+                    del ctx().region.ops[emitted:]
+                    guarded = frame.guarded_whiles[header] = (0, e)
                     continue
                 # Its first iteration binds what later ones change (`self.x =
                 # None` before the loop, an array after): as run_loop's peel,
@@ -879,6 +913,52 @@ def _popped_anew(frame, error, locals0, stack0, entry_lists) -> bool:
         return True
     frame.locals, frame.stack = was
     return False
+
+
+def _may_unroll_guarded_while(guarded, count: int, budget: int) -> bool:
+    """A `while` unrolled with guards (_unroll) may run one more such
+    iteration while those before, `count` in this run, stay in the limit."""
+    return guarded[0] + count < min(budget, GUARDED_UNROLL_LIMIT)
+
+
+def _naming_guarded_while(error, loc, limit: int):
+    """`error` (a value needed at compile time is a runtime one), from a
+    `while` unrolled with guards, with a hint saying why its numbers are
+    runtime values, and what compiles."""
+    line = loc.line if loc is not None else "?"
+    note = (f"the `while` at line {line} may be left on a runtime condition, so it runs as "
+            "one runtime loop, whose changing numbers are runtime values; it is unrolled "
+            "instead only while every path that goes on keeps them static (a `break` to code "
+            f"after the loop that reads them does not), for at most {limit} iterations: "
+            "loop over the static values (`for k in (1, 2, 4, 8):`), or `return` "
+            "from inside the loop")
+    if isinstance(error, TpuccError) and note not in (error.hint or ""):
+        error.hint = f"{error.hint}; {note}" if error.hint else note
+        error.args = (error.render(),)
+    return error
+
+
+def _returning_exits(fc, header) -> frozenset:
+    """The exits of the loop at `header` that only return (`return k`):
+    blocks that end in RETURN_VALUE, or jump straight to one (a shared tail)."""
+    def returns(index, hops=0):
+        block = fc.blocks[index]
+        if block.instrs and block.instrs[-1].op == "RETURN_VALUE":
+            return True
+        successors = block.successors()
+        return hops < 4 and len(successors) == 1 and successors[0] not in fc.loop_headers \
+            and returns(successors[0], hops + 1)
+    return frozenset(e for e in fc.loop_exits[header] if returns(e))
+
+
+def _note_guarded_trip(frame, header, ex, guarded, count: int):
+    """Counts a `while`'s guarded iteration for its continuation (the
+    walk of the path that goes on from the header runs the loop again); a
+    static exit ends it."""
+    if ex.static and ex.targets[0] != header:
+        frame.guarded_whiles.pop(header, None)
+    elif not ex.static:
+        frame.guarded_whiles[header] = (guarded[0] + count + 1, guarded[1])
 
 
 def _may_unroll_guarded(it, budget) -> bool:
