@@ -233,6 +233,19 @@ def break_into_value(a):
     return found
 
 
+def break_with_else(a):
+    k, found = 1, 0
+    while k <= 8:
+        s = band_score(a, k)
+        if s > 10:
+            found = s
+            break
+        k *= 2
+    else:
+        found = -1
+    return found * 2
+
+
 def rows(A):
     out = np.zeros(A.shape[0], np.int64)
     for r in range(A.shape[0]):
@@ -245,6 +258,7 @@ def rows(A):
     (stepping_while_array, [np.arange(10.0), np.zeros(10)]),
     (while_true, [np.arange(10), np.zeros(10)]),
     (break_into_value, [np.arange(10, dtype=np.int32), np.zeros(10, np.int32)]),
+    (break_with_else, [np.arange(10), np.zeros(10, np.int64)]),
     (rows, [np.arange(30).reshape(3, 10) % 4]),
 ])
 def test_a_while_with_static_values_left_early_at_run_time_unrolls(f, args):

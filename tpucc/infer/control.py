@@ -192,6 +192,7 @@ def _attempt(frame, run, recoverable):
     changed as they were before (an error of another class, raised, undoes
     them too: journaled_region)."""
     locals0, stack0, current = dict(frame.locals), list(frame.stack), frame.current
+    guarded0 = dict(frame.guarded_whiles)       # (loops._unroll's guarded `while`s)
     with journaled_region(runtime=False) as rec, watch_scope() as marks, \
             iterators.cursor_journal() as moved:
         try:
@@ -204,6 +205,7 @@ def _attempt(frame, run, recoverable):
     end_watch_scope(marks, error is None)
     if error is not None:
         frame.locals, frame.stack, frame.current = locals0, stack0, current
+        frame.guarded_whiles = guarded0
         return None, error
     builder.splice(rec["builder"], ctx().region)
     for arr, before in rec["journal"].items():
