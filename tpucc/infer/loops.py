@@ -660,7 +660,18 @@ def _too_big_to_unroll(ops, it, budget) -> bool:
     cost = _op_count(ops)
     if budget == DEFAULT_UNROLL:
         cost += COND_COMPILE_WEIGHT * _cond_count(ops)
+    if ctx().grad_depth:
+        cost *= REVERSE_MODE_WEIGHT
     return cost * (it.remaining() + 1) > OPS_PER_UNROLLED_TRIP * budget
+
+
+# Under tpucc.grad each unrolled copy of a loop body is compiled twice, as
+# the forward and as its reverse (2-3 ops per forward op, each reading the
+# forward's values), and XLA:CPU fuses the two chains into kernels that grow
+# with the loop: 4 unrolled RK4 steps took 1.1 s of XLA, 8 steps 4 s, 12
+# steps 11.6 s, where one counted While (a scan in reverse mode) of any
+# length took 0.3 s.  So its ops weigh this much more in the unroll budget.
+REVERSE_MODE_WEIGHT = 4
 
 
 def _cond_count(ops) -> int:
@@ -1527,7 +1538,7 @@ class Rebound:
             [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds] + \
             [held_ints.flag_of(self.loose[slot][0][self.loose[slot][1]]) for slot in self.ints]
 
-    def leave(self, outs, shares: dict, renewed=frozenset()):
+    def leave(self, outs, shares: dict, renewed=frozenset(), ran_to_end=None):
         """After the While: each carried slot holds its result.  Where it held
         an array before the loop, it is that very array when the loop does not
         run, or when an iteration may leave it there, unless the slot is
@@ -1535,13 +1546,17 @@ class Rebound:
         leaves a new array in it); where an iteration leaves an array from
         before the loop in it (`shares`, loops._loop_shared), it may be that
         one: in-place updates of any of them are refused after the loop (as
-        for variables)."""
+        for variables).  `ran_to_end`: the body's ends (Rebound.ends) where it
+        surely ran to its end, for _kind_after_loop; else None."""
         kinds = dict(zip(self.kinds, outs[len(self.loose):]))
         held = self._held(outs)
         for (slot, (holder, key, serial, _)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
-            arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(before)
+            arr.immutable = (scalar_kind(before) if slot not in kinds else
+                             _kind_after_loop(kinds[slot], ran_to_end[slot][3], True)
+                             if ran_to_end is not None and slot in ran_to_end else
+                             RuntimeKind(kinds[slot]))
             held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()))
             older = [before] if isinstance(before, Array) and slot not in renewed else []
             older += shares.get(slot, [])
@@ -1694,6 +1709,20 @@ def _carried_kind(entry, body_end, i) -> bool | None:
     if kind is None or kind is scalar_kind(entry):
         return scalar_kind(entry)       # (a RuntimeKind from before the loop stays valid)
     return compile_time_kind(kind)
+
+
+def _kind_after_loop(carried_kind: Value, end, runs_body: bool):
+    """The kind of a 0-d slot whose kind the While carries as a bool (the
+    body changes it: `y = y - 0.1 * y * y` of a 0-d array makes a NumPy
+    scalar), after the loop.  Where the body surely ran to its end at least
+    once (a counted loop of a static trip count, no runtime exit) and its
+    end leaves a kind known at compile time, the slot has that kind, as in
+    NumPy, whatever it entered with: type(y) is then no runtime question.
+    Else the carried bool says (the loop may not have run)."""
+    kind = scalar_kind(end)
+    if runs_body and kind is not None and not isinstance(kind, RuntimeKind):
+        return kind
+    return RuntimeKind(carried_kind)
 
 
 def _runtime_range_header(frame, header) -> bool:
@@ -2520,6 +2549,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     held = dict(zip(trial.int_slots, outs[1 + len(carried) + len(boxes) + len(kinds):]))
     ran = _ran(range_slots, init) if counted and not trip_count else None
     final = _final_arrays(trial.permuted, trip_count) if "trip_count" in attrs else {}
+    runs_body = bool(attrs.get("trip_count")) and not attrs.get("guarded")
     for i, out in zip(carried, outs[1:]):
         if i in trial.unchanged:
             continue            # loop-invariant: the array keeps its value and identity
@@ -2530,7 +2560,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i].assign(out)
         else:
             new_leaves[i] = Array(out)
-            new_leaves[i].immutable = (RuntimeKind(kinds[i]) if i in kinds else
+            new_leaves[i].immutable = (_kind_after_loop(kinds[i], trial.leaves[i][1], runs_body)
+                                       if i in kinds else
                                        _carried_kind(leaves[i][1], trial.leaves, i))
             new_leaves[i].held_int = held.get(i)
             new_leaves[i].held_float = i in trial.float_slots
@@ -2555,7 +2586,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     for box, out in zip(boxes, outs[1 + len(carried):1 + len(carried) + len(boxes)]):
         box.assign(out)
     rebound.leave(outs[len(outs) - rebound.size():], trial.loose_shares,
-                  trial.loose_fresh if counted and trip_count else set())
+                  trial.loose_fresh if counted and trip_count else set(),
+                  trial.loose_ends if runs_body else None)
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
                                               in_place=rebound.in_place)
     depths = dict(trial.exit.depths)

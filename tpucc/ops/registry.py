@@ -94,6 +94,17 @@ SOLVER_WEIGHT = 40
 # one While (0.2 s); shorter chains stay unrolled.
 COMPLEX_EXPANSION_WEIGHT = 80
 
+# OpDef.compile_weight of a concatenation (np.stack, np.array of runtime
+# scalars, np.concatenate): XLA:CPU fuses elementwise chains into one
+# kernel, but a concatenation read by several consumers (a state vector
+# built by np.stack([v, -np.sin(x)]) and sliced again by the next stage)
+# ends a fusion, and XLA:CPU's compile time goes by the kernels: the 4 stacks
+# of an RK4 step made 4 kernels at about 40 ms each (20 unrolled steps: 3.5 s
+# of XLA, 80 kernels; the same steps on two separate arrays fuse into 2
+# kernels, 0.2 s); 32 growing np.concatenate, one kernel each, about 14 ms.
+# So a loop that stacks in every iteration becomes a counted While sooner.
+CONCATENATE_WEIGHT = 24
+
 
 def heavier_when_complex(op) -> int:
     """compile_weight of an elementwise op that NumPy computes with a

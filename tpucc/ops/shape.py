@@ -12,9 +12,10 @@ from jax import lax
 
 from ..errors import ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
-from .registry import (METHODS, NUMPY, all_weak, as_array_operand, broadcast, broadcast_shapes,
-                       broadcast_value, cast, define_range, define_vjp, implements, normalize_axes,
-                       normalize_axis, register, result_type, static_index)
+from .registry import (CONCATENATE_WEIGHT, METHODS, NUMPY, all_weak, as_array_operand, broadcast,
+                       broadcast_shapes, broadcast_value, cast, define_range, define_vjp,
+                       implements, normalize_axes, normalize_axis, register, result_type,
+                       static_index)
 
 
 def _emit(*a, **k):
@@ -408,7 +409,7 @@ def _concat_lower(lc, *xs, axis):
 
 
 register("concatenate", _concat_abstract, _concat_lower,
-         numpy=lambda *xs, axis: np.concatenate(xs, axis))
+         numpy=lambda *xs, axis: np.concatenate(xs, axis), compile_weight=CONCATENATE_WEIGHT)
 
 
 @implements(np.concatenate)
