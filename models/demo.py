@@ -368,12 +368,12 @@ def first_calls(impls: dict, optional=()) -> tuple:
     return firsts, outs, skipped
 
 
-def matmul_peak(n=2048, reps=5, torch=None, precision="highest") -> dict:
+def matmul_peak(n=2048, reps=5, torch=None, precision="highest", warmup=1.0) -> dict:
     """float32 matmul throughput (GFLOP/s) of NumPy's BLAS, of XLA and of
     PyTorch when present, at the benchmark's precision: the machine's
-    practical peak, measured in this run.  Each is warmed up for a second
-    first (clocks ramp up, and the first products pay for fresh memory),
-    then the best of `reps` counts."""
+    practical peak, measured in this run.  Each is warmed up for `warmup`
+    seconds first (clocks ramp up, and the first products pay for fresh
+    memory), then the best of `reps` counts."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n), dtype=np.float32)
     b = rng.standard_normal((n, n), dtype=np.float32)
@@ -387,7 +387,7 @@ def matmul_peak(n=2048, reps=5, torch=None, precision="highest") -> dict:
         products["torch"] = lambda: (ta @ tb, sync())
     res = dict(n=n, torch=None)
     for name, product in products.items():
-        t_end = time.perf_counter() + 1.0
+        t_end = time.perf_counter() + warmup
         while time.perf_counter() < t_end:
             product()
         res[name] = 2 * n ** 3 / min(timed(product)[0] for _ in range(reps)) / 1e9

@@ -34,6 +34,18 @@ def small_vgg(monkeypatch):
     monkeypatch.setattr(vgg19, "CONFIG_E", SMALL_CONFIG)
 
 
+@pytest.fixture
+def no_settling(monkeypatch):
+    """The benchmark's waits for accurate timings, which no test reads: the
+    1 s pause before each first call (quiesce: about 9 s of sleep per main())
+    and the 1 s busy warm-up of each matmul peak product.  What is measured
+    and checked is unchanged."""
+    monkeypatch.setattr(demo, "quiesce", lambda seconds=1.0: None)
+    measure_peak = demo.matmul_peak
+    monkeypatch.setattr(demo, "matmul_peak",
+                        lambda *args, **kw: measure_peak(*args, **{**kw, "warmup": 0.01}))
+
+
 def read_png(data: bytes) -> np.ndarray:
     """A strict reader for what encode_png writes: checks the signature, every
     chunk's CRC, the IHDR fields and the chunk order; returns (H, W, 3) uint8."""
@@ -134,7 +146,7 @@ def test_bad_options_are_refused(argv):
 
 # --- the whole run ----------------------------------------------------------------------------
 
-def test_main_smoke(small_vgg, tmp_path, capsys, monkeypatch):
+def test_main_smoke(small_vgg, no_settling, tmp_path, capsys, monkeypatch):
     out = tmp_path / "demo.json"
     measure_dispatch = demo.dispatch_overhead          # its 100 rounds: a few rounds do here
     monkeypatch.setattr(demo, "dispatch_overhead", lambda: measure_dispatch(rounds=5))
@@ -172,11 +184,14 @@ def test_main_smoke(small_vgg, tmp_path, capsys, monkeypatch):
     assert (bars > 0).sum() > 0 and (color_run(image, pngchart.OTHER) > 0).sum() > 0
 
 
-def test_pytorch_in_both_memory_formats(small_vgg, tmp_path):
+def test_pytorch_in_both_memory_formats(small_vgg, no_settling, monkeypatch, tmp_path):
     """Where PyTorch is installed, it runs NCHW and channels_last (its faster
     CPU format), both checked against NumPy; tpucc is checked against the
-    first format named."""
+    first format named.  (The side measurements, compile share and call
+    overhead, are test_main_smoke's: skipped here for time.)"""
     torch = pytest.importorskip("torch")
+    monkeypatch.setattr(demo, "compile_share_reference", lambda *args: {})
+    monkeypatch.setattr(demo, "print_side_notes", lambda model: ({}, {}))
     result = demo.main(["--batch", "2", "--image-size", "32", "--reps", "1", "--hidden", "16",
                         "--classes", "10", "--peak-size", "128", "--jax-layouts", "NHWC",
                         "--torch-layouts", "channels_last,NCHW", "--out",
@@ -192,7 +207,7 @@ def test_pytorch_in_both_memory_formats(small_vgg, tmp_path):
     assert all(checks[n]["ok"] for n in names) and checks["tpucc vs PyTorch"]["ok"]
 
 
-def test_numpy_as_reference_only(small_vgg, tmp_path, monkeypatch):
+def test_numpy_as_reference_only(small_vgg, no_settling, tmp_path, monkeypatch):
     """--numpy-reference-only: NumPy still checks tpucc, but is not timed
     (at batch 100 each of its calls takes seconds); the precision option
     reaches the results.  (The side measurements, compile share and call
@@ -210,7 +225,7 @@ def test_numpy_as_reference_only(small_vgg, tmp_path, monkeypatch):
     assert result["matmul_precision"] == "default" and "train" not in result
 
 
-def test_train_check_catches_a_wrong_step(small_vgg, monkeypatch, capsys):
+def test_train_check_catches_a_wrong_step(small_vgg, no_settling, monkeypatch, capsys):
     """The training-step check fails when tpucc's update is wrong: the
     compiled step is given a learning rate 1% too large."""
     real = demo.train_impls
@@ -234,14 +249,20 @@ def test_train_check_catches_a_wrong_step(small_vgg, monkeypatch, capsys):
 
 def test_bench_aot_runs_at_a_small_size(tmp_path):
     """models/bench_aot.py end to end (build, fresh-process load, the
-    persistent cache's second process skipping every stage) at 32x32."""
+    persistent cache's second process skipping every stage) at 32x32, on the
+    small VGG of the other tests (vgg19_aot.py's test hooks: SMALL_CONFIG,
+    hidden 16, 10 classes) so that its four processes do not spend their time
+    initializing, writing and compiling the real 164 MiB of weights."""
     out = tmp_path / "aot.json"
+    small = {"TPUCC_VGG_CONFIG": ",".join(map(str, SMALL_CONFIG)), "TPUCC_VGG_HIDDEN": "16",
+             "TPUCC_VGG_CLASSES": "10"}
     r = subprocess.run([sys.executable, os.path.join(MODELS, "bench_aot.py"), "--image-size", "32",
                         "--json", str(out)], capture_output=True, text=True, timeout=600,
-                       env={**os.environ, "JAX_PLATFORMS": "cpu"})
+                       env={**os.environ, "JAX_PLATFORMS": "cpu", **small})
     assert r.returncode == 0, r.stderr[-3000:]
     assert "load -> first result" in r.stdout
     result = json.loads(out.read_text())
     second = result["compile_runs"][1]
     assert second["replayed"] and second["cache"] == "hit" and second["infer_s"] == 0
     assert result["loaded"]["first_s"] > 0 and result["artifact_bytes"] > 0
+    assert result["artifact_bytes"] < 2**20              # the small model was built
