@@ -246,18 +246,21 @@ def calibration(x):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_histogram_runtime_range(dtype):
     x = np.linspace(-2, 3, 25).astype(dtype)
-    same(calibration, x)
-    same(lambda x, lo: np.histogram(x, bins=5, range=(lo, x.max())), x, -1.0)
-    same(lambda x, w: np.histogram(x, bins=4, range=(x.min(), 3.0), weights=w, density=True),
-         x, np.ones(25, dtype))
-    same(lambda x: np.histogram(x, 6, (0.0, float(x.max()))), x)
-    same(lambda x: np.histogram_bin_edges(x, bins=3, range=(0, x.max())), x)
-    same(lambda x: np.histogram(x, bins=4, range=(x.max(), x.max())), x)    # widened by 0.5
+    # every form in one program (one compile, not six)
+    same(lambda x, lo, w: (
+        calibration(x),
+        np.histogram(x, bins=5, range=(lo, x.max())),
+        np.histogram(x, bins=4, range=(x.min(), 3.0), weights=w, density=True),
+        np.histogram(x, 6, (0.0, float(x.max()))),
+        np.histogram_bin_edges(x, bins=3, range=(0, x.max())),
+        np.histogram(x, bins=4, range=(x.max(), x.max()))),                  # widened by 0.5
+        x, -1.0, np.ones(25, dtype))
 
 
 def test_histogram_runtime_range_of_integers():
-    same(lambda x, lo: np.histogram(x, bins=5, range=(lo, x.max())), np.arange(20) % 7, 2)
-    same(lambda x: np.histogram_bin_edges(x, bins=3, range=(0, x.max())), np.arange(10))
+    same(lambda x, lo, y: (np.histogram(x, bins=5, range=(lo, x.max())),
+                           np.histogram_bin_edges(y, bins=3, range=(0, y.max()))),
+         np.arange(20) % 7, 2, np.arange(10))
 
 
 def test_histogram_runtime_range_errors_raise_when_the_call_returns():
