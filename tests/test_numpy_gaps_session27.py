@@ -222,11 +222,13 @@ def flat_loop(a):
     return total, a, list(a.flat)[:3], [v * 2 for v in a.flat][-1]
 
 
-# Within the unroll budget, and beyond it (40 elements): the loop writes the
-# array it iterates, so it is unrolled there too, exactly.
-@pytest.mark.parametrize("shape", [(2, 3), (5, 8)])
-def test_flat_iteration(shape):
-    check(flat_loop, np.arange(np.prod(shape), dtype=np.float64).reshape(shape))
+# Within the unroll budget, and beyond it (8 elements past unroll=4, the
+# path of 40 past the default 32 at a fifth of the unrolled program): the
+# loop writes the array it iterates, so it is unrolled there too, exactly.
+@pytest.mark.parametrize("shape, unroll", [((2, 3), 32), ((2, 4), 4)])
+def test_flat_iteration(shape, unroll):
+    check(flat_loop, np.arange(np.prod(shape), dtype=np.float64).reshape(shape),
+          compile_kwargs={"unroll": unroll})
 
 
 def test_flat_errors():
