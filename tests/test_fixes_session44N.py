@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import same
+from conftest import same, same_each
 
 
 # --- bug_01: an object made in a runtime loop leaves it holding arrays --------------------
@@ -135,8 +135,8 @@ def test_with_made_in_loop_left_by_break(x):
 @pytest.mark.parametrize("fn", [exit_writes_argument, manager_without_as,
                                 generator_manager_break])
 def test_manager_arrays_after_runtime_break(fn, dtype):
-    for x in ([1, 2, 3, 4, 5], [0, 1, 2, 1, 0]):
-        same(fn, np.array(x, dtype), np.zeros(2, dtype))
+    same_each(fn, *[(np.array(x, dtype), np.zeros(2, dtype))
+                    for x in ([1, 2, 3, 4, 5], [0, 1, 2, 1, 0])])
 
 
 @pytest.mark.parametrize("x", [np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 0.0, 1.0])])
@@ -148,8 +148,7 @@ def test_with_left_by_runtime_return_in_while(x):
 @pytest.mark.parametrize("fn", [object_written_on_break_path, object_read_after_loop,
                                 object_made_in_arm])
 def test_object_made_in_runtime_region_leaves_it(fn, dtype):
-    for x in ([1, 2, 3, 4, 5], [-1, 3, 0, 0, 7]):
-        same(fn, np.array(x, dtype))
+    same_each(fn, *[(np.array(x, dtype),) for x in ([1, 2, 3, 4, 5], [-1, 3, 0, 0, 7])])
 
 
 # --- bug_03: if/elif chains whose tests use `and` on runtime values ----------------------
@@ -176,9 +175,9 @@ def _compile_seconds(n, joiner, body, dtype, start="-1"):
 
     def f(a):
         return classify(a[0], a[1])
+    # (one compile, every point run through it: the compile is what is timed)
     began = time.perf_counter()
-    for p in POINTS:
-        same(f, np.array(p, dtype))
+    same_each(f, *[(np.array(p, dtype),) for p in POINTS])
     return time.perf_counter() - began
 
 
