@@ -28,6 +28,19 @@ def same_as_numpy(fn, *args):
     return actual
 
 
+def same_as_numpy_each(fn, *arg_tuples):
+    """`same_as_numpy` for each tuple of arguments, through ONE compiled fn
+    (inputs that differ in values only share its executable)."""
+    compiled = tpucc.compile(fn, cache=False)
+    for args in arg_tuples:
+        eager_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+        assert_same(fn(*eager_args), compiled(*compiled_args))
+        for e, c in zip(eager_args, compiled_args):
+            assert_same(e, c)
+            if isinstance(e, np.ndarray):
+                assert e.dtype == c.dtype
+
+
 # --- bug_03: __exit__'s array write on a runtime break/return path ------------------------
 
 class Counting:
@@ -150,8 +163,7 @@ def test_exit_write_float_log_no_break():
 
 
 def test_exit_write_into_local_array():
-    same_as_numpy(local_log_break, np.array([1, 9, 3]))
-    same_as_numpy(local_log_break, np.array([0, 1, 2]))
+    same_as_numpy_each(local_log_break, (np.array([1, 9, 3]),), (np.array([0, 1, 2]),))
 
 
 # --- bug_04: very deep runtime branch chains -----------------------------------------------
@@ -201,9 +213,11 @@ def test_elif_chain_with_values_and_else(tmp_path):
     src += "        else:\n            out -= x[i]\n    return out\n"
     h = _generated(tmp_path, "h", src)
     rng = np.random.default_rng(0)
+    cases = []
     for _ in range(3):
         code = rng.integers(0, 30, 12)
-        same_as_numpy(h, code, rng.integers(0, 4, 12).astype(np.float32))
+        cases.append((code, rng.integers(0, 4, 12).astype(np.float32)))
+    same_as_numpy_each(h, *cases)
 
 
 def test_elif_chain_reading_the_array_by_runtime_index(tmp_path):
@@ -312,8 +326,9 @@ def search2d(g):
 
 def test_runtime_stop_iteration_ends_the_loop_at_run_time():
     # (session 45 K2: compiled, a loop that leaves where __next__ stops; was refused)
+    compiled = tpucc.compile(sum_until_zero, cache=False)
     for a in (np.array([3, 4, 0, 9]), np.array([0, 1]), np.array([5, 0])):
-        assert_same(sum_until_zero(a), tpucc.compile(sum_until_zero, cache=False)(a))
+        assert_same(sum_until_zero(a), compiled(a))
 
 
 def test_runtime_user_exception_out_of_loops_hint_says_break():
