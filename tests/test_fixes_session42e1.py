@@ -24,15 +24,28 @@ from conftest import assert_same, count_hlo, numeric_grad, raises_at
 def check_grad(loss, *args, atol=1e-6, **compile_kwargs):
     """tpucc.grad of loss (w.r.t. its first argument), compiled, against
     central differences of eager loss; the value too, by value_and_grad."""
-    x, rest = args[0], args[1:]
     f = tpucc.compile(lambda *a: tpucc.value_and_grad(loss)(*a), cache=False,
                       **compile_kwargs)
+    _check_grad_with(f, loss, args, atol)
+    return f
+
+
+def check_grad_each(loss, *arg_tuples, atol=1e-6):
+    """check_grad for each tuple of arguments, through ONE compiled fn
+    (arguments that differ in values only share its executable)."""
+    f = tpucc.compile(lambda *a: tpucc.value_and_grad(loss)(*a), cache=False)
+    for args in arg_tuples:
+        _check_grad_with(f, loss, args, atol)
+    return f
+
+
+def _check_grad_with(f, loss, args, atol):
+    x, rest = args[0], args[1:]
     value, g = f(*args)
     assert_same(loss(np.array(x), *rest), value)
     expected = numeric_grad(lambda v: loss(v, *rest), x)
     assert g.dtype == np.asarray(x).dtype and g.shape == np.shape(x)
     np.testing.assert_allclose(g, expected, atol=atol, rtol=1e-5)
-    return f
 
 
 # --- bug_05: a range loop with a runtime `break` -----------------------------------------
@@ -100,9 +113,10 @@ def test_a_break_before_the_update_and_one_that_never_comes():
             s = s * 1.1 + w
         return np.sum(s * s)
     w = np.array([0.3, 0.2])
-    check_grad(loss, w, 5.0)        # leaves after a few iterations
-    check_grad(loss, w, 1e9)        # runs them all
-    check_grad(loss, w, -1.0)       # leaves before the first update
+    check_grad_each(loss,
+                    (w, 5.0),       # leaves after a few iterations
+                    (w, 1e9),       # runs them all
+                    (w, -1.0))      # leaves before the first update
 
 
 def test_a_runtime_return_inside_a_range_loop():
@@ -113,8 +127,7 @@ def test_a_runtime_return_inside_a_range_loop():
             if s.sum() > 3:
                 return (s ** 2).sum() + i
         return s.sum()
-    check_grad(loss, np.array([0.7, 0.9, 0.4]))
-    check_grad(loss, np.array([0.1, -0.2, 0.05]))
+    check_grad_each(loss, (np.array([0.7, 0.9, 0.4]),), (np.array([0.1, -0.2, 0.05]),))
 
 
 def test_the_counter_after_the_break_is_its_last_value():
@@ -217,8 +230,8 @@ def test_while_with_a_runtime_return():
                 return np.sum(s) * 2
             i += 2
         return np.sum(s)
-    check_grad(loss, B, Y)
-    check_grad(loss, np.array([0.9, 0.8]), Y)       # never returns early
+    check_grad_each(loss, (B, Y),
+                    (np.array([0.9, 0.8]), Y))      # never returns early
 
 
 def test_while_counting_down_in_float32():
@@ -259,8 +272,8 @@ def test_a_while_continue_loop_compiles_eagerly_equal_without_grad():
                 continue
             total = total + x[i % 3] * i
         return total, i
+    f_c = tpucc.compile(f, cache=False)
     for x in (np.array([1.0, -2.0, 3.0]), np.array([-1.0, -2.0, -3.0])):
-        f_c = tpucc.compile(f, cache=False)
         assert_same(f(x.copy()), f_c(x.copy()))
 
 
