@@ -14,7 +14,7 @@ import pytest
 
 import tpucc
 
-from conftest import check, count_hlo, hlo, raises_at
+from conftest import assert_same, check, count_hlo, hlo, raises_at
 
 
 def weighted_until(x):
@@ -425,8 +425,10 @@ def test_a_range_with_a_runtime_step_is_a_runtime_loop():
     # (was refused: the sieve's outer loop was unrolled instead, 5 s for n = 2000)
     compiled = check(sieve, np.zeros(300))
     assert count_hlo(hlo(compiled, np.zeros(300)), "while") <= 3      # (not 17 copies)
+    # (runtime arguments: one compiled fn, one program, for every range)
+    stepped = tpucc.compile(stepped_sum, runtime_args=("a", "b", "s"))
     for a, b, s in [(0, 10, 3), (10, 0, -3), (5, 5, 2), (0, 10, -1), (3, -7, -2)]:
-        check(stepped_sum, a, b, s, compile_kwargs={"runtime_args": ("a", "b", "s")})
+        assert_same(stepped_sum(a, b, s), stepped(a, b, s))
     with pytest.raises(ValueError, match="range.. arg 3 must not be zero"):
         tpucc.compile(stepped_sum, runtime_args=("a", "b", "s"))(0, 10, 0)
 
