@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import raises_at, same
+from conftest import raises_at, same, same_each
 
 HELD = "Python int arithmetic held in"
 
@@ -24,8 +24,7 @@ def _if_merged(b):
 
 
 def test_if_merged_python_int_is_returned_as_an_int():
-    for v in (50, 200):
-        same(_if_merged, np.array([v, 3], np.uint8))
+    same_each(_if_merged, *[(np.array([v, 3], np.uint8),) for v in (50, 200)])
 
 
 def test_if_merged_arithmetic_that_wraps_raises_on_the_int_path():
@@ -46,16 +45,14 @@ def test_if_merged_arithmetic_that_fits_gives_the_ints_result(dtype):
         if b[0] > 10:
             x = b[0]
         return x + 10, x * 2, x - 3, x // 3, x % 7, abs(x), x > 5, x / 2, x ** 2, x << 1
-    for v in (3, 11):
-        same(f, np.array([v, 3], dtype))
+    same_each(f, *[(np.array([v, 3], dtype),) for v in (3, 11)])
     if np.dtype(dtype).kind == "i":
         def negated(b):
             x = 5
             if b[0] > 10:
                 x = b[0]
             return -x, ~x, x & 6, x | 8, x ^ 3, x >> 1
-        for v in (3, 11):
-            same(negated, np.array([v, 3], dtype))
+        same_each(negated, *[(np.array([v, 3], dtype),) for v in (3, 11)])
 
 
 @pytest.mark.parametrize("spelling", ["+=", "*", "-", "~", "<<", "**", "unary -"])
@@ -94,8 +91,8 @@ def test_merged_again_in_a_second_if():
         if b[1] > 100:
             x = x - 1
         return x, x + 3
-    for v in ([50, 50], [50, 200], [200, 50], [200, 200]):
-        same(f, np.array(v, np.uint8))
+    same_each(f, *[(np.array(v, np.uint8),)
+                   for v in ([50, 50], [50, 200], [200, 50], [200, 200])])
 
 
 def test_with_numpy_operands_of_the_same_dtype_nothing_differs():
@@ -104,8 +101,7 @@ def test_with_numpy_operands_of_the_same_dtype_nothing_differs():
         if b[0] > 100:
             x = b[0]
         return x + b, x > b, np.maximum(x, b[1]), x + b[1]
-    for v in (50, 200):
-        same(f, np.array([v, 3], np.uint8))
+    same_each(f, *[(np.array([v, 3], np.uint8),) for v in (50, 200)])
 
 
 def test_numpy_function_of_another_dtype_on_the_int_path_raises():
@@ -142,8 +138,7 @@ def _loop_best(img):
 
 
 def test_loop_carried_python_int_is_returned_as_an_int():
-    for img in (np.array([1, 2, 3], np.uint8), np.array([1, 253, 3], np.uint8)):
-        same(_loop_best, img)
+    same_each(_loop_best, (np.array([1, 2, 3], np.uint8),), (np.array([1, 253, 3], np.uint8),))
 
 
 def test_loop_carried_arithmetic_that_wraps_raises_on_the_int_path():
@@ -191,8 +186,7 @@ def test_long_counted_loop_common_case():
             if img[i] > best:
                 best = img[i]
         return best
-    same(g, np.arange(300, dtype=np.int32) % 200)
-    same(g, np.zeros(300, np.int32))
+    same_each(g, (np.arange(300, dtype=np.int32) % 200,), (np.zeros(300, np.int32),))
 
 
 def test_loop_rebinding_unconditionally():
@@ -264,8 +258,7 @@ def test_attribute_merged_by_an_if_and_carried_by_a_loop():
             if img[i] > 250:
                 st.best = img[i]
         return st.best, st.best - 1
-    for v in (50, 200):
-        same(merged, np.array([v, 3], np.uint8))
+    same_each(merged, *[(np.array([v, 3], np.uint8),) for v in (50, 200)])
     img = np.zeros(300, np.uint8)
     same(carried, img)
     img[100] = 252
@@ -287,8 +280,7 @@ def test_python_max_min_of_a_narrow_integer_and_a_python_int():
         m = max(b[0], 250)
         n = min(b[1], 3)
         return m, n, n * 2
-    for v in (50, 253):
-        same(f, np.array([v, 1], np.uint8))
+    same_each(f, *[(np.array([v, 1], np.uint8),) for v in (50, 253)])
 
     def g(b):
         return max(b[0], 250) + 10
@@ -326,8 +318,7 @@ def test_isinstance_is_answered_at_run_time_and_type_refused():
         if b[0] > 100:
             x = b[0]
         return isinstance(x, int), isinstance(x, np.integer), isinstance(x, (int, np.uint8))
-    for v in (50, 200):
-        same(f, np.array([v, 3], np.uint8))
+    same_each(f, *[(np.array([v, 3], np.uint8),) for v in (50, 200)])
 
     def kinds(b):
         x = 250
@@ -336,8 +327,7 @@ def test_isinstance_is_answered_at_run_time_and_type_refused():
         elif b[0] > 50:
             x = b[1]
         return isinstance(x, np.ndarray), isinstance(x, int), isinstance(x, np.generic)
-    for v in (10, 60, 200):
-        same(kinds, np.array([v, 3], np.uint8))
+    same_each(kinds, *[(np.array([v, 3], np.uint8),) for v in (10, 60, 200)])
 
     def typed(b):
         x = 250
