@@ -113,10 +113,9 @@ def test_a_break_before_the_update_and_one_that_never_comes():
             s = s * 1.1 + w
         return np.sum(s * s)
     w = np.array([0.3, 0.2])
-    check_grad_each(loss,
-                    (w, 5.0),       # leaves after a few iterations
-                    (w, 1e9),       # runs them all
-                    (w, -1.0))      # leaves before the first update
+    check_grad(loss, w, 5.0)        # leaves after a few iterations
+    check_grad(loss, w, 1e9)        # runs them all
+    check_grad(loss, w, -1.0)       # leaves before the first update
 
 
 def test_a_runtime_return_inside_a_range_loop():
