@@ -97,6 +97,15 @@ def static_break_loop(x):
     return (x ** 2).sum()
 
 
+def short_static_break_loop(x):
+    # (static_break_loop's loop at a length XLA compiles fast, its break taken at j = 3)
+    for j in range(6):
+        x = x * 0.95 + 0.01 * np.arange(j + 1).sum()    # (a shape made of j: unrolled)
+        if x.sum() > 0.5:
+            break
+    return (x ** 2).sum()
+
+
 def test_an_unrolled_break_loop_over_the_budget_names_the_unroll_that_covers_it():
     x = np.linspace(-1, 1, 6)
     with pytest.raises(tpucc.GradError) as info:
@@ -104,9 +113,15 @@ def test_an_unrolled_break_loop_over_the_budget_names_the_unroll_that_covers_it(
     err = info.value
     assert err.loc.line == static_break_loop.__code__.co_firstlineno + 1
     assert "unroll=34" in err.hint and "known only at run time" in str(err)
-    # the hint works
-    g = tpucc.compile(lambda x: tpucc.grad(static_break_loop)(x), unroll=34)(x)
-    np.testing.assert_allclose(g, numeric_grad(static_break_loop, x), atol=1e-6)
+    # the hint works (shown on the same loop 6 long over a budget of 4: unroll=34's
+    # 34 copies under grad took most of this file's XLA time)
+    with pytest.raises(tpucc.GradError) as info:
+        tpucc.compile(lambda x: tpucc.grad(short_static_break_loop)(x), unroll=4)(x)
+    err = info.value
+    assert err.loc.line == short_static_break_loop.__code__.co_firstlineno + 2
+    assert "unroll=6" in err.hint and "known only at run time" in str(err)
+    g = tpucc.compile(lambda x: tpucc.grad(short_static_break_loop)(x), unroll=6)(x)
+    np.testing.assert_allclose(g, numeric_grad(short_static_break_loop, x), atol=1e-6)
 
 
 def test_a_break_loop_within_the_budget_inside_an_unrolled_loop_differentiates():
