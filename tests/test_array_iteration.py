@@ -174,10 +174,17 @@ def test_small_nested_static_loops_still_unroll():
 
 
 def test_the_unroll_option_is_the_budget_for_the_nest():
+    # (the structure from lower(): a 6 x 6 nest unrolls at unroll=36, not at 35;
+    # the values of an unrolled nest on a 4 x 4 one at unroll=16, which XLA
+    # compiles in a third of the time)
     a, b = np.arange(6) % 3, np.arange(6) % 2
-    compiled = tpucc.compile(edit_distance, unroll=36)
+    assert count_hlo(hlo(tpucc.compile(edit_distance, unroll=36), a, b), "while") == 0
+    assert count_hlo(hlo(tpucc.compile(edit_distance, unroll=35), a, b), "while") >= 1
+    a, b = np.arange(4) % 3, np.arange(4) % 2
+    compiled = tpucc.compile(edit_distance, unroll=16)
     assert compiled(a, b) == edit_distance(a, b)
     assert count_hlo(hlo(compiled, a, b), "while") == 0
+    assert count_hlo(hlo(tpucc.compile(edit_distance, unroll=15), a, b), "while") >= 1
 
 
 # --- a counted loop's counter is a Python int: x[i] is a view ------------------------
