@@ -6,7 +6,7 @@ import pytest
 
 import tpucc
 from tpucc import errors as E
-from conftest import check, count_hlo, hlo, raises_at
+from conftest import check, count_hlo, hlo, raises_at, same_each
 
 
 # --- recursion under runtime `if`s: a budget of inlined ops, not calls (recursion.py) -----
@@ -36,8 +36,9 @@ def _tree(x):
 
 def test_a_small_deep_tree_walk_compiles():
     # (254 calls of 3 ops under runtime `if`s: refused when the budget counted 100 calls)
-    for x in ([0.1, -0.2, 0.3], [-0.5, 0.4, 0.0], [0.3, 0.3, -0.3]):
-        check(_tree, np.array(x))
+    # (one compile for the three inputs: they differ in values only)
+    same_each(_tree, *[(np.array(x),) for x in ([0.1, -0.2, 0.3], [-0.5, 0.4, 0.0],
+                                                [0.3, 0.3, -0.3])])
 
 
 # --- `2 ** k` of a counter bumped under a runtime `if` or in an inner loop (counters.py) --
@@ -77,9 +78,11 @@ def _bumped_in_inner_loop(x):
 
 @pytest.mark.parametrize("fn", [_bumped_in_if, _reset_to_start, _bumped_in_inner_loop])
 def test_a_counter_counting_up_on_some_paths_keeps_its_sign(fn):
-    for x in ([5.0, 0.7, 0.2, 0.9], [0.0, 0.7, 0.2, 0.9], [7.0, 0.1, 0.6, 0.9]):
-        check(fn, np.array(x))
-    assert type(tpucc.compile(fn)(np.array([5.0, 0.7, 0.2, 0.9]))) is int
+    # (one compile for the three inputs: they differ in values only)
+    compiled = same_each(fn, *[(np.array(x),) for x in ([5.0, 0.7, 0.2, 0.9],
+                                                        [0.0, 0.7, 0.2, 0.9],
+                                                        [7.0, 0.1, 0.6, 0.9])])
+    assert type(compiled(np.array([5.0, 0.7, 0.2, 0.9]))) is int
 
 
 def test_a_counter_reset_below_its_start_in_a_branch_is_still_refused():
