@@ -722,7 +722,8 @@ def _chosen_copy(f, v, other) -> bool:
     """Whether v is a container or object list_loops picked at a runtime
     position (a copy) and `other` something it could be at run time (not
     None or a number: those it never is)."""
-    return f.interp.ctx.chosen_containers.get(id(v)) is v and not (
+    # (v None: `.get` of an id that is not there is None too)
+    return v is not None and f.interp.ctx.chosen_containers.get(id(v)) is v and not (
         other is None or isinstance(other, (bool, int, float, complex, str)))
 
 

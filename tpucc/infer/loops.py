@@ -299,7 +299,8 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                     raise _guarded_over_budget(frame.fc.loop_locs[header], count + it.remaining(),
                                                budget, scan_refused)
                 if it is None and ctx().grad_depth and not forced:
-                    made = _static_while_as_scan(frame, header, stops, loop_stops)
+                    made = _static_while_as_scan(frame, header, stops, loop_stops,
+                                                 entered_statically)
                     if made is not None:
                         return made
                 emitted = len(ctx().region.ops)
@@ -852,14 +853,16 @@ def _note_scan_within_budget(frame, header, it, budget):
         (frame.fc.code, header), frame.fc.loop_locs[header], [], it.remaining(), 0, False))
 
 
-def _static_while_as_scan(frame, header, stops, loop_stops) -> Exit | None:
+def _static_while_as_scan(frame, header, stops, loop_stops,
+                          entered_statically) -> Exit | None:
     """Under tpucc.grad, a `while` on static values (`while i < n:` with a
     Python counter) that a runtime `break`, `continue` or `return` may
     leave: as a counted range loop (_scan_under_grad), one While of as many
     guarded steps as the iterations on the path that stays in the loop.
     None where that path has no end known while compiling (a `while True:`
     only a runtime `break` leaves), or the body cannot be one While."""
-    trips = _trips_staying_in_loop(frame, header, loop_stops)
+    trips = _trips_staying_in_loop(frame, header, loop_stops,
+                                   MAX_UNROLL if entered_statically else RUNTIME_TEST_TRIALS)
     if trips is None:
         return None
     locals0, stack0 = dict(frame.locals), list(frame.stack)
@@ -875,7 +878,14 @@ def _static_while_as_scan(frame, header, stops, loop_stops) -> Exit | None:
         return None
 
 
-def _trips_staying_in_loop(frame, header, loop_stops) -> int | None:
+# A `while` whose first test was a runtime one (`while m >= 1:` of a runtime
+# m) usually keeps a runtime test, which no number of trial iterations ends
+# while a Python counter in it changes (`k += 1`: 10,000 trials, 4 s, before
+# the While it becomes): its trials stop here.
+RUNTIME_TEST_TRIALS = 256
+
+
+def _trips_staying_in_loop(frame, header, loop_stops, max_trips=MAX_UNROLL) -> int | None:
     """How many iterations a `while` on static values runs from here on the
     path that takes none of its runtime exits (each iteration traced and
     thrown away; the state after a runtime exit is the paths' merge, whose
@@ -884,7 +894,7 @@ def _trips_staying_in_loop(frame, header, loop_stops) -> int | None:
     were would repeat forever."""
     locals0, stack0 = dict(frame.locals), list(frame.stack)
     try:
-        for trips in range(1, MAX_UNROLL + 1):
+        for trips in range(1, max_trips + 1):
             before = state_leaves(frame.locals, frame.stack)
             with journaled_region(runtime=False) as rec, watch_scope() as marks:
                 try:
