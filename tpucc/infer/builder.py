@@ -145,6 +145,10 @@ class Context:
     # -> (the item's Value, the buffer's, its row), so np.stack / np.array of
     # all of them in order is the buffer itself (stacking.whole_buffer).
     stacked_rows: dict = field(default_factory=dict)
+    # The elements tolist() made of a 1-d array: id(Value) -> (the element's
+    # Value, the array's, its position), so sum() / max() / .count() of all
+    # of them is one reduction of the array (element_lists.source_of).
+    list_elements: dict = field(default_factory=dict)
     # Static loops made counted Whiles that turned Python numbers they carry
     # into runtime values (loops.CountedStatics): where a later line needs
     # one at compile time, infer.trace compiles again with them unrolled.

@@ -29,8 +29,8 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
-from . import (builder, held_ints, interpreted, iterators, linalg_array_api, list_loops,
-               messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges,
+from . import (builder, element_lists, held_ints, interpreted, iterators, linalg_array_api,
+               list_loops, messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges,
                vectorize)
 from .builder import emit, emit_op
 from .control import as_aval, kind_value, merged_kind, scalar_kind
@@ -998,6 +998,9 @@ def sum_(interp, x, start=0):
     if _is_runtime_range(x):        # (a closed form: exact, as Python's int sum)
         return dunders.apply(interp, operator.add, start, runtime_ranges.total(x))
     items = interp.static_items(x)
+    whole = element_lists.summed(interp, items, start)    # (sum(arr.tolist()))
+    if whole is not None:
+        return whole
     total = start
     added, skip = 0, 0
     for v in items:         # (iterated: a generator's exception comes at its end)
@@ -1084,6 +1087,10 @@ def _extreme(builtin_fn, pick_later):
             if default is not _NO_DEFAULT:
                 return default
             return builtin_fn(())       # raises Python's own ValueError: the user's error
+        if key is None and len(args) == 1:
+            whole = element_lists.extreme(interp, builtin_fn.__name__, items)
+            if whole is not None:       # (max(arr.tolist()))
+                return whole
         if key is not None and len(items) > builder.ctx().options.get("unroll", 32) \
                 and _all_alike_arrays(items):
             # (max(rows, key=...): the key traced once, in one While)
@@ -2200,12 +2207,25 @@ def _complex_part(interp, x):
 
 @builtin(py.any)
 def any_(interp, x):
+    whole = _whole_array_truth(interp, x, want_all=False)
+    if whole is not None:
+        return whole
     return _truth_fold(_truths(interp, x), stop_on=True, combine="logical_or")
 
 
 @builtin(py.all)
 def all_(interp, x):
+    whole = _whole_array_truth(interp, x, want_all=True)
+    if whole is not None:
+        return whole
     return _truth_fold(_truths(interp, x), stop_on=False, combine="logical_and")
+
+
+def _whole_array_truth(interp, x, want_all: bool):
+    """any(arr.tolist()) / all(...): one reduction of the array; else None."""
+    if not isinstance(x, (list, tuple)):
+        return None
+    return element_lists.truth(interp, x, want_all)
 
 
 def _truths(interp, x):

@@ -2567,7 +2567,11 @@ class Interpreter:
                 and fn.__name__ in ("index", "count") and 1 <= len(args) <= 3 and not kwargs \
                 and (len(args) == 1 or fn.__name__ == "index"):
             if holds_array(args[0]) or holds_array(fn.__self__):
-                from . import dunders
+                from . import dunders, element_lists
+                if fn.__name__ == "count":      # (arr.tolist().count(v): one reduction)
+                    whole = element_lists.counted(self, fn.__self__, args[0])
+                    if whole is not None:
+                        return whole
                 return dunders.runtime_search(self, fn.__name__, args[0], fn.__self__,
                                               tuple(args[1:]))
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \

@@ -132,7 +132,10 @@ def tolist(a):
                          hint="index the elements you need, or keep the array")
     if a.ndim == 0:
         return item(a)
-    return [tolist(a[i]) for i in range(a.shape[0])]
+    elements = [tolist(a[i]) for i in range(a.shape[0])]
+    if a.ndim == 1:
+        element_lists.record(elements, a)
+    return elements
 
 
 @implements(np.nan_to_num)
@@ -477,7 +480,7 @@ class FlatIter:
 
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
-from ..infer import builder  # noqa: E402
+from ..infer import builder, element_lists  # noqa: E402
 from ..infer.values import Array, compile_time_kind  # noqa: E402
 from .elementwise import array, emit_ufunc  # noqa: E402
 from .indexing import (ARRAY, check_python_item, check_slice_bounds, getitem,  # noqa: E402
