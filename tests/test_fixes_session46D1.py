@@ -129,3 +129,86 @@ def test_tolist_count_of_runtime_and_other_items():
 
     same(runtime_item, np.array([2, 3, 2, 2], np.uint8), np.int64(2))
     same(odd_items, np.array([2, 3, 2, 2], np.uint8))
+
+
+# --- bug 03: gathers and scatters at index arrays weigh in the UnrollWarning's estimate -------
+
+def _unroll_warnings(fn, *args, **options):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected = fn(*args)
+        assert_same(expected, tpucc.compile(fn, cache=False, **options)(*args))
+    return [str(w.message) for w in caught if issubclass(w.category, tpucc.UnrollWarning)]
+
+
+def _estimate_seconds(message):
+    import re
+    found = re.search(r"all \d+ copies: about (\d+) (s|minutes)", message)
+    assert found, message
+    return int(found.group(1)) * (60 if found.group(2) == "minutes" else 1)
+
+
+def test_wavefront_dp_estimate_counts_its_gathers_and_scatters():
+    def antidiag(a, b):
+        n, m = len(a), len(b)
+        H = np.zeros((n + 1, m + 1), np.int32)
+        for d in range(2, n + m + 1):
+            i = np.arange(max(1, d - m), min(n, d - 1) + 1)
+            j = d - i
+            s = np.where(a[i - 1] == b[j - 1], 2, -1)
+            H[i, j] = np.maximum(H[i - 1, j - 1] + s, H[i - 1, j] - 1)
+        return H.max(), H
+    a = np.arange(7, dtype=np.uint8) % 4
+    # (a budget of 8: its 13 diagonals are then unrolled for want of a While)
+    (message,) = _unroll_warnings(antidiag, a, a[::-1].copy(), unroll=8)
+    assert "gather or scatter at index arrays" in message
+    assert _estimate_seconds(message) >= 4          # (13 copies of ~470 small ops' worth)
+
+
+def test_growing_gathers_estimate():
+    def prefix_maxima(x):
+        out = np.zeros(len(x), x.dtype)
+        for k in range(1, len(x)):
+            out[k] = x[np.arange(k)].max()
+        return out
+    (message,) = _unroll_warnings(prefix_maxima, np.linspace(0, 1, 40, dtype=np.float32))
+    assert "gather or scatter at index arrays" in message
+
+
+# --- bug 04: a short loop unrolled in every call of a recursive function warns ---------------
+
+def merge_sort(x):
+    if len(x) <= 1:
+        return x
+    m = len(x) // 2
+    left, right = merge_sort(x[:m]), merge_sort(x[m:])
+    out = np.empty_like(x)
+    i = j = 0
+    for k in range(len(x)):
+        if j >= len(right) or (i < len(left) and left[i] <= right[j]):
+            out[k] = left[i]
+            i += 1
+        else:
+            out[k] = right[j]
+            j += 1
+    return out
+
+
+def test_recursive_merge_sort_warns_naming_the_recursion():
+    (message,) = _unroll_warnings(merge_sort, np.array([37, 5, 60, 12, 12, 0, 63, 21]))
+    assert "recursive function merge_sort()" in message
+    assert "explicit stack or bottom-up" in message
+
+
+def test_short_loops_outside_recursion_do_not_warn():
+    def clipped(x):
+        out = np.empty_like(x)
+        for k in range(len(x)):
+            out[k] = x[k] if x[k] > 0 else -x[k]
+        return out
+
+    def halves(x):                  # recursive, without a loop
+        return x[0] if len(x) == 1 else halves(x[:len(x) // 2]) + halves(x[len(x) // 2:])
+
+    assert _unroll_warnings(clipped, np.array([3, -1, 4, -1, 5, -9, 2, 6])) == []
+    assert _unroll_warnings(halves, np.arange(16.0)) == []

@@ -367,6 +367,8 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
                 return made
         if unrolled_because and not warned:
             warned = _note_unrolled(frame, header, it, count, iteration_ops, unrolled_because)
+        elif not warned:
+            warned = _note_recursive_copies(frame, header, iteration_ops)
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
                 or _too_big_to_unroll(iteration_ops, it, budget)
@@ -469,21 +471,87 @@ UNROLL_WARNING_OPS = 1200
 SECONDS_PER_OP = 0.001
 OPS_PER_CONDITIONAL = 60
 
+# What XLA:CPU takes to compile a gather or scatter at index arrays
+# (`H[i - 1, j - 1]`, `H[i, j] = v` with i an np.arange), and a bounds check
+# of an index array, in small ops: each is a loop nest of its own, not a
+# fused elementwise op (a wavefront DP, 39 diagonals of 4 gathers, a scatter
+# and 8 checks: 42 ops a copy, 19 s of XLA where 1.6 s was estimated; at
+# 10 diagonals, 7 s; jax.jit's own 19 copies of the gathers, no checks: 2.3 s).
+OPS_PER_INDEXED_ACCESS = 40
+OPS_PER_INDEX_CHECK = 30
+
 
 def _note_unrolled(frame, header, it, count, ops, why) -> bool:
     """Counts an unrolled iteration's ops to its loop, over all the times
     the loop runs, and warns once they pass _warning_ops (a DP table in a
     Python list over 24 nodes: 276 copies of the inner loop's body in 23
     runs, 17 s of XLA, none of them long).  Whether it warned."""
-    cost = ctx().unrolled_cost.setdefault((frame.fc.code, header), [0, 0, False, 0])
+    cost = ctx().unrolled_cost.setdefault((frame.fc.code, header), [0, 0, False, 0, 0])
     cost[0] += _op_count(ops)
     cost[1] += 1
     cost[3] += _conditional_count(ops)
-    if cost[2] or cost[0] <= _warning_ops(why):
+    cost[4] += _indexing_weight(ops)
+    if cost[2] or cost[0] + cost[4] <= _warning_ops(why):
         return cost[2]
     cost[2] = True
     _warn_unrolled(frame.fc.loop_locs[header], it, count, cost[0], why,
-                   total=cost[1] if cost[1] != count else None, conditionals=cost[3])
+                   total=cost[1] if cost[1] != count else None, conditionals=cost[3],
+                   indexing=cost[4])
+    return True
+
+
+def _indexing_weight(ops) -> int:
+    """What the gathers and scatters at index arrays among the ops (nested
+    ones too), and the bounds checks of index arrays, add to XLA's compile
+    beyond one small op each (OPS_PER_INDEXED_ACCESS)."""
+    return sum(_extra_weight(op) + sum(_indexing_weight(r.ops) for r in op.regions)
+               for op in ops)
+
+
+def _extra_weight(op) -> int:
+    if op.name in ("getitem", "setitem"):
+        arrays = sum(isinstance(k, str) and k == "array" for k in op.attr("key") or ())
+        # (the index operands come last; a 0-d one is a dynamic slice: cheap)
+        gathers = arrays and any(v.aval.shape for v in op.inputs[-arrays:])
+        return OPS_PER_INDEXED_ACCESS - 1 if gathers else 0
+    if op.name == "in_bounds" and op.inputs and op.inputs[0].aval.shape:
+        return OPS_PER_INDEX_CHECK - 1
+    return 0
+
+
+def _note_recursive_copies(frame, header, ops) -> bool:
+    """Counts the ops of a loop unrolled because it is short, over every
+    call of a recursive function it is in, and warns once they pass
+    UNROLL_WARNING_OPS: each call unrolls it again (a merge sort of 16
+    items: 15 merge loops, 64 copies, 1400 ops and 120 runtime `if`s, 14 s
+    of XLA), while no one run is long.  Whether it warned."""
+    code = frame.fc.code
+    calls = sum(f.fc.code is code for f in ctx().frames if getattr(f, "fc", None) is not None)
+    cost = ctx().unrolled_cost.setdefault(("recursive", code, header), [0, 0, False, 0, 0])
+    if cost[2] or calls < 2 and not cost[1]:
+        return cost[2]
+    cost[0] += _op_count(ops)
+    cost[1] += 1
+    cost[3] += _conditional_count(ops)
+    cost[4] += _indexing_weight(ops)
+    if cost[0] + cost[4] + OPS_PER_CONDITIONAL * cost[3] <= UNROLL_WARNING_OPS:
+        return False
+    cost[2] = True
+    seconds = (cost[0] + cost[4] + OPS_PER_CONDITIONAL * cost[3]) * SECONDS_PER_OP
+    message = (
+        f"tpucc: this loop is unrolled in each call of the recursive function "
+        f"{code.co_name}() ({cost[1]} copies so far over its calls; {cost[0]} ops"
+        f"{_conditionals_so_far(cost[3])}: slow to compile, XLA takes about a second per "
+        f"thousand ops{_indexing_cost(cost[4])}{_conditional_cost(cost[3])}; so far "
+        f"{_duration(seconds)} or more) because the recursion is inlined call by call; "
+        "write the recursion as a loop over an explicit stack or bottom-up (a merge sort "
+        "as rounds of merges of runs of width 1, 2, 4, ...), or keep each call's loop "
+        "over an array (`np.sort`, `np.argsort`, `np.searchsorted`)")
+    loc = frame.fc.loop_locs[header]
+    if loc is None:
+        warnings.warn(message, UnrollWarning, stacklevel=2)
+    else:
+        warnings.warn_explicit(message, UnrollWarning, loc.file, loc.line)
     return True
 
 
@@ -517,10 +585,12 @@ class UnrollWarning(UserWarning):
     its copies make the compile slow."""
 
 
-def _warn_unrolled(loc, it, count, ops, why, total=None, conditionals=0):
+def _warn_unrolled(loc, it, count, ops, why, total=None, conditionals=0, indexing=0):
     """`total`: the iterations of all the times the loop ran, where it
     ran before (an inner loop), else None; `conditionals`: the runtime
-    `if`s among the `ops` of those iterations."""
+    `if`s among the `ops` of those iterations; `indexing`: what their
+    gathers and scatters at index arrays weigh beyond their count
+    (_indexing_weight)."""
     left = f"{count + it.remaining()} iterations" if it is not None else \
         f"{count} iterations so far"
     if total is not None:
@@ -529,8 +599,8 @@ def _warn_unrolled(loc, it, count, ops, why, total=None, conditionals=0):
             "seconds for a few dozen copies" if _runtime_slices(why) else
             f"{left}; {ops} ops{_conditionals_so_far(conditionals)} after {total or count}: "
             f"slow to compile, XLA takes about a second per thousand ops"
-            f"{_conditional_cost(conditionals)}"
-            f"{_whole_estimate(it, count, ops, conditionals) if total is None else ''}")
+            f"{_indexing_cost(indexing)}{_conditional_cost(conditionals)}"
+            f"{_whole_estimate(it, count, ops + indexing, conditionals) if total is None else ''}")
     advice = _unroll_advice(why)
     message = f"tpucc: this loop is unrolled ({cost}) because {why}" + (
         f"; {advice} so that it runs as one runtime `while`" if advice else "")
@@ -542,6 +612,11 @@ def _warn_unrolled(loc, it, count, ops, why, total=None, conditionals=0):
 
 def _conditionals_so_far(conditionals: int) -> str:
     return f" and {conditionals} runtime `if`s" if conditionals else ""
+
+
+def _indexing_cost(indexing: int) -> str:
+    return f", {OPS_PER_INDEXED_ACCESS} times that per gather or scatter at index arrays" \
+        if indexing else ""
 
 
 def _conditional_cost(conditionals: int) -> str:
