@@ -200,6 +200,15 @@ def test_recursive_merge_sort_warns_naming_the_recursion():
     assert "explicit stack or bottom-up" in message
 
 
+def test_recursive_merge_sort_runs_later_merges_as_whiles():
+    x = np.array([37, 5, 60, 12, 12, 0, 63, 21, 8, 44, 3, 50, 19, 7, 33, 2, 9, 1, 40, 40])
+    for data in (x, x.astype(np.float32) / 3, x.astype(np.uint8)):
+        t = time.time()
+        (message,) = _unroll_warnings(merge_sort, data)
+        assert time.time() - t < 15
+    assert "later calls run it as one `while`" in message
+
+
 def test_short_loops_outside_recursion_do_not_warn():
     def clipped(x):
         out = np.empty_like(x)

@@ -372,6 +372,7 @@ def _unroll(frame, header, stops, loop_stops, it, budget, unrolled_because,
         if not tried_rest and not forced and (_holds_runtime_loop(iteration_ops) and (
                 it is None or isinstance(it, RangeIter) and it.remaining() > 1)
                 or _too_big_to_unroll(iteration_ops, it, budget)
+                or _unrolled_too_often_in_recursion(frame, header, it)
                 or it is None and _op_count(iteration_ops) > OPS_PER_UNROLLED_TRIP):
             # Each copy of this body would hold its own runtime loop (a heap
             # sort's sift-down: 46 Whiles, 20 s of XLA for 32 items), or the
@@ -524,7 +525,9 @@ def _note_recursive_copies(frame, header, ops) -> bool:
     call of a recursive function it is in, and warns once they pass
     UNROLL_WARNING_OPS: each call unrolls it again (a merge sort of 16
     items: 15 merge loops, 64 copies, 1400 ops and 120 runtime `if`s, 14 s
-    of XLA), while no one run is long.  Whether it warned."""
+    of XLA), while no one run is long.  Once it warned, the rest of each
+    run is tried as one While (_unrolled_too_often_in_recursion: the merge
+    sort, 5 s).  Whether it warned."""
     code = frame.fc.code
     calls = sum(f.fc.code is code for f in ctx().frames if getattr(f, "fc", None) is not None)
     cost = ctx().unrolled_cost.setdefault(("recursive", code, header), [0, 0, False, 0, 0])
@@ -543,8 +546,8 @@ def _note_recursive_copies(frame, header, ops) -> bool:
         f"{code.co_name}() ({cost[1]} copies so far over its calls; {cost[0]} ops"
         f"{_conditionals_so_far(cost[3])}: slow to compile, XLA takes about a second per "
         f"thousand ops{_indexing_cost(cost[4])}{_conditional_cost(cost[3])}; so far "
-        f"{_duration(seconds)} or more) because the recursion is inlined call by call; "
-        "write the recursion as a loop over an explicit stack or bottom-up (a merge sort "
+        f"{_duration(seconds)} or more; later calls run it as one `while` where they can) "
+        "because the recursion is inlined call by call; write the recursion as a loop over an explicit stack or bottom-up (a merge sort "
         "as rounds of merges of runs of width 1, 2, 4, ...), or keep each call's loop "
         "over an array (`np.sort`, `np.argsort`, `np.searchsorted`)")
     loc = frame.fc.loop_locs[header]
@@ -553,6 +556,14 @@ def _note_recursive_copies(frame, header, ops) -> bool:
     else:
         warnings.warn_explicit(message, UnrollWarning, loc.file, loc.line)
     return True
+
+
+def _unrolled_too_often_in_recursion(frame, header, it) -> bool:
+    """Whether a short range loop of a recursive function has been unrolled
+    in its calls so often that it warned (_note_recursive_copies): the
+    rest of it, in this call and the next, is tried as one While."""
+    cost = ctx().unrolled_cost.get(("recursive", frame.fc.code, header))
+    return cost is not None and cost[2] and isinstance(it, RangeIter) and it.remaining() > 0
 
 
 def _conditional_count(ops) -> int:
