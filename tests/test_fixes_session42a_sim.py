@@ -268,7 +268,8 @@ def appended_in_the_else(x):
 
 def test_append_inside_the_loop_else_is_still_refused():
     raises_at(appended_in_the_else, (np.array([1.0, 3.0]),), E.SideEffectError,
-              match="mutating", line_of="out.append(v)", cache=False)
+              match="appending to `out` on some runtime paths only", line_of="out.append(v)",
+              cache=False)
 
 
 # --- bug_01: an attribute holding the function's own copy ---------------------------

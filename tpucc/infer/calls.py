@@ -1165,8 +1165,10 @@ class Interpreter:
         if not hasattr(_AN_ARRAY, name):       # what NumPy raises (hasattr / except see it)
             raise UserCodeError(f"AttributeError: 'numpy.ndarray' object has no attribute "
                                 f"'{name}'")
-        raise UnsupportedError(f"array attribute or method `.{name}` is not supported",
-                               hint=ATTRIBUTE_INSTEAD.get(name))
+        error = UnsupportedError(f"array attribute or method `.{name}` is not supported",
+                                 hint=ATTRIBUTE_INSTEAD.get(name))
+        error.generic_hint = True   # (said to the program: a library's caller can't drop it)
+        raise error
 
     def setattr(self, obj, name, value, hook=True):
         """obj.name = value.  `hook`: False for object.__setattr__(obj, name,
