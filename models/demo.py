@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
@@ -460,6 +461,50 @@ def compile_share_reference(model, x, xla_s, precision) -> dict:
     return out
 
 
+def jax_first_compile(args, layout) -> dict:
+    """The hand-written jax.jit network's trace + lowering as the first
+    compile of a fresh process, the reference for tpucc's first-compile
+    share (which this process measures): jax's first lowering of each
+    primitive and shape costs either of them the same.  The child repeats
+    this process's jax warm-up (a jitted matmul, as matmul_peak ran) and
+    builds the same model; it also times that module's XLA compile (with
+    tpucc's XLA options) and a second trace + lowering."""
+    code = (f"import demo; demo.print_jax_first_compile({args.batch}, {args.image_size}, "
+            f"{args.hidden}, {args.classes}, {args.seed}, {layout!r}, {args.matmul_precision!r})")
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}     # JAX_PLATFORMS as here (see the top)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"the fresh-process jax.jit compile failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def print_jax_first_compile(batch, image_size, hidden, classes, seed, layout, precision):
+    """The child of jax_first_compile: prints its times as one JSON line."""
+    mm = jax.jit(functools.partial(jnp.matmul, precision=precision))
+    mm(np.ones((64, 64), np.float32), np.ones((64, 64), np.float32)).block_until_ready()
+    model = VGG19(num_classes=classes, image_size=image_size, seed=seed, hidden=hidden)
+    x = np.zeros((batch, 3, image_size, image_size), np.float32)
+    fwd, params, _ = jax_forward(model, layout, precision)
+    lower = lambda: jax.jit(lambda p, v: fwd(p, v)).lower(params, x)     # noqa: E731
+    t_first, lowered = timed(lower)
+    options = tpucc.driver.XLA_OPTIONS.get(jax.default_backend()) or None
+    t_xla, _ = timed(lambda: lowered.compile(compiler_options=options))
+    t_again, _ = timed(lower)
+    print(json.dumps(dict(lower_first=t_first, xla=t_xla, lower_again=t_again)))
+
+
+def print_first_compile_references(stages, references):
+    share = (stages["infer"] + stages["lower"]) / stages["xla"]
+    parts = [f"{layout} trace+lower {r['lower_first'] * 1e3:.0f} ms = "
+             f"{r['lower_first'] / r['xla']:.0%} of its XLA compile ({r['xla']:.2f} s)"
+             for layout, r in references.items()]
+    print(f"first compile of a process: tpucc's stages {share:.0%} of XLA's (above); hand-written "
+          f"jax.jit in a fresh process: " + "; ".join(parts))
+
+
 def rel_error(actual, expected) -> float:
     """max |actual - expected| / max |expected|."""
     actual, expected = np.asarray(actual, np.float64), np.asarray(expected, np.float64)
@@ -597,6 +642,8 @@ def forward_section(args, model, x, flops, peak, torch) -> dict:
     stages = compiled_stages(forward)
     print_stages("forward", stages)
     stages["again"] = compile_share_reference(model, x, stages["xla"], args.matmul_precision)
+    stages["jax_first"] = {layout: jax_first_compile(args, layout) for layout in args.jax_layouts}
+    print_first_compile_references(stages, stages["jax_first"])
     errors = {k: rel_error(outs[k], outs[EAGER]) for k in impls if k != EAGER}
     ok = errors[TPUCC] < FORWARD_TOL
     print(f"check: tpucc vs eager NumPy, max |diff| / max |logit| = {errors[TPUCC]:.2e} "

@@ -167,6 +167,9 @@ def test_main_smoke(small_vgg, no_settling, tmp_path, capsys, monkeypatch):
         assert stages["hlo_entries"] == 1 and min(stages["infer"], stages["lower"],
                                                   stages["xla"]) > 0
         assert set(part["speedup_of_tpucc"]) >= {"jax.jit hand-written NHWC", demo.EAGER}
+    first = result["forward"]["tpucc_compile"]["jax_first"]     # measured in a fresh process
+    assert set(first) == {"NHWC"} and min(first["NHWC"].values()) > 0
+    assert "hand-written jax.jit in a fresh process: NHWC trace+lower" in printed
     assert result["train"]["gflop"] == pytest.approx(3 * result["forward"]["gflop"])
     checks = result["train"]["checks"]
     assert checks[demo.TPUCC]["ok"] and checks[demo.TPUCC]["update_err"] < demo.UPDATE_TOL
