@@ -1133,7 +1133,11 @@ def _extreme(builtin_fn, pick_later):
             _one_type(builtin_fn.__name__, items, compared=False, type_unseen=type_unseen)
         kind = merged_kind(items)
         originals = items
-        held = [held_ints.flag_of(v) for v in items] if any(
+        # (the pick is a Python number where a NumPy one's dtype holds it, or
+        # a Python int that is a bool on some paths: held_ints.flag_of)
+        python_pick = held_ints.PYTHON_INT if all(
+            leaf_aval(v).weak for v in items) else held_ints.FLAG
+        held = [held_ints.flag_of(v, python_pick) for v in items] if any(
             held_ints.holds_python_number(v) or held_ints.holds_python_bool(v)
             for v in items) else None
         chosen = _in_merged_dtype(builtin_fn.__name__, items)
@@ -1719,9 +1723,10 @@ def _held_type(x: Array) -> str:
 @builtin(py.type)
 def type_(interp, *args):
     if len(args) == 1 and isinstance(args[0], Array) and args[0].held_int is not None:
+        others = "a Python int" if args[0].weak else "a NumPy number"  # (held_ints.python_type)
         raise StaticValueError(
             f"type() of a value that is a Python {_held_type(args[0])} on some runtime paths "
-            "and a NumPy number on others: which type it is is known only at run time",
+            f"and {others} on others: which type it is is known only at run time",
             hint=f"test isinstance(y, {_held_type(args[0])}) (or np.generic), which compiled "
                  f"code answers at run time; or give it one type on every path "
                  f"({_held_type(args[0])}(...))")
@@ -2406,7 +2411,7 @@ def print_(interp, *args, sep=" ", end="\n", file=None, flush=False):
                 formats.append(None if plain else (part.conversion, part.spec))
         parts.append("".join(text))
     sep, end = (" " if sep is None else sep), ("\n" if end is None else end)
-    emit("print", *arrays, fmt=_literal(sep).join(parts) + _literal(end),
+    emit("print", *map(_printed_value, arrays), fmt=_literal(sep).join(parts) + _literal(end),
          kinds=tuple(_printed_kind(a) for a in arrays), formats=tuple(formats),
          **({"stream": "stderr"} if _stream(file) == "stderr" else {}))
     return None
@@ -2513,9 +2518,21 @@ def _literal(text: str) -> str:
 def _printed_kind(x: Array) -> str:
     """How eager Python holds x (ops.debug prints it so): float32 digits for
     a NumPy float32, a Python float's for a Python float."""
+    if x.weak and x.held_int is not None:
+        return "int or bool"
     if x.weak:
         return type(python_sample(x)).__name__
     return "scalar" if x.immutable else "array"
+
+
+def _printed_value(x: Array) -> Array:
+    """What print() passes of x: a Python int that is a Python bool on some
+    runtime paths (held_ints.py) with its bool, [value, is a bool], so
+    that it prints True where eager Python does, not 1."""
+    if not (x.weak and x.held_int is not None):
+        return x
+    flag = emit("convert", Array(x.held_int), dtype=np.dtype(np.int64))
+    return emit("concatenate", *(emit("reshape", v, shape=(1,)) for v in (x, flag)), axis=0)
 
 
 @builtin(py.setattr)

@@ -36,7 +36,7 @@ from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, WRITES_OUT_METHODS, const_aval, writes_out
-from . import buffers, builder, float_errors
+from . import buffers, builder, float_errors, held_ints
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
@@ -1726,6 +1726,8 @@ class Interpreter:
         object's __index__ (converted first, so that it counts as one)."""
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
+        if not isinstance(obj, _NUMPY_SUBSCRIPTED):
+            key = held_ints.as_sequence_index(key)
         return scalar_if_numpy_would(obj, key, self.getitem(obj, key))
 
     def setitem(self, obj, key, value):
@@ -1735,6 +1737,8 @@ class Interpreter:
             key = self.index_values(key)
         if isinstance(obj, _NUMPY_SUBSCRIPTED):
             self.guard_read_by_numpy(key, value)    # x[IDS] = ROW
+        else:
+            key = held_ints.as_sequence_index(key)
         if isinstance(obj, Array):
             _refuse_scalar_item_assignment(obj)
             indexing.setitem(obj, key, value)

@@ -991,8 +991,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             values += [kind_value(s.values[k]) for s in kind_slots]
             values += [_arm_value(s.values[k], PYTHON_INT, arm.ends, arm.vars)
                        for s in narrowed]
-            values += [held_ints.flag_of(s.values[k]) for s in held]
-            values += [held_ints.flag_of(vals[k]) for *_, vals, _ in held_loose]
+            values += [held_ints.flag_of(s.values[k], s.aval) for s in held]
+            values += [held_ints.flag_of(vals[k], aval) for *_, vals, aval in held_loose]
             values += [_arm_value(vals[k], aval, arm.ends, arm.vars)
                        for *_, vals, aval in loose_runtime]
             values += [kind_value(vals[k]) for *_, vals, _ in loose_kinds]

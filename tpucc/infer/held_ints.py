@@ -42,6 +42,16 @@ ints, and the caller gets a Python bool where the bool is true.  The bool
 is an `and` of the ties, which XLA drops where the comparison is only
 tested (`if`, min(), a heap's sift): only a returned, counted or merged
 comparison pays for it.
+
+A Python bool in a Python int slot (`r = 0`, then `r = True` under a
+runtime `if`; `n = flag` in a loop) is the one held value that is not held
+in a NumPy dtype: the slot is a runtime Python int (weak int64, True as 1),
+and its bool is true where the path left the Python bool (python_type: a
+weak value's held type is bool).  Python's arithmetic gives the same
+int for True as for 1 (`r + 1`, `-r`, `~r`, `r * 2.0`), so only what
+tells the types apart needs the bool: the caller's result, isinstance(),
+`r is True`, and & | ^ of two Python bools, a Python bool on their path
+(bool_operator).
 """
 from __future__ import annotations
 
@@ -77,6 +87,11 @@ BOOL_HINT = ("the value is a Python bool on this runtime path (a tuple compariso
              "give it one type: `int(a < b)` or `bool(a < b)` to count, `np.bool_(a < b)` for "
              "NumPy's bool arithmetic")
 
+BOOL_IN_INT_HINT = ("the variable is a Python bool on this runtime path and a Python int on "
+                    "others (a runtime `if` or loop merged them), so compiled code holds it as "
+                    "the int; give it one type on every path: `r = int(flag)` where it takes "
+                    "the bool, or `r = bool(n)` where it takes the int")
+
 
 def holds_python_int(v) -> bool:
     """A Python int (not a bool): static, runtime (a weak int), or an Array
@@ -106,8 +121,9 @@ def python_truth(v):
 
 
 def python_type(v: Array) -> type:
-    """The Python type a held value is where its bool is true."""
-    return bool if v.dtype.kind == "b" else float if v.held_float else int
+    """The Python type a held value is where its bool is true (a Python
+    int's, where it is a weak one: module docstring)."""
+    return bool if v.dtype.kind == "b" or v.weak else float if v.held_float else int
 
 
 def holds_python_float(v) -> bool:
@@ -126,14 +142,26 @@ def holds_python_number(v) -> bool:
 def needs_flag(values, aval: AVal) -> bool:
     """Whether a 0-d slot of type `aval` taking `values` on its paths holds a
     Python int in a NumPy integer dtype, or a Python int or float in a NumPy
-    float dtype, on some of them."""
-    if aval.shape or aval.weak:
+    float dtype, or a Python bool in a Python int, on some of them."""
+    if aval.shape:
         return False
+    if aval.weak:
+        return aval.dtype.kind in "iu" and any(map(python_bool_in_int_slot, values))
     if aval.dtype.kind in "iu":
         return any(holds_python_int(v) for v in values)
     if aval.dtype.kind == "b":
         return any(map(holds_python_bool, values))
     return aval.dtype.kind == "f" and any(map(holds_python_number, values))
+
+
+def python_bool_in_int_slot(v) -> bool:
+    """Whether `v`, a value a Python int slot takes on one path, is (or, on
+    some runtime paths, may be) a Python bool there: static, runtime (a weak
+    bool), or one merged into a Python int earlier."""
+    if type(v) is bool:
+        return True
+    return isinstance(v, Array) and v.weak and not v.shape and (
+        v.dtype.kind == "b" or v.held_int is not None)
 
 
 def hold(arr: Array, flag, values) -> None:
@@ -146,11 +174,14 @@ def hold(arr: Array, flag, values) -> None:
     arr.held_float = flag is not None and any(holds_python_float(v) for v in values)
 
 
-def flag_of(v) -> Value:
-    """The bool of a slot's value on its path (read inside that path's
-    region): whether it is a Python number (or bool) there."""
+def flag_of(v, aval: AVal) -> Value:
+    """The bool of a value on its path (read inside that path's region) in
+    a slot of type `aval`: whether it is a Python number (or bool) there, in
+    a NumPy dtype; whether it is a Python bool there, in a Python int."""
     if isinstance(v, Array) and v.held_int is not None:
         return v.held_int
+    if aval.weak:
+        return builder.const_value(np.bool_(python_bool_in_int_slot(v)))
     return builder.const_value(np.bool_(holds_python_number(v) or holds_python_bool(v)))
 
 
@@ -160,8 +191,13 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     some runtime paths: checked against what NumPy gives for that int
     (module docstring), and, where that is a Python int, carrying the bool
     on.  (NumPy functions give NumPy scalars: np.add(250, 10) is an int64.)"""
-    held = [x for x in operands if isinstance(x, Array) and x.held_int is not None]
-    if not held or not isinstance(result, Array) or result.weak:
+    if isinstance(result, Array) and result.weak:
+        return bool_operator(ufname, operands, result) if python_operator else result
+    if isinstance(result, Array):
+        _check_bools_in_int_slots(ufname, operands, result)
+    held = [x for x in operands if isinstance(x, Array) and x.held_int is not None
+            and not x.weak]     # (a Python bool in a Python int slot: just above)
+    if not held or not isinstance(result, Array):
         return result
     on_int_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b),
                                    [Array(x.held_int) for x in held])
@@ -190,6 +226,77 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     elif dtype != result.dtype:
         _refuse_on_int_path(ufname, on_int_path, dtype, result.dtype, python_number, held)
     return result
+
+
+def bool_operator(ufname: str, operands: tuple, result: Array) -> Array:
+    """`result`, a Python int, of the Python operator `ufname` on Python
+    numbers of which one is a Python bool in a Python int slot on some
+    runtime paths: where every operand is a Python bool, & | ^ give a
+    Python bool, so the result carries the bool on (True + True, ~True
+    and the rest give the int that 1 + 1, ~1 give: nothing to carry)."""
+    if ufname not in PYTHON_BOOL_KEEPING or result.shape or result.dtype.kind not in "iu" \
+            or not any(isinstance(x, Array) and x.held_int is not None for x in operands):
+        return result
+    flags = []
+    for x in operands:
+        is_bool = python_bool_in_int_slot(x)
+        if is_bool is False:
+            return result           # (an int operand: an int on every path)
+        if isinstance(x, Array) and x.held_int is not None:
+            flags.append(Array(x.held_int))
+    on_bool_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b), flags)
+    result.held_int = on_bool_path.var
+    return result
+
+
+def _check_bools_in_int_slots(ufname: str, operands: tuple, result: Array) -> None:
+    """`result`, a NumPy value, of `ufname` on operands of which some are
+    a Python bool in a Python int slot on some runtime paths: NumPy's
+    promotion of a Python bool can differ from a Python int's (`mask + r`
+    of a bool `mask` is a bool array for True, an int64 one for 1), so
+    where the paths hold the bools and the dtypes differ the call raises.
+    Only beside a NumPy operand: tpucc's own uses of NumPy's functions on
+    Python numbers (round() of a Python int is rint's) give what Python
+    gives, the same for True as for 1."""
+    held = [x for x in operands if isinstance(x, Array) and x.weak and x.held_int is not None]
+    if not held or all(not isinstance(x, Array) or x.weak for x in operands):
+        return
+    as_bools = tuple(True if any(x is h for h in held) else
+                     x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
+                     for x in operands)
+    dtype = _int_path_dtype(ufname, as_bools)
+    if dtype is None or dtype == result.dtype:
+        return
+    from . import checks        # (only here: checks imports control, which imports us)
+    on_bool_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b),
+                                    [Array(x.held_int) for x in held])
+    checks.require(builder.emit("logical_not", on_bool_path),
+                   f"a Python bool held in a Python int ({_symbol(ufname)}): on this path the "
+                   f"value is the Python bool, for which NumPy gives {dtype}, where compiled "
+                   f"code computes {result.dtype}, as for a Python int",
+                   hint=BOOL_IN_INT_HINT, raises="TypeError", tpucc_limit=True)
+
+
+def as_sequence_index(key):
+    """A subscript as a Python sequence (a list, tuple, str) reads it: a
+    Python bool in a Python int slot is the int it equals (["a", "b"][True]
+    is "b"), with no bool to carry (it would stop NumPy's indexing)."""
+    if isinstance(key, Array) and key.weak and key.held_int is not None:
+        return Array(key.var)
+    return key
+
+
+def require_int_index(x: Array) -> None:
+    """`a[x]` of an x that is a Python bool in a Python int slot on some
+    runtime paths: NumPy reads a[True] as a[None, ...] (a new axis, not the
+    item at 1), a shape compiled code cannot choose at run time, so the call
+    raises where the path holds the bool."""
+    from . import checks
+    checks.require(builder.emit("logical_not", Array(x.held_int)),
+                   "an array indexed by a Python bool held in a Python int: on this path the "
+                   "index is the Python bool, for which NumPy adds an axis (a[True] is "
+                   "a[None]), where compiled code takes the item at 1, as for the Python int 1",
+                   hint=BOOL_IN_INT_HINT, raises="IndexError", tpucc_limit=True)
 
 
 def as_python_number(x: Array) -> Array:

@@ -707,14 +707,16 @@ def IS_OP(f, invert):
 
 
 def _held_bool(v) -> bool:
-    """A NumPy bool that is a Python bool on some runtime paths (held_ints.py)."""
-    return isinstance(v, Array) and v.held_int is not None and v.dtype == np.bool_ \
-        and not v.shape
+    """A NumPy bool, or a Python int, that is a Python bool on some runtime
+    paths (held_ints.py)."""
+    return isinstance(v, Array) and v.held_int is not None and not v.shape \
+        and (v.dtype == np.bool_ or v.weak)
 
 
 def _held_bool_is(interp, v: Array, const: bool):
     """`v is const` of a held bool: where v is the Python bool and equals it."""
-    equal = v if const else dunders.negation(interp, v)
+    equal = emit("equal", v, int(const)) if v.weak else \
+        v if const else dunders.negation(interp, v)
     return builtins_impl.to_python_scalar(emit("logical_and", Array(v.held_int), equal), np.bool_)
 
 

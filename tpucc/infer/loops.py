@@ -1627,12 +1627,13 @@ class Rebound:
         return [as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
                 for slot, (*_, aval) in self.loose.items()] + \
             [kind_value(ends[slot][3]) for slot in self.kinds] + \
-            [held_ints.flag_of(ends[slot][3]) for slot in self.ints]
+            [held_ints.flag_of(ends[slot][3], self.loose[slot][3]) for slot in self.ints]
 
     def inits(self) -> list:
         return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()] + \
             [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds] + \
-            [held_ints.flag_of(self.loose[slot][0][self.loose[slot][1]]) for slot in self.ints]
+            [held_ints.flag_of(self.loose[slot][0][self.loose[slot][1]], self.loose[slot][3])
+             for slot in self.ints]
 
     def leave(self, outs, shares: dict, renewed=frozenset(), ran_to_end=None):
         """After the While: each carried slot holds its result.  Where it held
@@ -1709,7 +1710,7 @@ def _apply_promotions(frame, promote, in_place) -> list:
             out.append(Array(as_aval(v, aval)))
             out[-1].immutable = scalar_kind(v)     # a promoted scalar stays a scalar
             if held_ints.needs_flag([v], aval):     # (a Python number in a NumPy dtype)
-                held_ints.hold(out[-1], held_ints.flag_of(v), [v])
+                held_ints.hold(out[-1], held_ints.flag_of(v, aval), [v])
     frame.locals, frame.stack = rebuild_state(td, out, like=[(frame.locals, frame.stack)],
                                               in_place=in_place)
     return narrowed
@@ -2600,7 +2601,8 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         for box in boxes:
             results.append(as_aval(trial.ends.get(box, box.var), box.aval))
         results += [kind_value(trial.leaves[i][1]) for i in trial.kind_slots]
-        results += [held_ints.flag_of(trial.leaves[i][1]) for i in trial.int_slots]
+        results += [held_ints.flag_of(trial.leaves[i][1], leaves[i][1].aval)
+                    for i in trial.int_slots]
         results += rebound.results(trial.loose_ends)
     body = close_region(trial.builder, results)
     range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
@@ -2611,7 +2613,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     init = [as_aval(targets.index(header), AVal(np.dtype(np.int32), ()))]
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     init += [kind_value(leaves[i][1]) for i in trial.kind_slots]
-    init += [held_ints.flag_of(leaves[i][1]) for i in trial.int_slots]
+    init += [held_ints.flag_of(leaves[i][1], leaves[i][1].aval) for i in trial.int_slots]
     init += rebound.inits()
     # A counted loop whose body always goes back to the header runs exactly
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.

@@ -89,7 +89,11 @@ def _as_int(x: Array) -> Array:
     """An int's value (True.real is the int 1)."""
     from .builtins_impl import to_python_scalar
     # (a NumPy scalar's too: np.int16(5).as_integer_ratio() is (5, 1) of ints)
-    return to_python_scalar(x, np.int64) if x.dtype == np.bool_ or not x.weak else x
+    if x.dtype == np.bool_ or not x.weak:
+        return to_python_scalar(x, np.int64)
+    if x.held_int is not None:      # (a Python bool on some paths, held_ints.py: an int on all)
+        return Array(x.var)
+    return x
 
 
 def index_method(x: Array):

@@ -253,7 +253,8 @@ class Array:
         self.layout_of = None
         # A 0-d NumPy integer or float that is a Python int on some runtime
         # paths (merged with one by a runtime `if` or loop): the runtime bool,
-        # True where the path taken left the Python int (held_ints.py) ...
+        # True where the path taken left the Python int (held_ints.py); of
+        # a runtime Python int (weak), where it left a Python bool ...
         self.held_int = None
         # ... or the Python float, where this is True (held_ints.hold).
         self.held_float = False

@@ -662,7 +662,7 @@ def _held_python_ints(operands) -> list | None:
     integer on others (infer/held_ints.py), where every other operand is a
     Python int: on the paths that hold the ints, Python int arithmetic."""
     held = [x for x in operands if isinstance(x, Array) and x.held_int is not None
-            and not x.held_float]
+            and not x.held_float and not x.weak]
     others_python = all(_is_python_int(x) or _is_runtime_python_int(x) or
                         any(x is h for h in held) for x in operands)
     return held if held and others_python else None
@@ -1590,8 +1590,9 @@ def _check_python_operands(ufname, left, right) -> None:
 
 
 def _held_python_number(x) -> bool:
-    """A Python number on some runtime paths, a NumPy scalar on others (held_ints)."""
-    return isinstance(x, Array) and x.held_int is not None
+    """A Python number on some runtime paths, a NumPy scalar on others (held_ints;
+    not a Python int that is a bool on some paths: a Python number on all)."""
+    return isinstance(x, Array) and x.held_int is not None and not x.weak
 
 
 def _check_held_python_operands(ufname, left, right) -> None:

@@ -100,6 +100,9 @@ def normalize_key(key, shape):
                                  "np.where(mask, x, fill) to keep the shape")
             if item.dtype.kind not in "iu":
                 raise _invalid_index(item)
+            if item.weak and item.held_int is not None:
+                from ..infer import held_ints
+                held_ints.require_int_index(item)
             static.append(ARRAY)
             arrays.append(item)
         elif isinstance(item, slice):
