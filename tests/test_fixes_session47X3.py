@@ -152,6 +152,23 @@ def float32_input(x):
     return r, r + x[2]
 
 
+def rebound_in_a_runtime_range(x, m):
+    n = 0
+    for i in range(m):
+        if x[i] > 50:
+            n = True
+        elif x[i] > 40:
+            n = n + 1
+    return n
+
+
+def test_loops_that_run_as_whiles():
+    # (300 iterations: past the unroll budget; range(m): a runtime bound)
+    each(rebound_to_a_bool_in_a_loop, [(np.arange(300.0),), (-np.arange(300.0),)])
+    each(rebound_in_a_runtime_range, [(np.arange(100.0), 80), (np.arange(100.0), 45),
+                                      (np.arange(100.0), 20)])
+
+
 def test_other_dtypes():
     each(float32_input, [(np.array(v, np.float32),) for v in ([1, 1, 2], [1, -1, 2], [-1, 1, 2])])
     each(set_under_if, [(np.array(v, np.int32),) for v in ([1, 2], [-3, 1])])
