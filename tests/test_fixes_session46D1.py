@@ -149,29 +149,32 @@ def _estimate_seconds(message):
 
 
 def test_wavefront_dp_estimate_counts_its_gathers_and_scatters():
-    def antidiag(a, b):
+    # (`+ off`, a runtime 0: index arrays known only at run time, each
+    # gather checked; with constant ones, see test_fixes_session47X2)
+    def antidiag(a, b, off):
         n, m = len(a), len(b)
         H = np.zeros((n + 1, m + 1), np.int32)
         for d in range(2, n + m + 1):
-            i = np.arange(max(1, d - m), min(n, d - 1) + 1)
+            i = np.arange(max(1, d - m), min(n, d - 1) + 1) + off
             j = d - i
             s = np.where(a[i - 1] == b[j - 1], 2, -1)
             H[i, j] = np.maximum(H[i - 1, j - 1] + s, H[i - 1, j] - 1)
         return H.max(), H
     a = np.arange(7, dtype=np.uint8) % 4
     # (a budget of 8: its 13 diagonals are then unrolled for want of a While)
-    (message,) = _unroll_warnings(antidiag, a, a[::-1].copy(), unroll=8)
+    (message,) = _unroll_warnings(antidiag, a, a[::-1].copy(), np.array(0), unroll=8)
     assert "gather or scatter at index arrays" in message
     assert _estimate_seconds(message) >= 4          # (13 copies of ~470 small ops' worth)
 
 
 def test_growing_gathers_estimate():
-    def prefix_maxima(x):
+    def prefix_maxima(x, off):
         out = np.zeros(len(x), x.dtype)
         for k in range(1, len(x)):
-            out[k] = x[np.arange(k)].max()
+            out[k] = x[np.arange(k) + off].max()     # (off: a runtime 0)
         return out
-    (message,) = _unroll_warnings(prefix_maxima, np.linspace(0, 1, 40, dtype=np.float32))
+    (message,) = _unroll_warnings(prefix_maxima, np.linspace(0, 1, 40, dtype=np.float32),
+                                  np.array(0))
     assert "gather or scatter at index arrays" in message
 
 

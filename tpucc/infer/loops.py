@@ -473,13 +473,16 @@ SECONDS_PER_OP = 0.001
 OPS_PER_CONDITIONAL = 60
 
 # What XLA:CPU takes to compile a gather or scatter at index arrays
-# (`H[i - 1, j - 1]`, `H[i, j] = v` with i an np.arange), and a bounds check
-# of an index array, in small ops: each is a loop nest of its own, not a
-# fused elementwise op (a wavefront DP, 39 diagonals of 4 gathers, a scatter
-# and 8 checks: 42 ops a copy, 19 s of XLA where 1.6 s was estimated; at
-# 10 diagonals, 7 s; jax.jit's own 19 copies of the gathers, no checks: 2.3 s).
-OPS_PER_INDEXED_ACCESS = 40
-OPS_PER_INDEX_CHECK = 30
+# (`H[i - 1, j - 1]`, `H[i, j] = v` with i an np.arange), and a runtime
+# bounds check of an index array, in small ops: each is a loop nest of its
+# own, not a fused elementwise op.  A wavefront DP, 39 diagonals of 4
+# gathers, a scatter and 8 checks, 42 ops a copy: 14-19 s of XLA; with its
+# index arrays known while compiling, so no checks: 1.7-2.6 s (8-13 ms an
+# access); 39 gathers of x[np.arange(k)], 1.2 s; 100 gathers and 100
+# scatters alone under jax.jit: 2.3-4 s.  The checks, chained through the
+# error code, are the larger part.
+OPS_PER_INDEXED_ACCESS = 20
+OPS_PER_INDEX_CHECK = 45
 
 
 def _note_unrolled(frame, header, it, count, ops, why) -> bool:

@@ -93,6 +93,7 @@ def normalize_key(key, shape):
             item = array_like(item)     # x[[i, 0]] with a runtime i: an index array
         if isinstance(item, masked.Selection):
             raise masked.refusal("indexing with x[mask] as an index array", item)
+        item = _constant_index_array(item)
         if _is_runtime(item):
             if item.dtype == np.bool_:
                 raise ShapeError("a boolean mask among other indices gives a data-dependent "
@@ -145,6 +146,19 @@ def normalize_key(key, shape):
     _check_static_indices(static, shape, known)
     _check_index_shapes(static, arrays, len(shape))
     return tuple(static), arrays
+
+
+def _constant_index_array(item):
+    """An integer index array whose values are known while compiling (`i =
+    np.arange(lo, hi)` with static bounds, `d - i`, `i - 1`: values.
+    known_constant) as that NumPy array, indexing as a static list does:
+    its bounds are checked now rather than by a runtime check each, and the
+    lowering sees a constant (a wavefront DP indexes with dozens of them).
+    Any other item as it is."""
+    if not isinstance(item, Array) or not item.ndim or item.dtype.kind not in "iu":
+        return item
+    known = known_constant(item)
+    return item if known is None else known
 
 
 def _check_index_shapes(static, arrays, ndim: int) -> None:
