@@ -24,11 +24,12 @@ from ..ir import AVal
 from . import control
 from .builder import emit
 from .control import as_aval
-from . import calls, held_ints, iterators, messages
+from . import calls, held_ints, iterators, messages, pynumbers
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import class_attribute, is_library_class
 from .iterators import SeqIter
 from .values import Array, NeedsStatic
+from ..ops import assign
 
 NATIVE = object()       # no user method involved: apply the operator natively
 
@@ -143,6 +144,7 @@ def binary(interp, op, a, b):
                                   or _numpy_meets_object(interp, b, a)):
         return NATIVE
     method, reflected, symbol = BINARY[op]
+    a = _numpy_scalar_as_object(interp, a, b, method)
     result = _forward_then_reflected(interp, a, b, method, reflected, subclass_first=_overrides)
     if result is NotImplemented:
         raise UserCodeError(f"TypeError: unsupported operand type(s) for {symbol}: "
@@ -152,7 +154,11 @@ def binary(interp, op, a, b):
 
 def _python_type_name(x) -> str:
     """The name Python's TypeErrors give x's type (an ndarray's, not that of
-    tpucc's stand-in for a runtime array)."""
+    tpucc's stand-in for a runtime array; a runtime Python number's type)."""
+    if pynumbers.is_python_number(x):
+        return pynumbers.python_type(x).__name__
+    if _is_numpy_scalar(x):
+        return f"numpy.{x.dtype.name}"
     return "numpy.ndarray" if isinstance(x, Array) else type(x).__name__
 
 
@@ -254,8 +260,10 @@ def compare(interp, op, a, b):
         if involves_user(a) or involves_user(b) or holds_array(a) or holds_array(b):
             return _runtime_sequences(interp, op, a, b)
         return NATIVE
-    if not _involves_user(interp, a, b, (method, reflected)):
+    if not (_involves_user(interp, a, b, (method, reflected))
+            or _numpy_meets_object(interp, a, b) or _numpy_meets_object(interp, b, a)):
         return NATIVE
+    a = _numpy_scalar_as_object(interp, a, b, method)
     result = _forward_then_reflected(interp, a, b, method, reflected,
                                      subclass_first=lambda ta, tb, name: True, same_type=True)
     if result is not NotImplemented:
@@ -265,7 +273,7 @@ def compare(interp, op, a, b):
     if op is operator.ne:
         return a is not b
     raise UserCodeError(f"TypeError: '{symbol}' not supported between instances of "
-                        f"'{type(a).__name__}' and '{type(b).__name__}'")
+                        f"'{_python_type_name(a)}' and '{_python_type_name(b)}'")
 
 
 def sequence_method(interp, items, name: str, item):
@@ -729,12 +737,17 @@ def _call(interp, x, name, y):
         # (a NamedTuple defining only __lt__: `a > b` is tuple.__gt__, item by
         # item, whose items may be runtime values a native call cannot compare)
         return _runtime_sequences(interp, _COMPARISON_OF[name], x, y)
+    if pynumbers.is_python_number(x) and not isinstance(y, _PYTHON_NUMBERS):
+        return NotImplemented       # (int's, float's and complex's methods take numbers only)
     if _numpy_meets_object(interp, x, y):
         if _numpy_defers(interp, x, name, y):
             return NotImplemented
-        if isinstance(x, np.generic) and not any(
-                class_attribute(type(y), a) is not None for a in _ARRAY_PROTOCOLS):
-            return NotImplemented   # a NumPy scalar defers to an object it cannot convert
+        if _is_numpy_scalar(x) and (name in _INPLACE_METHODS or not _array_like(y)):
+            # (NumPy scalars have no in-place methods; binary() and compare()
+            # hand an object NumPy cannot convert x.item(), as NumPy does)
+            return NotImplemented
+        if _refuses_ufuncs(y) and name in _OPERATOR_UFUNCS:
+            raise _no_ufuncs_error(y)   # (an in-place or reflected NumPy operator)
         if interp.user_dunder(y, "__array_ufunc__") is not None and name in _OPERATOR_UFUNCS:
             return _operator_ufunc(interp, x, name, y)
         y = array_operand(interp, y)
@@ -753,7 +766,46 @@ def _inherited_sequence_comparison(x, name: str, y) -> bool:
 
 
 _NUMPY_OPERANDS = (Array, np.ndarray, np.generic)
+_PYTHON_NUMBERS = (int, float, complex)
 _REFLECTED = frozenset(names[1] for names in BINARY.values())
+_INPLACE_METHODS = frozenset(method for method, _ in INPLACE.values())
+
+
+def _is_numpy_scalar(x) -> bool:
+    """Whether x is a NumPy scalar (np.float64(2.0), x[0], x.sum()), static
+    or runtime, not a 0-d array nor a Python number."""
+    return isinstance(x, np.generic) or isinstance(x, Array) and x.ndim == 0 and \
+        not x.weak and x.immutable is True
+
+
+def _array_like(y) -> bool:
+    """Whether NumPy can convert y as an array through a protocol its class
+    defines (`__array_ufunc__ = None` opts out of them)."""
+    return any(class_attribute(type(y), name) is not None for name in _ARRAY_PROTOCOLS)
+
+
+def _refuses_ufuncs(y) -> bool:
+    return class_attribute(type(y), "__array_ufunc__", _NO_ATTRIBUTE) is None
+
+
+def _no_ufuncs_error(y) -> UserCodeError:
+    return UserCodeError(f"TypeError: operand '{type(y).__name__}' does not support ufuncs "
+                         "(__array_ufunc__=None)")
+
+
+def _numpy_scalar_as_object(interp, x, y, name: str):
+    """What NumPy's operator method `name` of a NumPy scalar x operates
+    with when y is an object it can neither convert (no array protocol) nor
+    defer to: NumPy computes in an object array, whose loop applies
+    Python's operator to x.item() and y, so y's reflected method is given a
+    Python number (`s * v` is v.__rmul__(float(s)): v's float32 data stays
+    float32).  Else x itself."""
+    if not _is_numpy_scalar(x) or isinstance(y, _PYTHON_NUMBERS) or \
+            not _numpy_meets_object(interp, x, y):
+        return x
+    if _numpy_defers(interp, x, name, y) or _array_like(y):
+        return x
+    return x.item() if isinstance(x, np.generic) else assign.item(x)
 _NO_ATTRIBUTE = object()
 
 
@@ -801,11 +853,15 @@ def _numpy_defers(interp, x, name, y) -> bool:
     that Python calls y's reflected method (NumPy's binop_should_defer): for
     a forward operator where y's class says `__array_ufunc__ = None`, or has
     no __array_ufunc__ but a higher __array_priority__ than x (the legacy
-    rule dual-number and unit classes rely on)."""
+    rule dual-number and unit classes rely on; in-place operators too).
+    Reflected operators never defer, nor does an in-place one to
+    `__array_ufunc__ = None`: they call the ufunc, which raises."""
+    if name in _REFLECTED:
+        return False
     ufunc = class_attribute(type(y), "__array_ufunc__", _NO_ATTRIBUTE)
     if ufunc is not _NO_ATTRIBUTE:
-        return ufunc is None
-    if name in _REFLECTED or isinstance(y, type(x)):
+        return ufunc is None and name not in _INPLACE_METHODS
+    if isinstance(y, type(x)):
         return False
     return _array_priority(y, default=-1e6) > _array_priority(x, default=0.0)
 
@@ -813,10 +869,10 @@ def _numpy_defers(interp, x, name, y) -> bool:
 def _array_priority(x, default: float) -> float:
     """x's __array_priority__ as NumPy reads it: an ndarray's is 0, a NumPy
     scalar's -1e6, an object's without one `default`."""
+    if _is_numpy_scalar(x):
+        return -1e6
     if isinstance(x, Array) or type(x) is np.ndarray:
         return 0.0
-    if isinstance(x, np.generic):
-        return -1e6
     priority = class_attribute(type(x), "__array_priority__", default)
     return float(priority) if isinstance(priority, (int, float)) else default
 
