@@ -214,3 +214,83 @@ def test_numpy_scalar_inplace_operator_defers_to_an_object_opting_out_of_ufuncs(
         s += Kind()                 # a NumPy scalar has no __iadd__: s + Kind() defers
         return s
     same(f, np.arange(3.0))
+
+
+# --- bug_07: a subclass of float/int/complex made from a runtime number ---------
+# Its instance holds the number itself, which compiled code would need while
+# compiling: refused naming the construction (it said "float() of an array",
+# which the user never wrote), with the attribute-holding class to write instead.
+
+class Meters(float):
+    def to_km(self):
+        return float(self) / 1000.0
+
+
+class Count(int):
+    pass
+
+
+class Tagged2(complex):
+    pass
+
+
+class Unit(float):
+    def __new__(cls, value, unit="m"):
+        made = super().__new__(cls, value)
+        made.unit = unit
+        return made
+
+
+def _from_python_float(x):
+    return Meters(float(x[0])).to_km()
+
+
+def _from_numpy_scalar(x):
+    return Meters(x[0])
+
+
+def _int_subclass(x):
+    return Count(int(x[0])) + 1
+
+
+def _complex_subclass(x):
+    return Tagged2(x[0])
+
+
+def _with_a_python_new(x):
+    return Unit(x.sum(), unit="km")
+
+
+@pytest.mark.parametrize("f, name, base", [
+    (_from_python_float, "Meters", "float"), (_from_numpy_scalar, "Meters", "float"),
+    (_int_subclass, "Count", "int"), (_complex_subclass, "Tagged2", "complex"),
+    (_with_a_python_new, "Unit", "float"),
+])
+def test_number_subclass_of_a_runtime_value_is_refused_naming_the_class(f, name, base):
+    err = raises_at(f, (np.array([1.5]),), E.StaticValueError,
+                    rf"{name}\(\) of a runtime value: an instance of a subclass of {base}",
+                    line_of=f"{name}(", cache=False)
+    assert "self.value = value" in err.hint
+
+
+def test_number_subclass_of_a_static_value_and_the_suggested_class_compile():
+    class MetersHeld:
+        def __init__(self, value):
+            self.value = value
+
+        def __float__(self):
+            return self.value
+
+        def to_km(self):
+            return float(self) / 1000.0
+
+    def f(x):
+        return Meters(2.5).to_km() * x, MetersHeld(float(x[0])).to_km(), Count(3) + 1
+
+    same(f, np.array([1.5, 2.0]))
+
+
+def test_a_number_subclass_passed_in_keeps_working():
+    def f(x, m):
+        return m.to_km() * x, isinstance(m, float)
+    same(f, np.array([1.5, 2.0]), Meters(1500.0))

@@ -14,6 +14,7 @@ import builtins
 import collections
 import ast
 import dataclasses
+import enum
 import functools
 import gc
 import inspect
@@ -2856,6 +2857,7 @@ class Interpreter:
             if counting is not None:
                 return counting
         buffers.refuse_bytes_of_runtime(self, cls, args)
+        _refuse_runtime_number_subclass(cls, args, kwargs)
         if not _is_user_class(cls):
             # a library container (partial, namedtuple, ...) or iterator (itertools.starmap):
             # an iterator made by compiled code exists only here, so it gets a real one
@@ -3999,6 +4001,26 @@ def user_dunder(obj, name: str):
         return None
     method = class_attribute(cls, name)
     return method if isinstance(method, types.FunctionType) and not _is_library(method) else None
+
+
+def _refuse_runtime_number_subclass(cls, args, kwargs):
+    """`Meters(float(x[0]))` of a user's subclass of int, float or complex:
+    its instance holds the number itself (float.__new__ stores it), not in
+    an attribute that could hold a runtime value, and compiled code makes
+    the object while compiling, when that number is not known.  (Else the
+    refusal is float.__new__'s "float() of an array", which the user never
+    wrote.)"""
+    base = next((b for b in (float, int, complex) if issubclass(cls, b)), None)
+    if base is None or issubclass(cls, (enum.Enum, np.generic)) or is_library_class(cls) \
+            or not _any_runtime(args, kwargs):
+        return
+    raise StaticValueError(
+        f"{cls.__qualname__}() of a runtime value: an instance of a subclass of {base.__name__} "
+        f"holds its number itself, which compiled code would need at compile time (it makes "
+        "objects while compiling, when a number computed from arrays is not known)",
+        hint=f"keep the number in an attribute of a class not derived from {base.__name__} "
+             f"(`def __init__(self, value): self.value = value`, with a __{base.__name__}__ "
+             f"returning it): attributes may hold runtime values")
 
 
 def _made_by_library(cls, args, kwargs):

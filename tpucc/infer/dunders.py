@@ -769,6 +769,7 @@ _NUMPY_OPERANDS = (Array, np.ndarray, np.generic)
 _PYTHON_NUMBERS = (int, float, complex)
 _REFLECTED = frozenset(names[1] for names in BINARY.values())
 _INPLACE_METHODS = frozenset(method for method, _ in INPLACE.values())
+_NO_ATTRIBUTE = object()
 
 
 def _is_numpy_scalar(x) -> bool:
@@ -806,7 +807,6 @@ def _numpy_scalar_as_object(interp, x, y, name: str):
     if _numpy_defers(interp, x, name, y) or _array_like(y):
         return x
     return x.item() if isinstance(x, np.generic) else assign.item(x)
-_NO_ATTRIBUTE = object()
 
 
 def _numpy_meets_object(interp, x, y) -> bool:
@@ -948,12 +948,11 @@ def arrays_of(interp, fn, args, kwargs):
     def converted(x):
         if isinstance(x, Array) or is_library_class(type(x)):
             return x
-        if getattr(type(x), "__array_ufunc__", False) is None and (
+        if _refuses_ufuncs(x) and (
                 isinstance(fn, np.ufunc) or any(fn is f for f in _UFUNC_REDUCTIONS)):
             # (NumPy's way for a class to opt out of ufuncs, `ndarray * v`
             # then calling v.__rmul__; its sum/max/... are ufunc reductions)
-            raise UserCodeError(f"TypeError: operand '{type(x).__name__}' does not support "
-                                "ufuncs (__array_ufunc__=None)")
+            raise _no_ufuncs_error(x)
         if not isinstance(fn, np.ufunc) and \
                 interp.user_dunder(x, "__array_function__") is not None:
             raise UnsupportedError(
