@@ -1134,9 +1134,11 @@ def _extreme(builtin_fn, pick_later):
         kind = merged_kind(items)
         originals = items
         # (the pick is a Python number where a NumPy one's dtype holds it, or
-        # a Python int that is a bool on some paths: held_ints.flag_of)
-        python_pick = held_ints.PYTHON_INT if all(
-            leaf_aval(v).weak for v in items) else held_ints.FLAG
+        # a Python int that is a bool, a Python float that is an int, on
+        # some paths: held_ints.flag_of)
+        avals = [leaf_aval(v) for v in items]
+        python_pick = held_ints.python_slot(avals) if all(a.weak for a in avals) \
+            else held_ints.FLAG
         held = [held_ints.flag_of(v, python_pick) for v in items] if any(
             held_ints.holds_python_number(v) or held_ints.holds_python_bool(v)
             for v in items) else None
@@ -1723,7 +1725,8 @@ def _held_type(x: Array) -> str:
 @builtin(py.type)
 def type_(interp, *args):
     if len(args) == 1 and isinstance(args[0], Array) and args[0].held_int is not None:
-        others = "a Python int" if args[0].weak else "a NumPy number"  # (held_ints.python_type)
+        others = ("a Python float" if args[0].dtype.kind == "f" else "a Python int") \
+            if args[0].weak else "a NumPy number"   # (held_ints.python_type)
         raise StaticValueError(
             f"type() of a value that is a Python {_held_type(args[0])} on some runtime paths "
             f"and {others} on others: which type it is is known only at run time",
@@ -2518,20 +2521,21 @@ def _literal(text: str) -> str:
 def _printed_kind(x: Array) -> str:
     """How eager Python holds x (ops.debug prints it so): float32 digits for
     a NumPy float32, a Python float's for a Python float."""
-    if x.weak and x.held_int is not None:
-        return "int or bool"
+    if x.weak and x.held_int is not None:      # (held_ints.python_type)
+        return "int or float" if x.dtype.kind == "f" else "int or bool"
     if x.weak:
         return type(python_sample(x)).__name__
     return "scalar" if x.immutable else "array"
 
 
 def _printed_value(x: Array) -> Array:
-    """What print() passes of x: a Python int that is a Python bool on some
-    runtime paths (held_ints.py) with its bool, [value, is a bool], so
-    that it prints True where eager Python does, not 1."""
+    """What print() passes of x: a Python int that is a Python bool (a
+    Python float that is an int) on some runtime paths (held_ints.py) with
+    its bool, [value, is a bool (an int)], so that it prints True (0) where
+    eager Python does, not 1 (0.0)."""
     if not (x.weak and x.held_int is not None):
         return x
-    flag = emit("convert", Array(x.held_int), dtype=np.dtype(np.int64))
+    flag = emit("convert", Array(x.held_int), dtype=x.dtype)
     return emit("concatenate", *(emit("reshape", v, shape=(1,)) for v in (x, flag)), axis=0)
 
 

@@ -52,6 +52,19 @@ int for True as for 1 (`r + 1`, `-r`, `~r`, `r * 2.0`), so only what
 tells the types apart needs the bool: the caller's result, isinstance(),
 `r is True`, and & | ^ of two Python bools, a Python bool on their path
 (bool_operator).
+
+A Python int in a Python float slot (`r = 0`, then `r = 0.5` under a
+runtime `if`; the common `best = 0`, then `best = float(v)` in a loop) is
+held the same way: the slot is a runtime Python float (weak float64, which
+holds the int's value), and its bool is true where the path left the Python
+int (python_type: a weak float's held type is int).  Python's operators
+that keep ints ints (+ - * // % **, unary - + abs()) give an int where
+every operand is one, so their result carries the bool on (int_operator);
+/ and a float operand give a float.  Beside NumPy values, where NumPy's
+promotion of the int differs from the float's (`a + r` of an int64 array is
+int64 for 0, float64 for 0.0), the call raises on the int's path (E910).
+(float64 holds ints exactly up to 2**53: a held int beyond that is rounded,
+the merge's price, as for a Python int held as a NumPy float.)
 """
 from __future__ import annotations
 
@@ -92,6 +105,16 @@ BOOL_IN_INT_HINT = ("the variable is a Python bool on this runtime path and a Py
                     "the int; give it one type on every path: `r = int(flag)` where it takes "
                     "the bool, or `r = bool(n)` where it takes the int")
 
+INT_IN_FLOAT_HINT = ("the variable is a Python int on this runtime path and a Python float on "
+                     "others (a runtime `if` or loop merged them), so compiled code holds it "
+                     "as the float; give it one type on every path: start it as a float "
+                     "(`r = 0.0`), or write `float(r)` where NumPy uses it")
+
+# Python's operators whose result is an int where every operand is one
+# (int_operator); `/` gives a float, comparisons a bool.
+_INT_KEEPING = frozenset({"add", "subtract", "multiply", "floor_divide", "remainder",
+                          "power", "negative", "positive", "absolute"})
+
 
 def holds_python_int(v) -> bool:
     """A Python int (not a bool): static, runtime (a weak int), or an Array
@@ -121,9 +144,12 @@ def python_truth(v):
 
 
 def python_type(v: Array) -> type:
-    """The Python type a held value is where its bool is true (a Python
-    int's, where it is a weak one: module docstring)."""
-    return bool if v.dtype.kind == "b" or v.weak else float if v.held_float else int
+    """The Python type a held value is where its bool is true (of a weak
+    one, a Python int's or float's: a bool in the int, an int in the float,
+    module docstring)."""
+    if v.weak:
+        return int if v.dtype.kind == "f" else bool
+    return bool if v.dtype.kind == "b" else float if v.held_float else int
 
 
 def holds_python_float(v) -> bool:
@@ -142,11 +168,12 @@ def holds_python_number(v) -> bool:
 def needs_flag(values, aval: AVal) -> bool:
     """Whether a 0-d slot of type `aval` taking `values` on its paths holds a
     Python int in a NumPy integer dtype, or a Python int or float in a NumPy
-    float dtype, or a Python bool in a Python int, on some of them."""
+    float dtype, or a Python bool in a Python int, or a Python int in a
+    Python float, on some of them."""
     if aval.shape:
         return False
     if aval.weak:
-        return aval.dtype.kind in "iu" and any(map(python_bool_in_int_slot, values))
+        return any(held_in_python_slot(v, aval) for v in values)
     if aval.dtype.kind in "iu":
         return any(holds_python_int(v) for v in values)
     if aval.dtype.kind == "b":
@@ -161,7 +188,34 @@ def python_bool_in_int_slot(v) -> bool:
     if type(v) is bool:
         return True
     return isinstance(v, Array) and v.weak and not v.shape and (
-        v.dtype.kind == "b" or v.held_int is not None)
+        v.dtype.kind == "b" or v.dtype.kind in "iu" and v.held_int is not None)
+
+
+def python_int_in_float_slot(v) -> bool:
+    """Whether `v`, a value a Python float slot takes on one path, is (or,
+    on some runtime paths, may be) a Python int there: static, runtime (a
+    weak int; one that is a bool on some paths counts as the int), or one
+    merged into a Python float earlier.  (A Python bool stays what the
+    merge made it, a float: a third type the slot's one bool cannot tell.)"""
+    if type(v) is int:
+        return True
+    return isinstance(v, Array) and v.weak and not v.shape and (
+        v.dtype.kind in "iu" or v.dtype.kind == "f" and v.held_int is not None)
+
+
+def held_in_python_slot(v, aval: AVal) -> bool:
+    """Whether `v` is, on its path, the Python type that a Python number
+    slot of type `aval` holds by its bool: a bool in an int, an int in a
+    float."""
+    if aval.dtype.kind in "iu":
+        return python_bool_in_int_slot(v)
+    return aval.dtype.kind == "f" and python_int_in_float_slot(v)
+
+
+def python_slot(avals) -> AVal:
+    """The Python number slot that Python numbers of `avals` merge into (an
+    int beside a float: the float)."""
+    return AVal(np.result_type(*(a.dtype for a in avals)), (), True)
 
 
 def hold(arr: Array, flag, values) -> None:
@@ -171,17 +225,22 @@ def hold(arr: Array, flag, values) -> None:
     a float on another count as the float: NumPy gives a float array the
     same dtype beside either.)"""
     arr.held_int = flag
-    arr.held_float = flag is not None and any(holds_python_float(v) for v in values)
+    arr.held_float = flag is not None and not arr.weak and \
+        any(holds_python_float(v) for v in values)    # (a weak one's: python_type)
 
 
 def flag_of(v, aval: AVal) -> Value:
     """The bool of a value on its path (read inside that path's region) in
     a slot of type `aval`: whether it is a Python number (or bool) there, in
-    a NumPy dtype; whether it is a Python bool there, in a Python int."""
+    a NumPy dtype; whether it is a Python bool there, in a Python int; an
+    int, in a Python float."""
+    if aval.weak and aval.dtype.kind == "f" and isinstance(v, Array) and v.weak \
+            and v.dtype.kind in "iu":
+        return builder.const_value(np.True_)    # (a bool held in an int: the int here)
     if isinstance(v, Array) and v.held_int is not None:
         return v.held_int
     if aval.weak:
-        return builder.const_value(np.bool_(python_bool_in_int_slot(v)))
+        return builder.const_value(np.bool_(held_in_python_slot(v, aval)))
     return builder.const_value(np.bool_(holds_python_number(v) or holds_python_bool(v)))
 
 
@@ -192,7 +251,10 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     (module docstring), and, where that is a Python int, carrying the bool
     on.  (NumPy functions give NumPy scalars: np.add(250, 10) is an int64.)"""
     if isinstance(result, Array) and result.weak:
-        return bool_operator(ufname, operands, result) if python_operator else result
+        if not python_operator:
+            return result
+        return int_operator(ufname, operands, result) if result.dtype.kind == "f" else \
+            bool_operator(ufname, operands, result)
     if isinstance(result, Array):
         _check_bools_in_int_slots(ufname, operands, result)
     held = [x for x in operands if isinstance(x, Array) and x.held_int is not None
@@ -249,19 +311,59 @@ def bool_operator(ufname: str, operands: tuple, result: Array) -> Array:
     return result
 
 
+def int_operator(ufname: str, operands: tuple, result: Array) -> Array:
+    """`result`, a Python float, of the Python operator `ufname` on Python
+    numbers of which one is a Python int in a Python float slot on some
+    runtime paths: where every operand is a Python int, + - * // % ** and
+    unary - + abs() give a Python int (of the value the float computed), so
+    the result carries the bool on; a float operand or `/` gives a float."""
+    if ufname not in _INT_KEEPING or result.shape:
+        return result
+    flags = []
+    for x in operands:
+        if _int_in_float_slot(x):
+            flags.append(Array(x.held_int))
+        elif not _python_int_everywhere(x):
+            return result           # (a float operand: a float on every path)
+    if not flags:
+        return result
+    if ufname == "power":           # (an int to a negative int power is a float)
+        exponent = operands[1]
+        if type(exponent) in (int, bool) and exponent < 0:
+            return result
+        if isinstance(exponent, Array):
+            flags.append(builder.emit("greater_equal", exponent, 0))
+    on_int_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b), flags)
+    result.held_int = on_int_path.var
+    return result
+
+
+def _int_in_float_slot(x) -> bool:
+    return isinstance(x, Array) and x.weak and not x.shape and x.dtype.kind == "f" \
+        and x.held_int is not None
+
+
+def _python_int_everywhere(x) -> bool:
+    """A Python int (or bool) on every runtime path."""
+    if type(x) in (int, bool):
+        return True
+    return isinstance(x, Array) and x.weak and not x.shape and x.dtype.kind in "biu"
+
+
 def _check_bools_in_int_slots(ufname: str, operands: tuple, result: Array) -> None:
     """`result`, a NumPy value, of `ufname` on operands of which some are
-    a Python bool in a Python int slot on some runtime paths: NumPy's
-    promotion of a Python bool can differ from a Python int's (`mask + r`
-    of a bool `mask` is a bool array for True, an int64 one for 1), so
-    where the paths hold the bools and the dtypes differ the call raises.
+    a Python bool in a Python int slot (or an int in a float) on some
+    runtime paths: NumPy's promotion of a Python bool can differ from a
+    Python int's (`mask + r` of a bool `mask` is a bool array for True, an
+    int64 one for 1; `a + r` of an int64 `a` is int64 for 1, float64 for
+    1.0), so where the paths hold them and the dtypes differ the call raises.
     Only beside a NumPy operand: tpucc's own uses of NumPy's functions on
     Python numbers (round() of a Python int is rint's) give what Python
     gives, the same for True as for 1."""
     held = [x for x in operands if isinstance(x, Array) and x.weak and x.held_int is not None]
-    if not held or all(not isinstance(x, Array) or x.weak for x in operands):
+    if not held or all(map(_is_python_number, operands)):
         return
-    as_bools = tuple(True if any(x is h for h in held) else
+    as_bools = tuple(python_type(x)(1) if any(x is h for h in held) else
                      x if isinstance(x, (Array, bool, int, float, complex)) else array_like(x)
                      for x in operands)
     dtype = _int_path_dtype(ufname, as_bools)
@@ -270,11 +372,15 @@ def _check_bools_in_int_slots(ufname: str, operands: tuple, result: Array) -> No
     from . import checks        # (only here: checks imports control, which imports us)
     on_bool_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b),
                                     [Array(x.held_int) for x in held])
+    held_type = python_type(held[0]).__name__
+    slot_type = "float" if held[0].dtype.kind == "f" else "int"
     checks.require(builder.emit("logical_not", on_bool_path),
-                   f"a Python bool held in a Python int ({_symbol(ufname)}): on this path the "
-                   f"value is the Python bool, for which NumPy gives {dtype}, where compiled "
-                   f"code computes {result.dtype}, as for a Python int",
-                   hint=BOOL_IN_INT_HINT, raises="TypeError", tpucc_limit=True)
+                   f"a Python {held_type} held in a Python {slot_type} ({_symbol(ufname)}): on "
+                   f"this path the value is the Python {held_type}, for which NumPy gives "
+                   f"{dtype}, where compiled code computes {result.dtype}, as for a Python "
+                   f"{slot_type}",
+                   hint=INT_IN_FLOAT_HINT if slot_type == "float" else BOOL_IN_INT_HINT,
+                   raises="TypeError", tpucc_limit=True)
 
 
 def as_sequence_index(key):

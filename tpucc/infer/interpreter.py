@@ -710,7 +710,7 @@ def _held_bool(v) -> bool:
     """A NumPy bool, or a Python int, that is a Python bool on some runtime
     paths (held_ints.py)."""
     return isinstance(v, Array) and v.held_int is not None and not v.shape \
-        and (v.dtype == np.bool_ or v.weak)
+        and (v.dtype == np.bool_ or v.weak and v.dtype.kind in "iu")
 
 
 def _held_bool_is(interp, v: Array, const: bool):
