@@ -169,7 +169,7 @@ def test_numpy_bool_merged_with_python_int_zero_stays_a_bool():
     def two(x):
         return 2 if x[0] > 0 else x[1] > 0      # (2 is no bool: int64, as NumPy promotes)
     check(f, np.ones(3))
-    assert tpucc.compile(f)(-np.ones(3)) is np.False_
+    check(f, -np.ones(3))       # (the int's path gives the int 0, held in the bool: 47X5)
     assert type(tpucc.compile(two)(-np.ones(3))) is np.int64
 
 

@@ -1,4 +1,4 @@
-"""Session 47X5 fixes (sweep 47X, bug_05, case 1).
+"""Session 47X5 fixes (sweep 47X, bug_05).
 
 - bug_05 (1): a Python int merged into a Python float slot by a runtime
   `if` or loop (`r = 0; if x.sum() > 0: r = 0.5; return r`, and the common
@@ -11,6 +11,16 @@
   Python ints stay ints on their paths (/ and float operands give floats).
   Where NumPy promotes the int differently from the float (an int64 array
   + r), the call raises on the int's path (E910).
+- bug_05 (2, 3): the Python int 0 (1) merged with a NumPy bool (`r = 0; if
+  c: r = x[1] > 3`) came back as np.False_ where eager gives 0, and a
+  Python bool merged with a NumPy integer (`r = x[0]; if c: r = True`) as
+  np.int64(1) where eager gives True.  The held value's Python type is now
+  a static property of the slot (Array.held_type, chosen from its paths:
+  held_ints.held_python_type), so one bool carries either: the caller gets
+  the Python type of the path taken, and Python's operators give Python's
+  types there.  A slot holding all three (a NumPy int, a Python int and a
+  Python bool) holds the int: True comes back as 1 (one bool tells two
+  types apart).
 """
 from __future__ import annotations
 
@@ -250,3 +260,132 @@ def test_type_of_it_is_refused_at_compile_time_naming_both_types():
     raises_at(type_of_it, (POSITIVE,), StaticValueError,
               match="a Python int on some runtime paths and a Python float on others",
               line_of="type(r)", cache=False)
+
+
+# --- bug_05 (2): a Python int held in a NumPy bool ----------------------------------------
+
+PAIRS = [(np.array(v),) for v in ([-1.0, 5.0], [1.0, 5.0], [1.0, 2.0])]
+
+
+def int_or_numpy_bool(x):
+    r = 0
+    if x[0] > 0:
+        r = x[1] > 3
+    return r, r + 1, r * 2, not r, r == 0, isinstance(r, int), isinstance(r, np.bool_)
+
+
+def one_or_numpy_bool(x):
+    r = 1
+    if x[0] > 0:
+        r = x[1] > 3
+    return r, x * r, x[1:] + r
+
+
+def numpy_bool_in_a_loop(x):
+    r = 0
+    for v in x:
+        if v > 2:
+            r = v > 3
+    return r
+
+
+def test_a_python_int_held_in_a_numpy_bool():
+    each(int_or_numpy_bool, PAIRS)
+    each(one_or_numpy_bool, PAIRS)
+    each(numpy_bool_in_a_loop, [(np.array(v),) for v in ([1.0, 1], [3.0, 1], [4.0, 1])])
+
+
+def printed_int_or_bool(x):
+    r = 0
+    if x[0] > 0:
+        r = x[1] > 3
+    print(r, r + 1)
+    return r
+
+
+@pytest.mark.parametrize("x,shown", [(np.array([-1.0, 5]), "0 1\n"),
+                                     (np.array([1.0, 5]), "True 2\n")])
+def test_print_shows_the_int_held_in_a_bool(x, shown, capfd):
+    f = tpucc.compile(printed_int_or_bool, cache=False)
+    capfd.readouterr()
+    assert f(x) == printed_int_or_bool(x)
+    assert capfd.readouterr().out == shown * 2
+
+
+def int_and_it(x):
+    r = 0
+    if x[0] > 0:
+        r = x[1] > 3
+    return r & True
+
+
+def test_an_operator_whose_type_differs_for_the_int_raises_on_its_path():
+    same_each(int_and_it, (np.array([1.0, 5]),))      # np.True_ & True: a NumPy bool
+    err = raises_at(int_and_it, (np.array([-1.0, 5]),), RuntimeRaiseError,
+                    match=r"Python int arithmetic held in a NumPy bool \(&\)",
+                    line_of="r & True", cache=False)
+    assert "r = False" in err.hint
+
+
+# --- bug_05 (3): a Python bool held in a NumPy integer -------------------------------------
+
+INTS = [(np.array(v),) for v in ([3, 1], [1, 1], [2, 9])]
+
+
+def bool_or_numpy_int(x):
+    r = x[0]
+    if x[0] > 2:
+        r = True
+    return (r, r + 1, r * 2, r == 1, r is True, r > 0, isinstance(r, bool),
+            isinstance(r, np.integer), int(r), x[1:] * r)
+
+
+def bool_in_a_loop(x):
+    r = x[0]
+    for v in x:
+        if v > 5:
+            r = True
+    return r
+
+
+def bool_or_numpy_uint8(x):
+    r = x[0]
+    if x[0] > 2:
+        r = False
+    return r, r + 1
+
+
+def test_a_python_bool_held_in_a_numpy_int():
+    each(bool_or_numpy_int, INTS)
+    each(bool_in_a_loop, [(np.array(v),) for v in ([3, 1], [1, 7])])
+    each(bool_or_numpy_uint8, [(np.array(v, np.uint8),) for v in ([3, 1], [1, 1])])
+
+
+def float32_times_it(x):
+    r = x[0]
+    if x[0] > 2:
+        r = True
+    return x.astype(np.float32) * r
+
+
+def test_numpy_promotion_that_differs_for_the_bool_raises_on_its_path():
+    same_each(float32_times_it, (np.array([1, 1]),))   # float32 * np.int64: float64
+    err = raises_at(float32_times_it, (np.array([3, 1]),), RuntimeRaiseError,
+                    match=r"Python bool arithmetic held in a NumPy integer \(\*\).*float32",
+                    line_of="* r", cache=False)
+    assert "np.int64(True)" in err.hint
+
+
+def three_types(x):
+    r = x[0]
+    if x[0] > 2:
+        r = True
+    if x[1] > 2:
+        r = 5
+    return r
+
+
+def test_three_types_in_one_slot_keep_the_int_and_the_numpy_int():
+    # (the path that leaves True gives 1: the slot's one bool tells the
+    # Python int from the NumPy int only; README)
+    each(three_types, [(np.array(v),) for v in ([1, 1], [3, 3], [1, 3])])

@@ -2521,19 +2521,36 @@ def _literal(text: str) -> str:
 def _printed_kind(x: Array) -> str:
     """How eager Python holds x (ops.debug prints it so): float32 digits for
     a NumPy float32, a Python float's for a Python float."""
-    if x.weak and x.held_int is not None:      # (held_ints.python_type)
-        return "int or float" if x.dtype.kind == "f" else "int or bool"
+    held = _printed_held_kind(x)
+    if held is not None:
+        return held
     if x.weak:
         return type(python_sample(x)).__name__
     return "scalar" if x.immutable else "array"
 
 
+def _printed_held_kind(x: Array) -> str | None:
+    """The printed kind of a value that is one Python type on some runtime
+    paths and prints as another type on the rest (held_ints.python_type):
+    "int or bool" (a Python bool held in an int), "int or float" (a Python
+    int held in a Python float), "bool or int" (a Python int held in a
+    NumPy bool), each printed as the first type where the bool is false."""
+    if x.held_int is None or x.shape:
+        return None
+    held = held_ints.python_type(x)
+    if x.weak:
+        return "int or float" if x.dtype.kind == "f" else "int or bool"
+    if held is bool and x.dtype.kind in "iu":
+        return "int or bool"
+    return "bool or int" if held is int and x.dtype.kind == "b" else None
+
+
 def _printed_value(x: Array) -> Array:
     """What print() passes of x: a Python int that is a Python bool (a
-    Python float that is an int) on some runtime paths (held_ints.py) with
-    its bool, [value, is a bool (an int)], so that it prints True (0) where
-    eager Python does, not 1 (0.0)."""
-    if not (x.weak and x.held_int is not None):
+    Python float that is an int...) on some runtime paths (held_ints.py)
+    with its bool, [value, is a bool (an int)], so that it prints True (0)
+    where eager Python does, not 1 (0.0)."""
+    if _printed_held_kind(x) is None:
         return x
     flag = emit("convert", Array(x.held_int), dtype=x.dtype)
     return emit("concatenate", *(emit("reshape", v, shape=(1,)) for v in (x, flag)), axis=0)

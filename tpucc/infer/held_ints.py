@@ -30,7 +30,7 @@ np.float64(0.5)` in a loop that may not run): NumPy keeps a float32 array
 float32 times the Python float, and makes it float64 times np.float64, so
 `g * scale` raises where the path held the Python number and the dtypes
 differ, and the caller gets a Python float where the bool is true.  Which
-Python type the paths hold is static: `Array.held_float` (hold()).
+Python type the paths hold is static: `Array.held_type` (hold()).
 
 A Python bool held as a NumPy bool works the same way, its dtype telling it
 apart: a tuple comparison `(t[j], j) < (t[0], 0)` is np.bool_ where the
@@ -42,6 +42,15 @@ ints, and the caller gets a Python bool where the bool is true.  The bool
 is an `and` of the ties, which XLA drops where the comparison is only
 tested (`if`, min(), a heap's sift): only a returned, counted or merged
 comparison pays for it.
+
+The other Python numbers merged into NumPy dtypes work the same way: the
+ints 0 and 1 merged with NumPy bools stay a bool slot (state.merged_dtype),
+holding a Python int where the bool is true (`r = 0`, then `r = x[1] > 3`:
+the caller gets 0, `r + 1` is a Python int there), and a Python bool merged
+with NumPy integers (`r = x[0]`, then `r = True`) is an integer slot
+holding a Python bool.  One bool tells two types apart: a slot whose paths
+hold a Python bool and a Python int beside the NumPy value (three types)
+holds the int (held_python_type), True coming back as 1.
 
 A Python bool in a Python int slot (`r = 0`, then `r = True` under a
 runtime `if`; `n = flag` in a loop) is the one held value that is not held
@@ -105,6 +114,18 @@ BOOL_IN_INT_HINT = ("the variable is a Python bool on this runtime path and a Py
                     "the int; give it one type on every path: `r = int(flag)` where it takes "
                     "the bool, or `r = bool(n)` where it takes the int")
 
+BOOL_IN_NUMPY_INT_HINT = ("the variable is a Python bool on this runtime path and a NumPy "
+                          "integer on others (a runtime `if` or loop merged them), so compiled "
+                          "code holds it in the NumPy dtype; give it one type on every path: "
+                          "`r = int(x[0])` where it takes the NumPy integer, or "
+                          "`r = np.int64(True)` where it takes the bool")
+
+INT_IN_NUMPY_BOOL_HINT = ("the variable is a Python int on this runtime path and a NumPy bool "
+                          "on others (a runtime `if` or loop merged them), so compiled code "
+                          "holds it as the NumPy bool; give it one type on every path: "
+                          "`r = False` (or `np.False_`) where it takes the int, or "
+                          "`r = int(x[1] > 3)` where it takes the comparison")
+
 INT_IN_FLOAT_HINT = ("the variable is a Python int on this runtime path and a Python float on "
                      "others (a runtime `if` or loop merged them), so compiled code holds it "
                      "as the float; give it one type on every path: start it as a float "
@@ -117,39 +138,68 @@ _INT_KEEPING = frozenset({"add", "subtract", "multiply", "floor_divide", "remain
 
 
 def holds_python_int(v) -> bool:
-    """A Python int (not a bool): static, runtime (a weak int), or an Array
-    that is one on some runtime paths."""
+    """A Python int (not a bool): static, runtime (a weak int), or a NumPy
+    value that is one on some runtime paths."""
     if type(v) is int:
         return True
-    return isinstance(v, Array) and (
-        (v.held_int is not None and not v.held_float and v.dtype.kind != "b") or (
-            v.weak and not v.shape and v.dtype.kind in "iu"))
+    return isinstance(v, Array) and not v.shape and (
+        _held_in_numpy(v, int) or v.weak and v.dtype.kind in "iu")
 
 
 def holds_python_bool(v) -> bool:
-    """A Python bool: static, runtime (a weak bool), or a NumPy bool that
+    """A Python bool: static, runtime (a weak bool), or a NumPy value that
     is one on some runtime paths."""
     if type(v) is bool:
         return True
-    return isinstance(v, Array) and not v.shape and v.dtype.kind == "b" and (
-        v.weak or v.held_int is not None)
+    return isinstance(v, Array) and not v.shape and (
+        _held_in_numpy(v, bool) or v.weak and v.dtype.kind == "b")
+
+
+def _held_in_numpy(v: Array, pytype: type) -> bool:
+    return v.held_int is not None and not v.weak and python_type(v) is pytype
 
 
 def python_truth(v):
     """Whether the truth value `v` (a comparison's result) is a Python bool:
     True, False (a NumPy bool), or, for a held bool, its runtime bool."""
-    if isinstance(v, Array) and not v.weak and v.held_int is not None and v.dtype.kind == "b":
+    if isinstance(v, Array) and not v.shape and _held_in_numpy(v, bool):
         return Array(v.held_int)
     return holds_python_bool(v)
 
 
 def python_type(v: Array) -> type:
-    """The Python type a held value is where its bool is true (of a weak
-    one, a Python int's or float's: a bool in the int, an int in the float,
-    module docstring)."""
+    """The Python type a held value is where its bool is true: hold() says
+    (Array.held_type), else its dtype: a bool's in a NumPy bool, an int's in
+    a NumPy number; of a weak one, a Python int's or float's, a bool in the
+    int, an int in the float (module docstring)."""
+    if v.held_type is not None:
+        return v.held_type
     if v.weak:
         return int if v.dtype.kind == "f" else bool
-    return bool if v.dtype.kind == "b" else float if v.held_float else int
+    return bool if v.dtype.kind == "b" else int
+
+
+def held_python_type(values, aval: AVal) -> type:
+    """The Python type a 0-d slot of type `aval` holds by its bool, taking
+    `values` on its paths: a float where one is (NumPy gives a float array
+    the same dtype beside an int as beside a float), an int beside NumPy
+    bools, a bool beside NumPy integers where no path holds an int (the
+    slot's one bool tells two types apart: module docstring)."""
+    if aval.weak:
+        return int if aval.dtype.kind == "f" else bool
+    if any(map(holds_python_float, values)):
+        return float
+    ints, bools = any(map(holds_python_int, values)), any(map(holds_python_bool, values))
+    if aval.dtype.kind == "b":
+        return int if ints else bool
+    return bool if bools and not ints else int
+
+
+def widest_held_type(types) -> type:
+    """The type a slot holds whose paths were found holding `types` (a loop's
+    trials): held_python_type's choice among them."""
+    types = set(types)
+    return float if float in types else int if int in types else bool
 
 
 def holds_python_float(v) -> bool:
@@ -157,8 +207,8 @@ def holds_python_float(v) -> bool:
     one on some runtime paths."""
     if type(v) is float:
         return True
-    return isinstance(v, Array) and ((v.held_int is not None and v.held_float) or (
-        v.weak and not v.shape and v.dtype.kind == "f"))
+    return isinstance(v, Array) and not v.shape and (
+        _held_in_numpy(v, float) or v.weak and v.dtype.kind == "f")
 
 
 def holds_python_number(v) -> bool:
@@ -167,17 +217,15 @@ def holds_python_number(v) -> bool:
 
 def needs_flag(values, aval: AVal) -> bool:
     """Whether a 0-d slot of type `aval` taking `values` on its paths holds a
-    Python int in a NumPy integer dtype, or a Python int or float in a NumPy
-    float dtype, or a Python bool in a Python int, or a Python int in a
-    Python float, on some of them."""
+    Python int or bool in a NumPy integer or bool dtype, or a Python int or
+    float in a NumPy float dtype, or a Python bool in a Python int, or a
+    Python int in a Python float, on some of them."""
     if aval.shape:
         return False
     if aval.weak:
         return any(held_in_python_slot(v, aval) for v in values)
-    if aval.dtype.kind in "iu":
-        return any(holds_python_int(v) for v in values)
-    if aval.dtype.kind == "b":
-        return any(map(holds_python_bool, values))
+    if aval.dtype.kind in "iub":
+        return any(holds_python_int(v) or holds_python_bool(v) for v in values)
     return aval.dtype.kind == "f" and any(map(holds_python_number, values))
 
 
@@ -220,13 +268,10 @@ def python_slot(avals) -> AVal:
 
 def hold(arr: Array, flag, values) -> None:
     """Marks `arr`, a slot's merged value, as holding a Python number where
-    the runtime bool `flag` is true (None: nowhere): a float where one of
-    `values` (its paths') is, else an int.  (A Python int on one path and
-    a float on another count as the float: NumPy gives a float array the
-    same dtype beside either.)"""
+    the runtime bool `flag` is true (None: nowhere), of the type that
+    held_python_type chooses for `values` (its paths')."""
     arr.held_int = flag
-    arr.held_float = flag is not None and not arr.weak and \
-        any(holds_python_float(v) for v in values)    # (a weak one's: python_type)
+    arr.held_type = None if flag is None else held_python_type(values, arr.aval)
 
 
 def flag_of(v, aval: AVal) -> Value:
@@ -234,13 +279,13 @@ def flag_of(v, aval: AVal) -> Value:
     a slot of type `aval`: whether it is a Python number (or bool) there, in
     a NumPy dtype; whether it is a Python bool there, in a Python int; an
     int, in a Python float."""
-    if aval.weak and aval.dtype.kind == "f" and isinstance(v, Array) and v.weak \
-            and v.dtype.kind in "iu":
-        return builder.const_value(np.True_)    # (a bool held in an int: the int here)
-    if isinstance(v, Array) and v.held_int is not None:
-        return v.held_int
     if aval.weak:
+        if isinstance(v, Array) and v.weak and v.held_int is not None and v.dtype == aval.dtype:
+            return v.held_int
+        # (a Python bool held in a Python int is the int in a Python float)
         return builder.const_value(np.bool_(held_in_python_slot(v, aval)))
+    if isinstance(v, Array) and v.held_int is not None and not v.weak:
+        return v.held_int
     return builder.const_value(np.bool_(holds_python_number(v) or holds_python_bool(v)))
 
 
@@ -275,16 +320,17 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
     python_number = python_operator and all(_is_python_number(x) for x in as_ints)
     if python_number and dtype.kind == "b" and result.dtype.kind == "b":
         # a Python bool on that path (`cmp & flag`, `x > 0` of a held int)
-        result.held_int = on_int_path.var
+        result.held_int, result.held_type = on_int_path.var, bool
     elif python_number and dtype.kind in "iu" and result.dtype.kind in "iu":
         if result.dtype.itemsize < 8:       # (int64 holds what compiled Python ints hold)
             _require_same(ufname, on_int_path, result, builder.emit(ufname, *as_ints))
-        result.held_int = on_int_path.var
+        result.held_int, result.held_type = on_int_path.var, int
     elif python_number and dtype.kind in "iuf" and result.dtype.kind == "f":
         # a Python number on that path (`scale * 2.0`, `max(1, s) * 2`), held
         # in the NumPy float dtype (float32's rounding of it is the merge's
         # documented price)
-        result.held_int, result.held_float = on_int_path.var, dtype.kind == "f"
+        result.held_int = on_int_path.var
+        result.held_type = float if dtype.kind == "f" else int
     elif dtype != result.dtype:
         _refuse_on_int_path(ufname, on_int_path, dtype, result.dtype, python_number, held)
     return result
@@ -407,7 +453,7 @@ def require_int_index(x: Array) -> None:
 
 def as_python_number(x: Array) -> Array:
     """The held value as the Python number (or bool) it is on its paths."""
-    aval = PYTHON_BOOL if x.dtype.kind == "b" else PYTHON_FLOAT if x.held_float else PYTHON_INT
+    aval = {bool: PYTHON_BOOL, float: PYTHON_FLOAT, int: PYTHON_INT}[python_type(x)]
     (v,) = builder.emit_op("convert", (x.var,), {"dtype": aval.dtype}, (aval,))
     return Array(v)
 
@@ -459,16 +505,19 @@ def _refuse_on_int_path(ufname, on_int_path: Array, dtype, compiled_dtype, pytho
     ok = builder.emit("logical_not", on_int_path)
     gives = "a Python int" if python_number and dtype.kind in "iu" else \
         "a Python float" if python_number and dtype.kind == "f" else str(dtype)
-    number = "float" if any(x.held_float for x in held) else \
-        "bool" if all(x.dtype.kind == "b" for x in held) else "int"
+    types = {python_type(x) for x in held}
+    number = "float" if float in types else "bool" if types == {bool} else "int"
     in_float = any(x.dtype.kind == "f" for x in held)
-    held_in = "float" if in_float else "bool" if number == "bool" else "integer"
+    in_bool = all(x.dtype.kind == "b" for x in held)
+    held_in = "float" if in_float else "bool" if in_bool else "integer"
+    hint = FLOAT_HINT if in_float else (BOOL_HINT if in_bool else BOOL_IN_NUMPY_INT_HINT) \
+        if number == "bool" else INT_IN_NUMPY_BOOL_HINT if in_bool else HINT
     checks.require(ok, f"Python {number} arithmetic held in a NumPy {held_in} "
                        f"({_symbol(ufname)}): on this path the value is a Python {number}, for "
                        f"which {'Python' if python_number else 'NumPy'} gives {gives}, where "
                        f"compiled code computes {compiled_dtype}",
-                   hint=FLOAT_HINT if in_float else BOOL_HINT if number == "bool" else HINT,
-                   raises="TypeError" if in_float else "OverflowError", tpucc_limit=True)
+                   hint=hint, raises="TypeError" if in_float else "OverflowError",
+                   tpucc_limit=True)
 
 
 _SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/",

@@ -27,7 +27,7 @@ from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from ..ops.registry import METHODS, NUMPY
 from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, float_errors,
-               messages, stacking)
+               held_ints, messages, stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
@@ -707,15 +707,15 @@ def IS_OP(f, invert):
 
 
 def _held_bool(v) -> bool:
-    """A NumPy bool, or a Python int, that is a Python bool on some runtime
-    paths (held_ints.py)."""
+    """A NumPy bool or integer, or a Python int, that is a Python bool on
+    some runtime paths (held_ints.py)."""
     return isinstance(v, Array) and v.held_int is not None and not v.shape \
-        and (v.dtype == np.bool_ or v.weak and v.dtype.kind in "iu")
+        and v.dtype.kind in "biu" and held_ints.python_type(v) is bool
 
 
 def _held_bool_is(interp, v: Array, const: bool):
     """`v is const` of a held bool: where v is the Python bool and equals it."""
-    equal = emit("equal", v, int(const)) if v.weak else \
+    equal = emit("equal", v, int(const)) if v.dtype.kind in "iu" else \
         v if const else dunders.negation(interp, v)
     return builtins_impl.to_python_scalar(emit("logical_and", Array(v.held_int), equal), np.bool_)
 

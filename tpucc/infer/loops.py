@@ -1748,7 +1748,7 @@ class Trial:
     # counter path -> its bounds on each path back to the header (guarded_ranges.py)
     back_edges: dict = field(default_factory=dict)
     int_slots: list = field(default_factory=list)   # slots whose held_int is a parameter
-    float_slots: frozenset = frozenset()        # ... of those, the ones holding a Python float
+    held_types: dict = field(default_factory=dict)  # ... the Python type each holds there
     body_floor: int = 0     # serial floor of the body's region: its Arrays are at or above it
 
 
@@ -1781,7 +1781,7 @@ def _python_int_paths(leaves, carried, trial: Trial) -> frozenset:
             continue
         values = [entry, trial.leaves[i][1]]
         if held_ints.needs_flag(values, entry.aval):
-            out.add((leaves[i][0], any(map(held_ints.holds_python_float, values))))
+            out.add((leaves[i][0], held_ints.held_python_type(values, entry.aval)))
     return frozenset(out)
 
 
@@ -1797,7 +1797,7 @@ def _entry_python_number_paths(leaves, carried) -> frozenset:
     for i in carried:
         entry = leaves[i][1]
         if held_ints.needs_flag([entry], entry.aval):
-            out.add((leaves[i][0], held_ints.holds_python_float(entry)))
+            out.add((leaves[i][0], held_ints.held_python_type([entry], entry.aval)))
     return frozenset(out)
 
 
@@ -1861,7 +1861,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     kind_slots = [i for i in carried if leaves[i][0] in kind_paths]
     kind_params = [Value(AVal(np.dtype(bool), ())) for _ in kind_slots]
     int_slots = [i for i in carried if leaves[i][0] in {p for p, _ in int_paths}]
-    float_slots = frozenset(i for i in int_slots if (leaves[i][0], True) in int_paths)
+    held_types = {i: held_ints.widest_held_type(t for p, t in int_paths if p == leaves[i][0])
+                  for i in int_slots}
     int_params = [Value(held_ints.FLAG) for _ in int_slots]
     loose_params = rebound.params()
     all_params = (code_param, *params, *box_params, *kind_params, *int_params, *loose_params)
@@ -1881,7 +1882,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         for i, p in zip(kind_slots, kind_params):
             slot_arrays[i].immutable = RuntimeKind(p)
         for i, p in zip(int_slots, int_params):
-            slot_arrays[i].held_int, slot_arrays[i].held_float = p, i in float_slots
+            slot_arrays[i].held_int, slot_arrays[i].held_type = p, held_types[i]
         _counter_span(leaves, slot_arrays, len(frame.stack),
                       (counter_from, frame.stack[-1].step) if counter_from is not None else None)
         counters.assume(slot_arrays, counting or {})
@@ -1985,7 +1986,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
-                 int_slots=int_slots, float_slots=float_slots,
+                 int_slots=int_slots, held_types=held_types,
                  loose_fresh={slot for slot, end in loose_ends.items()
                               if _is_fresh(end[3], fresh_floor)}, body_floor=body_floor,
                  back_edges=back)
@@ -2665,7 +2666,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                                        if i in kinds else
                                        _carried_kind(leaves[i][1], trial.leaves, i))
             new_leaves[i].held_int = held.get(i)
-            new_leaves[i].held_float = i in trial.float_slots
+            new_leaves[i].held_type = trial.held_types.get(i)
             counters.after_loop(new_leaves[i], out, trial.counters.get(i))
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])

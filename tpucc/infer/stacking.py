@@ -436,7 +436,7 @@ class Growth:
         if v.held_int is not None:
             flags = self.buffers[_held_key(key)]
             item.held_int = _row(flags, t, _held_flag(v)).var
-            item.held_float = v.held_float
+            item.held_type = v.held_type
         return item
 
     def _flattened(self, key) -> Array:

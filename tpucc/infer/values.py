@@ -215,7 +215,7 @@ def unwatched():
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
-                 "span", "layout_of", "held_int", "held_float", "dtype_varies", "__weakref__")
+                 "span", "layout_of", "held_int", "held_type", "dtype_varies", "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -256,8 +256,9 @@ class Array:
         # True where the path taken left the Python int (held_ints.py); of
         # a runtime Python int (weak), where it left a Python bool ...
         self.held_int = None
-        # ... or the Python float, where this is True (held_ints.hold).
-        self.held_float = False
+        # ... the Python type it holds there (held_ints.hold; None: the
+        # one its dtype says, held_ints.python_type).
+        self.held_type = None
         # Made by a runtime `if` of values whose own dtypes differ (a Python
         # float on one path, a NumPy int on the other): the dtype NumPy
         # would give depends on the path taken (np.vectorize's first call).

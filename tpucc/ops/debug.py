@@ -18,7 +18,8 @@ from .registry import register
 # How eager Python holds each printed value (infer.builtins_impl.print_):
 # a Python scalar, a NumPy scalar or an ndarray ("array"), or a Python int
 # that is a bool on some runtime paths ("int or bool"), or a Python float
-# that is an int on some ("int or float").
+# that is an int on some ("int or float"), a NumPy bool that is a Python
+# int on some ("bool or int").
 PYTHON_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
 
 
@@ -28,6 +29,8 @@ def _printed(kind, value):
         return bool(value[0]) if value[1] else int(value[0])
     if kind == "int or float":      # [value, is an int]
         return int(value[0]) if value[1] else float(value[0])
+    if kind == "bool or int":       # [value, is an int]
+        return int(value[0]) if value[1] else bool(value[0])
     if kind in PYTHON_TYPES:
         return PYTHON_TYPES[kind](value.item())
     if kind == "scalar":

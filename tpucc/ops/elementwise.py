@@ -662,7 +662,7 @@ def _held_python_ints(operands) -> list | None:
     integer on others (infer/held_ints.py), where every other operand is a
     Python int: on the paths that hold the ints, Python int arithmetic."""
     held = [x for x in operands if isinstance(x, Array) and x.held_int is not None
-            and not x.held_float and not x.weak]
+            and not x.weak and held_ints.python_type(x) is int and x.dtype.kind in "iu"]
     others_python = all(_is_python_int(x) or _is_runtime_python_int(x) or
                         any(x is h for h in held) for x in operands)
     return held if held and others_python else None
