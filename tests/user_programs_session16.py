@@ -851,8 +851,8 @@ def nested_control(x, limit):
 
 
 def classify(v):
-    """Returns from several runtime branches, a label with each: refused,
-    as a string cannot differ between runtime paths (classify_code)."""
+    """Returns from several runtime branches, a label with each: the label
+    is a runtime choice among the strings (classify_code: a number)."""
     if v.sum() > 10:
         return "big", v * 2
     elif v.min() < 0:

@@ -532,6 +532,8 @@ def _treedef(w: Walk, td):
     if kind == "object":
         return ["object", _ref(w, td[1], "object"), list(td[2]),
                 [_treedef(w, t) for t in td[3]]]
+    if kind == "chosen":        # a static object chosen at run time: the objects it indexes
+        return ["chosen", [_static(o) for o in td[1]]]
     raise NotReplayable(f"a returned {kind}")
 
 
@@ -545,6 +547,8 @@ def _decode_treedef(w: Walk, j):
     if kind == "dict":
         return ("dict", tuple(tree.decode_static(k) for k in j[1]),
                 tuple(_decode_treedef(w, t) for t in j[2]))
+    if kind == "chosen":
+        return ("chosen", tuple(tree.decode_static(o) for o in j[1]))
     return ("object", _resolve(w, j[1]), tuple(j[2]), tuple(_decode_treedef(w, t) for t in j[3]))
 
 

@@ -481,6 +481,8 @@ class LoadedEntry:
             if "scalar_output" in node:         # runtime branches disagreed on the kind
                 scalar = bool(np.asarray(outs[node["scalar_output"]]))
             value = outs[node["output"]]
+            if "objects" in node:               # a static object chosen at run time
+                return tree.decode_static(node["objects"][int(np.asarray(value))])
             if "row" in node:                   # a row of a buffer a loop filled
                 value = np.asarray(value)[node["row"]]
             value = to_user_value(value, tree.WEAK_TYPES[weak] if weak else None, scalar)

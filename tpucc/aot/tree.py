@@ -9,6 +9,8 @@ dict with a "leaf" key:
     {"leaf": "scalar", "type": "float", "input": i, "dtype": "float64", "shape": [],
      "path": "lr"}                 (a Python scalar named in runtime_args)
     {"leaf": "runtime", "output": k, "weak": "float" | null, "path": "out[1]"}
+    {"leaf": "runtime", ..., "objects": [V, ...]}   (the output is a position among
+                                  static objects: a string, None ... chosen at run time)
     {"leaf": "static", "value": V, "path": ...}
 
 where V encodes a static Python/NumPy value without pickle: null, true, 3,
@@ -90,7 +92,19 @@ def _encode(td, it):
                                "fields": list(td[2]), "items": [_encode(t, it) for t in td[3]]}}
     if kind == "object":
         raise NotStorable(f"a {td[1].__name__} object")
+    if kind == "chosen":
+        return _chosen(td[1], next(it))
     raise NotStorable(f"a {kind} iterator")
+
+
+def _chosen(objects: tuple, position: dict) -> dict:
+    """A runtime choice among static objects (infer.chosen_values): the
+    runtime leaf of its position, with the objects it indexes."""
+    try:
+        return {**position, "objects": [encode_static(o) for o in objects]}
+    except NotStorable as e:
+        raise NotStorable(f"a static object chosen at run time among others (one is {e})") \
+            from None
 
 
 def children(node) -> list:
@@ -153,6 +167,8 @@ def describe(node) -> str:
             return aval_text(dtype_of(node["dtype"]), node["shape"])
         if node["leaf"] == "scalar":
             return f"{node['type']} (runtime)"
+        if node["leaf"] == "runtime" and "objects" in node:
+            return "one of " + ", ".join(repr(decode_static(o)) for o in node["objects"])
         if node["leaf"] == "runtime":
             from .spec import aval_text
             text = aval_text(dtype_of(node["dtype"]), node["shape"])

@@ -26,7 +26,7 @@ from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, T
 from ..ir import AVal, Region, Value
 from ..ops.indexing import chained_view, numpy_view
 from ..ops.registry import const_aval
-from . import appends, buffers, builder, checks, held_ints, popped_queues, scalar_state
+from . import appends, buffers, builder, checks, chosen_values, held_ints, popped_queues, scalar_state
 from .builder import Context, compiling, note_input_layout
 from .builtins_impl import warnings_at_program_lines
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
@@ -570,6 +570,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         result = (result, appends.values(interp))
     out_leaves: list = []
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
+    out_td = chosen_values.for_output(out_td)     # (a choice's objects, for the caller)
     results, out_static, out_weak, out_scalar = [], [], [], []
     runtime_kinds, held_outputs = [], []
     grouped, buffers = _row_groups(context, out_leaves), {}

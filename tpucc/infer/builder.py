@@ -117,6 +117,9 @@ class Context:
     # (code, block) of the joins where runtime paths met with different
     # static values: the code after them runs once per path (control.py).
     unjoined: set = field(default_factory=set)
+    # The static objects a runtime choice may hold (chosen_values.py): a
+    # choice is a runtime position in this list.
+    choices: list = field(default_factory=list)
     # (code, block, blocks) of continue_multi's guards whose path could not
     # stop where the others go on (control._guard_meeting_others)
     unmet: set = field(default_factory=set)

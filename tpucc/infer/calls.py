@@ -41,7 +41,7 @@ from . import buffers, builder, float_errors, held_ints
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, exceptions, generator_runs, interpreted, iterators,
+from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, interpreted, iterators,
                library_signatures, list_loops, local_caches, messages, popped_queues, pynumbers,
                recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
@@ -2223,6 +2223,8 @@ class Interpreter:
     def truth_value(self, v):
         """What `if v:` and `not v` test: a container from outside guarded
         on its length; a user object's __bool__ (or __len__) interpreted."""
+        if isinstance(v, chosen_values.ChosenValue):
+            return chosen_values.truth(v)
         if isinstance(v, (list, dict, set, collections.deque)):
             self.guard_contents(v, whole=False)
             return len(v) > 0
@@ -2515,6 +2517,16 @@ class Interpreter:
             return local_caches.method(fn.__self__, fn.__name__, args, kwargs)   # cache_info()
         if _is_object_setattr(fn):          # super().__setattr__(name, value)
             return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
+        if fn is bool and len(args) == 1 and not kwargs and \
+                isinstance(args[0], chosen_values.ChosenValue):
+            return chosen_values.truth(args[0])
+        if fn is print and chosen_values.holds_choice(args):   # printed in a branch per object
+            return self.call(chosen_values.call_resolved,
+                             chosen_values.resolved_call(fn, args, kwargs), {})
+        if chosen_values.holds_choice((*args, *kwargs.values())) and not _takes_any_object(fn):
+            chosen = next(v for v in (*args, *kwargs.values())
+                          if isinstance(v, chosen_values.ChosenValue))
+            raise chosen_values.refusal(f"passing it to {_called_name(fn)}", chosen)
         # A callable object need not be hashable (a dataclass with eq=True is not).
         hashable = _hashable(fn)
         if hashable and fn in REFUSED:
@@ -4052,6 +4064,26 @@ def _is_user_class(cls) -> bool:
     return (isinstance(init, types.FunctionType) or init is object.__init__) and \
         new in (object.__new__, None) and cls.__module__ != "builtins"
 
+
+
+def _takes_any_object(fn) -> bool:
+    """Whether a call passes its arguments on without looking at them, so
+    that one may be a choice among static objects (chosen_values.py): the
+    program's own functions and classes (interpreted), and a list's
+    append or insert."""
+    func = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if isinstance(func, types.FunctionType):
+        return not _is_library(func)
+    if isinstance(fn, type):
+        return not is_library_class(fn)
+    return isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is list and \
+        fn.__name__ in ("append", "insert")
+
+
+def _called_name(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    module = getattr(fn, "__module__", None) or ""
+    return f"np.{name}()" if module.startswith("numpy") else f"{name}()"
 
 def _hashable(fn) -> bool:
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import enum
 import re
 import types
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import (builder, chosen_functions, escaping, guarded_ranges, held_ints, iterators,
+from . import (builder, chosen_functions, chosen_values, escaping, guarded_ranges, held_ints, iterators,
                popped_queues)
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
@@ -303,18 +302,6 @@ def _common_join(fc, targets, stops) -> int | None:
 
 
 def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) -> str:
-    if all(isinstance(v, enum.Enum) for v in values):
-        name = type(values[0]).__name__
-        if all(isinstance(v, int) for v in values):
-            # An IntEnum member is an int, but carried as one it would come out
-            # a plain int: `st is Lvl.HIGH`, st.name and type(st) would change.
-            return (f"which {name} member this is would be known only at run time, and compiled "
-                    f"code keeps members (their .name, `is`, type()) at compile time only: "
-                    f"carry its number (`st = int({name}.X)`), compare numbers (`st == "
-                    f"int({name}.X)`), and make the member where it is needed (`{name}(st)` "
-                    "after the call)")
-        return (f"which {name} member this is would be known only at run time: carry its "
-                f"number (`st = {name}.X.value`) and compare numbers (`st == {name}.X.value`)")
     if "loop" in what and not made_here and len({type(v) for v in values}) == 1 and \
             is_plain_object(values[0]):
         # (`for b in bodies` left early, `b` read after the loop)
@@ -334,9 +321,9 @@ def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) 
                 "known, before the paths meet (`y = f(x); break` in a loop over functions), "
                 "and use its result after")
     if any(v is None for v in values):
-        return ("only arrays and numbers can differ between runtime paths: where one path "
-                "gives None, give a value of the others' kind (np.nan, -1) and, if needed, a "
-                "flag that says which path ran")
+        return ("an array on one path and None on another cannot be one value: where one "
+                "path gives None, give a value of the others' kind (np.nan, -1) and, if "
+                "needed, a flag that says which path ran")
     if len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
         name = type(values[0]).__name__
         return (f"which {name} object this is would be known only at run time, and compiled "
@@ -344,18 +331,8 @@ def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) 
                 f"(`w = np.where(c, a.w, b.w)`, or `a.w if c else b.w`); or, for a {name} each "
                 "path makes, make it once before the `if` and set its attributes on each path "
                 "(attributes merge like variables)")
-    if all(isinstance(v, str) for v in values):
-        if path.startswith("<return>"):
-            # a returned status ("converged" / "maxit"): the caller, outside, makes the text
-            return ("only arrays and numbers can differ between runtime paths, not text: "
-                    "return a number or bool that tells the paths apart (`return x, True` / "
-                    "`return x, False`, or an int code) and turn it into text outside the "
-                    "compiled function")
-        return ("only arrays and numbers can differ between runtime paths, not text: give a "
-                "number that tells the paths apart (`code = 0` / `code = 1`) and turn it into "
-                "text outside the compiled function, or print in each branch (`if c: "
-                "print(\"big\")` / `else: print(\"small\")`)")
-    return "only arrays and numbers can differ between runtime paths"
+    return ("only arrays and numbers, or static objects such as strings and None (not an "
+            "array on one path and an object on another), can differ between runtime paths")
 
 
 def _is_function(v) -> bool:
@@ -952,6 +929,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         maybe_unbound = maybe_unbound | escaped.keys()
         _normalize_states(arms)
         whole, flat = _arm_leaves(arms)
+    # (different static objects, "ok" and "many": a choice, its position merged as an int)
+    flat = chosen_values.lift(flat)
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
     what = ("the paths where this `while` loop runs and where it does not" if
             note == WHILE_ENTRY else
@@ -1023,6 +1002,8 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             held_ints.hold(merged_value, loose_flags.get(id(entry)), values)
             merged_value.dtype_varies = dtype_varies(values)
             _watch_loose(holder, key, values, merged_value, floor)
+            if aval is chosen_values.POSITION:
+                merged_value = chosen_values.ChosenValue(merged_value)
         if isinstance(holder, HeldValueLeaves):
             holder[key] = merged_value      # (a leaf: the value is made again below)
         else:
@@ -1146,6 +1127,9 @@ def _merged_slot(holder, key, serial, values):
     first = values[0]
     if all(v is first or static_equal(first, v) for v in values):
         return holder, key, serial, values, None
+    positions = chosen_values.positions(values)
+    if positions is not None:       # (`self.status = "done"` on one path: a choice)
+        return holder, key, serial, positions, chosen_values.POSITION
     avals = [leaf_aval(v) for v in values]
     if any(a is None for a in avals):
         name = slot_name(holder, key)
@@ -1328,6 +1312,8 @@ def _structure(td, leaves, path: str) -> str:
             ", ..." if len(td[1]) > 4 else "") if td[1] else "an empty dict"
     if kind == "object":
         return with_article(td[1].__name__)
+    if kind == "chosen":
+        return "a static object chosen at run time"
     return {"range": "a range iterator", "seq": "an iterator"}.get(kind, f"a {kind}")
 
 
@@ -1463,7 +1449,9 @@ def _flag_bound_in_loop(frame, arms) -> set:
 
 
 def _number_or_array(v) -> bool:
-    return isinstance(v, (Array, bool, int, float, complex, np.generic))
+    """(or a choice among static objects: its runtime position is carried)"""
+    return isinstance(v, (Array, bool, int, float, complex, np.generic,
+                          chosen_values.ChosenValue))
 
 
 def _returned(path: str) -> bool:

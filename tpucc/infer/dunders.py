@@ -24,7 +24,7 @@ from ..ir import AVal
 from . import control
 from .builder import emit
 from .control import as_aval
-from . import calls, held_ints, iterators, messages, pynumbers
+from . import calls, chosen_values, held_ints, iterators, messages, pynumbers
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import class_attribute, is_library_class
 from .iterators import SeqIter
@@ -78,6 +78,8 @@ def apply(interp, op, *operands, native=None):
     """op(*operands) (a binary, in-place or unary operator, or a comparison)
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
+    if chosen_values.holds_choice(operands):     # `status == "ok"`: from a table of the objects
+        return chosen_values.operate(op, operands, _symbol(op))
     if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)
             or type(operands[0]) is collections.deque is type(operands[-1]) and op in COMPARE
@@ -92,6 +94,18 @@ def apply(interp, op, *operands, native=None):
     else:
         result = binary(interp, op, *operands)
     return (native or op)(*operands) if result is NATIVE else result
+
+
+def _symbol(op) -> str:
+    """How the program wrote an operator (`+`, `+=`, `<`, `-x`)."""
+    if op in INPLACE:
+        return BINARY[INPLACE[op][1]][2] + "="
+    if op in COMPARE or op in BINARY:
+        return (COMPARE.get(op) or BINARY[op])[2]
+    return _UNARY_SYMBOLS.get(op, getattr(op, "__name__", str(op)))
+
+
+_UNARY_SYMBOLS = {operator.neg: "-x", operator.pos: "+x", operator.invert: "~x", abs: "abs()"}
 
 
 def all_library(values) -> bool:

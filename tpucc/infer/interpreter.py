@@ -26,8 +26,8 @@ from ..ir import values_made
 from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from ..ops.registry import METHODS, NUMPY
-from . import (builder, builtins_impl, calls, checks, control, dunders, exceptions, float_errors,
-               held_ints, messages, stacking)
+from . import (builder, builtins_impl, calls, checks, chosen_values, control, dunders, exceptions,
+               float_errors, held_ints, messages, stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
@@ -496,6 +496,8 @@ def STORE_DEREF(f, name):
 def LOAD_ATTR(f, arg):
     method, name = arg
     obj = f.pop()
+    if isinstance(obj, chosen_values.ChosenValue):
+        raise chosen_values.refusal(f"`.{name}`", obj)
     value = f.interp.getattr(obj, name)
     if method:
         f.push(NULL)
@@ -679,6 +681,9 @@ _NATIVE_READS = (list, tuple, dict, set, collections.deque, type({}.keys()),
 @handler
 def IS_OP(f, invert):
     b, a = f.pop(), f.pop()
+    if chosen_values.holds_choice((a, b)):     # `status is None`: from a table of the objects
+        f.push(chosen_values.compare(operator.is_not if invert else operator.is_, a, b))
+        return
     if type(b) is bool and _is_python_bool(a) or type(a) is bool and _is_python_bool(b):
         # a Python bool is one of the two singletons: `v is True` is v itself,
         # `v is False` is `not v` (so a `match` on it, `case True:` then `case
@@ -737,6 +742,9 @@ def _is_python_bool(v) -> bool:
 @handler
 def CONTAINS_OP(f, invert):
     b, a = f.pop(), f.pop()
+    if chosen_values.holds_choice((a, b)):
+        f.push(_chosen_in(f.interp, a, b, invert))
+        return
     a = known_integer(a)        # (a constant: `int(i) in WORDS` for i of np.array([2, 0]))
     if f.interp.user_dunder(b, "__contains__") is None and (
             isinstance(b, Array) or isinstance(a, Array) or _holds_runtime_items(b, a)):
@@ -744,6 +752,17 @@ def CONTAINS_OP(f, invert):
     else:       # (a user __contains__ interpreted, even for a runtime item)
         found = f.interp.contains(a, b)
     f.push(_truth_of_in(f.interp, found, invert))
+
+
+def _chosen_in(interp, item, container, invert):
+    """`item in container` where item is a choice among static objects (a
+    search of a container known while compiling: from a table of them)."""
+    if isinstance(container, chosen_values.ChosenValue) or \
+            not chosen_values.comparable(container) or isinstance(container, Array):
+        chosen = item if isinstance(item, chosen_values.ChosenValue) else container
+        raise chosen_values.refusal("`in`" if chosen is item else "`in` it", chosen)
+    interp.guard_contents_deeply((container,))
+    return _truth_of_in(interp, chosen_values.contained_in(item, container), invert)
 
 
 def _truth_of_in(interp, found, invert):
@@ -861,12 +880,16 @@ def UNARY_NOT(f, arg):
 def BINARY_SUBSCR(f, arg):
     key = f.pop()
     obj = f.pop()
+    _refuse_chosen_subscript(obj, key)
     f.push(f.interp.subscript(obj, key))
 
 
 @handler
 def STORE_SUBSCR(f, arg):
     key, obj, value = f.pop(), f.pop(), f.pop()
+    _refuse_chosen_subscript(obj, key)
+    if isinstance(value, chosen_values.ChosenValue) and isinstance(obj, Array):
+        raise chosen_values.refusal("storing it into an array", value)
     f.interp.setitem(obj, key, value)
 
 
@@ -984,6 +1007,14 @@ def MATCH_CLASS(f, count):
     f.push(tuple(values))
 
 
+def _refuse_chosen_subscript(obj, key) -> None:
+    """`d[status]` (a key) and `status[0]`: each needs the object."""
+    if isinstance(key, chosen_values.ChosenValue):
+        raise chosen_values.refusal("using it as a key or index", key)
+    if isinstance(obj, chosen_values.ChosenValue):
+        raise chosen_values.refusal("indexing it", obj)
+
+
 @handler
 def BUILD_SLICE(f, n):
     f.push(slice(*f.popn(n)))
@@ -1003,6 +1034,8 @@ def BUILD_STRING(f, n):
 def FORMAT_VALUE(f, flags):
     spec = f.pop() if flags & 0x04 else ""
     v = f.pop()
+    if isinstance(v, chosen_values.ChosenValue):
+        raise chosen_values.refusal("formatting it into a string", v)
     if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
         v, flags = v.value, flags | v.which
     if isinstance(v, Array) and f.format_runtime is not None:   # a runtime raise's message
@@ -1063,6 +1096,8 @@ class _Converted:
 def CONVERT_VALUE(f, which):
     """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE."""
     v = f.pop()
+    if isinstance(v, chosen_values.ChosenValue):
+        raise chosen_values.refusal("formatting it into a string", v)
     if isinstance(v, messages.RuntimeText):     # print(f"{f'{x}'!s}"): itself; !r needs its text
         if which != 1:
             messages.refuse_use()
@@ -1358,6 +1393,8 @@ def JUMP(f, target, block, stops):
 
 def _truth(f, v, kind):
     """Static truth of a branch condition, or an Array for a runtime one."""
+    if isinstance(v, chosen_values.ChosenValue) and kind in ("none", "not_none"):
+        return chosen_values.compare(operator.is_ if kind == "none" else operator.is_not, v, None)
     if kind == "none":
         return v is None
     if kind == "not_none":
@@ -1383,7 +1420,9 @@ def BRANCH(f, arg, block, stops):
         jump = cond if kind in ("true", "none", "not_none") else not cond
         return Exit((target if jump else block.next,))
     pred = control.scalar_bool(cond)
-    if_true, if_false = (target, block.next) if kind == "true" else (block.next, target)
+    # (`if v is None:` of a choice among static objects is a runtime test too)
+    jumps = kind in ("true", "none", "not_none")
+    if_true, if_false = (target, block.next) if jumps else (block.next, target)
     decided = control.decided_by_guards(pred)
     if decided is not None:     # (`elif not c:` in the arm where c is false)
         return Exit((if_true if decided else if_false,))

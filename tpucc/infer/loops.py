@@ -23,7 +23,7 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
-from . import (builder, counters, escaping, guarded_ranges, held_ints, list_loops, popped_queues,
+from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, list_loops, popped_queues,
                privacy, stacking)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
@@ -1276,7 +1276,8 @@ def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=
                                        note, trip_count, is_private, resume, fold)
     except MergeError as e:
         raise _explain_types(e.with_loc(loc), entry, promote) from None
-    made_runtime = [p for p in promote if isinstance(entry.get(p), _PY_NUMBERS)] + \
+    made_runtime = [p for p, aval in promote.items() if isinstance(entry.get(p), _PY_NUMBERS)
+                    and aval is not chosen_values.POSITION] + \
         rebound.made_runtime
     if (trip_count is not None or static_loop) and made_runtime:
         body = next(op for op in reversed(ctx().region.ops) if op.name == "while")
@@ -1366,7 +1367,8 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
     computes, so some value differs between the first iteration and the
     next.  `promote` is build_while's, as it was when `error` was raised."""
     changed = [path for path, aval in promote.items()
-               if leaf_aval(entry.get(path)) not in (None, aval)]
+               if leaf_aval(entry.get(path)) not in (None, aval)
+               and aval is not chosen_values.POSITION]
     if not changed:
         return error
     what = ", ".join(f"`{p}` ({describe_static(entry[p])} before the loop, {promote[p]} after "
@@ -1392,6 +1394,7 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
     kind_paths, int_paths = kind_paths
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
+        choices_before = len(chosen_values.choices())
         with _items_kept(frame.interp, rebound.in_place):
             with builder.at(loc):
                 narrowed = _apply_promotions(frame, promote, rebound.in_place)
@@ -1427,6 +1430,10 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
                 continue
             trial.entry_narrowed, trial.counters = narrowed, counting
         frame.locals, frame.stack = locals0, stack0
+        if len(chosen_values.choices()) > choices_before:
+            # (the body made a new choice: its lookups in the table of objects
+            # were made with a shorter one, which a carried position may pass)
+            continue
         wrong = counters.refuted(counting, leaves, trial.leaves, trial.back_edges)
         if wrong:
             not_counting |= wrong       # again, without assuming those count up
@@ -1459,6 +1466,8 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             continue
         if _add_loop_defined(frame, trial, header, runs_once=bool(trip_count)):
             continue                # variables first bound inside the loop join the state
+        if _carry_choices((td, leaves), trial, promote):
+            continue                    # again, carrying those objects as choices
         _check_loop_structure((td, leaves), trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
@@ -1547,8 +1556,11 @@ class Rebound:
         entries = {}
         kinds = dict(zip(self.kinds, params[len(self.loose):]))
         held = self._held(params)
-        for (slot, (holder, key, serial, _)), p in zip(self.loose.items(), params):
+        for (slot, (holder, key, serial, aval)), p in zip(self.loose.items(), params):
             arr = entries[slot] = Array(p)
+            if aval is chosen_values.POSITION:      # a choice among static objects
+                store(holder, key, chosen_values.ChosenValue(arr), serial)
+                continue
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
             held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()))
             store(holder, key, arr, serial)
@@ -1574,6 +1586,17 @@ class Rebound:
             name = slot_name(holder, key)
             carried = self.loose.get(slot)
             if carried is None and (end is before or static_equal(before, end)):
+                continue
+            if carried is not None and carried[3] is chosen_values.POSITION:
+                if not chosen_values.fits(end):
+                    raise StaticChanged(
+                        f"this runtime loop changes `{name}` from a static object to "
+                        f"{describe_static(end)}", loc, _static_change_hint(name, before, end))
+                continue
+            if chosen_values.positions([before, end]) is not None:
+                # (`self.status = "converged"` in the body: carried as a choice)
+                self.loose[slot] = [holder, key, serial, chosen_values.POSITION]
+                changed = True
                 continue
             avals = [carried[3] if carried else leaf_aval(before), leaf_aval(end)]
             if any(a is None for a in avals):
@@ -1627,13 +1650,17 @@ class Rebound:
         return out
 
     def results(self, ends: dict) -> list:
-        return [as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
+        return [as_aval(chosen_values.position_value(ends[slot][3]), aval)
+                if aval is chosen_values.POSITION else
+                as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
                 for slot, (*_, aval) in self.loose.items()] + \
             [kind_value(ends[slot][3]) for slot in self.kinds] + \
             [held_ints.flag_of(ends[slot][3], self.loose[slot][3]) for slot in self.ints]
 
     def inits(self) -> list:
-        return [as_aval(holder[key], aval) for holder, key, _, aval in self.loose.values()] + \
+        return [as_aval(chosen_values.position_value(holder[key]) if aval is chosen_values.POSITION
+                        else holder[key], aval)
+                for holder, key, _, aval in self.loose.values()] + \
             [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds] + \
             [held_ints.flag_of(self.loose[slot][0][self.loose[slot][1]], self.loose[slot][3])
              for slot in self.ints]
@@ -1650,9 +1677,12 @@ class Rebound:
         surely ran to its end, for _kind_after_loop; else None."""
         kinds = dict(zip(self.kinds, outs[len(self.loose):]))
         held = self._held(outs)
-        for (slot, (holder, key, serial, _)), out in zip(self.loose.items(), outs):
+        for (slot, (holder, key, serial, aval)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
+            if aval is chosen_values.POSITION:      # a choice among static objects
+                store(holder, key, chosen_values.ChosenValue(arr), serial)
+                continue
             arr.immutable = (scalar_kind(before) if slot not in kinds else
                              _kind_after_loop(kinds[slot], ran_to_end[slot][3], True)
                              if ran_to_end is not None and slot in ran_to_end else
@@ -1694,6 +1724,16 @@ def _items_kept(interp, in_place: dict):
                 container[k] = v
 
 
+def _carry_choices(entry, trial: Trial, promote: dict) -> bool:
+    """Marks in `promote` the slots the loop must carry as a choice among
+    static objects (chosen_values.py): entered holding one object, left by
+    the body holding another or a choice (`status = "converged"` under a
+    runtime `if`).  True if there are new ones."""
+    new = chosen_values.carried_choices(entry, (trial.td, trial.leaves)) - promote.keys()
+    promote.update(dict.fromkeys(new, chosen_values.POSITION))
+    return bool(new)
+
+
 def _apply_promotions(frame, promote, in_place) -> list:
     """Gives the promoted slots their carried types; returns the runtime
     Python ints that took a narrower NumPy dtype [(value, aval)]: the While
@@ -1704,6 +1744,8 @@ def _apply_promotions(frame, promote, in_place) -> list:
         aval = promote.get(path)
         if aval is None:
             out.append(v)
+        elif aval is chosen_values.POSITION:    # (an object: from now on a runtime choice)
+            out.append(v if isinstance(v, Array) else chosen_values.promoted(v))
         elif isinstance(v, Undefined):
             out.append(Array(as_aval(0, aval)))
             out[-1].immutable = None        # a placeholder: its kind comes from the body
@@ -1932,6 +1974,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                         for slot, end in loose_ends.items()}
         ends = finish_journal(rec["journal"])
         out_td, out_leaves = state_leaves(frame.locals, frame.stack)   # items as the body left them
+        # (an object the body binds where the loop carries a choice: its position)
+        out_td, out_leaves = chosen_values.lift_like((td, leaves), (out_td, out_leaves))
         finish_items(rec["items"])
     # (after finish_items: the holders hold their values from before the
     # loop again, as privacy's scan must see them)

@@ -19,6 +19,8 @@ import numpy as np
 from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
+from . import chosen_values
+from .chosen_values import CHOSEN, ChosenValue
 from .iterators import RaisingTail, RangeIter, ReturningTail, SeqIter
 from .messages import RuntimeText
 from .values import Array, Undefined, set_item
@@ -77,6 +79,9 @@ def flatten(value, path: str, out: list, whole=None) -> object:
         names = value_fields(value)
         return ("object", type(value), names,
                 tuple(sub(getattr(value, k), f"{path}.{k}") for k in names))
+    if isinstance(value, ChosenValue):     # its runtime position is the leaf
+        out.append((path, value.position))
+        return CHOSEN
     out.append((path, value))
     return None
 
@@ -334,6 +339,8 @@ def _build(td, it):
     if kind == "seq":
         pos = _build(td[1], it)
         return SeqIter(_build(td[2], it), pos, *td[3])
+    if kind == "chosen":
+        return chosen_values.build(td, next(it))
     if kind == "object" and issubclass(td[1], tuple):       # a namedtuple
         return tuple.__new__(td[1], [_build(t, it) for t in td[3]])
     if kind == "object":
@@ -888,6 +895,8 @@ def describe_static(v) -> str:
         return f"an f-string of runtime values ({str.__repr__(v)})"[:80]
     if isinstance(v, enum.Enum):
         return str(enum.Enum.__str__(v))       # S.RUN (an IntEnum's own str is its number)
+    if isinstance(v, ChosenValue):
+        return repr(v)
     from .chosen_functions import ChosenFunction, function_name
     if isinstance(v, ChosenFunction):
         return f"a function, {v!r}"

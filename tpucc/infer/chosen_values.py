@@ -1,0 +1,362 @@
+"""A static object chosen at run time: `status = "ok" if n < 3 else "many"`.
+
+Paths that bind different static immutable objects (strings, None, numbers
+of different kinds, enum members) to one variable and then meet make a
+value known only at run time.  Compiled code holds it as a runtime int32,
+the object's position in a table of all such objects the compilation met
+(`choices`, one per compilation: a position means the same object in every
+branch and loop, so merging two choices is merging two ints, with no
+remapping of tables).
+
+In a flattened state (state.flatten) such a value is a node `CHOSEN`
+whose one leaf, at the value's own path, is its position: an Array, or a
+static np.int32 where a path holds the object itself (`lift`), so a branch
+merges, and a loop carries, the position as any int.  The caller gets the
+object (the output tree names the table: `for_output`).
+
+What a program may do with it: return it, keep it in containers, pass it
+on, compare it (`==`, `!=`, `is`, `is not`, `in` a static container) and
+test its truth, each a runtime bool from a static table over the choices
+(`compare`, `contained_in`, `truth`).  Anything else needs the object
+itself, which is known only at run time: `refusal`.
+"""
+from __future__ import annotations
+
+import enum
+import operator
+
+import numpy as np
+
+from ..errors import MergeError
+from ..ir import AVal
+from .values import Array, Undefined
+
+CHOSEN = ("chosen",)            # the treedef node of a choice, while tracing
+POSITION = AVal(np.dtype(np.int32), (), False)
+
+_CHOOSABLE_TYPES = (type(None), str, bytes, bool, int, float, complex, type(Ellipsis))
+
+
+class ChosenValue:
+    """One of the static objects of `choices()`, which one known at run time."""
+    __slots__ = ("position",)
+
+    def __init__(self, position: Array):
+        self.position = position
+
+    def __repr__(self) -> str:
+        return "a static object chosen at run time"
+
+    def __hash__(self):
+        # (`{status: 1}`, `{status}`: Python hashes it natively)
+        raise refusal("using it as a dict key or set item", self)
+
+
+def choosable(v) -> bool:
+    """An immutable static object that a runtime choice may hold."""
+    return type(v) in _CHOOSABLE_TYPES or isinstance(v, enum.Enum)
+
+
+def choices() -> list:
+    from .builder import ctx
+    return ctx().choices
+
+
+def position_of(v) -> np.int32:
+    """`v`'s position in the compilation's table (added there if new).  Two
+    objects are one choice where they are equal and of one type (`1` and
+    `True` are two: the caller gets the one its path took)."""
+    table = choices()
+    for i, o in enumerate(table):
+        if o is v or (type(o) is type(v) and _equal(o, v)):
+            return np.int32(i)
+    table.append(v)
+    return np.int32(len(table) - 1)
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def build(td, leaf):
+    """The value a CHOSEN node holding `leaf` stands for (state._build)."""
+    if isinstance(leaf, (Array, Undefined)):
+        return ChosenValue(leaf) if isinstance(leaf, Array) else leaf
+    table = td[1] if len(td) > 1 else choices()
+    return table[int(leaf)]
+
+
+def for_output(td):
+    """An output treedef whose CHOSEN nodes name the table (the driver maps
+    a returned position to its object without the compilation's context)."""
+    nodes = []
+    _leaf_nodes(td, nodes)
+    if CHOSEN not in nodes:
+        return td
+    named = ("chosen", tuple(choices()))
+    return _with_leaf_nodes(td, iter([named if n == CHOSEN else n for n in nodes]))
+
+
+# --- merging --------------------------------------------------------------------------
+
+def _leaf_nodes(td, out: list) -> None:
+    """The treedef nodes of the leaves, in flatten's order (None: a leaf)."""
+    if td is None or td == CHOSEN:
+        out.append(td)
+        return
+    for child in _children(td):
+        _leaf_nodes(child, out)
+
+
+def _children(td) -> tuple:
+    kind = td[0]
+    if kind in ("tuple", "list"):
+        return td[1]
+    if kind == "returning":
+        return td[1], td[2]
+    if kind == "dict":
+        return td[2]
+    if kind == "range":
+        return (td[2], td[3]) + ((td[5],) if len(td) > 5 else ())
+    if kind == "seq":
+        return td[1], td[2]
+    if kind == "object":
+        return td[3]
+    return td[1] + td[2]            # a frame state: (names, locals, stack)
+
+
+def _with_leaf_nodes(td, nodes):
+    """`td` with its leaves' nodes replaced by the iterator `nodes`'."""
+    if td is None or td == CHOSEN:
+        return next(nodes)
+    kind = td[0]
+    if kind in ("tuple", "list"):
+        return (kind, tuple(_with_leaf_nodes(t, nodes) for t in td[1])) + td[2:]
+    if kind == "returning":
+        return (kind, _with_leaf_nodes(td[1], nodes), _with_leaf_nodes(td[2], nodes))
+    if kind == "dict":
+        return td[:2] + (tuple(_with_leaf_nodes(t, nodes) for t in td[2]),) + td[3:]
+    if kind == "range":
+        pos, stop = _with_leaf_nodes(td[2], nodes), _with_leaf_nodes(td[3], nodes)
+        rest = td[4:5] + ((_with_leaf_nodes(td[5], nodes),) if len(td) > 5 else ())
+        return (kind, td[1], pos, stop) + rest
+    if kind == "seq":
+        return (kind, _with_leaf_nodes(td[1], nodes), _with_leaf_nodes(td[2], nodes), td[3])
+    if kind == "object":
+        return td[:3] + (tuple(_with_leaf_nodes(t, nodes) for t in td[3]),)
+    names, td_locals, td_stack = td
+    return (names, tuple(_with_leaf_nodes(t, nodes) for t in td_locals),
+            tuple(_with_leaf_nodes(t, nodes) for t in td_stack))
+
+
+def _is_number(v) -> bool:
+    return type(v) in (bool, int, float, complex) or isinstance(v, np.generic)
+
+
+def _makes_choice(values, nodes) -> bool:
+    """Whether a leaf's values on paths that meet make (or stay) a choice:
+    a path holds one already, or they are choosable objects that differ and
+    do not all merge as numbers do."""
+    defined = [(v, n) for v, n in zip(values, nodes) if not isinstance(v, Undefined)]
+    if any(n == CHOSEN for _, n in defined):
+        return all(n == CHOSEN or choosable(v) for v, n in defined)
+    statics = [v for v, _ in defined]
+    if len(statics) < 2 or not all(choosable(v) for v in statics):
+        return False
+    first = statics[0]
+    if all(type(v) is type(first) and _equal(v, first) for v in statics):
+        return False
+    return not all(_is_number(v) and not isinstance(v, enum.Enum) for v in statics)
+
+
+def lift(flat: list) -> list:
+    """Paths' flattened states [(treedef, leaves)] that meet, with each leaf
+    that is (or becomes) a choice on any path made a CHOSEN node on all:
+    a path's object becomes its static position.  Unchanged where the
+    leaves do not line up (their structures differ otherwise: refused as
+    before)."""
+    paths = [p for p, _ in flat[0][1]]
+    if any([p for p, _ in leaves] != paths for _, leaves in flat[1:]):
+        return flat
+    nodes = []
+    for td, _ in flat:
+        nodes.append([])
+        _leaf_nodes(td, nodes[-1])
+    chosen = [i for i in range(len(paths))
+              if _makes_choice([leaves[i][1] for _, leaves in flat], [n[i] for n in nodes])]
+    if not chosen:
+        return flat
+    out = []
+    for (td, leaves), own in zip(flat, nodes):
+        leaves, own = list(leaves), list(own)
+        for i in chosen:
+            path, v = leaves[i]
+            if own[i] != CHOSEN and not isinstance(v, Undefined):
+                leaves[i] = (path, position_of(v))
+            own[i] = CHOSEN
+        out.append((_with_leaf_nodes(td, iter(own)), leaves))
+    return out
+
+
+def lift_like(entry, end):
+    """A loop body's end state (treedef, leaves) with the objects it holds
+    where its entry holds a choice made positions (the body bound a static
+    object to a variable the loop carries as a choice)."""
+    if entry[0] == end[0]:
+        return end
+    nodes = []
+    _leaf_nodes(entry[0], nodes)
+    if len(nodes) != len(end[1]) or not any(n == CHOSEN for n in nodes):
+        return end
+    lifted = lift([entry, end])[1]
+    return lifted
+
+
+def carried_choices(entry, end) -> set:
+    """The paths a loop must carry as choices: where its entry holds an
+    object and the body's end a choice, or another object (`status =
+    "converged"` in the body of a loop entered with "running"); or where
+    the body first binds a choice (its entry: a placeholder)."""
+    (td, leaves), (end_td, end_leaves) = entry, end
+    if [p for p, _ in leaves] != [p for p, _ in end_leaves]:
+        return set()
+    nodes, end_nodes = [], []
+    _leaf_nodes(td, nodes)
+    _leaf_nodes(end_td, end_nodes)
+    return {path for (path, v), (_, w), n, m in zip(leaves, end_leaves, nodes, end_nodes)
+            if n != CHOSEN and (m == CHOSEN if isinstance(v, Undefined) else
+                                _makes_choice([v, w], [n, m]))}
+
+
+def positions(values) -> list | None:
+    """The positions of the values an attribute or item holds on paths
+    that meet, where they make a choice (else None)."""
+    nodes = [CHOSEN if isinstance(v, ChosenValue) else None for v in values]
+    values = [v.position if isinstance(v, ChosenValue) else v for v in values]
+    if not _makes_choice(values, nodes):
+        return None
+    return [v if n == CHOSEN or isinstance(v, Undefined) else position_of(v)
+            for v, n in zip(values, nodes)]
+
+
+def fits(v) -> bool:
+    """Whether a choice may hold `v` (a static object, or another choice)."""
+    return isinstance(v, ChosenValue) or choosable(v)
+
+
+def position_value(v):
+    """What carries `v` where a loop carries a choice: its position."""
+    return v.position if isinstance(v, ChosenValue) else position_of(v)
+
+
+def promoted(v) -> ChosenValue:
+    """A loop's entry value `v` (an object, or a placeholder where the body
+    binds it first: a bound flag guards its reads) as a choice it carries."""
+    from .control import as_aval
+    position = np.int32(0) if isinstance(v, Undefined) else position_of(v)
+    return ChosenValue(Array(as_aval(position, POSITION)))
+
+
+# --- what a program may do with it ----------------------------------------------------
+
+def _python_bool(table: np.ndarray, position: Array) -> Array:
+    """A runtime Python bool: `table` (one bool per choice) at `position`."""
+    from .builder import emit
+    from .builtins_impl import to_python_scalar
+    return to_python_scalar(emit("getitem", table, position, key=("array",)), np.bool_)
+
+
+def _table(fn) -> np.ndarray:
+    return np.array([_safe(fn, o) for o in choices()], np.bool_)
+
+
+def _safe(fn, *args) -> bool:
+    """fn(*args) as a bool; False where Python raises (`None < 1`: such a
+    comparison is not made by a comparison we support)."""
+    try:
+        return bool(fn(*args))
+    except Exception:
+        return False
+
+
+def truth(v: ChosenValue) -> Array:
+    """bool(v): each object's truth, at the runtime position."""
+    return _python_bool(_table(bool), v.position)
+
+
+def compare(fn, a, b) -> Array:
+    """fn(a, b) (operator.eq, ne, is_, is_not) where one or both are choices."""
+    if isinstance(a, ChosenValue) and isinstance(b, ChosenValue):
+        from .builder import emit
+        table = np.array([_safe(fn, x, y) for x in choices() for y in choices()], np.bool_)
+        pair = emit("add", emit("multiply", a.position, np.int32(len(choices()))), b.position)
+        return _python_bool(table, pair)
+    if isinstance(a, ChosenValue):
+        return _python_bool(_table(lambda o: fn(o, b)), a.position)
+    return _python_bool(_table(lambda o: fn(a, o)), b.position)
+
+
+def contained_in(v: ChosenValue, container) -> Array:
+    """`v in container` of a static container."""
+    return _python_bool(_table(lambda o: o in container), v.position)
+
+
+def comparable(v) -> bool:
+    """What a choice may be compared with: another choice, or an object
+    known while compiling (an array's elements would need the object)."""
+    return isinstance(v, ChosenValue) or choosable(v) or (
+        not isinstance(v, Array) and not _holds_runtime(v))
+
+
+def _holds_runtime(v) -> bool:
+    from .builtins_impl import holds_array
+    return holds_array(v)
+
+
+_SYMBOLS = {operator.eq: "==", operator.ne: "!="}
+
+
+def operate(op, operands, symbol: str):
+    """An operator (dunders.apply's) with a choice among its operands:
+    == and != with a comparable value; anything else is refused."""
+    if op in _SYMBOLS and all(map(comparable, operands)):
+        return compare(op, *operands)
+    chosen = next(o for o in operands if isinstance(o, ChosenValue))
+    raise refusal(f"the operator `{symbol}`", chosen)
+
+
+def holds_choice(values) -> bool:
+    return any(isinstance(v, ChosenValue) for v in values)
+
+
+HINT = ("a value chosen at run time among static objects (strings, None, ...) can be "
+        "returned, stored, passed to your own functions, compared (==, !=, is, in a tuple), "
+        "tested for truth and printed; for anything else, do it on each path where the object is "
+        "known (`if c: status = 'ok'; n = len(status)`), or carry a number that tells the "
+        "paths apart (`code = 0` / `code = 1`) and turn it into the object outside the "
+        "compiled function")
+
+
+def refusal(what: str, v: ChosenValue) -> MergeError:
+    """The error for a use that needs the object itself."""
+    return MergeError(f"{what} needs the object itself, and this value is one of several static "
+                      "objects that runtime paths (a runtime `if` or loop) bind to it: which "
+                      "one is known only at run time", hint=HINT)
+
+
+def call_resolved(fn, position, objects, args, index, kwargs):
+    """fn(*args, **kwargs) with args[index], a choice at `position`, made
+    the object: interpreted as the program's own code, a runtime `if` per
+    object (as chosen_functions.call_chosen), so that fn (print) sees it."""
+    if len(objects) == 1 or position == 0:
+        return fn(*args[:index], objects[0], *args[index + 1:], **kwargs)
+    return call_resolved(fn, position - 1, objects[1:], args, index, kwargs)
+
+
+def resolved_call(fn, args, kwargs) -> tuple:
+    """The interpreted call_resolved's arguments for fn's first choice."""
+    index = next(i for i, a in enumerate(args) if isinstance(a, ChosenValue))
+    return [fn, args[index].position, tuple(choices()), tuple(args), index, kwargs]
