@@ -533,7 +533,11 @@ def _treedef(w: Walk, td):
         return ["object", _ref(w, td[1], "object"), list(td[2]),
                 [_treedef(w, t) for t in td[3]]]
     if kind == "chosen":        # a static object chosen at run time: the objects it indexes
-        return ["chosen", [_static(o) for o in td[1]]]
+        from .aot import tree
+        try:
+            return ["chosen", tree.encode_objects(td[1])]
+        except tree.NotStorable as e:
+            raise NotReplayable(f"a returned choice among static objects ({e})") from None
     raise NotReplayable(f"a returned {kind}")
 
 

@@ -101,10 +101,19 @@ def _chosen(objects: tuple, position: dict) -> dict:
     """A runtime choice among static objects (infer.chosen_values): the
     runtime leaf of its position, with the objects it indexes."""
     try:
-        return {**position, "objects": [encode_static(o) for o in objects]}
+        return {**position, "objects": encode_objects(objects)}
     except NotStorable as e:
         raise NotStorable(f"a static object chosen at run time among others (one is {e})") \
             from None
+
+
+def encode_objects(objects) -> list:
+    """The objects a runtime choice indexes, each exactly of its own type
+    (an IntEnum member is an int that encode_static would store as one)."""
+    for o in objects:
+        if type(o) not in (type(None), bool, int, float, complex, str):
+            raise NotStorable(f"a {type(o).__name__}")
+    return [encode_static(o) for o in objects]
 
 
 def children(node) -> list:

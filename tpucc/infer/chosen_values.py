@@ -64,21 +64,15 @@ def choices() -> list:
 
 def position_of(v) -> np.int32:
     """`v`'s position in the compilation's table (added there if new).  Two
-    objects are one choice where they are equal and of one type (`1` and
-    `True` are two: the caller gets the one its path took)."""
+    objects are one choice where they are of one type and one repr (`1`
+    and `True` are two, as are 0.0 and -0.0: the caller gets the one its
+    path took; a nan is one choice, not a new one at each merge)."""
     table = choices()
     for i, o in enumerate(table):
-        if o is v or (type(o) is type(v) and _equal(o, v)):
+        if o is v or (type(o) is type(v) and repr(o) == repr(v)):
             return np.int32(i)
     table.append(v)
     return np.int32(len(table) - 1)
-
-
-def _equal(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
 
 
 def build(td, leaf):
@@ -167,7 +161,7 @@ def _makes_choice(values, nodes) -> bool:
     if len(statics) < 2 or not all(choosable(v) for v in statics):
         return False
     first = statics[0]
-    if all(type(v) is type(first) and _equal(v, first) for v in statics):
+    if all(type(v) is type(first) and repr(v) == repr(first) for v in statics):
         return False
     return not all(_is_number(v) and not isinstance(v, enum.Enum) for v in statics)
 
@@ -211,8 +205,7 @@ def lift_like(entry, end):
     _leaf_nodes(entry[0], nodes)
     if len(nodes) != len(end[1]) or not any(n == CHOSEN for n in nodes):
         return end
-    lifted = lift([entry, end])[1]
-    return lifted
+    return lift([entry, end])[1]
 
 
 def carried_choices(entry, end) -> set:
