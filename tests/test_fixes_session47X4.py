@@ -288,7 +288,19 @@ def refused_as_key(x):
     return {s: x}   # <- here
 
 
+def refused_unpacking(x):
+    s = "ab" if x[0] > 0 else "cd"
+    a, b = s   # <- here
+    return a
+
+
+def refused_isinstance(x):
+    s = _status(x)
+    return isinstance(s, str)   # <- here
+
+
 @pytest.mark.parametrize("fn, what", [
+    (refused_unpacking, "iterating over it"), (refused_isinstance, r"passing it to isinstance\(\)"),
     (refused_len, r"passing it to len\(\)"), (refused_method, r"`\.upper`"),
     (refused_fstring, "formatting it into a string"), (refused_dict_key, "as a key or index"),
     (refused_concat, r"the operator `\+`"), (refused_ordering, "the operator `<`"),

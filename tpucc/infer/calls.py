@@ -41,9 +41,9 @@ from . import buffers, builder, float_errors, held_ints
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, interpreted, iterators,
-               library_signatures, list_loops, local_caches, messages, popped_queues, pynumbers,
-               recursion, stacking, static_arguments, vectorize)
+from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, interpreted,
+               iterators, library_signatures, list_loops, local_caches, messages, popped_queues,
+               pynumbers, recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -4065,7 +4065,6 @@ def _is_user_class(cls) -> bool:
         new in (object.__new__, None) and cls.__module__ != "builtins"
 
 
-
 def _takes_any_object(fn) -> bool:
     """Whether a call passes its arguments on without looking at them, so
     that one may be a choice among static objects (chosen_values.py): the
@@ -4084,6 +4083,7 @@ def _called_name(fn) -> str:
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     module = getattr(fn, "__module__", None) or ""
     return f"np.{name}()" if module.startswith("numpy") else f"{name}()"
+
 
 def _hashable(fn) -> bool:
     try:

@@ -11,14 +11,21 @@ remapping of tables).
 In a flattened state (state.flatten) such a value is a node `CHOSEN`
 whose one leaf, at the value's own path, is its position: an Array, or a
 static np.int32 where a path holds the object itself (`lift`), so a branch
-merges, and a loop carries, the position as any int.  The caller gets the
-object (the output tree names the table: `for_output`).
+merges, and a loop carries, the position as any int (a loop entered with
+an object and left with another, or a choice, carries it as a choice:
+`carried_choices`; an attribute or item: `positions`).  The caller gets
+the object (the output tree names the table: `for_output`).
 
 What a program may do with it: return it, keep it in containers, pass it
 on, compare it (`==`, `!=`, `is`, `is not`, `in` a static container) and
 test its truth, each a runtime bool from a static table over the choices
-(`compare`, `contained_in`, `truth`).  Anything else needs the object
-itself, which is known only at run time: `refusal`.
+(`compare`, `contained_in`, `truth`), and print it (a runtime `if` per
+object: `call_resolved`).  Anything else needs the object itself, which is
+known only at run time: `refusal`.
+
+The table only grows while compiling.  A lookup made with a shorter table
+could be reached by a position a loop carries from later in its body:
+the loop then traces its body again (loops._settle_while).
 """
 from __future__ import annotations
 
@@ -47,9 +54,12 @@ class ChosenValue:
     def __repr__(self) -> str:
         return "a static object chosen at run time"
 
+    # (what Python's own protocols would ask natively: `{status: 1}`, `a, b = status`)
     def __hash__(self):
-        # (`{status: 1}`, `{status}`: Python hashes it natively)
         raise refusal("using it as a dict key or set item", self)
+
+    def __iter__(self):
+        raise refusal("iterating over it", self)
 
 
 def choosable(v) -> bool:
