@@ -471,3 +471,28 @@ def test_choice_in_a_long_loop(x):
 def test_loop_binding_it_first_may_leave_it_unbound():
     with pytest.raises(tpucc.TpuccError, match="cannot access local variable 'status'"):
         tpucc.compile(first_bound_in_loop, cache=False)(np.zeros(3))
+
+
+def refused_join(x):
+    s = _status(x)
+    return "".join([s, "!"])   # <- here
+
+
+def refused_nested_fstring(x):
+    s = _status(x)
+    return f"{[s]}"   # <- here
+
+
+def refused_nested_print(x):
+    s = _status(x)
+    print([s])   # <- here
+    return x
+
+
+@pytest.mark.parametrize("fn, what", [
+    (refused_join, r"passing it to str.join\(\)"),
+    (refused_nested_fstring, "formatting it into a string"),
+    (refused_nested_print, r"passing it to print\(\)")])
+def test_a_choice_inside_a_container_is_not_formatted_as_itself(fn, what):
+    raises_at(fn, (np.ones(2),), E.MergeError, what + " needs the object itself",
+              line_of="<- here")

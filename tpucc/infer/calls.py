@@ -2523,9 +2523,8 @@ class Interpreter:
         if fn is print and chosen_values.holds_choice(args):   # printed in a branch per object
             return self.call(chosen_values.call_resolved,
                              chosen_values.resolved_call(fn, args, kwargs), {})
-        if chosen_values.holds_choice((*args, *kwargs.values())) and not _takes_any_object(fn):
-            chosen = next(v for v in (*args, *kwargs.values())
-                          if isinstance(v, chosen_values.ChosenValue))
+        chosen = chosen_values.first_choice((*args, *kwargs.values()))
+        if chosen is not None and not _takes_any_object(fn):    # (`len(status)`, `str([status])`)
             raise chosen_values.refusal(f"passing it to {_called_name(fn)}", chosen)
         # A callable object need not be hashable (a dataclass with eq=True is not).
         hashable = _hashable(fn)

@@ -323,16 +323,31 @@ _SYMBOLS = {operator.eq: "==", operator.ne: "!="}
 
 
 def operate(op, operands, symbol: str):
-    """An operator (dunders.apply's) with a choice among its operands:
-    == and != with a comparable value; anything else is refused."""
-    if op in _SYMBOLS and all(map(comparable, operands)):
+    """An operator (dunders.apply's) with a choice among (or inside) its
+    operands: == and != of a choice with a comparable value; anything else
+    is refused (`"%s" % (status,)` would format the choice itself)."""
+    if op in _SYMBOLS and holds_choice(operands) and all(map(comparable, operands)):
         return compare(op, *operands)
-    chosen = next(o for o in operands if isinstance(o, ChosenValue))
-    raise refusal(f"the operator `{symbol}`", chosen)
+    raise refusal(f"the operator `{symbol}`", first_choice(operands))
 
 
 def holds_choice(values) -> bool:
+    """Whether one of `values` is a choice."""
     return any(isinstance(v, ChosenValue) for v in values)
+
+
+def first_choice(values) -> ChosenValue | None:
+    """The first choice among `values` or inside the lists, tuples, dicts
+    and sets they hold (what Python's own code would read natively)."""
+    work, seen = list(values), set()
+    while work:
+        v = work.pop()
+        if isinstance(v, ChosenValue):
+            return v
+        if isinstance(v, (list, tuple, set, frozenset, dict)) and id(v) not in seen:
+            seen.add(id(v))         # (a list may hold itself)
+            work.extend(v.values() if isinstance(v, dict) else v)
+    return None
 
 
 HINT = ("a value chosen at run time among static objects (strings, None, ...) can be "

@@ -78,7 +78,7 @@ def apply(interp, op, *operands, native=None):
     """op(*operands) (a binary, in-place or unary operator, or a comparison)
     with the user's dunder methods interpreted; else `native` (op itself
     unless given) applied."""
-    if chosen_values.holds_choice(operands):     # `status == "ok"`: from a table of the objects
+    if chosen_values.first_choice(operands) is not None:    # `status == "ok"`: from a table
         return chosen_values.operate(op, operands, _symbol(op))
     if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)

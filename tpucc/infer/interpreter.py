@@ -1015,6 +1015,13 @@ def _refuse_chosen_subscript(obj, key) -> None:
         raise chosen_values.refusal("indexing it", obj)
 
 
+def _refuse_formatting_choice(v) -> None:
+    """f"{status}", f"{[status]}": formatting needs the object."""
+    chosen = chosen_values.first_choice((v,))
+    if chosen is not None:
+        raise chosen_values.refusal("formatting it into a string", chosen)
+
+
 @handler
 def BUILD_SLICE(f, n):
     f.push(slice(*f.popn(n)))
@@ -1034,8 +1041,7 @@ def BUILD_STRING(f, n):
 def FORMAT_VALUE(f, flags):
     spec = f.pop() if flags & 0x04 else ""
     v = f.pop()
-    if isinstance(v, chosen_values.ChosenValue):
-        raise chosen_values.refusal("formatting it into a string", v)
+    _refuse_formatting_choice(v)
     if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
         v, flags = v.value, flags | v.which
     if isinstance(v, Array) and f.format_runtime is not None:   # a runtime raise's message
@@ -1096,8 +1102,7 @@ class _Converted:
 def CONVERT_VALUE(f, which):
     """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE."""
     v = f.pop()
-    if isinstance(v, chosen_values.ChosenValue):
-        raise chosen_values.refusal("formatting it into a string", v)
+    _refuse_formatting_choice(v)
     if isinstance(v, messages.RuntimeText):     # print(f"{f'{x}'!s}"): itself; !r needs its text
         if which != 1:
             messages.refuse_use()
