@@ -27,8 +27,8 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import (builder, chosen_functions, chosen_values, escaping, guarded_ranges, held_ints, iterators,
-               popped_queues)
+from . import (builder, chosen_functions, chosen_values, escaping, guarded_ranges, held_ints,
+               iterators, popped_queues)
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter

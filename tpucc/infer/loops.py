@@ -23,8 +23,8 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
-from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, list_loops, popped_queues,
-               privacy, stacking)
+from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, list_loops,
+               popped_queues, privacy, stacking)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
