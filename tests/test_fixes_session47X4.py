@@ -496,3 +496,15 @@ def refused_nested_print(x):
 def test_a_choice_inside_a_container_is_not_formatted_as_itself(fn, what):
     raises_at(fn, (np.ones(2),), E.MergeError, what + " needs the object itself",
               line_of="<- here")
+
+
+def test_printed_in_a_runtime_branch(capfd):
+    def f(x):
+        s = "pos" if x[0] > 0 else None
+        if x[1] > 0:
+            print("in branch:", s)
+        return x
+    compiled = tpucc.compile(f, cache=False)
+    for x in (np.array([1.0, 1.0]), np.array([-1.0, 1.0]), np.array([1.0, -1.0])):
+        compiled(x)
+    assert capfd.readouterr().out.splitlines() == ["in branch: pos", "in branch: None"]
