@@ -578,9 +578,13 @@ def sorted_(interp, x, *rest, key=None, reverse=False):
     try:
         order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
     except NeedsStatic:
-        if not holding:
+        if holding:
+            raise _sorted_tuples_refusal() from None
+        objects = [k.value for k in keys if dunders.involves_user(k.value)] \
+            if keys and isinstance(keys[0], dunders.SortKey) else []
+        if not objects:
             raise
-        raise _sorted_tuples_refusal() from None
+        raise _sorted_objects_refusal(objects, key is not None) from None
     return interp.fresh([items[i] for i in order])
 
 
@@ -594,6 +598,23 @@ def _sorted_refusal() -> StaticValueError:
         "for runtime real scalars of one type, without key=",
         hint="sort them as an array: np.sort(np.array(items)), or order other values by "
              "np.argsort(np.array(keys))")
+
+
+def _sorted_objects_refusal(objects, by_key: bool) -> StaticValueError:
+    """Sorting objects whose `<` (the user's __lt__, interpreted) compares
+    runtime values: the order, and so which object lands where, would be
+    known only at run time."""
+    from .calls import user_class_of
+    classes = sorted({user_class_of(v) for v in objects}, key=lambda c: c.__name__)
+    names = [c.__name__ for c in classes]
+    method = f" ({names[0]}.__lt__)" if "__lt__" in vars(classes[0]) else ""
+    return StaticValueError(
+        f"sorting {' and '.join(names)} objects{' (the keys)' if by_key else ''}: their "
+        f"`<`{method} compares runtime values here, so their order would be known only at "
+        "run time",
+        hint="sort by a static key (key=lambda o: o.name, a value not computed from arrays); "
+             "or keep the runtime values in an array and sort that: "
+             "np.sort(np.array([o.w for o in objs])), or take their order from np.argsort")
 
 
 def _sorted_tuples_refusal() -> StaticValueError:
@@ -2344,6 +2365,8 @@ def operator_index(interp, v):
     if isinstance(v, Array):
         from . import pynumbers
         return pynumbers.index_value(v)
+    if interp.user_dunder(v, "__index__") is not None:
+        return interp.index_values(v)       # (what it returned checked, as Python does)
     return interp.inline(_PURE_OPERATOR.index, [v], {})
 
 

@@ -509,6 +509,38 @@ def _holds(container, key, value) -> bool:
         return False
 
 
+def _user_keys_compared(lookup):
+    """lookup(container, key, ...) (a subscript, a store, `in`, .get) where
+    a dict or set compares the key with its own keys by the key's class's
+    __eq__ (natively, after equal hashes): one comparing runtime values
+    needs their truth now, refused as that, not as an array's truth."""
+    @functools.wraps(lookup)
+    def compared(interp, a, b, *rest):
+        try:
+            return lookup(interp, a, b, *rest)
+        except NeedsStatic as e:
+            container, key = (b, a) if lookup.__name__ == "contains" else (a, b)
+            raise _user_key_refusal(container, key) or e
+    return compared
+
+
+def _user_key_refusal(container, key) -> StaticValueError | None:
+    """The refusal of looking up `key`, an instance of a user class (or a
+    tuple of them), in a dict or set by an __eq__ that compares runtime
+    values; None for any other container or key."""
+    from . import dunders
+    if not isinstance(container, (dict, set, frozenset)) or not dunders.involves_user(key):
+        return None
+    what = "a dict key" if isinstance(container, dict) else "a set item"
+    name = user_class_of(key).__name__
+    return StaticValueError(
+        f"a {name} object as {what}: the {type(container).__name__} compares it with its keys "
+        f"of the same hash by {name}.__eq__, which compares runtime values here, so which key "
+        "it matches would be known only at run time",
+        hint="key the dict by static values (names, or numbers not computed from arrays), "
+             f"e.g. d[k.name]; or keep the runtime values out of {name}.__eq__ and __hash__")
+
+
 class Interpreter:
     def __init__(self, context, scalars=None):
         self.ctx = context
@@ -1084,6 +1116,7 @@ class Interpreter:
             view = self.list_views.setdefault(id(obj), ListGuardView(obj))
             self._guard(view, key, MISSING, obj, "list")
 
+    @_user_keys_compared
     def contains(self, item, container):
         """`item in container`; on a dict from outside, guarded."""
         refuse_outside_iterator(container)      # (`in` advances an iterator up to the item)
@@ -1123,6 +1156,7 @@ class Interpreter:
             self.user_dunder(container, "__iter__") is not None
             or self.user_dunder(container, "__getitem__") is not None)
 
+    @_user_keys_compared
     def dict_get(self, d: dict, key, default=None):
         """d.get(key, default) on a dict: a missing key guarded, a present
         one read as d[key] is."""
@@ -1442,6 +1476,7 @@ class Interpreter:
         entry = self.captured.get(id(current))
         return entry.array if entry is not None else None
 
+    @_user_keys_compared
     def getitem(self, obj, key):
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
@@ -1731,6 +1766,7 @@ class Interpreter:
             key = held_ints.as_sequence_index(key)
         return scalar_if_numpy_would(obj, key, self.getitem(obj, key))
 
+    @_user_keys_compared
     def setitem(self, obj, key, value):
         if self.generator_runs:
             generator_runs.note_effect(self, obj)
@@ -2074,10 +2110,10 @@ class Interpreter:
         if method is None:
             return None
         it = self.inline_dunder(method, v, iter)
-        if not hasattr(type(it), "__next__") and (it is v or self.user_dunder(it, "__iter__")):
-            # (returning self without __next__ would ask it for an iterator forever)
+        if not hasattr(iterators.python_type(it) or type(it), "__next__"):
+            # (iter()'s check: a list, or self without __next__, is no iterator)
             raise UserCodeError(f"TypeError: iter() returned non-iterator of type "
-                                f"'{type(it).__name__}'")
+                                f"'{python_type_name(it)}'")
         return it
 
     def next_item(self, it, method):
@@ -2197,7 +2233,9 @@ class Interpreter:
             indexing.check_slice_bounds(key)    # (a list's [:k / 2] too: never an int)
             return key
         method = self.user_dunder(key, "__index__")
-        return key if method is None else self.inline(method, [key], {})
+        if method is None:
+            return key
+        return checked_number_result(self, "__index__", key, self.inline(method, [key], {}))
 
     def take_indices(self, indices):
         """np.take's indices with their user objects that have __index__ as
@@ -2646,17 +2684,21 @@ class Interpreter:
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
                 refuse_runtime_hash(args[:1], "a dict key")
             elif fn.__name__ == "sort" and type(fn.__self__) is list and not args \
-                    and any(map(holds_array, fn.__self__)):
-                # runtime numbers: sorted()'s rules and messages, in place
+                    and _compares_runtime_or_user(fn.__self__):
+                # runtime numbers, or a user's __lt__ interpreted (natively it
+                # would run on tpucc's stand-ins): sorted()'s rules and messages, in place
                 fn.__self__[:] = BUILTINS[sorted](self, list(fn.__self__), **kwargs)
                 return None
             elif fn.__name__ == "remove" and type(fn.__self__) is list and len(args) == 1 \
-                    and not kwargs and (holds_array(args[0]) or any(map(holds_array, fn.__self__))):
+                    and not kwargs and _compares_runtime_or_user(fn.__self__, args[0]):
                 from . import dunders       # (a runtime comparison decides which item goes)
                 return dunders.remove(self, fn.__self__, args[0])
             elif fn.__name__ == "sort" and kwargs.get("key") is not None:
                 kwargs = {**kwargs, "key": InterpretedCallback(self, kwargs["key"])}
-            out = fn(*args, **kwargs)       # a list/dict/set of ours: it may hold arrays
+            try:
+                out = fn(*args, **kwargs)       # a list/dict/set of ours: it may hold arrays
+            except NeedsStatic as e:        # (d.pop(key) compared keys with a user __eq__)
+                raise _user_key_refusal(fn.__self__, args[0] if args else None) or e
             _refuse_runtime_keys(fn.__self__)       # (d.update(zip(runtime, ...)))
             return out
         if isinstance(fn, types.BuiltinMethodType) \
@@ -2894,7 +2936,10 @@ class Interpreter:
         self.guard_lookup(cls, "__init__")
         init = class_attribute(cls, "__init__")
         if isinstance(init, types.FunctionType):
-            self.inline(init, [obj] + list(args), kwargs)
+            returned = self.inline(init, [obj] + list(args), kwargs)
+            if returned is not None:        # (type.__call__'s check)
+                raise UserCodeError(f"TypeError: __init__() should return None, not "
+                                    f"'{python_type_name(returned)}'")
         return obj
 
     def inline(self, fn: types.FunctionType, args, kwargs):
@@ -3191,9 +3236,62 @@ def instance_dict(obj):
         return None
 
 
+def user_class_of(value) -> type:
+    """value's class, or the first user class among the items of the tuple
+    or list it is (dunders.involves_user): what a message names."""
+    from . import dunders
+    if type(value) in (tuple, list):
+        return next((user_class_of(v) for v in value if dunders.involves_user(v)), type(value))
+    return type(value)
+
+
+def _compares_runtime_or_user(items, *more) -> bool:
+    """Whether comparing these values (a list's items, and an item sought in
+    it) reads runtime values or calls a user class's comparison methods."""
+    from . import dunders
+    return any(holds_array(v) or dunders.involves_user(v) for v in (*items, *more))
+
+
+def python_type_name(value) -> str:
+    """The name Python's TypeErrors give value's type (its tp_name:
+    'list', 'numpy.int64', a user class's own name); for a runtime value,
+    its type when run eagerly."""
+    kind = type(python_sample(value)) if isinstance(value, Array) else \
+        iterators.python_type(value) or type(value)
+    if kind.__module__ == "builtins" or kind.__flags__ & _HEAP_TYPE:
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+_HEAP_TYPE = 1 << 9     # (Py_TPFLAGS_HEAPTYPE: a class made by a class statement)
+
+# What int(), float(), complex() and operator.index() take of what a class's
+# method returned: that exact type (Python converts an instance of a subclass
+# of it, a bool from __int__ or an np.float64 from __float__, with a
+# DeprecationWarning), else its TypeError.
+_NUMBER_RESULTS = {"__int__": int, "__index__": int, "__float__": float, "__complex__": complex}
+
+
+def checked_number_result(interp, name: str, obj, result):
+    """What obj.name() returned (__int__, __index__, __float__ or
+    __complex__), checked as Python checks it."""
+    want = _NUMBER_RESULTS[name]
+    if isinstance(result, Array) and result.held_int is not None:
+        return BUILTINS[want](interp, result)   # (a Python number on some runtime paths)
+    sample = python_sample(result) if isinstance(result, Array) else result
+    if type(sample) is want:
+        return result
+    if isinstance(sample, want):
+        return BUILTINS[want](interp, result)
+    owner = f"{type(obj).__name__}." if name == "__float__" else ""     # (CPython's words)
+    raise UserCodeError(f"TypeError: {owner}{name} returned non-{want.__name__} "
+                        f"(type {python_type_name(result)})")
+
+
 def check_truth_result(name, result):
     """What Python checks of what __bool__ or __len__ returned: a bool (a
-    NumPy bool is refused), a non-negative int."""
+    NumPy bool is refused), a non-negative int (at run time for a runtime
+    one: E910)."""
     if name == "__bool__":
         if isinstance(result, Array) and not (result.weak and result.dtype == np.bool_) \
                 or not isinstance(result, (Array, bool)):
@@ -3205,6 +3303,10 @@ def check_truth_result(name, result):
                                 "interpreted as an integer")
         if result < 0:
             raise UserCodeError("ValueError: __len__() should return >= 0")
+    else:
+        from . import checks
+        checks.require(builder.emit("greater_equal", pynumbers.index_value(result), 0),
+                       "__len__() should return >= 0", raises="ValueError")
 
 
 # Built-in values whose attributes never change (`complex(v).real`, `s.start`).

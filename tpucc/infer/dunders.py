@@ -26,7 +26,7 @@ from .builder import emit
 from .control import as_aval
 from . import calls, chosen_values, held_ints, iterators, messages, pynumbers
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
-from .calls import class_attribute, is_library_class
+from .calls import checked_number_result, class_attribute, is_library_class
 from .iterators import SeqIter
 from .values import Array, NeedsStatic
 from ..ops import assign
@@ -412,19 +412,28 @@ def remove(interp, items: list, item):
     for k, v in enumerate(items):
         hit = _runtime_hit(interp, v, item)
         if isinstance(hit, Array):
-            call = "list.remove() of a runtime value" if isinstance(item, Array) \
-                else f"list.remove({_shown(interp, item)})"
-            raise StaticValueError(
-                f"{call}: whether item {k} equals it depends on "
-                "runtime values, so which item is removed, and the list's length after, "
-                "would be known only at run time",
-                hint="keep the values in an array and mask them, e.g. np.where(x != v, x, 0) "
-                     "or a count with np.sum(x != v); or remove by a static position "
-                     "(del lst[i], lst.pop(i))")
+            raise _runtime_removal(interp, item, k)
         if hit:
             del items[k]
             return None
     raise UserCodeError("ValueError: list.remove(x): x not in list")
+
+
+def _runtime_removal(interp, item, k: int) -> StaticValueError:
+    """The refusal of list.remove(item) where whether item k equals it is
+    known only at run time (a runtime number, or a user __eq__ comparing
+    runtime values)."""
+    if isinstance(item, Array):
+        call = "list.remove() of a runtime value"
+    elif involves_user(item) and class_attribute(type(item), "__repr__") is object.__repr__:
+        call = f"list.remove() of a {type(item).__name__} object"   # (not its address)
+    else:
+        call = f"list.remove({_shown(interp, item)})"
+    return StaticValueError(
+        f"{call}: whether item {k} equals it depends on runtime values, so which item is "
+        "removed, and the list's length after, would be known only at run time",
+        hint="remove by a static position (del lst[i], lst.pop(i)); or keep the values in an "
+             "array and mask them, e.g. np.where(x != v, x, 0) or a count with np.sum(x != v)")
 
 
 def _runtime_hit(interp, v, item):
@@ -458,15 +467,20 @@ def contains(interp, item, items):
     return runtime_search(interp, "contains", item, items)
 
 
+class SortKey:
+    """What sort_key wraps each key in."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 def sort_key(interp):
     """A key for sorted(): Python's sort compares with `<` alone, so the
     user's __lt__ (or __gt__) interpreted for each comparison sorts the
     same way, in the same order of calls."""
-    class Interpreted:
-        __slots__ = ("value",)
-
-        def __init__(self, value):
-            self.value = value
+    class Interpreted(SortKey):
+        __slots__ = ()
 
         def __lt__(self, other):
             return is_true(interp, apply(interp, operator.lt, self.value, other.value))
@@ -630,11 +644,12 @@ def conversion(interp, pytype, x):
         return NATIVE if truth is x else truth
     if pytype == "index":           # what %x needs: operator.index
         method = interp.user_dunder(x, "__index__")
-        return NATIVE if method is None else interp.inline(method, [x], {})
+        return NATIVE if method is None else \
+            checked_number_result(interp, "__index__", x, interp.inline(method, [x], {}))
     for name in _NUMBER_METHODS.get(pytype, ()):
         method = interp.user_dunder(x, name)        # (guarded: what the classes hold)
         if method is not None:
-            value = interp.inline(method, [x], {})
+            value = checked_number_result(interp, name, x, interp.inline(method, [x], {}))
             if name == "__" + pytype.__name__ + "__":
                 return value
             from .builtins_impl import BUILTINS

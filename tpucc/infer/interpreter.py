@@ -772,7 +772,11 @@ def _truth_of_in(interp, found, invert):
     if invert:
         return dunders.negation(interp, found)
     truth = interp.truth_value(found)
-    return _python_bool(truth) if isinstance(truth, Array) else bool(truth)
+    if not isinstance(truth, Array):
+        return bool(truth)
+    if truth.size != 1:     # (a user __contains__ returning `self.a == v`: NumPy's ValueError)
+        raise control.ambiguous_truth(truth)
+    return _python_bool(truth)
 
 
 _NUMBERS = (bool, int, float, complex, np.generic)
