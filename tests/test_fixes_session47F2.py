@@ -504,3 +504,41 @@ def dict_static_keys(x):
 
 def test_dict_lookup_by_static_eq_compiles():
     same(dict_static_keys, np.arange(3.0))
+
+
+class ValueKey:
+    def __init__(self, v):
+        self.v = v
+
+    def __hash__(self):
+        return hash(self.v)
+
+    def __eq__(self, o):
+        return self.v == o.v
+
+
+def dict_by_runtime_hash(x):
+    d = {ValueKey(1.0): 10}
+    return d.get(ValueKey(x[0]), -1)
+
+
+def set_by_runtime_hash(x):
+    return ValueKey(float(x[0])) in {ValueKey(1.0)}
+
+
+@pytest.mark.parametrize("fn, what", [(dict_by_runtime_hash, "a dict key"),
+                                      (set_by_runtime_hash, "a set item")])
+def test_dict_lookup_by_runtime_hash_is_refused_not_missed(fn, what):
+    # (hashed natively, the runtime value's stand-in was never found: -1, False)
+    raises_at(fn, (np.array([1.0]),), StaticValueError, line_of="ValueKey(",
+              match=rf"a ValueKey object as {what}: .* hashes it by ValueKey\.__hash__, which "
+                    "hashes runtime values here", cache=False)
+
+
+def dict_by_static_hash(x):
+    d = {ValueKey(1.0): x, ValueKey(2): x + 1}
+    return d[ValueKey(2)], d.get(ValueKey(3.0), 0), ValueKey(1.0) in {ValueKey(1.0)}
+
+
+def test_dict_lookup_by_static_hash_compiles():
+    same(dict_by_static_hash, np.arange(3.0))

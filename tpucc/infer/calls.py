@@ -516,27 +516,48 @@ def _user_keys_compared(lookup):
     needs their truth now, refused as that, not as an array's truth."""
     @functools.wraps(lookup)
     def compared(interp, a, b, *rest):
+        container, key = (b, a) if lookup.__name__ == "contains" else (a, b)
+        _refuse_runtime_user_hash(interp, container, key)
         try:
             return lookup(interp, a, b, *rest)
         except NeedsStatic as e:
-            container, key = (b, a) if lookup.__name__ == "contains" else (a, b)
             raise _user_key_refusal(container, key) or e
     return compared
 
 
-def _user_key_refusal(container, key) -> StaticValueError | None:
+def _refuse_runtime_user_hash(interp, container, key) -> None:
+    """A dict or set hashes a key of a user class by its __hash__, natively:
+    one that hashes runtime values would hash tpucc's stand-in for them
+    (by identity: never found).  Interpreted first, to refuse that."""
+    if not isinstance(container, (dict, set, frozenset)):
+        return
+    for obj in key if type(key) is tuple else (key,):
+        method = interp.user_dunder(obj, "__hash__")
+        if method is None:
+            continue
+        try:
+            value = interp.inline(method, [obj], {})
+        except (NeedsStatic, StaticValueError, UnsupportedError):
+            value = None
+        if not isinstance(value, int):
+            raise _user_key_refusal(container, obj, "__hash__", "hashes") from None
+
+
+def _user_key_refusal(container, key, method="__eq__", does="compares") -> \
+        StaticValueError | None:
     """The refusal of looking up `key`, an instance of a user class (or a
-    tuple of them), in a dict or set by an __eq__ that compares runtime
-    values; None for any other container or key."""
+    tuple of them), in a dict or set by an __eq__ (or __hash__) that reads
+    runtime values; None for any other container or key."""
     from . import dunders
     if not isinstance(container, (dict, set, frozenset)) or not dunders.involves_user(key):
         return None
     what = "a dict key" if isinstance(container, dict) else "a set item"
     name = user_class_of(key).__name__
+    how = f"compares it with its keys of the same hash by {name}.__eq__" if method == "__eq__" \
+        else f"hashes it by {name}.__hash__"
     return StaticValueError(
-        f"a {name} object as {what}: the {type(container).__name__} compares it with its keys "
-        f"of the same hash by {name}.__eq__, which compares runtime values here, so which key "
-        "it matches would be known only at run time",
+        f"a {name} object as {what}: the {type(container).__name__} {how}, which {does} "
+        "runtime values here, so which key it matches would be known only at run time",
         hint="key the dict by static values (names, or numbers not computed from arrays), "
              f"e.g. d[k.name]; or keep the runtime values out of {name}.__eq__ and __hash__")
 
@@ -2695,6 +2716,8 @@ class Interpreter:
                 return dunders.remove(self, fn.__self__, args[0])
             elif fn.__name__ == "sort" and kwargs.get("key") is not None:
                 kwargs = {**kwargs, "key": InterpretedCallback(self, kwargs["key"])}
+            if args:
+                _refuse_runtime_user_hash(self, fn.__self__, args[0])
             try:
                 out = fn(*args, **kwargs)       # a list/dict/set of ours: it may hold arrays
             except NeedsStatic as e:        # (d.pop(key) compared keys with a user __eq__)
