@@ -624,7 +624,9 @@ def _truth_step(var):
     where the current region made it by logical_not, a bool convert, or
     a comparison with 0 (`bool(v)`, `v != 0`); else None."""
     op = _made_in_region(var)
-    if op is None or op.inputs[0].aval.dtype != np.bool_:
+    # A creation op (`np.array(False)`, `np.zeros((), bool)`) has no
+    # inputs: the flag is its own root.
+    if op is None or not op.inputs or op.inputs[0].aval.dtype != np.bool_:
         return None
     if op.name in ("logical_not", "convert"):
         return op.inputs[0], op.name == "logical_not"
