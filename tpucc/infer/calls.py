@@ -3538,6 +3538,13 @@ def _runtime_index_hint(items) -> str:
                 "indices = np.array([v for r in ROWS for v in r]), and loop over row u with "
                 "`for k in range(indptr[u], indptr[u + 1]): v = indices[k]` (or pad the rows "
                 "to one length)")
+    if isinstance(items, str):
+        # ("^>v<"[a]: a greedy policy printed as arrows; np.stack has no
+        # characters to stack)
+        return ("its items are the characters of a string, which compiled code cannot pick "
+                "at run time (it computes arrays and numbers): return the positions (an "
+                "index, the argmax) and look the characters up outside the compiled "
+                "function (`''.join('^>v<'[a] for a in actions)`)")
     if isinstance(items, (list, tuple, dict)) and any(isinstance(v, (str, bytes))
                                                        for v in _items_of(items)):
         # (np.stack would refuse them, and no compiled result holds a string)
