@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import _string
 import collections
+import collections.abc
 import operator
 import re
 import string
@@ -994,11 +995,28 @@ def arrays_of(interp, fn, args, kwargs):
 
 def array_operand(interp, x):
     """x as NumPy converts an operand: the array a user class's Python
-    __array__ returns (interpreted), else x itself."""
+    __array__ returns (interpreted), the array of its items where the class
+    is a sequence (_sequence_as_array), else x itself."""
     method = interp.user_dunder(x, "__array__")
     if method is None:
-        return x
+        return _sequence_as_array(interp, x)
     out = interp.inline(method, [x], {})
     if not isinstance(out, (Array, np.ndarray)):
         raise UserCodeError("ValueError: object __array__ method not producing an array")
     return out
+
+
+def _sequence_as_array(interp, x):
+    """An instance of a user class defining both __len__ and __getitem__ (a
+    transition model's rows, `p @ chain`) as NumPy converts it: it is a
+    sequence to NumPy, made into the array of list(x) (its __iter__, else
+    x[0], x[1], ... until IndexError), each item converted alike.  Read by
+    interpreting those methods, so the arrays they return stay runtime
+    inputs.  Without __len__, or for a mapping, NumPy makes an object
+    array, which compiled code refuses (values.to_value)."""
+    if isinstance(x, (Array, collections.abc.Mapping)) or \
+            interp.user_dunder(x, "__getitem__") is None or \
+            interp.user_dunder(x, "__len__") is None:
+        return x
+    items = [array_operand(interp, v) for v in interp.static_items(x)]
+    return interp.call(np.asarray, [items], {})
