@@ -491,6 +491,12 @@ def const_value(x) -> Value:
     if aval.dtype.names:            # np.frombuffer(data, [("kind", "u1"), ("len", "<u2")])
         from .values import structured_refusal
         raise structured_refusal(aval.dtype, "this array")
+    if aval.dtype.kind in "US":     # (a char grid: np.array([list(r) for r in ROWS]))
+        raise DTypeError(f"an array of dtype {aval.dtype} ({_kind_of(x)}) cannot be used by "
+                         "compiled code: it holds strings",
+                         hint="compare it with a string while compiling and use the bool "
+                              "array (`walls = grid == '#'`), or pass the positions out and "
+                              "look the strings up outside the compiled function")
     if aval.dtype.kind not in "biufc":
         raise DTypeError(f"an array of dtype {aval.dtype} ({_kind_of(x)}) cannot be used by "
                          "compiled code",

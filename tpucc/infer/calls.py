@@ -685,6 +685,13 @@ class Interpreter:
                 "object (or gave it different items) on different paths is not supported",
                 hint="build the container after the `if` or loop from the values it "
                      "computed, or create it once before and assign only arrays inside")
+        if entry is None and isinstance(obj, np.ndarray):
+            raise SideEffectError(       # (natively_made: only a string array is one)
+                f"changing a string array (dtype {obj.dtype}) is not supported: compiled code "
+                "holds no strings, and NumPy made this one while compiling",
+                hint="change the Python lists before making the array "
+                     "(`rows = [list(r) for r in ROWS]; rows[0][0] = '#'`), or compare first "
+                     "and change the bool array (`walls = grid == '#'; walls[0, 0] = True`)")
         if entry is None:
             raise SideEffectError(
                 f"mutating {what} that exists outside the compiled function is not supported",
@@ -2887,13 +2894,7 @@ class Interpreter:
             # the float() or index the native code made of it.
             raise _native_refusal(fn, name, module, owner, "runtime values") from None
         _refuse_runtime_keys(result, getattr(fn, "__self__", None), *args)
-        if isinstance(result, np.ndarray):
-            constant = Array(builder.const_value(result))
-            # np.frombuffer(b"..."): a view of immutable memory, read-only in
-            # NumPy, so writing into it must raise as it does there
-            constant.frozen = frozen_kind(result)
-            return constant
-        return result
+        return natively_made(result)
 
     def _capture_default_arrays(self, fn, locals_: dict) -> dict:
         """An array default (`def f(x, w=W)`) is read at every call, as a
@@ -4133,6 +4134,20 @@ _REMOVAL_HINT = (
     "k = 0; while k < len(times) and times[k] < limit: ...; k += 1` (for a heap, sort the "
     "times first; for a worklist, loop over its items in pop order, `for i in reversed(q):`, "
     "and `return` or `break` on the runtime test)")
+
+
+def natively_made(result):
+    """What a library call (or NumPy's operator) run now returns, as the
+    program holds it: an ndarray as a constant array, except a string one
+    (np.array(list("S.#"))), which compiled code cannot hold but which may
+    be compared now (`g == '#'`: that bool array is a constant)."""
+    if not isinstance(result, np.ndarray) or result.dtype.kind in "US":
+        return result
+    constant = Array(builder.const_value(result))
+    # np.frombuffer(b"..."): a view of immutable memory, read-only in
+    # NumPy, so writing into it must raise as it does there
+    constant.frozen = frozen_kind(result)
+    return constant
 
 
 def user_dunder(obj, name: str):

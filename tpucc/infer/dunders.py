@@ -87,14 +87,16 @@ def apply(interp, op, *operands, native=None):
             or type(operands[0]) is str and op in (operator.mod, operator.imod)):
         # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects;
         # `fmt % x` of a runtime x is refused by _printf, whose hint knows a raise's message)
-        return (native or op)(*operands)        # numbers, arrays: the common case
+        # numbers, arrays: the common case (`grid == '#'` of a string array
+        # made now gives a constant bool array)
+        return calls.natively_made((native or op)(*operands))
     if len(operands) == 1:
         result = unary(interp, op, *operands) if op in UNARY else NATIVE
     elif op in COMPARE:
         result = compare(interp, op, *operands)
     else:
         result = binary(interp, op, *operands)
-    return (native or op)(*operands) if result is NATIVE else result
+    return calls.natively_made((native or op)(*operands)) if result is NATIVE else result
 
 
 def _symbol(op) -> str:
