@@ -9,6 +9,8 @@
   for r in ROWS])`, a gridworld's character map) was refused (E210) when
   NumPy made it; it is now held as a static ndarray while compiling, and
   what NumPy computes from it now (`grid == '#'`) is a constant array.
+  A method needing the values (walls.nonzero()) of such a constant is now
+  NumPy's, called while compiling, as np.nonzero(walls) already was.
   Using the strings themselves at run time is still refused, with a hint
   that says to compare first; changing the string array is refused with a
   true message.
@@ -165,6 +167,17 @@ def string_array_returned(x):
     return x + 1, np.array(list("ab"))
 
 
+def walls_written_into_argument(x):
+    g = np.array([list(r) for r in ROWS])
+    x[g == '#'] = -1.0
+    return np.sum(g == '#'), (g == 'G').nonzero()
+
+
+def method_of_constant_mask(x):
+    m = np.array([0, 1, 1, 0]) == 1
+    return m.nonzero(), m.nonzero()[0] * x
+
+
 def test_string_grid_compared_to_mask():
     same_each(walls_times, (np.ones((2, 3)),), (np.arange(6).reshape(2, 3),))
 
@@ -177,6 +190,8 @@ def test_string_grid_compared_to_mask():
     (loop_over_string_rows, np.float32(2)),
     (changed_bool_mask, np.ones((2, 3), np.int32)),
     (string_array_returned, 1.5),
+    (walls_written_into_argument, np.ones((2, 3))),
+    (method_of_constant_mask, np.float32(2)),
 ])
 def test_string_array_from_static_data(fn, x):
     same(fn, x)

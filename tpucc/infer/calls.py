@@ -2541,7 +2541,15 @@ class Interpreter:
                 args = [args[0], self.take_indices(args[1]), *args[2:]]
                 if masked.holds_selection(args[1:], kwargs):    # x.take(idx[lo:hi])
                     return self._owned(masked.numpy_call(np.take, args, kwargs))
-            out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name], args, kwargs)
+            try:
+                out = static_arguments.call(f"x.{fn.name}()", None, table[fn.name], args, kwargs)
+            except (UnsupportedError, StaticValueError, ShapeError):
+                folded = _constants_folded(args, kwargs)
+                if folded is None:
+                    raise
+                # (walls.nonzero() of a constant mask: NumPy's, now, as np.nonzero(walls))
+                (array, *args), kwargs = folded
+                return self._owned(self._library_call(getattr(array, fn.name), args, kwargs))
             return self._owned(_scalar_stays_scalar(fn.array, out))
         if isinstance(fn, pynumbers.BoundNumberMethod):
             return pynumbers.call(self, fn, args, kwargs)
