@@ -152,6 +152,11 @@ class Context:
     # Value, the array's, its position), so sum() / max() / .count() of all
     # of them is one reduction of the array (element_lists.source_of).
     list_elements: dict = field(default_factory=dict)
+    # The items a loop's table held as an array got back after it: id(Value)
+    # -> (the item's Value, the array's, its position in the flattened
+    # table), so an inner loop held anew at each iteration of an unrolled
+    # outer one holds that array again, not a stack of them (held_tables.py).
+    held_elements: dict = field(default_factory=dict)
     # Static loops made counted Whiles that turned Python numbers they carry
     # into runtime values (loops.CountedStatics): where a later line needs
     # one at compile time, infer.trace compiles again with them unrolled.

@@ -41,9 +41,9 @@ from . import buffers, builder, float_errors, held_ints
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, interpreted,
-               iterators, library_signatures, list_loops, local_caches, messages, popped_queues,
-               pynumbers, recursion, stacking, static_arguments, vectorize)
+from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, held_tables,
+               interpreted, iterators, library_signatures, list_loops, local_caches, messages,
+               popped_queues, pynumbers, recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -1514,7 +1514,7 @@ class Interpreter:
             return indexing.getitem(obj, key)
         if isinstance(obj, (FlatIter, masked.Selection)):    # (x[k:][j]: its row j)
             return obj[key]
-        if isinstance(obj, popped_queues.PoppedQueue):
+        if isinstance(obj, (popped_queues.PoppedQueue, *held_tables.HELD)):
             return obj.item(self, key)
         if isinstance(obj, (SeqIter, RangeIter)):       # zip(a, b)[0]: Python's TypeError
             raise UserCodeError(f"TypeError: '{iterators.type_name(obj)}' object is not "
@@ -1564,7 +1564,9 @@ class Interpreter:
                 if chosen_functions.choosable(obj):     # `fs[i](x)`: called in a branch each
                     return chosen_functions.ChosenFunction(indexing.getitem(positions, key),
                                                            tuple(obj))
-            raise self._runtime_read_position(original, key)
+            e = self._runtime_read_position(original, key)
+            e.table = held_tables.refused_table(self, original)
+            raise e
         if isinstance(obj, dict) and isinstance(key, tuple) and holds_array(key):
             # (hashed by the compile-time identity of its Array, a tuple key is
             # never found: not the program's KeyError)
@@ -1811,6 +1813,9 @@ class Interpreter:
         if isinstance(obj, FlatIter):
             obj[key] = value
             return
+        if isinstance(obj, held_tables.HELD):       # dp[i][j] = v of a loop's table
+            obj.set(self, self.index_values(key), value)
+            return
         if isinstance(obj, masked.Selection):      # x[k:][:, 1] = v; b = a[a > 2]; b[0] = v
             obj[key] = value
             return
@@ -1840,7 +1845,9 @@ class Interpreter:
         elif isinstance(obj, (list, collections.deque)) and isinstance(key, Array):
             key = known_integer(key)        # (a constant: np.array(x.shape)[0])
             if isinstance(key, Array):
-                raise self._runtime_list_position(key, type(obj).__name__)
+                e = self._runtime_list_position(key, type(obj).__name__)
+                e.table = held_tables.refused_table(self, obj)
+                raise e
         if isinstance(obj, list) and isinstance(key, slice):
             positions = range(*key.indices(len(obj)))
             items = list(self.static_items(value))

@@ -23,8 +23,8 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
-from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, list_loops,
-               popped_queues, privacy, stacking)
+from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, held_tables,
+               list_loops, popped_queues, privacy, stacking)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -1251,6 +1251,14 @@ def _unrolled_by_request(frame, header) -> bool:
 
 def build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=None,
                 static_loop=False, fold=False) -> Exit:
+    """_build_while, holding as one array a list of Python numbers the body
+    reads or writes at runtime positions (a DP table: held_tables.py)."""
+    return held_tables.holding(frame, lambda: _build_while(
+        frame, header, stops, loop_stops, note, trip_count, resume, static_loop, fold))
+
+
+def _build_while(frame, header, stops, loop_stops, note, trip_count=None, resume=None,
+                 static_loop=False, fold=False) -> Exit:
     """One While op for the loop at `header`, found by a fixpoint on the
     loop-carried slots (see module docstring).  `trip_count`: the static
     number of iterations of a counted range loop, if known.  `resume`: a
