@@ -216,6 +216,20 @@ def _table_in_a_tuple(a):
     return both[0][5][5]
 
 
+class _Keeper:
+    __slots__ = ("row",)
+
+
+def _row_in_a_slotted_object(a):
+    dp = [[0] * 6 for _ in range(6)]
+    keeper = _Keeper()
+    keeper.row = dp[1]
+    for i in range(1, 6):
+        for j in range(1, 6):
+            dp[i][j] = dp[i - 1][j] + int(a[j % 3]) + keeper.row[j]
+    return dp[5][5], keeper.row
+
+
 def _argument_table(a, dp):
     for i in range(1, 6):
         for j in range(1, 6):
@@ -224,7 +238,7 @@ def _argument_table(a, dp):
 
 
 @pytest.mark.parametrize("fn", [_float_into_int_table, _aliased_rows, _row_reached_elsewhere,
-                                _table_in_a_tuple])
+                                _table_in_a_tuple, _row_in_a_slotted_object])
 def test_tables_that_cannot_be_held_stay_exact(fn):
     _same_anyway(fn, np.array([1, 2, 3]))
 

@@ -313,7 +313,24 @@ def _parts(v) -> list:
         return list(v.__closure__ or ()) + list(v.__defaults__ or ())
     if isinstance(v, SeqIter):
         return [*v.items, v.source]
-    return list(getattr(v, "__dict__", {}).values())
+    return [*getattr(v, "__dict__", {}).values(), *_slot_values(v)]
+
+
+def _slot_values(v) -> list:
+    """The values in the __slots__ of an object of the program's (not of
+    tpucc's own: an iterator's slots reach the frame), read by their
+    descriptors (no __getattr__ of the class runs for an unset one)."""
+    found: list = []
+    if type(v).__module__.startswith("tpucc."):
+        return found
+    for cls in type(v).__mro__:
+        for slot in cls.__dict__.values():
+            if isinstance(slot, types.MemberDescriptorType):
+                try:
+                    found.append(slot.__get__(v, cls))
+                except AttributeError:
+                    pass
+    return found
 
 
 def hold(interp, frame, table: list, shape: tuple, aval: AVal) -> HeldTable:
