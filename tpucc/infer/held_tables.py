@@ -195,7 +195,7 @@ def item_aval(v) -> AVal | None:
         too_big = aval.weak and aval.dtype == np.uint64         # (past int64: Python's own)
         return None if too_big or aval.dtype.kind not in "biufc" else aval
     if isinstance(v, Array) and v.ndim == 0 and (v.weak or v.immutable is True) \
-            and v.held_int is None and not v.held_float and not v.dtype_varies:
+            and v.held_int is None and not v.dtype_varies:
         return v.aval
     return None
 
