@@ -168,12 +168,12 @@ def heapify3(t):
     return h[0]
 
 
-def top2(t):
-    return heapq.nsmallest(2, list(t))
+def top2(t):       # (runtime numbers compile as sorted()[:2]: test_fixes_session47G)
+    return heapq.nsmallest(2, [(t[0], 0), (t[1], 1), (t[2], 2)])
 
 
 def largest2(t):
-    return heapq.nlargest(2, [t[0], t[1], t[2]])
+    return heapq.nlargest(2, [(t[0], 0), (t[1], 1), (t[2], 2)])
 
 
 @pytest.mark.parametrize("fn, name, line", [

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import copy
 import dataclasses
 import functools
 import gc
@@ -966,7 +967,8 @@ def _output_builder(traced):
             k += 1
         else:
             converters.append((-1, s))
-    if runtime_kinds or rows or traced.returned_aliases or traced.out_read_only:
+    if runtime_kinds or rows or traced.returned_aliases or traced.out_read_only or any(
+            _mutable_static(s) for s in traced.out_static):
         return k, _general_builder(traced, runtime_kinds), None
     treedef = traced.out_treedef
     if treedef is None and converters[0][0] == 0:
@@ -984,6 +986,13 @@ def _output_builder(traced):
         return unflatten(treedef, [conv(outs[i]) if i >= 0 else conv
                                    for i, conv in converters])
     return k, build, None
+
+
+def _mutable_static(leaf) -> bool:
+    """A returned leaf made while compiling that the caller may change in
+    place (bytearray(n) the program filled): a copy at each call, else one
+    call's changes to it would show in the next call's result."""
+    return type(leaf) in (bytearray, array.array)
 
 
 def is_runtime_kind(scalar) -> bool:
@@ -1030,7 +1039,7 @@ def _general_builder(traced, runtime_kinds: dict):
                 leaves.append(_row_value(s, outs, hosts))
                 continue
             if s is not infer.RUNTIME:
-                leaves.append(s)
+                leaves.append(copy.copy(s) if _mutable_static(s) else s)
                 continue
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
             if python_int_output(scalar):

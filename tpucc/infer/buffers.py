@@ -231,6 +231,30 @@ def refuse_bytes_of_runtime(interp, cls, args):
                  f"the compiled function")
 
 
+def refuse_runtime_store(interp, x, values) -> None:
+    """A runtime value (or position) stored into a bytearray or array.array
+    the program made (bytearray(n), array.array('B', ...)): such an object
+    is Python's, its items known at compile time, and no runtime memory
+    stands for it (an argument's does: item_write).  (One from outside is
+    refused as any outside container is.)"""
+    if type(x) not in (bytearray, array.array) or id(x) not in interp.fresh_ids or \
+            not any(map(_holds_runtime, values)):
+        return
+    kind = "a bytearray" if type(x) is bytearray else "an array.array"
+    dtype = "np.uint8" if type(x) is bytearray else f"np.dtype('{x.typecode}')"
+    remake = "bytearray(buf)" if type(x) is bytearray else f"array.array('{x.typecode}', buf)"
+    raise UnsupportedError(
+        f"storing a runtime value in {kind} that the compiled function made is not "
+        f"supported: such a Python object holds items known at compile time",
+        hint=f"build the items in a NumPy array (buf = np.zeros(n, {dtype}); buf[i] = v), return "
+             f"it and make {remake} after the call; or pass {kind} in as an argument, "
+             "whose items take runtime values")
+
+
+def _holds_runtime(v) -> bool:
+    return isinstance(v, Array) or _holds_runtime_items(v)
+
+
 def _holds_runtime_items(x) -> bool:
     """A list or tuple with a runtime value among its items."""
     return isinstance(x, (list, tuple)) and any(isinstance(item, Array) for item in x)

@@ -572,16 +572,17 @@ def sorted_(interp, x, *rest, key=None, reverse=False):
     # the user's __lt__, interpreted; tuples holding arrays compared as Python
     # does, item by item: sorted(params.items()) is decided by the static names
     holding = len(keys) > 1 and any(type(k) in (tuple, list) and holds_array(k) for k in keys)
+    compared = keys
     if holding or any(map(dunders.involves_user, keys)):
         wrap = dunders.sort_key(interp)
-        keys = [wrap(k) for k in keys]
+        compared = [wrap(k) for k in keys]
     try:
-        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+        order = sorted(range(len(items)), key=compared.__getitem__, reverse=reverse)
     except NeedsStatic:
         if holding:
-            raise _sorted_tuples_refusal() from None
-        objects = [k.value for k in keys if dunders.involves_user(k.value)] \
-            if keys and isinstance(keys[0], dunders.SortKey) else []
+            raise _sorted_sequences_refusal(keys) from None
+        objects = [k.value for k in compared if dunders.involves_user(k.value)] \
+            if compared and isinstance(compared[0], dunders.SortKey) else []
         if not objects:
             raise
         raise _sorted_objects_refusal(objects, key is not None) from None
@@ -617,14 +618,21 @@ def _sorted_objects_refusal(objects, by_key: bool) -> StaticValueError:
              "np.sort(np.array([o.w for o in objs])), or take their order from np.argsort")
 
 
-def _sorted_tuples_refusal() -> StaticValueError:
+def _sorted_sequences_refusal(keys) -> StaticValueError:
+    """The refusal of sorted() whose tuple or list keys hold runtime items
+    that decide the order.  Its hint must give the lexicographic order:
+    np.argsort(np.array(keys)) would sort each key's items on their own
+    (a 2-D array's rows); np.lexsort sorts by its last key first, hence
+    the columns reversed."""
+    kinds = sorted({type(k).__name__ + "s" for k in keys if type(k) in (tuple, list)})
     return StaticValueError(
         "sorted() of runtime values would compare them at compile time: some of these "
-        "tuples are told apart only by their runtime items (Python compares tuples item by "
-        "item, up to the first that differs)",
+        f"{' and '.join(kinds)} are told apart only by their runtime items (Python compares "
+        "them item by item, up to the first that differs)",
         hint="order them by a static item (key=lambda t: t[0], where those items are "
-             "distinct names or numbers), or sort the runtime keys as an array: "
-             "order = np.argsort(np.array(keys))")
+             "distinct names or numbers), or, for keys of runtime numbers all of one length, "
+             "sort them as the rows of an array, first column first: "
+             "order = np.lexsort(np.array(keys).T[::-1]) (stable, as sorted() is)")
 
 
 def _sorted_runtime(items, reverse):
@@ -634,11 +642,10 @@ def _sorted_runtime(items, reverse):
     and reversed back, so that equal items keep their order too."""
     from ..ops.indexing import getitem
     from ..ops.registry import NUMPY
+    if not _runtime_numbers_to_sort(items):
+        raise _sorted_refusal()
     items = _with_runtime_numbers(items)
     first = items[0]
-    if not all(isinstance(v, Array) and v.shape == () and v.aval == first.aval
-               and v.immutable is first.immutable for v in items) or first.dtype.kind == "c":
-        raise _sorted_refusal()
     stacked = NUMPY[np.stack](list(items))
     if first.dtype.kind == "f":
         _require_no_nan_to_sort(stacked)
@@ -654,6 +661,18 @@ def _sorted_runtime(items, reverse):
         v.immutable = first.immutable
         out.append(v)
     return out
+
+
+def _runtime_numbers_to_sort(items) -> bool:
+    """Whether items are what _sorted_runtime sorts: runtime real scalars of
+    one type (static numbers of their type among them included)."""
+    if len(items) < 2 or not any(isinstance(v, Array) for v in items):
+        return False
+    items = _with_runtime_numbers(items)
+    first = items[0]
+    return first.dtype.kind != "c" and all(
+        isinstance(v, Array) and v.shape == () and v.aval == first.aval
+        and v.immutable is first.immutable for v in items)
 
 
 def _require_no_nan_to_sort(stacked: Array) -> None:
@@ -770,7 +789,7 @@ def _run_heapq(python, name: str):
 _RUNTIME_HEAP_HINT = (
     "keep the pending priorities in an array and take the smallest with np.argmin "
     "(`k = np.argmin(times); times[k] = np.inf` pops item k); for nsmallest/nlargest/merge "
-    "use np.sort, np.argsort or np.partition of an array")
+    "use np.sort or np.argsort of an array (np.sort(a)[:n], np.argsort(a)[:n])")
 
 
 def _raised_in_heapq(e) -> bool:
@@ -799,9 +818,30 @@ for _native, _python in pure_stdlib.python_versions().items():    # bisect, heap
         BUILTINS[_native] = _run_heapq(_python, _native.__name__)
     else:
         BUILTINS[_native] = _run_as_python(_python)
+def _first_of_sorted(python, name: str):
+    """heapq.nsmallest(n, items) / nlargest of runtime numbers: Python
+    documents them as sorted(items)[:n] / sorted(items, reverse=True)[:n]
+    (ties in the same order), and sorted() of runtime numbers of one type
+    compiles (one np.sort); other items (tuples, a key=) run heapq's own code."""
+    heap = _run_heapq(python, name)
+
+    def impl(interp, n, iterable, key=None):
+        if key is not None or type(n) is not int or not (
+                type(iterable) in (list, tuple) or isinstance(iterable, Array)):
+            return heap(interp, n, iterable, key=key)   # (an iterator: taken by heapq's code)
+        items = interp.static_items(iterable)
+        if not _runtime_numbers_to_sort(items):
+            return heap(interp, n, iterable, key=key)
+        if n <= 0:
+            return interp.fresh([])
+        ordered = _sorted_runtime(items, reverse=name == "nlargest")
+        return interp.fresh(ordered[:n])
+    return impl
+
+
 for _name in ("nsmallest", "nlargest"):     # (Python functions in heapq.py)
-    BUILTINS[getattr(heapq, _name)] = _run_heapq(pure_stdlib.python_function("heapq", _name),
-                                                 _name)
+    BUILTINS[getattr(heapq, _name)] = _first_of_sorted(
+        pure_stdlib.python_function("heapq", _name), _name)
 BUILTINS[heapq.merge] = _run_heapq(pure_stdlib.heapq_merge, "merge")
 for _name in ("svdvals", "trace", "diagonal", "outer", "matmul", "vecdot", "cross", "tensordot",
               "tensorinv", "tensorsolve"):

@@ -11,6 +11,7 @@ globals are guarded: a changed global recompiles.
 from __future__ import annotations
 
 import builtins
+import array
 import collections
 import ast
 import dataclasses
@@ -1833,6 +1834,7 @@ class Interpreter:
             return
         if buffers.item_write(self, obj, key, value):  # ba[i] = v: into its memory
             return
+        buffers.refuse_runtime_store(self, obj, (key, value))
         if isinstance(value, Array) and (_holds(obj, key, value)
                                          or self._holds_captured(obj, key, value)):
             return      # `p["w"] -= d`: the array was updated in place; the store is a no-op
@@ -2722,6 +2724,7 @@ class Interpreter:
                                 removal=fn.__name__ in _REMOVALS,
                                 popped=(fn.__name__, tuple(args)) if fn.__name__ in (
                                     "pop", "popleft") and not kwargs else None)
+            buffers.refuse_runtime_store(self, fn.__self__, (*args, *kwargs.values()))
             if isinstance(fn.__self__, (set, frozenset)):
                 refuse_runtime_hash(args, "a set item")
             elif isinstance(fn.__self__, dict) and fn.__name__ in ("pop", "setdefault"):
@@ -2960,9 +2963,9 @@ class Interpreter:
                 args = [self.mapping_read(a) for a in args]
             obj = _made_by_library(cls, args, kwargs)
             _refuse_runtime_keys(obj)
-            if isinstance(obj, (list, dict, set, collections.deque)):
-                # collections.defaultdict(list), OrderedDict(), deque(): made
-                # by the call, which may fill it
+            if isinstance(obj, (list, dict, set, collections.deque, bytearray, array.array)):
+                # collections.defaultdict(list), OrderedDict(), deque(),
+                # bytearray(n): made by the call, which may fill it
                 self.fresh(obj)
             return obj
         if isinstance(class_attribute(type(cls), "__call__"), types.FunctionType):

@@ -496,7 +496,19 @@ def index_trick(obj, key):
             x = transpose(x, axes[:k1] + axes[k2:] + axes[k1:k2])
         objs.append(x)
     dtype = NUMPY[np.result_type](*kinds)
+    for item in items:      # NumPy makes each one np.array(item, dtype=dtype)
+        if _python_integer(item):
+            check_python_number_fits(item, np.dtype(dtype), numpy_scalars=False)
     return concatenate([astype(x, dtype) for x in objs], obj.axis)
+
+
+def _python_integer(item) -> bool:
+    """A Python int, static or known at run time: np.array(-1, np.uint8)
+    raises OverflowError where astype would wrap (a NumPy integer is strong,
+    so the result dtype holds it already)."""
+    if isinstance(item, Array):
+        return item.weak and item.dtype.kind in "iu"
+    return type(item) is int
 
 
 # --- packbits / unpackbits: the bits of uint8 bytes along an axis ------------------------
@@ -578,3 +590,4 @@ from ..infer import checks  # noqa: E402
 from ..infer.values import (BROADCAST_ARRAYS, Array, array_like, holds_runtime, int_bounds,  # noqa: E402
                             known_integer, ranged_span, scalar_if_numpy_would)
 from .elementwise import _require, astype, asarray, copy as copy_array  # noqa: E402
+from .indexing import check_python_number_fits  # noqa: E402

@@ -1,5 +1,6 @@
 """Reductions over axes: sum, prod, max, min, any, all, mean, var, std,
-argmax, argmin, cumsum, cumprod.
+argmax, argmin, cumsum, cumprod, and the and/or/xor reductions and
+accumulations of np.bitwise_and/or/xor.reduce / .accumulate.
 
 Dtype rule: NumPy's own result on a one-element array of the input dtype (so
 int32 sums are int64, integer means are float64, as in NumPy 2).  Lowering:
@@ -107,8 +108,11 @@ def _reduction(name, np_fn, jnp_fn, takes_dtype=True, empty_ok=True, extra_attrs
 # initial value is combined with the result, in the result's dtype.
 
 NO_INITIAL = object()       # initial= not given (np._NoValue)
-_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
-_COMBINE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True, "bitwise_and.reduce": -1,
+             "bitwise_or.reduce": 0, "bitwise_xor.reduce": 0}     # (-1: all bits set)
+_COMBINE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+            "bitwise_and.reduce": np.bitwise_and, "bitwise_or.reduce": np.bitwise_or,
+            "bitwise_xor.reduce": np.bitwise_xor}
 _UFUNC_NAME = {"max": "maximum", "min": "minimum"}
 
 
@@ -130,8 +134,7 @@ def _masked_reduction(name, a, where, initial, attrs):
     if mask is not None:
         a = select(mask, a, np.asarray(fill).astype(a.dtype)[()])
     if initial is NO_INITIAL:
-        return METHODS[name](a, axis=attrs["axes"], keepdims=attrs["keepdims"],
-                             **({} if attrs.get("dtype") is None else {"dtype": attrs["dtype"]}))
+        return emit(name, a, **attrs)
     return _with_initial(name, a, initial, attrs)
 
 
@@ -200,7 +203,8 @@ def array_like(a):
 # The reductions NumPy implements as ufunc.reduce, which accepts an integer
 # axis 0 or -1 on a 0-d array (np.sum(np.float64(1), axis=0)); mean, var and
 # std check the axis against ndim 0 and raise.
-UFUNC_REDUCTIONS = {"sum", "prod", "max", "min", "any", "all"}
+UFUNC_REDUCTIONS = {"sum", "prod", "max", "min", "any", "all", "bitwise_and.reduce",
+                    "bitwise_or.reduce", "bitwise_xor.reduce"}
 
 
 def _var(x, axis, keepdims, acc, dtype=None, ddof=0):
@@ -350,6 +354,25 @@ for _name, _np, _jnp, _td, _empty, _extra in [
     METHODS[_name] = _impl
 NUMPY[np.amax] = METHODS["max"]
 NUMPY[np.amin] = METHODS["min"]
+
+
+def _bitwise_fold(lax_fn):
+    """XLA's and/or/xor reduction (bools and integers; an empty one gives
+    the identity: all bits set for `and`, none for `or` and `xor`)."""
+    def fold(x, axis, keepdims):
+        axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+        folded = lax_fn(x, axes)
+        return lax.expand_dims(folded, axes) if keepdims else folded
+    return fold
+
+
+# np.bitwise_and/or/xor.reduce (XOR checksums, parity, OR of flags): NumPy
+# has no named function for them; ufuncs.py gives them the ufunc's signature.
+# They keep the operand's dtype (no widening of small integers, unlike sum).
+BITWISE_REDUCTIONS = {
+    ufunc: _reduction(f"{ufunc.__name__}.reduce", ufunc.reduce, _bitwise_fold(lax_fn))
+    for ufunc, lax_fn in [(np.bitwise_and, lax.reduce_and), (np.bitwise_or, lax.reduce_or),
+                          (np.bitwise_xor, lax.reduce_xor)]}
 
 
 @implements(np.ptp)
@@ -533,6 +556,22 @@ _cum("cumprod", np.cumprod, jnp.cumprod)
 # np.maximum.accumulate / np.minimum.accumulate: see ufuncs.py
 cummax = _cum("cummax", np.maximum.accumulate, _running_extreme(lax.cummax, "maximum"), public=False)
 cummin = _cum("cummin", np.minimum.accumulate, _running_extreme(lax.cummin, "minimum"), public=False)
+
+
+def _running_bitwise(lax_fn):
+    """A running and/or/xor (prefix parity, Gray-code decoding): XLA has no
+    cumulative op for them, an associative scan computes it."""
+    def run(x, axis):
+        return lax.associative_scan(lax_fn, x, axis=axis)
+    return run
+
+
+# np.bitwise_and/or/xor.accumulate: see ufuncs.py
+BITWISE_ACCUMULATIONS = {
+    ufunc: _cum(f"{ufunc.__name__}.accumulate", ufunc.accumulate, _running_bitwise(lax_fn),
+                public=False)
+    for ufunc, lax_fn in [(np.bitwise_and, lax.bitwise_and), (np.bitwise_or, lax.bitwise_or),
+                          (np.bitwise_xor, lax.bitwise_xor)]}
 
 
 # --- Python's sum() of a loop's rows --------------------------------------------------

@@ -19,7 +19,7 @@ from ..errors import DTypeError, ShapeError, UnsupportedError, UserCodeError
 from ..ir import AVal
 from .elementwise import BINARY, astype
 from .indexing import _eval_shape, _materialize, _is_mask, normalize_key, require_in_bounds
-from .reductions import cummax, cummin
+from .reductions import BITWISE_ACCUMULATIONS, BITWISE_REDUCTIONS, cummax, cummin
 from .creation import full
 from .registry import (NUMPY, broadcast_shapes, const_aval, implements, normalize_axis, register,
                        weak_key)
@@ -67,7 +67,7 @@ def _running_nan_skipping(running, skipped):
 _RUNNING.update({np.fmax: _running_nan_skipping(cummax, -np.inf),
                  np.fmin: _running_nan_skipping(cummin, np.inf),
                  np.logical_or: _running_logical(cummax),
-                 np.logical_and: _running_logical(cummin)})
+                 np.logical_and: _running_logical(cummin), **BITWISE_ACCUMULATIONS})
 
 
 def reduces_as_reduction(ufunc) -> bool:
@@ -101,6 +101,19 @@ def _reduce(ufunc, call=None):
 
 
 _NO_VALUE = object()    # initial=None means "no identity" to NumPy: not the default
+
+
+def _bitwise_reduce(ufunc):
+    """np.bitwise_and/or/xor.reduce: the reduction of reductions.py, with
+    the ufunc method's default axis (0)."""
+    reduction = BITWISE_REDUCTIONS[ufunc]
+
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
+               where=True):
+        kwargs = {} if initial is _NO_VALUE else {"initial": initial}
+        return reduction(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where,
+                         **kwargs)
+    return reduce
 
 
 def _accumulate(ufunc):
@@ -203,6 +216,8 @@ def _reduced_axes(axis, ndim: int) -> tuple:
 
 for _uf in _REDUCE:
     implements(_uf.reduce)(_reduce(_uf))
+for _uf in BITWISE_REDUCTIONS:
+    implements(_uf.reduce)(_bitwise_reduce(_uf))
 implements(np.logaddexp.reduce)(_log_reduce(np.logaddexp, np.exp, np.log))
 implements(np.logaddexp2.reduce)(_log_reduce(np.logaddexp2, np.exp2, np.log2))
 for _uf in {**_ACCUMULATE, **_RUNNING}:
@@ -270,7 +285,7 @@ def method_hint(ufunc, method: str) -> str:
                ("add", "reduceat"): "for increasing starts, np.add.reduceat(x, starts) is "
                                     "np.diff(c[np.append(starts, len(x))]) with c = "
                                     "np.concatenate([[0], np.cumsum(x)])"}
-    names = {"reduce": {**_REDUCE, np.logaddexp: None, np.logaddexp2: None},
+    names = {"reduce": {**_REDUCE, **BITWISE_REDUCTIONS, np.logaddexp: None, np.logaddexp2: None},
              "accumulate": {**_ACCUMULATE, **_RUNNING}}
     known = ", ".join(f"np.{u.__name__}.{m}" for m, table in names.items() for u in table)
     said = closest.get((ufunc.__name__, method))
@@ -283,7 +298,10 @@ def method_hint(ufunc, method: str) -> str:
 # --- ufunc.at: unbuffered in-place updates ---------------------------------------
 
 _AT = {"add": "add", "subtract": "add", "multiply": "multiply", "maximum": "max",
-       "minimum": "min"}     # subtract adds -b
+       "minimum": "min", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
+       "bitwise_xor": "bitwise_xor"}     # subtract adds -b
+# jax's x.at[] has no and/or/xor update: those run one update at a time
+_BITWISE_AT = ("bitwise_and", "bitwise_or", "bitwise_xor")
 
 
 def _scatter_at_abstract(avals, key, how, unique=False):
@@ -306,6 +324,8 @@ def _scatter_at_lower(lc, x, v, *idx, key, how, unique=False):
     out = lc.out_avals[0].dtype
     loop = np.result_type(out, lc.in_avals[1].dtype if not lc.in_avals[1].weak else out)
     index = _materialize(key, idx)
+    if how in _BITWISE_AT:
+        return _bitwise_scatter(jnp.asarray(x), jnp.asarray(v), index, loop, how, unique)
     if not unique and _rounds_each_update(out, loop, how):
         return _scatter_one_by_one(jnp.asarray(x), jnp.asarray(v), index, loop, how)
     x = jnp.asarray(x).astype(loop)
@@ -330,7 +350,19 @@ def _rounds_each_update(out, loop, how) -> bool:
     return out.kind in "iu"
 
 
-_APPLY = {"add": jnp.add, "multiply": jnp.multiply, "max": jnp.maximum, "min": jnp.minimum}
+_APPLY = {"add": jnp.add, "multiply": jnp.multiply, "max": jnp.maximum, "min": jnp.minimum,
+          "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
+          "bitwise_xor": jnp.bitwise_xor}
+
+
+def _bitwise_scatter(x, v, index, loop, how, unique):
+    """np.bitwise_and/or/xor.at: where no element is hit twice, one gather,
+    the op and one scatter; else NumPy's unbuffered loop, one update after
+    the other (a bitmap's bits set twice in one byte)."""
+    if not unique:
+        return _scatter_one_by_one(x, v, index, loop, how)
+    updated = _APPLY[how](x[index].astype(loop), v.astype(loop)).astype(x.dtype)
+    return x.at[index].set(updated, unique_indices=True)
 
 
 def _scatter_one_by_one(x, v, index, loop, how):
@@ -350,8 +382,9 @@ def _scatter_one_by_one(x, v, index, loop, how):
 
 def _scatter_at_numpy(x, v, *idx, key, how, unique=False):
     out = x.copy()
-    {"add": np.add, "multiply": np.multiply, "max": np.maximum, "min": np.minimum}[how].at(
-        out, _materialize(key, idx), v)
+    ufunc = {"add": np.add, "multiply": np.multiply, "max": np.maximum, "min": np.minimum}.get(
+        how) or getattr(np, how)
+    ufunc.at(out, _materialize(key, idx), v)
     return out
 
 
@@ -366,12 +399,17 @@ def _at(ufunc):
             raise UnsupportedError(f"np.{name}.at: only an array can be updated in place")
         if b is None:
             raise UserCodeError(f"TypeError: np.{name}.at needs the values to apply (b)")
-        if a.dtype == np.bool_ or (a.dtype.kind == "c" and name in ("maximum", "minimum")):
-            raise UnsupportedError(f"np.{name}.at on a {a.dtype} array is not supported",
-                                   hint="update an integer, float or complex array (for a "
-                                        "complex one: np.add, np.subtract or np.multiply.at)")
-        value = _values_aval(b)
-        _refuse_lossy_values(name, value, a.dtype)
+        if name in _BITWISE_AT:
+            b = _python_ints_as_int64(b)
+            value = _values_aval(b)
+            _require_bitwise_operands(name, a.dtype, value.dtype)
+        else:
+            value = _values_aval(b)
+            if a.dtype == np.bool_ or (a.dtype.kind == "c" and name in ("maximum", "minimum")):
+                raise UnsupportedError(f"np.{name}.at on a {a.dtype} array is not supported",
+                                       hint="update an integer, float or complex array (for a "
+                                            "complex one: np.add, np.subtract or np.multiply.at)")
+            _refuse_lossy_values(name, value, a.dtype)
         if masked.holds_selection([indices], {}):     # np.add.at(a, idx[mask], v)
             loop = a.dtype if value.weak else np.result_type(a.dtype, value.dtype)
             indices, b = masked.at_selected(name, indices, b, a.shape, _identity(name, loop))
@@ -389,6 +427,29 @@ def _at(ufunc):
         a.set(emit("scatter_at", a, b, *arrays, key=static, how=_AT[name],
                    unique=_hits_each_once(static, arrays, a.shape)).var)
     return at
+
+
+def _python_ints_as_int64(b):
+    """np.bitwise_or.at(a, i, 1) computes with the Python int as an int64
+    array (what np.asarray makes of it), not as a weak scalar: in an int64
+    loop cast back to a's dtype (a uint8 array or 300 gives 44), and a
+    uint64 array has no such loop (TypeError).  The unbuffered updates in
+    a wider loop, cast back one by one, equal NumPy's for any integers."""
+    if type(b) is int:
+        return np.asarray(b)
+    if isinstance(b, Array) and b.weak and b.dtype.kind in "iu":
+        return astype(b, np.int64)
+    return b
+
+
+def _require_bitwise_operands(name: str, dtype, values_dtype) -> None:
+    """NumPy's and/or/xor take bools and integers only (uint64 with int64
+    values has no loop: NumPy promotes them to float64)."""
+    if np.result_type(dtype, values_dtype).kind not in "biu":
+        raise UserCodeError(f"TypeError: ufunc '{name}' not supported for the input types "
+                            f"({dtype} array, {values_dtype} values)",
+                            hint="bitwise operations take bool and integer arrays; give the "
+                                 f"values the array's dtype (v.astype(np.{dtype}))")
 
 
 def _values_aval(b) -> AVal:
@@ -409,6 +470,9 @@ def _identity(name: str, loop) -> np.ndarray:
         return np.array(-0.0 if name == "add" and loop.kind in "fc" else 0, loop)
     if name == "multiply":
         return np.array(1, loop)
+    if name in _BITWISE_AT:     # all bits set for `and`, none for `or` and `xor`
+        none = np.zeros((), loop)
+        return np.bitwise_not(none) if name == "bitwise_and" else none
     if loop.kind == "f":
         low, high = -np.inf, np.inf
     else:
