@@ -359,3 +359,14 @@ def test_the_hinted_lexsort_gives_sorteds_order(text):
     s = np.frombuffer(text, np.uint8).copy()
     got = tpucc.compile(_bwt_order_hinted, cache=False)(s)
     assert got.tolist() == _bwt_order(s)
+
+
+def _mixed_types(w):
+    return heapq.nsmallest(2, ["a", w[0], w[1]])
+
+
+def test_nsmallest_of_mixed_items_is_refused_as_python_would_fail():
+    with pytest.raises(TypeError):
+        _mixed_types(np.array([1, 2]))
+    with pytest.raises(tpucc.TpuccError):
+        tpucc.compile(_mixed_types, cache=False)(np.array([1, 2]))

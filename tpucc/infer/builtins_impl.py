@@ -642,9 +642,9 @@ def _sorted_runtime(items, reverse):
     and reversed back, so that equal items keep their order too."""
     from ..ops.indexing import getitem
     from ..ops.registry import NUMPY
-    if not _runtime_numbers_to_sort(items):
-        raise _sorted_refusal()
     items = _with_runtime_numbers(items)
+    if not _one_runtime_type(items):
+        raise _sorted_refusal()
     first = items[0]
     stacked = NUMPY[np.stack](list(items))
     if first.dtype.kind == "f":
@@ -663,16 +663,12 @@ def _sorted_runtime(items, reverse):
     return out
 
 
-def _runtime_numbers_to_sort(items) -> bool:
-    """Whether items are what _sorted_runtime sorts: runtime real scalars of
-    one type (static numbers of their type among them included)."""
-    if len(items) < 2 or not any(isinstance(v, Array) for v in items):
-        return False
-    items = _with_runtime_numbers(items)
+def _one_runtime_type(items) -> bool:
+    """Whether items (after _with_runtime_numbers) are what _sorted_runtime
+    sorts: runtime real scalars of one type."""
     first = items[0]
-    return first.dtype.kind != "c" and all(
-        isinstance(v, Array) and v.shape == () and v.aval == first.aval
-        and v.immutable is first.immutable for v in items)
+    return all(isinstance(v, Array) and v.shape == () and v.aval == first.aval
+               and v.immutable is first.immutable for v in items) and first.dtype.kind != "c"
 
 
 def _require_no_nan_to_sort(stacked: Array) -> None:
@@ -830,7 +826,10 @@ def _first_of_sorted(python, name: str):
                 type(iterable) in (list, tuple) or isinstance(iterable, Array)):
             return heap(interp, n, iterable, key=key)   # (an iterator: taken by heapq's code)
         items = interp.static_items(iterable)
-        if not _runtime_numbers_to_sort(items):
+        if len(items) < 2 or not any(isinstance(v, Array) for v in items):
+            return heap(interp, n, iterable, key=key)
+        items = _with_runtime_numbers(items)
+        if not _one_runtime_type(items):
             return heap(interp, n, iterable, key=key)
         if n <= 0:
             return interp.fresh([])
