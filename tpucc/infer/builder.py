@@ -182,6 +182,14 @@ class Context:
     # id -> (the iterator, where it was found); advancing one is refused
     # (iterators.refuse_outside_iterator).
     outside_iterators: dict = field(default_factory=dict)
+    # Python iterators compiled code made (itertools.count(), a held zip):
+    # id -> (the iterator, the runtime depth it was made at); advancing one
+    # deeper is refused (iterators.refuse_advanced_deeper).
+    native_iterator_depths: dict = field(default_factory=dict)
+    # The arrays' values that generators not yet consumed far enough left
+    # them with: id(Value) -> (it, a check that refuses a read of it while
+    # so: generator_runs.note_unconsumed_writes).
+    generator_writes: dict = field(default_factory=dict)
 
     @property
     def region(self) -> RegionBuilder:
@@ -335,11 +343,22 @@ def _relied_on(param, strided) -> None:
 
 def emit_op(name: str, inputs: tuple[Value, ...], attrs: dict, out_avals, regions=(), note=""):
     c = ctx()
+    if c.generator_writes and not regions:     # (a region's op: its own ops were checked)
+        _refuse_unconsumed_writes(c.generator_writes, inputs)
     outs = tuple(Value(a) for a in out_avals)
     op = Op(name, tuple(inputs), tuple(sorted(attrs.items())), outs, c.loc, tuple(regions), note)
     c.region.ops.append(op)
     c.emitted += 1
     return outs
+
+
+def _refuse_unconsumed_writes(writes: dict, inputs) -> None:
+    """An op reads the value a generator wrote into an array before the
+    program consumed the generator that far (generator_runs)."""
+    for v in inputs:
+        found = writes.get(id(v))
+        if found is not None and found[0] is v:
+            found[1]()
 
 
 def emit(name: str, *operands, **attrs):

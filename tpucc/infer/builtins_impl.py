@@ -29,9 +29,9 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
-from . import (builder, element_lists, held_ints, interpreted, iterators, linalg_array_api,
-               list_loops, messages, numpy_callbacks, object_copies, pure_stdlib, runtime_ranges,
-               vectorize)
+from . import (builder, element_lists, generator_runs, held_ints, interpreted, iterators,
+               linalg_array_api, list_loops, messages, numpy_callbacks, object_copies,
+               pure_stdlib, runtime_ranges, vectorize)
 from .builder import emit, emit_op
 from .control import as_aval, kind_value, merged_kind, scalar_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -426,8 +426,12 @@ def _zipped(interp, xs) -> list:
     return rows
 
 
-def _puller(interp, x):
-    """A function giving x's next item (or _END), as next() on iter(x) would."""
+def _puller(interp, x, conditional=lambda: False):
+    """A function giving x's next item (or _END), as next() on iter(x) would.
+    `conditional()`: whether the consumer asks for this item only where a
+    runtime value before it did not stop it (any() past a runtime truth
+    value), so that a held iterator's item is taken under a runtime
+    condition."""
     x = interp.resumed(x)
     if isinstance(x, SeqIter):
         state = [x]
@@ -435,12 +439,16 @@ def _puller(interp, x):
         def pull_held():
             iterators.refuse_advance_in_loop(state[0])
             it = iterators.read_again_if_changed(caught_up(state[0]))
+            depth = builder.ctx().runtime_depth + bool(conditional())
             if not isinstance(it.pos, int) or it.pos >= len(it.items):
-                if isinstance(it.pos, int):
+                if isinstance(it.pos, int) and depth == builder.ctx().runtime_depth:
                     ended(it)
+                elif isinstance(it.pos, int):       # (its end met only where the run gets there)
+                    iterators.past_end(it.items)
+                    note_advance(it.at(len(it.items)), depth)
                 return _END
             state[0] = it.advanced()
-            note_advance(state[0], builder.ctx().runtime_depth)
+            note_advance(state[0], depth)
             return it.items[it.pos]
         return pull_held
     if is_native_iterator(x):
@@ -1116,10 +1124,14 @@ def _folded_rows(items, before, total):
 @builtin(np.fromiter)
 def fromiter(interp, iterable, dtype, count=-1, **kwargs):
     """np.fromiter of a generator (or any iterable) compiled code made: its
-    items, numbers, as np.array of them makes them."""
-    items = list(interp.static_items(iterable))
+    items, numbers, as np.array of them makes them.  With a `count`, only
+    that many are taken (a held iterator, a generator, is left past them)."""
     if not isinstance(count, int) or isinstance(count, bool):
         raise StaticValueError("np.fromiter: count must be a Python int known at compile time")
+    if count >= 0 and isinstance(interp.resumed(iterable), SeqIter):
+        items = list(itertools.islice(pulled_lazily(interp, iterable), count))
+    else:
+        items = list(interp.static_items(iterable))
     if count >= 0:
         if len(items) < count:
             raise UserCodeError(f"ValueError: iterator too short: Expected {count} but "
@@ -2300,8 +2312,64 @@ def _truths(interp, x):
     """The items' truth values, as `if item:` takes them (a user class's
     __bool__ interpreted), one at a time: any() and all() stop early."""
     # (a held iterator's items taken one at a time: what any() leaves is left)
-    items = pulled_lazily(interp, x) if isinstance(x, SeqIter) else interp.static_items(x)
-    return (v if isinstance(v, Array) else interp.truth_value(v) for v in items)
+    if isinstance(x, SeqIter):
+        return _held_truths(interp, x)
+    if isinstance(x, (list, tuple)):
+        return (v if isinstance(v, Array) else interp.truth_value(v) for v in x)
+    return _pulled_truths(interp, x)
+
+
+def _held_truths(interp, it: SeqIter):
+    """The truth values of a held iterator's items (a generator's), taken
+    one at a time.  Past a runtime truth value, Python takes the next item
+    only where that one did not decide, so those items are taken under a
+    runtime condition: a generator that changes outside state for them is
+    then refused (generator_runs.check_unconsumed_effects), as for a loop
+    over it left by a runtime `break`."""
+    pull, decided_at_run_time = _puller(interp, it, lambda: decided_at_run_time), False
+    while (item := pull()) is not _END:
+        truth = item if isinstance(item, Array) else interp.truth_value(item)
+        decided_at_run_time = decided_at_run_time or isinstance(truth, Array)
+        yield truth
+
+
+def _pulled_truths(interp, x):
+    """The truth values of the items of x (a map, a user iterator), each
+    item made when asked for.  Past a runtime truth value, Python makes the
+    next item only where that one did not decide; compiled code makes it
+    on every run, so making it must not change outside state."""
+    pull, decided_at_run_time = _puller(interp, x), False
+    while True:
+        if decided_at_run_time:
+            truth = _truth_made_without_effects(interp, pull)
+        else:
+            item = pull()
+            truth = item if item is _END or isinstance(item, Array) else interp.truth_value(item)
+        if truth is _END:
+            return
+        decided_at_run_time = decided_at_run_time or isinstance(truth, Array)
+        yield truth
+
+
+def _truth_made_without_effects(interp, pull):
+    """The next item's truth value (or _END), refused where making it (a
+    map's function called) changes state that existed before."""
+    run = generator_runs.start(interp, [], [], what="any() or all()")
+    try:
+        item = pull()
+        truth = item if item is _END or isinstance(item, Array) else interp.truth_value(item)
+    finally:
+        generator_runs.finish(interp, run)
+    if run.effect_after >= 0:
+        raise SideEffectError(
+            "any() or all() takes this item only where the runtime truth values before it "
+            "did not decide, and making it (calling the function that gives it) changes "
+            "outside state (writes into an array, a list, a dict or an attribute): compiled "
+            "code would make that change on every run",
+            hint="write the loop, stopping where an item decides (`hit = False`, then "
+                 "`while not hit and k < n: hit = step(); k += 1`), or make every item first "
+                 "(`any([f(v) for v in xs])`) where every change is meant")
+    return truth
 
 
 @builtin(py.hash)

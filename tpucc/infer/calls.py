@@ -644,6 +644,9 @@ class Interpreter:
         # `for` loop took the items of; it now stands where that SeqIter does
         self.looped_natives: dict = {}
         self.effect_generators: list = []       # ... those that changed outside state
+        # ... and the attributes and items they changed: (kind, id, key) -> (obj,
+        # a check refusing a read of it before they are consumed that far)
+        self.generator_writes: dict = {}
         self.prepended: set = set()     # ids of lists a counted While grew in front
         self.slot_values: dict = {}             # id(object) -> its SlotValues (_attributes_of)
         # Arrays from this serial on were made by the traced call's own ops
@@ -939,6 +942,8 @@ class Interpreter:
         key = (id(obj), name)
         if self.generator_runs and not hasattr(type(class_attribute(type(obj), name)), "__get__"):
             generator_runs.note_attribute_read(self, obj, name)     # (not a method's, a property's)
+        if self.generator_writes:
+            generator_runs.refuse_unconsumed_read(self, "attr", obj, name)
         if key in self.shadow:
             return self.shadow[key]
         static = class_attribute(type(obj), name)
@@ -1239,7 +1244,7 @@ class Interpreter:
         value), which passes over the class's own __setattr__ (a frozen
         dataclass's __init__ stores its fields so)."""
         if self.generator_runs:
-            generator_runs.note_effect(self, obj)
+            generator_runs.note_effect(self, obj, ("attr", name))
         if pynumbers.is_python_number(obj):
             pynumbers.refuse_setattr(obj, name)
         if isinstance(obj, Array):
@@ -1603,6 +1608,8 @@ class Interpreter:
             self._guard_item(obj, key, value)
         if self.generator_runs:
             generator_runs.note_item_read(self, obj, key)
+        if self.generator_writes:
+            generator_runs.refuse_unconsumed_read(self, "item", obj, key)
         return out
 
     def copy_container(self, obj):
@@ -1800,7 +1807,7 @@ class Interpreter:
     @_user_keys_compared
     def setitem(self, obj, key, value):
         if self.generator_runs:
-            generator_runs.note_effect(self, obj)
+            generator_runs.note_effect(self, obj, ("item", key))
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
             key = self.index_values(key)
         if isinstance(obj, _NUMPY_SUBSCRIPTED):
@@ -2355,9 +2362,11 @@ class Interpreter:
         buffers.refuse_stale_read(self, v, "iterating over it")
         if isinstance(v, RuntimeRange):
             return RangeIter(v.start, v.stop, v.step, v.rows)
-        if type(v) in ENDLESS:     # read as the loop gets to each item
+        if type(v) in ENDLESS:
             refuse_outside_iterator(v)
-            return NativeSteps(v, self.ctx.runtime_depth)
+            # a loop reads it as it gets to each item; iter(), zip(), map() take
+            # the iterator itself, which they advance one item per item they give
+            return NativeSteps(v, self.ctx.runtime_depth) if for_loop else v
         it = self.user_iterator(v)
         if it is not None:
             # a user iterator (its __next__ called at each step: FOR_ITER, next()), or
@@ -3144,6 +3153,7 @@ class Interpreter:
         for how far it was consumed where the run changed outside state."""
         made.cursor.check = generator_runs.checker(self, run)
         generator_runs.note_unconsumed_effects(self, run, made)
+        generator_runs.note_unconsumed_writes(self, run, made)
         return made
 
     def _refuse_late_binding(self, owned, name):

@@ -32,7 +32,8 @@ _FROM_CLASS = object()      # an attribute read from the class (none in the inst
 
 class GeneratorRun:
     """One generator frame's run (calls.Interpreter.inline)."""
-    __slots__ = ("yields", "first_serial", "made", "reads", "effect_after", "loc", "what")
+    __slots__ = ("yields", "first_serial", "made", "reads", "effect_after", "loc", "what",
+                 "writes")
 
     def __init__(self, yields: list, first_serial: int, what: str = "a generator"):
         self.yields = yields            # the frame's items so far (its length: yields made)
@@ -40,6 +41,9 @@ class GeneratorRun:
         self.made: set = set()          # ids of the containers and objects made by the run
         self.reads: dict = {}           # (kind, id(obj), key) -> (obj, key) read
         self.effect_after = -1          # the most items yielded before an outside change
+        # (kind, id(obj), key) -> (obj, key, the most items yielded before it
+        # was changed): the outside arrays, attributes and items changed
+        self.writes: dict = {}
         self.loc = builder.current_loc()
         self.what = what                # (as messages name it)
 
@@ -94,11 +98,68 @@ def note_made(interp, obj) -> None:
         run.made.add(id(obj))
 
 
-def note_effect(interp, obj) -> None:
-    """`obj` is changed now (in place, an item, an attribute, a mutator)."""
+def note_effect(interp, obj, slot=None) -> None:
+    """`obj` is changed now (in place, an item, an attribute, a mutator);
+    `slot`: ("attr", name) or ("item", key) where one of those is set."""
     for run in interp.generator_runs:
         if not run.owns(obj):
             run.effect_after = max(run.effect_after, len(run.yields))
+            _note_write(run, obj, slot)
+
+
+def _note_write(run: GeneratorRun, obj, slot) -> None:
+    if isinstance(obj, Array):
+        while obj.base is not None:         # (a view writes into its base)
+            obj = obj.base
+        kind, key = "array", None
+    elif slot is not None:
+        kind, key = slot
+    else:
+        return
+    run.writes[(kind, id(obj), _hashable(key))] = (obj, key, len(run.yields))
+
+
+def note_unconsumed_writes(interp, run: GeneratorRun, made) -> None:
+    """Python runs a generator's change of outside state only when the item
+    after it is asked for; compiled code made every change when the
+    generator was made.  Until `made` is consumed that far, the program
+    reading what was changed would see a change Python's has not made:
+    refused where it reads it (refuse_unconsumed_read, and for an array's
+    value, any op that takes it: builder.emit_op)."""
+    for (kind, _, _), (obj, key, yielded) in run.writes.items():
+        check = _unconsumed_check(run, made.cursor, kind, obj, key, yielded)
+        if kind == "array":
+            builder.ctx().generator_writes[id(obj._var)] = (obj._var, check)
+        else:
+            interp.generator_writes[(kind, id(obj), _hashable(key))] = (obj, check)
+
+
+def refuse_unconsumed_read(interp, kind: str, obj, key) -> None:
+    """obj.key (`kind` "attr") or obj[key] ("item") read by the program:
+    refused where a generator not yet consumed that far changed it."""
+    found = interp.generator_writes.get((kind, id(obj), _hashable(key)))
+    if found is not None and found[0] is obj:
+        found[1]()
+
+
+def _unconsumed_check(run: GeneratorRun, cursor, kind, obj, key, yielded: int):
+    what = {"item": f"the item [{key!r}] of a {type(obj).__name__}",
+            "attr": f"the attribute `.{key}` of a {type(obj).__name__}",
+            "array": "an array"}[kind]
+
+    def check():
+        if cursor is None or cursor.ended or cursor.sure > yielded:
+            return          # (Python's generator has made the change by now)
+        how_far = "as far as a runtime condition decides" if cursor.runtime else \
+            f"only {cursor.sure} item(s) far"
+        raise SideEffectError(
+            f"{what} is read here, but {run.what} made {_at(run.loc)}, which changes outside "
+            f"state (this value) after yielding {yielded} item(s), was consumed {how_far} by "
+            "now: compiled code runs a generator to its end when it is made, so this read "
+            "would see a change that Python's generator has not made yet",
+            hint="read it before making the generator (make the generator after this line), "
+                 "or consume the generator first (items = list(gen)) and read it after")
+    return check
 
 
 def note_item_read(interp, obj, key) -> None:
@@ -189,11 +250,12 @@ def _stopped_at_run_time(run: GeneratorRun, c) -> SideEffectError:
         "a generator that changes outside state (writes into an array, a list, a dict or an "
         f"attribute, or rebinds a `nonlocal` or global variable) after yielding "
         f"{run.effect_after} item(s) is consumed here as far as a runtime condition decides "
-        "(a runtime `break` or `return` in the loop over it, or a runtime `if`): compiled "
-        "code runs a generator to its end when it is made, so its changes for the items "
-        "never asked for would happen, unlike Python's",
+        "(a runtime `break` or `return` in the loop over it, a runtime `if`, or any() or "
+        "all() of runtime truth values): compiled code runs a generator to its end when it "
+        "is made, so its changes for the items never asked for would happen, unlike Python's",
         hint="make the changes in the loop that takes the items (the generator yields "
-             "what they need), or let the loop take every item and keep what the early "
+             "what they need; for any(): `hit = False`, then `while not hit and k < n: hit = "
+             "step(); k += 1`), or let the loop take every item and keep what the early "
              "exit would have given (`if found < 0 and x[0] > 1.0: found = k`)"
     ).with_loc(c.runtime_loc or run.loc)
 

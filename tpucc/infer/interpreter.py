@@ -1225,7 +1225,13 @@ def CALL(f, arg):
     if kwnames:
         kwargs = dict(zip(kwnames, args[len(args) - len(kwnames):]))
         args = args[:len(args) - len(kwnames)]
-    f.push(f.interp.call(fn, args, kwargs))
+    f.push(_noted(f.interp.call(fn, args, kwargs)))
+
+
+def _noted(result):
+    """A call's result, noted where it is a Python iterator just made."""
+    iterators.note_made_native(result)
+    return result
 
 
 @handler
@@ -1242,7 +1248,7 @@ def CALL_FUNCTION_EX(f, flags):
     fn = f.pop()
     if f.stack and f.stack[-1] is NULL:
         f.pop()
-    f.push(f.interp.call(fn, list(args), dict(kwargs)))
+    f.push(_noted(f.interp.call(fn, list(args), dict(kwargs))))
 
 
 @handler

@@ -430,12 +430,40 @@ def note_outside_iterator(x, where: str) -> None:
         builder.ctx().outside_iterators.setdefault(id(x), (x, where))
 
 
+def note_made_native(x) -> None:
+    """`x`, what a call of the program gave, is a Python iterator (itertools.
+    count(), a held zip or map): where it was first seen is where it was
+    made, at the runtime depth now (refuse_advanced_deeper)."""
+    if is_native_iterator(x):
+        builder.ctx().native_iterator_depths.setdefault(id(x), (x, builder.ctx().runtime_depth))
+
+
+def refuse_advanced_deeper(x) -> None:
+    """Refuses to advance a Python iterator the program made (next(c) of
+    c = itertools.count()) deeper than it was made: in a runtime `if` or
+    loop.  It is a real iterator, read while compiling, so it would advance
+    once per trace whichever way the run goes; Python's advances only
+    where the branch runs, as many times as the loop does."""
+    made = builder.ctx().native_iterator_depths.get(id(x))
+    if made is None or made[0] is not x or builder.ctx().runtime_depth <= made[1]:
+        return
+    raise StaticValueError(
+        f"this iterator (a {type(x).__name__}) was advanced under a runtime condition (in a "
+        "runtime `if` or `while`, or a loop with a runtime length) that it was made outside "
+        "of: how far it advances is known only at run time",
+        hint="count with a variable (`k = 0` before, `k += 1` where an item is taken), or "
+             "index a list or array of the items by it (`items[k]`)")
+
+
 def refuse_outside_iterator(x) -> None:
     """Refuses to advance (next(), a for loop, a call that consumes it) a
     Python iterator from outside the call: its items would be read once,
     while compiling, and folded in; every later call would reuse them and
     leave the caller's iterator where it is.  An iterator the program makes
-    is made again at each call, so reading it while compiling is exact."""
+    is made again at each call, so reading it while compiling is exact,
+    except deeper than it was made (refuse_advanced_deeper: every site that
+    advances a native iterator comes here first)."""
+    refuse_advanced_deeper(x)
     found = builder.ctx().outside_iterators.get(id(x))
     if found is None or found[0] is not x:
         return
