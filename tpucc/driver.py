@@ -1379,8 +1379,12 @@ def _stored_object(kind, holder, name):
 
 
 def _put_argument_item(arguments, root, keys, value):
-    """args[root][k1]...[kn] = value (kwargs[root] for a keyword)."""
-    argument_at(arguments, root, keys[:-1])[keys[-1]] = value
+    """args[root][k1]...[kn] = value (kwargs[root] for a keyword).  A user
+    subclass's own __setitem__ was traced at each store the program made:
+    this stores past it, as the built-in container does (as store_attribute
+    does past a __setattr__), not running it again."""
+    container = argument_at(arguments, root, keys[:-1])
+    infer.values.native_method(container, "__setitem__")(container, keys[-1], value)
 
 
 def argument_at(arguments, root, keys):
@@ -1390,8 +1394,9 @@ def argument_at(arguments, root, keys):
     args, kwargs = arguments
     container = args[root] if isinstance(root, int) else kwargs[root]
     for k in keys:
-        container = container[k] if isinstance(container, (list, tuple, dict)) \
-            else getattr(container, k)
+        # (as the program read it: through the built-in class, not a subclass's __getitem__)
+        container = infer.values.native_method(container, "__getitem__")(container, k) \
+            if isinstance(container, (list, tuple, dict)) else getattr(container, k)
     return container
 
 

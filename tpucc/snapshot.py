@@ -523,6 +523,8 @@ def _treedef(w: Walk, td):
     if td is None:
         return None
     kind = td[0]
+    if kind == "list" and len(td) > 2:
+        raise NotReplayable("a returned list subclass")
     if kind in ("tuple", "list"):
         return [kind, [_treedef(w, t) for t in td[1]]]
     if kind == "dict" and len(td) > 3:

@@ -1903,10 +1903,12 @@ _TEXT_CONVERSIONS = {str: "s", repr: "r", ascii: "a"}
 def in_print(interp) -> bool:
     """Whether print()'s arguments are being computed (print is on a
     frame's stack: a comprehension or a function called there too) or made
-    text by print() itself: runtime values formatted then are shown when
-    the program runs (messages.RuntimeText)."""
+    text by print() itself, or the message of a runtime raise is (a user
+    __repr__ it calls: interpreter._static_message): runtime values
+    formatted then are shown when the program runs (messages.RuntimeText)."""
     return interp.printing > 0 or any(v is py.print for frame in interp.frames
-                                      for v in frame.stack)
+                                      for v in frame.stack) or \
+        any(getattr(frame, "format_runtime", None) is not None for frame in interp.frames)
 
 
 def printed_text(interp, value, conversion, spec):

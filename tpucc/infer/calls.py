@@ -57,7 +57,8 @@ from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, clas
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
                      check_runtime_size, frozen_kind, known_constant, known_integer,
-                     refuse_array_subclass, scalar_if_numpy_would, set_item)
+                     native_method, refuse_array_subclass, scalar_if_numpy_would,
+                     set_item)
 
 MAX_INLINE_DEPTH = 100
 # The frames of comprehensions and generator expressions between them are
@@ -505,7 +506,7 @@ def _holds(container, key, value) -> bool:
     """Whether container[key] is already `value` (a static key)."""
     try:
         return (isinstance(container, (list, dict)) and not isinstance(key, (Array, slice))
-                and container[key] is value)
+                and native_method(container, "__getitem__")(container, key) is value)
     except (KeyError, IndexError, TypeError):
         return False
 
@@ -516,11 +517,11 @@ def _user_keys_compared(lookup):
     __eq__ (natively, after equal hashes): one comparing runtime values
     needs their truth now, refused as that, not as an array's truth."""
     @functools.wraps(lookup)
-    def compared(interp, a, b, *rest):
+    def compared(interp, a, b, *rest, **options):
         container, key = (b, a) if lookup.__name__ == "contains" else (a, b)
         _refuse_runtime_user_hash(interp, container, key)
         try:
-            return lookup(interp, a, b, *rest)
+            return lookup(interp, a, b, *rest, **options)
         except NeedsStatic as e:
             raise _user_key_refusal(container, key) or e
     return compared
@@ -1805,7 +1806,10 @@ class Interpreter:
         return scalar_if_numpy_would(obj, key, self.getitem(obj, key))
 
     @_user_keys_compared
-    def setitem(self, obj, key, value):
+    def setitem(self, obj, key, value, native=False):
+        """obj[key] = value; `native`: as the built-in container class
+        stores it, not through a user subclass's __setitem__
+        (`super().__setitem__(k, v)` inside that __setitem__)."""
         if self.generator_runs:
             generator_runs.note_effect(self, obj, ("item", key))
         if type(key) is not int and isinstance(obj, _INDEXED_BY_POSITION):
@@ -1830,7 +1834,7 @@ class Interpreter:
         if not hasattr(type(obj), "__setitem__"):
             raise UserCodeError(f"TypeError: '{type(obj).__name__}' object does not support "
                                 "item assignment")
-        method = self.user_dunder(obj, "__setitem__")
+        method = None if native else self.user_dunder(obj, "__setitem__")
         if method is not None:
             # the user's __setitem__, interpreted: what it changes is checked as it
             # changes it (`self.data[i] = v` updates an array in place, anywhere)
@@ -1864,7 +1868,7 @@ class Interpreter:
                 # `ps[:] = new`: item by item (written back to an argument's list;
                 # each write journaled inside a loop's iteration or a branch)
                 for position, item in zip(positions, items):
-                    self.setitem(obj, position, item)
+                    self.setitem(obj, position, item, native)
                 return
             value = items
         if id(obj) in self.argument_containers and not (
@@ -1889,6 +1893,32 @@ class Interpreter:
         if id(obj) in self.argument_containers:
             self.write_locs[("item", id(obj), slot)] = builder.current_loc()
         set_item(obj, slot, value, entry[1])
+
+    def _builtin_item_write(self, name, container, args):
+        """A built-in container's __setitem__ / __delitem__ called as a
+        method (_builtin_item_call): what `c[k] = v` / `del c[k]` do, as the
+        built-in class does them (a user subclass's own method, which is
+        usually the caller, is not called again)."""
+        if name == "__setitem__":
+            self.setitem(container, *args, native=True)
+        else:
+            self.delitem(container, *args, native=True)
+
+    def delitem(self, obj, key, native=False):
+        """del obj[key]; `native`: as the built-in container class deletes
+        it, not through a user subclass's __delitem__."""
+        if self.is_popped_queue(obj):
+            obj.pop(self, ("del", (key,)))      # (a pop whose item goes unread)
+            return
+        if not hasattr(type(obj), "__delitem__"):
+            del obj[key]        # a tuple or string: Python's own TypeError, the user's error
+        method = None if native else self.user_dunder(obj, "__delitem__")
+        if method is not None:          # interpreted: it checks what it changes itself
+            self.inline(method, [obj, key], {})
+            return
+        self.check_mutation(obj, "a container", removal=True, popped=(
+            "del", (key,)) if type(key) is int and type(obj) in (list, collections.deque) else None)
+        native_method(obj, "__delitem__")(obj, key)
 
     def _runtime_list_position(self, key, kind="list") -> StaticValueError:
         """The refusal of `lst[i] = v` at a runtime position: each item of a
@@ -2005,8 +2035,9 @@ class Interpreter:
         still holds the NumPy array, not its Array, so after `m.v["w"] *= b`
         the store-back must be recognized here as the no-op it is."""
         try:
-            item = container[key] if not isinstance(key, (Array, slice)) else None
-        except (KeyError, IndexError, TypeError):
+            item = native_method(container, "__getitem__")(container, key) \
+                if not isinstance(key, (Array, slice)) else None
+        except (KeyError, IndexError, TypeError, AttributeError):
             return False
         entry = self.captured.get(id(item)) if item is not None else None
         return entry is not None and entry.array is value
@@ -2609,6 +2640,9 @@ class Interpreter:
             return local_caches.method(fn.__self__, fn.__name__, args, kwargs)   # cache_info()
         if _is_object_setattr(fn):          # super().__setattr__(name, value)
             return self.call(object.__setattr__, [fn.__self__, *args], kwargs)
+        item_call = _builtin_item_call(fn, args, kwargs)
+        if item_call is not None:           # super().__setitem__(k, v) in a dict subclass
+            return self._builtin_item_write(*item_call)
         if fn is bool and len(args) == 1 and not kwargs and \
                 isinstance(args[0], chosen_values.ChosenValue):
             return chosen_values.truth(args[0])
@@ -3272,6 +3306,30 @@ def _proxied(proxy: types.MappingProxyType):
     return mapping
 
 
+_BUILTIN_ITEM_METHODS = ("__setitem__", "__delitem__")
+
+
+def _builtin_item_call(fn, args, kwargs):
+    """(name, container, its arguments) where fn is a built-in container's
+    own item write: `super().__setitem__(k, v)` in a user's dict or list
+    subclass (a method-wrapper bound to the object), `dict.__setitem__(self,
+    k, v)`, `d.__delitem__(k)`; None for other calls.  (Natively they
+    would store tpucc's stand-ins for runtime arrays.)"""
+    if kwargs or getattr(fn, "__name__", None) not in _BUILTIN_ITEM_METHODS:
+        return None
+    owner = getattr(fn, "__objclass__", None)
+    if not (isinstance(owner, type) and issubclass(owner, (dict, list, collections.deque))):
+        return None
+    if isinstance(fn, types.MethodWrapperType):
+        container, args = fn.__self__, list(args)
+    elif isinstance(fn, types.WrapperDescriptorType) and args and isinstance(args[0], owner):
+        container, args = args[0], list(args[1:])
+    else:
+        return None
+    wanted = 2 if fn.__name__ == "__setitem__" else 1
+    return (fn.__name__, container, args) if len(args) == wanted else None
+
+
 def _is_object_setattr(fn) -> bool:
     """object.__setattr__ bound to an object (what super().__setattr__ is
     in a class whose base is object)."""
@@ -3676,7 +3734,7 @@ def _existing_slot(container, key):
         # (a dict subclass of a library, OrderedDict, defaultdict, Counter, or
         # the user's without its own __setitem__, stores as dict does)
         return key if dict.__contains__(container, key) else None
-    if type(container) in (list, collections.deque) and isinstance(key, (int, np.integer)):
+    if isinstance(container, (list, collections.deque)) and isinstance(key, (int, np.integer)):
         k = int(key)
         k = k + len(container) if k < 0 else k
         return k if 0 <= k < len(container) else None

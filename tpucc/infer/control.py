@@ -529,10 +529,22 @@ WHILE_ENTRY = "if: the first test of a `while` loop"
 
 def _enters_while(fc, block: int, targets) -> bool:
     """Whether block's branch is a `while` loop's first test: it goes to
-    the loop's header from the `while` statement's line."""
+    the loop's header from the `while` statement's line, directly or
+    through the rest of that line's test (`while abs(x) > tol and it < n:`
+    tests `it < n` in a block of its own before the loop is entered)."""
     line = fc.blocks[block].instrs[-1].loc.line
-    return any(t in fc.loop_headers and fc.loop_locs.get(t) is not None and
-               fc.loop_locs[t].line == line for t in targets)
+    seen, work = set(), list(targets)
+    while work:
+        t = work.pop()
+        if t is None or t in seen:
+            continue
+        seen.add(t)
+        if t in fc.loop_headers:
+            if fc.loop_locs.get(t) is not None and fc.loop_locs[t].line == line:
+                return True
+        elif all(i.loc.line == line for i in fc.blocks[t].instrs):
+            work.extend(fc.blocks[t].successors())
+    return False
 
 
 def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None,
@@ -1293,7 +1305,8 @@ def _shell_and_items(td, path: str):
     keys, class) and its items' [(path, treedef)]; (None, ()) for others."""
     kind = td[0] if td is not None else None
     if kind in ("tuple", "list"):
-        return (kind, len(td[1])), [(f"{path}[{i}]", t) for i, t in enumerate(td[1])]
+        shell = (kind, len(td[1]), td[2:] if kind == "list" else ())     # (a list's class)
+        return shell, [(f"{path}[{i}]", t) for i, t in enumerate(td[1])]
     if kind == "dict":
         return (kind, td[1], td[3:]), [(f"{path}[{k!r}]", t) for k, t in zip(td[1], td[2])]
     if kind == "object":

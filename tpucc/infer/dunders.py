@@ -84,8 +84,11 @@ def apply(interp, op, *operands, native=None):
     if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)
             or type(operands[0]) is collections.deque is type(operands[-1]) and op in COMPARE
+            or isinstance(operands[0], dict) and isinstance(operands[-1], dict)
+            and op in (operator.eq, operator.ne)
             or type(operands[0]) is str and op in (operator.mod, operator.imod)):
-        # (`fmt % (a, b)`, `fmt % {"k": a}` and `(a, 1) == (b, 1)` may hold user objects;
+        # (`fmt % (a, b)`, `fmt % {"k": a}`, `(a, 1) == (b, 1)` and `{"k": a} == {"k": b}`
+        # may hold user objects or runtime values;
         # `fmt % x` of a runtime x is refused by _printf, whose hint knows a raise's message)
         # numbers, arrays: the common case (`grid == '#'` of a string array
         # made now gives a constant bool array)
@@ -205,6 +208,41 @@ def _compared_as_sequences(interp, a, b, names) -> bool:
     return both and not _involves_user(interp, a, b, names)
 
 
+def _compared_as_dicts(interp, a, b, names) -> bool:
+    """Whether Python compares a and b as dicts, value by value: two
+    dicts (subclasses too) whose classes define no comparison of their own."""
+    return isinstance(a, dict) and isinstance(b, dict) and \
+        not _involves_user(interp, a, b, names)
+
+
+def _runtime_dicts(interp, op, a, b):
+    """`a == b` / `a != b` of dicts holding runtime values or user objects,
+    as Python compares them: the same length, every key of a in b, and each
+    value of a the same object as b's or `==` it (a's on the left: its
+    __eq__ interpreted), up to the first pair unequal at compile time.  A
+    runtime Python bool where a runtime comparison decides.  (Natively, the
+    values' __eq__ would run on tpucc's stand-ins for runtime arrays.)"""
+    ordered = isinstance(a, collections.OrderedDict) and isinstance(b, collections.OrderedDict)
+    if len(a) != len(b) or ordered and list(a) != list(b):
+        return op is operator.ne
+    hits = []
+    for key in a:
+        if not dict.__contains__(b, key):
+            return op is operator.ne
+        hits.append(_runtime_hit(interp, dict.__getitem__(a, key), dict.__getitem__(b, key)))
+        if hits[-1] is False:
+            return op is operator.ne
+    runtime = [h for h in hits if isinstance(h, Array)]
+    if not runtime:
+        return op is operator.eq
+    same = runtime[0]
+    for h in runtime[1:]:
+        same = emit("logical_and", same, h)
+    if op is operator.ne:
+        same = emit("logical_not", same)
+    return to_python_scalar(same, np.bool_)
+
+
 def _runtime_sequences(interp, op, a, b):
     """Tuples (or lists) holding runtime values compared as Python does:
     the first pair that is not the same object nor equal decides, else the
@@ -276,6 +314,10 @@ def compare(interp, op, a, b):
     if _compared_as_sequences(interp, a, b, (method, reflected)):
         if involves_user(a) or involves_user(b) or holds_array(a) or holds_array(b):
             return _runtime_sequences(interp, op, a, b)
+        return NATIVE
+    if op in (operator.eq, operator.ne) and _compared_as_dicts(interp, a, b, (method, reflected)):
+        if any(involves_user(v) or holds_array(v) for d in (a, b) for v in d.values()):
+            return _runtime_dicts(interp, op, a, b)
         return NATIVE
     if not (_involves_user(interp, a, b, (method, reflected))
             or _numpy_meets_object(interp, a, b) or _numpy_meets_object(interp, b, a)):
@@ -978,6 +1020,8 @@ def arrays_of(interp, fn, args, kwargs):
     name = f"np.{getattr(fn, '__name__', fn)}"
 
     def converted(x):
+        if type(x) in (list, tuple):        # np.stack([A(x), A(y)]): each item's __array__
+            return _items_as_arrays(interp, x)
         if isinstance(x, Array) or is_library_class(type(x)):
             return x
         if _refuses_ufuncs(x) and (
@@ -991,8 +1035,36 @@ def arrays_of(interp, fn, args, kwargs):
                 f"{name}() of a {type(x).__name__} object: its class's __array_function__ "
                 "is not run by compiled code", hint=f"call {name} on the arrays the object "
                                                     "holds (or return them from __array__)")
-        return array_operand(interp, x)
+        return array_like(interp, x)
     return [converted(x) for x in args], {k: converted(v) for k, v in kwargs.items()}
+
+
+def array_like(interp, x):
+    """x as NumPy reads an array-like: the array a user class's Python
+    __array__ returns (interpreted); else, for an object of a user class
+    with __len__ and __getitem__ (a sequence to NumPy, not a mapping), the
+    list of its items, each read so in turn (NumPy's sequence protocol:
+    np.array(Point(x, y))); else x itself.  (Natively NumPy would call
+    those methods on tpucc's stand-ins for runtime values.)"""
+    if type(x) in (list, tuple):
+        return _items_as_arrays(interp, x)
+    if isinstance(x, Array) or is_library_class(type(x)):
+        return x
+    out = array_operand(interp, x)
+    if out is not x or isinstance(x, (dict, str, bytes)) or not (
+            class_attribute(type(x), "__len__") is not None
+            and interp.user_dunder(x, "__getitem__") is not None):
+        return out
+    return [array_like(interp, v) for v in interp.static_items(x)]
+
+
+def _items_as_arrays(interp, items):
+    """A list or tuple of array-likes, each read as array_like does: the
+    same container where none is a user object."""
+    converted = [array_like(interp, v) for v in items]
+    if all(c is v for c, v in zip(converted, items)):
+        return items
+    return type(items)(converted)
 
 
 def array_operand(interp, x):

@@ -900,18 +900,7 @@ def STORE_SUBSCR(f, arg):
 @handler
 def DELETE_SUBSCR(f, arg):
     key, obj = f.pop(), f.pop()
-    if f.interp.is_popped_queue(obj):
-        obj.pop(f.interp, ("del", (key,)))      # (a pop whose item goes unread)
-        return
-    if not hasattr(type(obj), "__delitem__"):
-        del obj[key]        # a tuple or string: Python's own TypeError, the user's error
-    method = f.interp.user_dunder(obj, "__delitem__")
-    if method is not None:          # interpreted: it checks what it changes itself
-        f.interp.inline(method, [obj, key], {})
-        return
-    f.interp.check_mutation(obj, "a container", removal=True, popped=(
-        "del", (key,)) if type(key) is int and type(obj) in (list, collections.deque) else None)
-    del obj[key]
+    f.interp.delitem(obj, key)
 
 
 # --- building containers -----------------------------------------------------------------
@@ -1048,15 +1037,15 @@ def FORMAT_VALUE(f, flags):
     _refuse_formatting_choice(v)
     if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
         v, flags = v.value, flags | v.which
-    if isinstance(v, Array) and f.format_runtime is not None:   # a runtime raise's message
-        f.push(f.format_runtime(v, flags & 0x03, spec))
-        return
     runtime = isinstance(v, (Array, messages.RuntimeText)) or builtins_impl.holds_array(v)
     if flags & 0x03 and not runtime:
         # f"{obj!r}": converted first, as 3.13's CONVERT_VALUE does (a user
         # __repr__ that formats runtime values gives a RuntimeText to print)
         _guard_read_natively(f, v)
         v, flags = _text(f, _CONVERSIONS[flags & 0x03], v), flags & ~0x03
+    if isinstance(v, (Array, messages.RuntimeText)) and f.format_runtime is not None:
+        f.push(f.format_runtime(v, flags & 0x03, spec))     # a runtime raise's message
+        return
     if isinstance(v, (Array, messages.RuntimeText)) or builtins_impl.holds_array(v):
         printed = builtins_impl.printed_text(f.interp, v, _CONVERSION_NAMES.get(flags & 0x03),
                                              spec)
@@ -1075,7 +1064,10 @@ def FORMAT_VALUE(f, flags):
                                     "known at compile time (not np.flatnonzero's): compute "
                                     "others on a line before it (`d = a / b`, then f\"{d}\")")
     _guard_read_natively(f, v)                     # f"{rows}"
-    f.push(_text(f, format, v, spec))
+    text = _text(f, format, v, spec)
+    if isinstance(text, messages.RuntimeText) and f.format_runtime is not None:
+        text = f.format_runtime(text, 0, "")        # f"{obj}" of a runtime raise's message
+    f.push(text)
 
 
 _CONVERSION_NAMES = {1: "s", 2: "r", 3: "a"}
@@ -1576,6 +1568,8 @@ def _static_message(f, instrs):
         return ()
     if len(values) > 1 or not isinstance(values[0], (str, int, float)):
         return None
+    if isinstance(values[0], messages.RuntimeText):     # "bad " + repr(obj)
+        return fields.message(fields.format(values[0], 0, ""))
     return fields.message(str(values[0]))
 
 
@@ -1615,6 +1609,10 @@ def _harmless(f, i):
         # a method, loaded to be called: an array's (its call is judged
         # below), not an object's, whose code may do anything
         return isinstance(f.stack[-1], Array)
+    if i.op in ("FORMAT_VALUE", "CONVERT_VALUE"):
+        # (a user __repr__ or __format__ it interprets may divide or index
+        # runtime values: `f"{obj!r}"`)
+        return _UNLESS_CHECKED
     if i.op != "CALL":
         return True
     argc, kwnames = i.arg
@@ -1630,7 +1628,9 @@ def _harmless(f, i):
         return False
     if allowed == "numbers" and any(map(runtime, args)):
         return _UNLESS_CHECKED if all(map(_array_or_number, args)) else False
-    return allowed in ("any", "numbers") or allowed == "static" and not any(map(runtime, args))
+    if allowed == "static" and not any(map(runtime, args)):
+        return _UNLESS_CHECKED      # (repr(obj): a user __repr__, interpreted, may check)
+    return allowed in ("any", "numbers")
 
 
 def _numpy_function(fn) -> bool:

@@ -51,11 +51,22 @@ class Fields:
         self.found: list[Field] = []
 
     def format(self, value, conversion: int, spec: str) -> str:
-        """FORMAT_VALUE of runtime `value`: a marker, in place of its text."""
+        """FORMAT_VALUE of runtime `value`: a marker, in place of its text.
+        A RuntimeText (what a user __repr__ formatting runtime values gave,
+        `f"{obj!r}"`): its text with a marker for each of its values."""
         if _MARK.search(spec):
             raise StaticValueError("a format spec computed from runtime values needs its "
                                    "value at compile time")
-        self.found.append(Field(value, _CONVERSIONS.get(conversion), spec))
+        if isinstance(value, RuntimeText):
+            if spec or conversion not in (0, 1):    # (padding or repr() needs its text)
+                refuse_use()
+            return "".join(self._marked(p) for p in value.message.parts)
+        return self._marked(Field(value, _CONVERSIONS.get(conversion), spec))
+
+    def _marked(self, part) -> str:
+        if isinstance(part, str):
+            return part
+        self.found.append(part)
         return f"\ue000{len(self.found) - 1}\ue001"
 
     def message(self, text: str):

@@ -50,7 +50,9 @@ def flatten(value, path: str, out: list, whole=None) -> object:
         td = ("tuple", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
         return td + (value.error,) if isinstance(value, RaisingTail) else td
     if isinstance(value, list):
-        return ("list", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
+        td = ("list", tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(value)))
+        # (the user's list subclass is rebuilt as one: its own methods stay)
+        return td if type(value) is list else td + (type(value),)
     if isinstance(value, dict) and has_static_keys(value):
         keys = dict_keys(value)
         children = tuple(sub(dict.__getitem__(value, k), f"{path}[{k!r}]") for k in keys)
@@ -328,7 +330,8 @@ def _build(td, it):
         items = _build(td[1], it)
         return ReturningTail(items, _build(td[2], it))
     if kind == "list":
-        return [_build(t, it) for t in td[1]]
+        items = [_build(t, it) for t in td[1]]
+        return items if len(td) == 2 else list_of_class(td[2], items)
     if kind == "dict":
         items = {k: _build(t, it) for k, t in zip(td[1], td[2])}
         return items if len(td) == 3 else dict_of_class(*td[3], items)
@@ -382,6 +385,14 @@ def dict_of_class(cls, default_factory, items: dict) -> dict:
         dict.update(made, items)
     if isinstance(made, collections.defaultdict):
         made.default_factory = default_factory
+    return made
+
+
+def list_of_class(cls, items: list) -> list:
+    """A new `cls` (a list subclass) holding `items`, made without running
+    its __init__ or its own extend (the user's may take other arguments)."""
+    made = cls.__new__(cls)
+    list.extend(made, items)
     return made
 
 

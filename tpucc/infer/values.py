@@ -19,6 +19,7 @@ import contextlib
 import gc
 import itertools
 import math
+import types
 import weakref
 from dataclasses import dataclass
 
@@ -548,9 +549,24 @@ def read_item(container, key):
     just past a list's end (an append: appended_item)."""
     if type(container) is list and key == len(container):
         return ABSENT
-    if type(container) in (list, collections.deque) or key in container:
-        return container[key]
+    if isinstance(container, (list, collections.deque)) or \
+            native_method(container, "__contains__")(container, key):
+        return native_method(container, "__getitem__")(container, key)
     return ABSENT
+
+
+def native_method(container, name: str):
+    """The built-in implementation of container's method `name` (dict's,
+    list's, OrderedDict's: the first in its class's MRO that is not a
+    Python function).  A user subclass's __getitem__ or __setitem__ is
+    interpreted where the user's code calls it; run natively on tpucc's
+    stand-ins for runtime arrays when the compiler stores an item, it
+    would fail (`super().__setitem__(k, v)` stores as dict does)."""
+    for klass in type(container).__mro__:
+        method = vars(klass).get(name)
+        if method is not None and not isinstance(method, types.FunctionType):
+            return method
+    return getattr(type(container), name)
 
 
 def appended_item(container, key) -> bool:
@@ -575,9 +591,9 @@ def put_item(container, key, value) -> None:
         else:
             container.append(value)
     elif value is ABSENT:
-        container.pop(key, None)
+        native_method(container, "pop")(container, key, None)
     else:
-        container[key] = value
+        native_method(container, "__setitem__")(container, key, value)
 
 
 def items_before(journal: dict) -> None:
