@@ -31,7 +31,7 @@ from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
 from . import (builder, element_lists, generator_runs, held_ints, interpreted, iterators,
                linalg_array_api, list_loops, messages, numpy_callbacks, object_copies,
-               pure_stdlib, runtime_ranges, vectorize)
+               pure_stdlib, runtime_ranges, value_objects, vectorize)
 from .builder import emit, emit_op
 from .control import as_aval, kind_value, merged_kind, scalar_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -2374,10 +2374,17 @@ def _truth_made_without_effects(interp, pull):
     return truth
 
 
+@builtin(py.id)
+def id_(interp, x):
+    value_objects.note_identity(x)      # (a copy of a value object has another)
+    return interp._library_call(id, (x,), {})    # (as any library function)
+
+
 @builtin(py.hash)
 def hash_(interp, x):
     method = interp.user_dunder(x, "__hash__")
     if method is None:
+        value_objects.note_identity(x)          # (object's hash is its identity)
         if not isinstance(x, (int, float, complex)):    # (a str's is salted per process)
             interp.ctx.process_local = "the hash() of a string or an object"
         return interp._library_call(hash, (x,), {})    # (as any library function)

@@ -31,7 +31,7 @@ from . import (builder, builtins_impl, calls, checks, chosen_values, control, du
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
-from . import iterators
+from . import iterators, value_objects
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
 from .state import is_unbound_placeholder
@@ -681,6 +681,8 @@ _NATIVE_READS = (list, tuple, dict, set, collections.deque, type({}.keys()),
 @handler
 def IS_OP(f, invert):
     b, a = f.pop(), f.pop()
+    if a is not None and b is not None:
+        value_objects.note_identity(a, b)   # (a copy is not the object it copies)
     if chosen_values.holds_choice((a, b)):     # `status is None`: from a table of the objects
         f.push(chosen_values.compare(operator.is_not if invert else operator.is_, a, b))
         return

@@ -24,7 +24,7 @@ from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
 from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, held_tables,
-               list_loops, popped_queues, privacy, stacking)
+               list_loops, popped_queues, privacy, stacking, value_objects)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -1388,12 +1388,18 @@ def _explain_types(error: MergeError, entry: dict, promote: dict) -> MergeError:
     return type(error)(error.message, error.loc, hint)     # (FirstIterationRetypes stays one)
 
 
-def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
-                  kind_paths, rebound, note, trip_count, is_private, resume=None,
-                  fold=False) -> Exit:
+def _settle_while(*args, **kwargs) -> Exit:
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
     boxes and the other sets grow until a trial of the body changes nothing.
-    -> (the Exit, whether every iteration runs to the end of the body)."""
+    -> (the Exit, whether every iteration runs to the end of the body).
+    Variables a counted loop rebinds to plain objects made anew are carried
+    as values within it (value_objects.py)."""
+    with value_objects.carrying(args[0].interp):
+        return _settle(*args, **kwargs)
+
+
+def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
+            kind_paths, rebound, note, trip_count, is_private, resume=None, fold=False):
     # (where a runtime range's counter starts, if static: _counter_span)
     counter_from = frame.stack[-1].pos if counted and type(frame.stack[-1].pos) is int else None
     iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
@@ -1476,6 +1482,8 @@ def _settle_while(frame, header, loop_stops, loc, counted, promote, boxes, unsha
             continue                # variables first bound inside the loop join the state
         if _carry_choices((td, leaves), trial, promote):
             continue                    # again, carrying those objects as choices
+        if trip_count is not None and value_objects.made_anew(leaves, trial, frame.interp):
+            continue                # again, carrying those objects' attributes
         _check_loop_structure((td, leaves), trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
         new_kinds = kind_paths | _kind_changing_paths(leaves, carried, trial)
@@ -1948,6 +1956,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                               ctx().serial_floor[-1])
         body_entry = (dict(frame.locals), list(frame.stack))
         entry_stack = list(frame.stack)
+        entered_objects = value_objects.entered(frame.locals)
         growth = stacking.current() if trip_count is not None else None
         if growth is not None:
             growth.enter_body(frame, header)
@@ -1960,6 +1969,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             else:
                 ex = walk(frame, header, loop_stops, entering=header)
             _drop_dead_locals(frame, header, entry=body_entry[0], reached=ex.targets)
+            _check_value_objects(frame, header, entered_objects, body_floor)
             if growth is not None:
                 growth.write_rows(entry_stack[-1].pos, frame,
                                   state_leaves(frame.locals, frame.stack)[1], fresh_floor,
@@ -2492,6 +2502,20 @@ def _check_unshared_moves(slot_arrays, leaves, out_leaves, unshared, loc):
                 "and the loop passes it on to another variable while it updates arrays in "
                 "place: later updates through that variable would reach the other name",
                 loc, f"copy it before the loop ({leaves[i][0]} = {leaves[i][0]}.copy())")
+
+
+def _check_value_objects(frame, header, entered, floor) -> None:
+    """Refuses (StaticChanged: the loop is unrolled, as before) a trial in
+    which an object the loop carries as a value is one no copy could stand
+    for (value_objects.unsafe_change)."""
+    why = value_objects.unsafe_change(entered, frame.locals,
+                                      state_leaves(frame.locals, frame.stack)[1],
+                                      frame.interp, floor)
+    if why is not None:
+        raise StaticChanged(f"this runtime loop {why}", frame.fc.loop_locs[header],
+                            "only arrays and numbers, and objects made anew each iteration "
+                            "that no other name holds, can change inside a loop on runtime "
+                            "values")
 
 
 def _is_fresh(v, floor) -> bool:

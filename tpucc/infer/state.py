@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
-from . import chosen_values
+from . import chosen_values, value_objects
 from .chosen_values import CHOSEN, ChosenValue
 from .iterators import RaisingTail, RangeIter, ReturningTail, SeqIter
 from .messages import RuntimeText
@@ -84,6 +84,10 @@ def flatten(value, path: str, out: list, whole=None) -> object:
     if isinstance(value, ChosenValue):     # its runtime position is the leaf
         out.append((path, value.position))
         return CHOSEN
+    names = value_objects.flattened_as_value(value, path)
+    if names is not None:       # (a plain object a counted loop makes anew each iteration)
+        return ("object", type(value), names,
+                tuple(sub(value.__dict__[k], f"{path}.{k}") for k in names))
     out.append((path, value))
     return None
 
@@ -350,6 +354,7 @@ def _build(td, it):
         obj = td[1].__new__(td[1])
         for k, t in zip(td[2], td[3]):
             object.__setattr__(obj, k, _build(t, it))
+        value_objects.note_built(obj)
         return obj
     raise AssertionError(td)
 

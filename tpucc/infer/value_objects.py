@@ -1,0 +1,194 @@
+"""Plain objects a counted loop makes anew each iteration, carried as values.
+
+`pos = pos + vel * dt` with a user class whose `__add__` / `__mul__` return
+a new V2: each iteration leaves `pos` holding another object, a static
+value that changes, so the loop was unrolled (1000 steps: 85 s of XLA).
+Where nothing can tell a copy from the object (same class and attribute
+names every iteration; attributes arrays, numbers, strings, None or
+tuples of those; no `is`, id() or hash() on such objects; the object the
+iteration starts with not changed in place; the new one held by that one
+variable only), such an object is a value, as a named tuple or a frozen
+dataclass is: the loop carries its attributes as slots (state.flatten
+walks it while `carrying` names its variable) and makes it again around
+them (state._build), as the eager loop makes a new one each iteration.
+
+Only counted loops (a static number of iterations, at least one) carry
+them: after such a loop the variable holds a new object eagerly too,
+where a runtime `while` that runs no iteration leaves the very object of
+before.  Anything else keeps the loop unrolled, as before.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import types
+
+import numpy as np
+
+from .values import Array
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+class Carrying:
+    """The variables one loop carries as value objects ({path: class}), the
+    objects state._build made for them (copies nobody else holds), and the
+    classes whose instances the current trial of the body asked `is`, id()
+    or hash() about."""
+
+    def __init__(self, parent: Carrying | None, interp):
+        self.parent, self.interp = parent, interp
+        self.paths: dict = {}
+        self.built: dict = {}
+        self.identity_read: set = set()
+
+    def holds_copy(self, obj) -> bool:
+        return self.built.get(id(obj)) is obj
+
+
+_ACTIVE: contextvars.ContextVar = contextvars.ContextVar("tpucc_value_objects", default=None)
+
+
+@contextlib.contextmanager
+def carrying(interp):
+    """The scope of one loop's fixpoint: its value-object variables."""
+    scope = Carrying(_ACTIVE.get(), interp)
+    token = _ACTIVE.set(scope)
+    try:
+        yield scope
+    finally:
+        _ACTIVE.reset(token)
+
+
+def attribute_names(value) -> tuple | None:
+    """The sorted attribute names of an instance of a plain user class whose
+    attributes are all values (arrays, numbers, strings, None, tuples of
+    those); None for anything else (containers, named tuples, dataclasses
+    that are values already, tpucc's own objects, objects with __slots__)."""
+    cls = type(value)
+    if isinstance(value, (type, tuple, list, dict, set, types.FunctionType, types.MethodType,
+                          Array, np.ndarray, *_SCALARS)) \
+            or cls.__module__.startswith(("tpucc.", "numpy", "jax", "builtins")) \
+            or getattr(cls, "__dataclass_params__", None) is not None and \
+            cls.__dataclass_params__.frozen \
+            or any("__slots__" in vars(c) for c in cls.__mro__[:-1]):
+        return None
+    attrs = getattr(value, "__dict__", None)
+    if type(attrs) is not dict or not attrs or not all(_value_leaf(v) for v in attrs.values()):
+        return None
+    return tuple(sorted(attrs))
+
+
+def _value_leaf(v) -> bool:
+    if type(v) is tuple:
+        return all(_value_leaf(x) for x in v)
+    return isinstance(v, (Array, *_SCALARS))
+
+
+def flattened_as_value(value, path: str) -> tuple | None:
+    """The attribute names to flatten `value` by, where the loop carrying it
+    (or one around it) carries the variable at `path` as a value object."""
+    scope = _ACTIVE.get()
+    while scope is not None:        # (flatten asks for every leaf: no list made here)
+        if scope.paths and scope.paths.get(path) is type(value):
+            return attribute_names(value)
+        scope = scope.parent
+    return None
+
+
+def note_built(obj) -> None:
+    """state._build made `obj` for a value-object slot: a copy of ours, made
+    by compiled code as the eager loop's objects are (its attributes are
+    then rebound as those of an object the call made, and it is returned
+    as one: outputs.py)."""
+    chain = _chain()
+    if any(type(obj) in scope.paths.values() for scope in chain):
+        chain[0].interp.fresh(obj)
+        for scope in chain:     # (no one else holds it: each loop around may carry it)
+            scope.built[id(obj)] = obj
+
+
+def _chain() -> list:
+    """The active scopes, innermost first (a loop's, those of loops around it)."""
+    scopes, scope = [], _ACTIVE.get()
+    while scope is not None:
+        scopes.append(scope)
+        scope = scope.parent
+    return scopes
+
+
+def note_identity(*objs) -> None:
+    """`is`, id() or hash() asked about `objs`: objects of their classes are
+    not carried as values in this trial (a copy would answer otherwise)."""
+    for scope in _chain():
+        scope.identity_read.update(type(o) for o in objs if attribute_names(o) is not None)
+
+
+def _made_in_body(obj, interp, floor: int, scope: Carrying) -> bool:
+    """Whether `obj` is new in this iteration (made by its code, or a copy
+    state._build made), not an object from before the loop others may hold."""
+    made = interp.fresh_ids.get(id(obj))
+    return made is not None and made[0] is obj and made[1] >= floor or scope.holds_copy(obj)
+
+
+def made_anew(leaves, trial, interp) -> dict:
+    """{path: class} of the variables a trial of a counted loop's body left
+    holding a new object of the class and attributes of the one it began
+    with (attribute_names), which may be carried as a value: the body made
+    it, no other slot holds it nor the one before, and no `is`, id() or
+    hash() asked about its class."""
+    scope = _ACTIVE.get()
+    found: dict = {}
+    for (path, before), (_, after) in zip(leaves, trial.leaves):
+        if after is before or not path.isidentifier() or type(after) is not type(before):
+            continue
+        names = attribute_names(before)
+        if names is None or attribute_names(after) != names \
+                or type(before) in scope.identity_read \
+                or sum(v is before for _, v in leaves) != 1 \
+                or sum(v is after for _, v in trial.leaves) != 1 \
+                or not _made_in_body(after, interp, trial.body_floor, scope):
+            continue
+        found[path] = type(before)
+    scope.paths.update(found)
+    return found
+
+
+def entered(locals_: dict) -> dict:
+    """At the top of a trial of the body: {path: (the copy the variable
+    holds, its attributes)}, for unsafe_change; identity reads start anew."""
+    scope = _ACTIVE.get()
+    if scope is None or not scope.paths:
+        return {}
+    scope.identity_read = set()
+    return {p: (locals_[p], dict(locals_[p].__dict__)) for p, cls in scope.paths.items()
+            if type(locals_.get(p)) is cls}
+
+
+def unsafe_change(entry: dict, locals_: dict, leaves, interp, floor: int) -> str | None:
+    """Why, at the end of a trial of the body, a variable carried as a value
+    object cannot be (what the eager loop does that a copy would not show),
+    or None: the object the iteration began with was changed in place; the
+    variable now holds an object of another class or attributes, one from
+    before the loop, or one another name holds too; or `is`, id() or
+    hash() asked about the class."""
+    scope = _ACTIVE.get()
+    if scope is None:
+        return None
+    for p, (obj, attrs) in entry.items():
+        now = obj.__dict__
+        if now.keys() != attrs.keys() or any(now[k] is not v for k, v in attrs.items()):
+            return f"changes the attributes of the object `{p}` held before the iteration"
+    for p, cls in scope.paths.items():
+        end = locals_.get(p)
+        names = attribute_names(entry[p][0]) if p in entry else None
+        if type(end) is not cls or names is not None and attribute_names(end) != names:
+            return f"leaves `{p}` holding {type(end).__name__}, not a {cls.__name__} alike"
+        if cls in scope.identity_read:
+            return f"asks `is`, id() or hash() about a {cls.__name__}"
+        if end is not entry.get(p, (None,))[0] and not _made_in_body(end, interp, floor, scope):
+            return f"binds `{p}` to an object made before the loop"
+        if any(v is end for _, v in leaves) or \
+                any(locals_.get(q) is end for q in scope.paths if q != p):
+            return f"binds the object `{p}` holds to another name too"
+    return None
