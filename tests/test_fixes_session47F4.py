@@ -128,6 +128,72 @@ def test_object_returned_after_the_loop():
     assert np.asarray(got.x).dtype == np.asarray(expected.x).dtype
 
 
+class P2(V2):
+    def __add__(self, o):
+        return P2(self.x + o.x, self.y + o.y)
+
+    def __sub__(self, o):
+        return P2(self.x - o.x, self.y - o.y)
+
+    def __mul__(self, s):
+        return P2(self.x * s, self.y * s)
+
+
+def nbody(p, steps):
+    pos = [P2(p[i, 0], p[i, 1]) for i in range(len(p))]
+    vel = [P2(0.0, 0.0) for _ in range(len(p))]
+    for _ in range(steps):
+        acc = []
+        for i in range(len(p)):
+            a = P2(0.0, 0.0)
+            for j in range(len(p)):
+                if i != j:
+                    d = pos[j] - pos[i]
+                    a = a + d * (1.0 / (d.x * d.x + d.y * d.y + 0.1) ** 1.5)
+            acc.append(a)
+        vel = [v + a * 0.01 for v, a in zip(vel, acc)]
+        pos = [q + v * 0.01 for q, v in zip(pos, vel)]
+    return [(q.x, q.y) for q in pos]
+
+
+@pytest.mark.parametrize("bodies", [3, 4])
+def test_lists_of_objects_made_anew(bodies):
+    p = np.random.default_rng(bodies).normal(size=(bodies, 2))
+    same(nbody, p, 50)
+    assert whiles(nbody, p, 50) == 1
+
+
+def items_in_place(p):
+    pts = [V2(p[0], p[1]), V2(p[1], p[0])]
+    for _ in range(N):
+        for j in range(2):
+            pts[j] = pts[j] * 0.9 + V2(0.1, 0.0)
+    return pts[0].x, pts[1].y
+
+
+def tuple_items(p):
+    pair = (V2(p[0], p[1]), V2(p[1], p[0]))
+    for _ in range(N):
+        pair = (pair[1] * 0.5, pair[0] + V2(1.0, 1.0))
+    return pair[0].x, pair[1].y
+
+
+def shared_list(p):
+    pos = [V2(p[0], p[1])]
+    keep = pos
+    for _ in range(N):
+        pos = [q * 0.9 for q in pos]
+    return pos[0].x, keep[0].x, keep is pos
+
+
+@pytest.mark.parametrize("fn", [items_in_place, tuple_items, shared_list])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_items_made_anew(fn, dtype):
+    p = np.array([1.0, 0.5], dtype)
+    same(fn, p)
+    assert whiles(fn, p) == 1
+
+
 # --- unrolled as before: a copy could be told from the object ------------------------------
 
 def aliased_before(p):
@@ -162,14 +228,23 @@ def compared_by_identity(p):
     pos, vel = V2(p[0], p[1]), V2(0.5, 1.0)
     n = 0
     for _ in range(N):
-        new = pos + vel * 0.01
-        n += new is pos
-        pos = new
+        pos = pos + vel * 0.01
+        n += pos is not vel         # (no copy changes this answer, but `is` is not watched)
     return pos.x, n
 
 
-def test_identity_asked_in_the_loop():
-    unrolled_same(compared_by_identity, np.array([1.0, 0.0]))
+def compared_by_id(p):
+    pos, vel = V2(p[0], p[1]), V2(0.5, 1.0)
+    n = 0
+    for _ in range(N):
+        pos = pos + vel * 0.01
+        n += id(pos) > 0            # (each object's id is another)
+    return pos.x, n
+
+
+@pytest.mark.parametrize("fn", [compared_by_identity, compared_by_id])
+def test_identity_asked_in_the_loop(fn):
+    unrolled_same(fn, np.array([1.0, 0.0]))
 
 
 def two_names(p):
@@ -196,3 +271,27 @@ def test_attribute_changing_kind_is_unrolled():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same(attribute_kinds_change, np.array([1.0, 0.0]))
+
+
+def one_object_twice(p):
+    pos = [V2(p[0], p[1]), V2(p[0], p[1])]
+    for _ in range(N):
+        q = pos[0] * 0.9
+        pos = [q, q]
+    return pos[0].x, pos[0] is pos[1]
+
+
+def test_new_object_held_twice_in_a_list():
+    unrolled_same(one_object_twice, np.array([1.0, 0.0]))
+
+
+def hashed(p):
+    pos, seen = V2(p[0], p[1]), {}
+    for i in range(N):
+        pos = pos * 0.9
+        seen[hash(pos) > 0] = i    # (an object's hash is its identity's)
+    return pos.x, len(seen)
+
+
+def test_hash_asked_in_the_loop():
+    unrolled_same(hashed, np.array([1.0, 0.0]))

@@ -7,7 +7,8 @@ Where nothing can tell a copy from the object (same class and attribute
 names every iteration; attributes arrays, numbers, strings, None or
 tuples of those; no `is`, id() or hash() on such objects; the object the
 iteration starts with not changed in place; the new one held by that one
-variable only), such an object is a value, as a named tuple or a frozen
+variable, or item of a list or tuple a variable holds, only), such an
+object is a value, as a named tuple or a frozen
 dataclass is: the loop carries its attributes as slots (state.flatten
 walks it while `carrying` names its variable) and makes it again around
 them (state._build), as the eager loop makes a new one each iteration.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import types
 
 import numpy as np
@@ -131,6 +133,23 @@ def _made_in_body(obj, interp, floor: int, scope: Carrying) -> bool:
     return made is not None and made[0] is obj and made[1] >= floor or scope.holds_copy(obj)
 
 
+# A variable, or an item of a list or tuple it holds (`pos = [q + v for q, v in
+# zip(pos, vel)]`), as state.flatten names it: not an attribute of an object
+# (whose class may see the copy) nor a dict's item.
+_VARIABLE = re.compile(r"[A-Za-z_]\w*(\[\d+\])*")
+
+
+def _held_at(locals_: dict, path: str):
+    """What the variable or item `path` (_VARIABLE) holds; None if nothing."""
+    name, _, rest = path.partition("[")
+    value = locals_.get(name)
+    for index in filter(None, rest.rstrip("]").split("][")):
+        if type(value) not in (list, tuple) or int(index) >= len(value):
+            return None
+        value = value[int(index)]
+    return value
+
+
 def made_anew(leaves, trial, interp) -> dict:
     """{path: class} of the variables a trial of a counted loop's body left
     holding a new object of the class and attributes of the one it began
@@ -140,7 +159,7 @@ def made_anew(leaves, trial, interp) -> dict:
     scope = _ACTIVE.get()
     found: dict = {}
     for (path, before), (_, after) in zip(leaves, trial.leaves):
-        if after is before or not path.isidentifier() or type(after) is not type(before):
+        if after is before or not _VARIABLE.fullmatch(path) or type(after) is not type(before):
             continue
         names = attribute_names(before)
         if names is None or attribute_names(after) != names \
@@ -161,8 +180,9 @@ def entered(locals_: dict) -> dict:
     if scope is None or not scope.paths:
         return {}
     scope.identity_read = set()
-    return {p: (locals_[p], dict(locals_[p].__dict__)) for p, cls in scope.paths.items()
-            if type(locals_.get(p)) is cls}
+    held = {p: _held_at(locals_, p) for p in scope.paths}
+    return {p: (obj, dict(obj.__dict__)) for p, obj in held.items()
+            if type(obj) is scope.paths[p]}
 
 
 def unsafe_change(entry: dict, locals_: dict, leaves, interp, floor: int) -> str | None:
@@ -180,7 +200,7 @@ def unsafe_change(entry: dict, locals_: dict, leaves, interp, floor: int) -> str
         if now.keys() != attrs.keys() or any(now[k] is not v for k, v in attrs.items()):
             return f"changes the attributes of the object `{p}` held before the iteration"
     for p, cls in scope.paths.items():
-        end = locals_.get(p)
+        end = _held_at(locals_, p)
         names = attribute_names(entry[p][0]) if p in entry else None
         if type(end) is not cls or names is not None and attribute_names(end) != names:
             return f"leaves `{p}` holding {type(end).__name__}, not a {cls.__name__} alike"
@@ -189,6 +209,6 @@ def unsafe_change(entry: dict, locals_: dict, leaves, interp, floor: int) -> str
         if end is not entry.get(p, (None,))[0] and not _made_in_body(end, interp, floor, scope):
             return f"binds `{p}` to an object made before the loop"
         if any(v is end for _, v in leaves) or \
-                any(locals_.get(q) is end for q in scope.paths if q != p):
+                any(_held_at(locals_, q) is end for q in scope.paths if q != p):
             return f"binds the object `{p}` holds to another name too"
     return None
