@@ -533,18 +533,34 @@ def _enters_while(fc, block: int, targets) -> bool:
     through the rest of that line's test (`while abs(x) > tol and it < n:`
     tests `it < n` in a block of its own before the loop is entered)."""
     line = fc.blocks[block].instrs[-1].loc.line
-    seen, work = set(), list(targets)
+    seen, work = set(), [(t, True) for t in targets]
     while work:
-        t = work.pop()
+        t, direct = work.pop()
         if t is None or t in seen:
             continue
         seen.add(t)
         if t in fc.loop_headers:
-            if fc.loop_locs.get(t) is not None and fc.loop_locs[t].line == line:
+            loc = fc.loop_locs.get(t)
+            # (through other tests, only a `while`'s: a comprehension's
+            # blocks share its line too, and its `for` is not entered so)
+            if loc is not None and loc.line == line and (direct or not _is_for_header(fc, t)):
                 return True
-        elif all(i.loc.line == line for i in fc.blocks[t].instrs):
-            work.extend(fc.blocks[t].successors())
+        elif _is_test_of_line(fc.blocks[t], line):
+            work.extend((s, False) for s in fc.blocks[t].successors())
     return False
+
+
+def _is_test_of_line(blk, line: int) -> bool:
+    """A block of one of the line's `and`/`or` tests: all on that line,
+    ending in a conditional branch."""
+    end = blk.terminator
+    return bool(blk.instrs) and end is not None and end.op in ("BRANCH", "BRANCH_OR_POP") \
+        and all(i.loc.line == line for i in blk.instrs)
+
+
+def _is_for_header(fc, header: int) -> bool:
+    first = next((b.instrs[0] for b in fc.blocks[header:] if b.instrs), None)
+    return first is not None and first.op == "FOR_ITER"
 
 
 def branch_regions(frame, pred: Array, arms, note: str, same_statics_at=None,
