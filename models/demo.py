@@ -473,7 +473,10 @@ def jax_first_compile(args, layout) -> dict:
             f"{args.hidden}, {args.classes}, {args.seed}, {layout!r}, {args.matmul_precision!r})")
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": path}     # JAX_PLATFORMS as here (see the top)
+    # JAX_PLATFORMS as here (see the top).  On a GPU this process already
+    # holds jax's preallocated 75% of the device's memory, so the child
+    # allocates as it goes instead of failing to take another 75%.
+    env = {**os.environ, "PYTHONPATH": path, "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           text=True, timeout=600)
     if done.returncode != 0:
