@@ -28,7 +28,7 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
 from . import (builder, chosen_functions, chosen_values, escaping, guarded_ranges, held_ints,
-               iterators, popped_queues)
+               iterators, popped_queues, value_objects)
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
@@ -324,6 +324,17 @@ def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) 
         return ("an array on one path and None on another cannot be one value: where one "
                 "path gives None, give a value of the others' kind (np.nan, -1) and, if "
                 "needed, a flag that says which path ran")
+    if "`if`" in what and value_objects.alike_objects(values):
+        name = type(values[0]).__name__
+        return (f"the paths give different {name} objects, which compiled code merges "
+                "attribute by attribute into a new one only where the program made each and "
+                "no other name holds it (another variable, a container, an object, a bound "
+                "method, the caller): a copy would not be the object that name sees; "
+                + ("choose the arrays inside instead (`w = np.where(c, a.w, b.w)`, or `a.w if "
+                   "c else b.w`), or write it as an `if` statement that rebinds the variable "
+                   "on one path only" if path.startswith("<stack") else
+                   f"make one of its own before the `if` ({_copy_of(name, values[0], path)}) "
+                   "and rebind only this variable"))
     if len({type(v) for v in values}) == 1 and is_plain_object(values[0]):
         name = type(values[0]).__name__
         return (f"which {name} object this is would be known only at run time, and compiled "
@@ -333,6 +344,14 @@ def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) 
                 "(attributes merge like variables)")
     return ("only arrays and numbers, or static objects such as strings and None (not an "
             "array on one path and an object on another), can differ between runtime paths")
+
+
+def _copy_of(name: str, obj, path: str) -> str:
+    """`pos = V2(pos.x, pos.y)`: a new object made from the attributes."""
+    var = path if path.isidentifier() else "p"
+    names = value_objects.attribute_names(obj)
+    more = ", ..." if len(names) > 3 else ""
+    return f"`{var} = {name}(" + ", ".join(f"{var}.{k}" for k in names[:3]) + more + ")`"
 
 
 def _is_function(v) -> bool:
@@ -944,7 +963,16 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     there they must agree on every static value (a Python number, a shape,
     a dtype, whether a 0-d value is a NumPy scalar), else _PathsDiffer: none
     may become runtime (continue_multi); with `numbers_merge`, numbers may
-    (runtime_branch's short-circuit meets)."""
+    (runtime_branch's short-circuit meets).  Plain value objects the arms
+    bind differently (`if c: pos = pos * 0.5`) are merged attribute by
+    attribute within the merge's own scope (value_objects.merging)."""
+    with value_objects.merging(frame.interp):
+        return _merge_arms(frame, pred, arms, note, floor, entry, same_statics_at,
+                           numbers_merge)
+
+
+def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
+                same_statics_at, numbers_merge) -> Exit:
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
@@ -953,6 +981,11 @@ def merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         note.startswith(GUARD_NOTE) else set()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
+    if not (note.startswith("loop:") or note == WHILE_ENTRY):
+        # (a runtime loop's step or first test: such a loop carries no plain
+        # objects (value_objects: counted loops only), and its merge's own
+        # refusal says what to write instead)
+        value_objects.merge_by_attribute(frame, [(a.locals, a.stack, a.items) for a in arms])
     whole, flat = _arm_leaves(arms)
     escaped = _hold_escaping_arrays(frame.interp, arms, flat, floor)
     if escaped:

@@ -17,6 +17,15 @@ Only counted loops (a static number of iterations, at least one) carry
 them: after such a loop the variable holds a new object eagerly too,
 where a runtime `while` that runs no iteration leaves the very object of
 before.  Anything else keeps the loop unrolled, as before.
+
+A runtime `if` whose arms bind a variable to different such objects
+(`if c: pos = pos * 0.5`) merges them the same way (`merging`,
+`merge_by_attribute`): attribute by attribute, into a new object of the
+class.  Eagerly the variable holds one of the arms' objects; a copy is
+told from it only through another name holding it, so each must be made
+by the program and held by that variable alone, in its arm and in the
+frames around (then `is`, id(), hash() and later changes of either
+object see nothing else).
 """
 from __future__ import annotations
 
@@ -36,10 +45,10 @@ class Carrying:
     """The variables one loop carries as value objects ({path: class}), the
     objects state._build made for them (copies nobody else holds), and the
     classes whose instances the current trial of the body asked `is`, id()
-    or hash() about."""
+    or hash() about.  `merge`: the scope of one runtime `if`'s merge."""
 
-    def __init__(self, parent: Carrying | None, interp):
-        self.parent, self.interp = parent, interp
+    def __init__(self, parent: Carrying | None, interp, merge=False):
+        self.parent, self.interp, self.merge = parent, interp, merge
         self.paths: dict = {}
         self.built: dict = {}
         self.identity_read: set = set()
@@ -52,14 +61,22 @@ _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("tpucc_value_objects", 
 
 
 @contextlib.contextmanager
-def carrying(interp):
-    """The scope of one loop's fixpoint: its value-object variables."""
-    scope = Carrying(_ACTIVE.get(), interp)
+def carrying(interp, merge=False):
+    """The scope of one loop's fixpoint: its value-object variables (or,
+    with `merge`, of one runtime `if`'s merge: merge_by_attribute)."""
+    scope = Carrying(_ACTIVE.get(), interp, merge)
     token = _ACTIVE.set(scope)
     try:
         yield scope
     finally:
         _ACTIVE.reset(token)
+
+
+def merging(interp):
+    """The scope of one runtime `if`'s merge, within which the paths
+    merge_by_attribute finds are flattened attribute by attribute and
+    made again as new objects (state._build, note_built)."""
+    return carrying(interp, merge=True)
 
 
 def attribute_names(value) -> tuple | None:
@@ -212,3 +229,118 @@ def unsafe_change(entry: dict, locals_: dict, leaves, interp, floor: int) -> str
                 any(_held_at(locals_, q) is end for q in scope.paths if q != p):
             return f"binds the object `{p}` holds to another name too"
     return None
+
+
+# --- a runtime `if` ----------------------------------------------------------------
+
+
+def merge_by_attribute(frame, states) -> dict:
+    """Within `merging`'s scope: {path: class} of the variables and stack
+    slots (or items of lists and tuples they hold) that `states` ((locals,
+    stack, item writes) of each arm of a runtime `if`, with the same names)
+    bind to different objects of one plain class and attribute names
+    (attribute_names), each made by the program and held by that variable
+    alone (in its arm, and in no frame around): a copy merged attribute by
+    attribute stands for whichever the eager run kept."""
+    from .control import items_applied
+    scope = _ACTIVE.get()
+    assert scope is not None and scope.merge, "merge_by_attribute outside `merging`"
+    interp = frame.interp
+    candidates = {p: vs for p, vs in _differing_values(states) if alike_objects(vs)}
+    if not candidates:
+        return {}
+    outer = _references(_outer_roots(interp, frame))
+    counts = []
+    for locals_, stack, items in states:
+        with items_applied(items):
+            counts.append(_references([*locals_.values(), *stack]))
+    for path, values in candidates.items():
+        if all(_made_by_program(interp, v) and not outer.get(id(v))
+               and held.get(id(v)) == 1 for v, held in zip(values, counts)):
+            scope.paths[path] = type(values[0])
+    return scope.paths
+
+
+def _differing_values(states):
+    """(path, the arms' values) of each variable, stack slot, and item of a
+    list or tuple that is another object in some arm, whose arms' values are not
+    one object (a worklist: lists may be long)."""
+    work = [(n, [loc[n] for loc, _, _ in states]) for n in sorted(states[0][0])]
+    work += [(f"<stack {i}>", [st[i] for _, st, _ in states])     # (`a if c else b`)
+             for i in range(min(len(st) for _, st, _ in states))]
+    while work:
+        path, values = work.pop()
+        first = values[0]
+        if all(v is first for v in values):
+            continue
+        if type(first) in (list, tuple) and all(
+                type(v) is type(first) and len(v) == len(first) for v in values):
+            work.extend((f"{path}[{i}]", [v[i] for v in values]) for i in range(len(first)))
+        else:
+            yield path, values
+
+
+def alike_objects(values) -> bool:
+    """Objects of one plain class whose attributes are values, the same
+    names on each (attribute_names)."""
+    names = attribute_names(values[0])
+    return names is not None and all(
+        type(v) is type(values[0]) and attribute_names(v) == names for v in values)
+
+
+def _made_by_program(interp, obj) -> bool:
+    """Made by the compiled call (not an argument's, a global's: others
+    outside hold those)."""
+    made = interp.fresh_ids.get(id(obj))
+    return made is not None and made[0] is obj
+
+
+def _outer_roots(interp, frame) -> list:
+    """What the frames around `frame` hold, and the cells of all of them."""
+    roots = []
+    for f in interp.frames:
+        if f is not frame:
+            roots += [*f.locals.values(), *f.stack]
+        roots += _cell_contents(f.cells.values())
+    return roots
+
+
+def _references(roots) -> dict:
+    """{id(object): how many references to it} reachable from `roots`
+    through tuples, lists, dicts, sets and plain objects' attributes (a
+    worklist: user-sized object graphs), the roots counted as references."""
+    from .iterators import SeqIter
+    from .state import instance_attributes, is_plain_object
+    counts: dict = {}
+    work = list(roots)
+    while work:
+        v = work.pop()
+        if isinstance(v, (Array, *_SCALARS)):
+            continue
+        counts[id(v)] = counts.get(id(v), 0) + 1
+        if counts[id(v)] > 1:
+            continue                    # (walked already)
+        if isinstance(v, (tuple, list, set, frozenset)):
+            work.extend(v)
+        elif isinstance(v, dict):
+            work.extend(v.values())
+        elif isinstance(v, types.MethodType):      # (`scale = pos.scale` holds pos)
+            work.append(v.__self__)
+        elif isinstance(v, types.FunctionType):    # (a closure's cells, its defaults)
+            work.extend(_cell_contents(v.__closure__ or ()))
+            work.extend(v.__defaults__ or ())
+        elif isinstance(v, SeqIter):       # (`for p in ps:` holds ps's items)
+            work.append(v.items)
+        elif is_plain_object(v) and not type(v).__module__.startswith("tpucc."):
+            work.extend(instance_attributes(v).values())    # (not tpucc's: they hold it all)
+    return counts
+
+
+def _cell_contents(cells) -> list:
+    held = []
+    for cell in cells:
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:              # (an empty cell)
+            pass
+    return held
