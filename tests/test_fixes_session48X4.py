@@ -263,3 +263,35 @@ def test_another_structure_on_one_path_is_refused_naming_the_attribute():
         return p.x
     raises_at(f, (UP,), E.MergeError, r"`p\.y` different structures", line_of="if x[2] > 0",
               cache=False)
+
+
+def test_a_variable_a_closure_reads():
+    def f(x):
+        p = V2(x[0], x[1])
+        get = lambda: p.x       # noqa: E731  (reads the variable, whichever object it holds)
+        if x[2] > 0:
+            p = p * 2.0
+        return get()
+    both(f)
+
+
+def test_refused_where_a_dict_or_a_closure_holds_it():
+    def in_dict(x):
+        p = V2(x[0], x[1])
+        d = {"p": p}
+        if x[2] > 0:
+            p = p * 2.0
+        d["p"].x = 3.0
+        return p.x
+
+    def in_closure(x):
+        p = V2(x[0], x[1])
+        q = p
+        get = lambda: q         # noqa: E731
+        if x[2] > 0:
+            p = p * 2.0
+        get().x = 5.0
+        return p.x
+    for fn in (in_dict, in_closure):
+        raises_at(fn, (UP,), E.MergeError, "a V2 object and a V2 object",
+                  line_of="if x[2] > 0", cache=False)
