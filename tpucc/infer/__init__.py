@@ -26,7 +26,8 @@ from ..errors import (InternalError, LimitError, ShapeError, StaticValueError, T
 from ..ir import AVal, Region, Value
 from ..ops.indexing import chained_view, numpy_view
 from ..ops.registry import const_aval
-from . import appends, buffers, builder, checks, chosen_values, held_ints, popped_queues, scalar_state
+from . import (appends, buffers, builder, checks, chosen_values, element_lists, held_ints,
+               popped_queues, scalar_state)
 from .builder import Context, compiling, note_input_layout
 from .builtins_impl import warnings_at_program_lines
 from .calls import Interpreter     # (which loads the bytecode interpreter last)
@@ -763,32 +764,68 @@ def _returned_stored(out_leaves, stored: dict, aliased) -> list:
 def _row_groups(context, out_leaves) -> dict:
     """id(var) -> (buffer, row) for the returned runtime leaves that are
     whole rows of one array, where one array gives ROW_GROUP_MIN of them or
-    more: rows of a buffer a counted loop filled, as it left them, and
-    views `y[t]` of an array (`list(y)`), which are returned as copies
-    anyway.  Not a value whose kind is decided at run time, nor a number
-    whose Python type is (held_ints.py: each has its own bool)."""
+    more: rows of a buffer a counted loop filled, as it left them, views
+    `y[t]` of an array (`list(y)`), which are returned as copies anyway,
+    and Python numbers that are elements of one array (`x.tolist()`, a
+    table a loop held as an array: _element_of).  Not a value whose kind
+    is decided at run time, nor a number whose Python type is (held_ints.py:
+    each has its own bool)."""
     by_buffer = {}
     for _, v in out_leaves:
         if isinstance(v, Array) and not isinstance(v.immutable, RuntimeKind) \
                 and v.held_int is None:
             found = _row_of(context, v)
             if found is not None:
-                by_buffer.setdefault(id(found[1]), []).append(found)
-    return {id(var): (buf, t) for group in by_buffer.values() if len(group) >= ROW_GROUP_MIN
-            for var, buf, t in group}
+                by_buffer.setdefault((id(found[1]), found[3]), []).append(found)
+    groups = {}
+    for group in by_buffer.values():
+        if len(group) >= ROW_GROUP_MIN:
+            buf = _flattened(group[0][1]) if group[0][3] else group[0][1]
+            groups.update({id(var): (buf, t) for var, _, t, _ in group})
+    return groups
 
 
 def _row_of(context, v: Array):
-    """(v's value, the array's value, t) where v is row t of an array."""
+    """(v's value, the array's value, t, flat) where v is row t of an array
+    (flat False), or its element at position t of the flattened array
+    (flat True: the driver reads it as a Python number from its host copy)."""
     if v.base is None:
         found = context.stacked_rows.get(id(v.var))
-        return found if found is not None and found[0] is v.var else None
+        if found is not None and found[0] is v.var:
+            return found + (False,)
+        return _element_of(context, v)
     key = v.index
     if v.base.base is not None or type(key) is not tuple or len(key) != 1 \
             or type(key[0]) is not int or key[0] < 0:
         return None
     var = v.var                     # (read again first if the base changed)
-    return (var, v._base_var, key[0]) if v._base_var is v.base.var else None
+    return (var, v._base_var, key[0], False) if v._base_var is v.base.var else None
+
+
+def _element_of(context, v: Array):
+    """_row_of of a Python number that is one element of an array: of a 1-d
+    array's tolist() (element_lists.record), or an item a loop's table held
+    as an array got back (held_tables.write_back).  Returned one by one, a
+    DP table of 800 numbers was 800 outputs: 17 s of XLA (bug 48X/01).
+    The number's value equals the array's element turned into a Python
+    number on the host (tolist() converts to the Python type's dtype, which
+    holds every value of the element's; a uint64 past int64 is refused by
+    the conversion's own check, which stays)."""
+    if v.shape:
+        return None
+    found = element_lists.element_of(v) or context.held_elements.get(id(v.var))
+    # (a NumPy scalar is its array's element only where the dtypes agree)
+    if found is not None and found[0] is v.var \
+            and (v.aval.weak or found[1].aval.dtype == v.aval.dtype):
+        return found + (True,)
+    return None
+
+
+def _flattened(whole: Value) -> Value:
+    """The 1-d array of `whole`'s elements in order (positions of
+    _element_of count in it)."""
+    from ..ops.shape import reshape
+    return whole if len(whole.aval.shape) == 1 else reshape(Array(whole), (-1,)).var
 
 
 def _refuse_iterators(result, fn):

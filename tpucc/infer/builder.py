@@ -152,6 +152,10 @@ class Context:
     # Value, the array's, its position), so sum() / max() / .count() of all
     # of them is one reduction of the array (element_lists.source_of).
     list_elements: dict = field(default_factory=dict)
+    # The rows of an n-d array whose tolist() made nested lists: id(row's
+    # Value) -> (it, the array's Value, its row), so that an element of the
+    # innermost lists is known as one of the whole array's (element_lists.element_of).
+    list_rows: dict = field(default_factory=dict)
     # The items a loop's table held as an array got back after it: id(Value)
     # -> (the item's Value, the array's, its position in the flattened
     # table), so an inner loop held anew at each iteration of an unrolled

@@ -36,6 +36,29 @@ def record(elements: list, source: Array) -> None:
         table[id(element.var)] = (element.var, whole, position)
 
 
+def record_rows(rows: list, source: Array) -> None:
+    """`rows` are source[0], source[1], ... of an n-d array whose tolist()
+    made the nested lists of their elements (element_of)."""
+    table = builder.ctx().list_rows
+    for i, row in enumerate(rows):
+        table[id(row.var)] = (row.var, source.var, i)
+
+
+def element_of(v: Array):
+    """(v's Value, the array's Value, position in it flattened) where v is
+    an element tolist() made, of the array tolist() was called on (the
+    outermost of nested lists); else None."""
+    context = builder.ctx()
+    found = context.list_elements.get(id(v.var))
+    if found is None or found[0] is not v.var:
+        return None
+    _, whole, position = found
+    while (up := context.list_rows.get(id(whole))) is not None and up[0] is whole:
+        position += up[2] * int(np.prod(whole.aval.shape))
+        whole = up[1]
+    return v.var, whole, position
+
+
 def source_of(items) -> Array | None:
     """The 1-d array (as it was at tolist()) whose elements, all of them in
     order, `items` are; else None."""

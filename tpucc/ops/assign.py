@@ -132,9 +132,12 @@ def tolist(a):
                          hint="index the elements you need, or keep the array")
     if a.ndim == 0:
         return item(a)
-    elements = [tolist(a[i]) for i in range(a.shape[0])]
+    rows = [a[i] for i in range(a.shape[0])]
+    elements = [tolist(row) for row in rows]
     if a.ndim == 1:
         element_lists.record(elements, a)
+    else:
+        element_lists.record_rows(rows, a)
     return elements
 
 
