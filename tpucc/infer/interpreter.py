@@ -1606,11 +1606,14 @@ def _harmless(f, i):
         operands = f.stack[-_OPERANDS[i.op]:]
         if not any(map(runtime, operands)):
             return True
+        if i.op == "BINARY_SUBSCR" and _static_item_of_sequence(*operands):
+            return True
         return _UNLESS_CHECKED if all(map(_array_or_number, operands)) else False
     if i.op == "LOAD_ATTR" and i.arg[0]:
-        # a method, loaded to be called: an array's (its call is judged
-        # below), not an object's, whose code may do anything
-        return isinstance(f.stack[-1], Array)
+        # a method, loaded to be called: an array's, or a module's function
+        # (`np.linalg.norm(R)` loads `norm` so), whose call is judged below;
+        # not an object's, whose code may do anything
+        return isinstance(f.stack[-1], (Array, types.ModuleType))
     if i.op in ("FORMAT_VALUE", "CONVERT_VALUE"):
         # (a user __repr__ or __format__ it interprets may divide or index
         # runtime values: `f"{obj!r}"`)
@@ -1648,6 +1651,14 @@ def _numpy_function(fn) -> bool:
         return False
     return implemented and getattr(fn, "__name__", None) not in _WRITING_FUNCTIONS and \
         not str(getattr(fn, "__module__", "")).startswith("numpy.random")
+
+
+def _static_item_of_sequence(seq, index) -> bool:
+    """Whether `seq[index]` picks items of a tuple or list by a static index
+    (`np.linalg.slogdet(R)[1]`, a NumPy result's named tuple): nothing is
+    computed at run time, and no user __getitem__ runs."""
+    return isinstance(index, (int, slice)) and \
+        type(seq).__getitem__ in (tuple.__getitem__, list.__getitem__)
 
 
 def _array_or_number(v) -> bool:
