@@ -18,9 +18,8 @@
   a static property of the slot (Array.held_type, chosen from its paths:
   held_ints.held_python_type), so one bool carries either: the caller gets
   the Python type of the path taken, and Python's operators give Python's
-  types there.  A slot holding all three (a NumPy int, a Python int and a
-  Python bool) holds the int: True comes back as 1 (one bool tells two
-  types apart).
+  types there.  (A slot holding all three, a NumPy int, a Python int and a
+  Python bool, holds the bool by a second bool since session 48X3.)
 """
 from __future__ import annotations
 
@@ -386,6 +385,5 @@ def three_types(x):
 
 
 def test_three_types_in_one_slot_keep_the_int_and_the_numpy_int():
-    # (the path that leaves True gives 1: the slot's one bool tells the
-    # Python int from the NumPy int only; README)
-    each(three_types, [(np.array(v),) for v in ([1, 1], [3, 3], [1, 3])])
+    # (the path that leaves True gives True: a second bool, session 48X3)
+    each(three_types, [(np.array(v),) for v in ([1, 1], [3, 3], [1, 3], [3, 1])])

@@ -1011,6 +1011,18 @@ def python_int_output(scalar) -> bool:
     return type(scalar) in (list, tuple) and scalar[0] in infer.PYTHON_OUTPUT_TYPES
 
 
+def _held_python_type(scalar, outs):
+    """(The Python type an output is on the path taken, where an entry
+    python_int_output says so, else None; its `scalar` past the entries.)
+    An entry's `scalar` can be another entry: a Python bool where the first
+    says so, else a Python int where the second does (held_ints.py)."""
+    while python_int_output(scalar):
+        tag, held, scalar = scalar
+        if bool(np.asarray(outs[held])):
+            return infer.PYTHON_OUTPUT_TYPES[tag], scalar
+    return None, scalar
+
+
 def _general_builder(traced, runtime_kinds: dict):
     """The output builder of a program with outputs whose kind (NumPy
     scalar or 0-d array) the executable computes, with leaves that are
@@ -1042,12 +1054,11 @@ def _general_builder(traced, runtime_kinds: dict):
                 leaves.append(copy.copy(s) if _mutable_static(s) else s)
                 continue
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
-            if python_int_output(scalar):
-                tag, held, scalar = scalar
-                if bool(np.asarray(outs[held])):
-                    leaves.append(infer.PYTHON_OUTPUT_TYPES[tag](np.asarray(outs[k])))
-                    k += 1
-                    continue
+            python_type, scalar = _held_python_type(scalar, outs)
+            if python_type is not None:
+                leaves.append(python_type(np.asarray(outs[k])))
+                k += 1
+                continue
             if is_runtime_kind(scalar):
                 scalar = bool(np.asarray(outs[scalar]))
             leaves.append(to_user_value(outs[k], weak[k], scalar))

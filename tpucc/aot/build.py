@@ -537,7 +537,7 @@ def _outputs(ep, traced) -> dict:
         elif s is RUNTIME:
             weak = traced.out_weak[k]
             scalar = traced.out_scalar[k] if k < len(traced.out_scalar) else True
-            if python_int_output(scalar):
+            while python_int_output(scalar):
                 scalar = scalar[2]      # (an artifact gives the NumPy integer on every path)
             node = {"leaf": "runtime", "output": k, "path": path,
                     "weak": weak.__name__ if weak is not None else None,

@@ -89,7 +89,8 @@ class OutsideContainer:
 # An `out_scalar` entry [PYTHON_INT_OUTPUT, k, scalar]: the output is a Python
 # int where the executable's output k says so (held_ints.py), else `scalar`;
 # [PYTHON_FLOAT_OUTPUT, k, scalar]: a Python float there; [PYTHON_BOOL_OUTPUT,
-# k, scalar]: a Python bool.
+# k, scalar]: a Python bool.  The `scalar` of an entry can be another entry
+# (a Python bool, an int, else the NumPy scalar: held_ints.needs_bool_flag).
 PYTHON_INT_OUTPUT = "python int"
 PYTHON_FLOAT_OUTPUT = "python float"
 PYTHON_BOOL_OUTPUT = "python bool"
@@ -593,6 +594,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
             if v.held_int is not None and not v.shape:
                 held_outputs.append((len(out_scalar) - 1, v.held_int,
                                      held_ints.python_type(v)))
+                if v.held_bool is not None:     # (a third type: checked first, driver)
+                    held_outputs.append((len(out_scalar) - 1, v.held_bool, bool))
         else:
             out_static.append(v.items if type(v) is OutsideContainer else v)
     captured = list(interp.captured.values())

@@ -1778,7 +1778,17 @@ def _kind_dependent(x: Array, test):
 def _held_int_dependent(x: Array, test):
     """test(a value of x's eager type) where x is a Python int (float, bool)
     on some runtime paths and a NumPy number on others (held_ints.py): a
-    runtime Python bool where the two answer differently."""
+    runtime Python bool where the two answer differently; where x holds a
+    Python bool beside them (its second bool), the bool's answer there."""
+    answer = _held_pair_dependent(x, test)
+    on_bool_path = held_ints.third_type_bool(x)
+    as_bool = test(False)
+    if on_bool_path is None or answer is as_bool:
+        return answer
+    return to_python_scalar(emit("select", on_bool_path, np.bool_(as_bool), answer), np.bool_)
+
+
+def _held_pair_dependent(x: Array, test):
     as_int = test(held_ints.python_type(x)(0))
     as_numpy = _kind_dependent(x, test) if isinstance(x.immutable, RuntimeKind) else \
         test(python_sample(x))
@@ -2663,6 +2673,10 @@ def _printed_kind(x: Array) -> str:
     held = _printed_held_kind(x)
     if held is not None:
         return held
+    return _plain_printed_kind(x)
+
+
+def _plain_printed_kind(x: Array) -> str:
     if x.weak:
         return type(python_sample(x)).__name__
     return "scalar" if x.immutable else "array"
@@ -2671,14 +2685,27 @@ def _printed_kind(x: Array) -> str:
 def _printed_held_kind(x: Array) -> str | None:
     """The printed kind of a value that is one Python type on some runtime
     paths and prints as another type on the rest (held_ints.python_type):
-    "int or bool" (a Python bool held in an int), "int or float" (a Python
-    int held in a Python float), "bool or int" (a Python int held in a
-    NumPy bool), each printed as the first type where the bool is false."""
+    _held_pair_kind's, and where the value holds a Python bool beside them
+    (its second bool, held_ints.needs_bool_flag), that kind with "|bool"
+    after it (ops.debug: printed as a bool where the last bool is true)."""
     if x.held_int is None or x.shape:
         return None
+    kind = _held_pair_kind(x)
+    if x.held_bool is not None:
+        return f"{kind or _plain_printed_kind(x)}|bool"
+    return kind
+
+
+def _held_pair_kind(x: Array) -> str | None:
+    """"int or bool" (a Python bool held in an int), "int or float" (a
+    Python int held in a Python float), "float|bool" (a Python bool held in
+    a Python float), "bool or int" (a Python int held in a NumPy bool):
+    printed by the held value's bool; None: as its dtype says."""
     held = held_ints.python_type(x)
     if x.weak:
-        return "int or float" if x.dtype.kind == "f" else "int or bool"
+        if x.dtype.kind == "f":
+            return "float|bool" if held is bool else "int or float"
+        return "int or bool"
     if held is bool and x.dtype.kind in "iu":
         return "int or bool"
     return "bool or int" if held is int and x.dtype.kind == "b" else None
@@ -2687,12 +2714,14 @@ def _printed_held_kind(x: Array) -> str | None:
 def _printed_value(x: Array) -> Array:
     """What print() passes of x: a Python int that is a Python bool (a
     Python float that is an int...) on some runtime paths (held_ints.py)
-    with its bool, [value, is a bool (an int)], so that it prints True (0)
-    where eager Python does, not 1 (0.0)."""
+    with its bools, [value, is a bool (an int), ...], so that it prints True
+    (0) where eager Python does, not 1 (0.0)."""
     if _printed_held_kind(x) is None:
         return x
-    flag = emit("convert", Array(x.held_int), dtype=x.dtype)
-    return emit("concatenate", *(emit("reshape", v, shape=(1,)) for v in (x, flag)), axis=0)
+    flags = [x.held_int] if _held_pair_kind(x) is not None else []
+    flags += [x.held_bool] if x.held_bool is not None else []
+    parts = [x] + [emit("convert", Array(f), dtype=x.dtype) for f in flags]
+    return emit("concatenate", *(emit("reshape", v, shape=(1,)) for v in parts), axis=0)
 
 
 @builtin(py.setattr)

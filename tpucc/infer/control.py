@@ -1025,6 +1025,10 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     # (a Python int on some paths, a NumPy integer on others: which one, held_ints.py)
     held = [s for s in slots if held_ints.needs_flag(s.values, s.aval)]
     held_loose = [x for x in loose_runtime if held_ints.needs_flag(x[3], x[4])]
+    # (... and a Python bool beside that Python int: which paths hold it)
+    held_slots = [(s.values, s.aval) for s in held] + [(x[3], x[4]) for x in held_loose]
+    held_bools = [i for i, (values, aval) in enumerate(held_slots)
+                  if held_ints.needs_bool_flag(values, aval)]
     regions = []
     for k, arm in enumerate(arms):
         with in_open_region(arm.builder):
@@ -1035,6 +1039,7 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
                        for s in narrowed]
             values += [held_ints.flag_of(s.values[k], s.aval) for s in held]
             values += [held_ints.flag_of(vals[k], aval) for *_, vals, aval in held_loose]
+            values += [held_ints.bool_flag_of(held_slots[i][0][k]) for i in held_bools]
             values += [_arm_value(vals[k], aval, arm.ends, arm.vars)
                        for *_, vals, aval in loose_runtime]
             values += [kind_value(vals[k]) for *_, vals, _ in loose_kinds]
@@ -1044,7 +1049,7 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     avals = [s.aval for s in slots] + [aval for _, aval in boxes]
     avals += [AVal(np.dtype(bool), (), False)] * len(kind_slots)
     avals += [PYTHON_INT] * len(narrowed)
-    avals += [held_ints.FLAG] * (len(held) + len(held_loose))
+    avals += [held_ints.FLAG] * (len(held) + len(held_loose) + len(held_bools))
     avals += [x[4] for x in loose_runtime]
     avals += [AVal(np.dtype(bool), (), False)] * len(loose_kinds)
     if len(targets) > 1:
@@ -1055,14 +1060,18 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     loose_outs = iter(outputs[loose_start:][:n_loose])
     loose_kind_outs = dict(zip(map(id, loose_kinds), outputs[loose_start + n_loose:][:n_kinds]))
     flags_at = len(slots) + len(boxes) + len(kind_slots) + len(narrowed)
+    bool_flags_at = flags_at + len(held) + len(held_loose)
+    bool_flags = dict(zip(held_bools, outputs[bool_flags_at:bool_flags_at + len(held_bools)]))
     loose_flags = dict(zip(map(id, held_loose), outputs[flags_at + len(held):]))
+    loose_bool_flags = {id(x): bool_flags.get(len(held) + i) for i, x in enumerate(held_loose)}
     for entry in loose:
         holder, key, serial, values, aval = entry
         merged_value = values[0] if aval is None else Array(next(loose_outs))
         if aval is not None:
             kind = loose_kind_outs.get(id(entry))
             merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
-            held_ints.hold(merged_value, loose_flags.get(id(entry)), values)
+            held_ints.hold(merged_value, loose_flags.get(id(entry)), values,
+                           loose_bool_flags.get(id(entry)))
             merged_value.dtype_varies = dtype_varies(values)
             _watch_loose(holder, key, values, merged_value, floor)
             if aval is chosen_values.POSITION:
@@ -1083,8 +1092,8 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         merged[slot.index].immutable = RuntimeKind(kind)
     for slot, wide in zip(narrowed, outputs[len(slots) + len(boxes) + len(kind_slots):]):
         require_python_int_fits(Array(wide), slot.aval)
-    for slot, flag in zip(held, outputs[flags_at:]):
-        held_ints.hold(merged[slot.index], flag, slot.values)
+    for i, (slot, flag) in enumerate(zip(held, outputs[flags_at:])):
+        held_ints.hold(merged[slot.index], flag, slot.values, bool_flags.get(i))
     loc = ctx().loc
     _relate_merged(slots, merged, floor, "the `if`" if note != WHILE_ENTRY else
                    f"the `while` loop of line {loc.line}" if loc else "the `while` loop",

@@ -48,9 +48,18 @@ ints 0 and 1 merged with NumPy bools stay a bool slot (state.merged_dtype),
 holding a Python int where the bool is true (`r = 0`, then `r = x[1] > 3`:
 the caller gets 0, `r + 1` is a Python int there), and a Python bool merged
 with NumPy integers (`r = x[0]`, then `r = True`) is an integer slot
-holding a Python bool.  One bool tells two types apart: a slot whose paths
-hold a Python bool and a Python int beside the NumPy value (three types)
-holds the int (held_python_type), True coming back as 1.
+holding a Python bool, and one merged with NumPy floats a float slot
+holding it.  One bool tells two types apart: a slot whose paths hold a
+Python bool beside a Python int (or float) and the slot's own type (`r =
+np.int64(0)`, then `r = 1` or `r = True` under runtime `if`s) holds the int
+by its bool (held_python_type) and the bool by a second one,
+`Array.held_bool`, true where the path left the Python bool
+(needs_bool_flag; a runtime `if`, a loop and a stacked list carry it as
+they carry the first).  The caller, print(), isinstance() and `is True`
+read it; Python's operators give the int's result there (True + 1 is 1 +
+1) but for & | ^ of Python bools, a Python bool (the result's second
+bool), and where NumPy's promotion of the bool differs from the int's
+(`mask + r` of a bool `mask`), the call raises on the bool's path (E910).
 
 A Python bool in a Python int slot (`r = 0`, then `r = True` under a
 runtime `if`; `n = flag` in a loop) is the one held value that is not held
@@ -66,7 +75,9 @@ A Python int in a Python float slot (`r = 0`, then `r = 0.5` under a
 runtime `if`; the common `best = 0`, then `best = float(v)` in a loop) is
 held the same way: the slot is a runtime Python float (weak float64, which
 holds the int's value), and its bool is true where the path left the Python
-int (python_type: a weak float's held type is int).  Python's operators
+int (python_type: a weak float's held type is int; a bool's where the
+paths hold a Python bool and no int, `r = 0.5`, then `r = True`; both: the
+bool by the second bool, as above).  Python's operators
 that keep ints ints (+ - * // % **, unary - + abs()) give an int where
 every operand is one, so their result carries the bool on (int_operator);
 / and a float operand give a float.  Beside NumPy values, where NumPy's
@@ -183,16 +194,73 @@ def held_python_type(values, aval: AVal) -> type:
     """The Python type a 0-d slot of type `aval` holds by its bool, taking
     `values` on its paths: a float where one is (NumPy gives a float array
     the same dtype beside an int as beside a float), an int beside NumPy
-    bools, a bool beside NumPy integers where no path holds an int (the
-    slot's one bool tells two types apart: module docstring)."""
+    bools, a bool beside NumPy integers (or floats) where no path holds an
+    int; in a Python int, a bool; in a Python float, an int, else a bool
+    (the slot's one bool tells two types apart, a bool beside them has a
+    second: module docstring)."""
     if aval.weak:
-        return int if aval.dtype.kind == "f" else bool
+        return int if aval.dtype.kind == "f" and any(map(may_be_python_int, values)) else bool
     if any(map(holds_python_float, values)):
         return float
     ints, bools = any(map(holds_python_int, values)), any(map(holds_python_bool, values))
     if aval.dtype.kind == "b":
         return int if ints else bool
     return bool if bools and not ints else int
+
+
+def may_be_python_bool(v) -> bool:
+    """Whether `v` is a Python bool on some runtime paths: static, runtime
+    (a weak bool), or a value that holds one by its bool (held_int, of
+    python_type bool) or by its second bool (held_bool)."""
+    if type(v) is bool:
+        return True
+    if not isinstance(v, Array) or v.shape:
+        return False
+    if v.weak and v.dtype.kind == "b" or v.held_bool is not None:
+        return True
+    return v.held_int is not None and python_type(v) is bool
+
+
+def may_be_python_int(v) -> bool:
+    """Whether `v` is a Python int (not a bool) on some runtime paths:
+    static, runtime (a weak int, also one that is a bool on other paths), or
+    a value that holds one by its bool."""
+    if type(v) is int:
+        return True
+    if not isinstance(v, Array) or v.shape:
+        return False
+    if v.weak and v.dtype.kind in "iu":
+        return True
+    return v.held_int is not None and python_type(v) is int
+
+
+def needs_bool_flag(values, aval: AVal) -> bool:
+    """Whether a slot that needs_flag, whose bool tells a Python int (or
+    float) from the slot's own type, takes a Python bool on some paths too:
+    a third type, told by a second bool (Array.held_bool), true where the
+    path holds the bool (`r = np.int64(0)`, then `r = 1` or `r = True` under
+    runtime `if`s; `r = 0.5`, then `r = 1` or `r = True`)."""
+    return needs_flag(values, aval) and held_python_type(values, aval) is not bool \
+        and any(map(may_be_python_bool, values))
+
+
+def bool_flag_of(v) -> Value:
+    """The second bool of a value on its path (read inside that path's
+    region), in a slot that needs_bool_flag: whether it is a Python bool
+    there."""
+    if isinstance(v, Array) and not v.shape:
+        if v.held_bool is not None:
+            return v.held_bool
+        if v.held_int is not None and python_type(v) is bool:
+            return v.held_int
+    return builder.const_value(np.bool_(may_be_python_bool(v)))
+
+
+def third_type_bool(v) -> Array | None:
+    """Where the held value `v` is a Python bool beside the Python int (or
+    float) its bool tells (its second bool, Array.held_bool; None: it holds
+    no third type)."""
+    return Array(v.held_bool) if isinstance(v, Array) and v.held_bool is not None else None
 
 
 def widest_held_type(types) -> type:
@@ -217,16 +285,17 @@ def holds_python_number(v) -> bool:
 
 def needs_flag(values, aval: AVal) -> bool:
     """Whether a 0-d slot of type `aval` taking `values` on its paths holds a
-    Python int or bool in a NumPy integer or bool dtype, or a Python int or
-    float in a NumPy float dtype, or a Python bool in a Python int, or a
-    Python int in a Python float, on some of them."""
+    Python int or bool in a NumPy integer or bool dtype, or a Python int,
+    float or bool in a NumPy float dtype, or a Python bool in a Python int,
+    or a Python int or bool in a Python float, on some of them."""
     if aval.shape:
         return False
     if aval.weak:
         return any(held_in_python_slot(v, aval) for v in values)
     if aval.dtype.kind in "iub":
         return any(holds_python_int(v) or holds_python_bool(v) for v in values)
-    return aval.dtype.kind == "f" and any(map(holds_python_number, values))
+    return aval.dtype.kind == "f" and any(
+        holds_python_number(v) or holds_python_bool(v) for v in values)
 
 
 def python_bool_in_int_slot(v) -> bool:
@@ -241,14 +310,14 @@ def python_bool_in_int_slot(v) -> bool:
 
 def python_int_in_float_slot(v) -> bool:
     """Whether `v`, a value a Python float slot takes on one path, is (or,
-    on some runtime paths, may be) a Python int there: static, runtime (a
-    weak int; one that is a bool on some paths counts as the int), or one
-    merged into a Python float earlier.  (A Python bool stays what the
-    merge made it, a float: a third type the slot's one bool cannot tell.)"""
-    if type(v) is int:
+    on some runtime paths, may be) a Python int or bool there: static,
+    runtime (a weak int or bool), or one merged into a Python float earlier.
+    (The slot holds the int where one path does, and a bool beside it by its
+    second bool: needs_bool_flag.)"""
+    if type(v) in (int, bool):
         return True
     return isinstance(v, Array) and v.weak and not v.shape and (
-        v.dtype.kind in "iu" or v.dtype.kind == "f" and v.held_int is not None)
+        v.dtype.kind in "biu" or v.dtype.kind == "f" and v.held_int is not None)
 
 
 def held_in_python_slot(v, aval: AVal) -> bool:
@@ -266,12 +335,14 @@ def python_slot(avals) -> AVal:
     return AVal(np.result_type(*(a.dtype for a in avals)), (), True)
 
 
-def hold(arr: Array, flag, values) -> None:
+def hold(arr: Array, flag, values, bool_flag=None) -> None:
     """Marks `arr`, a slot's merged value, as holding a Python number where
     the runtime bool `flag` is true (None: nowhere), of the type that
-    held_python_type chooses for `values` (its paths')."""
+    held_python_type chooses for `values` (its paths'), and a Python bool
+    where `bool_flag` is (needs_bool_flag; None: nowhere)."""
     arr.held_int = flag
     arr.held_type = None if flag is None else held_python_type(values, arr.aval)
+    arr.held_bool = bool_flag if flag is not None and arr.held_type is not bool else None
 
 
 def flag_of(v, aval: AVal) -> Value:
@@ -333,7 +404,58 @@ def checked_operator(ufname: str, operands: tuple, result, python_operator: bool
         result.held_type = float if dtype.kind == "f" else int
     elif dtype != result.dtype:
         _refuse_on_int_path(ufname, on_int_path, dtype, result.dtype, python_number, held)
+    _held_bools_operator(ufname, operands, as_ints, result, python_operator)
     return result
+
+
+def _held_bools_operator(ufname: str, operands: tuple, as_ints: tuple, result: Array,
+                         python_operator: bool) -> None:
+    """`result` of `ufname`, where an operand holds a Python bool beside
+    the Python int (or float) its bool tells (held_bool): checked_operator
+    computed the int's result, which Python gives for the bool too (True +
+    1 is 1 + 1), but for & | ^ of Python bools, a Python bool (which the
+    result then holds by its second bool), and for NumPy's promotion, which
+    can differ (`mask + r` of a bool `mask` is a bool array for True, an
+    int64 one for 1): where the paths hold the bool and the dtypes differ,
+    the call raises."""
+    on_bool = [third_type_bool(x) for x in operands if isinstance(x, Array)]
+    on_bool = [b for b in on_bool if b is not None]
+    if not on_bool:
+        return
+    as_bools = tuple(True if third_type_bool(x) is not None else a
+                     for x, a in zip(operands, as_ints))
+    python_number = python_operator and all(map(_is_python_number, as_bools))
+    if python_number and ufname not in PYTHON_BOOL_KEEPING:
+        return
+    if python_number:
+        flags = [_python_bool_path(x) for x in operands]
+        if result.held_int is not None and all(f is not False for f in flags):
+            arrays = [f for f in flags if f is not True]
+            result.held_bool = functools.reduce(
+                lambda a, b: builder.emit("logical_and", a, b), arrays).var
+        return
+    dtype = _int_path_dtype(ufname, as_bools)
+    if dtype is None or dtype == result.dtype:
+        return
+    from . import checks        # (only here: checks imports control, which imports us)
+    on_bool_path = functools.reduce(lambda a, b: builder.emit("logical_and", a, b), on_bool)
+    checks.require(builder.emit("logical_not", on_bool_path),
+                   f"a Python bool held beside a Python int ({_symbol(ufname)}): on this path "
+                   f"the value is the Python bool, for which NumPy gives {dtype}, where "
+                   f"compiled code computes {result.dtype}, as for the Python int",
+                   hint=BOOL_IN_NUMPY_INT_HINT, raises="TypeError", tpucc_limit=True)
+
+
+def _python_bool_path(x):
+    """Where the operand `x` is a Python bool: True (everywhere), False
+    (nowhere), or a runtime bool."""
+    if isinstance(x, Array) and not x.shape:
+        if x.held_bool is not None:
+            return Array(x.held_bool)
+        if x.held_int is not None and python_type(x) is bool:
+            return Array(x.held_int)
+        return bool(x.weak and x.dtype.kind == "b")
+    return type(x) is bool
 
 
 def bool_operator(ufname: str, operands: tuple, result: Array) -> Array:

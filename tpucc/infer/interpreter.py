@@ -714,17 +714,21 @@ def IS_OP(f, invert):
 
 
 def _held_bool(v) -> bool:
-    """A NumPy bool or integer, or a Python int, that is a Python bool on
-    some runtime paths (held_ints.py)."""
-    return isinstance(v, Array) and v.held_int is not None and not v.shape \
-        and v.dtype.kind in "biu" and held_ints.python_type(v) is bool
+    """A NumPy bool or number, or a Python int or float, that is a Python
+    bool on some runtime paths (held_ints.py; beside a Python int or float
+    the slot holds, by its second bool)."""
+    return isinstance(v, Array) and v.held_int is not None and not v.shape and (
+        held_ints.third_type_bool(v) is not None or
+        v.dtype.kind in "biuf" and held_ints.python_type(v) is bool)
 
 
 def _held_bool_is(interp, v: Array, const: bool):
     """`v is const` of a held bool: where v is the Python bool and equals it."""
-    equal = emit("equal", v, int(const)) if v.dtype.kind in "iu" else \
+    equal = emit("equal", v, int(const)) if v.dtype.kind in "iuf" else \
         v if const else dunders.negation(interp, v)
-    return builtins_impl.to_python_scalar(emit("logical_and", Array(v.held_int), equal), np.bool_)
+    is_bool = held_ints.third_type_bool(v)
+    is_bool = Array(v.held_int) if is_bool is None else is_bool
+    return builtins_impl.to_python_scalar(emit("logical_and", is_bool, equal), np.bool_)
 
 
 def _chosen_copy(f, v, other) -> bool:

@@ -1546,20 +1546,26 @@ class Rebound:
     # ... and those holding a Python number on some runtime path: whether
     # they do, as a bool (held_ints.py); {slot: its values before and after}.
     ints: dict = field(default_factory=dict)
+    # ... and of those, the ones holding a Python bool beside that Python
+    # int or float: which paths do, as a second bool (held_ints.needs_bool_flag).
+    bools: list = field(default_factory=list)
 
     def params(self) -> list:
         return [Value(aval) for *_, aval in self.loose.values()] + \
             [Value(AVal(np.dtype(bool), ())) for _ in self.kinds] + \
-            [Value(held_ints.FLAG) for _ in self.ints]
+            [Value(held_ints.FLAG) for _ in list(self.ints) + self.bools]
 
     def size(self) -> int:
         """How many values the While carries for these slots."""
-        return len(self.loose) + len(self.kinds) + len(self.ints)
+        return len(self.loose) + len(self.kinds) + len(self.ints) + len(self.bools)
 
-    def _held(self, values) -> dict:
-        """{slot: its bool} of the `ints` slots, from the While's values
-        for these slots (params or outputs)."""
-        return dict(zip(self.ints, values[len(self.loose) + len(self.kinds):]))
+    def _held(self, values) -> tuple:
+        """({slot: its bool} of the `ints` slots, {slot: its second bool} of
+        the `bools` ones), from the While's values for these slots (params
+        or outputs)."""
+        at = len(self.loose) + len(self.kinds)
+        return (dict(zip(self.ints, values[at:])),
+                dict(zip(self.bools, values[at + len(self.ints):])))
 
     def befores(self) -> dict:
         """{slot: (its name, what it holds)}, before `enter`."""
@@ -1571,14 +1577,14 @@ class Rebound:
         {slot: the Array it holds}."""
         entries = {}
         kinds = dict(zip(self.kinds, params[len(self.loose):]))
-        held = self._held(params)
+        held, held_bools = self._held(params)
         for (slot, (holder, key, serial, aval)), p in zip(self.loose.items(), params):
             arr = entries[slot] = Array(p)
             if aval is chosen_values.POSITION:      # a choice among static objects
                 store(holder, key, chosen_values.ChosenValue(arr), serial)
                 continue
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
-            held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()))
+            held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()), held_bools.get(slot))
             store(holder, key, arr, serial)
         return entries
 
@@ -1635,6 +1641,11 @@ class Rebound:
             if slot not in self.ints and held_ints.needs_flag([before, end], aval):
                 self.ints[slot] = [before, end]
                 changed = True
+            if slot in self.ints and slot not in self.bools and \
+                    held_ints.needs_bool_flag(self.ints[slot] + [before, end], aval):
+                self.ints[slot] += [before, end]
+                self.bools.append(slot)
+                changed = True
         return changed
 
     def _by_leaf(self, ends: dict, loc) -> list:
@@ -1671,7 +1682,8 @@ class Rebound:
                 as_aval(ends[slot][4] if ends[slot][4] is not None else ends[slot][3], aval)
                 for slot, (*_, aval) in self.loose.items()] + \
             [kind_value(ends[slot][3]) for slot in self.kinds] + \
-            [held_ints.flag_of(ends[slot][3], self.loose[slot][3]) for slot in self.ints]
+            [held_ints.flag_of(ends[slot][3], self.loose[slot][3]) for slot in self.ints] + \
+            [held_ints.bool_flag_of(ends[slot][3]) for slot in self.bools]
 
     def inits(self) -> list:
         return [as_aval(chosen_values.position_value(holder[key]) if aval is chosen_values.POSITION
@@ -1679,7 +1691,9 @@ class Rebound:
                 for holder, key, _, aval in self.loose.values()] + \
             [kind_value(self.loose[slot][0][self.loose[slot][1]]) for slot in self.kinds] + \
             [held_ints.flag_of(self.loose[slot][0][self.loose[slot][1]], self.loose[slot][3])
-             for slot in self.ints]
+             for slot in self.ints] + \
+            [held_ints.bool_flag_of(self.loose[slot][0][self.loose[slot][1]])
+             for slot in self.bools]
 
     def leave(self, outs, shares: dict, renewed=frozenset(), ran_to_end=None):
         """After the While: each carried slot holds its result.  Where it held
@@ -1692,7 +1706,7 @@ class Rebound:
         for variables).  `ran_to_end`: the body's ends (Rebound.ends) where it
         surely ran to its end, for _kind_after_loop; else None."""
         kinds = dict(zip(self.kinds, outs[len(self.loose):]))
-        held = self._held(outs)
+        held, held_bools = self._held(outs)
         for (slot, (holder, key, serial, aval)), out in zip(self.loose.items(), outs):
             before = holder[key]
             arr = Array(out)
@@ -1703,7 +1717,7 @@ class Rebound:
                              _kind_after_loop(kinds[slot], ran_to_end[slot][3], True)
                              if ran_to_end is not None and slot in ran_to_end else
                              RuntimeKind(kinds[slot]))
-            held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()))
+            held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()), held_bools.get(slot))
             older = [before] if isinstance(before, Array) and slot not in renewed else []
             older += shares.get(slot, [])
             if older:
@@ -1807,6 +1821,7 @@ class Trial:
     back_edges: dict = field(default_factory=dict)
     int_slots: list = field(default_factory=list)   # slots whose held_int is a parameter
     held_types: dict = field(default_factory=dict)  # ... the Python type each holds there
+    bool_slots: list = field(default_factory=list)  # ... and those holding a bool beside it
     body_floor: int = 0     # serial floor of the body's region: its Arrays are at or above it
 
 
@@ -1838,9 +1853,18 @@ def _python_int_paths(leaves, carried, trial: Trial) -> frozenset:
         if i in trial.kept or i >= len(trial.leaves):
             continue
         values = [entry, trial.leaves[i][1]]
-        if held_ints.needs_flag(values, entry.aval):
-            out.add((leaves[i][0], held_ints.held_python_type(values, entry.aval)))
+        out |= _held_types_at(leaves[i][0], values, entry.aval)
     return frozenset(out)
+
+
+def _held_types_at(path, values, aval) -> set:
+    """{(path, the Python type a slot holding `values` holds by its bool)},
+    with (path, bool) too where it holds a Python bool beside that int or
+    float (held_ints.needs_bool_flag): the While carries a second bool."""
+    if not held_ints.needs_flag(values, aval):
+        return set()
+    out = {(path, held_ints.held_python_type(values, aval))}
+    return out | {(path, bool)} if held_ints.needs_bool_flag(values, aval) else out
 
 
 def _entry_python_number_paths(leaves, carried) -> frozenset:
@@ -1854,8 +1878,7 @@ def _entry_python_number_paths(leaves, carried) -> frozenset:
     out = set()
     for i in carried:
         entry = leaves[i][1]
-        if held_ints.needs_flag([entry], entry.aval):
-            out.add((leaves[i][0], held_ints.held_python_type([entry], entry.aval)))
+        out |= _held_types_at(leaves[i][0], [entry], entry.aval)
     return frozenset(out)
 
 
@@ -1921,7 +1944,10 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
     int_slots = [i for i in carried if leaves[i][0] in {p for p, _ in int_paths}]
     held_types = {i: held_ints.widest_held_type(t for p, t in int_paths if p == leaves[i][0])
                   for i in int_slots}
-    int_params = [Value(held_ints.FLAG) for _ in int_slots]
+    # (a slot found holding a Python bool too, beside its int or float: which paths do)
+    bool_slots = [i for i in int_slots if held_types[i] is not bool and
+                  (leaves[i][0], bool) in int_paths]
+    int_params = [Value(held_ints.FLAG) for _ in int_slots + bool_slots]
     loose_params = rebound.params()
     all_params = (code_param, *params, *box_params, *kind_params, *int_params, *loose_params)
     # The loop's region opens at its latch's jump back: a `try` around the
@@ -1941,6 +1967,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
             slot_arrays[i].immutable = RuntimeKind(p)
         for i, p in zip(int_slots, int_params):
             slot_arrays[i].held_int, slot_arrays[i].held_type = p, held_types[i]
+        for i, p in zip(bool_slots, int_params[len(int_slots):]):
+            slot_arrays[i].held_bool = p
         _counter_span(leaves, slot_arrays, len(frame.stack),
                       (counter_from, frame.stack[-1].step) if counter_from is not None else None)
         counters.assume(slot_arrays, counting or {})
@@ -2048,7 +2076,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
                  kept, unchanged, fresh, end_vars, shares, watched, marks,
                  _diverged(slot_arrays, out_leaves, leaves, kept) if out_td == td else set(),
                  views_rebound, kind_slots, keep_in_place, loose_ends, loose_shares, permuted,
-                 int_slots=int_slots, held_types=held_types,
+                 int_slots=int_slots, held_types=held_types, bool_slots=bool_slots,
                  loose_fresh={slot for slot, end in loose_ends.items()
                               if _is_fresh(end[3], fresh_floor)}, body_floor=body_floor,
                  back_edges=back)
@@ -2683,6 +2711,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
         results += [kind_value(trial.leaves[i][1]) for i in trial.kind_slots]
         results += [held_ints.flag_of(trial.leaves[i][1], leaves[i][1].aval)
                     for i in trial.int_slots]
+        results += [held_ints.bool_flag_of(trial.leaves[i][1]) for i in trial.bool_slots]
         results += rebound.results(trial.loose_ends)
     body = close_region(trial.builder, results)
     range_slots = _range_slots(leaves, carried, frame.stack) if counted else None
@@ -2694,6 +2723,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
     init += [leaves[i][1].var for i in carried] + [b.var for b in boxes]
     init += [kind_value(leaves[i][1]) for i in trial.kind_slots]
     init += [held_ints.flag_of(leaves[i][1], leaves[i][1].aval) for i in trial.int_slots]
+    init += [held_ints.bool_flag_of(leaves[i][1]) for i in trial.bool_slots]
     init += rebound.inits()
     # A counted loop whose body always goes back to the header runs exactly
     # `trip_count` times: lower/ makes it a scan, which reverse-mode AD accepts.
@@ -2724,7 +2754,9 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i] = after
     escaped = [i for i, v in enumerate(new_leaves) if v is not leaves[i][1]]
     kinds = dict(zip(trial.kind_slots, outs[1 + len(carried) + len(boxes):]))
-    held = dict(zip(trial.int_slots, outs[1 + len(carried) + len(boxes) + len(kinds):]))
+    flags_at = 1 + len(carried) + len(boxes) + len(kinds)
+    held = dict(zip(trial.int_slots, outs[flags_at:]))
+    held_bools = dict(zip(trial.bool_slots, outs[flags_at + len(trial.int_slots):]))
     ran = _ran(range_slots, init) if counted and not trip_count else None
     final = _final_arrays(trial.permuted, trip_count) if "trip_count" in attrs else {}
     runs_body = bool(attrs.get("trip_count")) and not attrs.get("guarded")
@@ -2743,6 +2775,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                                        _carried_kind(leaves[i][1], trial.leaves, i))
             new_leaves[i].held_int = held.get(i)
             new_leaves[i].held_type = trial.held_types.get(i)
+            new_leaves[i].held_bool = held_bools.get(i)
             counters.after_loop(new_leaves[i], out, trial.counters.get(i))
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])

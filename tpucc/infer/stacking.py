@@ -201,8 +201,10 @@ class Growth:
         make_buffers where it has none yet); with the bool of a Python number
         held in a NumPy dtype on some runtime paths (held_ints.py) into a
         buffer of its own, so that each item the list gets is the Python
-        number on its path, as the unrolled loop's would be."""
-        for k, value in ((key, v), (_held_key(key), _held_flag(v))):
+        number on its path, as the unrolled loop's would be (and the second
+        bool of a Python bool held beside it, into another)."""
+        for k, value in ((key, v), (_held_key(key), _held_flag(v)),
+                         (_held_bool_key(key), _held_bool_flag(v))):
             if value is None:
                 continue
             buf = self.buffers.get(k)
@@ -437,6 +439,8 @@ class Growth:
             flags = self.buffers[_held_key(key)]
             item.held_int = _row(flags, t, _held_flag(v)).var
             item.held_type = v.held_type
+        if v.held_bool is not None:
+            item.held_bool = _row(self.buffers[_held_bool_key(key)], t, _held_bool_flag(v)).var
         return item
 
     def _flattened(self, key) -> Array:
@@ -688,6 +692,19 @@ def _from_counter_only(values, ops, counter) -> bool:
 def _held_key(key) -> tuple:
     """The buffer key of the held-number bools of the values under `key`."""
     return ("held", key)
+
+
+def _held_bool_key(key) -> tuple:
+    """... and of the second bools of those holding a Python bool beside it."""
+    return ("held bool", key)
+
+
+def _held_bool_flag(v) -> Array | None:
+    """Where `v` holds a Python bool beside the Python number its bool
+    tells: the second bool, true where it does (held_ints.needs_bool_flag)."""
+    if isinstance(v, Array) and v.held_bool is not None:
+        return Array(v.held_bool)
+    return None
 
 
 def _held_flag(v) -> Array | None:

@@ -216,7 +216,8 @@ def unwatched():
 class Array:
     __slots__ = ("_var", "serial", "version", "base", "index", "_base_var", "_read_in",
                  "immutable", "frozen", "alias_note", "alias_partners", "fence", "bound_if",
-                 "span", "layout_of", "held_int", "held_type", "dtype_varies", "__weakref__")
+                 "span", "layout_of", "held_int", "held_type", "held_bool", "dtype_varies",
+                 "__weakref__")
     __array_ufunc__ = None          # NumPy scalars defer to our reflected operators
     __array_priority__ = 1000
 
@@ -260,6 +261,10 @@ class Array:
         # ... the Python type it holds there (held_ints.hold; None: the
         # one its dtype says, held_ints.python_type).
         self.held_type = None
+        # ... and, where the paths hold a Python bool beside that int (or
+        # float), a third type one bool cannot tell: the runtime bool, True
+        # where the path left the bool (held_ints.hold).
+        self.held_bool = None
         # Made by a runtime `if` of values whose own dtypes differ (a Python
         # float on one path, a NumPy int on the other): the dtype NumPy
         # would give depends on the path taken (np.vectorize's first call).

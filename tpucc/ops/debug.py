@@ -19,12 +19,18 @@ from .registry import register
 # a Python scalar, a NumPy scalar or an ndarray ("array"), or a Python int
 # that is a bool on some runtime paths ("int or bool"), or a Python float
 # that is an int on some ("int or float"), a NumPy bool that is a Python
-# int on some ("bool or int").
+# int on some ("bool or int"); "KIND|bool": one of those (or a plain kind),
+# or a Python bool where its last bool is true.
 PYTHON_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
 
 
 def _printed(kind, value):
     value = np.asarray(value)
+    if "|" in kind:     # "KIND|TYPE": [value, ..., is a TYPE] (builtins_impl._printed_held_kind)
+        kind, last = kind.rsplit("|", 1)
+        if value[-1]:
+            return PYTHON_TYPES[last](value[0].item())
+        return _printed(kind, value[:-1] if len(value) > 2 else value[0])
     if kind == "int or bool":       # [value, is a bool] (builtins_impl._printed_value)
         return bool(value[0]) if value[1] else int(value[0])
     if kind == "int or float":      # [value, is an int]
