@@ -352,3 +352,53 @@ def test_numpy_promotion_that_differs_for_the_bool_raises_on_its_path():
     raises_at(mask_plus, (np.array([0.5]), mask), RuntimeRaiseError,
               match=r"a Python bool held beside a Python int \(\+\).*gives bool",
               line_of="mask + r", cache=False)
+
+
+def python_bool_in_a_python_float_plus(x, a):
+    s = 0.5
+    if x[0] > 0:
+        s = True
+    return a + s
+
+
+def test_python_bool_in_a_python_float_beside_numpy():
+    # float32 + True, + 0.5: float32 either way; int64 + True is int64, + 0.5 float64
+    f32 = np.arange(3.0, dtype=np.float32)
+    same_each(python_bool_in_a_python_float_plus, (np.array([1.0]), f32),
+              (np.array([-1.0]), f32))
+    err = raises_at(python_bool_in_a_python_float_plus, (np.array([1.0]), np.arange(3)),
+                    RuntimeRaiseError, match=r"a Python bool held in a Python float \(\+\)",
+                    line_of="a + s", cache=False)
+    assert "float(flag)" in err.hint
+
+
+# --- min(), max() and type() ----------------------------------------------------------------
+
+def picked(x):
+    r = np.int64(0)
+    if x[0] > 1:
+        r = 1
+    elif x[0] > 0:
+        r = True
+    return max(r, 0), min(r, 5), max(int(x[1]), x[0] > 1, True)
+
+
+def test_min_max_pick_the_bool():
+    each(picked, [(np.array(v),) for v in ([-1.0, 0.0], [0.5, 1.0], [2.0, 3.0])])
+
+
+def type_of(x):
+    r = np.int64(0)
+    if x[0] > 1:
+        r = 1
+    elif x[0] > 0:
+        r = True
+    return type(r)
+
+
+def test_type_of_three_types_is_refused_with_isinstance_bool():
+    from tpucc.errors import StaticValueError
+    err = raises_at(type_of, (np.array([0.5]),), StaticValueError,
+                    match="a Python int or bool on some runtime paths", line_of="type(r)",
+                    cache=False)
+    assert "isinstance(y, bool)" in err.hint

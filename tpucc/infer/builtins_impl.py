@@ -1214,6 +1214,9 @@ def _extreme(builtin_fn, pick_later):
         held = [held_ints.flag_of(v, python_pick) for v in items] if any(
             held_ints.holds_python_number(v) or held_ints.holds_python_bool(v)
             for v in items) else None
+        # (... and a Python bool beside that Python number: held_ints.needs_bool_flag)
+        bools = [held_ints.bool_flag_of(v) for v in items] if held and any(
+            map(held_ints.may_be_python_bool, items)) else None
         chosen = _in_merged_dtype(builtin_fn.__name__, items)
         if key is None:     # (numbers that fit compare the same in the NumPy dtype)
             items = keys = chosen
@@ -1225,6 +1228,7 @@ def _extreme(builtin_fn, pick_later):
         else:
             best, best_key = items[0], keys[0]
             held_best = held and Array(held[0])
+            bool_best = bools and Array(bools[0])
             # Python's min/max returns the item itself: a 0-d array where that
             # was picked, a number (NumPy or Python) elsewhere, known at run time
             kinds = _pick_kinds(originals)
@@ -1236,10 +1240,14 @@ def _extreme(builtin_fn, pick_later):
                                                          weak_result=True)
                 if held:        # (whether the pick is a Python int: held_ints.py)
                     held_best = emit("select", better, Array(held[i]), held_best)
+                if bools:
+                    bool_best = emit("select", better, Array(bools[i]), bool_best)
                 if kinds:
                     kind_best = emit("select", better, Array(kinds[i]), kind_best)
             if held and held_ints.needs_flag(originals, best.aval):
-                held_ints.hold(best, held_best.var, originals)
+                held_ints.hold(best, held_best.var, originals,
+                               bool_best.var if bools and held_ints.needs_bool_flag(
+                                   originals, best.aval) else None)
             if kinds:
                 kind = RuntimeKind(kind_best.var)
         if key is None and len(items) > 1 and best.dtype.kind in "iu":   # max(i, 0)
@@ -1800,8 +1808,15 @@ def _held_pair_dependent(x: Array, test):
     return to_python_scalar(emit("select", held, np.bool_(as_int), as_numpy), np.bool_)
 
 
+def _tested_type(x: Array) -> str:
+    """The class isinstance() tells a held value's Python type by (a bool
+    held beside an int: bool, an int's subclass)."""
+    return "bool" if x.held_bool is not None else held_ints.python_type(x).__name__
+
+
 def _held_type(x: Array) -> str:
-    return held_ints.python_type(x).__name__
+    name = held_ints.python_type(x).__name__
+    return f"{name} or bool" if x.held_bool is not None else name
 
 
 @builtin(py.type)
@@ -1812,9 +1827,9 @@ def type_(interp, *args):
         raise StaticValueError(
             f"type() of a value that is a Python {_held_type(args[0])} on some runtime paths "
             f"and {others} on others: which type it is is known only at run time",
-            hint=f"test isinstance(y, {_held_type(args[0])}) (or np.generic), which compiled "
-                 f"code answers at run time; or give it one type on every path "
-                 f"({_held_type(args[0])}(...))")
+            hint=f"test isinstance(y, {_tested_type(args[0])}) (or np.generic), which "
+                 f"compiled code answers at run time; or give it one type on every path "
+                 f"({held_ints.python_type(args[0]).__name__}(...))")
     if len(args) == 1 and isinstance(args[0], Array) and \
             isinstance(args[0].immutable, RuntimeKind):
         raise StaticValueError(

@@ -137,6 +137,11 @@ INT_IN_NUMPY_BOOL_HINT = ("the variable is a Python int on this runtime path and
                           "`r = False` (or `np.False_`) where it takes the int, or "
                           "`r = int(x[1] > 3)` where it takes the comparison")
 
+BOOL_IN_FLOAT_HINT = ("the variable is a Python bool on this runtime path and a Python float "
+                      "on others (a runtime `if` or loop merged them), so compiled code holds "
+                      "it as the float; give it one type on every path: `r = float(flag)` "
+                      "where it takes the bool, or write `float(r)` where NumPy uses it")
+
 INT_IN_FLOAT_HINT = ("the variable is a Python int on this runtime path and a Python float on "
                      "others (a runtime `if` or loop merged them), so compiled code holds it "
                      "as the float; give it one type on every path: start it as a float "
@@ -547,7 +552,8 @@ def _check_bools_in_int_slots(ufname: str, operands: tuple, result: Array) -> No
                    f"this path the value is the Python {held_type}, for which NumPy gives "
                    f"{dtype}, where compiled code computes {result.dtype}, as for a Python "
                    f"{slot_type}",
-                   hint=INT_IN_FLOAT_HINT if slot_type == "float" else BOOL_IN_INT_HINT,
+                   hint=(BOOL_IN_FLOAT_HINT if held_type == "bool" else INT_IN_FLOAT_HINT)
+                   if slot_type == "float" else BOOL_IN_INT_HINT,
                    raises="TypeError", tpucc_limit=True)
 
 
