@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import DTypeError, InternalError, Loc, ShapeError, TpuccError
 from ..ir import AVal, Op, Value
+from .flatten_memo import FlattenMemo
 
 
 @dataclass
@@ -194,6 +195,9 @@ class Context:
     # them with: id(Value) -> (it, a check that refuses a read of it while
     # so: generator_runs.note_unconsumed_writes).
     generator_writes: dict = field(default_factory=dict)
+    # Static data (lists, dicts, tuples of Python numbers) flattened once:
+    # each state snapshot reuses it while unchanged (flatten_memo.py).
+    flatten_memo: FlattenMemo = field(default_factory=FlattenMemo)
 
     @property
     def region(self) -> RegionBuilder:

@@ -229,9 +229,11 @@ def carried_choices(entry, end) -> set:
     nodes, end_nodes = [], []
     _leaf_nodes(td, nodes)
     _leaf_nodes(end_td, end_nodes)
+    # (a leaf the body left as it was makes no choice: asked first, without
+    # a call per leaf of the big static tables a loop reads)
     return {path for (path, v), (_, w), n, m in zip(leaves, end_leaves, nodes, end_nodes)
             if n != CHOSEN and (m == CHOSEN if isinstance(v, Undefined) else
-                                _makes_choice([v, w], [n, m]))}
+                                (v is not w or m == CHOSEN) and _makes_choice([v, w], [n, m]))}
 
 
 def positions(values) -> list | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import enum
+import itertools
+import operator
 import types
 
 import numpy as np
@@ -19,7 +21,7 @@ import numpy as np
 from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
-from . import chosen_values, value_objects
+from . import chosen_values, flatten_memo, value_objects
 from .chosen_values import CHOSEN, ChosenValue
 from .iterators import RaisingTail, RangeIter, ReturningTail, SeqIter
 from .messages import RuntimeText
@@ -32,6 +34,14 @@ def flatten(value, path: str, out: list, whole=None) -> object:
     """Appends (path, leaf) pairs; returns a treedef rebuilt by `unflatten`.
     `whole(value, path)`: whether to take a list or dict as one leaf, its
     items unwalked (a merge's shared containers: see `taken_whole`)."""
+    if whole is None and type(value) in flatten_memo.CONTAINERS:
+        memo = flatten_memo.current_memo()
+        if memo is not None:        # (static data is flattened once: flatten_memo)
+            return flatten_memo.flattened(value, path, out, memo, _flatten_items)
+    return _flatten_items(value, path, out, whole)
+
+
+def _flatten_items(value, path: str, out: list, whole=None) -> object:
     def sub(v, p):
         return flatten(v, p, out, whole)
     if whole is not None and type(value) in (list, dict) and whole(value, path):
@@ -441,8 +451,8 @@ def plain_leaf(x) -> bool:
 
 
 def settled(container, rebound: set, memo: dict) -> bool:
-    """Whether a list or dict (of static keys) holds only plain leaves and
-    settled lists and dicts, none of them in `rebound` (the ids of those a
+    """Whether a list or dict (of static keys) holds only plain leaves (or
+    tuples of them) and settled lists and dicts, none of them in `rebound` (the ids of those a
     region rebound items of).  `memo`: {id: answer}, shared by one merge."""
     known = memo.get(id(container))
     if known is not None:
@@ -458,10 +468,18 @@ def settled(container, rebound: set, memo: dict) -> bool:
         answer = Array not in kinds or all(
             type(x) is not Array or x.base is None and x.fence is None for x in items)
     else:
-        answer = all(settled(x, rebound, memo) if type(x) in (list, dict) else plain_leaf(x)
+        answer = all(settled(x, rebound, memo) if type(x) in (list, dict) else _plain_items(x)
                      for x in items)
     memo[id(container)] = answer
     return answer
+
+
+def _plain_items(x) -> bool:
+    """A plain leaf, or a tuple of them (a Gym model's (prob, next, reward,
+    done)): no item of a tuple can be rebound, so it is settled as they are."""
+    if type(x) is tuple:
+        return all(map(_plain_items, x))
+    return plain_leaf(x)
 
 
 def settled_test():
@@ -512,8 +530,14 @@ def rebuild_state(treedef, leaves, like=(), in_place=None, whole=None):
     (taken_whole)."""
     names, td_locals, td_stack = treedef
     it = iter(leaves)
-    locals_ = {n: _build(t, it) for n, t in zip(names, td_locals)}
-    stack = [_build(t, it) for t in td_stack]
+    if like:
+        locals_ = {n: _build_like(t, it, [loc.get(n, _NONE) for loc, _ in like])
+                   for n, t in zip(names, td_locals)}
+        stack = [_build_like(t, it, [st[i] if i < len(st) else _NONE for _, st in like])
+                 for i, t in enumerate(td_stack)]
+    else:
+        locals_ = {n: _build(t, it) for n, t in zip(names, td_locals)}
+        stack = [_build(t, it) for t in td_stack]
     if like:
         in_place = in_place or {}
         locals_ = {n: same_object(v, [loc.get(n, _NONE) for loc, _ in like], in_place)
@@ -524,6 +548,19 @@ def rebuild_state(treedef, leaves, like=(), in_place=None, whole=None):
     return locals_, stack
 
 
+def _build_like(td, it, olds: list):
+    """`_build`, or the very static data container (flatten_memo) that all
+    `olds` are, when `td` is its treedef and it gets back the very same
+    leaves: same_object would find it so, after walking a copy of it."""
+    data = flatten_memo.unchanged_data(td, olds)
+    if data is None:
+        return _build(td, it)
+    taken = tuple(itertools.islice(it, len(data.values)))
+    if all(map(operator.is_, taken, data.values)):
+        return data.value
+    return _build(td, iter(taken))
+
+
 def container_paths(locals_: dict, stack: list, whole=None) -> dict:
     """{id(list or dict): (it, the paths at which the state holds it)}, as
     `flatten` names them.  `whole`: {path: container} not to walk into
@@ -532,18 +569,26 @@ def container_paths(locals_: dict, stack: list, whole=None) -> dict:
     whole = whole or {}
     work = [(locals_[n], n) for n in sorted(locals_)]
     work += [(v, f"<stack {i}>") for i, v in enumerate(stack)]
+    # (numbers and strings hold no container: not pushed, nor their paths
+    # made; a static table of a thousand numbers is walked at every merge)
     while work:
         value, path = work.pop()
-        if isinstance(value, tuple) and not hasattr(value, "_fields"):
-            work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        inside = None if whole else flatten_memo.containers_inside(value)
+        if inside is not None:          # (static data: its lists and dicts are known)
+            for rest, c in inside:
+                found.setdefault(id(c), (c, set()))[1].add(path + rest)
+        elif isinstance(value, tuple) and not hasattr(value, "_fields"):
+            work.extend((v, f"{path}[{i}]") for i, v in enumerate(value) if type(v) not in _PLAIN)
         elif isinstance(value, list):
             found.setdefault(id(value), (value, set()))[1].add(path)
             if whole.get(path) is not value:
-                work.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+                work.extend((v, f"{path}[{i}]") for i, v in enumerate(value)
+                            if type(v) not in _PLAIN)
         elif isinstance(value, dict) and has_static_keys(value):
             found.setdefault(id(value), (value, set()))[1].add(path)
             if whole.get(path) is not value:
-                work.extend((v, f"{path}[{k!r}]") for k, v in value.items())
+                work.extend((v, f"{path}[{k!r}]") for k, v in value.items()
+                            if type(v) not in _PLAIN)
         elif isinstance(value, SeqIter):
             work.append((value.items, f"{path}.items"))
         elif isinstance(value, ObjectNode):
@@ -564,9 +609,11 @@ def _note_rebuilt(values, like, whole: dict):
     while work:
         v = work.pop()
         if type(v) in (list, dict, tuple) and id(v) not in taken:
-            if type(v) is not tuple and id(v) not in olds:
+            if type(v) is not tuple:
+                if id(v) in olds:       # (the states': container_paths found all in it)
+                    continue
                 ctx().merged_containers[id(v)] = v
-            work.extend(v.values() if type(v) is dict else v)
+            work.extend(x for x in (v.values() if type(v) is dict else v) if type(x) not in _PLAIN)
         elif type(v) is SeqIter:        # (a loop's rows: a copy there is no outside list)
             work.append(v.items)
 
