@@ -253,11 +253,6 @@ def _status(x):
     return "ok" if x[0] > 0 else "bad"
 
 
-def refused_len(x):
-    s = _status(x)
-    return len(s)   # <- here
-
-
 def refused_method(x):
     s = _status(x)
     return s.upper()   # <- here
@@ -271,16 +266,6 @@ def refused_fstring(x):
 def refused_dict_key(x):
     s = _status(x)
     return {"ok": 1, "bad": 2}[s]   # <- here
-
-
-def refused_concat(x):
-    s = _status(x)
-    return s + "!"   # <- here
-
-
-def refused_ordering(x):
-    s = _status(x)
-    return s < "z"   # <- here
 
 
 def refused_as_key(x):
@@ -301,10 +286,10 @@ def refused_isinstance(x):
 
 @pytest.mark.parametrize("fn, what", [
     (refused_unpacking, "iterating over it"), (refused_isinstance, r"passing it to isinstance\(\)"),
-    (refused_len, r"passing it to len\(\)"), (refused_method, r"`\.upper`"),
+    (refused_method, r"`\.upper`"),
     (refused_fstring, "formatting it into a string"), (refused_dict_key, "as a key or index"),
-    (refused_concat, r"the operator `\+`"), (refused_ordering, "the operator `<`"),
     (refused_as_key, "as a dict key or set item")])
+# (len(s), s + "!" and s < "z" give each object's result: test_fixes_session48X5.py)
 def test_uses_that_need_the_object_are_refused_at_their_line(fn, what):
     err = raises_at(fn, (np.ones(2),), E.MergeError, what + " needs the object itself",
                     line_of="<- here")

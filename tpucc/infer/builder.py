@@ -121,6 +121,9 @@ class Context:
     # The static objects a runtime choice may hold (chosen_values.py): a
     # choice is a runtime position in this list.
     choices: list = field(default_factory=list)
+    # Where an operator last made new such objects from a choice (`tag + "a"`):
+    # a loop whose every trial adds more is refused there (loops._settle).
+    choices_made_at: object = None
     # (code, block, blocks) of continue_multi's guards whose path could not
     # stop where the others go on (control._guard_meeting_others)
     unmet: set = field(default_factory=set)

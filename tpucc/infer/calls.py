@@ -1571,6 +1571,12 @@ class Interpreter:
                 if chosen_functions.choosable(obj):     # `fs[i](x)`: called in a branch each
                     return chosen_functions.ChosenFunction(indexing.getitem(positions, key),
                                                            tuple(obj))
+            if isinstance(obj, (list, tuple)) and key.ndim == 0 and key.dtype.kind in "iu" \
+                    and chosen_values.pickable(obj):    # `NAMES[i]`: a choice among strings
+                return chosen_values.picked(obj, key, _sequence_kind(original))
+            if isinstance(obj, dict) and _int_keyed(obj) and key.ndim == 0 \
+                    and key.dtype.kind in "iub":
+                return self._read_at_runtime_key(obj, key)
             e = self._runtime_read_position(original, key)
             e.table = held_tables.refused_table(self, original)
             raise e
@@ -1612,6 +1618,26 @@ class Interpreter:
         if self.generator_writes:
             generator_runs.refuse_unconsumed_read(self, "item", obj, key)
         return out
+
+    def _read_at_runtime_key(self, mapping, key):
+        """mapping[key] of a static dict whose keys are ints, at a runtime int
+        key (`LABELS[k]`): the item at the position of the key that equals it,
+        read as a list's item at a runtime position is; where none does,
+        Python's KeyError, checked at run time (raised when the call returns)."""
+        from . import checks
+        keys, values = zip(*self.dict_items(mapping))
+        matches = self.call(np.equal, [key, np.array(keys, np.int64)], {})
+        checks.require(self.call(np.any, [matches], {}),
+                       messages.Message((messages.Field(key, None, ""),)), raises="KeyError")
+        position = self.call(int, [self.call(np.argmax, [matches], {})], {})
+        try:
+            return self.getitem(values, position)
+        except StaticValueError as e:
+            if type(e) is not StaticValueError:
+                raise
+            refused = self._runtime_read_position(mapping, key)
+            refused.table = held_tables.refused_table(self, mapping)
+            raise refused from None
 
     def copy_container(self, obj):
         """`obj.copy()`, `obj[:]`, `lst + other`: a list or dict made by the
@@ -2650,6 +2676,14 @@ class Interpreter:
             return self.call(chosen_values.call_resolved,
                              chosen_values.resolved_call(fn, args, kwargs), {})
         chosen = chosen_values.first_choice((*args, *kwargs.values()))
+        if chosen is not None and not kwargs and _hashable(fn) \
+                and fn in chosen_values.MAPPED_BUILTINS:       # `len(status)`: per object
+            result = chosen_values.call_mapped(fn, args)
+            if result is not None:
+                return result
+        if chosen is not None and fn is len and len(args) == 1 and \
+                not isinstance(args[0], chosen_values.ChosenValue):
+            chosen = None               # (`len([status, 1])` counts the items only)
         if chosen is not None and not _takes_any_object(fn):    # (`len(status)`, `str([status])`)
             raise chosen_values.refusal(f"passing it to {_called_name(fn)}", chosen)
         # A callable object need not be hashable (a dataclass with eq=True is not).
@@ -2722,6 +2756,9 @@ class Interpreter:
                 and fn.__name__ == "join" and len(args) == 1 and not kwargs \
                 and not isinstance(args[0], (str, list, tuple)):
             args = [list(self.static_items(args[0]))]      # ", ".join(f"{v}" for v in x)
+            chosen = chosen_values.first_choice(args)
+            if chosen is not None:      # ("".join(VOCAB[int(t)] for t in ids))
+                raise chosen_values.refusal("passing it to str.join()", chosen)
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and fn.__name__ == "format":
             from . import dunders       # "{}".format(obj): the user's __format__ interpreted,
@@ -3640,6 +3677,21 @@ def _runtime_index_hint(items) -> str:
                 "and look the strings up outside the compiled function "
                 "(`[names[i] for i in ids]`)")
     return "index an array instead (np.stack the items first)"
+
+
+def _sequence_kind(seq) -> str:
+    """The word Python's IndexError names `seq` by ("list index out of range")."""
+    return next(t.__name__ for t in (list, tuple, collections.deque) if isinstance(seq, t))
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _int_keyed(mapping) -> bool:
+    """A dict whose keys are all ints (or bools) an int64 holds: what a
+    runtime int key may be compared with (`LABELS[k]`)."""
+    return bool(mapping) and all(type(k) in (int, bool) and _INT64.min <= k <= _INT64.max
+                                 for k in mapping)
 
 
 def _runtime_key_hint(mapping: dict) -> str:

@@ -2,8 +2,10 @@
 
 Paths that bind different static immutable objects (strings, None, numbers
 of different kinds, enum members) to one variable and then meet make a
-value known only at run time.  Compiled code holds it as a runtime int32,
-the object's position in a table of all such objects the compilation met
+value known only at run time; so does a static list, tuple or int-keyed
+dict of them indexed by a runtime int (`picked`, calls.getitem).  Compiled
+code holds it as a runtime int32, the object's position in a table of all
+such objects the compilation met
 (`choices`, one per compilation: a position means the same object in every
 branch and loop, so merging two choices is merging two ints, with no
 remapping of tables).
@@ -19,9 +21,12 @@ the object (the output tree names the table: `for_output`).
 What a program may do with it: return it, keep it in containers, pass it
 on, compare it (`==`, `!=`, `is`, `is not`, `in` a static container) and
 test its truth, each a runtime bool from a static table over the choices
-(`compare`, `contained_in`, `truth`), and print it (a runtime `if` per
-object: `call_resolved`).  Anything else needs the object itself, which is
-known only at run time: `refusal`.
+(`compare`, `contained_in`, `truth`), print it (a runtime `if` per
+object: `call_resolved`), and give it to an operator or a built-in such as
+len() with other choices and static objects (`operate`, `call_mapped`: a
+static table of each object's result, a runtime number or another choice,
+with a runtime check for the objects Python raises for).  Anything else
+needs the object itself, which is known only at run time: `refusal`.
 
 The table only grows while compiling.  A lookup made with a shorter table
 could be reached by a position a loop carries from later in its body:
@@ -30,7 +35,9 @@ the loop then traces its body again (loops._settle_while).
 from __future__ import annotations
 
 import enum
+import itertools
 import operator
+import types
 
 import numpy as np
 
@@ -265,13 +272,46 @@ def promoted(v) -> ChosenValue:
     return ChosenValue(Array(as_aval(position, POSITION)))
 
 
+# --- picked from a container at a runtime position -----------------------------------
+
+def pickable(items) -> bool:
+    """Whether a static sequence's items are objects a choice may hold (at
+    least one that is not a number: a list of numbers is one runtime array,
+    indexing.static_number_table)."""
+    return bool(items) and all(map(fits, items)) and not all(
+        _is_number(v) and not isinstance(v, enum.Enum) for v in items)
+
+
+def picked(items, key: Array, kind: str) -> ChosenValue:
+    """items[key] at a runtime int `key` (`NAMES[int(np.argmax(p))]`): the
+    choice among them, its position read from a table of theirs.  Past
+    either end Python raises IndexError (`kind`: "list", "tuple"): checked
+    at run time, raised when the call returns."""
+    from . import checks
+    from .builder import emit
+    n = len(items)
+    if key.span is None or not (-n <= key.span.bounds()[0] and key.span.bounds()[1] < n):
+        checks.require(emit("in_bounds", key, n=n), f"{kind} index out of range",
+                       raises="IndexError")
+    # (a negative key counts from the end, as the lowering of a gather does)
+    return ChosenValue(emit("getitem", _position_table(items), key, key=("array",)))
+
+
+def _position_table(items):
+    """The positions of `items` (objects, or choices: their runtime positions)."""
+    if not any(isinstance(v, ChosenValue) for v in items):
+        return np.array([position_of(v) for v in items], np.int32)
+    from ..ops import shape
+    from .builder import const_value
+    return shape.stack([v.position if isinstance(v, ChosenValue) else
+                        Array(const_value(position_of(v))) for v in items])
+
+
 # --- what a program may do with it ----------------------------------------------------
 
 def _python_bool(table: np.ndarray, position: Array) -> Array:
     """A runtime Python bool: `table` (one bool per choice) at `position`."""
-    from .builder import emit
-    from .builtins_impl import to_python_scalar
-    return to_python_scalar(emit("getitem", table, position, key=("array",)), np.bool_)
+    return _python_number(table, position)
 
 
 def _table(fn) -> np.ndarray:
@@ -295,10 +335,8 @@ def truth(v: ChosenValue) -> Array:
 def compare(fn, a, b) -> Array:
     """fn(a, b) (operator.eq, ne, is_, is_not) where one or both are choices."""
     if isinstance(a, ChosenValue) and isinstance(b, ChosenValue):
-        from .builder import emit
         table = np.array([_safe(fn, x, y) for x in choices() for y in choices()], np.bool_)
-        pair = emit("add", emit("multiply", a.position, np.int32(len(choices()))), b.position)
-        return _python_bool(table, pair)
+        return _python_bool(table, _combined([a, b], len(choices())))
     if isinstance(a, ChosenValue):
         return _python_bool(_table(lambda o: fn(o, b)), a.position)
     return _python_bool(_table(lambda o: fn(a, o)), b.position)
@@ -326,11 +364,161 @@ _SYMBOLS = {operator.eq: "==", operator.ne: "!="}
 
 def operate(op, operands, symbol: str):
     """An operator (dunders.apply's) with a choice among (or inside) its
-    operands: == and != of a choice with a comparable value; anything else
-    is refused (`"%s" % (status,)` would format the choice itself)."""
+    operands: == and != of a choice with a comparable value; any other of
+    choices and static objects each object's result (`label + "!"`);
+    anything else is refused (`"%s" % (status,)` would format the choice
+    itself)."""
     if op in _SYMBOLS and holds_choice(operands) and all(map(comparable, operands)):
         return compare(op, *operands)
+    if holds_choice(operands) and all(map(fits, operands)) and op not in _UNBOUNDED:
+        result = _mapped(op, operands, symbol)
+        if result is not None:
+            return result
     raise refusal(f"the operator `{symbol}`", first_choice(operands))
+
+
+# Built-in functions of objects alone, mapped as operators are (`len(name)`)
+MAPPED_BUILTINS = {len, str, repr, abs, int, float, complex, ord, chr, round}
+
+
+def call_mapped(fn, args):
+    """fn(*args) of a MAPPED_BUILTINS function where args hold a choice:
+    each object's result, as operate's (None where that cannot be)."""
+    if not all(map(fits, args)):
+        return None
+    return _mapped(fn, args, f"{fn.__name__}()")
+
+
+# (an object of another choice would be an operand too: `2 ** n` of a huge n)
+_UNBOUNDED = {operator.pow, operator.ipow, operator.lshift, operator.ilshift}
+
+
+def _mapped(op, operands, symbol: str):
+    """op(*operands), each a choice or a static object: Python's result for
+    each combination of the choices' objects, picked at run time by their
+    positions (None where a result is no object a choice may hold).  A
+    combination for which Python raises (`None + "!"`) raises if it is
+    the one picked: checked, raised when the call returns."""
+    table = list(choices())
+    chosen = [i for i, v in enumerate(operands) if isinstance(v, ChosenValue)]
+    held = [_held(operands[i], len(table)) for i in chosen]
+    if not all(_plain(table[k]) for h in held for k in h):
+        return None
+    outcomes = [_outcome(op, operands, chosen, [table[k] for k in ks])
+                if all(k in h for k, h in zip(ks, held)) else _UNREACHED
+                for ks in itertools.product(range(len(table)), repeat=len(chosen))]
+    results = [r for r in outcomes if _is_result(r)]
+    if not all(map(choosable, results)):
+        return None
+    position = _combined([operands[i] for i in chosen], len(table))
+    _require_not_raised(outcomes, position)
+    number = _number_kind(results)
+    if number is not None:      # (`s < "d"`, `len(s)`: a runtime bool or int)
+        values = np.array([r if _is_result(r) else 0 for r in outcomes], number)
+        return _python_number(values, position)
+    from .builder import ctx, current_loc
+    if any(position_of(r) >= len(table) for r in results):
+        ctx().choices_made_at = (current_loc(), symbol)
+    positions = [position_of(r) if _is_result(r) else 0 for r in outcomes]
+    return ChosenValue(_picked(np.array(positions, np.int32), position))
+
+
+_UNREACHED = object()     # (a combination of objects the choices cannot hold)
+
+
+def _is_result(outcome) -> bool:
+    return not isinstance(outcome, _Raised) and outcome is not _UNREACHED
+
+
+def _held(choice: ChosenValue, n: int) -> range:
+    """The positions `choice` may hold: all of the table's, or fewer where
+    its position's bounds are known (an item picked from a list: the
+    items' positions).  An operator then makes results only of objects it
+    may hold, not of the results it made in a loop's earlier trial (`t =
+    NAMES[i % 3] + "!"` in a runtime loop would add "cat!!" at each)."""
+    from .values import int_bounds
+    lo, hi = int_bounds(choice.position) or (0, n - 1)
+    return range(max(lo, 0), min(hi, n - 1) + 1)
+
+
+def _plain(o) -> bool:
+    """Whether Python's operators on `o` run no code of the program's (an
+    enum member whose class defines `__add__` would run it natively here,
+    not interpreted as the program's code is)."""
+    if not isinstance(o, enum.Enum):
+        return True
+    return not any(k.startswith("__") and isinstance(v, types.FunctionType)
+                   and v.__module__ != "enum"          # (EnumType's own, copied in)
+                   for klass in type(o).__mro__ for k, v in vars(klass).items())
+
+
+def _outcome(op, operands, chosen, objects):
+    """op(*operands) with the choices at `chosen` made `objects`."""
+    args = list(operands)
+    for i, o in zip(chosen, objects):
+        args[i] = o
+    try:
+        return op(*args)
+    except Exception as e:          # (Python's own error, for those objects)
+        return _Raised(e)
+
+
+def _number_kind(results):
+    """The dtype that holds `results` where they are all Python numbers of
+    one type (as paths that meet with such numbers make a runtime number),
+    else None."""
+    kinds = {type(r) for r in results}
+    if len(kinds) != 1 or not kinds <= {bool, int, float, complex}:
+        return None
+    dtype = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}[kinds.pop()]
+    if dtype is np.int64 and not all(-2 ** 63 <= r < 2 ** 63 for r in results):
+        return None
+    return dtype
+
+
+def _picked(values: np.ndarray, position: Array) -> Array:
+    """values[position], with the bounds of `values` as its Span (given to
+    emit as a NumPy array: a constant's own bounds, which _held reads)."""
+    from .builder import emit
+    return emit("getitem", values, position, key=("array",))
+
+
+def _python_number(values: np.ndarray, position: Array) -> Array:
+    """A runtime Python number (bool, int...): `values` at `position`."""
+    from .builtins_impl import to_python_scalar
+    return to_python_scalar(_picked(values, position), values.dtype)
+
+
+class _Raised:
+    """An exception Python raises for one combination of objects."""
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+def _require_not_raised(outcomes, position: Array) -> None:
+    """A runtime check per distinct error among `outcomes`: the picked
+    combination is not one for which Python raises it."""
+    from ..errors import raisable_class
+    from . import checks
+    errors = {(type(r.error).__name__, str(r.error)) for r in outcomes if isinstance(r, _Raised)}
+    for name, message in sorted(errors):
+        if raisable_class(name) is None:
+            raise refusal(f"an operator that raises {name} for one of the objects", None)
+        ok = np.array([not (isinstance(r, _Raised) and (type(r.error).__name__, str(r.error))
+                            == (name, message)) for r in outcomes], np.bool_)
+        checks.require(_picked(ok, position), message, raises=name)
+
+
+def _combined(choices_: list, n: int) -> Array:
+    """One position for the objects of several choices, each among `n`
+    (row-major, as itertools.product lists them)."""
+    from .builder import emit
+    position = choices_[0].position
+    for c in choices_[1:]:
+        position = emit("add", emit("multiply", position, np.int32(n)), c.position)
+    return position
 
 
 def holds_choice(values) -> bool:
@@ -354,17 +542,29 @@ def first_choice(values) -> ChosenValue | None:
 
 HINT = ("a value chosen at run time among static objects (strings, None, ...) can be "
         "returned, stored, passed to your own functions, compared (==, !=, is, in a tuple), "
-        "tested for truth and printed; for anything else, do it on each path where the object is "
-        "known (`if c: status = 'ok'; n = len(status)`), or carry a number that tells the "
+        "tested for truth, printed, and given to operators with static objects and to "
+        "len(), str(), int()... (each object's result); for anything else, do it on each "
+        "path where the object is known (`if c: status = 'ok'; n = len(status)`), or carry a number that tells the "
         "paths apart (`code = 0` / `code = 1`) and turn it into the object outside the "
         "compiled function")
+
+
+def endless(made_at) -> MergeError:
+    """The refusal of a loop whose every trial made new objects at
+    `made_at` (the line and operator): `tag = tag + "a"` at each iteration
+    of a runtime loop makes as many objects as iterations."""
+    loc, symbol = made_at
+    return MergeError(f"the operator `{symbol}` makes a new object at each iteration of a "
+                      "runtime loop from a value that is one of several static objects (which "
+                      "one is known only at run time): compiled code holds a choice among "
+                      "objects known while compiling only", loc, hint=HINT)
 
 
 def refusal(what: str, v: ChosenValue) -> MergeError:
     """The error for a use that needs the object itself."""
     return MergeError(f"{what} needs the object itself, and this value is one of several static "
-                      "objects that runtime paths (a runtime `if` or loop) bind to it: which "
-                      "one is known only at run time", hint=HINT)
+                      "objects that runtime paths (a runtime `if` or loop) bind to it, or that "
+                      "a runtime index picks: which one is known only at run time", hint=HINT)
 
 
 def call_resolved(fn, position, objects, args, index, kwargs):

@@ -1398,6 +1398,12 @@ def _settle_while(*args, **kwargs) -> Exit:
         return _settle(*args, **kwargs)
 
 
+# Trials of a loop body in a row that may add objects to the table of choices
+# (each new object a choice may hold: one trial more) before the loop is taken
+# to make a new one at each iteration (chosen_values.endless).
+_MOST_GROWN_TRIALS = 4
+
+
 def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
             kind_paths, rebound, note, trip_count, is_private, resume=None, fold=False):
     # (where a runtime range's counter starts, if static: _counter_span)
@@ -1406,9 +1412,11 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
     not_counting: set = set()       # slots an iteration does not count up (counters.py)
     caps: dict = {}                 # counters the loop's tests keep below a cap (counters.py)
     kind_paths, int_paths = kind_paths
+    grown = 0                       # trials in a row that made new objects
     for _attempt in range(12):
         locals0, stack0 = dict(frame.locals), list(frame.stack)
         choices_before = len(chosen_values.choices())
+        ctx().choices_made_at = None
         with _items_kept(frame.interp, rebound.in_place):
             with builder.at(loc):
                 narrowed = _apply_promotions(frame, promote, rebound.in_place)
@@ -1447,7 +1455,12 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
         if len(chosen_values.choices()) > choices_before:
             # (the body made a new choice: its lookups in the table of objects
             # were made with a shorter one, which a carried position may pass)
+            grown += 1
+            made_at = ctx().choices_made_at
+            if grown >= _MOST_GROWN_TRIALS and made_at is not None:
+                raise chosen_values.endless(made_at)
             continue
+        grown = 0
         wrong = counters.refuted(counting, leaves, trial.leaves, trial.back_edges)
         if wrong:
             not_counting |= wrong       # again, without assuming those count up
