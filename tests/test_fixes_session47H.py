@@ -209,8 +209,9 @@ def string_array_changed(x):
 
 
 def test_string_array_used_at_run_time_is_refused_with_compare_hint():
-    err = raises_at(string_picked_at_run_time, (1.0, 0), DTypeError, match="holds strings",
-                    line_of="g[i, 0]", cache=False)
+    # (a static i picks the string while compiling: test_fixes_session48J1)
+    err = raises_at(string_picked_at_run_time, (1.0, np.int64(0)), DTypeError,
+                    match="holds strings", line_of="g[i, 0]", cache=False)
     assert "grid == '#'" in err.hint
 
 

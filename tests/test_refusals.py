@@ -815,10 +815,12 @@ def test_refused(case):
 
 
 def test_object_array_argument_is_named():
-    # An argument has no source line: the message names it instead.
-    err = compile_error(lambda x: x + 1, (np.array([1, "a"], dtype=object),))
+    # The message names the argument; the location is its function's `def`.
+    fn = lambda x: x + 1  # noqa: E731
+    err = compile_error(fn, (np.array([1, "a"], dtype=object),))
     assert type(err) is E.DTypeError
-    assert "argument x has dtype object" in err.message and err.loc is None
+    assert "argument x has dtype object" in err.message
+    assert err.loc is not None and err.loc.line == fn.__code__.co_firstlineno
 
 
 # --------------------------------------------------------------------------

@@ -508,13 +508,19 @@ def _trace_once(fn, args, kwargs, options, state, made_runtime) -> Traced:
         interp = Interpreter(context, state)
         params, arrays, sources = [], [], []
         names = _param_names(fn, len(args))
-        b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp, i)
-                  for i, (a, n) in enumerate(zip(args, names))]
-        # In the caller's order: `**kw` keeps it in Python, so the program may
-        # read it (list(kw)); driver.signature_key keys and collects keyword
-        # leaves in this same order, so each order is its own signature.
-        b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources, interp,
-                             k) for k in kwargs}
+        try:
+            b_args = [_bind(a, n, n in runtime_names, params, arrays, sources, interp, i)
+                      for i, (a, n) in enumerate(zip(args, names))]
+            # In the caller's order: `**kw` keeps it in Python, so the program may
+            # read it (list(kw)); driver.signature_key keys and collects keyword
+            # leaves in this same order, so each order is its own signature.
+            b_kwargs = {k: _bind(kwargs[k], k, k in runtime_names, params, arrays, sources,
+                                 interp, k) for k in kwargs}
+        except TpuccError as e:
+            # An argument refused as it is bound (a datetime64 or big-endian
+            # array) is refused before any line runs: the `def` whose
+            # parameter it is names it.
+            raise e.with_loc(builder.def_loc(fn)) from None
         interp.call_floor = new_serial_floor()
         try:
             with _deep_python_stack(), warnings_at_program_lines(interp):

@@ -460,6 +460,14 @@ _NON_NUMERIC = {"U": "strings", "S": "bytes", "O": "Python objects", "M": "datet
 
 def _check_result(name: str, aval: AVal):
     dtype = aval.dtype
+    if dtype.kind in "mM":      # x.astype("timedelta64[s]"): the integers are the counts
+        from .values import date_counts
+        raise _result_refused(DTypeError, name, f"would give an array of dtype {dtype}: "
+                              "compiled code does not support dates and times "
+                              "(datetime64/timedelta64)",
+                              f"compute with the integer counts themselves (here "
+                              f"{date_counts(dtype)}), and make dates of the results outside "
+                              f"the compiled function (`.astype('{dtype}')`)")
     if dtype.kind in _NON_NUMERIC and not dtype.type.__module__.startswith("ml_dtypes"):
         raise _result_refused(DTypeError, name, f"would give an array of dtype {dtype} "
                               f"({_NON_NUMERIC[dtype.kind]}): compiled code holds only boolean "

@@ -23,6 +23,7 @@ import itertools
 import math
 import operator
 import random
+import re
 import reprlib
 import sys
 import types
@@ -57,8 +58,8 @@ from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, clas
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
                      check_runtime_size, frozen_kind, known_constant, known_integer,
-                     native_method, refuse_array_subclass, scalar_if_numpy_would,
-                     set_item)
+                     native_method, refuse_array_subclass, runtime_date_refusal,
+                     scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
 # The frames of comprehensions and generator expressions between them are
@@ -690,8 +691,14 @@ class Interpreter:
                 "object (or gave it different items) on different paths is not supported",
                 hint="build the container after the `if` or loop from the values it "
                      "computed, or create it once before and assign only arrays inside")
+        if entry is None and isinstance(obj, np.ndarray) and obj.dtype.kind in "mM":
+            raise SideEffectError(       # (natively_made: an array of dates NumPy made)
+                f"changing an array of dates or times (dtype {obj.dtype}) is not supported: "
+                "compiled code holds no dates, and NumPy made this one while compiling",
+                hint="compute with integer counts (n = d.astype(np.int64): days since "
+                     "1970-01-01 for datetime64[D]) and change those")
         if entry is None and isinstance(obj, np.ndarray):
-            raise SideEffectError(       # (natively_made: only a string array is one)
+            raise SideEffectError(       # (natively_made: a string array is one)
                 f"changing a string array (dtype {obj.dtype}) is not supported: compiled code "
                 "holds no strings, and NumPy made this one while compiling",
                 hint="change the Python lists before making the array "
@@ -1526,6 +1533,9 @@ class Interpreter:
         if isinstance(obj, (SeqIter, RangeIter)):       # zip(a, b)[0]: Python's TypeError
             raise UserCodeError(f"TypeError: '{iterators.type_name(obj)}' object is not "
                                 "subscriptable", hint="make a list of it first: list(it)[0]")
+        if isinstance(obj, np.ndarray) and obj.dtype.kind in NATIVE_KINDS and \
+                not _any_runtime([key], {}):    # days[0], grid[2]: NumPy's item, now
+            return natively_made(obj[key])
         if isinstance(obj, (np.ndarray, np.generic)):
             return indexing.getitem(Array(builder.const_value(obj)), key)
         byte = buffers.item_read(self, obj, key)     # ba[i] after ba[j] = v
@@ -2897,7 +2907,8 @@ class Interpreter:
         if _any_runtime(args, kwargs) and exceptions.linalg_raises(fn):
             exceptions.refuse_never_raised(self.frames, np.linalg.LinAlgError,
                                            f"np.linalg.{fn.__name__} of a runtime matrix")
-        if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION:
+        if _any_runtime(args, kwargs) or getattr(fn, "__name__", "") in _CREATION and \
+                not _makes_dates(args, kwargs):
             if not (writes_out(fn) and _takes_out(impl)):
                 _refuse_out(numpy_name(fn), kwargs)
             _refuse_set_operand(numpy_name(fn), fn, impl, args, kwargs)
@@ -3013,6 +3024,8 @@ class Interpreter:
         return locals_
 
     def construct(self, cls, args, kwargs):
+        if issubclass(cls, (np.datetime64, np.timedelta64)) and _any_runtime(args, kwargs):
+            raise runtime_date_refusal(cls, args)
         if (issubclass(cls, np.generic) and len(args) == 1 and not kwargs
                 and isinstance(args[0], Array) and cls is not np.generic):
             return _numpy_scalar_of(cls, args[0])
@@ -4033,6 +4046,27 @@ def _refuse_scalar_item_assignment(x: Array):
     checks.require(NUMPY[np.logical_not](Array(x.immutable.var)), message, raises="TypeError")
 
 
+def _makes_dates(args, kwargs) -> bool:
+    """Whether static arguments of a creation function (np.arange("2024-01-01",
+    "2024-02-01", dtype="datetime64[D]"), np.arange(d0, d1) of np.datetime64
+    scalars, np.zeros(3, "m8[s]")) ask for an array of dates or times: NumPy
+    makes it now, and the program holds it as NumPy's (natively_made), since
+    compiled code holds no dates; its integer counts (.astype(np.int64)) are
+    constants."""
+    def is_date(v):
+        if isinstance(v, (np.datetime64, np.timedelta64)):
+            return True
+        if isinstance(v, (np.ndarray, np.dtype)):
+            return getattr(v, "dtype", v).kind in "mM"
+        if isinstance(v, str):      # "datetime64[D]", "<M8[s]" (not "2024-01-01": a bound)
+            return _DATE_DTYPE.match(v) is not None
+        return isinstance(v, type) and issubclass(v, (np.datetime64, np.timedelta64))
+    return any(map(is_date, (*args, *kwargs.values())))
+
+
+_DATE_DTYPE = re.compile(r"[<>=|]?(datetime64|timedelta64|[mM]8)(\[\w+\])?$")
+
+
 def _known_creation(fn, args, kwargs, out):
     """Records the value of a small array made from static arguments
     (np.arange, np.zeros: an op, not a constant) for values.known_constant,
@@ -4274,12 +4308,19 @@ _REMOVAL_HINT = (
     "and `return` or `break` on the runtime test)")
 
 
+# Kinds of the arrays the program holds as NumPy made them (static): compiled
+# code cannot hold them, but NumPy computes with them while compiling.
+NATIVE_KINDS = "USmM"
+
+
 def natively_made(result):
     """What a library call (or NumPy's operator) run now returns, as the
     program holds it: an ndarray as a constant array, except a string one
-    (np.array(list("S.#"))), which compiled code cannot hold but which may
-    be compared now (`g == '#'`: that bool array is a constant)."""
-    if not isinstance(result, np.ndarray) or result.dtype.kind in "US":
+    (np.array(list("S.#"))) or one of dates (np.arange("2024-01-01",
+    "2024-02-01", dtype="datetime64[D]")), which compiled code cannot hold
+    but which may be compared or converted now (`g == '#'`, `days.astype(
+    np.int64)`: those arrays are constants)."""
+    if not isinstance(result, np.ndarray) or result.dtype.kind in NATIVE_KINDS:
         return result
     constant = Array(builder.const_value(result))
     # np.frombuffer(b"..."): a view of immutable memory, read-only in
@@ -4324,11 +4365,14 @@ def _made_by_library(cls, args, kwargs):
     (functools.partial, deque) hold runtime arrays as they are; a class that
     needs the value (Enum lookup, Fraction, timedelta) fails on tpucc's
     stand-in for a runtime value, and says so in its own words, about that
-    stand-in: the program is told that the value must be static instead."""
+    stand-in: the program is told that the value must be static instead.
+    (Also where the class reads the stand-in as a number, datetime.date(y,
+    1, 1) calling y.__index__(): the stand-in's refusal would speak of an
+    index the program never wrote.)"""
     try:
         return cls(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 - whatever the library raises on the stand-in
-        if isinstance(e, (TpuccError, NeedsStatic)) or not _any_runtime(args, kwargs):
+        if isinstance(e, TpuccError) or not _any_runtime(args, kwargs):
             raise
         if issubclass(cls, tuple) and hasattr(cls, "_fields"):
             raise       # (a namedtuple holds any value: only its arguments can be wrong)
@@ -4338,7 +4382,17 @@ def _made_by_library(cls, args, kwargs):
             f"{name}() of a runtime value: it is made while compiling, when only the dtype "
             "and shape of a value computed from arrays are known",
             hint="give it static values (Python numbers that do not come from arrays), or "
-                 "make the object outside the compiled function and pass it in") from None
+                 "make the object outside the compiled function and pass it in"
+                 + (_RUNTIME_DATES if cls.__module__ == "datetime" else "")) from None
+
+
+# How dates known only at run time are computed: as integer day numbers.
+_RUNTIME_DATES = (
+    "; for dates known only at run time, compute with integer day numbers: the days since "
+    "1970-01-01 of (y, m, d) by the days-from-civil formula (y = y - (m <= 2); era = y // 400; "
+    "yoe = y - era * 400; doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1; "
+    "days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468), the weekday "
+    "(days + 3) % 7 with Monday 0, date.toordinal() = days + 719163")
 
 
 def _is_user_class(cls) -> bool:

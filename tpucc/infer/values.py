@@ -14,6 +14,7 @@ interpreter turns into a runtime branch.
 """
 from __future__ import annotations
 
+import ast
 import collections
 import contextlib
 import gc
@@ -771,17 +772,42 @@ def datetime_refusal(dtype: np.dtype, what: str, name: str | None = None) -> DTy
     `name` where it comes from outside): dates are not compiled; their
     integer counts are (a datetime64[D] is days since 1970-01-01, a
     timedelta64[s] a count of seconds)."""
-    unit = np.datetime_data(dtype)[0]
-    counts = (f"days since 1970-01-01" if unit == "D" else f"{unit} units since the epoch") \
-        if dtype.kind == "M" else f"a count of {unit} units"
+    counts = date_counts(dtype)
     given = f"pass {name}.astype(np.int64) ({counts})" if name else \
-        f"compute with integer counts instead (here {counts}; a date array's " \
-        ".astype(np.int64), made outside, is its days since 1970-01-01)"
+        f"compute with integer counts instead (here {counts}: `d.astype(np.int64)` of " \
+        "the dates d, made outside or from constants)"
     return DTypeError(f"{what} has dtype {dtype}: compiled code does not support dates and "
                       "times (datetime64/timedelta64)",
                       hint=f"{given}, or differences of dates as numbers "
                            "(`(d1 - d0).astype(np.int64)`), and convert the results back "
                            f"outside (`.astype('{dtype}')`)")
+
+
+def date_counts(dtype: np.dtype) -> str:
+    """What the integers of a datetime64/timedelta64 dtype count."""
+    unit = np.datetime_data(dtype)[0]
+    if dtype.kind == "m":
+        return f"a count of {unit} units"
+    return "days since 1970-01-01" if unit == "D" else f"{unit} units since the epoch"
+
+
+def runtime_date_refusal(cls: type, args) -> DTypeError:
+    """np.timedelta64(secs, "s") or np.datetime64(days, "D") of a runtime
+    count: a date or time would be a runtime value, which compiled code
+    does not hold; the count itself is the integer to compute with."""
+    unit = args[1] if len(args) > 1 and isinstance(args[1], str) else None
+    try:
+        dtype = np.dtype(f"{np.dtype(cls).char}8[{unit}]") if unit else None
+    except TypeError:       # (a unit NumPy does not know: no counts to name)
+        dtype = None
+    counts = f" (here {date_counts(dtype)})" if dtype is not None else ""
+    return DTypeError(
+        f"np.{cls.__name__}() of a runtime value: compiled code does not support dates and "
+        "times (datetime64/timedelta64)",
+        hint=f"compute with the integer count itself{counts}: a ratio of times is a ratio of "
+             "counts in one unit (np.timedelta64(n, 's') / np.timedelta64(1, 'm') is n / 60), "
+             "a difference of dates one of day numbers; make dates of the results outside "
+             "the compiled function (`days.astype('datetime64[D]')`)")
 
 
 def structured_refusal(dtype: np.dtype, what: str, name: str | None = None) -> DTypeError:
@@ -799,14 +825,27 @@ def structured_refusal(dtype: np.dtype, what: str, name: str | None = None) -> D
                            f"({fields}), {decode}")
 
 
+def source_expression(what: str) -> str | None:
+    """How the program (or its caller) writes the value `what` describes, for
+    a hint: global `D` is D, argument d0 is d0, argument span[0] (an item
+    of a tuple argument) is span[0], argument p['w'] is p['w']; None where
+    `what` names no variable, attribute or item of one (attribute `.w`)."""
+    named = what.split("`")[1:2] or what.split()[-1:]
+    try:
+        node = ast.parse(named[0], mode="eval").body if named else None
+    except SyntaxError:
+        return None
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return named[0] if isinstance(node, ast.Name) else None
+
+
 def check_runtime_dtype(dtype: np.dtype, what: str):
     """Refuses arrays whose dtype XLA cannot hold as they are."""
     if dtype.kind in "mM":
-        named = what.split("`")[1:2] or what.split()[-1:]     # global `D`, argument d0
-        raise datetime_refusal(dtype, what, named[0] if named[0].isidentifier() else "x")
+        raise datetime_refusal(dtype, what, source_expression(what) or "x")
     if dtype.names:
-        named = what.split("`")[1:2] or what.split()[-1:]
-        raise structured_refusal(dtype, what, named[0] if named[0].isidentifier() else None)
+        raise structured_refusal(dtype, what, source_expression(what))
     if dtype.kind not in "biufc" and dtype.name == "bfloat16":     # (.name imports)
         from ..aot.spec import BFLOAT16
         raise DTypeError(f"{what} has dtype bfloat16", hint=BFLOAT16)
@@ -814,8 +853,9 @@ def check_runtime_dtype(dtype: np.dtype, what: str):
             dtype.itemsize > 8 + 8 * (dtype.kind == "c"):
         raise DTypeError(f"{what} has dtype {dtype}, which compiled code cannot hold",
                          hint="pass numeric or boolean arrays of at most 64-bit numbers "
-                              "(e.g. x.astype(np.float64))")
+                              f"(e.g. {source_expression(what) or 'x'}.astype(np.float64))")
     if not dtype.isnative:
+        name = source_expression(what) or "x"
         raise DTypeError(f"{what} has non-native byte order ({dtype.str})",
-                         hint="pass x.astype(x.dtype.newbyteorder('=')): compiled code "
-                              "reads native-order numbers")
+                         hint=f"pass {name}.astype({name}.dtype.newbyteorder('=')): compiled "
+                              "code reads native-order numbers")
