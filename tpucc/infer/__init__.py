@@ -154,7 +154,7 @@ class RebuiltValue:
                 results.append(a.var)
             self.outputs.append(None if alias is not None else firsts[id(a)])
         for convert in self.converts:
-            if isinstance(convert, KindedScalar):
+            if isinstance(convert, (KindedScalar, HeldNumber)):
                 convert.claim_outputs(results)
         self.arrays = None
 
@@ -163,7 +163,53 @@ class RebuiltValue:
         return {alias[1] for alias in self.aliases if alias is not None and alias[0] == "captured"}
 
 
-READS_OUTPUTS = (KindedScalar, RebuiltValue)     # conversions called with all the outputs
+@dataclass
+class HeldNumber:
+    """The conversion of a written-back 0-d value that is a Python number
+    on some runtime paths and another type on the others (held_ints.py:
+    `t.last = days[i]` in a loop that may not run leaves the caller's 0,
+    `t.last = 1.5` or `= 2` under a runtime `if`): the executable's output
+    `output`, a bool, says whether the path taken left `python_type`; the
+    output `bool_output` (where not None) whether it left a Python bool
+    beside it (its second bool); elsewhere the value is converted as
+    `otherwise` says.  (`var`, `bool_var` while tracing: those bools'
+    Values, until they are given outputs.)"""
+    python_type: type
+    otherwise: object
+    var: object = None
+    bool_var: object = None
+    output: int | None = None
+    bool_output: int | None = None
+
+    def __call__(self, value, outs):
+        if self.bool_output is not None and bool(np.asarray(outs[self.bool_output])):
+            return bool(np.asarray(value))
+        if bool(np.asarray(outs[self.output])):
+            return self.python_type(np.asarray(value))
+        return converted_output(self.otherwise, value, outs)
+
+    def claim_outputs(self, results: list):
+        if isinstance(self.otherwise, KindedScalar):
+            self.otherwise.claim_outputs(results)
+        self.output = len(results)
+        results.append(self.var)
+        if self.bool_var is not None:
+            self.bool_output = len(results)
+            results.append(self.bool_var)
+        self.var = self.bool_var = None
+
+
+def _held_number(value, otherwise):
+    """`otherwise`, the conversion of a written-back value, or, where the
+    value is a Python number on some runtime paths only (held_ints.py),
+    the HeldNumber that gives it that Python type there."""
+    if not isinstance(value, Array) or value.shape or value.held_int is None:
+        return otherwise
+    return HeldNumber(held_ints.python_type(value), otherwise, var=value.held_int,
+                      bool_var=value.held_bool)
+
+
+READS_OUTPUTS = (KindedScalar, RebuiltValue, HeldNumber)   # conversions called with all outputs
 
 
 def converted_output(convert, value, outs, input_object=None):
@@ -641,7 +687,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
         writeback_locs.append(interp.write_locs.get(("attr", key)))
         if key in interp.scalar_attrs and not _kinded(value):   # a Python number (scalar_state)
             results.append(_number_var(value))
-            writebacks.append(head + (_number_type(value),))
+            writebacks.append(head + (_number_conversion(value),))
         elif not isinstance(value, Array):      # a named tuple of arrays ...: made again
             rebuilt = _rebuilt(value, inputs)
             results.append(rebuilt.arrays[0].var)   # (what the driver zips: unused)
@@ -657,7 +703,7 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     for key, (namespace, name) in interp.global_writes.items():
         value = interp.shadow[key]
         results.append(_number_var(value))
-        writebacks.append(("global", namespace, name, _number_type(value)))
+        writebacks.append(("global", namespace, name, _number_conversion(value)))
         writeback_locs.append(interp.write_locs.get(("global", key)))
     for root, keys, value, convert, loc in _argument_item_writebacks(interp, inputs):
         alias = _input_alias(value, inputs)
@@ -996,7 +1042,7 @@ def _argument_item_writebacks(interp, inputs):
                 what = f"`{name}{''.join(f'[{k!r}]' for k in keys + (slot,))}`"
                 if interp.scalars.decide(place, new, what, in_region=False) == "static":
                     interp.scalars.note_static_write(place, None, old, new)
-                out.append((root, keys + (slot,), new, _number_type(new), loc))
+                out.append((root, keys + (slot,), new, _number_conversion(new), loc))
             elif isinstance(new, Array):
                 out.append((root, keys + (slot,), new, _array_conversion(new), loc))
             elif scalar_state.is_python_number(new) or isinstance(new, np.generic):
@@ -1019,9 +1065,14 @@ def _rebuilt(value, inputs) -> RebuiltValue:
 def _array_conversion(value: Array):
     """How an array written back into an attribute or an argument's item
     is given to the user: as NumPy gives it, a Python number where it is
-    one (`d["y"] = float(x[0])`), a NumPy scalar where it is one
-    (`self.total += x.sum()` on a float makes an np.float64, as returned
-    values are, see driver.to_user_value), else a NumPy array."""
+    one (`d["y"] = float(x[0])`, and on the runtime paths that left one:
+    _held_number), a NumPy scalar where it is one (`self.total += x.sum()`
+    on a float makes an np.float64, as returned values are, see
+    driver.to_user_value), else a NumPy array."""
+    return _held_number(value, _conversion_by_type(value))
+
+
+def _conversion_by_type(value: Array):
     if value.ndim == 0 and value.aval.weak:
         return _py_type(value.aval)     # a Python number computed at run time: `float(x[0])`
     if _kinded(value):
@@ -1045,9 +1096,15 @@ def _number_var(value) -> Value:
     return value.var if isinstance(value, Array) else builder.const_value(value)
 
 
-def _number_type(value) -> type:
+def _number_conversion(value):
     """The type a number written back gets: a Python number's, or a NumPy
-    scalar's (a runtime one: np.int64 from a checkpoint, then `step += 1`)."""
+    scalar's (a runtime one: np.int64 from a checkpoint, then `step += 1`);
+    where it is a Python number on some runtime paths only, that number's
+    there (_held_number)."""
+    return _held_number(value, _number_type(value))
+
+
+def _number_type(value) -> type:
     if isinstance(value, Array):
         numpy_scalar = not value.aval.weak and value.immutable is True
         return value.dtype.type if numpy_scalar else _py_type(value.aval)

@@ -1722,10 +1722,33 @@ def round_(interp, x, ndigits=None):
             return to_python_scalar(NUMPY[np.rint](x), np.int64)
         ndigits = static_index(ndigits)
         if x.weak and x.dtype == np.float64 and 0 <= ndigits <= 22:
-            return emit("python_round", x, ndigits=ndigits)     # CPython's, exactly
+            result = emit("python_round", x, ndigits=ndigits)   # CPython's, exactly
+            result.held_int = x.held_int    # (an int in a float slot: an int there)
+            return result
         # a Python float stays one (round(2.567, 2)), a NumPy scalar stays NumPy
-        return emit("round", x, decimals=ndigits, weak_result=True)
+        result = emit("round", x, decimals=ndigits, weak_result=True)
+        return _held_round(interp, x, ndigits, result) if x.held_int is not None else result
     return round(x, ndigits)
+
+
+def _held_round(interp, x: Array, ndigits: int, result: Array) -> Array:
+    """round(z, n) of a z that is a Python number on some runtime paths and
+    a NumPy scalar on others (held_ints.py; `z = a[1] if c else 0.5`):
+    Python's round of the number there (CPython's rounding of a float, an
+    int of an int or bool), held in the NumPy dtype as z is, the caller
+    and Python's operators reading it as that number."""
+    if x.weak:              # (a bool in a Python int slot: an int, as round(True, 1))
+        return result
+    python = held_ints.as_python_number(x)
+    if python.dtype.kind == "b":
+        python = emit("convert", python, dtype=np.dtype(np.int64))
+    exact = round_(interp, python, ndigits)
+    held = Array(x.held_int)
+    merged = emit("select", held, emit("convert", exact, dtype=result.dtype), result)
+    merged.immutable = result.immutable
+    merged.held_int = x.held_int
+    merged.held_type = float if held_ints.python_type(x) is float else int
+    return merged
 
 
 def _refuse_unroundable(x: Array):

@@ -557,6 +557,84 @@ def _check_bools_in_int_slots(ufname: str, operands: tuple, result: Array) -> No
                    raises="TypeError", tpucc_limit=True)
 
 
+HELD_ARRAY_HINT = ("the variable is a Python number on this runtime path and a NumPy scalar "
+                   "on others (a runtime `if`, loop, min() or max() merged them), so compiled "
+                   "code holds it in the NumPy dtype; NumPy makes an array of a Python number "
+                   "in its own dtype (float64, int64, bool): give it one type on every path, "
+                   "the NumPy one where it takes the Python number (`z = np.float32(0.5)`), "
+                   "or a Python number where it takes the NumPy scalar (`z = float(a[1])`)")
+
+
+def held_paths(v) -> list:
+    """(Python type, runtime bool making it) for each Python type the 0-d
+    value `v` holds on some runtime paths beside the type its dtype says:
+    the type held by its bool (where no second bool says it is a bool
+    there), and a bool by its second bool.  Empty for any other value."""
+    if not isinstance(v, Array) or v.shape or v.held_int is None:
+        return []
+    held = Array(v.held_int)
+    if v.held_bool is None:
+        return [(python_type(v), lambda: held)]
+    on_bool = Array(v.held_bool)
+    return [(python_type(v), lambda: builder.emit("logical_and", held,
+                                                  builder.emit("logical_not", on_bool))),
+            (bool, lambda: on_bool)]
+
+
+def require_numpy_dtype(values, dtype_with, compiled: np.dtype, what: str) -> None:
+    """NumPy makes an array of `values` (np.array([x, z]), np.full(2, z),
+    np.asarray(z)) where some hold a Python number on some runtime paths:
+    unlike a ufunc's weak scalar, NumPy converts the number in its own
+    dtype (float64 for 0.5, where the path holding np.float32 gives
+    float32), and one array has one dtype, so the call raises where the
+    path taken holds such a number and `dtype_with(i, sample)`, the dtype
+    NumPy gives with values[i] a `sample` of that type, is not
+    `compiled`."""
+    from . import checks        # (only here: checks imports control, which imports us)
+    failing = {}
+    for i, v in enumerate(values):
+        for pytype, on_path in held_paths(v):
+            dtype = dtype_with(i, pytype(0))
+            if dtype != compiled:
+                failing.setdefault((pytype, dtype, _slot_name(v)), []).append(on_path())
+    for (pytype, dtype, slot), paths in failing.items():
+        on_any = functools.reduce(lambda a, b: builder.emit("logical_or", a, b), paths)
+        checks.require(builder.emit("logical_not", on_any),
+                       f"a Python {pytype.__name__} held in {slot} ({what}): on this path the "
+                       f"value is a Python {pytype.__name__}, of which NumPy makes an array of "
+                       f"{dtype}, where compiled code, holding it as {slot}, makes {compiled}",
+                       hint=_held_array_hint(values, pytype), raises="TypeError",
+                       tpucc_limit=True)
+
+
+def _slot_name(v: Array) -> str:
+    if v.weak:
+        return f"a Python {'float' if v.dtype.kind == 'f' else 'int'}"
+    return f"a NumPy {v.dtype}"
+
+
+def _held_array_hint(values, pytype: type) -> str:
+    weak = [v for v in values if isinstance(v, Array) and v.weak and v.held_int is not None]
+    if not weak:
+        return HELD_ARRAY_HINT
+    if weak[0].dtype.kind != "f":
+        return BOOL_IN_INT_HINT
+    return BOOL_IN_FLOAT_HINT if pytype is bool else INT_IN_FLOAT_HINT
+
+
+def numpy_array_of(v):
+    """`v` as np.asarray makes it an array (registry.as_array_operand):
+    checked where it holds a Python number (require_numpy_dtype), then no
+    longer holding one (an array of it is no Python number)."""
+    if not held_paths(v):
+        return v
+    require_numpy_dtype([v], lambda i, sample: np.asarray(sample).dtype,
+                        v.dtype, "converted to an array")
+    plain = Array(v.var)
+    plain.immutable = v.immutable
+    return plain
+
+
 def as_sequence_index(key):
     """A subscript as a Python sequence (a list, tuple, str) reads it: a
     Python bool in a Python int slot is the int it equals (["a", "b"][True]

@@ -137,6 +137,8 @@ def ones(shape, dtype=None, order="C"):
 
 @implements(np.full)
 def full(shape, fill_value, dtype=None, order="C"):
+    if dtype is None and isinstance(fill_value, Array):
+        fill_value = held_ints.numpy_array_of(fill_value)   # (its dtype: the array's)
     dt = dtype if dtype is not None else (fill_value.dtype if isinstance(fill_value, Array)
                                           else _fill_dtype(fill_value, None))
     return full_of(shape, fill_value, dt)
@@ -144,9 +146,16 @@ def full(shape, fill_value, dtype=None, order="C"):
 
 def _like(value):
     def like(a, dtype=None, shape=None, **kw):
-        aval = to_value(a).aval
+        aval = to_value(_prototype(a, dtype)).aval
         return full_of(aval.shape if shape is None else shape, value, dtype or aval.dtype)
     return like
+
+
+def _prototype(a, dtype):
+    """The `a` of np.zeros_like(a) (full_like ...), whose dtype the result
+    takes where `dtype` is None: a value holding a Python number on some
+    runtime paths is checked to have it there (held_ints.numpy_array_of)."""
+    return held_ints.numpy_array_of(a) if dtype is None and isinstance(a, Array) else a
 
 
 implements(np.zeros_like)(_like(0))
@@ -156,7 +165,7 @@ implements(np.empty_like)(_like(0))
 
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, shape=None, **kw):
-    aval = to_value(a).aval
+    aval = to_value(_prototype(a, dtype)).aval
     return full_of(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
 
 
@@ -242,4 +251,5 @@ def _const_lower(value, dtype):
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit  # noqa: E402
 from ..infer.values import Array, array_like, known_integer, to_value  # noqa: E402
+from ..infer import held_ints  # noqa: E402
 from . import elementwise, masked  # noqa: E402

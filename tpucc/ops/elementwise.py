@@ -9,6 +9,7 @@ floor division and modulo), cast to the loop's output dtype.
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import math
 import operator
@@ -2105,6 +2106,8 @@ define_vjp("round", lambda lc, operands, perms, out, ct, decimals, weak_result=F
 def round_(a, decimals=0, out=None):
     if isinstance(decimals, Array):
         raise runtime_digits("np.round's decimals")
+    if isinstance(a, Array):
+        a = held_ints.numpy_array_of(a)     # (np.round(0.5, 1) is an np.float64)
     return emit("round", a, decimals=static_index(decimals))
 
 
@@ -2337,6 +2340,8 @@ def _to_array(name, obj, dtype, copy, order, ndmin, like):
     order = _memory_order(order)
     copy = _copy_mode(copy)
     dtype = None if dtype is None else np.dtype(dtype)
+    if isinstance(obj, Array) and dtype is None:
+        obj = held_ints.numpy_array_of(obj)     # (a Python number on some paths: its dtype)
     if isinstance(obj, Array):
         # not `dtype in (None, obj.dtype)`: np.dtype("float64") == None is True
         same_dtype = dtype is None or dtype == obj.dtype
@@ -2372,8 +2377,36 @@ def _stack_nested(obj, dtype):
     leaves: list = []
     _nested_shape(obj, leaves, ())          # refuses ragged nesting, as NumPy does
     samples = [_dtype_sample(v) for v in leaves]
+    if dtype is None:
+        _require_held_leaves_dtype(leaves, samples)
     dtype = np.array(samples, dtype=dtype).dtype
     return _build_nested(obj, dtype)
+
+
+def _require_held_leaves_dtype(leaves, samples) -> None:
+    """np.array([a[0], z]) of a `z` that is a Python float on some runtime
+    paths and an np.float32 on others: NumPy's dtype differs with the path
+    (float64 there), which the call checks (held_ints.require_numpy_dtype).
+    The dtype with one leaf's sample replaced depends only on that leaf's
+    own sample: one NumPy discovery per kind of leaf."""
+    if not any(held_ints.held_paths(v) for v in leaves):
+        return
+    counts = collections.Counter(map(_sample_key, samples))
+    found = {}
+
+    def dtype_with(i, sample):
+        key = (_sample_key(samples[i]), _sample_key(sample))
+        if key not in found:
+            if counts[key[0]] > 1:      # (another leaf has this sample: it stays)
+                found[key] = np.array(samples + [sample]).dtype
+            else:
+                found[key] = np.array(samples[:i] + [sample] + samples[i + 1:]).dtype
+        return found[key]
+    held_ints.require_numpy_dtype(leaves, dtype_with, np.array(samples).dtype, "np.array")
+
+
+def _sample_key(sample):
+    return type(sample), getattr(sample, "dtype", None)
 
 
 def _nested_shape(obj, leaves, prefix) -> tuple:
@@ -2416,7 +2449,8 @@ def _build_nested(obj, dtype):
     if isinstance(obj, Array):
         # Items are converted as stored one by one (x[i] = v): np.array([k], dtype=np.int8)
         indexing.check_python_number_fits(obj, dtype)
-        return astype(obj, dtype, copy=False)
+        # (an item holding a Python number on some paths, checked: now an element)
+        return astype(obj, dtype, copy=obj.held_int is not None)
     return Array(const_value(np.asarray(obj, dtype=dtype)))    # a number, or an empty list
 
 

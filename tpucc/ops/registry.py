@@ -218,6 +218,10 @@ def as_array_operand(x):
     also when the scalar is a runtime value (a loop counter)."""
     if type(x) in (bool, int, float, complex):
         return np.asarray(x)
+    if getattr(x, "held_int", None) is not None:
+        # (a Python number on some runtime paths: in its own dtype there)
+        from ..infer.held_ints import numpy_array_of
+        x = numpy_array_of(x)
     aval = getattr(x, "aval", None)
     if isinstance(aval, AVal) and aval.weak:
         return emit("convert", x, dtype=aval.dtype)
