@@ -15,7 +15,8 @@ the path taken left the Python int:
   raises (OverflowError, E910) where the path held the int and the two
   differ; its result, a Python int on that path (`x + 10`, `-x`, `x // 2`),
   carries the bool on;
-- the caller gets a Python int where the bool is true (infer._finish, driver).
+- the caller gets a Python int where the bool is true (infer._finish, driver),
+  as an attribute, argument item or global written back (infer.HeldNumber).
 
 Where the bool is true the value equals the Python int: a static int the
 dtype cannot hold is refused (state.refuse_unfit_numbers), a runtime one is
@@ -29,7 +30,10 @@ min(1.0, c / norm)` of a float64 `norm`; `t = 1.0`, then `t = t *
 np.float64(0.5)` in a loop that may not run): NumPy keeps a float32 array
 float32 times the Python float, and makes it float64 times np.float64, so
 `g * scale` raises where the path held the Python number and the dtypes
-differ, and the caller gets a Python float where the bool is true.  Which
+differ, and the caller gets a Python float where the bool is true.  NumPy
+makes an array of a Python number in its own dtype (np.array([x, scale]),
+np.full, np.stack ...: float64, int64), not as a ufunc's weak scalar, so
+where that differs those raise there too (require_numpy_dtype).  Which
 Python type the paths hold is static: `Array.held_type` (hold()).
 
 A Python bool held as a NumPy bool works the same way, its dtype telling it
