@@ -81,6 +81,7 @@ def apply(interp, op, *operands, native=None):
     unless given) applied."""
     if chosen_values.first_choice(operands) is not None:    # `status == "ok"`: from a table
         return chosen_values.operate(op, operands, _symbol(op))
+    operands = _float64_taken_by_complex(op, operands)
     if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)
             or type(operands[0]) is collections.deque is type(operands[-1]) and op in COMPARE
@@ -100,6 +101,39 @@ def apply(interp, op, *operands, native=None):
     else:
         result = binary(interp, op, *operands)
     return calls.natively_made((native or op)(*operands)) if result is NATIVE else result
+
+
+# The operators of Python's complex that take any float, np.float64 too (a
+# float subclass, not a complex one), before NumPy's reflected method is
+# asked: `1j + x[0]` is a Python complex where `x[0] + 1j` is np.complex128.
+# (np.float32 is no float: complex's method declines it, NumPy's runs.)
+# An in-place operator falls back to the binary one: complex has none.
+_COMPLEX_TAKES_FLOATS = frozenset({
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+    operator.eq, operator.ne, operator.iadd, operator.isub, operator.imul,
+    operator.itruediv, operator.ipow})
+
+
+def _float64_taken_by_complex(op, operands: tuple) -> tuple:
+    """The operands of `op`, an np.float64 on the right of a Python complex
+    made the Python float complex's operator reads it as: the result is then
+    a Python complex (or bool), with Python's errors (`1j / x[0]` of a zero
+    raises ZeroDivisionError)."""
+    if op not in _COMPLEX_TAKES_FLOATS or not _is_python_complex(operands[0]):
+        return operands
+    left, right = operands
+    if type(right) is np.float64:
+        return left, float(right)
+    if _is_numpy_scalar(right) and isinstance(right, Array) and right.dtype == np.float64:
+        return left, to_python_scalar(right, np.float64)
+    return operands
+
+
+def _is_python_complex(x) -> bool:
+    """A Python complex, known now or at run time (a weak complex scalar)."""
+    if isinstance(x, Array):
+        return x.weak and x.ndim == 0 and x.dtype.kind == "c"
+    return type(x) is complex
 
 
 def _symbol(op) -> str:

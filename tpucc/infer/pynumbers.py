@@ -44,7 +44,7 @@ def attribute(interp, x: Array, name: str):
         raise UserCodeError(f"AttributeError: '{pytype.__name__}' object has no attribute "
                             f"'{name}'")
     if name in ("real", "imag"):
-        return _part(x, pytype, name)
+        return part(x, name)
     if name in ("numerator", "denominator"):        # (an int's: itself over 1)
         return _as_int(x) if name == "numerator" else 1
     if name in _METHODS or name in _SAME_AS or callable(getattr(pytype, name)):
@@ -122,7 +122,10 @@ def _not_an_index(x: Array) -> str:
     return f"'{name}' object cannot be interpreted as an integer"
 
 
-def _part(x: Array, pytype: type, name: str):
+def part(x: Array, name: str):
+    """x.real or x.imag of a runtime Python number x: Python's (True.imag
+    is the int 0, 2.5.imag the float 0.0)."""
+    pytype = python_type(x)
     if pytype is complex:
         return NUMPY[getattr(np, name)](x)      # (a weak float64: a Python float)
     if name == "imag":

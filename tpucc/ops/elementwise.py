@@ -1795,8 +1795,10 @@ def power_ufunc(base, exponent):
         return emit_ufunc("power", base, exponent)
     if isinstance(exponent, Array):     # a scalar known at run time: sqrt where it is 0.5
         root = emit_ufunc("equal", exponent, 0.5)       # (the others differ in rounding only)
-        return emit("select", root, emit_ufunc("sqrt", astype(base, dtype, copy=False)),
-                    emit_ufunc("power", base, exponent))
+        chosen = emit("select", root, emit_ufunc("sqrt", astype(base, dtype, copy=False)),
+                      emit_ufunc("power", base, exponent))
+        chosen.immutable = not chosen.shape     # a ufunc's 0-d result is a NumPy scalar
+        return chosen
     name = _POWER_LOOP_SHORTCUTS.get(float(exponent))
     if name is None:
         return emit_ufunc("power", base, exponent)
@@ -2223,20 +2225,31 @@ register("complex", lambda avals: AVal(np.result_type(avals[0].dtype, np.complex
          lambda lc, re, im: lax.complex(re, im), numpy=_complex_numpy)
 
 
+# np.real(v) and np.imag(v) are v.real and v.imag, so each gives what the
+# attribute of v's own type gives: a NumPy scalar's part is a NumPy scalar,
+# a 0-d array's a 0-d array, and a Python number's Python's.
+
+
 def real(val):
     """The real part: the array itself for a real one (NumPy's view of it);
     of a complex array, a view (writes into it change the array)."""
     x = val if isinstance(val, Array) else Array(to_value(val))
+    if x.weak and x.dtype.kind != "c":
+        return pynumbers.part(x, "real")        # (True.real is the int 1)
     return _part_view(x, "real") if x.dtype.kind == "c" else x
 
 
 def imag(val):
     """The imaginary part: a view of a complex array; zeros of the dtype
-    for a real array."""
+    for a real array, of its kind (a NumPy scalar's is a NumPy scalar)."""
     x = val if isinstance(val, Array) else Array(to_value(val))
     if x.dtype.kind == "c":
         return _part_view(x, "imag")
-    return emit("full", shape=x.shape, dtype=x.dtype, value=0)     # +0, never -0
+    if x.weak:
+        return pynumbers.part(x, "imag")        # a static 0 (0.0 for a float)
+    zeros = emit("full", shape=x.shape, dtype=x.dtype, value=0)     # +0, never -0
+    zeros.immutable = x.immutable       # (a kind decided at run time stays that one)
+    return zeros
 
 
 def _part_view(x, part):
@@ -2247,7 +2260,8 @@ def _part_view(x, part):
 
 
 def angle(z, deg=False):
-    z = z if isinstance(z, Array) else Array(to_value(z))
+    # (NumPy's asanyarray(z) first: np.angle(2.5) is np.float64(0.0), not 0.0)
+    z = NUMPY[np.asanyarray](z)
     # NumPy's own: arctan2 of a Python 0 for a real z (bool z gives float64).
     out = emit_ufunc("arctan2", imag(z) if z.dtype.kind == "c" else 0, real(z))
     return emit_ufunc("multiply", out, 180 / np.pi) if deg else out
@@ -2530,7 +2544,7 @@ NUMPY[np.asfortranarray] = asfortranarray
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import const_value, emit, emit_op  # noqa: E402
-from ..infer import float_errors, guarded_ranges, held_ints, stacking  # noqa: E402
+from ..infer import float_errors, guarded_ranges, held_ints, pynumbers, stacking  # noqa: E402
 from ..infer.values import (READ_ONLY, Array, RuntimeKind, array_like,  # noqa: E402
                             compile_time_kind, int_bounds, rebinds_in_place, to_value)
 from .shape import broadcast_to, stack, transpose, where as select  # noqa: E402

@@ -266,7 +266,9 @@ def isreal(x):
 
 @implements(np.iscomplex)
 def iscomplex(x):
-    return emit_ufunc("not_equal", NUMPY[np.imag](x), 0)
+    # (of an array of x: np.iscomplex(2.5) is np.False_, where isreal's
+    # `imag(2.5) == 0` is Python's True)
+    return emit_ufunc("not_equal", NUMPY[np.imag](NUMPY[np.asanyarray](x)), 0)
 
 
 # Bound last: these modules import this one.  (A function-level import
