@@ -191,7 +191,8 @@ def binary(interp, op, a, b):
             result = _call(interp, a, method, b)
             if result is not NotImplemented:
                 return result
-        elif not _involves_user(interp, a, b, BINARY[op][:2]):
+        elif not (_involves_user(interp, a, b, BINARY[op][:2])
+                  or _python_method_takes_numpy_scalar(a, b)):     # (`m += x[0]`: as m + x[0])
             return NATIVE
     elif op not in BINARY or not (_involves_user(interp, a, b, BINARY[op][:2])
                                   or _numpy_meets_object(interp, a, b)
@@ -817,7 +818,7 @@ def _forward_then_reflected(interp, a, b, method, reflected, subclass_first, sam
     subclass of a's (`subclass_first` says when), then a's method, then b's
     reflected one (for operands of one type only with `same_type`: the
     comparisons)."""
-    ta, tb = type(a), type(b)
+    ta, tb = _python_type(a), _python_type(b)
     first_reflected = ta is not tb and issubclass(tb, ta) and subclass_first(ta, tb, reflected)
     if first_reflected:
         result = _call(interp, b, reflected, a)
@@ -827,6 +828,13 @@ def _forward_then_reflected(interp, a, b, method, reflected, subclass_first, sam
     if result is not NotImplemented or first_reflected or (ta is tb and not same_type):
         return result
     return _call(interp, b, reflected, a)
+
+
+def _python_type(x) -> type:
+    """x's class as Python's operator protocol sees it: a runtime Python
+    number's is int, float or complex (an IntFlag member's __rand__ goes
+    first in `int(x) & F.B`, its class being a subclass of int)."""
+    return pynumbers.python_type(x) if pynumbers.is_python_number(x) else type(x)
 
 
 _ARRAY_PROTOCOLS = ("__array_ufunc__", "__array__", "__array_interface__", "__array_struct__")
@@ -845,12 +853,20 @@ def _call(interp, x, name, y):
         # (a NamedTuple defining only __lt__: `a > b` is tuple.__gt__, item by
         # item, whose items may be runtime values a native call cannot compare)
         return _runtime_sequences(interp, _COMPARISON_OF[name], x, y)
-    if pynumbers.is_python_number(x) and not isinstance(y, _PYTHON_NUMBERS):
-        return NotImplemented       # (int's, float's and complex's methods take numbers only)
-    if _numpy_meets_object(interp, x, y):
+    if _python_method_takes_numpy_scalar(x, y):
+        # (NumPy's float64 is a float: float's own method computes `M(2.5) + x[0]`,
+        # a Python float)
+        return _call(interp, assign.item(y), _REFLECTED_OF[name], plain_number(x))
+    if pynumbers.is_python_number(x):
+        if not isinstance(y, _PYTHON_NUMBERS):
+            return NotImplemented   # (int's, float's and complex's methods take numbers only)
+        # (and read an instance of a subclass, an IntEnum member, as its plain number:
+        # `int(x) == WD.SAT` is a Python bool, `int(x) + WD.SAT` an int)
+        y = plain_number(y)
+    elif _numpy_meets_object(interp, x, y):
         if _numpy_defers(interp, x, name, y):
             return NotImplemented
-        if _is_numpy_scalar(x) and (name in _INPLACE_METHODS or not _array_like(y)):
+        if _is_numpy_scalar(x) and (name in _INPLACE_METHODS or not _numpy_converts(y)):
             # (NumPy scalars have no in-place methods; binary() and compare()
             # hand an object NumPy cannot convert x.item(), as NumPy does)
             return NotImplemented
@@ -860,7 +876,28 @@ def _call(interp, x, name, y):
             return _operator_ufunc(interp, x, name, y)
         y = array_operand(interp, y)
     native = getattr(x, name, None)
+    if native is None and isinstance(x, Array) and name in _DIVMODS and \
+            isinstance(y, _PYTHON_NUMBERS):
+        # (tpucc's stand-in for a runtime value has no __divmod__: `//` and `%`,
+        # as Python and np.divmod define it; `divmod(x[0], WD.SAT)`)
+        return _DIVMODS[name](x, y)
     return NotImplemented if native is None else native(y)
+
+
+_DIVMODS = {"__divmod__": lambda x, y: (x // y, x % y),
+            "__rdivmod__": lambda x, y: (y // x, y % x)}
+
+
+def _python_method_takes_numpy_scalar(x, y) -> bool:
+    """Whether x is a number of a subclass of float or complex, whose
+    methods take a runtime NumPy scalar y as a number: a float64 (a
+    subclass of float), for complex a complex128 too.  (Not for an exact
+    float: np.float64, its subclass, goes first.)"""
+    if not isinstance(x, (float, complex)) or plain_number(x) is x or \
+            not (isinstance(y, Array) and _is_numpy_scalar(y)):
+        return False
+    taken = (np.float64, np.complex128) if isinstance(x, complex) else (np.float64,)
+    return y.dtype.type in taken
 
 
 def _inherited_sequence_comparison(x, name: str, y) -> bool:
@@ -876,6 +913,8 @@ def _inherited_sequence_comparison(x, name: str, y) -> bool:
 _NUMPY_OPERANDS = (Array, np.ndarray, np.generic)
 _PYTHON_NUMBERS = (int, float, complex)
 _REFLECTED = frozenset(names[1] for names in BINARY.values())
+# a forward method -> the reflected one Python tries on the other operand
+_REFLECTED_OF = {names[0]: names[1] for names in (*BINARY.values(), *COMPARE.values())}
 _INPLACE_METHODS = frozenset(method for method, _ in INPLACE.values())
 _NO_ATTRIBUTE = object()
 
@@ -885,6 +924,29 @@ def _is_numpy_scalar(x) -> bool:
     or runtime, not a 0-d array nor a Python number."""
     return isinstance(x, np.generic) or isinstance(x, Array) and x.ndim == 0 and \
         not x.weak and x.immutable is True
+
+
+def plain_number(y):
+    """y, an instance of a subclass of int, float or complex (an IntEnum or
+    IntFlag member, a user's `class Meters(float)`), as the number it holds,
+    of the exact built-in type: what Python's own int, float and complex
+    methods compute with (weak to NumPy, as any Python number).  Anything
+    else as it is."""
+    for base in _PYTHON_NUMBERS:
+        if isinstance(y, base) and type(y) is not base and not isinstance(y, (bool, np.generic)):
+            return _PLAIN[base](y)
+    return y
+
+
+# (the base class's own conversions: int(y) would call a subclass's __int__)
+_PLAIN = {int: int.__index__, float: float.__float__, complex: complex.__complex__}
+
+
+def _numpy_converts(y) -> bool:
+    """Whether NumPy's operator methods convert y as an operand: an array-like,
+    or a Python number, of a subclass too (NumPy reads an IntEnum member as the
+    int it is, an int64, and ignores the subclass's own methods)."""
+    return isinstance(y, _PYTHON_NUMBERS) or _array_like(y)
 
 
 def _array_like(y) -> bool:
