@@ -983,7 +983,8 @@ gen_vander = rotating(v(arr(4)), v(arr(3), 5), v(arr(5), 3), v(arr(3), 2, increa
                       v(arr(3), 4, increasing=True), v(arr(0)),
                       once=[v(arr(2, 2)), v(arr(3), -1)])
 gen_polyval = rotating(v(arr(4), arr(3, 2)), v(arr(3), arr()), v(arr(2), arr(4, dtype=OTHER)),
-                       v(arr(0), arr(3)))
+                       v(arr(0), arr(3)), v(arr(3, 2), arr(2)),
+                       once=[v(arr(), arr(3)), v(arr(2, 3, 2), arr(4, 1, 1))])
 gen_poly = rotating(v(arr(3)), v(arr(1)), v(arr(4)), v(arr(0)),
                     once=[v(arr()), v(arr(2, 3)), v(arr(0, 0))])
 gen_sort_complex = rotating(v(arr(5)), v(arr(3, 4)), v(arr(0)), once=[v(arr())])

@@ -34,6 +34,7 @@ from .calls import Interpreter     # (which loads the bytecode interpreter last)
 from .control import MAX_UNROLL
 from .iterators import note_outside_iterator
 from . import math_impl as _math  # noqa: E402,F401  (registers math.* in BUILTINS)
+from . import cmath_impl as _cmath  # noqa: E402,F401  (registers cmath.* in BUILTINS)
 from . import statistics_impl as _statistics  # noqa: E402,F401  (statistics.mean: refused)
 from . import warning_filters as _warning_filters  # noqa: E402,F401  (catch_warnings)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,

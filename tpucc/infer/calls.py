@@ -377,6 +377,16 @@ TESTING_INSTEAD = ("write the check as an assert, which compiles to a run-time c
 NUMPY_INSTEAD = {
     "as_strided": _WINDOWS,
     "polymul": "np.polymul" + _TRIMMED[5:] + ", and np.convolve(a1, a2) for the product",
+    # (the quotient's length is static: NumPy's own loop compiles, trimming aside)
+    "polydiv": ("NumPy drops the remainder's leading (near-)zero coefficients, a length known "
+                "only at run time; the quotient has the static length len(u) - len(v) + 1, "
+                "and NumPy's long division compiles as a loop: q = np.zeros(len(u) - len(v) "
+                "+ 1); r = u.astype(float); for k in range(len(q)): q[k] = (1.0 / v[0]) * r[k]; "
+                "r[k:k + len(v)] -= q[k] * v (then r[len(q):] is the remainder, untrimmed)"),
+    "real_if_close": ("NumPy returns a real or a complex array depending on the values "
+                      "(whether every imaginary part is within tol machine epsilons of 0): use "
+                      "a.real where the imaginary parts are known to be negligible, or call "
+                      "np.real_if_close outside the compiled function"),
     "roots": ("NumPy returns real or complex roots depending on the values: the eigenvalues "
               "of the companion matrix compile (n = len(p) - 1; A = np.diag(np.ones(n - 1), "
               "-1).astype(complex); A[0] = -p[1:] / p[0]; np.linalg.eigvals(A), for p[0] "

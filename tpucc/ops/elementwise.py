@@ -475,10 +475,14 @@ def _any_part_infinite(z):
 
 def _complex_sqrt(z):
     """C99's csqrt (NumPy's): x ± i∞ is +∞ ± i∞ for every x, NaN included,
-    where XLA's gives NaN + NaN i for a NaN x."""
+    where XLA's gives NaN + NaN i for a NaN x; and the imaginary part has
+    the sign of z's, -0.0 included (sqrt(-4-0j) is -2j, below the branch
+    cut), where XLA's is +2j."""
     im = lax.imag(z)
     inf = lax.full_like(im, np.inf)
-    return lax.select(lax.eq(lax.abs(im), inf), lax.complex(inf, im), lax.sqrt(z))
+    root = lax.sqrt(z)
+    root = lax.complex(lax.real(root), jnp.copysign(lax.imag(root), im))
+    return lax.select(lax.eq(lax.abs(im), inf), lax.complex(inf, im), root)
 
 
 def _log_at_infinity(log):

@@ -53,13 +53,13 @@ def vander(x, N=None, increasing=False):
 
 @implements(np.polyval)
 def polyval(p, x):
-    """Horner's scheme as NumPy's loop: y = y * x + p[i], from y = zeros_like(x);
-    each coefficient is a NumPy scalar (strong) of p's dtype."""
+    """Horner's scheme as NumPy's loop `for pv in p: y = y * x + pv`, from
+    y = zeros_like(x): each coefficient is a NumPy scalar (strong) of p's
+    dtype, or, for a p of more axes, a row p[i] that broadcasts with x (a
+    2-d p holds one polynomial per column)."""
     p, x = as_array(p), as_array(as_array_operand(x))
-    if p.ndim != 1:
-        raise UserCodeError("TypeError: iteration over a 0-d array" if p.ndim == 0 else
-                            "ValueError: p must be a 1-d array of coefficients (np.polyval "
-                            "of a 2-d p is not supported by tpucc)")
+    if p.ndim == 0:
+        raise UserCodeError("TypeError: iteration over a 0-d array")
     y = NUMPY[np.zeros_like](x)
     for i in range(p.shape[0]):
         y = y * x + p[i]
