@@ -184,6 +184,46 @@ def test_complex_sqrt_keeps_the_sign_of_a_negative_zero_imaginary_part():
     assert repr(compiled(z[:4])) == repr(np.sqrt(z[:4]))
 
 
+SIGNED = [complex(a, b) for a in (-math.inf, -2.0, -0.5, -0.0, 0.0, 0.5, 2.0, math.inf)
+          for b in (-math.inf, -2.0, -0.0, 0.0, 0.5, math.inf)]
+
+
+@pytest.mark.parametrize("ufunc", [np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh,
+                                   np.arctanh, np.sqrt], ids=lambda f: f.__name__)
+def test_complex_inverse_functions_take_the_side_of_the_branch_cut_a_zero_s_sign_picks(ufunc):
+    # XLA's ignore the sign of a zero part (asin(-2-0j) was -pi/2 + 1.317j)
+    z = np.array(SIGNED)
+    compiled = tpucc.compile(lambda z: (ufunc(z), ufunc(z.astype(np.complex64))), cache=False)
+    with np.errstate(all="ignore"):
+        expected = (ufunc(z), ufunc(z.astype(np.complex64)))
+    for e, a in zip(expected, compiled(z)):
+        assert e.dtype == a.dtype
+        np.testing.assert_allclose(a, e, rtol=1e-6)
+        assert (np.signbit(a.real) == np.signbit(e.real)).all(), (z, a, e)
+        assert (np.signbit(a.imag) == np.signbit(e.imag)).all(), (z, a, e)
+
+
+@pytest.mark.parametrize("fn", [cmath.asin, cmath.acos, cmath.atan, cmath.asinh, cmath.acosh,
+                                cmath.atanh, cmath.sqrt, cmath.log], ids=lambda f: f.__name__)
+def test_cmath_inverse_functions_on_their_branch_cuts(fn):
+    def f(z):
+        return fn(z[0])
+    compiled = tpucc.compile(f, cache=False)
+    for point in SIGNED:
+        z = np.array([point])
+        try:
+            expected = f(z)
+        except ValueError:
+            with pytest.raises(ValueError, match="math domain error"):
+                compiled(z)
+            continue
+        actual = compiled(z)
+        assert type(actual) is complex
+        close(expected, actual)
+        assert [math.copysign(1, v) for v in (actual.real, actual.imag)] == \
+            [math.copysign(1, v) for v in (expected.real, expected.imag)], (point, actual)
+
+
 # --- bug_04: np.polyval of a 2-d p -----------------------------------------------------------
 
 @pytest.mark.parametrize("p, x", [

@@ -496,7 +496,37 @@ def _log_at_infinity(log):
     return complex_log
 
 
-_LAX_COMPLEX = {"sqrt": _complex_sqrt, "log": _log_at_infinity(lax.log),
+# --- complex inverse functions on their branch cuts -------------------------------------------
+# C99 (NumPy) makes casin, casinh, catan and catanh odd, and these and cacos,
+# cacosh conjugate-symmetric (f(conj z) = conj f(z)), so the sign of a zero
+# part picks the side of a branch cut: asin(-2-0j) is -pi/2 - 1.317j.  XLA's
+# ignore it (+1.317j, the other side's value) and give a zero part of the
+# result either sign (atan(2+0j): -0j).  The symmetries fix each part's sign
+# (the magnitudes are the same on both sides), so XLA's values with the
+# signs C99 gives them are NumPy's.
+
+def _signed_parts(f, real_sign, imag_sign):
+    """f(z) with its real part given the sign of real_sign(z) (None: as
+    f gave it) and its imaginary part the sign of imag_sign(z)."""
+    def complex_f(z):
+        w = f(z)
+        re = lax.real(w) if real_sign is None else jnp.copysign(lax.real(w), real_sign(z))
+        return lax.complex(re, jnp.copysign(lax.imag(w), imag_sign(z)))
+    return complex_f
+
+
+def _odd_and_symmetric(f):
+    return _signed_parts(f, lax.real, lax.imag)
+
+
+_INVERSE_COMPLEX = {
+    "arcsin": _odd_and_symmetric(jnp.arcsin), "arcsinh": _odd_and_symmetric(jnp.arcsinh),
+    "arctan": _odd_and_symmetric(jnp.arctan), "arctanh": _odd_and_symmetric(jnp.arctanh),
+    # (acos: [0, pi] real, an imaginary part of the sign opposite to z's)
+    "arccos": _signed_parts(jnp.arccos, None, lambda z: lax.neg(lax.imag(z))),
+    "arccosh": _signed_parts(jnp.arccosh, None, lax.imag)}
+
+_LAX_COMPLEX = {**_INVERSE_COMPLEX, "sqrt": _complex_sqrt, "log": _log_at_infinity(lax.log),
                 "log1p": _log_at_infinity(lax.log1p),
                 "absolute": _complex_abs, "maximum": _complex_extreme(True, True), "minimum": _complex_extreme(False, True),
                 "fmax": _complex_extreme(True, False), "fmin": _complex_extreme(False, False),
