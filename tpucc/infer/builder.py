@@ -182,6 +182,9 @@ class Context:
     # Dicts picked at a runtime position of a list (list_loops): id -> the
     # dict, a copy the program may not change.
     chosen_containers: dict = field(default_factory=dict)
+    # The rows of lists of lists a runtime position picked a copy of
+    # (picked_rows): id -> the row, which may not change after.
+    picked_rows: dict = field(default_factory=dict)
     # (object, name) -> its attribute as the program reads it (the
     # interpreter's getattr: arrays of an object from outside captured):
     # list_loops reads the attributes of alike objects so

@@ -45,7 +45,8 @@ from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_
                             refuse_runtime_hash)
 from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, held_tables,
                interpreted, iterators, library_signatures, list_loops, local_caches, messages,
-               popped_queues, pynumbers, recursion, stacking, static_arguments, vectorize)
+               picked_rows, popped_queues, pynumbers, recursion, stacking, static_arguments,
+               vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -679,6 +680,7 @@ class Interpreter:
         `popped`: the pop it is, (name, args), which the refusal carries
         (a loop may then pop a static queue by a runtime count: popped_queues)."""
         self.refuse_differentiated_change(obj)
+        picked_rows.refuse_change(obj)
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             raise SideEffectError(
                 f"changing {what} chosen at run time among a list's items (`layers[i]` with "
@@ -1591,6 +1593,10 @@ class Interpreter:
                 if chosen_functions.choosable(obj):     # `fs[i](x)`: called in a branch each
                     return chosen_functions.ChosenFunction(indexing.getitem(positions, key),
                                                            tuple(obj))
+                rows = picked_rows.number_rows(self, items)
+                if rows is not None and not self._loop_may_hold(original):
+                    # (`T[leap][m - 1]` of a month table: a copy of the row)
+                    return picked_rows.pick(items, rows, indexing.getitem(positions, key))
             if isinstance(obj, (list, tuple)) and key.ndim == 0 and key.dtype.kind in "iu" \
                     and chosen_values.pickable(obj):    # `NAMES[i]`: a choice among strings
                 return chosen_values.picked(obj, key, _sequence_kind(original))
@@ -1738,8 +1744,11 @@ class Interpreter:
         obj = self.dict_of(obj)
         if not isinstance(obj, (list, dict, set, collections.deque, collections.ChainMap,
                                 *BY_VALUE)) \
-                or id(obj) in self.fresh_ids or id(obj) in self.argument_containers:
-            return      # (an argument's structure is in the signature)
+                or id(obj) in self.fresh_ids or id(obj) in self.argument_containers \
+                or self.ctx.chosen_containers.get(id(obj)) is obj:
+            return      # (an argument's structure is in the signature; a runtime pick's
+            #             copy is the trace's own, and holding it would keep it in use:
+            #             picked_rows.is_marked)
         entry = self.contents_read.get(id(obj))
         if entry is None:
             self.contents_read[id(obj)] = [ContentsGuardView(obj), whole]
@@ -1899,6 +1908,11 @@ class Interpreter:
                 and (id(obj), ("item", _existing_slot(obj, key))) not in self.shadow:
             return      # `vs[0] *= 2` where __imul__ returns the object: it stays the item
         self.refuse_differentiated_change(obj)
+        picked_rows.refuse_change(obj)      # (a fresh list's item is rebound below unchecked)
+        if self.ctx.chosen_containers.get(id(obj)) is obj:
+            # (a copy made at each trace is no outside list whose item a
+            # later call could hold: refused here, not promoted trace after trace)
+            self.check_mutation(obj, "a container")
         if isinstance(obj, dict):
             refuse_runtime_hash((key,), "a dict key")
         elif isinstance(obj, (list, collections.deque)) and isinstance(key, Array):
@@ -1985,6 +1999,18 @@ class Interpreter:
             hint="keep the items in an array and assign its rows instead (`H = np.zeros((T, "
                  "d))` before the loop, `H[t] = h` inside it)"
                  + (", or give the loop a static trip count" if runtime_bound else ""))
+
+    def _loop_may_hold(self, table) -> bool:
+        """Inside a runtime loop, whether `table` is a list of this frame's
+        that the outermost loop may hold as one array once a runtime position
+        into it is refused (held_tables.holding): its rows are then read and
+        written in place, where a picked copy (picked_rows) would refuse the
+        writes of a DP table (`dp[i][j] = dp[i - 1][j] + 1`).  Only a loop
+        met outside any runtime region holds tables (not one under a runtime
+        `if`, as `while k < n` is under its first test)."""
+        outermost_is_loop = bool(self.ctx.runtime_loops) and self.ctx.runtime_loops[0]
+        return outermost_is_loop and not self.ctx.grad_depth and \
+            held_tables.refused_table(self, table) is not None
 
     def _runtime_read_position(self, obj, key) -> StaticValueError:
         """The refusal of `seq[i]` at a runtime position whose items cannot
@@ -2796,6 +2822,7 @@ class Interpreter:
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
             if self.generator_runs:
                 generator_runs.note_effect(self, fn.__self__)
+            picked_rows.refuse_change(fn.__self__)
             _refuse_outside_iterators(args, kwargs)     # (`lst.extend(it)` reads it to its end)
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
