@@ -206,7 +206,8 @@ def detokenize(tokens):
 
 def test_strings_picked_at_run_time_hint_returns_the_positions():
     # (each VOCAB[int(t)] is a runtime choice among the strings since session
-    # 48; joining them needs the strings themselves)
-    err = raises_at(detokenize, (np.array([1, 2, 3]),), tpucc.errors.MergeError,
+    # 48; joining a few is each combination's text since 48 P3, joining many
+    # (4 ** 12 combinations) needs the strings themselves)
+    err = raises_at(detokenize, (np.arange(12) % 4,), tpucc.errors.MergeError,
                     r"passing it to str\.join\(\) needs the object itself", line_of="# <- here")
     assert "np.stack" not in err.hint and "outside the compiled function" in err.hint

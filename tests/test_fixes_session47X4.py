@@ -255,12 +255,7 @@ def _status(x):
 
 def refused_method(x):
     s = _status(x)
-    return s.upper()   # <- here
-
-
-def refused_fstring(x):
-    s = _status(x)
-    return f"status: {s}"   # <- here
+    return s.split("o")   # <- here   (a list: no object a choice holds)
 
 
 def refused_dict_key(x):
@@ -286,10 +281,10 @@ def refused_isinstance(x):
 
 @pytest.mark.parametrize("fn, what", [
     (refused_unpacking, "iterating over it"), (refused_isinstance, r"passing it to isinstance\(\)"),
-    (refused_method, r"`\.upper`"),
-    (refused_fstring, "formatting it into a string"), (refused_dict_key, "as a key or index"),
+    (refused_method, r"`\.split\(\)`"), (refused_dict_key, "as a key or index"),
     (refused_as_key, "as a dict key or set item")])
-# (len(s), s + "!" and s < "z" give each object's result: test_fixes_session48X5.py)
+# (len(s), s + "!" and s < "z" give each object's result: test_fixes_session48X5.py;
+# s.upper(), f"status: {s}" and "".join([s, "!"]): test_fixes_session48P3.py)
 def test_uses_that_need_the_object_are_refused_at_their_line(fn, what):
     err = raises_at(fn, (np.ones(2),), E.MergeError, what + " needs the object itself",
                     line_of="<- here")
@@ -458,11 +453,6 @@ def test_loop_binding_it_first_may_leave_it_unbound():
         tpucc.compile(first_bound_in_loop, cache=False)(np.zeros(3))
 
 
-def refused_join(x):
-    s = _status(x)
-    return "".join([s, "!"])   # <- here
-
-
 def refused_nested_fstring(x):
     s = _status(x)
     return f"{[s]}"   # <- here
@@ -475,7 +465,6 @@ def refused_nested_print(x):
 
 
 @pytest.mark.parametrize("fn, what", [
-    (refused_join, r"passing it to str.join\(\)"),
     (refused_nested_fstring, "formatting it into a string"),
     (refused_nested_print, r"passing it to print\(\)")])
 def test_a_choice_inside_a_container_is_not_formatted_as_itself(fn, what):

@@ -1600,6 +1600,9 @@ class Interpreter:
             if isinstance(obj, (list, tuple)) and key.ndim == 0 and key.dtype.kind in "iu" \
                     and chosen_values.pickable(obj):    # `NAMES[i]`: a choice among strings
                 return chosen_values.picked(obj, key, _sequence_kind(original))
+            if type(obj) is str and obj and key.ndim == 0 and key.dtype.kind in "iu":
+                # `"^>v<"[a]`: a choice among its characters
+                return chosen_values.picked(tuple(obj), key, "string")
             if isinstance(obj, dict) and _int_keyed(obj) and key.ndim == 0 \
                     and key.dtype.kind in "iub":
                 return self._read_at_runtime_key(obj, key)
@@ -2718,6 +2721,8 @@ class Interpreter:
         if fn is bool and len(args) == 1 and not kwargs and \
                 isinstance(args[0], chosen_values.ChosenValue):
             return chosen_values.truth(args[0])
+        if isinstance(fn, chosen_values.ChosenMethod):    # `status.upper()`: each object's
+            return chosen_values.call_method(fn, args, kwargs)
         if fn is print and chosen_values.holds_choice(args):   # printed in a branch per object
             return self.call(chosen_values.call_resolved,
                              chosen_values.resolved_call(fn, args, kwargs), {})
@@ -2730,6 +2735,11 @@ class Interpreter:
         if chosen is not None and fn is len and len(args) == 1 and \
                 not isinstance(args[0], chosen_values.ChosenValue):
             chosen = None               # (`len([status, 1])` counts the items only)
+        if chosen is not None and isinstance(fn, types.BuiltinMethodType) \
+                and chosen_values.choosable(fn.__self__):      # `"-".join([status, "!"])`
+            result = chosen_values.static_method_call(fn, args, kwargs)
+            if result is not None:
+                return result
         if chosen is not None and not _takes_any_object(fn):    # (`len(status)`, `str([status])`)
             raise chosen_values.refusal(f"passing it to {_called_name(fn)}", chosen)
         # A callable object need not be hashable (a dataclass with eq=True is not).
@@ -2803,8 +2813,8 @@ class Interpreter:
                 and not isinstance(args[0], (str, list, tuple)):
             args = [list(self.static_items(args[0]))]      # ", ".join(f"{v}" for v in x)
             chosen = chosen_values.first_choice(args)
-            if chosen is not None:      # ("".join(VOCAB[int(t)] for t in ids))
-                raise chosen_values.refusal("passing it to str.join()", chosen)
+            if chosen is not None:      # ("".join(VOCAB[int(t)] for t in ids): each
+                return self.call(fn, args, kwargs)     # combination's text, or refused)
         if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is str \
                 and fn.__name__ == "format":
             from . import dunders       # "{}".format(obj): the user's __format__ interpreted,
@@ -3713,12 +3723,12 @@ def _runtime_index_hint(items) -> str:
                 "`for k in range(indptr[u], indptr[u + 1]): v = indices[k]` (or pad the rows "
                 "to one length)")
     if isinstance(items, str):
-        # ("^>v<"[a]: a greedy policy printed as arrows; np.stack has no
-        # characters to stack)
-        return ("its items are the characters of a string, which compiled code cannot pick "
-                "at run time (it computes arrays and numbers): return the positions (an "
-                "index, the argmax) and look the characters up outside the compiled "
-                "function (`''.join('^>v<'[a] for a in actions)`)")
+        # (a character is picked by one runtime int: "^>v<"[a], a choice
+        # among them; np.stack has no characters to stack)
+        return ("its items are the characters of a string, which compiled code picks by "
+                "one int (`'^>v<'[int(a)]`), not by an array: for many positions, return them "
+                "and look the characters up outside the compiled function "
+                "(`''.join('^>v<'[a] for a in actions)`)")
     if isinstance(items, (list, tuple, dict)) and any(isinstance(v, (str, bytes))
                                                        for v in _items_of(items)):
         # (np.stack would refuse them, and no compiled result holds a string)

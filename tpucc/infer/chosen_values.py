@@ -25,8 +25,14 @@ test its truth, each a runtime bool from a static table over the choices
 object: `call_resolved`), and give it to an operator or a built-in such as
 len() with other choices and static objects (`operate`, `call_mapped`: a
 static table of each object's result, a runtime number or another choice,
-with a runtime check for the objects Python raises for).  Anything else
-needs the object itself, which is known only at run time: `refusal`.
+with a runtime check for the objects Python raises for); as operators
+are, its attributes and methods (`attribute`, `call_method`: `s.upper()`),
+items (`subscript`: `s[1:]`), a static object's methods given it
+(`static_method_call`: `"-".join([s, "!"])`) and f-strings of it
+(`formatted`, `joined`) are each object's.  A str indexed by a runtime int
+is a choice among its characters (`picked`), and a runtime int of a few
+values formatted, a choice among their texts (`formatted_int`).  Anything
+else needs the object itself, which is known only at run time: `refusal`.
 
 The table only grows while compiling.  A lookup made with a shorter table
 could be reached by a position a loop carries from later in its body:
@@ -371,7 +377,7 @@ def operate(op, operands, symbol: str):
     if op in _SYMBOLS and holds_choice(operands) and all(map(comparable, operands)):
         return compare(op, *operands)
     if holds_choice(operands) and all(map(fits, operands)) and op not in _UNBOUNDED:
-        result = _mapped(op, operands, symbol)
+        result = _mapped(op, operands, f"the operator `{symbol}`")
         if result is not None:
             return result
     raise refusal(f"the operator `{symbol}`", first_choice(operands))
@@ -386,14 +392,149 @@ def call_mapped(fn, args):
     each object's result, as operate's (None where that cannot be)."""
     if not all(map(fits, args)):
         return None
-    return _mapped(fn, args, f"{fn.__name__}()")
+    return _mapped(fn, args, f"`{fn.__name__}()`")
 
 
 # (an object of another choice would be an operand too: `2 ** n` of a huge n)
 _UNBOUNDED = {operator.pow, operator.ipow, operator.lshift, operator.ilshift}
 
 
-def _mapped(op, operands, symbol: str):
+class ChosenMethod:
+    """`status.upper`, called next (`status.upper()`): each object's own
+    method, called with the same arguments (`call_method`)."""
+    __slots__ = ("choice", "name")
+
+    def __init__(self, choice: ChosenValue, name: str):
+        self.choice, self.name = choice, name
+
+    def __repr__(self) -> str:
+        return f"the method .{self.name} of a static object chosen at run time"
+
+
+def attribute(v: ChosenValue, name: str, method: bool):
+    """v.name: each object's attribute (`member.value`, `z.real`), or, where
+    it is called at once (`s.upper()`: `method`), each object's method.
+    Read only where Python's own code reads it (not an enum member's
+    property or method of the program's: interpreted, as its code is)."""
+    objects = [choices()[k] for k in _held(v, len(choices()))]
+    if all(_own_attribute(o, name) for o in objects):
+        found = [getattr(o, name) for o in objects if hasattr(o, name)]
+        if method and found and all(map(callable, found)):
+            return ChosenMethod(v, name)
+        if not any(map(callable, found)):
+            result = _mapped(lambda o: getattr(o, name), [v], f"reading `.{name}`")
+            if result is not None:
+                return result
+    raise refusal(f"`.{name}`", v)
+
+
+def _own_attribute(o, name: str) -> bool:
+    """Whether reading o.name runs no code of the program's: any attribute
+    of a str, a number, None...; of an enum member, its `name` and `value`
+    where its class defines neither, nor functions (_plain)."""
+    if not isinstance(o, enum.Enum):
+        return True
+    return name in ("name", "value") and _plain(o) and not any(
+        name in vars(klass) for klass in type(o).__mro__
+        if klass.__module__ not in ("enum", "builtins"))
+
+
+def call_method(m: ChosenMethod, args, kwargs):
+    """m(*args, **kwargs): each object's method called (`s.startswith("d")`,
+    `s.replace("o", "0")`), its result picked at run time, as an
+    operator's (`_mapped`); the arguments static objects or choices."""
+    names, n = tuple(kwargs), len(args)
+
+    def call(o, *values):
+        return getattr(o, m.name)(*values[:n], **dict(zip(names, values[n:])))
+
+    operands = [m.choice, *args, *kwargs.values()]
+    if all(map(fits, operands)):
+        result = _mapped(call, operands, f"`.{m.name}()`")
+        if result is not None:
+            return result
+    raise refusal(f"`.{m.name}()`" + ("" if all(map(fits, operands)) else
+                                      " with a runtime argument"), m.choice)
+
+
+def static_method_call(fn, args, kwargs):
+    """fn(*args, **kwargs) of a method of Python's bound to a static object
+    a choice may hold (`"abc".startswith(status)`, `"-".join([status,
+    "!"])`) with choices among its arguments, or a join's items: each
+    combination's result, as an operator's (None where that cannot be)."""
+    if fn.__name__ == "join" and len(args) == 1 and not kwargs and \
+            isinstance(args[0], (list, tuple)):
+        items = list(args[0])
+        return _mapped(lambda *texts: fn(texts), items, f"`{type(fn.__self__).__name__}.join()`") \
+            if all(map(fits, items)) else None
+    names, n = tuple(kwargs), len(args)
+    operands = [*args, *kwargs.values()]
+    if not all(map(fits, operands)):
+        return None
+    return _mapped(lambda *values: fn(*values[:n], **dict(zip(names, values[n:]))), operands,
+                   f"`.{fn.__name__}()`")
+
+
+def subscript(v: ChosenValue, key):
+    """v[key] with a static key (`s[0]`, `s[1:]`): each object's item."""
+    if not _static_key(key):
+        return None
+    return _mapped(lambda o: o[key], [v], "indexing it")
+
+
+def _static_key(key) -> bool:
+    return choosable(key) or (isinstance(key, slice) and all(
+        k is None or type(k) is int for k in (key.start, key.stop, key.step)))
+
+
+def formatted(v, conversion, spec):
+    """format(conversion(v), spec) (an f-string's `{v!r:>8}`) where `v`, or
+    the spec, is a choice: each object's text (None where that cannot be:
+    an enum member whose class formats it with code of the program's)."""
+    def text(o, s):
+        return format(conversion(o) if conversion is not None else o, s)
+    if not fits(v) or not fits(spec):
+        return None
+    return _mapped(text, [v, spec], "formatting it into a string")
+
+
+def joined(pieces):
+    """An f-string's pieces joined ("".join) where some are choices (their
+    formatted texts): each combination's text (None where too many)."""
+    if not all(map(fits, pieces)):
+        return None
+    return _mapped(lambda *texts: "".join(texts), pieces, "an f-string")
+
+
+# Formatting a runtime Python int (`f"{len(s)}"`, `f"{k}"` of a k known to lie
+# in a few values): a choice among the texts of its values, where they are at
+# most this many.
+MAX_FORMATTED_INTS = 256
+
+
+def formatted_int(x: Array, conversion, spec):
+    """format(conversion(x), spec) of a runtime int or bool scalar `x`
+    (a Python one, or NumPy's: its repr differs) whose bounds
+    (values.int_bounds) are known and few: a choice among the texts of each
+    value it may hold, picked at `x - lo` (None otherwise).  A spec that
+    Python refuses for an int raises now, as eager Python would at this
+    line."""
+    from .builder import emit
+    from .values import int_bounds
+    if x.ndim != 0 or x.dtype.kind not in "biu":
+        return None
+    bounds = int_bounds(x)
+    if bounds is None or bounds[1] - bounds[0] >= MAX_FORMATTED_INTS:
+        return None
+    lo, hi = bounds
+    kind = ({"b": bool}.get(x.dtype.kind, int)) if x.aval.weak else x.dtype.type
+    texts = [format(conversion(kind(k)) if conversion is not None else kind(k), spec)
+             for k in range(lo, hi + 1)]
+    offset = emit("subtract", emit("convert", x, dtype=np.dtype(np.int32)), np.int32(lo))
+    return ChosenValue(_picked(_positions_made(texts, "formatting it into a string"), offset))
+
+
+def _mapped(op, operands, what: str):
     """op(*operands), each a choice or a static object: Python's result for
     each combination of the choices' objects, picked at run time by their
     positions (None where a result is no object a choice may hold).  A
@@ -404,23 +545,56 @@ def _mapped(op, operands, symbol: str):
     held = [_held(operands[i], len(table)) for i in chosen]
     if not all(_plain(table[k]) for h in held for k in h):
         return None
+    if len(table) ** len(chosen) > MAX_COMBINATIONS:
+        return None
     outcomes = [_outcome(op, operands, chosen, [table[k] for k in ks])
                 if all(k in h for k, h in zip(ks, held)) else _UNREACHED
                 for ks in itertools.product(range(len(table)), repeat=len(chosen))]
     results = [r for r in outcomes if _is_result(r)]
     if not all(map(choosable, results)):
         return None
-    position = _combined([operands[i] for i in chosen], len(table))
-    _require_not_raised(outcomes, position)
     number = _number_kind(results)
+    if number is None and len(_identities(results) - _identities(table)) > MAX_NEW_OBJECTS:
+        return None
+    position = _combined([operands[i] for i in chosen], len(table))
+    _require_not_raised(outcomes, position, what)
     if number is not None:      # (`s < "d"`, `len(s)`: a runtime bool or int)
-        values = np.array([r if _is_result(r) else 0 for r in outcomes], number)
+        filler = results[0] if results else 0
+        values = np.array([r if _is_result(r) else filler for r in outcomes], number)
         return _python_number(values, position)
+    return ChosenValue(_picked(_positions_made(outcomes, what), position))
+
+
+def _identities(objects) -> set:
+    """What tells `objects` apart as choices (position_of)."""
+    return {(type(o), repr(o)) for o in objects}
+
+
+def _positions_made(outcomes, what: str) -> np.ndarray:
+    """The positions of `outcomes`' results, added to the table where new:
+    noting `what` made them (the refusal of a loop that makes new ones at
+    each iteration: endless).  Where there is none (a combination never
+    picked), the first result's: the table's bounds are the results' (the
+    objects a later use may see: _held)."""
     from .builder import ctx, current_loc
-    if any(position_of(r) >= len(table) for r in results):
-        ctx().choices_made_at = (current_loc(), symbol)
-    positions = [position_of(r) if _is_result(r) else 0 for r in outcomes]
-    return ChosenValue(_picked(np.array(positions, np.int32), position))
+    before, known = len(choices()), {}
+    for r in outcomes:      # (one look-up in the table per distinct result)
+        if _is_result(r) and (type(r), repr(r)) not in known:
+            known[type(r), repr(r)] = position_of(r)
+    if len(choices()) > before:
+        ctx().choices_made_at = (current_loc(), what)
+    filler = next(iter(known.values()), 0)
+    return np.array([known[type(r), repr(r)] if _is_result(r) else filler for r in outcomes],
+                    np.int32)
+
+
+# The most combinations of objects `_mapped` lays out a table of results
+# for (each choice among all the compilation's objects: f"{a}{b}{c}{d}{e}"
+# of five choices among 50 objects would be 312 million, past the int32
+# position that picks one), and the most new objects it adds to the table
+# (each a constant every later use of a choice tabulates)
+MAX_COMBINATIONS = 1 << 18
+MAX_NEW_OBJECTS = 4096
 
 
 _UNREACHED = object()     # (a combination of objects the choices cannot hold)
@@ -497,7 +671,7 @@ class _Raised:
         self.error = error
 
 
-def _require_not_raised(outcomes, position: Array) -> None:
+def _require_not_raised(outcomes, position: Array, what: str) -> None:
     """A runtime check per distinct error among `outcomes`: the picked
     combination is not one for which Python raises it."""
     from ..errors import raisable_class
@@ -505,7 +679,8 @@ def _require_not_raised(outcomes, position: Array) -> None:
     errors = {(type(r.error).__name__, str(r.error)) for r in outcomes if isinstance(r, _Raised)}
     for name, message in sorted(errors):
         if raisable_class(name) is None:
-            raise refusal(f"an operator that raises {name} for one of the objects", None)
+            raise refusal(f"{what}, which raises {name} for one of the objects (an error "
+                          "compiled code does not raise),", None)
         ok = np.array([not (isinstance(r, _Raised) and (type(r.error).__name__, str(r.error))
                             == (name, message)) for r in outcomes], np.bool_)
         checks.require(_picked(ok, position), message, raises=name)
@@ -542,8 +717,9 @@ def first_choice(values) -> ChosenValue | None:
 
 HINT = ("a value chosen at run time among static objects (strings, None, ...) can be "
         "returned, stored, passed to your own functions, compared (==, !=, is, in a tuple), "
-        "tested for truth, printed, and given to operators with static objects and to "
-        "len(), str(), int()... (each object's result); for anything else, do it on each "
+        "tested for truth, printed, formatted (f-strings), and given to operators with static "
+        "objects, to len(), str(), int()... and to its methods (s.upper()), each object's "
+        "result a string, number or None; for anything else, do it on each "
         "path where the object is known (`if c: status = 'ok'; n = len(status)`), or carry a number that tells the "
         "paths apart (`code = 0` / `code = 1`) and turn it into the object outside the "
         "compiled function")
@@ -553,8 +729,8 @@ def endless(made_at) -> MergeError:
     """The refusal of a loop whose every trial made new objects at
     `made_at` (the line and operator): `tag = tag + "a"` at each iteration
     of a runtime loop makes as many objects as iterations."""
-    loc, symbol = made_at
-    return MergeError(f"the operator `{symbol}` makes a new object at each iteration of a "
+    loc, what = made_at
+    return MergeError(f"{what} makes a new object at each iteration of a "
                       "runtime loop from a value that is one of several static objects (which "
                       "one is known only at run time): compiled code holds a choice among "
                       "objects known while compiling only", loc, hint=HINT)

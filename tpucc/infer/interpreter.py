@@ -496,9 +496,10 @@ def STORE_DEREF(f, name):
 def LOAD_ATTR(f, arg):
     method, name = arg
     obj = f.pop()
-    if isinstance(obj, chosen_values.ChosenValue):
-        raise chosen_values.refusal(f"`.{name}`", obj)
-    value = f.interp.getattr(obj, name)
+    if isinstance(obj, chosen_values.ChosenValue):     # `status.upper()`: each object's
+        value = chosen_values.attribute(obj, name, method)
+    else:
+        value = f.interp.getattr(obj, name)
     if method:
         f.push(NULL)
     f.push(value)
@@ -890,6 +891,12 @@ def UNARY_NOT(f, arg):
 def BINARY_SUBSCR(f, arg):
     key = f.pop()
     obj = f.pop()
+    if isinstance(obj, chosen_values.ChosenValue) and \
+            not isinstance(key, chosen_values.ChosenValue):
+        item = chosen_values.subscript(obj, key)      # `status[0]`: each object's
+        if item is not None:
+            f.push(item)
+            return
     _refuse_chosen_subscript(obj, key)
     f.push(f.interp.subscript(obj, key))
 
@@ -1029,17 +1036,44 @@ def BUILD_SLICE(f, n):
 @handler
 def BUILD_STRING(f, n):
     pieces = f.popn(n)
-    if any(isinstance(p, messages.RuntimeText) for p in pieces):
+    if chosen_values.holds_choice(pieces):      # f"{status}!": each object's text
+        f.push(_joined_choices(pieces))
+    elif any(isinstance(p, messages.RuntimeText) for p in pieces):
         f.push(messages.runtime_text([q for p in pieces for q in (
             p.message.parts if isinstance(p, messages.RuntimeText) else (p,))]))
     else:
         f.push("".join(pieces))
 
 
+def _joined_choices(pieces):
+    """An f-string's pieces, some of them choices: the choice among each
+    combination's text (with a runtime value's text to print among them,
+    refused: a choice is no part of the message print shows)."""
+    chosen = chosen_values.first_choice(pieces)
+    text = None if any(isinstance(p, messages.RuntimeText) for p in pieces) else \
+        chosen_values.joined(pieces)
+    if text is None:
+        raise chosen_values.refusal("formatting it into a string", chosen)
+    return text
+
+
+def _formatted_choice(v, conversion: int, spec):
+    """f"{status!r:>8}" of a choice (or with a choice as its spec): each
+    object's text, a choice."""
+    text = chosen_values.formatted(v, _CONVERSIONS.get(conversion), spec)
+    if text is None:
+        raise chosen_values.refusal("formatting it into a string",
+                                    chosen_values.first_choice((v, spec)))
+    return text
+
+
 @handler
 def FORMAT_VALUE(f, flags):
     spec = f.pop() if flags & 0x04 else ""
     v = f.pop()
+    if chosen_values.holds_choice((v, spec)):
+        f.push(_formatted_choice(v, flags & 0x03, spec))
+        return
     _refuse_formatting_choice(v)
     if isinstance(v, _Converted):          # 3.13: CONVERT_VALUE of a runtime value
         v, flags = v.value, flags | v.which
@@ -1058,6 +1092,12 @@ def FORMAT_VALUE(f, flags):
         if printed is not None:
             f.push(printed)
             return
+        if isinstance(v, Array) and type(spec) is str and f.format_runtime is None:
+            # (f"{len(status)}": a runtime int of a few values, a choice among their texts)
+            text = chosen_values.formatted_int(v, _CONVERSIONS.get(flags & 0x03), spec)
+            if text is not None:
+                f.push(text)
+                return
         _refuse_raise_message(f)
         raise StaticValueError("formatting a runtime value into a string needs its value "
                                "at compile time",
@@ -1104,6 +1144,9 @@ class _Converted:
 def CONVERT_VALUE(f, which):
     """3.13's `!s`/`!r`/`!a` before FORMAT_VALUE."""
     v = f.pop()
+    if isinstance(v, chosen_values.ChosenValue):
+        f.push(_formatted_choice(v, which, ""))
+        return
     _refuse_formatting_choice(v)
     if isinstance(v, messages.RuntimeText):     # print(f"{f'{x}'!s}"): itself; !r needs its text
         if which != 1:
