@@ -146,7 +146,7 @@ def test_changing_the_picked_row_is_refused():
     (append_to_a_row_while_the_copy_is_held, "T[1].append(7)")])
 def test_changing_a_row_while_its_copy_is_in_use_is_refused(fn, line):
     err = raises_at(fn, (np.int64(0),), tpucc.SideEffectError,
-                    match="changing a row of a list of lists while a copy of it", line_of=line,
+                    match="changing a row of a table of lists or dicts while a copy of it", line_of=line,
                     cache=False)
     assert "np.array(T)" in err.hint
 

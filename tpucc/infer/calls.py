@@ -1593,10 +1593,11 @@ class Interpreter:
                 if chosen_functions.choosable(obj):     # `fs[i](x)`: called in a branch each
                     return chosen_functions.ChosenFunction(indexing.getitem(positions, key),
                                                            tuple(obj))
-                rows = picked_rows.number_rows(self, items)
+                rows = picked_rows.alike_rows(self, items)
                 if rows is not None and not self._loop_may_hold(original):
-                    # (`T[leap][m - 1]` of a month table: a copy of the row)
-                    return picked_rows.pick(items, rows, indexing.getitem(positions, key))
+                    # (`T[leap][m - 1]` of a month table, `P[s][a]` of a Gym
+                    # transition table: a copy of the row)
+                    return picked_rows.pick(rows, indexing.getitem(positions, key))
             if isinstance(obj, (list, tuple)) and key.ndim == 0 and key.dtype.kind in "iu" \
                     and chosen_values.pickable(obj):    # `NAMES[i]`: a choice among strings
                 return chosen_values.picked(obj, key, _sequence_kind(original))
@@ -1812,8 +1813,10 @@ class Interpreter:
         the program, like a static attribute: guard it (CONFIG["k"] = 7
         recompiles).  Arrays are runtime inputs instead; tuples cannot change."""
         if (id(obj) in self.fresh_ids or id(obj) in self.argument_containers
+                or self.ctx.chosen_containers.get(id(obj)) is obj
                 or isinstance(value, (Array, np.ndarray))):
-            return      # (an argument's static items are in the signature)
+            return      # (an argument's static items are in the signature; a runtime
+            #             pick's copy is the trace's own: guard_contents)
         slot = _existing_slot(obj, key)
         place = None if slot is None else (outside_item_key(obj, slot),
                                            f"the item {slot!r} of a {type(obj).__name__}")

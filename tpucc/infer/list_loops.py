@@ -171,7 +171,7 @@ def alike(items) -> bool:
     return True
 
 
-def _is_tuple(v) -> bool:
+def is_tuple(v) -> bool:
     """A tuple or named tuple (immutable: a rebuilt one is as good)."""
     return type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields")
 
@@ -186,7 +186,7 @@ def _check_alike(items):
                 or not isinstance(a.immutable, bool)
                 or a.immutable is not first.immutable and not number for a in items):
             raise NotPickable("the list holds arrays of different types")
-    elif _is_tuple(first):
+    elif is_tuple(first):
         if any(type(v) is not type(first) or len(v) != len(first) for v in items):
             raise NotPickable("the list holds tuples of different lengths")
         for parts in zip(*items):
@@ -262,7 +262,7 @@ def picker(items, stacked=None):
         if whole is None:
             whole = shape.stack(items)      # (the buffer itself for a counted loop's rows)
         return lambda pos: _like(indexing.row(whole, pos), first)
-    if _is_tuple(first):
+    if is_tuple(first):
         parts = [picker(list(column), stacked) for column in zip(*items)]
         rebuilt = tuple if type(first) is tuple else lambda xs: type(first)(*xs)
         return lambda pos: rebuilt([part(pos) for part in parts])
@@ -288,7 +288,7 @@ def _prestack(items, out: dict):
         return
     if isinstance(first, Array):
         out[_stack_key(items)] = shape.stack(items)
-    elif _is_tuple(first):
+    elif is_tuple(first):
         for column in zip(*items):
             _prestack(list(column), out)
     elif type(first) is dict:
@@ -365,6 +365,21 @@ def _numbers_of_one_type(items) -> bool:
     if kind not in (int, float) or any(type(v) is not kind for v in items):
         return False
     return kind is not int or all(-2 ** 63 <= v < 2 ** 63 for v in items)
+
+
+def mixed_bools(items) -> bool:
+    """Python bools of both values, which `alike` declines for a loop (it
+    unrolls instead: `b and 5` would need a static b) but a read at a
+    runtime position, which has no unrolled way, picks (bools_picker)."""
+    return all(type(v) is bool for v in items)
+
+
+def bools_picker(items):
+    """picker(items) for Python bools (mixed_bools): a runtime bool, weak
+    as a Python bool is, picked from a constant table."""
+    from ..ops import indexing
+    column = _number_column(items)
+    return lambda pos: _like(indexing.row(column, pos), _PY_NUMBER)
 
 
 def _number_column(items) -> Array:
