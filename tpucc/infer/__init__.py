@@ -38,7 +38,7 @@ from . import cmath_impl as _cmath  # noqa: E402,F401  (registers cmath.* in BUI
 from . import statistics_impl as _statistics  # noqa: E402,F401  (statistics.mean: refused)
 from . import warning_filters as _warning_filters  # noqa: E402,F401  (catch_warnings)
 from .state import (ObjectNode, dict_keys, dict_of_class, flatten, has_static_keys, is_namedtuple,
-                    instance_attributes, is_value_dataclass, rebuilt_value,
+                    instance_attributes, is_plain_object, is_value_dataclass, rebuilt_value,
                     stored_value_arrays, unflatten, value_fields)
 from .values import (READ_ONLY, Array, RuntimeKind, check_runtime_dtype, check_runtime_size,
                      frozen_kind, new_serial_floor)
@@ -624,6 +624,8 @@ def _finish(context, interp, result, params, arrays) -> Traced:
     if interp.outside_appends:
         result = (result, appends.values(interp))
     out_leaves: list = []
+    if interp.ctx.chosen_candidates:
+        _refuse_told_apart_copies(interp, result)
     out_td = flatten(_returned_objects(interp, result), "out", out_leaves)
     out_td = chosen_values.for_output(out_td)     # (a choice's objects, for the caller)
     results, out_static, out_weak, out_scalar = [], [], [], []
@@ -974,10 +976,63 @@ def _returned_objects(interp, value):
         return items if type(value) is dict else \
             dict_of_class(type(value), getattr(value, "default_factory", None), items)
     if (id(value) in interp.fresh_ids and not isinstance(value, type)
-            and _holds_array(value)):
+            and _holds_array(value)) or _is_chosen_object(interp, value):
+        # (an object picked at a runtime position: its arrays are the pick's)
         return ObjectNode(type(value), {k: _returned_objects(interp, v)
                                         for k, v in instance_attributes(value).items()})
     return value
+
+
+def _is_chosen_object(interp, value) -> bool:
+    """An object list_loops picked at a runtime position of a list (a copy)."""
+    return interp.ctx.chosen_candidates.get(id(value)) is not None and \
+        interp.ctx.chosen_containers.get(id(value)) is value
+
+
+def _refuse_told_apart_copies(interp, result) -> None:
+    """An object picked at a runtime position of a list (`objs[k]`,
+    `max(objs, key=...)`) is a copy, returned as a new object of its class
+    (_returned_objects).  The caller cannot tell it from the object NumPy
+    returns where the program made the list's objects and returns none of
+    them beside it; else it could (a change of one not seen in the other,
+    `is`), and that is refused."""
+    reached = _reachable(result)
+    for v in reached.values():
+        if not _is_chosen_object(interp, v):
+            continue
+        candidates = interp.ctx.chosen_candidates[id(v)]
+        outside = any(interp.fresh_ids.get(id(c), (None,))[0] is not c for c in candidates)
+        if outside or any(id(c) in reached for c in candidates):
+            why = ("the list's objects come from outside the compiled function, and the "
+                   "caller would get a copy, not its own object" if outside else
+                   "the result holds the list's objects too, and this would be a copy, not "
+                   "one of them")
+            raise StaticValueError(
+                f"returning a {type(v).__name__} picked from a list at a runtime position "
+                f"(`objs[k]`, max/min with a key): {why}",
+                hint="return its position instead (`k = int(np.argmax(keys)); return k`) and "
+                     "pick `objs[k]` after the call, or return the attributes you need "
+                     "(`return best.deadline, best.profit`)"
+            ).with_loc(interp.last_return_loc)
+
+
+def _reachable(result) -> dict:
+    """{id: object} of the containers and objects reachable from `result`
+    (through tuples, lists, dicts and instance attributes)."""
+    found, stack = {}, [result]
+    while stack:
+        v = stack.pop()
+        if id(v) in found or isinstance(v, (Array, type, str, bytes, int, float, complex,
+                                            type(None), np.generic)):
+            continue
+        found[id(v)] = v
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif is_plain_object(v) and not type(v).__module__.startswith("tpucc."):
+            stack.extend(instance_attributes(v).values())
+    return found
 
 
 def _items_rebound_outside(interp, container) -> bool:

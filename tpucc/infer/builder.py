@@ -182,6 +182,9 @@ class Context:
     # Dicts picked at a runtime position of a list (list_loops): id -> the
     # dict, a copy the program may not change.
     chosen_containers: dict = field(default_factory=dict)
+    # Objects picked so (list_loops.chosen_object): id -> the list's objects
+    # each may be, which decide how it is returned (infer._returned_objects).
+    chosen_candidates: dict = field(default_factory=dict)
     # The rows of lists of lists a runtime position picked a copy of
     # (picked_rows): id -> the row, which may not change after.
     picked_rows: dict = field(default_factory=dict)

@@ -173,11 +173,21 @@ def _is_number(v) -> bool:
     return type(v) in (bool, int, float, complex) or isinstance(v, np.generic)
 
 
-def _makes_choice(values, nodes) -> bool:
+def _plain_number(v) -> bool:
+    return _is_number(v) and not isinstance(v, enum.Enum)
+
+
+def _makes_choice(values, nodes, runtime_ints=False) -> bool:
     """Whether a leaf's values on paths that meet make (or stay) a choice:
     a path holds one already, or they are choosable objects that differ and
-    do not all merge as numbers do."""
+    do not all merge as numbers do.  `runtime_ints`: a runtime Python int
+    of a few values (_few_valued_int) may join a choice too."""
     defined = [(v, n) for v, n in zip(values, nodes) if not isinstance(v, Undefined)]
+    if runtime_ints and any(n != CHOSEN and _few_valued_int(v) for v, n in defined):
+        # (with an object that is no number, or a choice: numbers alone merge as numbers)
+        others = [(v, n) for v, n in defined if n == CHOSEN or not _few_valued_int(v)]
+        return bool(others) and all(n == CHOSEN or choosable(v) for v, n in others) and \
+            any(n == CHOSEN or not _plain_number(v) for v, n in others)
     if any(n == CHOSEN for _, n in defined):
         return all(n == CHOSEN or choosable(v) for v, n in defined)
     statics = [v for v, _ in defined]
@@ -186,15 +196,51 @@ def _makes_choice(values, nodes) -> bool:
     first = statics[0]
     if all(type(v) is type(first) and repr(v) == repr(first) for v in statics):
         return False
-    return not all(_is_number(v) and not isinstance(v, enum.Enum) for v in statics)
+    return not all(_plain_number(v) for v in statics)
 
 
-def lift(flat: list) -> list:
+# A runtime Python int whose Span allows at most this many values may join
+# a choice (_int_position): the loop variable of `for b in range(4): if
+# fits(b): return b` after the paths leaving at each b merged it, which
+# then meets the `return None` after the loop.  (Each value is an object of
+# the compilation's table, which every table over the choices spans.)
+MAX_INT_CHOICES = 1024
+
+
+def _few_valued_int(v) -> bool:
+    """A runtime Python int (not one whose Python type the run decides:
+    held_ints.py) that its Span bounds to at most MAX_INT_CHOICES values."""
+    from .values import int_bounds
+    if not isinstance(v, Array) or v.shape or not v.aval.weak or v.span is None \
+            or v.aval.dtype.kind not in "iu" or v.immutable is not True \
+            or v.held_int is not None:
+        return False
+    lo, hi = int_bounds(v)
+    return hi - lo < MAX_INT_CHOICES
+
+
+def _int_position(v: Array, region) -> Array:
+    """The position of runtime Python int `v` (_few_valued_int) as a
+    choice: read, in the arm `region` that holds it, from a table of the
+    positions of the ints its Span allows."""
+    from .builder import emit
+    from .control import in_open_region
+    from .values import int_bounds
+    lo, hi = int_bounds(v)
+    table = np.array([position_of(k) for k in range(lo, hi + 1)], np.int32)
+    with in_open_region(region):
+        offset = emit("subtract", v, np.int64(lo)) if lo else v
+        return emit("getitem", table, offset, key=("array",))
+
+
+def lift(flat: list, regions=None) -> list:
     """Paths' flattened states [(treedef, leaves)] that meet, with each leaf
     that is (or becomes) a choice on any path made a CHOSEN node on all:
-    a path's object becomes its static position.  Unchanged where the
-    leaves do not line up (their structures differ otherwise: refused as
-    before)."""
+    a path's object becomes its static position.  `regions`: the paths'
+    open regions (a runtime `if`'s arms), where a runtime Python int of a
+    few values may join a choice, its position computed there
+    (_int_position).  Unchanged where the leaves do not line up (their
+    structures differ otherwise: refused as before)."""
     paths = [p for p, _ in flat[0][1]]
     if any([p for p, _ in leaves] != paths for _, leaves in flat[1:]):
         return flat
@@ -203,15 +249,18 @@ def lift(flat: list) -> list:
         nodes.append([])
         _leaf_nodes(td, nodes[-1])
     chosen = [i for i in range(len(paths))
-              if _makes_choice([leaves[i][1] for _, leaves in flat], [n[i] for n in nodes])]
+              if _makes_choice([leaves[i][1] for _, leaves in flat], [n[i] for n in nodes],
+                               runtime_ints=regions is not None)]
     if not chosen:
         return flat
     out = []
-    for (td, leaves), own in zip(flat, nodes):
+    for k, ((td, leaves), own) in enumerate(zip(flat, nodes)):
         leaves, own = list(leaves), list(own)
         for i in chosen:
             path, v = leaves[i]
-            if own[i] != CHOSEN and not isinstance(v, Undefined):
+            if own[i] != CHOSEN and isinstance(v, Array):
+                leaves[i] = (path, _int_position(v, regions[k]))
+            elif own[i] != CHOSEN and not isinstance(v, Undefined):
                 leaves[i] = (path, position_of(v))
             own[i] = CHOSEN
         out.append((_with_leaf_nodes(td, iter(own)), leaves))

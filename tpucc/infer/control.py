@@ -324,6 +324,14 @@ def _merge_hint(values, what: str = "", path: str = "", made_here: bool = True) 
         return ("an array on one path and None on another cannot be one value: where one "
                 "path gives None, give a value of the others' kind (np.nan, -1) and, if "
                 "needed, a flag that says which path ran")
+    if value_objects.alike_but_for_order(values):
+        name = type(values[0]).__name__
+        orders = " and ".join(", ".join(value_objects.attribute_names(v))
+                              for v in values[:2])
+        return (f"the paths make {name} objects whose attributes were set in different orders "
+                f"({orders}): a new object merged from them keeps one order, and vars(), its "
+                "repr and its comparisons would show the other path's: set the attributes in "
+                "one order on every path")
     if "`if`" in what and value_objects.alike_objects(values):
         name = type(values[0]).__name__
         return (f"the paths give different {name} objects, which compiled code merges "
@@ -992,8 +1000,9 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         maybe_unbound = maybe_unbound | escaped.keys()
         _normalize_states(arms)
         whole, flat = _arm_leaves(arms)
-    # (different static objects, "ok" and "many": a choice, its position merged as an int)
-    flat = chosen_values.lift(flat)
+    # (different static objects, "ok" and "many": a choice, its position merged as an int;
+    # so too a runtime int of a few values meeting one, `return b` and `return None`)
+    flat = chosen_values.lift(flat, [a.builder for a in arms])
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
     what = ("the paths where this `while` loop runs and where it does not" if
             note == WHILE_ENTRY else

@@ -232,14 +232,17 @@ def _attribute_column(objects, name) -> list:
     return [read(v, name) for v in objects]
 
 
-def chosen_object(cls, attributes: dict):
+def chosen_object(cls, attributes: dict, candidates=()):
     """An object picked at a runtime position of a list: a new instance of
     its class holding the picked attributes, which the program may read and
     call methods of, but not change (the change would not reach the list's
-    object: interpreter.setattr refuses it)."""
+    object: interpreter.setattr refuses it).  `candidates`: the list's
+    objects it stands for (returned as a copy only where the caller cannot
+    tell it from them: infer._returned_objects)."""
     made = cls.__new__(cls)
     made.__dict__.update(attributes)
     ctx().chosen_containers[id(made)] = made
+    ctx().chosen_candidates[id(made)] = tuple(candidates)
     return made
 
 
@@ -272,7 +275,7 @@ def picker(items, stacked=None):
     if _is_record_object(first):
         columns = {k: picker(_attribute_column(items, k), stacked) for k in vars(first)}
         return lambda pos: chosen_object(type(first), {k: part(pos)
-                                                       for k, part in columns.items()})
+                                                       for k, part in columns.items()}, items)
     column = _number_column(items)
     model = _NUMPY_SCALAR if isinstance(first, np.generic) else _PY_NUMBER
     return lambda pos: _like(indexing.row(column, pos), model)

@@ -34,7 +34,7 @@ from .state import (container_paths, describe_static, held_dict_hint, held_value
 from .held_values import CarriedValueLeaves, store, value_leaves
 from .values import (CHOSEN, AliasNote, Array, NeedsStatic, RuntimeKind, Span, Undefined,
                      compile_time_kind, finish_items, items_before, journal_before,
-                     new_serial_floor, set_item)
+                     new_serial_floor, ranged_span, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
                       drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
                       journaled_region, kept_containers, kind_value, python_int_narrowed,
@@ -1406,8 +1406,11 @@ _MOST_GROWN_TRIALS = 4
 
 def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, detached,
             kind_paths, rebound, note, trip_count, is_private, resume=None, fold=False):
-    # (where a runtime range's counter starts, if static: _counter_span)
-    counter_from = frame.stack[-1].pos if counted and type(frame.stack[-1].pos) is int else None
+    # (where a range's counter starts, if static: _counter_span; a static
+    # range's too, whose counter the While makes runtime)
+    top = frame.stack[-1] if frame.stack else None
+    counter_from = top.pos if (counted or top is not None and _for_iterator(frame, header) is top) \
+        and type(top.pos) is int else None
     iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
     not_counting: set = set()       # slots an iteration does not count up (counters.py)
     caps: dict = {}                 # counters the loop's tests keep below a cap (counters.py)
@@ -1983,7 +1986,8 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         for i, p in zip(bool_slots, int_params[len(int_slots):]):
             slot_arrays[i].held_bool = p
         _counter_span(leaves, slot_arrays, len(frame.stack),
-                      (counter_from, frame.stack[-1].step) if counter_from is not None else None)
+                      (counter_from, frame.stack[-1].step, frame.stack[-1].stop)
+                      if counter_from is not None else None)
         counters.assume(slot_arrays, counting or {})
         for i, arr in slot_arrays.items():
             body_leaves[i] = arr
@@ -2378,8 +2382,10 @@ def _counter_span(leaves, slot_arrays, depth: int, counting=None):
     """A counted loop's counter in the body keeps its range (values.Span,
     set by _try_counted): the iterator on top of the stack holds it.  Only
     that slot: another one holding it at entry may hold anything later.
-    A runtime range's (`counting`: its static start and step) counts on from
-    its start, so it lies on that side of it (`2 ** k` is an int)."""
+    A runtime range's (`counting`: its static start, step and stop) counts
+    on from its start, so it lies on that side of it (`2 ** k` is an int),
+    and, where its stop is static (a static range the loop leaves on a
+    runtime exit), no further than one step past the last item."""
     path = f"<stack {depth - 1}>.pos"
     for i, arr in slot_arrays.items():
         entry = leaves[i][1]
@@ -2388,8 +2394,11 @@ def _counter_span(leaves, slot_arrays, depth: int, counting=None):
         if entry.span is not None:
             lo, hi = entry.span.bounds()
         elif counting is not None:
-            (start, step), info = counting, np.iinfo(np.int64)
+            (start, step, stop), info = counting, np.iinfo(np.int64)
             lo, hi = (start, int(info.max)) if step > 0 else (int(info.min), start)
+            if type(stop) is int:
+                lo, hi = (lo, max(start, stop - 1 + step)) if step > 0 else \
+                    (min(start, stop + 1 + step), hi)
         else:
             continue
         arr.span = Span(arr._var, 0, lo, hi)
@@ -2790,6 +2799,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             new_leaves[i].held_type = trial.held_types.get(i)
             new_leaves[i].held_bool = held_bools.get(i)
             counters.after_loop(new_leaves[i], out, trial.counters.get(i))
+            _narrow_to_iterations(new_leaves[i], out, leaves[i][1], trial.leaves[i][1], trial)
             if ran is not None and _unbound_before(leaves[i][1]):
                 new_leaves[i].bound_if = (ran, leaves[i][0])
             end = trial.leaves[i][1]
@@ -2875,6 +2885,26 @@ def _after_loop_note(leaf, leaves_early: bool) -> str:
             "or record the position in the loop and update after it (`x[k] = ...`)")
     return (f"after this loop `{name}` is the array it named before the loop (or another "
             "name's array) on some runtime paths and a new one on others")
+
+
+def _narrow_to_iterations(arr: Array, out, entry, end, trial: Trial) -> None:
+    """A 0-d int the While leaves lies where its entry value (no iteration)
+    or an iteration's end value lies: `arr` gets that range where it is
+    narrower than what it has (`for b in range(n): if fits(b): return b`
+    leaves b in the counter's range, 0 to n - 1).  The end value's Span
+    holds for every iteration: the trial derived it from the guesses the
+    fixpoint kept (counters.py) and the counter's range.  An entry that is
+    a placeholder is left out: bound flags guard its reads."""
+    if not isinstance(end, Array) or end.span is None or end.shape or \
+            trial.end_vars.get(id(end), end.var) is not end.var:
+        return
+    lo, hi = end.span.bounds()
+    if not _unbound_before(entry):
+        if not isinstance(entry, Array) or entry.span is None:
+            return
+        lo, hi = min(lo, entry.span.bounds()[0]), max(hi, entry.span.bounds()[1])
+    if arr.span is None or hi - lo < arr.span.bounds()[1] - arr.span.bounds()[0]:
+        arr.span = ranged_span(out, end.aval.dtype, (lo, hi)) or arr.span
 
 
 def _unbound_before(entry) -> bool:

@@ -80,10 +80,14 @@ def merging(interp):
 
 
 def attribute_names(value) -> tuple | None:
-    """The sorted attribute names of an instance of a plain user class whose
+    """The attribute names of an instance of a plain user class whose
     attributes are all values (arrays, numbers, strings, None, tuples of
-    those); None for anything else (containers, named tuples, dataclasses
-    that are values already, tpucc's own objects, objects with __slots__)."""
+    those), in the order its __dict__ holds them; None for anything else
+    (containers, named tuples, dataclasses that are values already, tpucc's
+    own objects, objects with __slots__).  The order is part of the object
+    (`vars(o)`, its repr, a dataclass's fields): the copy state._build makes
+    sets them in it, and objects whose orders differ are not alike (a copy
+    could keep only one of their orders)."""
     cls = type(value)
     if isinstance(value, (type, tuple, list, dict, set, types.FunctionType, types.MethodType,
                           Array, np.ndarray, *_SCALARS)) \
@@ -95,7 +99,7 @@ def attribute_names(value) -> tuple | None:
     attrs = getattr(value, "__dict__", None)
     if type(attrs) is not dict or not attrs or not all(_value_leaf(v) for v in attrs.values()):
         return None
-    return tuple(sorted(attrs))
+    return tuple(attrs)
 
 
 def _value_leaf(v) -> bool:
@@ -286,6 +290,14 @@ def alike_objects(values) -> bool:
     names = attribute_names(values[0])
     return names is not None and all(
         type(v) is type(values[0]) and attribute_names(v) == names for v in values)
+
+
+def alike_but_for_order(values) -> bool:
+    """Objects alike_objects would merge, but that their attributes were set
+    in different orders (`self.e` first on one path)."""
+    names = [attribute_names(v) for v in values]
+    return None not in names and len({type(v) for v in values}) == 1 and \
+        len({frozenset(n) for n in names}) == 1 and len(set(names)) > 1
 
 
 def _made_by_program(interp, obj) -> bool:
