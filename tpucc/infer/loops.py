@@ -1409,7 +1409,8 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
     # (where a range's counter starts, if static: _counter_span; a static
     # range's too, whose counter the While makes runtime)
     top = frame.stack[-1] if frame.stack else None
-    counter_from = top.pos if (counted or top is not None and _for_iterator(frame, header) is top) \
+    counter_from = top.pos if (counted or isinstance(top, RangeIter)
+                               and _for_iterator(frame, header) is top) \
         and type(top.pos) is int else None
     iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
     not_counting: set = set()       # slots an iteration does not count up (counters.py)
