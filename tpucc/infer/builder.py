@@ -185,9 +185,9 @@ class Context:
     # Objects picked so (list_loops.chosen_object): id -> the list's objects
     # each may be, which decide how it is returned (infer._returned_objects).
     chosen_candidates: dict = field(default_factory=dict)
-    # The rows of lists of lists a runtime position picked a copy of
-    # (picked_rows): id -> the row, which may not change after.
-    picked_rows: dict = field(default_factory=dict)
+    # The items (lists, dicts, objects) a runtime pick chose among, while
+    # the copy it made may be read (picked_copies): id -> (the item, its picks).
+    picked_originals: dict = field(default_factory=dict)
     # (object, name) -> its attribute as the program reads it (the
     # interpreter's getattr: arrays of an object from outside captured):
     # list_loops reads the attributes of alike objects so

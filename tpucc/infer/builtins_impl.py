@@ -1398,11 +1398,14 @@ def _sequences_extreme(interp, name: str, items, keys, key, pick_later):
         loop, args = (_extreme_loop, [_lists_as_tuples(items), pick_later]) if key is None \
             else (_keyed_extreme_loop, [list(static_items), key, pick_later])
         best = interp.call(loop, args, {})
-        return list_loops.chosen_container(list(best)) if lists and key is None else best
+        if lists and key is None:
+            best = list_loops.chosen_container(list(best))
+        return list_loops.marked_copy(static_items, best)
     best = _best_position(_lists_as_tuples(keys), pick_later, interp)
     if isinstance(best, int):       # (every comparison decided while compiling)
         return static_items[best]   # that very object, as Python's: a list stays changeable
-    return _picked(items, best)
+    # (the originals marked: `items` may be lists rebuilt with runtime numbers)
+    return list_loops.marked_copy(static_items, _picked(items, best))
 
 
 def _runtime_alike(values) -> list:
@@ -2265,10 +2268,29 @@ def check_number_conversion(x: Array) -> None:
                             hint="take the element first (x[0], x.item())")
 
 
+def _refuse_complex_to_real(pytype, x: Array) -> None:
+    """int(z) or float(z) of a complex z: Python's TypeError for a Python
+    complex, and for a 0-d complex array (ndarray.__float__ converts it to
+    a Python complex first); only a NumPy complex scalar gives its real
+    part (with NumPy's ComplexWarning).  A 0-d value whose kind a runtime
+    branch decided (RuntimeKind) raises on the paths that made an array."""
+    if pytype not in (int, float) or x.dtype.kind != "c":
+        return
+    message = f"{pytype.__name__}() argument must be a string" + \
+        (", a bytes-like object" if pytype is int else "") + " or a real number, not 'complex'"
+    if isinstance(x.immutable, RuntimeKind) and not x.weak:
+        from . import checks
+        checks.require(Array(x.immutable.var), message, raises="TypeError")
+    elif x.weak or x.immutable is not True:
+        raise UserCodeError(f"TypeError: {message}",
+                            hint="take the part you mean first (z.real, abs(z))")
+
+
 def _scalar_conversion(pytype, dtype):
     def impl(interp, x=pytype(), *rest):
         if isinstance(x, Array) and pytype is not bool:
             check_number_conversion(x)
+            _refuse_complex_to_real(pytype, x)
         if isinstance(x, Array):
             if pytype is int and x.dtype.kind == "f":
                 from .math_impl import to_python_int     # int(nan) raises, as in Python

@@ -45,8 +45,8 @@ from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_
                             refuse_runtime_hash)
 from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, held_tables,
                interpreted, iterators, library_signatures, list_loops, local_caches, messages,
-               picked_rows, popped_queues, pynumbers, recursion, stacking, static_arguments,
-               vectorize)
+               picked_copies, picked_rows, popped_queues, pynumbers, recursion, stacking,
+               static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -680,7 +680,7 @@ class Interpreter:
         `popped`: the pop it is, (name, args), which the refusal carries
         (a loop may then pop a static queue by a runtime count: popped_queues)."""
         self.refuse_differentiated_change(obj)
-        picked_rows.refuse_change(obj)
+        picked_copies.refuse_change(obj)
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             raise SideEffectError(
                 f"changing {what} chosen at run time among a list's items (`layers[i]` with "
@@ -1118,7 +1118,7 @@ class Interpreter:
         else:
             # An object made in the call holds what the call gave it; what
             # it finds in its class is the class's, guarded.
-            fresh = id(obj) in self.fresh_ids
+            fresh = self._made_in_call(obj)
             if fresh and (instance_dict(obj) is None or _instance_holds(obj, name)):
                 return
             own = [obj] if instance_dict(obj) is not None and not fresh else []
@@ -1280,6 +1280,7 @@ class Interpreter:
             # array; the real part of a real array is the array itself)
             self.setitem(self.array_attr(obj, name), Ellipsis, value)
             return
+        picked_copies.refuse_change(obj)    # (an object a runtime pick copied)
         if self.ctx.chosen_containers.get(id(obj)) is obj:     # (list_loops.chosen_object)
             self.check_mutation(obj, f"the attribute `{name}` of an object")
         own = user_setattr(type(obj)) if hook else None
@@ -1580,6 +1581,7 @@ class Interpreter:
                 if isinstance(chosen, Array):
                     chosen = _item_kind(obj, chosen)
                     chosen.frozen = CHOSEN      # (and its views)
+                    list_loops.marked_copy(obj, chosen)
                 return chosen
             if isinstance(obj, (list, tuple)) and len(obj) > 1 and key.ndim == 0 \
                     and key.dtype.kind in "iu":
@@ -1748,11 +1750,10 @@ class Interpreter:
         obj = self.dict_of(obj)
         if not isinstance(obj, (list, dict, set, collections.deque, collections.ChainMap,
                                 *BY_VALUE)) \
-                or id(obj) in self.fresh_ids or id(obj) in self.argument_containers \
-                or self.ctx.chosen_containers.get(id(obj)) is obj:
+                or self._made_in_call(obj) or id(obj) in self.argument_containers:
             return      # (an argument's structure is in the signature; a runtime pick's
             #             copy is the trace's own, and holding it would keep it in use:
-            #             picked_rows.is_marked)
+            #             picked_copies.is_marked)
         entry = self.contents_read.get(id(obj))
         if entry is None:
             self.contents_read[id(obj)] = [ContentsGuardView(obj), whole]
@@ -1812,8 +1813,7 @@ class Interpreter:
         """A static item of a dict or list from outside the call is folded into
         the program, like a static attribute: guard it (CONFIG["k"] = 7
         recompiles).  Arrays are runtime inputs instead; tuples cannot change."""
-        if (id(obj) in self.fresh_ids or id(obj) in self.argument_containers
-                or self.ctx.chosen_containers.get(id(obj)) is obj
+        if (self._made_in_call(obj) or id(obj) in self.argument_containers
                 or isinstance(value, (Array, np.ndarray))):
             return      # (an argument's static items are in the signature; a runtime
             #             pick's copy is the trace's own: guard_contents)
@@ -1914,7 +1914,7 @@ class Interpreter:
                 and (id(obj), ("item", _existing_slot(obj, key))) not in self.shadow:
             return      # `vs[0] *= 2` where __imul__ returns the object: it stays the item
         self.refuse_differentiated_change(obj)
-        picked_rows.refuse_change(obj)      # (a fresh list's item is rebound below unchecked)
+        picked_copies.refuse_change(obj)      # (a fresh list's item is rebound below unchecked)
         if self.ctx.chosen_containers.get(id(obj)) is obj:
             # (a copy made at each trace is no outside list whose item a
             # later call could hold: refused here, not promoted trace after trace)
@@ -2835,7 +2835,7 @@ class Interpreter:
                 and not isinstance(fn.__self__, types.ModuleType)):   # not operator.add
             if self.generator_runs:
                 generator_runs.note_effect(self, fn.__self__)
-            picked_rows.refuse_change(fn.__self__)
+            picked_copies.refuse_change(fn.__self__)
             _refuse_outside_iterators(args, kwargs)     # (`lst.extend(it)` reads it to its end)
             if fn.__name__ in ("extend", "extendleft", "update"):  # `lst.extend(zip(a, b))`
                 args = [tuple(self.static_items(a)) if isinstance(a, (SeqIter, RangeIter))
@@ -3223,11 +3223,17 @@ class Interpreter:
         """`obj` from outside the call does what its class defines: assigning
         its `__class__` recompiles."""
         oid = id(obj)
-        if oid in self.guarded_objects or oid in self.fresh_ids \
+        if oid in self.guarded_objects or self._made_in_call(obj) \
                 or isinstance(obj, (type, types.ModuleType)) or is_library_class(type(obj)):
             return
         self.guarded_objects.add(oid)
         self._guard_identity(obj, "__class__", type(obj))
+
+    def _made_in_call(self, obj) -> bool:
+        """Whether `obj` was made by this call: a new object, or the copy a
+        runtime pick made (list_loops.chosen_object), which no later call
+        sees, and which a guard would keep in use (picked_copies.is_marked)."""
+        return id(obj) in self.fresh_ids or self.ctx.chosen_containers.get(id(obj)) is obj
 
     def _guard_identity(self, obj, attr: str, value):
         """Recompile when obj.attr is no longer `value`: one guard for all

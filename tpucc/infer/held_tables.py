@@ -44,7 +44,7 @@ import numpy as np
 
 from ..errors import StaticValueError, TpuccError
 from ..ir import AVal
-from . import builder, picked_rows
+from . import builder, picked_copies
 from .values import Array
 
 # Past this many items, a table held as one array would be a larger constant
@@ -252,7 +252,7 @@ def table_shape(interp, frame, table: list):
             return None         # (`[[0] * m] * n`: one row n times, as Python aliases it)
         items, shape = [v for r in rows for v in r], (len(rows), width)
     if len(items) > MAX_ITEMS or _reached_elsewhere(interp, frame, table, rows or ()) or \
-            any(picked_rows.is_marked(r) for r in rows or ()):
+            any(picked_copies.is_marked(r) for r in rows or ()):
         return None         # (a row copied by a runtime pick would not see the loop's writes)
     avals = {item_aval(v) for v in items}
     if len(avals) != 1 or None in avals:

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import SideEffectError
 from ..ir import AVal
+from . import picked_copies
 from .builder import ctx, emit, emit_op
 from .iterators import SeqIter
 from .state import has_static_keys
@@ -264,18 +265,19 @@ def picker(items, stacked=None):
         whole = (stacked or {}).get(_stack_key(items))
         if whole is None:
             whole = shape.stack(items)      # (the buffer itself for a counted loop's rows)
-        return lambda pos: _like(indexing.row(whole, pos), first)
+        return lambda pos: marked_copy(items, _like(indexing.row(whole, pos), first))
     if is_tuple(first):
         parts = [picker(list(column), stacked) for column in zip(*items)]
         rebuilt = tuple if type(first) is tuple else lambda xs: type(first)(*xs)
         return lambda pos: rebuilt([part(pos) for part in parts])
     if type(first) is dict:
         columns = {k: picker([v[k] for v in items], stacked) for k in first}
-        return lambda pos: chosen_container({k: part(pos) for k, part in columns.items()})
+        return lambda pos: marked_copy(items, chosen_container(
+            {k: part(pos) for k, part in columns.items()}))
     if _is_record_object(first):
         columns = {k: picker(_attribute_column(items, k), stacked) for k in vars(first)}
-        return lambda pos: chosen_object(type(first), {k: part(pos)
-                                                       for k, part in columns.items()}, items)
+        return lambda pos: marked_copy(items, chosen_object(
+            type(first), {k: part(pos) for k, part in columns.items()}, items))
     column = _number_column(items)
     model = _NUMPY_SCALAR if isinstance(first, np.generic) else _PY_NUMBER
     return lambda pos: _like(indexing.row(column, pos), model)
@@ -305,6 +307,14 @@ def _prestack(items, out: dict):
 def _stack_key(arrays) -> tuple:
     """The arrays' Values: the same key where none of them changed since."""
     return tuple(a.var for a in arrays)
+
+
+def marked_copy(originals, copy):
+    """`copy`, a runtime pick among `originals`, which are marked with it:
+    a change of one is refused while the program can still read the copy,
+    which would not see it (picked_copies)."""
+    picked_copies.mark(originals, copy)
+    return copy
 
 
 def chosen_container(made: dict) -> dict:

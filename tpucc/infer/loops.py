@@ -24,7 +24,7 @@ from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
 from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, held_tables,
-               list_loops, popped_queues, privacy, stacking, value_objects)
+               list_loops, picked_copies, popped_queues, privacy, stacking, value_objects)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -1120,16 +1120,36 @@ def _try_counted(frame, header, stops, loop_stops, it: RangeIter, enclosing: int
     except RunsWhileCompiling as e:
         frame.locals, frame.stack = locals0, stack0
         del ctx().region.ops[emitted:]      # (the counter's and the promoted numbers' ops)
-        return COMPUTES_NUMBERS, e
+        return COMPUTES_NUMBERS, _dropped_trial(e)
     except (StaticValueError, NeedsStatic) as e:
         frame.locals, frame.stack = locals0, stack0
         what = e.message if isinstance(e, StaticValueError) else e.what
-        return f"its body needs a static value ({what})", e
+        return f"its body needs a static value ({what})", _dropped_trial(e)
     except TpuccError as e:     # e.g. a list that grows, a `raise` under `if i > n:`
         if isinstance(e, InternalError):
             raise
         frame.locals, frame.stack = locals0, stack0
-        return f"it cannot run as one runtime loop ({e.message})", e
+        return f"it cannot run as one runtime loop ({e.message})", _dropped_trial(e)
+
+
+def _carry_picked_containers(ends: dict, after: dict) -> None:
+    """A dict or object the body picked among a list's items (`for d in L:
+    ... break` over a long list: list_loops), rebuilt after the While: a
+    copy of the same items, which their changes would not reach either
+    (picked_copies)."""
+    chosen = ctx().chosen_containers
+    for name, end in ends.items():
+        now = after.get(name)
+        if now is not None and now is not end and chosen.get(id(end)) is end:
+            picked_copies.carry(end, now)
+
+
+def _dropped_trial(error):
+    """The error that ended a While's trial, kept (it may recur while the
+    loop unrolls) without its traceback: the frames of the trial would keep
+    what the trial made in use, its runtime picks' copies among them, which
+    no longer exist for the program (picked_copies.is_marked)."""
+    return error.with_traceback(None)
 
 
 def _drop_dead_locals(frame, header, entry=None, reached=()):
@@ -2806,6 +2826,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
             end = trial.leaves[i][1]
             if isinstance(end, Array) and end.frozen == CHOSEN:
                 new_leaves[i].frozen = CHOSEN   # (an item a list loop picked: list_loops)
+                picked_copies.carry(end, new_leaves[i])     # (and a copy of the same items)
             if i not in trial.fresh or (counted and not trip_count):
                 alias = _after_loop_note(leaves[i], any(t != header for t in targets))
                 new_leaves[i].alias_note = alias
@@ -2825,6 +2846,7 @@ def _emit_while_at(frame, header, td, leaves, carried, boxes, trial: Trial, note
                   trial.loose_ends if runs_body else None)
     frame.locals, frame.stack = rebuild_state(td, new_leaves, like=[(frame.locals, frame.stack)],
                                               in_place=rebound.in_place)
+    _carry_picked_containers(trial.locals, frame.locals)
     depths = dict(trial.exit.depths)
     if resume is not None:      # the loop goes on, unrolled (_try_counted_but_last)
         _unpark_exit_stack(frame, header)

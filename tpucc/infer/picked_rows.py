@@ -18,9 +18,9 @@ from the row Python returns is refused:
   which calls.check_mutation refuses;
 - changing a list or dict of the table while the program still holds a
   copy that shows it (`row = T[i]; T[0][1] = 29; row[1]`), which the copy
-  would not see: they are marked here, and every change of a list or dict
-  (calls.setitem, check_mutation, list methods) asks `refuse_change` (a
-  copy read at once and dropped, `T[i][j]`, no longer counts);
+  would not see: they are marked (picked_copies, as every runtime pick's
+  originals are), and a change of a marked list or dict is refused (a copy
+  read at once and dropped, `T[i][j]`, no longer counts);
 - a loop holding the table as one array after the pick
   (held_tables.table_shape declines a marked row).
 Inside a runtime loop, a table the loop could hold as one array (a DP
@@ -29,12 +29,10 @@ holds it: its rows are then read and written in place, exactly.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
-from ..errors import SideEffectError
 from ..ops.registry import const_aval
-from . import builder, list_loops
+from . import builder, list_loops, picked_copies
 from .state import has_static_keys
 from .values import Array
 
@@ -185,14 +183,14 @@ def pick(flat: _Flat, position: Array):
     refused while the program can still read a copy (module docstring)."""
     columns = [_column_picker(list(c))(position) for c in zip(*flat.leaves)]
     copies = _rebuild(flat, columns)
-    picks = [_Pick(c, held_by_parent=node.parent is not None)
+    # (a nested copy's parent copy holds it: held by the program only
+    # where more than that holds it; the parent's pick marks it too)
+    picks = [picked_copies.Pick(c, held_by_parent=node.parent is not None)
              for c, node in zip(copies, flat.nodes)]
-    marked = builder.ctx().picked_rows
     for originals in flat.originals:
         for index, original in enumerate(originals):
             if type(original) in _CONTAINERS:
-                marked.setdefault(id(original), (original, []))[1].extend(
-                    picks[k] for k in _path(flat.nodes, index))
+                picked_copies.mark_with(original, [picks[k] for k in _path(flat.nodes, index)])
     return copies[0]
 
 
@@ -248,44 +246,3 @@ def _made(node: _Node, parts: list):
         return list_loops.chosen_container(dict(zip(node.keys, parts)))
     return tuple(parts) if node.kind is tuple else node.kind(*parts)
 
-
-class _Pick:
-    """One copy a runtime pick made, held once however many originals it
-    marks (so that its reference count says whether the program still
-    holds it)."""
-    __slots__ = ("copy", "own")
-
-    def __init__(self, copy, held_by_parent: bool):
-        self.copy = copy
-        # The references to it that tpucc's own bookkeeping holds while the
-        # program holds none: _Pick.copy, sys.getrefcount's argument, the
-        # context's chosen_containers (a list's, a dict's), the copy that
-        # holds it (a nested one's).
-        self.own = 2 + (type(copy) in _CONTAINERS) + held_by_parent
-
-    def held(self) -> bool:
-        return sys.getrefcount(self.copy) > self.own
-
-
-def is_marked(row) -> bool:
-    """Whether a copy of `row` that a runtime pick made is still readable:
-    held by the program (a variable, a container, the value stack), not
-    only by tpucc's bookkeeping.  `T[leap][m - 1]` reads its copy at once
-    and drops it: the table may change after."""
-    entry = builder.ctx().picked_rows.get(id(row))
-    if entry is None or entry[0] is not row:
-        return False
-    entry[1][:] = [p for p in entry[1] if p.held()]
-    return bool(entry[1])
-
-
-def refuse_change(obj) -> None:
-    """Refuses a change of a list or dict one of whose copies a runtime pick
-    made while the program can still read that copy, which would not see it."""
-    if type(obj) in _CONTAINERS and is_marked(obj):
-        raise SideEffectError(
-            "changing a row of a table of lists or dicts while a copy of it, read at a runtime "
-            "position (`row = T[i]` with a runtime i), is still in use is not supported: "
-            "compiled code picks a copy of the row, which would not see the change",
-            hint="make the table a NumPy array (`T = np.array(T)`) and index it as `T[i, j]`, "
-                 "or finish changing the rows before reading the table at a runtime position")

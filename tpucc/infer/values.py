@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError, SideEffectError, StaticValueError, UnsupportedError
 from ..ir import AVal, Value
-from . import builder
+from . import builder, picked_copies
 
 _serials = itertools.count(1)
 
@@ -299,6 +299,7 @@ class Array:
                 f"{self.alias_note}", hint=getattr(self.alias_note, "hint", _COPY_HINT))
         if self.frozen is not None:
             _refuse_update(self.frozen)
+        picked_copies.refuse_change(self)   # (a runtime pick's copy would not see it)
         if self.fence is not None:
             self.fence.append((self, "write"))
         if array_write_watchers:
