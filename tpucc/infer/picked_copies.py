@@ -8,10 +8,12 @@ run time, which the program may read but not change (check_mutation
 refuses changing the copy).  The copy does not see a later change of the
 item it copies either (`d = L[i]; L[0]["a"] = 5.0; d["a"]` reads 5.0 in
 Python), so each item it was picked among is marked here, and a change of
-one (calls.setitem, setattr, check_mutation, a list's or dict's methods)
-is refused while the program can still read the copy.  A copy read at once
-and dropped (`L[i]["a"]`, `T[i][j]`) no longer counts: the items may
-change after.
+one (calls.setitem, setattr, check_mutation, a list's or dict's methods,
+values.Array.set for an array updated in place, through a view too) is
+refused while the program can still read the copy.  A copy read at once
+and dropped (`L[i]["a"]`, `T[i][j]`, `xs[i].copy()`) no longer counts: the
+items may change after.  A long loop a runtime `break` leaves holds such a
+copy in its variable after the While (loops: `carry`).
 """
 from __future__ import annotations
 
@@ -98,7 +100,8 @@ def refuse_change(obj) -> None:
     made can still be read: the copy would not see the change."""
     if not is_marked(obj):
         return
-    if hasattr(obj, "set") and hasattr(obj, "frozen"):      # (an Array: values.Array.set)
+    from .values import Array      # (values.Array.set asks: imported once it is loaded)
+    if isinstance(obj, Array):
         raise SideEffectError(
             "updating in place an array of a list while a copy of it, read at a runtime "
             "position (`v = xs[i]` with a runtime i, or what max()/min() picked), is still in "
