@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import StaticValueError, UserCodeError
 from ..ops import python_ints
 from ..ops.registry import NUMPY
-from . import builtins_impl, checks
+from . import builtins_impl, checks, pynumbers
 from .builder import emit
 from .builtins_impl import BUILTINS, to_python_number, to_python_scalar
 from .values import Array
@@ -345,13 +345,25 @@ def _refuse_trunc(cls):
 # here as every runtime Python int (README).
 
 def _runtime_int(x, fn) -> Array:
-    """x as the Python int math's integer functions take (its __index__):
-    a float is Python's TypeError."""
-    if isinstance(x, Array) and x.dtype.kind not in "biu" or isinstance(x, float):
-        kind = "float" if isinstance(x, float) or x.dtype.kind == "f" else x.dtype.name
-        raise UserCodeError(f"TypeError: '{kind}' object cannot be interpreted as an integer "
-                            f"(math.{fn.__name__})")
-    return to_python_scalar(x, np.int64) if isinstance(x, Array) else x
+    """x as the Python int math's integer functions take: its __index__, as
+    operator.index reads it, so that a float, a NumPy bool (NumPy 2 dropped
+    its __index__) or an array with axes is Python's TypeError."""
+    hint = f"convert it first: math.{fn.__name__}(int(v), ...)"
+    if isinstance(x, Array):
+        return pynumbers.index_value(x, hint=hint)
+    try:
+        return operator.index(x)
+    except TypeError as e:
+        raise UserCodeError(f"TypeError: {e}", hint=hint) from None
+
+
+def _python_int_exponent(i, fn):
+    """ldexp's exponent: a Python int (or bool) only; math checks the type,
+    not __index__, so a NumPy integer is a TypeError too."""
+    if isinstance(i, Array) and i.weak and i.dtype.kind in "biu" or isinstance(i, int):
+        return _runtime_int(i, fn)
+    raise UserCodeError(f"TypeError: Expected an int as second argument to {fn.__name__}.",
+                        hint=f"math.{fn.__name__}(x, int(i))")
 
 
 _INT64_MAX = 2 ** 63 - 1
@@ -471,7 +483,7 @@ def modf(x):
 def ldexp(x, i):
     """x * 2**i, exact (NumPy's ldexp); a finite x that overflows is
     math's range error."""
-    x, i = _runtime_float(x, math.ldexp), _runtime_int(i, math.ldexp)
+    x, i = _runtime_float(x, math.ldexp), _python_int_exponent(i, math.ldexp)
     result = _ufunc(np.ldexp, x, _ufunc(np.clip, i, -(2 ** 31), 2 ** 31 - 1))
     _raise_where(_ufunc(np.isinf, result) & _ufunc(np.isfinite, x), _RANGE, "OverflowError")
     return _python(result)

@@ -104,14 +104,13 @@ def index_method(x: Array):
     return BoundNumberMethod(x, "__index__")
 
 
-def index_value(x: Array) -> Array:
+def index_value(x: Array, hint: str = "convert it first: operator.index(int(v))") -> Array:
     """operator.index(x): an integer's value as a Python int, as a
     subscript or range() reads it; NumPy's and Python's TypeError for a
     float, a NumPy bool (NumPy 2 dropped its __index__) or an array with
     axes."""
     if x.shape or (x.dtype.kind not in "iu" and not (x.weak and x.dtype.kind == "b")):
-        raise UserCodeError(f"TypeError: {_not_an_index(x)}",
-                            hint="convert it first: operator.index(int(v))")
+        raise UserCodeError(f"TypeError: {_not_an_index(x)}", hint=hint)
     return _as_int(x)
 
 
