@@ -64,6 +64,9 @@ class Context:
     # place the caller promotes when the number changes between calls
     number_places: dict = field(default_factory=dict)
     module_reads: list = field(default_factory=list)  # (module, name) read, present or not
+    # id(functools cache) -> (it, [(key, region, answer)] of the calls traced
+    # with runtime arguments): what a later equal call gets from Python's cache
+    cache_calls: dict = field(default_factory=dict)
     writebacks: list = field(default_factory=list)
     checks: list = field(default_factory=list)   # checks.require's tuple per runtime check
     # (checks.ReadWatched, the error code its check made) per check that

@@ -215,17 +215,18 @@ def iter_(interp, x, *sentinel):
 
 @builtin(py.enumerate)
 def enumerate_(interp, x, start=0):
+    if isinstance(start, Array):    # (its __index__, as enumerate takes it: a Python int)
+        from . import pynumbers
+        start = pynumbers.index_value(start, hint="convert it first: enumerate(x, int(s))")
     if interp.result_feeds_loop():
         x = interp.for_loop_items(x)       # (a held map: the loop advances it)
     if _is_runtime_range(x) and type(start) is int and interp.result_feeds_loop():
         return runtime_ranges.enumerated(x, start)
     zipped = _zip_rows(x)
     n = (len(x) if isinstance(x, range) else _rows(x)) if zipped is None else x.stop
-    runtime_start = isinstance(start, Array) and start.ndim == 0 and start.dtype.kind in "iu"
+    runtime_start = isinstance(start, Array)
     if n is not None and (type(start) is int or runtime_start):
-        # (enumerate takes the start's __index__: a Python int)
-        counts = iterators.Counting(BUILTINS[py.int](interp, start)) if runtime_start \
-            else range(start, start + n)
+        counts = iterators.Counting(start) if runtime_start else range(start, start + n)
         loop = rows_loop(interp, (counts, x if zipped is None else zipped))
         if loop is not None:
             return loop
@@ -1261,6 +1262,31 @@ def _extreme(builtin_fn, pick_later):
             best.frozen = CHOSEN    # (a copy: an update in place would not reach the item)
         return best
     return impl
+
+
+def either_number(take_first: Array, first, second, name: str):
+    """`first if take_first else second` of two numbers (0-d) whose Python
+    types may differ (a Python float and an np.float64; an int and a
+    float): one runtime value holding, by its bools, the Python type of the
+    one taken, as min()/max()'s pick does (held_ints.py).  `name`: what
+    chose, for a refusal of values that no one dtype holds."""
+    items = [first, second]
+    avals = [leaf_aval(v) for v in items]
+    python_pick = held_ints.python_slot(avals) if all(a.weak for a in avals) \
+        else held_ints.FLAG
+    a, b = _in_merged_dtype(name, items)
+    picked = emit("select", take_first, a, b, weak_result=True)
+    if any(held_ints.holds_python_number(v) or held_ints.holds_python_bool(v) for v in items) \
+            and held_ints.needs_flag(items, picked.aval):
+        held = emit("select", take_first, *(Array(held_ints.flag_of(v, python_pick))
+                                            for v in items))
+        bools = emit("select", take_first, *(Array(held_ints.bool_flag_of(v)) for v in items)) \
+            if held_ints.needs_bool_flag(items, picked.aval) else None
+        held_ints.hold(picked, held.var, items, bools and bools.var)
+    kinds = _pick_kinds(items)
+    picked.immutable = merged_kind(items) if kinds is None else RuntimeKind(
+        emit("select", take_first, Array(kinds[0]), Array(kinds[1])).var)
+    return picked
 
 
 def _pick_kinds(items) -> list | None:

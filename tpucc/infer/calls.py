@@ -2559,7 +2559,7 @@ class Interpreter:
             item = v[k] if isinstance(v, Array) else self._item(v, k, v[k])
             return item if start is None else (start + pos, item)
         items = items[::-1] if backward else items
-        items = items if start is None else tuple(enumerate(items, start))
+        items = items if start is None else _numbered(items, start)
         if type(v) is list and self.generator_runs:
             generator_runs.note_list_iterated(self, v)
         if type(v) is list or isinstance(v, Array):     # (a subclass may iterate its own way)
@@ -2794,13 +2794,13 @@ class Interpreter:
         if (isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is dict
                 and fn.__name__ == "get" and not kwargs and 1 <= len(args) <= 2):
             return self.dict_get(fn.__self__, *args)
-        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in (list, tuple) \
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in _SEARCHED \
                 and fn.__name__ in ("index", "count") and len(args) == 1 and not kwargs:
             from . import dunders       # the user's __eq__, interpreted
             if dunders.involves_user(args[0]) or dunders.involves_user(fn.__self__):
                 return dunders.sequence_method(self, self.static_items(fn.__self__),
                                                fn.__name__, args[0])
-        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in (list, tuple) \
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in _SEARCHED \
                 and fn.__name__ in ("index", "count") and 1 <= len(args) <= 3 and not kwargs \
                 and (len(args) == 1 or fn.__name__ == "index"):
             if holds_array(args[0]) or holds_array(fn.__self__):
@@ -2918,7 +2918,8 @@ class Interpreter:
         through it written back.  With runtime arguments its function is
         traced: each call computes anew, with equal values."""
         if _any_runtime(args, kwargs):
-            return local_caches.traced_anew(self, fn.__wrapped__, args, kwargs)
+            return local_caches.traced_anew(self, fn.__wrapped__, args, kwargs, fn,
+                                            fn.cache_parameters()["typed"])
         value = fn(*args, **kwargs)
         name = getattr(fn, "__qualname__", "a cached function")
         return self.capture(value, ("call", getattr(fn, "__module__", None), name),
@@ -2943,8 +2944,8 @@ class Interpreter:
             args = [args[0], self.take_indices(args[1]), *args[2:]]
         elif fn is np.take and "indices" in kwargs:
             kwargs = {**kwargs, "indices": self.take_indices(kwargs["indices"])}
-        args = [self._arrays_as_inputs(a) for a in args]
-        kwargs = {k: self._arrays_as_inputs(v) for k, v in kwargs.items()}
+        args = [self._arrays_as_inputs(self._deque_as_list(a)) for a in args]
+        kwargs = {k: self._arrays_as_inputs(self._deque_as_list(v)) for k, v in kwargs.items()}
         # np.asarray(a.flat), np.sum(a.flat): NumPy reads it as a 1-d copy
         args = [a.as_array() if isinstance(a, FlatIter) else a for a in args]
         if isinstance(fn, np.ufunc) and len(args) > fn.nin and "out" not in kwargs:
@@ -2995,6 +2996,12 @@ class Interpreter:
                 self._owned(v)
             self.fresh(out)
         return out
+
+    def _deque_as_list(self, v):
+        """A deque as the list of its items: NumPy reads a deque through the
+        sequence protocol, as it reads a list (np.stack(frames) of a
+        deque(maxlen=k) of frames), and NumPy's functions here take lists."""
+        return list(self.static_items(v)) if type(v) is collections.deque else v
 
     def _arrays_as_inputs(self, v):
         """A list or tuple holding NumPy arrays (`np.stack(self.weights)`):
@@ -3525,6 +3532,10 @@ def check_truth_result(name, result):
                        "__len__() should return >= 0", raises="ValueError")
 
 
+# The sequences whose index() and count() compare items at run time (a
+# deque's are a list's: `==` of each item in order, index's start and stop).
+_SEARCHED = (list, tuple, collections.deque)
+
 # Built-in values whose attributes never change (`complex(v).real`, `s.start`).
 _IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset, range, slice,
                         type(None)})
@@ -3993,6 +4004,14 @@ _MAKE_GRAD = (autodiff.grad, autodiff.value_and_grad, GradFunction)
 # The longest range whose held iterator (iter(range(n))) is a SeqIter of its
 # items; a longer one stays a RangeIter (a loop over it a counted While)
 _HELD_RANGE_ITEMS = 100_000
+
+
+def _numbered(items: tuple, start) -> tuple:
+    """enumerate(items, start)'s pairs; a start known only at run time (a
+    Python int already, builtins_impl.enumerate_) counts up from itself."""
+    if isinstance(start, Array):
+        return tuple((start + k, item) for k, item in enumerate(items))
+    return tuple(enumerate(items, start))
 
 
 def _iterator_kind(v, start, backward) -> str:

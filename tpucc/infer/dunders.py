@@ -386,9 +386,10 @@ def runtime_search(interp, name: str, item, items, bounds=()):
     start and stop."""
     if any(isinstance(b, Array) for b in bounds):
         raise NeedsStatic("index()'s start or stop")
+    kind = type(items).__name__         # ("... is not in deque", though sliced below)
     if bounds:
         window = slice(*bounds, None) if len(bounds) == 1 else slice(*bounds)
-        offset, items = range(len(items))[window].start, items[window]
+        offset, items = range(len(items))[window].start, list(items)[window]
     else:
         offset = 0
     hits = _hits(interp, item, items, to_first=name != "count")
@@ -403,7 +404,7 @@ def runtime_search(interp, name: str, item, items, bounds=()):
         return _found(hits)
     first = static[0] if static else None
     candidates = [(k, h) for k, h in runtime if first is None or k < first]
-    missing = f"ValueError: {_shown(interp, item)} is not in {type(items).__name__}"
+    missing = f"ValueError: {_shown(interp, item)} is not in {kind}"
     if first is None:
         if not candidates:
             raise UserCodeError(missing)

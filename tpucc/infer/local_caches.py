@@ -25,7 +25,9 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..errors import SideEffectError, UnsupportedError, UserCodeError
+import numpy as np
+
+from ..errors import SideEffectError, StaticValueError, UnsupportedError, UserCodeError
 from . import builder, generator_runs
 from .values import Array, NeedsStatic
 
@@ -142,19 +144,123 @@ def call(interp, cache: LocalCache, args, kwargs, runtime: bool):
 
 
 def _traced_anew_by(interp, cache: LocalCache, args, kwargs):
-    answer = traced_anew(interp, cache.fn, args, kwargs)
+    answer = traced_anew(interp, cache.fn, args, kwargs, cache, cache.typed)
     cache.counts_known = False
     cache.paths_differ = True       # (Python's cache now holds an answer tracing did not)
     return answer
 
 
-def traced_anew(interp, fn, args, kwargs):
+def traced_anew(interp, fn, args, kwargs, cache=None, typed: bool = False):
     """A cached function called with runtime arguments: traced, its answer
     computed at every call, as Python's cache would only on a miss.  An
-    array argument is unhashable, as eagerly."""
+    array argument is unhashable, as eagerly.  `cache`: the cache object
+    (fn's functools wrapper, or a LocalCache), whose earlier runtime calls
+    this one may hit."""
     _refuse_unhashable(args, kwargs)
     _unroll_for_static_arguments(args, kwargs)
-    return _computed(interp, fn, args, kwargs, unsure=True)
+    answer = _computed(interp, fn, args, kwargs, unsure=True)
+    if cache is None or typed:
+        return answer
+    return _as_python_cache_answers(cache, _key(args, kwargs, typed), answer)
+
+
+def _as_python_cache_answers(cache, key: tuple, answer):
+    """Tracing anew gives the answer Python's cache would hold, equal values
+    for equal arguments, but not always of the same type: an earlier call
+    with float(x[0]) and this one with x[0] (np.float64) are one key where
+    the values are equal, and Python then returns the earlier answer, a
+    Python float, where this call computes an np.float64.  So where an
+    earlier answer is a number of another type, the answer is the earlier
+    one where the keys are equal at run time (the first such call's, as
+    Python's cache keeps the first), held in one runtime value (held_ints);
+    an answer of another kind (an array, a container) is refused."""
+    c = builder.ctx()
+    calls = c.cache_calls.setdefault(id(cache), (cache, []))[1]
+    result = answer
+    for earlier_key, region, earlier in reversed(calls):
+        if _answer_type(earlier) == _answer_type(answer) or not _may_equal(earlier_key, key):
+            continue
+        here = _holds(c.regions, region)
+        if not here and not _computed_on_another_path(c.regions, region):
+            continue        # (a trial given up: that call never ran)
+        if not (here and _is_number(earlier) and _is_number(answer)):
+            raise _other_type_refusal(cache, earlier, answer)
+        from .builtins_impl import either_number
+        hit = _keys_equal(earlier_key, key)
+        result = earlier if hit is True else either_number(
+            hit, earlier, result, f"the functools cache of `{_name(cache)}`")
+    calls.append((key, c.regions[-1], result))
+    return result
+
+
+def _is_number(v) -> bool:
+    """A number the program holds as one runtime value of either type."""
+    if isinstance(v, Array):
+        return v.shape == () and (v.weak or v.immutable is True) and v.dtype.kind in "biuf"
+    return isinstance(v, _NUMBERS) and not isinstance(v, (complex, np.complexfloating))
+
+
+def _keys_equal(a, b):
+    """Whether two cache keys that _may_equal are equal, as a runtime bool
+    (Python's == of their numbers: NumPy's, in their promoted dtype)."""
+    from ..ops.registry import NUMPY
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        parts = [_keys_equal(x, y) for x, y in zip(a, b)]
+        runtime = [p for p in parts if isinstance(p, Array)]
+        return functools.reduce(NUMPY[np.logical_and], runtime) if runtime else True
+    if isinstance(a, Array) or isinstance(b, Array):
+        return NUMPY[np.equal](a, b)
+    return True         # (static parts: equal, or _may_equal would have said no)
+
+
+def _name(cache) -> str:
+    return getattr(cache, "__qualname__", "the cached function")
+
+
+def _other_type_refusal(cache, earlier, answer) -> StaticValueError:
+    return StaticValueError(
+        f"the functools cache of `{_name(cache)}` may answer this call with an earlier "
+        f"call's answer ({_type_shown(earlier)}), where computing it gives "
+        f"{_type_shown(answer)}: the arguments of the two calls are equal for the cache "
+        "when their values are, which is known only at run time",
+        hint="call it with arguments of the same types each time (e.g. float(v) at every "
+             "call), or drop the cache")
+
+
+def _may_equal(a, b) -> bool:
+    """Whether two cache keys may be equal at run time: their static parts
+    equal, and each runtime number beside a number (1 == 1.0 == True)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(map(_may_equal, a, b))
+    if isinstance(a, Array) or isinstance(b, Array):
+        return all(isinstance(v, _NUMBERS) or isinstance(v, Array) and v.shape == ()
+                   for v in (a, b))
+    try:
+        return bool(a == b)
+    except Exception:               # (an object whose == cannot answer now)
+        return True
+
+
+_NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+
+
+def _answer_type(v):
+    """What the program can tell of an answer without its values: Python
+    type, and an array's dtype and shape, through tuples and lists."""
+    from .builtins_impl import python_sample
+    if isinstance(v, Array):
+        return type(python_sample(v)), v.dtype, v.shape
+    if isinstance(v, (tuple, list)):
+        return type(v), tuple(map(_answer_type, v))
+    return type(v)
+
+
+def _type_shown(v) -> str:
+    from .calls import python_type_name
+    shown = python_type_name(v)
+    if isinstance(v, Array) and shown == "numpy.ndarray":
+        shown += f" of {v.dtype}{list(v.shape)}"
+    return f"{'an' if shown[0] in 'aeiou' else 'a'} {shown}"
 
 
 def _unroll_for_static_arguments(args, kwargs) -> None:
@@ -225,8 +331,22 @@ def _refuse_unhashable(args, kwargs) -> None:
 
 def _key(args, kwargs, typed: bool) -> tuple:
     """The arguments as functools' cache tells them apart: equal values
-    share an answer (1 and 1.0 too, unless typed)."""
+    share an answer (1 and 1.0 too, unless typed), but for functools'
+    shortcut: one positional argument that is exactly an int or a str is
+    its own key, never equal to the tuple key of another type's (f(2) and
+    then f(2.0) compute twice)."""
+    if not typed and not kwargs and len(args) == 1 and _int_or_str(args[0]):
+        return (_OWN_KEY, args[0])
     key = (*args, *((object, *kwargs.items()) if kwargs else ()))
     if typed:
         key += tuple(type(v) for v in (*args, *kwargs.values()))
     return key
+
+
+_OWN_KEY = object()     # (the mark of an argument that is its own key: _key)
+
+
+def _int_or_str(v) -> bool:
+    """Exactly a Python int or str (not a bool, not a NumPy integer)."""
+    return type(v) in (int, str) or isinstance(v, Array) and v.weak and v.shape == () \
+        and v.dtype.kind in "iu"
