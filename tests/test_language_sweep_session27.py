@@ -119,7 +119,7 @@ def takewhile_runtime_predicate(x):
 
 def test_runtime_predicate_in_a_library_callback_is_refused():
     raises_at(takewhile_runtime_predicate, (X,), tpucc.errors.StaticValueError,
-              match="truth value", line_of="takewhile")
+              match=r"takewhile\(\) over runtime values", line_of="takewhile")
 
 
 # --- the operator module's subscript, in-place and sequence functions ----------------------

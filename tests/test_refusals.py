@@ -85,7 +85,7 @@ def _countdown_generator(x):
 
 
 def yield_under_runtime_loop(x):
-    return sum(_countdown_generator(x))
+    return list(_countdown_generator(x))     # (sum() of it adds up as it runs)
 
 
 async def _identity_coroutine(x):

@@ -29,9 +29,9 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
-from . import (builder, element_lists, generator_runs, held_ints, interpreted, iterators,
-               linalg_array_api, list_loops, messages, numpy_callbacks, object_copies,
-               pure_stdlib, runtime_ranges, value_objects, vectorize)
+from . import (builder, chosen_values, element_lists, generator_folds, generator_runs, held_ints,
+               interpreted, iterators, linalg_array_api, list_loops, messages, numpy_callbacks,
+               object_copies, pure_stdlib, runtime_ranges, value_objects, vectorize)
 from .builder import emit, emit_op
 from .control import as_aval, kind_value, merged_kind, scalar_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -1064,6 +1064,8 @@ def _native_next(it):
 def sum_(interp, x, start=0):
     from . import dunders
     _refuse_text_start(start)
+    if isinstance(x, generator_folds.FoldedTotal):     # (a generator made for it: start is 0)
+        return x.total
     if _is_runtime_range(x):        # (a closed form: exact, as Python's int sum)
         return dunders.apply(interp, operator.add, start, runtime_ranges.total(x))
     items = interp.static_items(x)
@@ -1181,6 +1183,9 @@ def _extreme(builtin_fn, pick_later):
                 return _static_extreme(items, keys, interp, pick_later)
             except NeedsStatic:
                 raise _runtime_comparison_refusal(builtin_fn.__name__, keys) from None
+        if key is not None and chosen_values.pickable(items):
+            # (`max(scores, key=scores.get)` over static names: the name, chosen at run time)
+            return _chosen_by_key(builtin_fn.__name__, items, keys, pick_later)
         if not all(isinstance(v, Array) or _static_real(v) for v in items):
             # (`max(results, key=lambda r: r[1])` over tuples of alike items)
             items = _runtime_alike(items)
@@ -1287,6 +1292,19 @@ def either_number(take_first: Array, first, second, name: str):
     picked.immutable = merged_kind(items) if kinds is None else RuntimeKind(
         emit("select", take_first, Array(kinds[0]), Array(kinds[1])).var)
     return picked
+
+
+def _chosen_by_key(name: str, items, keys, pick_later):
+    """max()/min() of static objects (strings, None, enum members) by
+    runtime number keys: the first best one, a choice among them
+    (chosen_values.py) as `NAMES[int(np.argmax(keys))]` would make it."""
+    _one_type(name, keys)
+    position = _best_position(keys, pick_later)
+    if not isinstance(position, Array):
+        return items[position]          # (decided at compile time)
+    # (its bounds known, a pick past the end needs no runtime check)
+    position.span = ranged_span(position.var, position.dtype, (0, len(items) - 1))
+    return chosen_values.picked(items, position, "tuple")
 
 
 def _pick_kinds(items) -> list | None:

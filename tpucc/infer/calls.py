@@ -43,10 +43,10 @@ from . import buffers, builder, float_errors, held_ints
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, chosen_values, exceptions, generator_runs, held_tables,
-               interpreted, iterators, library_signatures, list_loops, local_caches, messages,
-               picked_copies, picked_rows, popped_queues, pynumbers, recursion, stacking,
-               static_arguments, vectorize)
+from . import (appends, chosen_functions, chosen_values, exceptions, generator_folds,
+               generator_runs, held_tables, interpreted, iterators, library_signatures, list_loops,
+               local_caches, messages, picked_copies, picked_rows, popped_queues, pynumbers,
+               recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -103,7 +103,7 @@ def native_items(v) -> tuple:
     them."""
     out = []
     try:
-        for item in v:
+        for item in _deciding_natively(v):
             if len(out) == MAX_NATIVE_ITEMS:
                 raise LimitError(f"an iterable of {type(v).__name__} gave more than "
                                  f"{MAX_NATIVE_ITEMS} items at compile time (an endless one?)",
@@ -119,6 +119,30 @@ def native_items(v) -> tuple:
             raise
         return RaisingTail(out, e)
     return tuple(out)
+
+
+# The iterators a program made whose own iterators are what it reads
+_NATIVE_NAMES = {"_grouper": "groupby"}       # (a group of itertools.groupby)
+
+
+def _deciding_natively(v):
+    """Iterates native iterator `v` (itertools.takewhile, groupby,
+    compress, filter) while compiling: where it asks a runtime value
+    whether to give an item (the truth of `pred(v)`, of a selector, of `k ==
+    last_key`), which items it gives, and how many, is known only at run
+    time: said so, not the truth test no line of the program wrote."""
+    try:
+        yield from v
+    except NeedsStatic:
+        name = _NATIVE_NAMES.get(type(v).__qualname__, type(v).__qualname__)
+        if type(v).__module__ != "builtins":
+            name = f"{type(v).__module__}.{name}"
+        raise StaticValueError(
+            f"{name}() over runtime values: which items it gives, and how many, would be "
+            "known only at run time (it tests runtime values to decide)",
+            hint="keep the values in an array and work with a mask of the items it would "
+                 "give (`np.where(mask, x, 0).sum()`), or loop over them yourself, adding up "
+                 "as you go (a runtime `break` or `if` in a `for` loop compiles)") from None
 
 
 class WithExit:
@@ -3156,9 +3180,12 @@ class Interpreter:
         if frame.yields is not None:
             self.fresh(frame.yields)        # (a list only the generator appends to)
             run = generator_runs.start(self, frame.yields, list(frame.locals.values()))
+            generator_folds.start(self, frame)
         try:
             self.run_frame(frame, 0)
         except UserCodeError as e:
+            if generator_folds.total(frame) is not None:
+                raise       # (sum() would have got the error before its result)
             if frame.yields is not None:
                 if e.level == exceptions.ESCAPED_RUNTIME_REGION:
                     raise       # a `try` in the generator would catch it: refused there
@@ -3170,6 +3197,8 @@ class Interpreter:
         finally:
             if run is not None:
                 generator_runs.finish(self, run)
+        if generator_folds.total(frame) is not None:
+            return generator_folds.total(frame)     # (all consumed, by sum(): nothing held)
         if frame.yields is not None:
             value = frame.locals.get("<return>")
             made = held_iterator(frame.yields if value is None

@@ -93,7 +93,11 @@ def apply(interp, op, *operands, native=None):
         # `fmt % x` of a runtime x is refused by _printf, whose hint knows a raise's message)
         # numbers, arrays: the common case (`grid == '#'` of a string array
         # made now gives a constant bool array)
-        return calls.natively_made((native or op)(*operands))
+        try:
+            return calls.natively_made((native or op)(*operands))
+        except NeedsStatic:
+            _refuse_runtime_counts(op, operands)
+            raise
     if len(operands) == 1:
         result = unary(interp, op, *operands) if op in UNARY else NATIVE
     elif op in COMPARE:
@@ -134,6 +138,28 @@ def _is_python_complex(x) -> bool:
     if isinstance(x, Array):
         return x.weak and x.ndim == 0 and x.dtype.kind == "c"
     return type(x) is complex
+
+
+def _refuse_runtime_counts(op, operands) -> None:
+    """Counter arithmetic (`c + d`, `c - d`, `c | d`, `-c`) over runtime
+    counts, run natively, asked whether a count is positive: the result
+    keeps only the keys whose count is, which are known only at run time
+    (the truth of a runtime number is not what the program wrote)."""
+    counters = [v for v in operands if isinstance(v, collections.Counter)]
+    if not counters or op in COMPARE:
+        return
+    names = ["Counter" if isinstance(v, collections.Counter) else type(v).__name__
+             for v in operands]
+    what = _symbol(op).replace("x", names[0]) if len(operands) == 1 else \
+        f"{names[0]} {_symbol(op)} {names[1]}"
+    extreme = {operator.or_: "max", operator.ior: "max", operator.and_: "min",
+               operator.iand: "min"}.get(op)
+    raise StaticValueError(
+        f"`{what}` of runtime counts: the result keeps only the keys whose count is positive, "
+        "and which keys those are depends on runtime values",
+        hint="update one Counter, which keeps every key, zero and negative counts too: "
+             + (f"`c[k] = {extreme}(c[k], d[k])` for each key k" if extreme else
+                "`c.update(d)` or `c[k] += n` (`c.subtract(d)` for `-`)"))
 
 
 def _symbol(op) -> str:

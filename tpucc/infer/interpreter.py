@@ -27,7 +27,7 @@ from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from ..ops.registry import METHODS, NUMPY
 from . import (builder, builtins_impl, calls, checks, chosen_values, control, dunders, exceptions,
-               float_errors, held_ints, messages, stacking)
+               float_errors, generator_folds, held_ints, messages, stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
@@ -64,6 +64,7 @@ class Frame:
         self.cells = cells
         self.stack: list = []
         self.yields: list | None = [] if func.__code__.co_flags & 0x20 else None
+        self.fold = None            # its items' total, for sum(gen): generator_folds.py
         self.entry_depth = builder.ctx().runtime_depth
         self.recursion_key = None   # a recursive call's arguments (recursion.py)
         self.entry_values = values_made()   # (ints its call tree computes: recursion.py)
@@ -649,7 +650,7 @@ def BINARY_OP(f, name):
         f.push(f.interp.sequence_op(op, a, b) if result is dunders.NATIVE else result)
         return
     if op in (operator.or_, operator.ior) and isinstance(a, dict) and isinstance(b, dict) \
-            and dunders.all_library((a, b)):
+            and dunders.all_library((a, b)) and _dicts_union(op, a, b):
         f.push(f.interp.dict_union(op, a, b))      # `G | {...}`: G's items read one by one
         return
     made = f.interp.deque_op(op, a, b)             # `d1 + d2`, `d * 2`: a new deque
@@ -659,6 +660,14 @@ def BINARY_OP(f, name):
     _guard_read_natively(f, a, b)                  # `d.keys() & s`
     # a user class's __mul__ ... interpreted
     f.push(dunders.apply(f.interp, dunders.operator_named(name, op), a, b, native=op))
+
+
+def _dicts_union(op, a, b) -> bool:
+    """Whether `a | b` (`a |= b`) is dict's union, not a dict subclass's
+    own operator: Counter's `|` keeps the larger count of each key, and
+    only the positive ones (its items run natively, dunders.apply)."""
+    own = "__ior__" if op is operator.ior else "__or__"
+    return getattr(type(a), own) is getattr(dict, own) and type(b).__ror__ is dict.__ror__
 
 
 @handler
@@ -1397,14 +1406,36 @@ def YIELD_VALUE(f, arg):
     f.push(None)                # (the value sent back: nothing sends)
     # The generator runs to its end before its consumer reads an item: its
     # items are a list it appends to, which a counted While's buffers may
-    # hold (`sum(x[i] ** 2 for i in range(n))`).
-    if stacking.try_record(f.interp, f.yields, v):
+    # hold (`sum(x[i] ** 2 for i in range(n))`); or, fed straight to sum()
+    # under a runtime loop, their total (`sum(i * i for i in range(n))`).
+    runtime = builder.ctx().runtime_depth > f.entry_depth
+    if f.fold is not None and f.fold.active:
+        generator_folds.folded(f, v, runtime)
         return
-    if builder.ctx().runtime_depth > f.entry_depth:
-        raise UnsupportedError(
-            "`yield` under a runtime condition or loop is not supported: how many items the "
-            "generator yields would be known only at run time", hint=_runtime_yield_hint())
+    if stacking.try_record(f.interp, f.yields, v):
+        generator_folds.note_listed(f)
+        return
+    if generator_folds.folded(f, v, runtime):
+        return
+    if runtime:
+        raise UnsupportedError(_runtime_yield_message(f), hint=_runtime_yield_hint())
     f.yields.append(v)
+    generator_folds.note_listed(f)
+
+
+def _runtime_yield_message(f) -> str:
+    """A generator expression's `yield` is not the user's to name: its
+    `for` or `if` is."""
+    if f.func.__code__.co_name == "<genexpr>":
+        what = "a generator expression whose `for` or `if` depends on runtime values"
+    else:
+        what = "`yield` under a runtime condition or loop"
+    if f.fold is not None:      # (fed to sum(), but items were listed before: generator_folds)
+        return (f"{what}, after items yielded outside it, is not supported: sum() and "
+                "math.prod() of a generator add up its items as it runs only from its first "
+                "yield on")
+    return (f"{what} is supported only where it goes straight to sum() or math.prod(): how "
+            "many items it gives would be known only at run time")
 
 
 def _runtime_yield_hint() -> str:
@@ -1436,7 +1467,10 @@ def YIELD_FROM(f, arg):
     if builder.ctx().runtime_depth > f.entry_depth:
         raise UnsupportedError("`yield from` under a runtime condition or loop is not supported")
     value = returning(caught_up(it)) if isinstance(it, SeqIter) else None
-    f.yields.extend(f.interp.static_items(it))
+    for v in f.interp.static_items(it):
+        if not generator_folds.folded(f, v, runtime=False):
+            f.yields.append(v)
+            generator_folds.note_listed(f)
     f.push(value)
 
 

@@ -513,7 +513,12 @@ def prod(interp, iterable, /, *, start=1):
     """math.prod: start times each item, left to right, as sum() adds them
     (a list of runtime Python floats compounds to a Python float; NumPy
     scalars multiply as NumPy's)."""
-    from . import dunders
+    from . import dunders, generator_folds, interpreted
+    from .calls import RuntimeRange
+    if isinstance(iterable, generator_folds.FoldedTotal):  # (a generator made for it)
+        return iterable.total
+    if isinstance(iterable, RuntimeRange):      # (no closed form: one runtime loop)
+        return interp.call(interpreted.reduced, [operator.mul, iterable, start], {})
     items = interp.static_items(iterable)
     if not any(isinstance(v, Array) for v in (start, *items)):
         return math.prod(items, start=start)
