@@ -256,11 +256,13 @@ def test_min_and_max_with_a_key_compare_runtime_keys():
     check(extremes_by_key, np.array([-3.0, 1.0, 2.5]))
 
 
-def test_max_of_static_items_by_runtime_keys_names_argmax():
+def test_max_of_static_items_by_runtime_keys_is_a_choice():
+    # (was refused, E400 naming np.argmax: a runtime choice among the strings now,
+    # test_fixes_session48N3)
     def pick(x):
         return max(["a", "b"], key=lambda s: x[0] if s == "a" else x[1])
-    err = raises_at(pick, (np.ones(2),), tpucc.StaticValueError, match="runtime keys")
-    assert "np.argmax" in err.hint
+    check(pick, np.ones(2))
+    check(pick, np.array([1.0, 2.0]))
 
 
 class Vec:
