@@ -1434,8 +1434,8 @@ def _runtime_yield_message(f) -> str:
         return (f"{what}, after items yielded outside it, is not supported: sum() and "
                 "math.prod() of a generator add up its items as it runs only from its first "
                 "yield on")
-    return (f"{what} is supported only where it goes straight to sum() or math.prod(): how "
-            "many items it gives would be known only at run time")
+    return (f"{what} is supported only where it goes straight to sum() or math.prod(), as "
+            "their one argument: how many items it gives would be known only at run time")
 
 
 def _runtime_yield_hint() -> str:
