@@ -1101,8 +1101,10 @@ def FORMAT_VALUE(f, flags):
         if printed is not None:
             f.push(printed)
             return
-        if isinstance(v, Array) and type(spec) is str and f.format_runtime is None:
-            # (f"{len(status)}": a runtime int of a few values, a choice among their texts)
+        if isinstance(v, Array) and type(spec) is str and f.format_runtime is None \
+                and not _in_raising_block(f):
+            # (f"{len(status)}": a runtime int of a few values, a choice among their texts;
+            # not in a raise's message, which a choice cannot be: its refusal says more)
             text = chosen_values.formatted_int(v, _CONVERSIONS.get(flags & 0x03), spec)
             if text is not None:
                 f.push(text)
@@ -1880,6 +1882,14 @@ def _runtime_raise_refusal(f, index: int, name: str, exc=None) -> UnsupportedErr
                 "values (shapes, Python values)")
     return UnsupportedError(f"raising {name} under a runtime condition is not supported",
                             hint=hint)
+
+
+def _in_raising_block(f) -> bool:
+    """Whether the block running ends in a `raise` (its message being built)."""
+    if f.current_block is None:
+        return False
+    instrs = f.fc.blocks[f.current_block].instrs
+    return bool(instrs) and instrs[-1].op == "RAISE_VARARGS"
 
 
 def _refuse_raise_message(f):
