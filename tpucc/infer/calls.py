@@ -60,7 +60,7 @@ from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, clas
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
                      check_runtime_size, frozen_kind, known_constant, known_integer,
                      native_method, refuse_array_subclass, runtime_date_refusal,
-                     scalar_if_numpy_would, set_item)
+                     journal_contents, scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
 # The frames of comprehensions and generator expressions between them are
@@ -762,6 +762,8 @@ class Interpreter:
                           "and update it in place (x[i] = v)"))
             e.program_container = True      # (the program's own: no library's state)
             raise e
+        # (the change is made as Python makes it: undone if the region is thrown away)
+        journal_contents(obj, entry[1])
 
     def refuse_differentiated_change(self, obj):
         """A list or dict differentiated by tpucc.grad is a copy made for the
@@ -2213,12 +2215,15 @@ class Interpreter:
         return (None,)
 
     def _deque_in_place(self, d, name, args, kwargs):
-        """(None,) of a deque method that keeps its length: `rotate(k)` of a
-        static k, `reverse()`, and `append`, `appendleft`, `extend` or
-        `extendleft` of static items on a deque full to its maxlen (the
-        sliding window `win.append(v)`), done as the item assignments it
-        is (so that a runtime loop or `if` carries the items, as a list's),
-        on a deque the program made; None for any other call."""
+        """(None,) of a deque method done as the item assignments and
+        appends it is (so that a runtime loop or `if` carries the items, as
+        a list's), on a deque the program made: `rotate(k)` of a static k,
+        `reverse()`, and `append`, `appendleft`, `extend` or `extendleft`
+        of static items.  On a deque full to its maxlen (the sliding window
+        `win.append(v)`) its length stays; one with room left grows at its
+        end as a list does, where a list's append could
+        (_appends_journaled: arms of a runtime `if` appending as many
+        items).  None for any other call."""
         made_here = self.fresh_ids.get(id(d), (None,))[0] is d   # (not an argument's)
         if not made_here or kwargs or name not in _DEQUE_SHIFTS or (name == "rotate" and not all(
                 type(a) is int for a in args)) or (name.startswith("extend") and not all(
@@ -2229,10 +2234,13 @@ class Interpreter:
             getattr(moved, name)(*args)
         except TypeError:
             return None         # (Python's TypeError, from the deque itself)
-        if len(moved) != len(d):
+        kept = len(d)
+        if len(moved) != kept and not (len(moved) > kept and self._appends_journaled(d)):
             return None
-        for k, v in enumerate(moved):
-            self.setitem(d, k, v)
+        for k in range(kept):
+            self.setitem(d, k, moved[k])
+        for v in list(moved)[kept:]:
+            set_item(d, len(d), v, self.fresh_ids[id(d)][1])
         return (None,)
 
     def _read_tuples(self, v):

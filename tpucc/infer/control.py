@@ -1010,6 +1010,8 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             "the iterations of this loop" if note.startswith("loop") else
             "the runtime paths that meet here (an `if`, or a loop left early or not)")
     with _paths_differ(same_statics_at is not None):
+        # (first: an item one arm appends is no slot the others have)
+        _refuse_other_appends(arms, what)
         writes = [(c, k, loc, serial) for a in arms for c, k, _, loc, serial in a.items.values()]
         in_place, loose = kept_containers(frame.interp, entry,
                                           [(a.locals, a.stack, a.items) for a in arms],
@@ -1019,7 +1021,6 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         # (`s.t = s.t + 1` on one path makes a NumPy scalar of the 0-d array
         # the other keeps: which one the object holds is carried as a bool)
         loose_kinds = [x for x in loose_runtime if not x[4].shape and _kind_is_runtime(x[3])]
-        _refuse_other_appends(arms, what)
         _check_same_structure(flat, what)
         stored = _stored_stack_top(frame, arms, targets)
         slots, merged = _classify(flat, multi, what, floor, maybe_unbound, pred,
@@ -1296,11 +1297,14 @@ def _refuse_other_appends(arms, what: str) -> None:
     for lst, per_arm, loc in counts.values():
         if len(set(per_arm)) > 1:
             paths = container_paths(arms[0].locals, arms[0].stack).get(id(lst), (None, ()))[1]
-            name = f"`{min(paths)}`" if paths else "a list"
+            # (a deque is no container state walks: the variable holding it names it)
+            paths = paths or [n for n, v in arms[0].locals.items() if v is lst]
+            kind = type(lst).__name__
+            name = f"`{min(paths)}`" if paths else f"a {kind}"
             appended = " and ".join(f"{n} item{'s' * (n != 1)}" for n in per_arm)
             raise SideEffectError(
                 f"appending to {name} on some runtime paths only: {what} append {appended} "
-                "to it, and compiled code gives a list one length on every path", loc=loc,
+                f"to it, and compiled code gives a {kind} one length on every path", loc=loc,
                 hint="append as many items on every path, choosing the item (`out.append(a "
                      "if c else b)`), or fill a preallocated array and count its items "
                      "(`buf[n] = v; n += 1`)")

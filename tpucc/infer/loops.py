@@ -34,7 +34,7 @@ from .state import (container_paths, describe_static, held_dict_hint, held_value
 from .held_values import CarriedValueLeaves, store, value_leaves
 from .values import (CHOSEN, AliasNote, Array, NeedsStatic, RuntimeKind, Span, Undefined,
                      compile_time_kind, finish_items, items_before, journal_before,
-                     new_serial_floor, ranged_span, set_item)
+                     new_serial_floor, put_item, ranged_span, set_item)
 from .control import (BOUND_SUFFIX, MAX_UNROLL, Exit, as_aval, bound_flag, close_region,
                       drop_dead_locals, end_watch_scope, finish_journal, in_open_region,
                       journaled_region, kept_containers, kind_value, python_int_narrowed,
@@ -1781,14 +1781,16 @@ def _shared_argument_copies(interp, in_place: dict) -> dict:
 def _items_kept(interp, in_place: dict):
     """The items of the `in_place` containers, as they were before an
     attempt (its promotions write placeholders into them)."""
-    saved = [(c, list(c.items()) if type(c) is dict else list(enumerate(c)))
+    # (an OrderedDict or defaultdict is a dict too: enumerating it would
+    # write its keys back as items 0, 1, ...)
+    saved = [(c, list(dict.items(c)) if isinstance(c, dict) else list(enumerate(c)))
              for c in (interp.fresh_ids[cid][0] for cid in in_place)]
     try:
         yield
     finally:
         for container, items in saved:
             for k, v in items:
-                container[k] = v
+                put_item(container, k, v)
 
 
 def _carry_choices(entry, trial: Trial, promote: dict) -> bool:

@@ -659,15 +659,32 @@ def same_object(new, olds: list, in_place=None):
         for k in names:
             object.__setattr__(made, k, kids[k])
         return made
-    if type(new) is dict:
-        if list(new) != list(first):
-            return new
-        kids = {k: same_object(v, [first[k]], in_place) for k, v in new.items()}
-        if all(kids[k] is first[k] for k in kids):
-            return first
-        kept = _refill(first, kids.items(), in_place)
-        return kept if kept is not None else kids
+    if isinstance(new, dict):
+        return _same_dict(new, first, in_place)
     return new
+
+
+def _same_dict(new: dict, first: dict, in_place: dict) -> dict:
+    """same_object of a dict, or of a dict subclass (OrderedDict,
+    defaultdict, Counter): a copy of one the program made before a runtime
+    `if` would be a container from nowhere, so a later `if` rebinding its
+    items would take it for one from outside (rebound after each call, its
+    store lost, and each trace's copy another place to promote).  Items are
+    read as dict's own: a defaultdict's or the user's __getitem__ may do
+    more."""
+    keys = dict_keys(new)
+    if keys != dict_keys(first):
+        return new
+    kids = {k: same_object(dict.__getitem__(new, k), [dict.__getitem__(first, k)], in_place)
+            for k in keys}
+    if all(kids[k] is dict.__getitem__(first, k) for k in keys):
+        return first
+    kept = _refill(first, kids.items(), in_place)
+    if kept is not None:
+        return kept
+    if type(new) is dict:
+        return kids
+    return dict_of_class(type(new), getattr(new, "default_factory", None), kids)
 
 
 def _same_iterated_items(new: SeqIter, old: SeqIter, in_place: dict) -> SeqIter:

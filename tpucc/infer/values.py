@@ -551,10 +551,57 @@ def set_item(container, key, value, serial: int) -> None:
     put_item(container, key, value)
 
 
+def journal_contents(container, serial: int) -> None:
+    """Before the compiler changes a list, deque, dict or set the program
+    made (with its `serial`) as Python does (`hist.append(v)`, `q.pop()`,
+    `d.update(...)`, `del lst[0]`): its whole contents, journaled when it
+    is older than the current region, so that a region thrown away (an
+    unrolled iteration that leaves on a runtime `break`, tried again as one
+    While; an attempt that failed) leaves it as it was, as finish_items
+    leaves the items it rebound.  A region whose end is merged or carried
+    (a runtime `if` or loop) has no such change: check_mutation refuses it."""
+    c = builder.ctx()
+    if c.item_journal and serial < c.serial_floor[-1] and isinstance(container, _WHOLE_KINDS):
+        c.item_journal[-1].setdefault((id(container), CONTENTS),
+                                      (container, CONTENTS, _contents(container), c.loc, serial))
+
+
+_WHOLE_KINDS = (list, collections.deque, dict, set)
+
+
+class _Contents:
+    """The key of a container's whole contents in an item journal."""
+
+    def __repr__(self):
+        return "CONTENTS"
+
+
+CONTENTS = _Contents()
+
+
+def _contents(container) -> list:
+    """Its items (a dict's (key, value) pairs, in its own order: an
+    OrderedDict's), read as its built-in class does (not the user's
+    subclass's methods, nor a Counter's)."""
+    if isinstance(container, dict):
+        return list(native_method(container, "items")(container))
+    return list(native_method(container, "__iter__")(container))
+
+
+def _restore_contents(container, items: list) -> None:
+    native_method(container, "clear")(container)
+    if isinstance(container, dict):
+        native_method(container, "update")(container, items)
+    elif isinstance(container, set):
+        native_method(container, "update")(container, items)
+    else:
+        native_method(container, "extend")(container, items)
+
+
 def read_item(container, key):
     """container[key], or ABSENT for a dict key it lacks or the position
     just past a list's end (an append: appended_item)."""
-    if type(container) is list and key == len(container):
+    if type(container) in _GROWN_AT_END and key == len(container):
         return ABSENT
     if isinstance(container, (list, collections.deque)) or \
             native_method(container, "__contains__")(container, key):
@@ -579,7 +626,13 @@ def native_method(container, name: str):
 def appended_item(container, key) -> bool:
     """Whether an item write a region undid (values.finish_items) was an
     append: its position is past the list's end again."""
-    return type(container) is list and type(key) is int and key >= len(container)
+    return type(container) in _GROWN_AT_END and type(key) is int and key >= len(container)
+
+
+# The containers a region may append to (calls._appends_journaled), an item
+# written just past the end: a list, and a deque with room left (one full
+# to its maxlen keeps its length: calls._deque_in_place).
+_GROWN_AT_END = (list, collections.deque)
 
 
 ABSENT = object()       # a dict key a region added: undone by deleting it
@@ -592,9 +645,10 @@ def put_item(container, key, value) -> None:
     """container[key] = value, or del container[key] for ABSENT: no journal.
     A list's position just past its end is an append (a runtime `if`'s arm
     appends: set_item), and ABSENT there removes its last item."""
-    if type(container) is list and key >= len(container) - (value is ABSENT):
+    if type(container) in _GROWN_AT_END and key >= len(container) - (value is ABSENT):
         if value is ABSENT:
-            del container[key:]
+            while len(container) > key:     # (a deque has no slices)
+                container.pop()
         else:
             container.append(value)
     elif value is ABSENT:
@@ -617,12 +671,32 @@ def finish_items(journal: dict) -> dict:
     """Ends a region's item writes: {(id(container), key): (container, key,
     value at the end, loc of the first write, the container's serial)},
     each write undone."""
+    # (a container changed whole has no item ends: only a region thrown
+    # away changes one, journal_contents)
+    whole = {cid for cid, key in journal if key is CONTENTS}
     ends = {slot: (container, key, container[key], loc, serial)
-            for slot, (container, key, _, loc, serial) in journal.items()}
+            for slot, (container, key, _, loc, serial) in journal.items() if slot[0] not in whole}
     # (last first: a list's later appends go before its earlier ones)
-    for container, key, before, *_ in reversed(journal.values()):
-        put_item(container, key, before)
+    for container, key, before, *_ in reversed(_undone(journal)):
+        if key is CONTENTS:
+            _restore_contents(container, before)
+        else:
+            put_item(container, key, before)
     return ends
+
+
+def _undone(journal: dict) -> list:
+    """The journal's entries to undo: a container's whole contents restore
+    every item it held then, so its item writes after that are not undone
+    (a deque's position may be gone by then: a popleft)."""
+    whole, out = set(), []
+    for entry in journal.values():
+        if id(entry[0]) in whole:
+            continue
+        if entry[1] is CONTENTS:
+            whole.add(id(entry[0]))
+        out.append(entry)
+    return out
 
 
 def to_value(x) -> Value:
