@@ -765,6 +765,19 @@ class Interpreter:
         # (the change is made as Python makes it: undone if the region is thrown away)
         journal_contents(obj, entry[1])
 
+    def _check_library_change(self, fn, owner, args):
+        """A library's own method that changes a container the program made
+        (`c.update(words)` of a Counter, `od.move_to_end(k)`) runs natively,
+        so it is checked as the interpreter's own changes are: refused under
+        a runtime `if` or loop (where native code would change it on every
+        path), journaled elsewhere (undone with a region thrown away)."""
+        name = getattr(fn, "__name__", None)
+        changed = owner if name in _CHANGING_METHODS else \
+            args[0] if name in _CHANGING_FUNCTIONS and args else None
+        if isinstance(changed, _CHANGEABLE) and id(changed) in self.fresh_ids:
+            self.check_mutation(changed, _a(type(changed).__name__),
+                                removal=name in _REMOVING_METHODS)
+
     def refuse_differentiated_change(self, obj):
         """A list or dict differentiated by tpucc.grad is a copy made for the
         differentiated function (its arrays are the parameters): a change to
@@ -3084,6 +3097,7 @@ class Interpreter:
         # may read every level of a container (the rows of a list of lists)
         self.guard_contents_deeply((getattr(fn, "__self__", None), *args, *kwargs.values()))
         args, kwargs = _callbacks_interpreted(self, fn, args, kwargs)
+        self._check_library_change(fn, owner, args)
         try:
             result = fn(*args, **kwargs)
         except NeedsStatic:
@@ -4411,6 +4425,20 @@ def _bound_on_itself(obj, name) -> bool:
 # The container methods that take items out: in a runtime loop, what is left
 # would be known only at run time.
 _REMOVALS = frozenset({"pop", "popleft", "popitem", "remove", "clear"})
+# Methods of list, dict, set and deque subclasses a library defines in
+# Python (collections.Counter, OrderedDict) that change the container.
+_CHANGING_METHODS = frozenset({
+    "update", "subtract", "clear", "setdefault", "pop", "popitem", "move_to_end",
+    "append", "extend", "insert", "remove", "sort", "reverse", "add", "discard",
+    "appendleft", "extendleft", "popleft", "rotate", "__setitem__", "__delitem__",
+    "__ior__", "__iadd__", "__isub__", "__iand__", "difference_update",
+    "intersection_update", "symmetric_difference_update"})
+_REMOVING_METHODS = frozenset({"clear", "pop", "popitem", "remove", "discard", "popleft",
+                               "__delitem__", "__isub__", "__iand__", "subtract"})
+# Native helpers that change their first argument: Counter.update's counting.
+_CHANGING_FUNCTIONS = frozenset({"_count_elements"})
+_CHANGEABLE = (list, dict, set, collections.deque)
+
 _REMOVAL_HINT = (
     "pop a list of static items (numbers, tuples of them) that this function made and only its "
     "variables hold (that compiles), or "

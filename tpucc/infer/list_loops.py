@@ -271,12 +271,14 @@ def picker(items, stacked=None):
         rebuilt = tuple if type(first) is tuple else lambda xs: type(first)(*xs)
         return lambda pos: rebuilt([part(pos) for part in parts])
     if type(first) is dict:
-        columns = {k: picker([v[k] for v in items], stacked) for k in first}
-        return lambda pos: marked_copy(items, chosen_container(
+        inner = {k: [v[k] for v in items] for k in first}
+        columns = {k: picker(column, stacked) for k, column in inner.items()}
+        return lambda pos: _marked_whole(items, inner, chosen_container(
             {k: part(pos) for k, part in columns.items()}))
     if _is_record_object(first):
-        columns = {k: picker(_attribute_column(items, k), stacked) for k in vars(first)}
-        return lambda pos: marked_copy(items, chosen_object(
+        inner = {k: _attribute_column(items, k) for k in vars(first)}
+        columns = {k: picker(column, stacked) for k, column in inner.items()}
+        return lambda pos: _marked_whole(items, inner, chosen_object(
             type(first), {k: part(pos) for k, part in columns.items()}, items))
     column = _number_column(items)
     model = _NUMPY_SCALAR if isinstance(first, np.generic) else _PY_NUMBER
@@ -314,6 +316,19 @@ def marked_copy(originals, copy):
     a change of one is refused while the program can still read the copy,
     which would not see it (picked_copies)."""
     picked_copies.mark(originals, copy)
+    return copy
+
+
+def _marked_whole(items, inner: dict, copy):
+    """`copy`, a dict or object picked among `items` and built of parts
+    picked among their values (`inner`: key -> column): it marks the items
+    and those values, and its references to its parts count as tpucc's own,
+    so that a part's own pick says "held" only while the program holds that
+    part itself, not while a whole the program dropped (a loop's item in an
+    attempt thrown away) is kept by tpucc's registries."""
+    parts = copy.values() if isinstance(copy, dict) else vars(copy).values()
+    picked_copies.adopt(parts)
+    picked_copies.mark([*items, *(v for column in inner.values() for v in column)], copy)
     return copy
 
 

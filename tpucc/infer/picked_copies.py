@@ -66,6 +66,20 @@ def mark_with(original, picks) -> None:
     builder.ctx().picked_originals.setdefault(id(original), (original, []))[1].extend(picks)
 
 
+def adopt(parts) -> None:
+    """The picks whose copies are `parts` of a whole pick's copy count the
+    whole's reference to them as tpucc's own (list_loops._marked_whole:
+    the whole's pick marks their originals too)."""
+    ids = {id(p) for p in parts}
+    adopted = {}
+    for _, picks in builder.ctx().picked_originals.values():
+        for pick in picks:
+            if id(pick.copy) in ids:
+                adopted[id(pick)] = pick
+    for pick in adopted.values():
+        pick.own += 1
+
+
 def carry(copy, value) -> None:
     """`value` holds what the copy `copy` held, past a runtime region (the
     item a long loop left at by a runtime `break`, after its While): it is
