@@ -4320,7 +4320,23 @@ def _refuse_unknown_keywords(fn, impl, kwargs: dict):
 def numpy_name(fn) -> str:
     """How the user wrote a NumPy function: np.maximum.accumulate for a
     ufunc's method (its __name__ alone is `accumulate`), np.linalg.inv,
-    np.fft.rfft (a public submodule's functions name it)."""
+    np.fft.rfft (a public submodule's functions name it).  Remembered per
+    function: every NumPy call asks for it (for its messages) several times."""
+    try:
+        return _NUMPY_NAMES[fn]
+    except (KeyError, TypeError):       # (TypeError: an unhashable callable)
+        name = _numpy_name(fn)
+    try:
+        _NUMPY_NAMES[fn] = name
+    except TypeError:
+        pass
+    return name
+
+
+_NUMPY_NAMES: dict = {}
+
+
+def _numpy_name(fn) -> str:
     ufunc = getattr(fn, "__self__", None)
     if isinstance(ufunc, np.ufunc):
         return f"np.{ufunc.__name__}.{fn.__name__}"

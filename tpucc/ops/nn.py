@@ -38,6 +38,8 @@ def _static_option(name, arg):
     time.  A runtime int whose value tpucc knows is that int, as a slice
     bound's is (`int(k[0])` of `k = np.array(x.shape[2:]) // 2`); any other
     runtime value (a NumPy int argument is read at run time) is refused."""
+    if type(arg) is int:        # the common case, first: every dimension of every shape
+        return arg
     if isinstance(arg, (tuple, list)):
         return type(arg)(_static_option(name, part) for part in arg)
     arg = known_integer(arg)
