@@ -989,11 +989,7 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         note.startswith(GUARD_NOTE) else set()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
-    if not (note.startswith("loop:") or note == WHILE_ENTRY):
-        # (a runtime loop's step or first test: such a loop carries no plain
-        # objects (value_objects: counted loops only), and its merge's own
-        # refusal says what to write instead)
-        value_objects.merge_by_attribute(frame, [(a.locals, a.stack, a.items) for a in arms])
+    value_objects.merge_by_attribute(frame, [(a.locals, a.stack, a.items) for a in arms])
     whole, flat = _arm_leaves(arms)
     escaped = _hold_escaping_arrays(frame.interp, arms, flat, floor)
     if escaped:

@@ -1412,8 +1412,8 @@ def _settle_while(*args, **kwargs) -> Exit:
     """build_while's fixpoint: promote (mutated in place, for _explain_types),
     boxes and the other sets grow until a trial of the body changes nothing.
     -> (the Exit, whether every iteration runs to the end of the body).
-    Variables a counted loop rebinds to plain objects made anew are carried
-    as values within it (value_objects.py)."""
+    Variables the loop rebinds to plain objects made anew are carried as
+    values within it (value_objects.py)."""
     with value_objects.carrying(args[0].interp):
         return _settle(*args, **kwargs)
 
@@ -1519,7 +1519,8 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
             continue                # variables first bound inside the loop join the state
         if _carry_choices((td, leaves), trial, promote):
             continue                    # again, carrying those objects as choices
-        if trip_count is not None and value_objects.made_anew(leaves, trial, frame.interp):
+        if value_objects.made_anew(leaves, trial, frame.interp,
+                                   runtime_frame=frame if trip_count is None else None):
             continue                # again, carrying those objects' attributes
         _check_loop_structure((td, leaves), trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)
