@@ -7,6 +7,8 @@ to lower, 1.5 s of XLA; now 0.2 s and 0.2 s).  Results equal Python's
 sum over NumPy values: same order of additions, bit for bit."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -72,8 +74,10 @@ def test_a_long_generator_sum_is_one_loop(fn):
     x = np.random.default_rng(1).normal(size=(300, 3))
     ir = tpucc.compile(fn).lower(x).ir()
     assert ir.count("= while(") == 1 and "trip_count=300" in ir
-    assert ir.count("fold_add(") == 1
-    assert ir.count("add(") - ir.count("fold_add(") <= 3        # not one addition per row
+    # (Python floats under Python 3.12 and later: fold_add_compensated, the first two
+    # rows added with their error terms: float_sums.py)
+    assert len(re.findall(r"fold_add(_compensated)?\(", ir)) == 1
+    assert ir.count("add(") - ir.count("fold_add(") <= 8        # not one addition per row
     assert "while" in tpucc.compile(fn).lower(x).as_text()
 
 

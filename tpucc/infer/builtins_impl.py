@@ -29,9 +29,10 @@ from ..ops.elementwise import COMPARISONS, OPERATORS, PY_BINARY, UNARY_OPERATORS
 from ..ops.elementwise import copy as array_copy
 from ..ops.assign import FlatIter
 from ..ops.registry import result_type, static_index
-from . import (builder, chosen_values, element_lists, generator_folds, generator_runs, held_ints,
-               interpreted, iterators, linalg_array_api, list_loops, messages, numpy_callbacks,
-               object_copies, pure_stdlib, runtime_ranges, value_objects, vectorize)
+from . import (builder, chosen_values, element_lists, float_sums, generator_folds, generator_runs,
+               held_ints, interpreted, iterators, linalg_array_api, list_loops, messages,
+               numpy_callbacks, object_copies, pure_stdlib, runtime_ranges, value_objects,
+               vectorize)
 from .builder import emit, emit_op
 from .control import as_aval, kind_value, merged_kind, scalar_kind
 from .state import dict_of_class, leaf_aval, merged_dtype, refuse_unfit_numbers
@@ -1072,20 +1073,20 @@ def sum_(interp, x, start=0):
     whole = element_lists.summed(interp, items, start)    # (sum(arr.tolist()))
     if whole is not None:
         return whole
-    total = start
+    run = float_sums.begin(start)
     added, skip = 0, 0
     for v in items:         # (iterated: a generator's exception comes at its end)
         if skip:
             skip -= 1
             continue
-        before, total = total, dunders.apply(interp, operator.add, total, v)  # (a user __radd__)
+        before, run = run, float_sums.add(interp, run, v)
         added += 1
         if added == 2:
-            folded = _folded_rows(items, before, total)
+            folded = _folded_rows(items, before, run)
             if folded is not None:
-                total, done = folded
+                run, done = folded
                 skip = done - added
-    return total
+    return float_sums.finish(run)
 
 
 def _is_runtime_range(x) -> bool:
@@ -1102,26 +1103,27 @@ def _refuse_text_start(start) -> None:
                                 "instead]")
 
 
-def _folded_rows(items, before, total):
+def _folded_rows(items, before, run):
     """sum() of the rows of a buffer a counted loop filled (`sum(x[i] ** 2
     for i in range(n))`): once adding the second row leaves the total's
-    type as the first left it, every further row does too, and the rest
-    are added in order by one scan over the buffer, not one op per item.
-    (The total, how many items that added) or None.  Items after the
-    buffer's rows (the last iteration of a loop over a list, unrolled
-    after the While: list_loops) are left to add one by one."""
+    type and sum()'s phase as the first left them, every further row does
+    too, and the rest are added in order by one scan over the buffer, not
+    one op per item.  (The state after them, how many items that added) or
+    None.  Items after the buffer's rows (the last iteration of a loop over
+    a list, unrolled after the While: list_loops) are left to add one by one."""
     from .stacking import buffer_then_rest, whole_buffer
-    if len(items) < 3 or not (isinstance(before, Array) and isinstance(total, Array)) \
-            or total.aval != before.aval or total.immutable != before.immutable:
+    total, was = run.total, before.total
+    if len(items) < 3 or not (isinstance(was, Array) and isinstance(total, Array)) \
+            or total.aval != was.aval or total.immutable != was.immutable \
+            or run.phase != before.phase:
         return None
     rows, rest = whole_buffer(items), ()
     if rows is None:
         rows, rest = buffer_then_rest(items) or (None, ())
     if rows is None:
         return None
-    out = emit("fold_add", total, rows, first=2)
-    out.immutable = total.immutable
-    return out, len(items) - len(rest)
+    folded = float_sums.fold_rows(run, items[1], rows, first=2)
+    return None if folded is None else (folded, len(items) - len(rest))
 
 
 @builtin(np.fromiter)

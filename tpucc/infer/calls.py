@@ -3206,7 +3206,7 @@ class Interpreter:
         try:
             self.run_frame(frame, 0)
         except UserCodeError as e:
-            if generator_folds.total(frame) is not None:
+            if generator_folds.folds(frame):
                 raise       # (sum() would have got the error before its result)
             if frame.yields is not None:
                 if e.level == exceptions.ESCAPED_RUNTIME_REGION:
@@ -3219,8 +3219,9 @@ class Interpreter:
         finally:
             if run is not None:
                 generator_runs.finish(self, run)
-        if generator_folds.total(frame) is not None:
-            return generator_folds.total(frame)     # (all consumed, by sum(): nothing held)
+        folded = generator_folds.total(frame)
+        if folded is not None:
+            return folded                           # (all consumed, by sum(): nothing held)
         if frame.yields is not None:
             value = frame.locals.get("<return>")
             made = held_iterator(frame.yields if value is None

@@ -108,13 +108,13 @@ def summed(interp, items, start):
         return dunders.apply(interp, operator.add, start, total)
     if src.dtype.kind in "fc":
         # in Python's order, as item by item (XLA may reorder a reduction's float adds)
-        first = dunders.apply(interp, operator.add, start, items[0])
+        from . import float_sums
+        run = float_sums.add(interp, float_sums.begin(start), items[0])
+        first = run.total
         if not isinstance(first, Array) or first.shape != () \
                 or first.dtype != _python_dtype(src):
             return None
-        out = builder.emit("fold_add", first, src, first=1)
-        out.immutable = first.immutable
-        return out
+        return float_sums.finish(float_sums.fold_rows(run, items[0], src, first=1))
     return None
 
 

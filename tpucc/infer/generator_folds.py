@@ -24,7 +24,7 @@ import math
 import operator
 from dataclasses import dataclass
 
-from . import builder
+from . import builder, float_sums
 
 @dataclass
 class Fold:
@@ -34,6 +34,9 @@ class Fold:
     local: str              # the frame's hidden local holding the total so far
     active: bool = False
     listed: bool = False
+    # sum()'s phase (float_sums.py: static, as the items' types are); the
+    # rest of its state is held in hidden locals beside the total (_CARRIED)
+    phase: str = float_sums.INT
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ def start(interp, frame) -> None:
         if interp.result_is_argument(consumer, 1):
             frame.fold = Fold(op, local)
             frame.locals[local] = first
+            if op is operator.add:
+                _store(frame, float_sums.begin(first))
             return
 
 
@@ -68,9 +73,39 @@ def folded(f, value, runtime: bool) -> bool:
     if fold is None or not (fold.active or runtime and not fold.listed):
         return False
     fold.active = True
-    from . import dunders
-    f.locals[fold.local] = dunders.apply(f.interp, fold.op, f.locals[fold.local], value)
+    if fold.op is operator.add:
+        _summed(f, value)
+    else:
+        from . import dunders
+        f.locals[fold.local] = dunders.apply(f.interp, fold.op, f.locals[fold.local], value)
     return True
+
+
+def _summed(f, value) -> None:
+    """`value` added into the total, as sum() adds its next item."""
+    _store(f, float_sums.add(f.interp, _running(f), value))
+
+
+# sum()'s running state (float_sums.Running) but its phase: the frame's
+# hidden locals, which a runtime loop carries
+_CARRIED = ("compensation", "int_path")
+
+
+def _running(f) -> float_sums.Running:
+    fold = f.fold
+    return float_sums.Running(f.locals[fold.local], fold.phase, **{
+        name: f.locals[_local(fold, name)] for name in _CARRIED})
+
+
+def _store(f, run: float_sums.Running) -> None:
+    fold = f.fold
+    f.locals[fold.local], fold.phase = run.total, run.phase
+    for name in _CARRIED:
+        f.locals[_local(fold, name)] = getattr(run, name)
+
+
+def _local(fold: Fold, name: str) -> str:
+    return f"{fold.local}'s {name}"
 
 
 def note_listed(f) -> None:
@@ -80,8 +115,15 @@ def note_listed(f) -> None:
         f.fold.listed = True
 
 
+def folds(frame) -> bool:
+    """Whether generator `frame` folded its items into its consumer's total."""
+    return frame.fold is not None and frame.fold.active
+
+
 def total(frame):
     """The generator call's value where its frame folded its items, else None."""
-    if frame.fold is None or not frame.fold.active:
+    if not folds(frame):
         return None
+    if frame.fold.op is operator.add:
+        return FoldedTotal(float_sums.finish(_running(frame)))
     return FoldedTotal(frame.locals[frame.fold.local])

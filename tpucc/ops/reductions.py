@@ -604,6 +604,46 @@ def _fold_add_numpy(acc, rows, first):
 register("fold_add", _fold_add_abstract, _fold_add_lower, numpy=_fold_add_numpy)
 
 
+def _fold_add_compensated_abstract(avals, first):
+    total, compensation, rows = avals
+    if total.shape or compensation.shape or rows.ndim != 1:
+        raise ShapeError(f"fold_add_compensated: a scalar total of rows of scalars, got "
+                         f"{total.shape}, {compensation.shape}, {rows.shape}")
+    return total, total
+
+
+def neumaier_step(f, c, x, where):
+    """(f + x, c plus its rounding error): one step of Neumaier's improved
+    Kahan-Babuska summation, as Python 3.12's sum() adds a float
+    (infer/float_sums.py).  `where(cond, a, b)` picks a branch: a select
+    for traced values, Python's conditional for static ones."""
+    t = f + x
+    return t, c + where(abs(f) >= abs(x), (f - t) + x, (x - t) + f)
+
+
+def _fold_add_compensated_lower(lc, total, compensation, rows, first):
+    """(f, c) after adding rows[first], rows[first + 1], ... in order into
+    the total f, compensated as Python 3.12's sum() adds floats; c is not
+    added into f (sum() adds it at its end, or before an item of another
+    type)."""
+    def step(carry, x):
+        return neumaier_step(*carry, x, lax.select), None
+    dtype = total.dtype
+    carry = (total, lax.convert_element_type(compensation, dtype))
+    return tuple(lax.scan(step, carry, rows[first:].astype(dtype))[0])
+
+
+def _fold_add_compensated_numpy(total, compensation, rows, first):
+    f, c = float(total), float(compensation)
+    for x in rows[first:]:
+        f, c = neumaier_step(f, c, float(x), lambda big, a, b: a if big else b)
+    return np.float64(f), np.float64(c)
+
+
+register("fold_add_compensated", _fold_add_compensated_abstract, _fold_add_compensated_lower,
+         numpy=_fold_add_compensated_numpy)
+
+
 # Bound last: these modules import this one.  (A function-level import
 # costs ~2.6 us at every call; a trace makes a thousand of them.)
 from ..infer.builder import emit  # noqa: E402
