@@ -540,6 +540,8 @@ def _treedef(w: Walk, td):
             return ["chosen", tree.encode_objects(td[1])]
         except tree.NotStorable as e:
             raise NotReplayable(f"a returned choice among static objects ({e})") from None
+    if kind == "optional":      # a Python number or None: its one leaf says which
+        return ["optional"]
     raise NotReplayable(f"a returned {kind}")
 
 
@@ -555,6 +557,8 @@ def _decode_treedef(w: Walk, j):
                 tuple(_decode_treedef(w, t) for t in j[2]))
     if kind == "chosen":
         return ("chosen", tuple(tree.decode_static(o) for o in j[1]))
+    if kind == "optional":
+        return ("optional",)
     return ("object", _resolve(w, j[1]), tuple(j[2]), tuple(_decode_treedef(w, t) for t in j[3]))
 
 

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from ..driver import argument_at, check_updated_arguments, to_user_value
-from ..infer import checks
+from ..infer import checks, optional_numbers
 from ..errors import OptionError, TpuccError
 
 from . import schema, targets, tree, weights
@@ -483,6 +483,8 @@ class LoadedEntry:
             value = outs[node["output"]]
             if "objects" in node:               # a static object chosen at run time
                 return tree.decode_static(node["objects"][int(np.asarray(value))])
+            if node.get("optional"):            # a Python number or None
+                return optional_numbers.build(np.asarray(value))
             if "row" in node:                   # a row of a buffer a loop filled
                 value = np.asarray(value)[node["row"]]
             value = to_user_value(value, tree.WEAK_TYPES[weak] if weak else None, scalar)

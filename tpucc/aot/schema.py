@@ -152,7 +152,7 @@ _LEAVES = {
     "scalar": {"input": _count, "type": _WEAK, "dtype": _dtype, "shape": SHAPE, "path": str},
     "runtime": {"output": _count, "weak": Maybe(_WEAK), "scalar?": bool, "dtype": _dtype,
                 "shape": SHAPE, "path": str, "scalar_output?": _count, "row?": _count,
-                "read_only?": bool, "objects?": [_static]},
+                "read_only?": bool, "objects?": [_static], "optional?": bool},
     "static": {"value": _static, "path": str},
     # an output that is a list or dict argument itself: args[root][keys...]
     "argument": {"root": _static, "keys": [_static], "path": str},

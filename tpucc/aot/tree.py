@@ -11,6 +11,8 @@ dict with a "leaf" key:
     {"leaf": "runtime", "output": k, "weak": "float" | null, "path": "out[1]"}
     {"leaf": "runtime", ..., "objects": [V, ...]}   (the output is a position among
                                   static objects: a string, None ... chosen at run time)
+    {"leaf": "runtime", ..., "optional": true}   (the output is [1, number] or [0, 0]:
+                                  a Python number or None, which one known at run time)
     {"leaf": "static", "value": V, "path": ...}
 
 where V encodes a static Python/NumPy value without pickle: null, true, 3,
@@ -94,6 +96,8 @@ def _encode(td, it):
         raise NotStorable(f"a {td[1].__name__} object")
     if kind == "chosen":
         return _chosen(td[1], next(it))
+    if kind == "optional":      # a Python number or None (infer.optional_numbers)
+        return {**next(it), "optional": True}
     raise NotStorable(f"a {kind} iterator")
 
 
@@ -178,6 +182,8 @@ def describe(node) -> str:
             return f"{node['type']} (runtime)"
         if node["leaf"] == "runtime" and "objects" in node:
             return "one of " + ", ".join(repr(decode_static(o)) for o in node["objects"])
+        if node["leaf"] == "runtime" and node.get("optional"):
+            return "a number or None (runtime)"
         if node["leaf"] == "runtime":
             from .spec import aval_text
             text = aval_text(dtype_of(node["dtype"]), node["shape"])

@@ -39,7 +39,7 @@ from ..ir import AVal, Value
 from ..ops import indexing, manipulation, masked, matrix, ufuncs
 from ..ops.assign import FlatIter
 from ..ops.registry import METHODS, NUMPY, WRITES_OUT_METHODS, const_aval, writes_out
-from . import buffers, builder, float_errors, held_ints
+from . import buffers, builder, float_errors, held_ints, optional_numbers
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
@@ -2771,6 +2771,9 @@ class Interpreter:
             return chosen_values.truth(args[0])
         if isinstance(fn, chosen_values.ChosenMethod):    # `status.upper()`: each object's
             return chosen_values.call_method(fn, args, kwargs)
+        if fn is print and optional_numbers.first_optional(args) is not None:   # (a number or None)
+            return self.call(optional_numbers.call_resolved,
+                             optional_numbers.resolved_call(fn, args, kwargs), {})
         if fn is print and chosen_values.holds_choice(args):   # printed in a branch per object
             return self.call(chosen_values.call_resolved,
                              chosen_values.resolved_call(fn, args, kwargs), {})

@@ -58,3 +58,38 @@ def function_name(fn) -> str:
     if isinstance(fn, types.FunctionType) and code is not None:
         return f"{name.replace('.<locals>', '')} (line {code.co_firstlineno})"
     return name
+
+
+def item_by_choice(container: dict, key):
+    """container[key] of a static dict whose items are functions, at a key
+    chosen at run time (`SQUASH[ORDER[i % 2]](y)` in a runtime loop,
+    `ACTIVATIONS[name]` of a name a runtime `if` picked): a choice among the
+    items the key's objects find, called in a branch each.  A key that is
+    not there raises KeyError where it is the one picked (checked at run
+    time, raised when the call returns).  None where the items found are
+    no functions (chosen_values.lookup's, then)."""
+    from . import chosen_values as cv
+    from .builder import emit
+    table = cv.choices()
+    held = set(cv._held(key, len(table)))
+    found = {k: container[table[k]] for k in held if _finds(container, table[k])}
+    candidates = list({id(f): f for f in found.values()}.values())
+    if not candidates or not all(callable(f) and not isinstance(f, (type, Array))
+                                 for f in candidates):
+        return None
+    outcomes = [cv._outcome(container.__getitem__, [table[k]], [], []) if k in held
+                else cv._UNREACHED for k in range(len(table))]
+    cv._require_not_raised(outcomes, key.position, "looking it up in a dict")
+    places = {id(f): i for i, f in enumerate(candidates)}
+    indices = np.array([places[id(found[k])] if k in found else 0 for k in range(len(table))],
+                       np.int64)
+    return ChosenFunction(emit("getitem", indices, key.position, key=("array",)),
+                          tuple(candidates))
+
+
+def _finds(container: dict, key) -> bool:
+    """Whether `key in container` (False for a key Python cannot hash)."""
+    try:
+        return key in container
+    except TypeError:
+        return False

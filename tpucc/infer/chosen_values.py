@@ -52,6 +52,7 @@ from ..ir import AVal
 from .values import Array, Undefined
 
 CHOSEN = ("chosen",)            # the treedef node of a choice, while tracing
+OPTIONAL = ("optional",)        # that of a Python int or None (optional_numbers.py)
 POSITION = AVal(np.dtype(np.int32), (), False)
 
 _CHOOSABLE_TYPES = (type(None), str, bytes, bool, int, float, complex, type(Ellipsis))
@@ -119,9 +120,20 @@ def for_output(td):
 
 # --- merging --------------------------------------------------------------------------
 
+def leaf_nodes(td) -> list:
+    """The treedef nodes of `td`'s leaves, in flatten's order (None: a leaf)."""
+    nodes = []
+    _leaf_nodes(td, nodes)
+    return nodes
+
+
+def with_leaf_nodes(td, nodes: list):
+    """`td` with its leaves' nodes replaced by `nodes`."""
+    return _with_leaf_nodes(td, iter(nodes))
+
+
 def _leaf_nodes(td, out: list) -> None:
-    """The treedef nodes of the leaves, in flatten's order (None: a leaf)."""
-    if td is None or td == CHOSEN:
+    if td is None or td in (CHOSEN, OPTIONAL):
         out.append(td)
         return
     for child in _children(td):
@@ -147,7 +159,7 @@ def _children(td) -> tuple:
 
 def _with_leaf_nodes(td, nodes):
     """`td` with its leaves' nodes replaced by the iterator `nodes`'."""
-    if td is None or td == CHOSEN:
+    if td is None or td in (CHOSEN, OPTIONAL):
         return next(nodes)
     kind = td[0]
     if kind in ("tuple", "list"):
@@ -529,6 +541,14 @@ def subscript(v: ChosenValue, key):
     if not _static_key(key):
         return None
     return _mapped(lambda o: o[key], [v], "indexing it")
+
+
+def lookup(container: dict, key: ChosenValue):
+    """container[key] of a static dict at a key chosen at run time
+    (`GAINS[name]`): each key's item, where they are numbers or objects a
+    choice may hold; a missing key raises KeyError where it is the one
+    picked (None where an item is neither)."""
+    return _mapped(container.__getitem__, [key], "looking it up in a dict")
 
 
 def _static_key(key) -> bool:

@@ -28,7 +28,7 @@ from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
 from . import (builder, chosen_functions, chosen_values, escaping, guarded_ranges, held_ints,
-               iterators, popped_queues, value_objects)
+               iterators, optional_numbers, popped_queues, value_objects)
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
@@ -999,6 +999,8 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     # (different static objects, "ok" and "many": a choice, its position merged as an int;
     # so too a runtime int of a few values meeting one, `return b` and `return None`)
     flat = chosen_values.lift(flat, [a.builder for a in arms])
+    # (and None meeting a runtime number that is no such choice: a number or None)
+    flat = optional_numbers.lift(flat, [a.builder for a in arms])
     # (a guard Cond after a runtime `break`/`continue`/loop exit is no `if` of the user's)
     what = ("the paths where this `while` loop runs and where it does not" if
             note == WHILE_ENTRY else
@@ -1396,6 +1398,8 @@ def _structure(td, leaves, path: str) -> str:
         return with_article(td[1].__name__)
     if kind == "chosen":
         return "a static object chosen at run time"
+    if kind == "optional":
+        return "a Python number or None, which one known at run time"
     return {"range": "a range iterator", "seq": "an iterator"}.get(kind, f"a {kind}")
 
 

@@ -25,7 +25,7 @@ from ..ir import AVal
 from . import control
 from .builder import emit
 from .control import as_aval
-from . import calls, chosen_values, held_ints, iterators, messages, pynumbers
+from . import calls, chosen_values, held_ints, iterators, messages, optional_numbers, pynumbers
 from .builtins_impl import holds_array, printed_text, refuse_runtime_text, to_python_scalar
 from .calls import checked_number_result, class_attribute, is_library_class
 from .iterators import SeqIter
@@ -81,6 +81,8 @@ def apply(interp, op, *operands, native=None):
     unless given) applied."""
     if chosen_values.first_choice(operands) is not None:    # `status == "ok"`: from a table
         return chosen_values.operate(op, operands, _symbol(op))
+    if optional_numbers.first_optional(operands) is not None:  # `i == None` of a number or None
+        return optional_numbers.operate(op, operands, _symbol(op))
     operands = _float64_taken_by_complex(op, operands)
     if all_library(operands) and not (
             type(operands[0]) in (str, tuple, list) and type(operands[-1]) in (tuple, list, dict)

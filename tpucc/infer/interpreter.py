@@ -31,7 +31,7 @@ from . import (builder, builtins_impl, calls, checks, chosen_values, control, du
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
-from . import iterators, value_objects
+from . import chosen_functions, iterators, narrowing, optional_numbers, value_objects
 from .iterators import (NativeSteps, RangeIter, SeqIter, caught_up, ended, note_advance,
                         returning)
 from .state import is_unbound_placeholder
@@ -693,6 +693,10 @@ def IS_OP(f, invert):
     b, a = f.pop(), f.pop()
     if a is not None and b is not None:
         value_objects.note_identity(a, b)   # (a copy is not the object it copies)
+    if (a is None or b is None) and isinstance(a if b is None else b,
+                                               optional_numbers.OptionalNumber):
+        f.push(optional_numbers.is_none(a if b is None else b, negate=bool(invert)))
+        return
     if chosen_values.holds_choice((a, b)):     # `status is None`: from a table of the objects
         f.push(chosen_values.compare(operator.is_not if invert else operator.is_, a, b))
         return
@@ -906,8 +910,24 @@ def BINARY_SUBSCR(f, arg):
         if item is not None:
             f.push(item)
             return
+    if isinstance(key, chosen_values.ChosenValue) and type(obj) is dict:
+        item = _item_by_choice(f, obj, key)         # `SQUASH[name]`: each key's item
+        if item is not None:
+            f.push(item)
+            return
     _refuse_chosen_subscript(obj, key)
     f.push(f.interp.subscript(obj, key))
+
+
+def _item_by_choice(f, container: dict, key):
+    """container[key] of a static dict (no arrays in it) at a key chosen at
+    run time: a choice among its functions, or each key's number or static
+    object (None where its items are neither)."""
+    if builtins_impl.holds_array(container):
+        return None
+    _guard_read_natively(f, container)
+    item = chosen_functions.item_by_choice(container, key)
+    return item if item is not None else chosen_values.lookup(container, key)
 
 
 @handler
@@ -1028,6 +1048,8 @@ def _refuse_chosen_subscript(obj, key) -> None:
         raise chosen_values.refusal("using it as a key or index", key)
     if isinstance(obj, chosen_values.ChosenValue):
         raise chosen_values.refusal("indexing it", obj)
+    if isinstance(key, optional_numbers.OptionalNumber):
+        raise optional_numbers.refusal("using it as a key or index", key)
 
 
 def _refuse_formatting_choice(v) -> None:
@@ -1035,6 +1057,8 @@ def _refuse_formatting_choice(v) -> None:
     chosen = chosen_values.first_choice((v,))
     if chosen is not None:
         raise chosen_values.refusal("formatting it into a string", chosen)
+    if isinstance(v, optional_numbers.OptionalNumber):
+        raise optional_numbers.refusal("formatting it into a string", v)
 
 
 @handler
@@ -1487,6 +1511,10 @@ def _truth(f, v, kind):
     """Static truth of a branch condition, or an Array for a runtime one."""
     if isinstance(v, chosen_values.ChosenValue) and kind in ("none", "not_none"):
         return chosen_values.compare(operator.is_ if kind == "none" else operator.is_not, v, None)
+    if isinstance(v, optional_numbers.OptionalNumber):
+        if kind not in ("none", "not_none"):
+            return optional_numbers.truth(v)
+        return optional_numbers.is_none(v, negate=kind == "not_none")
     if kind == "none":
         return v is None
     if kind == "not_none":
@@ -1518,14 +1546,20 @@ def BRANCH(f, arg, block, stops):
     decided = control.decided_by_guards(pred)
     if decided is not None:     # (`elif not c:` in the arm where c is false)
         return Exit((if_true if decided else if_false,))
-    for raising, other, holds in ((if_true, if_false, lambda: emit("logical_not", pred)),
-                                  (if_false, if_true, lambda: pred)):
+    # (`if b is None:` of an index or None: each arm sees b narrowed)
+    setup_true, setup_false = narrowing.narrowing_setups(v, kind)
+    for raising, other, holds, setup in (
+            (if_true, if_false, lambda: emit("logical_not", pred), setup_false),
+            (if_false, if_true, lambda: pred, setup_true)):
         raised = raised_by(f, raising)
         if raised is not None:
             name, message, loc = raised
             checks.require(holds(), message, raises=name, loc=loc, hint=checks.RUNTIME_RAISE_HINT)
+            if setup is not None:
+                setup(f)
             return Exit((other,))
-    return control.runtime_branch(f, block.index, pred, if_true, if_false, stops)
+    return control.runtime_branch(f, block.index, pred, if_true, if_false, stops,
+                                  setup_true=setup_true, setup_false=setup_false)
 
 
 # What a block that only raises may do: load the exception class and a

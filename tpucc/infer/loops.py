@@ -24,7 +24,8 @@ from ..ir import AVal, Region, Value
 from ..ops import indexing, masked
 from ..ops.registry import OPS
 from . import (builder, chosen_values, counters, escaping, guarded_ranges, held_ints, held_tables,
-               list_loops, picked_copies, popped_queues, privacy, stacking, value_objects)
+               list_loops, optional_numbers, picked_copies, popped_queues, privacy, stacking,
+               value_objects)
 from .number_loops import COMPUTES_NUMBERS, RunsWhileCompiling, computes_numbers_only
 from .builder import ctx, emit, emit_op
 from .iterators import RangeIter, SeqIter, caught_up, is_endless_count
@@ -1801,7 +1802,12 @@ def _carry_choices(entry, trial: Trial, promote: dict) -> bool:
     runtime `if`).  True if there are new ones."""
     new = chosen_values.carried_choices(entry, (trial.td, trial.leaves)) - promote.keys()
     promote.update(dict.fromkeys(new, chosen_values.POSITION))
-    return bool(new)
+    # (and None meeting a runtime number: `best = None`, then `best = i`)
+    optional = {path: aval for path, aval in
+                optional_numbers.carried(entry, (trial.td, trial.leaves)).items()
+                if path not in promote and path not in new}
+    promote.update(optional)
+    return bool(new or optional)
 
 
 def _apply_promotions(frame, promote, in_place) -> list:
@@ -1816,6 +1822,9 @@ def _apply_promotions(frame, promote, in_place) -> list:
             out.append(v)
         elif aval is chosen_values.POSITION:    # (an object: from now on a runtime choice)
             out.append(v if isinstance(v, Array) else chosen_values.promoted(v))
+        elif optional_numbers.is_packed(aval):     # (from now on a number or None)
+            out.append(v if isinstance(v, Array) and v.aval == aval else
+                       optional_numbers.promoted(v, aval))
         elif isinstance(v, Undefined):
             out.append(Array(as_aval(0, aval)))
             out[-1].immutable = None        # a placeholder: its kind comes from the body
@@ -2063,6 +2072,7 @@ def _run_body(frame, header, loop_stops, td, leaves, carried, boxes, counted,
         out_td, out_leaves = state_leaves(frame.locals, frame.stack)   # items as the body left them
         # (an object the body binds where the loop carries a choice: its position)
         out_td, out_leaves = chosen_values.lift_like((td, leaves), (out_td, out_leaves))
+        out_td, out_leaves = optional_numbers.lift_like((td, leaves), (out_td, out_leaves))
         finish_items(rec["items"])
     # (after finish_items: the holders hold their values from before the
     # loop again, as privacy's scan must see them)

@@ -21,8 +21,9 @@ import numpy as np
 from ..errors import MergeError
 from ..ir import AVal
 from ..ops.registry import const_aval, result_type
-from . import chosen_values, flatten_memo, value_objects
-from .chosen_values import CHOSEN, ChosenValue
+from . import chosen_values, flatten_memo, optional_numbers, value_objects
+from .chosen_values import CHOSEN, OPTIONAL, ChosenValue
+from .optional_numbers import OptionalNumber
 from .iterators import RaisingTail, RangeIter, ReturningTail, SeqIter
 from .messages import RuntimeText
 from .values import Array, Undefined, set_item
@@ -94,6 +95,9 @@ def _flatten_items(value, path: str, out: list, whole=None) -> object:
     if isinstance(value, ChosenValue):     # its runtime position is the leaf
         out.append((path, value.position))
         return CHOSEN
+    if isinstance(value, OptionalNumber):     # its packed flag and int are the leaf
+        out.append((path, value.packed))
+        return OPTIONAL
     names = value_objects.flattened_as_value(value, path)
     if names is not None:       # (a plain object a counted loop makes anew each iteration)
         return ("object", type(value), names,
@@ -358,6 +362,8 @@ def _build(td, it):
         return SeqIter(_build(td[2], it), pos, *td[3])
     if kind == "chosen":
         return chosen_values.build(td, next(it))
+    if kind == "optional":
+        return optional_numbers.build(next(it))
     if kind == "object" and issubclass(td[1], tuple):       # a namedtuple
         return tuple.__new__(td[1], [_build(t, it) for t in td[3]])
     if kind == "object":
