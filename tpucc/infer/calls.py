@@ -2786,8 +2786,9 @@ class Interpreter:
         if chosen is not None and fn is len and len(args) == 1 and \
                 not isinstance(args[0], chosen_values.ChosenValue):
             chosen = None               # (`len([status, 1])` counts the items only)
-        if chosen is not None and isinstance(fn, types.BuiltinMethodType) \
-                and chosen_values.choosable(fn.__self__):      # `"-".join([status, "!"])`
+        if chosen is not None and isinstance(fn, types.BuiltinMethodType) and (
+                chosen_values.choosable(fn.__self__)      # `"-".join([status, "!"])`
+                or chosen_values.reads_static_container(fn)):     # `ORDER.index(h)`
             result = chosen_values.static_method_call(fn, args, kwargs)
             if result is not None:
                 return result
@@ -3150,6 +3151,11 @@ class Interpreter:
             counting = counting_range(args, kwargs)     # (no one else holds the iterator)
             if counting is not None:
                 return counting
+        if isinstance(cls, enum.EnumMeta) and len(args) == 1 and not kwargs and \
+                isinstance(args[0], Array):       # `Heading((h.value + 1) % 4)`: per value
+            member = chosen_values.member_by_value(cls, args[0])
+            if member is not None:
+                return member
         buffers.refuse_bytes_of_runtime(self, cls, args)
         _refuse_runtime_number_subclass(cls, args, kwargs)
         if not _is_user_class(cls):

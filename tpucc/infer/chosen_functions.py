@@ -67,7 +67,7 @@ def item_by_choice(container: dict, key):
     items the key's objects find, called in a branch each.  A key that is
     not there raises KeyError where it is the one picked (checked at run
     time, raised when the call returns).  None where the items found are
-    no functions (chosen_values.lookup's, then)."""
+    no functions (chosen_values.looked_up's, then)."""
     from . import chosen_values as cv
     from .builder import emit
     table = cv.choices()

@@ -29,7 +29,12 @@ with a runtime check for the objects Python raises for); as operators
 are, its attributes and methods (`attribute`, `call_method`: `s.upper()`),
 items (`subscript`: `s[1:]`), a static object's methods given it
 (`static_method_call`: `"-".join([s, "!"])`) and f-strings of it
-(`formatted`, `joined`) are each object's.  A str indexed by a runtime int
+(`formatted`, `joined`) are each object's, as are a static container's
+items it keys (`looked_up`: `TURN[heading]`) and a tuple each object
+gives (`_mapped_items`: `dy, dx = heading.value`); a method of the
+program's enum class is a function chosen among the members' bound
+methods (`_program_methods`), and an enum of a runtime int of few values
+a choice among its members (`member_by_value`).  A str indexed by a runtime int
 is a choice among its characters (`picked`), and a runtime int of a few
 values formatted, a choice among their texts (`formatted_int`).  Anything
 else needs the object itself, which is known only at run time: `refusal`.
@@ -41,6 +46,7 @@ the loop then traces its body again (loops._settle_while).
 from __future__ import annotations
 
 import enum
+import inspect
 import itertools
 import operator
 import types
@@ -486,7 +492,39 @@ def attribute(v: ChosenValue, name: str, method: bool):
             result = _mapped(lambda o: getattr(o, name), [v], f"reading `.{name}`")
             if result is not None:
                 return result
+    methods = _program_methods(v, name) if method else None
+    if methods is not None:
+        return methods
     raise refusal(f"`.{name}`", v)
+
+
+def _program_methods(v: ChosenValue, name: str):
+    """v.name, called next, where the objects v may hold are enum members
+    whose class defines `name` as a function of the program's
+    (`heading.turned_right()`): a function chosen at run time among their
+    bound methods (chosen_functions), which the call interprets in a
+    runtime `if` per member.  An object without one raises AttributeError
+    when the call returns, where it is the one chosen.  None where no
+    object the choice may hold is such a member."""
+    from .chosen_functions import ChosenFunction
+    table = choices()
+    held = _held(v, len(table))
+    outcomes, candidates = [], []
+    for k, o in enumerate(table):
+        if k not in held:
+            outcomes.append(_UNREACHED)
+        elif isinstance(o, enum.Enum) and isinstance(
+                inspect.getattr_static(o, name, None), types.FunctionType):
+            outcomes.append(len(candidates))
+            candidates.append(getattr(o, name))
+        else:
+            outcomes.append(_Raised(AttributeError(
+                f"'{type(o).__name__}' object has no attribute '{name}'")))
+    if not candidates:
+        return None
+    _require_not_raised(outcomes, v.position, f"`.{name}()`")
+    indices = np.array([r if type(r) is int else 0 for r in outcomes], np.int64)
+    return ChosenFunction(_python_number(indices, v.position), tuple(candidates))
 
 
 def _own_attribute(o, name: str) -> bool:
@@ -518,6 +556,21 @@ def call_method(m: ChosenMethod, args, kwargs):
                                       " with a runtime argument"), m.choice)
 
 
+# Methods of a static container that read it only, as a method of a static
+# string does: given a choice, each object's result (`HEADINGS.index(h)`)
+_READING_METHODS = {list: {"index", "count"}, tuple: {"index", "count"}, dict: {"get"}}
+
+
+def reads_static_container(fn) -> bool:
+    """Whether `fn` is one of _READING_METHODS bound to a container whose
+    items a choice may hold (comparing them with an object runs no code of
+    the program's, nor on an array)."""
+    owner = getattr(fn, "__self__", None)
+    if fn.__name__ not in _READING_METHODS.get(type(owner), ()):
+        return False
+    return all(map(fits, owner.keys() if type(owner) is dict else owner))
+
+
 def static_method_call(fn, args, kwargs):
     """fn(*args, **kwargs) of a method of Python's bound to a static object
     a choice may hold (`"abc".startswith(status)`, `"-".join([status,
@@ -543,12 +596,15 @@ def subscript(v: ChosenValue, key):
     return _mapped(lambda o: o[key], [v], "indexing it")
 
 
-def lookup(container: dict, key: ChosenValue):
-    """container[key] of a static dict at a key chosen at run time
-    (`GAINS[name]`): each key's item, where they are numbers or objects a
-    choice may hold; a missing key raises KeyError where it is the one
-    picked (None where an item is neither)."""
-    return _mapped(container.__getitem__, [key], "looking it up in a dict")
+def looked_up(container, key: ChosenValue):
+    """container[key] of a static dict, list, tuple or str by a choice
+    (`RIGHT[heading]`, a turn table keyed by enum members): each object's
+    item, as an operator's (a missing key's KeyError raised when the call
+    returns, where the choice holds it).  None where the items are no
+    objects a choice may hold (arrays, lists)."""
+    if type(container) not in (dict, list, tuple, str):
+        return None
+    return _mapped(lambda k: container[k], [key], "looking it up")
 
 
 def _static_key(key) -> bool:
@@ -603,6 +659,37 @@ def formatted_int(x: Array, conversion, spec):
     return ChosenValue(_picked(_positions_made(texts, "formatting it into a string"), offset))
 
 
+def member_by_value(cls, x: Array):
+    """cls(x) of an enum class and a runtime int or bool scalar `x` of few
+    values (values.int_bounds), `Heading((h.value + 1) % 4)`: a choice
+    among the members of those values.  A value no member has raises
+    ValueError when the call returns, where it is the one `x` holds.  None
+    where the bounds are unknown or many, or the class looks values up
+    with code of the program's (`_missing_`, `__new__`)."""
+    from .builder import emit
+    from .values import int_bounds
+    bounds = int_bounds(x) if x.ndim == 0 and x.dtype.kind in "biu" else None
+    if bounds is None or bounds[1] - bounds[0] >= MAX_FORMATTED_INTS or any(
+            _programs_function(vars(klass).get(name))
+            for klass in cls.__mro__ for name in ("_missing_", "__new__")):
+        return None
+    lo, hi = bounds
+    kind = ({"b": bool}.get(x.dtype.kind, int)) if x.aval.weak else x.dtype.type
+    outcomes = [_outcome(cls, [None], [0], [kind(k)]) for k in range(lo, hi + 1)]
+    if not any(map(_is_result, outcomes)):
+        return None
+    offset = emit("subtract", emit("convert", x, dtype=np.dtype(np.int32)), np.int32(lo))
+    _require_not_raised(outcomes, offset, f"`{cls.__name__}()`")
+    return ChosenValue(_picked(_positions_made(outcomes, f"`{cls.__name__}()`"), offset))
+
+
+def _programs_function(attribute) -> bool:
+    """Whether a class attribute is a function of the program's (an enum
+    class holds enum's own __new__ too)."""
+    fn = getattr(attribute, "__func__", attribute)       # (a classmethod's)
+    return isinstance(fn, types.FunctionType) and fn.__module__ != "enum"
+
+
 def _mapped(op, operands, what: str):
     """op(*operands), each a choice or a static object: Python's result for
     each combination of the choices' objects, picked at run time by their
@@ -621,7 +708,7 @@ def _mapped(op, operands, what: str):
                 for ks in itertools.product(range(len(table)), repeat=len(chosen))]
     results = [r for r in outcomes if _is_result(r)]
     if not all(map(choosable, results)):
-        return None
+        return _mapped_items(op, operands, what, results)
     number = _number_kind(results)
     if number is None and len(_identities(results) - _identities(table)) > MAX_NEW_OBJECTS:
         return None
@@ -632,6 +719,19 @@ def _mapped(op, operands, what: str):
         values = np.array([r if _is_result(r) else filler for r in outcomes], number)
         return _python_number(values, position)
     return ChosenValue(_picked(_positions_made(outcomes, what), position))
+
+
+def _mapped_items(op, operands, what: str, results):
+    """Where each result is a plain tuple of one length (an enum member's
+    value `(-1, 0)`, a method's pair): a tuple of each item's choice or
+    runtime number, so `dy, dx = direction.value` unpacks as Python's
+    does.  None where the results are anything else."""
+    lengths = {len(r) if type(r) is tuple else None for r in results}
+    if len(lengths) != 1 or None in lengths:
+        return None
+    items = tuple(_mapped(lambda *objects, i=i: op(*objects)[i], operands, what)
+                  for i in range(lengths.pop()))
+    return None if any(item is None for item in items) else items
 
 
 def _identities(objects) -> set:

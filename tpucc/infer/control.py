@@ -27,8 +27,8 @@ from ..errors import ESCAPED_RUNTIME_REGION, MergeError, SideEffectError, UserCo
 from ..frontend.cfg import dead_locals
 from ..ir import AVal, Region, Value
 from ..ops import elementwise
-from . import (builder, chosen_functions, chosen_values, escaping, guarded_ranges, held_ints,
-               iterators, optional_numbers, popped_queues, value_objects)
+from . import (builder, chosen_functions, chosen_values, dead_containers, escaping, guarded_ranges,
+               held_ints, iterators, optional_numbers, popped_queues, value_objects)
 from .builder import ctx, emit, emit_op
 from .held_values import CarriedValueLeaves
 from .iterators import RangeIter, SeqIter
@@ -984,6 +984,8 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     targets, depths = _exit_union(arms)
     multi = len(targets) > 1 or any(a.exit.targets != arms[0].exit.targets for a in arms)
     drop_dead_locals([a.locals for a in arms], dead_locals(frame.fc, targets))
+    # (a list only dead variables hold may differ in length: `return` found a repeat)
+    dead_containers.drop(frame.interp, frame, arms)
     _unread_numbers_follow_the_others(frame.fc, arms)
     maybe_unbound = _flag_bound_in_loop(frame, arms) if note == WHILE_ENTRY or \
         note.startswith(GUARD_NOTE) else set()

@@ -910,8 +910,8 @@ def BINARY_SUBSCR(f, arg):
         if item is not None:
             f.push(item)
             return
-    if isinstance(key, chosen_values.ChosenValue) and type(obj) is dict:
-        item = _item_by_choice(f, obj, key)         # `SQUASH[name]`: each key's item
+    if isinstance(key, chosen_values.ChosenValue):
+        item = _item_by_choice(f, obj, key)     # `SQUASH[name]`, `TURN[heading]`: each key's item
         if item is not None:
             f.push(item)
             return
@@ -919,15 +919,15 @@ def BINARY_SUBSCR(f, arg):
     f.push(f.interp.subscript(obj, key))
 
 
-def _item_by_choice(f, container: dict, key):
-    """container[key] of a static dict (no arrays in it) at a key chosen at
-    run time: a choice among its functions, or each key's number or static
-    object (None where its items are neither)."""
-    if builtins_impl.holds_array(container):
+def _item_by_choice(f, container, key):
+    """container[key] of a static dict, list, tuple or str (no arrays in
+    it) at a key chosen at run time: a choice among a dict's functions, or
+    each key's number or static object (None where its items are neither)."""
+    if type(container) not in (dict, list, tuple, str) or builtins_impl.holds_array(container):
         return None
     _guard_read_natively(f, container)
-    item = chosen_functions.item_by_choice(container, key)
-    return item if item is not None else chosen_values.lookup(container, key)
+    item = chosen_functions.item_by_choice(container, key) if type(container) is dict else None
+    return item if item is not None else chosen_values.looked_up(container, key)
 
 
 @handler

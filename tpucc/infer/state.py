@@ -376,16 +376,18 @@ def _build(td, it):
 
 
 def has_static_keys(mapping: dict) -> bool:
-    """Whether a dict's keys are Python strings, numbers, bytes, None or
-    tuples of those: tpucc then follows its items one by one (flattened, as
-    a list's), in arguments, state and results alike."""
+    """Whether a dict's keys are Python strings, numbers, bytes, None, enum
+    members or tuples of those: tpucc then follows its items one by one
+    (flattened, as a list's), in arguments, state and results alike."""
     return all(_static_key(k) for k in mapping)
 
 
 def _static_key(k) -> bool:
     if type(k) is tuple:
         return all(_static_key(x) for x in k)
-    return isinstance(k, (str, int, float, complex, bytes, type(None)))
+    # (an enum member is one object per name, hashed by it: a grid's cell
+    # states counted in `{c: n for c in Cell}`)
+    return isinstance(k, (str, int, float, complex, bytes, type(None), enum.Enum))
 
 
 def dict_keys(mapping: dict) -> tuple:

@@ -116,6 +116,16 @@ def _bitwise_reduce(ufunc):
     return reduce
 
 
+@implements(np.logical_xor.reduce)
+def _logical_xor_reduce(array, axis=0, dtype=None, out=None, keepdims=False,
+                        initial=_NO_VALUE, where=True):
+    """The parity of the true values (a CA's XOR rule, a checksum of
+    flags): np.bitwise_xor.reduce of their truths, a bool as NumPy's."""
+    truths = NUMPY[np.not_equal](array, 0)
+    initial = initial if initial in (_NO_VALUE, None) else bool(initial)
+    return _bitwise_reduce(np.bitwise_xor)(truths, axis, dtype, out, keepdims, initial, where)
+
+
 def _accumulate(ufunc):
     def accumulate(array, axis=0, dtype=None, out=None):
         if out is not None:
