@@ -1181,6 +1181,11 @@ def _extreme(builtin_fn, pick_later):
                 # (`max((loss, i) for i, loss in ...)`: tuples compared at run time)
                 return _sequences_extreme(interp, builtin_fn.__name__, items, keys, key,
                                           pick_later)
+            if _runtime_records(keys) and list_loops.alike(items):
+                # (Quantity objects whose __lt__ compares their runtime values:
+                # the comparisons made at run time, the best picked there)
+                best = _best_position(keys, pick_later, interp)
+                return items[best] if isinstance(best, int) else _picked(items, best)
             try:
                 return _static_extreme(items, keys, interp, pick_later)
             except NeedsStatic:
@@ -1508,6 +1513,15 @@ def _one_type_by_position(name: str, keys, compared=False) -> None:
             _one_type_by_position(name, column, compared)
         else:
             _one_type(name, list(column), compared)
+
+
+def _runtime_records(keys) -> bool:
+    """Objects of one user class whose attributes hold runtime arrays (a
+    dataclass of a value and its unit), alike enough that one runtime pick
+    gives each (list_loops.picked): what max()/min() compares by the
+    class's own dunders at run time."""
+    return all(map(list_loops.is_record_object, keys)) and list_loops.alike(keys) and \
+        any(isinstance(v, Array) for v in vars(keys[0]).values())
 
 
 def _runtime_comparison_refusal(name: str, keys) -> StaticValueError:

@@ -59,7 +59,7 @@ from .scalar_state import (ScalarState, StaticInRegion, attr_key, cell_key, clas
                            global_key, is_promotable, is_python_number, outside_item_key)
 from .values import (CHOSEN, MISSING, Array, NeedsStatic, RuntimeKind, check_runtime_dtype,
                      check_runtime_size, frozen_kind, known_constant, known_integer,
-                     native_method, refuse_array_subclass, runtime_date_refusal,
+                     native_item, native_method, refuse_array_subclass, runtime_date_refusal,
                      journal_contents, scalar_if_numpy_would, set_item)
 
 MAX_INLINE_DEPTH = 100
@@ -542,7 +542,7 @@ def _holds(container, key, value) -> bool:
     """Whether container[key] is already `value` (a static key)."""
     try:
         return (isinstance(container, (list, dict)) and not isinstance(key, (Array, slice))
-                and native_method(container, "__getitem__")(container, key) is value)
+                and native_item(container, key) is value)
     except (KeyError, IndexError, TypeError):
         return False
 
@@ -1231,11 +1231,31 @@ class Interpreter:
             return self.inline(method, [container, item], {})
         from . import dunders
         if isinstance(container, (list, tuple)) and (
-                dunders.involves_user(item) or dunders.involves_user(container)):
+                dunders.involves_user(item) or dunders.involves_user(container)
+                or chosen_values.first_choice((item, container)) is not None):
+            # (a choice's == is each object's, at run time: natively it finds none)
             return dunders.contains(self, item, self.static_items(container))
         if self.searched_by_iterating(container):
             return dunders.iterated_contains(self, item, container)
         return item in container
+
+    def _searched_choices(self, fn, args, kwargs):
+        """lst.count(v), lst.index(v) where the list (tuple, deque) or `v`
+        holds a value chosen at run time among static objects (`hist.append(
+        "rise" if up else "fall")`, then `hist.count("rise")`): natively,
+        Python's == of the stand-in would find no item, so each item is
+        compared at run time (dunders.runtime_search); remove() and sort()
+        need the objects themselves.  _NOT_SEARCHED where nothing holds a
+        choice."""
+        chosen = chosen_values.first_choice((fn.__self__, *args, *kwargs.values()))
+        if chosen is None:
+            return _NOT_SEARCHED
+        if fn.__name__ in ("index", "count") and len(args) == 1 and not kwargs:
+            from . import dunders
+            return dunders.sequence_method(self, self.static_items(fn.__self__), fn.__name__,
+                                           args[0])
+        raise chosen_values.refusal(f"`.{fn.__name__}()` of a {type(fn.__self__).__name__} "
+                                    "holding it", chosen)
 
     def searched_by_iterating(self, container) -> bool:
         """Whether `in` takes the container's items in turn: its class has no
@@ -2152,8 +2172,7 @@ class Interpreter:
         still holds the NumPy array, not its Array, so after `m.v["w"] *= b`
         the store-back must be recognized here as the no-op it is."""
         try:
-            item = native_method(container, "__getitem__")(container, key) \
-                if not isinstance(key, (Array, slice)) else None
+            item = native_item(container, key) if not isinstance(key, (Array, slice)) else None
         except (KeyError, IndexError, TypeError, AttributeError):
             return False
         entry = self.captured.get(id(item)) if item is not None else None
@@ -2777,6 +2796,11 @@ class Interpreter:
         if fn is print and chosen_values.holds_choice(args):   # printed in a branch per object
             return self.call(chosen_values.call_resolved,
                              chosen_values.resolved_call(fn, args, kwargs), {})
+        if isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) in _SEARCHED \
+                and fn.__name__ in _COMPARING_METHODS:
+            searched = self._searched_choices(fn, args, kwargs)
+            if searched is not _NOT_SEARCHED:
+                return searched
         chosen = chosen_values.first_choice((*args, *kwargs.values()))
         if chosen is not None and not kwargs and _hashable(fn) \
                 and fn in chosen_values.MAPPED_BUILTINS:       # `len(status)`: per object
@@ -2792,7 +2816,7 @@ class Interpreter:
             result = chosen_values.static_method_call(fn, args, kwargs)
             if result is not None:
                 return result
-        if chosen is not None and not _takes_any_object(fn):    # (`len(status)`, `str([status])`)
+        if chosen is not None and not _takes_any_object(fn, args, kwargs):  # (`str([status])`)
             raise chosen_values.refusal(f"passing it to {_called_name(fn)}", chosen)
         # A callable object need not be hashable (a dataclass with eq=True is not).
         hashable = _hashable(fn)
@@ -3596,6 +3620,9 @@ def check_truth_result(name, result):
 # The sequences whose index() and count() compare items at run time (a
 # deque's are a list's: `==` of each item in order, index's start and stop).
 _SEARCHED = (list, tuple, collections.deque)
+# The methods of those that compare their items with `==` or `<`.
+_COMPARING_METHODS = frozenset(("index", "count", "remove", "sort"))
+_NOT_SEARCHED = object()
 
 # Built-in values whose attributes never change (`complex(v).real`, `s.start`).
 _IMMUTABLE = frozenset({bool, int, float, complex, str, bytes, tuple, frozenset, range, slice,
@@ -4569,18 +4596,22 @@ def _is_user_class(cls) -> bool:
         new in (object.__new__, None) and cls.__module__ != "builtins"
 
 
-def _takes_any_object(fn) -> bool:
+def _takes_any_object(fn, args=(), kwargs=None) -> bool:
     """Whether a call passes its arguments on without looking at them, so
     that one may be a choice among static objects (chosen_values.py): the
-    program's own functions and classes (interpreted), and a list's
-    append or insert."""
+    program's own functions and classes (interpreted), a list's append or
+    insert, and what takes the items of a list or tuple as they are (a
+    list's extend, list(), tuple())."""
     func = fn.__func__ if isinstance(fn, types.MethodType) else fn
     if isinstance(func, types.FunctionType):
         return not _is_library(func)
-    if isinstance(fn, type):
-        return not is_library_class(fn)
-    return isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is list and \
-        fn.__name__ in ("append", "insert")
+    if isinstance(fn, type) and not is_library_class(fn):
+        return True
+    whole_items = len(args) == 1 and not kwargs and type(args[0]) in (list, tuple)
+    if fn is list or fn is tuple:
+        return whole_items
+    return isinstance(fn, types.BuiltinMethodType) and type(fn.__self__) is list and (
+        fn.__name__ in ("append", "insert") or fn.__name__ == "extend" and whole_items)
 
 
 def _called_name(fn) -> str:

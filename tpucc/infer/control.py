@@ -991,6 +991,9 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         note.startswith(GUARD_NOTE) else set()
     _normalize_states(arms)
     _drop_finished_iterators(frame.fc, arms, targets, depths)
+    # (a runtime loop's first test too: where the loop carries a plain
+    # object as a value, its arms hold the copy the loop made and the
+    # object of before, each the program's and held by that variable alone)
     value_objects.merge_by_attribute(frame, [(a.locals, a.stack, a.items) for a in arms])
     whole, flat = _arm_leaves(arms)
     escaped = _hold_escaping_arrays(frame.interp, arms, flat, floor)

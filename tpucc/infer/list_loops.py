@@ -199,7 +199,7 @@ def _check_alike(items):
             raise NotPickable("the list holds dicts with different keys")
         for k in keys:
             _check_alike([v[k] for v in items])
-    elif _is_record_object(first):      # `materials[k].kd`, `for s in spheres: s.c`
+    elif is_record_object(first):      # `materials[k].kd`, `for s in spheres: s.c`
         names = list(vars(first))
         if any(type(v) is not type(first) or list(vars(v)) != names for v in items):
             raise NotPickable("the list holds objects of different classes or attributes")
@@ -209,7 +209,7 @@ def _check_alike(items):
         raise NotPickable("the list holds items of different kinds")
 
 
-def _is_record_object(v) -> bool:
+def is_record_object(v) -> bool:
     """An instance of a user class whose attributes live in its plain
     __dict__ (a dataclass, a class whose __init__ sets self.c, self.r),
     read as Python reads them: a record, picked at a runtime position as a
@@ -275,7 +275,7 @@ def picker(items, stacked=None):
         columns = {k: picker(column, stacked) for k, column in inner.items()}
         return lambda pos: _marked_whole(items, inner, chosen_container(
             {k: part(pos) for k, part in columns.items()}))
-    if _is_record_object(first):
+    if is_record_object(first):
         inner = {k: _attribute_column(items, k) for k in vars(first)}
         columns = {k: picker(column, stacked) for k, column in inner.items()}
         return lambda pos: _marked_whole(items, inner, chosen_object(
@@ -301,7 +301,7 @@ def _prestack(items, out: dict):
     elif type(first) is dict:
         for k in first:
             _prestack([v[k] for v in items], out)
-    elif _is_record_object(first):
+    elif is_record_object(first):
         for k in vars(first):
             _prestack(_attribute_column(items, k), out)
 

@@ -1375,11 +1375,17 @@ def _static_change_hint(path, before, after) -> str:
             and hasattr(before, "__dict__") and not callable(before):
         frozen = getattr(getattr(type(before), "__dataclass_params__", None), "frozen", False)
         target = f"obj{path}" if path.startswith((".", "[")) else path
-        keep = "" if frozen else (f"keep one {type(before).__name__} and rebind its "
-                                  f"attributes ({target}.x = ...), or ")
-        return (f"only arrays and numbers can change inside a loop on runtime values: {keep}"
-                "hold the values in a namedtuple or a frozen dataclass of arrays and numbers, "
-                "which the loop carries item by item")
+        name = type(before).__name__
+        keep = "" if frozen else (f"keep one {name} and rebind its attributes "
+                                  f"({target}.x = ...), or ")
+        # (value_objects.made_anew: the variable's own new object each iteration)
+        carried = "" if frozen or not path.isidentifier() else (
+            f"a runtime loop carries a new {name} each iteration in `{path}` only where the "
+            f"function made the one before the loop and nothing else holds it or the new ones "
+            f"(no other name, container, caller, `is` or id()); else ")
+        return (f"{carried}only arrays and numbers can change inside a loop on runtime "
+                f"values: {keep}hold the values in a namedtuple or a frozen dataclass of "
+                "arrays and numbers, which the loop carries item by item")
     if before is None and isinstance(after, Array):
         # (a layer caching its input: `self.x = None` in __init__, set by forward)
         return ("only arrays and numbers can change inside a loop on runtime values: give "
@@ -1520,8 +1526,7 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
             continue                # variables first bound inside the loop join the state
         if _carry_choices((td, leaves), trial, promote):
             continue                    # again, carrying those objects as choices
-        if value_objects.made_anew(leaves, trial, frame.interp,
-                                   runtime_frame=frame if trip_count is None else None):
+        if value_objects.made_anew(leaves, trial, frame, counted=trip_count is not None):
             continue                # again, carrying those objects' attributes
         _check_loop_structure((td, leaves), trial, loc)
         new_promote, new_boxes = _widen(leaves, trial, promote, boxes, loc)

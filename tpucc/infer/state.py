@@ -639,6 +639,11 @@ def same_object(new, olds: list, in_place=None):
         return new
     if new is first:                    # (a container taken whole: not walked again)
         return first
+    if type(new) is ChosenValue:
+        # (a choice rebuilt around the very position it held: that choice
+        # again, so that a list holding it, `rows.append("a" if c else "b")`
+        # twice, stays the list the program's names share)
+        return first if new.position is first.position else new
     if type(new) is SeqIter:
         return _same_iterated_items(new, first, in_place)
     if type(new) in (list, tuple):

@@ -14,12 +14,14 @@ walks it while `carrying` names its variable) and makes it again around
 them (state._build), as the eager loop makes a new one each iteration.
 
 A counted loop (a static number of iterations, at least one) leaves the
-variable holding a new object eagerly too.  A runtime `while` that runs
-no iteration leaves the very object of before, so a runtime loop carries
-one only where the program made that object and nothing but the variable
-refers to it (made_anew's `runtime_frame`): then the copy after the loop
-cannot be told from it either.  Anything else keeps a static loop
-unrolled, and a runtime one refused.
+variable holding a new object eagerly too.  A runtime `while` (or a
+`range` of a runtime length) that runs no iteration leaves the very object
+of before, which a copy stands for only where nobody else can tell: it
+carries them where that object too was made by the program and is held
+by that variable alone (in no other slot, container, object or frame
+around), as a runtime `if`'s merge does (`s = S(x0, 0.0)` then `while
+s.y > 0: s = s.step(dt)`, a projectile flown until it lands).  Anything
+else keeps a static loop unrolled, and a runtime one refused, as before.
 
 A runtime `if` whose arms bind a variable to different such objects
 (`if c: pos = pos * 0.5`) merges them the same way (`merging`,
@@ -174,19 +176,19 @@ def _held_at(locals_: dict, path: str):
     return value
 
 
-def made_anew(leaves, trial, interp, runtime_frame=None) -> dict:
+def made_anew(leaves, trial, frame, counted: bool) -> dict:
     """{path: class} of the variables a trial of a loop's body left holding
     a new object of the class and attributes of the one it began with
     (attribute_names), which may be carried as a value: the body made it,
     no other slot holds it nor the one before, and no `is`, id() or hash()
-    asked about its class.  A runtime loop (`runtime_frame`, the loop's
-    frame) may run no iteration, leaving the very object of before where
-    the copy stands: only where no one could tell them apart, the program
-    having made that object and the variable alone holding it (in any
-    frame, container or object: loose_before)."""
+    asked about its class.  Where the loop may run no iteration (not
+    `counted`), the one before must be the program's, held by that
+    variable alone (sole_reference)."""
     scope = _ACTIVE.get()
+    interp = frame.interp
+    held = None if counted else _references(
+        [*frame.locals.values(), *frame.stack, *_outer_roots(interp, frame)])
     found: dict = {}
-    references = None
     for (path, before), (_, after) in zip(leaves, trial.leaves):
         if after is before or not _VARIABLE.fullmatch(path) or type(after) is not type(before):
             continue
@@ -195,27 +197,20 @@ def made_anew(leaves, trial, interp, runtime_frame=None) -> dict:
                 or type(before) in scope.identity_read \
                 or sum(v is before for _, v in leaves) != 1 \
                 or sum(v is after for _, v in trial.leaves) != 1 \
-                or not _made_in_body(after, interp, trial.body_floor, scope):
+                or not _made_in_body(after, interp, trial.body_floor, scope) \
+                or held is not None and not sole_reference(interp, before, held):
             continue
-        if runtime_frame is not None:
-            references = references or _references(_frame_roots(interp, runtime_frame))
-            if not loose_before(interp, before, references):
-                continue
         found[path] = type(before)
     scope.paths.update(found)
     return found
 
 
-def loose_before(interp, obj, references: dict) -> bool:
-    """Whether `obj`, what a variable held when a runtime loop began, could
-    be replaced by a copy after it unseen: the program made it (or it is a
-    copy state._build made) and nothing but that one variable refers to it."""
-    return _made_by_program(interp, obj) and references.get(id(obj)) == 1
-
-
-def _frame_roots(interp, frame) -> list:
-    """Everything the frames hold, `frame`'s own locals and stack included."""
-    return [*frame.locals.values(), *frame.stack, *_outer_roots(interp, frame)]
+def sole_reference(interp, obj, held: dict) -> bool:
+    """Whether `obj` was made by the program (or is a copy state._build
+    made) and `held` (_references of everything the frames hold) counts
+    one reference to it: a copy of it is then told from it by nothing."""
+    return (_made_by_program(interp, obj) or any(s.holds_copy(obj) for s in _chain())) \
+        and held.get(id(obj)) == 1
 
 
 def entered(locals_: dict) -> dict:

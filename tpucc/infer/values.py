@@ -609,6 +609,16 @@ def read_item(container, key):
     return ABSENT
 
 
+def native_item(container, key):
+    """container[key] as the built-in class reads it (native_method), but
+    KeyError for a key a dict lacks: dict's own __getitem__ runs a
+    defaultdict's __missing__, which would store a default item there
+    (unjournaled: a list no trace made)."""
+    if isinstance(container, dict) and not dict.__contains__(container, key):
+        raise KeyError(key)
+    return native_method(container, "__getitem__")(container, key)
+
+
 def native_method(container, name: str):
     """The built-in implementation of container's method `name` (dict's,
     list's, OrderedDict's: the first in its class's MRO that is not a
