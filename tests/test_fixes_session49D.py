@@ -25,6 +25,11 @@
   at run time; `.remove()` and `.sort()` of such a list are refused;
   `lst.extend([choice, ...])`, list() and tuple() of such a list, which
   take its items as they are, were refused as "needs the object itself";
+- the program's own exception class (`class EnergyDrift(ValueError):
+  pass`) raised under a runtime condition was refused (E100); it is a
+  check made when the call returns, as a built-in one is, whose error is
+  an instance of the program's class (`except EnergyDrift` catches it); an
+  artifact (tpucc build) refuses it, its loader could not rebuild it;
 - storing into a defaultdict read its item with dict's own __getitem__,
   which ran __missing__ natively: `d["a"] = v` under a runtime `if` left
   `d["a"]` holding the default on the path that never stored it (a wrong
@@ -40,7 +45,8 @@ import numpy as np
 import pytest
 import tpucc
 
-from conftest import count_hlo, hlo, raises_at, same_each, same_with_objects
+from conftest import (build_model_source, count_hlo, hlo, raises_at, same_each,
+                      same_with_objects)
 
 
 # --- value objects carried by a runtime `while` ------------------------------------------
@@ -221,3 +227,48 @@ def test_defaultdict_store_under_runtime_if_is_not_a_wrong_default():
     # (it returned {'a': 0.0} for x = -1, where Python's dict is empty)
     raises_at(stored_under_if, (np.float64(-1.0),), match="mutating a container",
               line_of='d["a"] = x')
+
+
+# --- the program's own exception class under a runtime condition ----------------------------
+
+class EnergyDrift(ValueError):
+    pass
+
+
+def checked_orbit(x0, steps):
+    x, v = x0, 0.0
+    for _ in range(steps):
+        v -= x * 0.1
+        x += v * 0.1
+    drift = abs(0.5 * (x * x + v * v) - 0.5 * x0 * x0) / (0.5 * x0 * x0)
+    if drift > 0.02:
+        raise EnergyDrift(f"energy drift {drift:.3f} above 0.02")
+    return x, drift
+
+
+def test_program_exception_class_raised_at_run_time():
+    f = same_each(checked_orbit, (np.float64(1.0), 30))
+    with pytest.raises(EnergyDrift) as eager:
+        checked_orbit(np.float64(1.0), 60)
+    with pytest.raises(EnergyDrift) as compiled:
+        f(np.float64(1.0), 60)
+    assert compiled.value.message == str(eager.value)
+
+
+def test_program_exception_class_refused_in_an_artifact(tmp_path_factory):
+    from tpucc.aot.errors import BuildError
+    source = """
+import numpy as np
+from tpucc.aot import entry
+
+class EnergyDrift(ValueError):
+    pass
+
+@entry("f64[3]")
+def checked(x):
+    if x.sum() > 1:
+        raise EnergyDrift("too much")
+    return x
+"""
+    with pytest.raises(BuildError, match="the program's own exception class"):
+        build_model_source(tmp_path_factory, "drift_model", source)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import importlib
 import linecache
+import os
 import sys
+import sysconfig
 from dataclasses import dataclass
 
 
@@ -250,13 +252,40 @@ def raisable_class(name: str) -> type | None:
     if name in RAISABLE_AT_RUN_TIME:
         return RAISABLE_AT_RUN_TIME[name]
     module, _, qualname = name.rpartition(".")
-    if module.partition(".")[0] not in sys.stdlib_module_names:
-        return None
-    try:
-        cls = getattr(importlib.import_module(module), qualname)
-    except (ImportError, AttributeError):
-        return None
+    if module.partition(".")[0] in sys.stdlib_module_names:
+        try:
+            cls = getattr(importlib.import_module(module), qualname)
+        except (ImportError, AttributeError):
+            return None
+    else:
+        # The program's own class (`class UnitError(ValueError): pass`), found
+        # in its module where the process has imported it: never imported
+        # here, which would run the program's code (an artifact's loader
+        # cannot: aot.build refuses such a check, is_portable_raisable).
+        mod = sys.modules.get(module)
+        cls = getattr(mod, qualname, None) if "." not in qualname and _is_program_module(mod) \
+            else None
     return cls if _built_in_message_error(cls) else None
+
+
+def _is_program_module(mod) -> bool:
+    """A module of the program's (its script, its files), not an installed
+    library's (numpy.linalg.LinAlgError is NumPy's to raise) nor tpucc's."""
+    if mod is None or mod.__name__.partition(".")[0] == "tpucc":
+        return False
+    path = getattr(mod, "__file__", None)
+    if path is None:
+        return mod.__name__ == "__main__"
+    libraries = {sysconfig.get_paths()[k] for k in ("purelib", "platlib", "stdlib")}
+    return not any(os.path.abspath(path).startswith(os.path.join(d, "")) for d in libraries)
+
+
+def is_portable_raisable(name: str) -> bool:
+    """Whether any process can rebuild exception class `name` (a built-in
+    one, or the standard library's), as an artifact's loader must."""
+    module = name.rpartition(".")[0]
+    return raisable_class(name) is not None and (
+        not module or module.partition(".")[0] in sys.stdlib_module_names)
 
 
 def raisable_name(cls) -> str | None:
@@ -279,12 +308,14 @@ def _built_in_message_error(cls) -> bool:
 
 
 def runtime_raise_class(name: str) -> type:
-    """RuntimeRaiseError that is also the exception `name` (raisable_class)."""
-    if name not in _RUNTIME_RAISE_CLASSES:
-        base = raisable_class(name)
-        _RUNTIME_RAISE_CLASSES[name] = type(f"Runtime{base.__name__}", (RuntimeRaiseError, base),
+    """RuntimeRaiseError that is also the exception `name` (raisable_class).
+    Kept by class, not name: a program's module imported again defines its
+    exception class anew, which `except` then names."""
+    base = raisable_class(name)
+    if base not in _RUNTIME_RAISE_CLASSES:
+        _RUNTIME_RAISE_CLASSES[base] = type(f"Runtime{base.__name__}", (RuntimeRaiseError, base),
                                             {"__module__": __name__})
-    return _RUNTIME_RAISE_CLASSES[name]
+    return _RUNTIME_RAISE_CLASSES[base]
 
 
 class InternalError(TpuccError):

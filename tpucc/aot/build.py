@@ -39,6 +39,7 @@ import numpy as np
 from .. import lower
 from ..driver import is_runtime_kind, python_int_output
 from ..ops.registry import lowering_for
+from .. import errors
 from ..errors import Loc, TpuccError
 from . import targets as tg
 from . import tree, weights
@@ -246,6 +247,7 @@ def build_entry(ep: EntryPoint, out_dir, model: dict, targets=("cpu",), emit=(),
     lowered, args, kwargs = _trace(ep, p)
     traced = lowered.traced
     writebacks = _writebacks(ep, traced)        # first: its refusals say more
+    _refuse_program_exceptions(ep, traced.checks)
     signature = {"inputs": _inputs(ep, args, kwargs, traced), "outputs": _outputs(ep, traced),
                  "writebacks": writebacks,
                  "checks": traced.checks}       # runtime checks (infer/checks.py)
@@ -599,6 +601,21 @@ def _out_paths(treedef) -> list[str]:
         else:
             out.append(path)
     return out
+
+
+def _refuse_program_exceptions(ep, checks) -> None:
+    """A check that raises the program's own exception class (`class
+    UnitError(ValueError)`) under a runtime condition: a loaded artifact
+    runs where the program's module need not be, and could not rebuild it."""
+    for check in checks:
+        raises = check.get("raises")
+        if raises and not errors.is_portable_raisable(raises):
+            loc = Loc(*check["loc"]) if check.get("loc") else ep.loc
+            raise BuildError(f"entry {ep.name!r} raises {raises}, the program's own exception "
+                             "class, under a runtime condition: a loaded artifact raises only "
+                             "built-in exceptions (and the standard library's)", loc,
+                             hint="raise the built-in class it derives from (ValueError...) "
+                                  "in the entry, or build from a function that does")
 
 
 def _writebacks(ep, traced) -> list:

@@ -1910,7 +1910,9 @@ def _runtime_raise_refusal(f, index: int, name: str, exc=None) -> UnsupportedErr
                 "`if not done: raise ...`")
     else:
         hint = ("`assert cond, \"message\"` and `raise ValueError(\"message\")` (a built-in "
-                "exception; a message of constants, or an f-string of variables) compile to "
+                "exception, or the program's own subclass of one at module level without its "
+                "own __init__, __new__ or __str__; a message of constants, or an f-string of "
+                "variables) compile to "
                 "a check made when the call returns (E910) when the raise is all the `if` "
                 "holds: compute what the message shows before the `if`; or test static "
                 "values (shapes, Python values)")
