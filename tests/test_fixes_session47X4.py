@@ -281,7 +281,7 @@ def refused_isinstance(x):
 
 @pytest.mark.parametrize("fn, what", [
     (refused_unpacking, "iterating over it"), (refused_isinstance, r"passing it to isinstance\(\)"),
-    (refused_method, r"`\.split\(\)`"), (refused_dict_key, "as a key or index"),
+    (refused_method, r"`\.split\(\)`"), (refused_dict_key, "as an index"),
     (refused_as_key, "as a dict key or set item")])
 # (len(s), s + "!" and s < "z" give each object's result: test_fixes_session48X5.py;
 # s.upper(), f"status: {s}" and "".join([s, "!"]): test_fixes_session48P3.py)

@@ -43,10 +43,10 @@ from . import buffers, builder, float_errors, held_ints, optional_numbers
 from .builtins_impl import (BUILTINS, pulled_lazily, READ_ONCE, REFUSED, getter_call, holds_array,
                             method_caller_call, python_sample, refuse_host_call, refuse_read_once,
                             refuse_runtime_hash)
-from . import (appends, chosen_functions, chosen_values, exceptions, generator_folds,
-               generator_runs, held_tables, interpreted, iterators, library_signatures, list_loops,
-               local_caches, messages, picked_copies, picked_rows, popped_queues, pynumbers,
-               recursion, stacking, static_arguments, vectorize)
+from . import (appends, chosen_functions, chosen_keys, chosen_members, chosen_values, exceptions,
+               generator_folds, generator_runs, held_tables, interpreted, iterators,
+               library_signatures, list_loops, local_caches, messages, picked_copies, picked_rows,
+               popped_queues, pynumbers, recursion, stacking, static_arguments, vectorize)
 from .contents import BY_VALUE, SAME, ContentsGuardView
 from .exceptions import CONTEXTMANAGER_CALL, GeneratorManager, SteppedExit, TracedExit
 from .iterators import (ENDLESS, MAX_NATIVE_ITEMS, NativeSteps, RaisingTail, RangeIter, caught_up,
@@ -1634,7 +1634,8 @@ class Interpreter:
             if table is not None:
                 return indexing.getitem(table, key)
             if isinstance(obj, (list, tuple)) and obj and all(
-                    isinstance(v, (Array, int, float, bool, np.number, np.bool_)) for v in obj):
+                    isinstance(v, (Array, int, float, bool, np.number, np.bool_))
+                    and not isinstance(v, enum.Enum) for v in obj):     # (an IntEnum member)
                 stacked = _stacked_as_merged(list(obj), hint=_runtime_index_hint(obj))
                 chosen = indexing.getitem(stacked, key)
                 if isinstance(chosen, Array):
@@ -1685,6 +1686,8 @@ class Interpreter:
             # (only the slice's: a CSR pattern's rows of a long list, sliced
             # row by row, read all of it at each row)
             return self.fresh(self._list_slice(obj, key))
+        if isinstance(obj, dict) and chosen_keys.is_key(key):
+            return chosen_keys.dict_item(self, obj, key)    # `RATES[stage]`
         self._check_aliased_argument_read(obj, key)
         if isinstance(obj, BY_VALUE):
             self.guard_contents(obj)    # items made at each read: compared by value
@@ -1710,17 +1713,25 @@ class Interpreter:
             generator_runs.refuse_unconsumed_read(self, "item", obj, key)
         return out
 
-    def _read_at_runtime_key(self, mapping, key):
+    def _read_at_runtime_key(self, mapping, key, missing="KeyError", after=""):
         """mapping[key] of a static dict whose keys are ints, at a runtime int
         key (`LABELS[k]`): the item at the position of the key that equals it,
         read as a list's item at a runtime position is; where none does,
-        Python's KeyError, checked at run time (raised when the call returns)."""
+        Python's KeyError (or the error `missing`, its message the key and
+        `after`), checked at run time (raised when the call returns)."""
         from . import checks
         keys, values = zip(*self.dict_items(mapping))
         matches = self.call(np.equal, [key, np.array(keys, np.int64)], {})
         checks.require(self.call(np.any, [matches], {}),
-                       messages.Message((messages.Field(key, None, ""),)), raises="KeyError")
+                       messages.Message((messages.Field(key, None, ""), *filter(None, [after]))),
+                       raises=missing)
         position = self.call(int, [self.call(np.argmax, [matches], {})], {})
+        return self.read_at_position(mapping, values, position, key)
+
+    def read_at_position(self, mapping, values, position, key):
+        """values[position], the items of `mapping` at a runtime position
+        (that of the runtime `key` among its keys), read as a list's are:
+        where they cannot be, the refusal of a runtime read of the mapping."""
         try:
             return self.getitem(values, position)
         except StaticValueError as e:
@@ -1959,6 +1970,9 @@ class Interpreter:
             # the user's __setitem__, interpreted: what it changes is checked as it
             # changes it (`self.data[i] = v` updates an array in place, anywhere)
             self.inline(method, [obj, key, value], {})
+            return
+        if isinstance(key, chosen_values.ChosenValue) and isinstance(obj, dict):
+            chosen_keys.dict_store(self, obj, key, value)    # `time_in[state] += 1`
             return
         if self._attribute_of_dict(obj, key, new=True) is not None:
             self._write_dict_attribute(obj, key, value)
@@ -2443,6 +2457,8 @@ class Interpreter:
         arrays would call it natively."""
         if isinstance(key, Array):
             return key
+        if isinstance(key, chosen_values.ChosenValue):     # `counts[stage]` of an IntEnum
+            return chosen_keys.index(key)
         if isinstance(key, tuple):
             return tuple(map(self.index_values, key))
         if isinstance(key, slice):
@@ -2793,6 +2809,8 @@ class Interpreter:
         if fn is print and optional_numbers.first_optional(args) is not None:   # (a number or None)
             return self.call(optional_numbers.call_resolved,
                              optional_numbers.resolved_call(fn, args, kwargs), {})
+        if isinstance(fn, chosen_members.MemberMethod):   # `stage.next()`: each member's
+            return chosen_members.call(self, fn, args, kwargs)
         if fn is print and chosen_values.holds_choice(args):   # printed in a branch per object
             return self.call(chosen_values.call_resolved,
                              chosen_values.resolved_call(fn, args, kwargs), {})
@@ -2816,6 +2834,9 @@ class Interpreter:
             result = chosen_values.static_method_call(fn, args, kwargs)
             if result is not None:
                 return result
+        if _is_dict_get(fn) and 1 <= len(args) <= 2 and not kwargs and \
+                chosen_keys.is_key(args[0]):        # `NOTES.get(name, 0.0)`
+            return chosen_keys.dict_get(self, fn.__self__, *args)
         if chosen is not None and not _takes_any_object(fn, args, kwargs):  # (`str([status])`)
             raise chosen_values.refusal(f"passing it to {_called_name(fn)}", chosen)
         # A callable object need not be hashable (a dataclass with eq=True is not).
@@ -3157,6 +3178,10 @@ class Interpreter:
     def construct(self, cls, args, kwargs):
         if issubclass(cls, (np.datetime64, np.timedelta64)) and _any_runtime(args, kwargs):
             raise runtime_date_refusal(cls, args)
+        if _enum_lookup_of_runtime_int(cls, args, kwargs):     # `Wave(int(p[0]))`
+            return self._read_at_runtime_key(
+                self.fresh(dict(cls._value2member_map_)), args[0], missing="ValueError",
+                after=f" is not a valid {cls.__qualname__}")
         if (issubclass(cls, np.generic) and len(args) == 1 and not kwargs
                 and isinstance(args[0], Array) and cls is not np.generic):
             return _numpy_scalar_of(cls, args[0])
@@ -3853,6 +3878,14 @@ def _sequence_kind(seq) -> str:
 
 
 _INT64 = np.iinfo(np.int64)
+
+
+def _enum_lookup_of_runtime_int(cls, args, kwargs) -> bool:
+    """Whether cls(*args, **kwargs) looks an enum's member up by a runtime
+    int, the members' values ints: the member is a choice among them."""
+    return isinstance(cls, enum.EnumMeta) and len(args) == 1 and not kwargs and \
+        isinstance(args[0], Array) and args[0].shape == () and args[0].dtype.kind in "iu" and \
+        _int_keyed(cls._value2member_map_)
 
 
 def _int_keyed(mapping) -> bool:
@@ -4594,6 +4627,13 @@ def _is_user_class(cls) -> bool:
     new = class_attribute(cls, "__new__")
     return (isinstance(init, types.FunctionType) or init is object.__init__) and \
         new in (object.__new__, None) and cls.__module__ != "builtins"
+
+
+def _is_dict_get(fn) -> bool:
+    """Whether fn is a dict's own .get (of a subclass too: it reads no
+    __missing__)."""
+    return isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, dict) \
+        and fn.__name__ == "get"
 
 
 def _takes_any_object(fn, args=(), kwargs=None) -> bool:

@@ -96,11 +96,18 @@ def position_of(v) -> np.int32:
     """`v`'s position in the compilation's table (added there if new).  Two
     objects are one choice where they are of one type and one repr (`1`
     and `True` are two, as are 0.0 and -0.0: the caller gets the one its
-    path took; a nan is one choice, not a new one at each merge)."""
+    path took; a nan is one choice, not a new one at each merge).  An enum
+    member comes with all its class's members, in a row: a choice among
+    some of them then lies in a range of positions that holds members
+    only (_held), whatever objects the program made in between (the
+    strings of their `.name`)."""
     table = choices()
     for i, o in enumerate(table):
         if o is v or (type(o) is type(v) and repr(o) == repr(v)):
             return np.int32(i)
+    if isinstance(v, enum.Enum) and v in list(type(v)):
+        table.extend(list(type(v)))
+        return np.int32(len(table) - len(type(v)) + list(type(v)).index(v))
     table.append(v)
     return np.int32(len(table) - 1)
 
@@ -144,6 +151,13 @@ def _leaf_nodes(td, out: list) -> None:
         return
     for child in _children(td):
         _leaf_nodes(child, out)
+
+
+def chosen_paths(td, leaves) -> list:
+    """The paths of a flattened state's leaves that are choices' positions."""
+    nodes = []
+    _leaf_nodes(td, nodes)
+    return [path for (path, _), node in zip(leaves, nodes) if node == CHOSEN]
 
 
 def _children(td) -> tuple:
@@ -483,8 +497,8 @@ def attribute(v: ChosenValue, name: str, method: bool):
     it is called at once (`s.upper()`: `method`), each object's method.
     Read only where Python's own code reads it (not an enum member's
     property or method of the program's: interpreted, as its code is)."""
-    objects = [choices()[k] for k in _held(v, len(choices()))]
-    if all(_own_attribute(o, name) for o in objects):
+    objects = held_objects(v)
+    if own_attribute(v, name):
         found = [getattr(o, name) for o in objects if hasattr(o, name)]
         if method and found and all(map(callable, found)):
             return ChosenMethod(v, name)
@@ -525,6 +539,11 @@ def _program_methods(v: ChosenValue, name: str):
     _require_not_raised(outcomes, v.position, f"`.{name}()`")
     indices = np.array([r if type(r) is int else 0 for r in outcomes], np.int64)
     return ChosenFunction(_python_number(indices, v.position), tuple(candidates))
+
+
+def own_attribute(v: ChosenValue, name: str) -> bool:
+    """Whether Python's own code reads `.name` of each object `v` may hold."""
+    return all(_own_attribute(o, name) for o in held_objects(v))
 
 
 def _own_attribute(o, name: str) -> bool:
@@ -784,6 +803,29 @@ def _held(choice: ChosenValue, n: int) -> range:
     return range(max(lo, 0), min(hi, n - 1) + 1)
 
 
+def whole_enums(span: tuple) -> tuple:
+    """A range of positions widened to hold all the members of the enums
+    whose members it holds (position_of keeps them in a row): a loop that
+    binds some members of a state enum binds the others next."""
+    table = choices()
+    lo, hi = span
+    while 0 < lo < len(table) and _same_enum(table[lo - 1], table[lo]):
+        lo -= 1
+    while 0 <= hi < len(table) - 1 and _same_enum(table[hi], table[hi + 1]):
+        hi += 1
+    return lo, hi
+
+
+def _same_enum(a, b) -> bool:
+    return isinstance(a, enum.Enum) and type(a) is type(b)
+
+
+def held_objects(choice: ChosenValue) -> list:
+    """The objects `choice` may hold (_held's)."""
+    table = choices()
+    return [table[k] for k in _held(choice, len(table))]
+
+
 def _plain(o) -> bool:
     """Whether Python's operators on `o` run no code of the program's (an
     enum member whose class defines `__add__` would run it natively here,
@@ -922,6 +964,15 @@ def call_resolved(fn, position, objects, args, index, kwargs):
 
 
 def resolved_call(fn, args, kwargs) -> tuple:
-    """The interpreted call_resolved's arguments for fn's first choice."""
+    """The interpreted call_resolved's arguments for fn's first choice: the
+    objects it may hold (_held), its position counted from the first of
+    them (a branch per object the table holds would call fn with objects
+    of other choices: `d[o] = v` of a key `d` lacks)."""
+    from .builder import emit
     index = next(i for i, a in enumerate(args) if isinstance(a, ChosenValue))
-    return [fn, args[index].position, tuple(choices()), tuple(args), index, kwargs]
+    table, choice = choices(), args[index]
+    held = _held(choice, len(table))
+    position = choice.position
+    if held.start:
+        position = emit("subtract", position, np.int32(held.start))
+    return [fn, position, tuple(table[held.start:held.stop]), tuple(args), index, kwargs]

@@ -1081,6 +1081,9 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
         holder, key, serial, values, aval = entry
         merged_value = values[0] if aval is None else Array(next(loose_outs))
         if aval is not None:
+            # (`self.stage = Stage.DECAY` on one path: the range of positions
+            # the attribute's choice may hold, as a variable's)
+            merged_value.span = _merged_span(merged_value.var, aval, values)
             kind = loose_kind_outs.get(id(entry))
             merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
             held_ints.hold(merged_value, loose_flags.get(id(entry)), values,
@@ -1098,7 +1101,7 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     for slot, out in zip(slots, outputs):
         merged[slot.index] = Array(out)
         merged[slot.index].immutable = merged_kind(slot.values)
-        merged[slot.index].span = _merged_span(out, slot)
+        merged[slot.index].span = _merged_span(out, slot.aval, slot.values)
         merged[slot.index].dtype_varies = dtype_varies(slot.values)
     kinds = outputs[len(slots) + len(boxes):]
     for slot, kind in zip(kind_slots, kinds):
@@ -1121,18 +1124,18 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     return Exit(targets, code, depths)
 
 
-def _merged_span(out: Value, slot):
-    """What is known of an integer the paths merge: it lies in the range
-    that holds each path's value (`k = 0` or a While's counter from 0 up:
-    never negative, so `2 ** k` is an int); None where some path's value may
-    be anything."""
-    if slot.aval.shape or slot.aval.dtype.kind not in "iu":
+def _merged_span(out: Value, aval: AVal, values):
+    """What is known of an integer the paths merge (`values`, one per path):
+    it lies in the range that holds each path's value (`k = 0` or a While's
+    counter from 0 up: never negative, so `2 ** k` is an int); None where
+    some path's value may be anything."""
+    if aval.shape or aval.dtype.kind not in "iu":
         return None
-    bounds = [int_bounds(v) for v in slot.values if not isinstance(v, Undefined)]
+    bounds = [int_bounds(v) for v in values if not isinstance(v, Undefined)]
     if not bounds or None in bounds:
         return None
-    return ranged_span(out, slot.aval.dtype, (min(lo for lo, _ in bounds),
-                                              max(hi for _, hi in bounds)))
+    return ranged_span(out, aval.dtype, (min(lo for lo, _ in bounds),
+                                         max(hi for _, hi in bounds)))
 
 
 @contextlib.contextmanager

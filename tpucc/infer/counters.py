@@ -27,7 +27,7 @@ from .values import Array, Span, int_bounds, known_integer
 MAX_STEP = 1024
 
 
-def guesses(leaves, carried, skip: str | None, refuted: set, caps=None) -> dict:
+def guesses(leaves, carried, skip: str | None, refuted: set, caps=None, ranges=None) -> dict:
     """{slot: (lo, top)} for the carried 0-d integer slots whose value at
     the loop's entry is at least a static lo (not the dtype's minimum),
     except the path `skip` (a range's counter: loops._counter_span) and the
@@ -38,7 +38,9 @@ def guesses(leaves, carried, skip: str | None, refuted: set, caps=None) -> dict:
     inner loop is still a window of static length.  A counter with a cap in
     `caps` ({path: hi}: found by capped_by_tests) is guessed to stay in [lo,
     hi] at the top of the body, `(lo, hi, CAPPED, top)` (refuted: `(path,
-    CAPPED)`)."""
+    CAPPED)`).  A slot in `ranges` (a choice's position: {path: (lo, hi,
+    times widened), or None before a trial widened it}) is guessed to stay
+    in its entry value's range and that one."""
     out = {}
     for i in carried:
         path, entry = leaves[i]
@@ -46,6 +48,10 @@ def guesses(leaves, carried, skip: str | None, refuted: set, caps=None) -> dict:
                 entry.dtype.kind not in "iu":
             continue
         bounds = entry.span.bounds() if isinstance(entry, Array) and entry.span else None
+        if path in (ranges or {}):
+            bounds = known_bounds(entry)
+            if bounds is not None and ranges[path] is not None:
+                bounds = _union(bounds, ranges[path][:2])
         if bounds is not None and (path, KEPT) not in refuted:
             out[i] = (*bounds, KEPT)
             continue
@@ -66,6 +72,39 @@ KEPT = "kept"       # a guess that the slot stays in its entry range (guesses)
 CAPPED = "capped"
 
 
+def widened(wrong: set, counters: dict, leaves, ends, ranges: dict, expand) -> set:
+    """`wrong` (refuted's) without the KEPT guesses of the slots in `ranges`
+    that an iteration left at a known range: each such slot's range
+    widened to hold it (and `expand`ed), for the next trial, at most
+    MOST_WIDENINGS times.  For the position of a choice among static
+    objects (chosen_values: `stage = stage.next()`), which takes positions
+    of objects in the table of choices only, so that its range settles
+    once it holds those the body binds: `_held` then knows which objects
+    the choice may hold (not the strings its `.name` made).  A choice that
+    takes new objects at each iteration (`tag = tag + "a"`) is left to
+    the floor guess, whose trials make the objects that show it endless."""
+    out = set(wrong)
+    for i, (lo, hi, *_) in counters.items():
+        path = leaves[i][0]
+        bounds = known_bounds(ends[i][1]) if i < len(ends) else None
+        times = (ranges.get(path) or (0, 0, 0))[2]
+        if (path, KEPT) not in wrong or path not in ranges or bounds is None or \
+                times >= MOST_WIDENINGS:
+            continue
+        wide = expand(_union((lo, hi), bounds))
+        if wide != (lo, hi):
+            ranges[path] = (*wide, times + 1)
+            out.discard((path, KEPT))
+    return out
+
+
+MOST_WIDENINGS = 2
+
+
+def _union(a: tuple, b: tuple) -> tuple:
+    return min(a[0], b[0]), max(a[1], b[1])
+
+
 def tested_paths(counters: dict, leaves) -> list:
     """The counters whose values on the paths back to the header are asked
     (guarded_ranges.back_edges): the guesses a cap may narrow or holds."""
@@ -84,20 +123,13 @@ def capped_by_tests(counters: dict, leaves, back: dict, refuted: set) -> dict:
         if kind or not ends or (path, CAPPED) in refuted or \
                 any(b is None or b[0] < lo for b in ends):
             continue
-        entry = _entry_bounds(leaves[i][1])
+        entry = known_bounds(leaves[i][1])
         if entry is None:
             continue
         cap = max(entry[1], *(b[1] for b in ends))
         if cap < top:
             out[path] = cap
     return out
-
-
-def _entry_bounds(entry):
-    value = known_integer(entry)
-    if type(value) is int:
-        return value, value
-    return entry.span.bounds() if isinstance(entry, Array) and entry.span else None
 
 
 def _floor(entry) -> int | None:
@@ -139,10 +171,18 @@ def refuted(counters: dict, leaves, ends, back=None) -> set:
 def _stays_in(end, lo: int, hi: int) -> bool:
     """Whether an iteration's end value is in [lo, hi] (the parameter
     itself, left as it was: its range is the guess's)."""
-    value = known_integer(end)
-    bounds = (value, value) if type(value) is int else \
-        int_bounds(end) if isinstance(end, Array) and end.span is not None else None
+    bounds = known_bounds(end)
     return bounds is not None and lo <= bounds[0] and bounds[1] <= hi
+
+
+def known_bounds(v):
+    """(lo, hi) of an int known while compiling (a Python or NumPy int, a
+    constant: a choice's position where a path binds the object itself)
+    or of a runtime one with a Span; else None."""
+    value = known_integer(v)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value), int(value)
+    return int_bounds(v) if isinstance(v, Array) and v.span is not None else None
 
 
 def _counts_on(end, lo: int, top: int) -> bool:

@@ -26,8 +26,8 @@ from ..ir import values_made
 from ..ops.assign import FlatIter
 from ..ops.elementwise import PY_BINARY, PY_COMPARE, PY_INPLACE
 from ..ops.registry import METHODS, NUMPY
-from . import (builder, builtins_impl, calls, checks, chosen_values, control, dunders, exceptions,
-               float_errors, generator_folds, held_ints, messages, stacking)
+from . import (builder, builtins_impl, calls, checks, chosen_members, chosen_values, control,
+               dunders, exceptions, float_errors, generator_folds, held_ints, messages, stacking)
 from .builder import emit
 from .builtins_impl import refuse_runtime_hash
 from .control import RETURN, Exit, bound_flag, finish_journal
@@ -497,7 +497,10 @@ def STORE_DEREF(f, name):
 def LOAD_ATTR(f, arg):
     method, name = arg
     obj = f.pop()
-    if isinstance(obj, chosen_values.ChosenValue):     # `status.upper()`: each object's
+    if isinstance(obj, chosen_values.ChosenValue) and not chosen_values.own_attribute(obj, name) \
+            and chosen_members.interpreted(obj):    # `stage.next()`: the program's code
+        value = chosen_members.attribute(f.interp, obj, name, method)
+    elif isinstance(obj, chosen_values.ChosenValue):     # `status.upper()`: each object's
         value = chosen_values.attribute(obj, name, method)
     else:
         value = f.interp.getattr(obj, name)
@@ -1043,9 +1046,8 @@ def MATCH_CLASS(f, count):
 
 
 def _refuse_chosen_subscript(obj, key) -> None:
-    """`d[status]` (a key) and `status[0]`: each needs the object."""
-    if isinstance(key, chosen_values.ChosenValue):
-        raise chosen_values.refusal("using it as a key or index", key)
+    """`status[0]` needs the object (a key that is a choice, `d[status]`,
+    is the subscript's own: chosen_keys)."""
     if isinstance(obj, chosen_values.ChosenValue):
         raise chosen_values.refusal("indexing it", obj)
     if isinstance(key, optional_numbers.OptionalNumber):

@@ -1442,6 +1442,7 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
     iterator = f"<stack {len(frame.stack) - 1}>.pos" if frame.stack else None
     not_counting: set = set()       # slots an iteration does not count up (counters.py)
     caps: dict = {}                 # counters the loop's tests keep below a cap (counters.py)
+    ranges: dict = {}               # the positions carried choices may hold (counters.widened)
     kind_paths, int_paths = kind_paths
     grown = 0                       # trials in a row that made new objects
     for _attempt in range(12):
@@ -1454,7 +1455,9 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
             td, leaves = state_leaves(frame.locals, frame.stack)
             carried = [i for i, (_, v) in enumerate(leaves) if isinstance(v, Array)]
             int_paths |= _entry_python_number_paths(leaves, carried)
-            counting = counters.guesses(leaves, carried, iterator, not_counting, caps)
+            for path in chosen_values.chosen_paths(td, leaves):
+                ranges.setdefault(path, None)
+            counting = counters.guesses(leaves, carried, iterator, not_counting, caps, ranges)
 
             def run(counting=counting):
                 return _run_body(frame, header, loop_stops, td, leaves, carried, boxes,
@@ -1490,11 +1493,20 @@ def _settle(frame, header, loop_stops, loc, counted, promote, boxes, unshared, d
             made_at = ctx().choices_made_at
             if grown >= _MOST_GROWN_TRIALS and made_at is not None:
                 raise chosen_values.endless(made_at)
+            # (and the ranges of carried choices widened to the new objects
+            # the body bound them, or left, where they keep growing: one
+            # trial more for both)
+            kept = counters.widened(counters.refuted(counting, leaves, trial.leaves), counting,
+                                    leaves, trial.leaves, ranges, chosen_values.whole_enums)
+            not_counting |= {r for r in kept if isinstance(r, tuple) and r[0] in ranges}
             continue
         grown = 0
         wrong = counters.refuted(counting, leaves, trial.leaves, trial.back_edges)
         if wrong:
-            not_counting |= wrong       # again, without assuming those count up
+            # again, without assuming those count up (a choice's positions:
+            # widened to what the body left)
+            not_counting |= counters.widened(wrong, counting, leaves, trial.leaves, ranges,
+                                             chosen_values.whole_enums)
             continue
         found = counters.capped_by_tests(counting, leaves, trial.back_edges, not_counting)
         if found.keys() - caps.keys():
@@ -1593,6 +1605,10 @@ class Rebound:
     # ... and of those, the ones holding a Python bool beside that Python
     # int or float: which paths do, as a second bool (held_ints.needs_bool_flag).
     bools: list = field(default_factory=list)
+    # ... and of the choices among static objects (`self.stage`), the range
+    # of positions each may hold ({slot: (lo, hi, times widened)}, None:
+    # any), given to its Array in the body and after the loop (_held)
+    ranges: dict = field(default_factory=dict)
 
     def params(self) -> list:
         return [Value(aval) for *_, aval in self.loose.values()] + \
@@ -1625,7 +1641,7 @@ class Rebound:
         for (slot, (holder, key, serial, aval)), p in zip(self.loose.items(), params):
             arr = entries[slot] = Array(p)
             if aval is chosen_values.POSITION:      # a choice among static objects
-                store(holder, key, chosen_values.ChosenValue(arr), serial)
+                store(holder, key, self._choice(slot, arr), serial)
                 continue
             arr.immutable = RuntimeKind(kinds[slot]) if slot in kinds else scalar_kind(holder[key])
             held_ints.hold(arr, held.get(slot), self.ints.get(slot, ()), held_bools.get(slot))
@@ -1658,10 +1674,12 @@ class Rebound:
                     raise StaticChanged(
                         f"this runtime loop changes `{name}` from a static object to "
                         f"{describe_static(end)}", loc, _static_change_hint(name, before, end))
+                changed |= self._widen_range(slot, before, end)
                 continue
             if chosen_values.positions([before, end]) is not None:
                 # (`self.status = "converged"` in the body: carried as a choice)
                 self.loose[slot] = [holder, key, serial, chosen_values.POSITION]
+                self._widen_range(slot, before, end)
                 changed = True
                 continue
             avals = [carried[3] if carried else leaf_aval(before), leaf_aval(end)]
@@ -1691,6 +1709,37 @@ class Rebound:
                 self.bools.append(slot)
                 changed = True
         return changed
+
+    def _choice(self, slot, position: Array) -> chosen_values.ChosenValue:
+        """The choice a carried slot holds at `position`, in its range."""
+        bounds = self.ranges.get(slot)
+        if bounds is not None:
+            position.span = Span(position._var, 0, *bounds[:2])
+        return chosen_values.ChosenValue(position)
+
+    def _widen_range(self, slot, before, end) -> bool:
+        """Widens the range of a carried choice's positions to hold its value
+        before an iteration and after it (counters.widened's, for a
+        variable); whether that changed it.  Any positions (None) where one
+        is unbounded or it kept growing."""
+        if slot in self.ranges and self.ranges[slot] is None:
+            return False
+        old = self.ranges.get(slot)
+        bounds = [counters.known_bounds(chosen_values.position_value(v)) for v in (before, end)]
+        if old is not None:
+            bounds.append(old[:2])
+        if None in bounds:
+            self.ranges[slot] = None
+            return old is not None
+        lo, hi = chosen_values.whole_enums((min(b[0] for b in bounds),
+                                           max(b[1] for b in bounds)))
+        if old is not None and (lo, hi) == old[:2]:
+            return False
+        if old is not None and old[2] >= counters.MOST_WIDENINGS:
+            self.ranges[slot] = None        # (it keeps growing: any position)
+            return True
+        self.ranges[slot] = (lo, hi, old[2] + 1 if old else 0)
+        return True
 
     def _by_leaf(self, ends: dict, loc) -> list:
         """`ends`' entries, a slot holding a tuple, named tuple or frozen
@@ -1755,7 +1804,7 @@ class Rebound:
             before = holder[key]
             arr = Array(out)
             if aval is chosen_values.POSITION:      # a choice among static objects
-                store(holder, key, chosen_values.ChosenValue(arr), serial)
+                store(holder, key, self._choice(slot, arr), serial)
                 continue
             arr.immutable = (scalar_kind(before) if slot not in kinds else
                              _kind_after_loop(kinds[slot], ran_to_end[slot][3], True)

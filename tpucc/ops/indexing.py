@@ -16,6 +16,7 @@ such a scalar as the SSA Value it had when the view was made.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import operator
 
@@ -1169,10 +1170,12 @@ _PY_NUMBERS = (bool, int, float, complex)
 def static_number_table(items):
     """A static list of numbers indexed by a runtime position, as one constant
     (None if the items are not all numbers).  Its dtype is NumPy's for the list;
-    it is weak when every item is a Python number, as the item Python returns is."""
+    it is weak when every item is a Python number, as the item Python returns is.
+    (An IntEnum member is no number here: the item is the member.)"""
     from ..infer import builder
     if not (isinstance(items, (list, tuple)) and items and
-            all(isinstance(v, _PY_NUMBERS + (np.generic,)) for v in items)):
+            all(isinstance(v, _PY_NUMBERS + (np.generic,)) and not isinstance(v, enum.Enum)
+                for v in items)):
         return None
     try:
         table = np.asarray(items)
