@@ -37,8 +37,8 @@ def small_body(x):
     return x
 
 
-SQUASH = {"tanh": np.tanh, "sin": np.sin}
-# (a name, not the function: `(np.tanh, np.sin)[i % 2]` is a choice at run time now)
+# (a name, not the function: `(np.tanh, np.sin)[i % 2]` is a choice at run time now,
+# and so is `{"tanh": np.tanh, "sin": np.sin}[name]`: test_fixes_session49A.py)
 ORDER = ("tanh", "sin")
 
 
@@ -46,7 +46,7 @@ def needs_static_counter_of(steps):
     def needs_static_counter(y, h):
         for i in range(steps):
             k1 = f(y)
-            k2 = f(y + h * SQUASH[ORDER[i % 2]](k1))    # which name: i must be static
+            k2 = f(y + h * getattr(np, ORDER[i % 2])(k1))    # which name: i must be static
             k3 = f(y + h / 2 * k2)
             y = y + h / 6 * (k1 + 4 * k2 + k3)
         return y

@@ -355,8 +355,14 @@ class Mode(enum.IntEnum):
     B = 2
 
 
+class Level(enum.Enum):
+    LOW = 0.5
+    HIGH = 1.0
+
+
 @pytest.mark.parametrize("fn, name", [
-    (lambda x: Mode(int(x[0])), "Mode"),
+    # (an enum of ints looked up by a runtime int is a choice: test_fixes_session49A.py)
+    (lambda x: Level(float(x[0])), "Level"),
     (lambda x: fractions.Fraction(int(x[0])), "fractions.Fraction"),
     (lambda x: datetime.timedelta(seconds=float(x[0])), "datetime.timedelta"),
 ])
