@@ -3882,10 +3882,13 @@ _INT64 = np.iinfo(np.int64)
 
 def _enum_lookup_of_runtime_int(cls, args, kwargs) -> bool:
     """Whether cls(*args, **kwargs) looks an enum's member up by a runtime
-    int, the members' values ints: the member is a choice among them."""
-    return isinstance(cls, enum.EnumMeta) and len(args) == 1 and not kwargs and \
-        isinstance(args[0], Array) and args[0].shape == () and args[0].dtype.kind in "iu" and \
-        _int_keyed(cls._value2member_map_)
+    int, the members' values ints: the member is a choice among them.  (Not
+    a Flag, whose value may combine members into a new one, nor an enum
+    with its own _missing_: either makes members no table holds.)"""
+    return isinstance(cls, enum.EnumMeta) and not issubclass(cls, enum.Flag) and \
+        getattr(cls._missing_, "__func__", None) is enum.Enum._missing_.__func__ and \
+        len(args) == 1 and not kwargs and isinstance(args[0], Array) and \
+        args[0].shape == () and args[0].dtype.kind in "iu" and _int_keyed(cls._value2member_map_)
 
 
 def _int_keyed(mapping) -> bool:
