@@ -260,7 +260,7 @@ def refused_method(x):
 
 def refused_sorted(x):
     s = _status(x)
-    return sorted([s, "zz"])   # <- here   (a dict's key, its arrays too: test_fixes_session49A.py)
+    return sorted([s, "zz"])   # <- here   (a dict's item by it compiles: test_fixes_session49A.py)
 
 
 def refused_as_key(x):
@@ -281,7 +281,7 @@ def refused_isinstance(x):
 
 @pytest.mark.parametrize("fn, what", [
     (refused_unpacking, "iterating over it"), (refused_isinstance, r"passing it to isinstance\(\)"),
-    (refused_method, r"`\.split\(\)`"), (refused_sorted, "to sorted"),
+    (refused_method, r"`\.split\(\)`"), (refused_sorted, r"to sorted\(\)"),
     (refused_as_key, "as a dict key or set item")])
 # (len(s), s + "!" and s < "z" give each object's result: test_fixes_session48X5.py;
 # s.upper(), f"status: {s}" and "".join([s, "!"]): test_fixes_session48P3.py)
