@@ -141,13 +141,14 @@ def same(fn, *args):
     return compiled
 
 
-def same_each(fn, *arg_tuples, compare=None):
+def same_each(fn, *arg_tuples, compare=None, compile_kwargs=None):
     """`same` for each tuple of arguments, through ONE compiled fn: inputs
     that differ in values only share one executable (the suite's time is
     mostly XLA compiles).  `compare(expected, actual)`: assert_same unless
-    a file needs a stricter one.  Returns the compiled fn."""
+    a file needs a stricter one; `compile_kwargs`: more options of
+    tpucc.compile (runtime_args=...).  Returns the compiled fn."""
     compare = compare or assert_same
-    compiled = tpucc.compile(fn, cache=False)
+    compiled = tpucc.compile(fn, cache=False, **(compile_kwargs or {}))
     for args in arg_tuples:
         eager_args, comp_args = copy.deepcopy(args), copy.deepcopy(args)
         with np.errstate(all="ignore"):

@@ -433,7 +433,7 @@ def range_of_float(x):
 
 
 def sorted_runtime(x):
-    return sorted(x, key=lambda v: -v)  # <- here
+    return sorted([x, -x], key=lambda v: v.sum())  # <- here
 
 
 def index_of_runtime_range(x):

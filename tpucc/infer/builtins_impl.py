@@ -577,7 +577,7 @@ def sorted_(interp, x, *rest, key=None, reverse=False):
         raise _sorted_refusal()     # (its comparisons would call cmp on runtime values)
     keys = [interp.call(key, [v], {}) for v in items] if key is not None else items
     if len(keys) > 1 and key is not None and any(isinstance(k, Array) for k in keys):
-        raise _sorted_refusal()
+        return interp.fresh(_sorted_by_runtime_keys(items, keys, reverse))
     from . import dunders
     # the user's __lt__, interpreted; tuples holding arrays compared as Python
     # does, item by item: sorted(params.items()) is decided by the static names
@@ -606,7 +606,8 @@ _CMP_KEY = type(functools.cmp_to_key(operator.sub))
 def _sorted_refusal() -> StaticValueError:
     return StaticValueError(
         "sorted() of runtime values would compare them at compile time; it compiles only "
-        "for runtime real scalars of one type, without key=",
+        "for runtime real scalars of one type, and with key= giving those, for items that are "
+        "numbers of one type (sorted(range(n), key=lambda i: abs(A[i, k])))",
         hint="sort them as an array: np.sort(np.array(items)), or order other values by "
              "np.argsort(np.array(keys))")
 
@@ -650,7 +651,6 @@ def _sorted_runtime(items, reverse):
     (stable, as Python's sort is: 0.0 and -0.0 keep their order), taken
     apart again.  reverse=True is CPython's: the items reversed, sorted,
     and reversed back, so that equal items keep their order too."""
-    from ..ops.indexing import getitem
     from ..ops.registry import NUMPY
     items = _with_runtime_numbers(items)
     if not _one_runtime_type(items):
@@ -663,14 +663,58 @@ def _sorted_runtime(items, reverse):
         ordered = NUMPY[np.flip](NUMPY[np.sort](NUMPY[np.flip](stacked)))
     else:
         ordered = NUMPY[np.sort](stacked)
+    return _taken_apart(ordered, first)
+
+
+def _taken_apart(ordered: Array, first: Array) -> list:
+    """The items of a sorted 1-d array as scalars of the kind `first` is."""
+    from ..ops.indexing import getitem
     out = []
-    for i in range(len(items)):
+    for i in range(len(ordered)):
         v = getitem(ordered, i)
         if first.weak:                  # Python numbers (x.tolist()) stay Python numbers
             v = to_python_scalar(v, first.dtype)
         v.immutable = first.immutable
         out.append(v)
     return out
+
+
+def _sorted_by_runtime_keys(items, keys, reverse):
+    """sorted(items, key=f) whose keys are runtime real scalars of one type
+    (a pivot order, `sorted(range(n), key=lambda i: abs(A[i, k]))`): the
+    items permuted by the keys' stable argsort (Python's sort is stable),
+    so each place holds a runtime pick among them.  That needs items of
+    one kind: static numbers of one type (a range's indices) or runtime
+    scalars of one type; other items are refused.  reverse=True is
+    CPython's: the items reversed, sorted, reversed back."""
+    from ..ops.registry import NUMPY
+    keys = _with_runtime_numbers(keys)
+    items = _as_runtime_items(items)
+    if not _one_runtime_type(keys) or items is None:
+        raise _sorted_refusal()
+    stacked = NUMPY[np.stack](list(keys))
+    if keys[0].dtype.kind == "f":
+        _require_no_nan_to_sort(stacked)
+    last = len(keys) - 1
+    if reverse:
+        order = NUMPY[np.flip](last - NUMPY[np.argsort](NUMPY[np.flip](stacked), kind="stable"))
+    else:
+        order = NUMPY[np.argsort](stacked, kind="stable")
+    picked = NUMPY[np.take](NUMPY[np.stack](list(items)), order)
+    return _taken_apart(picked, items[0])
+
+
+def _as_runtime_items(items):
+    """The items to sort as runtime scalars of one type (static Python ints
+    or floats made constants of their kind), or None where they are not."""
+    if not any(isinstance(v, Array) for v in items):
+        kind = type(items[0])
+        if kind not in (int, float) or any(type(v) is not kind for v in items) or \
+                kind is int and not all(-2 ** 63 <= v < 2 ** 63 for v in items):
+            return None
+        items = [Array(builder.const_value(v)) for v in items]
+    items = _with_runtime_numbers(items)
+    return items if _one_runtime_type(items) else None
 
 
 def _one_runtime_type(items) -> bool:

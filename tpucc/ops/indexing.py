@@ -699,6 +699,9 @@ def getitem(x, key):
     lead = _integers_before_runtime_slice(key)
     if lead and lead < x.ndim:
         return getitem(getitem(x, key[:lead]), _after(key, lead))
+    rows = _rows_then_runtime_slices(x, key)
+    if rows is not None:
+        return getitem(getitem(x, rows[0]), rows[1])
     if boxes.runtime_slice_key(key, x.shape) is not None:
         return boxes.select(x, key)
     static, arrays = normalize_key(key, x.shape)
@@ -858,6 +861,45 @@ def _after(key: tuple, lead: int):
     return rest[0] if len(rest) == 1 else rest
 
 
+def _rows_then_runtime_slices(x, key):
+    """LU's row swap of the trailing columns, `U[[k, p], k:] = U[[p, k], k:]`:
+    integer index arrays (adjacent ones, whose axes NumPy keeps in place)
+    beside slices, some with runtime bounds.  NumPy's x[key] is the
+    gathered rows (a copy) sliced, so -> (the key with each runtime slice
+    taken whole, the key that then slices the gathered array: its runtime
+    slices on their axes, `:` elsewhere); None for any other key."""
+    if not isinstance(key, tuple) or len(key) > x.ndim:
+        return None
+    arrays = [n for n, item in enumerate(key) if _integer_index_array(item)]
+    if not arrays or arrays != list(range(arrays[0], arrays[-1] + 1)):
+        return None
+    others = [(n, item) for n, item in enumerate(key) if n not in arrays]
+    if not all(isinstance(item, slice) for _, item in others):
+        return None
+    runtime = {n for n, item in others if _runtime_bounds(item)
+               and fixed_length_slice(item, x.shape[n]) is None}
+    if not runtime:
+        return None
+    gather = tuple(slice(None) if n in runtime else item for n, item in enumerate(key))
+    depth = max(1 if isinstance(key[n], list) else key[n].ndim for n in arrays)  # their axes
+    kept = [key[n] if n in runtime else slice(None) for n in range(len(key))]
+    return gather, tuple(kept[:arrays[0]] + [slice(None)] * depth + kept[arrays[-1] + 1:])
+
+
+def _integer_index_array(item) -> bool:
+    """A list of ints (static or runtime) or an integer array of 1 or more
+    dimensions: an index array, not a mask."""
+    if isinstance(item, list):
+        return bool(item) and all(_integer_scalar(i) for i in item)
+    if isinstance(item, (np.ndarray, Array)):
+        return item.ndim > 0 and item.dtype.kind in "iu"
+    return False
+
+
+def _runtime_bounds(item: slice) -> bool:
+    return any(_is_runtime(v) for v in (item.start, item.stop, item.step))
+
+
 def _is_advanced(key) -> bool:
     """Whether `key` indexes with an array or list (fancy or mask indexing)."""
     return any(isinstance(k, (list, np.ndarray)) or isinstance(k, Array) and (
@@ -1000,6 +1042,12 @@ def setitem(x, key, value):
     lead = _integers_before_runtime_slice(key)
     if lead and lead < x.ndim and all(_scalar_index(i) for i in key[:lead]):
         setitem(getitem(x, key[:lead]), _after(key, lead), value)    # into a view of x's row
+        return
+    rows = _rows_then_runtime_slices(x, key)
+    if rows is not None:            # (the rows gathered, their slice assigned, put back)
+        gathered = getitem(x, rows[0])
+        setitem(gathered, rows[1], value)
+        setitem(x, rows[0], gathered)
         return
     if boxes.runtime_slice_key(key, x.shape) is not None:
         boxes.assign(x, key, value)

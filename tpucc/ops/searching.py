@@ -7,7 +7,8 @@ intersect1d / union1d / setdiff1d / setxor1d, np.trim_zeros, np.nonzero,
 np.argwhere, np.flatnonzero).  np.extract(cond, x) is x.ravel()[cond.ravel()],
 a mask selection (masked.py).
 
-Shapes are static, index values runtime.  Where NumPy raises on a runtime
+Shapes are static, index values runtime (np.unravel_index also takes the
+runtime .shape of a slice with runtime bounds).  Where NumPy raises on a runtime
 value (an index past the array's size, a sorter entry out of range, bins
 that are not monotonic), compiled code makes a runtime check
 (infer/checks.py) that raises NumPy's exception class when the call
@@ -102,19 +103,49 @@ def _strides(dims, order):
 
 @implements(np.unravel_index)
 def unravel_index(indices, shape, order="C"):
-    dims = _static_dims(shape, "unravel_index")
+    dims = _unravel_dims(shape)
     _check_order(order)
     index = _int_indices(indices)
-    size = int(np.prod(dims))
+    size = _product(dims)
     _require((index >= 0) & (index < size),
-             f"an index is out of bounds for array with size {size} (np.unravel_index)",
+             f"an index is out of bounds for array with size {size} (np.unravel_index)"
+             if not _is_array(size) else
+             "an index is out of bounds for the array's size (np.unravel_index)",
              hint="NumPy raises ValueError here; compiled code checks the indices and "
                   "raises when the call returns")
     coords = []
     for d, stride in zip(dims, _strides(dims, order)):
         # d == 0 only with size 0, where every index fails the check above
-        coords.append(_scalar_kind((index // max(stride, 1)) % max(d, 1), index))
+        coords.append(_scalar_kind((index // _at_least_one(stride)) % _at_least_one(d), index))
     return tuple(coords)
+
+
+def _unravel_dims(shape):
+    """np.unravel_index's dimensions: Python ints, or runtime ints where they
+    are the shape of a slice with runtime bounds (the argmax of `A[k:, k:]`
+    in complete pivoting), whose coordinates are the same arithmetic on them."""
+    dims = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+    if not any(_is_array(d) for d in dims):
+        return _static_dims(dims, "unravel_index")
+    dims = tuple(_int_indices(d, "'float' object cannot be interpreted as an integer")
+                 if _is_array(d) else static_index(d) for d in dims)
+    if any(_is_array(d) and d.ndim for d in dims):
+        raise UserCodeError("TypeError: only integer scalar arrays can be converted to a "
+                            "scalar index")
+    for d in dims:
+        _require(d >= 0, "dimensions must be non-negative")
+    return dims
+
+
+def _product(dims):
+    size = 1
+    for d in dims:
+        size = size * d
+    return size
+
+
+def _at_least_one(n):
+    return NUMPY[np.maximum](n, 1) if _is_array(n) else max(n, 1)
 
 
 _MODES = ("raise", "wrap", "clip")
