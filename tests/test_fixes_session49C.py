@@ -18,6 +18,12 @@ bug_03: sorted() by a runtime key, `sorted(range(n), key=lambda i:
 abs(A[i, k]), reverse=True)`, was refused (E400) although the items are
 numbers: they are now picked by a stable argsort of the keys, reverse=True
 as CPython's (equal keys keep their order).
+
+bug_04: a runtime loop whose runtime `break` comes before the first binding
+of a slice with runtime bounds (column-pivoted QR's `if norms[p] < tol:
+break`, then `x = R[k:, k]`) was refused with an E300 naming no variable
+("changes the structure of a variable"): the body's end restored the dead
+variable from the loop's entry but not its bound flag (infer/loops.py).
 """
 import numpy as np
 import pytest
@@ -152,3 +158,35 @@ def test_sorted_by_runtime_keys_keeps_runtime_items_their_kind():
         vals = [float(v) for v in x[:3]]
         return sorted(vals, key=abs), sorted(list(x), key=lambda v: -v, reverse=True)
     same_each(f, (np.array([1.0, -3.0, 2.0, 0.5]),), (np.array([-1.0, 1.0, -1.0, 2.0]),))
+
+
+# --- bug_04: a runtime break before a runtime slice's first binding -------------------------
+
+def _qr_column_pivoting(A, steps, tol=1e-12):
+    R = A.copy()
+    n = R.shape[1]
+    perm = np.arange(n)
+    norms = np.sum(R ** 2, axis=0)
+    rank = n
+    for k in range(steps):
+        p = k + int(np.argmax(norms[k:]))
+        if norms[p] < tol:
+            rank = k
+            break
+        R[:, [k, p]] = R[:, [p, k]]
+        perm[[k, p]] = perm[[p, k]]
+        x = R[k:, k]
+        v = x.copy()
+        v[0] += np.copysign(np.linalg.norm(x), x[0])
+        v /= np.linalg.norm(v)
+        R[k:, k:] -= 2.0 * np.outer(v, v @ R[k:, k:])
+        norms[k + 1:] = np.sum(R[k + 1:, k + 1:] ** 2, axis=0)
+    return R, perm, rank
+
+
+def test_break_before_a_runtime_slice_is_bound():
+    deficient = _A6[:, :4].copy()
+    deficient[:, 2] = 2 * deficient[:, 0]
+    compiled = _same_runtime(_qr_column_pivoting, ("steps",), (_A6[:, :4].copy(), 4),
+                             (deficient, 4), (_A6[:, :4].copy(), 1))
+    assert count_hlo(hlo(compiled, deficient, 4), "while") >= 1

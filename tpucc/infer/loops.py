@@ -1170,6 +1170,8 @@ def _drop_dead_locals(frame, header, entry=None, reached=()):
     drop_dead_locals([frame.locals], dead - entry.keys())
     for name in (dead_locals(fc, reached) & entry.keys()) - frame.locals.keys():
         frame.locals[name] = entry[name]
+        if bound_flag(name) in entry:   # (the join dropped its flag with it: the state's shape)
+            frame.locals[bound_flag(name)] = entry[bound_flag(name)]
 
 
 def _try_counted_but_last(frame, header, stops, loop_stops, it: RangeIter, enclosing) -> bool:
