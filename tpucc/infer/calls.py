@@ -377,7 +377,7 @@ class Captured:
 
 # The hint of a library function refused on runtime arrays, when nothing
 # more specific is known.
-README_HINT = "see the README for the NumPy functions tpucc compiles"
+README_HINT = "see docs/language.md for the NumPy functions tpucc compiles"
 
 # What compiles in place of a NumPy function or array attribute that reads
 # an array's memory layout (compiled arrays have none to read).
