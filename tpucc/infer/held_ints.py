@@ -96,6 +96,7 @@ import functools
 
 import numpy as np
 
+from ..errors import MergeError
 from ..ir import AVal, Value
 from ..ops.registry import PYTHON_BOOL_KEEPING, const_aval, loop_keys, ufunc_loop
 from . import builder
@@ -123,6 +124,10 @@ BOOL_HINT = ("the value is a Python bool on this runtime path (a tuple compariso
              "others, so compiled code holds it as a NumPy bool, for which + - * give a bool; "
              "give it one type: `int(a < b)` or `bool(a < b)` to count, `np.bool_(a < b)` for "
              "NumPy's bool arithmetic")
+
+INT_BESIDE_FLOAT_HINT = ("give the variable fewer kinds: a float where it takes the int (1.0 "
+                         "rather than 1), or a Python float on every path (`float(x[i])`), or a "
+                         "NumPy one (`np.float64(2.5)`)")
 
 BOOL_IN_INT_HINT = ("the variable is a Python bool on this runtime path and a Python int on "
                     "others (a runtime `if` or loop merged them), so compiled code holds it as "
@@ -272,6 +277,27 @@ def third_type_bool(v) -> Array | None:
     return Array(v.held_bool) if isinstance(v, Array) and v.held_bool is not None else None
 
 
+def _python_types(values) -> set:
+    """The Python number types (int, float) that `values` are on some path."""
+    return ({float} if any(map(holds_python_float, values)) else set()) | (
+        {int} if any(map(may_be_python_int, values)) else set())
+
+
+def refuse_int_beside_float(types, aval: AVal) -> None:
+    """A NumPy float slot holds its Python numbers by one bool, as one type:
+    a float where some path holds one (held_python_type).  A Python int on
+    another path (`v = 1`, then `v = 2.5` or `v = x[0]` under runtime ifs)
+    would reach the caller as a float, which no bool tells apart: refused,
+    rather than handing back 1.0 for eager Python's 1."""
+    if aval.weak or aval.shape or not {int, float} <= set(types):
+        return
+    raise MergeError(
+        f"this variable is a Python int on some runtime paths, a Python float on others "
+        f"and a NumPy {aval.dtype} on others: compiled code tells only two of those kinds "
+        f"apart, and would give the int back as a float",
+        hint=INT_BESIDE_FLOAT_HINT)
+
+
 def widest_held_type(types) -> type:
     """The type a slot holds whose paths were found holding `types` (a loop's
     trials): held_python_type's choice among them."""
@@ -349,6 +375,8 @@ def hold(arr: Array, flag, values, bool_flag=None) -> None:
     the runtime bool `flag` is true (None: nowhere), of the type that
     held_python_type chooses for `values` (its paths'), and a Python bool
     where `bool_flag` is (needs_bool_flag; None: nowhere)."""
+    if flag is not None:
+        refuse_int_beside_float(_python_types(values), arr.aval)
     arr.held_int = flag
     arr.held_type = None if flag is None else held_python_type(values, arr.aval)
     arr.held_bool = bool_flag if flag is not None and arr.held_type is not bool else None
