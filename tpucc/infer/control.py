@@ -1086,7 +1086,7 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
             merged_value.span = _merged_span(merged_value.var, aval, values)
             kind = loose_kind_outs.get(id(entry))
             merged_value.immutable = merged_kind(values) if kind is None else RuntimeKind(kind)
-            held_ints.hold(merged_value, loose_flags.get(id(entry)), values,
+            held_ints.hold_merged(merged_value, loose_flags.get(id(entry)), values,
                            loose_bool_flags.get(id(entry)))
             merged_value.dtype_varies = dtype_varies(values)
             _watch_loose(holder, key, values, merged_value, floor)
@@ -1109,7 +1109,7 @@ def _merge_arms(frame, pred: Array, arms, note: str, floor: int, entry,
     for slot, wide in zip(narrowed, outputs[len(slots) + len(boxes) + len(kind_slots):]):
         require_python_int_fits(Array(wide), slot.aval)
     for i, (slot, flag) in enumerate(zip(held, outputs[flags_at:])):
-        held_ints.hold(merged[slot.index], flag, slot.values, bool_flags.get(i))
+        held_ints.hold_merged(merged[slot.index], flag, slot.values, bool_flags.get(i))
     loc = ctx().loc
     _relate_merged(slots, merged, floor, "the `if`" if note != WHILE_ENTRY else
                    f"the `while` loop of line {loc.line}" if loc else "the `while` loop",
