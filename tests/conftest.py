@@ -88,6 +88,14 @@ def _leaves(x, path="out"):
         yield path, x
 
 
+def _kind(x) -> str:
+    """What eager NumPy hands back, beyond the dtype: np.asarray makes a
+    Python float and an np.float64 look alike, a user's type() does not."""
+    if isinstance(x, np.ndarray):
+        return "array"
+    return "NumPy scalar" if isinstance(x, np.generic) else "Python scalar"
+
+
 def assert_same(expected, actual, rtol=1e-6, atol=1e-6):
     """Same structure, same Python/NumPy kinds, same dtypes and shapes, close values."""
     assert type(expected) is type(actual) or not isinstance(expected, (tuple, list, dict)), (
@@ -97,9 +105,9 @@ def assert_same(expected, actual, rtol=1e-6, atol=1e-6):
     for (path, e), (_, a) in zip(el, al):
         if isinstance(e, (np.ndarray, np.generic)) or isinstance(a, (np.ndarray, np.generic)):
             ea, aa = np.asarray(e), np.asarray(a)
-            assert isinstance(e, np.ndarray) == isinstance(a, np.ndarray), (
-                f"{path}: expected a {type(e).__name__}, got a {type(a).__name__} "
-                "(a 0-d array and a NumPy scalar differ)")
+            assert _kind(e) == _kind(a), (
+                f"{path}: expected a {_kind(e)} ({type(e).__name__}), got a {_kind(a)} "
+                f"({type(a).__name__}): a 0-d array, a NumPy scalar and a Python scalar differ")
             assert ea.dtype == aa.dtype, f"{path}: dtype {ea.dtype} expected, got {aa.dtype}"
             assert ea.shape == aa.shape, f"{path}: shape {ea.shape} expected, got {aa.shape}"
             if ea.dtype.kind in "fc":
