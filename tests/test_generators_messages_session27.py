@@ -238,8 +238,11 @@ def test_own_exception_with_fstring_message_under_runtime_if_in_loop():
             if x[i] < 0:
                 raise BadInput(f"negative at {i}")   # <- here
         return x.sum()
-    raises_at(f, (np.array([1.0, -2.0, 3.0]),), tpucc.UnsupportedError,
-              "raising BadInput under a runtime condition", line_of="<- here")
+    # (refused until session 49: the program's own class deriving from a
+    # built-in one is raised at run time as the built-in is: 49D)
+    with pytest.raises(BadInput, match="negative at 1"):
+        tpucc.compile(f, cache=False)(np.array([1.0, -2.0, 3.0]))
+    check(f, np.array([1.0, 2.0, 3.0]))
 
 
 def test_builtin_exception_with_fstring_message_in_loop_still_checks():

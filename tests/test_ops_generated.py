@@ -1744,6 +1744,8 @@ OP_SKIP = {"print": "a side effect on stdout, not a value; see tests/test_straig
            "erf": "math.erf of a runtime float (NumPy has no erf); see tests/test_math_module.py",
            "roll_by": "np.roll by a runtime shift; see tests/test_checks_sweep_session27.py",
            "fold_add": "sum() of a loop's rows; see tests/test_generator_sums.py",
+           "fold_add_compensated": "sum() of a loop's rows of Python floats under Python "
+                                   "3.12+; see tests/test_fixes_session49G.py",
            "python_round": "round(x, n) of a runtime Python float (CPython's, not NumPy's "
                            "np.round); see tests/test_sweep_session33.py",
            "modular_power": "pow(b, e, m) of Python ints with a runtime exponent (NumPy has "

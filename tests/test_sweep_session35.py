@@ -11,7 +11,7 @@ import pytest
 
 import tpucc
 
-from conftest import check, count_hlo, hlo, raises_at
+from conftest import check, count_hlo, hlo, raises_at, same_each
 
 
 # --- max/min of an empty runtime slice: NumPy's ValueError ----------------------------------
@@ -169,10 +169,12 @@ def integrate(x, v, dt, n):
     return s.x
 
 
-def test_a_dataclass_made_anew_in_a_runtime_loop_says_to_make_it_frozen():
-    err = raises_at(integrate, (np.ones(2), np.zeros(2), 0.1, np.int64(5)), tpucc.errors.MergeError,
-                    match="incompatible values", line_of="for _ in range(n)")
-    assert "frozen dataclass" in err.hint and "namedtuple" in err.hint
+def test_a_dataclass_made_anew_in_a_runtime_loop_is_carried():
+    # (refused until session 49: the object before the loop is the
+    # program's, held by `s` alone, so a runtime loop carries it: 49P)
+    f = same_each(integrate, (np.ones(2), np.zeros(2), 0.1, np.int64(5)),
+                  (np.ones(2), np.zeros(2), 0.1, np.int64(0)))
+    assert count_hlo(hlo(f, np.ones(2), np.zeros(2), 0.1, np.int64(5)), "while") == 1
 
 
 def converge_else(x, tol):

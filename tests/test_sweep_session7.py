@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tpucc
-from conftest import check, count_hlo, hlo, raises_at
+from conftest import check, count_hlo, hlo, raises_at, same_each
 
 
 # --- runtime indices narrower than int64 -------------------------------------------
@@ -455,11 +455,9 @@ def carry_state_in_runtime_loop(x, n):
     return s.x
 
 
-def test_object_carried_by_a_runtime_loop_message():
-    # It said "the branches of this `if`" at the `for` line and printed the
-    # interpreter's arrays: "State State(x=Array(f64[4], %44)) and ...".
-    err = raises_at(carry_state_in_runtime_loop, (np.arange(4.0), np.int64(2)),
-                    tpucc.errors.MergeError, line_of="for _ in range(n)",
-                    match="the iterations of this loop give `s` incompatible values: "
-                          "a State object and a State object")
-    assert "Array(" not in str(err)
+def test_object_carried_by_a_runtime_loop():
+    # (refused until session 49, with a message that once printed the
+    # interpreter's arrays: the program made `s` and holds it alone, so a
+    # runtime loop carries it attribute by attribute: 49P)
+    same_each(carry_state_in_runtime_loop, (np.arange(4.0), np.int64(2)),
+              (np.arange(4.0), np.int64(0)))
